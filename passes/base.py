@@ -1,0 +1,90 @@
+"""What every pass is: an analysis (a result about a tree) or a transform (a changed tree)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+import gast
+
+from srcad.errors import Diagnostic
+from srcad.registry import Registry
+from srcad.source import FunctionSource
+
+from srcad.passes.naming import Namer
+
+T = TypeVar("T")
+
+
+@dataclass
+class Context:
+    """What passes share about one compilation: the source, the rules, names in use,
+    the differentiated parameters, and the results of analyses (until the tree changes)."""
+
+    source: FunctionSource
+    registry: Registry
+    wrt: tuple[str, ...]
+    namer: Namer
+    results: dict[type, Any] = field(default_factory=dict)
+    runtime: dict[str, Any] = field(default_factory=dict)  # names emitted code gets from srcad
+
+    def bind(self, value: Any, hint: str) -> str:
+        """The name under which emitted code reaches `value` (one name per object)."""
+        for name, bound in self.runtime.items():
+            if bound is value:
+                return name
+        name = self.namer.fresh(hint)
+        self.runtime[name] = value
+        return name
+
+    def analysis(self, cls: type[Analysis[T]], tree: gast.Module) -> T:
+        """The result of `cls` on `tree`, computed once and reused until a transform."""
+        if cls not in self.results:
+            for required in cls.requires:
+                self.analysis(required, tree)
+            self.results[cls] = cls().run(tree, self)
+        result: T = self.results[cls]
+        return result
+
+    def diagnostic(self, node: gast.AST, code: str, message: str, hint: str = "") -> Diagnostic:
+        return self.source.diagnostic(node, code, message, hint)
+
+
+class Analysis(ABC, Generic[T]):
+    """Computes a result about the tree (a dict keyed by node, a set of names...)."""
+
+    requires: ClassVar[tuple[type[Analysis[Any]], ...]] = ()
+
+    @abstractmethod
+    def run(self, tree: gast.Module, ctx: Context) -> T:
+        """The result; analyses never change the tree."""
+
+
+class Transform(ABC):
+    """Rewrites the tree in place; `run` returns whether anything changed."""
+
+    requires: ClassVar[tuple[type[Analysis[Any]], ...]] = ()
+    preserves: ClassVar[tuple[type[Analysis[Any]], ...]] = ()  # results still valid after
+
+    @abstractmethod
+    def run(self, tree: gast.Module, ctx: Context) -> bool:
+        """Change the tree; True when something changed."""
+
+    @classmethod
+    def apply(cls, tree: gast.Module, ctx: Context) -> bool:
+        for required in cls.requires:
+            ctx.analysis(required, tree)
+        changed = cls().run(tree, ctx)
+        if changed:
+            kept = {a: ctx.results[a] for a in cls.preserves if a in ctx.results}
+            ctx.results.clear()
+            ctx.results.update(kept)
+        return changed
+
+
+def function_of(tree: gast.Module) -> gast.FunctionDef:
+    """The one function a compilation's module holds."""
+    node = tree.body[-1]
+    assert isinstance(node, gast.FunctionDef)
+    return node

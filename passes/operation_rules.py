@@ -1,0 +1,102 @@
+"""OperationRules: the reverse rule for each active operation, or a located missing-rule report."""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from typing import Any
+
+import gast
+
+from srcad.errors import Diagnostic
+from srcad.passes.activity import Activity, operand_names
+from srcad.passes.base import Analysis, Context, function_of
+from srcad.passes.callees import Callees, static_path
+from srcad.primitives import make_tuple, unpack
+from srcad.registry import Rule
+
+MISSING_RULE = "E210"
+ACTIVE_KEYWORD = "E211"
+
+OPERATORS: dict[type, Any] = {
+    gast.Add: operator.add,
+    gast.Sub: operator.sub,
+    gast.Mult: operator.mul,
+    gast.Div: operator.truediv,
+    gast.Pow: operator.pow,
+    gast.MatMult: operator.matmul,
+    gast.FloorDiv: operator.floordiv,
+    gast.Mod: operator.mod,
+    gast.USub: operator.neg,
+    gast.UAdd: operator.pos,
+}
+
+
+@dataclass
+class RuleInfo:
+    """The rule of each differentiated statement (keyed by the statement)."""
+
+    rules: dict[gast.Assign, Rule] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+class OperationRules(Analysis[RuleInfo]):
+    """Looks up, for every statement computing an active value, the rule to call.
+
+    Copies need no rule. Operators map to the `operator` module's functions, indexing to
+    `operator.getitem`, tuple displays and unpacking to `srcad.primitives`, attribute reads
+    to attribute rules, and calls to the rule of the object `Callees` found.
+    """
+
+    requires = (Callees, Activity)
+
+    def run(self, tree: gast.Module, ctx: Context) -> RuleInfo:
+        callees = ctx.analysis(Callees, tree).callees
+        active = ctx.analysis(Activity, tree)
+        info = RuleInfo()
+        for statement in function_of(tree).body:
+            if not isinstance(statement, gast.Assign):
+                continue
+            target = statement.targets[0]
+            if not any(n.id in active for n in gast.walk(target) if isinstance(n, gast.Name)):
+                continue
+            value = statement.value
+            rule: Rule | None = None
+            what = ""
+            if isinstance(value, gast.Name):
+                continue
+            if isinstance(target, gast.Tuple):
+                rule, what = ctx.registry.rrule_for(unpack), "unpacking"
+            elif isinstance(value, gast.BinOp | gast.UnaryOp):
+                primal = OPERATORS[type(value.op)]
+                rule, what = ctx.registry.rrule_for(primal), f"operator.{primal.__name__}"
+            elif isinstance(value, gast.Subscript):
+                rule, what = ctx.registry.rrule_for(operator.getitem), "indexing"
+            elif isinstance(value, gast.Tuple):
+                rule, what = ctx.registry.rrule_for(make_tuple), "a tuple display"
+            elif isinstance(value, gast.Attribute):
+                rule, what = ctx.registry.attribute_rrule(value.attr), f"attribute .{value.attr}"
+            elif isinstance(value, gast.Call):
+                self._check_keywords(value, active, ctx, info)
+                rule = ctx.registry.rrule_for(callees[value])
+                what = ".".join(static_path(value.func) or ["call"])
+            if rule is None:
+                name = what.rsplit(".", 1)[-1]
+                info.diagnostics.append(ctx.diagnostic(
+                    value, MISSING_RULE, f"no reverse rule for `{what}`, which is called "
+                    f"with a differentiated argument",
+                    f"register a rule with @srcad.rrule.register({name})",
+                ))  # fmt: skip
+                continue
+            info.rules[statement] = rule
+        return info
+
+    @staticmethod
+    def _check_keywords(call: gast.Call, active: set[str], ctx: Context, info: RuleInfo) -> None:
+        for keyword in call.keywords:
+            if any(n.id in active for n in operand_names(keyword.value)):
+                info.diagnostics.append(ctx.diagnostic(
+                    keyword.value, ACTIVE_KEYWORD, f"keyword argument `{keyword.arg}` depends "
+                    "on a differentiated input, but keyword arguments are not differentiated",
+                    f"pass `{keyword.arg}` positionally",
+                ))  # fmt: skip

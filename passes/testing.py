@@ -1,0 +1,47 @@
+"""Run passes on source text, for the passes' own doctests and golden tests."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+import types
+from typing import Any
+
+import gast
+import numpy as np
+
+from srcad import syntax
+from srcad.passes.base import Context, Transform
+from srcad.source import FunctionSource
+
+
+def context_for(text: str, wrt: tuple[str, ...] | None = None,
+                env: dict[str, Any] | None = None) -> tuple[gast.Module, Context]:  # fmt: skip
+    """Parse `text` (one function) as if it lived in a file named `<doctest>`."""
+    from srcad.compiler import new_context
+
+    text = textwrap.dedent(text)
+    module = syntax.parse(text)
+    node = module.body[-1]
+    assert isinstance(node, gast.FunctionDef)
+    namespace: dict[str, Any] = {"np": np, "math": math, **(env or {})}
+    exec(compile(text, "<doctest>", "exec"), namespace)
+    func = namespace[node.name]
+    assert isinstance(func, types.FunctionType)
+    source = FunctionSource(func, node, "<doctest>", text.splitlines(True), namespace)
+    return new_context(source, wrt)
+
+
+def show(transform: type[Transform], text: str, wrt: tuple[str, ...] | None = None) -> str:
+    """The source after running the compiler's checks, then `transform`."""
+    tree, ctx = context_for(text, wrt)
+    transform.apply(tree, ctx)
+    return syntax.unparse(tree)
+
+
+def show_reverse(text: str, wrt: tuple[str, ...] | None = None) -> str:
+    """The emitted reverse rule of the one function in `text`, before optimisation."""
+    from srcad.compiler import reverse_tree
+
+    tree, ctx = context_for(text, wrt)
+    return syntax.unparse(reverse_tree(tree, ctx))

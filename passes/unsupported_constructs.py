@@ -1,0 +1,162 @@
+"""UnsupportedConstructs: every construct outside what srcad differentiates, with its place."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import gast
+
+from srcad.errors import Diagnostic
+from srcad.passes.base import Analysis, Context, function_of
+
+# Diagnostic codes of this check.
+UNSUPPORTED_STATEMENT = "E101"
+UNSUPPORTED_EXPRESSION = "E102"
+UNSUPPORTED_PARAMETER = "E103"
+MUTATION = "E301"
+
+_STATEMENT_NAMES: dict[type, str] = {
+    gast.For: "a `for` loop",
+    gast.AsyncFor: "an `async for` loop",
+    gast.While: "a `while` loop",
+    gast.If: "an `if` statement",
+    gast.With: "a `with` statement",
+    gast.AsyncWith: "an `async with` statement",
+    gast.Try: "a `try` statement",
+    gast.Raise: "a `raise` statement",
+    gast.Assert: "an `assert` statement",
+    gast.Import: "an `import` inside the function",
+    gast.ImportFrom: "an `import` inside the function",
+    gast.Global: "a `global` declaration",
+    gast.Nonlocal: "a `nonlocal` declaration",
+    gast.Delete: "a `del` statement",
+    gast.FunctionDef: "a nested function definition",
+    gast.AsyncFunctionDef: "a nested function definition",
+    gast.ClassDef: "a class definition",
+    gast.AugAssign: "augmented assignment (`+=` and friends)",
+    gast.AnnAssign: "an annotated assignment",
+    gast.Break: "`break`",
+    gast.Continue: "`continue`",
+}
+
+_EXPRESSION_NAMES: dict[type, str] = {
+    gast.BoolOp: "`and`/`or`",
+    gast.Compare: "a comparison",
+    gast.IfExp: "a conditional expression",
+    gast.Lambda: "a lambda",
+    gast.ListComp: "a list comprehension",
+    gast.SetComp: "a set comprehension",
+    gast.DictComp: "a dict comprehension",
+    gast.GeneratorExp: "a generator expression",
+    gast.Await: "`await`",
+    gast.Yield: "`yield`",
+    gast.YieldFrom: "`yield from`",
+    gast.NamedExpr: "an assignment expression (`:=`)",
+    gast.JoinedStr: "an f-string",
+    gast.List: "a list display",
+    gast.Set: "a set display",
+    gast.Dict: "a dict display",
+    gast.Starred: "star-unpacking",
+}
+
+_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult)
+_UNARY = (gast.USub, gast.UAdd)
+
+
+class UnsupportedConstructs(Analysis[list[Diagnostic]]):
+    """All constructs in the function that srcad does not differentiate, at once.
+
+    Straight-line code is supported: assignments (tuple unpacking included), expression
+    statements, one final `return`; the operators `+ - * / ** @` and unary `-`/`+`; calls
+    of functions named through globals, closures or builtins; attribute reads; indexing.
+    """
+
+    def run(self, tree: gast.Module, ctx: Context) -> list[Diagnostic]:
+        function = function_of(tree)
+        found: list[Diagnostic] = []
+
+        def report(node: gast.AST, code: str, message: str, hint: str = "") -> None:
+            found.append(ctx.diagnostic(node, code, message, hint))
+
+        args = function.args
+        for arg in (args.vararg, args.kwarg):
+            if arg is not None:
+                report(arg, UNSUPPORTED_PARAMETER, f"`*{arg.id}`/`**{arg.id}` parameters are "
+                       "not supported", "list the parameters explicitly")  # fmt: skip
+        body = function.body
+        for position, statement in enumerate(body):
+            last = position == len(body) - 1
+            self._statement(statement, last, report)
+        return found
+
+    def _statement(self, statement: gast.stmt, last: bool, report: Report) -> None:
+        if isinstance(statement, gast.Return):
+            if not last:
+                report(statement, UNSUPPORTED_STATEMENT, "a `return` before the end of the "
+                       "function is not supported", "return once, at the end")  # fmt: skip
+            if statement.value is not None:
+                self._expression(statement.value, report)
+            return
+        if isinstance(statement, gast.Assign):
+            for target in statement.targets:
+                self._target(target, report)
+            self._expression(statement.value, report)
+            return
+        if isinstance(statement, gast.Expr):
+            if not isinstance(statement.value, gast.Constant):
+                self._expression(statement.value, report)
+            return
+        if isinstance(statement, gast.Pass):
+            return
+        what = _STATEMENT_NAMES.get(type(statement), f"`{type(statement).__name__}`")
+        report(statement, UNSUPPORTED_STATEMENT, f"{what} is not supported here",
+               "rewrite it as straight-line code, or register a rule for this function with "
+               "@srcad.rrule.register")  # fmt: skip
+
+    def _target(self, target: gast.expr, report: Report) -> None:
+        if isinstance(target, gast.Name):
+            return
+        if isinstance(target, gast.Tuple | gast.List):
+            for element in target.elts:
+                self._target(element, report)
+            return
+        if isinstance(target, gast.Subscript | gast.Attribute):
+            kind = "item" if isinstance(target, gast.Subscript) else "attribute"
+            report(target, MUTATION, f"{kind} assignment mutates a value, which srcad cannot "
+                   "differentiate", "build a new value instead (for arrays: np.where, "
+                   "np.concatenate), or register a rule for this function")  # fmt: skip
+            return
+        what = _EXPRESSION_NAMES.get(type(target), f"`{type(target).__name__}`")
+        report(target, UNSUPPORTED_EXPRESSION, f"assigning to {what} is not supported")
+
+    def _expression(self, node: gast.expr, report: Report) -> None:
+        for child in gast.walk(node):
+            if isinstance(child, gast.BinOp) and not isinstance(child.op, _OPERATORS):
+                report(child, UNSUPPORTED_EXPRESSION, f"the operator "
+                       f"`{_symbol(child.op)}` is not supported")  # fmt: skip
+            elif isinstance(child, gast.UnaryOp) and not isinstance(child.op, _UNARY):
+                report(child, UNSUPPORTED_EXPRESSION, f"the operator "
+                       f"`{_symbol(child.op)}` is not supported")  # fmt: skip
+            elif isinstance(child, gast.Call):
+                if any(k.arg is None for k in child.keywords):
+                    report(child, UNSUPPORTED_EXPRESSION, "`**` arguments are not supported",
+                           "pass keyword arguments by name")  # fmt: skip
+            elif type(child) in _EXPRESSION_NAMES:
+                what = _EXPRESSION_NAMES[type(child)]
+                report(child, UNSUPPORTED_EXPRESSION, f"{what} is not supported here")
+
+
+_SYMBOLS = {
+    gast.FloorDiv: "//", gast.Mod: "%", gast.LShift: "<<", gast.RShift: ">>",
+    gast.BitOr: "|", gast.BitXor: "^", gast.BitAnd: "&", gast.Invert: "~", gast.Not: "not",
+}  # fmt: skip
+
+
+def _symbol(op: gast.AST) -> str:
+    return _SYMBOLS.get(type(op), type(op).__name__)
+
+
+class Report(Protocol):
+    """The signature of the `report` callback the checks above share."""
+
+    def __call__(self, node: gast.AST, code: str, message: str, hint: str = "") -> None: ...

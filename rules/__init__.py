@@ -1,0 +1,24 @@
+"""The rule library: each topic module's rule set, composed in one explicit order."""
+
+from __future__ import annotations
+
+from srcad.registry import RuleSet
+from srcad.rules import (
+    containers,
+    math,
+    nondiff,
+    numpy_elementwise,
+    numpy_linalg,
+    numpy_reductions,
+    operators,
+)
+
+RULE_SETS: tuple[RuleSet, ...] = (
+    operators.rules,
+    containers.rules,
+    math.rules,
+    numpy_elementwise.rules,
+    numpy_reductions.rules,
+    numpy_linalg.rules,
+    nondiff.rules,
+)

@@ -1,0 +1,146 @@
+"""Rules for Python's arithmetic operators (`+ - * / ** @`, unary minus), via `operator`."""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import numpy as np
+
+from srcad.projection import ProjectTo
+from srcad.registry import RuleSet
+from srcad.tangents import AbstractZero, NoTangent
+
+rules = RuleSet("operators")
+
+Pullback = Any
+
+
+def conj(x: Any) -> Any:
+    """The complex conjugate of a primal, free for real arrays and Python floats."""
+    if isinstance(x, np.ndarray | complex | np.complexfloating):
+        return x.conjugate()
+    return x
+
+
+@rules.rrule(operator.add)
+def add_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    project_a, project_b = ProjectTo(a), ProjectTo(b)
+
+    def add_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        return NoTangent(), project_a(y_bar), project_b(y_bar)
+
+    return a + b, add_pullback
+
+
+@rules.rrule(operator.sub)
+def sub_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    project_a, project_b = ProjectTo(a), ProjectTo(b)
+
+    def sub_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        return NoTangent(), project_a(y_bar), project_b(-y_bar)
+
+    return a - b, sub_pullback
+
+
+@rules.rrule(operator.mul)
+def mul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    project_a, project_b = ProjectTo(a), ProjectTo(b)
+
+    def mul_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        return NoTangent(), project_a(y_bar * conj(b)), project_b(conj(a) * y_bar)
+
+    return a * b, mul_pullback
+
+
+@rules.rrule(operator.truediv)
+def truediv_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    y = a / b
+    project_a, project_b = ProjectTo(a), ProjectTo(b)
+
+    def truediv_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        a_bar = y_bar / conj(b)
+        return NoTangent(), project_a(a_bar), project_b(-a_bar * conj(y))
+
+    return y, truediv_pullback
+
+
+@rules.rrule(operator.neg)
+def neg_rrule(a: Any) -> tuple[Any, Pullback]:
+    project_a = ProjectTo(a)
+
+    def neg_pullback(y_bar: Any) -> tuple[Any, Any]:
+        return NoTangent(), project_a(-y_bar)
+
+    return -a, neg_pullback
+
+
+@rules.rrule(operator.pos)
+def pos_rrule(a: Any) -> tuple[Any, Pullback]:
+    project_a = ProjectTo(a)
+
+    def pos_pullback(y_bar: Any) -> tuple[Any, Any]:
+        return NoTangent(), project_a(y_bar)
+
+    return +a, pos_pullback
+
+
+def _log_base(x: Any) -> Any:
+    """log(x) where x > 0, and 0 elsewhere: the exponent's partial is taken as 0 at x == 0
+    (its limit for a positive power) and is not real for x < 0, where it is NaN."""
+    if isinstance(x, float | int):
+        if x > 0:
+            return math.log(x)
+        return 0.0 if x == 0 else math.nan
+    x = np.asarray(x)
+    positive = x > 0
+    out = np.where(x == 0, 0.0, np.nan).astype(np.result_type(x, 1.0))
+    return np.log(x, out=out, where=positive)
+
+
+@rules.rrule(operator.pow, np.power)
+def pow_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
+    y = x**p
+    project_x, project_p = ProjectTo(x), ProjectTo(p)
+    # An integer exponent (bools included) is a constant: `x ** p` at negative x exists only
+    # at integer p, so its cotangent would be NaN there, and `x ** 2` should not need one.
+    integer_exponent = np.asarray(p).dtype.kind in "biu"
+
+    def pow_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar, NoTangent() if integer_exponent else y_bar
+        x_bar = y_bar * conj(p * x ** (p - 1))
+        if integer_exponent:
+            return NoTangent(), project_x(x_bar), NoTangent()
+        p_bar = y_bar * conj(y * _log_base(x))
+        return NoTangent(), project_x(x_bar), project_p(p_bar)
+
+    return y, pow_pullback
+
+
+@rules.rrule(operator.matmul, np.matmul)
+def matmul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    project_a, project_b = ProjectTo(a), ProjectTo(b)
+    a_arr, b_arr = np.asarray(a), np.asarray(b)
+
+    def matmul_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar, y_bar
+        y_bar = np.asarray(y_bar)
+        a2 = a_arr[np.newaxis, :] if a_arr.ndim == 1 else a_arr
+        b2 = b_arr[:, np.newaxis] if b_arr.ndim == 1 else b_arr
+        g = y_bar
+        if a_arr.ndim == 1:
+            g = np.expand_dims(g, -2)
+        if b_arr.ndim == 1:
+            g = np.expand_dims(g, -1)
+        a_bar = g @ np.swapaxes(b2, -1, -2).conj()
+        b_bar = np.swapaxes(a2, -1, -2).conj() @ g
+        if a_arr.ndim == 1:
+            a_bar = a_bar[..., 0, :]
+        if b_arr.ndim == 1:
+            b_bar = b_bar[..., :, 0]
+        return NoTangent(), project_a(a_bar), project_b(b_bar)
+
+    return a @ b, matmul_pullback

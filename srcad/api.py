@@ -1,0 +1,182 @@
+"""The public API: `differentiate`, `grad`, `value_and_grad`, `rrule` and `source`."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from srcad import compiler
+from srcad.errors import SrcadError
+from srcad.registry import REGISTRY, RuleFn
+from srcad.tangents import materialize
+
+Wrt = int | str | tuple[int | str, ...]
+
+
+def positional_parameters(func: Callable[..., Any]) -> list[str]:
+    """The names of the parameters a pullback returns cotangents for, in order."""
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p.name for p in inspect.signature(func).parameters.values() if p.kind in kinds]
+
+
+def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bool]:
+    """Turn `wrt` (an int, a parameter name, or a tuple of them) into parameter names.
+
+    The flag says whether the caller asked for a tuple (and so gets a tuple back).
+    """
+    params = positional_parameters(func)
+    items = wrt if isinstance(wrt, tuple) else (wrt,)
+    names = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, int | str):
+            raise SrcadError(f"wrt takes ints and parameter names, not {item!r}")
+        if isinstance(item, int):
+            if not -len(params) <= item < len(params):
+                raise SrcadError(
+                    f"wrt={item} is out of range: {func.__name__} has {len(params)} "
+                    f"positional parameters {tuple(params)}"
+                )
+            names.append(params[item])
+        elif item in params:
+            names.append(item)
+        else:
+            raise SrcadError(
+                f"wrt={item!r} names no positional parameter of {func.__name__}: "
+                f"choose from {tuple(params)}"
+            )
+    if len(set(names)) != len(names):
+        raise SrcadError(f"wrt={wrt!r} names a parameter twice")
+    return tuple(names), isinstance(wrt, tuple)
+
+
+def _scalar_seed(y: Any, func: Callable[..., Any]) -> float:
+    if type(y) is float:
+        return 1.0
+    if np.ndim(y) != 0 or np.iscomplexobj(y) or isinstance(y, tuple):
+        raise SrcadError(
+            f"grad needs {func.__name__} to return a real scalar, but it returned "
+            f"{type(y).__name__} with shape {np.shape(y)}; use srcad.rrule for a pullback "
+            "that takes any output cotangent"
+        )
+    return 1.0
+
+
+class Differentiable:
+    """A function together with its compiled gradient; what `@differentiate` returns.
+
+    Calling it runs the primal, unchanged. `grad`, `value_and_grad` and `rrule` compile on
+    first use and reuse the compiled code until a rule is registered.
+    """
+
+    def __init__(self, func: Callable[..., Any], wrt: Wrt = 0) -> None:
+        functools.update_wrapper(self, func)
+        self.func = func
+        self.wrt, self._wrt_is_tuple = resolve_wrt(func, wrt)
+        params = positional_parameters(func)
+        self._positions = tuple(params.index(name) for name in self.wrt)
+        self._compiled: RuleFn | None = None
+        self._version = -1
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.func(*args, **kwargs)
+
+    def _rrule_for_wrt(self) -> RuleFn:
+        if self._version != REGISTRY.version or self._compiled is None:
+            self._compiled = compiler.compiled_rrule(self.func, self.wrt).function
+            self._version = REGISTRY.version
+        return self._compiled
+
+    def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        """The primal value and its gradient with respect to `wrt`."""
+        y, pullback = self._rrule_for_wrt()(*args, **kwargs)
+        cotangents = pullback(_scalar_seed(y, self.func))
+        grads = tuple(
+            materialize(cotangents[i + 1], _argument(args, kwargs, self.func, i))
+            for i in self._positions
+        )
+        return y, (grads if self._wrt_is_tuple else grads[0])
+
+    def grad(self, *args: Any, **kwargs: Any) -> Any:
+        """The gradient with respect to `wrt`: one value, or a tuple for a tuple `wrt`."""
+        return self.value_and_grad(*args, **kwargs)[1]
+
+    def rrule(self, *args: Any, **kwargs: Any) -> tuple[Any, RuleFn]:
+        """`(y, pullback)`, the pullback returning a cotangent for every positional argument."""
+        return rrule(self.func, *args, **kwargs)
+
+    def source(self, mode: str = "reverse", wrt: Wrt | None = None) -> str:
+        """The emitted source of the rule for `wrt` (default: every positional parameter)."""
+        return source(self.func, mode=mode, wrt=wrt)
+
+    def __repr__(self) -> str:
+        return f"<srcad.Differentiable {self.func.__qualname__} wrt={self.wrt}>"
+
+
+def _argument(args: tuple[Any, ...], kwargs: dict[str, Any], func: Any, position: int) -> Any:
+    if position < len(args):
+        return args[position]
+    name = positional_parameters(func)[position]
+    if name in kwargs:
+        return kwargs[name]
+    return inspect.signature(func).parameters[name].default
+
+
+def differentiate(func: Callable[..., Any] | None = None, *, wrt: Wrt = 0) -> Any:
+    """Decorator: `@differentiate` or `@differentiate(wrt=("w", "b"))`."""
+    if func is None:
+        return lambda f: Differentiable(f, wrt)
+    return Differentiable(func, wrt)
+
+
+def _unwrap(f: Any) -> Callable[..., Any]:
+    return f.func if isinstance(f, Differentiable) else f
+
+
+def grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
+    """The gradient function of a real-scalar-valued `f` with respect to `wrt`."""
+    return Differentiable(_unwrap(f), wrt).grad
+
+
+def value_and_grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., tuple[Any, Any]]:
+    """A function returning `(f(...), gradient)`."""
+    return Differentiable(_unwrap(f), wrt).value_and_grad
+
+
+def source(f: Callable[..., Any], mode: str = "reverse", wrt: Wrt | None = None) -> str:
+    """The emitted source of `f`'s rule, as srcad compiled it."""
+    f = _unwrap(f)
+    if mode != "reverse":
+        raise SrcadError(f"mode={mode!r}: srcad emits reverse-mode rules (mode='reverse')")
+    names = None if wrt is None else resolve_wrt(f, wrt)[0]
+    return compiler.compiled_rrule(f, names).source
+
+
+class RRule:
+    """`srcad.rrule(f, *args)` gives `(y, pullback)`: `f`'s registered rule, else a compiled one.
+
+    `@srcad.rrule.register(f)` registers the decorated function as `f`'s reverse rule.
+    """
+
+    def __call__(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, RuleFn]:
+        f = _unwrap(f)
+        rule = REGISTRY.rrule_for(f)
+        if rule is not None:
+            result: tuple[Any, RuleFn] = rule.rrule(*args, **kwargs)
+            return result
+        return compiler.compiled_rrule(f, None).function(*args, **kwargs)  # type: ignore[no-any-return]
+
+    def register(self, primal: Callable[..., Any]) -> Callable[[RuleFn], RuleFn]:
+        """Decorator registering a reverse rule `rule(*args) -> (y, pullback)` for `primal`."""
+
+        def register(rule: RuleFn) -> RuleFn:
+            REGISTRY.register_rrule(_unwrap(primal), rule)
+            return rule
+
+        return register
+
+
+rrule = RRule()

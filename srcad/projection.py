@@ -1,0 +1,110 @@
+"""ProjectTo: bring a cotangent back onto its primal's space (shape, dtype, real or complex)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from srcad.tangents import AbstractZero, NoTangent, Tangent
+
+
+def unbroadcast(dx: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum `dx` over the axes that broadcasting added or stretched to reach its shape.
+
+    >>> unbroadcast(np.ones((2, 3)), (3,))
+    array([2., 2., 2.])
+    >>> unbroadcast(np.ones((2, 3)), (2, 1))
+    array([[3.],
+           [3.]])
+    """
+    if dx.shape == shape:
+        return dx
+    extra = dx.ndim - len(shape)
+    if extra < 0:
+        return np.broadcast_to(dx, shape).copy()
+    if extra:
+        dx = dx.sum(axis=tuple(range(extra)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and dx.shape[i] != 1)
+    if stretched:
+        dx = dx.sum(axis=stretched, keepdims=True)
+    return dx
+
+
+class ProjectTo:
+    """Projects cotangents onto the space of the primal it was built from.
+
+    Built outside a pullback (it records only the shape, dtype and kind of `x`), called
+    inside it. Projection undoes broadcasting, keeps the primal's float precision, drops the
+    imaginary part for real primals, and gives a Python float for a Python number, a 0-d
+    array for a 0-d array, a NumPy scalar for a NumPy scalar. Integer primals get float
+    cotangents (an int can be perturbed in value, just not represented); booleans get
+    `NoTangent()`. Symbolic zeros pass through.
+
+    >>> ProjectTo(np.zeros(3, dtype=np.float32))(np.ones((2, 3)))
+    array([2., 2., 2.], dtype=float32)
+    >>> ProjectTo(2.0)(np.array([1.0, 2.0]))
+    3.0
+    """
+
+    __slots__ = ("dtype", "kind", "shape")
+
+    def __init__(self, x: Any) -> None:
+        self.shape: tuple[int, ...] = ()
+        self.dtype: np.dtype[Any] | None = None
+        if isinstance(x, bool | np.bool_):
+            self.kind = "none"
+        elif isinstance(x, int | float):
+            self.kind = "float"
+        elif isinstance(x, complex):
+            self.kind = "complex"
+        elif isinstance(x, np.ndarray | np.generic):
+            if x.dtype == np.bool_ or not np.issubdtype(x.dtype, np.number):
+                self.kind = "none"
+            else:
+                self.kind = "array" if isinstance(x, np.ndarray) else "scalar"
+                self.shape = x.shape
+                self.dtype = x.dtype if np.issubdtype(x.dtype, np.inexact) else np.dtype(float)
+        elif isinstance(x, tuple):
+            self.kind = "tuple"
+            self.shape = (len(x),)
+        else:
+            self.kind = "any"
+
+    def __call__(self, dx: Any) -> Any:
+        if isinstance(dx, AbstractZero):
+            return dx
+        kind = self.kind
+        if kind == "float":
+            if type(dx) is float:
+                return dx
+            dx = np.real(np.sum(dx)) if np.ndim(dx) else np.real(dx)
+            return float(dx)
+        if kind == "array" or kind == "scalar":
+            return self._project_array(dx)
+        if kind == "complex":
+            return complex(np.sum(dx)) if np.ndim(dx) else complex(dx)
+        if kind == "none":
+            return NoTangent()
+        if kind == "tuple" and isinstance(dx, tuple):
+            return Tangent(tuple, *dx)
+        return dx
+
+    def _project_array(self, dx: Any) -> Any:
+        dtype = self.dtype
+        assert dtype is not None
+        dx = np.asarray(dx)
+        if dx.shape != self.shape:
+            dx = unbroadcast(dx, self.shape)
+        if dx.dtype != dtype:
+            if np.iscomplexobj(dx) and not np.issubdtype(dtype, np.complexfloating):
+                dx = dx.real
+            dx = dx.astype(dtype, copy=False)
+        if self.kind == "scalar":
+            return dx[()]
+        return dx
+
+    def __repr__(self) -> str:
+        if self.kind in ("array", "scalar"):
+            return f"ProjectTo({self.kind}, shape={self.shape}, dtype={self.dtype})"
+        return f"ProjectTo({self.kind})"

@@ -1,0 +1,185 @@
+"""Check rules against finite differences, in the manner of ChainRulesTestUtils."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from srcad.tangents import AbstractZero, NoTangent, Tangent, materialize
+
+__all__ = ["check_rrule", "finite_difference_vjp", "inner"]
+
+
+def _is_differentiable_value(x: Any) -> bool:
+    if isinstance(x, bool | np.bool_):
+        return False
+    if isinstance(x, float | complex):
+        return True
+    return isinstance(x, np.ndarray | np.generic) and np.issubdtype(x.dtype, np.inexact)
+
+
+def inner(a: Any, b: Any) -> float:
+    """The real inner product `Re <a, b>` of two tangents (zeros, tuples and arrays)."""
+    if isinstance(a, AbstractZero) or isinstance(b, AbstractZero):
+        return 0.0
+    if isinstance(a, tuple | list | Tangent) or isinstance(b, tuple | list | Tangent):
+        return sum((inner(x, y) for x, y in zip(a, b, strict=True)), 0.0)
+    return float(np.real(np.vdot(np.asarray(a), np.asarray(b))))
+
+
+def _random_like(x: Any, rng: np.random.Generator) -> Any:
+    if isinstance(x, tuple):
+        return tuple(_random_like(e, rng) for e in x)
+    if isinstance(x, bool | np.bool_) or not np.issubdtype(np.asarray(x).dtype, np.number):
+        return NoTangent()
+    value = rng.standard_normal(np.shape(x))
+    if np.iscomplexobj(x):
+        value = value + 1j * rng.standard_normal(np.shape(x))
+    if isinstance(x, float | int | complex):
+        return type(x)(value) if not isinstance(x, int) else float(value)
+    if isinstance(x, np.generic):
+        return np.asarray(value, dtype=x.dtype)[()]
+    return np.asarray(value, dtype=x.dtype if np.issubdtype(x.dtype, np.inexact) else float)
+
+
+def _widen(x: Any) -> Any:
+    """Finite differences run in double precision whatever the primal's precision."""
+    if isinstance(x, np.ndarray | np.generic) and x.dtype in (np.float16, np.float32):
+        return np.asarray(x, dtype=np.float64)
+    if isinstance(x, np.ndarray | np.generic) and x.dtype == np.complex64:
+        return np.asarray(x, dtype=np.complex128)
+    return x
+
+
+def _with_element(x: Any, index: int, delta: complex) -> Any:
+    if isinstance(x, float | complex):
+        return x + delta
+    array = np.array(x, dtype=np.result_type(x, type(delta)), copy=True)
+    array.reshape(-1)[index] += delta
+    return array if isinstance(x, np.ndarray) else array[()]
+
+
+def finite_difference_vjp(
+    f: Callable[..., Any],
+    args: tuple[Any, ...],
+    y_bar: Any,
+    position: int,
+    step: float = 1e-3,
+    **kwargs: Any,
+) -> Any:
+    """The cotangent of `args[position]` for output cotangent `y_bar`, by finite differences.
+
+    Central differences at steps `h` and `h/2`, combined by one Richardson step (error of
+    order h^4), one element (and for complex values, one real and one imaginary direction)
+    at a time.
+    """
+    x = _widen(args[position])
+    wide = [_widen(a) for a in args]
+
+    def phi(delta: complex, index: int) -> float:
+        wide[position] = _with_element(x, index, delta)
+        return inner(y_bar, f(*wide, **kwargs))
+
+    def derivative(index: int, direction: complex) -> float:
+        h = step * max(1.0, float(np.abs(np.asarray(x).reshape(-1)[index])))
+
+        def central(h: float) -> float:
+            return (phi(h * direction, index) - phi(-h * direction, index)) / (2 * h)
+
+        return (4 * central(h / 2) - central(h)) / 3
+
+    size = int(np.size(x))
+    complex_x = np.iscomplexobj(x)
+    result = np.zeros(size, dtype=complex if complex_x else float)
+    for index in range(size):
+        result[index] = derivative(index, 1.0)
+        if complex_x:
+            result[index] += 1j * derivative(index, 1j)
+    if isinstance(args[position], float | complex):
+        return type(args[position])(result[0])
+    return result.reshape(np.shape(x))
+
+
+def _compare(
+    name: str, expected: Any, actual: Any, primal: Any, rtol: float, atol: float
+) -> None:
+    if isinstance(actual, AbstractZero):
+        actual = materialize(actual, primal)
+    if isinstance(primal, tuple):  # elements may differ in shape: compare them one by one
+        for index, parts in enumerate(zip(expected, actual, primal, strict=True)):
+            _compare(f"{name}[{index}]", *parts, rtol, atol)
+        return
+    if isinstance(primal, np.ndarray | np.generic):
+        shape, got_shape = np.shape(primal), np.shape(actual)
+        if shape != got_shape:
+            raise AssertionError(f"{name}: cotangent has shape {got_shape}, primal {shape}")
+        want_dtype = primal.dtype if np.issubdtype(primal.dtype, np.inexact) else np.float64
+        if np.asarray(actual).dtype != want_dtype:
+            raise AssertionError(
+                f"{name}: cotangent has dtype {np.asarray(actual).dtype}, expected {want_dtype}"
+            )
+    elif isinstance(primal, float) and not isinstance(actual, float):
+        raise AssertionError(f"{name}: cotangent of a float is {type(actual).__name__}")
+    expected = np.asarray(expected)
+    actual = np.asarray(actual)
+    error = np.abs(actual - expected)
+    allowed = atol + rtol * np.abs(expected)
+    if not np.all(error <= allowed):
+        worst = int(np.argmax(error - allowed))
+        raise AssertionError(
+            f"{name}: cotangent differs from finite differences by up to "
+            f"{float(error.reshape(-1)[worst]):.3g} (allowed {float(allowed.reshape(-1)[worst]):.3g})"
+            f"\n  rule:               {actual!r}\n  finite differences: {expected!r}"
+        )
+
+
+def check_rrule(
+    f: Callable[..., Any],
+    *args: Any,
+    output_tangent: Any = None,
+    rtol: float = 1e-6,
+    atol: float = 1e-9,
+    seed: int = 0,
+    **kwargs: Any,
+) -> None:
+    """Check `srcad.rrule(f, *args, **kwargs)` against `f` and finite differences.
+
+    Checks the primal value, one cotangent per positional argument (shape, dtype and value
+    against central finite differences with a Richardson step), and that a `ZeroTangent`
+    output cotangent gives zero cotangents. Raises `AssertionError` naming the argument.
+    """
+    from srcad.api import rrule
+
+    y, pullback = rrule(f, *args, **kwargs)
+    expected_y = f(*args, **kwargs)
+    _compare("primal result", expected_y, y, expected_y, rtol, atol)
+    rng = np.random.default_rng(seed)
+    y_bar = _random_like(y, rng) if output_tangent is None else output_tangent
+    cotangents = pullback(y_bar)
+    if len(cotangents) != len(args) + 1:
+        raise AssertionError(
+            f"pullback returned {len(cotangents)} cotangents, expected {len(args) + 1}"
+            " (one for the function, then one per positional argument)"
+        )
+    for position, (arg, cotangent) in enumerate(zip(args, cotangents[1:], strict=True)):
+        name = f"argument {position} of {getattr(f, '__name__', f)!s}"
+        if not _is_differentiable_value(arg):
+            if not isinstance(cotangent, AbstractZero) and np.any(cotangent):
+                raise AssertionError(f"{name}: non-differentiable but cotangent {cotangent!r}")
+            continue
+        expected = finite_difference_vjp(f, args, y_bar, position, **kwargs)
+        _compare(name, expected, cotangent, arg, rtol, atol)
+    zero_cotangents = pullback(_zero_like(y_bar))
+    for position, cotangent in enumerate(zero_cotangents[1:]):
+        if not isinstance(cotangent, AbstractZero) and np.any(cotangent):
+            raise AssertionError(f"argument {position}: a zero output cotangent gave {cotangent!r}")
+
+
+def _zero_like(y_bar: Any) -> Any:
+    from srcad.tangents import ZeroTangent
+
+    if isinstance(y_bar, tuple):
+        return tuple(ZeroTangent() for _ in y_bar)
+    return ZeroTangent()
