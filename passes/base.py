@@ -9,10 +9,9 @@ from typing import Any, ClassVar, Generic, TypeVar
 import gast
 
 from srcad.errors import Diagnostic
+from srcad.passes.naming import Namer
 from srcad.registry import Registry
 from srcad.source import FunctionSource
-
-from srcad.passes.naming import Namer
 
 T = TypeVar("T")
 

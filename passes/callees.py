@@ -52,19 +52,27 @@ class Callees(Analysis[CalleeInfo]):
             while isinstance(root, gast.Attribute):
                 root = root.value
             if path is None or not isinstance(root, gast.Name):
-                info.diagnostics.append(ctx.diagnostic(
-                    node, DYNAMIC_CALLEE, "srcad can only call functions named by a global, "
-                    "closure or builtin name (like `np.sin` or `helper`)",
-                    "bind the function to a module-level name and call it by that name",
-                ))  # fmt: skip
+                info.diagnostics.append(
+                    ctx.diagnostic(
+                        node,
+                        DYNAMIC_CALLEE,
+                        "srcad can only call functions named by a global, "
+                        "closure or builtin name (like `np.sin` or `helper`)",
+                        "bind the function to a module-level name and call it by that name",
+                    )
+                )
                 continue
             kind = scopes.kinds.get(root, "local")
             if kind in ("parameter", "local"):
-                info.diagnostics.append(ctx.diagnostic(
-                    node, DYNAMIC_CALLEE, f"`{'.'.join(path)}` calls a value held in the "
-                    f"{kind} `{path[0]}`, which srcad cannot resolve before running",
-                    "call the function by its global name",
-                ))  # fmt: skip
+                info.diagnostics.append(
+                    ctx.diagnostic(
+                        node,
+                        DYNAMIC_CALLEE,
+                        f"`{'.'.join(path)}` calls a value held in the "
+                        f"{kind} `{path[0]}`, which srcad cannot resolve before running",
+                        "call the function by its global name",
+                    )
+                )
                 continue
             found, value = ctx.source.lookup(path[0])
             try:
@@ -73,10 +81,14 @@ class Callees(Analysis[CalleeInfo]):
             except AttributeError:
                 found = "undefined"
             if found == "undefined":
-                info.diagnostics.append(ctx.diagnostic(
-                    node, UNDEFINED_NAME, f"`{'.'.join(path)}` is not defined",
-                    "define it before differentiating the function",
-                ))  # fmt: skip
+                info.diagnostics.append(
+                    ctx.diagnostic(
+                        node,
+                        UNDEFINED_NAME,
+                        f"`{'.'.join(path)}` is not defined",
+                        "define it before differentiating the function",
+                    )
+                )
                 continue
             info.callees[node] = value
         return info

@@ -12,6 +12,7 @@ from srcad.errors import Diagnostic
 from srcad.passes.activity import Activity, operand_names
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import Callees, static_path
+from srcad.passes.to_anf import is_copy, is_unpacking
 from srcad.primitives import make_tuple, unpack
 from srcad.registry import Rule
 
@@ -63,9 +64,9 @@ class OperationRules(Analysis[RuleInfo]):
             value = statement.value
             rule: Rule | None = None
             what = ""
-            if isinstance(value, gast.Name):
+            if is_copy(statement):
                 continue
-            if isinstance(target, gast.Tuple):
+            if is_unpacking(statement):
                 rule, what = ctx.registry.rrule_for(unpack), "unpacking"
             elif isinstance(value, gast.BinOp | gast.UnaryOp):
                 primal = OPERATORS[type(value.op)]
@@ -82,11 +83,15 @@ class OperationRules(Analysis[RuleInfo]):
                 what = ".".join(static_path(value.func) or ["call"])
             if rule is None:
                 name = what.rsplit(".", 1)[-1]
-                info.diagnostics.append(ctx.diagnostic(
-                    value, MISSING_RULE, f"no reverse rule for `{what}`, which is called "
-                    f"with a differentiated argument",
-                    f"register a rule with @srcad.rrule.register({name})",
-                ))  # fmt: skip
+                info.diagnostics.append(
+                    ctx.diagnostic(
+                        value,
+                        MISSING_RULE,
+                        f"no reverse rule for `{what}`, which is called "
+                        f"with a differentiated argument",
+                        f"register a rule with @srcad.rrule.register({name})",
+                    )
+                )
                 continue
             info.rules[statement] = rule
         return info
@@ -95,8 +100,12 @@ class OperationRules(Analysis[RuleInfo]):
     def _check_keywords(call: gast.Call, active: set[str], ctx: Context, info: RuleInfo) -> None:
         for keyword in call.keywords:
             if any(n.id in active for n in operand_names(keyword.value)):
-                info.diagnostics.append(ctx.diagnostic(
-                    keyword.value, ACTIVE_KEYWORD, f"keyword argument `{keyword.arg}` depends "
-                    "on a differentiated input, but keyword arguments are not differentiated",
-                    f"pass `{keyword.arg}` positionally",
-                ))  # fmt: skip
+                info.diagnostics.append(
+                    ctx.diagnostic(
+                        keyword.value,
+                        ACTIVE_KEYWORD,
+                        f"keyword argument `{keyword.arg}` depends "
+                        "on a differentiated input, but keyword arguments are not differentiated",
+                        f"pass `{keyword.arg}` positionally",
+                    )
+                )

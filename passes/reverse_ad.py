@@ -1,4 +1,4 @@
-"""ReverseAD: turn a function in normal form into its rrule, a forward sweep and a named pullback."""
+"""ReverseAD: turn a normal-form function into its rrule: a forward sweep and a named pullback."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from srcad.passes import naming
 from srcad.passes.activity import Activity
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.operation_rules import OperationRules
+from srcad.passes.to_anf import is_copy, is_unpacking
 from srcad.tangents import NoTangent, ZeroTangent
 
 
@@ -23,8 +24,9 @@ def store(name: str) -> gast.Name:
     return gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
 
 
-def call(function: str, args: list[gast.expr], keywords: list[gast.keyword] | None = None
-         ) -> gast.Call:  # fmt: skip
+def call(
+    function: str, args: list[gast.expr], keywords: list[gast.keyword] | None = None
+) -> gast.Call:
     return gast.Call(func=load(function), args=args, keywords=keywords or [])
 
 
@@ -98,20 +100,31 @@ class ReverseAD(Transform):
                 reverse.append(self._location_comment(statement))
                 last_line = statement.lineno
             reverse += self._reverse(statement, pullbacks.get(statement))
-        reverse.append(gast.Return(value=gast.Tuple(elts=self._parameter_bars(function),
-                                                    ctx=gast.Load())))  # fmt: skip
+        reverse.append(
+            gast.Return(value=gast.Tuple(elts=self._parameter_bars(function), ctx=gast.Load()))
+        )
 
         pullback_name = ctx.namer.fresh(naming.pullback(function.name))
         pullback = gast.FunctionDef(
             name=pullback_name,
-            args=gast.arguments(args=[gast.Name(id=seed, ctx=gast.Param(), annotation=None,
-                                                type_comment=None)],
-                                posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
-                                kwarg=None, defaults=[]),
-            body=reverse, decorator_list=[], returns=None, type_comment=None, type_params=[],
-        )  # fmt: skip
-        returned = gast.Return(value=gast.Tuple(elts=[result, load(pullback_name)],
-                                                ctx=gast.Load()))  # fmt: skip
+            args=gast.arguments(
+                args=[gast.Name(id=seed, ctx=gast.Param(), annotation=None, type_comment=None)],
+                posonlyargs=[],
+                vararg=None,
+                kwonlyargs=[],
+                kw_defaults=[],
+                kwarg=None,
+                defaults=[],
+            ),
+            body=reverse,
+            decorator_list=[],
+            returns=None,
+            type_comment=None,
+            type_params=[],
+        )
+        returned = gast.Return(
+            value=gast.Tuple(elts=[result, load(pullback_name)], ctx=gast.Load())
+        )
         function.name = ctx.namer.fresh(naming.rrule(function.name))
         function.body = [*forward, pullback, returned]
         function.decorator_list = []
@@ -135,17 +148,18 @@ class ReverseAD(Transform):
             targets = {n.id for n in gast.walk(statement.targets[0]) if isinstance(n, gast.Name)}
             if not targets & needed:
                 continue
-            if statement in self.rules or isinstance(statement.value, gast.Name):
+            if statement in self.rules or is_copy(statement):
                 chosen.add(statement)
-                needed |= {n.id for n in self._differentiable_operands(statement)
-                           if n.id in self.active}  # fmt: skip
+                needed |= {
+                    n.id for n in self._differentiable_operands(statement) if n.id in self.active
+                }
         return chosen
 
     @staticmethod
     def _arguments(statement: gast.Assign) -> tuple[list[gast.expr], list[gast.keyword]]:
         """The positional and keyword arguments with which the rule is called."""
         value = statement.value
-        if isinstance(statement.targets[0], gast.Tuple):
+        if is_unpacking(statement):
             count = gast.Constant(value=len(statement.targets[0].elts), kind=None)
             return [value, count], []
         if isinstance(value, gast.BinOp):
@@ -163,19 +177,17 @@ class ReverseAD(Transform):
         raise AssertionError(f"no rule arguments for {type(value).__name__}")
 
     def _differentiable_operands(self, statement: gast.Assign) -> list[gast.Name]:
-        if isinstance(statement.value, gast.Name):
+        if is_copy(statement):
             return [statement.value]
         args, _ = self._arguments(statement)
-        if isinstance(statement.value, gast.Subscript) or isinstance(
-            statement.targets[0], gast.Tuple
-        ):
+        if isinstance(statement.value, gast.Subscript) or is_unpacking(statement):
             args = args[:1]  # the index and the count are not differentiated
         return [a for a in args if isinstance(a, gast.Name)]
 
     # -- forward sweep -------------------------------------------------------------------
 
     def _forward(self, statement: gast.Assign, pullbacks: dict[gast.Assign, str]) -> gast.stmt:
-        if isinstance(statement.value, gast.Name):
+        if is_copy(statement):
             return statement
         rule = self.rules[statement]
         rule_name = self.ctx.bind(rule.rrule, getattr(rule.rrule, "__name__", "rule"))
@@ -221,11 +233,14 @@ class ReverseAD(Transform):
                 return store(self._bar(name))
             partial = self.ctx.namer.fresh(naming.bar(name))
             total = self._bar(name)
-            accumulate.append(assign(store(total), gast.BinOp(left=load(total), op=gast.Add(),
-                                                              right=load(partial))))  # fmt: skip
+            accumulate.append(
+                assign(
+                    store(total), gast.BinOp(left=load(total), op=gast.Add(), right=load(partial))
+                )
+            )
             return store(partial)
 
-        if isinstance(statement.value, gast.Name):  # a copy, `t = a`: a_bar += t_bar
+        if is_copy(statement):  # `t = a`: a_bar += t_bar
             source = statement.value.id
             if source not in self.active:
                 return []
@@ -235,9 +250,11 @@ class ReverseAD(Transform):
                 return [assign(store(self._bar(source)), plus)]
             return [assign(contribution(statement.value), self._seed_of(target))]
         assert pullback is not None
-        if isinstance(target, gast.Tuple):
-            seed: gast.expr = gast.Tuple(elts=[self._seed_of(n) for n in target.elts],
-                                         ctx=gast.Load())  # fmt: skip
+        if is_unpacking(statement):
+            assert isinstance(target, gast.Tuple)
+            seed: gast.expr = gast.Tuple(
+                elts=[self._seed_of(n) for n in target.elts], ctx=gast.Load()
+            )
         else:
             seed = self._seed_of(target)
         args, _ = self._arguments(statement)
@@ -245,8 +262,7 @@ class ReverseAD(Transform):
         outputs = [store("_")] + [
             contribution(a) if id(a) in differentiable else store("_") for a in args
         ]
-        call_pullback = assign(gast.Tuple(elts=outputs, ctx=gast.Store()),
-                               call(pullback, [seed]))  # fmt: skip
+        call_pullback = assign(gast.Tuple(elts=outputs, ctx=gast.Store()), call(pullback, [seed]))
         return [call_pullback, *accumulate]
 
     def _seed_of(self, target: gast.expr) -> gast.expr:

@@ -20,7 +20,7 @@ class ScopeInfo:
     names: set[str] = field(default_factory=set)  # every identifier the function mentions
 
 
-class _QuietChains(beniget.DefUseChains):  # type: ignore[misc]
+class _QuietChains(beniget.DefUseChains):
     """Def-use chains that keep quiet: names beniget cannot bind inside the function are
     globals, closure cells or builtins, which `Scopes` looks up itself."""
 

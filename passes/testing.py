@@ -15,8 +15,9 @@ from srcad.passes.base import Context, Transform
 from srcad.source import FunctionSource
 
 
-def context_for(text: str, wrt: tuple[str, ...] | None = None,
-                env: dict[str, Any] | None = None) -> tuple[gast.Module, Context]:  # fmt: skip
+def context_for(
+    text: str, wrt: tuple[str, ...] | None = None, env: dict[str, Any] | None = None
+) -> tuple[gast.Module, Context]:
     """Parse `text` (one function) as if it lived in a file named `<doctest>`."""
     from srcad.compiler import new_context
 

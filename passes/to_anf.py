@@ -12,6 +12,20 @@ from srcad.passes.scopes import ScopeInfo, Scopes
 Atom = gast.Name | gast.Constant | gast.Attribute | gast.UnaryOp
 
 
+def is_copy(statement: gast.stmt) -> bool:
+    """Whether a normal-form statement is a plain copy, `name = other_name`."""
+    return (
+        isinstance(statement, gast.Assign)
+        and isinstance(statement.targets[0], gast.Name)
+        and isinstance(statement.value, gast.Name)
+    )
+
+
+def is_unpacking(statement: gast.stmt) -> bool:
+    """Whether a normal-form statement unpacks, `(a, b) = value`."""
+    return isinstance(statement, gast.Assign) and isinstance(statement.targets[0], gast.Tuple)
+
+
 class ToANF(Transform):
     """Flatten expressions so that each statement performs one operation on atoms.
 
@@ -97,10 +111,9 @@ class _Normaliser:
             else:
                 atom = self.operation_into(self.ctx.namer.fresh("out"), value)
                 self._emit(gast.Return(value=atom))
-        elif isinstance(node, gast.Expr):
-            if not isinstance(node.value, gast.Constant):  # docstrings go
-                self._emit(gast.Expr(value=self.operation(node.value)))
-        # `pass` goes too; anything else was rejected by UnsupportedConstructs.
+        elif isinstance(node, gast.Expr) and not isinstance(node.value, gast.Constant):
+            self._emit(gast.Expr(value=self.operation(node.value)))
+        # Docstrings and `pass` go; anything else was rejected by UnsupportedConstructs.
         return self.out
 
     def assign(self, target: gast.expr, value: gast.expr) -> None:
@@ -130,8 +143,9 @@ class _Normaliser:
                 temporary = self.ctx.namer.fresh("item")
                 names.append(temporary)
                 nested.append((element, self._load(temporary, user=False)))
-        stores = [gast.Name(id=n, ctx=gast.Store(), annotation=None, type_comment=None)
-                  for n in names]  # fmt: skip
+        stores = [
+            gast.Name(id=n, ctx=gast.Store(), annotation=None, type_comment=None) for n in names
+        ]
         unpacking = gast.Tuple(elts=stores, ctx=gast.Store())
         self._emit(gast.Assign(targets=[unpacking], value=source, type_comment=None))
         for element, temporary_load in nested:
@@ -163,8 +177,10 @@ class _Normaliser:
         while isinstance(node, gast.Attribute):
             node = node.value
         return isinstance(node, gast.Name) and self.scopes.kinds.get(node) not in (
-            "parameter", "local", None,
-        )  # fmt: skip
+            "parameter",
+            "local",
+            None,
+        )
 
     def atom(self, node: gast.expr) -> gast.expr:
         """`node` as an atom, binding it to a derived name first if it is an operation."""
@@ -204,8 +220,9 @@ class _Normaliser:
 
     def index(self, node: gast.expr) -> gast.expr:
         if isinstance(node, gast.Slice):
-            parts = [None if p is None else self.atom(p) for p in (node.lower, node.upper,
-                                                                    node.step)]  # fmt: skip
+            parts = [
+                None if p is None else self.atom(p) for p in (node.lower, node.upper, node.step)
+            ]
             return gast.Slice(lower=parts[0], upper=parts[1], step=parts[2])
         if isinstance(node, gast.Tuple):
             return gast.Tuple(elts=[self.index(e) for e in node.elts], ctx=gast.Load())

@@ -81,8 +81,12 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
         args = function.args
         for arg in (args.vararg, args.kwarg):
             if arg is not None:
-                report(arg, UNSUPPORTED_PARAMETER, f"`*{arg.id}`/`**{arg.id}` parameters are "
-                       "not supported", "list the parameters explicitly")  # fmt: skip
+                report(
+                    arg,
+                    UNSUPPORTED_PARAMETER,
+                    f"`*{arg.id}`/`**{arg.id}` parameters are not supported",
+                    "list the parameters explicitly",
+                )
         body = function.body
         for position, statement in enumerate(body):
             last = position == len(body) - 1
@@ -92,8 +96,12 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
     def _statement(self, statement: gast.stmt, last: bool, report: Report) -> None:
         if isinstance(statement, gast.Return):
             if not last:
-                report(statement, UNSUPPORTED_STATEMENT, "a `return` before the end of the "
-                       "function is not supported", "return once, at the end")  # fmt: skip
+                report(
+                    statement,
+                    UNSUPPORTED_STATEMENT,
+                    "a `return` before the end of the function is not supported",
+                    "return once, at the end",
+                )
             if statement.value is not None:
                 self._expression(statement.value, report)
             return
@@ -109,9 +117,13 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
         if isinstance(statement, gast.Pass):
             return
         what = _STATEMENT_NAMES.get(type(statement), f"`{type(statement).__name__}`")
-        report(statement, UNSUPPORTED_STATEMENT, f"{what} is not supported here",
-               "rewrite it as straight-line code, or register a rule for this function with "
-               "@srcad.rrule.register")  # fmt: skip
+        report(
+            statement,
+            UNSUPPORTED_STATEMENT,
+            f"{what} is not supported here",
+            "rewrite it as straight-line code, or register a rule for this function with "
+            "@srcad.rrule.register",
+        )
 
     def _target(self, target: gast.expr, report: Report) -> None:
         if isinstance(target, gast.Name):
@@ -122,34 +134,50 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
             return
         if isinstance(target, gast.Subscript | gast.Attribute):
             kind = "item" if isinstance(target, gast.Subscript) else "attribute"
-            report(target, MUTATION, f"{kind} assignment mutates a value, which srcad cannot "
-                   "differentiate", "build a new value instead (for arrays: np.where, "
-                   "np.concatenate), or register a rule for this function")  # fmt: skip
+            report(
+                target,
+                MUTATION,
+                f"{kind} assignment mutates a value, which srcad cannot differentiate",
+                "build a new value instead (for arrays: np.where, "
+                "np.concatenate), or register a rule for this function",
+            )
             return
         what = _EXPRESSION_NAMES.get(type(target), f"`{type(target).__name__}`")
         report(target, UNSUPPORTED_EXPRESSION, f"assigning to {what} is not supported")
 
     def _expression(self, node: gast.expr, report: Report) -> None:
         for child in gast.walk(node):
-            if isinstance(child, gast.BinOp) and not isinstance(child.op, _OPERATORS):
-                report(child, UNSUPPORTED_EXPRESSION, f"the operator "
-                       f"`{_symbol(child.op)}` is not supported")  # fmt: skip
-            elif isinstance(child, gast.UnaryOp) and not isinstance(child.op, _UNARY):
-                report(child, UNSUPPORTED_EXPRESSION, f"the operator "
-                       f"`{_symbol(child.op)}` is not supported")  # fmt: skip
-            elif isinstance(child, gast.Call):
-                if any(k.arg is None for k in child.keywords):
-                    report(child, UNSUPPORTED_EXPRESSION, "`**` arguments are not supported",
-                           "pass keyword arguments by name")  # fmt: skip
+            bad_binary = isinstance(child, gast.BinOp) and not isinstance(child.op, _OPERATORS)
+            bad_unary = isinstance(child, gast.UnaryOp) and not isinstance(child.op, _UNARY)
+            if bad_binary or bad_unary:
+                report(
+                    child,
+                    UNSUPPORTED_EXPRESSION,
+                    f"the operator `{_symbol(child.op)}` is not supported",
+                )
+            elif isinstance(child, gast.Call) and any(k.arg is None for k in child.keywords):
+                report(
+                    child,
+                    UNSUPPORTED_EXPRESSION,
+                    "`**` arguments are not supported",
+                    "pass keyword arguments by name",
+                )
             elif type(child) in _EXPRESSION_NAMES:
                 what = _EXPRESSION_NAMES[type(child)]
                 report(child, UNSUPPORTED_EXPRESSION, f"{what} is not supported here")
 
 
 _SYMBOLS = {
-    gast.FloorDiv: "//", gast.Mod: "%", gast.LShift: "<<", gast.RShift: ">>",
-    gast.BitOr: "|", gast.BitXor: "^", gast.BitAnd: "&", gast.Invert: "~", gast.Not: "not",
-}  # fmt: skip
+    gast.FloorDiv: "//",
+    gast.Mod: "%",
+    gast.LShift: "<<",
+    gast.RShift: ">>",
+    gast.BitOr: "|",
+    gast.BitXor: "^",
+    gast.BitAnd: "&",
+    gast.Invert: "~",
+    gast.Not: "not",
+}
 
 
 def _symbol(op: gast.AST) -> str:

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from srcad.projection import ProjectTo
 from srcad.primitives import make_tuple, unpack
+from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 
@@ -82,7 +82,8 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
                 return NoTangent(), y_bar, NoTangent()
             bars: list[Any] = [ZeroTangent()] * count
             if isinstance(index, slice):
-                for position, bar in zip(range(count)[index], _elements(y_bar, count)):
+                positions = range(count)[index]
+                for position, bar in zip(positions, _elements(y_bar, count), strict=False):
                     bars[position] = bar
             else:
                 bars[index] = y_bar

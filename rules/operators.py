@@ -131,10 +131,11 @@ def matmul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
         a2 = a_arr[np.newaxis, :] if a_arr.ndim == 1 else a_arr
         b2 = b_arr[:, np.newaxis] if b_arr.ndim == 1 else b_arr
         g = y_bar
-        if a_arr.ndim == 1:
-            g = np.expand_dims(g, -2)
+        # The trailing axis first: a vector-vector product has a 0-d y_bar, which has no -2.
         if b_arr.ndim == 1:
             g = np.expand_dims(g, -1)
+        if a_arr.ndim == 1:
+            g = np.expand_dims(g, -2)
         a_bar = g @ np.swapaxes(b2, -1, -2).conj()
         b_bar = np.swapaxes(a2, -1, -2).conj() @ g
         if a_arr.ndim == 1:

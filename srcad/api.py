@@ -12,7 +12,7 @@ import numpy as np
 from srcad import compiler
 from srcad.errors import SrcadError
 from srcad.registry import REGISTRY, RuleFn
-from srcad.tangents import materialize
+from srcad.tangents import NoTangent, materialize
 
 Wrt = int | str | tuple[int | str, ...]
 
@@ -94,11 +94,21 @@ class Differentiable:
         """The primal value and its gradient with respect to `wrt`."""
         y, pullback = self._rrule_for_wrt()(*args, **kwargs)
         cotangents = pullback(_scalar_seed(y, self.func))
-        grads = tuple(
-            materialize(cotangents[i + 1], _argument(args, kwargs, self.func, i))
-            for i in self._positions
-        )
+        grads = tuple(self._gradient(cotangents[i + 1], args, kwargs, i) for i in self._positions)
         return y, (grads if self._wrt_is_tuple else grads[0])
+
+    def _gradient(
+        self, cotangent: Any, args: tuple[Any, ...], kwargs: dict[str, Any], position: int
+    ) -> Any:
+        primal = _argument(args, kwargs, self.func, position)
+        if isinstance(cotangent, NoTangent):
+            name = positional_parameters(self.func)[position]
+            raise SrcadError(
+                f"cannot take the gradient of {self.func.__name__} with respect to `{name}`: "
+                f"it is a {type(primal).__name__}, which cannot be perturbed; pass a float "
+                "(or a float array), or leave it out of wrt"
+            )
+        return materialize(cotangent, primal)
 
     def grad(self, *args: Any, **kwargs: Any) -> Any:
         """The gradient with respect to `wrt`: one value, or a tuple for a tuple `wrt`."""
@@ -109,8 +119,8 @@ class Differentiable:
         return rrule(self.func, *args, **kwargs)
 
     def source(self, mode: str = "reverse", wrt: Wrt | None = None) -> str:
-        """The emitted source of the rule for `wrt` (default: every positional parameter)."""
-        return source(self.func, mode=mode, wrt=wrt)
+        """The emitted source of the rule for `wrt` (default: the decorator's `wrt`)."""
+        return source(self.func, mode=mode, wrt=self.wrt if wrt is None else wrt)
 
     def __repr__(self) -> str:
         return f"<srcad.Differentiable {self.func.__qualname__} wrt={self.wrt}>"
@@ -167,7 +177,7 @@ class RRule:
         if rule is not None:
             result: tuple[Any, RuleFn] = rule.rrule(*args, **kwargs)
             return result
-        return compiler.compiled_rrule(f, None).function(*args, **kwargs)  # type: ignore[no-any-return]
+        return compiler.compiled_rrule(f, None).function(*args, **kwargs)
 
     def register(self, primal: Callable[..., Any]) -> Callable[[RuleFn], RuleFn]:
         """Decorator registering a reverse rule `rule(*args) -> (y, pullback)` for `primal`."""

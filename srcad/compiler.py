@@ -15,7 +15,13 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.errors import Diagnostic, MissingRuleError, MutationError, SrcadError, UnsupportedSyntaxError
+from srcad.errors import (
+    Diagnostic,
+    MissingRuleError,
+    MutationError,
+    SrcadError,
+    UnsupportedSyntaxError,
+)
 from srcad.passes import CHECKS, REVERSE
 from srcad.passes.base import Context, function_of
 from srcad.passes.naming import Namer
@@ -117,9 +123,14 @@ def emit(tree: gast.Module, ctx: Context, description: str) -> CompiledRule:
     ]
     assert len(wrapper) == HEADER_LINES
     compiled_text = "\n".join(
-        [*wrapper, textwrap.indent(body, " " * 8).rstrip("\n"),
-         f"        return {function.name}", "    return __srcad_bind__", ""]
-    )  # fmt: skip
+        [
+            *wrapper,
+            textwrap.indent(body, " " * 8).rstrip("\n"),
+            f"        return {function.name}",
+            "    return __srcad_bind__",
+            "",
+        ]
+    )
     filename = f"<srcad {function.name} {origin} wrt={','.join(ctx.wrt)}>"
     linecache.cache[filename] = (len(compiled_text), None, compiled_text.splitlines(True), filename)
     module_code = compile(compiled_text, filename, "exec")

@@ -24,7 +24,8 @@ def unbroadcast(dx: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     if extra < 0:
         return np.broadcast_to(dx, shape).copy()
     if extra:
-        dx = dx.sum(axis=tuple(range(extra)))
+        # Summing every axis away gives a NumPy scalar; the caller asked for an array.
+        dx = np.asarray(dx.sum(axis=tuple(range(extra))))
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and dx.shape[i] != 1)
     if stretched:
         dx = dx.sum(axis=stretched, keepdims=True)
@@ -37,9 +38,8 @@ class ProjectTo:
     Built outside a pullback (it records only the shape, dtype and kind of `x`), called
     inside it. Projection undoes broadcasting, keeps the primal's float precision, drops the
     imaginary part for real primals, and gives a Python float for a Python number, a 0-d
-    array for a 0-d array, a NumPy scalar for a NumPy scalar. Integer primals get float
-    cotangents (an int can be perturbed in value, just not represented); booleans get
-    `NoTangent()`. Symbolic zeros pass through.
+    array for a 0-d array, a NumPy scalar for a NumPy scalar. Integers and booleans (scalars
+    and arrays) cannot be perturbed and get `NoTangent()`. Symbolic zeros pass through.
 
     >>> ProjectTo(np.zeros(3, dtype=np.float32))(np.ones((2, 3)))
     array([2., 2., 2.], dtype=float32)
@@ -54,17 +54,19 @@ class ProjectTo:
         self.dtype: np.dtype[Any] | None = None
         if isinstance(x, bool | np.bool_):
             self.kind = "none"
-        elif isinstance(x, int | float):
-            self.kind = "float"
-        elif isinstance(x, complex):
-            self.kind = "complex"
+        # Before the Python numbers: np.float64 and np.complex128 subclass float and complex,
+        # and must still project to NumPy scalars.
         elif isinstance(x, np.ndarray | np.generic):
-            if x.dtype == np.bool_ or not np.issubdtype(x.dtype, np.number):
+            if not np.issubdtype(x.dtype, np.inexact):
                 self.kind = "none"
             else:
                 self.kind = "array" if isinstance(x, np.ndarray) else "scalar"
                 self.shape = x.shape
-                self.dtype = x.dtype if np.issubdtype(x.dtype, np.inexact) else np.dtype(float)
+                self.dtype = x.dtype
+        elif isinstance(x, int | float):
+            self.kind = "float"
+        elif isinstance(x, complex):
+            self.kind = "complex"
         elif isinstance(x, tuple):
             self.kind = "tuple"
             self.shape = (len(x),)

@@ -38,9 +38,7 @@ class FunctionSource:
         """A diagnostic at `node`, in the user's file."""
         lineno = getattr(node, "lineno", None) or self.node.lineno
         column = getattr(node, "col_offset", None) or 0
-        return Diagnostic(
-            self.filename, lineno, column, code, message, hint, self.line(lineno)
-        )
+        return Diagnostic(self.filename, lineno, column, code, message, hint, self.line(lineno))
 
     def lookup(self, name: str) -> tuple[str, Any]:
         """Where a free name of the function lives, and its value now.
@@ -87,9 +85,14 @@ def _as_function_def(node: gast.Lambda) -> gast.FunctionDef:
     body = [gast.Return(value=node.body)]
     gast.copy_location(body[0], node)
     function = gast.FunctionDef(
-        name="lambda", args=node.args, body=body, decorator_list=[], returns=None,
-        type_comment=None, type_params=[],
-    )  # fmt: skip
+        name="lambda",
+        args=node.args,
+        body=body,
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+        type_params=[],
+    )
     return gast.copy_location(function, node)
 
 
@@ -113,9 +116,12 @@ def function_source(func: Callable[..., Any]) -> FunctionSource:
             first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
             if node.name == func.__name__ and code.co_firstlineno in (first, node.lineno):
                 matches.append(node)
-        elif isinstance(node, gast.Lambda) and func.__name__ == "<lambda>":
-            if node.lineno == code.co_firstlineno:
-                matches.append(node)
+        elif (
+            isinstance(node, gast.Lambda)
+            and func.__name__ == "<lambda>"
+            and node.lineno == code.co_firstlineno
+        ):
+            matches.append(node)
     if not matches:
         raise _unavailable(func, f"no definition of it at {filename}:{code.co_firstlineno}")
     if len(matches) > 1:

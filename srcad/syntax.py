@@ -11,7 +11,11 @@ import gast
 # statement holding a string that starts with COMMENT_MARK, and `unparse` turns it into a
 # `#` comment line.
 COMMENT_MARK = "#srcad# "
-_COMMENT_LINE = re.compile(r"^(?P<indent>\s*)(?P<literal>(['\"]).*\3)$")
+_COMMENT_LINE = re.compile(
+    r"^(?P<indent>\s*)(?P<literal>(?P<quote>\'\'\'|\"\"\"|'|\")"
+    + re.escape(COMMENT_MARK)
+    + r".*(?P=quote))$"
+)
 
 
 def parse(text: str) -> gast.Module:
@@ -45,7 +49,7 @@ def unparse(tree: gast.AST) -> str:
         if match:
             value = ast.literal_eval(match["literal"])
             if isinstance(value, str) and value.startswith(COMMENT_MARK):
-                lines.append(f"{match['indent']}# {value[len(COMMENT_MARK):]}")
+                lines.append(f"{match['indent']}# {value[len(COMMENT_MARK) :]}")
                 continue
         lines.append(line)
     return "\n".join(lines) + "\n"

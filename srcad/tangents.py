@@ -133,7 +133,7 @@ class Tangent:
             theirs = other.elements or (ZeroTangent(),) * len(mine)
             if len(mine) != len(theirs):
                 raise ValueError(f"cannot add tangents of {len(mine)} and {len(theirs)} elements")
-            return [a + b for a, b in zip(mine, theirs)], {}
+            return [a + b for a, b in zip(mine, theirs, strict=True)], {}
         names = dict.fromkeys([*self.fields, *other.fields])
         zero = ZeroTangent()
         return [], {n: self.fields.get(n, zero) + other.fields.get(n, zero) for n in names}
@@ -167,7 +167,7 @@ class Tangent:
             return False
         if self.elements or other.elements:
             return len(self.elements) == len(other.elements) and all(
-                _tangent_equal(a, b) for a, b in zip(self.elements, other.elements)
+                _tangent_equal(a, b) for a, b in zip(self.elements, other.elements, strict=True)
             )
         names = set(self.fields) | set(other.fields)
         return all(_tangent_equal(self[n], other[n]) for n in names)

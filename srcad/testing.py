@@ -102,9 +102,7 @@ def finite_difference_vjp(
     return result.reshape(np.shape(x))
 
 
-def _compare(
-    name: str, expected: Any, actual: Any, primal: Any, rtol: float, atol: float
-) -> None:
+def _compare(name: str, expected: Any, actual: Any, primal: Any, rtol: float, atol: float) -> None:
     if isinstance(actual, AbstractZero):
         actual = materialize(actual, primal)
     if isinstance(primal, tuple):  # elements may differ in shape: compare them one by one
@@ -130,7 +128,8 @@ def _compare(
         worst = int(np.argmax(error - allowed))
         raise AssertionError(
             f"{name}: cotangent differs from finite differences by up to "
-            f"{float(error.reshape(-1)[worst]):.3g} (allowed {float(allowed.reshape(-1)[worst]):.3g})"
+            f"{float(error.reshape(-1)[worst]):.3g}"
+            f" (allowed {float(allowed.reshape(-1)[worst]):.3g})"
             f"\n  rule:               {actual!r}\n  finite differences: {expected!r}"
         )
 

@@ -1,0 +1,127 @@
+"""Rules for the differentiable functions of Python's `math` module, on real numbers."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from srcad.projection import ProjectTo
+from srcad.registry import RuleSet
+from srcad.tangents import AbstractZero, NoTangent
+
+rules = RuleSet("math")
+
+Pullback = Any
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def _sign(x: float) -> float:
+    """The derivative of |x|: its sign, taken as 0 at the kink x == 0."""
+    return float((x > 0) - (x < 0))
+
+
+def _pow_slope(x: float, p: float) -> float:
+    """d(x ** p)/dx = p * x ** (p - 1); `x ** 0` is constant even at 0, and the slope of a
+    fractional power at 0 is infinite (where Python's `0.0 ** -0.5` would raise)."""
+    if p == 0:
+        return 0.0
+    if x == 0 and p < 1:
+        return math.inf
+    return float(p * x ** (p - 1))
+
+
+def _hypot_partial(a: float, y: float) -> float:
+    """d hypot(a, b) / da = a / hypot(a, b), taken as 0 at the origin (a subgradient)."""
+    return a / y if y else 0.0
+
+
+rules.scalar(math.sin, lambda x, y: math.cos(x))
+rules.scalar(math.cos, lambda x, y: -math.sin(x))
+rules.scalar(math.tan, lambda x, y: 1.0 + y * y)
+rules.scalar(math.asin, lambda x, y: 1.0 / math.sqrt(1.0 - x * x))
+rules.scalar(math.acos, lambda x, y: -1.0 / math.sqrt(1.0 - x * x))
+rules.scalar(math.atan, lambda x, y: 1.0 / (1.0 + x * x))
+rules.scalar(math.sinh, lambda x, y: math.cosh(x))
+rules.scalar(math.cosh, lambda x, y: math.sinh(x))
+rules.scalar(math.tanh, lambda x, y: 1.0 - y * y)
+rules.scalar(math.asinh, lambda x, y: 1.0 / math.sqrt(x * x + 1.0))
+rules.scalar(math.acosh, lambda x, y: 1.0 / math.sqrt(x * x - 1.0))
+rules.scalar(math.atanh, lambda x, y: 1.0 / (1.0 - x * x))
+rules.scalar(math.exp, lambda x, y: y)
+rules.scalar(math.expm1, lambda x, y: y + 1.0)
+rules.scalar(math.log2, lambda x, y: 1.0 / (x * _LN2))
+rules.scalar(math.log10, lambda x, y: 1.0 / (x * _LN10))
+rules.scalar(math.log1p, lambda x, y: 1.0 / (1.0 + x))
+rules.scalar(math.sqrt, lambda x, y: 0.5 / y)
+rules.scalar(math.fabs, lambda x, y: _sign(x))
+rules.scalar(math.erf, lambda x, y: _TWO_OVER_SQRT_PI * math.exp(-x * x))
+rules.scalar(math.erfc, lambda x, y: -_TWO_OVER_SQRT_PI * math.exp(-x * x))
+rules.scalar(math.degrees, lambda x, y: 180.0 / math.pi)
+rules.scalar(math.radians, lambda x, y: math.pi / 180.0)
+rules.scalar(
+    math.atan2,
+    lambda a, b, y: b / (a * a + b * b),
+    lambda a, b, y: -a / (a * a + b * b),
+)
+# math.hypot takes any number of coordinates; srcad differentiates the two-argument form.
+rules.scalar(
+    math.hypot,
+    lambda a, b, y: _hypot_partial(a, y),
+    lambda a, b, y: _hypot_partial(b, y),
+)
+
+
+@rules.rrule(math.log)
+def log_rrule(x: Any, *base: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `math.log(x)` and `math.log(x, base)`.
+
+    `log(x, b) = ln x / ln b`, so `d/dx = 1 / (x ln b)` and `d/db = -log(x, b) / (b ln b)`;
+    an integer base (`math.log(x, 2)`) is a constant and gets `NoTangent()`, as integer
+    exponents do in `pow`.
+    """
+    y = math.log(x, *base)
+    project_x = ProjectTo(x)
+    project_base = [ProjectTo(b) for b in base]
+    constant_base = [isinstance(b, int | np.integer) for b in base]
+    ln_base = math.log(base[0]) if base else 1.0
+
+    def log_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *(NoTangent() if c else y_bar for c in constant_base))
+        x_bar = project_x(y_bar / (x * ln_base))
+        base_bars = [
+            NoTangent() if constant else project(-y_bar * y / (b * ln_base))
+            for project, b, constant in zip(project_base, base, constant_base, strict=True)
+        ]
+        return (NoTangent(), x_bar, *base_bars)
+
+    return y, log_pullback
+
+
+@rules.rrule(math.pow)
+def pow_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `math.pow(x, p)`.
+
+    An integer exponent is a constant (`NoTangent()`): `x ** p` for negative x exists only
+    at integer p, so p cannot vary there. A float exponent gets `x ** p * log(x)` for x > 0,
+    0 at x == 0 (the limit for p > 0), and NaN for x < 0, where it cannot vary in the reals.
+    """
+    y = math.pow(x, p)
+    project_x, project_p = ProjectTo(x), ProjectTo(p)
+    integer_exponent = isinstance(p, int | np.integer)
+
+    def pow_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar, NoTangent() if integer_exponent else y_bar
+        x_bar = project_x(y_bar * _pow_slope(x, p))
+        if integer_exponent:
+            return NoTangent(), x_bar, NoTangent()
+        log_x = math.log(x) if x > 0 else (0.0 if x == 0 else math.nan)
+        return NoTangent(), x_bar, project_p(y_bar * y * log_x)
+
+    return y, pow_pullback

@@ -1,0 +1,33 @@
+"""Functions whose emitted rules are kept as golden text beside this file."""
+
+import math
+
+import numpy as np
+
+
+def sin_times(x, y):
+    return np.sin(x) * y
+
+
+def logistic(w, x, y):
+    z = x @ w
+    p = 1.0 / (1.0 + np.exp(-z))
+    return -np.mean(y * np.log(p) + (1.0 - y) * np.log(1.0 - p))
+
+
+def sum3(array):
+    x = array[0]
+    y = array[1]
+    z = array[2]
+    return x + y + z
+
+
+def rebind_and_unpack(x, y):
+    a, b = y, x
+    a = a * math.exp(b)
+    return a, b
+
+
+def inactive_parts(x, n):
+    scale = 2.0 * n
+    return np.sum(x**2) / x.shape[0] * scale

@@ -1,0 +1,121 @@
+"""ToANF: golden text of the normal form."""
+
+import textwrap
+
+import pytest
+
+from srcad.passes.testing import show
+from srcad.passes.to_anf import ToANF
+
+CASES = {
+    "nested_calls": (
+        """
+        def f(x):
+            return np.sin(np.cos(x))
+        """,
+        """
+        def f(x):
+            cos_x = np.cos(x)
+            out = np.sin(cos_x)
+            return out
+        """,
+    ),
+    "rebinding_gets_fresh_names": (
+        """
+        def f(x):
+            x = x * 2.0
+            x = x + 1.0
+            return x
+        """,
+        """
+        def f(x):
+            x_2 = x * 2.0
+            x_3 = x_2 + 1.0
+            return x_3
+        """,
+    ),
+    "swap_reads_before_binding": (
+        """
+        def f(a, b):
+            a, b = b, a
+            return a - b
+        """,
+        """
+        def f(a, b):
+            a_2 = b
+            b_2 = a
+            out = a_2 - b_2
+            return out
+        """,
+    ),
+    "unpacking_a_value": (
+        """
+        def f(x):
+            m, (n, k) = x.shape[0], x.shape[1:]
+            return m
+        """,
+        """
+        def f(x):
+            x_shape = x.shape
+            x_shape_2 = x.shape
+            x_shape_2_slice = x_shape_2[1:]
+            m = x_shape[0]
+            n, k = x_shape_2_slice
+            return m
+        """,
+    ),
+    "docstring_and_pass_go": (
+        '''
+        def f(x):
+            """Doc."""
+            pass
+            return x
+        ''',
+        """
+        def f(x):
+            return x
+        """,
+    ),
+    "globals_stay_atoms": (
+        """
+        def f(x):
+            return np.pi * x + math.e
+        """,
+        """
+        def f(x):
+            np_pi_times_x = np.pi * x
+            out = np_pi_times_x + math.e
+            return out
+        """,
+    ),
+    "long_names_shrink": (
+        """
+        def f(x, w):
+            return (x @ w - 1.0) ** 2
+        """,
+        """
+        def f(x, w):
+            x_matmul_w = x @ w
+            minus = x_matmul_w - 1.0
+            out = minus ** 2
+            return out
+        """,
+    ),
+    "implicit_return_none": (
+        """
+        def f(x):
+            y = x
+        """,
+        """
+        def f(x):
+            y = x
+            return None
+        """,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_normal_form(name):
+    before, after = CASES[name]
+    assert show(ToANF, before) == textwrap.dedent(after).lstrip("\n")

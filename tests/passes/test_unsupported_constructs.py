@@ -1,0 +1,58 @@
+"""UnsupportedConstructs and Callees: every problem reported at once, at its line and column."""
+
+import pytest
+
+from srcad.passes.callees import Callees
+from srcad.passes.testing import context_for
+from srcad.passes.unsupported_constructs import UnsupportedConstructs
+
+CASES = [
+    ("for_loop", "def f(x):\n    for i in range(3):\n        x = x * 2\n    return x\n",
+     [(2, 4, "E101")]),
+    ("if_statement", "def f(x):\n    if x > 0:\n        x = -x\n    return x\n",
+     [(2, 4, "E101")]),
+    ("early_return", "def f(x):\n    return x\n    y = x\n", [(2, 4, "E101")]),
+    ("item_assignment", "def f(x):\n    x[0] = 1.0\n    return x\n", [(2, 4, "E301")]),
+    ("attribute_assignment", "def f(x):\n    x.a = 1.0\n    return x\n", [(2, 4, "E301")]),
+    ("augmented_assignment", "def f(x):\n    x += 1.0\n    return x\n", [(2, 4, "E101")]),
+    ("try_statement", "def f(x):\n    try:\n        y = x\n    except E:\n        y = 0\n"
+     "    return y\n", [(2, 4, "E101")]),
+    ("comparison", "def f(x):\n    return x * (x > 0)\n", [(2, 16, "E102")]),
+    ("lambda", "def f(x):\n    g = lambda t: t\n    return x\n", [(2, 8, "E102")]),
+    ("floor_division", "def f(x):\n    return x // 2\n", [(2, 11, "E102")]),
+    ("star_args", "def f(*xs):\n    return xs\n", [(1, 7, "E103")]),
+    ("three_at_once", "def f(x):\n    while x:\n        pass\n    x[1] = 2\n    return [x]\n",
+     [(2, 4, "E101"), (4, 4, "E301"), (5, 11, "E102")]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_reported_at_line_and_column(name, text, expected):
+    tree, ctx = context_for(text)
+    found = ctx.analysis(UnsupportedConstructs, tree)
+    assert [(d.line, d.column, d.code) for d in found] == expected
+    assert all(d.file == "<doctest>" and d.source_line for d in found)
+
+
+CALLEE_CASES = [
+    ("undefined", "def f(x):\n    return nowhere(x)\n", [(2, 11, "E201")]),
+    ("missing_attribute", "def f(x):\n    return np.no_such_function(x)\n", [(2, 11, "E201")]),
+    ("local_callee", "def f(x, g):\n    return g(x)\n", [(2, 11, "E202")]),
+    ("computed_callee", "def f(x):\n    return (np.sin if 1 else np.cos)(x)\n",
+     [(2, 11, "E202")]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), CALLEE_CASES,
+                         ids=[c[0] for c in CALLEE_CASES])  # fmt: skip
+def test_unresolvable_callees(name, text, expected):
+    tree, ctx = context_for(text)
+    found = ctx.analysis(Callees, tree).diagnostics
+    assert [(d.line, d.column, d.code) for d in found] == expected
+
+
+def test_resolved_callee_is_the_object():
+    tree, ctx = context_for("def f(x):\n    return np.sin(x)\n")
+    import numpy as np
+
+    assert list(ctx.analysis(Callees, tree).callees.values()) == [np.sin]

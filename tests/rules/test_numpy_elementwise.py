@@ -1,0 +1,294 @@
+"""Rules for NumPy's elementwise ufuncs, checked against finite differences."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from srcad.testing import check_rrule
+
+Shape = tuple[int, ...]
+
+
+def sample(
+    shape: Shape | type[float],
+    low: float,
+    high: float,
+    *,
+    signed: bool = False,
+    dtype: Any = np.float64,
+    seed: int = 0,
+) -> Any:
+    """Random values in [low, high] (times a random sign if `signed`); `float` for a
+    Python float."""
+    rng = np.random.default_rng(seed)
+    size = () if shape is float else shape
+    values = rng.uniform(low, high, size=size)
+    if signed:
+        values = values * rng.choice([-1.0, 1.0], size=size)
+    if shape is float:
+        return float(values)
+    return np.asarray(values, dtype=dtype)
+
+
+def grid(shape: Shape | type[float], offset: float, seed: int) -> Any:
+    """Values on the grid `0.2 k + offset`: two grids with offsets 0 and 0.1 never come
+    within 0.1 of each other, so `maximum` and `minimum` stay away from ties."""
+    size = () if shape is float else shape
+    values = np.random.default_rng(seed).integers(-10, 10, size=size) * 0.2 + offset
+    return float(values) if shape is float else np.asarray(values)
+
+
+# Each unary ufunc with an interval inside its domain, away from kinks and singularities.
+UNARY: list[tuple[np.ufunc, float, float, bool]] = [
+    (np.sin, -2.0, 2.0, False),
+    (np.cos, -2.0, 2.0, False),
+    (np.tan, -1.2, 1.2, False),
+    (np.arcsin, -0.9, 0.9, False),
+    (np.arccos, -0.9, 0.9, False),
+    (np.arctan, -3.0, 3.0, False),
+    (np.sinh, -2.0, 2.0, False),
+    (np.cosh, -2.0, 2.0, False),
+    (np.tanh, -2.0, 2.0, False),
+    (np.arcsinh, -3.0, 3.0, False),
+    (np.arccosh, 1.2, 4.0, False),
+    (np.arctanh, -0.9, 0.9, False),
+    (np.exp, -2.0, 2.0, False),
+    (np.exp2, -2.0, 2.0, False),
+    (np.expm1, -2.0, 2.0, False),
+    (np.log, 0.3, 3.0, False),
+    (np.log2, 0.3, 3.0, False),
+    (np.log10, 0.3, 3.0, False),
+    (np.log1p, -0.6, 3.0, False),
+    (np.sqrt, 0.3, 3.0, False),
+    (np.cbrt, 0.3, 3.0, True),
+    (np.square, -2.0, 2.0, False),
+    (np.reciprocal, 0.3, 3.0, True),
+    (np.negative, -2.0, 2.0, False),
+    (np.positive, -2.0, 2.0, False),
+    (np.absolute, 0.2, 2.0, True),
+    (np.conjugate, -2.0, 2.0, False),
+    (np.deg2rad, -180.0, 180.0, False),
+    (np.radians, -180.0, 180.0, False),
+    (np.rad2deg, -3.0, 3.0, False),
+    (np.degrees, -3.0, 3.0, False),
+]
+
+UNARY_SHAPES: list[Shape | type[float]] = [(3,), (2, 3), (), float]
+
+
+def shape_id(shape: Shape | type[float]) -> str:
+    return "float" if shape is float else str(shape).replace(" ", "")
+
+
+@pytest.mark.parametrize(
+    ("f", "x"),
+    [
+        pytest.param(
+            f, sample(shape, low, high, signed=signed), id=f"{f.__name__}-{shape_id(shape)}"
+        )
+        for f, low, high, signed in UNARY
+        for shape in UNARY_SHAPES
+    ],
+)
+def test_unary_rule_matches_finite_differences(f: np.ufunc, x: Any) -> None:
+    check_rrule(f, x)
+
+
+@pytest.mark.parametrize(
+    ("f", "x"),
+    [
+        pytest.param(
+            f, sample((2, 2), low, high, signed=signed, dtype=np.float32), id=f"{f.__name__}"
+        )
+        for f, low, high, signed in UNARY
+    ],
+)
+def test_unary_rule_keeps_float32(f: np.ufunc, x: np.ndarray) -> None:
+    check_rrule(f, x, rtol=1e-3, atol=1e-4)
+
+
+def complex_sample(shape: Shape, seed: int = 1) -> np.ndarray:
+    """Complex values with positive real part, away from every branch cut used below."""
+    rng = np.random.default_rng(seed)
+    return rng.uniform(0.2, 0.8, size=shape) + 1j * rng.uniform(-0.8, 0.8, size=shape)
+
+
+COMPLEX_UNARY = [
+    np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np.cosh, np.tanh,
+    np.arcsinh, np.arctanh, np.exp, np.exp2, np.expm1, np.log, np.log2, np.log10, np.log1p,
+    np.sqrt, np.square, np.reciprocal, np.negative, np.positive, np.absolute, np.conjugate,
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("f", [pytest.param(f, id=f.__name__) for f in COMPLEX_UNARY])
+def test_unary_rule_on_complex_matches_finite_differences(f: np.ufunc) -> None:
+    check_rrule(f, complex_sample((2, 2)), rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    "z",
+    [
+        # Re z < 0 is where d/dz arccosh differs from 1 / sqrt(z * z - 1).
+        pytest.param(np.array([-0.5 + 0.8j, -1.5 - 0.4j, 2.0 + 0.3j]), id="arccosh-both-halves"),
+        pytest.param(np.complex128(-0.5 + 0.8j), id="arccosh-complex-scalar"),
+    ],
+)
+def test_arccosh_on_complex_matches_finite_differences(z: Any) -> None:
+    check_rrule(np.arccosh, z, rtol=1e-5, atol=1e-8)
+
+
+def test_absolute_on_complex64_keeps_precision() -> None:
+    check_rrule(np.absolute, complex_sample((3,)).astype(np.complex64), rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("f", "x"),
+    [
+        # Central differences at a kink give the symmetric subgradient the rules choose.
+        pytest.param(np.absolute, np.array([-1.0, 0.0, 2.0]), id="absolute-at-zero"),
+        pytest.param(np.absolute, np.array([0.0j, 1.0 - 1.0j]), id="absolute-complex-at-zero"),
+    ],
+)
+def test_unary_rule_at_kink_matches_finite_differences(f: np.ufunc, x: np.ndarray) -> None:
+    check_rrule(f, x)
+
+
+# Each binary ufunc with a sampler for each argument's values.
+BINARY: list[tuple[np.ufunc, dict[str, Any], dict[str, Any]]] = [
+    (np.add, {"low": -2.0, "high": 2.0}, {"low": -2.0, "high": 2.0}),
+    (np.subtract, {"low": -2.0, "high": 2.0}, {"low": -2.0, "high": 2.0}),
+    (np.multiply, {"low": -2.0, "high": 2.0}, {"low": -2.0, "high": 2.0}),
+    (np.divide, {"low": -2.0, "high": 2.0}, {"low": 0.5, "high": 2.0, "signed": True}),
+    (np.arctan2, {"low": 0.3, "high": 2.0, "signed": True}, {"low": -2.0, "high": 2.0}),
+    (np.hypot, {"low": 0.3, "high": 2.0, "signed": True}, {"low": -2.0, "high": 2.0}),
+    (np.logaddexp, {"low": -2.0, "high": 2.0}, {"low": -2.0, "high": 2.0}),
+    (np.logaddexp2, {"low": -2.0, "high": 2.0}, {"low": -2.0, "high": 2.0}),
+]
+
+# (id, shape of a, shape of b): same shapes, then every kind of broadcasting.
+SHAPE_PAIRS: list[tuple[str, Shape | type[float], Shape | type[float]]] = [
+    ("same", (2, 3), (2, 3)),
+    ("row", (3, 4), (4,)),
+    ("outer", (3, 1), (1, 4)),
+    ("0d-with-array", (), (3,)),
+    ("array-with-0d", (3,), ()),
+    ("float-with-array", float, (2, 3)),
+    ("array-with-float", (2, 3), float),
+    ("floats", float, float),
+]
+
+
+@pytest.mark.parametrize(
+    ("f", "a", "b"),
+    [
+        pytest.param(
+            f,
+            sample(shape_a, **a_kind, seed=2),
+            sample(shape_b, **b_kind, seed=3),
+            id=f"{f.__name__}-{pair}",
+        )
+        for f, a_kind, b_kind in BINARY
+        for pair, shape_a, shape_b in SHAPE_PAIRS
+    ],
+)
+def test_binary_rule_matches_finite_differences(f: np.ufunc, a: Any, b: Any) -> None:
+    check_rrule(f, a, b)
+
+
+@pytest.mark.parametrize(
+    ("f", "a", "b"),
+    [
+        pytest.param(
+            f, grid(shape_a, 0.0, seed=4), grid(shape_b, 0.1, seed=5), id=f"{f.__name__}-{pair}"
+        )
+        for f in (np.maximum, np.minimum)
+        for pair, shape_a, shape_b in SHAPE_PAIRS
+    ],
+)
+def test_maximum_and_minimum_match_finite_differences(f: np.ufunc, a: Any, b: Any) -> None:
+    check_rrule(f, a, b)
+
+
+TIED = np.array([[-1.0, 0.5, 2.0], [0.0, 1.0, -0.5]])
+
+
+@pytest.mark.parametrize(
+    ("f", "a", "b"),
+    [
+        # At a tie central differences give each argument half, as the rules do.
+        pytest.param(np.maximum, TIED, TIED.copy(), id="maximum-all-tied"),
+        pytest.param(np.minimum, TIED, TIED.copy(), id="minimum-all-tied"),
+        pytest.param(np.maximum, TIED, 0.0, id="maximum-tied-with-float"),
+        pytest.param(np.minimum, TIED, np.array([0.5, 1.0, 2.0]), id="minimum-tied-broadcast"),
+        pytest.param(np.hypot, np.array([0.0, 1.0]), np.array([0.0, 2.0]), id="hypot-at-origin"),
+    ],
+)
+def test_binary_rule_at_kink_matches_finite_differences(f: np.ufunc, a: Any, b: Any) -> None:
+    check_rrule(f, a, b)
+
+
+@pytest.mark.parametrize(
+    ("f", "a", "b"),
+    [
+        pytest.param(
+            f,
+            sample((3, 4), -2.0, 2.0, dtype=np.float32, seed=6),
+            sample((4,), 0.5, 2.0, dtype=np.float32, seed=7),
+            id=f"{f.__name__}-row",
+        )
+        for f, *_ in BINARY
+    ]
+    + [
+        pytest.param(
+            np.multiply,
+            sample((2, 3), -2.0, 2.0, dtype=np.float32, seed=6),
+            1.5,
+            id="multiply-with-float",
+        ),
+        pytest.param(
+            np.maximum,
+            grid((2, 3), 0.0, seed=6).astype(np.float32),
+            grid((3,), 0.1, seed=7).astype(np.float32),
+            id="maximum-row",
+        ),
+    ],
+)
+def test_binary_rule_keeps_float32(f: np.ufunc, a: Any, b: Any) -> None:
+    check_rrule(f, a, b, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("f", "a", "b"),
+    [
+        pytest.param(
+            f,
+            complex_sample((2, 3), seed=8),
+            complex_sample(shape, seed=9),
+            id=f"{f.__name__}-{name}",
+        )
+        for f in (np.add, np.subtract, np.multiply, np.divide)
+        for name, shape in (("same", (2, 3)), ("row", (3,)))
+    ]
+    + [
+        pytest.param(
+            np.multiply,
+            sample((2, 3), -2.0, 2.0, seed=8),
+            complex_sample((3,), seed=9),
+            id="multiply-real-with-complex",
+        ),
+        pytest.param(
+            np.divide,
+            complex_sample((2, 3), seed=8),
+            sample((3,), 0.5, 2.0, seed=9),
+            id="divide-complex-by-real",
+        ),
+        pytest.param(
+            np.multiply, complex_sample((2,), seed=8), 1.5 - 0.5j, id="multiply-with-complex-scalar"
+        ),
+    ],
+)
+def test_binary_rule_on_complex_matches_finite_differences(f: np.ufunc, a: Any, b: Any) -> None:
+    check_rrule(f, a, b, rtol=1e-5, atol=1e-8)
