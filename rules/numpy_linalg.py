@@ -6,9 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from srcad.projection import ProjectTo
+from srcad.projection import ProjectTo, conj
 from srcad.registry import RuleSet
-from srcad.rules.operators import conj
 from srcad.tangents import AbstractZero, NoTangent
 
 rules = RuleSet("numpy_linalg")

@@ -8,20 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from srcad.projection import ProjectTo
+from srcad.projection import ProjectTo, conj
 from srcad.registry import RuleSet
 from srcad.tangents import AbstractZero, NoTangent
 
 rules = RuleSet("operators")
 
 Pullback = Any
-
-
-def conj(x: Any) -> Any:
-    """The complex conjugate of a primal, free for real arrays and Python floats."""
-    if isinstance(x, np.ndarray | complex | np.complexfloating):
-        return x.conjugate()
-    return x
 
 
 @rules.rrule(operator.add)

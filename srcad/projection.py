@@ -9,6 +9,13 @@ import numpy as np
 from srcad.tangents import AbstractZero, NoTangent, Tangent
 
 
+def conj(x: Any) -> Any:
+    """The complex conjugate of a primal value; free for real arrays and Python floats."""
+    if isinstance(x, np.ndarray | complex | np.complexfloating):
+        return x.conjugate()
+    return x
+
+
 def unbroadcast(dx: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """Sum `dx` over the axes that broadcasting added or stretched to reach its shape.
 

@@ -7,9 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from srcad.projection import ProjectTo
+from srcad.projection import ProjectTo, conj
 from srcad.tangents import NoTangent
 
 RuleFn = Callable[..., Any]
@@ -37,10 +35,6 @@ def _rename(fn: RuleFn, name: str) -> RuleFn:
 def primal_name(primal: Any) -> str:
     """The short name rules and generated code use for a primal function."""
     return str(getattr(primal, "__name__", type(primal).__name__)).strip("_<>") or "call"
-
-
-def _conj(x: Any) -> Any:
-    return x.conjugate() if isinstance(x, complex | np.ndarray | np.complexfloating) else x
 
 
 class RuleSet:
@@ -121,7 +115,7 @@ def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
             project_x = ProjectTo(x)
 
             def pullback(y_bar: Any) -> tuple[Any, Any]:
-                return NoTangent(), project_x(y_bar * _conj(d_x(x, y)))
+                return NoTangent(), project_x(y_bar * conj(d_x(x, y)))
 
             _rename(pullback, f"{name}_pullback")
             return y, pullback
@@ -138,8 +132,8 @@ def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
             def pullback(y_bar: Any) -> tuple[Any, Any, Any]:
                 return (
                     NoTangent(),
-                    project_a(y_bar * _conj(d_a(a, b, y))),
-                    project_b(y_bar * _conj(d_b(a, b, y))),
+                    project_a(y_bar * conj(d_a(a, b, y))),
+                    project_b(y_bar * conj(d_b(a, b, y))),
                 )
 
             _rename(pullback, f"{name}_pullback")
