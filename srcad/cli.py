@@ -53,7 +53,7 @@ def show(spec: str, mode: str, wrt: str | None) -> str:
     if isinstance(func, Differentiable):
         func = func.func
     if not callable(func):
-        raise UsageError(f"{path}:{name} is a {type(func).__name__}, not a function")
+        raise UsageError(f"{path}:{name} is not a function but a {type(func).__name__} value")
     names: str | tuple[str, ...] | None = None
     if wrt:
         names = tuple(n.strip() for n in wrt.split(",") if n.strip())

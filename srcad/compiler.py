@@ -168,5 +168,8 @@ def compiled_rrule(func: Callable[..., Any], wrt: tuple[str, ...] | None) -> Com
         tree, ctx = new_context(source, wrt)
         reverse_tree(tree, ctx)
         found = emit(tree, ctx, "reverse rule")
+        # Rules compiled against an older registry are never asked for again.
+        for stale in [k for k in per_function if k[2] != REGISTRY.version]:
+            del per_function[stale]
         per_function[key] = found
     return found

@@ -59,7 +59,7 @@ class ProjectTo:
     def __init__(self, x: Any) -> None:
         self.shape: tuple[int, ...] = ()
         self.dtype: np.dtype[Any] | None = None
-        if isinstance(x, bool | np.bool_):
+        if isinstance(x, bool | int | np.bool_):
             self.kind = "none"
         # Before the Python numbers: np.float64 and np.complex128 subclass float and complex,
         # and must still project to NumPy scalars.
@@ -70,7 +70,7 @@ class ProjectTo:
                 self.kind = "array" if isinstance(x, np.ndarray) else "scalar"
                 self.shape = x.shape
                 self.dtype = x.dtype
-        elif isinstance(x, int | float):
+        elif isinstance(x, float):
             self.kind = "float"
         elif isinstance(x, complex):
             self.kind = "complex"

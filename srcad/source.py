@@ -37,8 +37,11 @@ class FunctionSource:
     def diagnostic(self, node: gast.AST, code: str, message: str, hint: str = "") -> Diagnostic:
         """A diagnostic at `node`, in the user's file."""
         lineno = getattr(node, "lineno", None) or self.node.lineno
-        column = getattr(node, "col_offset", None) or 0
-        return Diagnostic(self.filename, lineno, column, code, message, hint, self.line(lineno))
+        offset = getattr(node, "col_offset", None) or 0
+        text = self.line(lineno)
+        # The AST counts columns in UTF-8 bytes; diagnostics (and their carets) in characters.
+        column = len(text.encode("utf-8")[:offset].decode("utf-8", errors="ignore"))
+        return Diagnostic(self.filename, lineno, column, code, message, hint, text)
 
     def lookup(self, name: str) -> tuple[str, Any]:
         """Where a free name of the function lives, and its value now.

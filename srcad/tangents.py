@@ -16,6 +16,9 @@ class AbstractZero:
     __array_ufunc__ = None
 
     def __add__(self, other: Any) -> Any:
+        if isinstance(other, AbstractZero):
+            # As in ChainRules: a zero plus "cannot be perturbed" cannot be perturbed.
+            return other if isinstance(other, NoTangent) else self
         return other
 
     __radd__ = __add__

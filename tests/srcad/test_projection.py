@@ -1,0 +1,198 @@
+"""Tests for srcad/projection.py: ProjectTo and unbroadcast."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from srcad.projection import ProjectTo, unbroadcast
+from srcad.tangents import NoTangent, Tangent, ZeroTangent
+
+# (primal, cotangent, expected): the expected value's type is checked exactly, so a Python
+# float must stay a float, a NumPy scalar a NumPy scalar.
+PYTHON_NUMBERS = [
+    pytest.param(2.0, 1.5, 1.5, id="float-float"),
+    pytest.param(2.0, np.array([1.0, 2.0, 3.0]), 6.0, id="float-array-summed"),
+    pytest.param(2.0, np.float32(1.5), 1.5, id="float-numpy-scalar"),
+    pytest.param(2.0, np.array(2.5), 2.5, id="float-0d-array"),
+    pytest.param(2.0, 1.0 + 2.0j, 1.0, id="float-complex-drops-imaginary"),
+    pytest.param(1j, 2.0, 2.0 + 0j, id="complex-real-cotangent"),
+    pytest.param(1j, np.array([1j, 2.0]), 2.0 + 1j, id="complex-array-summed"),
+]
+
+
+@pytest.mark.parametrize(("primal", "cotangent", "expected"), PYTHON_NUMBERS)
+def test_project_onto_python_number(primal: Any, cotangent: Any, expected: Any) -> None:
+    result = ProjectTo(primal)(cotangent)
+    assert result == expected
+    assert type(result) is type(expected)
+
+
+@pytest.mark.parametrize(
+    "primal",
+    [
+        pytest.param(True, id="bool"),
+        pytest.param(3, id="int"),
+        pytest.param(np.int64(3), id="numpy-int"),
+        pytest.param(np.bool_(False), id="numpy-bool"),
+        pytest.param(np.array([True, False]), id="bool-array"),
+        pytest.param(np.array(["a", "b"]), id="string-array"),
+        pytest.param(np.arange(2), id="int-array"),
+        pytest.param(np.int64(2), id="numpy-int"),
+    ],
+)
+def test_non_perturbable_primal_gets_no_tangent(primal: Any) -> None:
+    assert ProjectTo(primal)(np.ones(2)) is NoTangent()
+
+
+# (primal, cotangent, expected array): dtype, shape and values are all checked.
+ARRAYS = [
+    pytest.param(np.zeros(3), np.arange(3.0), np.arange(3.0), id="same-shape"),
+    pytest.param(
+        np.zeros(3, dtype=np.float32),
+        np.ones(3),
+        np.ones(3, dtype=np.float32),
+        id="float32-kept",
+    ),
+    pytest.param(
+        np.zeros(3, dtype=np.float32),
+        np.ones((2, 3)),
+        np.full(3, 2.0, dtype=np.float32),
+        id="float32-kept-after-unbroadcast",
+    ),
+    pytest.param(
+        np.zeros(3), np.arange(6.0).reshape(2, 3), np.array([3.0, 5.0, 7.0]), id="(3,)-vs-(2,3)"
+    ),
+    pytest.param(
+        np.zeros((2, 1)),
+        np.arange(6.0).reshape(2, 3),
+        np.array([[3.0], [12.0]]),
+        id="(2,1)-vs-(2,3)",
+    ),
+    pytest.param(
+        np.zeros((1, 3)),
+        np.arange(6.0).reshape(2, 3),
+        np.array([[3.0, 5.0, 7.0]]),
+        id="(1,3)-vs-(2,3)",
+    ),
+    pytest.param(np.zeros(2), 1.5, np.array([1.5, 1.5]), id="scalar-cotangent-broadcast"),
+    pytest.param(
+        np.zeros(2), np.array([1 + 2j, 3 - 1j]), np.array([1.0, 3.0]), id="real-drops-imaginary"
+    ),
+    pytest.param(
+        np.zeros(2, dtype=np.float32),
+        np.array([1 + 2j, 3 - 1j]),
+        np.array([1.0, 3.0], dtype=np.float32),
+        id="float32-drops-imaginary",
+    ),
+    pytest.param(
+        np.zeros(2, dtype=complex),
+        np.ones(2),
+        np.ones(2, dtype=complex),
+        id="complex-primal-keeps-complex",
+    ),
+]
+
+
+@pytest.mark.parametrize(("primal", "cotangent", "expected"), ARRAYS)
+def test_project_onto_array(primal: np.ndarray, cotangent: Any, expected: np.ndarray) -> None:
+    result = ProjectTo(primal)(cotangent)
+    assert type(result) is np.ndarray
+    assert result.dtype == expected.dtype
+    assert result.shape == expected.shape
+    np.testing.assert_array_equal(result, expected)
+
+
+@pytest.mark.parametrize(
+    "cotangent",
+    [
+        pytest.param(np.array(2.5), id="0d"),
+        pytest.param(2.5, id="float"),
+        pytest.param(np.array([1.0, 1.5]), id="vector-summed"),
+        pytest.param(np.ones((2, 2)) * 0.625, id="matrix-summed"),
+    ],
+)
+def test_0d_array_stays_0d_array(cotangent: Any) -> None:
+    result = ProjectTo(np.array(1.0))(cotangent)
+    assert type(result) is np.ndarray
+    assert result.shape == ()
+    assert result == 2.5
+
+
+@pytest.mark.parametrize(
+    ("primal", "cotangent", "expected_type"),
+    [
+        pytest.param(np.float64(1.0), 2.5, np.float64, id="float64-from-float"),
+        pytest.param(np.float32(1.0), np.array(2.5), np.float32, id="float32-from-0d"),
+        pytest.param(np.float32(1.0), np.array([1.0, 1.5]), np.float32, id="float32-summed"),
+        pytest.param(np.float64(1.0), 2.5 + 1j, np.float64, id="drops-imaginary"),
+    ],
+)
+def test_numpy_scalar_stays_numpy_scalar(primal: Any, cotangent: Any, expected_type: type) -> None:
+    result = ProjectTo(primal)(cotangent)
+    assert type(result) is expected_type
+    assert result == 2.5
+
+
+@pytest.mark.parametrize(
+    "primal",
+    [
+        pytest.param(1.0, id="float"),
+        pytest.param(np.zeros(3), id="array"),
+        pytest.param(np.float32(1.0), id="numpy-scalar"),
+        pytest.param(True, id="bool"),
+        pytest.param((1.0, 2.0), id="tuple"),
+    ],
+)
+@pytest.mark.parametrize("zero", [ZeroTangent(), NoTangent()], ids=["ZeroTangent", "NoTangent"])
+def test_symbolic_zeros_pass_through(primal: Any, zero: Any) -> None:
+    assert ProjectTo(primal)(zero) is zero
+
+
+def test_tuple_primal_gets_structural_tangent() -> None:
+    assert ProjectTo((1.0, 2.0))((3.0, 4.0)) == Tangent(tuple, 3.0, 4.0)
+
+
+def test_unknown_primal_passes_cotangent_through() -> None:
+    cotangent = object()
+    assert ProjectTo("text")(cotangent) is cotangent
+
+
+def test_projector_records_shape_not_the_primal() -> None:
+    primal = np.zeros((2, 1))
+    project = ProjectTo(primal)
+    primal.resize((5, 5), refcheck=False)
+    assert project(np.ones((2, 3))).shape == (2, 1)
+
+
+@pytest.mark.parametrize(
+    ("primal", "text"),
+    [
+        pytest.param(1.0, "ProjectTo(float)", id="float"),
+        pytest.param(
+            np.zeros(3, np.float32), "ProjectTo(array, shape=(3,), dtype=float32)", id="array"
+        ),
+    ],
+)
+def test_projector_repr(primal: Any, text: str) -> None:
+    assert repr(ProjectTo(primal)) == text
+
+
+UNBROADCASTS = [
+    pytest.param(np.ones((2, 3)), (2, 3), np.ones((2, 3)), id="same-shape"),
+    pytest.param(np.ones((2, 3)), (3,), np.full(3, 2.0), id="leading-axis"),
+    pytest.param(np.ones((2, 3)), (2, 1), np.full((2, 1), 3.0), id="stretched-axis"),
+    pytest.param(np.ones((4, 2, 3)), (1, 3), np.full((1, 3), 8.0), id="leading-and-stretched"),
+    pytest.param(np.ones((2, 3)), (), np.array(6.0), id="to-0d"),
+    pytest.param(np.ones(3), (2, 3), np.ones((2, 3)), id="broadcast-up"),
+]
+
+
+@pytest.mark.parametrize(("dx", "shape", "expected"), UNBROADCASTS)
+def test_unbroadcast(dx: np.ndarray, shape: tuple[int, ...], expected: np.ndarray) -> None:
+    result = unbroadcast(dx, shape)
+    assert type(result) is np.ndarray
+    assert result.shape == shape
+    np.testing.assert_array_equal(result, expected)
