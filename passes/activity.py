@@ -1,4 +1,4 @@
-"""Activity: which values depend differentiably on the inputs being differentiated."""
+"""Activity: which names hold values that depend differentiably on the differentiated inputs."""
 
 from __future__ import annotations
 
@@ -6,21 +6,24 @@ import gast
 
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import Callees
+from srcad.passes.to_anf import walk_statements
 
 
 def operand_names(value: gast.expr) -> list[gast.Name]:
     """The names a normal-form operation differentiates through, in argument order.
 
-    Indices, keyword arguments and callees are not among them.
+    Indices and callees are not among them; comparisons and `not` have none. Keyword
+    arguments are (a rule refuses an active one; a compiled callee differentiates it).
     """
     if isinstance(value, gast.Name):
         return [value]
     if isinstance(value, gast.BinOp):
         return [n for n in (value.left, value.right) if isinstance(n, gast.Name)]
-    if isinstance(value, gast.UnaryOp):
+    if isinstance(value, gast.UnaryOp) and not isinstance(value.op, gast.Not):
         return [value.operand] if isinstance(value.operand, gast.Name) else []
     if isinstance(value, gast.Call):
-        return [a for a in value.args if isinstance(a, gast.Name)]
+        passed = [*value.args, *(k.value for k in value.keywords)]
+        return [a for a in passed if isinstance(a, gast.Name)]
     if isinstance(value, gast.Attribute | gast.Subscript):
         return [value.value] if isinstance(value.value, gast.Name) else []
     if isinstance(value, gast.Tuple):
@@ -28,12 +31,18 @@ def operand_names(value: gast.expr) -> list[gast.Name]:
     return []
 
 
-class Activity(Analysis[set[str]]):
-    """The names (of the normal form) whose values vary with the differentiated parameters.
+def target_names(target: gast.expr) -> list[str]:
+    return [n.id for n in gast.walk(target) if isinstance(n, gast.Name)]
 
-    A value is active when an operand is active and the operation carries a derivative:
-    results of non-differentiable functions (`len`, `np.sign`) and attributes (`.shape`)
-    are not.
+
+class Activity(Analysis[set[str]]):
+    """The names whose values may vary with the differentiated parameters.
+
+    A name is active when some statement assigns it from an active operand through an
+    operation that carries a derivative (not `len`, `np.sign`, `.shape`, comparisons),
+    or when a `for` loop iterates over an active value. The analysis ignores the order of
+    statements, so a name active anywhere is active everywhere: that costs a rule call
+    where a plain one would do, never a missing derivative.
     """
 
     requires = (Callees,)
@@ -41,21 +50,32 @@ class Activity(Analysis[set[str]]):
     def run(self, tree: gast.Module, ctx: Context) -> set[str]:
         callees = ctx.analysis(Callees, tree).callees
         active = set(ctx.wrt)
-        for statement in function_of(tree).body:
-            if not isinstance(statement, gast.Assign):
-                continue
-            value = statement.value
-            if not any(n.id in active for n in operand_names(value)):
-                continue
-            if isinstance(value, gast.Call) and ctx.registry.is_non_differentiable(
-                callees.get(value)
-            ):
-                continue
-            if isinstance(value, gast.Attribute) and ctx.registry.is_non_differentiable_attribute(
-                value.attr
-            ):
-                continue
-            for target in gast.walk(statement.targets[0]):
-                if isinstance(target, gast.Name):
-                    active.add(target.id)
+        statements = list(walk_statements(function_of(tree).body))
+        changed = True
+        while changed:
+            changed = False
+            for statement in statements:
+                if isinstance(statement, gast.Assign):
+                    value = statement.value
+                    if not any(n.id in active for n in operand_names(value)):
+                        continue
+                    if isinstance(value, gast.Call) and ctx.registry.is_non_differentiable(
+                        callees.get(value)
+                    ):
+                        continue
+                    if isinstance(
+                        value, gast.Attribute
+                    ) and ctx.registry.is_non_differentiable_attribute(value.attr):
+                        continue
+                    targets = target_names(statement.targets[0])
+                elif isinstance(statement, gast.For):
+                    iterable = statement.iter
+                    if not (isinstance(iterable, gast.Name) and iterable.id in active):
+                        continue
+                    targets = target_names(statement.target)
+                else:
+                    continue
+                if not active.issuperset(targets):
+                    active.update(targets)
+                    changed = True
         return active

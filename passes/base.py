@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -10,7 +11,7 @@ import gast
 
 from srcad.errors import Diagnostic
 from srcad.passes.naming import Namer
-from srcad.registry import Registry
+from srcad.registry import Registry, Rule
 from srcad.source import FunctionSource
 
 T = TypeVar("T")
@@ -25,6 +26,9 @@ class Context:
     registry: Registry
     wrt: tuple[str, ...]
     namer: Namer
+    # The rule srcad compiles from source for a Python function without a registered rule
+    # (None when the callee is not such a function); the driver provides it.
+    compiled_rule: Callable[[Any], Rule | None] = lambda callee: None
     results: dict[type, Any] = field(default_factory=dict)
     runtime: dict[str, Any] = field(default_factory=dict)  # names emitted code gets from srcad
 

@@ -23,6 +23,16 @@ _OPERATOR_WORDS: dict[type, str] = {
     gast.UAdd: "pos",
     gast.Not: "not",
     gast.Invert: "invert",
+    gast.Eq: "eq",
+    gast.NotEq: "ne",
+    gast.Lt: "lt",
+    gast.LtE: "le",
+    gast.Gt: "gt",
+    gast.GtE: "ge",
+    gast.Is: "is",
+    gast.IsNot: "is_not",
+    gast.In: "in",
+    gast.NotIn: "not_in",
 }
 
 
@@ -66,6 +76,13 @@ def expression_words(node: gast.AST) -> list[str]:
         return [_constant_word(node.value)]
     if isinstance(node, gast.BinOp):
         return [*expression_words(node.left), operator_word(node.op), *expression_words(node.right)]
+    if isinstance(node, gast.BoolOp):
+        return ["both" if isinstance(node.op, gast.And) else "either"]
+    if isinstance(node, gast.Compare):
+        words = expression_words(node.left)
+        for op, right in zip(node.ops, node.comparators, strict=True):
+            words += [operator_word(op), *expression_words(right)]
+        return words
     if isinstance(node, gast.UnaryOp):
         return [operator_word(node.op), *expression_words(node.operand)]
     if isinstance(node, gast.Attribute):

@@ -12,8 +12,8 @@ from srcad.errors import Diagnostic
 from srcad.passes.activity import Activity, operand_names
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import Callees, static_path
-from srcad.passes.to_anf import is_copy, is_unpacking
-from srcad.primitives import make_tuple, unpack
+from srcad.passes.to_anf import is_copy, is_unpacking, walk_statements
+from srcad.primitives import iterate, make_tuple, unpack
 from srcad.registry import Rule
 
 MISSING_RULE = "E210"
@@ -37,7 +37,7 @@ OPERATORS: dict[type, Any] = {
 class RuleInfo:
     """The rule of each differentiated statement (keyed by the statement)."""
 
-    rules: dict[gast.Assign, Rule] = field(default_factory=dict)
+    rules: dict[gast.stmt, Rule] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
@@ -55,16 +55,37 @@ class OperationRules(Analysis[RuleInfo]):
         callees = ctx.analysis(Callees, tree).callees
         active = ctx.analysis(Activity, tree)
         info = RuleInfo()
-        for statement in function_of(tree).body:
+        for statement in walk_statements(function_of(tree).body):
+            if isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name):
+                if statement.iter.id in active:
+                    found = ctx.registry.rrule_for(iterate)
+                    if found is None:
+                        info.diagnostics.append(
+                            ctx.diagnostic(
+                                statement.iter,
+                                MISSING_RULE,
+                                "no rule for iterating over a differentiated value",
+                                "register one for srcad.primitives.iterate",
+                            )
+                        )
+                    else:
+                        info.rules[statement] = found
+                continue
             if not isinstance(statement, gast.Assign):
                 continue
             target = statement.targets[0]
             if not any(n.id in active for n in gast.walk(target) if isinstance(n, gast.Name)):
                 continue
             value = statement.value
+            if not any(n.id in active for n in operand_names(value)):
+                continue  # a constant, or a value computed from constants, is not differentiated
             rule: Rule | None = None
             what = ""
-            if is_copy(statement):
+            if (
+                is_copy(statement)
+                or isinstance(value, gast.Compare)
+                or (isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.Not))
+            ):
                 continue
             if is_unpacking(statement):
                 rule, what = ctx.registry.rrule_for(unpack), "unpacking"
@@ -78,8 +99,9 @@ class OperationRules(Analysis[RuleInfo]):
             elif isinstance(value, gast.Attribute):
                 rule, what = ctx.registry.attribute_rrule(value.attr), f"attribute .{value.attr}"
             elif isinstance(value, gast.Call):
-                self._check_keywords(value, active, ctx, info)
-                rule = ctx.registry.rrule_for(callees[value])
+                callee = callees[value]
+                rule = ctx.registry.rrule_for(callee) or ctx.compiled_rule(callee)
+                self._check_keywords(value, active, ctx, info, rule)
                 what = ".".join(static_path(value.func) or ["call"])
             if rule is None:
                 name = what.rsplit(".", 1)[-1]
@@ -97,8 +119,15 @@ class OperationRules(Analysis[RuleInfo]):
         return info
 
     @staticmethod
-    def _check_keywords(call: gast.Call, active: set[str], ctx: Context, info: RuleInfo) -> None:
+    def _check_keywords(
+        call: gast.Call, active: set[str], ctx: Context, info: RuleInfo, rule: Rule | None
+    ) -> None:
+        """Rules differentiate positional arguments only; compiled callees also take their
+        positional parameters by keyword, but not their keyword-only ones."""
+        differentiated = set(rule.parameters or ()) if rule is not None else set()
         for keyword in call.keywords:
+            if keyword.arg in differentiated:
+                continue
             if any(n.id in active for n in operand_names(keyword.value)):
                 info.diagnostics.append(
                     ctx.diagnostic(

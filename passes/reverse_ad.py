@@ -1,27 +1,25 @@
-"""ReverseAD: turn a normal-form function into its rrule: a forward sweep and a named pullback."""
+"""ReverseAD: turn a normal-form function into its rrule: a forward sweep and named pullbacks."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import gast
 
 from srcad import syntax
 from srcad.passes import naming
-from srcad.passes.activity import Activity
+from srcad.passes.activity import Activity, operand_names, target_names
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.operation_rules import OperationRules
-from srcad.passes.to_anf import is_copy, is_unpacking
+from srcad.passes.to_anf import falls_through, is_copy, is_unpacking, load, store, walk_statements
+from srcad.registry import Rule
 from srcad.tangents import NoTangent, ZeroTangent
 
-
-def load(name: str) -> gast.Name:
-    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
-
-
-def store(name: str) -> gast.Name:
-    return gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
+Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost first
 
 
 def call(
@@ -30,21 +28,53 @@ def call(
     return gast.Call(func=load(function), args=args, keywords=keywords or [])
 
 
-def assign(targets: gast.expr, value: gast.expr) -> gast.Assign:
-    return gast.Assign(targets=[targets], value=value, type_comment=None)
+def assign(target: gast.expr, value: gast.expr) -> gast.Assign:
+    return gast.Assign(targets=[target], value=value, type_comment=None)
 
 
-def none() -> gast.Constant:
-    return gast.Constant(value=None, kind=None)
+def constant(value: Any) -> gast.expr:
+    if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+        return gast.UnaryOp(op=gast.USub(), operand=constant(-value))  # never `Constant(-1)`
+    return gast.Constant(value=value, kind=None)
+
+
+def names_tuple(names: list[str], ctx: gast.AST) -> gast.Tuple:
+    make = store if isinstance(ctx, gast.Store) else load
+    return gast.Tuple(elts=[make(n) for n in names], ctx=ctx)
+
+
+@dataclass
+class Exit:
+    """One way out of a loop iteration: the end of the body, a `continue`, a `break` or a
+    `return`; the record appended there names what the iteration kept."""
+
+    path: Path  # from the loop body to the jump (empty for the end of the body)
+    names: list[str]
+
+
+@dataclass
+class Loop:
+    """A loop whose iterations keep records on a tape for the pullback."""
+
+    statement: gast.For | gast.While
+    tape: str
+    exits: list[Exit] = field(default_factory=list)
+    exit_count: int = 0  # how many exits the body has; records carry an id when more than one
+    names: list[str] = field(default_factory=list)  # what the current iteration has kept
+    items: str | None = None  # the list an active iterable was turned into
+    items_pullback: str | None = None
 
 
 class ReverseAD(Transform):
     """Replace the function by its reverse rule.
 
-    Each statement that computes a value the result depends on calls its rule in the
-    forward sweep, keeping the rule's pullback; the pullback of the whole function calls
-    those pullbacks in reverse order, accumulating each value's cotangent in `<name>_bar`.
-    Other statements run as they are.
+    The forward sweep is the function itself, where each statement computing a value the
+    result depends on calls its rule and keeps the rule's pullback. Each `return` returns
+    the result and a named pullback that calls those pullbacks in reverse order,
+    accumulating each variable's cotangent in `<name>_bar`. A branch's pullback follows
+    the branch that ran; a loop appends one record per iteration to a tape (the pullbacks
+    of that iteration, and which exit it took when there are several), and the pullback
+    walks the tape backwards.
 
     >>> from srcad.passes.testing import show_reverse
     >>> print(show_reverse('''
@@ -68,100 +98,79 @@ class ReverseAD(Transform):
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         function = function_of(tree)
         self.ctx = ctx
+        self.function = function
         self.active = ctx.analysis(Activity, tree)
         self.rules = ctx.analysis(OperationRules, tree).rules
         self.bars: dict[str, str] = {}
-        self._seen: set[str] = set()  # names whose cotangent the pullback holds so far
-        *body, final = function.body
-        assert isinstance(final, gast.Return) and final.value is not None
-        result = final.value
-
-        differentiated = self._differentiated(body, result)
-        forward: list[gast.stmt] = []
-        pullbacks: dict[gast.Assign, str] = {}
-        for statement in body:
-            if statement in differentiated:
-                forward.append(self._forward(statement, pullbacks))
-            else:
-                forward.append(statement)
-
-        if isinstance(result, gast.Name):
-            seed = self._bar(result.id)
-            if result.id in self.active:
-                self._seen.add(result.id)
-        else:
-            seed = ctx.namer.fresh("out_bar")
-        reverse: list[gast.stmt] = []
-        last_line = None
-        for statement in reversed(body):
-            if statement not in differentiated:
-                continue
-            if statement.lineno != last_line:
-                reverse.append(self._location_comment(statement))
-                last_line = statement.lineno
-            reverse += self._reverse(statement, pullbacks.get(statement))
-        reverse.append(
-            gast.Return(value=gast.Tuple(elts=self._parameter_bars(function), ctx=gast.Load()))
-        )
-
-        pullback_name = ctx.namer.fresh(naming.pullback(function.name))
-        pullback = gast.FunctionDef(
-            name=pullback_name,
-            args=gast.arguments(
-                args=[gast.Name(id=seed, ctx=gast.Param(), annotation=None, type_comment=None)],
-                posonlyargs=[],
-                vararg=None,
-                kwonlyargs=[],
-                kw_defaults=[],
-                kwarg=None,
-                defaults=[],
-            ),
-            body=reverse,
-            decorator_list=[],
-            returns=None,
-            type_comment=None,
-            type_params=[],
-        )
-        returned = gast.Return(
-            value=gast.Tuple(elts=[result, load(pullback_name)], ctx=gast.Load())
-        )
+        self.pullbacks: dict[gast.stmt, str] = {}
+        self.packages: dict[gast.If, str] = {}
+        self.loops: dict[gast.stmt, Loop] = {}
+        self.returns = [s for s in walk_statements(function.body) if isinstance(s, gast.Return)]
+        self.needed = self._needed(function.body)
+        self.enclosing: list[Loop] = []
+        self.segments: list[Path] = []  # the path to each enclosing loop, outermost first
+        self.path: Path = []  # the path from the innermost loop's body (or the function's)
+        self.branch_names: dict[int, list[str]] = {}
+        body = self._forward_block(function.body)
         function.name = ctx.namer.fresh(naming.rrule(function.name))
-        function.body = [*forward, pullback, returned]
+        function.body = body
         function.decorator_list = []
         function.returns = None
         for node in gast.walk(function):
-            if not hasattr(node, "lineno") and isinstance(node, gast.stmt | gast.expr):
-                gast.copy_location(node, final)
+            if isinstance(node, gast.stmt | gast.expr) and not hasattr(node, "lineno"):
+                gast.copy_location(node, function)
         return True
 
-    # -- which statements ----------------------------------------------------------------
+    # -- what is differentiated ----------------------------------------------------------
 
-    def _differentiated(self, body: list[gast.stmt], result: gast.expr) -> set[gast.stmt]:
-        """Statements whose pullbacks the result's cotangent reaches."""
-        needed: set[str] = set()
-        if isinstance(result, gast.Name) and result.id in self.active:
-            needed.add(result.id)
-        chosen: set[gast.stmt] = set()
-        for statement in reversed(body):
-            if not isinstance(statement, gast.Assign):
-                continue
-            targets = {n.id for n in gast.walk(statement.targets[0]) if isinstance(n, gast.Name)}
-            if not targets & needed:
-                continue
-            if statement in self.rules or is_copy(statement):
-                chosen.add(statement)
-                needed |= {
-                    n.id for n in self._differentiable_operands(statement) if n.id in self.active
-                }
-        return chosen
+    def _needed(self, body: list[gast.stmt]) -> set[str]:
+        """Names whose cotangents some pullback computes: those a result depends on."""
+        needed = {
+            r.value.id
+            for r in self.returns
+            if isinstance(r.value, gast.Name) and r.value.id in self.active
+        }
+        statements = list(walk_statements(body))
+        changed = True
+        while changed:
+            changed = False
+            for statement in statements:
+                if not self._candidate(statement):
+                    continue
+                if isinstance(statement, gast.For):
+                    wanted = set(target_names(statement.target)) & needed
+                    more = {statement.iter.id} if wanted else set()
+                else:
+                    wanted = set(target_names(statement.targets[0])) & needed
+                    more = {n.id for n in self._operands(statement) if n.id in self.active}
+                if wanted and not more <= needed:
+                    needed |= more
+                    changed = True
+        return needed
+
+    def _candidate(self, statement: gast.stmt) -> bool:
+        if is_copy(statement):
+            assert isinstance(statement, gast.Assign) and isinstance(statement.value, gast.Name)
+            return statement.value.id in self.active
+        return statement in self.rules
+
+    def _differentiated(self, statement: gast.stmt) -> bool:
+        if not self._candidate(statement):
+            return False
+        if isinstance(statement, gast.For):
+            return bool(set(target_names(statement.target)) & self.needed)
+        return bool(set(target_names(statement.targets[0])) & self.needed)
+
+    def _has_content(self, statements: list[gast.stmt]) -> bool:
+        return any(self._differentiated(s) for s in walk_statements(statements))
 
     @staticmethod
     def _arguments(statement: gast.Assign) -> tuple[list[gast.expr], list[gast.keyword]]:
         """The positional and keyword arguments with which the rule is called."""
         value = statement.value
         if is_unpacking(statement):
-            count = gast.Constant(value=len(statement.targets[0].elts), kind=None)
-            return [value, count], []
+            assert isinstance(statement.targets[0], gast.Tuple)
+            return [value, constant(len(statement.targets[0].elts))], []
         if isinstance(value, gast.BinOp):
             return [value.left, value.right], []
         if isinstance(value, gast.UnaryOp):
@@ -176,111 +185,536 @@ class ReverseAD(Transform):
             return list(value.elts), []
         raise AssertionError(f"no rule arguments for {type(value).__name__}")
 
-    def _differentiable_operands(self, statement: gast.Assign) -> list[gast.Name]:
+    def _operands(self, statement: gast.Assign) -> list[gast.Name]:
+        """The operands whose cotangents the statement's pullback returns."""
         if is_copy(statement):
+            assert isinstance(statement.value, gast.Name)
             return [statement.value]
-        args, _ = self._arguments(statement)
         if isinstance(statement.value, gast.Subscript) or is_unpacking(statement):
-            args = args[:1]  # the index and the count are not differentiated
-        return [a for a in args if isinstance(a, gast.Name)]
+            value = statement.value
+            target = value.value if isinstance(value, gast.Subscript) else value
+            return [target] if isinstance(target, gast.Name) else []
+        return operand_names(statement.value)
 
     # -- forward sweep -------------------------------------------------------------------
 
-    def _forward(self, statement: gast.Assign, pullbacks: dict[gast.Assign, str]) -> gast.stmt:
-        if is_copy(statement):
-            return statement
+    def _forward_block(self, block: list[gast.stmt]) -> list[gast.stmt]:
+        out: list[gast.stmt] = []
+        for index, statement in enumerate(block):
+            self.path.append((block, index))
+            out += self._forward(statement)
+            self.path.pop()
+        return out
+
+    def _keep(self, name: str) -> None:
+        """Record `name` in the current loop iteration, for its pullback."""
+        if self.enclosing:
+            self.enclosing[-1].names.append(name)
+
+    def _forward(self, statement: gast.stmt) -> list[gast.stmt]:
+        if isinstance(statement, gast.If):
+            return self._forward_if(statement)
+        if isinstance(statement, gast.For | gast.While):
+            return self._forward_loop(statement)
+        if isinstance(statement, gast.Break | gast.Continue):
+            return [*self._record_exit(self.enclosing[-1]), statement]
+        if isinstance(statement, gast.Return):
+            return self._forward_return(statement)
+        if not self._differentiated(statement) or is_copy(statement):
+            return [statement]
+        assert isinstance(statement, gast.Assign)
         rule = self.rules[statement]
-        rule_name = self.ctx.bind(rule.rrule, getattr(rule.rrule, "__name__", "rule"))
+        rule_name = self._bind_rule(rule)
         args, keywords = self._arguments(statement)
         if isinstance(statement.value, gast.Subscript):
             args[1] = self._index_value(args[1])
-        target = statement.targets[0]
-        names = [n.id for n in gast.walk(target) if isinstance(n, gast.Name)]
+        names = target_names(statement.targets[0])
         pullback = self.ctx.namer.fresh(naming.pullback("_".join(names)))
-        pullbacks[statement] = pullback
-        both = gast.Tuple(elts=[target, store(pullback)], ctx=gast.Store())
-        return gast.copy_location(assign(both, call(rule_name, args, keywords)), statement)
+        self.pullbacks[statement] = pullback
+        self._keep(pullback)
+        both = gast.Tuple(elts=[statement.targets[0], store(pullback)], ctx=gast.Store())
+        return [gast.copy_location(assign(both, call(rule_name, args, keywords)), statement)]
+
+    def _bind_rule(self, rule: Rule) -> str:
+        return self.ctx.bind(rule.rrule, getattr(rule.rrule, "__name__", "rule"))
 
     def _index_value(self, index: gast.expr) -> gast.expr:
         """Index syntax as the value Python passes to `__getitem__`."""
         if isinstance(index, gast.Slice):
-            parts = [none() if p is None else p for p in (index.lower, index.upper, index.step)]
+            parts = [
+                constant(None) if p is None else p for p in (index.lower, index.upper, index.step)
+            ]
             return call(self.ctx.bind(slice, "slice"), parts)
         if isinstance(index, gast.Tuple):
             return gast.Tuple(elts=[self._index_value(e) for e in index.elts], ctx=gast.Load())
         return index
 
+    def _forward_if(self, statement: gast.If) -> list[gast.stmt]:
+        loop = self.enclosing[-1] if self.enclosing else None
+        if loop is None or not self._has_content([statement]):
+            body = self._forward_branch(statement, statement.body, None)
+            orelse = self._forward_branch(statement, statement.orelse, None)
+            return [
+                gast.copy_location(
+                    gast.If(test=statement.test, body=body, orelse=orelse), statement
+                )
+            ]
+        # In a loop, each branch keeps its pullbacks in one tuple the iteration records.
+        if self._needs_test(statement) and isinstance(statement.test, gast.Name):
+            self._keep(statement.test.id)
+        package = self.ctx.namer.fresh("branch")
+        self.packages[statement] = package
+        body = self._forward_branch(statement, statement.body, package)
+        orelse = self._forward_branch(statement, statement.orelse, package)
+        self._keep(package)
+        return [
+            gast.copy_location(gast.If(test=statement.test, body=body, orelse=orelse), statement)
+        ]
+
+    def _needs_test(self, statement: gast.If) -> bool:
+        """Whether the pullback must know which branch ran (both can run and fall through)."""
+        return falls_through(statement.body) and falls_through(statement.orelse)
+
+    def _forward_branch(
+        self, statement: gast.If, block: list[gast.stmt], package: str | None
+    ) -> list[gast.stmt]:
+        loop = self.enclosing[-1] if self.enclosing else None
+        start = len(loop.names) if loop else 0
+        out = self._forward_block(block)
+        if loop is not None and package is not None:
+            kept = loop.names[start:]
+            del loop.names[start:]
+            self.branch_names[id(block)] = kept
+            if falls_through(block):
+                out.append(assign(store(package), names_tuple(kept, gast.Load())))
+        return out if out or block is statement.orelse else [gast.Pass()]
+
+    def _forward_loop(self, statement: gast.For | gast.While) -> list[gast.stmt]:
+        if not self._has_content([statement]):
+            return [statement]
+        loop = Loop(statement, self.ctx.namer.fresh(f"{self.function.name}_tape"))
+        loop.exit_count = self._count_exits(statement.body)
+        self.loops[statement] = loop
+        before: list[gast.stmt] = [assign(store(loop.tape), gast.List(elts=[], ctx=gast.Load()))]
+        self._keep(loop.tape)
+        iterable: gast.expr | None = getattr(statement, "iter", None)
+        if statement in self.rules and self._differentiated(statement):
+            assert isinstance(iterable, gast.Name)
+            loop.items = self.ctx.namer.fresh(f"{iterable.id}_items")
+            loop.items_pullback = self.ctx.namer.fresh(naming.pullback(loop.items))
+            pair = names_tuple([loop.items, loop.items_pullback], gast.Store())
+            before.append(assign(pair, call(self._bind_rule(self.rules[statement]), [iterable])))
+            self._keep(loop.items)
+            self._keep(loop.items_pullback)
+            iterable = load(loop.items)
+        self.segments.append(self.path)
+        self.path = []
+        self.enclosing.append(loop)
+        body = self._forward_block(statement.body)
+        if falls_through(statement.body):
+            body += self._record_exit(loop)
+        self.enclosing.pop()
+        self.path = self.segments.pop()
+        if isinstance(statement, gast.For):
+            new: gast.stmt = gast.For(
+                target=statement.target, iter=iterable, body=body, orelse=[], type_comment=None
+            )
+        else:
+            new = gast.While(test=statement.test, body=body, orelse=[])
+        for node in before:
+            gast.copy_location(node, statement)
+        return [*before, gast.copy_location(new, statement)]
+
+    def _count_exits(self, body: list[gast.stmt]) -> int:
+        """Exits of an iteration: the end of the body, each `break` and `continue` of this
+        loop, and each `return` anywhere inside it."""
+        count = 1 if falls_through(body) else 0
+
+        def visit(block: list[gast.stmt], own: bool) -> None:
+            nonlocal count
+            for statement in block:
+                if isinstance(statement, gast.Return) or (
+                    own and isinstance(statement, gast.Break | gast.Continue)
+                ):
+                    count += 1
+                nested_own = own and not isinstance(statement, gast.For | gast.While)
+                visit(getattr(statement, "body", []), nested_own)
+                visit(getattr(statement, "orelse", []), nested_own)
+
+        visit(body, True)
+        return count
+
+    def _record_exit(self, loop: Loop) -> list[gast.stmt]:
+        """Append the current iteration's record to the loop's tape."""
+        exit_ = Exit(list(self.path), list(loop.names))
+        loop.exits.append(exit_)
+        elements: list[gast.expr] = [load(n) for n in exit_.names]
+        if loop.exit_count > 1:
+            elements.insert(0, constant(len(loop.exits) - 1))
+        record = gast.Tuple(elts=elements, ctx=gast.Load())
+        append = gast.Attribute(value=load(loop.tape), attr="append", ctx=gast.Load())
+        return [gast.Expr(value=gast.Call(func=append, args=[record], keywords=[]))]
+
+    def _forward_return(self, statement: gast.Return) -> list[gast.stmt]:
+        out: list[gast.stmt] = []
+        for depth in reversed(range(len(self.enclosing))):  # iterations the return cuts short
+            within = self.segments[depth + 1] if depth + 1 < len(self.segments) else self.path
+            saved, self.path = self.path, within
+            out += self._record_exit(self.enclosing[depth])
+            self.path = saved
+        full_path = [step for segment in self.segments for step in segment] + self.path
+        pullback = self._pullback(statement, full_path)
+        result = gast.Tuple(elts=[statement.value, load(pullback.name)], ctx=gast.Load())
+        out += [pullback, gast.Return(value=result)]
+        return [gast.copy_location(s, statement) for s in out]
+
     # -- pullback ------------------------------------------------------------------------
+
+    def _pullback(self, statement: gast.Return, path: Path) -> gast.FunctionDef:
+        """The pullback of the function for one `return`: the reverse of what ran before it."""
+        self.seen: set[str] = set()  # names whose `_bar` holds their cotangent here
+        self.runtime: list[set[str]] = []  # per enclosing region: cotangents bound at run time
+        result = statement.value
+        if isinstance(result, gast.Name):
+            seed = self._bar(result.id)
+            if result.id in self.needed:
+                self.seen.add(result.id)
+        else:
+            seed = self.ctx.namer.fresh("out_bar")
+        body = self._reverse_prefix(path)
+        body.append(gast.Return(value=gast.Tuple(elts=self._parameter_bars(), ctx=gast.Load())))
+        name = self.ctx.namer.fresh(naming.pullback(self.function.name))
+        parameter = gast.Name(id=seed, ctx=gast.Param(), annotation=None, type_comment=None)
+        arguments = gast.arguments(
+            args=[parameter],
+            posonlyargs=[],
+            vararg=None,
+            kwonlyargs=[],
+            kw_defaults=[],
+            kwarg=None,
+            defaults=[],
+        )
+        return gast.FunctionDef(
+            name=name,
+            args=arguments,
+            body=body,
+            decorator_list=[],
+            returns=None,
+            type_comment=None,
+            type_params=[],
+        )
+
+    def _parameter_bars(self) -> list[gast.expr]:
+        bars: list[gast.expr] = [self._zero(NoTangent)]
+        for arg in [*self.function.args.posonlyargs, *self.function.args.args]:
+            if arg.id not in self.ctx.wrt:
+                bars.append(self._zero(NoTangent))
+            elif arg.id in self.seen:
+                bars.append(load(self._bar(arg.id)))
+            else:
+                bars.append(self._zero(ZeroTangent))
+        return bars
 
     def _bar(self, name: str) -> str:
         if name not in self.bars:
             self.bars[name] = self.ctx.namer.fresh(naming.bar(name))
         return self.bars[name]
 
+    def _builtin(self, function: Any) -> str:
+        """A builtin the pullback calls, under a name no user variable shadows."""
+        return self.ctx.bind(function, function.__name__)
+
     def _zero(self, kind: type[Any]) -> gast.Call:
         return call(self.ctx.bind(kind, kind.__name__), [])
 
-    def _reverse(self, statement: gast.Assign, pullback: str | None) -> list[gast.stmt]:
-        target = statement.targets[0]
-        accumulate: list[gast.stmt] = []
+    def _seed(self, name: str) -> gast.expr:
+        return load(self._bar(name)) if name in self.seen else self._zero(ZeroTangent)
 
-        def contribution(operand: gast.expr) -> gast.expr:
-            if not isinstance(operand, gast.Name) or operand.id not in self.active:
-                return store("_")
-            name = operand.id
-            if name not in self._seen:
-                self._seen.add(name)
-                return store(self._bar(name))
-            partial = self.ctx.namer.fresh(naming.bar(name))
-            total = self._bar(name)
-            accumulate.append(
-                assign(
-                    store(total), gast.BinOp(left=load(total), op=gast.Add(), right=load(partial))
-                )
-            )
-            return store(partial)
+    def _reverse_prefix(self, path: Path) -> list[gast.stmt]:
+        """The reverse of what ran along `path`: the statements before each step, and the
+        part of the compound statement each step enters."""
+        (block, index), rest = path[0], path[1:]
+        out: list[gast.stmt] = []
+        if rest:
+            entered = block[index]
+            if isinstance(entered, gast.If):
+                out += self._reverse_prefix(rest)
+            else:  # a `return` inside a loop: its records say how far each iteration went
+                out += self._reverse_statement(entered)
+        return out + self._reverse_statements(block[:index])
 
-        if is_copy(statement):  # `t = a`: a_bar += t_bar
-            source = statement.value.id
-            if source not in self.active:
-                return []
-            if source in self._seen:
-                total = load(self._bar(source))
-                plus = gast.BinOp(left=total, op=gast.Add(), right=self._seed_of(target))
-                return [assign(store(self._bar(source)), plus)]
-            return [assign(contribution(statement.value), self._seed_of(target))]
-        assert pullback is not None
-        if is_unpacking(statement):
-            assert isinstance(target, gast.Tuple)
-            seed: gast.expr = gast.Tuple(
-                elts=[self._seed_of(n) for n in target.elts], ctx=gast.Load()
-            )
+    def _reverse_statements(self, statements: list[gast.stmt]) -> list[gast.stmt]:
+        out: list[gast.stmt] = []
+        last_line = None
+        for statement in reversed(statements):
+            code = self._reverse_statement(statement)
+            if code and isinstance(statement, gast.Assign) and statement.lineno != last_line:
+                out.append(self._location_comment(statement))
+                last_line = statement.lineno
+            out += code
+        return out
+
+    def _reverse_statement(self, statement: gast.stmt) -> list[gast.stmt]:
+        if isinstance(statement, gast.If):
+            return self._reverse_if(statement)
+        if isinstance(statement, gast.For | gast.While):
+            return self._reverse_loop(statement)
+        if isinstance(statement, gast.Assign) and self._differentiated(statement):
+            return self._reverse_assign(statement)
+        if isinstance(statement, gast.Assign):  # a value with no derivative: a fresh start
+            return self._forget(target_names(statement.targets[0]))
+        return []
+
+    def _forget(self, names: list[str]) -> list[gast.stmt]:
+        """Cotangents of values assigned before this point start from zero."""
+        code: list[gast.stmt] = []
+        for name in names:
+            if name in self.seen and name in self.active:
+                if self._is_runtime(name):
+                    code.append(assign(store(self._bar(name)), self._zero(ZeroTangent)))
+                else:
+                    self.seen.discard(name)
+        return code
+
+    def _touched(self, statements: list[gast.stmt]) -> list[str]:
+        """Active names whose cotangents the reverse of `statements` reads or writes."""
+        touched: list[str] = []
+        for statement in walk_statements(statements):
+            if isinstance(statement, gast.For) and statement in self.rules:
+                assert isinstance(statement.iter, gast.Name)
+                touched += [*target_names(statement.target), statement.iter.id]
+            elif isinstance(statement, gast.Assign) and self._differentiated(statement):
+                touched += target_names(statement.targets[0])
+                touched += [n.id for n in self._operands(statement)]
+        return [n for n in dict.fromkeys(touched) if n in self.active]
+
+    def _iteration_locals(self, statement: gast.For | gast.While) -> set[str]:
+        """Names each iteration assigns before any use and nothing after the loop reads:
+        their cotangents live within one iteration's reverse, like straight-line code."""
+        defined = set(target_names(statement.target)) if isinstance(statement, gast.For) else set()
+        exposed: set[str] = set()
+        for top in statement.body:
+            for inner in walk_statements([top]):
+                if isinstance(inner, gast.Assign) and self._differentiated(inner):
+                    exposed |= {n.id for n in self._operands(inner)} - defined
+                elif isinstance(inner, gast.For) and isinstance(inner.iter, gast.Name):
+                    exposed |= {inner.iter.id} - defined
+            if isinstance(top, gast.Assign):
+                defined |= set(target_names(top.targets[0]))
+        nested = {
+            n
+            for top in statement.body
+            if not isinstance(top, gast.Assign)
+            for inner in walk_statements([top])
+            for n in (target_names(inner.targets[0]) if isinstance(inner, gast.Assign) else [])
+        }
+        return defined - exposed - nested - self.seen
+
+    @contextmanager
+    def _region(self, runtime: list[str], out: list[gast.stmt]) -> Iterator[None]:
+        """Inside a branch or a loop a cotangent may or may not have been set when the
+        reverse reaches a point: the region binds each of `runtime` first (to zero if
+        nothing has), accumulates into them, and resets them where their values are made."""
+        for name in runtime:
+            if name not in self.seen:
+                out.append(assign(store(self._bar(name)), self._zero(ZeroTangent)))
+                self.seen.add(name)
+        self.runtime.append(set(runtime))
+        yield
+        self.runtime.pop()
+        self.seen |= set(runtime)
+
+    def _is_runtime(self, name: str) -> bool:
+        return any(name in names for names in self.runtime)
+
+    def _reverse_if(self, statement: gast.If) -> list[gast.stmt]:
+        if not self._has_content([statement]):
+            return []
+        out: list[gast.stmt] = []
+        with self._region(self._touched([statement]), out):
+            branches = []
+            entry = set(self.seen)
+            for block in (statement.body, statement.orelse):
+                self.seen = set(entry)
+                code: list[gast.stmt] = []
+                if statement in self.packages and self.branch_names.get(id(block)):
+                    kept = self.branch_names[id(block)]
+                    code.append(
+                        assign(names_tuple(kept, gast.Store()), load(self.packages[statement]))
+                    )
+                code += self._reverse_statements(block)
+                branches.append(code if falls_through(block) else None)
+        then, orelse = branches
+        self.seen = entry
+        if then is not None and orelse is not None:
+            out.append(gast.If(test=statement.test, body=then or [gast.Pass()], orelse=orelse))
         else:
-            seed = self._seed_of(target)
-        args, _ = self._arguments(statement)
-        differentiable = set(map(id, self._differentiable_operands(statement)))
-        outputs = [store("_")] + [
-            contribution(a) if id(a) in differentiable else store("_") for a in args
-        ]
-        call_pullback = assign(gast.Tuple(elts=outputs, ctx=gast.Store()), call(pullback, [seed]))
-        return [call_pullback, *accumulate]
+            out += then or orelse or []
+        return out
 
-    def _seed_of(self, target: gast.expr) -> gast.expr:
-        assert isinstance(target, gast.Name)
-        if target.id in self._seen:
-            return load(self._bar(target.id))
-        return self._zero(ZeroTangent)
-
-    def _parameter_bars(self, function: gast.FunctionDef) -> list[gast.expr]:
-        bars: list[gast.expr] = [self._zero(NoTangent)]
-        for arg in [*function.args.posonlyargs, *function.args.args]:
-            if arg.id not in self.ctx.wrt:
-                bars.append(self._zero(NoTangent))
-            elif arg.id in self._seen:
-                bars.append(load(self._bar(arg.id)))
+    def _reverse_loop(self, statement: gast.For | gast.While) -> list[gast.stmt]:
+        loop = self.loops.get(statement)
+        if loop is None:
+            return []
+        out: list[gast.stmt] = []
+        local = self._iteration_locals(statement)
+        if loop.items is not None and isinstance(statement.target, gast.Name):
+            local.discard(statement.target.id)  # its cotangent goes to the items after each one
+        runtime = [n for n in self._touched([statement]) if n not in local]
+        with self._region(runtime, out):
+            entry = set(self.seen)
+            target = statement.target.id if isinstance(statement, gast.For) else None
+            items_bar = None
+            if loop.items is not None:
+                items_bar = self.ctx.namer.fresh(naming.bar(loop.items))
+                zeros = gast.BinOp(
+                    left=gast.List(elts=[self._zero(ZeroTangent)], ctx=gast.Load()),
+                    op=gast.Mult(),
+                    right=call(self._builtin(len), [load(loop.items)]),
+                )
+                out.append(assign(store(items_bar), zeros))
+            record = self.ctx.namer.fresh("record")
+            iteration: list[gast.stmt] = []
+            for number, exit_ in enumerate(loop.exits):
+                self.seen = set(entry)
+                code: list[gast.stmt] = []
+                if exit_.names:
+                    first = 1 if loop.exit_count > 1 else 0
+                    kept = (
+                        gast.Subscript(
+                            value=load(record),
+                            slice=gast.Slice(
+                                lower=constant(first) if first else None, upper=None, step=None
+                            ),
+                            ctx=gast.Load(),
+                        )
+                        if first
+                        else load(record)
+                    )
+                    code.append(assign(names_tuple(exit_.names, gast.Store()), kept))
+                if exit_.path:
+                    code += self._reverse_prefix(exit_.path)
+                else:
+                    code += self._reverse_statements(statement.body)
+                if loop.exit_count > 1:
+                    test = gast.Compare(
+                        left=gast.Subscript(value=load(record), slice=constant(0), ctx=gast.Load()),
+                        ops=[gast.Eq()],
+                        comparators=[constant(number)],
+                    )
+                    iteration = [gast.If(test=test, body=code or [gast.Pass()], orelse=iteration)]
+                else:
+                    iteration = code
+            if items_bar is not None and target is not None:
+                index = self.ctx.namer.fresh(f"{target}_index")
+                element = gast.Subscript(value=load(items_bar), slice=load(index), ctx=gast.Store())
+                iteration.append(assign(element, load(self._bar(target))))
+                iteration += self._forget([target])
+                iteration.insert(
+                    0,
+                    assign(
+                        store(record),
+                        gast.Subscript(value=load(loop.tape), slice=load(index), ctx=gast.Load()),
+                    ),
+                )
+                last = gast.BinOp(
+                    left=call(self._builtin(len), [load(loop.tape)]),
+                    op=gast.Sub(),
+                    right=constant(1),
+                )
+                down = call(self._builtin(range), [last, constant(-1), constant(-1)])
+                out.append(
+                    gast.For(
+                        target=store(index),
+                        iter=down,
+                        body=iteration or [gast.Pass()],
+                        orelse=[],
+                        type_comment=None,
+                    )
+                )
             else:
-                bars.append(self._zero(ZeroTangent))
-        return bars
+                backwards = call(self._builtin(reversed), [load(loop.tape)])
+                out.append(
+                    gast.For(
+                        target=store(record),
+                        iter=backwards,
+                        body=iteration or [gast.Pass()],
+                        orelse=[],
+                        type_comment=None,
+                    )
+                )
+            self.seen = entry
+            if items_bar is not None and loop.items_pullback is not None:
+                assert isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name)
+                iterable = statement.iter
+                after: list[gast.stmt] = []
+                parts = [store("_"), self._contribution(iterable.id, after)]
+                pullback_call = call(loop.items_pullback, [load(items_bar)])
+                out.append(assign(gast.Tuple(elts=parts, ctx=gast.Store()), pullback_call))
+                out += after
+        return out
+
+    def _contribution(self, name: str, after: list[gast.stmt]) -> gast.expr:
+        """Where a pullback's cotangent for `name` goes: its `_bar` the first time, else a
+        partial that `after` adds to it."""
+        if name not in self.active:
+            return store("_")
+        if name not in self.seen:
+            self.seen.add(name)
+            return store(self._bar(name))
+        partial = self.ctx.namer.fresh(naming.bar(name))
+        total = self._bar(name)
+        after.append(
+            assign(store(total), gast.BinOp(left=load(total), op=gast.Add(), right=load(partial)))
+        )
+        return store(partial)
+
+    def _reverse_assign(self, statement: gast.Assign) -> list[gast.stmt]:
+        target = statement.targets[0]
+        defined = target_names(target)
+        if is_unpacking(statement):
+            seed: gast.expr = gast.Tuple(elts=[self._seed(n) for n in defined], ctx=gast.Load())
+        else:
+            seed = self._seed(defined[0])
+        self.seen.difference_update(defined)
+        after: list[gast.stmt] = []
+        if is_copy(statement):
+            assert isinstance(statement.value, gast.Name)
+            source = statement.value.id
+            if source in self.seen:
+                total = load(self._bar(source))
+                code: list[gast.stmt] = [
+                    assign(
+                        store(self._bar(source)), gast.BinOp(left=total, op=gast.Add(), right=seed)
+                    )
+                ]
+            else:
+                self.seen.add(source)
+                code = [assign(store(self._bar(source)), seed)]
+        else:
+            args, keywords = self._arguments(statement)
+            parameters = self.rules[statement].parameters
+            if parameters is not None:  # a compiled callee: a cotangent per parameter
+                passed = {k.arg: k.value for k in keywords}
+                args = [
+                    args[i] if i < len(args) else passed.get(p, constant(None))
+                    for i, p in enumerate(parameters)
+                ]
+            differentiable = set(map(id, self._operands(statement)))
+            outputs: list[gast.expr] = [store("_")]
+            for arg in args:
+                if id(arg) in differentiable and isinstance(arg, gast.Name):
+                    outputs.append(self._contribution(arg.id, after))
+                else:
+                    outputs.append(store("_"))
+            pullback = self.pullbacks[statement]
+            code = [assign(gast.Tuple(elts=outputs, ctx=gast.Store()), call(pullback, [seed]))]
+        code += after
+        for name in defined:  # an earlier value of the name starts from zero
+            if name not in self.seen and self._is_runtime(name):
+                code.append(assign(store(self._bar(name)), self._zero(ZeroTangent)))
+                self.seen.add(name)
+        return code
 
     def _location_comment(self, statement: gast.stmt) -> gast.stmt:
         source = self.ctx.source

@@ -1,6 +1,8 @@
-"""ToANF: bind every intermediate value to a readable name, each name assigned once."""
+"""ToANF: bind every intermediate value to a readable name, one operation per statement."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import gast
 
@@ -8,8 +10,6 @@ from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.callees import Callees
 from srcad.passes.naming import derived_name
 from srcad.passes.scopes import ScopeInfo, Scopes
-
-Atom = gast.Name | gast.Constant | gast.Attribute | gast.UnaryOp
 
 
 def is_copy(statement: gast.stmt) -> bool:
@@ -26,27 +26,70 @@ def is_unpacking(statement: gast.stmt) -> bool:
     return isinstance(statement, gast.Assign) and isinstance(statement.targets[0], gast.Tuple)
 
 
+def walk_statements(body: list[gast.stmt]) -> Iterator[gast.stmt]:
+    """Every statement of a normal-form body, nested blocks included, in source order."""
+    for statement in body:
+        yield statement
+        for field in ("body", "orelse"):
+            yield from walk_statements(getattr(statement, field, []))
+
+
+def falls_through(block: list[gast.stmt]) -> bool:
+    """Whether control can reach the end of `block` (no `break`, `continue` or `return`
+    on every path)."""
+    for statement in block:
+        if isinstance(statement, gast.Break | gast.Continue | gast.Return):
+            return False
+        if isinstance(statement, gast.If) and not (
+            falls_through(statement.body) or falls_through(statement.orelse)
+        ):
+            return False
+    return True
+
+
+def load(name: str) -> gast.Name:
+    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def store(name: str) -> gast.Name:
+    return gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
+
+
 class ToANF(Transform):
     """Flatten expressions so that each statement performs one operation on atoms.
 
-    After this pass the function body holds only
-    `name = atom`, `name = operation(atoms)`, `(name, ...) = atom` (unpacking),
-    `operation(atoms)` as a statement, and one final `return atom`. Atoms are names,
-    constants and dotted global names (`np.pi`). A name assigned twice gets a fresh
-    name for its second value (`y`, then `y_2`), so the pullback can refer to each value.
-    Calls keep their node identity, so the `Callees` result stays valid.
+    After this pass a body holds only `name = atom`, `name = operation(atoms)`,
+    `(name, ...) = atom` (unpacking), `operation(atoms)` as a statement, `return atom`,
+    `if atom:` / `if not atom:`, `for name in atom:`, `while True:` (a `while` loop tests
+    its condition at the top of its body and breaks), `break` and `continue`. Atoms are
+    names, constants and dotted global names (`np.pi`). Conditional expressions, `and`/`or`
+    and chained comparisons become `if` statements, so they short-circuit as Python does.
+    Names keep the user's spelling, also when they are assigned again; calls keep their
+    node identity, so the `Callees` result stays valid.
 
     >>> from srcad.passes.testing import show
     >>> print(show(ToANF, '''
     ... def f(x, y):
     ...     y = np.sin(np.cos(x)) * y
-    ...     return y / 2.0
+    ...     s = 0.0
+    ...     for i in range(3):
+    ...         s += y if i > 0 else 1.0
+    ...     return s / 2.0
     ... '''), end="")
     def f(x, y):
         cos_x = np.cos(x)
         sin_cos_x = np.sin(cos_x)
-        y_2 = sin_cos_x * y
-        out = y_2 / 2.0
+        y = sin_cos_x * y
+        s = 0.0
+        range_3 = range(3)
+        for i in range_3:
+            i_gt_0 = i > 0
+            if i_gt_0:
+                selected = y
+            else:
+                selected = 1.0
+            s = s + selected
+        out = s / 2.0
         return out
     """
 
@@ -57,10 +100,7 @@ class ToANF(Transform):
         function = function_of(tree)
         scopes = ctx.analysis(Scopes, tree)
         ctx.namer.reserve(scopes.names)
-        normaliser = _Normaliser(ctx, scopes)
-        body = []
-        for statement in function.body:
-            body += normaliser.statement(statement)
+        body = _Normaliser(ctx, scopes).block(function.body)
         if not body or not isinstance(body[-1], gast.Return):
             body.append(gast.Return(value=gast.Constant(value=None, kind=None)))
             gast.copy_location(body[-1], function)
@@ -72,19 +112,9 @@ class _Normaliser:
     def __init__(self, ctx: Context, scopes: ScopeInfo) -> None:
         self.ctx = ctx
         self.scopes = scopes
-        self.current: dict[str, str] = {p: p for p in scopes.parameters}
-        self.bound: set[str] = set(scopes.parameters)
+        self.user = set(scopes.parameters) | scopes.locals
         self.out: list[gast.stmt] = []
         self.origin: gast.stmt | None = None
-
-    # -- names -------------------------------------------------------------------------
-
-    def _bind(self, name: str) -> str:
-        """The name that holds the next value assigned to the user's `name`."""
-        fresh = self.ctx.namer.fresh(name) if name in self.bound else name
-        self.bound.add(fresh)
-        self.current[name] = fresh
-        return fresh
 
     def _emit(self, statement: gast.stmt) -> None:
         assert self.origin is not None
@@ -92,81 +122,192 @@ class _Normaliser:
         self.out.append(statement)
 
     def _assign(self, name: str, value: gast.expr) -> None:
-        target = gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
-        self._emit(gast.Assign(targets=[target], value=value, type_comment=None))
+        self._emit(gast.Assign(targets=[store(name)], value=value, type_comment=None))
+
+    def _fresh(self, node: gast.expr) -> str:
+        return self.ctx.namer.fresh(derived_name(node))
 
     # -- statements --------------------------------------------------------------------
 
-    def statement(self, node: gast.stmt) -> list[gast.stmt]:
-        self.out = []
-        self.origin = node
+    def block(self, statements: list[gast.stmt]) -> list[gast.stmt]:
+        """The normal form of a list of statements, in a fresh output list."""
+        saved, self.out = self.out, []
+        for statement in statements:
+            self.statement(statement)
+        result, self.out = self.out, saved
+        return result
+
+    def statement(self, node: gast.stmt) -> None:
+        origin, self.origin = self.origin, node
         if isinstance(node, gast.Assign):
-            value = self.atom(node.value) if len(node.targets) > 1 else None
-            for target in node.targets:
-                self.assign(target, node.value if value is None else value)
+            self.assign_all(node.targets, node.value)
+        elif isinstance(node, gast.AugAssign):
+            assert isinstance(node.target, gast.Name)
+            right = self.atom(node.value)
+            self.into(
+                node.target.id, gast.BinOp(left=load(node.target.id), op=node.op, right=right)
+            )
         elif isinstance(node, gast.Return):
             value = node.value or gast.Constant(value=None, kind=None)
-            if isinstance(value, gast.Name) and value.id in self.current:
-                self._emit(gast.Return(value=self._load(value.id)))
+            if isinstance(value, gast.Name) or self._is_static(value):
+                self._emit(gast.Return(value=value))
             else:
-                atom = self.operation_into(self.ctx.namer.fresh("out"), value)
-                self._emit(gast.Return(value=atom))
-        elif isinstance(node, gast.Expr) and not isinstance(node.value, gast.Constant):
-            self._emit(gast.Expr(value=self.operation(node.value)))
-        # Docstrings and `pass` go; anything else was rejected by UnsupportedConstructs.
-        return self.out
+                name = self.ctx.namer.fresh("out")
+                self.into(name, value)
+                self._emit(gast.Return(value=load(name)))
+        elif isinstance(node, gast.Expr):
+            if not isinstance(node.value, gast.Constant):  # docstrings go
+                self._emit(gast.Expr(value=self.operation(node.value)))
+        elif isinstance(node, gast.If):
+            test = self.test(node.test)
+            self._emit(
+                gast.If(
+                    test=test,
+                    body=self.block(node.body) or [gast.Pass()],
+                    orelse=self.block(node.orelse),
+                )
+            )
+        elif isinstance(node, gast.For):
+            self.for_loop(node)
+        elif isinstance(node, gast.While):
+            self.while_loop(node)
+        elif isinstance(node, gast.Break | gast.Continue):
+            self._emit(type(node)())
+        # `pass` goes; anything else was rejected by UnsupportedConstructs.
+        self.origin = origin
+
+    def test(self, node: gast.expr) -> gast.expr:
+        """A branch condition as a name that nothing assigns again: the pullback reads it."""
+        atom = self.atom(node)
+        if isinstance(atom, gast.Name) and atom.id not in self.scopes.names:
+            return atom  # a temporary of this pass: only its own loop assigns it again
+        name = self.ctx.namer.fresh("cond")
+        self._assign(name, atom)
+        return load(name)
+
+    def for_loop(self, node: gast.For) -> None:
+        iterable = self.atom(node.iter)
+        body: list[gast.stmt] = []
+        if isinstance(node.target, gast.Name):
+            target = node.target.id
+        else:
+            target = self.ctx.namer.fresh("item")
+            saved, self.out = self.out, []
+            self.assign_all([node.target], load(target))
+            body, self.out = self.out, saved
+        body += self.block(node.body)
+        loop = gast.For(
+            target=store(target),
+            iter=iterable,
+            body=body or [gast.Pass()],
+            orelse=[],
+            type_comment=None,
+        )
+        self._emit(loop)
+
+    def while_loop(self, node: gast.While) -> None:
+        saved, self.out = self.out, []
+        test = self.test(node.test)
+        stop = gast.If(
+            test=gast.UnaryOp(op=gast.Not(), operand=test), body=[gast.Break()], orelse=[]
+        )
+        self._emit(stop)
+        head, self.out = self.out, saved
+        true = gast.Constant(value=True, kind=None)
+        self._emit(gast.While(test=true, body=head + self.block(node.body), orelse=[]))
+
+    def assign_all(self, targets: list[gast.expr], value: gast.expr) -> None:
+        if len(targets) == 1:
+            self.assign(targets[0], value)
+            return
+        atom = self.atom(value)  # `a = b = value`: one value, bound to each target
+        for target in targets:
+            self.assign(target, atom)
 
     def assign(self, target: gast.expr, value: gast.expr) -> None:
         if isinstance(target, gast.Name):
-            self.operation_into(None, value, user_name=target.id)
+            self.into(target.id, value)
             return
         assert isinstance(target, gast.Tuple | gast.List)
         if isinstance(value, gast.Tuple | gast.List) and len(value.elts) == len(target.elts):
-            # `a, b = b, a`: every right-hand operand is read before any target is bound.
-            values = [
-                self.operation(e) if isinstance(t, gast.Name) else self.atom(e)
-                for t, e in zip(target.elts, value.elts, strict=True)
-            ]
-            for element_target, flat in zip(target.elts, values, strict=True):
-                if isinstance(element_target, gast.Name):
-                    self._assign(self._bind(element_target.id), flat)
-                else:
-                    self.assign(element_target, flat)
+            self.parallel(target.elts, value.elts)
             return
         source = self.atom(value)
         names = []
-        nested: list[tuple[gast.expr, gast.Name]] = []
+        nested: list[tuple[gast.expr, str]] = []
         for element in target.elts:
             if isinstance(element, gast.Name):
-                names.append(self._bind(element.id))
+                names.append(element.id)
             else:
                 temporary = self.ctx.namer.fresh("item")
                 names.append(temporary)
-                nested.append((element, self._load(temporary, user=False)))
-        stores = [
-            gast.Name(id=n, ctx=gast.Store(), annotation=None, type_comment=None) for n in names
-        ]
-        unpacking = gast.Tuple(elts=stores, ctx=gast.Store())
+                nested.append((element, temporary))
+        unpacking = gast.Tuple(elts=[store(n) for n in names], ctx=gast.Store())
         self._emit(gast.Assign(targets=[unpacking], value=source, type_comment=None))
-        for element, temporary_load in nested:
-            self.assign(element, temporary_load)
+        for element, temporary in nested:
+            self.assign(element, load(temporary))
 
-    def operation_into(
-        self, name: str | None, value: gast.expr, user_name: str | None = None
-    ) -> gast.expr:
-        """Assign `value` (flattened) to `name`, or to the next binding of `user_name`."""
-        flat = self.operation(value)
-        if user_name is not None:
-            name = self._bind(user_name)
-        assert name is not None
+    def parallel(self, targets: list[gast.expr], values: list[gast.expr]) -> None:
+        """`a, b = b, a`: every right-hand value is read before any target is bound."""
+        flats = [self.operation(v) for v in values]
+        for position, (target, flat) in enumerate(zip(targets, flats, strict=True)):
+            earlier = {
+                n.id for t in targets[:position] for n in gast.walk(t) if isinstance(n, gast.Name)
+            }
+            reads = {n.id for n in gast.walk(flat) if isinstance(n, gast.Name)}
+            nested_operation = not isinstance(target, gast.Name) and not isinstance(flat, gast.Name)
+            if reads & earlier or nested_operation:
+                flats[position] = self._snapshot(flat)
+        for target, flat in zip(targets, flats, strict=True):
+            self.assign(target, flat)
+
+    def _snapshot(self, flat: gast.expr) -> gast.expr:
+        if self._is_static(flat):
+            return flat
+        name = self._fresh(flat)
         self._assign(name, flat)
-        return self._load(name, user=False)
+        return load(name)
+
+    def into(self, name: str, value: gast.expr) -> None:
+        """Assign the flattened `value` to `name`."""
+        if isinstance(value, gast.IfExp | gast.BoolOp) or (
+            isinstance(value, gast.Compare) and len(value.ops) > 1
+        ):
+            self.branching(name, value)
+            return
+        self._assign(name, self.operation(value))
+
+    def branching(self, name: str, value: gast.expr) -> None:
+        """Values that short-circuit become `if` statements that assign `name`."""
+        if isinstance(value, gast.IfExp):
+            test = self.test(value.test)
+            body = self._into_block(name, value.body)
+            orelse = self._into_block(name, value.orelse)
+            self._emit(gast.If(test=test, body=body, orelse=orelse))
+            return
+        if isinstance(value, gast.BoolOp):
+            first, *rest = value.values
+            remaining = gast.BoolOp(op=value.op, values=rest) if len(rest) > 1 else rest[0]
+        else:  # a chained comparison: `a < b < c` is `a < b and b < c`, b read once
+            assert isinstance(value, gast.Compare)
+            middle = self.atom(value.comparators[0])
+            first = gast.Compare(left=value.left, ops=value.ops[:1], comparators=[middle])
+            remaining = gast.Compare(
+                left=middle, ops=value.ops[1:], comparators=value.comparators[1:]
+            )
+        self.into(name, first)
+        proceed: gast.expr = load(name)
+        if isinstance(value, gast.BoolOp) and isinstance(value.op, gast.Or):
+            proceed = gast.UnaryOp(op=gast.Not(), operand=proceed)
+        self._emit(gast.If(test=proceed, body=self._into_block(name, remaining), orelse=[]))
+
+    def _into_block(self, name: str, value: gast.expr) -> list[gast.stmt]:
+        saved, self.out = self.out, []
+        self.into(name, value)
+        result, self.out = self.out, saved
+        return result
 
     # -- expressions -------------------------------------------------------------------
-
-    def _load(self, name: str, user: bool = True) -> gast.Name:
-        identifier = self.current[name] if user else name
-        return gast.Name(id=identifier, ctx=gast.Load(), annotation=None, type_comment=None)
 
     def _is_static(self, node: gast.expr) -> bool:
         """A constant, or a dotted name rooted in a global, closure or builtin name."""
@@ -176,34 +317,43 @@ class _Normaliser:
             return isinstance(node.operand, gast.Constant)
         while isinstance(node, gast.Attribute):
             node = node.value
-        return isinstance(node, gast.Name) and self.scopes.kinds.get(node) not in (
-            "parameter",
-            "local",
-            None,
-        )
+        return isinstance(node, gast.Name) and node.id not in self.user
 
     def atom(self, node: gast.expr) -> gast.expr:
         """`node` as an atom, binding it to a derived name first if it is an operation."""
-        if isinstance(node, gast.Name) and node.id in self.current:
-            return self._load(node.id)
-        if self._is_static(node) or isinstance(node, gast.Name):
+        if isinstance(node, gast.Name) or self._is_static(node):
             return node
+        if isinstance(node, gast.IfExp | gast.BoolOp) or (
+            isinstance(node, gast.Compare) and len(node.ops) > 1
+        ):
+            name = self.ctx.namer.fresh(
+                "selected" if isinstance(node, gast.IfExp) else derived_name(node)
+            )
+            self.branching(name, node)
+            return load(name)
         flat = self.operation(node)
-        name = self.ctx.namer.fresh(derived_name(flat))
+        name = self._fresh(flat)
         self._assign(name, flat)
-        return self._load(name, user=False)
+        return load(name)
 
     def operation(self, node: gast.expr) -> gast.expr:
         """`node` with each of its operands made an atom."""
-        if isinstance(node, gast.Name) and node.id in self.current:
-            return self._load(node.id)
-        if self._is_static(node) or isinstance(node, gast.Name):
+        if isinstance(node, gast.Name) or self._is_static(node):
             return node
+        if isinstance(node, gast.IfExp | gast.BoolOp) or (
+            isinstance(node, gast.Compare) and len(node.ops) > 1
+        ):
+            return self.atom(node)
         if isinstance(node, gast.BinOp):
             left, right = self.atom(node.left), self.atom(node.right)
             return gast.BinOp(left=left, op=node.op, right=right)
         if isinstance(node, gast.UnaryOp):
             return gast.UnaryOp(op=node.op, operand=self.atom(node.operand))
+        if isinstance(node, gast.Compare):
+            left = self.atom(node.left)
+            return gast.Compare(
+                left=left, ops=node.ops, comparators=[self.atom(node.comparators[0])]
+            )
         if isinstance(node, gast.Call):
             node.args = [self.atom(a) for a in node.args]
             for keyword in node.keywords:
@@ -220,10 +370,10 @@ class _Normaliser:
 
     def index(self, node: gast.expr) -> gast.expr:
         if isinstance(node, gast.Slice):
-            parts = [
+            lower, upper, step = (
                 None if p is None else self.atom(p) for p in (node.lower, node.upper, node.step)
-            ]
-            return gast.Slice(lower=parts[0], upper=parts[1], step=parts[2])
+            )
+            return gast.Slice(lower=lower, upper=upper, step=step)
         if isinstance(node, gast.Tuple):
             return gast.Tuple(elts=[self.index(e) for e in node.elts], ctx=gast.Load())
         return self.atom(node)

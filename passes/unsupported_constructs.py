@@ -16,10 +16,7 @@ UNSUPPORTED_PARAMETER = "E103"
 MUTATION = "E301"
 
 _STATEMENT_NAMES: dict[type, str] = {
-    gast.For: "a `for` loop",
     gast.AsyncFor: "an `async for` loop",
-    gast.While: "a `while` loop",
-    gast.If: "an `if` statement",
     gast.With: "a `with` statement",
     gast.AsyncWith: "an `async with` statement",
     gast.Try: "a `try` statement",
@@ -33,16 +30,10 @@ _STATEMENT_NAMES: dict[type, str] = {
     gast.FunctionDef: "a nested function definition",
     gast.AsyncFunctionDef: "a nested function definition",
     gast.ClassDef: "a class definition",
-    gast.AugAssign: "augmented assignment (`+=` and friends)",
     gast.AnnAssign: "an annotated assignment",
-    gast.Break: "`break`",
-    gast.Continue: "`continue`",
 }
 
 _EXPRESSION_NAMES: dict[type, str] = {
-    gast.BoolOp: "`and`/`or`",
-    gast.Compare: "a comparison",
-    gast.IfExp: "a conditional expression",
     gast.Lambda: "a lambda",
     gast.ListComp: "a list comprehension",
     gast.SetComp: "a set comprehension",
@@ -60,15 +51,17 @@ _EXPRESSION_NAMES: dict[type, str] = {
 }
 
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult)
-_UNARY = (gast.USub, gast.UAdd)
+_UNARY = (gast.USub, gast.UAdd, gast.Not)
 
 
 class UnsupportedConstructs(Analysis[list[Diagnostic]]):
     """All constructs in the function that srcad does not differentiate, at once.
 
-    Straight-line code is supported: assignments (tuple unpacking included), expression
-    statements, one final `return`; the operators `+ - * / ** @` and unary `-`/`+`; calls
-    of functions named through globals, closures or builtins; attribute reads; indexing.
+    Supported: assignments (tuple unpacking included) and augmented assignment to a name,
+    expression statements, `return` anywhere, `if`/`elif`/`else`, `for` and `while` loops
+    with `break` and `continue`; the operators `+ - * / ** @`, unary `-`/`+`/`not`,
+    comparisons, `and`/`or`, conditional expressions; calls of functions named through
+    globals, closures or builtins; attribute reads; indexing; tuple displays.
     """
 
     def run(self, tree: gast.Module, ctx: Context) -> list[Diagnostic]:
@@ -87,43 +80,57 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                     f"`*{arg.id}`/`**{arg.id}` parameters are not supported",
                     "list the parameters explicitly",
                 )
-        body = function.body
-        for position, statement in enumerate(body):
-            last = position == len(body) - 1
-            self._statement(statement, last, report)
+        self.rule_hint = f"register a rule with @srcad.rrule.register({function.name})"
+        self._block(function.body, report)
         return found
 
-    def _statement(self, statement: gast.stmt, last: bool, report: Report) -> None:
+    def _block(self, statements: list[gast.stmt], report: Report) -> None:
+        for statement in statements:
+            self._statement(statement, report)
+
+    def _statement(self, statement: gast.stmt, report: Report) -> None:
         if isinstance(statement, gast.Return):
-            if not last:
-                report(
-                    statement,
-                    UNSUPPORTED_STATEMENT,
-                    "a `return` before the end of the function is not supported",
-                    "return once, at the end",
-                )
             if statement.value is not None:
                 self._expression(statement.value, report)
-            return
-        if isinstance(statement, gast.Assign):
+        elif isinstance(statement, gast.Assign):
             for target in statement.targets:
                 self._target(target, report)
             self._expression(statement.value, report)
-            return
-        if isinstance(statement, gast.Expr):
+        elif isinstance(statement, gast.AugAssign):
+            self._target(statement.target, report)
+            if not isinstance(statement.op, _OPERATORS):
+                report(
+                    statement,
+                    UNSUPPORTED_EXPRESSION,
+                    f"the operator `{_symbol(statement.op)}=` is not supported",
+                )
+            self._expression(statement.value, report)
+        elif isinstance(statement, gast.Expr):
             if not isinstance(statement.value, gast.Constant):
                 self._expression(statement.value, report)
-            return
-        if isinstance(statement, gast.Pass):
-            return
-        what = _STATEMENT_NAMES.get(type(statement), f"`{type(statement).__name__}`")
-        report(
-            statement,
-            UNSUPPORTED_STATEMENT,
-            f"{what} is not supported here",
-            "rewrite it as straight-line code, or register a rule for this function with "
-            "@srcad.rrule.register",
-        )
+        elif isinstance(statement, gast.If):
+            self._expression(statement.test, report)
+            self._block(statement.body, report)
+            self._block(statement.orelse, report)
+        elif isinstance(statement, gast.For | gast.While):
+            if statement.orelse:
+                report(
+                    statement.orelse[0],
+                    UNSUPPORTED_STATEMENT,
+                    "an `else` clause on a loop is not supported",
+                    "set a flag before `break` and test it after the loop",
+                )
+            if isinstance(statement, gast.For):
+                self._target(statement.target, report)
+                self._expression(statement.iter, report)
+            else:
+                self._expression(statement.test, report)
+            self._block(statement.body, report)
+        elif not isinstance(statement, gast.Pass | gast.Break | gast.Continue):
+            what = _STATEMENT_NAMES.get(type(statement), f"`{type(statement).__name__}`")
+            report(
+                statement, UNSUPPORTED_STATEMENT, f"{what} is not supported here", self.rule_hint
+            )
 
     def _target(self, target: gast.expr, report: Report) -> None:
         if isinstance(target, gast.Name):

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.primitives import make_tuple, unpack
+from srcad.primitives import iterate, make_tuple, unpack
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
@@ -44,7 +44,7 @@ def _cotangent_of_elements(value: Any, element_bars: tuple[Any, ...]) -> Any:
             for b in element_bars
         ]
         return project(np.stack([np.asarray(r) for r in rows]))
-    return Tangent(type(value) if isinstance(value, tuple) else tuple, *element_bars)
+    return Tangent(type(value) if isinstance(value, tuple | list) else tuple, *element_bars)
 
 
 @rules.rrule(unpack)
@@ -56,6 +56,56 @@ def unpack_rrule(value: Any, count: int) -> tuple[tuple[Any, ...], Pullback]:
         return NoTangent(), _cotangent_of_elements(value, element_bars), NoTangent()
 
     return elements, unpack_pullback
+
+
+@rules.rrule(iterate)
+def iterate_rrule(value: Any) -> tuple[list[Any], Pullback]:
+    """Iterating over a value in a `for` loop: the pullback takes one cotangent per item."""
+    items = iterate(value)
+
+    def iterate_pullback(items_bar: Any) -> tuple[Any, Any]:
+        return NoTangent(), _cotangent_of_elements(value, tuple(_elements(items_bar, len(items))))
+
+    return items, iterate_pullback
+
+
+def _items_of(pairs_bar: Any, count: int, position: int) -> tuple[Any, ...]:
+    """The cotangents of element `position` of each tuple in a list of tuples."""
+    return tuple(
+        bar if isinstance(bar, AbstractZero) else bar[position]
+        for bar in _elements(pairs_bar, count)
+    )
+
+
+@rules.rrule(zip)
+def zip_rrule(*sequences: Any) -> tuple[list[tuple[Any, ...]], Pullback]:
+    """`zip` of sequences, as the list of tuples a `for` loop walks."""
+    pairs = list(zip(*sequences))  # noqa: B905 (the primal's own semantics: shortest wins)
+    count = len(pairs)
+
+    def zip_pullback(pairs_bar: Any) -> tuple[Any, ...]:
+        bars = []
+        for position, sequence in enumerate(sequences):
+            element_bars = _items_of(pairs_bar, count, position)
+            element_bars += (ZeroTangent(),) * (len(sequence) - count)
+            bars.append(_cotangent_of_elements(sequence, element_bars))
+        return (NoTangent(), *bars)
+
+    return pairs, zip_pullback
+
+
+@rules.rrule(enumerate)
+def enumerate_rrule(sequence: Any, *start: int) -> tuple[list[tuple[int, Any]], Pullback]:
+    """`enumerate` of a sequence, as the list of pairs a `for` loop walks."""
+    pairs = list(enumerate(sequence, *start))
+    count = len(pairs)
+    start_bars = (NoTangent(),) * len(start)
+
+    def enumerate_pullback(pairs_bar: Any) -> tuple[Any, ...]:
+        element_bars = _items_of(pairs_bar, count, 1)
+        return NoTangent(), _cotangent_of_elements(sequence, element_bars), *start_bars
+
+    return pairs, enumerate_pullback
 
 
 @rules.rrule(operator.getitem)

@@ -162,7 +162,7 @@ def source(f: Callable[..., Any], mode: str = "reverse", wrt: Wrt | None = None)
     if mode != "reverse":
         raise SrcadError(f"mode={mode!r}: srcad emits reverse-mode rules (mode='reverse')")
     names = None if wrt is None else resolve_wrt(f, wrt)[0]
-    return compiler.compiled_rrule(f, names).source
+    return compiler.sources(f, names)
 
 
 class RRule:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import linecache
 import os
 import textwrap
@@ -22,12 +23,12 @@ from srcad.errors import (
     SrcadError,
     UnsupportedSyntaxError,
 )
-from srcad.passes import CHECKS, REVERSE
+from srcad.passes import CHECKS, REVERSE, naming
 from srcad.passes.base import Context, function_of
 from srcad.passes.naming import Namer
 from srcad.passes.operation_rules import OperationRules
 from srcad.passes.unsupported_constructs import MUTATION
-from srcad.registry import REGISTRY
+from srcad.registry import REGISTRY, Rule
 from srcad.rules import RULE_SETS
 from srcad.source import FunctionSource, function_source
 
@@ -40,11 +41,50 @@ HEADER_LINES = 3
 
 @dataclass(frozen=True)
 class CompiledRule:
-    """A generated rule: the function to call and the text it was compiled from."""
+    """A generated rule: the function to call, the text it was compiled from, and the
+    functions it calls through their own generated rules."""
 
     function: Callable[..., Any]
     source: str
     filename: str
+    callees: tuple[Callable[..., Any], ...] = ()
+
+
+class CompiledCall:
+    """What emitted code calls for a Python function without a registered rule: the
+    function's own generated rrule, compiled on first use and again after the rule registry
+    changes (so recursive functions can call themselves)."""
+
+    __slots__ = ("__name__", "_rule", "_version", "func")
+
+    def __init__(self, func: types.FunctionType) -> None:
+        self.func = func
+        self.__name__ = naming.rrule(func.__name__.strip("<>"))
+        self._rule: Callable[..., Any] | None = None
+        self._version = -1
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._version != REGISTRY.version or self._rule is None:
+            self._rule = compiled_rrule(self.func, None).function
+            self._version = REGISTRY.version
+        return self._rule(*args, **kwargs)
+
+
+_calls: weakref.WeakKeyDictionary[types.FunctionType, CompiledCall] = weakref.WeakKeyDictionary()
+
+
+def compiled_rule(callee: Any) -> Rule | None:
+    """The rule srcad generates for `callee` if it is a Python function (or a decorated
+    one), else None."""
+    func = inspect.unwrap(callee) if hasattr(callee, "__wrapped__") else callee
+    if not isinstance(func, types.FunctionType):
+        return None
+    code = func.__code__
+    parameters = code.co_varnames[: code.co_argcount]
+    call = _calls.get(func)
+    if call is None:
+        call = _calls[func] = CompiledCall(func)
+    return Rule(func, call, "compiled", parameters)
 
 
 def new_context(source: FunctionSource, wrt: tuple[str, ...] | None) -> tuple[gast.Module, Context]:
@@ -54,7 +94,7 @@ def new_context(source: FunctionSource, wrt: tuple[str, ...] | None) -> tuple[ga
     if wrt is None:
         wrt = tuple(a.id for a in [*node.args.posonlyargs, *node.args.args])
     tree = gast.Module(body=[node], type_ignores=[])
-    return tree, Context(source, REGISTRY, wrt, Namer())
+    return tree, Context(source, REGISTRY, wrt, Namer(), compiled_rule)
 
 
 def _raise_if_any(diagnostics: list[Diagnostic], function: str) -> None:
@@ -76,12 +116,47 @@ def reverse_tree(tree: gast.Module, ctx: Context) -> gast.Module:
     _raise_if_any(diagnostics, name)
     for transform in REVERSE:
         if transform.__name__ == "ReverseAD":
-            missing = ctx.analysis(OperationRules, tree).diagnostics
-            if missing:
-                count = f"{len(missing)} call{'s' if len(missing) > 1 else ''} without a rule"
-                raise MissingRuleError(f"cannot differentiate {name}: {count}", missing)
+            _check_call_graph(ctx, tree, name)
         transform.apply(tree, ctx)
     return tree
+
+
+_compiling: set[Callable[..., Any]] = set()
+
+
+def _check_call_graph(ctx: Context, tree: gast.Module, name: str) -> None:
+    """Every call with a differentiated argument has a rule, or compiles: report all the
+    problems of the whole call graph in one error."""
+    info = ctx.analysis(OperationRules, tree)
+    missing = list(info.diagnostics)
+    unsupported: list[Diagnostic] = []
+    for rule in dict.fromkeys(r for r in info.rules.values() if r.origin == "compiled"):
+        if rule.primal in _compiling:
+            continue  # recursion: the callee is this function, or one being compiled
+        try:
+            compiled_rrule(rule.primal, None)
+        except MissingRuleError as error:
+            missing += error.diagnostics
+        except SrcadError as error:
+            unsupported += error.diagnostics or [_as_diagnostic(error, ctx)]
+    if unsupported:
+        _raise_if_any(unsupported + missing, name)
+    if missing:
+        count = f"{len(missing)} call{'s' if len(missing) > 1 else ''} without a rule"
+        raise MissingRuleError(f"cannot differentiate {name}: {count}", missing)
+
+
+def _as_diagnostic(error: SrcadError, ctx: Context) -> Diagnostic:
+    source = ctx.source
+    return Diagnostic(
+        source.filename,
+        source.node.lineno,
+        source.node.col_offset,
+        "E200",
+        error.message,
+        "",
+        source.line(source.node.lineno),
+    )
 
 
 def _strip_signature(function: gast.FunctionDef) -> None:
@@ -142,7 +217,8 @@ def emit(tree: gast.Module, ctx: Context, description: str) -> CompiledRule:
     compiled.__defaults__ = source.func.__defaults__
     compiled.__kwdefaults__ = source.func.__kwdefaults__
     compiled.__module__ = source.func.__module__
-    return CompiledRule(compiled, text, filename)
+    callees = tuple(v.func for v in ctx.runtime.values() if isinstance(v, CompiledCall))
+    return CompiledRule(compiled, text, filename, callees)
 
 
 def _nested_code(code: types.CodeType, name: str) -> types.CodeType:
@@ -166,10 +242,30 @@ def compiled_rrule(func: Callable[..., Any], wrt: tuple[str, ...] | None) -> Com
     if found is None:
         source = function_source(func)
         tree, ctx = new_context(source, wrt)
-        reverse_tree(tree, ctx)
+        _compiling.add(func)
+        try:
+            reverse_tree(tree, ctx)
+        finally:
+            _compiling.discard(func)
         found = emit(tree, ctx, "reverse rule")
         # Rules compiled against an older registry are never asked for again.
         for stale in [k for k in per_function if k[2] != REGISTRY.version]:
             del per_function[stale]
         per_function[key] = found
     return found
+
+
+def sources(func: Callable[..., Any], wrt: tuple[str, ...] | None) -> str:
+    """The emitted text of `func`'s rule followed by those of the functions it calls
+    through generated rules, each once."""
+    first = compiled_rrule(func, wrt)
+    texts, seen, pending = [first.source], {func}, list(first.callees)
+    while pending:
+        callee = pending.pop(0)
+        if callee in seen:
+            continue
+        seen.add(callee)
+        compiled = compiled_rrule(callee, None)
+        texts.append(compiled.source)
+        pending += compiled.callees
+    return "\n\n".join(texts)

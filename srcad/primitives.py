@@ -10,6 +10,11 @@ def make_tuple(*elements: Any) -> tuple[Any, ...]:
     return elements
 
 
+def iterate(value: Any) -> list[Any]:
+    """The primal of iterating in a `for` loop: the items, in order."""
+    return list(value)
+
+
 def unpack(value: Any, count: int) -> tuple[Any, ...]:
     """The primal of `a, b = value`: what Python's unpacking does, as a function."""
     elements = tuple(value)

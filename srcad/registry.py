@@ -19,7 +19,10 @@ class Rule:
 
     primal: Any
     rrule: RuleFn
-    origin: str  # the rule set (library module) or "user" that registered it
+    origin: str  # the rule set (library module), "user", or "compiled" from source
+    # For compiled rules: the pullback returns a cotangent per one of these parameters,
+    # whether the call passed it by position, by keyword, or left it to its default.
+    parameters: tuple[str, ...] | None = None
 
 
 def _rename(fn: RuleFn, name: str) -> RuleFn:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -118,9 +119,12 @@ class Tangent:
         return self.fields.get(key, ZeroTangent())
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return self.fields.get(name, ZeroTangent())
+        fields = self.__getattribute__("fields")
+        if name in fields:
+            return fields[name]
+        if name in _field_names(self.__getattribute__("primal_type")):
+            return ZeroTangent()
+        raise AttributeError(f"a tangent of {self.primal_type.__name__} has no field {name!r}")
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.elements)
@@ -182,6 +186,13 @@ class Tangent:
         parts += [repr(e) for e in self.elements]
         parts += [f"{k}={v!r}" for k, v in self.fields.items()]
         return f"Tangent({', '.join(parts)})"
+
+
+def _field_names(primal_type: type) -> tuple[str, ...]:
+    """The fields of a dataclass or NamedTuple type; others have none known in advance."""
+    if dataclasses.is_dataclass(primal_type):
+        return tuple(f.name for f in dataclasses.fields(primal_type))
+    return tuple(getattr(primal_type, "_fields", ()))
 
 
 def _tangent_equal(a: Any, b: Any) -> bool:

@@ -164,16 +164,61 @@ def check_rrule(
         )
     for position, (arg, cotangent) in enumerate(zip(args, cotangents[1:], strict=True)):
         name = f"argument {position} of {getattr(f, '__name__', f)!s}"
+        if isinstance(arg, list | tuple):
+            _check_elements(f, args, position, y_bar, cotangent, name, rtol, atol, kwargs)
+            continue
         if not _is_differentiable_value(arg):
-            if not isinstance(cotangent, AbstractZero) and np.any(cotangent):
+            if not _is_zero(cotangent):
                 raise AssertionError(f"{name}: non-differentiable but cotangent {cotangent!r}")
             continue
         expected = finite_difference_vjp(f, args, y_bar, position, **kwargs)
         _compare(name, expected, cotangent, arg, rtol, atol)
     zero_cotangents = pullback(_zero_like(y_bar))
     for position, cotangent in enumerate(zero_cotangents[1:]):
-        if not isinstance(cotangent, AbstractZero) and np.any(cotangent):
+        if not _is_zero(cotangent):
             raise AssertionError(f"argument {position}: a zero output cotangent gave {cotangent!r}")
+
+
+def _is_zero(tangent: Any) -> bool:
+    if isinstance(tangent, AbstractZero):
+        return True
+    if isinstance(tangent, Tangent | tuple | list):
+        return all(_is_zero(t) for t in tangent)
+    return not np.any(tangent)
+
+
+def _check_elements(
+    f: Callable[..., Any],
+    args: tuple[Any, ...],
+    position: int,
+    y_bar: Any,
+    cotangent: Any,
+    name: str,
+    rtol: float,
+    atol: float,
+    kwargs: dict[str, Any],
+) -> None:
+    """A list or tuple argument: each element's cotangent against finite differences."""
+    sequence = args[position]
+    if isinstance(cotangent, AbstractZero):
+        cotangent = [cotangent] * len(sequence)
+    if len(cotangent) != len(sequence):
+        raise AssertionError(f"{name}: {len(cotangent)} element cotangents for {len(sequence)}")
+    for index, (element, element_bar) in enumerate(zip(sequence, cotangent, strict=True)):
+        label = f"{name}, element {index}"
+        if not _is_differentiable_value(element):
+            if not _is_zero(element_bar):
+                raise AssertionError(f"{label}: non-differentiable but cotangent {element_bar!r}")
+            continue
+
+        def with_element(value: Any, index: int = index) -> Any:
+            changed = list(sequence)
+            changed[index] = value
+            rebuilt = type(sequence)(changed) if isinstance(sequence, tuple) else changed
+            return f(*args[:position], rebuilt, *args[position + 1 :], **kwargs)
+
+        expected = finite_difference_vjp(with_element, (element,), y_bar, 0)
+        _compare(label, expected, element_bar, element, rtol, atol)
 
 
 def _zero_like(y_bar: Any) -> Any:

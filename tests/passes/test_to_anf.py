@@ -20,18 +20,18 @@ CASES = {
             return out
         """,
     ),
-    "rebinding_gets_fresh_names": (
+    "rebinding_keeps_the_name": (
+        """
+        def f(x):
+            x = x * 2.0
+            x += 1.0
+            return x
+        """,
         """
         def f(x):
             x = x * 2.0
             x = x + 1.0
             return x
-        """,
-        """
-        def f(x):
-            x_2 = x * 2.0
-            x_3 = x_2 + 1.0
-            return x_3
         """,
     ),
     "swap_reads_before_binding": (
@@ -42,9 +42,10 @@ CASES = {
         """,
         """
         def f(a, b):
-            a_2 = b
-            b_2 = a
-            out = a_2 - b_2
+            a_2 = a
+            a = b
+            b = a_2
+            out = a - b
             return out
         """,
     ),
@@ -99,6 +100,70 @@ CASES = {
             minus = x_matmul_w - 1.0
             out = minus ** 2
             return out
+        """,
+    ),
+    "conditional_expression_short_circuits": (
+        """
+        def f(x, y):
+            return x / y if y != 0 else 0.0
+        """,
+        """
+        def f(x, y):
+            y_ne_0 = y != 0
+            if y_ne_0:
+                out = x / y
+            else:
+                out = 0.0
+            return out
+        """,
+    ),
+    "while_tests_at_the_top": (
+        """
+        def f(x, y):
+            while x < 3 and y > 0:
+                x = x * 2
+            return x
+        """,
+        """
+        def f(x, y):
+            while True:
+                both = x < 3
+                if both:
+                    both = y > 0
+                if not both:
+                    break
+                x = x * 2
+            return x
+        """,
+    ),
+    "chained_comparison_reads_the_middle_once": (
+        """
+        def f(x):
+            return 0 < np.sin(x) < 1
+        """,
+        """
+        def f(x):
+            sin_x = np.sin(x)
+            out = 0 < sin_x
+            if out:
+                out = sin_x < 1
+            return out
+        """,
+    ),
+    "loop_target_tuple_unpacks_in_the_body": (
+        """
+        def f(xs):
+            for i, x in enumerate(xs):
+                y = x
+            return y
+        """,
+        """
+        def f(xs):
+            enumerate_xs = enumerate(xs)
+            for item in enumerate_xs:
+                i, x = item
+                y = x
+            return y
         """,
     ),
     "implicit_return_none": (

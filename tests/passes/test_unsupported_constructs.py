@@ -7,21 +7,23 @@ from srcad.passes.testing import context_for
 from srcad.passes.unsupported_constructs import UnsupportedConstructs
 
 CASES = [
-    ("for_loop", "def f(x):\n    for i in range(3):\n        x = x * 2\n    return x\n",
-     [(2, 4, "E101")]),
-    ("if_statement", "def f(x):\n    if x > 0:\n        x = -x\n    return x\n",
-     [(2, 4, "E101")]),
-    ("early_return", "def f(x):\n    return x\n    y = x\n", [(2, 4, "E101")]),
-    ("item_assignment", "def f(x):\n    x[0] = 1.0\n    return x\n", [(2, 4, "E301")]),
-    ("attribute_assignment", "def f(x):\n    x.a = 1.0\n    return x\n", [(2, 4, "E301")]),
-    ("augmented_assignment", "def f(x):\n    x += 1.0\n    return x\n", [(2, 4, "E101")]),
     ("try_statement", "def f(x):\n    try:\n        y = x\n    except E:\n        y = 0\n"
      "    return y\n", [(2, 4, "E101")]),
-    ("comparison", "def f(x):\n    return x * (x > 0)\n", [(2, 16, "E102")]),
+    ("with_statement", "def f(x):\n    with g():\n        y = x\n    return y\n",
+     [(2, 4, "E101")]),
+    ("nested_in_a_loop", "def f(x):\n    for i in range(3):\n        if x:\n            del x\n"
+     "    return x\n", [(4, 12, "E101")]),
+    ("loop_else", "def f(x):\n    while x:\n        x = x - 1\n    else:\n        x = 0\n"
+     "    return x\n", [(5, 8, "E101")]),
+    ("item_assignment", "def f(x):\n    x[0] = 1.0\n    return x\n", [(2, 4, "E301")]),
+    ("attribute_assignment", "def f(x):\n    x.a = 1.0\n    return x\n", [(2, 4, "E301")]),
+    ("augmented_item_assignment", "def f(x):\n    x[0] += 1.0\n    return x\n",
+     [(2, 4, "E301")]),
     ("lambda", "def f(x):\n    g = lambda t: t\n    return x\n", [(2, 8, "E102")]),
     ("floor_division", "def f(x):\n    return x // 2\n", [(2, 11, "E102")]),
+    ("augmented_floor_division", "def f(x):\n    x //= 2\n    return x\n", [(2, 4, "E102")]),
     ("star_args", "def f(*xs):\n    return xs\n", [(1, 7, "E103")]),
-    ("three_at_once", "def f(x):\n    while x:\n        pass\n    x[1] = 2\n    return [x]\n",
+    ("three_at_once", "def f(x):\n    with x:\n        pass\n    x[1] = 2\n    return [x]\n",
      [(2, 4, "E101"), (4, 4, "E301"), (5, 11, "E102")]),
 ]  # fmt: skip
 
