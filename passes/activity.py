@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import operator
+from typing import Any
+
 import gast
 
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import Callees
 from srcad.passes.to_anf import walk_statements
+
+# The function each operator applies, so that rules and tables can be keyed on it.
+OPERATORS: dict[type, Any] = {
+    gast.Add: operator.add,
+    gast.Sub: operator.sub,
+    gast.Mult: operator.mul,
+    gast.Div: operator.truediv,
+    gast.Pow: operator.pow,
+    gast.MatMult: operator.matmul,
+    gast.FloorDiv: operator.floordiv,
+    gast.Mod: operator.mod,
+    gast.USub: operator.neg,
+    gast.UAdd: operator.pos,
+}
 
 
 def operand_names(value: gast.expr) -> list[gast.Name]:
@@ -66,6 +83,10 @@ class Activity(Analysis[set[str]]):
                     if isinstance(
                         value, gast.Attribute
                     ) and ctx.registry.is_non_differentiable_attribute(value.attr):
+                        continue
+                    if isinstance(value, gast.BinOp | gast.UnaryOp) and (
+                        ctx.registry.is_non_differentiable(OPERATORS[type(value.op)])
+                    ):
                         continue
                     targets = target_names(statement.targets[0])
                 elif isinstance(statement, gast.For):

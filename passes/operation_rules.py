@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import Any
 
 import gast
 
 from srcad.errors import Diagnostic
-from srcad.passes.activity import Activity, operand_names
+from srcad.passes.activity import OPERATORS, Activity, operand_names
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import Callees, static_path
 from srcad.passes.to_anf import is_copy, is_unpacking, walk_statements
@@ -18,19 +17,6 @@ from srcad.registry import Rule
 
 MISSING_RULE = "E210"
 ACTIVE_KEYWORD = "E211"
-
-OPERATORS: dict[type, Any] = {
-    gast.Add: operator.add,
-    gast.Sub: operator.sub,
-    gast.Mult: operator.mul,
-    gast.Div: operator.truediv,
-    gast.Pow: operator.pow,
-    gast.MatMult: operator.matmul,
-    gast.FloorDiv: operator.floordiv,
-    gast.Mod: operator.mod,
-    gast.USub: operator.neg,
-    gast.UAdd: operator.pos,
-}
 
 
 @dataclass

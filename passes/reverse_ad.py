@@ -107,11 +107,16 @@ class ReverseAD(Transform):
         self.loops: dict[gast.stmt, Loop] = {}
         self.returns = [s for s in walk_statements(function.body) if isinstance(s, gast.Return)]
         self.needed = self._needed(function.body)
+        self._index_uses(function.body)
         self.enclosing: list[Loop] = []
         self.segments: list[Path] = []  # the path to each enclosing loop, outermost first
         self.path: Path = []  # the path from the innermost loop's body (or the function's)
         self.branch_names: dict[int, list[str]] = {}
+        self.deferred: list[tuple[gast.FunctionDef, gast.Return, Path]] = []
         body = self._forward_block(function.body)
+        # A pullback is written once every exit of every loop is known.
+        for pullback, statement, path in self.deferred:
+            self._write_pullback(pullback, statement, path)
         function.name = ctx.namer.fresh(naming.rrule(function.name))
         function.body = body
         function.decorator_list = []
@@ -147,6 +152,38 @@ class ReverseAD(Transform):
                     needed |= more
                     changed = True
         return needed
+
+    def _index_uses(self, body: list[gast.stmt]) -> None:
+        """Where each cotangent is read: the statements differentiating through each name
+        (in source order), and the span of each loop."""
+        statements = list(walk_statements(body))
+        self.order = {id(s): k for k, s in enumerate(statements)}
+        self.uses: dict[str, list[int]] = {}
+        self.spans: list[tuple[int, int]] = []
+        for k, statement in enumerate(statements):
+            used: list[str] = []
+            if isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name):
+                used = [statement.iter.id]
+            elif isinstance(statement, gast.Assign) and self._differentiated(statement):
+                used = [n.id for n in self._operands(statement)]
+            for name in used:
+                self.uses.setdefault(name, []).append(k)
+            if isinstance(statement, gast.For | gast.While):
+                self.spans.append((k, k + len(list(walk_statements(statement.body)))))
+
+    def _read_later(self, name: str, statement: gast.stmt) -> bool:
+        """Whether the reverse may read `name`'s cotangent after reaching `statement`: it
+        is a parameter's, or something before it in the source (or anywhere in a loop
+        around it, for earlier iterations) differentiates through `name`."""
+        if name in self.ctx.wrt:
+            return True
+        k = self.order[id(statement)]
+        uses = self.uses.get(name, [])
+        if any(u < k for u in uses):
+            return True
+        return any(
+            start < k <= end and any(start <= u <= end for u in uses) for start, end in self.spans
+        )
 
     def _candidate(self, statement: gast.stmt) -> bool:
         if is_copy(statement):
@@ -371,20 +408,16 @@ class ReverseAD(Transform):
     # -- pullback ------------------------------------------------------------------------
 
     def _pullback(self, statement: gast.Return, path: Path) -> gast.FunctionDef:
-        """The pullback of the function for one `return`: the reverse of what ran before it."""
-        self.seen: set[str] = set()  # names whose `_bar` holds their cotangent here
-        self.runtime: list[set[str]] = []  # per enclosing region: cotangents bound at run time
+        """The pullback of the function for one `return`, named now and written at the end."""
         result = statement.value
-        if isinstance(result, gast.Name):
-            seed = self._bar(result.id)
-            if result.id in self.needed:
-                self.seen.add(result.id)
-        else:
-            seed = self.ctx.namer.fresh("out_bar")
-        body = self._reverse_prefix(path)
-        body.append(gast.Return(value=gast.Tuple(elts=self._parameter_bars(), ctx=gast.Load())))
+        seed = self._bar(result.id) if isinstance(result, gast.Name) else None
         name = self.ctx.namer.fresh(naming.pullback(self.function.name))
-        parameter = gast.Name(id=seed, ctx=gast.Param(), annotation=None, type_comment=None)
+        parameter = gast.Name(
+            id=seed or self.ctx.namer.fresh("out_bar"),
+            ctx=gast.Param(),
+            annotation=None,
+            type_comment=None,
+        )
         arguments = gast.arguments(
             args=[parameter],
             posonlyargs=[],
@@ -394,15 +427,30 @@ class ReverseAD(Transform):
             kwarg=None,
             defaults=[],
         )
-        return gast.FunctionDef(
+        pullback = gast.FunctionDef(
             name=name,
             args=arguments,
-            body=body,
+            body=[],
             decorator_list=[],
             returns=None,
             type_comment=None,
             type_params=[],
         )
+        self.deferred.append((pullback, statement, path))
+        return pullback
+
+    def _write_pullback(
+        self, pullback: gast.FunctionDef, statement: gast.Return, path: Path
+    ) -> None:
+        """The reverse of what ran before the `return`, as the pullback's body."""
+        self.seen: set[str] = set()  # names whose `_bar` holds their cotangent here
+        self.runtime: list[set[str]] = []  # per enclosing region: cotangents bound at run time
+        result = statement.value
+        if isinstance(result, gast.Name) and result.id in self.needed:
+            self.seen.add(result.id)
+        body = self._reverse_prefix(path)
+        body.append(gast.Return(value=gast.Tuple(elts=self._parameter_bars(), ctx=gast.Load())))
+        pullback.body = body
 
     def _parameter_bars(self) -> list[gast.expr]:
         bars: list[gast.expr] = [self._zero(NoTangent)]
@@ -435,12 +483,12 @@ class ReverseAD(Transform):
         part of the compound statement each step enters."""
         (block, index), rest = path[0], path[1:]
         out: list[gast.stmt] = []
-        if rest:
-            entered = block[index]
-            if isinstance(entered, gast.If):
-                out += self._reverse_prefix(rest)
-            else:  # a `return` inside a loop: its records say how far each iteration went
-                out += self._reverse_statement(entered)
+        entered = block[index]
+        if isinstance(entered, gast.If):
+            out += self._reverse_prefix(rest)
+        elif isinstance(entered, gast.For | gast.While):
+            # A `return` inside the loop: its records say how far each iteration went.
+            out += self._reverse_statement(entered)
         return out + self._reverse_statements(block[:index])
 
     def _reverse_statements(self, statements: list[gast.stmt]) -> list[gast.stmt]:
@@ -462,18 +510,18 @@ class ReverseAD(Transform):
         if isinstance(statement, gast.Assign) and self._differentiated(statement):
             return self._reverse_assign(statement)
         if isinstance(statement, gast.Assign):  # a value with no derivative: a fresh start
-            return self._forget(target_names(statement.targets[0]))
+            return self._forget(target_names(statement.targets[0]), statement)
         return []
 
-    def _forget(self, names: list[str]) -> list[gast.stmt]:
-        """Cotangents of values assigned before this point start from zero."""
+    def _forget(self, names: list[str], statement: gast.stmt) -> list[gast.stmt]:
+        """Cotangents of values assigned before `statement` start from zero."""
         code: list[gast.stmt] = []
         for name in names:
             if name in self.seen and name in self.active:
-                if self._is_runtime(name):
-                    code.append(assign(store(self._bar(name)), self._zero(ZeroTangent)))
-                else:
+                if not self._is_runtime(name):
                     self.seen.discard(name)
+                elif self._read_later(name, statement):
+                    code.append(assign(store(self._bar(name)), self._zero(ZeroTangent)))
         return code
 
     def _touched(self, statements: list[gast.stmt]) -> list[str]:
@@ -528,10 +576,14 @@ class ReverseAD(Transform):
         return any(name in names for names in self.runtime)
 
     def _reverse_if(self, statement: gast.If) -> list[gast.stmt]:
-        if not self._has_content([statement]):
+        # Only a branch that falls through can have run before what follows the `if`.
+        live = [
+            s for block in (statement.body, statement.orelse) if falls_through(block) for s in block
+        ]
+        if not self._has_content(live):
             return []
         out: list[gast.stmt] = []
-        with self._region(self._touched([statement]), out):
+        with self._region(self._touched(live), out):
             branches = []
             entry = set(self.seen)
             for block in (statement.body, statement.orelse):
@@ -558,45 +610,46 @@ class ReverseAD(Transform):
             return []
         out: list[gast.stmt] = []
         local = self._iteration_locals(statement)
-        if loop.items is not None and isinstance(statement.target, gast.Name):
-            local.discard(statement.target.id)  # its cotangent goes to the items after each one
-        runtime = [n for n in self._touched([statement]) if n not in local]
+        runtime = [n for n in self._touched(statement.body) if n not in local]
+        target = statement.target.id if isinstance(statement, gast.For) else None
         with self._region(runtime, out):
             entry = set(self.seen)
-            target = statement.target.id if isinstance(statement, gast.For) else None
-            items_bar = None
-            if loop.items is not None:
+            items_bar = index = None
+            if loop.items is not None and target is not None:
                 items_bar = self.ctx.namer.fresh(naming.bar(loop.items))
-                zeros = gast.BinOp(
-                    left=gast.List(elts=[self._zero(ZeroTangent)], ctx=gast.Load()),
-                    op=gast.Mult(),
-                    right=call(self._builtin(len), [load(loop.items)]),
+                index = self.ctx.namer.fresh(f"{target}_index")
+                size = call(self._builtin(len), [load(loop.items)])
+                zeros = gast.List(elts=[self._zero(ZeroTangent)], ctx=gast.Load())
+                out.append(
+                    assign(store(items_bar), gast.BinOp(left=zeros, op=gast.Mult(), right=size))
                 )
-                out.append(assign(store(items_bar), zeros))
             record = self.ctx.namer.fresh("record")
+            several = loop.exit_count > 1
             iteration: list[gast.stmt] = []
             for number, exit_ in enumerate(loop.exits):
                 self.seen = set(entry)
                 code: list[gast.stmt] = []
-                if exit_.names:
-                    first = 1 if loop.exit_count > 1 else 0
-                    kept = (
-                        gast.Subscript(
-                            value=load(record),
-                            slice=gast.Slice(
-                                lower=constant(first) if first else None, upper=None, step=None
-                            ),
+                if exit_.names and several:
+                    kept: gast.expr = load(record)
+                    if several:
+                        kept = gast.Subscript(
+                            value=kept,
+                            slice=gast.Slice(lower=constant(1), upper=None, step=None),
                             ctx=gast.Load(),
                         )
-                        if first
-                        else load(record)
-                    )
                     code.append(assign(names_tuple(exit_.names, gast.Store()), kept))
                 if exit_.path:
                     code += self._reverse_prefix(exit_.path)
                 else:
                     code += self._reverse_statements(statement.body)
-                if loop.exit_count > 1:
+                if items_bar is not None and index is not None and target is not None:
+                    if target in self.seen:  # the item's cotangent, for the iterable's pullback
+                        element = gast.Subscript(
+                            value=load(items_bar), slice=load(index), ctx=gast.Store()
+                        )
+                        code.append(assign(element, load(self._bar(target))))
+                    code += self._forget([target], statement)
+                if several:
                     test = gast.Compare(
                         left=gast.Subscript(value=load(record), slice=constant(0), ctx=gast.Load()),
                         ops=[gast.Eq()],
@@ -605,50 +658,45 @@ class ReverseAD(Transform):
                     iteration = [gast.If(test=test, body=code or [gast.Pass()], orelse=iteration)]
                 else:
                     iteration = code
-            if items_bar is not None and target is not None:
-                index = self.ctx.namer.fresh(f"{target}_index")
-                element = gast.Subscript(value=load(items_bar), slice=load(index), ctx=gast.Store())
-                iteration.append(assign(element, load(self._bar(target))))
-                iteration += self._forget([target])
-                iteration.insert(
-                    0,
-                    assign(
-                        store(record),
-                        gast.Subscript(value=load(loop.tape), slice=load(index), ctx=gast.Load()),
-                    ),
-                )
+            self.seen = entry
+            if index is not None:
+                read = gast.Subscript(value=load(loop.tape), slice=load(index), ctx=gast.Load())
+                first: list[gast.stmt] = []
+                if several:
+                    first = [assign(store(record), read)]
+                elif loop.exits[0].names:
+                    first = [assign(names_tuple(loop.exits[0].names, gast.Store()), read)]
                 last = gast.BinOp(
                     left=call(self._builtin(len), [load(loop.tape)]),
                     op=gast.Sub(),
                     right=constant(1),
                 )
                 down = call(self._builtin(range), [last, constant(-1), constant(-1)])
-                out.append(
-                    gast.For(
-                        target=store(index),
-                        iter=down,
-                        body=iteration or [gast.Pass()],
-                        orelse=[],
-                        type_comment=None,
-                    )
+                walk: gast.stmt = gast.For(
+                    target=store(index),
+                    iter=down,
+                    body=[*first, *iteration] or [gast.Pass()],
+                    orelse=[],
+                    type_comment=None,
                 )
             else:
-                backwards = call(self._builtin(reversed), [load(loop.tape)])
-                out.append(
-                    gast.For(
-                        target=store(record),
-                        iter=backwards,
-                        body=iteration or [gast.Pass()],
-                        orelse=[],
-                        type_comment=None,
-                    )
+                each = (
+                    store(record)
+                    if several or not loop.exits[0].names
+                    else names_tuple(loop.exits[0].names, gast.Store())
                 )
-            self.seen = entry
+                walk = gast.For(
+                    target=each,
+                    iter=call(self._builtin(reversed), [load(loop.tape)]),
+                    body=iteration or [gast.Pass()],
+                    orelse=[],
+                    type_comment=None,
+                )
+            out.append(walk)
             if items_bar is not None and loop.items_pullback is not None:
                 assert isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name)
-                iterable = statement.iter
                 after: list[gast.stmt] = []
-                parts = [store("_"), self._contribution(iterable.id, after)]
+                parts = [store("_"), self._contribution(statement.iter.id, after)]
                 pullback_call = call(loop.items_pullback, [load(items_bar)])
                 out.append(assign(gast.Tuple(elts=parts, ctx=gast.Store()), pullback_call))
                 out += after
@@ -712,7 +760,8 @@ class ReverseAD(Transform):
         code += after
         for name in defined:  # an earlier value of the name starts from zero
             if name not in self.seen and self._is_runtime(name):
-                code.append(assign(store(self._bar(name)), self._zero(ZeroTangent)))
+                if self._read_later(name, statement):
+                    code.append(assign(store(self._bar(name)), self._zero(ZeroTangent)))
                 self.seen.add(name)
         return code
 

@@ -50,7 +50,16 @@ _EXPRESSION_NAMES: dict[type, str] = {
     gast.Starred: "star-unpacking",
 }
 
-_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult)
+_OPERATORS = (
+    gast.Add,
+    gast.Sub,
+    gast.Mult,
+    gast.Div,
+    gast.Pow,
+    gast.MatMult,
+    gast.FloorDiv,
+    gast.Mod,
+)
 _UNARY = (gast.USub, gast.UAdd, gast.Not)
 
 
@@ -113,19 +122,19 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
             self._block(statement.body, report)
             self._block(statement.orelse, report)
         elif isinstance(statement, gast.For | gast.While):
-            if statement.orelse:
-                report(
-                    statement.orelse[0],
-                    UNSUPPORTED_STATEMENT,
-                    "an `else` clause on a loop is not supported",
-                    "set a flag before `break` and test it after the loop",
-                )
             if isinstance(statement, gast.For):
                 self._target(statement.target, report)
                 self._expression(statement.iter, report)
             else:
                 self._expression(statement.test, report)
             self._block(statement.body, report)
+            if statement.orelse:  # reported after the body: diagnostics go in source order
+                report(
+                    statement.orelse[0],
+                    UNSUPPORTED_STATEMENT,
+                    "an `else` clause on a loop is not supported",
+                    "set a flag before `break` and test it after the loop",
+                )
         elif not isinstance(statement, gast.Pass | gast.Break | gast.Continue):
             what = _STATEMENT_NAMES.get(type(statement), f"`{type(statement).__name__}`")
             report(

@@ -138,3 +138,17 @@ def matmul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
         return NoTangent(), project_a(a_bar), project_b(b_bar)
 
     return a @ b, matmul_pullback
+
+
+@rules.rrule(operator.mod, np.mod)
+def mod_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    """`a % b` is `a - b * floor(a / b)`: the floor is piecewise constant."""
+    y = a % b
+    project_a, project_b = ProjectTo(a), ProjectTo(b)
+
+    def mod_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar, y_bar
+        return NoTangent(), project_a(y_bar), project_b(-y_bar * np.floor_divide(a, b))
+
+    return y, mod_pullback

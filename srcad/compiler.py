@@ -130,15 +130,26 @@ def _check_call_graph(ctx: Context, tree: gast.Module, name: str) -> None:
     info = ctx.analysis(OperationRules, tree)
     missing = list(info.diagnostics)
     unsupported: list[Diagnostic] = []
-    for rule in dict.fromkeys(r for r in info.rules.values() if r.origin == "compiled"):
-        if rule.primal in _compiling:
+    tried: set[Any] = set()
+    for statement, rule in info.rules.items():
+        if rule.origin != "compiled" or rule.primal in _compiling or rule.primal in tried:
             continue  # recursion: the callee is this function, or one being compiled
+        tried.add(rule.primal)
         try:
             compiled_rrule(rule.primal, None)
-        except MissingRuleError as error:
-            missing += error.diagnostics
         except SrcadError as error:
-            unsupported += error.diagnostics or [_as_diagnostic(error, ctx)]
+            callee = rule.primal.__qualname__
+            where = ctx.diagnostic(
+                getattr(statement, "value", statement), "E220",
+                f"`{callee}` has no rule, and srcad cannot compile its source "
+                f"({len(error.diagnostics) or 1} problem(s) listed next)",
+                f"register a rule with @srcad.rrule.register({rule.primal.__name__})",
+            )  # fmt: skip
+            found = [where, *(error.diagnostics or [_as_diagnostic(error, ctx)])]
+            if isinstance(error, MissingRuleError):
+                missing += found
+            else:
+                unsupported += found
     if unsupported:
         _raise_if_any(unsupported + missing, name)
     if missing:

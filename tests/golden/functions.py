@@ -31,3 +31,34 @@ def rebind_and_unpack(x, y):
 def inactive_parts(x, n):
     scale = 2.0 * n
     return np.sum(x**2) / x.shape[0] * scale
+
+
+def mse(y, yhat):
+    N = len(y)
+    s = 0.0
+    for i in range(N):
+        s += (y[i] - yhat[i]) ** 2.0
+    return s / N
+
+
+def sum_array(array):
+    s = 0.0
+    for a in array:
+        s += a
+    return s
+
+
+def branches(x):
+    if x > 0.0:
+        y = np.sqrt(x)
+    else:
+        y = -x
+    return y * 2.0
+
+
+def square(x):
+    return x * x
+
+
+def calls_square(x, y):
+    return square(x) + square(y) * 2.0

@@ -12,7 +12,10 @@ import pytest
 import srcad
 
 HERE = pathlib.Path(__file__).parent
-NAMES = ["sin_times", "logistic", "sum3", "rebind_and_unpack", "inactive_parts"]
+NAMES = [
+    "sin_times", "logistic", "sum3", "rebind_and_unpack", "inactive_parts",
+    "mse", "sum_array", "branches", "calls_square",
+]  # fmt: skip
 WRT = {"inactive_parts": ("x",)}
 
 
@@ -36,9 +39,10 @@ def test_emitted_source_matches_golden_text(name):
 
 
 def test_same_text_in_another_process():
+    path = str(HERE / "functions.py")
     script = (
         "import importlib.util, sys, srcad\n"
-        f"spec = importlib.util.spec_from_file_location('golden_functions', {str(HERE / 'functions.py')!r})\n"
+        f"spec = importlib.util.spec_from_file_location('golden_functions', {path!r})\n"
         "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
         "sys.stdout.write(srcad.source(m.logistic))\n"
     )

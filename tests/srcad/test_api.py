@@ -7,6 +7,7 @@ test leaves a rule behind that another could see.
 
 from __future__ import annotations
 
+import math
 import traceback
 from typing import Any
 
@@ -313,8 +314,8 @@ def test_registering_a_rule_invalidates_compiled_callers() -> None:
         return y * 2.0
 
     differentiable = srcad.differentiate(outer)
-    with pytest.raises(MissingRuleError, match="no reverse rule for `cube`"):
-        differentiable.grad(2.0)
+    assert differentiable.grad(2.0) == 24.0  # through cube's own source
+    assert "rrule_cube" in srcad.source(outer)
 
     @srcad.rrule.register(cube)
     def cube_rrule(x):
@@ -340,17 +341,14 @@ def test_registering_a_rule_invalidates_compiled_callers() -> None:
 
 
 def test_missing_rule_error_says_how_to_register() -> None:
-    def helper(x):
-        return x + 1.0
-
     def caller(x):
-        return helper(x)
+        return math.gamma(x)  # a C function: no source to compile, and no rule
 
     with pytest.raises(MissingRuleError) as raised:
         srcad.grad(caller)(1.0)
     (diagnostic,) = raised.value.diagnostics
     assert diagnostic.file == __file__
-    assert diagnostic.hint == "register a rule with @srcad.rrule.register(helper)"
+    assert diagnostic.hint == "register a rule with @srcad.rrule.register(gamma)"
 
 
 # --- source ------------------------------------------------------------------------------

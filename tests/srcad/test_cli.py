@@ -13,6 +13,8 @@ import pytest
 
 MODEL = textwrap.dedent(
     """\
+    import math
+
     import numpy as np
 
 
@@ -21,27 +23,25 @@ MODEL = textwrap.dedent(
         return np.sum(z * z)
 
 
-    def looping(x):
-        s = 0.0
-        for _ in range(3):
-            s = s + x
-        return s
+    def guarded(x):
+        try:
+            y = x * 2.0
+        except ValueError:
+            y = x
+        return y
 
 
     def two_problems(x):
         for _ in range(2):
             x = x * 2.0
-        while x > 1.0:
+        else:
             x = x / 2.0
+        assert x > 0.0
         return x
 
 
-    def helper(x):
-        return x + 1.0
-
-
-    def calls_helper(x):
-        y = helper(x)
+    def calls_gamma(x):
+        y = math.gamma(x)
         return y * 2.0
 
 
@@ -153,26 +153,29 @@ FAILURES = [
         id="bad-wrt",
     ),
     pytest.param(
-        lambda model: [f"{model}:looping"],
+        lambda model: [f"{model}:guarded"],
         lambda model: [
-            f"{model}:{_line_number('    for _ in range(3):')}:5: error[E101]: "
-            "a `for` loop is not supported here (hint: "
+            f"{model}:{_line_number('    try:')}:5: error[E101]: "
+            "a `try` statement is not supported here (hint: register a rule with "
+            "@srcad.rrule.register(guarded))"
         ],
         id="compile-error",
     ),
     pytest.param(
         lambda model: [f"{model}:two_problems"],
         lambda model: [
-            f"{model}:{_line_number('    for _ in range(2):')}:5: error[E101]: a `for` loop",
-            f"{model}:{_line_number('    while x > 1.0:')}:5: error[E101]: a `while` loop",
+            f"{model}:{_line_number('        x = x / 2.0')}:9: error[E101]: an `else` clause "
+            "on a loop is not supported (hint: ",
+            f"{model}:{_line_number('    assert x > 0.0')}:5: error[E101]: an `assert` "
+            "statement is not supported here (hint: ",
         ],
         id="two-compile-errors",
     ),
     pytest.param(
-        lambda model: [f"{model}:calls_helper"],
+        lambda model: [f"{model}:calls_gamma"],
         lambda model: [
-            f"{model}:{_line_number('    y = helper(x)')}:9: error[E210]: no reverse rule for "
-            "`helper`"
+            f"{model}:{_line_number('    y = math.gamma(x)')}:9: error[E210]: no reverse rule "
+            "for `math.gamma`"
         ],
         id="missing-rule",
     ),

@@ -6,6 +6,7 @@ so editing the file above a function does not break its test.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -42,29 +43,31 @@ FULL = Diagnostic(
     line=12,
     column=8,
     code="E101",
-    message="a `for` loop is not supported here",
-    hint="rewrite it as straight-line code",
-    source_line="        for i in range(n):\n",
+    message="a `with` statement is not supported here",
+    hint="register a rule with @srcad.rrule.register(model)",
+    source_line="        with open(path) as f:\n",
 )
 
 
 def test_headline_is_compiler_style_with_1_based_column() -> None:
-    assert FULL.headline() == "pkg/model.py:12:9: error[E101]: a `for` loop is not supported here"
+    assert FULL.headline() == (
+        "pkg/model.py:12:9: error[E101]: a `with` statement is not supported here"
+    )
 
 
 def test_format_shows_source_line_caret_and_hint() -> None:
     assert FULL.format().splitlines() == [
-        "pkg/model.py:12:9: error[E101]: a `for` loop is not supported here",
-        "    for i in range(n):",
+        "pkg/model.py:12:9: error[E101]: a `with` statement is not supported here",
+        "    with open(path) as f:",
         "    ^",
-        "  hint: rewrite it as straight-line code",
+        "  hint: register a rule with @srcad.rrule.register(model)",
     ]
 
 
 FORMATS = [
     pytest.param(
-        Diagnostic("f.py", 3, 11, "E102", "bad operator", "", "    return x // 2.0\n"),
-        ["f.py:3:12: error[E102]: bad operator", "    return x // 2.0", "           ^"],
+        Diagnostic("f.py", 3, 11, "E102", "bad operator", "", "    return x ^ 2.0\n"),
+        ["f.py:3:12: error[E102]: bad operator", "    return x ^ 2.0", "           ^"],
         id="caret-mid-line",
     ),
     pytest.param(
@@ -101,8 +104,8 @@ def test_to_dict_uses_1_based_column() -> None:
         "line": 12,
         "column": 9,
         "code": "E101",
-        "message": "a `for` loop is not supported here",
-        "hint": "rewrite it as straight-line code",
+        "message": "a `with` statement is not supported here",
+        "hint": "register a rule with @srcad.rrule.register(model)",
     }
 
 
@@ -137,47 +140,75 @@ def test_error_renders_message_then_every_diagnostic() -> None:
 # --- located diagnostics from the compiler ------------------------------------------------
 
 
-def with_for(x):
-    s = 0.0
-    for _ in range(3):
-        s = s + x
-    return s
-
-
-def with_while(x):
-    while x < 1.0:
-        x = x * 2.0
-    return x
-
-
-def with_nested_loop(x):
-    y = x * 2.0
-    for _ in range(2):
-        for _ in range(2):
-            y = y * x
-    return y
-
-
-def with_three_problems(x):
-    for _ in range(2):
-        x = x * 2.0
-    while x > 10.0:
-        x = x / 2.0
+def with_try(x):
     try:
-        y = x + 1.0
+        y = x * 2.0
     except ValueError:
         y = x
     return y
 
 
-def with_floor_division(x):
+def with_with(x):
     y = x * 2.0
-    return y // 3.0
+    with contextlib.suppress(ValueError):
+        y = y * x
+    return y
+
+
+def with_loop_else(x):
+    for _ in range(3):
+        x = x * 2.0
+    else:
+        x = x + 1.0
+    return x
+
+
+def with_try_in_with(x):
+    with contextlib.suppress(ValueError):
+        try:
+            x = x * 2.0
+        except ArithmeticError:
+            x = x + 1.0
+    return x
+
+
+def with_try_in_loop(x):
+    s = 0.0
+    for _ in range(3):
+        try:
+            s += x
+        except ValueError:
+            s = s - x
+    return s
+
+
+def with_every_statement(x):
+    import math
+
+    global _counter
+    y = x * math.pi
+    assert y > 0.0
+    if y > 1.0:
+        raise ValueError("too big")
+
+    def double(z):
+        return z * 2.0
+
+    class Box:
+        value = 0.0
+
+    del x
+    return y
+
+
+def with_caret_for_power(x):
+    y = x * 2.0
+    return y ^ 3.0
 
 
 def with_non_ascii(x):
     y = x * 2.0
-    return ("π≈3.14", y // 3.0)
+    return ("π≈3.14", y ^ 3.0)
 
 
 def with_item_assignment(x):
@@ -186,58 +217,96 @@ def with_item_assignment(x):
     return y
 
 
-def with_loop_and_mutation(x):
+def with_mutation_and_try(x):
     y = x * 2.0
     y[0] = 1.0
-    for _ in range(2):
+    try:
         y = y * x
+    except ValueError:
+        y = x
     return y
 
 
-# (function, error type, [(code, text on the offending line, start of the node), ...])
+def _unsupported(what: str) -> str:
+    return f"{what} is not supported here"
+
+
+LOOP_ELSE = "an `else` clause on a loop is not supported"
+ITEM_ASSIGNMENT = "item assignment mutates a value, which srcad cannot differentiate"
+CARET = "the operator `^` is not supported"
+
+# (function, error type, [(code, text on the offending line, start of the node, message), ...])
 LOCATED = [
     pytest.param(
-        with_for, UnsupportedSyntaxError, [("E101", "for _ in range(3):", "for")], id="for"
-    ),
-    pytest.param(
-        with_while, UnsupportedSyntaxError, [("E101", "while x < 1.0:", "while")], id="while"
-    ),
-    pytest.param(
-        with_nested_loop,
+        with_try,
         UnsupportedSyntaxError,
-        [("E101", "for _ in range(2):", "for")],
-        id="nested-for-reported-once",
+        [("E101", "try:", "try", _unsupported("a `try` statement"))],
+        id="try",
     ),
     pytest.param(
-        with_three_problems,
+        with_with,
+        UnsupportedSyntaxError,
+        [("E101", "with contextlib", "with", _unsupported("a `with` statement"))],
+        id="with",
+    ),
+    pytest.param(
+        with_loop_else,
+        UnsupportedSyntaxError,
+        [("E101", "x = x + 1.0", "x", LOOP_ELSE)],
+        id="loop-else-at-its-first-statement",
+    ),
+    pytest.param(
+        with_try_in_with,
+        UnsupportedSyntaxError,
+        [("E101", "with contextlib", "with", _unsupported("a `with` statement"))],
+        id="nested-try-reported-once",
+    ),
+    pytest.param(
+        with_try_in_loop,
+        UnsupportedSyntaxError,
+        [("E101", "try:", "try", _unsupported("a `try` statement"))],
+        id="try-in-loop-body",
+    ),
+    pytest.param(
+        with_every_statement,
         UnsupportedSyntaxError,
         [
-            ("E101", "for _ in range(2):", "for"),
-            ("E101", "while x > 10.0:", "while"),
-            ("E101", "try:", "try"),
+            ("E101", "import math", "import", _unsupported("an `import` inside the function")),
+            ("E101", "global _counter", "global", _unsupported("a `global` declaration")),
+            ("E101", "assert y > 0.0", "assert", _unsupported("an `assert` statement")),
+            ("E101", "raise ValueError", "raise", _unsupported("a `raise` statement")),
+            ("E101", "def double(z):", "def", _unsupported("a nested function definition")),
+            ("E101", "class Box:", "class", _unsupported("a class definition")),
+            ("E101", "del x", "del", _unsupported("a `del` statement")),
         ],
         id="all-problems-at-once",
     ),
     pytest.param(
-        with_floor_division,
+        with_caret_for_power,
         UnsupportedSyntaxError,
-        [("E102", "return y // 3.0", "y // 3.0")],
+        [("E102", "return y ^ 3.0", "y ^ 3.0", CARET)],
         id="expression-column",
     ),
     pytest.param(
         with_non_ascii,
         UnsupportedSyntaxError,
-        [("E102", 'return ("π≈3.14", y // 3.0)', "y // 3.0")],
+        [("E102", 'return ("π≈3.14", y ^ 3.0)', "y ^ 3.0", CARET)],
         id="column-in-characters-not-bytes",
     ),
     pytest.param(
-        with_item_assignment, MutationError, [("E301", "y[0] = 1.0", "y[0]")], id="mutation"
+        with_item_assignment,
+        MutationError,
+        [("E301", "y[0] = 1.0", "y[0]", ITEM_ASSIGNMENT)],
+        id="mutation",
     ),
     pytest.param(
-        with_loop_and_mutation,
+        with_mutation_and_try,
         UnsupportedSyntaxError,
-        [("E301", "y[0] = 1.0", "y[0]"), ("E101", "for _ in range(2):", "for")],
-        id="mutation-and-loop",
+        [
+            ("E301", "y[0] = 1.0", "y[0]", ITEM_ASSIGNMENT),
+            ("E101", "try:", "try", _unsupported("a `try` statement")),
+        ],
+        id="mutation-and-try",
     ),
 ]
 
@@ -248,7 +317,9 @@ def _raised(func: Callable[..., Any]) -> SrcadError:
     return raised.value
 
 
-def _expected(func: Callable[..., Any], code: str, line_text: str, start: str) -> Diagnostic:
+def _expected(
+    func: Callable[..., Any], code: str, line_text: str, start: str, message: str
+) -> Diagnostic:
     line = _line_of(func, line_text)
     lines, first = inspect.getsourcelines(func)
     return Diagnostic(
@@ -256,21 +327,21 @@ def _expected(func: Callable[..., Any], code: str, line_text: str, start: str) -
         line=line,
         column=_column_of(func, line_text) + line_text.index(start),
         code=code,
-        message="",
+        message=message,
         source_line=lines[line - first],
     )
 
 
 @pytest.mark.parametrize(("func", "error_type", "problems"), LOCATED)
 def test_diagnostics_carry_file_line_and_column(
-    func: Callable[..., Any], error_type: type, problems: list[tuple[str, str, str]]
+    func: Callable[..., Any], error_type: type, problems: list[tuple[str, str, str, str]]
 ) -> None:
     error = _raised(func)
     expected = [_expected(func, *problem) for problem in problems]
     assert type(error) is error_type
-    assert [(d.file, d.line, d.column, d.code, d.source_line) for d in error.diagnostics] == [
-        (d.file, d.line, d.column, d.code, d.source_line) for d in expected
-    ]
+    assert [
+        (d.file, d.line, d.column, d.code, d.message, d.source_line) for d in error.diagnostics
+    ] == [(d.file, d.line, d.column, d.code, d.message, d.source_line) for d in expected]
 
 
 @pytest.mark.parametrize(("func", "error_type", "problems"), LOCATED)
@@ -285,37 +356,61 @@ def test_error_message_names_the_function_and_counts(
     )
 
 
-def test_loop_diagnostic_reads_like_a_compiler_error() -> None:
-    (diagnostic,) = _raised(with_for).diagnostics
-    line = _line_of(with_for, "for _ in range(3):")
+# (function, text on the offending line, 1-based column, message, hint)
+READABLE = [
+    pytest.param(
+        with_try,
+        "try:",
+        5,
+        "a `try` statement is not supported here",
+        "register a rule with @srcad.rrule.register(with_try)",
+        id="try",
+    ),
+    pytest.param(
+        with_loop_else,
+        "x = x + 1.0",
+        9,
+        "an `else` clause on a loop is not supported",
+        "set a flag before `break` and test it after the loop",
+        id="loop-else",
+    ),
+]
+
+
+@pytest.mark.parametrize(("func", "line_text", "column", "message", "hint"), READABLE)
+def test_statement_diagnostic_reads_like_a_compiler_error(
+    func: Callable[..., Any], line_text: str, column: int, message: str, hint: str
+) -> None:
+    (diagnostic,) = _raised(func).diagnostics
+    line = _line_of(func, line_text)
     assert diagnostic.format().splitlines() == [
-        f"{__file__}:{line}:5: error[E101]: a `for` loop is not supported here",
-        "    for _ in range(3):",
+        f"{__file__}:{line}:{column}: error[E101]: {message}",
+        f"    {line_text}",
         "    ^",
-        "  hint: rewrite it as straight-line code, or register a rule for this function with "
-        "@srcad.rrule.register",
+        f"  hint: {hint}",
     ]
 
 
 def test_rule_lifts_the_restriction() -> None:
-    def looping(x):
-        s = 0.0
-        for _ in range(3):
-            s = s + x
-        return s
+    def guarded(x):
+        try:
+            y = x * 3.0
+        except ValueError:
+            y = x
+        return y
 
-    def looping_caller(x):
-        y = looping(x)
+    def guarded_caller(x):
+        y = guarded(x)
         return y * 2.0
 
     with pytest.raises(UnsupportedSyntaxError):
-        srcad.grad(looping)(1.0)
+        srcad.grad(guarded)(1.0)
 
-    @srcad.rrule.register(looping)
-    def looping_rrule(x):
-        def looping_pullback(y_bar):
+    @srcad.rrule.register(guarded)
+    def guarded_rrule(x):
+        def guarded_pullback(y_bar):
             return srcad.NoTangent(), 3.0 * y_bar
 
-        return looping(x), looping_pullback
+        return guarded(x), guarded_pullback
 
-    assert srcad.grad(looping_caller)(1.0) == 6.0
+    assert srcad.grad(guarded_caller)(1.0) == 6.0
