@@ -43,8 +43,10 @@ def operand_names(value: gast.expr) -> list[gast.Name]:
         return [a for a in passed if isinstance(a, gast.Name)]
     if isinstance(value, gast.Attribute | gast.Subscript):
         return [value.value] if isinstance(value.value, gast.Name) else []
-    if isinstance(value, gast.Tuple):
+    if isinstance(value, gast.Tuple | gast.List):
         return [e for e in value.elts if isinstance(e, gast.Name)]
+    if isinstance(value, gast.Dict):
+        return [v for v in value.values if isinstance(v, gast.Name)]
     return []
 
 

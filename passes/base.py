@@ -50,6 +50,11 @@ class Context:
         result: T = self.results[cls]
         return result
 
+    def analysis_result(self, cls: type[Analysis[T]]) -> T:
+        """An analysis result computed earlier (for a transform that keeps it up to date)."""
+        result: T = self.results[cls]
+        return result
+
     def diagnostic(self, node: gast.AST, code: str, message: str, hint: str = "") -> Diagnostic:
         return self.source.diagnostic(node, code, message, hint)
 

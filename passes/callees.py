@@ -11,6 +11,19 @@ from srcad.errors import Diagnostic
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.scopes import Scopes
 
+
+def is_append_call(node: gast.expr) -> bool:
+    """`name.append(value)`: the one method call srcad handles, on fresh local lists."""
+    return (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Attribute)
+        and node.func.attr == "append"
+        and isinstance(node.func.value, gast.Name)
+        and len(node.args) == 1
+        and not node.keywords
+    )
+
+
 UNDEFINED_NAME = "E201"
 DYNAMIC_CALLEE = "E202"
 
@@ -45,8 +58,8 @@ class Callees(Analysis[CalleeInfo]):
         scopes = ctx.analysis(Scopes, tree)
         info = CalleeInfo()
         for node in gast.walk(function_of(tree)):
-            if not isinstance(node, gast.Call):
-                continue
+            if not isinstance(node, gast.Call) or is_append_call(node):
+                continue  # `items.append(v)` becomes a primitive in the normal form
             path = static_path(node.func)
             root = node.func
             while isinstance(root, gast.Attribute):

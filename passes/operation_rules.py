@@ -12,7 +12,7 @@ from srcad.passes.activity import OPERATORS, Activity, operand_names
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import Callees, static_path
 from srcad.passes.to_anf import is_copy, is_unpacking, walk_statements
-from srcad.primitives import iterate, make_tuple, unpack
+from srcad.primitives import iterate, make_dict, make_list, make_tuple, unpack
 from srcad.registry import Rule
 
 MISSING_RULE = "E210"
@@ -82,6 +82,10 @@ class OperationRules(Analysis[RuleInfo]):
                 rule, what = ctx.registry.rrule_for(operator.getitem), "indexing"
             elif isinstance(value, gast.Tuple):
                 rule, what = ctx.registry.rrule_for(make_tuple), "a tuple display"
+            elif isinstance(value, gast.List):
+                rule, what = ctx.registry.rrule_for(make_list), "a list display"
+            elif isinstance(value, gast.Dict):
+                rule, what = ctx.registry.rrule_for(make_dict), "a dict display"
             elif isinstance(value, gast.Attribute):
                 rule, what = ctx.registry.attribute_rrule(value.attr), f"attribute .{value.attr}"
             elif isinstance(value, gast.Call):

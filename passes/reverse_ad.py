@@ -218,8 +218,11 @@ class ReverseAD(Transform):
             return [value.value], []
         if isinstance(value, gast.Subscript):
             return [value.value, value.slice], []
-        if isinstance(value, gast.Tuple):
+        if isinstance(value, gast.Tuple | gast.List):
             return list(value.elts), []
+        if isinstance(value, gast.Dict):
+            keys = gast.Tuple(elts=list(value.keys), ctx=gast.Load())
+            return [keys, *value.values], []
         raise AssertionError(f"no rule arguments for {type(value).__name__}")
 
     def _operands(self, statement: gast.Assign) -> list[gast.Name]:

@@ -7,9 +7,10 @@ from collections.abc import Iterator
 import gast
 
 from srcad.passes.base import Context, Transform, function_of
-from srcad.passes.callees import Callees
+from srcad.passes.callees import Callees, is_append_call
 from srcad.passes.naming import derived_name
 from srcad.passes.scopes import ScopeInfo, Scopes
+from srcad.primitives import append
 
 
 def is_copy(statement: gast.stmt) -> bool:
@@ -45,6 +46,18 @@ def falls_through(block: list[gast.stmt]) -> bool:
         ):
             return False
     return True
+
+
+class _Rename(gast.NodeTransformer):
+    def __init__(self, renames: dict[str, str]) -> None:
+        self.renames = renames
+
+    def visit_Name(self, node: gast.Name) -> gast.Name:  # noqa: N802 (the visitor protocol)
+        if node.id in self.renames:
+            return gast.Name(
+                id=self.renames[node.id], ctx=node.ctx, annotation=None, type_comment=None
+            )
+        return node
 
 
 def load(name: str) -> gast.Name:
@@ -93,7 +106,7 @@ class ToANF(Transform):
         return out
     """
 
-    requires = (Scopes,)
+    requires = (Scopes, Callees)
     preserves = (Callees,)
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
@@ -155,6 +168,11 @@ class _Normaliser:
                 name = self.ctx.namer.fresh("out")
                 self.into(name, value)
                 self._emit(gast.Return(value=load(name)))
+        elif isinstance(node, gast.Expr) and is_append_call(node.value):
+            assert isinstance(node.value, gast.Call) and isinstance(node.value.func, gast.Attribute)
+            receiver = node.value.func.value
+            assert isinstance(receiver, gast.Name)
+            self._append(receiver.id, node.value.args[0])
         elif isinstance(node, gast.Expr):
             if not isinstance(node.value, gast.Constant):  # docstrings go
                 self._emit(gast.Expr(value=self.operation(node.value)))
@@ -175,6 +193,58 @@ class _Normaliser:
             self._emit(type(node)())
         # `pass` goes; anything else was rejected by UnsupportedConstructs.
         self.origin = origin
+
+    def _append(self, name: str, value: gast.expr) -> None:
+        """`items.append(value)` as `items = append(items, value)`, through a primitive with
+        a rule (the same list, mutated: the checks made sure nothing else holds it)."""
+        atom = self.atom(value)
+        function = self.ctx.bind(append, "append")
+        call = gast.Call(func=load(function), args=[load(name), atom], keywords=[])
+        self.ctx.analysis_result(Callees).callees[call] = append
+        self._assign(name, call)
+
+    def comprehension(self, node: gast.ListComp | gast.GeneratorExp) -> gast.Name:
+        """A list comprehension (or a generator expression, which a call consumes at once)
+        as a loop appending to a fresh list, its variables renamed where they would
+        clash with the function's."""
+        renames = {}
+        for generator in node.generators:
+            for target in gast.walk(generator.target):
+                if isinstance(target, gast.Name) and target.id in self.user:
+                    renames[target.id] = self.ctx.namer.fresh(target.id)
+        node = _Rename(renames).visit(node)
+        result = self.ctx.namer.fresh("values")
+        self._assign(result, gast.List(elts=[], ctx=gast.Load()))
+        inner: list[gast.stmt] = [
+            gast.Expr(
+                value=gast.Call(
+                    func=gast.Attribute(value=load(result), attr="append", ctx=gast.Load()),
+                    args=[node.elt],
+                    keywords=[],
+                )
+            )
+        ]
+        for generator in reversed(node.generators):
+            for condition in reversed(generator.ifs):
+                inner = [gast.If(test=condition, body=inner, orelse=[])]
+            inner = [
+                gast.For(
+                    target=generator.target,
+                    iter=generator.iter,
+                    body=inner,
+                    orelse=[],
+                    type_comment=None,
+                )
+            ]
+        for generator in node.generators:
+            self.user |= {t.id for t in gast.walk(generator.target) if isinstance(t, gast.Name)}
+        for statement in inner:
+            gast.copy_location(statement, self.origin)
+            for child in gast.walk(statement):
+                if isinstance(child, gast.stmt):
+                    gast.copy_location(child, self.origin)
+            self.statement(statement)
+        return load(result)
 
     def test(self, node: gast.expr) -> gast.expr:
         """A branch condition as a name that nothing assigns again: the pullback reads it."""
@@ -332,6 +402,8 @@ class _Normaliser:
             self.branching(name, node)
             return load(name)
         flat = self.operation(node)
+        if isinstance(flat, gast.Name):  # a comprehension already bound its list
+            return flat
         name = self._fresh(flat)
         self._assign(name, flat)
         return load(name)
@@ -366,6 +438,13 @@ class _Normaliser:
             return gast.Subscript(value=value, slice=self.index(node.slice), ctx=gast.Load())
         if isinstance(node, gast.Tuple):
             return gast.Tuple(elts=[self.atom(e) for e in node.elts], ctx=gast.Load())
+        if isinstance(node, gast.List):
+            return gast.List(elts=[self.atom(e) for e in node.elts], ctx=gast.Load())
+        if isinstance(node, gast.Dict):
+            keys = [self.atom(k) for k in node.keys if k is not None]
+            return gast.Dict(keys=keys, values=[self.atom(v) for v in node.values])
+        if isinstance(node, gast.ListComp | gast.GeneratorExp):
+            return self.comprehension(node)
         raise AssertionError(f"UnsupportedConstructs let through {type(node).__name__}")
 
     def index(self, node: gast.expr) -> gast.expr:

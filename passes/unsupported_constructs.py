@@ -5,15 +5,38 @@ from __future__ import annotations
 from typing import Protocol
 
 import gast
+import numpy as np
 
 from srcad.errors import Diagnostic
 from srcad.passes.base import Analysis, Context, function_of
+from srcad.passes.callees import is_append_call, static_path
 
 # Diagnostic codes of this check.
 UNSUPPORTED_STATEMENT = "E101"
 UNSUPPORTED_EXPRESSION = "E102"
 UNSUPPORTED_PARAMETER = "E103"
 MUTATION = "E301"
+SHARED_LIST = "E302"
+
+# Functions that read a list without keeping it: a list passed only to these (and indexed,
+# iterated, returned, appended to) is not shared with anything that could see an append.
+_LIST_READERS = (
+    len,
+    sum,
+    tuple,
+    list,
+    zip,
+    enumerate,
+    max,
+    min,
+    sorted,
+    np.array,
+    np.asarray,
+    np.stack,
+    np.vstack,
+    np.hstack,
+    np.concatenate,
+)
 
 _STATEMENT_NAMES: dict[type, str] = {
     gast.AsyncFor: "an `async for` loop",
@@ -35,18 +58,14 @@ _STATEMENT_NAMES: dict[type, str] = {
 
 _EXPRESSION_NAMES: dict[type, str] = {
     gast.Lambda: "a lambda",
-    gast.ListComp: "a list comprehension",
     gast.SetComp: "a set comprehension",
     gast.DictComp: "a dict comprehension",
-    gast.GeneratorExp: "a generator expression",
     gast.Await: "`await`",
     gast.Yield: "`yield`",
     gast.YieldFrom: "`yield from`",
     gast.NamedExpr: "an assignment expression (`:=`)",
     gast.JoinedStr: "an f-string",
-    gast.List: "a list display",
     gast.Set: "a set display",
-    gast.Dict: "a dict display",
     gast.Starred: "star-unpacking",
 }
 
@@ -91,7 +110,65 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                 )
         self.rule_hint = f"register a rule with @srcad.rrule.register({function.name})"
         self._block(function.body, report)
+        self._check_appends(function, ctx, report)
         return found
+
+    def _check_appends(self, function: gast.FunctionDef, ctx: Context, report: Report) -> None:
+        """`items.append(v)` is allowed on a list this function made and shares with
+        nothing: every assignment to `items` is a list display or comprehension, and every
+        read of it indexes, iterates, returns, appends to or copies it."""
+        parents = {
+            child: node for node in gast.walk(function) for child in gast.iter_child_nodes(node)
+        }
+        receivers = {
+            n.value.func.value.id: n
+            for n in gast.walk(function)
+            if isinstance(n, gast.Expr) and is_append_call(n.value)
+        }
+        for name, statement in receivers.items():
+            if not self._fresh_list(function, name, parents, ctx):
+                report(
+                    statement,
+                    SHARED_LIST,
+                    f"`{name}.append(...)` changes a list that srcad "
+                    "cannot prove is fresh and unshared",
+                    "build the list in this function "
+                    f"with `{name} = []` and only index, iterate, return or copy it; or "
+                    "register a rule for this function",
+                )
+
+    @staticmethod
+    def _fresh_list(
+        function: gast.FunctionDef, name: str, parents: dict[gast.AST, gast.AST], ctx: Context
+    ) -> bool:
+        for node in gast.walk(function):
+            if not isinstance(node, gast.Name) or node.id != name:
+                continue
+            parent = parents.get(node)
+            if isinstance(node.ctx, gast.Param):
+                return False
+            if isinstance(node.ctx, gast.Store):
+                if not (
+                    isinstance(parent, gast.Assign)
+                    and parent.targets == [node]
+                    and isinstance(parent.value, gast.List | gast.ListComp)
+                ):
+                    return False
+                continue
+            if isinstance(parent, gast.Subscript | gast.For | gast.Return):
+                continue
+            if isinstance(parent, gast.Attribute) and is_append_call(parents.get(parent)):
+                continue
+            if isinstance(parent, gast.Call) and node in parent.args:
+                path = static_path(parent.func)
+                if path is not None:
+                    _, value = ctx.source.lookup(path[0])
+                    for attr in path[1:]:
+                        value = getattr(value, attr, None)
+                    if any(value is reader for reader in _LIST_READERS):
+                        continue
+            return False
+        return True
 
     def _block(self, statements: list[gast.stmt], report: Report) -> None:
         for statement in statements:
@@ -178,6 +255,12 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                     "`**` arguments are not supported",
                     "pass keyword arguments by name",
                 )
+            elif isinstance(child, gast.Dict) and any(k is None for k in child.keys):
+                report(child, UNSUPPORTED_EXPRESSION, "`**` in a dict display is not supported")
+            elif isinstance(child, gast.ListComp | gast.GeneratorExp) and any(
+                g.is_async for g in child.generators
+            ):
+                report(child, UNSUPPORTED_EXPRESSION, "an async comprehension is not supported")
             elif type(child) in _EXPRESSION_NAMES:
                 what = _EXPRESSION_NAMES[type(child)]
                 report(child, UNSUPPORTED_EXPRESSION, f"{what} is not supported here")

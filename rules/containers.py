@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.primitives import iterate, make_tuple, unpack
+from srcad.primitives import append, iterate, make_dict, make_list, make_tuple, unpack
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
@@ -31,6 +31,80 @@ def make_tuple_rrule(*elements: Any) -> tuple[tuple[Any, ...], Pullback]:
         return (NoTangent(), *_elements(y_bar, count))
 
     return elements, make_tuple_pullback
+
+
+@rules.rrule(make_list)
+def make_list_rrule(*elements: Any) -> tuple[list[Any], Pullback]:
+    count = len(elements)
+
+    def make_list_pullback(y_bar: Any) -> tuple[Any, ...]:
+        return (NoTangent(), *_elements(y_bar, count))
+
+    return list(elements), make_list_pullback
+
+
+@rules.rrule(make_dict)
+def make_dict_rrule(keys: tuple[Any, ...], *values: Any) -> tuple[dict[Any, Any], Pullback]:
+    def make_dict_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), NoTangent(), *(y_bar for _ in values))
+        return (NoTangent(), NoTangent(), *(y_bar[key] for key in keys))
+
+    return make_dict(keys, *values), make_dict_pullback
+
+
+@rules.rrule(append)
+def append_rrule(items: list[Any], value: Any) -> tuple[list[Any], Pullback]:
+    """`items.append(value)` on a list only this function holds (the checks make sure)."""
+    count = len(items) + 1
+    result = append(items, value)
+
+    def append_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        *before, last = _elements(y_bar, count)
+        return NoTangent(), Tangent(list, *before) if before else ZeroTangent(), last
+
+    return result, append_pullback
+
+
+@rules.rrule(sum)
+def builtin_sum_rrule(values: Any, *start: Any) -> tuple[Any, Pullback]:
+    """The builtin `sum` of a sequence (or of an array's rows), plus an optional start."""
+    y = sum(values, *start)
+    project_start = [ProjectTo(s) for s in start]
+
+    def builtin_sum_pullback(y_bar: Any) -> tuple[Any, ...]:
+        start_bars = [project(y_bar) for project in project_start]
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *start_bars)
+        if isinstance(values, np.ndarray):
+            rows = np.broadcast_to(y_bar, values.shape[1:])
+            return (
+                NoTangent(),
+                ProjectTo(values)(np.broadcast_to(rows, values.shape)),
+                *start_bars,
+            )
+        element_bars = tuple(ProjectTo(v)(y_bar) for v in values)
+        return (NoTangent(), _cotangent_of_elements(values, element_bars), *start_bars)
+
+    return y, builtin_sum_pullback
+
+
+@rules.rrule(np.array, np.asarray)
+def array_rrule(values: Any, *options: Any, **keywords: Any) -> tuple[np.ndarray, Pullback]:
+    """An array built from a list or tuple of differentiable values (or from an array)."""
+    y = np.array(values, *options, **keywords)
+    option_bars = (NoTangent(),) * len(options)
+
+    def array_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *option_bars)
+        y_bar = np.asarray(y_bar)
+        if isinstance(values, list | tuple):
+            rows = tuple(ProjectTo(v)(y_bar[i]) for i, v in enumerate(values))
+            return (NoTangent(), _cotangent_of_elements(values, rows), *option_bars)
+        return (NoTangent(), ProjectTo(values)(y_bar), *option_bars)
+
+    return y, array_pullback
 
 
 def _cotangent_of_elements(value: Any, element_bars: tuple[Any, ...]) -> Any:
@@ -124,6 +198,14 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
             return NoTangent(), x_bar, NoTangent()
 
         return y, getitem_pullback
+    if isinstance(x, dict):
+
+        def getitem_dict_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+            if isinstance(y_bar, AbstractZero):
+                return NoTangent(), y_bar, NoTangent()
+            return NoTangent(), Tangent.of_mapping(dict, {index: y_bar}), NoTangent()
+
+        return y, getitem_dict_pullback
     if isinstance(x, tuple | list):
         count = len(x)
 

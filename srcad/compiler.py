@@ -27,7 +27,7 @@ from srcad.passes import CHECKS, REVERSE, naming
 from srcad.passes.base import Context, function_of
 from srcad.passes.naming import Namer
 from srcad.passes.operation_rules import OperationRules
-from srcad.passes.unsupported_constructs import MUTATION
+from srcad.passes.unsupported_constructs import MUTATION, SHARED_LIST
 from srcad.registry import REGISTRY, Rule
 from srcad.rules import RULE_SETS
 from srcad.source import FunctionSource, function_source
@@ -101,7 +101,7 @@ def _raise_if_any(diagnostics: list[Diagnostic], function: str) -> None:
     if not diagnostics:
         return
     count = f"{len(diagnostics)} problem{'s' if len(diagnostics) > 1 else ''}"
-    if all(d.code == MUTATION for d in diagnostics):
+    if all(d.code in (MUTATION, SHARED_LIST) for d in diagnostics):
         raise MutationError(f"cannot differentiate {function}: {count}", diagnostics)
     raise UnsupportedSyntaxError(f"cannot differentiate {function}: {count}", diagnostics)
 
@@ -140,11 +140,12 @@ def _check_call_graph(ctx: Context, tree: gast.Module, name: str) -> None:
         except SrcadError as error:
             callee = rule.primal.__qualname__
             where = ctx.diagnostic(
-                getattr(statement, "value", statement), "E220",
+                getattr(statement, "value", statement),
+                "E220",
                 f"`{callee}` has no rule, and srcad cannot compile its source "
                 f"({len(error.diagnostics) or 1} problem(s) listed next)",
                 f"register a rule with @srcad.rrule.register({rule.primal.__name__})",
-            )  # fmt: skip
+            )
             found = [where, *(error.diagnostics or [_as_diagnostic(error, ctx)])]
             if isinstance(error, MissingRuleError):
                 missing += found

@@ -10,6 +10,23 @@ def make_tuple(*elements: Any) -> tuple[Any, ...]:
     return elements
 
 
+def make_list(*elements: Any) -> list[Any]:
+    """The primal of a list display `[a, b, ...]`."""
+    return list(elements)
+
+
+def make_dict(keys: tuple[Any, ...], *values: Any) -> dict[Any, Any]:
+    """The primal of a dict display `{k: v, ...}`; the keys are not differentiated."""
+    return dict(zip(keys, values, strict=True))
+
+
+def append(items: list[Any], value: Any) -> list[Any]:
+    """`items.append(value)`, returning the same (mutated) list: the normal form rebinds
+    the name to it, which changes nothing for a list no one else holds."""
+    items.append(value)
+    return items
+
+
 def iterate(value: Any) -> list[Any]:
     """The primal of iterating in a `for` loop: the items, in order."""
     return list(value)

@@ -113,6 +113,13 @@ class Tangent:
         self.elements = elements
         self.fields = fields
 
+    @classmethod
+    def of_mapping(cls, primal_type: type, fields: dict[Any, Any]) -> Tangent:
+        """The tangent of a dict, whose keys need not be strings."""
+        tangent = cls(primal_type)
+        tangent.fields = dict(fields)
+        return tangent
+
     def __getitem__(self, key: Any) -> Any:
         if self.elements:
             return self.elements[key]
@@ -145,21 +152,24 @@ class Tangent:
         zero = ZeroTangent()
         return [], {n: self.fields.get(n, zero) + other.fields.get(n, zero) for n in names}
 
+    def _with(self, elements: list[Any], fields: dict[Any, Any]) -> Tangent:
+        result = Tangent(self.primal_type, *elements)
+        result.fields = fields
+        return result
+
     def __add__(self, other: Any) -> Any:
         if isinstance(other, AbstractZero):
             return self
         if not isinstance(other, (Tangent, tuple)):
             return NotImplemented
         elements, fields = self._zip(other)
-        return Tangent(self.primal_type, *elements, **fields)
+        return self._with(elements, fields)
 
     __radd__ = __add__
 
     def __mul__(self, scale: Any) -> Tangent:
-        return Tangent(
-            self.primal_type,
-            *(e * scale for e in self.elements),
-            **{k: v * scale for k, v in self.fields.items()},
+        return self._with(
+            [e * scale for e in self.elements], {k: v * scale for k, v in self.fields.items()}
         )
 
     __rmul__ = __mul__

@@ -30,8 +30,8 @@ def inner(a: Any, b: Any) -> float:
 
 
 def _random_like(x: Any, rng: np.random.Generator) -> Any:
-    if isinstance(x, tuple):
-        return tuple(_random_like(e, rng) for e in x)
+    if isinstance(x, tuple | list):
+        return type(x)(_random_like(e, rng) for e in x)
     if isinstance(x, bool | np.bool_) or not np.issubdtype(np.asarray(x).dtype, np.number):
         return NoTangent()
     value = rng.standard_normal(np.shape(x))
@@ -105,7 +105,7 @@ def finite_difference_vjp(
 def _compare(name: str, expected: Any, actual: Any, primal: Any, rtol: float, atol: float) -> None:
     if isinstance(actual, AbstractZero):
         actual = materialize(actual, primal)
-    if isinstance(primal, tuple):  # elements may differ in shape: compare them one by one
+    if isinstance(primal, tuple | list):  # elements may differ in shape: one by one
         for index, parts in enumerate(zip(expected, actual, primal, strict=True)):
             _compare(f"{name}[{index}]", *parts, rtol, atol)
         return
@@ -224,6 +224,6 @@ def _check_elements(
 def _zero_like(y_bar: Any) -> Any:
     from srcad.tangents import ZeroTangent
 
-    if isinstance(y_bar, tuple):
-        return tuple(ZeroTangent() for _ in y_bar)
+    if isinstance(y_bar, tuple | list):
+        return type(y_bar)(ZeroTangent() for _ in y_bar)
     return ZeroTangent()

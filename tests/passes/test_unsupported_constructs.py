@@ -23,7 +23,7 @@ CASES = [
     ("shift", "def f(x):\n    return x << 2\n", [(2, 11, "E102")]),
     ("augmented_shift", "def f(x):\n    x <<= 2\n    return x\n", [(2, 4, "E102")]),
     ("star_args", "def f(*xs):\n    return xs\n", [(1, 7, "E103")]),
-    ("three_at_once", "def f(x):\n    with x:\n        pass\n    x[1] = 2\n    return [x]\n",
+    ("three_at_once", "def f(x):\n    with x:\n        pass\n    x[1] = 2\n    return {x}\n",
      [(2, 4, "E101"), (4, 4, "E301"), (5, 11, "E102")]),
 ]  # fmt: skip
 
