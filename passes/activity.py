@@ -9,6 +9,7 @@ import gast
 
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import Callees
+from srcad.passes.scopes import LocalFunction, Scopes
 from srcad.passes.to_anf import walk_statements
 
 # The function each operator applies, so that rules and tables can be keyed on it.
@@ -64,10 +65,12 @@ class Activity(Analysis[set[str]]):
     where a plain one would do, never a missing derivative.
     """
 
-    requires = (Callees,)
+    requires = (Callees, Scopes)
 
     def run(self, tree: gast.Module, ctx: Context) -> set[str]:
         callees = ctx.analysis(Callees, tree).callees
+        scopes = ctx.analysis(Scopes, tree)
+        outer = set(scopes.parameters) | scopes.locals
         active = set(ctx.wrt)
         statements = list(walk_statements(function_of(tree).body))
         changed = True
@@ -76,7 +79,11 @@ class Activity(Analysis[set[str]]):
             for statement in statements:
                 if isinstance(statement, gast.Assign):
                     value = statement.value
-                    if not any(n.id in active for n in operand_names(value)):
+                    operands = [n.id for n in operand_names(value)]
+                    callee = callees.get(value) if isinstance(value, gast.Call) else None
+                    if isinstance(callee, LocalFunction):
+                        operands += callee.captured(outer)
+                    if not any(name in active for name in operands):
                         continue
                     if isinstance(value, gast.Call) and ctx.registry.is_non_differentiable(
                         callees.get(value)

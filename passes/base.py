@@ -29,6 +29,11 @@ class Context:
     # The rule srcad compiles from source for a Python function without a registered rule
     # (None when the callee is not such a function); the driver provides it.
     compiled_rule: Callable[[Any], Rule | None] = lambda callee: None
+    # Compiles a function nested in this one into its own reverse rule (the driver's).
+    compile_nested: Callable[[gast.FunctionDef, tuple[str, ...], Context], gast.FunctionDef] = (
+        lambda node, captured, parent: node
+    )
+    captured: tuple[str, ...] = ()  # for a nested function: what it reads from its parent
     results: dict[type, Any] = field(default_factory=dict)
     runtime: dict[str, Any] = field(default_factory=dict)  # names emitted code gets from srcad
 

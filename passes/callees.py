@@ -76,7 +76,10 @@ class Callees(Analysis[CalleeInfo]):
                 )
                 continue
             kind = scopes.kinds.get(root, "local")
-            if kind in ("parameter", "local"):
+            if kind == "local" and len(path) == 1 and path[0] in scopes.functions:
+                info.callees[node] = scopes.functions[path[0]]
+                continue
+            if kind in ("parameter", "local", "enclosing"):
                 info.diagnostics.append(
                     ctx.diagnostic(
                         node,

@@ -11,6 +11,7 @@ from srcad.errors import Diagnostic
 from srcad.passes.activity import OPERATORS, Activity, operand_names
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import Callees, static_path
+from srcad.passes.scopes import LocalFunction
 from srcad.passes.to_anf import is_copy, is_unpacking, walk_statements
 from srcad.primitives import iterate, make_dict, make_list, make_tuple, unpack
 from srcad.registry import Rule
@@ -63,7 +64,10 @@ class OperationRules(Analysis[RuleInfo]):
             if not any(n.id in active for n in gast.walk(target) if isinstance(n, gast.Name)):
                 continue
             value = statement.value
-            if not any(n.id in active for n in operand_names(value)):
+            operands = [n.id for n in operand_names(value)]
+            if isinstance(value, gast.Call) and isinstance(callees.get(value), LocalFunction):
+                operands += callees[value].captured(active)
+            if not any(name in active for name in operands):
                 continue  # a constant, or a value computed from constants, is not differentiated
             rule: Rule | None = None
             what = ""
@@ -90,7 +94,10 @@ class OperationRules(Analysis[RuleInfo]):
                 rule, what = ctx.registry.attribute_rrule(value.attr), f"attribute .{value.attr}"
             elif isinstance(value, gast.Call):
                 callee = callees[value]
-                rule = ctx.registry.rrule_for(callee) or ctx.compiled_rule(callee)
+                if isinstance(callee, LocalFunction):
+                    rule = Rule(callee, callee, "local", callee.parameters)
+                else:
+                    rule = ctx.registry.rrule_for(callee) or ctx.compiled_rule(callee)
                 self._check_keywords(value, active, ctx, info, rule)
                 what = ".".join(static_path(value.func) or ["call"])
             if rule is None:

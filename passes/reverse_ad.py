@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -14,10 +15,12 @@ from srcad import syntax
 from srcad.passes import naming
 from srcad.passes.activity import Activity, operand_names, target_names
 from srcad.passes.base import Context, Transform, function_of
+from srcad.passes.callees import Callees
 from srcad.passes.operation_rules import OperationRules
+from srcad.passes.scopes import LocalFunction, Scopes
 from srcad.passes.to_anf import falls_through, is_copy, is_unpacking, load, store, walk_statements
 from srcad.registry import Rule
-from srcad.tangents import NoTangent, ZeroTangent
+from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
 
 Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost first
 
@@ -101,6 +104,10 @@ class ReverseAD(Transform):
         self.function = function
         self.active = ctx.analysis(Activity, tree)
         self.rules = ctx.analysis(OperationRules, tree).rules
+        self.callees = ctx.analysis(Callees, tree).callees
+        scopes = ctx.analysis(Scopes, tree)
+        self.outer = set(scopes.parameters) | scopes.locals
+        self.local_rrules: dict[str, str] = {}  # nested function -> its emitted rrule
         self.bars: dict[str, str] = {}
         self.pullbacks: dict[gast.stmt, str] = {}
         self.packages: dict[gast.If, str] = {}
@@ -234,7 +241,15 @@ class ReverseAD(Transform):
             value = statement.value
             target = value.value if isinstance(value, gast.Subscript) else value
             return [target] if isinstance(target, gast.Name) else []
-        return operand_names(statement.value)
+        return operand_names(statement.value) + [load(c) for c in self._captured(statement)]
+
+    def _captured(self, statement: gast.stmt) -> list[str]:
+        """For a call of a nested function: the active names it reads from this one."""
+        value = getattr(statement, "value", None)
+        callee = self.callees.get(value) if isinstance(value, gast.Call) else None
+        if not isinstance(callee, LocalFunction):
+            return []
+        return [c for c in callee.captured(self.outer) if c in self.active]
 
     # -- forward sweep -------------------------------------------------------------------
 
@@ -252,6 +267,8 @@ class ReverseAD(Transform):
             self.enclosing[-1].names.append(name)
 
     def _forward(self, statement: gast.stmt) -> list[gast.stmt]:
+        if isinstance(statement, gast.FunctionDef):
+            return [statement, *self._nested_rrule(statement)]
         if isinstance(statement, gast.If):
             return self._forward_if(statement)
         if isinstance(statement, gast.For | gast.While):
@@ -275,7 +292,27 @@ class ReverseAD(Transform):
         both = gast.Tuple(elts=[statement.targets[0], store(pullback)], ctx=gast.Store())
         return [gast.copy_location(assign(both, call(rule_name, args, keywords)), statement)]
 
+    def _nested_rrule(self, function: gast.FunctionDef) -> list[gast.stmt]:
+        """The reverse rule of a nested function that a differentiated statement calls,
+        defined beside it so that it reads the same variables."""
+        calls = [
+            s
+            for s, rule in self.rules.items()
+            if rule.origin == "local"
+            and rule.primal.name == function.name
+            and self._differentiated(s)
+        ]
+        if not calls:
+            return []
+        local = self.callees[calls[0].value]
+        captured = tuple(c for c in local.captured(self.outer) if c in self.active)
+        nested = self.ctx.compile_nested(function, captured, self.ctx)
+        self.local_rrules[function.name] = nested.name
+        return [nested]
+
     def _bind_rule(self, rule: Rule) -> str:
+        if rule.origin == "local":
+            return self.local_rrules[rule.primal.name]
         return self.ctx.bind(rule.rrule, getattr(rule.rrule, "__name__", "rule"))
 
     def _index_value(self, index: gast.expr) -> gast.expr:
@@ -457,6 +494,16 @@ class ReverseAD(Transform):
 
     def _parameter_bars(self) -> list[gast.expr]:
         bars: list[gast.expr] = [self._zero(NoTangent)]
+        if self.ctx.captured:  # a nested function: its own cotangent holds what it read
+            fields = [
+                gast.keyword(
+                    arg=name,
+                    value=load(self._bar(name)) if name in self.seen else self._zero(ZeroTangent),
+                )
+                for name in self.ctx.captured
+            ]
+            function_type = load(self.ctx.bind(types.FunctionType, "FunctionType"))
+            bars[0] = call(self.ctx.bind(Tangent, "Tangent"), [function_type], fields)
         for arg in [*self.function.args.posonlyargs, *self.function.args.args]:
             if arg.id not in self.ctx.wrt:
                 bars.append(self._zero(NoTangent))
@@ -464,6 +511,14 @@ class ReverseAD(Transform):
                 bars.append(load(self._bar(arg.id)))
             else:
                 bars.append(self._zero(ZeroTangent))
+        star = self.function.args.vararg
+        if star is not None:  # one cotangent per argument `*args` received
+            bar = load(self._bar(star.id)) if star.id in self.seen else self._zero(ZeroTangent)
+            if star.id not in self.ctx.wrt:
+                bar = self._zero(NoTangent)
+            count = call(self._builtin(len), [load(star.id)])
+            split = call(self.ctx.bind(elements_of, "elements_of"), [bar, count])
+            bars.append(gast.Starred(value=split, ctx=gast.Load()))
         return bars
 
     def _bar(self, name: str) -> str:
@@ -705,6 +760,14 @@ class ReverseAD(Transform):
                 out += after
         return out
 
+    def _accumulate(self, name: str, value: gast.expr, after: list[gast.stmt]) -> None:
+        """Add `value` to `name`'s cotangent (binding it the first time)."""
+        if name in self.seen:
+            total = load(self._bar(name))
+            value = gast.BinOp(left=total, op=gast.Add(), right=value)
+        self.seen.add(name)
+        after.append(assign(store(self._bar(name)), value))
+
     def _contribution(self, name: str, after: list[gast.stmt]) -> gast.expr:
         """Where a pullback's cotangent for `name` goes: its `_bar` the first time, else a
         partial that `after` adds to it."""
@@ -747,12 +810,22 @@ class ReverseAD(Transform):
             parameters = self.rules[statement].parameters
             if parameters is not None:  # a compiled callee: a cotangent per parameter
                 passed = {k.arg: k.value for k in keywords}
-                args = [
+                named = [
                     args[i] if i < len(args) else passed.get(p, constant(None))
                     for i, p in enumerate(parameters)
                 ]
+                args = named + args[len(parameters) :]  # and what `*args` received
             differentiable = set(map(id, self._operands(statement)))
             outputs: list[gast.expr] = [store("_")]
+            captured = self._captured(statement)
+            if captured:  # the closure's cotangent goes to what it read
+                closure = self.ctx.namer.fresh("closure_bar")
+                outputs[0] = store(closure)
+                for name in captured:
+                    field = gast.Subscript(
+                        value=load(closure), slice=constant(name), ctx=gast.Load()
+                    )
+                    self._accumulate(name, field, after)
             for arg in args:
                 if id(arg) in differentiable and isinstance(arg, gast.Name):
                     outputs.append(self._contribution(arg.id, after))

@@ -18,6 +18,7 @@ class ScopeInfo:
     locals: set[str]
     kinds: dict[gast.Name, str] = field(default_factory=dict)
     names: set[str] = field(default_factory=set)  # every identifier the function mentions
+    functions: dict[str, LocalFunction] = field(default_factory=dict)  # nested, by name
 
 
 class _QuietChains(beniget.DefUseChains):
@@ -44,7 +45,7 @@ class Scopes(Analysis[ScopeInfo]):
         every_arg += [a for a in (args.vararg, args.kwarg) if a is not None]
         parameters = [a.id for a in every_arg]
         locals_ = {d.name() for d in chains.locals[function]} - set(parameters)
-        info = ScopeInfo(parameters, locals_)
+        info = ScopeInfo(parameters, locals_, functions=local_functions(function))
         for node in gast.walk(function):
             if isinstance(node, gast.Name):
                 info.names.add(node.id)
@@ -59,3 +60,78 @@ class Scopes(Analysis[ScopeInfo]):
         if name in info.locals:
             return "local"
         return ctx.source.lookup(name)[0]
+
+
+@dataclass(frozen=True)
+class LocalFunction:
+    """A function defined inside the one being compiled (by `def` or `name = lambda`), which
+    calls resolve to: srcad emits its reverse rule next to it."""
+
+    name: str
+    node: gast.FunctionDef
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        args = self.node.args
+        return tuple(a.id for a in [*args.posonlyargs, *args.args])
+
+    def captured(self, outer: set[str]) -> list[str]:
+        """The enclosing function's names this function reads when called."""
+        return captured_names(self.node, outer)
+
+
+def captured_names(node: gast.FunctionDef | gast.Lambda, outer: set[str]) -> list[str]:
+    """The names of `outer` that a nested function reads (and does not assign itself)."""
+    own = {
+        n.id
+        for n in gast.walk(node)
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store | gast.Param)
+    }
+    read = [
+        n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+    ]
+    return [name for name in dict.fromkeys(read) if name in outer and name not in own]
+
+
+def as_function_def(name: str, node: gast.Lambda) -> gast.FunctionDef:
+    """`name = lambda args: body` as the `def` it is equivalent to."""
+    body = [gast.copy_location(gast.Return(value=node.body), node)]
+    function = gast.FunctionDef(
+        name=name,
+        args=node.args,
+        body=body,
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+        type_params=[],
+    )
+    return gast.copy_location(function, node)
+
+
+def local_functions(function: gast.FunctionDef) -> dict[str, LocalFunction]:
+    """Names that only a nested `def` (or a `name = lambda`) in `function` binds."""
+    found: dict[str, LocalFunction] = {}
+    bound: dict[str, int] = {}
+    stack = list(function.body)
+    while stack:
+        statement = stack.pop()
+        if isinstance(statement, gast.FunctionDef):
+            found[statement.name] = LocalFunction(statement.name, statement)
+            bound[statement.name] = bound.get(statement.name, 0) + 1
+            continue
+        if isinstance(statement, gast.Assign):
+            target = statement.targets[0]
+            if (
+                len(statement.targets) == 1
+                and isinstance(target, gast.Name)
+                and isinstance(statement.value, gast.Lambda)
+            ):
+                found[target.id] = LocalFunction(
+                    target.id, as_function_def(target.id, statement.value)
+                )
+        for node in gast.walk(statement):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                bound[node.id] = bound.get(node.id, 0) + 1
+        for block in ("body", "orelse"):
+            stack += getattr(statement, block, [])
+    return {name: local for name, local in found.items() if bound.get(name) == 1}

@@ -31,6 +31,8 @@ def walk_statements(body: list[gast.stmt]) -> Iterator[gast.stmt]:
     """Every statement of a normal-form body, nested blocks included, in source order."""
     for statement in body:
         yield statement
+        if isinstance(statement, gast.FunctionDef):
+            continue  # a nested function's statements are its own
         for field in ("body", "orelse"):
             yield from walk_statements(getattr(statement, field, []))
 
@@ -152,7 +154,16 @@ class _Normaliser:
 
     def statement(self, node: gast.stmt) -> None:
         origin, self.origin = self.origin, node
-        if isinstance(node, gast.Assign):
+        if isinstance(node, gast.FunctionDef):
+            self._emit(node)  # its body is its own: compiled on its own if it is called
+        elif (
+            isinstance(node, gast.Assign)
+            and isinstance(node.value, gast.Lambda)
+            and isinstance(node.targets[0], gast.Name)
+            and node.targets[0].id in self.scopes.functions
+        ):
+            self._emit(self.scopes.functions[node.targets[0].id].node)
+        elif isinstance(node, gast.Assign):
             self.assign_all(node.targets, node.value)
         elif isinstance(node, gast.AugAssign):
             assert isinstance(node.target, gast.Name)

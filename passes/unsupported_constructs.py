@@ -50,14 +50,12 @@ _STATEMENT_NAMES: dict[type, str] = {
     gast.Global: "a `global` declaration",
     gast.Nonlocal: "a `nonlocal` declaration",
     gast.Delete: "a `del` statement",
-    gast.FunctionDef: "a nested function definition",
     gast.AsyncFunctionDef: "a nested function definition",
     gast.ClassDef: "a class definition",
     gast.AnnAssign: "an annotated assignment",
 }
 
 _EXPRESSION_NAMES: dict[type, str] = {
-    gast.Lambda: "a lambda",
     gast.SetComp: "a set comprehension",
     gast.DictComp: "a dict comprehension",
     gast.Await: "`await`",
@@ -99,15 +97,7 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
         def report(node: gast.AST, code: str, message: str, hint: str = "") -> None:
             found.append(ctx.diagnostic(node, code, message, hint))
 
-        args = function.args
-        for arg in (args.vararg, args.kwarg):
-            if arg is not None:
-                report(
-                    arg,
-                    UNSUPPORTED_PARAMETER,
-                    f"`*{arg.id}`/`**{arg.id}` parameters are not supported",
-                    "list the parameters explicitly",
-                )
+        self._parameters(function.args, report)
         self.rule_hint = f"register a rule with @srcad.rrule.register({function.name})"
         self._block(function.body, report)
         self._check_appends(function, ctx, report)
@@ -170,6 +160,16 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
             return False
         return True
 
+    @staticmethod
+    def _parameters(args: gast.arguments, report: Report) -> None:
+        if args.kwarg is not None:
+            report(
+                args.kwarg,
+                UNSUPPORTED_PARAMETER,
+                f"`**{args.kwarg.id}` parameters are not supported",
+                "list the keyword parameters explicitly",
+            )
+
     def _block(self, statements: list[gast.stmt], report: Report) -> None:
         for statement in statements:
             self._statement(statement, report)
@@ -181,7 +181,25 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
         elif isinstance(statement, gast.Assign):
             for target in statement.targets:
                 self._target(target, report)
-            self._expression(statement.value, report)
+            value = statement.value
+            if (
+                isinstance(value, gast.Lambda)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], gast.Name)
+            ):
+                self._parameters(value.args, report)
+                value = value.body  # `name = lambda ...` is a nested function
+            self._expression(value, report)
+        elif isinstance(statement, gast.FunctionDef):
+            if statement.decorator_list:
+                report(
+                    statement.decorator_list[0],
+                    UNSUPPORTED_STATEMENT,
+                    "a decorated nested function is not supported",
+                    "define it at module level",
+                )
+            self._parameters(statement.args, report)
+            self._block(statement.body, report)
         elif isinstance(statement, gast.AugAssign):
             self._target(statement.target, report)
             if not isinstance(statement.op, _OPERATORS):
@@ -254,6 +272,13 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                     UNSUPPORTED_EXPRESSION,
                     "`**` arguments are not supported",
                     "pass keyword arguments by name",
+                )
+            elif isinstance(child, gast.Lambda):
+                report(
+                    child,
+                    UNSUPPORTED_EXPRESSION,
+                    "a lambda is only supported as the value of an assignment to a name",
+                    "write `name = lambda ...` and use `name`",
                 )
             elif isinstance(child, gast.Dict) and any(k is None for k in child.keys):
                 report(child, UNSUPPORTED_EXPRESSION, "`**` in a dict display is not supported")

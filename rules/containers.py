@@ -10,17 +10,11 @@ import numpy as np
 from srcad.primitives import append, iterate, make_dict, make_list, make_tuple, unpack
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
-from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
+from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of
 
 rules = RuleSet("containers")
 
 Pullback = Any
-
-
-def _elements(bar: Any, count: int) -> tuple[Any, ...]:
-    if isinstance(bar, AbstractZero):
-        return (ZeroTangent(),) * count
-    return tuple(bar)
 
 
 @rules.rrule(make_tuple)
@@ -28,7 +22,7 @@ def make_tuple_rrule(*elements: Any) -> tuple[tuple[Any, ...], Pullback]:
     count = len(elements)
 
     def make_tuple_pullback(y_bar: Any) -> tuple[Any, ...]:
-        return (NoTangent(), *_elements(y_bar, count))
+        return (NoTangent(), *elements_of(y_bar, count))
 
     return elements, make_tuple_pullback
 
@@ -38,7 +32,7 @@ def make_list_rrule(*elements: Any) -> tuple[list[Any], Pullback]:
     count = len(elements)
 
     def make_list_pullback(y_bar: Any) -> tuple[Any, ...]:
-        return (NoTangent(), *_elements(y_bar, count))
+        return (NoTangent(), *elements_of(y_bar, count))
 
     return list(elements), make_list_pullback
 
@@ -60,7 +54,7 @@ def append_rrule(items: list[Any], value: Any) -> tuple[list[Any], Pullback]:
     result = append(items, value)
 
     def append_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
-        *before, last = _elements(y_bar, count)
+        *before, last = elements_of(y_bar, count)
         return NoTangent(), Tangent(list, *before) if before else ZeroTangent(), last
 
     return result, append_pullback
@@ -84,7 +78,7 @@ def builtin_sum_rrule(values: Any, *start: Any) -> tuple[Any, Pullback]:
                 *start_bars,
             )
         element_bars = tuple(ProjectTo(v)(y_bar) for v in values)
-        return (NoTangent(), _cotangent_of_elements(values, element_bars), *start_bars)
+        return (NoTangent(), _cotangent_ofelements_of(values, element_bars), *start_bars)
 
     return y, builtin_sum_pullback
 
@@ -101,13 +95,13 @@ def array_rrule(values: Any, *options: Any, **keywords: Any) -> tuple[np.ndarray
         y_bar = np.asarray(y_bar)
         if isinstance(values, list | tuple):
             rows = tuple(ProjectTo(v)(y_bar[i]) for i, v in enumerate(values))
-            return (NoTangent(), _cotangent_of_elements(values, rows), *option_bars)
+            return (NoTangent(), _cotangent_ofelements_of(values, rows), *option_bars)
         return (NoTangent(), ProjectTo(values)(y_bar), *option_bars)
 
     return y, array_pullback
 
 
-def _cotangent_of_elements(value: Any, element_bars: tuple[Any, ...]) -> Any:
+def _cotangent_ofelements_of(value: Any, element_bars: tuple[Any, ...]) -> Any:
     """The cotangent of a sequence, given one cotangent per element."""
     if isinstance(value, np.ndarray):
         project = ProjectTo(value)
@@ -126,8 +120,8 @@ def unpack_rrule(value: Any, count: int) -> tuple[tuple[Any, ...], Pullback]:
     elements = unpack(value, count)
 
     def unpack_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
-        element_bars = _elements(y_bar, count)
-        return NoTangent(), _cotangent_of_elements(value, element_bars), NoTangent()
+        element_bars = elements_of(y_bar, count)
+        return NoTangent(), _cotangent_ofelements_of(value, element_bars), NoTangent()
 
     return elements, unpack_pullback
 
@@ -138,7 +132,7 @@ def iterate_rrule(value: Any) -> tuple[list[Any], Pullback]:
     items = iterate(value)
 
     def iterate_pullback(items_bar: Any) -> tuple[Any, Any]:
-        return NoTangent(), _cotangent_of_elements(value, tuple(_elements(items_bar, len(items))))
+        return NoTangent(), _cotangent_ofelements_of(value, tuple(elements_of(items_bar, len(items))))
 
     return items, iterate_pullback
 
@@ -147,7 +141,7 @@ def _items_of(pairs_bar: Any, count: int, position: int) -> tuple[Any, ...]:
     """The cotangents of element `position` of each tuple in a list of tuples."""
     return tuple(
         bar if isinstance(bar, AbstractZero) else bar[position]
-        for bar in _elements(pairs_bar, count)
+        for bar in elements_of(pairs_bar, count)
     )
 
 
@@ -162,7 +156,7 @@ def zip_rrule(*sequences: Any) -> tuple[list[tuple[Any, ...]], Pullback]:
         for position, sequence in enumerate(sequences):
             element_bars = _items_of(pairs_bar, count, position)
             element_bars += (ZeroTangent(),) * (len(sequence) - count)
-            bars.append(_cotangent_of_elements(sequence, element_bars))
+            bars.append(_cotangent_ofelements_of(sequence, element_bars))
         return (NoTangent(), *bars)
 
     return pairs, zip_pullback
@@ -177,7 +171,7 @@ def enumerate_rrule(sequence: Any, *start: int) -> tuple[list[tuple[int, Any]], 
 
     def enumerate_pullback(pairs_bar: Any) -> tuple[Any, ...]:
         element_bars = _items_of(pairs_bar, count, 1)
-        return NoTangent(), _cotangent_of_elements(sequence, element_bars), *start_bars
+        return NoTangent(), _cotangent_ofelements_of(sequence, element_bars), *start_bars
 
     return pairs, enumerate_pullback
 
@@ -215,11 +209,11 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
             bars: list[Any] = [ZeroTangent()] * count
             if isinstance(index, slice):
                 positions = range(count)[index]
-                for position, bar in zip(positions, _elements(y_bar, count), strict=False):
+                for position, bar in zip(positions, elements_of(y_bar, count), strict=False):
                     bars[position] = bar
             else:
                 bars[index] = y_bar
-            return NoTangent(), _cotangent_of_elements(x, tuple(bars)), NoTangent()
+            return NoTangent(), _cotangent_ofelements_of(x, tuple(bars)), NoTangent()
 
         return y, getitem_sequence_pullback
     raise TypeError(

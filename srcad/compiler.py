@@ -27,6 +27,7 @@ from srcad.passes import CHECKS, REVERSE, naming
 from srcad.passes.base import Context, function_of
 from srcad.passes.naming import Namer
 from srcad.passes.operation_rules import OperationRules
+from srcad.passes.scopes import Scopes
 from srcad.passes.unsupported_constructs import MUTATION, SHARED_LIST
 from srcad.registry import REGISTRY, Rule
 from srcad.rules import RULE_SETS
@@ -92,9 +93,35 @@ def new_context(source: FunctionSource, wrt: tuple[str, ...] | None) -> tuple[ga
     node = copy.deepcopy(source.node)
     node.decorator_list = []
     if wrt is None:
-        wrt = tuple(a.id for a in [*node.args.posonlyargs, *node.args.args])
+        star = [node.args.vararg] if node.args.vararg is not None else []
+        wrt = tuple(a.id for a in [*node.args.posonlyargs, *node.args.args, *star])
     tree = gast.Module(body=[node], type_ignores=[])
-    return tree, Context(source, REGISTRY, wrt, Namer(), compiled_rule)
+    return tree, Context(source, REGISTRY, wrt, Namer(), compiled_rule, compile_nested)
+
+
+def compile_nested(
+    node: gast.FunctionDef, captured: tuple[str, ...], parent: Context
+) -> gast.FunctionDef:
+    """The reverse rule of a function defined inside the one `parent` compiles: it reads the
+    enclosing function's variables as they are when it is called, and its pullback's
+    first cotangent, for the function itself, holds the cotangents of the `captured` ones."""
+    scopes = parent.analysis_result(Scopes)
+    enclosing = set(scopes.parameters) | scopes.locals
+    source = parent.source.nested(copy.deepcopy(node), enclosing)
+    parameters = tuple(a.id for a in [*node.args.posonlyargs, *node.args.args])
+    tree = gast.Module(body=[copy.deepcopy(node)], type_ignores=[])
+    child = Context(
+        source,
+        parent.registry,
+        parameters + captured,
+        parent.namer,
+        parent.compiled_rule,
+        compile_nested,
+        captured,
+        runtime=parent.runtime,
+    )
+    reverse_tree(tree, child)
+    return function_of(tree)
 
 
 def _raise_if_any(diagnostics: list[Diagnostic], function: str) -> None:

@@ -26,10 +26,25 @@ class FunctionSource:
     lines: list[str]
     globals: dict[str, Any]
     closure: dict[str, types.CellType] = field(default_factory=dict)
+    # For a function defined inside the one being compiled: the enclosing function's own
+    # names, which exist only while it runs.
+    enclosing: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
         return self.func.__name__
+
+    def nested(self, node: gast.FunctionDef, enclosing: set[str]) -> FunctionSource:
+        """The source of a function defined inside this one."""
+        return FunctionSource(
+            self.func,
+            node,
+            self.filename,
+            self.lines,
+            self.globals,
+            self.closure,
+            frozenset(enclosing) | self.enclosing,
+        )
 
     def line(self, lineno: int) -> str:
         return self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
@@ -46,8 +61,10 @@ class FunctionSource:
     def lookup(self, name: str) -> tuple[str, Any]:
         """Where a free name of the function lives, and its value now.
 
-        Returns ("closure" | "global" | "builtin" | "undefined", value).
+        Returns ("enclosing" | "closure" | "global" | "builtin" | "undefined", value).
         """
+        if name in self.enclosing:
+            return "enclosing", None
         if name in self.closure:
             try:
                 return "closure", self.closure[name].cell_contents

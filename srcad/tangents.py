@@ -198,6 +198,14 @@ class Tangent:
         return f"Tangent({', '.join(parts)})"
 
 
+def elements_of(tangent: Any, count: int) -> tuple[Any, ...]:
+    """The element cotangents of a tuple's or list's cotangent (a symbolic zero has `count`
+    zero elements)."""
+    if isinstance(tangent, AbstractZero):
+        return (ZeroTangent(),) * count
+    return tuple(tangent)
+
+
 def _field_names(primal_type: type) -> tuple[str, ...]:
     """The fields of a dataclass or NamedTuple type; others have none known in advance."""
     if dataclasses.is_dataclass(primal_type):

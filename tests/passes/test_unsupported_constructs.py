@@ -19,7 +19,7 @@ CASES = [
     ("attribute_assignment", "def f(x):\n    x.a = 1.0\n    return x\n", [(2, 4, "E301")]),
     ("augmented_item_assignment", "def f(x):\n    x[0] += 1.0\n    return x\n",
      [(2, 4, "E301")]),
-    ("lambda", "def f(x):\n    g = lambda t: t\n    return x\n", [(2, 8, "E102")]),
+    ("lambda_not_assigned", "def f(x):\n    return (lambda t: t)(x)\n", [(2, 12, "E102")]),
     ("shift", "def f(x):\n    return x << 2\n", [(2, 11, "E102")]),
     ("augmented_shift", "def f(x):\n    x <<= 2\n    return x\n", [(2, 4, "E102")]),
     ("star_args", "def f(*xs):\n    return xs\n", [(1, 7, "E103")]),
