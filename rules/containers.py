@@ -78,7 +78,7 @@ def builtin_sum_rrule(values: Any, *start: Any) -> tuple[Any, Pullback]:
                 *start_bars,
             )
         element_bars = tuple(ProjectTo(v)(y_bar) for v in values)
-        return (NoTangent(), _cotangent_ofelements_of(values, element_bars), *start_bars)
+        return (NoTangent(), _cotangent_of_elements(values, element_bars), *start_bars)
 
     return y, builtin_sum_pullback
 
@@ -95,13 +95,13 @@ def array_rrule(values: Any, *options: Any, **keywords: Any) -> tuple[np.ndarray
         y_bar = np.asarray(y_bar)
         if isinstance(values, list | tuple):
             rows = tuple(ProjectTo(v)(y_bar[i]) for i, v in enumerate(values))
-            return (NoTangent(), _cotangent_ofelements_of(values, rows), *option_bars)
+            return (NoTangent(), _cotangent_of_elements(values, rows), *option_bars)
         return (NoTangent(), ProjectTo(values)(y_bar), *option_bars)
 
     return y, array_pullback
 
 
-def _cotangent_ofelements_of(value: Any, element_bars: tuple[Any, ...]) -> Any:
+def _cotangent_of_elements(value: Any, element_bars: tuple[Any, ...]) -> Any:
     """The cotangent of a sequence, given one cotangent per element."""
     if isinstance(value, np.ndarray):
         project = ProjectTo(value)
@@ -121,7 +121,7 @@ def unpack_rrule(value: Any, count: int) -> tuple[tuple[Any, ...], Pullback]:
 
     def unpack_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
         element_bars = elements_of(y_bar, count)
-        return NoTangent(), _cotangent_ofelements_of(value, element_bars), NoTangent()
+        return NoTangent(), _cotangent_of_elements(value, element_bars), NoTangent()
 
     return elements, unpack_pullback
 
@@ -132,7 +132,7 @@ def iterate_rrule(value: Any) -> tuple[list[Any], Pullback]:
     items = iterate(value)
 
     def iterate_pullback(items_bar: Any) -> tuple[Any, Any]:
-        return NoTangent(), _cotangent_ofelements_of(value, tuple(elements_of(items_bar, len(items))))
+        return NoTangent(), _cotangent_of_elements(value, tuple(elements_of(items_bar, len(items))))
 
     return items, iterate_pullback
 
@@ -156,7 +156,7 @@ def zip_rrule(*sequences: Any) -> tuple[list[tuple[Any, ...]], Pullback]:
         for position, sequence in enumerate(sequences):
             element_bars = _items_of(pairs_bar, count, position)
             element_bars += (ZeroTangent(),) * (len(sequence) - count)
-            bars.append(_cotangent_ofelements_of(sequence, element_bars))
+            bars.append(_cotangent_of_elements(sequence, element_bars))
         return (NoTangent(), *bars)
 
     return pairs, zip_pullback
@@ -171,7 +171,7 @@ def enumerate_rrule(sequence: Any, *start: int) -> tuple[list[tuple[int, Any]], 
 
     def enumerate_pullback(pairs_bar: Any) -> tuple[Any, ...]:
         element_bars = _items_of(pairs_bar, count, 1)
-        return NoTangent(), _cotangent_ofelements_of(sequence, element_bars), *start_bars
+        return NoTangent(), _cotangent_of_elements(sequence, element_bars), *start_bars
 
     return pairs, enumerate_pullback
 
@@ -213,7 +213,7 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
                     bars[position] = bar
             else:
                 bars[index] = y_bar
-            return NoTangent(), _cotangent_ofelements_of(x, tuple(bars)), NoTangent()
+            return NoTangent(), _cotangent_of_elements(x, tuple(bars)), NoTangent()
 
         return y, getitem_sequence_pullback
     raise TypeError(

@@ -22,7 +22,7 @@ CASES = [
     ("lambda_not_assigned", "def f(x):\n    return (lambda t: t)(x)\n", [(2, 12, "E102")]),
     ("shift", "def f(x):\n    return x << 2\n", [(2, 11, "E102")]),
     ("augmented_shift", "def f(x):\n    x <<= 2\n    return x\n", [(2, 4, "E102")]),
-    ("star_args", "def f(*xs):\n    return xs\n", [(1, 7, "E103")]),
+    ("double_star_kwargs", "def f(**kw):\n    return kw\n", [(1, 8, "E103")]),
     ("three_at_once", "def f(x):\n    with x:\n        pass\n    x[1] = 2\n    return {x}\n",
      [(2, 4, "E101"), (4, 4, "E301"), (5, 11, "E102")]),
 ]  # fmt: skip
