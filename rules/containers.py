@@ -132,6 +132,8 @@ def iterate_rrule(value: Any) -> tuple[list[Any], Pullback]:
     items = iterate(value)
 
     def iterate_pullback(items_bar: Any) -> tuple[Any, Any]:
+        if isinstance(value, dict):  # iterating a dict walks its keys, which carry nothing
+            return NoTangent(), ZeroTangent()
         return NoTangent(), _cotangent_of_elements(value, tuple(elements_of(items_bar, len(items))))
 
     return items, iterate_pullback

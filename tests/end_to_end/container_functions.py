@@ -62,3 +62,11 @@ def tuple_of_results(x, y):
 
 def sum_with_start(xs, s):
     return sum([x * x for x in xs], s)
+
+
+def over_dict(x, y):
+    d = {"a": x, "b": y * 2.0}
+    s = 0.0
+    for k in d:
+        s = s + d[k] * d[k]
+    return s

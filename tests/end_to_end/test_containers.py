@@ -33,6 +33,7 @@ CASES = [
     ("returns_list", cf.returns_list, (0.7,)),
     ("tuple_of_results", cf.tuple_of_results, (0.7, 1.2)),
     ("sum_with_start", cf.sum_with_start, (rng.standard_normal(3), 0.5)),
+    ("over_dict", cf.over_dict, (0.3, 0.7)),
 ]  # fmt: skip
 
 
