@@ -178,19 +178,33 @@ def enumerate_rrule(sequence: Any, *start: int) -> tuple[list[tuple[int, Any]], 
     return pairs, enumerate_pullback
 
 
+def _is_basic_index(index: Any) -> bool:
+    """Integers, slices, `None` and `...` select each element at most once."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(
+        isinstance(p, int | np.integer | slice) or p is None or p is Ellipsis
+        for p in parts
+        if not isinstance(p, bool)
+    ) and not any(isinstance(p, bool) for p in parts)
+
+
 @rules.rrule(operator.getitem)
 def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
     y = x[index]
     if isinstance(x, np.ndarray):
         project_x = ProjectTo(x)
+        basic = _is_basic_index(index)
 
         def getitem_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
             if isinstance(y_bar, AbstractZero):
                 return NoTangent(), y_bar, NoTangent()
             x_bar = np.zeros(x.shape, dtype=project_x.dtype)
-            # add.at accumulates repeated integer indices, where `x_bar[index] += y_bar`
-            # would keep only one of them.
-            np.add.at(x_bar, index, y_bar)
+            if basic:
+                x_bar[index] = y_bar
+            else:
+                # add.at accumulates repeated integer indices, where `x_bar[index] += y_bar`
+                # would keep only one of them.
+                np.add.at(x_bar, index, y_bar)
             return NoTangent(), x_bar, NoTangent()
 
         return y, getitem_pullback

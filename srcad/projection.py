@@ -54,22 +54,29 @@ class ProjectTo:
     3.0
     """
 
-    __slots__ = ("dtype", "kind", "shape")
+    __slots__ = ("dtype", "kind", "scalar_type", "shape")
 
     def __init__(self, x: Any) -> None:
+        # Built for every argument of every rule call: the common cases come first, and
+        # NumPy's dtype tests are done by kind letter (issubdtype costs a microsecond).
         self.shape: tuple[int, ...] = ()
         self.dtype: np.dtype[Any] | None = None
-        if isinstance(x, bool | int | np.bool_):
+        self.scalar_type: type | None = None
+        kind_of = type(x)
+        if kind_of is float:
+            self.kind = "float"
+        elif isinstance(x, bool | int | np.bool_):
             self.kind = "none"
         # Before the Python numbers: np.float64 and np.complex128 subclass float and complex,
         # and must still project to NumPy scalars.
         elif isinstance(x, np.ndarray | np.generic):
-            if not np.issubdtype(x.dtype, np.inexact):
+            if x.dtype.kind not in "fc":
                 self.kind = "none"
             else:
-                self.kind = "array" if isinstance(x, np.ndarray) else "scalar"
+                self.kind = "array" if kind_of is np.ndarray else "scalar"
                 self.shape = x.shape
                 self.dtype = x.dtype
+                self.scalar_type = None if kind_of is np.ndarray else kind_of
         elif isinstance(x, float):
             self.kind = "float"
         elif isinstance(x, complex):
@@ -89,6 +96,8 @@ class ProjectTo:
                 return dx
             dx = np.real(np.sum(dx)) if np.ndim(dx) else np.real(dx)
             return float(dx)
+        if kind == "scalar" and type(dx) is self.scalar_type:
+            return dx
         if kind == "array" or kind == "scalar":
             return self._project_array(dx)
         if kind == "complex":
