@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from srcad.passes.callees import Callees
+from srcad.passes.mutations import Mutations
 from srcad.passes.reverse_ad import ReverseAD
 from srcad.passes.to_anf import ToANF
 from srcad.passes.unsupported_constructs import UnsupportedConstructs
 
 # Analyses whose diagnostics must be empty before anything is transformed.
-CHECKS = (UnsupportedConstructs, Callees)
+CHECKS = (UnsupportedConstructs, Mutations, Callees)
 # The reverse-mode pipeline, in order.
 REVERSE = (ToANF, ReverseAD)

@@ -11,6 +11,13 @@ from srcad.errors import Diagnostic
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.scopes import Scopes
 
+# Method names that change their receiver; the Mutations check reports their calls.
+IN_PLACE_METHODS = frozenset({
+    "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "popitem", "setdefault",
+    "update", "add", "discard", "fill", "put", "resize", "itemset", "partition", "setfield",
+    "byteswap", "setflags",
+})  # fmt: skip
+
 
 def is_append_call(node: gast.expr) -> bool:
     """`name.append(value)`: the one method call srcad handles, on fresh local lists."""
@@ -60,6 +67,8 @@ class Callees(Analysis[CalleeInfo]):
         for node in gast.walk(function_of(tree)):
             if not isinstance(node, gast.Call) or is_append_call(node):
                 continue  # `items.append(v)` becomes a primitive in the normal form
+            if isinstance(node.func, gast.Attribute) and node.func.attr in IN_PLACE_METHODS:
+                continue  # Mutations reports it
             path = static_path(node.func)
             root = node.func
             while isinstance(root, gast.Attribute):

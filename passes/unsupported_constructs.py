@@ -5,38 +5,14 @@ from __future__ import annotations
 from typing import Protocol
 
 import gast
-import numpy as np
 
 from srcad.errors import Diagnostic
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.callees import is_append_call, static_path
 
 # Diagnostic codes of this check.
 UNSUPPORTED_STATEMENT = "E101"
 UNSUPPORTED_EXPRESSION = "E102"
 UNSUPPORTED_PARAMETER = "E103"
-MUTATION = "E301"
-SHARED_LIST = "E302"
-
-# Functions that read a list without keeping it: a list passed only to these (and indexed,
-# iterated, returned, appended to) is not shared with anything that could see an append.
-_LIST_READERS = (
-    len,
-    sum,
-    tuple,
-    list,
-    zip,
-    enumerate,
-    max,
-    min,
-    sorted,
-    np.array,
-    np.asarray,
-    np.stack,
-    np.vstack,
-    np.hstack,
-    np.concatenate,
-)
 
 _STATEMENT_NAMES: dict[type, str] = {
     gast.AsyncFor: "an `async for` loop",
@@ -100,65 +76,7 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
         self._parameters(function.args, report)
         self.rule_hint = f"register a rule with @srcad.rrule.register({function.name})"
         self._block(function.body, report)
-        self._check_appends(function, ctx, report)
         return found
-
-    def _check_appends(self, function: gast.FunctionDef, ctx: Context, report: Report) -> None:
-        """`items.append(v)` is allowed on a list this function made and shares with
-        nothing: every assignment to `items` is a list display or comprehension, and every
-        read of it indexes, iterates, returns, appends to or copies it."""
-        parents = {
-            child: node for node in gast.walk(function) for child in gast.iter_child_nodes(node)
-        }
-        receivers = {
-            n.value.func.value.id: n
-            for n in gast.walk(function)
-            if isinstance(n, gast.Expr) and is_append_call(n.value)
-        }
-        for name, statement in receivers.items():
-            if not self._fresh_list(function, name, parents, ctx):
-                report(
-                    statement,
-                    SHARED_LIST,
-                    f"`{name}.append(...)` changes a list that srcad "
-                    "cannot prove is fresh and unshared",
-                    "build the list in this function "
-                    f"with `{name} = []` and only index, iterate, return or copy it; or "
-                    "register a rule for this function",
-                )
-
-    @staticmethod
-    def _fresh_list(
-        function: gast.FunctionDef, name: str, parents: dict[gast.AST, gast.AST], ctx: Context
-    ) -> bool:
-        for node in gast.walk(function):
-            if not isinstance(node, gast.Name) or node.id != name:
-                continue
-            parent = parents.get(node)
-            if isinstance(node.ctx, gast.Param):
-                return False
-            if isinstance(node.ctx, gast.Store):
-                if not (
-                    isinstance(parent, gast.Assign)
-                    and parent.targets == [node]
-                    and isinstance(parent.value, gast.List | gast.ListComp)
-                ):
-                    return False
-                continue
-            if isinstance(parent, gast.Subscript | gast.For | gast.Return):
-                continue
-            if isinstance(parent, gast.Attribute) and is_append_call(parents.get(parent)):
-                continue
-            if isinstance(parent, gast.Call) and node in parent.args:
-                path = static_path(parent.func)
-                if path is not None:
-                    _, value = ctx.source.lookup(path[0])
-                    for attr in path[1:]:
-                        value = getattr(value, attr, None)
-                    if any(value is reader for reader in _LIST_READERS):
-                        continue
-            return False
-        return True
 
     @staticmethod
     def _parameters(args: gast.arguments, report: Report) -> None:
@@ -230,6 +148,10 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                     "an `else` clause on a loop is not supported",
                     "set a flag before `break` and test it after the loop",
                 )
+        elif isinstance(statement, gast.Delete) and not any(
+            isinstance(t, gast.Name) for t in statement.targets
+        ):
+            pass  # `del x[i]` or `del x.a` is a mutation: the Mutations check reports it
         elif not isinstance(statement, gast.Pass | gast.Break | gast.Continue):
             what = _STATEMENT_NAMES.get(type(statement), f"`{type(statement).__name__}`")
             report(
@@ -244,15 +166,7 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                 self._target(element, report)
             return
         if isinstance(target, gast.Subscript | gast.Attribute):
-            kind = "item" if isinstance(target, gast.Subscript) else "attribute"
-            report(
-                target,
-                MUTATION,
-                f"{kind} assignment mutates a value, which srcad cannot differentiate",
-                "build a new value instead (for arrays: np.where, "
-                "np.concatenate), or register a rule for this function",
-            )
-            return
+            return  # a mutation: the Mutations check reports it
         what = _EXPRESSION_NAMES.get(type(target), f"`{type(target).__name__}`")
         report(target, UNSUPPORTED_EXPRESSION, f"assigning to {what} is not supported")
 

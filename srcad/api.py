@@ -86,7 +86,11 @@ class Differentiable:
 
     def _rrule_for_wrt(self) -> RuleFn:
         if self._version != REGISTRY.version or self._compiled is None:
-            self._compiled = compiler.compiled_rrule(self.func, self.wrt).function
+            rule = REGISTRY.rrule_for(self.func)  # a registered rule wins over the source
+            if rule is not None:
+                self._compiled = rule.rrule
+            else:
+                self._compiled = compiler.compiled_rrule(self.func, self.wrt).function
             self._version = REGISTRY.version
         return self._compiled
 
@@ -101,7 +105,7 @@ class Differentiable:
         self, cotangent: Any, args: tuple[Any, ...], kwargs: dict[str, Any], position: int
     ) -> Any:
         primal = _argument(args, kwargs, self.func, position)
-        if isinstance(cotangent, NoTangent):
+        if isinstance(cotangent, NoTangent) or not _perturbable(primal):
             name = positional_parameters(self.func)[position]
             raise SrcadError(
                 f"cannot take the gradient of {self.func.__name__} with respect to `{name}`: "
@@ -124,6 +128,15 @@ class Differentiable:
 
     def __repr__(self) -> str:
         return f"<srcad.Differentiable {self.func.__qualname__} wrt={self.wrt}>"
+
+
+def _perturbable(primal: Any) -> bool:
+    """Whether a value has a derivative to take: not an int, bool, string or None."""
+    if isinstance(primal, bool | int | str | bytes) or primal is None:
+        return False
+    if isinstance(primal, np.ndarray | np.generic):
+        return primal.dtype.kind in "fc"
+    return True
 
 
 def _argument(args: tuple[Any, ...], kwargs: dict[str, Any], func: Any, position: int) -> Any:

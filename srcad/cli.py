@@ -1,15 +1,17 @@
-"""The `srcad` command line: `srcad show FILE:FUNC` prints the code srcad emits."""
+"""The `srcad` command line: `show` prints the code srcad emits, `check` every diagnostic."""
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import sys
 import types
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from srcad.errors import SrcadError
+from srcad.errors import Diagnostic, SrcadError
 
 
 class UsageError(Exception):
@@ -60,6 +62,51 @@ def show(spec: str, mode: str, wrt: str | None) -> str:
     return source(func, mode=mode, wrt=names)
 
 
+def _functions_of(module: types.ModuleType, path: str) -> list[Callable[..., Any]]:
+    """The functions a file defines at module level (decorated ones included), in order."""
+    from srcad.api import Differentiable
+
+    found = []
+    for value in vars(module).values():
+        func = value.func if isinstance(value, Differentiable) else value
+        code = getattr(func, "__code__", None)
+        if (
+            isinstance(func, types.FunctionType)
+            and code is not None
+            and os.path.samefile(code.co_filename, path)
+        ):
+            found.append(func)
+    return sorted(found, key=lambda f: f.__code__.co_firstlineno)
+
+
+def check(spec: str) -> list[Diagnostic]:
+    """Every diagnostic of every function in `FILE` (or of `FILE:FUNC`), deduplicated and in
+    source order. Functions with a registered rule are not inspected."""
+    from srcad import compiler
+    from srcad.registry import REGISTRY
+
+    path, sep, name = spec.rpartition(":") if ":" in spec else (spec, "", "")
+    module = load_file(path)
+    if sep:
+        func = getattr(module, name, None)
+        if func is None:
+            raise UsageError(f"{path} defines no function {name!r}")
+        functions = [getattr(func, "func", func)]
+    else:
+        functions = _functions_of(module, path)
+    found: dict[tuple[str, int, int, str, str], Diagnostic] = {}
+    for func in functions:
+        if REGISTRY.rrule_for(func) is not None:
+            continue
+        try:
+            compiler.compiled_rrule(func, None)
+        except SrcadError as error:
+            diagnostics = error.diagnostics or [Diagnostic(path, 0, 0, "E000", error.message)]
+            for d in diagnostics:
+                found.setdefault((d.file, d.line, d.column, d.code, d.message), d)
+    return sorted(found.values(), key=lambda d: (d.file, d.line, d.column))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="srcad", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -67,7 +114,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     show_parser.add_argument("target", metavar="FILE:FUNC")
     show_parser.add_argument("--mode", choices=["reverse"], default="reverse")
     show_parser.add_argument("--wrt", metavar="NAMES", help="comma-separated parameter names")
+    check_parser = commands.add_parser(
+        "check", help="print every diagnostic of a file's functions; exit 1 if there are any"
+    )
+    check_parser.add_argument("target", metavar="FILE[:FUNC]")
+    check_parser.add_argument("--format", choices=["text", "json"], default="text")
     args = parser.parse_args(argv)
+    if args.command == "check":
+        return _run_check(args.target, args.format)
     try:
         sys.stdout.write(show(args.target, args.mode, args.wrt))
     except UsageError as error:
@@ -80,3 +134,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(line if error.diagnostics else f"srcad: error: {line}", file=sys.stderr)
         return 2
     return 0
+
+
+def _run_check(target: str, output: str) -> int:
+    try:
+        diagnostics = check(target)
+    except UsageError as error:
+        print(f"srcad: error: {error}", file=sys.stderr)
+        return 2
+    if output == "json":
+        print(json.dumps([d.to_dict() for d in diagnostics], indent=2))
+    else:
+        for diagnostic in diagnostics:
+            print(diagnostic.format())
+        count = len(diagnostics)
+        print(
+            f"{count} problem{'s' if count != 1 else ''}" if count else "no problems",
+            file=sys.stderr,
+        )
+    return 1 if diagnostics else 0

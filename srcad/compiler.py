@@ -25,15 +25,18 @@ from srcad.errors import (
 )
 from srcad.passes import CHECKS, REVERSE, naming
 from srcad.passes.base import Context, function_of
+from srcad.passes.mutations import CODES as MUTATION_CODES
 from srcad.passes.naming import Namer
 from srcad.passes.operation_rules import OperationRules
 from srcad.passes.scopes import Scopes
-from srcad.passes.unsupported_constructs import MUTATION, SHARED_LIST
 from srcad.registry import REGISTRY, Rule
 from srcad.rules import RULE_SETS
 from srcad.source import FunctionSource, function_source
 
 REGISTRY.install(RULE_SETS)
+
+# The code of a call-site diagnostic that introduces a callee's own problems.
+CALLEE_FAILED = "E220"
 
 # Emitted text opens with this many comment lines; the compiled text puts its wrapper
 # definitions on exactly these lines, so line numbers in tracebacks match `srcad show`.
@@ -128,7 +131,8 @@ def _raise_if_any(diagnostics: list[Diagnostic], function: str) -> None:
     if not diagnostics:
         return
     count = f"{len(diagnostics)} problem{'s' if len(diagnostics) > 1 else ''}"
-    if all(d.code in (MUTATION, SHARED_LIST) for d in diagnostics):
+    underlying = [d for d in diagnostics if d.code != CALLEE_FAILED]
+    if underlying and all(d.code in MUTATION_CODES for d in underlying):
         raise MutationError(f"cannot differentiate {function}: {count}", diagnostics)
     raise UnsupportedSyntaxError(f"cannot differentiate {function}: {count}", diagnostics)
 
@@ -140,7 +144,7 @@ def reverse_tree(tree: gast.Module, ctx: Context) -> gast.Module:
     for check in CHECKS:
         result = ctx.analysis(check, tree)
         diagnostics += result if isinstance(result, list) else result.diagnostics
-    _raise_if_any(diagnostics, name)
+    _raise_if_any(sorted(diagnostics, key=lambda d: (d.line, d.column)), name)
     for transform in REVERSE:
         if transform.__name__ == "ReverseAD":
             _check_call_graph(ctx, tree, name)
@@ -168,7 +172,7 @@ def _check_call_graph(ctx: Context, tree: gast.Module, name: str) -> None:
             callee = rule.primal.__qualname__
             where = ctx.diagnostic(
                 getattr(statement, "value", statement),
-                "E220",
+                CALLEE_FAILED,
                 f"`{callee}` has no rule, and srcad cannot compile its source "
                 f"({len(error.diagnostics) or 1} problem(s) listed next)",
                 f"register a rule with @srcad.rrule.register({rule.primal.__name__})",

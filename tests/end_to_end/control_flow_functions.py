@@ -233,7 +233,7 @@ def swap_in_loop(a, b):
 
 
 def augmented_forms(x, y):
-    s = x
+    s = x * 1.0
     s += y
     s *= x
     s -= y / 2.0
