@@ -202,7 +202,8 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                 report(child, UNSUPPORTED_EXPRESSION, "an async comprehension is not supported")
             elif type(child) in _EXPRESSION_NAMES:
                 what = _EXPRESSION_NAMES[type(child)]
-                report(child, UNSUPPORTED_EXPRESSION, f"{what} is not supported here")
+                report(child, UNSUPPORTED_EXPRESSION, f"{what} is not supported here",
+                       self.rule_hint)  # fmt: skip
 
 
 _SYMBOLS = {

@@ -93,6 +93,12 @@ def compiled_rule(callee: Any) -> Rule | None:
 
 def new_context(source: FunctionSource, wrt: tuple[str, ...] | None) -> tuple[gast.Module, Context]:
     """A fresh copy of the function's tree and the context passes share while compiling it."""
+    if isinstance(source.node, gast.AsyncFunctionDef):
+        diagnostic = source.diagnostic(source.node, "E101", "an `async` function is not "
+                                       "supported", f"register a rule with "
+                                       f"@srcad.rrule.register({source.node.name})")  # fmt: skip
+        raise UnsupportedSyntaxError(f"cannot differentiate {source.name}: 1 problem",
+                                     [diagnostic])  # fmt: skip
     node = copy.deepcopy(source.node)
     node.decorator_list = []
     if wrt is None:

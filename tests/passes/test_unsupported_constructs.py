@@ -54,3 +54,43 @@ def test_resolved_callee_is_the_object():
     import numpy as np
 
     assert list(ctx.analysis(Callees, tree).callees.values()) == [np.sin]
+
+
+MORE_CASES = [
+    ("global", "def f(x):\n    global g\n    return x\n", [(2, 4, "E101")]),
+    ("nonlocal", "def f(x):\n    y = x\n    def g(t):\n        nonlocal y\n        return t\n"
+     "    return g(x)\n", [(4, 8, "E101")]),
+    ("yield", "def f(x):\n    yield x\n", [(2, 4, "E102")]),
+    ("yield_from", "def f(x):\n    yield from x\n", [(2, 4, "E102")]),
+    ("import", "def f(x):\n    import math\n    return x\n", [(2, 4, "E101")]),
+    ("del_name", "def f(x):\n    y = x\n    del y\n    return x\n", [(3, 4, "E101")]),
+    ("raise", "def f(x):\n    raise ValueError(x)\n", [(2, 4, "E101")]),
+    ("class", "def f(x):\n    class A:\n        pass\n    return x\n", [(2, 4, "E101")]),
+    ("async_with_in_nested", "def f(x):\n    async def g():\n        return 1\n    return x\n",
+     [(2, 4, "E101")]),
+    ("set_comprehension", "def f(x):\n    return {t for t in x}\n", [(2, 11, "E102")]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), MORE_CASES, ids=[c[0] for c in MORE_CASES])
+def test_more_constructs_reported(name, text, expected):
+    tree, ctx = context_for(text)
+    found = ctx.analysis(UnsupportedConstructs, tree)
+    assert [(d.line, d.column, d.code) for d in found] == expected
+    assert all(d.file == "<doctest>" and d.hint for d in found)
+
+
+def test_async_function_is_refused_at_its_definition(tmp_path):
+    import importlib.util
+
+    import srcad
+
+    path = tmp_path / "coroutines.py"
+    path.write_text("async def co(x):\n    return x * 2.0\n")
+    spec = importlib.util.spec_from_file_location("coroutines", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(srcad.UnsupportedSyntaxError) as raised:
+        srcad.grad(module.co)(1.0)
+    (diagnostic,) = raised.value.diagnostics
+    assert (diagnostic.line, diagnostic.code) == (1, "E101")
