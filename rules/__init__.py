@@ -8,8 +8,11 @@ from srcad.rules import (
     math,
     nondiff,
     numpy_elementwise,
+    numpy_indexing,
     numpy_linalg,
     numpy_reductions,
+    numpy_shape,
+    numpy_sorting,
     operators,
 )
 
@@ -20,5 +23,8 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_elementwise.rules,
     numpy_reductions.rules,
     numpy_linalg.rules,
+    numpy_shape.rules,
+    numpy_indexing.rules,
+    numpy_sorting.rules,
     nondiff.rules,
 )
