@@ -40,7 +40,10 @@ def operand_names(value: gast.expr) -> list[gast.Name]:
     if isinstance(value, gast.UnaryOp) and not isinstance(value.op, gast.Not):
         return [value.operand] if isinstance(value.operand, gast.Name) else []
     if isinstance(value, gast.Call):
-        passed = [*value.args, *(k.value for k in value.keywords)]
+        # The callee too, when it is a value (a function or object in a variable, or the
+        # receiver of a method); a global callee's name is never active.
+        function = value.func.value if isinstance(value.func, gast.Attribute) else value.func
+        passed = [function, *value.args, *(k.value for k in value.keywords)]
         return [a for a in passed if isinstance(a, gast.Name)]
     if isinstance(value, gast.Attribute | gast.Subscript):
         return [value.value] if isinstance(value.value, gast.Name) else []

@@ -26,9 +26,9 @@ class Context:
     registry: Registry
     wrt: tuple[str, ...]
     namer: Namer
-    # The rule srcad compiles from source for a Python function without a registered rule
-    # (None when the callee is not such a function); the driver provides it.
-    compiled_rule: Callable[[Any], Rule | None] = lambda callee: None
+    # The rule for a callee: its registered rule (honouring opt-outs), else the rule srcad
+    # compiles from its source, else None; the driver provides it.
+    callee_rule: Callable[[Any], Rule | None] = lambda callee: None
     # Compiles a function nested in this one into its own reverse rule (the driver's).
     compile_nested: Callable[[gast.FunctionDef, tuple[str, ...], Context], gast.FunctionDef] = (
         lambda node, captured, parent: node

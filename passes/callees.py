@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass, field
 from typing import Any
 
 import gast
 
+from srcad import primitives
 from srcad.errors import Diagnostic
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.scopes import Scopes
+from srcad.passes.scopes import ScopeInfo, Scopes
 
 # Method names that change their receiver; the Mutations check reports their calls.
 IN_PLACE_METHODS = frozenset({
@@ -32,7 +34,6 @@ def is_append_call(node: gast.expr) -> bool:
 
 
 UNDEFINED_NAME = "E201"
-DYNAMIC_CALLEE = "E202"
 
 
 @dataclass
@@ -56,8 +57,10 @@ def static_path(node: gast.expr) -> list[str] | None:
 
 
 class Callees(Analysis[CalleeInfo]):
-    """For every call whose callee is a dotted name rooted in a global, closure or builtin
-    name, the object that name refers to now. Calls of local values are reported."""
+    """What every call calls: for a dotted name rooted in a global, closure or builtin name,
+    the object it refers to now; for a nested function, that function; for a value held in
+    a variable (a function passed in, a callable object, a method of a value), a primitive
+    that resolves it when the code runs."""
 
     requires = (Scopes,)
 
@@ -69,51 +72,54 @@ class Callees(Analysis[CalleeInfo]):
                 continue  # `items.append(v)` becomes a primitive in the normal form
             if isinstance(node.func, gast.Attribute) and node.func.attr in IN_PLACE_METHODS:
                 continue  # Mutations reports it
-            path = static_path(node.func)
-            root = node.func
-            while isinstance(root, gast.Attribute):
-                root = root.value
-            if path is None or not isinstance(root, gast.Name):
-                info.diagnostics.append(
-                    ctx.diagnostic(
-                        node,
-                        DYNAMIC_CALLEE,
-                        "srcad can only call functions named by a global, "
-                        "closure or builtin name (like `np.sin` or `helper`)",
-                        "bind the function to a module-level name and call it by that name",
-                    )
-                )
-                continue
-            kind = scopes.kinds.get(root, "local")
-            if kind == "local" and len(path) == 1 and path[0] in scopes.functions:
-                info.callees[node] = scopes.functions[path[0]]
-                continue
-            if kind in ("parameter", "local", "enclosing"):
-                info.diagnostics.append(
-                    ctx.diagnostic(
-                        node,
-                        DYNAMIC_CALLEE,
-                        f"`{'.'.join(path)}` calls a value held in the "
-                        f"{kind} `{path[0]}`, which srcad cannot resolve before running",
-                        "call the function by its global name",
-                    )
-                )
-                continue
-            found, value = ctx.source.lookup(path[0])
-            try:
-                for attr in path[1:]:
-                    value = getattr(value, attr)
-            except AttributeError:
-                found = "undefined"
-            if found == "undefined":
-                info.diagnostics.append(
-                    ctx.diagnostic(
-                        node,
-                        UNDEFINED_NAME,
-                        f"`{'.'.join(path)}` is not defined",
-                        "define it before differentiating the function",
-                    )
-                )
-                continue
-            info.callees[node] = value
+            callee = self._callee(node, scopes, ctx, info)
+            if callee is not None:
+                info.callees[node] = callee
         return info
+
+    @staticmethod
+    def _callee(node: gast.Call, scopes: ScopeInfo, ctx: Context, info: CalleeInfo) -> Any:
+        """What a call calls: an object named statically, a nested function, or (resolved
+        when it runs) a value: `primitives.call` for a function or callable object held in a
+        variable, `primitives.method` for a method of a value."""
+        path = static_path(node.func)
+        root = node.func
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        kind = scopes.kinds.get(root, "local") if isinstance(root, gast.Name) else "value"
+        if path is None or kind in ("parameter", "local", "enclosing", "value"):
+            if path is not None and len(path) == 1 and path[0] in scopes.functions:
+                return scopes.functions[path[0]]
+            return primitives.method if isinstance(node.func, gast.Attribute) else primitives.call
+        found, value = ctx.source.lookup(path[0])
+        try:
+            for attr in path[1:]:
+                value = getattr(value, attr)
+        except AttributeError:
+            found = "undefined"
+        if found == "undefined":
+            info.diagnostics.append(
+                ctx.diagnostic(
+                    node,
+                    UNDEFINED_NAME,
+                    f"`{'.'.join(path)}` is not defined",
+                    "define it before differentiating the function",
+                )
+            )
+            return None
+        if isinstance(value, types.MethodType) and not isinstance(value.__self__, type):
+            return primitives.method  # a method of an object held in a global
+        if _is_callable_object(value):
+            return primitives.call
+        return value
+
+
+def _is_callable_object(value: Any) -> bool:
+    """An instance of a class with a Python `__call__` (not a function, class or decorated
+    function): calling it runs that method with the instance as `self`."""
+    call = vars(type(value)).get("__call__") or getattr(type(value), "__call__", None)  # noqa: B004
+    return (
+        isinstance(call, types.FunctionType)
+        and not isinstance(value, type)
+        and not hasattr(value, "__wrapped__")
+    )

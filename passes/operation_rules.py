@@ -11,13 +11,14 @@ from srcad.errors import Diagnostic
 from srcad.passes.activity import OPERATORS, Activity, operand_names
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import Callees, static_path
-from srcad.passes.scopes import LocalFunction
+from srcad.passes.scopes import LocalFunction, Scopes
 from srcad.passes.to_anf import is_copy, is_unpacking, walk_statements
 from srcad.primitives import iterate, make_dict, make_list, make_tuple, unpack
 from srcad.registry import Rule
 
 MISSING_RULE = "E210"
 ACTIVE_KEYWORD = "E211"
+ESCAPING_CLOSURE = "E212"
 
 
 @dataclass
@@ -91,13 +92,15 @@ class OperationRules(Analysis[RuleInfo]):
             elif isinstance(value, gast.Dict):
                 rule, what = ctx.registry.rrule_for(make_dict), "a dict display"
             elif isinstance(value, gast.Attribute):
-                rule, what = ctx.registry.attribute_rrule(value.attr), f"attribute .{value.attr}"
+                # An attribute with its own rule (`.T`), else a field read (`getattr`).
+                rule = ctx.registry.attribute_rrule(value.attr) or ctx.registry.rrule_for(getattr)
+                what = f"attribute .{value.attr}"
             elif isinstance(value, gast.Call):
                 callee = callees[value]
                 if isinstance(callee, LocalFunction):
                     rule = Rule(callee, callee, "local", callee.parameters)
                 else:
-                    rule = ctx.registry.rrule_for(callee) or ctx.compiled_rule(callee)
+                    rule = ctx.callee_rule(callee)
                 self._check_keywords(value, active, ctx, info, rule)
                 what = ".".join(static_path(value.func) or ["call"])
             if rule is None:
@@ -113,7 +116,42 @@ class OperationRules(Analysis[RuleInfo]):
                 )
                 continue
             info.rules[statement] = rule
+        self._check_escaping_closures(tree, ctx, active, info)
         return info
+
+    @staticmethod
+    def _check_escaping_closures(
+        tree: gast.Module, ctx: Context, active: set[str], info: RuleInfo
+    ) -> None:
+        """A nested function that reads differentiated values is differentiated where it is
+        called by name; used as a value (passed on, returned, stored), its pullback could
+        not send cotangents back to what it read, so it is refused."""
+        scopes = ctx.analysis(Scopes, tree)
+        outer = set(scopes.parameters) | scopes.locals
+        function = function_of(tree)
+        called = {
+            id(s.value.func)
+            for s in walk_statements(function.body)
+            if isinstance(s, gast.Assign | gast.Expr) and isinstance(s.value, gast.Call)
+        }
+        for statement in walk_statements(function.body):
+            if isinstance(statement, gast.FunctionDef):
+                continue
+            for node in gast.walk(statement):
+                if not (isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)):
+                    continue
+                local = scopes.functions.get(node.id)
+                if local is None or id(node) in called:
+                    continue
+                read = [c for c in local.captured(outer) if c in active]
+                if read:
+                    info.diagnostics.append(ctx.diagnostic(
+                        node, ESCAPING_CLOSURE, f"the nested function `{node.id}` reads "
+                        f"differentiated values ({', '.join(f'`{c}`' for c in read)}) and "
+                        "is used here as a value; srcad differentiates it only where it is "
+                        "called by name", f"pass {', '.join(read)} to `{node.id}` as "
+                        "arguments instead",
+                    ))  # fmt: skip
 
     @staticmethod
     def _check_keywords(

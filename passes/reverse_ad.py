@@ -11,7 +11,7 @@ from typing import Any
 
 import gast
 
-from srcad import syntax
+from srcad import primitives, syntax
 from srcad.passes import naming
 from srcad.passes.activity import Activity, operand_names, target_names
 from srcad.passes.base import Context, Transform, function_of
@@ -208,8 +208,7 @@ class ReverseAD(Transform):
     def _has_content(self, statements: list[gast.stmt]) -> bool:
         return any(self._differentiated(s) for s in walk_statements(statements))
 
-    @staticmethod
-    def _arguments(statement: gast.Assign) -> tuple[list[gast.expr], list[gast.keyword]]:
+    def _arguments(self, statement: gast.Assign) -> tuple[list[gast.expr], list[gast.keyword]]:
         """The positional and keyword arguments with which the rule is called."""
         value = statement.value
         if is_unpacking(statement):
@@ -220,8 +219,17 @@ class ReverseAD(Transform):
         if isinstance(value, gast.UnaryOp):
             return [value.operand], []
         if isinstance(value, gast.Call):
+            callee = self.callees.get(value)
+            if callee is primitives.call:
+                return [value.func, *value.args], list(value.keywords)
+            if callee is primitives.method:
+                assert isinstance(value.func, gast.Attribute)
+                name = constant(value.func.attr)
+                return [value.func.value, name, *value.args], list(value.keywords)
             return list(value.args), list(value.keywords)
         if isinstance(value, gast.Attribute):
+            if self.rules[statement].primal is getattr:
+                return [value.value, constant(value.attr)], []
             return [value.value], []
         if isinstance(value, gast.Subscript):
             return [value.value, value.slice], []

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import gast
 
+from srcad import primitives
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.callees import Callees, is_append_call
 from srcad.passes.naming import derived_name
@@ -438,6 +439,12 @@ class _Normaliser:
                 left=left, ops=node.ops, comparators=[self.atom(node.comparators[0])]
             )
         if isinstance(node, gast.Call):
+            callee = self.ctx.analysis_result(Callees).callees.get(node)
+            if callee is primitives.call:
+                node.func = self.atom(node.func)
+            elif callee is primitives.method:
+                assert isinstance(node.func, gast.Attribute)
+                node.func.value = self.atom(node.func.value)
             node.args = [self.atom(a) for a in node.args]
             for keyword in node.keywords:
                 keyword.value = self.atom(keyword.value)

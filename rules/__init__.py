@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from srcad.registry import RuleSet
 from srcad.rules import (
+    calls,
     containers,
     math,
     nondiff,
@@ -19,6 +20,7 @@ from srcad.rules import (
 RULE_SETS: tuple[RuleSet, ...] = (
     operators.rules,
     containers.rules,
+    calls.rules,
     math.rules,
     numpy_elementwise.rules,
     numpy_reductions.rules,

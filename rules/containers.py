@@ -196,9 +196,12 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
         basic = _is_basic_index(index)
 
         def getitem_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
-            if isinstance(y_bar, AbstractZero):
-                return NoTangent(), y_bar, NoTangent()
+            if isinstance(y_bar, AbstractZero) or project_x.dtype is None:
+                # A symbolic zero stays one; an integer or boolean array gets NoTangent().
+                return NoTangent(), project_x(y_bar), NoTangent()
             x_bar = np.zeros(x.shape, dtype=project_x.dtype)
+            if np.iscomplexobj(y_bar) and x_bar.dtype.kind != "c":
+                y_bar = np.real(y_bar)  # the projection onto a real `x`, without a warning
             if basic:
                 x_bar[index] = y_bar
             else:
@@ -249,3 +252,26 @@ def transpose_attribute_rrule(x: Any) -> tuple[Any, Pullback]:
         return NoTangent(), project_x(np.asarray(y_bar).T)
 
     return y, transpose_attribute_pullback
+
+
+def _sequence_pullback(iterable: Any, count: int) -> Pullback:
+    def sequence_pullback(y_bar: Any) -> tuple[Any, Any]:
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar
+        return NoTangent(), _cotangent_of_elements(iterable, elements_of(y_bar, count))
+
+    return sequence_pullback
+
+
+@rules.rrule(list)
+def list_rrule(iterable: Any) -> tuple[list[Any], Pullback]:
+    """`list(values)`: the same elements in a new list."""
+    items = list(iterable)
+    return items, _sequence_pullback(iterable, len(items))
+
+
+@rules.rrule(tuple)
+def tuple_rrule(iterable: Any) -> tuple[tuple[Any, ...], Pullback]:
+    """`tuple(values)`: the same elements in a tuple."""
+    items = tuple(iterable)
+    return items, _sequence_pullback(iterable, len(items))

@@ -4,8 +4,12 @@ from srcad import testing
 from srcad.api import (
     Differentiable,
     differentiate,
+    frule,
     grad,
+    non_differentiable,
+    opt_out,
     rrule,
+    scalar_rule,
     source,
     value_and_grad,
 )
@@ -18,24 +22,47 @@ from srcad.errors import (
     UnsupportedSyntaxError,
 )
 from srcad.projection import ProjectTo
-from srcad.tangents import NoTangent, Tangent, ZeroTangent
+from srcad.registry import CONFIG, RuleConfig
+from srcad.tangents import (
+    InplaceableThunk,
+    NoTangent,
+    NotImplementedTangent,
+    Tangent,
+    Thunk,
+    ZeroTangent,
+    not_implemented,
+    thunk,
+    unthunk,
+)
 
 __all__ = [
+    "CONFIG",
     "Diagnostic",
     "Differentiable",
+    "InplaceableThunk",
     "MissingRuleError",
     "MutationError",
     "NoTangent",
+    "NotImplementedTangent",
     "ProjectTo",
+    "RuleConfig",
     "SourceUnavailableError",
     "SrcadError",
     "Tangent",
+    "Thunk",
     "UnsupportedSyntaxError",
     "ZeroTangent",
     "differentiate",
+    "frule",
     "grad",
+    "non_differentiable",
+    "not_implemented",
+    "opt_out",
     "rrule",
+    "scalar_rule",
     "source",
     "testing",
+    "thunk",
+    "unthunk",
     "value_and_grad",
 ]

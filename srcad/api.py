@@ -11,7 +11,7 @@ import numpy as np
 
 from srcad import compiler
 from srcad.errors import SrcadError
-from srcad.registry import REGISTRY, RuleFn
+from srcad.registry import REGISTRY, RuleFn, scalar_frule, scalar_rrule
 from srcad.tangents import NoTangent, materialize
 
 Wrt = int | str | tuple[int | str, ...]
@@ -178,6 +178,10 @@ def source(f: Callable[..., Any], mode: str = "reverse", wrt: Wrt | None = None)
     return compiler.sources(f, names)
 
 
+# Whether srcad generates forward-mode code from source (RuleConfig.has_forward_mode).
+FORWARD_MODE_AVAILABLE = False
+
+
 class RRule:
     """`srcad.rrule(f, *args)` gives `(y, pullback)`: `f`'s registered rule, else a compiled one.
 
@@ -192,14 +196,75 @@ class RRule:
             return result
         return compiler.compiled_rrule(f, None).function(*args, **kwargs)
 
-    def register(self, primal: Callable[..., Any]) -> Callable[[RuleFn], RuleFn]:
-        """Decorator registering a reverse rule `rule(*args) -> (y, pullback)` for `primal`."""
+    def register(
+        self, primal: Callable[..., Any], *, config: bool = False
+    ) -> Callable[[RuleFn], RuleFn]:
+        """Decorator registering a reverse rule `rule(*args) -> (y, pullback)` for `primal`
+        (with `config=True`, `rule(config, *args)`, for rules that call back into srcad).
+
+        `primal` may be a function, a class (a rule for its constructor), or a class's
+        `__call__` (a rule for calling its instances: the pullback's first cotangent is
+        then the instance's)."""
 
         def register(rule: RuleFn) -> RuleFn:
-            REGISTRY.register_rrule(_unwrap(primal), rule)
+            REGISTRY.register_rrule(_unwrap(primal), rule, config=config)
             return rule
 
         return register
 
 
 rrule = RRule()
+
+
+class FRule:
+    """`srcad.frule((f_dot, *arg_dots), f, *args)` gives `(y, y_dot)` from `f`'s forward rule.
+
+    `@srcad.frule.register(f)` registers one: `rule((f_dot, *arg_dots), *args)`.
+    """
+
+    def __call__(
+        self, dargs: tuple[Any, ...], f: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> tuple[Any, Any]:
+        f = _unwrap(f)
+        rule = REGISTRY.frule_for(f)
+        if rule is None:
+            raise SrcadError(
+                f"no forward rule for {getattr(f, '__qualname__', f)!s}: srcad generates "
+                "reverse rules from source, and forward rules only from registered ones; "
+                f"register one with @srcad.frule.register({getattr(f, '__name__', 'f')})"
+            )
+        result: tuple[Any, Any] = rule.rrule(dargs, *args, **kwargs)
+        return result
+
+    def register(
+        self, primal: Callable[..., Any], *, config: bool = False
+    ) -> Callable[[RuleFn], RuleFn]:
+        """Decorator registering a forward rule `rule((f_dot, *arg_dots), *args)`."""
+
+        def register(rule: RuleFn) -> RuleFn:
+            REGISTRY.register_frule(_unwrap(primal), rule, config=config)
+            return rule
+
+        return register
+
+
+frule = FRule()
+
+
+def scalar_rule(f: Callable[..., Any], *partials: Callable[..., Any]) -> None:
+    """Both rules of a scalar (or elementwise) function from its partial derivatives, each
+    taking the arguments and then the result: `scalar_rule(math.sinh, lambda x, y: math.cosh(x))`.
+    """
+    REGISTRY.register_rrule(f, scalar_rrule(f, *partials))
+    REGISTRY.register_frule(f, scalar_frule(f, *partials))
+
+
+def non_differentiable(*functions: Callable[..., Any]) -> None:
+    """Mark functions whose results carry no derivative (sizes, predicates, indices)."""
+    REGISTRY.register_non_differentiable(*(_unwrap(f) for f in functions))
+
+
+def opt_out(f: Callable[..., Any], predicate: Callable[..., bool]) -> None:
+    """Calls of `f` whose arguments satisfy `predicate(*args, **kwargs)` are differentiated
+    through `f`'s own source instead of its registered rule."""
+    REGISTRY.register_opt_out(_unwrap(f), predicate)

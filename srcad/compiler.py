@@ -27,7 +27,7 @@ from srcad.passes import CHECKS, REVERSE, naming
 from srcad.passes.base import Context, function_of
 from srcad.passes.mutations import CODES as MUTATION_CODES
 from srcad.passes.naming import Namer
-from srcad.passes.operation_rules import OperationRules
+from srcad.passes.operation_rules import MISSING_RULE, OperationRules
 from srcad.passes.scopes import Scopes
 from srcad.registry import REGISTRY, Rule
 from srcad.rules import RULE_SETS
@@ -77,6 +77,45 @@ class CompiledCall:
 _calls: weakref.WeakKeyDictionary[types.FunctionType, CompiledCall] = weakref.WeakKeyDictionary()
 
 
+class OptOutCall:
+    """A registered rule whose opt-outs send some calls through the callee's own source."""
+
+    __slots__ = ("__name__", "compiled", "predicates", "rule")
+
+    def __init__(self, rule: Callable[..., Any], predicates: list[Callable[..., bool]],
+                 compiled: CompiledCall) -> None:  # fmt: skip
+        self.rule = rule
+        self.predicates = predicates
+        self.compiled = compiled
+        self.__name__ = getattr(rule, "__name__", "rule")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not any(predicate(*args, **kwargs) for predicate in self.predicates):
+            return self.rule(*args, **kwargs)
+        y, pullback = self.compiled(*args, **kwargs)
+        count = 1 + len(args)
+
+        def opted_out_pullback(y_bar: Any) -> Any:
+            # A compiled pullback has a cotangent per parameter; a rule's, per argument.
+            return pullback(y_bar)[:count]
+
+        return y, opted_out_pullback
+
+
+def callee_rule(callee: Any) -> Rule | None:
+    """The rule a call of `callee` uses: the registered one (through its opt-outs), else
+    the one srcad compiles from the callee's source, else None."""
+    rule = REGISTRY.rrule_for(callee)
+    if rule is None:
+        return compiled_rule(callee)
+    predicates = REGISTRY.opt_outs(callee)
+    compiled = compiled_rule(callee) if predicates else None
+    if compiled is None:
+        return rule
+    assert isinstance(compiled.rrule, CompiledCall)
+    return Rule(callee, OptOutCall(rule.rrule, predicates, compiled.rrule), rule.origin)
+
+
 def compiled_rule(callee: Any) -> Rule | None:
     """The rule srcad generates for `callee` if it is a Python function (or a decorated
     one), else None."""
@@ -105,7 +144,7 @@ def new_context(source: FunctionSource, wrt: tuple[str, ...] | None) -> tuple[ga
         star = [node.args.vararg] if node.args.vararg is not None else []
         wrt = tuple(a.id for a in [*node.args.posonlyargs, *node.args.args, *star])
     tree = gast.Module(body=[node], type_ignores=[])
-    return tree, Context(source, REGISTRY, wrt, Namer(), compiled_rule, compile_nested)
+    return tree, Context(source, REGISTRY, wrt, Namer(), callee_rule, compile_nested)
 
 
 def compile_nested(
@@ -124,7 +163,7 @@ def compile_nested(
         parent.registry,
         parameters + captured,
         parent.namer,
-        parent.compiled_rule,
+        parent.callee_rule,
         compile_nested,
         captured,
         runtime=parent.runtime,
@@ -190,6 +229,8 @@ def _check_call_graph(ctx: Context, tree: gast.Module, name: str) -> None:
                 unsupported += found
     if unsupported:
         _raise_if_any(unsupported + missing, name)
+    if any(d.code not in (MISSING_RULE, CALLEE_FAILED) for d in missing):
+        _raise_if_any(missing, name)
     if missing:
         count = f"{len(missing)} call{'s' if len(missing) > 1 else ''} without a rule"
         raise MissingRuleError(f"cannot differentiate {name}: {count}", missing)
@@ -286,6 +327,8 @@ def compiled_rrule(func: Callable[..., Any], wrt: tuple[str, ...] | None) -> Com
     """`func`'s generated reverse rule for `wrt` (None: every positional parameter), compiled
     once per function, `wrt` and rule-registry version."""
     key = (wrt, "reverse", REGISTRY.version)
+    if not isinstance(inspect.unwrap(func), types.FunctionType):
+        function_source(func)  # raises SourceUnavailableError, naming what it is
     per_function = _cache.setdefault(func, {})
     found = per_function.get(key)
     if found is None:

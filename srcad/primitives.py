@@ -41,3 +41,13 @@ def unpack(value: Any, count: int) -> tuple[Any, ...]:
             f" (expected {count}, got {len(elements)})"
         )
     return elements
+
+
+def call(function: Any, *args: Any, **kwargs: Any) -> Any:
+    """The primal of calling a value: a function passed in, or a callable object."""
+    return function(*args, **kwargs)
+
+
+def method(receiver: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+    """The primal of a method call on a value: `receiver.name(*args, **kwargs)`."""
+    return getattr(receiver, name)(*args, **kwargs)

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.tangents import AbstractZero, NoTangent, Tangent
+from srcad.tangents import AbstractZero, NoTangent, NotImplementedTangent, Tangent, Thunk
 
 
 def conj(x: Any) -> Any:
@@ -88,8 +88,10 @@ class ProjectTo:
             self.kind = "any"
 
     def __call__(self, dx: Any) -> Any:
-        if isinstance(dx, AbstractZero):
+        if isinstance(dx, AbstractZero | NotImplementedTangent):
             return dx
+        if isinstance(dx, Thunk):  # stays lazy: projected when (if) it is used
+            return Thunk(lambda: self(dx.unthunk()))
         kind = self.kind
         if kind == "float":
             if type(dx) is float:
@@ -104,9 +106,9 @@ class ProjectTo:
             return complex(np.sum(dx)) if np.ndim(dx) else complex(dx)
         if kind == "none":
             return NoTangent()
-        if kind == "tuple" and isinstance(dx, tuple):
+        if kind == "tuple" and isinstance(dx, tuple | list):
             return Tangent(tuple, *dx)
-        return dx
+        return dx  # structural tangents of structs and objects pass as they are
 
     def _project_array(self, dx: Any) -> Any:
         dtype = self.dtype

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from srcad.projection import ProjectTo, conj
-from srcad.tangents import NoTangent
+from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 RuleFn = Callable[..., Any]
 
@@ -54,6 +54,7 @@ class RuleSet:
     def __init__(self, name: str) -> None:
         self.name = name
         self.rrules: dict[Any, Rule] = {}
+        self.frules: dict[Any, Rule] = {}
         self.non_differentiables: set[Any] = set()
         self.attribute_rrules: dict[str, Rule] = {}
         self.non_differentiable_attributes: set[str] = set()
@@ -69,6 +70,20 @@ class RuleSet:
             for primal in primals:
                 self._claim(primal, f"a rule for {primal_name(primal)}")
                 self.rrules[primal] = Rule(primal, fn, self.name)
+            return fn
+
+        return register
+
+    def frule(self, *primals: Any) -> Callable[[RuleFn], RuleFn]:
+        """Register the decorated function as the forward rule of each of `primals`:
+        `frule((f_dot, *arg_dots), *args) -> (y, y_dot)`."""
+
+        def register(fn: RuleFn) -> RuleFn:
+            for primal in primals:
+                if primal in self.frules:
+                    raise ValueError(f"rule set {self.name!r} defines two forward rules for "
+                                     f"{primal_name(primal)}")  # fmt: skip
+                self.frules[primal] = Rule(primal, fn, self.name)
             return fn
 
         return register
@@ -104,6 +119,7 @@ class RuleSet:
         """
         rrule = scalar_rrule(primal, *partials, name=name)
         self.rrule(primal)(rrule)
+        self.frule(primal)(scalar_frule(primal, *partials, name=name))
         return rrule
 
 
@@ -146,6 +162,68 @@ def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
     raise ValueError(f"scalar rules take one or two partials, not {len(partials)}")
 
 
+def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> RuleFn:
+    """Build a named forward rule from partial derivatives: `y_dot = sum(d_i * x_i_dot)`."""
+    name = name or primal_name(primal)
+    if len(partials) not in (1, 2):
+        raise ValueError(f"scalar rules take one or two partials, not {len(partials)}")
+
+    def frule(dargs: tuple[Any, ...], *args: Any) -> tuple[Any, Any]:
+        y = primal(*args)
+
+        def pushforward(*arg_dots: Any) -> Any:
+            total: Any = ZeroTangent()
+            for partial, dot in zip(partials, arg_dots, strict=True):
+                if not isinstance(dot, AbstractZero):
+                    total = total + partial(*args, y) * unthunk(dot)
+            return total
+
+        _rename(pushforward, f"{name}_pushforward")
+        return y, pushforward(*dargs[1:])
+
+    return _rename(frule, f"{name}_frule")
+
+
+class RuleConfig:
+    """What the AD system calling a rule can do, for rules of higher-order functions
+    (ChainRules' `RuleConfig`): such a rule, registered with `config=True`, gets this as its
+    first argument and calls back into srcad through `rrule_via_ad` / `frule_via_ad`."""
+
+    has_reverse_mode = True
+
+    @property
+    def has_forward_mode(self) -> bool:
+        from srcad import api
+
+        return api.FORWARD_MODE_AVAILABLE
+
+    def rrule_via_ad(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        """`(y, pullback)` for `f`: its registered rule, else the rule srcad compiles."""
+        from srcad import api
+
+        return api.rrule(f, *args, **kwargs)  # type: ignore[no-any-return]
+
+    def frule_via_ad(
+        self, dargs: tuple[Any, ...], f: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> tuple[Any, Any]:
+        """`(y, y_dot)` for `f`: its registered forward rule, else srcad's forward mode."""
+        from srcad import api
+
+        return api.frule(dargs, f, *args, **kwargs)  # type: ignore[no-any-return]
+
+
+CONFIG = RuleConfig()
+
+
+def with_config(fn: RuleFn) -> RuleFn:
+    """A rule that receives `CONFIG` first, as a rule called without it."""
+
+    def configured(*args: Any, **kwargs: Any) -> Any:
+        return fn(CONFIG, *args, **kwargs)
+
+    return _rename(configured, getattr(fn, "__name__", "rule"))
+
+
 class Registry:
     """The live table consulted by the compiler: library rule sets, then user rules.
 
@@ -155,9 +233,11 @@ class Registry:
     def __init__(self) -> None:
         self.version = 0
         self._rrules: dict[Any, Rule] = {}
+        self._frules: dict[Any, Rule] = {}
         self._non_differentiables: set[Any] = set()
         self._attribute_rrules: dict[str, Rule] = {}
         self._non_differentiable_attributes: set[str] = set()
+        self._opt_outs: dict[Any, list[Callable[..., bool]]] = {}
 
     def install(self, rule_sets: Iterable[RuleSet]) -> None:
         """Compose library rule sets in order; a primal defined twice names both modules."""
@@ -168,6 +248,13 @@ class Registry:
             for key in rules.non_differentiables:
                 self._check_fresh(key, rules.name)
                 self._non_differentiables.add(key)
+            for key, rule in rules.frules.items():
+                if key in self._frules:
+                    other = self._frules[key].origin
+                    raise ValueError(
+                        f"{primal_name(key)} has forward rules in both {other} and {rules.name}"
+                    )
+                self._frules[key] = rule
             for attr, rule in rules.attribute_rrules.items():
                 if attr in self._attribute_rrules:
                     other = self._attribute_rrules[attr].origin
@@ -185,11 +272,34 @@ class Registry:
             return
         raise ValueError(f"{primal_name(key)} has rules in both {other} and {origin}")
 
-    def register_rrule(self, primal: Any, fn: RuleFn) -> None:
+    def register_rrule(self, primal: Any, fn: RuleFn, config: bool = False) -> None:
         """A user's rule: replaces any library rule for `primal`."""
         self._non_differentiables.discard(primal)
-        self._rrules[primal] = Rule(primal, fn, "user")
+        self._rrules[primal] = Rule(primal, with_config(fn) if config else fn, "user")
         self.version += 1
+
+    def register_frule(self, primal: Any, fn: RuleFn, config: bool = False) -> None:
+        """A user's forward rule: replaces any library forward rule for `primal`."""
+        self._non_differentiables.discard(primal)
+        self._frules[primal] = Rule(primal, with_config(fn) if config else fn, "user")
+        self.version += 1
+
+    def register_opt_out(self, primal: Any, predicate: Callable[..., bool]) -> None:
+        """Calls of `primal` whose arguments satisfy `predicate` skip its rule."""
+        self._opt_outs.setdefault(primal, []).append(predicate)
+        self.version += 1
+
+    def opt_outs(self, primal: Any) -> list[Callable[..., bool]]:
+        try:
+            return self._opt_outs.get(primal, [])
+        except TypeError:
+            return []
+
+    def frule_for(self, primal: Any) -> Rule | None:
+        try:
+            return self._frules.get(primal)
+        except TypeError:
+            return None
 
     def register_non_differentiable(self, *primals: Any) -> None:
         for primal in primals:
@@ -216,8 +326,15 @@ class Registry:
         return name in self._non_differentiable_attributes
 
     def rules(self) -> list[Rule]:
-        """Every registered rule, for registry-wide checks and the supported-functions table."""
+        """Every registered reverse rule, for registry-wide checks and the table of
+        supported functions."""
         return [*self._rrules.values(), *self._attribute_rrules.values()]
+
+    def forward_rules(self) -> list[Rule]:
+        return list(self._frules.values())
+
+    def non_differentiables(self) -> list[Any]:
+        return list(self._non_differentiables)
 
 
 REGISTRY = Registry()

@@ -1,4 +1,4 @@
-"""Tangent types and their algebra: ZeroTangent, NoTangent and structural Tangent."""
+"""Tangent types and their algebra: zeros, structural tangents, thunks, and marked gaps."""
 
 from __future__ import annotations
 
@@ -129,7 +129,7 @@ class Tangent:
         fields = self.__getattribute__("fields")
         if name in fields:
             return fields[name]
-        if name in _field_names(self.__getattribute__("primal_type")):
+        if name in field_names(self.__getattribute__("primal_type")):
             return ZeroTangent()
         raise AttributeError(f"a tangent of {self.primal_type.__name__} has no field {name!r}")
 
@@ -198,6 +198,147 @@ class Tangent:
         return f"Tangent({', '.join(parts)})"
 
 
+class Thunk:
+    """A cotangent computed only if something uses it (ChainRules' `@thunk`).
+
+    Arithmetic, indexing, iteration and conversion to an array compute it (once).
+
+    >>> t = thunk(lambda: np.ones(2) * 3.0)
+    >>> unthunk(t + 1.0)
+    array([4., 4.])
+    """
+
+    __slots__ = ("_compute", "_value")
+    __array_ufunc__ = None  # NumPy defers to our operators, which compute the value first
+
+    def __init__(self, compute: Any) -> None:
+        self._compute = compute
+        self._value: Any = _PENDING
+
+    def unthunk(self) -> Any:
+        if self._value is _PENDING:
+            self._value = unthunk(self._compute())
+        return self._value
+
+    def __add__(self, other: Any) -> Any:
+        return self.unthunk() + unthunk(other)
+
+    def __radd__(self, other: Any) -> Any:
+        return unthunk(other) + self.unthunk()
+
+    def __sub__(self, other: Any) -> Any:
+        return self.unthunk() - unthunk(other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return unthunk(other) - self.unthunk()
+
+    def __mul__(self, other: Any) -> Any:
+        return self.unthunk() * unthunk(other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return unthunk(other) * self.unthunk()
+
+    def __truediv__(self, other: Any) -> Any:
+        return self.unthunk() / unthunk(other)
+
+    def __matmul__(self, other: Any) -> Any:
+        return self.unthunk() @ unthunk(other)
+
+    def __rmatmul__(self, other: Any) -> Any:
+        return unthunk(other) @ self.unthunk()
+
+    def __neg__(self) -> Any:
+        return -self.unthunk()
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.unthunk()[key]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.unthunk())
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.asarray(self.unthunk(), dtype=dtype)
+
+    def __repr__(self) -> str:
+        state = "pending" if self._value is _PENDING else repr(self._value)
+        return f"{type(self).__name__}({state})"
+
+
+class InplaceableThunk(Thunk):
+    """A thunk that can also add its value into an existing buffer without allocating
+    (ChainRules' `InplaceableThunk`): `add_into(buffer)` adds in place and returns the
+    buffer; `compute()` gives the value on its own."""
+
+    __slots__ = ("add_into",)
+
+    def __init__(self, add_into: Any, compute: Any) -> None:
+        super().__init__(compute)
+        self.add_into = add_into
+
+
+_PENDING = object()
+
+
+def thunk(compute: Any) -> Thunk:
+    """Delay computing a cotangent until it is used: `srcad.thunk(lambda: a.T @ y_bar)`."""
+    return Thunk(compute)
+
+
+def unthunk(tangent: Any) -> Any:
+    """The value of a thunk; any other tangent as it is."""
+    return tangent.unthunk() if isinstance(tangent, Thunk) else tangent
+
+
+def accumulate_into(buffer: Any, tangent: Any) -> Any:
+    """`buffer + tangent`, in place when `tangent` can add itself into an array buffer that
+    the caller owns."""
+    if isinstance(tangent, InplaceableThunk) and isinstance(buffer, np.ndarray):
+        return tangent.add_into(buffer)
+    return buffer + unthunk(tangent)
+
+
+class NotImplementedTangent:
+    """The cotangent a rule could not provide. Adding symbolic zeros to it keeps it; any
+    use of its value raises, naming the rule's file and line (it never becomes a zero)."""
+
+    __slots__ = ("message", "where")
+    __array_ufunc__ = None
+
+    def __init__(self, message: str, where: str) -> None:
+        self.message = message
+        self.where = where
+
+    def _raise(self, *_: Any) -> Any:
+        from srcad.errors import SrcadError
+
+        raise SrcadError(f"{self.where}: this derivative is not implemented: {self.message}")
+
+    __mul__ = __rmul__ = __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = _raise
+    __sub__ = __rsub__ = __neg__ = __getitem__ = __iter__ = __array__ = __float__ = _raise
+    __bool__ = _raise
+
+    def __add__(self, other: Any) -> Any:
+        if isinstance(other, AbstractZero | NotImplementedTangent):
+            return self
+        return self._raise()
+
+    __radd__ = __add__
+
+    def unthunk(self) -> Any:
+        return self._raise()
+
+    def __repr__(self) -> str:
+        return f"NotImplementedTangent({self.message!r}, at {self.where})"
+
+
+def not_implemented(message: str) -> NotImplementedTangent:
+    """A cotangent that marks a gap in a rule, with the rule's location (the caller's)."""
+    import sys
+
+    frame = sys._getframe(1)
+    return NotImplementedTangent(message, f"{frame.f_code.co_filename}:{frame.f_lineno}")
+
+
 def elements_of(tangent: Any, count: int) -> tuple[Any, ...]:
     """The element cotangents of a tuple's or list's cotangent (a symbolic zero has `count`
     zero elements)."""
@@ -206,7 +347,7 @@ def elements_of(tangent: Any, count: int) -> tuple[Any, ...]:
     return tuple(tangent)
 
 
-def _field_names(primal_type: type) -> tuple[str, ...]:
+def field_names(primal_type: type) -> tuple[str, ...]:
     """The fields of a dataclass or NamedTuple type; others have none known in advance."""
     if dataclasses.is_dataclass(primal_type):
         return tuple(f.name for f in dataclasses.fields(primal_type))
@@ -222,10 +363,13 @@ def _tangent_equal(a: Any, b: Any) -> bool:
 
 
 def materialize(tangent: Any, primal: Any) -> Any:
-    """Turn a symbolic zero into a real zero shaped like `primal`; other tangents pass.
+    """Turn a symbolic zero into a real zero shaped like `primal`, and a thunk into its
+    value; a marked gap raises here. Other tangents pass.
 
     Used only at the API boundary (`grad`), where users expect arrays, never inside rules.
     """
+    if isinstance(tangent, NotImplementedTangent | Thunk):
+        tangent = tangent.unthunk()
     if not isinstance(tangent, AbstractZero):
         return tangent
     if isinstance(primal, np.ndarray | np.generic):

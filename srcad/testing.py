@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from srcad.tangents import AbstractZero, NoTangent, Tangent, materialize
+from srcad.tangents import (
+    AbstractZero,
+    NoTangent,
+    Tangent,
+    Thunk,
+    ZeroTangent,
+    field_names,
+    materialize,
+    unthunk,
+)
 
 __all__ = ["check_rrule", "finite_difference_vjp", "inner"]
 
@@ -145,9 +155,12 @@ def check_rrule(
 ) -> None:
     """Check `srcad.rrule(f, *args, **kwargs)` against `f` and finite differences.
 
-    Checks the primal value, one cotangent per positional argument (shape, dtype and value
-    against central finite differences with a Richardson step), and that a `ZeroTangent`
-    output cotangent gives zero cotangents. Raises `AssertionError` naming the argument.
+    Checks the primal value; one cotangent per positional argument (shape, dtype and value
+    against central finite differences with a Richardson step; element by element for
+    lists and tuples, field by field for dataclasses and NamedTuples); that the pullback
+    gives the same cotangents when handed its output cotangent as a thunk; and that a
+    `ZeroTangent` output cotangent gives zero cotangents. Thunks in the results are
+    computed. Raises `AssertionError` naming the argument and by how much it is off.
     """
     from srcad.api import rrule
 
@@ -156,7 +169,7 @@ def check_rrule(
     _compare("primal result", expected_y, y, expected_y, rtol, atol)
     rng = np.random.default_rng(seed)
     y_bar = _random_like(y, rng) if output_tangent is None else output_tangent
-    cotangents = pullback(y_bar)
+    cotangents = tuple(unthunk(c) for c in pullback(y_bar))
     if len(cotangents) != len(args) + 1:
         raise AssertionError(
             f"pullback returned {len(cotangents)} cotangents, expected {len(args) + 1}"
@@ -164,6 +177,9 @@ def check_rrule(
         )
     for position, (arg, cotangent) in enumerate(zip(args, cotangents[1:], strict=True)):
         name = f"argument {position} of {getattr(f, '__name__', f)!s}"
+        if field_names(type(arg)):
+            _check_fields(f, args, position, y_bar, cotangent, name, rtol, atol, kwargs)
+            continue
         if isinstance(arg, list | tuple):
             _check_elements(f, args, position, y_bar, cotangent, name, rtol, atol, kwargs)
             continue
@@ -173,15 +189,36 @@ def check_rrule(
             continue
         expected = finite_difference_vjp(f, args, y_bar, position, **kwargs)
         _compare(name, expected, cotangent, arg, rtol, atol)
+    from_thunk = pullback(Thunk(lambda: y_bar))
+    for position, (cotangent, again) in enumerate(zip(cotangents[1:], from_thunk[1:],
+                                                      strict=True)):  # fmt: skip
+        if not _same_tangent(cotangent, unthunk(again)):
+            raise AssertionError(f"argument {position}: the pullback gave {again!r} for a "
+                                 f"thunk of the output cotangent, but {cotangent!r} for it")  # fmt: skip
     zero_cotangents = pullback(_zero_like(y_bar))
     for position, cotangent in enumerate(zero_cotangents[1:]):
         if not _is_zero(cotangent):
             raise AssertionError(f"argument {position}: a zero output cotangent gave {cotangent!r}")
 
 
+def _same_tangent(a: Any, b: Any) -> bool:
+    a, b = unthunk(a), unthunk(b)
+    if isinstance(a, AbstractZero) or isinstance(b, AbstractZero):
+        return _is_zero(a) and _is_zero(b)
+    if isinstance(a, Tangent | tuple | list) or isinstance(b, Tangent | tuple | list):
+        if isinstance(a, Tangent) and a.fields:
+            return isinstance(b, Tangent) and all(_same_tangent(a[k], b[k])
+                                                  for k in {*a.fields, *b.fields})  # fmt: skip
+        return all(_same_tangent(x, y) for x, y in zip(a, b, strict=True))
+    return bool(np.allclose(a, b, rtol=1e-12, atol=0.0, equal_nan=True))
+
+
 def _is_zero(tangent: Any) -> bool:
+    tangent = unthunk(tangent)
     if isinstance(tangent, AbstractZero):
         return True
+    if isinstance(tangent, Tangent) and tangent.fields:
+        return all(_is_zero(t) for t in tangent.fields.values())
     if isinstance(tangent, Tangent | tuple | list):
         return all(_is_zero(t) for t in tangent)
     return not np.any(tangent)
@@ -219,6 +256,42 @@ def _check_elements(
 
         expected = finite_difference_vjp(with_element, (element,), y_bar, 0)
         _compare(label, expected, element_bar, element, rtol, atol)
+
+
+def _check_fields(
+    f: Callable[..., Any],
+    args: tuple[Any, ...],
+    position: int,
+    y_bar: Any,
+    cotangent: Any,
+    name: str,
+    rtol: float,
+    atol: float,
+    kwargs: dict[str, Any],
+) -> None:
+    """A dataclass or NamedTuple argument: each field's cotangent (a structural `Tangent`,
+    fields not given being zero) against finite differences."""
+    struct = args[position]
+    cotangent = unthunk(cotangent)
+    for field in field_names(type(struct)):
+        value = getattr(struct, field)
+        label = f"{name}, field {field}"
+        field_bar = ZeroTangent() if isinstance(cotangent, AbstractZero) else cotangent[field]
+        field_bar = unthunk(field_bar)
+        if not _is_differentiable_value(value):
+            if not _is_zero(field_bar):
+                raise AssertionError(f"{label}: non-differentiable but cotangent {field_bar!r}")
+            continue
+
+        def with_field(new: Any, field: str = field) -> Any:
+            if dataclasses.is_dataclass(struct):
+                rebuilt = dataclasses.replace(struct, **{field: new})  # type: ignore[type-var]
+            else:
+                rebuilt = struct._replace(**{field: new})
+            return f(*args[:position], rebuilt, *args[position + 1 :], **kwargs)
+
+        expected = finite_difference_vjp(with_field, (value,), y_bar, 0)
+        _compare(label, expected, field_bar, value, rtol, atol)
 
 
 def _zero_like(y_bar: Any) -> Any:

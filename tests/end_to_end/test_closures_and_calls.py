@@ -76,4 +76,4 @@ def test_lambda_that_is_not_assigned_is_refused_with_its_line():
 
     with pytest.raises(srcad.UnsupportedSyntaxError) as raised:
         srcad.grad(immediately_called)(1.0)
-    assert {d.code for d in raised.value.diagnostics} == {"E102", "E202"}
+    assert {d.code for d in raised.value.diagnostics} == {"E102"}

@@ -35,9 +35,6 @@ def test_reported_at_line_and_column(name, text, expected):
 CALLEE_CASES = [
     ("undefined", "def f(x):\n    return nowhere(x)\n", [(2, 11, "E201")]),
     ("missing_attribute", "def f(x):\n    return np.no_such_function(x)\n", [(2, 11, "E201")]),
-    ("local_callee", "def f(x, g):\n    return g(x)\n", [(2, 11, "E202")]),
-    ("computed_callee", "def f(x):\n    return (np.sin if 1 else np.cos)(x)\n",
-     [(2, 11, "E202")]),
 ]  # fmt: skip
 
 
@@ -47,6 +44,23 @@ def test_unresolvable_callees(name, text, expected):
     tree, ctx = context_for(text)
     found = ctx.analysis(Callees, tree).diagnostics
     assert [(d.line, d.column, d.code) for d in found] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "primitive"),
+    [
+        ("def f(x, g):\n    return g(x)\n", "call"),
+        ("def f(x):\n    return (np.sin if x else np.cos)(x)\n", "call"),
+        ("def f(x):\n    return x.sum(axis=0)\n", "method"),
+        ("def f(x):\n    return (x * 2).reshape(3, 1)\n", "method"),
+    ],
+    ids=["parameter", "computed", "method", "method_of_expression"],
+)
+def test_values_are_called_through_primitives(text, primitive):
+    from srcad import primitives
+
+    tree, ctx = context_for(text)
+    assert list(ctx.analysis(Callees, tree).callees.values())[-1] is getattr(primitives, primitive)
 
 
 def test_resolved_callee_is_the_object():
