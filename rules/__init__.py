@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from srcad.registry import RuleSet
 from srcad.rules import (
+    builtins,
     calls,
     containers,
     math,
@@ -21,6 +22,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     operators.rules,
     containers.rules,
     calls.rules,
+    builtins.rules,
     math.rules,
     numpy_elementwise.rules,
     numpy_reductions.rules,

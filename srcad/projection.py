@@ -6,7 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from srcad.tangents import AbstractZero, NoTangent, NotImplementedTangent, Tangent, Thunk
+from srcad.tangents import (
+    AbstractZero,
+    NoTangent,
+    NotImplementedTangent,
+    Tangent,
+    Thunk,
+    field_names,
+)
 
 
 def conj(x: Any) -> Any:
@@ -54,7 +61,7 @@ class ProjectTo:
     3.0
     """
 
-    __slots__ = ("dtype", "kind", "scalar_type", "shape")
+    __slots__ = ("dtype", "fields", "kind", "scalar_type", "shape")
 
     def __init__(self, x: Any) -> None:
         # Built for every argument of every rule call: the common cases come first, and
@@ -81,6 +88,10 @@ class ProjectTo:
             self.kind = "float"
         elif isinstance(x, complex):
             self.kind = "complex"
+        elif field_names(kind_of) and not isinstance(x, type):
+            self.kind = "struct"  # a dataclass or NamedTuple: each field projected
+            self.scalar_type = kind_of
+            self.fields = {name: ProjectTo(getattr(x, name)) for name in field_names(kind_of)}
         elif isinstance(x, tuple):
             self.kind = "tuple"
             self.shape = (len(x),)
@@ -108,6 +119,11 @@ class ProjectTo:
             return NoTangent()
         if kind == "tuple" and isinstance(dx, tuple | list):
             return Tangent(tuple, *dx)
+        if kind == "struct" and isinstance(dx, Tangent) and dx.fields:
+            assert self.scalar_type is not None
+            projected = {k: self.fields[k](v) if k in self.fields else v
+                         for k, v in dx.fields.items()}  # fmt: skip
+            return Tangent(self.scalar_type, **projected)
         return dx  # structural tangents of structs and objects pass as they are
 
     def _project_array(self, dx: Any) -> Any:

@@ -25,7 +25,7 @@ class Rule:
     parameters: tuple[str, ...] | None = None
 
 
-def _rename(fn: RuleFn, name: str) -> RuleFn:
+def named(fn: RuleFn, name: str) -> RuleFn:
     """Give a generated function its own name, also in tracebacks (which read the code)."""
     code = fn.__code__.replace(co_name=name)
     if sys.version_info >= (3, 11):
@@ -136,10 +136,10 @@ def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
             def pullback(y_bar: Any) -> tuple[Any, Any]:
                 return NoTangent(), project_x(y_bar * conj(d_x(x, y)))
 
-            _rename(pullback, f"{name}_pullback")
+            named(pullback, f"{name}_pullback")
             return y, pullback
 
-        return _rename(rrule1, f"{name}_rrule")
+        return named(rrule1, f"{name}_rrule")
     if len(partials) == 2:
         d_a, d_b = partials
 
@@ -155,10 +155,10 @@ def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
                     project_b(y_bar * conj(d_b(a, b, y))),
                 )
 
-            _rename(pullback, f"{name}_pullback")
+            named(pullback, f"{name}_pullback")
             return y, pullback
 
-        return _rename(rrule2, f"{name}_rrule")
+        return named(rrule2, f"{name}_rrule")
     raise ValueError(f"scalar rules take one or two partials, not {len(partials)}")
 
 
@@ -178,10 +178,10 @@ def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
                     total = total + partial(*args, y) * unthunk(dot)
             return total
 
-        _rename(pushforward, f"{name}_pushforward")
+        named(pushforward, f"{name}_pushforward")
         return y, pushforward(*dargs[1:])
 
-    return _rename(frule, f"{name}_frule")
+    return named(frule, f"{name}_frule")
 
 
 class RuleConfig:
@@ -221,7 +221,7 @@ def with_config(fn: RuleFn) -> RuleFn:
     def configured(*args: Any, **kwargs: Any) -> Any:
         return fn(CONFIG, *args, **kwargs)
 
-    return _rename(configured, getattr(fn, "__name__", "rule"))
+    return named(configured, getattr(fn, "__name__", "rule"))
 
 
 class Registry:

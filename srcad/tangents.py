@@ -209,7 +209,6 @@ class Thunk:
     """
 
     __slots__ = ("_compute", "_value")
-    __array_ufunc__ = None  # NumPy defers to our operators, which compute the value first
 
     def __init__(self, compute: Any) -> None:
         self._compute = compute

@@ -19,7 +19,14 @@ from srcad.tangents import (
     unthunk,
 )
 
-__all__ = ["check_rrule", "finite_difference_vjp", "inner"]
+__all__ = [
+    "check_frule",
+    "check_rrule",
+    "check_scalar",
+    "finite_difference_jvp",
+    "finite_difference_vjp",
+    "inner",
+]
 
 
 def _is_differentiable_value(x: Any) -> bool:
@@ -112,19 +119,27 @@ def finite_difference_vjp(
     return result.reshape(np.shape(x))
 
 
-def _compare(name: str, expected: Any, actual: Any, primal: Any, rtol: float, atol: float) -> None:
+def _compare(
+    name: str,
+    expected: Any,
+    actual: Any,
+    primal: Any,
+    rtol: float,
+    atol: float,
+    check_dtype: bool = True,
+) -> None:
     if isinstance(actual, AbstractZero):
         actual = materialize(actual, primal)
     if isinstance(primal, tuple | list):  # elements may differ in shape: one by one
         for index, parts in enumerate(zip(expected, actual, primal, strict=True)):
-            _compare(f"{name}[{index}]", *parts, rtol, atol)
+            _compare(f"{name}[{index}]", *parts, rtol, atol, check_dtype)
         return
     if isinstance(primal, np.ndarray | np.generic):
         shape, got_shape = np.shape(primal), np.shape(actual)
         if shape != got_shape:
             raise AssertionError(f"{name}: cotangent has shape {got_shape}, primal {shape}")
         want_dtype = primal.dtype if np.issubdtype(primal.dtype, np.inexact) else np.float64
-        if np.asarray(actual).dtype != want_dtype:
+        if check_dtype and np.asarray(actual).dtype != want_dtype:
             raise AssertionError(
                 f"{name}: cotangent has dtype {np.asarray(actual).dtype}, expected {want_dtype}"
             )
@@ -166,7 +181,7 @@ def check_rrule(
 
     y, pullback = rrule(f, *args, **kwargs)
     expected_y = f(*args, **kwargs)
-    _compare("primal result", expected_y, y, expected_y, rtol, atol)
+    _compare("primal result", expected_y, y, expected_y, rtol, atol, check_dtype=False)
     rng = np.random.default_rng(seed)
     y_bar = _random_like(y, rng) if output_tangent is None else output_tangent
     cotangents = tuple(unthunk(c) for c in pullback(y_bar))
@@ -300,3 +315,81 @@ def _zero_like(y_bar: Any) -> Any:
     if isinstance(y_bar, tuple | list):
         return type(y_bar)(ZeroTangent() for _ in y_bar)
     return ZeroTangent()
+
+
+def finite_difference_jvp(
+    f: Callable[..., Any],
+    args: tuple[Any, ...],
+    tangents: tuple[Any, ...],
+    step: float = 1e-3,
+    **kwargs: Any,
+) -> Any:
+    """The directional derivative of `f` at `args` along `tangents`, by central differences
+    at steps `h` and `h/2` combined by one Richardson step. A `NoTangent`/`ZeroTangent`
+    entry leaves its argument fixed."""
+    wide = [_widen(a) for a in args]
+    moving = [not isinstance(t, AbstractZero) for t in tangents]
+
+    def at(h: float) -> Any:
+        shifted = [a + h * np.asarray(t) if m else a
+                   for a, t, m in zip(wide, tangents, moving, strict=True)]  # fmt: skip
+        shifted = [type(a)(s) if isinstance(a, float | complex) else s
+                   for a, s in zip(args, shifted, strict=True)]  # fmt: skip
+        return f(*shifted, **kwargs)
+
+    def central(h: float) -> Any:
+        return _combine(at(h), at(-h), lambda p, m: (np.asarray(p) - np.asarray(m)) / (2 * h))
+
+    return _combine(central(step / 2), central(step), lambda a, b: (4 * a - b) / 3)
+
+
+def _combine(a: Any, b: Any, how: Callable[[Any, Any], Any]) -> Any:
+    if isinstance(a, tuple | list):
+        return type(a)(_combine(x, y, how) for x, y in zip(a, b, strict=True))
+    return how(a, b)
+
+
+def check_frule(
+    f: Callable[..., Any],
+    *args: Any,
+    tangents: tuple[Any, ...] | None = None,
+    rtol: float = 1e-6,
+    atol: float = 1e-9,
+    seed: int = 0,
+    **kwargs: Any,
+) -> None:
+    """Check `srcad.frule((NoTangent(), *tangents), f, *args)` against `f` and finite
+    differences: the primal value, and the output tangent along random (or the given)
+    argument tangents. A `ZeroTangent` for every argument must give a zero output tangent.
+    """
+    from srcad.api import frule
+
+    rng = np.random.default_rng(seed)
+    if tangents is None:
+        tangents = tuple(
+            _random_like(a, rng) if _is_differentiable_value(a) else NoTangent() for a in args
+        )
+    y, y_dot = frule((NoTangent(), *tangents), f, *args, **kwargs)
+    expected_y = f(*args, **kwargs)
+    _compare("primal result", expected_y, y, expected_y, rtol, atol, check_dtype=False)
+    expected = finite_difference_jvp(f, args, tangents, **kwargs)
+    _compare(f"output tangent of {getattr(f, '__name__', f)!s}", expected, unthunk(y_dot),
+             expected_y, rtol, atol)  # fmt: skip
+    _, zero_dot = frule((NoTangent(), *(ZeroTangent() for _ in args)), f, *args, **kwargs)
+    if not _is_zero(zero_dot):
+        raise AssertionError(f"zero argument tangents gave the output tangent {zero_dot!r}")
+
+
+def check_scalar(f: Callable[..., Any], x: Any, rtol: float = 1e-6, atol: float = 1e-9) -> None:
+    """Check both rules of a scalar function at `x` (and at `x` as a 0-d array and as a
+    complex number, where `f` takes one), as ChainRulesTestUtils' `test_scalar` does."""
+    check_rrule(f, x, rtol=rtol, atol=atol)
+    check_frule(f, x, rtol=rtol, atol=atol)
+    if isinstance(x, float):
+        check_rrule(f, np.array(x), rtol=rtol, atol=atol)
+        try:
+            f(complex(x, 0.1))
+        except (TypeError, ValueError):
+            return
+        check_rrule(f, complex(x, 0.1), rtol=rtol, atol=atol)
+        check_frule(f, complex(x, 0.1), rtol=rtol, atol=atol)
