@@ -10,7 +10,7 @@ import numpy as np
 from srcad.primitives import append, iterate, make_dict, make_list, make_tuple, unpack
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
-from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of
+from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("containers")
 
@@ -112,6 +112,9 @@ def _cotangent_of_elements(value: Any, element_bars: tuple[Any, ...]) -> Any:
             for b in element_bars
         ]
         return project(np.stack([np.asarray(r) for r in rows]))
+    fields = getattr(type(value), "_fields", None)
+    if fields is not None:  # a NamedTuple: its tangent names its fields
+        return Tangent(type(value), **dict(zip(fields, element_bars, strict=True)))
     return Tangent(type(value) if isinstance(value, tuple | list) else tuple, *element_bars)
 
 
@@ -196,6 +199,7 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
         basic = _is_basic_index(index)
 
         def getitem_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+            y_bar = unthunk(y_bar)  # written into a buffer, so needed now
             if isinstance(y_bar, AbstractZero) or project_x.dtype is None:
                 # A symbolic zero stays one; an integer or boolean array gets NoTangent().
                 return NoTangent(), project_x(y_bar), NoTangent()
@@ -225,6 +229,9 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
         def getitem_sequence_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
             if isinstance(y_bar, AbstractZero):
                 return NoTangent(), y_bar, NoTangent()
+            fields = getattr(type(x), "_fields", None)
+            if fields is not None and isinstance(index, int):  # a NamedTuple: by field name
+                return NoTangent(), Tangent(type(x), **{fields[index]: y_bar}), NoTangent()
             bars: list[Any] = [ZeroTangent()] * count
             if isinstance(index, slice):
                 positions = range(count)[index]
