@@ -89,9 +89,19 @@ ARRAY_METHODS: dict[str, tuple[Callable[..., Any], bool]] = {
     "conj": (np.conjugate, False),
     "conjugate": (np.conjugate, False),
 }
-ARRAY_METHODS_WITHOUT_DERIVATIVE = frozenset({
-    "argmax", "argmin", "argsort", "nonzero", "any", "all", "round", "tolist", "__len__",
-})  # fmt: skip
+ARRAY_METHODS_WITHOUT_DERIVATIVE = frozenset(
+    {
+        "argmax",
+        "argmin",
+        "argsort",
+        "nonzero",
+        "any",
+        "all",
+        "round",
+        "tolist",
+        "__len__",
+    }
+)
 
 
 @rules.rrule(method)
@@ -178,8 +188,12 @@ def getattr_rrule(obj: Any, name: str, *default: Any) -> tuple[Any, Pullback]:
     def getattr_pullback(y_bar: Any) -> tuple[Any, ...]:
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, NoTangent(), *(NoTangent(),) * len(default))
-        return (NoTangent(), _field_tangent(kind, name, y_bar), NoTangent(),
-                *(NoTangent(),) * len(default))  # fmt: skip
+        return (
+            NoTangent(),
+            _field_tangent(kind, name, y_bar),
+            NoTangent(),
+            *(NoTangent(),) * len(default),
+        )
 
     return y, getattr_pullback
 
@@ -198,8 +212,10 @@ def map_rrule_with_config(config: Any, f: Any, *iterables: Any) -> tuple[list[An
     count = len(calls)
 
     def map_pullback(results_bar: Any) -> tuple[Any, ...]:
-        bars = [pullback(bar) for (_, pullback), bar in
-                zip(calls, elements_of(results_bar, count), strict=True)]  # fmt: skip
+        bars = [
+            pullback(bar)
+            for (_, pullback), bar in zip(calls, elements_of(results_bar, count), strict=True)
+        ]
         iterable_bars = []
         for position, iterable in enumerate(iterables):
             element_bars = tuple(b[1 + position] for b in bars)

@@ -121,8 +121,9 @@ class ProjectTo:
             return Tangent(tuple, *dx)
         if kind == "struct" and isinstance(dx, Tangent) and dx.fields:
             assert self.scalar_type is not None
-            projected = {k: self.fields[k](v) if k in self.fields else v
-                         for k, v in dx.fields.items()}  # fmt: skip
+            projected = {
+                k: self.fields[k](v) if k in self.fields else v for k, v in dx.fields.items()
+            }
             return Tangent(self.scalar_type, **projected)
         return dx  # structural tangents of structs and objects pass as they are
 

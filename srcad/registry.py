@@ -81,8 +81,10 @@ class RuleSet:
         def register(fn: RuleFn) -> RuleFn:
             for primal in primals:
                 if primal in self.frules:
-                    raise ValueError(f"rule set {self.name!r} defines two forward rules for "
-                                     f"{primal_name(primal)}")  # fmt: skip
+                    raise ValueError(
+                        f"rule set {self.name!r} defines two forward rules for "
+                        f"{primal_name(primal)}"
+                    )
                 self.frules[primal] = Rule(primal, fn, self.name)
             return fn
 
@@ -201,7 +203,7 @@ class RuleConfig:
         """`(y, pullback)` for `f`: its registered rule, else the rule srcad compiles."""
         from srcad import api
 
-        return api.rrule(f, *args, **kwargs)  # type: ignore[no-any-return]
+        return api.rrule(f, *args, **kwargs)
 
     def frule_via_ad(
         self, dargs: tuple[Any, ...], f: Callable[..., Any], *args: Any, **kwargs: Any
@@ -209,7 +211,7 @@ class RuleConfig:
         """`(y, y_dot)` for `f`: its registered forward rule, else srcad's forward mode."""
         from srcad import api
 
-        return api.frule(dargs, f, *args, **kwargs)  # type: ignore[no-any-return]
+        return api.frule(dargs, f, *args, **kwargs)
 
 
 CONFIG = RuleConfig()

@@ -205,11 +205,12 @@ def check_rrule(
         expected = finite_difference_vjp(f, args, y_bar, position, **kwargs)
         _compare(name, expected, cotangent, arg, rtol, atol)
     from_thunk = pullback(Thunk(lambda: y_bar))
-    for position, (cotangent, again) in enumerate(zip(cotangents[1:], from_thunk[1:],
-                                                      strict=True)):  # fmt: skip
+    for position, (cotangent, again) in enumerate(zip(cotangents[1:], from_thunk[1:], strict=True)):
         if not _same_tangent(cotangent, unthunk(again)):
-            raise AssertionError(f"argument {position}: the pullback gave {again!r} for a "
-                                 f"thunk of the output cotangent, but {cotangent!r} for it")  # fmt: skip
+            raise AssertionError(
+                f"argument {position}: the pullback gave {again!r} for a "
+                f"thunk of the output cotangent, but {cotangent!r} for it"
+            )
     zero_cotangents = pullback(_zero_like(y_bar))
     for position, cotangent in enumerate(zero_cotangents[1:]):
         if not _is_zero(cotangent):
@@ -222,8 +223,9 @@ def _same_tangent(a: Any, b: Any) -> bool:
         return _is_zero(a) and _is_zero(b)
     if isinstance(a, Tangent | tuple | list) or isinstance(b, Tangent | tuple | list):
         if isinstance(a, Tangent) and a.fields:
-            return isinstance(b, Tangent) and all(_same_tangent(a[k], b[k])
-                                                  for k in {*a.fields, *b.fields})  # fmt: skip
+            return isinstance(b, Tangent) and all(
+                _same_tangent(a[k], b[k]) for k in {*a.fields, *b.fields}
+            )
         return all(_same_tangent(x, y) for x, y in zip(a, b, strict=True))
     return bool(np.allclose(a, b, rtol=1e-12, atol=0.0, equal_nan=True))
 
@@ -331,10 +333,14 @@ def finite_difference_jvp(
     moving = [not isinstance(t, AbstractZero) for t in tangents]
 
     def at(h: float) -> Any:
-        shifted = [a + h * np.asarray(t) if m else a
-                   for a, t, m in zip(wide, tangents, moving, strict=True)]  # fmt: skip
-        shifted = [type(a)(s) if isinstance(a, float | complex) else s
-                   for a, s in zip(args, shifted, strict=True)]  # fmt: skip
+        shifted = [
+            a + h * np.asarray(t) if m else a
+            for a, t, m in zip(wide, tangents, moving, strict=True)
+        ]
+        shifted = [
+            type(a)(s) if isinstance(a, float | complex) else s
+            for a, s in zip(args, shifted, strict=True)
+        ]
         return f(*shifted, **kwargs)
 
     def central(h: float) -> Any:
@@ -373,8 +379,14 @@ def check_frule(
     expected_y = f(*args, **kwargs)
     _compare("primal result", expected_y, y, expected_y, rtol, atol, check_dtype=False)
     expected = finite_difference_jvp(f, args, tangents, **kwargs)
-    _compare(f"output tangent of {getattr(f, '__name__', f)!s}", expected, unthunk(y_dot),
-             expected_y, rtol, atol)  # fmt: skip
+    _compare(
+        f"output tangent of {getattr(f, '__name__', f)!s}",
+        expected,
+        unthunk(y_dot),
+        expected_y,
+        rtol,
+        atol,
+    )
     _, zero_dot = frule((NoTangent(), *(ZeroTangent() for _ in args)), f, *args, **kwargs)
     if not _is_zero(zero_dot):
         raise AssertionError(f"zero argument tangents gave the output tangent {zero_dot!r}")

@@ -88,7 +88,7 @@ def uses_map(xs, ys):
 CASES = [
     ("function_passed_in", uses_apply, (0.7,)),
     ("array_methods", array_methods, (rng.uniform(0.5, 1.5, (3, 3)),)),
-    ("dataclass_fields", struct_loss, (Params(rng.standard_normal(3), 0.5), rng.standard_normal(3))),
+    ("dataclass_fields", struct_loss, (Params(rng.standard_normal(3), 0.5), rng.normal(size=3))),
     ("namedtuple_fields", point_norm, (Point(0.3, 0.4),)),
     ("namedtuple_index_and_field", indexed_point, (Point(0.3, 0.4),)),
     ("real_and_imag", complex_parts, (np.array([1.0 + 2.0j, -0.5 + 0.3j]),)),
