@@ -74,7 +74,7 @@ def _with_element(x: Any, index: int, delta: complex) -> Any:
     if isinstance(x, float | complex):
         return x + delta
     array = np.array(x, dtype=np.result_type(x, type(delta)), copy=True)
-    array.reshape(-1)[index] += delta
+    array[np.unravel_index(index, array.shape)] += delta  # any memory layout
     return array if isinstance(x, np.ndarray) else array[()]
 
 
