@@ -22,4 +22,15 @@ rules.non_differentiable(
     np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
     np.logical_and, np.logical_or, np.logical_not,
 )  # fmt: skip
+# Predicates, counts and positions: booleans and integers, which cannot be perturbed.
+# (np.heaviside is not here: it is flat in x, but equal to its second argument where x == 0,
+# so numpy_elementwise gives it a rule. np.histogram is not here either: its bin edges, and
+# its densities, vary with the data's range. Nor are np.linspace, np.logspace, np.full_like:
+# they vary with their start, stop and fill value.)
+rules.non_differentiable(
+    np.isclose, np.allclose, np.isreal, np.iscomplex, np.iscomplexobj, np.signbit,
+    np.any, np.all, np.count_nonzero, np.nonzero, np.argwhere, np.searchsorted,
+)  # fmt: skip
+if np.around is not np.round:  # one function in NumPy 1.x, two in 2.x
+    rules.non_differentiable(np.around)
 rules.non_differentiable_attribute("shape", "ndim", "size", "dtype", "itemsize", "nbytes")

@@ -1,10 +1,13 @@
-"""Rules for NumPy's elementwise ufuncs (not `np.power` or `np.matmul`: see operators.py).
+"""Rules for NumPy's elementwise functions: the ufuncs (not `np.power` or `np.matmul`: see
+operators.py), `np.where`, `np.clip`, `np.real` and `np.imag`.
 
-Every rule comes from the ufunc's partial derivatives through `rules.scalar`, which
+Most rules come from the ufunc's partial derivatives through `rules.scalar`, which
 conjugates them (ChainRules' convention `x_bar = y_bar * conj(df/dx)`, right for holomorphic
 functions of complex arrays) and projects each cotangent onto its argument, undoing
-broadcasting. The two functions that are not holomorphic, `absolute` and `conjugate`, say
-how they treat complex numbers below; the real-only ufuncs (`cbrt`, `arctan2`, `hypot`,
+broadcasting. The functions that are not holomorphic (`absolute`, `conjugate`, `real`,
+`imag`), that choose between their arguments (`maximum`, `fmax`, `clip`, `where`, ...) or
+that need care at special points (`float_power`, `sinc`, `heaviside`) say below how they
+treat complex numbers, ties and NaNs; the real-only ufuncs (`cbrt`, `arctan2`, `hypot`,
 `logaddexp`, ...) reject complex inputs in NumPy itself.
 """
 
@@ -15,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from srcad.projection import ProjectTo
+from srcad.projection import ProjectTo, conj
 from srcad.registry import RuleSet
-from srcad.tangents import AbstractZero, NoTangent
+from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 rules = RuleSet("numpy_elementwise")
 
@@ -132,8 +135,181 @@ def conjugate_rrule(x: Any) -> tuple[Any, Pullback]:
     project_x = ProjectTo(x)
 
     def conjugate_pullback(y_bar: Any) -> tuple[Any, Any]:
+        y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return NoTangent(), y_bar
         return NoTangent(), project_x(np.conjugate(y_bar))
 
     return y, conjugate_pullback
+
+
+def _sinc_partial(x: Any, y: Any) -> Any:
+    """d sinc(x) / dx = (cos(pi x) - sinc(x)) / x, and 0 at x == 0 (sinc is even there)."""
+    x = np.asarray(x)
+    out = np.zeros(np.shape(y), dtype=np.result_type(x, y))
+    return np.divide(np.cos(np.pi * x) - y, x, out=out, where=x != 0)
+
+
+def _fmax_share(a: Any, b: Any) -> Any:
+    """The share of `np.fmax`'s cotangent that goes to `a`: as for `np.maximum`, except that
+    a NaN loses: where exactly one argument is NaN, the other gets it all (and where both
+    are, neither does)."""
+    return _maximum_share(a, b) + (np.isnan(b) & ~np.isnan(a))
+
+
+def _fmin_share(a: Any, b: Any) -> Any:
+    """The share of `np.fmin`'s cotangent that goes to `a`; NaNs lose as for `np.fmax`."""
+    return _minimum_share(a, b) + (np.isnan(b) & ~np.isnan(a))
+
+
+rules.scalar(np.sinc, _sinc_partial)
+rules.scalar(
+    np.fmax,
+    lambda a, b, y: _fmax_share(a, b),
+    lambda a, b, y: _fmax_share(b, a),
+)
+rules.scalar(
+    np.fmin,
+    lambda a, b, y: _fmin_share(a, b),
+    lambda a, b, y: _fmin_share(b, a),
+)
+# heaviside(x, h0) is 0 for x < 0, 1 for x > 0 and h0 at x == 0: piecewise constant in x
+# (zero partial; at x == 0 it has none), and the identity in h0 exactly where x == 0.
+# A rule rather than a non-differentiable mark, so that a varying h0 gets its cotangent.
+rules.scalar(
+    np.heaviside,
+    lambda x, h0, y: np.zeros(np.shape(y)),
+    lambda x, h0, y: np.asarray(x) == 0,
+)
+
+
+def _log_where_positive(x: Any) -> Any:
+    """The partial of `float_power(x, p)` in `p` over `y`: log(x), taken as 0 at x == 0 (its
+    limit for a positive power); NaN for real x < 0, where no real derivative exists."""
+    x = np.asarray(x)
+    if np.iscomplexobj(x):
+        return np.log(x, out=np.zeros_like(x), where=x != 0)
+    out = np.where(x == 0, 0.0, np.nan).astype(np.result_type(x, 1.0))
+    return np.log(x, out=out, where=x > 0)
+
+
+@rules.rrule(np.float_power)
+def float_power_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.float_power`, which computes in double precision (the cotangents
+    are projected back onto each argument's precision).
+
+    An integer exponent is a constant, as for `x ** p` (see operators.py): at negative `x`
+    the power exists only at integer `p`, where its derivative in `p` would be NaN.
+    """
+    y = np.float_power(x, p)
+    project_x, project_p = ProjectTo(x), ProjectTo(p)
+    integer_exponent = np.asarray(p).dtype.kind in "biu"
+
+    def float_power_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar, NoTangent() if integer_exponent else y_bar
+        x_bar = y_bar * conj(p * np.float_power(x, np.subtract(p, 1)))
+        if integer_exponent:
+            return NoTangent(), project_x(x_bar), NoTangent()
+        p_bar = y_bar * conj(y * _log_where_positive(x))
+        return NoTangent(), project_x(x_bar), project_p(p_bar)
+
+    return y, float_power_pullback
+
+
+@rules.rrule(np.clip)
+def clip_rrule(a: Any, *bounds: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.clip(a, a_min, a_max)`, which NumPy computes as
+    `minimum(maximum(a, a_min), a_max)`; the cotangents follow that composition.
+
+    So `a` gets the cotangent where `a_min < a < a_max`, a bound gets it where it clips
+    (`a_max` wins where `a_min > a_max`, as in NumPy), and at a tie the two share it half
+    and half, as `np.maximum` and `np.minimum` do. Bounds passed by position are
+    differentiated like `a`, with broadcasting; bounds passed as keywords (`a_min=`,
+    `min=`, ...) are constants, as every keyword is. `None` means no bound.
+    """
+    if len(bounds) > 2 or keywords.get("out") is not None:
+        raise TypeError("srcad cannot differentiate a clip that writes into `out=`")
+    y = np.clip(a, *bounds, **keywords)
+    lower = bounds[0] if bounds else keywords.get("a_min", keywords.get("min"))
+    upper = bounds[1] if len(bounds) > 1 else keywords.get("a_max", keywords.get("max"))
+    project_a = ProjectTo(a)
+    project_bounds = [None if bound is None else ProjectTo(bound) for bound in bounds]
+
+    def clip_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *(NoTangent() if b is None else y_bar for b in bounds))
+        raised = a if lower is None else np.maximum(a, lower)
+        raised_bar = y_bar if upper is None else y_bar * _minimum_share(raised, upper)
+        a_bar = raised_bar if lower is None else raised_bar * _maximum_share(a, lower)
+        bound_bars: list[Any] = [
+            None if lower is None else raised_bar * _maximum_share(lower, a),
+            None if upper is None else y_bar * _minimum_share(upper, raised),
+        ]
+        projected = (
+            NoTangent() if project is None else project(bound_bar)
+            for project, bound_bar in zip(project_bounds, bound_bars, strict=False)
+        )
+        return (NoTangent(), project_a(a_bar), *projected)
+
+    return y, clip_pullback
+
+
+@rules.rrule(np.where)
+def where_rrule(condition: Any, *branches: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.where(condition, a, b)`: `a` gets the cotangent where the
+    condition holds, `b` where it does not, each summed over the axes it was broadcast
+    along. The condition is not differentiated. `np.where(condition)` alone gives indices,
+    which carry no derivative.
+    """
+    y = np.where(condition, *branches)
+    chosen = np.asarray(condition, dtype=bool)
+    projects = [ProjectTo(branch) for branch in branches]
+
+    def where_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if not branches:
+            return NoTangent(), NoTangent()
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), NoTangent(), y_bar, y_bar
+        project_a, project_b = projects
+        a_bar = project_a(np.where(chosen, y_bar, 0))
+        b_bar = project_b(np.where(chosen, 0, y_bar))
+        return NoTangent(), NoTangent(), a_bar, b_bar
+
+    return y, where_pullback
+
+
+@rules.rrule(np.real)
+def real_rrule(x: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.real`: the real cotangent goes to the real part of `x`."""
+    y = np.real(x)
+    project_x = ProjectTo(x)
+
+    def real_pullback(y_bar: Any) -> tuple[Any, Any]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar
+        return NoTangent(), project_x(np.real(y_bar))
+
+    return y, real_pullback
+
+
+@rules.rrule(np.imag)
+def imag_rrule(x: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.imag`: the cotangent of `x` is `1j * y_bar`, since
+    `y_bar * Im(dx) = Re(conj(1j * y_bar) * dx)`. For real `x` the result is a constant 0.
+    """
+    y = np.imag(x)
+    project_x = ProjectTo(x)
+    complex_x = np.iscomplexobj(x)
+
+    def imag_pullback(y_bar: Any) -> tuple[Any, Any]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero) or not complex_x:
+            return NoTangent(), project_x(ZeroTangent())
+        return NoTangent(), project_x(1j * np.real(y_bar))
+
+    return y, imag_pullback

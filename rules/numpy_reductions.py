@@ -1,4 +1,10 @@
-"""Rules for NumPy's reductions over axes: `np.sum` and `np.mean`."""
+"""Rules for NumPy's reductions over axes: sums, products, extrema, moments, medians, norms.
+
+Every rule takes `axis` (None, an int, a negative int or a tuple) and `keepdims` as NumPy
+does, by position or keyword; neither is differentiated. Where a reduction is not
+differentiable (a tie for the maximum, a zero vector for a norm), the rule picks the
+subgradient its docstring names; tests check each choice against finite differences.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +13,26 @@ from typing import Any
 
 import numpy as np
 
-from srcad.projection import ProjectTo
+from srcad.projection import ProjectTo, conj
 from srcad.registry import RuleSet
-from srcad.tangents import AbstractZero, NoTangent
+from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("numpy_reductions")
 
 Pullback = Any
 
-# The parameters of np.sum and np.mean after the array, in positional order.
+# The parameters of each reduction after the array, in positional order.
 _SUM_PARAMETERS = ("axis", "dtype", "out", "keepdims", "initial", "where")
 _MEAN_PARAMETERS = ("axis", "dtype", "out", "keepdims")
+_MAX_PARAMETERS = ("axis", "out", "keepdims", "initial", "where")
+_VAR_PARAMETERS = ("axis", "dtype", "out", "ddof", "keepdims")
+_CUMULATIVE_PARAMETERS = ("axis", "dtype", "out")
+_AVERAGE_PARAMETERS = ("axis", "weights", "returned")
+_MEDIAN_PARAMETERS = ("axis", "out", "overwrite_input", "keepdims")
+_NORM_PARAMETERS = ("ord", "axis", "keepdims")
+
+# Stands for an option the call did not pass (NumPy's own `np._NoValue` is private).
+_ABSENT = object()
 
 
 def reduced_axes(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -42,17 +57,23 @@ def expand_reduced(y_bar: Any, shape: tuple[int, ...], axis: Any, keepdims: bool
     array([[1., 1., 1.],
            [2., 2., 2.]])
     """
-    y_bar = np.asarray(y_bar)
+    return np.array(np.broadcast_to(_with_reduced_axes(y_bar, shape, axis, keepdims), shape))
+
+
+def _with_reduced_axes(y: Any, shape: tuple[int, ...], axis: Any, keepdims: bool) -> np.ndarray:
+    """A reduction's result (or cotangent) with its reduced axes back as length-1 axes, so
+    that it broadcasts against the reduced array."""
+    y = np.asarray(y)
     if not keepdims:
-        y_bar = np.expand_dims(y_bar, reduced_axes(axis, len(shape)))
-    return np.array(np.broadcast_to(y_bar, shape))
+        y = np.expand_dims(y, reduced_axes(axis, len(shape)))
+    return y
 
 
-def _reduction_options(
+def _call_options(
     parameters: tuple[str, ...], options: tuple[Any, ...], keywords: dict[str, Any]
-) -> tuple[Any, bool]:
-    """The `axis` and `keepdims` of a call `np.sum(x, *options, **keywords)`, whose
-    positional `options` fill `parameters` in order.
+) -> dict[str, Any]:
+    """The options of a call `np.foo(x, *options, **keywords)`, by name, whose positional
+    `options` fill `parameters` in order.
 
     `dtype` and `initial` change the result's type or add a constant, so they pass through;
     `where` (a mask) is not supported, and `out` is a mutation.
@@ -63,12 +84,75 @@ def _reduction_options(
         raise TypeError("srcad cannot differentiate a reduction that writes into `out=`")
     if given.get("where", True) is not True:
         raise TypeError("srcad has no rule for a reduction with a `where=` mask")
+    return given
+
+
+def _reduction_options(
+    parameters: tuple[str, ...], options: tuple[Any, ...], keywords: dict[str, Any]
+) -> tuple[Any, bool]:
+    """The `axis` and `keepdims` of a call `np.sum(x, *options, **keywords)`; see
+    `_call_options`."""
+    given = _call_options(parameters, options, keywords)
     return given.get("axis"), bool(given.get("keepdims", False))
 
 
 def _reduced_count(shape: tuple[int, ...], axis: Any) -> int:
     """How many elements of an array of `shape` each result of a reduction over `axis` sees."""
     return math.prod(shape[a] for a in reduced_axes(axis, len(shape)))
+
+
+def _gather_reduced(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """`x` with the reduced `axes` moved to the end and flattened into one: each row of the
+    result is one slice that a reduction over `axes` reduces.
+
+    >>> _gather_reduced(np.arange(6).reshape(2, 3), (0,))
+    array([[0, 3],
+           [1, 4],
+           [2, 5]])
+    """
+    kept = tuple(a for a in range(x.ndim) if a not in axes)
+    count = math.prod(x.shape[a] for a in axes)
+    return np.transpose(x, (*kept, *axes)).reshape((*(x.shape[a] for a in kept), count))
+
+
+def _scatter_reduced(rows: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...]) -> Any:
+    """The inverse of `_gather_reduced`: back to `shape`, reduced axes in their places."""
+    kept = tuple(a for a in range(len(shape)) if a not in axes)
+    moved = rows.reshape(tuple(shape[a] for a in (*kept, *axes)))
+    return np.transpose(moved, np.argsort((*kept, *axes)))
+
+
+def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape of a reduction's result without `keepdims`."""
+    return tuple(n for a, n in enumerate(shape) if a not in axes)
+
+
+def _reverse_cumsum(a: np.ndarray, axis: int) -> np.ndarray:
+    """Sums from each position to the end along `axis`: the adjoint of `np.cumsum`."""
+    return np.flip(np.cumsum(np.flip(a, axis), axis), axis)
+
+
+def _unit(x: Any) -> Any:
+    """x / |x| (the sign, for real x), and 0 where x is 0: the gradient of |x|."""
+    x = np.asarray(x)
+    if np.iscomplexobj(x):
+        magnitude = np.abs(x)
+        return np.divide(x, magnitude, out=np.zeros_like(x), where=magnitude != 0)
+    return np.sign(x)
+
+
+def _divide_or_zero(a: Any, b: Any) -> np.ndarray:
+    """a / b where b is not 0, and 0 where it is (the subgradient the norms choose at 0)."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    out = np.zeros(a.shape, dtype=np.result_type(a, b, 1.0))
+    return np.divide(a, b, out=out, where=b != 0)
+
+
+def _tied_share(matches: np.ndarray, axes: Any) -> np.ndarray:
+    """1 / (how many elements match) on each matching element of a reduced slice, 0 elsewhere:
+    a tie shares the cotangent equally."""
+    count = np.sum(matches, axis=axes, keepdims=True)
+    return _divide_or_zero(matches, count)
 
 
 @rules.rrule(np.sum)
@@ -84,12 +168,33 @@ def sum_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     option_bars = (NoTangent(),) * len(options)
 
     def sum_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *option_bars)
         x_bar = expand_reduced(y_bar, shape, axis, keepdims)
         return (NoTangent(), project_x(x_bar), *option_bars)
 
     return y, sum_pullback
+
+
+@rules.rrule(np.nansum)
+def nansum_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.nansum`, which counts NaNs as zeros: they get a zero cotangent."""
+    y = np.nansum(x, *options, **keywords)
+    axis, keepdims = _reduction_options(_SUM_PARAMETERS, options, keywords)
+    shape = np.shape(x)
+    project_x = ProjectTo(x)
+    option_bars = (NoTangent(),) * len(options)
+
+    def nansum_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *option_bars)
+        x_bar = expand_reduced(y_bar, shape, axis, keepdims)
+        x_bar[np.isnan(x)] = 0
+        return (NoTangent(), project_x(x_bar), *option_bars)
+
+    return y, nansum_pullback
 
 
 @rules.rrule(np.mean)
@@ -106,9 +211,434 @@ def mean_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     option_bars = (NoTangent(),) * len(options)
 
     def mean_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *option_bars)
         x_bar = expand_reduced(np.asarray(y_bar) / count, shape, axis, keepdims)
         return (NoTangent(), project_x(x_bar), *option_bars)
 
     return y, mean_pullback
+
+
+@rules.rrule(np.prod)
+def prod_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.prod`, exact with zeros in the input and for complex arrays.
+
+    The partial for each element is the product of the others in its slice, formed from
+    products of the elements before it and after it, never by dividing `y` by the element
+    (which fails at zeros). A constant `initial` scales every partial.
+    """
+    y = np.prod(x, *options, **keywords)
+    given = _call_options(_SUM_PARAMETERS, options, keywords)
+    initial = given.get("initial", _ABSENT)
+    shape = np.shape(x)
+    axes = reduced_axes(given.get("axis"), len(shape))
+    project_x = ProjectTo(x)
+    option_bars = (NoTangent(),) * len(options)
+
+    def prod_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *option_bars)
+        rows = _gather_reduced(np.asarray(x), axes)
+        ones = np.ones_like(rows[..., :1])
+        before = np.concatenate([ones, np.cumprod(rows[..., :-1], axis=-1)], axis=-1)
+        after = np.concatenate([np.cumprod(rows[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
+        others = before * after
+        if initial is not _ABSENT:
+            others = others * initial
+        # y_bar has the kept axes in order, with or without `keepdims`' length-1 axes.
+        y_bar_rows = np.reshape(y_bar, _kept_shape(shape, axes))[..., np.newaxis]
+        x_bar = _scatter_reduced(y_bar_rows * conj(others), shape, axes)
+        return (NoTangent(), project_x(x_bar), *option_bars)
+
+    return y, prod_pullback
+
+
+def _extremum_cotangent(x: Any, y: Any, y_bar: Any, axis: Any, keepdims: bool) -> np.ndarray:
+    """The cotangent of a maximum or minimum `y` of `x` over `axis`: the elements equal to
+    the result (NaNs, where the result is NaN) share `y_bar` equally.
+
+    At a tie of two, that is what central differences give; at a tie of k > 2 they give
+    1/2 to each, which sums to more than `y_bar`, while the equal split of 1/k is a
+    subgradient (as in JAX and autograd). A constant `initial` that wins gets it all.
+    """
+    values = np.asarray(x)
+    shape = values.shape
+    y_kept = _with_reduced_axes(y, shape, axis, keepdims)
+    matches = np.asarray(values == y_kept)
+    if values.dtype.kind in "fc":
+        matches = matches | (np.isnan(values) & np.isnan(y_kept))
+    share = _tied_share(matches, reduced_axes(axis, len(shape)))
+    return share * _with_reduced_axes(y_bar, shape, axis, keepdims)
+
+
+# In NumPy 1.x `np.amax is np.max`; in 2.x they are two functions. Register each once.
+@rules.rrule(*dict.fromkeys((np.max, np.amax)))
+def max_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.max` and `np.amax`; tied maxima share the cotangent equally."""
+    y = np.max(x, *options, **keywords)
+    axis, keepdims = _reduction_options(_MAX_PARAMETERS, options, keywords)
+    project_x = ProjectTo(x)
+    option_bars = (NoTangent(),) * len(options)
+
+    def max_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *option_bars)
+        x_bar = _extremum_cotangent(x, y, y_bar, axis, keepdims)
+        return (NoTangent(), project_x(x_bar), *option_bars)
+
+    return y, max_pullback
+
+
+@rules.rrule(*dict.fromkeys((np.min, np.amin)))
+def min_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.min` and `np.amin`; tied minima share the cotangent equally."""
+    y = np.min(x, *options, **keywords)
+    axis, keepdims = _reduction_options(_MAX_PARAMETERS, options, keywords)
+    project_x = ProjectTo(x)
+    option_bars = (NoTangent(),) * len(options)
+
+    def min_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *option_bars)
+        x_bar = _extremum_cotangent(x, y, y_bar, axis, keepdims)
+        return (NoTangent(), project_x(x_bar), *option_bars)
+
+    return y, min_pullback
+
+
+def _moment_options(
+    x: Any, options: tuple[Any, ...], keywords: dict[str, Any]
+) -> tuple[Any, bool, Any, Any]:
+    """`axis`, `keepdims`, the divisor `N - ddof`, and the `mean=` keyword (or `_ABSENT`)
+    of a call to `np.var` or `np.std`."""
+    given = _call_options(_VAR_PARAMETERS, options, keywords)
+    axis, keepdims = given.get("axis"), bool(given.get("keepdims", False))
+    ddof = given.get("correction", given.get("ddof", 0))
+    divisor = _reduced_count(np.shape(x), axis) - ddof
+    return axis, keepdims, divisor, given.get("mean", _ABSENT)
+
+
+def _centred(x: Any, axis: Any, mean: Any) -> np.ndarray:
+    """`x` minus its mean over `axis`, or minus the `mean=` a call passed (NumPy 2).
+
+    That keyword is a constant, like every keyword; the derivative of the variance with
+    respect to the mean is zero at the true mean anyway.
+    """
+    values = np.asarray(x)
+    if mean is _ABSENT:
+        mean = np.mean(values, axis=reduced_axes(axis, values.ndim), keepdims=True)
+    return values - mean
+
+
+@rules.rrule(np.var)
+def var_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.var`, real or complex; `ddof` (or `correction`) is a constant.
+
+    The variance is real, so the cotangent is `y_bar` times its gradient `2 (x - mean) / (N
+    - ddof)` for complex `x` too.
+    """
+    y = np.var(x, *options, **keywords)
+    axis, keepdims, divisor, mean = _moment_options(x, options, keywords)
+    shape = np.shape(x)
+    project_x = ProjectTo(x)
+    option_bars = (NoTangent(),) * len(options)
+
+    def var_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *option_bars)
+        y_bar = _with_reduced_axes(y_bar, shape, axis, keepdims)
+        x_bar = y_bar * (2.0 / divisor) * _centred(x, axis, mean)
+        return (NoTangent(), project_x(x_bar), *option_bars)
+
+    return y, var_pullback
+
+
+@rules.rrule(np.std)
+def std_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.std`, real or complex; `ddof` (or `correction`) is a constant.
+
+    Where the deviation is zero (a constant slice) the cotangent is zero: the derivative does
+    not exist there, and zero is the subgradient central differences see.
+    """
+    y = np.std(x, *options, **keywords)
+    axis, keepdims, divisor, mean = _moment_options(x, options, keywords)
+    shape = np.shape(x)
+    project_x = ProjectTo(x)
+    option_bars = (NoTangent(),) * len(options)
+
+    def std_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *option_bars)
+        y_bar = _with_reduced_axes(y_bar, shape, axis, keepdims)
+        y_kept = _with_reduced_axes(y, shape, axis, keepdims)
+        x_bar = _divide_or_zero(y_bar, divisor * y_kept) * _centred(x, axis, mean)
+        return (NoTangent(), project_x(x_bar), *option_bars)
+
+    return y, std_pullback
+
+
+def _cumulative_layout(x: Any, axis: Any) -> tuple[np.ndarray, int]:
+    """The array a cumulative function runs along, and the axis: `axis=None` flattens."""
+    values = np.asarray(x)
+    if axis is None:
+        return values.reshape(-1), 0
+    return values, int(axis) % max(values.ndim, 1)
+
+
+@rules.rrule(np.cumsum)
+def cumsum_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.cumsum`: the cotangent is summed from each position to the end."""
+    y = np.cumsum(x, *options, **keywords)
+    axis = _call_options(_CUMULATIVE_PARAMETERS, options, keywords).get("axis")
+    shape = np.shape(x)
+    project_x = ProjectTo(x)
+    option_bars = (NoTangent(),) * len(options)
+
+    def cumsum_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *option_bars)
+        _, along = _cumulative_layout(x, axis)
+        x_bar = _reverse_cumsum(np.asarray(y_bar), along).reshape(shape)
+        return (NoTangent(), project_x(x_bar), *option_bars)
+
+    return y, cumsum_pullback
+
+
+@rules.rrule(np.cumprod)
+def cumprod_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.cumprod`, exact with zeros in the input and for complex arrays.
+
+    Before the first zero of a slice, the partial `d y_i / d x_j` is `y_i / x_j`. At the
+    first zero, it is the running product with that zero replaced by 1; after it, every
+    product that involves `x_j` also involves that zero, so the cotangent is 0.
+    """
+    y = np.cumprod(x, *options, **keywords)
+    axis = _call_options(_CUMULATIVE_PARAMETERS, options, keywords).get("axis")
+    shape = np.shape(x)
+    project_x = ProjectTo(x)
+    option_bars = (NoTangent(),) * len(options)
+
+    def cumprod_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *option_bars)
+        values, along = _cumulative_layout(x, axis)
+        y_bar = np.asarray(y_bar)
+        zero = values == 0
+        zeros_so_far = np.cumsum(zero, axis=along)
+        before_zero = zeros_so_far == 0
+        first_zero = zero & (zeros_so_far == 1)
+        safe_values = np.where(before_zero, values, 1)
+        x_bar = np.where(before_zero, _reverse_cumsum(y_bar * conj(y), along), 0) / conj(
+            safe_values
+        )
+        if first_zero.any():
+            y_without_zero = np.cumprod(np.where(first_zero, 1, values), axis=along)
+            at_zero = _reverse_cumsum(y_bar * conj(y_without_zero), along)
+            x_bar = np.where(first_zero, at_zero, x_bar)
+        return (NoTangent(), project_x(x_bar.reshape(shape)), *option_bars)
+
+    return y, cumprod_pullback
+
+
+def _broadcast_weights(weights: np.ndarray, shape: tuple[int, ...], axis: Any) -> np.ndarray:
+    """The weights of `np.average` laid out to broadcast against the averaged array, as
+    NumPy lays them out: either the array's own shape, or the shape of the averaged axes in
+    the order `axis` names them."""
+    if weights.shape == shape:
+        return weights
+    axes = tuple(int(a) % len(shape) for a in (axis if isinstance(axis, tuple) else (axis,)))
+    sorted_weights = np.transpose(weights, np.argsort(axes))
+    return sorted_weights.reshape(tuple(n if a in axes else 1 for a, n in enumerate(shape)))
+
+
+def _weights_cotangent(
+    w_bar: np.ndarray, weights_shape: tuple[int, ...], shape: tuple[int, ...], axis: Any
+) -> np.ndarray:
+    """The inverse of `_broadcast_weights` for cotangents: `w_bar` has the averaged array's
+    shape, and goes back to the weights' own shape and axis order."""
+    if weights_shape == shape:
+        return w_bar
+    axes = tuple(int(a) % len(shape) for a in (axis if isinstance(axis, tuple) else (axis,)))
+    kept = tuple(a for a in range(len(shape)) if a not in axes)
+    summed = np.sum(w_bar, axis=kept)  # in sorted axis order
+    return np.transpose(summed, np.argsort(np.argsort(axes)))
+
+
+@rules.rrule(np.average)
+def average_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.average`, with or without weights, and with `returned=True`.
+
+    Weights passed by position (`np.average(a, axis, weights)`) are differentiated like `a`;
+    weights passed as `weights=` are constants, as every keyword is. With `returned=True`
+    the result is a pair whose second element, the sum of the weights, also has a cotangent.
+    """
+    result = np.average(a, *options, **keywords)
+    given = dict(zip(_AVERAGE_PARAMETERS, options, strict=False))
+    given.update(keywords)
+    axis, keepdims = given.get("axis"), bool(given.get("keepdims", False))
+    weights, returned = given.get("weights"), bool(given.get("returned", False))
+    shape = np.shape(a)
+    project_a = ProjectTo(a)
+    weights_positional = len(options) >= 2
+    project_weights = ProjectTo(weights) if weights_positional and weights is not None else None
+    average = result[0] if returned else result
+
+    def average_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        average_bar, sum_bar = elements_of(y_bar, 2) if returned else (y_bar, ZeroTangent())
+        average_bar, sum_bar = unthunk(average_bar), unthunk(sum_bar)
+        option_bars: list[Any] = [NoTangent()] * len(options)
+        if isinstance(average_bar, AbstractZero) and isinstance(sum_bar, AbstractZero):
+            if weights_positional and weights is not None:
+                option_bars[1] = ZeroTangent()
+            return (NoTangent(), ZeroTangent(), *option_bars)
+        if weights is None:  # the sum of the weights is the count, a constant
+            if isinstance(average_bar, AbstractZero):
+                return (NoTangent(), ZeroTangent(), *option_bars)
+            average_bar = np.asarray(average_bar) / _reduced_count(shape, axis)
+            a_bar = project_a(expand_reduced(average_bar, shape, axis, keepdims))
+            return (NoTangent(), a_bar, *option_bars)
+        values, w = np.asarray(a), np.asarray(weights)
+        w_broadcast = _broadcast_weights(w, shape, axis)
+        total = np.sum(w_broadcast, axis=reduced_axes(axis, len(shape)), keepdims=True)
+        a_bar = ZeroTangent()
+        w_bar = np.zeros(shape, dtype=np.result_type(values, w, 1.0))
+        if not isinstance(average_bar, AbstractZero):
+            average_bar = _with_reduced_axes(average_bar, shape, axis, keepdims)
+            # d average / d a = w / total; d average / d w = (a - average) / total. Each
+            # axis is either averaged over (w has it) or kept (average_bar has it), so the
+            # product has the shape of `a`.
+            a_bar = project_a(average_bar * conj(w_broadcast / total))
+            centred = values - _with_reduced_axes(average, shape, axis, keepdims)
+            w_bar = w_bar + average_bar * conj(centred / total)
+        if not isinstance(sum_bar, AbstractZero):  # d (sum of weights) / d w = 1
+            w_bar = w_bar + _with_reduced_axes(sum_bar, shape, axis, keepdims)
+        if weights_positional:
+            assert project_weights is not None
+            option_bars[1] = project_weights(_weights_cotangent(w_bar, w.shape, shape, axis))
+        return (NoTangent(), a_bar, *option_bars)
+
+    return result, average_pullback
+
+
+@rules.rrule(np.median)
+def median_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.median`: the cotangent goes to the middle element of each slice,
+    or half to each of the two middle elements for an even count.
+
+    The middle elements are those a stable sort puts there; at a tie another choice is as
+    valid. `overwrite_input=True` (which reorders `x`) is a mutation, rejected like `out=`.
+    """
+    given = _call_options(_MEDIAN_PARAMETERS, options, keywords)
+    if given.get("overwrite_input"):
+        raise TypeError("srcad cannot differentiate a median that reorders its input in place")
+    shape = np.shape(x)
+    axes = reduced_axes(given.get("axis"), len(shape))
+    y = np.median(x, *options, **keywords)
+    project_x = ProjectTo(x)
+    option_bars = (NoTangent(),) * len(options)
+
+    def median_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *option_bars)
+        order = np.argsort(_gather_reduced(np.asarray(x), axes), axis=-1, kind="stable")
+        # y_bar has the kept axes in order, with or without `keepdims`' length-1 axes.
+        y_bar_rows = np.reshape(y_bar, _kept_shape(shape, axes))[..., np.newaxis]
+        rows_bar = np.zeros(order.shape, dtype=np.result_type(y_bar_rows, 1.0))
+        count = order.shape[-1]
+        low, high = (count - 1) // 2, count // 2
+        if low == high:
+            np.put_along_axis(rows_bar, order[..., low : low + 1], y_bar_rows, axis=-1)
+        else:  # two distinct positions in every row
+            np.put_along_axis(rows_bar, order[..., low : low + 1], y_bar_rows / 2, axis=-1)
+            np.put_along_axis(rows_bar, order[..., high : high + 1], y_bar_rows / 2, axis=-1)
+        return (NoTangent(), project_x(_scatter_reduced(rows_bar, shape, axes)), *option_bars)
+
+    return y, median_pullback
+
+
+def _vector_norm_gradient(x: np.ndarray, y: np.ndarray, order: Any, axes: Any) -> Any:
+    """The gradient of the vector `order`-norm `y` (kept dimensions) of `x` along `axes`."""
+    if order is None or order == 2:
+        return _divide_or_zero(x, y)
+    if order == 1:
+        return _unit(x)
+    if order == 0:  # counts non-zeros: piecewise constant
+        return np.zeros(x.shape)
+    magnitude = np.abs(x)
+    if order in (np.inf, -np.inf):
+        return _unit(x) * _tied_share(magnitude == y, axes)
+    ratio = _divide_or_zero(magnitude, y)
+    scale = np.power(ratio, order - 1, out=np.zeros_like(ratio), where=ratio != 0)
+    return _unit(x) * scale
+
+
+def _matrix_norm_gradient(x: np.ndarray, y: np.ndarray, order: Any) -> Any:
+    """The gradient of the matrix `order`-norm `y` of a stack `x` of matrices in the last two
+    axes (`y` keeps them, with length 1)."""
+    if order is None or order == "fro":
+        return _divide_or_zero(x, y)
+    if order in ("nuc", 2, -2):
+        u, s, vh = np.linalg.svd(x, full_matrices=False)
+        if order == "nuc":
+            # Directions of zero singular values are arbitrary: give them no share.
+            return (u * (s > 0)[..., np.newaxis, :]) @ vh
+        k = 0 if order == 2 else s.shape[-1] - 1
+        top = u[..., :, k : k + 1] @ vh[..., k : k + 1, :]
+        return top * (s[..., k] > 0)[..., np.newaxis, np.newaxis]
+    # 1 and -1: the largest/smallest column sum of |x|; inf and -inf: row sums.
+    along = -2 if order in (1, -1) else -1
+    sums = np.sum(np.abs(x), axis=along, keepdims=True)
+    return _unit(x) * _tied_share(sums == y, -1 if along == -2 else -2)
+
+
+@rules.rrule(np.linalg.norm)
+def norm_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.linalg.norm`: vector norms of any order, and the matrix norms
+    `'fro'`, `'nuc'`, 1, -1, 2, -2, inf and -inf (over stacks too, with a pair of axes).
+
+    At a zero vector or matrix the cotangent is zero, the subgradient central differences
+    see. Ties (for the inf-norms, the 1-norms of matrices) share the cotangent equally, as
+    for `np.max`.
+    """
+    y = np.linalg.norm(x, *options, **keywords)
+    given = dict(zip(_NORM_PARAMETERS, options, strict=False))
+    given.update(keywords)
+    order, axis, keepdims = given.get("ord"), given.get("axis"), bool(given.get("keepdims"))
+    shape = np.shape(x)
+    ndim = len(shape)
+    if axis is None:
+        axis = None if order is None or ndim == 1 else tuple(range(ndim))
+    # The (row, column) axes of a matrix norm; None for a vector norm.
+    matrix_axes = None
+    if isinstance(axis, tuple) and len(axis) == 2:
+        matrix_axes = (int(axis[0]) % ndim, int(axis[1]) % ndim)
+    project_x = ProjectTo(x)
+    option_bars = (NoTangent(),) * len(options)
+
+    def norm_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *option_bars)
+        values = np.asarray(x)
+        y_bar = _with_reduced_axes(y_bar, shape, axis, keepdims)
+        y_kept = _with_reduced_axes(y, shape, axis, keepdims)
+        if matrix_axes is None:
+            gradient = _vector_norm_gradient(values, y_kept, order, reduced_axes(axis, ndim))
+            return (NoTangent(), project_x(y_bar * gradient), *option_bars)
+        stacked = np.moveaxis(values, matrix_axes, (-2, -1))
+        y_stacked = np.moveaxis(y_kept, matrix_axes, (-2, -1))
+        stacked_gradient = _matrix_norm_gradient(stacked, y_stacked, order)
+        gradient = np.moveaxis(stacked_gradient, (-2, -1), matrix_axes)
+        return (NoTangent(), project_x(y_bar * gradient), *option_bars)
+
+    return y, norm_pullback

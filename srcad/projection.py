@@ -43,6 +43,8 @@ def unbroadcast(dx: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and dx.shape[i] != 1)
     if stretched:
         dx = dx.sum(axis=stretched, keepdims=True)
+    if dx.shape != shape:  # a cotangent smaller than the primal stands for all of it
+        dx = np.broadcast_to(dx, shape).copy()
     return dx
 
 

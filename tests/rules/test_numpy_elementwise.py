@@ -292,3 +292,220 @@ def test_binary_rule_keeps_float32(f: np.ufunc, a: Any, b: Any) -> None:
 )
 def test_binary_rule_on_complex_matches_finite_differences(f: np.ufunc, a: Any, b: Any) -> None:
     check_rrule(f, a, b, rtol=1e-5, atol=1e-8)
+
+
+# --- sinc, float_power, fmax/fmin, heaviside ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "x",
+    [pytest.param(sample(shape, -2.0, 2.0), id=shape_id(shape)) for shape in UNARY_SHAPES]
+    + [
+        # sinc is smooth at 0, where its formula divides by zero; its derivative there is 0.
+        pytest.param(np.array([-1.5, 0.0, 0.7]), id="through-zero"),
+        pytest.param(0.0, id="zero-float"),
+        pytest.param(sample((2, 2), -2.0, 2.0, dtype=np.float32), id="float32"),
+        pytest.param(complex_sample((2, 2)), id="complex"),
+    ],
+)
+def test_sinc_matches_finite_differences(x: Any) -> None:
+    float32 = np.asarray(x).dtype == np.float32
+    check_rrule(np.sinc, x, rtol=1e-3 if float32 else 1e-6, atol=1e-4 if float32 else 1e-9)
+
+
+@pytest.mark.parametrize(
+    ("x", "p"),
+    [
+        pytest.param(sample(shape_x, 0.3, 2.0, seed=2), sample(shape_p, -2.0, 2.0, seed=3), id=pair)
+        for pair, shape_x, shape_p in SHAPE_PAIRS
+    ]
+    + [
+        # An integer exponent is a constant (NoTangent), also at negative x.
+        pytest.param(sample((2, 3), 0.5, 2.0, signed=True), np.array([1, 2, 3]), id="int-array"),
+        pytest.param(sample((3,), 0.5, 2.0, signed=True), 3, id="int"),
+        pytest.param(
+            sample((2, 3), 0.3, 2.0, dtype=np.float32), sample((3,), -1.0, 2.0), id="float32"
+        ),
+        pytest.param(complex_sample((2, 3)), complex_sample((3,), seed=2), id="complex"),
+        pytest.param(complex_sample((2, 3)), 1.5, id="complex-base"),
+    ],
+)
+def test_float_power_matches_finite_differences(x: Any, p: Any) -> None:
+    float32 = np.asarray(x).dtype == np.float32
+    check_rrule(np.float_power, x, p, rtol=1e-4 if float32 else 1e-6, atol=1e-9)
+
+
+BASES_WITH_ZERO = np.array([0.0, 0.5, 2.0])
+
+
+def float_power_of_bases_with_zero(p: Any) -> Any:
+    """At a zero base the exponent's partial is taken as 0, its limit for a positive power.
+    (Finite differences in the base at 0 would step below 0, so the base is a constant.)"""
+    return np.float_power(BASES_WITH_ZERO, p)
+
+
+@pytest.mark.parametrize(
+    "p", [pytest.param(2.5, id="float"), pytest.param(np.array([1.5, 0.5, 3.0]), id="array")]
+)
+def test_float_power_exponent_at_zero_base_matches_finite_differences(p: Any) -> None:
+    check_rrule(float_power_of_bases_with_zero, p)
+
+
+@pytest.mark.parametrize(
+    ("f", "a", "b"),
+    [
+        pytest.param(
+            f, grid(shape_a, 0.0, seed=4), grid(shape_b, 0.1, seed=5), id=f"{f.__name__}-{pair}"
+        )
+        for f in (np.fmax, np.fmin)
+        for pair, shape_a, shape_b in SHAPE_PAIRS
+    ]
+    + [
+        # A NaN loses: the other argument gets the whole cotangent (finite differences of a
+        # NaN argument are 0, as it never reaches the result).
+        pytest.param(f, np.array([1.0, np.nan, -0.5]), np.array([0.3, 0.3, np.nan]), id=name)
+        for f, name in ((np.fmax, "fmax-nan"), (np.fmin, "fmin-nan"))
+    ]
+    + [
+        pytest.param(f, np.array([[np.nan], [0.5]]), np.array([0.3, 1.0]), id=name)
+        for f, name in ((np.fmax, "fmax-nan-broadcast"), (np.fmin, "fmin-nan-broadcast"))
+    ]
+    + [
+        # At a tie each argument gets half, as for maximum and minimum.
+        pytest.param(np.fmax, TIED, TIED.copy(), id="fmax-all-tied"),
+        pytest.param(np.fmin, TIED, 0.5, id="fmin-tied-with-float"),
+    ],
+)
+def test_fmax_and_fmin_match_finite_differences(f: np.ufunc, a: Any, b: Any) -> None:
+    check_rrule(f, a, b)
+
+
+@pytest.mark.parametrize(
+    ("x", "h0"),
+    [
+        # heaviside is flat away from x == 0: zero cotangent for x, none reaching h0.
+        pytest.param(sample((2, 3), 0.3, 2.0, signed=True), 0.5, id="float-h0"),
+        pytest.param(sample((2, 3), 0.3, 2.0, signed=True), np.array([0.2, 0.5, 1.0]), id="row"),
+    ],
+)
+def test_heaviside_matches_finite_differences(x: Any, h0: Any) -> None:
+    check_rrule(np.heaviside, x, h0)
+
+
+STEP_POINTS = np.array([-1.0, 0.0, 2.0, 0.0])
+
+
+def heaviside_at_step_points(h0: Any) -> Any:
+    """Where x == 0 heaviside(x, h0) is h0: there the cotangent reaches h0. (Finite
+    differences in x at 0 would see the jump, so x is a constant here.)"""
+    return np.heaviside(STEP_POINTS, h0)
+
+
+@pytest.mark.parametrize(
+    "h0",
+    [
+        pytest.param(0.5, id="float"),
+        pytest.param(np.array([0.1, 0.2, 0.3, 0.4]), id="array"),
+        pytest.param(np.array(0.5), id="0d"),
+    ],
+)
+def test_heaviside_value_at_zero_gets_cotangent(h0: Any) -> None:
+    check_rrule(heaviside_at_step_points, h0)
+
+
+# --- clip ---------------------------------------------------------------------------------
+
+A = grid((2, 3), 0.0, seed=6)  # on the grid 0.2 k; every bound below is on 0.2 k + 0.1
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [
+        # Bounds by position are differentiated where they clip; keywords are constants.
+        pytest.param((A, -0.5, 0.7), {}, id="float-bounds"),
+        pytest.param((A, np.array(-0.5), np.array(0.7)), {}, id="0d-bounds"),
+        pytest.param((A, grid((3,), 0.1, seed=7), 0.9), {}, id="row-lower"),
+        pytest.param((A, grid((2, 1), 0.1, seed=8) - 1.0, grid((3,), 0.1, seed=9) + 1.0), {}),
+        pytest.param((A, None, 0.3), {}, id="no-lower"),
+        pytest.param((A, -0.3, None), {}, id="no-upper"),
+        pytest.param((A, 0.7, -0.5), {}, id="lower-above-upper"),
+        pytest.param((A,), {"a_min": -0.5, "a_max": 0.7}, id="keyword-bounds"),
+        pytest.param((A, -0.5), {"a_max": 0.7}, id="keyword-upper"),
+        pytest.param((1.3, -0.5, 0.7), {}, id="float-above"),
+        pytest.param((0.3, -0.5, 0.7), {}, id="float-inside"),
+        pytest.param((A.astype(np.float32), np.float32(-0.5), np.float32(0.7)), {}, id="float32"),
+        pytest.param((A.astype(np.float32), -0.5, 0.7), {}, id="float32-python-bounds"),
+    ],
+)
+def test_clip_matches_finite_differences(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    float32 = np.asarray(args[0]).dtype == np.float32
+    check_rrule(np.clip, *args, rtol=1e-4 if float32 else 1e-6, atol=1e-9, **kwargs)
+
+
+@pytest.mark.skipif(np.lib.NumpyVersion(np.__version__) < "2.1.0", reason="min= needs NumPy 2.1")
+def test_clip_with_min_and_max_keywords_matches_finite_differences() -> None:
+    check_rrule(np.clip, A, min=-0.5, max=0.7)
+
+
+@pytest.mark.parametrize(
+    "bounds",
+    [
+        # A value on a bound is a kink: it and the bound share the cotangent half and half
+        # (central differences give the same), as for np.maximum and np.minimum.
+        pytest.param((-0.4, 0.4), id="on-both-bounds"),
+        pytest.param((np.array([-0.4, 0.0, 0.4]), 2.0), id="on-lower-row"),
+    ],
+)
+def test_clip_at_bounds_matches_finite_differences(bounds: tuple[Any, Any]) -> None:
+    check_rrule(np.clip, np.array([[-0.4, 0.0, 0.4], [1.0, -1.0, 0.4]]), *bounds)
+
+
+# --- where --------------------------------------------------------------------------------
+
+CONDITION = np.array([[True, False, True], [False, False, True]])
+
+
+@pytest.mark.parametrize(
+    ("condition", "a", "b"),
+    [
+        pytest.param(CONDITION, sample((2, 3), -2, 2, seed=1), sample((2, 3), -2, 2), id="same"),
+        pytest.param(CONDITION, sample((3,), -2, 2, seed=1), sample((2, 1), -2, 2), id="outer"),
+        pytest.param(CONDITION, sample((2, 3), -2, 2, seed=1), 0.5, id="float-b"),
+        pytest.param(CONDITION, 1.5, np.array(0.5), id="scalars"),
+        pytest.param(CONDITION[0], sample((2, 3), -2, 2, seed=1), sample((2, 1), -2, 2), id="row"),
+        pytest.param(np.array(True), sample((3,), -2, 2, seed=1), sample((3,), -2, 2), id="0d"),
+        pytest.param(CONDITION, sample((2, 3), -2, 2, seed=1), np.array([1, 2, 3]), id="int-b"),
+        pytest.param(
+            CONDITION,
+            sample((2, 3), -2, 2, dtype=np.float32, seed=1),
+            sample((3,), -2, 2, dtype=np.float32),
+            id="float32",
+        ),
+        pytest.param(CONDITION, complex_sample((2, 3)), sample((3,), -2, 2), id="complex-a"),
+    ],
+)
+def test_where_matches_finite_differences(condition: Any, a: Any, b: Any) -> None:
+    check_rrule(np.where, condition, a, b)
+
+
+def test_where_with_condition_only_gives_indices_without_cotangents() -> None:
+    check_rrule(np.where, CONDITION)
+
+
+# --- real and imag ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("f", [pytest.param(np.real, id="real"), pytest.param(np.imag, id="imag")])
+@pytest.mark.parametrize(
+    "x",
+    [
+        pytest.param(complex_sample((2, 3)), id="complex"),
+        pytest.param(complex_sample((3,)).astype(np.complex64), id="complex64"),
+        pytest.param(np.complex128(0.5 - 1.5j), id="complex-scalar"),
+        pytest.param(0.5 - 1.5j, id="python-complex"),
+        pytest.param(sample((2, 3), -2.0, 2.0), id="real"),
+        pytest.param(1.5, id="python-float"),
+    ],
+)
+def test_real_and_imag_match_finite_differences(f: Any, x: Any) -> None:
+    check_rrule(f, x, rtol=1e-5, atol=1e-7)
