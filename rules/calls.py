@@ -204,7 +204,7 @@ def _field_tangent(kind: type, name: str, bar: Any) -> Tangent:
     return Tangent.of_mapping(kind, {name: bar})
 
 
-def map_rrule_with_config(config: Any, f: Any, *iterables: Any) -> tuple[list[Any], Pullback]:
+def map_rrule(config: Any, f: Any, *iterables: Any) -> tuple[list[Any], Pullback]:
     """The builtin `map`, as the list of results a consumer (`list`, `sum`, a loop) walks:
     each call goes through `f`'s own rule (registered, else compiled), via the config."""
     calls = [config.rrule_via_ad(f, *items) for items in zip(*iterables)]  # noqa: B905
@@ -226,5 +226,4 @@ def map_rrule_with_config(config: Any, f: Any, *iterables: Any) -> tuple[list[An
     return results, map_pullback
 
 
-map_rrule = with_config(map_rrule_with_config)
-rules.rrule(map)(map_rrule)
+rules.rrule(map)(with_config(map_rrule))

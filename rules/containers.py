@@ -261,24 +261,29 @@ def transpose_attribute_rrule(x: Any) -> tuple[Any, Pullback]:
     return y, transpose_attribute_pullback
 
 
-def _sequence_pullback(iterable: Any, count: int) -> Pullback:
-    def sequence_pullback(y_bar: Any) -> tuple[Any, Any]:
-        if isinstance(y_bar, AbstractZero):
-            return NoTangent(), y_bar
-        return NoTangent(), _cotangent_of_elements(iterable, elements_of(y_bar, count))
-
-    return sequence_pullback
-
-
 @rules.rrule(list)
 def list_rrule(iterable: Any) -> tuple[list[Any], Pullback]:
     """`list(values)`: the same elements in a new list."""
     items = list(iterable)
-    return items, _sequence_pullback(iterable, len(items))
+    count = len(items)
+
+    def list_pullback(y_bar: Any) -> tuple[Any, Any]:
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar
+        return NoTangent(), _cotangent_of_elements(iterable, elements_of(y_bar, count))
+
+    return items, list_pullback
 
 
 @rules.rrule(tuple)
 def tuple_rrule(iterable: Any) -> tuple[tuple[Any, ...], Pullback]:
     """`tuple(values)`: the same elements in a tuple."""
     items = tuple(iterable)
-    return items, _sequence_pullback(iterable, len(items))
+    count = len(items)
+
+    def tuple_pullback(y_bar: Any) -> tuple[Any, Any]:
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar
+        return NoTangent(), _cotangent_of_elements(iterable, elements_of(y_bar, count))
+
+    return items, tuple_pullback

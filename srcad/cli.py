@@ -119,7 +119,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     check_parser.add_argument("target", metavar="FILE[:FUNC]")
     check_parser.add_argument("--format", choices=["text", "json"], default="text")
+    commands.add_parser("rules", help="print the table of functions srcad has rules for")
     args = parser.parse_args(argv)
+    if args.command == "rules":
+        from srcad.docs import supported_markdown
+
+        sys.stdout.write(supported_markdown())
+        return 0
     if args.command == "check":
         return _run_check(args.target, args.format)
     try:

@@ -223,6 +223,7 @@ def with_config(fn: RuleFn) -> RuleFn:
     def configured(*args: Any, **kwargs: Any) -> Any:
         return fn(CONFIG, *args, **kwargs)
 
+    configured.configured_rule = fn  # type: ignore[attr-defined]
     return named(configured, getattr(fn, "__name__", "rule"))
 
 

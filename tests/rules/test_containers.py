@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from srcad.primitives import make_tuple, unpack
+import srcad
+from srcad.primitives import make_dict, make_list, make_tuple, unpack
 from srcad.rules.containers import (
     getitem_rrule,
     make_tuple_rrule,
@@ -165,3 +166,28 @@ def test_transpose_attribute_matches_finite_differences(x: np.ndarray) -> None:
 
 def test_transpose_attribute_of_zero_cotangent_is_zero() -> None:
     assert transpose_attribute_rrule(X)[1](ZeroTangent()) == (NoTangent(), ZeroTangent())
+
+
+DISPLAYS = [
+    ("make_list", make_list, (0.5, np.array([1.0, 2.0]), -1.5)),
+    ("make_tuple", make_tuple, (0.5, np.array([1.0, 2.0]))),
+    ("make_dict", make_dict, (("a", "b"), 0.5, np.array([1.0, 2.0]))),
+]
+
+
+@pytest.mark.parametrize(
+    ("primal", "args"), [d[1:] for d in DISPLAYS], ids=[d[0] for d in DISPLAYS]
+)
+def test_displays_match_finite_differences(primal, args):
+    if primal is make_dict:
+        from srcad.api import rrule
+
+        keys, *values = args
+        _, pullback = rrule(make_dict, keys, *values)
+        bar = {"a": 2.0, "b": np.array([3.0, -1.0])}
+        bars = pullback(srcad.Tangent.of_mapping(dict, bar))
+        assert bars[1] == srcad.NoTangent()
+        np.testing.assert_allclose(bars[3], bar["b"])
+        assert bars[2] == 2.0
+        return
+    check_rrule(primal, *args)

@@ -217,3 +217,16 @@ def test_matmul_keeps_float32() -> None:
 )
 def test_zero_cotangent_stays_symbolic(pullback: Any) -> None:
     assert pullback(ZeroTangent()) == (NoTangent(), ZeroTangent(), ZeroTangent())
+
+
+MODULO = [
+    ("float_mod_float", operator.mod, (5.3, 1.7)),
+    ("array_mod_scalar", operator.mod, (np.array([5.3, -2.2, 7.1]), 1.7)),
+    ("np_mod_broadcast", np.mod, (np.array([[5.3], [-2.2]]), np.array([1.7, 2.9]))),
+    ("np_remainder", np.remainder, (np.array([5.3, 2.2]), 1.3)),
+]
+
+
+@pytest.mark.parametrize(("primal", "args"), [m[1:] for m in MODULO], ids=[m[0] for m in MODULO])
+def test_modulo_matches_finite_differences(primal, args):
+    check_rrule(primal, *args)
