@@ -129,9 +129,14 @@ class Tangent:
         fields = self.__getattribute__("fields")
         if name in fields:
             return fields[name]
-        if name in field_names(self.__getattribute__("primal_type")):
+        primal_type = self.__getattribute__("primal_type")
+        known = field_names(primal_type)
+        # A field not given is zero: any field of a dataclass or NamedTuple, and any public
+        # attribute of a plain object (whose fields are not declared anywhere).
+        plain = not known and primal_type not in (tuple, list, dict) and not name.startswith("_")
+        if name in known or plain:
             return ZeroTangent()
-        raise AttributeError(f"a tangent of {self.primal_type.__name__} has no field {name!r}")
+        raise AttributeError(f"a tangent of {primal_type.__name__} has no field {name!r}")
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.elements)

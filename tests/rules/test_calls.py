@@ -51,6 +51,11 @@ def array_methods(x):
         + x.copy().prod()
         + x.ravel().var()
         + np.sum(x.transpose(1, 0) ** 2)
+        + x.max()
+        + x.min(axis=0).sum()
+        + x.std()
+        + x.cumsum().sum()
+        + x[None].squeeze().clip(0.6, 1.4).sum()
     )
 
 
