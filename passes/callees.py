@@ -70,9 +70,10 @@ class Callees(Analysis[CalleeInfo]):
         for node in gast.walk(function_of(tree)):
             if not isinstance(node, gast.Call) or is_append_call(node):
                 continue  # `items.append(v)` becomes a primitive in the normal form
-            if isinstance(node.func, gast.Attribute) and node.func.attr in IN_PLACE_METHODS:
-                continue  # Mutations reports it
             callee = self._callee(node, scopes, ctx, info)
+            name = getattr(node.func, "attr", None)
+            if callee is primitives.method and name in IN_PLACE_METHODS:
+                continue  # a method that changes its receiver: Mutations reports it
             if callee is not None:
                 info.callees[node] = callee
         return info

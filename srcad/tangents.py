@@ -348,6 +348,8 @@ def elements_of(tangent: Any, count: int) -> tuple[Any, ...]:
     zero elements)."""
     if isinstance(tangent, AbstractZero):
         return (ZeroTangent(),) * count
+    if isinstance(tangent, Tangent) and tangent.fields:  # a NamedTuple's, by field
+        return tuple(tangent[name] for name in field_names(tangent.primal_type))
     return tuple(tangent)
 
 

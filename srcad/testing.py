@@ -41,12 +41,18 @@ def inner(a: Any, b: Any) -> float:
     """The real inner product `Re <a, b>` of two tangents (zeros, tuples and arrays)."""
     if isinstance(a, AbstractZero) or isinstance(b, AbstractZero):
         return 0.0
+    if isinstance(a, Tangent) and a.fields and not isinstance(b, Tangent):
+        a, b = b, a
+    if isinstance(b, Tangent) and b.fields:  # a struct's tangent, against its primal
+        return sum((inner(getattr(a, k), v) for k, v in b.fields.items()), 0.0)
     if isinstance(a, tuple | list | Tangent) or isinstance(b, tuple | list | Tangent):
         return sum((inner(x, y) for x, y in zip(a, b, strict=True)), 0.0)
     return float(np.real(np.vdot(np.asarray(a), np.asarray(b))))
 
 
 def _random_like(x: Any, rng: np.random.Generator) -> Any:
+    if hasattr(type(x), "_fields"):  # a NamedTuple
+        return type(x)(*(_random_like(e, rng) for e in x))
     if isinstance(x, tuple | list):
         return type(x)(_random_like(e, rng) for e in x)
     if isinstance(x, bool | np.bool_) or not np.issubdtype(np.asarray(x).dtype, np.number):
