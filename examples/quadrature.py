@@ -31,7 +31,9 @@ def integrate_rrule(config, f, a, b, theta):
 
     def integrate_pullback(y_bar):
         # d/db = f(b), d/da = -f(a); d/dtheta = the integral of df/dtheta.
-        theta_bar = sum(w * pullback(y_bar)[2] for w, pullback in zip(weights, pullbacks))
+        theta_bar = sum(
+            w * pullback(y_bar)[2] for w, pullback in zip(weights, pullbacks, strict=True)
+        )
         return srcad.NoTangent(), srcad.NoTangent(), -f_a * y_bar, f_b * y_bar, theta_bar
 
     return y, integrate_pullback

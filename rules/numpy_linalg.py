@@ -1,18 +1,34 @@
-"""Rules for NumPy's products and axis permutations: `np.dot` and `np.transpose`."""
+"""Rules for NumPy's products and axis permutations: `np.dot`, `np.einsum` and kin,
+`np.trace`, `np.diag` and `np.transpose`."""
 
 from __future__ import annotations
 
+import string
 from typing import Any
 
 import numpy as np
 
 from srcad.projection import ProjectTo, conj
 from srcad.registry import RuleSet
-from srcad.tangents import AbstractZero, NoTangent
+from srcad.tangents import AbstractZero, NoTangent, unthunk
 
 rules = RuleSet("numpy_linalg")
 
 Pullback = Any
+
+
+def _given(
+    parameters: tuple[str, ...], options: tuple[Any, ...], keywords: dict[str, Any]
+) -> dict[str, Any]:
+    """The options of a call by name: those passed by position fill `parameters` in order."""
+    given = dict(zip(parameters, options, strict=False))
+    given.update(keywords)
+    if given.get("out") is not None:
+        raise TypeError("srcad cannot differentiate a call that writes into `out=`")
+    return given
+
+
+# --- np.dot -------------------------------------------------------------------------------
 
 
 def _dot_cotangents(y_bar: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[Any, Any]:
@@ -48,6 +64,7 @@ def dot_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     a_array, b_array = np.asarray(a), np.asarray(b)
 
     def dot_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return NoTangent(), y_bar, y_bar
         a_bar, b_bar = _dot_cotangents(np.asarray(y_bar), a_array, b_array)
@@ -74,8 +91,272 @@ def transpose_rrule(x: Any, *positional_axes: Any, axes: Any = None) -> tuple[An
     axes_bars = (NoTangent(),) * len(positional_axes)
 
     def transpose_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *axes_bars)
         return (NoTangent(), project_x(np.transpose(y_bar, inverse)), *axes_bars)
 
     return y, transpose_pullback
+
+
+# --- Einstein sums, and the products written as one --------------------------------------
+
+
+def einsum_terms(subscripts: str, ndims: list[int]) -> tuple[list[str], str]:
+    """The explicit form of an einsum: one label per axis of each operand, and the output.
+
+    An ellipsis becomes fresh labels (right-aligned, as NumPy broadcasts them), and an
+    implicit output becomes NumPy's: the ellipsis axes, then the labels used once, sorted.
+
+    >>> einsum_terms("ij,jk", [2, 2])
+    (['ij', 'jk'], 'ik')
+    >>> einsum_terms("...i,i->...", [3, 1])
+    (['abi', 'i'], 'ab')
+    """
+    subscripts = subscripts.replace(" ", "")
+    inputs_text, arrow, output_text = subscripts.partition("->")
+    inputs = inputs_text.split(",")
+    if len(inputs) != len(ndims):
+        raise ValueError(f"einsum subscripts {subscripts!r} name {len(inputs)} operands")
+    labels = [term.replace("...", "") for term in inputs]
+    ellipsis_ndim = max(
+        (n - len(t) for n, t, term in zip(ndims, labels, inputs, strict=True) if "..." in term),
+        default=0,
+    )
+    fresh = [c for c in string.ascii_letters if c not in subscripts][:ellipsis_ndim]
+    if len(fresh) < ellipsis_ndim:
+        raise ValueError(f"einsum subscripts {subscripts!r} leave too few labels for '...'")
+    broadcast = "".join(fresh)
+    if not arrow:
+        once = sorted(c for c in set("".join(labels)) if "".join(labels).count(c) == 1)
+        output_text = ("..." if "..." in inputs_text else "") + "".join(once)
+
+    def expand(term: str, ndim: int) -> str:
+        if "..." not in term:
+            return term
+        own = ndim - (len(term) - 3)
+        return term.replace("...", broadcast[len(broadcast) - own :] if own else "")
+
+    expanded = [expand(term, n) for term, n in zip(inputs, ndims, strict=True)]
+    return expanded, output_text.replace("...", broadcast)
+
+
+def _einsum_cotangent(
+    inputs: list[str], output: str, operands: list[np.ndarray], y_bar: np.ndarray, k: int
+) -> np.ndarray:
+    """The cotangent of operand `k` of `einsum(inputs -> output)`, before projection.
+
+    The sum is linear in each operand, so the cotangent is the einsum of `y_bar` with the
+    conjugates of the other operands, onto the labels of operand `k`. Labels that operand
+    alone carries (summed only over it) get the cotangent repeated along them; an axis of
+    length 1 that the others broadcast gets it summed; a label repeated within the operand
+    (a trace, a diagonal) puts the cotangent on that diagonal and zeros elsewhere.
+    """
+    term, x = inputs[k], operands[k]
+    others = [output, *(t for j, t in enumerate(inputs) if j != k)]
+    other_operands = [y_bar, *(conj(o) for j, o in enumerate(operands) if j != k)]
+    unique = "".join(dict.fromkeys(term))
+    present = "".join(c for c in unique if any(c in t for t in others))
+    bar = np.einsum(
+        f"{','.join(others)}->{present}", *other_operands, optimize=len(other_operands) > 1
+    )
+    sizes = [x.shape[term.index(c)] for c in unique]
+    stretched = tuple(
+        i for i, c in enumerate(present) if sizes[unique.index(c)] == 1 and bar.shape[i] != 1
+    )
+    if stretched:
+        bar = bar.sum(axis=stretched, keepdims=True)
+    if present != unique:  # put back the labels only `x` carries, repeating along them
+        bar = bar.reshape([bar.shape[present.index(c)] if c in present else 1 for c in unique])
+        bar = np.broadcast_to(bar, sizes)
+    if unique != term:
+        x_bar = np.zeros(x.shape, dtype=bar.dtype)
+        np.einsum(f"{term}->{unique}", x_bar)[...] = bar  # a writable view of the diagonal
+        return x_bar
+    return bar.copy() if present != unique else bar  # broadcast_to gave a read-only view
+
+
+class _Operands:
+    """The operands of an einsum-like call, as arrays, and their projections (built in the
+    rule, outside its pullback)."""
+
+    __slots__ = ("arrays", "projections")
+
+    def __init__(self, operands: tuple[Any, ...]) -> None:
+        self.arrays = [np.asarray(o) for o in operands]
+        self.projections = [ProjectTo(o) for o in operands]
+
+    def cotangents(self, inputs: list[str], output: str, y_bar: Any) -> tuple[Any, ...]:
+        """One projected cotangent per operand of `einsum(inputs -> output)`."""
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return tuple(y_bar for _ in self.arrays)
+        y_bar = np.asarray(y_bar)
+        return tuple(
+            project(_einsum_cotangent(inputs, output, self.arrays, y_bar, k))
+            for k, project in enumerate(self.projections)
+        )
+
+
+@rules.rrule(np.einsum)
+def einsum_rrule(subscripts: Any, *operands: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.einsum(subscripts, *operands)`, with an explicit `->` output
+    or NumPy's implicit one, ellipses, broadcasting, and repeated labels (traces and
+    diagonals). `subscripts` gets a `NoTangent()`; `optimize` and `dtype` pass through.
+    """
+    if not isinstance(subscripts, str):
+        raise TypeError(
+            "srcad differentiates np.einsum with a subscripts string only, not the "
+            "interleaved (operand, sublist, ...) form"
+        )
+    y = np.einsum(subscripts, *operands, **_given((), (), keywords))
+    inputs, output = einsum_terms(subscripts, [np.ndim(o) for o in operands])
+    arrays = _Operands(operands)
+
+    def einsum_pullback(y_bar: Any) -> tuple[Any, ...]:
+        return (NoTangent(), NoTangent(), *arrays.cotangents(inputs, output, y_bar))
+
+    return y, einsum_pullback
+
+
+def _tensordot_terms(a_ndim: int, b_ndim: int, axes: Any) -> tuple[list[str], str]:
+    """`np.tensordot(a, b, axes)` as einsum labels: `axes` is a count N (the last N axes
+    of `a` with the first N of `b`) or a pair of axis lists."""
+    if isinstance(axes, int | np.integer):
+        pairs: tuple[Any, Any] = (range(a_ndim - int(axes), a_ndim), range(int(axes)))
+    else:
+        pairs = tuple(axes)
+    a_given, b_given = ([ax] if isinstance(ax, int | np.integer) else ax for ax in pairs)
+    a_axes = [int(ax) % a_ndim for ax in a_given]
+    b_axes = [int(ax) % b_ndim for ax in b_given]
+    letters = iter(string.ascii_letters)
+    a_term = [next(letters) for _ in range(a_ndim)]
+    b_term = [next(letters) for _ in range(b_ndim)]
+    for a_axis, b_axis in zip(a_axes, b_axes, strict=True):
+        b_term[b_axis] = a_term[a_axis]
+    a_free = "".join(c for i, c in enumerate(a_term) if i not in a_axes)
+    b_free = "".join(c for i, c in enumerate(b_term) if i not in b_axes)
+    return ["".join(a_term), "".join(b_term)], a_free + b_free
+
+
+@rules.rrule(np.tensordot)
+def tensordot_rrule(a: Any, b: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.tensordot(a, b, axes=2)`, `axes` a count or a pair of axis
+    lists (not differentiated; a `NoTangent()` when passed by position)."""
+    y = np.tensordot(a, b, *options, **keywords)
+    axes = _given(("axes",), options, keywords).get("axes", 2)
+    inputs, output = _tensordot_terms(np.ndim(a), np.ndim(b), axes)
+    factors = _Operands((a, b))
+    option_bars = (NoTangent(),) * len(options)
+
+    def tensordot_pullback(y_bar: Any) -> tuple[Any, ...]:
+        return (NoTangent(), *factors.cotangents(inputs, output, y_bar), *option_bars)
+
+    return y, tensordot_pullback
+
+
+@rules.rrule(np.inner)
+def inner_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.inner`: the last axes contracted, no conjugation; a 0-d
+    factor makes it a plain product."""
+    y = np.inner(a, b)
+    a_ndim, b_ndim = np.ndim(a), np.ndim(b)
+    if a_ndim and b_ndim:
+        inputs, output = _tensordot_terms(a_ndim, b_ndim, ([-1], [-1]))
+    else:  # one factor is 0-d, and its labels are empty
+        inputs = [string.ascii_letters[:a_ndim], string.ascii_letters[:b_ndim]]
+        output = inputs[0] + inputs[1]
+    factors = _Operands((a, b))
+
+    def inner_pullback(y_bar: Any) -> tuple[Any, ...]:
+        return (NoTangent(), *factors.cotangents(inputs, output, y_bar))
+
+    return y, inner_pullback
+
+
+@rules.rrule(np.vdot)
+def vdot_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.vdot(a, b) = sum(conj(a) * b)` over the flattened arrays.
+
+    The conjugation makes it antilinear in `a`: `a_bar = b * conj(y_bar)`.
+    """
+    y = np.vdot(a, b)
+    project_a, project_b = ProjectTo(a), ProjectTo(b)
+    a_array, b_array = np.asarray(a), np.asarray(b)
+
+    def vdot_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar, y_bar
+        a_bar = (b_array * np.conj(y_bar)).reshape(a_array.shape)
+        b_bar = (a_array * y_bar).reshape(b_array.shape)
+        return NoTangent(), project_a(a_bar), project_b(b_bar)
+
+    return y, vdot_pullback
+
+
+@rules.rrule(np.outer)
+def outer_rrule(a: Any, b: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.outer(a, b)` of the flattened arrays."""
+    y = np.outer(a, b, **_given((), (), keywords))
+    project_a, project_b = ProjectTo(a), ProjectTo(b)
+    a_array, b_array = np.asarray(a), np.asarray(b)
+
+    def outer_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar, y_bar
+        a_bar = (y_bar @ conj(b_array.reshape(-1))).reshape(a_array.shape)
+        b_bar = (conj(a_array.reshape(-1)) @ y_bar).reshape(b_array.shape)
+        return NoTangent(), project_a(a_bar), project_b(b_bar)
+
+    return y, outer_pullback
+
+
+@rules.rrule(np.trace)
+def trace_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.trace(a, offset=0, axis1=0, axis2=1, dtype=None)`."""
+    y = np.trace(a, *options, **keywords)
+    given = _given(("offset", "axis1", "axis2", "dtype", "out"), options, keywords)
+    offset, axis1, axis2 = given.get("offset", 0), given.get("axis1", 0), given.get("axis2", 1)
+    shape = np.shape(a)
+    rows, columns = shape[axis1], shape[axis2]
+    project_a = ProjectTo(a)
+    option_bars = (NoTangent(),) * len(options)
+
+    def trace_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *option_bars)
+        # The cotangent on the offset diagonal of each matrix, built with the matrix axes
+        # last and then moved back to `axis1` and `axis2`.
+        diagonal = np.eye(rows, columns, k=offset)
+        a_bar = np.asarray(y_bar)[..., np.newaxis, np.newaxis] * diagonal
+        return (NoTangent(), project_a(np.moveaxis(a_bar, (-2, -1), (axis1, axis2))), *option_bars)
+
+    return y, trace_pullback
+
+
+@rules.rrule(np.diag)
+def diag_rrule(v: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.diag(v, k=0)`: a vector onto the k-th diagonal of a square
+    matrix, or the k-th diagonal of a matrix out as a vector."""
+    y = np.diag(v, *options, **keywords)
+    k = int(_given(("k",), options, keywords).get("k", 0))
+    shape = np.shape(v)
+    project_v = ProjectTo(v)
+    option_bars = (NoTangent(),) * len(options)
+
+    def diag_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *option_bars)
+        if len(shape) == 1:
+            return (NoTangent(), project_v(np.diagonal(y_bar, k).copy()), *option_bars)
+        y_bar = np.asarray(y_bar)
+        v_bar = np.zeros(shape, dtype=y_bar.dtype)
+        positions = np.arange(y_bar.shape[0])
+        v_bar[positions + max(-k, 0), positions + max(k, 0)] = y_bar
+        return (NoTangent(), project_v(v_bar), *option_bars)
+
+    return y, diag_pullback

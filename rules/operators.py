@@ -10,7 +10,7 @@ import numpy as np
 
 from srcad.projection import ProjectTo, conj
 from srcad.registry import RuleSet
-from srcad.tangents import AbstractZero, NoTangent
+from srcad.tangents import AbstractZero, NoTangent, ZeroTangent
 
 rules = RuleSet("operators")
 
@@ -152,3 +152,68 @@ def mod_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
         return NoTangent(), project_a(y_bar), project_b(-y_bar * np.floor_divide(a, b))
 
     return y, mod_pullback
+
+
+# -- forward rules: `frule((f_dot, *arg_dots), *args) -> (y, y_dot)` ---------------------------
+
+
+@rules.frule(operator.add)
+def add_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+    _, a_dot, b_dot = dargs
+    return a + b, a_dot + b_dot
+
+
+@rules.frule(operator.sub)
+def sub_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+    _, a_dot, b_dot = dargs
+    return a - b, a_dot - b_dot
+
+
+@rules.frule(operator.mul)
+def mul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+    _, a_dot, b_dot = dargs
+    return a * b, a_dot * b + a * b_dot
+
+
+@rules.frule(operator.truediv)
+def truediv_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+    _, a_dot, b_dot = dargs
+    y = a / b
+    return y, (a_dot - y * b_dot) / b
+
+
+@rules.frule(operator.neg)
+def neg_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
+    return -a, -dargs[1]
+
+
+@rules.frule(operator.pos)
+def pos_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
+    return +a, dargs[1]
+
+
+@rules.frule(operator.pow, np.power)
+def pow_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
+    _, x_dot, p_dot = dargs
+    y = x**p
+    y_dot = x_dot * (p * x ** (p - 1)) if not isinstance(x_dot, AbstractZero) else x_dot
+    if not isinstance(p_dot, AbstractZero):
+        y_dot = y_dot + p_dot * (y * _log_base(x))
+    return y, y_dot
+
+
+@rules.frule(operator.matmul, np.matmul)
+def matmul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+    _, a_dot, b_dot = dargs
+    y_dot: Any = ZeroTangent()
+    if not isinstance(a_dot, AbstractZero):
+        y_dot = a_dot @ b
+    if not isinstance(b_dot, AbstractZero):
+        y_dot = y_dot + a @ b_dot
+    return a @ b, y_dot
+
+
+@rules.frule(operator.mod, np.mod)
+def mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+    _, a_dot, b_dot = dargs
+    return a % b, a_dot - b_dot * np.floor_divide(a, b)

@@ -46,6 +46,8 @@ def supported_markdown() -> str:
     by_origin: dict[str, list[tuple[str, str, bool]]] = {}
     forward = {id(rule.primal) for rule in REGISTRY.forward_rules()}
     for rule in REGISTRY.rules():
+        if rule.origin == "user":
+            continue  # the library's rules, not ones registered in this process
         entry = (qualified_name(rule.primal), getattr(rule.rrule, "__name__", "?"),
                  id(rule.primal) in forward)  # fmt: skip
         by_origin.setdefault(rule.origin, []).append(entry)

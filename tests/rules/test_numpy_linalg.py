@@ -1,4 +1,4 @@
-"""Rules for `np.dot` and `np.transpose`, checked against finite differences."""
+"""Rules for NumPy's products and axis permutations, checked against finite differences."""
 
 from __future__ import annotations
 
@@ -7,8 +7,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from srcad.rules.numpy_linalg import dot_rrule, transpose_rrule
-from srcad.tangents import NoTangent, ZeroTangent
+from srcad.rules.numpy_linalg import (
+    diag_rrule,
+    dot_rrule,
+    einsum_rrule,
+    inner_rrule,
+    outer_rrule,
+    tensordot_rrule,
+    trace_rrule,
+    transpose_rrule,
+    vdot_rrule,
+)
+from srcad.tangents import AbstractZero, NoTangent, ZeroTangent
 from srcad.testing import check_rrule
 
 
@@ -19,6 +29,8 @@ def sample(shape: tuple[int, ...], seed: int, dtype: Any = np.float64) -> np.nda
         values = values + 1j * rng.standard_normal(shape)
     return np.asarray(values, dtype=dtype)
 
+
+# --- products --------------------------------------------------------------------------------
 
 # (id, a, b): every case of np.dot, from a scalar factor to N-d with M-d.
 DOT_CASES: list[tuple[str, Any, Any]] = [
@@ -90,15 +102,190 @@ def test_transpose_keeps_float32() -> None:
     check_rrule(np.transpose, sample((2, 3, 2), 0, np.float32), (2, 0, 1), rtol=1e-4, atol=1e-5)
 
 
+# (id, function, positional arguments, keyword arguments) of one call to a product rule,
+# checked at the default tolerances.
+PRODUCT_CALLS: list[tuple[str, Any, tuple[Any, ...], dict[str, Any]]] = [
+    ("vdot-vectors", np.vdot, (sample((3,), 0), sample((3,), 1)), {}),
+    ("vdot-matrices", np.vdot, (sample((2, 3), 0), sample((2, 3), 1)), {}),
+    ("vdot-matrix-vector", np.vdot, (sample((2, 3), 0), sample((6,), 1)), {}),
+    ("vdot-1x1", np.vdot, (sample((1, 1), 0), sample((1,), 1)), {}),
+    ("vdot-complex", np.vdot, (sample((3,), 0, complex), sample((3,), 1, complex)), {}),
+    ("vdot-real-complex", np.vdot, (sample((3,), 0), sample((3,), 1, complex)), {}),
+    ("vdot-complex-real", np.vdot, (sample((2, 2), 0, complex), sample((4,), 1)), {}),
+    ("inner-vectors", np.inner, (sample((3,), 0), sample((3,), 1)), {}),
+    ("inner-matrix-vector", np.inner, (sample((2, 3), 0), sample((3,), 1)), {}),
+    ("inner-matrices", np.inner, (sample((2, 3), 0), sample((4, 3), 1)), {}),
+    ("inner-3d-matrix", np.inner, (sample((2, 1, 3), 0), sample((2, 3), 1)), {}),
+    ("inner-0d-matrix", np.inner, (np.array(1.5), sample((2, 3), 1)), {}),
+    ("inner-matrix-float", np.inner, (sample((2, 3), 0), -0.5), {}),
+    ("inner-complex", np.inner, (sample((2, 3), 0, complex), sample((3,), 1, complex)), {}),
+    ("outer-vectors", np.outer, (sample((2,), 0), sample((3,), 1)), {}),
+    ("outer-matrix-vector", np.outer, (sample((2, 2), 0), sample((3,), 1)), {}),
+    ("outer-0d-vector", np.outer, (np.array(1.5), sample((3,), 1)), {}),
+    ("outer-1x1", np.outer, (sample((1,), 0), sample((1,), 1)), {}),
+    ("outer-complex", np.outer, (sample((2,), 0, complex), sample((3,), 1, complex)), {}),
+    ("outer-real-complex", np.outer, (sample((2,), 0), sample((3,), 1, complex)), {}),
+    ("tensordot-default-2", np.tensordot, (sample((2, 3, 4), 0), sample((3, 4, 2), 1)), {}),
+    ("tensordot-0", np.tensordot, (sample((2,), 0), sample((3, 2), 1)), {"axes": 0}),
+    ("tensordot-1", np.tensordot, (sample((2, 3), 0), sample((3, 2), 1)), {"axes": 1}),
+    ("tensordot-1-positional", np.tensordot, (sample((2, 3), 0), sample((3, 2), 1), 1), {}),
+    (
+        "tensordot-lists",
+        np.tensordot,
+        (sample((2, 3, 4), 0), sample((4, 2, 3), 1)),
+        {"axes": ([1, 2], [2, 0])},
+    ),
+    (
+        "tensordot-ints",
+        np.tensordot,
+        (sample((2, 3, 4), 0), sample((4, 2), 1)),
+        {"axes": (0, 1)},
+    ),
+    (
+        "tensordot-negative",
+        np.tensordot,
+        (sample((2, 3, 4), 0), sample((4, 2, 3), 1)),
+        {"axes": ([-1, -2], [0, -1])},
+    ),
+    (
+        "tensordot-complex",
+        np.tensordot,
+        (sample((2, 3), 0, complex), sample((3, 2), 1, complex)),
+        {"axes": 1},
+    ),
+    ("trace-matrix", np.trace, (sample((3, 3), 0),), {}),
+    ("trace-1x1", np.trace, (sample((1, 1), 0),), {}),
+    ("trace-tall", np.trace, (sample((4, 2), 0),), {}),
+    ("trace-offset", np.trace, (sample((3, 4), 0),), {"offset": 1}),
+    ("trace-offset-negative", np.trace, (sample((3, 4), 0),), {"offset": -2}),
+    ("trace-positional", np.trace, (sample((3, 4), 0), 1), {}),
+    ("trace-3d", np.trace, (sample((2, 3, 3), 0),), {"axis1": 1, "axis2": 2}),
+    ("trace-3d-swapped", np.trace, (sample((3, 2, 4), 0), -1, 2, 0), {}),
+    ("trace-complex", np.trace, (sample((3, 3), 0, complex),), {}),
+    ("diag-vector", np.diag, (sample((3,), 0),), {}),
+    ("diag-vector-k", np.diag, (sample((3,), 0),), {"k": 1}),
+    ("diag-vector-k-negative", np.diag, (sample((2,), 0), -2), {}),
+    ("diag-matrix", np.diag, (sample((3, 3), 0),), {}),
+    ("diag-1x1", np.diag, (sample((1, 1), 0),), {}),
+    ("diag-wide-k", np.diag, (sample((2, 4), 0),), {"k": 1}),
+    ("diag-tall-k-negative", np.diag, (sample((4, 2), 0), -1), {}),
+    ("diag-complex", np.diag, (sample((3,), 0, complex),), {}),
+]
+
+
+@pytest.mark.parametrize(
+    ("f", "args", "kwargs"), [pytest.param(*c[1:], id=c[0]) for c in PRODUCT_CALLS]
+)
+def test_product_matches_finite_differences(
+    f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    check_rrule(f, *args, **kwargs)
+
+
+# (id, subscripts, operands): einsum's forms, each operand's cotangent by finite differences.
+EINSUM_CASES: list[tuple[str, str, tuple[Any, ...]]] = [
+    ("matmul", "ij,jk->ik", (sample((2, 3), 0), sample((3, 4), 1))),
+    ("matmul-implicit", "ij,jk", (sample((2, 3), 0), sample((3, 4), 1))),
+    ("transpose", "ij->ji", (sample((2, 3), 0),)),
+    ("transpose-implicit-case", "bA", (sample((2, 3), 0),)),
+    ("sum", "ij->", (sample((2, 3), 0),)),
+    ("row-sums", "ij->i", (sample((2, 3), 0),)),
+    ("trace", "ii->", (sample((3, 3), 0),)),
+    ("trace-implicit", "ii", (sample((3, 3), 0),)),
+    ("diagonal", "ii->i", (sample((3, 3), 0),)),
+    ("diagonal-of-3d", "iji->ji", (sample((2, 3, 2), 0),)),
+    ("diagonal-times-vector", "ii,i->i", (sample((3, 3), 0), sample((3,), 1))),
+    ("outer", "i,j->ij", (sample((2,), 0), sample((3,), 1))),
+    ("scalar-times-matrix", ",ij->ij", (np.array(1.5), sample((2, 3), 1))),
+    ("float-times-matrix", ",ij->ji", (1.5, sample((2, 3), 1))),
+    ("label-only-in-one", "ij,jk->i", (sample((2, 3), 0), sample((3, 4), 1))),
+    ("label-only-in-output", "i,j->j", (sample((2,), 0), sample((3,), 1))),
+    ("chain-of-three", "ij,jk,kl->il", (sample((2, 3), 0), sample((3, 2), 1), sample((2, 2), 2))),
+    ("same-label-three-ways", "i,i,i->", (sample((3,), 0), sample((3,), 1), sample((3,), 2))),
+    ("batched-matmul", "...ij,...jk->...ik", (sample((2, 2, 3), 0), sample((3, 2), 1))),
+    ("ellipsis-in-middle", "i...j,j->...i", (sample((2, 3, 4), 0), sample((4,), 1))),
+    ("ellipsis-implicit", "...i,...i", (sample((2, 3), 0), sample((2, 3), 1))),
+    ("ellipsis-broadcast-1", "...i,...i->...", (sample((1, 3), 0), sample((2, 3), 1))),
+    ("label-broadcast-1", "ij,ij->ij", (sample((1, 3), 0), sample((2, 3), 1))),
+    ("label-broadcast-1-and-own", "ijk,ij->i", (sample((1, 3, 2), 0), sample((2, 3), 1))),
+    ("spaces", "ij, jk -> ik", (sample((2, 3), 0), sample((3, 4), 1))),
+    ("1x1", "ij,jk->ik", (sample((1, 1), 0), sample((1, 1), 1))),
+    ("complex", "ij,jk->ik", (sample((2, 3), 0, complex), sample((3, 4), 1, complex))),
+    ("complex-trace", "ii->", (sample((3, 3), 0, complex),)),
+    ("real-complex", "ij,j->i", (sample((2, 3), 0), sample((3,), 1, complex))),
+]
+
+
+@pytest.mark.parametrize(
+    ("subscripts", "operands"), [pytest.param(*c[1:], id=c[0]) for c in EINSUM_CASES]
+)
+def test_einsum_matches_finite_differences(subscripts: str, operands: tuple[Any, ...]) -> None:
+    check_rrule(np.einsum, subscripts, *operands)
+
+
+def test_einsum_passes_optimize_through() -> None:
+    operands = (sample((2, 3), 0), sample((3, 2), 1), sample((2, 2), 2))
+    check_rrule(np.einsum, "ij,jk,kl->il", *operands, optimize="greedy")
+
+
+def test_einsum_interleaved_form_is_refused() -> None:
+    with pytest.raises(TypeError, match="subscripts string"):
+        einsum_rrule(sample((2, 2), 0), [0, 1], sample((2, 2), 1), [1, 2])
+
+
+# (id, function, positional arguments, keyword arguments) in single precision.
+FLOAT32_CALLS: list[tuple[str, Any, tuple[Any, ...], dict[str, Any]]] = [
+    ("vdot", np.vdot, (sample((3,), 0, np.float32), sample((3,), 1, np.float32)), {}),
+    ("outer", np.outer, (sample((2,), 0, np.float32), sample((3,), 1, np.float32)), {}),
+    ("einsum", np.einsum, ("ij,j->i", sample((2, 3), 0, np.float32), sample((3,), 1)), {}),
+    ("tensordot", np.tensordot, (sample((2, 3), 0, np.float32), sample((3, 2), 1)), {"axes": 1}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("f", "args", "kwargs"), [pytest.param(*c[1:], id=c[0]) for c in FLOAT32_CALLS]
+)
+def test_float32_stays_float32(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    check_rrule(f, *args, rtol=1e-3, atol=1e-4, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("f", "args", "kwargs", "message"),
+    [
+        pytest.param(np.trace, (sample((2, 2), 0),), {"out": np.zeros(())}, "out=", id="trace"),
+    ],
+)
+def test_unsupported_options_are_refused(
+    f: Any, args: tuple[Any, ...], kwargs: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(TypeError, match=message):
+        check_rrule(f, *args, **kwargs)
+
+
+# --- symbolic zeros ------------------------------------------------------------------------
+
+A = sample((3, 3), 0)
+V = sample((3,), 1)
+
+
 @pytest.mark.parametrize(
     ("pullback", "expected"),
     [
-        pytest.param(dot_rrule(sample((2, 3), 0), sample((3,), 1))[1], 3, id="dot"),
-        pytest.param(transpose_rrule(sample((2, 3), 0))[1], 2, id="transpose"),
-        pytest.param(transpose_rrule(sample((2, 3), 0), (1, 0))[1], 3, id="transpose-axes"),
+        pytest.param(dot_rrule(A, V)[1], 3, id="dot"),
+        pytest.param(transpose_rrule(A)[1], 2, id="transpose"),
+        pytest.param(transpose_rrule(A, (1, 0))[1], 3, id="transpose-axes"),
+        pytest.param(vdot_rrule(V, V)[1], 3, id="vdot"),
+        pytest.param(inner_rrule(A, V)[1], 3, id="inner"),
+        pytest.param(outer_rrule(V, V)[1], 3, id="outer"),
+        pytest.param(tensordot_rrule(A, A, 1)[1], 4, id="tensordot"),
+        pytest.param(einsum_rrule("ij,j", A, V)[1], 4, id="einsum"),
+        pytest.param(trace_rrule(A, 1)[1], 3, id="trace"),
+        pytest.param(diag_rrule(V)[1], 2, id="diag"),
     ],
 )
 def test_zero_cotangent_stays_symbolic(pullback: Any, expected: int) -> None:
     cotangents = pullback(ZeroTangent())
     assert len(cotangents) == expected
-    assert cotangents[0] is NoTangent() and cotangents[1] is ZeroTangent()
+    assert cotangents[0] is NoTangent()
+    assert all(isinstance(c, AbstractZero) for c in cotangents[1:])
+    assert ZeroTangent() in cotangents

@@ -1,0 +1,111 @@
+"""Rules for `np.linalg.norm`: vector and matrix norms, over axes as the reductions take them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from srcad.projection import ProjectTo
+from srcad.registry import RuleSet
+from srcad.rules.numpy_reductions import (
+    _divide_or_zero,
+    _tied_share,
+    _with_reduced_axes,
+    reduced_axes,
+)
+from srcad.tangents import AbstractZero, NoTangent, unthunk
+
+rules = RuleSet("numpy_norms")
+
+Pullback = Any
+
+# The parameters of `np.linalg.norm` after the array, in positional order.
+_NORM_PARAMETERS = ("ord", "axis", "keepdims")
+
+
+def _unit(x: Any) -> Any:
+    """x / |x| (the sign, for real x), and 0 where x is 0: the gradient of |x|."""
+    x = np.asarray(x)
+    if np.iscomplexobj(x):
+        magnitude = np.abs(x)
+        return np.divide(x, magnitude, out=np.zeros_like(x), where=magnitude != 0)
+    return np.sign(x)
+
+
+def _vector_norm_gradient(x: np.ndarray, y: np.ndarray, order: Any, axes: Any) -> Any:
+    """The gradient of the vector `order`-norm `y` (kept dimensions) of `x` along `axes`."""
+    if order is None or order == 2:
+        return _divide_or_zero(x, y)
+    if order == 1:
+        return _unit(x)
+    if order == 0:  # counts non-zeros: piecewise constant
+        return np.zeros(x.shape)
+    magnitude = np.abs(x)
+    if order in (np.inf, -np.inf):
+        return _unit(x) * _tied_share(magnitude == y, axes)
+    ratio = _divide_or_zero(magnitude, y)
+    scale = np.power(ratio, order - 1, out=np.zeros_like(ratio), where=ratio != 0)
+    return _unit(x) * scale
+
+
+def _matrix_norm_gradient(x: np.ndarray, y: np.ndarray, order: Any) -> Any:
+    """The gradient of the matrix `order`-norm `y` of a stack `x` of matrices in the last two
+    axes (`y` keeps them, with length 1)."""
+    if order is None or order == "fro":
+        return _divide_or_zero(x, y)
+    if order in ("nuc", 2, -2):
+        u, s, vh = np.linalg.svd(x, full_matrices=False)
+        if order == "nuc":
+            # Directions of zero singular values are arbitrary: give them no share.
+            return (u * (s > 0)[..., np.newaxis, :]) @ vh
+        k = 0 if order == 2 else s.shape[-1] - 1
+        top = u[..., :, k : k + 1] @ vh[..., k : k + 1, :]
+        return top * (s[..., k] > 0)[..., np.newaxis, np.newaxis]
+    # 1 and -1: the largest/smallest column sum of |x|; inf and -inf: row sums.
+    along = -2 if order in (1, -1) else -1
+    sums = np.sum(np.abs(x), axis=along, keepdims=True)
+    return _unit(x) * _tied_share(sums == y, -1 if along == -2 else -2)
+
+
+@rules.rrule(np.linalg.norm)
+def norm_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.linalg.norm`: vector norms of any order, and the matrix norms
+    `'fro'`, `'nuc'`, 1, -1, 2, -2, inf and -inf (over stacks too, with a pair of axes).
+
+    At a zero vector or matrix the cotangent is zero, the subgradient central differences
+    see. Ties (for the inf-norms, the 1-norms of matrices) share the cotangent equally, as
+    for `np.max`.
+    """
+    y = np.linalg.norm(x, *options, **keywords)
+    given = dict(zip(_NORM_PARAMETERS, options, strict=False))
+    given.update(keywords)
+    order, axis, keepdims = given.get("ord"), given.get("axis"), bool(given.get("keepdims"))
+    shape = np.shape(x)
+    ndim = len(shape)
+    if axis is None:
+        axis = None if order is None or ndim == 1 else tuple(range(ndim))
+    # The (row, column) axes of a matrix norm; None for a vector norm.
+    matrix_axes = None
+    if isinstance(axis, tuple) and len(axis) == 2:
+        matrix_axes = (int(axis[0]) % ndim, int(axis[1]) % ndim)
+    project_x = ProjectTo(x)
+    option_bars = (NoTangent(),) * len(options)
+
+    def norm_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *option_bars)
+        values = np.asarray(x)
+        y_bar = _with_reduced_axes(y_bar, shape, axis, keepdims)
+        y_kept = _with_reduced_axes(y, shape, axis, keepdims)
+        if matrix_axes is None:
+            gradient = _vector_norm_gradient(values, y_kept, order, reduced_axes(axis, ndim))
+            return (NoTangent(), project_x(y_bar * gradient), *option_bars)
+        stacked = np.moveaxis(values, matrix_axes, (-2, -1))
+        y_stacked = np.moveaxis(y_kept, matrix_axes, (-2, -1))
+        stacked_gradient = _matrix_norm_gradient(stacked, y_stacked, order)
+        gradient = np.moveaxis(stacked_gradient, (-2, -1), matrix_axes)
+        return (NoTangent(), project_x(y_bar * gradient), *option_bars)
+
+    return y, norm_pullback
