@@ -57,6 +57,7 @@ class RuleSet:
         self.frules: dict[Any, Rule] = {}
         self.non_differentiables: set[Any] = set()
         self.attribute_rrules: dict[str, Rule] = {}
+        self.attribute_frules: dict[str, Rule] = {}
         self.non_differentiable_attributes: set[str] = set()
 
     def _claim(self, key: Any, what: str) -> None:
@@ -98,6 +99,19 @@ class RuleSet:
                 if name in self.attribute_rrules:
                     raise ValueError(f"rule set {self.name!r} defines attribute .{name} twice")
                 self.attribute_rrules[name] = Rule(name, fn, self.name)
+            return fn
+
+        return register
+
+    def attribute_frule(self, *names: str) -> Callable[[RuleFn], RuleFn]:
+        """Register the decorated function as the forward rule of reading `.name`:
+        `rule((f_dot, x_dot), x) -> (y, y_dot)`."""
+
+        def register(fn: RuleFn) -> RuleFn:
+            for name in names:
+                if name in self.attribute_frules:
+                    raise ValueError(f"rule set {self.name!r} defines attribute .{name} twice")
+                self.attribute_frules[name] = Rule(name, fn, self.name)
             return fn
 
         return register
@@ -239,6 +253,7 @@ class Registry:
         self._frules: dict[Any, Rule] = {}
         self._non_differentiables: set[Any] = set()
         self._attribute_rrules: dict[str, Rule] = {}
+        self._attribute_frules: dict[str, Rule] = {}
         self._non_differentiable_attributes: set[str] = set()
         self._opt_outs: dict[Any, list[Callable[..., bool]]] = {}
 
@@ -263,6 +278,8 @@ class Registry:
                     other = self._attribute_rrules[attr].origin
                     raise ValueError(f"attribute .{attr} has rules in {other} and {rules.name}")
                 self._attribute_rrules[attr] = rule
+            for attr, rule in rules.attribute_frules.items():
+                self._attribute_frules[attr] = rule
             self._non_differentiable_attributes |= rules.non_differentiable_attributes
         self.version += 1
 
@@ -324,6 +341,9 @@ class Registry:
 
     def attribute_rrule(self, name: str) -> Rule | None:
         return self._attribute_rrules.get(name)
+
+    def attribute_frule(self, name: str) -> Rule | None:
+        return self._attribute_frules.get(name)
 
     def is_non_differentiable_attribute(self, name: str) -> bool:
         return name in self._non_differentiable_attributes
