@@ -34,6 +34,9 @@ class Context:
         lambda node, captured, parent: node
     )
     captured: tuple[str, ...] = ()  # for a nested function: what it reads from its parent
+    mode: str = "reverse"  # or "forward": which rules the passes look up
+    # For a nested function in forward mode: the parent's tangent names of what it reads.
+    captured_dots: dict[str, str] = field(default_factory=dict)
     results: dict[type, Any] = field(default_factory=dict)
     runtime: dict[str, Any] = field(default_factory=dict)  # names emitted code gets from srcad
 
@@ -54,6 +57,17 @@ class Context:
             self.results[cls] = cls().run(tree, self)
         result: T = self.results[cls]
         return result
+
+    def rule_for(self, primal: Any) -> Rule | None:
+        """The registered rule of `primal` for this compilation's mode."""
+        if self.mode == "forward":
+            return self.registry.frule_for(primal)
+        return self.registry.rrule_for(primal)
+
+    def attribute_rule(self, name: str) -> Rule | None:
+        if self.mode == "forward":
+            return self.registry.attribute_frule(name)
+        return self.registry.attribute_rrule(name)
 
     def analysis_result(self, cls: type[Analysis[T]]) -> T:
         """An analysis result computed earlier (for a transform that keeps it up to date)."""

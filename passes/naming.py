@@ -51,6 +51,16 @@ def rrule(function_name: str) -> str:
     return f"rrule_{function_name}"
 
 
+def dot(name: str) -> str:
+    """The tangent of `name`."""
+    return f"{name}_dot"
+
+
+def frule(function_name: str) -> str:
+    """The generated forward rule of a function."""
+    return f"frule_{function_name}"
+
+
 def operator_word(op: gast.AST) -> str:
     return _OPERATOR_WORDS.get(type(op), type(op).__name__.lower())
 

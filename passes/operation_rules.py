@@ -46,7 +46,7 @@ class OperationRules(Analysis[RuleInfo]):
         for statement in walk_statements(function_of(tree).body):
             if isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name):
                 if statement.iter.id in active:
-                    found = ctx.registry.rrule_for(iterate)
+                    found = ctx.rule_for(iterate)
                     if found is None:
                         info.diagnostics.append(
                             ctx.diagnostic(
@@ -79,21 +79,21 @@ class OperationRules(Analysis[RuleInfo]):
             ):
                 continue
             if is_unpacking(statement):
-                rule, what = ctx.registry.rrule_for(unpack), "unpacking"
+                rule, what = ctx.rule_for(unpack), "unpacking"
             elif isinstance(value, gast.BinOp | gast.UnaryOp):
                 primal = OPERATORS[type(value.op)]
-                rule, what = ctx.registry.rrule_for(primal), f"operator.{primal.__name__}"
+                rule, what = ctx.rule_for(primal), f"operator.{primal.__name__}"
             elif isinstance(value, gast.Subscript):
-                rule, what = ctx.registry.rrule_for(operator.getitem), "indexing"
+                rule, what = ctx.rule_for(operator.getitem), "indexing"
             elif isinstance(value, gast.Tuple):
-                rule, what = ctx.registry.rrule_for(make_tuple), "a tuple display"
+                rule, what = ctx.rule_for(make_tuple), "a tuple display"
             elif isinstance(value, gast.List):
-                rule, what = ctx.registry.rrule_for(make_list), "a list display"
+                rule, what = ctx.rule_for(make_list), "a list display"
             elif isinstance(value, gast.Dict):
-                rule, what = ctx.registry.rrule_for(make_dict), "a dict display"
+                rule, what = ctx.rule_for(make_dict), "a dict display"
             elif isinstance(value, gast.Attribute):
                 # An attribute with its own rule (`.T`), else a field read (`getattr`).
-                rule = ctx.registry.attribute_rrule(value.attr) or ctx.registry.rrule_for(getattr)
+                rule = ctx.attribute_rule(value.attr) or ctx.rule_for(getattr)
                 what = f"attribute .{value.attr}"
             elif isinstance(value, gast.Call):
                 callee = callees[value]
@@ -109,7 +109,7 @@ class OperationRules(Analysis[RuleInfo]):
                     ctx.diagnostic(
                         value,
                         MISSING_RULE,
-                        f"no reverse rule for `{what}`, which is called "
+                        f"no {ctx.mode} rule for `{what}`, which is called "
                         f"with a differentiated argument",
                         f"register a rule with @srcad.rrule.register({name})",
                     )

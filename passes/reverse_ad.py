@@ -7,38 +7,25 @@ import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 import gast
 
-from srcad import primitives, syntax
+from srcad import syntax
 from srcad.passes import naming
-from srcad.passes.activity import Activity, operand_names, target_names
+from srcad.passes.activity import Activity, target_names
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.callees import Callees
 from srcad.passes.operation_rules import OperationRules
-from srcad.passes.scopes import LocalFunction, Scopes
+from srcad.passes.rule_calls import RuleCalls, call, constant
+from srcad.passes.scopes import Scopes
 from srcad.passes.to_anf import falls_through, is_copy, is_unpacking, load, store, walk_statements
-from srcad.registry import Rule
 from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
 
 Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost first
 
 
-def call(
-    function: str, args: list[gast.expr], keywords: list[gast.keyword] | None = None
-) -> gast.Call:
-    return gast.Call(func=load(function), args=args, keywords=keywords or [])
-
-
 def assign(target: gast.expr, value: gast.expr) -> gast.Assign:
     return gast.Assign(targets=[target], value=value, type_comment=None)
-
-
-def constant(value: Any) -> gast.expr:
-    if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
-        return gast.UnaryOp(op=gast.USub(), operand=constant(-value))  # never `Constant(-1)`
-    return gast.Constant(value=value, kind=None)
 
 
 def names_tuple(names: list[str], ctx: gast.AST) -> gast.Tuple:
@@ -68,7 +55,7 @@ class Loop:
     items_pullback: str | None = None
 
 
-class ReverseAD(Transform):
+class ReverseAD(RuleCalls, Transform):
     """Replace the function by its reverse rule.
 
     The forward sweep is the function itself, where each statement computing a value the
@@ -107,7 +94,7 @@ class ReverseAD(Transform):
         self.callees = ctx.analysis(Callees, tree).callees
         scopes = ctx.analysis(Scopes, tree)
         self.outer = set(scopes.parameters) | scopes.locals
-        self.local_rrules: dict[str, str] = {}  # nested function -> its emitted rrule
+        self.local_rules: dict[str, str] = {}  # nested function -> its emitted rrule
         self.bars: dict[str, str] = {}
         self.pullbacks: dict[gast.stmt, str] = {}
         self.packages: dict[gast.If, str] = {}
@@ -208,57 +195,6 @@ class ReverseAD(Transform):
     def _has_content(self, statements: list[gast.stmt]) -> bool:
         return any(self._differentiated(s) for s in walk_statements(statements))
 
-    def _arguments(self, statement: gast.Assign) -> tuple[list[gast.expr], list[gast.keyword]]:
-        """The positional and keyword arguments with which the rule is called."""
-        value = statement.value
-        if is_unpacking(statement):
-            assert isinstance(statement.targets[0], gast.Tuple)
-            return [value, constant(len(statement.targets[0].elts))], []
-        if isinstance(value, gast.BinOp):
-            return [value.left, value.right], []
-        if isinstance(value, gast.UnaryOp):
-            return [value.operand], []
-        if isinstance(value, gast.Call):
-            callee = self.callees.get(value)
-            if callee is primitives.call:
-                return [value.func, *value.args], list(value.keywords)
-            if callee is primitives.method:
-                assert isinstance(value.func, gast.Attribute)
-                name = constant(value.func.attr)
-                return [value.func.value, name, *value.args], list(value.keywords)
-            return list(value.args), list(value.keywords)
-        if isinstance(value, gast.Attribute):
-            if self.rules[statement].primal is getattr:
-                return [value.value, constant(value.attr)], []
-            return [value.value], []
-        if isinstance(value, gast.Subscript):
-            return [value.value, value.slice], []
-        if isinstance(value, gast.Tuple | gast.List):
-            return list(value.elts), []
-        if isinstance(value, gast.Dict):
-            keys = gast.Tuple(elts=list(value.keys), ctx=gast.Load())
-            return [keys, *value.values], []
-        raise AssertionError(f"no rule arguments for {type(value).__name__}")
-
-    def _operands(self, statement: gast.Assign) -> list[gast.Name]:
-        """The operands whose cotangents the statement's pullback returns."""
-        if is_copy(statement):
-            assert isinstance(statement.value, gast.Name)
-            return [statement.value]
-        if isinstance(statement.value, gast.Subscript) or is_unpacking(statement):
-            value = statement.value
-            target = value.value if isinstance(value, gast.Subscript) else value
-            return [target] if isinstance(target, gast.Name) else []
-        return operand_names(statement.value) + [load(c) for c in self._captured(statement)]
-
-    def _captured(self, statement: gast.stmt) -> list[str]:
-        """For a call of a nested function: the active names it reads from this one."""
-        value = getattr(statement, "value", None)
-        callee = self.callees.get(value) if isinstance(value, gast.Call) else None
-        if not isinstance(callee, LocalFunction):
-            return []
-        return [c for c in callee.captured(self.outer) if c in self.active]
-
     # -- forward sweep -------------------------------------------------------------------
 
     def _forward_block(self, block: list[gast.stmt]) -> list[gast.stmt]:
@@ -315,24 +251,8 @@ class ReverseAD(Transform):
         local = self.callees[calls[0].value]
         captured = tuple(c for c in local.captured(self.outer) if c in self.active)
         nested = self.ctx.compile_nested(function, captured, self.ctx)
-        self.local_rrules[function.name] = nested.name
+        self.local_rules[function.name] = nested.name
         return [nested]
-
-    def _bind_rule(self, rule: Rule) -> str:
-        if rule.origin == "local":
-            return self.local_rrules[rule.primal.name]
-        return self.ctx.bind(rule.rrule, getattr(rule.rrule, "__name__", "rule"))
-
-    def _index_value(self, index: gast.expr) -> gast.expr:
-        """Index syntax as the value Python passes to `__getitem__`."""
-        if isinstance(index, gast.Slice):
-            parts = [
-                constant(None) if p is None else p for p in (index.lower, index.upper, index.step)
-            ]
-            return call(self.ctx.bind(slice, "slice"), parts)
-        if isinstance(index, gast.Tuple):
-            return gast.Tuple(elts=[self._index_value(e) for e in index.elts], ctx=gast.Load())
-        return index
 
     def _forward_if(self, statement: gast.If) -> list[gast.stmt]:
         loop = self.enclosing[-1] if self.enclosing else None
@@ -533,13 +453,6 @@ class ReverseAD(Transform):
         if name not in self.bars:
             self.bars[name] = self.ctx.namer.fresh(naming.bar(name))
         return self.bars[name]
-
-    def _builtin(self, function: Any) -> str:
-        """A builtin the pullback calls, under a name no user variable shadows."""
-        return self.ctx.bind(function, function.__name__)
-
-    def _zero(self, kind: type[Any]) -> gast.Call:
-        return call(self.ctx.bind(kind, kind.__name__), [])
 
     def _seed(self, name: str) -> gast.expr:
         return load(self._bar(name)) if name in self.seen else self._zero(ZeroTangent)

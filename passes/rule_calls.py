@@ -1,0 +1,112 @@
+"""RuleCalls: how a normal-form statement calls its rule, shared by both modes' transforms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gast
+
+from srcad import primitives
+from srcad.passes.activity import operand_names
+from srcad.passes.base import Context
+from srcad.passes.scopes import LocalFunction
+from srcad.passes.to_anf import is_copy, is_unpacking, load
+from srcad.registry import Rule
+
+
+def call(function: str, args: list[gast.expr], keywords: list[gast.keyword] | None = None
+         ) -> gast.Call:  # fmt: skip
+    return gast.Call(func=load(function), args=args, keywords=keywords or [])
+
+
+def constant(value: Any) -> gast.expr:
+    if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+        return gast.UnaryOp(op=gast.USub(), operand=constant(-value))  # never `Constant(-1)`
+    return gast.Constant(value=value, kind=None)
+
+
+class RuleCalls:
+    """The arguments a statement passes to its rule, the operands whose derivatives the rule
+    relates, and the names emitted code reaches rules and builtins by. The transform sets
+    `ctx`, `rules`, `callees`, `active`, `outer` and `local_rules`."""
+
+    ctx: Context
+    rules: dict[gast.stmt, Rule]
+    callees: dict[gast.Call, Any]
+    active: set[str]
+    outer: set[str]
+    local_rules: dict[str, str]  # nested function -> the name of its emitted rule
+
+    def _arguments(self, statement: gast.Assign) -> tuple[list[gast.expr], list[gast.keyword]]:
+        """The positional and keyword arguments with which the rule is called."""
+        value = statement.value
+        if is_unpacking(statement):
+            assert isinstance(statement.targets[0], gast.Tuple)
+            return [value, constant(len(statement.targets[0].elts))], []
+        if isinstance(value, gast.BinOp):
+            return [value.left, value.right], []
+        if isinstance(value, gast.UnaryOp):
+            return [value.operand], []
+        if isinstance(value, gast.Call):
+            callee = self.callees.get(value)
+            if callee is primitives.call:
+                return [value.func, *value.args], list(value.keywords)
+            if callee is primitives.method:
+                assert isinstance(value.func, gast.Attribute)
+                name = constant(value.func.attr)
+                return [value.func.value, name, *value.args], list(value.keywords)
+            return list(value.args), list(value.keywords)
+        if isinstance(value, gast.Attribute):
+            if self.rules[statement].primal is getattr:
+                return [value.value, constant(value.attr)], []
+            return [value.value], []
+        if isinstance(value, gast.Subscript):
+            return [value.value, value.slice], []
+        if isinstance(value, gast.Tuple | gast.List):
+            return list(value.elts), []
+        if isinstance(value, gast.Dict):
+            keys = gast.Tuple(elts=list(value.keys), ctx=gast.Load())
+            return [keys, *value.values], []
+        raise AssertionError(f"no rule arguments for {type(value).__name__}")
+
+    def _operands(self, statement: gast.Assign) -> list[gast.Name]:
+        """The operands whose cotangents the statement's pullback returns."""
+        if is_copy(statement):
+            assert isinstance(statement.value, gast.Name)
+            return [statement.value]
+        if isinstance(statement.value, gast.Subscript) or is_unpacking(statement):
+            value = statement.value
+            target = value.value if isinstance(value, gast.Subscript) else value
+            return [target] if isinstance(target, gast.Name) else []
+        return operand_names(statement.value) + [load(c) for c in self._captured(statement)]
+
+    def _captured(self, statement: gast.stmt) -> list[str]:
+        """For a call of a nested function: the active names it reads from this one."""
+        value = getattr(statement, "value", None)
+        callee = self.callees.get(value) if isinstance(value, gast.Call) else None
+        if not isinstance(callee, LocalFunction):
+            return []
+        return [c for c in callee.captured(self.outer) if c in self.active]
+
+    def _bind_rule(self, rule: Rule) -> str:
+        if rule.origin == "local":
+            return self.local_rules[rule.primal.name]
+        return self.ctx.bind(rule.rrule, getattr(rule.rrule, "__name__", "rule"))
+
+    def _index_value(self, index: gast.expr) -> gast.expr:
+        """Index syntax as the value Python passes to `__getitem__`."""
+        if isinstance(index, gast.Slice):
+            parts = [
+                constant(None) if p is None else p for p in (index.lower, index.upper, index.step)
+            ]
+            return call(self.ctx.bind(slice, "slice"), parts)
+        if isinstance(index, gast.Tuple):
+            return gast.Tuple(elts=[self._index_value(e) for e in index.elts], ctx=gast.Load())
+        return index
+
+    def _builtin(self, function: Any) -> str:
+        """A builtin the pullback calls, under a name no user variable shadows."""
+        return self.ctx.bind(function, function.__name__)
+
+    def _zero(self, kind: type[Any]) -> gast.Call:
+        return call(self.ctx.bind(kind, kind.__name__), [])
