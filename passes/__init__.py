@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from srcad.passes.callees import Callees
+from srcad.passes.forward_ad import ForwardAD
 from srcad.passes.mutations import Mutations
 from srcad.passes.reverse_ad import ReverseAD
 from srcad.passes.to_anf import ToANF
@@ -10,5 +11,6 @@ from srcad.passes.unsupported_constructs import UnsupportedConstructs
 
 # Analyses whose diagnostics must be empty before anything is transformed.
 CHECKS = (UnsupportedConstructs, Mutations, Callees)
-# The reverse-mode pipeline, in order.
+# The reverse-mode and forward-mode pipelines, in order.
 REVERSE = (ToANF, ReverseAD)
+FORWARD = (ToANF, ForwardAD)

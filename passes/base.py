@@ -30,9 +30,7 @@ class Context:
     # compiles from its source, else None; the driver provides it.
     callee_rule: Callable[[Any], Rule | None] = lambda callee: None
     # Compiles a function nested in this one into its own reverse rule (the driver's).
-    compile_nested: Callable[[gast.FunctionDef, tuple[str, ...], Context], gast.FunctionDef] = (
-        lambda node, captured, parent: node
-    )
+    compile_nested: Callable[..., gast.FunctionDef] = lambda node, captured, parent: node
     captured: tuple[str, ...] = ()  # for a nested function: what it reads from its parent
     mode: str = "reverse"  # or "forward": which rules the passes look up
     # For a nested function in forward mode: the parent's tangent names of what it reads.

@@ -79,18 +79,18 @@ class OperationRules(Analysis[RuleInfo]):
             ):
                 continue
             if is_unpacking(statement):
-                rule, what = ctx.rule_for(unpack), "unpacking"
+                rule, what = ctx.rule_for(unpack), "srcad.primitives.unpack"
             elif isinstance(value, gast.BinOp | gast.UnaryOp):
                 primal = OPERATORS[type(value.op)]
                 rule, what = ctx.rule_for(primal), f"operator.{primal.__name__}"
             elif isinstance(value, gast.Subscript):
-                rule, what = ctx.rule_for(operator.getitem), "indexing"
+                rule, what = ctx.rule_for(operator.getitem), "operator.getitem"
             elif isinstance(value, gast.Tuple):
-                rule, what = ctx.rule_for(make_tuple), "a tuple display"
+                rule, what = ctx.rule_for(make_tuple), "srcad.primitives.make_tuple"
             elif isinstance(value, gast.List):
-                rule, what = ctx.rule_for(make_list), "a list display"
+                rule, what = ctx.rule_for(make_list), "srcad.primitives.make_list"
             elif isinstance(value, gast.Dict):
-                rule, what = ctx.rule_for(make_dict), "a dict display"
+                rule, what = ctx.rule_for(make_dict), "srcad.primitives.make_dict"
             elif isinstance(value, gast.Attribute):
                 # An attribute with its own rule (`.T`), else a field read (`getattr`).
                 rule = ctx.attribute_rule(value.attr) or ctx.rule_for(getattr)
@@ -104,14 +104,15 @@ class OperationRules(Analysis[RuleInfo]):
                 self._check_keywords(value, active, ctx, info, rule)
                 what = ".".join(static_path(value.func) or ["call"])
             if rule is None:
-                name = what.rsplit(".", 1)[-1]
+                name = what.rsplit(".", 1)[-1] if isinstance(value, gast.Call) else what
+                kind = "frule" if ctx.mode == "forward" else "rrule"
                 info.diagnostics.append(
                     ctx.diagnostic(
-                        value,
+                        value if hasattr(value, "lineno") else statement,
                         MISSING_RULE,
                         f"no {ctx.mode} rule for `{what}`, which is called "
                         f"with a differentiated argument",
-                        f"register a rule with @srcad.rrule.register({name})",
+                        f"register a rule with @srcad.{kind}.register({name})",
                     )
                 )
                 continue

@@ -16,7 +16,10 @@ from srcad.source import FunctionSource
 
 
 def context_for(
-    text: str, wrt: tuple[str, ...] | None = None, env: dict[str, Any] | None = None
+    text: str,
+    wrt: tuple[str, ...] | None = None,
+    env: dict[str, Any] | None = None,
+    mode: str = "reverse",
 ) -> tuple[gast.Module, Context]:
     """Parse `text` (one function) as if it lived in a file named `<doctest>`."""
     from srcad.compiler import new_context
@@ -30,7 +33,7 @@ def context_for(
     func = namespace[node.name]
     assert isinstance(func, types.FunctionType)
     source = FunctionSource(func, node, "<doctest>", text.splitlines(True), namespace)
-    return new_context(source, wrt)
+    return new_context(source, wrt, mode)
 
 
 def show(transform: type[Transform], text: str, wrt: tuple[str, ...] | None = None) -> str:
@@ -40,9 +43,17 @@ def show(transform: type[Transform], text: str, wrt: tuple[str, ...] | None = No
     return syntax.unparse(tree)
 
 
+def show_forward(text: str) -> str:
+    """The emitted forward rule of the one function in `text`."""
+    from srcad.compiler import transformed_tree
+
+    tree, ctx = context_for(text, mode="forward")
+    return syntax.unparse(transformed_tree(tree, ctx))
+
+
 def show_reverse(text: str, wrt: tuple[str, ...] | None = None) -> str:
     """The emitted reverse rule of the one function in `text`, before optimisation."""
-    from srcad.compiler import reverse_tree
+    from srcad.compiler import transformed_tree
 
     tree, ctx = context_for(text, wrt)
-    return syntax.unparse(reverse_tree(tree, ctx))
+    return syntax.unparse(transformed_tree(tree, ctx))

@@ -6,12 +6,15 @@ from srcad.api import (
     differentiate,
     frule,
     grad,
+    jacobian,
+    jvp,
     non_differentiable,
     opt_out,
     rrule,
     scalar_rule,
     source,
     value_and_grad,
+    vjp,
 )
 from srcad.errors import (
     Diagnostic,
@@ -55,6 +58,8 @@ __all__ = [
     "differentiate",
     "frule",
     "grad",
+    "jacobian",
+    "jvp",
     "non_differentiable",
     "not_implemented",
     "opt_out",
@@ -65,4 +70,5 @@ __all__ = [
     "thunk",
     "unthunk",
     "value_and_grad",
+    "vjp",
 ]

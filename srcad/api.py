@@ -12,7 +12,7 @@ import numpy as np
 from srcad import compiler
 from srcad.errors import SrcadError
 from srcad.registry import REGISTRY, RuleFn, scalar_frule, scalar_rrule
-from srcad.tangents import NoTangent, materialize
+from srcad.tangents import NoTangent, ZeroTangent, materialize, unthunk
 
 Wrt = int | str | tuple[int | str, ...]
 
@@ -122,6 +122,10 @@ class Differentiable:
         """`(y, pullback)`, the pullback returning a cotangent for every positional argument."""
         return rrule(self.func, *args, **kwargs)
 
+    def frule(self, dargs: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        """`(y, y_dot)` for argument tangents `dargs = (f_dot, *arg_dots)`."""
+        return frule(dargs, self.func, *args, **kwargs)
+
     def source(self, mode: str = "reverse", wrt: Wrt | None = None) -> str:
         """The emitted source of the rule for `wrt` (default: the decorator's `wrt`)."""
         return source(self.func, mode=mode, wrt=self.wrt if wrt is None else wrt)
@@ -170,16 +174,98 @@ def value_and_grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., tuple[A
 
 
 def source(f: Callable[..., Any], mode: str = "reverse", wrt: Wrt | None = None) -> str:
-    """The emitted source of `f`'s rule, as srcad compiled it."""
+    """The emitted source of `f`'s rule (`mode="reverse"`: the rrule; `"forward"`: the
+    frule), followed by the rules of the functions it calls."""
     f = _unwrap(f)
-    if mode != "reverse":
-        raise SrcadError(f"mode={mode!r}: srcad emits reverse-mode rules (mode='reverse')")
-    names = None if wrt is None else resolve_wrt(f, wrt)[0]
-    return compiler.sources(f, names)
+    if mode not in ("reverse", "forward"):
+        raise SrcadError(f"mode={mode!r}: choose 'reverse' or 'forward'")
+    names = None if wrt is None or mode == "forward" else resolve_wrt(f, wrt)[0]
+    return compiler.sources(f, names, mode)
+
+
+def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
+    """`(f(*args), J @ tangents)`: the Jacobian-vector product, in forward mode."""
+    if len(args) != len(tangents):
+        raise SrcadError(f"jvp: {len(args)} arguments but {len(tangents)} tangents")
+    y, y_dot = frule((NoTangent(), *tangents), f, *args)
+    return y, _shaped_like(unthunk(y_dot), y)
+
+
+def vjp(f: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+    """`(f(*args), vjp_fn)`; `vjp_fn(y_bar)` gives one cotangent per argument."""
+    y, pullback = rrule(f, *args)
+
+    def vjp_fn(y_bar: Any) -> tuple[Any, ...]:
+        return tuple(unthunk(c) for c in pullback(y_bar)[1:])
+
+    return y, vjp_fn
+
+
+def _shaped_like(tangent: Any, primal: Any) -> Any:
+    """A tangent as an array (or float) of its primal's shape: zeros materialised, a
+    broadcast tangent expanded."""
+    tangent = materialize(tangent, primal)
+    if isinstance(primal, np.ndarray) and np.shape(tangent) != primal.shape:
+        return np.broadcast_to(tangent, primal.shape).copy()
+    return tangent
+
+
+def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Callable[..., Any]:
+    """A function giving the Jacobian of `f` with respect to `wrt`: an array of shape
+    `output.shape + argument.shape` (the argument's shape for a scalar output); a tuple of
+    them for a tuple `wrt`. `mode="reverse"` takes one pullback per output element,
+    `"forward"` one pushforward per input element."""
+    func = _unwrap(f)
+    names, as_tuple = resolve_wrt(func, wrt)
+    positions = [positional_parameters(func).index(n) for n in names]
+
+    def jacobian_of(*args: Any) -> Any:
+        if mode == "reverse":
+            y, vjp_fn = vjp(func, *args)
+            blocks = _reverse_jacobian(vjp_fn, y, args, positions)
+        elif mode == "forward":
+            blocks = [_forward_jacobian(func, args, p) for p in positions]
+        else:
+            raise SrcadError(f"mode={mode!r}: choose 'reverse' or 'forward'")
+        return tuple(blocks) if as_tuple else blocks[0]
+
+    return jacobian_of
+
+
+def _reverse_jacobian(
+    vjp_fn: Callable[[Any], tuple[Any, ...]], y: Any, args: tuple[Any, ...], positions: list[int]
+) -> list[Any]:
+    out_shape = np.shape(y)
+    rows: list[list[Any]] = [[] for _ in positions]
+    for index in range(int(np.prod(out_shape))):
+        seed = np.zeros(out_shape)
+        seed.reshape(-1)[index] = 1.0
+        cotangents = vjp_fn(seed if out_shape else 1.0)
+        for row, position in zip(rows, positions, strict=True):
+            row.append(np.asarray(_shaped_like(cotangents[position], args[position])))
+    return [
+        np.stack(row).reshape(out_shape + np.shape(args[position]))
+        for row, position in zip(rows, positions, strict=True)
+    ]
+
+
+def _forward_jacobian(func: Callable[..., Any], args: tuple[Any, ...], position: int) -> Any:
+    x = args[position]
+    columns = []
+    for index in range(int(np.size(x))):
+        basis = np.zeros(np.shape(x))
+        basis.reshape(-1)[index] = 1.0
+        tangent = basis if isinstance(x, np.ndarray) else float(basis)
+        tangents = tuple(tangent if i == position else ZeroTangent() for i in range(len(args)))
+        y, y_dot = jvp(func, args, tangents)
+        columns.append(np.asarray(y_dot))
+    out_shape = np.shape(y)
+    stacked = np.stack(columns, axis=-1)
+    return stacked.reshape(out_shape + np.shape(x))
 
 
 # Whether srcad generates forward-mode code from source (RuleConfig.has_forward_mode).
-FORWARD_MODE_AVAILABLE = False
+FORWARD_MODE_AVAILABLE = True
 
 
 class RRule:
@@ -217,7 +303,8 @@ rrule = RRule()
 
 
 class FRule:
-    """`srcad.frule((f_dot, *arg_dots), f, *args)` gives `(y, y_dot)` from `f`'s forward rule.
+    """`srcad.frule((f_dot, *arg_dots), f, *args)` gives `(y, y_dot)`: `f`'s registered
+    forward rule, else the one srcad compiles from its source.
 
     `@srcad.frule.register(f)` registers one: `rule((f_dot, *arg_dots), *args)`.
     """
@@ -227,13 +314,10 @@ class FRule:
     ) -> tuple[Any, Any]:
         f = _unwrap(f)
         rule = REGISTRY.frule_for(f)
-        if rule is None:
-            raise SrcadError(
-                f"no forward rule for {getattr(f, '__qualname__', f)!s}: srcad generates "
-                "reverse rules from source, and forward rules only from registered ones; "
-                f"register one with @srcad.frule.register({getattr(f, '__name__', 'f')})"
-            )
-        result: tuple[Any, Any] = rule.rrule(dargs, *args, **kwargs)
+        if rule is not None:
+            result: tuple[Any, Any] = rule.rrule(dargs, *args, **kwargs)
+            return result
+        result = compiler.compiled_frule(f).function(dargs, *args, **kwargs)
         return result
 
     def register(

@@ -112,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     show_parser = commands.add_parser("show", help="print the rule srcad emits for a function")
     show_parser.add_argument("target", metavar="FILE:FUNC")
-    show_parser.add_argument("--mode", choices=["reverse"], default="reverse")
+    show_parser.add_argument("--mode", choices=["reverse", "forward"], default="reverse")
     show_parser.add_argument("--wrt", metavar="NAMES", help="comma-separated parameter names")
     check_parser = commands.add_parser(
         "check", help="print every diagnostic of a file's functions; exit 1 if there are any"

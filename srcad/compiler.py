@@ -23,7 +23,7 @@ from srcad.errors import (
     SrcadError,
     UnsupportedSyntaxError,
 )
-from srcad.passes import CHECKS, REVERSE, naming
+from srcad.passes import CHECKS, FORWARD, REVERSE, naming
 from srcad.passes.base import Context, function_of
 from srcad.passes.mutations import CODES as MUTATION_CODES
 from srcad.passes.naming import Namer
@@ -56,25 +56,30 @@ class CompiledRule:
 
 class CompiledCall:
     """What emitted code calls for a Python function without a registered rule: the
-    function's own generated rrule, compiled on first use and again after the rule registry
-    changes (so recursive functions can call themselves)."""
+    function's own generated rrule (or frule), compiled on first use and again after the
+    rule registry changes (so recursive functions can call themselves)."""
 
-    __slots__ = ("__name__", "_rule", "_version", "func")
+    __slots__ = ("__name__", "_rule", "_version", "func", "mode")
 
-    def __init__(self, func: types.FunctionType) -> None:
+    def __init__(self, func: types.FunctionType, mode: str = "reverse") -> None:
         self.func = func
-        self.__name__ = naming.rrule(func.__name__.strip("<>"))
+        self.mode = mode
+        name = func.__name__.strip("<>")
+        self.__name__ = naming.frule(name) if mode == "forward" else naming.rrule(name)
         self._rule: Callable[..., Any] | None = None
         self._version = -1
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._version != REGISTRY.version or self._rule is None:
-            self._rule = compiled_rrule(self.func, None).function
+            self._rule = compiled(self.func, None, self.mode).function
             self._version = REGISTRY.version
         return self._rule(*args, **kwargs)
 
 
-_calls: weakref.WeakKeyDictionary[types.FunctionType, CompiledCall] = weakref.WeakKeyDictionary()
+_calls: dict[str, weakref.WeakKeyDictionary[types.FunctionType, CompiledCall]] = {
+    "reverse": weakref.WeakKeyDictionary(),
+    "forward": weakref.WeakKeyDictionary(),
+}
 
 
 class OptOutCall:
@@ -116,7 +121,12 @@ def callee_rule(callee: Any) -> Rule | None:
     return Rule(callee, OptOutCall(rule.rrule, predicates, compiled.rrule), rule.origin)
 
 
-def compiled_rule(callee: Any) -> Rule | None:
+def forward_callee_rule(callee: Any) -> Rule | None:
+    """The forward rule a call of `callee` uses: registered, else compiled from source."""
+    return REGISTRY.frule_for(callee) or compiled_rule(callee, "forward")
+
+
+def compiled_rule(callee: Any, mode: str = "reverse") -> Rule | None:
     """The rule srcad generates for `callee` if it is a Python function (or a decorated
     one), else None."""
     func = inspect.unwrap(callee) if hasattr(callee, "__wrapped__") else callee
@@ -124,13 +134,15 @@ def compiled_rule(callee: Any) -> Rule | None:
         return None
     code = func.__code__
     parameters = code.co_varnames[: code.co_argcount]
-    call = _calls.get(func)
+    call = _calls[mode].get(func)
     if call is None:
-        call = _calls[func] = CompiledCall(func)
+        call = _calls[mode][func] = CompiledCall(func, mode)
     return Rule(func, call, "compiled", parameters)
 
 
-def new_context(source: FunctionSource, wrt: tuple[str, ...] | None) -> tuple[gast.Module, Context]:
+def new_context(
+    source: FunctionSource, wrt: tuple[str, ...] | None, mode: str = "reverse"
+) -> tuple[gast.Module, Context]:
     """A fresh copy of the function's tree and the context passes share while compiling it."""
     if isinstance(source.node, gast.AsyncFunctionDef):
         diagnostic = source.diagnostic(source.node, "E101", "an `async` function is not "
@@ -144,15 +156,20 @@ def new_context(source: FunctionSource, wrt: tuple[str, ...] | None) -> tuple[ga
         star = [node.args.vararg] if node.args.vararg is not None else []
         wrt = tuple(a.id for a in [*node.args.posonlyargs, *node.args.args, *star])
     tree = gast.Module(body=[node], type_ignores=[])
-    return tree, Context(source, REGISTRY, wrt, Namer(), callee_rule, compile_nested)
+    rules = forward_callee_rule if mode == "forward" else callee_rule
+    return tree, Context(source, REGISTRY, wrt, Namer(), rules, compile_nested, mode=mode)
 
 
 def compile_nested(
-    node: gast.FunctionDef, captured: tuple[str, ...], parent: Context
+    node: gast.FunctionDef,
+    captured: tuple[str, ...],
+    parent: Context,
+    captured_dots: dict[str, str] | None = None,
 ) -> gast.FunctionDef:
-    """The reverse rule of a function defined inside the one `parent` compiles: it reads the
-    enclosing function's variables as they are when it is called, and its pullback's
-    first cotangent, for the function itself, holds the cotangents of the `captured` ones."""
+    """The rule of a function defined inside the one `parent` compiles: it reads the
+    enclosing function's variables as they are when it is called. In reverse mode its
+    pullback's first cotangent, for the function itself, holds the cotangents of the
+    `captured` ones; in forward mode it reads their tangents (`captured_dots`) too."""
     scopes = parent.analysis_result(Scopes)
     enclosing = set(scopes.parameters) | scopes.locals
     source = parent.source.nested(copy.deepcopy(node), enclosing)
@@ -165,10 +182,12 @@ def compile_nested(
         parent.namer,
         parent.callee_rule,
         compile_nested,
-        captured,
+        captured if parent.mode == "reverse" else (),
         runtime=parent.runtime,
+        mode=parent.mode,
+        captured_dots=captured_dots or {},
     )
-    reverse_tree(tree, child)
+    transformed_tree(tree, child)
     return function_of(tree)
 
 
@@ -182,22 +201,23 @@ def _raise_if_any(diagnostics: list[Diagnostic], function: str) -> None:
     raise UnsupportedSyntaxError(f"cannot differentiate {function}: {count}", diagnostics)
 
 
-def reverse_tree(tree: gast.Module, ctx: Context) -> gast.Module:
-    """Check the function, then run the reverse pipeline; the tree becomes the rrule."""
+def transformed_tree(tree: gast.Module, ctx: Context) -> gast.Module:
+    """Check the function, then run the pipeline of the context's mode; the tree becomes
+    the rrule or the frule."""
     name = ctx.source.func.__qualname__
     diagnostics: list[Diagnostic] = []
     for check in CHECKS:
         result = ctx.analysis(check, tree)
         diagnostics += result if isinstance(result, list) else result.diagnostics
     _raise_if_any(sorted(diagnostics, key=lambda d: (d.line, d.column)), name)
-    for transform in REVERSE:
-        if transform.__name__ == "ReverseAD":
+    for transform in FORWARD if ctx.mode == "forward" else REVERSE:
+        if transform.__name__ in ("ReverseAD", "ForwardAD"):
             _check_call_graph(ctx, tree, name)
         transform.apply(tree, ctx)
     return tree
 
 
-_compiling: set[Callable[..., Any]] = set()
+_compiling: set[tuple[Callable[..., Any], str]] = set()
 
 
 def _check_call_graph(ctx: Context, tree: gast.Module, name: str) -> None:
@@ -208,11 +228,15 @@ def _check_call_graph(ctx: Context, tree: gast.Module, name: str) -> None:
     unsupported: list[Diagnostic] = []
     tried: set[Any] = set()
     for statement, rule in info.rules.items():
-        if rule.origin != "compiled" or rule.primal in _compiling or rule.primal in tried:
+        if (
+            rule.origin != "compiled"
+            or (rule.primal, ctx.mode) in _compiling
+            or rule.primal in tried
+        ):
             continue  # recursion: the callee is this function, or one being compiled
         tried.add(rule.primal)
         try:
-            compiled_rrule(rule.primal, None)
+            compiled(rule.primal, None, ctx.mode)
         except SrcadError as error:
             callee = rule.primal.__qualname__
             where = ctx.diagnostic(
@@ -324,22 +348,32 @@ _cache: weakref.WeakKeyDictionary[Callable[..., Any], dict[tuple[Any, ...], Comp
 
 
 def compiled_rrule(func: Callable[..., Any], wrt: tuple[str, ...] | None) -> CompiledRule:
-    """`func`'s generated reverse rule for `wrt` (None: every positional parameter), compiled
-    once per function, `wrt` and rule-registry version."""
-    key = (wrt, "reverse", REGISTRY.version)
+    """`func`'s generated reverse rule for `wrt` (None: every positional parameter)."""
+    return compiled(func, wrt, "reverse")
+
+
+def compiled_frule(func: Callable[..., Any]) -> CompiledRule:
+    """`func`'s generated forward rule."""
+    return compiled(func, None, "forward")
+
+
+def compiled(func: Callable[..., Any], wrt: tuple[str, ...] | None, mode: str) -> CompiledRule:
+    """`func`'s generated rule of `mode`, compiled once per function, `wrt`, mode and
+    rule-registry version."""
+    key = (wrt, mode, REGISTRY.version)
     if not isinstance(inspect.unwrap(func), types.FunctionType):
         function_source(func)  # raises SourceUnavailableError, naming what it is
     per_function = _cache.setdefault(func, {})
     found = per_function.get(key)
     if found is None:
         source = function_source(func)
-        tree, ctx = new_context(source, wrt)
-        _compiling.add(func)
+        tree, ctx = new_context(source, wrt, mode)
+        _compiling.add((func, mode))
         try:
-            reverse_tree(tree, ctx)
+            transformed_tree(tree, ctx)
         finally:
-            _compiling.discard(func)
-        found = emit(tree, ctx, "reverse rule")
+            _compiling.discard((func, mode))
+        found = emit(tree, ctx, f"{mode} rule")
         # Rules compiled against an older registry are never asked for again.
         for stale in [k for k in per_function if k[2] != REGISTRY.version]:
             del per_function[stale]
@@ -347,17 +381,17 @@ def compiled_rrule(func: Callable[..., Any], wrt: tuple[str, ...] | None) -> Com
     return found
 
 
-def sources(func: Callable[..., Any], wrt: tuple[str, ...] | None) -> str:
+def sources(func: Callable[..., Any], wrt: tuple[str, ...] | None, mode: str = "reverse") -> str:
     """The emitted text of `func`'s rule followed by those of the functions it calls
     through generated rules, each once."""
-    first = compiled_rrule(func, wrt)
+    first = compiled(func, wrt, mode)
     texts, seen, pending = [first.source], {func}, list(first.callees)
     while pending:
         callee = pending.pop(0)
         if callee in seen:
             continue
         seen.add(callee)
-        compiled = compiled_rrule(callee, None)
-        texts.append(compiled.source)
-        pending += compiled.callees
+        rule = compiled(callee, None, mode)
+        texts.append(rule.source)
+        pending += rule.callees
     return "\n\n".join(texts)

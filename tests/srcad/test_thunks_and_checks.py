@@ -77,12 +77,16 @@ def test_scalar_rule_gives_both_rules_with_named_pullbacks():
     check_rrule(uses_my_cube, 0.7)
 
 
-def test_frule_without_a_rule_says_what_to_do():
-    def nothing_registered(x):
-        return x
+def test_frule_of_a_function_without_rule_or_source_is_refused():
+    with pytest.raises(srcad.SourceUnavailableError, match="gamma"):
+        srcad.frule((srcad.NoTangent(), 1.0), math.gamma, 1.0)
 
-    with pytest.raises(srcad.SrcadError, match=r"srcad.frule.register\(nothing_registered\)"):
-        srcad.frule((srcad.NoTangent(), 1.0), nothing_registered, 1.0)
+
+def test_frule_is_compiled_from_source_without_a_rule():
+    def unregistered(x):
+        return x * 3.0
+
+    assert srcad.frule((srcad.NoTangent(), 2.0), unregistered, 1.0) == (3.0, 6.0)
 
 
 @pytest.mark.parametrize(

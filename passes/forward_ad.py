@@ -1,0 +1,223 @@
+"""ForwardAD: turn a normal-form function into its frule, carrying a tangent beside each value."""
+
+from __future__ import annotations
+
+import gast
+
+from srcad.passes import naming
+from srcad.passes.activity import Activity, target_names
+from srcad.passes.base import Context, Transform, function_of
+from srcad.passes.callees import Callees
+from srcad.passes.operation_rules import OperationRules
+from srcad.passes.rule_calls import RuleCalls, call
+from srcad.passes.scopes import Scopes
+from srcad.passes.to_anf import is_copy, is_unpacking, load, store
+from srcad.tangents import NoTangent, ZeroTangent, elements_of
+
+
+def assign(target: gast.expr, value: gast.expr) -> gast.Assign:
+    return gast.Assign(targets=[target], value=value, type_comment=None)
+
+
+class ForwardAD(RuleCalls, Transform):
+    """Replace the function by its forward rule `frule_f((f_dot, *arg_dots), *args)`.
+
+    The function runs as written; each statement computing a value that depends on the
+    arguments calls its forward rule instead, which gives the value and its tangent
+    `<name>_dot`. Branches and loops are the function's own: forward mode needs no tape.
+
+    >>> from srcad.passes.testing import show_forward
+    >>> print(show_forward('''
+    ... def f(x, y):
+    ...     return np.sin(x) * y
+    ... '''), end="")
+    def frule_f(dargs, x, y):
+        _, x_dot, y_dot = dargs
+        sin_x, sin_x_dot = sin_frule((NoTangent(), x_dot), x)
+        out, out_dot = mul_frule((NoTangent(), sin_x_dot, y_dot), sin_x, y)
+        return (out, out_dot)
+    """
+
+    requires = (Activity, OperationRules)
+
+    def run(self, tree: gast.Module, ctx: Context) -> bool:
+        function = function_of(tree)
+        self.ctx = ctx
+        self.function = function
+        self.active = ctx.analysis(Activity, tree)
+        self.rules = ctx.analysis(OperationRules, tree).rules
+        self.callees = ctx.analysis(Callees, tree).callees
+        scopes = ctx.analysis(Scopes, tree)
+        self.outer = set(scopes.parameters) | scopes.locals
+        self.local_rules: dict[str, str] = {}
+        self.dots: dict[str, str] = dict(ctx.captured_dots)
+        dargs = ctx.namer.fresh("dargs")
+        args = function.args
+        parameters = [a.id for a in [*args.posonlyargs, *args.args]]
+        targets = [store("_")] + [store(self._dot(p)) for p in parameters]
+        if args.vararg is not None:
+            targets.append(gast.Starred(value=store(self._dot(args.vararg.id)), ctx=gast.Store()))
+        header = assign(gast.Tuple(elts=targets, ctx=gast.Store()), load(dargs))
+        body = [header, *self._block(function.body)]
+        function.args = gast.arguments(
+            args=[
+                gast.Name(id=dargs, ctx=gast.Param(), annotation=None, type_comment=None),
+                *args.args,
+            ],
+            posonlyargs=args.posonlyargs,
+            vararg=args.vararg,
+            kwonlyargs=args.kwonlyargs,
+            kw_defaults=args.kw_defaults,
+            kwarg=args.kwarg,
+            defaults=args.defaults,
+        )
+        if args.posonlyargs:  # `dargs` comes first, so it is positional-only too
+            function.args.posonlyargs = [function.args.args[0], *args.posonlyargs]
+            function.args.args = function.args.args[1:]
+        function.name = ctx.namer.fresh(naming.frule(function.name))
+        function.body = body
+        function.decorator_list = []
+        function.returns = None
+        for node in gast.walk(function):
+            if isinstance(node, gast.stmt | gast.expr) and not hasattr(node, "lineno"):
+                gast.copy_location(node, function)
+        return True
+
+    # -- tangents ------------------------------------------------------------------------
+
+    def _dot(self, name: str) -> str:
+        if name not in self.dots:
+            self.dots[name] = self.ctx.namer.fresh(naming.dot(name))
+        return self.dots[name]
+
+    def _dot_of(self, node: gast.expr) -> gast.expr:
+        """The tangent of an operand: its `_dot` if it varies, else a zero."""
+        if isinstance(node, gast.Name) and node.id in self.active:
+            return load(self._dot(node.id))
+        return self._zero(ZeroTangent)
+
+    def _zeros_for(self, names: list[str]) -> list[gast.stmt]:
+        """An active name assigned a value that does not vary gets a zero tangent."""
+        return [
+            assign(store(self._dot(n)), self._zero(ZeroTangent)) for n in names if n in self.active
+        ]
+
+    # -- statements ----------------------------------------------------------------------
+
+    def _block(self, statements: list[gast.stmt]) -> list[gast.stmt]:
+        out: list[gast.stmt] = []
+        for statement in statements:
+            out += [gast.copy_location(s, statement) for s in self._statement(statement)]
+        return out or [gast.Pass()]
+
+    def _statement(self, statement: gast.stmt) -> list[gast.stmt]:
+        if isinstance(statement, gast.If):
+            orelse = self._block(statement.orelse) if statement.orelse else []
+            return [gast.If(test=statement.test, body=self._block(statement.body), orelse=orelse)]
+        if isinstance(statement, gast.While):
+            return [gast.While(test=statement.test, body=self._block(statement.body), orelse=[])]
+        if isinstance(statement, gast.For):
+            return self._for(statement)
+        if isinstance(statement, gast.Return):
+            value = statement.value
+            assert value is not None
+            return [
+                gast.Return(value=gast.Tuple(elts=[value, self._dot_of(value)], ctx=gast.Load()))
+            ]
+        if isinstance(statement, gast.FunctionDef):
+            return [statement, *self._nested_frule(statement)]
+        if not isinstance(statement, gast.Assign):
+            return [statement]
+        names = target_names(statement.targets[0])
+        if not any(n in self.active for n in names):
+            return [statement]
+        if is_copy(statement):
+            return [statement, assign(store(self._dot(names[0])), self._dot_of(statement.value))]
+        if statement not in self.rules:
+            return [statement, *self._zeros_for(names)]
+        return self._rule_call(statement, names)
+
+    def _rule_call(self, statement: gast.Assign, names: list[str]) -> list[gast.stmt]:
+        rule = self.rules[statement]
+        args, keywords = self._arguments(statement)
+        if isinstance(statement.value, gast.Subscript):
+            args[1] = self._index_value(args[1])
+        operands: list[gast.expr] = args
+        if rule.parameters is not None:  # a compiled callee: a tangent per parameter
+            passed = {k.arg: k.value for k in keywords}
+            named = [
+                args[i] if i < len(args) else passed.get(p, gast.Constant(value=None, kind=None))
+                for i, p in enumerate(rule.parameters)
+            ]
+            operands = named + args[len(rule.parameters) :]
+        differentiable = {id(n) for n in self._operands(statement)}
+        dots = [
+            self._dot_of(a) if id(a) in differentiable else self._zero(ZeroTangent)
+            for a in operands
+        ]
+        dargs = gast.Tuple(elts=[self._zero(NoTangent), *dots], ctx=gast.Load())
+        forward = call(self._bind_rule(rule), [dargs, *args], keywords)
+        if is_unpacking(statement):
+            pair = self.ctx.namer.fresh(naming.dot("_".join(names)))
+            both = gast.Tuple(elts=[statement.targets[0], store(pair)], ctx=gast.Store())
+            split = call(
+                self.ctx.bind(elements_of, "elements_of"),
+                [load(pair), gast.Constant(value=len(names), kind=None)],
+            )
+            dot_targets = gast.Tuple(elts=[store(self._dot(n)) for n in names], ctx=gast.Store())
+            return [assign(both, forward), assign(dot_targets, split)]
+        both = gast.Tuple(elts=[statement.targets[0], store(self._dot(names[0]))], ctx=gast.Store())
+        return [assign(both, forward)]
+
+    def _for(self, statement: gast.For) -> list[gast.stmt]:
+        assert isinstance(statement.target, gast.Name)
+        target = statement.target.id
+        body = self._block(statement.body)
+        if statement not in self.rules or target not in self.active:
+            zeros = self._zeros_for([target])
+            return [
+                gast.For(
+                    target=statement.target,
+                    iter=statement.iter,
+                    body=zeros + body,
+                    orelse=[],
+                    type_comment=None,
+                )
+            ]
+        iterable = statement.iter
+        assert isinstance(iterable, gast.Name)
+        items = self.ctx.namer.fresh(f"{iterable.id}_items")
+        items_dot = self.ctx.namer.fresh(naming.dot(items))
+        dargs = gast.Tuple(elts=[self._zero(NoTangent), self._dot_of(iterable)], ctx=gast.Load())
+        split = call(
+            self.ctx.bind(elements_of, "elements_of"),
+            [load(items_dot), call(self._builtin(len), [load(items)])],
+        )
+        pairs = call(self._builtin(zip), [load(items), split])
+        loop_target = gast.Tuple(elts=[store(target), store(self._dot(target))], ctx=gast.Store())
+        header = assign(
+            gast.Tuple(elts=[store(items), store(items_dot)], ctx=gast.Store()),
+            call(self._bind_rule(self.rules[statement]), [dargs, iterable]),
+        )
+        loop = gast.For(target=loop_target, iter=pairs, body=body, orelse=[], type_comment=None)
+        return [header, loop]
+
+    def _nested_frule(self, function: gast.FunctionDef) -> list[gast.stmt]:
+        """The forward rule of a nested function some statement calls, beside it: it reads
+        the tangents of what it captures from this function, as it reads their values."""
+        called = any(
+            rule.origin == "local" and rule.primal.name == function.name
+            for rule in self.rules.values()
+        )
+        if not called:
+            return []
+        local = next(
+            r.primal
+            for r in self.rules.values()
+            if r.origin == "local" and r.primal.name == function.name
+        )
+        captured = tuple(c for c in local.captured(self.outer) if c in self.active)
+        dots = {c: self._dot(c) for c in captured}
+        nested = self.ctx.compile_nested(function, captured, self.ctx, dots)
+        self.local_rules[function.name] = nested.name
+        return [nested]
