@@ -227,3 +227,82 @@ def map_rrule(config: Any, f: Any, *iterables: Any) -> tuple[list[Any], Pullback
 
 
 rules.rrule(map)(with_config(map_rrule))
+
+
+# -- forward rules ---------------------------------------------------------------------------
+# A callable object's (or a method's) forward rule takes the tangent of `self` in the
+# position of its first argument: `frule((NoTangent(), self_dot, *arg_dots), Class.method,
+# instance, *args)`, as for any function of `self`.
+
+
+@rules.frule(call)
+def call_frule(dargs: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    _, f_dot, *arg_dots = dargs
+    if _is_function(f):
+        return CONFIG.frule_via_ad((NoTangent(), *arg_dots), f, *args, **kwargs)
+    dunder = type(f).__call__
+    return CONFIG.frule_via_ad((NoTangent(), f_dot, *arg_dots), dunder, f, *args, **kwargs)
+
+
+@rules.frule(method)
+def method_frule(
+    dargs: tuple[Any, ...], receiver: Any, name: str, *args: Any, **kwargs: Any
+) -> tuple[Any, Any]:
+    _, receiver_dot, _, *arg_dots = dargs
+    if not isinstance(receiver, np.ndarray | np.generic):
+        function = getattr(type(receiver), name, None)
+        if not isinstance(function, types.FunctionType):
+            raise TypeError(
+                f"srcad has no rule for the method .{name} of {type(receiver).__name__}"
+            )
+        return CONFIG.frule_via_ad(
+            (NoTangent(), receiver_dot, *arg_dots), function, receiver, *args, **kwargs
+        )
+    y = getattr(receiver, name)(*args, **kwargs)
+    if name in ARRAY_METHODS_WITHOUT_DERIVATIVE:
+        return y, ZeroTangent()
+    if name in ("astype", "copy", "item"):
+        if isinstance(receiver_dot, AbstractZero):
+            return y, receiver_dot
+        dot = np.asarray(unthunk(receiver_dot))
+        if name == "item":
+            return y, dot.reshape(()).item() if np.size(dot) == 1 else dot.item(*args)
+        return y, dot.astype(np.result_type(y), copy=True) if name == "astype" else dot.copy()
+    if name not in ARRAY_METHODS:
+        raise TypeError(f"srcad has no rule for the array method .{name}")
+    function, packs = ARRAY_METHODS[name]
+    passed = _packed(args) if packs else args
+    dots = (NoTangent(),) * len(passed) if packs else tuple(arg_dots)
+    return CONFIG.frule_via_ad(
+        (NoTangent(), receiver_dot, *dots), function, receiver, *passed, **kwargs
+    )
+
+
+@rules.frule(getattr)
+def getattr_frule(dargs: tuple[Any, ...], obj: Any, name: str, *default: Any) -> tuple[Any, Any]:
+    y = getattr(obj, name, *default)
+    obj_dot = unthunk(dargs[1])
+    if isinstance(obj_dot, AbstractZero):
+        return y, ZeroTangent()
+    if isinstance(obj, np.ndarray | np.generic | complex | float | int):
+        if name not in ("real", "imag"):
+            raise TypeError(f"srcad has no rule for the attribute .{name} of {type(obj).__name__}")
+        return y, np.real(obj_dot) if name == "real" else np.imag(obj_dot)
+    if isinstance(obj_dot, Tangent):
+        return y, obj_dot[name] if obj_dot.fields else getattr(obj_dot, name)
+    return y, getattr(obj_dot, name)
+
+
+def map_frule(config: Any, dargs: tuple[Any, ...], f: Any, *iterables: Any) -> tuple[Any, Any]:
+    """The builtin `map`: each call through `f`'s forward rule, via the config."""
+    _, _, *iterable_dots = dargs
+    columns = [elements_of(dot, len(it)) for dot, it in zip(iterable_dots, iterables, strict=True)]
+    results, dots = [], []
+    for items, item_dots in zip(zip(*iterables), zip(*columns), strict=False):  # noqa: B905
+        y, y_dot = config.frule_via_ad((NoTangent(), *item_dots), f, *items)
+        results.append(y)
+        dots.append(y_dot)
+    return results, dots
+
+
+rules.frule(map)(with_config(map_frule))
