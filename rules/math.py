@@ -9,7 +9,7 @@ import numpy as np
 
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
-from srcad.tangents import AbstractZero, NoTangent
+from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 rules = RuleSet("math")
 
@@ -125,3 +125,27 @@ def pow_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
         return NoTangent(), x_bar, project_p(y_bar * y * log_x)
 
     return y, pow_pullback
+
+
+@rules.frule(math.log)
+def log_frule(dargs: tuple[Any, ...], x: Any, *base: Any) -> tuple[Any, Any]:
+    """`math.log(x)` and `math.log(x, base)`, forward: the same partials as `log_rrule`."""
+    y = math.log(x, *base)
+    ln_base = math.log(base[0]) if base else 1.0
+    x_dot = unthunk(dargs[1])
+    y_dot: Any = ZeroTangent() if isinstance(x_dot, AbstractZero) else x_dot / (x * ln_base)
+    if base and not isinstance(dargs[2], AbstractZero) and not isinstance(base[0], int):
+        y_dot = y_dot + unthunk(dargs[2]) * (-y / (base[0] * ln_base))
+    return y, y_dot
+
+
+@rules.frule(math.pow)
+def pow_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
+    """`math.pow(x, p)`, forward: the same partials as `pow_rrule`."""
+    y = math.pow(x, p)
+    _, x_dot, p_dot = (unthunk(d) for d in dargs)
+    y_dot: Any = ZeroTangent() if isinstance(x_dot, AbstractZero) else x_dot * _pow_slope(x, p)
+    if not isinstance(p_dot, AbstractZero) and not isinstance(p, int | np.integer):
+        log_x = math.log(x) if x > 0 else (0.0 if x == 0 else math.nan)
+        y_dot = y_dot + p_dot * y * log_x
+    return y, y_dot

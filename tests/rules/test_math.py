@@ -11,7 +11,7 @@ import pytest
 
 from srcad.rules.math import log_rrule, pow_rrule
 from srcad.tangents import NoTangent, ZeroTangent
-from srcad.testing import check_rrule
+from srcad.testing import check_frule, check_rrule
 
 # One point inside each function's domain, away from its kinks, and a second point of the
 # other sign (or elsewhere in the domain) for the functions that allow it.
@@ -114,3 +114,27 @@ def test_integer_constant_gets_no_tangent(
 def test_zero_cotangent_stays_symbolic() -> None:
     _, pullback = log_rrule(2.0, 3.0)
     assert pullback(ZeroTangent()) == (NoTangent(), ZeroTangent(), ZeroTangent())
+
+
+FORWARD = [
+    ("log", math.log, (1.7,)),
+    ("log_base_float", math.log, (1.7, 3.5)),
+    ("log_base_int", math.log, (1.7, 2)),
+    ("pow_float", math.pow, (1.7, 2.5)),
+    ("pow_int", math.pow, (-1.7, 3)),
+    ("sin", math.sin, (0.4,)),
+    ("atan2", math.atan2, (0.4, -1.2)),
+]
+
+
+@pytest.mark.parametrize(
+    ("function", "args"), [c[1:] for c in FORWARD], ids=[c[0] for c in FORWARD]
+)
+def test_forward_rule_matches_finite_differences(function, args):
+    check_frule(function, *args)
+
+
+def test_every_rule_has_a_forward_rule():
+    from srcad.rules import math as math_rules
+
+    assert set(math_rules.rules.rrules) <= set(math_rules.rules.frules)

@@ -1,0 +1,57 @@
+"""Forward mode on every end-to-end function of the reverse-mode tests: the compiled frule
+against finite differences, and against the compiled rrule (<y_bar, J v> = <J^T y_bar, v>)."""
+
+import importlib.util
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.testing import _random_like, check_frule, inner
+
+HERE = pathlib.Path(__file__).parent
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(f"forward_{name}", HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[f"forward_{name}"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+CASES = [
+    *[(f"straight_{c[0].__name__}", *c) for c in load("test_straight_line").CASES],
+    *[(f"control_{c[0]}", c[1], c[2]) for c in load("test_control_flow").CASES],
+    *[(f"containers_{c[0]}", c[1], c[2]) for c in load("test_containers").CASES],
+    *[(f"closures_{c[0]}", c[1], c[2]) for c in load("test_closures_and_calls").CASES],
+]
+
+
+def tangents_for(args, rng):
+    return tuple(
+        _random_like(a, rng) if isinstance(a, float | np.ndarray | list | tuple)
+        and not isinstance(a, bool) else srcad.NoTangent()
+        for a in args
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(("function", "args"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_forward_matches_finite_differences(function, args):
+    rng = np.random.default_rng(7)
+    check_frule(function, *args, tangents=tangents_for(args, rng), rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize(("function", "args"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_forward_and_reverse_agree(function, args):
+    rng = np.random.default_rng(8)
+    tangents = tangents_for(args, rng)
+    y, y_dot = srcad.frule((srcad.NoTangent(), *tangents), function, *args)
+    y_bar = _random_like(y, rng)
+    _, pullback = srcad.rrule(function, *args)
+    cotangents = pullback(y_bar)[1:]
+    forward = inner(y_bar, srcad.unthunk(y_dot))
+    reverse = sum(inner(c, t) for c, t in zip(cotangents, tangents, strict=True))
+    assert forward == pytest.approx(reverse, rel=1e-9, abs=1e-12)
