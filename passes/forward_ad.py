@@ -6,11 +6,9 @@ import gast
 
 from srcad.passes import naming
 from srcad.passes.activity import Activity, target_names
-from srcad.passes.base import Context, Transform, function_of
-from srcad.passes.callees import Callees
+from srcad.passes.base import Context, Transform
 from srcad.passes.operation_rules import OperationRules
 from srcad.passes.rule_calls import RuleCalls, call
-from srcad.passes.scopes import Scopes
 from srcad.passes.to_anf import is_copy, is_unpacking, load, store
 from srcad.tangents import NoTangent, ZeroTangent, elements_of
 
@@ -41,15 +39,7 @@ class ForwardAD(RuleCalls, Transform):
     requires = (Activity, OperationRules)
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
-        function = function_of(tree)
-        self.ctx = ctx
-        self.function = function
-        self.active = ctx.analysis(Activity, tree)
-        self.rules = ctx.analysis(OperationRules, tree).rules
-        self.callees = ctx.analysis(Callees, tree).callees
-        scopes = ctx.analysis(Scopes, tree)
-        self.outer = set(scopes.parameters) | scopes.locals
-        self.local_rules: dict[str, str] = {}
+        function = self.prepare(tree, ctx)
         self.dots: dict[str, str] = dict(ctx.captured_dots)
         dargs = ctx.namer.fresh("dargs")
         args = function.args

@@ -13,11 +13,9 @@ import gast
 from srcad import syntax
 from srcad.passes import naming
 from srcad.passes.activity import Activity, target_names
-from srcad.passes.base import Context, Transform, function_of
-from srcad.passes.callees import Callees
+from srcad.passes.base import Context, Transform
 from srcad.passes.operation_rules import OperationRules
 from srcad.passes.rule_calls import RuleCalls, call, constant
-from srcad.passes.scopes import Scopes
 from srcad.passes.to_anf import falls_through, is_copy, is_unpacking, load, store, walk_statements
 from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
 
@@ -86,15 +84,7 @@ class ReverseAD(RuleCalls, Transform):
     requires = (Activity, OperationRules)
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
-        function = function_of(tree)
-        self.ctx = ctx
-        self.function = function
-        self.active = ctx.analysis(Activity, tree)
-        self.rules = ctx.analysis(OperationRules, tree).rules
-        self.callees = ctx.analysis(Callees, tree).callees
-        scopes = ctx.analysis(Scopes, tree)
-        self.outer = set(scopes.parameters) | scopes.locals
-        self.local_rules: dict[str, str] = {}  # nested function -> its emitted rrule
+        function = self.prepare(tree, ctx)
         self.bars: dict[str, str] = {}
         self.pullbacks: dict[gast.stmt, str] = {}
         self.packages: dict[gast.If, str] = {}

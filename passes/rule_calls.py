@@ -7,9 +7,11 @@ from typing import Any
 import gast
 
 from srcad import primitives
-from srcad.passes.activity import operand_names
-from srcad.passes.base import Context
-from srcad.passes.scopes import LocalFunction
+from srcad.passes.activity import Activity, operand_names
+from srcad.passes.base import Context, function_of
+from srcad.passes.callees import Callees
+from srcad.passes.operation_rules import OperationRules
+from srcad.passes.scopes import LocalFunction, Scopes
 from srcad.passes.to_anf import is_copy, is_unpacking, load
 from srcad.registry import Rule
 
@@ -31,11 +33,25 @@ class RuleCalls:
     `ctx`, `rules`, `callees`, `active`, `outer` and `local_rules`."""
 
     ctx: Context
+    function: gast.FunctionDef
     rules: dict[gast.stmt, Rule]
     callees: dict[gast.Call, Any]
     active: set[str]
     outer: set[str]
     local_rules: dict[str, str]  # nested function -> the name of its emitted rule
+
+    def prepare(self, tree: gast.Module, ctx: Context) -> gast.FunctionDef:
+        """Read the analyses a transform uses; the function it transforms."""
+        function = function_of(tree)
+        self.ctx = ctx
+        self.function = function
+        self.active = ctx.analysis(Activity, tree)
+        self.rules = ctx.analysis(OperationRules, tree).rules
+        self.callees = ctx.analysis(Callees, tree).callees
+        scopes = ctx.analysis(Scopes, tree)
+        self.outer = set(scopes.parameters) | scopes.locals
+        self.local_rules = {}
+        return function
 
     def _arguments(self, statement: gast.Assign) -> tuple[list[gast.expr], list[gast.keyword]]:
         """The positional and keyword arguments with which the rule is called."""
