@@ -123,4 +123,5 @@ def _is_callable_object(value: Any) -> bool:
         isinstance(call, types.FunctionType)
         and not isinstance(value, type)
         and not hasattr(value, "__wrapped__")
+        and not getattr(value, "is_generated_rule", False)
     )

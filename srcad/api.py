@@ -164,7 +164,15 @@ def _unwrap(f: Any) -> Callable[..., Any]:
 
 
 def grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
-    """The gradient function of a real-scalar-valued `f` with respect to `wrt`."""
+    """The gradient function of a real-scalar-valued `f` with respect to `wrt`.
+
+    Given a gradient function (`srcad.grad(g)` or a decorated `g.grad`) with respect to one
+    argument, it gives the second derivatives: `grad(grad(g))(x)` is g''(x), computed by
+    reverse mode over the frule srcad generates for `g`.
+    """
+    inner = getattr(f, "__self__", None)
+    if isinstance(inner, Differentiable) and getattr(f, "__name__", "") == "grad":
+        return _second_derivative(inner, wrt)
     return Differentiable(_unwrap(f), wrt).grad
 
 
@@ -230,6 +238,86 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
         return tuple(blocks) if as_tuple else blocks[0]
 
     return jacobian_of
+
+
+def _second_derivative(first: Differentiable, wrt: Wrt) -> Callable[..., Any]:
+    if first._wrt_is_tuple:
+        raise SrcadError("grad of a gradient with respect to several arguments is not a "
+                         "scalar function; use srcad.hessian")  # fmt: skip
+    names, as_tuple = resolve_wrt(first.func, wrt)
+    params = positional_parameters(first.func)
+    outer = [params.index(n) for n in names]
+    (inner,) = first._positions
+
+    def second_derivative(*args: Any) -> Any:
+        if np.ndim(args[inner]) != 0:
+            raise SrcadError(
+                "grad of a gradient needs the gradient to be a scalar: differentiate with "
+                "respect to a scalar argument, or use srcad.hessian"
+            )
+        row = _hessian_row(first.func, args, inner, 1.0)
+        values = tuple(_shaped_like(row[i], args[i]) for i in outer)
+        return values if as_tuple else values[0]
+
+    return second_derivative
+
+
+def _hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
+                 direction: Any) -> tuple[Any, ...]:  # fmt: skip
+    """`(H @ v)` for each argument, with `v` the tangent `direction` of argument `position`:
+    the reverse rule of `func`'s generated forward rule, seeded on the output tangent."""
+    forward = compiler.compiled_frule(func).function
+    tangents = [ZeroTangent()] * len(args)
+    tangents[position] = direction
+    _, pullback = rrule(forward, (NoTangent(), *tangents), *args)
+    cotangents = pullback((ZeroTangent(), 1.0))
+    return tuple(unthunk(c) for c in cotangents[2:])
+
+
+def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
+    """A function giving the Hessian of a real-scalar-valued `f` with respect to `wrt`: an
+    array of shape `x.shape + x.shape` (for a tuple `wrt`, a tuple of tuples of blocks).
+    Each column is a Hessian-vector product: reverse mode over `f`'s generated frule."""
+    func = _unwrap(f)
+    names, as_tuple = resolve_wrt(func, wrt)
+    positions = [positional_parameters(func).index(n) for n in names]
+
+    def hessian_of(*args: Any) -> Any:
+        blocks = []
+        for i in positions:
+            row_blocks = []
+            for j in positions:
+                columns = []
+                x = args[j]
+                for index in range(int(np.size(x))):
+                    basis = np.zeros(np.shape(x))
+                    basis.reshape(-1)[index] = 1.0
+                    direction = basis if isinstance(x, np.ndarray) else float(basis)
+                    hv = _hessian_row(func, args, j, direction)[i]
+                    columns.append(np.asarray(_shaped_like(hv, args[i])))
+                block = np.stack(columns, axis=-1).reshape(np.shape(args[i]) + np.shape(x))
+                row_blocks.append(block)
+            blocks.append(tuple(row_blocks))
+        if as_tuple:
+            return tuple(blocks)
+        return blocks[0][0]
+
+    return hessian_of
+
+
+def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
+    """A function `(*args, v) -> H @ v` for a real-scalar-valued `f` and one argument `wrt`,
+    at the cost of one forward and one reverse sweep, whatever the size."""
+    func = _unwrap(f)
+    (name,), _ = resolve_wrt(func, wrt)
+    position = positional_parameters(func).index(name)
+
+    def product(*args_and_v: Any) -> Any:
+        *args, v = args_and_v
+        hv = _hessian_row(func, tuple(args), position, v)[position]
+        return _shaped_like(hv, args[position])
+
+    return product
 
 
 def _reverse_jacobian(

@@ -60,6 +60,7 @@ class CompiledCall:
     rule registry changes (so recursive functions can call themselves)."""
 
     __slots__ = ("__name__", "_rule", "_version", "func", "mode")
+    is_generated_rule = True  # a call of it is a call of the function srcad generated
 
     def __init__(self, func: types.FunctionType, mode: str = "reverse") -> None:
         self.func = func
@@ -109,16 +110,20 @@ class OptOutCall:
 
 def callee_rule(callee: Any) -> Rule | None:
     """The rule a call of `callee` uses: the registered one (through its opt-outs), else
-    the one srcad compiles from the callee's source, else None."""
+    the one srcad compiles from the callee's source, else None. A call of generated code
+    (a `CompiledCall`) is a call of the function srcad generated: that is compiled in turn,
+    which is how srcad differentiates its own output."""
+    if isinstance(callee, CompiledCall):
+        return compiled_rule(compiled(callee.func, None, callee.mode).function)
     rule = REGISTRY.rrule_for(callee)
     if rule is None:
         return compiled_rule(callee)
     predicates = REGISTRY.opt_outs(callee)
-    compiled = compiled_rule(callee) if predicates else None
-    if compiled is None:
+    through_source = compiled_rule(callee) if predicates else None
+    if through_source is None:
         return rule
-    assert isinstance(compiled.rrule, CompiledCall)
-    return Rule(callee, OptOutCall(rule.rrule, predicates, compiled.rrule), rule.origin)
+    assert isinstance(through_source.rrule, CompiledCall)
+    return Rule(callee, OptOutCall(rule.rrule, predicates, through_source.rrule), rule.origin)
 
 
 def forward_callee_rule(callee: Any) -> Rule | None:

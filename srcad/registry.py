@@ -184,20 +184,33 @@ def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
     if len(partials) not in (1, 2):
         raise ValueError(f"scalar rules take one or two partials, not {len(partials)}")
 
-    def frule(dargs: tuple[Any, ...], *args: Any) -> tuple[Any, Any]:
-        y = primal(*args)
+    # Written as plain code (no closure made per call) so that srcad can differentiate the
+    # forward rule itself: reverse mode over forward mode gives second derivatives.
+    if len(partials) == 1:
+        (d_x,) = partials
 
-        def pushforward(*arg_dots: Any) -> Any:
-            total: Any = ZeroTangent()
-            for partial, dot in zip(partials, arg_dots, strict=True):
-                if not isinstance(dot, AbstractZero):
-                    total = total + partial(*args, y) * unthunk(dot)
-            return total
+        def frule1(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
+            y = primal(x)
+            x_dot = unthunk(dargs[1])
+            if isinstance(x_dot, AbstractZero):
+                return y, ZeroTangent()
+            return y, d_x(x, y) * x_dot
 
-        named(pushforward, f"{name}_pushforward")
-        return y, pushforward(*dargs[1:])
+        return named(frule1, f"{name}_frule")
+    d_a, d_b = partials
 
-    return named(frule, f"{name}_frule")
+    def frule2(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+        y = primal(a, b)
+        a_dot = unthunk(dargs[1])
+        b_dot = unthunk(dargs[2])
+        y_dot: Any = ZeroTangent()
+        if not isinstance(a_dot, AbstractZero):
+            y_dot = d_a(a, b, y) * a_dot
+        if not isinstance(b_dot, AbstractZero):
+            y_dot = y_dot + d_b(a, b, y) * b_dot
+        return y, y_dot
+
+    return named(frule2, f"{name}_frule")
 
 
 class RuleConfig:

@@ -131,17 +131,22 @@ def function_source(func: Callable[..., Any]) -> FunctionSource:
     except SyntaxError as error:
         raise _unavailable(func, f"its file {filename!r} does not parse ({error})") from None
     matches: list[gast.AST] = []
+    at_line: list[gast.AST] = []  # a generated function may have been renamed
     for node in gast.walk(module):
         if isinstance(node, gast.FunctionDef | gast.AsyncFunctionDef):
             first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-            if node.name == func.__name__ and code.co_firstlineno in (first, node.lineno):
-                matches.append(node)
+            if code.co_firstlineno in (first, node.lineno):
+                at_line.append(node)
+                if node.name == func.__name__:
+                    matches.append(node)
         elif (
             isinstance(node, gast.Lambda)
             and func.__name__ == "<lambda>"
             and node.lineno == code.co_firstlineno
         ):
             matches.append(node)
+    if not matches and len(at_line) == 1:
+        matches = at_line
     if not matches:
         raise _unavailable(func, f"no definition of it at {filename}:{code.co_firstlineno}")
     if len(matches) > 1:

@@ -357,7 +357,8 @@ def finite_difference_jvp(
 
 def _combine(a: Any, b: Any, how: Callable[[Any, Any], Any]) -> Any:
     if isinstance(a, tuple | list):
-        return type(a)(_combine(x, y, how) for x, y in zip(a, b, strict=True))
+        parts = [_combine(x, y, how) for x, y in zip(a, b, strict=True)]
+        return type(a)(*parts) if hasattr(type(a), "_fields") else type(a)(parts)
     return how(a, b)
 
 
