@@ -24,6 +24,9 @@ OPERATORS: dict[type, Any] = {
     gast.Mod: operator.mod,
     gast.USub: operator.neg,
     gast.UAdd: operator.pos,
+    gast.BitOr: operator.or_,
+    gast.BitAnd: operator.and_,
+    gast.Invert: operator.invert,
 }
 
 

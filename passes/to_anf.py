@@ -42,7 +42,7 @@ def falls_through(block: list[gast.stmt]) -> bool:
     """Whether control can reach the end of `block` (no `break`, `continue` or `return`
     on every path)."""
     for statement in block:
-        if isinstance(statement, gast.Break | gast.Continue | gast.Return):
+        if isinstance(statement, gast.Break | gast.Continue | gast.Return | gast.Raise):
             return False
         if isinstance(statement, gast.If) and not (
             falls_through(statement.body) or falls_through(statement.orelse)
@@ -166,6 +166,11 @@ class _Normaliser:
             self._emit(self.scopes.functions[node.targets[0].id].node)
         elif isinstance(node, gast.Assign):
             self.assign_all(node.targets, node.value)
+        elif isinstance(node, gast.AnnAssign):
+            assert node.value is not None
+            self.assign_all([node.target], node.value)
+        elif isinstance(node, gast.Raise):
+            self._emit(node)  # it ends the call; its expression is not differentiated
         elif isinstance(node, gast.AugAssign):
             assert isinstance(node.target, gast.Name)
             right = self.atom(node.value)

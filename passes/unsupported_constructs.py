@@ -19,7 +19,6 @@ _STATEMENT_NAMES: dict[type, str] = {
     gast.With: "a `with` statement",
     gast.AsyncWith: "an `async with` statement",
     gast.Try: "a `try` statement",
-    gast.Raise: "a `raise` statement",
     gast.Assert: "an `assert` statement",
     gast.Import: "an `import` inside the function",
     gast.ImportFrom: "an `import` inside the function",
@@ -28,7 +27,6 @@ _STATEMENT_NAMES: dict[type, str] = {
     gast.Delete: "a `del` statement",
     gast.AsyncFunctionDef: "a nested function definition",
     gast.ClassDef: "a class definition",
-    gast.AnnAssign: "an annotated assignment",
 }
 
 _EXPRESSION_NAMES: dict[type, str] = {
@@ -43,17 +41,10 @@ _EXPRESSION_NAMES: dict[type, str] = {
     gast.Starred: "star-unpacking",
 }
 
-_OPERATORS = (
-    gast.Add,
-    gast.Sub,
-    gast.Mult,
-    gast.Div,
-    gast.Pow,
-    gast.MatMult,
-    gast.FloorDiv,
-    gast.Mod,
-)
-_UNARY = (gast.USub, gast.UAdd, gast.Not)
+# BitOr and BitAnd make masks and type unions, with no derivative.
+_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult, gast.FloorDiv,
+              gast.Mod, gast.BitOr, gast.BitAnd)  # fmt: skip
+_UNARY = (gast.USub, gast.UAdd, gast.Not, gast.Invert)
 
 
 class UnsupportedConstructs(Analysis[list[Diagnostic]]):
@@ -118,6 +109,11 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                 )
             self._parameters(statement.args, report)
             self._block(statement.body, report)
+        elif isinstance(statement, gast.AnnAssign) and statement.value is not None:
+            self._target(statement.target, report)  # `name: type = value` is an assignment
+            self._expression(statement.value, report)
+        elif isinstance(statement, gast.Raise):
+            pass  # it ends the call: nothing after it is differentiated
         elif isinstance(statement, gast.AugAssign):
             self._target(statement.target, report)
             if not isinstance(statement.op, _OPERATORS):
@@ -179,6 +175,7 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                     child,
                     UNSUPPORTED_EXPRESSION,
                     f"the operator `{_symbol(child.op)}` is not supported",
+                    self.rule_hint,
                 )
             elif isinstance(child, gast.Call) and any(k.arg is None for k in child.keywords):
                 report(

@@ -13,7 +13,7 @@ rules = RuleSet("nondiff")
 
 rules.non_differentiable(
     len, range, int, bool, str, isinstance, type, print, repr, id, hash, round,
-    operator.floordiv, np.floor_divide,
+    operator.floordiv, np.floor_divide, operator.or_, operator.and_, operator.invert,
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
     np.shape, np.ndim, np.size, np.zeros, np.ones, np.empty, np.arange, np.eye,
     np.zeros_like, np.ones_like, np.empty_like,

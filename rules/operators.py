@@ -87,9 +87,8 @@ def _log_base(x: Any) -> Any:
             return math.log(x)
         return 0.0 if x == 0 else math.nan
     x = np.asarray(x)
-    positive = x > 0
-    out = np.where(x == 0, 0.0, np.nan).astype(np.result_type(x, 1.0))
-    return np.log(x, out=out, where=positive)
+    safe = np.where(x > 0, x, 1.0)  # no warning for the entries replaced below
+    return np.where(x > 0, np.log(safe), np.where(x == 0, 0.0, np.nan))
 
 
 @rules.rrule(operator.pow, np.power)

@@ -78,7 +78,7 @@ MORE_CASES = [
     ("yield_from", "def f(x):\n    yield from x\n", [(2, 4, "E102")]),
     ("import", "def f(x):\n    import math\n    return x\n", [(2, 4, "E101")]),
     ("del_name", "def f(x):\n    y = x\n    del y\n    return x\n", [(3, 4, "E101")]),
-    ("raise", "def f(x):\n    raise ValueError(x)\n", [(2, 4, "E101")]),
+    ("xor", "def f(x):\n    return x ^ 1\n", [(2, 11, "E102")]),
     ("class", "def f(x):\n    class A:\n        pass\n    return x\n", [(2, 4, "E101")]),
     ("async_with_in_nested", "def f(x):\n    async def g():\n        return 1\n    return x\n",
      [(2, 4, "E101")]),

@@ -274,7 +274,6 @@ LOCATED = [
             ("E101", "import math", "import", _unsupported("an `import` inside the function")),
             ("E101", "global _counter", "global", _unsupported("a `global` declaration")),
             ("E101", "assert y > 0.0", "assert", _unsupported("an `assert` statement")),
-            ("E101", "raise ValueError", "raise", _unsupported("a `raise` statement")),
             ("E101", "class Box:", "class", _unsupported("a class definition")),
             ("E101", "del x", "del", _unsupported("a `del` statement")),
         ],
