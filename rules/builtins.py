@@ -11,14 +11,22 @@ import numpy as np
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet, named
 from srcad.rules.containers import _cotangent_of_elements
-from srcad.rules.operators import pow_rrule
-from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from srcad.rules.operators import pow_frule, pow_rrule
+from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("builtins")
 
 Pullback = Any
 
 rules.rrule(pow)(pow_rrule)  # two-argument pow is `**`
+rules.frule(pow)(pow_frule)
+
+
+def _direction(x: Any, y: Any) -> Any:
+    """x / |x| for `y = abs(x)`: the sign, for real x; 0 at 0."""
+    if np.iscomplexobj(x):
+        return np.divide(x, y, out=np.zeros_like(np.asarray(x)), where=np.asarray(y) != 0)
+    return np.sign(x)
 
 
 @rules.rrule(abs)
@@ -30,13 +38,20 @@ def abs_rrule(x: Any) -> tuple[Any, Pullback]:
     def abs_pullback(y_bar: Any) -> tuple[Any, Any]:
         if isinstance(y_bar, AbstractZero):
             return NoTangent(), y_bar
-        y_bar = unthunk(y_bar)
-        if np.iscomplexobj(x):
-            direction = np.divide(x, y, out=np.zeros_like(np.asarray(x)), where=np.asarray(y) != 0)
-            return NoTangent(), project_x(y_bar * direction)
-        return NoTangent(), project_x(y_bar * np.sign(x))
+        return NoTangent(), project_x(unthunk(y_bar) * _direction(x, y))
 
     return y, abs_pullback
+
+
+@rules.frule(abs)
+def abs_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
+    """`abs(x)`: the tangent's component along x / |x| (its real part, for complex x)."""
+    y = abs(x)
+    x_dot = unthunk(dargs[1])
+    if isinstance(x_dot, AbstractZero):
+        return y, ZeroTangent()
+    y_dot = np.real(np.conj(_direction(x, y)) * x_dot)
+    return y, float(y_dot) if type(y) is float else y_dot
 
 
 @rules.rrule(float)
@@ -54,6 +69,25 @@ def float_rrule(x: Any) -> tuple[float, Pullback]:
     return y, float_pullback
 
 
+@rules.frule(float)
+def float_frule(dargs: tuple[Any, ...], x: Any) -> tuple[float, Any]:
+    x_dot = unthunk(dargs[1])
+    if isinstance(x_dot, AbstractZero):
+        return float(x), ZeroTangent()
+    return float(x), float(np.reshape(x_dot, ()))
+
+
+def _chosen(items: list[Any], key: Any, better: Callable[[Any, Any], bool]) -> int:
+    """The position of the item `max` (`better` is `>`) or `min` returns: the first of
+    equal ones."""
+    rank = key or (lambda v: v)
+    chosen = 0
+    for index in range(1, len(items)):
+        if better(rank(items[index]), rank(items[chosen])):
+            chosen = index
+    return chosen
+
+
 def _extremum_rrule(
     choose: Callable[..., Any], better: Callable[[Any, Any], bool], name: str
 ) -> Callable[..., tuple[Any, Pullback]]:
@@ -64,11 +98,7 @@ def _extremum_rrule(
         y = choose(*args, key=key, **kwargs) if key is not None else choose(*args, **kwargs)
         single = len(args) == 1
         items = list(args[0]) if single else list(args)
-        rank = key or (lambda v: v)
-        chosen = 0
-        for index in range(1, len(items)):
-            if better(rank(items[index]), rank(items[chosen])):
-                chosen = index
+        chosen = _chosen(items, key, better)
         projections = [ProjectTo(item) for item in items]
 
         def extremum_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -86,3 +116,28 @@ def _extremum_rrule(
 
 max_rrule = rules.rrule(max)(_extremum_rrule(max, operator.gt, "max"))
 min_rrule = rules.rrule(min)(_extremum_rrule(min, operator.lt, "min"))
+
+
+def _extremum_frule(
+    choose: Callable[..., Any], better: Callable[[Any, Any], bool], name: str
+) -> Callable[..., tuple[Any, Any]]:
+    """`max`/`min` of several arguments or of one iterable: the tangent of the item the
+    builtin returned (a `default=` returned for an empty iterable has none)."""
+
+    def extremum_frule(
+        dargs: tuple[Any, ...], *args: Any, key: Any = None, **kwargs: Any
+    ) -> tuple[Any, Any]:
+        y = choose(*args, key=key, **kwargs) if key is not None else choose(*args, **kwargs)
+        single = len(args) == 1
+        items = list(args[0]) if single else list(args)
+        if not items:
+            return y, ZeroTangent()
+        dots = elements_of(unthunk(dargs[1]), len(items)) if single else dargs[1:]
+        dot = unthunk(dots[_chosen(items, key, better)])
+        return y, ZeroTangent() if isinstance(dot, AbstractZero) else dot
+
+    return named(extremum_frule, f"{name}_frule")
+
+
+max_frule = rules.frule(max)(_extremum_frule(max, operator.gt, "max"))
+min_frule = rules.frule(min)(_extremum_frule(min, operator.lt, "min"))

@@ -1,4 +1,8 @@
-"""Rules for building, unpacking and indexing tuples, lists and arrays, and for `.T`."""
+"""Rules for building, unpacking and indexing tuples, lists and arrays, and for `.T`.
+
+Forward rules give a tuple or list result a plain tuple or list of its elements' tangents
+(a symbolic zero where every one is zero), and a dict display a `Tangent` of the dict.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import numpy as np
 
 from srcad.primitives import append, iterate, make_dict, make_list, make_tuple, unpack
 from srcad.projection import ProjectTo
-from srcad.registry import RuleSet
+from srcad.registry import RuleSet, named
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("containers")
@@ -261,6 +265,28 @@ def transpose_attribute_rrule(x: Any) -> tuple[Any, Pullback]:
     return y, transpose_attribute_pullback
 
 
+def dense_tangent(dot: Any, primal: Any) -> Any:
+    """A tangent as an array: a symbolic zero becomes zeros shaped like `primal` (in its
+    float precision), the tangent of a list or tuple the array of its elements' tangents.
+    Other tangents pass."""
+    dot = unthunk(dot)
+    if isinstance(primal, list | tuple):
+        dots = elements_of(dot, len(primal))
+        return np.array([dense_tangent(d, p) for d, p in zip(dots, primal, strict=True)])
+    if isinstance(dot, AbstractZero):
+        return np.zeros(np.shape(primal), np.result_type(primal, 1.0))
+    return dot
+
+
+def element_tangents(dot: Any, values: Any) -> list[Any] | None:
+    """The tangents of the elements of the sequence `values` (a list, tuple or array), as
+    arrays; None where every one is a symbolic zero."""
+    dots = [unthunk(d) for d in elements_of(unthunk(dot), len(values))]
+    if all(isinstance(d, AbstractZero) for d in dots):
+        return None
+    return [dense_tangent(d, v) for d, v in zip(dots, values, strict=True)]
+
+
 @rules.rrule(list)
 def list_rrule(iterable: Any) -> tuple[list[Any], Pullback]:
     """`list(values)`: the same elements in a new list."""
@@ -287,3 +313,168 @@ def tuple_rrule(iterable: Any) -> tuple[tuple[Any, ...], Pullback]:
         return NoTangent(), _cotangent_of_elements(iterable, elements_of(y_bar, count))
 
     return items, tuple_pullback
+
+
+# -- forward rules: `frule((f_dot, *arg_dots), *args) -> (y, y_dot)` ---------------------------
+
+
+def _all_zero(dots: Any) -> bool:
+    return all(isinstance(d, AbstractZero) for d in dots)
+
+
+def _items_dot(dot: Any, value: Any, count: int) -> tuple[Any, ...] | None:
+    """The tangents of the first `count` items of iterating `value`, whose tangent is
+    `dot`; None where all are zero (a dict's items, its keys, always are)."""
+    dot = unthunk(dot)
+    if isinstance(dot, AbstractZero) or isinstance(value, dict):
+        return None
+    dots = tuple(unthunk(d) for d in elements_of(dot, count)[:count])
+    return None if _all_zero(dots) else dots
+
+
+@rules.frule(make_tuple)
+def make_tuple_frule(dargs: tuple[Any, ...], *elements: Any) -> tuple[Any, Any]:
+    dots = tuple(unthunk(d) for d in dargs[1:])
+    return elements, ZeroTangent() if _all_zero(dots) else dots
+
+
+@rules.frule(make_list)
+def make_list_frule(dargs: tuple[Any, ...], *elements: Any) -> tuple[Any, Any]:
+    dots = [unthunk(d) for d in dargs[1:]]
+    return list(elements), ZeroTangent() if _all_zero(dots) else dots
+
+
+@rules.frule(make_dict)
+def make_dict_frule(dargs: tuple[Any, ...], keys: tuple[Any, ...], *values: Any) -> tuple[Any, Any]:
+    dots = [unthunk(d) for d in dargs[2:]]
+    y = make_dict(keys, *values)
+    if _all_zero(dots):
+        return y, ZeroTangent()
+    return y, Tangent.of_mapping(dict, dict(zip(keys, dots, strict=True)))
+
+
+@rules.frule(append)
+def append_frule(dargs: tuple[Any, ...], items: list[Any], value: Any) -> tuple[Any, Any]:
+    """`items.append(value)`: the list's tangent, a list, gets the value's appended."""
+    before = [unthunk(d) for d in elements_of(unthunk(dargs[1]), len(items))]
+    dots = [*before, unthunk(dargs[2])]
+    result = append(items, value)
+    return result, ZeroTangent() if _all_zero(dots) else dots
+
+
+@rules.frule(sum)
+def builtin_sum_frule(dargs: tuple[Any, ...], values: Any, *start: Any) -> tuple[Any, Any]:
+    """The builtin `sum` of a sequence (or of an array's rows), plus an optional start."""
+    y = sum(values, *start)
+    total: Any = ZeroTangent()
+    for dot in (*elements_of(unthunk(dargs[1]), len(values)), *dargs[2:]):
+        dot = unthunk(dot)
+        if not isinstance(dot, AbstractZero):
+            total = total + dot
+    return y, total
+
+
+def _array_frule(primal: Any) -> Any:
+    """The forward rule of `np.array` or `np.asarray`: the array of the tangents."""
+
+    def array_frule(
+        dargs: tuple[Any, ...], values: Any, *options: Any, **keywords: Any
+    ) -> tuple[Any, Any]:
+        y = primal(values, *options, **keywords)
+        dot = unthunk(dargs[1])
+        if isinstance(values, list | tuple):
+            dots = element_tangents(dot, values)
+            dot = ZeroTangent() if dots is None else dots
+        if isinstance(dot, AbstractZero) or y.dtype.kind not in "fc":
+            return y, ZeroTangent()
+        return y, primal(dot, *options, **keywords)
+
+    return named(array_frule, f"{primal.__name__}_frule")
+
+
+array_frule = rules.frule(np.array)(_array_frule(np.array))
+asarray_frule = rules.frule(np.asarray)(_array_frule(np.asarray))
+
+
+@rules.frule(unpack)
+def unpack_frule(dargs: tuple[Any, ...], value: Any, count: int) -> tuple[Any, Any]:
+    elements = unpack(value, count)
+    dots = _items_dot(dargs[1], value, count)
+    return elements, ZeroTangent() if dots is None else dots
+
+
+@rules.frule(iterate)
+def iterate_frule(dargs: tuple[Any, ...], value: Any) -> tuple[Any, Any]:
+    items = iterate(value)
+    dots = _items_dot(dargs[1], value, len(items))
+    return items, ZeroTangent() if dots is None else list(dots)
+
+
+@rules.frule(list)
+def list_frule(dargs: tuple[Any, ...], iterable: Any) -> tuple[Any, Any]:
+    items = list(iterable)
+    dots = _items_dot(dargs[1], iterable, len(items))
+    return items, ZeroTangent() if dots is None else list(dots)
+
+
+@rules.frule(tuple)
+def tuple_frule(dargs: tuple[Any, ...], iterable: Any) -> tuple[Any, Any]:
+    items = tuple(iterable)
+    dots = _items_dot(dargs[1], iterable, len(items))
+    return items, ZeroTangent() if dots is None else dots
+
+
+@rules.frule(zip)
+def zip_frule(dargs: tuple[Any, ...], *sequences: Any) -> tuple[Any, Any]:
+    """`zip` of sequences, as the list of tuples a `for` loop walks: a list of tuples of
+    tangents."""
+    pairs = list(zip(*sequences))  # noqa: B905 (the primal's own semantics: shortest wins)
+    count = len(pairs)
+    columns = [_items_dot(d, s, count) for d, s in zip(dargs[1:], sequences, strict=True)]
+    if all(column is None for column in columns):
+        return pairs, ZeroTangent()
+    zeros = (ZeroTangent(),) * count
+    full = [zeros if column is None else column for column in columns]
+    return pairs, [tuple(column[i] for column in full) for i in range(count)]
+
+
+@rules.frule(enumerate)
+def enumerate_frule(dargs: tuple[Any, ...], sequence: Any, *start: int) -> tuple[Any, Any]:
+    """`enumerate` of a sequence, as the list of pairs a `for` loop walks; the counts get
+    `ZeroTangent()`."""
+    pairs = list(enumerate(sequence, *start))
+    dots = _items_dot(dargs[1], sequence, len(pairs))
+    if dots is None:
+        return pairs, ZeroTangent()
+    return pairs, [(ZeroTangent(), dot) for dot in dots]
+
+
+@rules.frule(operator.getitem)
+def getitem_frule(dargs: tuple[Any, ...], x: Any, index: Any) -> tuple[Any, Any]:
+    """`x[index]` of an array, a dict, or a tuple or list (a NamedTuple's tangent may give
+    its fields by name): the same item of the tangent."""
+    y = x[index]
+    dot = unthunk(dargs[1])
+    if not isinstance(x, np.ndarray | dict | tuple | list):
+        raise TypeError(
+            f"srcad has no rule for indexing a {type(x).__name__}; "
+            "register one with @srcad.frule.register(operator.getitem)"
+        )
+    if isinstance(dot, AbstractZero):
+        return y, ZeroTangent()
+    if isinstance(x, np.ndarray):
+        return y, np.asarray(dot)[index]
+    if isinstance(x, dict):
+        return y, unthunk(dot.get(index, ZeroTangent()) if isinstance(dot, dict) else dot[index])
+    dots = elements_of(dot, len(x))
+    if not isinstance(index, slice):
+        item = unthunk(dots[index])
+        return y, ZeroTangent() if isinstance(item, AbstractZero) else item
+    items = [unthunk(d) for d in dots[index]]
+    return y, ZeroTangent() if _all_zero(items) else type(y)(items)
+
+
+@rules.attribute_frule("T")
+def transpose_attribute_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
+    dot = unthunk(dargs[1])
+    return x.T, ZeroTangent() if isinstance(dot, AbstractZero) else np.asarray(dot).T

@@ -1,5 +1,5 @@
-"""Rules for `np.linalg`'s inverses, solves, determinants, matrix powers, factorisations
-and least squares."""
+"""Rules for `np.linalg`'s inverses, solves, determinants, matrix powers and least
+squares (the factorisations are in `numpy_factorisations`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 
 from srcad.projection import ProjectTo, conj
 from srcad.registry import RuleSet
-from srcad.rules.numpy_linalg import _given
+from srcad.rules.numpy_linalg import _dots, _given
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
@@ -50,24 +50,6 @@ def _common_dtype(*values: Any) -> np.dtype[Any]:
 def _conj_transpose(x: Any) -> Any:
     """The conjugate transpose of a matrix, or of each matrix in a stack."""
     return conj(np.swapaxes(x, -1, -2))
-
-
-def _diagonal_of(x: np.ndarray) -> np.ndarray:
-    """A writable view of the main diagonal of each matrix in a stack."""
-    return np.einsum("...ii->...i", x)
-
-
-def _inverse_differences(values: np.ndarray) -> np.ndarray:
-    """`F[..., i, j] = 1 / (values[j] - values[i])`, zero on the diagonal.
-
-    Eigenvector and singular-vector derivatives divide by these gaps; equal values (a
-    degenerate spectrum) give infinities, where the vectors themselves are not defined.
-    """
-    gaps = values[..., np.newaxis, :] - values[..., :, np.newaxis]
-    _diagonal_of(gaps)[...] = 1.0
-    inverse = 1.0 / gaps
-    _diagonal_of(inverse)[...] = 0.0
-    return inverse
 
 
 # --- np.linalg: inverses, solves and determinants -----------------------------------------
@@ -190,189 +172,7 @@ def matrix_power_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pul
     return y, matrix_power_pullback
 
 
-# --- np.linalg: factorisations --------------------------------------------------------------
-
-
-@rules.rrule(np.linalg.cholesky)
-def cholesky_rrule(a: Any, **keywords: Any) -> tuple[Any, Pullback]:
-    """Reverse rule for `np.linalg.cholesky(a, upper=False)`, also of a stack.
-
-    NumPy reads only one triangle of `a`, which is taken to be Hermitian (symmetric): the
-    cotangent is projected onto Hermitian matrices, so that it is the gradient for a
-    perturbation that keeps `a` Hermitian, the only kind the factorisation is defined for.
-    """
-    factor = np.linalg.cholesky(a, **keywords)
-    upper = bool(keywords.get("upper", False))
-    lower = _conj_transpose(factor) if upper else factor
-    lower_h = _conj_transpose(lower)
-    project_a = ProjectTo(a)
-
-    def cholesky_pullback(factor_bar: Any) -> tuple[Any, Any]:
-        factor_bar = unthunk(factor_bar)
-        if isinstance(factor_bar, AbstractZero):
-            return NoTangent(), factor_bar
-        lower_bar = _conj_transpose(np.asarray(factor_bar)) if upper else np.asarray(factor_bar)
-        # With dL = L phi(L^-1 dA L^-H), phi taking the lower triangle and half the diagonal:
-        # a_bar = L^-H phi(L^H L_bar) L^-1.
-        middle = np.tril(lower_h @ lower_bar)
-        _diagonal_of(middle)[...] *= 0.5
-        left = np.linalg.solve(lower_h, middle)
-        a_bar = _conj_transpose(np.linalg.solve(lower_h, _conj_transpose(left)))
-        return NoTangent(), project_a(0.5 * (a_bar + _conj_transpose(a_bar)))
-
-    return factor, cholesky_pullback
-
-
-@rules.rrule(np.linalg.eigh)
-def eigh_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
-    """Reverse rule for `w, v = np.linalg.eigh(a, UPLO="L")`, also of a stack.
-
-    The eigenvalues must be distinct, and a loss must not depend on each eigenvector's
-    sign (or phase): only such losses have a gradient. As NumPy reads one triangle of `a`,
-    the cotangent is projected onto Hermitian matrices (see `cholesky_rrule`).
-    """
-    result = np.linalg.eigh(a, *options, **keywords)
-    w, v = result
-    v_h = _conj_transpose(v)
-    project_a = ProjectTo(a)
-    option_bars = (NoTangent(),) * len(options)
-
-    def eigh_pullback(y_bar: Any) -> tuple[Any, ...]:
-        w_bar, v_bar = _elements(y_bar, 2)
-        if isinstance(w_bar, AbstractZero) and isinstance(v_bar, AbstractZero):
-            return (NoTangent(), ZeroTangent(), *option_bars)
-        # a_bar = v (diag(w_bar) + F o (v^H v_bar)) v^H, F_ij = 1 / (w_j - w_i).
-        middle = np.zeros(v.shape, dtype=_common_dtype(v, w_bar, v_bar))
-        if not isinstance(w_bar, AbstractZero):
-            _diagonal_of(middle)[...] += w_bar
-        if not isinstance(v_bar, AbstractZero):
-            middle += _inverse_differences(w) * (v_h @ v_bar)
-        a_bar = v @ middle @ v_h
-        return (NoTangent(), project_a(0.5 * (a_bar + _conj_transpose(a_bar))), *option_bars)
-
-    return result, eigh_pullback
-
-
-def _qr_tall_cotangent(q: Any, r: Any, q_bar: Any, r_bar: Any) -> np.ndarray:
-    """The cotangent of `a = q r` for reduced QR with at least as many rows as columns.
-
-    With `m = r_bar r^H - q^H q_bar` and `h` its upper triangle (real diagonal) copied to a
-    Hermitian matrix, `a_bar = (q_bar + q h) r^-H`.
-    """
-    mixed = np.zeros(r.shape, dtype=_common_dtype(q, q_bar, r_bar))
-    if not isinstance(r_bar, AbstractZero):
-        mixed += r_bar @ _conj_transpose(r)
-    if not isinstance(q_bar, AbstractZero):
-        mixed -= _conj_transpose(q) @ q_bar
-    strict_upper = np.triu(mixed, 1)
-    hermitian = strict_upper + _conj_transpose(strict_upper)
-    _diagonal_of(hermitian)[...] = _diagonal_of(mixed).real
-    b = q @ hermitian if isinstance(q_bar, AbstractZero) else q_bar + q @ hermitian
-    return _conj_transpose(np.linalg.solve(r, _conj_transpose(b)))
-
-
-@rules.rrule(np.linalg.qr)
-def qr_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
-    """Reverse rule for `q, r = np.linalg.qr(a)` (mode "reduced") and `r = qr(a, "r")`,
-    also of a stack: tall, square and wide matrices.
-
-    LAPACK's R has a real diagonal, which fixes the factors, so every loss has a gradient
-    (where `a` has full rank). A wide `a = [x | y]` factors as `x = q r1`, `y = q r2`.
-    """
-    result = np.linalg.qr(a, *options, **keywords)
-    mode = _given(("mode",), options, keywords).get("mode", "reduced")
-    if mode not in ("reduced", "r"):
-        raise TypeError(f"srcad has no rule for np.linalg.qr with mode={mode!r}")
-    q, r = np.linalg.qr(a) if mode == "r" else result
-    rows = q.shape[-2]
-    a_array = np.asarray(a)
-    project_a = ProjectTo(a)
-    option_bars = (NoTangent(),) * len(options)
-
-    def qr_pullback(y_bar: Any) -> tuple[Any, ...]:
-        q_bar, r_bar = (ZeroTangent(), unthunk(y_bar)) if mode == "r" else _elements(y_bar, 2)
-        if isinstance(q_bar, AbstractZero) and isinstance(r_bar, AbstractZero):
-            return (NoTangent(), ZeroTangent(), *option_bars)
-        if a_array.shape[-1] <= rows:
-            return (NoTangent(), project_a(_qr_tall_cotangent(q, r, q_bar, r_bar)), *option_bars)
-        r1_bar, r2_bar = (
-            (r_bar, r_bar) if isinstance(r_bar, AbstractZero) else np.split(r_bar, [rows], axis=-1)
-        )
-        y = a_array[..., rows:]
-        if not isinstance(r2_bar, AbstractZero):
-            q_bar = q_bar + y @ _conj_transpose(r2_bar)
-        x_bar = _qr_tall_cotangent(q, r[..., :rows], q_bar, r1_bar)
-        y_bar_part = (
-            np.zeros(y.shape, x_bar.dtype) if isinstance(r2_bar, AbstractZero) else (q @ r2_bar)
-        )
-        return (NoTangent(), project_a(np.concatenate([x_bar, y_bar_part], axis=-1)), *option_bars)
-
-    return result, qr_pullback
-
-
-@rules.rrule(np.linalg.svd)
-def svd_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
-    """Reverse rule for `u, s, vh = np.linalg.svd(a, full_matrices=False)` and for
-    `s = svd(a, compute_uv=False)`, also of a stack.
-
-    The singular values must be distinct and non-zero, and a loss must not depend on the
-    sign (or phase) shared by a pair of singular vectors. `full_matrices=True` (NumPy's
-    default) is supported for square matrices only, where it changes nothing; with
-    `hermitian=True` the cotangent is projected onto Hermitian matrices.
-    """
-    result = np.linalg.svd(a, *options, **keywords)
-    given = _given(("full_matrices", "compute_uv", "hermitian"), options, keywords)
-    compute_uv, hermitian = given.get("compute_uv", True), given.get("hermitian", False)
-    rows, columns = np.shape(a)[-2:]
-    if compute_uv and given.get("full_matrices", True) and rows != columns:
-        raise TypeError(
-            "srcad differentiates np.linalg.svd of a non-square matrix with "
-            "full_matrices=False only: the extra singular vectors are not unique"
-        )
-    u, s, vh = result if compute_uv else np.linalg.svd(a, False, True, hermitian)
-    u_h, v = _conj_transpose(u), _conj_transpose(vh)
-    project_a = ProjectTo(a)
-    option_bars = (NoTangent(),) * len(options)
-    size = s.shape[-1]
-
-    def svd_pullback(y_bar: Any) -> tuple[Any, ...]:
-        if compute_uv:
-            u_bar, s_bar, vh_bar = _elements(y_bar, 3)
-        else:
-            u_bar, s_bar, vh_bar = ZeroTangent(), unthunk(y_bar), ZeroTangent()
-        if all(isinstance(t, AbstractZero) for t in (u_bar, s_bar, vh_bar)):
-            return (NoTangent(), ZeroTangent(), *option_bars)
-        # a = u s v^H. The cotangent of `u^H da v` (`middle`) gathers the singular values'
-        # cotangent, the rotations of u and v among themselves (through F), and the phases
-        # they share (split evenly); rotations out of their span come last.
-        dtype = _common_dtype(u, u_bar, s_bar, vh_bar)
-        middle = np.zeros((*s.shape, size), dtype=dtype)
-        extra = np.zeros(np.shape(a), dtype=dtype)
-        diagonal = _diagonal_of(middle)
-        if not isinstance(s_bar, AbstractZero):
-            diagonal += s_bar
-        f = _inverse_differences(s * s)
-        if not isinstance(u_bar, AbstractZero):
-            g = u_h @ u_bar
-            middle += f * (g - _conj_transpose(g)) * s[..., np.newaxis, :]
-            if np.iscomplexobj(g):
-                diagonal += 0.5j * _diagonal_of(g).imag / s
-            if rows > size:
-                extra += ((u_bar - u @ g) / s[..., np.newaxis, :]) @ vh
-        if not isinstance(vh_bar, AbstractZero):
-            v_bar = _conj_transpose(vh_bar)
-            h = vh @ v_bar
-            middle += s[..., :, np.newaxis] * f * (h - _conj_transpose(h))
-            if np.iscomplexobj(h):
-                diagonal -= 0.5j * _diagonal_of(h).imag / s
-            if columns > size:
-                extra += (u / s[..., np.newaxis, :]) @ _conj_transpose(v_bar - v @ h)
-        a_bar = u @ middle @ vh + extra
-        if hermitian:
-            a_bar = 0.5 * (a_bar + _conj_transpose(a_bar))
-        return (NoTangent(), project_a(a_bar), *option_bars)
-
-    return result, svd_pullback
+# --- np.linalg: least squares ------------------------------------------------------------
 
 
 @rules.rrule(np.linalg.lstsq)
@@ -424,3 +224,135 @@ def lstsq_rrule(a: Any, b: Any, *options: Any, **keywords: Any) -> tuple[Any, Pu
         return (NoTangent(), project_a(a_bar), project_b(b_bar_out), *option_bars)
 
     return result, lstsq_pullback
+
+
+# --- forward rules: `frule((f_dot, *arg_dots), *args) -> (y, y_dot)` ------------------------
+
+
+def _trace_of_solve(a: Any, a_dot: Any) -> Any:
+    """`tr(a^-1 a_dot)` of each matrix in a stack: the tangent of `log det a`."""
+    return np.trace(np.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
+
+
+@rules.frule(np.linalg.inv)
+def inv_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.linalg.inv`: `y_dot = -y a_dot y`."""
+    y = np.linalg.inv(a)
+    (a_dot,) = _dots(dargs, 1)
+    if isinstance(a_dot, AbstractZero):
+        return y, ZeroTangent()
+    return y, -(y @ a_dot @ y)
+
+
+@rules.frule(np.linalg.solve)
+def solve_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+    """Forward rule for `x = np.linalg.solve(a, b)`: `x_dot = solve(a, b_dot - a_dot x)`,
+    a vector `b` taken as one column (see `solve_rrule`)."""
+    x = np.linalg.solve(a, b)
+    a_dot, b_dot = _dots(dargs, 2)
+    if isinstance(a_dot, AbstractZero) and isinstance(b_dot, AbstractZero):
+        return x, ZeroTangent()
+    vector = np.ndim(b) == 1 if _NUMPY_2 else np.ndim(b) == np.ndim(a) - 1
+    right: Any = ZeroTangent()
+    if not isinstance(b_dot, AbstractZero):
+        right = np.asarray(b_dot)[..., np.newaxis] if vector else b_dot
+    if not isinstance(a_dot, AbstractZero):
+        right = right - a_dot @ (x[..., np.newaxis] if vector else x)
+    x_dot = np.linalg.solve(a, right)
+    return x, x_dot[..., 0] if vector else x_dot
+
+
+@rules.frule(np.linalg.det)
+def det_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.linalg.det`: `y_dot = det(a) tr(a^-1 a_dot)` (`a` invertible)."""
+    y = np.linalg.det(a)
+    (a_dot,) = _dots(dargs, 1)
+    if isinstance(a_dot, AbstractZero):
+        return y, ZeroTangent()
+    return y, y * _trace_of_solve(a, a_dot)
+
+
+@rules.frule(np.linalg.slogdet)
+def slogdet_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
+    """Forward rule for `sign, logabsdet = np.linalg.slogdet(a)`.
+
+    With `t = tr(a^-1 a_dot)`: `logabsdet_dot = Re t`, and for complex `a` the phase
+    turns, `sign_dot = i Im(t) sign`; a real sign is piecewise constant (`ZeroTangent()`).
+    """
+    result = np.linalg.slogdet(a)
+    (a_dot,) = _dots(dargs, 1)
+    if isinstance(a_dot, AbstractZero):
+        return result, ZeroTangent()
+    t = _trace_of_solve(a, a_dot)
+    sign_dot = 1j * np.imag(t) * result[0] if np.iscomplexobj(a) else ZeroTangent()
+    return result, (sign_dot, np.real(t))
+
+
+@rules.frule(np.linalg.matrix_power)
+def matrix_power_frule(
+    dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any
+) -> tuple[Any, Any]:
+    """Forward rule for `np.linalg.matrix_power(a, n)`, `n` not differentiated.
+
+    For n > 0, `y_dot = sum_k a^k a_dot a^(n-1-k)`, accumulated Horner-style; a negative
+    power goes through the inverse, and `n = 0` gives zero.
+    """
+    y = np.linalg.matrix_power(a, *options, **keywords)
+    n = int(_given(("n",), options, keywords)["n"])
+    (a_dot,) = _dots(dargs, 1)
+    if isinstance(a_dot, AbstractZero) or n == 0:
+        return y, ZeroTangent()
+    base, base_dot = np.asarray(a), a_dot
+    if n < 0:
+        base = np.linalg.inv(a)
+        base_dot = -(base @ a_dot @ base)
+    total, power = base_dot, base  # after step j: the tangent of base^j, and base^j
+    for step in range(1, abs(n)):
+        total = base @ total + base_dot @ power
+        if step < abs(n) - 1:
+            power = power @ base
+    return y, total
+
+
+@rules.frule(np.linalg.lstsq)
+def lstsq_frule(
+    dargs: tuple[Any, ...], a: Any, b: Any, *options: Any, **keywords: Any
+) -> tuple[Any, Any]:
+    """Forward rule for `x, residuals, rank, sv = np.linalg.lstsq(a, b, rcond=None)`, at
+    constant rank (see `lstsq_rrule`): `rank` gets `NoTangent()`, `residuals` a tangent
+    only where lstsq computed them, `rcond` is not differentiated.
+    """
+    result = np.linalg.lstsq(a, b, *options, **keywords)
+    x, residuals, rank, _ = result
+    a_dot, b_dot = _dots(dargs, 2)
+    if isinstance(a_dot, AbstractZero) and isinstance(b_dot, AbstractZero):
+        return result, ZeroTangent()
+    a_array, b_array = np.asarray(a), np.asarray(b)
+    vector = b_array.ndim == 1
+    full_u, full_s, full_vh = np.linalg.svd(a_array, full_matrices=False)
+    u, s, vh = full_u[:, :rank], full_s[:rank], full_vh[:rank]
+    pinv = _conj_transpose(vh) @ (_conj_transpose(u) / s[:, np.newaxis])
+    x_cols = x[:, np.newaxis] if vector else x
+    r_cols = (b_array[:, np.newaxis] if vector else b_array) - a_array @ x_cols
+    x_dot: Any = ZeroTangent()
+    r_dot: Any = ZeroTangent()  # the tangent of the residual vectors b - a x at fixed x
+    sv_dot: Any = ZeroTangent()
+    if not isinstance(b_dot, AbstractZero):
+        b_dot_cols = np.asarray(b_dot).reshape(r_cols.shape)
+        x_dot = pinv @ b_dot_cols
+        r_dot = b_dot_cols
+    if not isinstance(a_dot, AbstractZero):
+        # d pinv = -P da P + P P^H da^H (I - a P) + (I - P a) da^H P^H P, with P = pinv(a).
+        a_dot_h = _conj_transpose(np.asarray(a_dot))
+        kernel_part = a_dot_h @ (_conj_transpose(pinv) @ x_cols)
+        kernel_part = kernel_part - _conj_transpose(vh) @ (vh @ kernel_part)
+        x_dot = x_dot - pinv @ (a_dot @ x_cols)
+        x_dot = x_dot + pinv @ (_conj_transpose(pinv) @ (a_dot_h @ r_cols)) + kernel_part
+        r_dot = r_dot - a_dot @ x_cols
+        sv_dot = np.real(np.einsum("ij,ik,jk->j", np.conj(full_u), a_dot, np.conj(full_vh)))
+    # At the minimum a^H r = 0, so d residuals = 2 Re <r, db - da x> per column.
+    residuals_dot: Any = ZeroTangent()
+    if residuals.size:
+        residuals_dot = 2.0 * np.real(np.sum(np.conj(r_cols) * r_dot, axis=0))
+    x_dot = x_dot[:, 0] if vector else x_dot
+    return result, (x_dot, residuals_dot, NoTangent(), sv_dot)

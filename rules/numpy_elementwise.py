@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from srcad.projection import ProjectTo, conj
-from srcad.registry import RuleSet
+from srcad.registry import RuleSet, scalar_rrule
+from srcad.rules.numpy_reductions import _as_result
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 rules = RuleSet("numpy_elementwise")
@@ -53,13 +54,15 @@ def _hypot_partial(a: Any, y: Any) -> Any:
 def _maximum_share(a: Any, b: Any) -> Any:
     """The share of `np.maximum`'s cotangent that goes to `a`: 1 where a > b, 0 where
     a < b, and half at a tie, so that the two arguments split it evenly (as autograd
-    does; a tie is a kink, and the half-half split is the symmetric subgradient)."""
-    return (np.asarray(a) > b) + 0.5 * (np.asarray(a) == b)
+    does; a tie is a kink, and the half-half split is the symmetric subgradient). In the
+    arguments' precision, so that the forward rule keeps float32 tangents float32."""
+    a = np.asarray(a)
+    return ((a > b) + 0.5 * (a == b)).astype(np.result_type(a, b, 1.0), copy=False)
 
 
 def _minimum_share(a: Any, b: Any) -> Any:
     """The share of `np.minimum`'s cotangent that goes to `a`; ties split as for maximum."""
-    return (np.asarray(a) < b) + 0.5 * (np.asarray(a) == b)
+    return _maximum_share(b, a)
 
 
 # Unary ufuncs: each partial takes the argument, then the result.
@@ -89,7 +92,8 @@ rules.scalar(np.square, lambda x, y: 2.0 * x)
 rules.scalar(np.reciprocal, lambda x, y: -y * y)
 rules.scalar(np.negative, lambda x, y: -1.0)
 rules.scalar(np.positive, lambda x, y: 1.0)
-rules.scalar(np.absolute, _absolute_partial)  # np.abs is np.absolute
+# np.abs is np.absolute. Not holomorphic: its forward rule (below) takes the real part.
+rules.rrule(np.absolute)(scalar_rrule(np.absolute, _absolute_partial))
 rules.scalar(np.deg2rad, lambda x, y: _RADIANS_PER_DEGREE)
 rules.scalar(np.radians, lambda x, y: _RADIANS_PER_DEGREE)
 rules.scalar(np.rad2deg, lambda x, y: _DEGREES_PER_RADIAN)
@@ -218,6 +222,15 @@ def float_power_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
     return y, float_power_pullback
 
 
+def _clip_bounds(bounds: tuple[Any, ...], keywords: dict[str, Any]) -> tuple[Any, Any]:
+    """The lower and upper bounds of a call `np.clip(a, *bounds, **keywords)` (None: none)."""
+    if len(bounds) > 2 or keywords.get("out") is not None:
+        raise TypeError("srcad cannot differentiate a clip that writes into `out=`")
+    lower = bounds[0] if bounds else keywords.get("a_min", keywords.get("min"))
+    upper = bounds[1] if len(bounds) > 1 else keywords.get("a_max", keywords.get("max"))
+    return lower, upper
+
+
 @rules.rrule(np.clip)
 def clip_rrule(a: Any, *bounds: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.clip(a, a_min, a_max)`, which NumPy computes as
@@ -229,11 +242,8 @@ def clip_rrule(a: Any, *bounds: Any, **keywords: Any) -> tuple[Any, Pullback]:
     differentiated like `a`, with broadcasting; bounds passed as keywords (`a_min=`,
     `min=`, ...) are constants, as every keyword is. `None` means no bound.
     """
-    if len(bounds) > 2 or keywords.get("out") is not None:
-        raise TypeError("srcad cannot differentiate a clip that writes into `out=`")
+    lower, upper = _clip_bounds(bounds, keywords)
     y = np.clip(a, *bounds, **keywords)
-    lower = bounds[0] if bounds else keywords.get("a_min", keywords.get("min"))
-    upper = bounds[1] if len(bounds) > 1 else keywords.get("a_max", keywords.get("max"))
     project_a = ProjectTo(a)
     project_bounds = [None if bound is None else ProjectTo(bound) for bound in bounds]
 
@@ -313,3 +323,101 @@ def imag_rrule(x: Any) -> tuple[Any, Pullback]:
         return NoTangent(), project_x(1j * np.real(y_bar))
 
     return y, imag_pullback
+
+
+# -- forward rules: `frule((f_dot, *arg_dots), *args) -> (y, y_dot)` -----------------------
+
+
+def _zero(dot: Any) -> bool:
+    return isinstance(dot, AbstractZero)
+
+
+def _result(y_dot: Any, y: Any) -> Any:
+    """A zero tangent as `ZeroTangent()`, any other broadcast to `y`'s shape and dtype."""
+    return ZeroTangent() if _zero(y_dot) else _as_result(y_dot, y)
+
+
+@rules.frule(np.absolute)
+def absolute_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.absolute`: `sign(x) x_dot` for real `x`; for complex `x`, which
+    |x| does not depend on holomorphically, `Re(conj(x) x_dot) / |x|` (0 at x == 0)."""
+    y = np.absolute(x)
+    x_dot = unthunk(dargs[1])
+    if _zero(x_dot):
+        return y, ZeroTangent()
+    y_dot = _absolute_partial(x, y) * x_dot
+    return y, _as_result(np.real(y_dot) if np.iscomplexobj(x) else y_dot, y)
+
+
+@rules.frule(np.conjugate)
+def conjugate_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.conjugate`: not holomorphic, its tangent is `conj(x_dot)`."""
+    x_dot, y = unthunk(dargs[1]), np.conjugate(x)
+    return y, _result(x_dot if _zero(x_dot) else np.conjugate(x_dot), y)
+
+
+@rules.frule(np.float_power)
+def float_power_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.float_power`, with the partials of `float_power_rrule` (an
+    integer exponent is a constant)."""
+    y = np.float_power(x, p)
+    x_dot, p_dot = unthunk(dargs[1]), unthunk(dargs[2])
+    y_dot: Any = ZeroTangent()
+    if not _zero(x_dot):
+        y_dot = x_dot * (p * np.float_power(x, np.subtract(p, 1)))
+    if not _zero(p_dot) and np.asarray(p).dtype.kind not in "biu":
+        y_dot = y_dot + p_dot * (y * _log_where_positive(x))
+    return y, _result(y_dot, y)
+
+
+@rules.frule(np.clip)
+def clip_frule(dargs: tuple[Any, ...], a: Any, *bounds: Any, **keywords: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.clip`, through `minimum(maximum(a, a_min), a_max)` as its rrule:
+    at a tie the tangent is the mean of the two tied tangents. Bounds passed as keywords
+    are constants."""
+    lower, upper = _clip_bounds(bounds, keywords)
+    y = np.clip(a, *bounds, **keywords)
+    a_dot, lower_dot, upper_dot = (*(unthunk(d) for d in dargs[1:]), NoTangent(), NoTangent())[:3]
+    raised, raised_dot = a, a_dot
+    if lower is not None:
+        raised = np.maximum(a, lower)
+        raised_dot = a_dot * _maximum_share(a, lower) + lower_dot * _maximum_share(lower, a)
+    y_dot = raised_dot
+    if upper is not None:
+        upper_part = upper_dot * _minimum_share(upper, raised)
+        y_dot = raised_dot * _minimum_share(raised, upper) + upper_part
+    return y, _result(y_dot, y)
+
+
+@rules.frule(np.where)
+def where_frule(dargs: tuple[Any, ...], condition: Any, *branches: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.where(condition, a, b)`: `a`'s tangent where the condition holds,
+    `b`'s where it does not. The indices `np.where(condition)` gives have none."""
+    y = np.where(condition, *branches)
+    if not branches:
+        return y, NoTangent()
+    a_dot, b_dot = unthunk(dargs[2]), unthunk(dargs[3])
+    if _zero(a_dot) and _zero(b_dot):
+        return y, ZeroTangent()
+    chosen = np.asarray(condition, dtype=bool)
+    y_dot = np.where(chosen, 0 if _zero(a_dot) else a_dot, 0 if _zero(b_dot) else b_dot)
+    return y, _as_result(y_dot, y)
+
+
+@rules.frule(np.real)
+def real_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.real`: the real part of the tangent."""
+    x_dot = unthunk(dargs[1])
+    y = np.real(x)
+    return y, _result(x_dot if _zero(x_dot) else np.real(x_dot), y)
+
+
+@rules.frule(np.imag)
+def imag_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.imag`: the imaginary part of the tangent; for real `x` the
+    result is a constant 0, as in `imag_rrule`."""
+    x_dot = unthunk(dargs[1])
+    y = np.imag(x)
+    if _zero(x_dot) or not np.iscomplexobj(x):
+        return y, ZeroTangent()
+    return y, _as_result(np.imag(x_dot), y)

@@ -14,7 +14,8 @@ import numpy as np
 
 from srcad.projection import ProjectTo, unbroadcast
 from srcad.registry import RuleSet
-from srcad.rules.numpy_shape import bind_options
+from srcad.rules.containers import dense_tangent
+from srcad.rules.numpy_shape import bind_options, linear_frule
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 rules = RuleSet("numpy_indexing")
@@ -40,14 +41,18 @@ def _positions(indices: Any, length: int, mode: str) -> np.ndarray:
     return indices
 
 
+def _refuse_out(given: dict[str, Any]) -> None:
+    if given.get("out") is not None:
+        raise TypeError("srcad cannot differentiate np.take writing into `out=`")
+
+
 @rules.rrule(np.take)
 def take_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.take` over the flattened array or along an axis, in every
     `mode`; the indices get a `NoTangent()`, and repeated indices accumulate."""
     y = np.take(x, *options, **keywords)
     given = bind_options(_TAKE_PARAMETERS, options, keywords)
-    if given.get("out") is not None:
-        raise TypeError("srcad cannot differentiate np.take writing into `out=`")
+    _refuse_out(given)
     shape = np.shape(x)
     axis = given.get("axis")
     if axis is None:
@@ -145,3 +150,33 @@ def full_rrule(shape: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullbac
         return (NoTangent(), NoTangent(), project_fill(fill_bar), *option_bars)
 
     return y, full_pullback
+
+
+# --- Forward rules: `frule((f_dot, x_dot, *option_dots), x, *options) -> (y, y_dot)` -----------
+# A gather reads the tangent where it reads the values.
+
+
+@rules.frule(np.take)
+def take_frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -> Any:
+    """Forward rule for `np.take`: the tangent taken at the same indices."""
+    _refuse_out(bind_options(_TAKE_PARAMETERS, options, keywords))
+    y = np.take(x, *options, **keywords)
+    x_dot = unthunk(dargs[1])
+    if isinstance(x_dot, AbstractZero):
+        return y, ZeroTangent()
+    return y, np.take(dense_tangent(x_dot, x), *options, **keywords)
+
+
+rules.frule(np.take_along_axis)(linear_frule(np.take_along_axis, "take_along_axis"))
+
+
+@rules.frule(np.full)
+def full_frule(dargs: tuple[Any, ...], shape: Any, *options: Any, **keywords: Any) -> Any:
+    """Forward rule for `np.full(shape, fill_value)`: the fill value's tangent spread the same
+    way. A fill value passed as a keyword is not differentiated, nor one an integer `dtype`
+    rounds."""
+    y = np.full(shape, *options, **keywords)
+    fill_dot = unthunk(dargs[2]) if options else ZeroTangent()
+    if isinstance(fill_dot, AbstractZero) or y.dtype.kind not in "fc":
+        return y, ZeroTangent()
+    return y, np.full(shape, dense_tangent(fill_dot, options[0]), *options[1:], **keywords)

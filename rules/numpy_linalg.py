@@ -10,7 +10,7 @@ import numpy as np
 
 from srcad.projection import ProjectTo, conj
 from srcad.registry import RuleSet
-from srcad.tangents import AbstractZero, NoTangent, unthunk
+from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 rules = RuleSet("numpy_linalg")
 
@@ -360,3 +360,115 @@ def diag_rrule(v: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         return (NoTangent(), project_v(v_bar), *option_bars)
 
     return y, diag_pullback
+
+
+# --- forward rules: `frule((f_dot, *arg_dots), *args) -> (y, y_dot)` ------------------------
+
+
+def _dots(dargs: tuple[Any, ...], count: int) -> list[Any]:
+    """The first `count` argument tangents (after the function's), each computed if it was
+    a thunk; the tangents of options that follow are not read."""
+    return [unthunk(d) for d in dargs[1 : 1 + count]]
+
+
+def multilinear_tangent(product: Any, operands: tuple[Any, ...], dots: list[Any]) -> Any:
+    """The tangent of `product(*operands)`, linear in each operand: the sum over operands of
+    the product with that operand replaced by its tangent, `ZeroTangent()` if all are zero."""
+    y_dot: Any = ZeroTangent()
+    for k, dot in enumerate(dots):
+        if not isinstance(dot, AbstractZero):
+            y_dot = y_dot + product(*operands[:k], dot, *operands[k + 1 :])
+    return y_dot
+
+
+def _linear_tangent(linear: Any, dot: Any) -> Any:
+    """The tangent of a function linear in its argument: itself applied to the tangent."""
+    return ZeroTangent() if isinstance(dot, AbstractZero) else linear(dot)
+
+
+@rules.frule(np.dot)
+def dot_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.dot`: `a_dot . b + a . b_dot`."""
+    return np.dot(a, b), multilinear_tangent(np.dot, (a, b), _dots(dargs, 2))
+
+
+@rules.frule(np.vdot)
+def vdot_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.vdot`, antilinear in `a`: `vdot(a_dot, b)` conjugates `a_dot`."""
+    return np.vdot(a, b), multilinear_tangent(np.vdot, (a, b), _dots(dargs, 2))
+
+
+@rules.frule(np.inner)
+def inner_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.inner`."""
+    return np.inner(a, b), multilinear_tangent(np.inner, (a, b), _dots(dargs, 2))
+
+
+@rules.frule(np.outer)
+def outer_frule(dargs: tuple[Any, ...], a: Any, b: Any, **keywords: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.outer` (not into `out=`)."""
+    y = np.outer(a, b, **_given((), (), keywords))
+    return y, multilinear_tangent(np.outer, (a, b), _dots(dargs, 2))
+
+
+@rules.frule(np.tensordot)
+def tensordot_frule(
+    dargs: tuple[Any, ...], a: Any, b: Any, *options: Any, **keywords: Any
+) -> tuple[Any, Any]:
+    """Forward rule for `np.tensordot(a, b, axes=2)`; `axes` is not differentiated."""
+
+    def product(a: Any, b: Any) -> Any:
+        return np.tensordot(a, b, *options, **keywords)
+
+    return product(a, b), multilinear_tangent(product, (a, b), _dots(dargs, 2))
+
+
+@rules.frule(np.einsum)
+def einsum_frule(
+    dargs: tuple[Any, ...], subscripts: Any, *operands: Any, **keywords: Any
+) -> tuple[Any, Any]:
+    """Forward rule for `np.einsum(subscripts, *operands)`: one einsum per operand with a
+    tangent, that operand replaced by it. `subscripts` is not differentiated."""
+    if not isinstance(subscripts, str):
+        raise TypeError(
+            "srcad differentiates np.einsum with a subscripts string only, not the "
+            "interleaved (operand, sublist, ...) form"
+        )
+    keywords = _given((), (), keywords)
+
+    def product(*operands: Any) -> Any:
+        return np.einsum(subscripts, *operands, **keywords)
+
+    operand_dots = _dots(dargs, 1 + len(operands))[1:]
+    return product(*operands), multilinear_tangent(product, operands, operand_dots)
+
+
+@rules.frule(np.transpose)
+def transpose_frule(
+    dargs: tuple[Any, ...], x: Any, *positional_axes: Any, axes: Any = None
+) -> tuple[Any, Any]:
+    """Forward rule for `np.transpose(x, axes=None)`: the tangent permuted the same way."""
+    if len(positional_axes) > 1:
+        raise TypeError(f"np.transpose takes x and axes, not {1 + len(positional_axes)} arguments")
+    if positional_axes:
+        axes = positional_axes[0]
+    (x_dot,) = _dots(dargs, 1)
+    return np.transpose(x, axes), _linear_tangent(lambda t: np.transpose(t, axes), x_dot)
+
+
+@rules.frule(np.trace)
+def trace_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.trace(a, offset=0, axis1=0, axis2=1, dtype=None)`: the trace of
+    the tangent."""
+    _given(("offset", "axis1", "axis2", "dtype", "out"), options, keywords)
+    (a_dot,) = _dots(dargs, 1)
+    y = np.trace(a, *options, **keywords)
+    return y, _linear_tangent(lambda t: np.trace(t, *options, **keywords), a_dot)
+
+
+@rules.frule(np.diag)
+def diag_frule(dargs: tuple[Any, ...], v: Any, *options: Any, **keywords: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.diag(v, k=0)`: the same diagonal of (or onto) the tangent."""
+    (v_dot,) = _dots(dargs, 1)
+    y = np.diag(v, *options, **keywords)
+    return y, _linear_tangent(lambda t: np.diag(t, *options, **keywords), v_dot)

@@ -9,12 +9,13 @@ import numpy as np
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
 from srcad.rules.numpy_reductions import (
+    _as_result,
     _divide_or_zero,
     _tied_share,
     _with_reduced_axes,
     reduced_axes,
 )
-from srcad.tangents import AbstractZero, NoTangent, unthunk
+from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 rules = RuleSet("numpy_norms")
 
@@ -68,6 +69,33 @@ def _matrix_norm_gradient(x: np.ndarray, y: np.ndarray, order: Any) -> Any:
     return _unit(x) * _tied_share(sums == y, -1 if along == -2 else -2)
 
 
+def _norm_call(x: Any, options: tuple[Any, ...], keywords: dict[str, Any]) -> tuple[Any, ...]:
+    """`ord`, `axis` (None only for a vector), `keepdims`, and the (row, column) axes of a
+    matrix norm (None for a vector norm) of a call `np.linalg.norm(x, *options, **keywords)`."""
+    given = dict(zip(_NORM_PARAMETERS, options, strict=False)) | keywords
+    order, axis, keepdims = given.get("ord"), given.get("axis"), bool(given.get("keepdims"))
+    ndim = np.ndim(x)
+    if axis is None:
+        axis = None if order is None or ndim == 1 else tuple(range(ndim))
+    matrix_axes = None
+    if isinstance(axis, tuple) and len(axis) == 2:
+        matrix_axes = (int(axis[0]) % ndim, int(axis[1]) % ndim)
+    return order, axis, keepdims, matrix_axes
+
+
+def _norm_gradient(x: Any, y: Any, order: Any, axis: Any, keepdims: bool, matrix_axes: Any) -> Any:
+    """The gradient of the norm `y` of `x` (the rrule's chosen subgradient at kinks), shaped
+    like `x`: `dy = Re <gradient, dx>` over each reduced slice."""
+    values = np.asarray(x)
+    y_kept = _with_reduced_axes(y, values.shape, axis, keepdims)
+    if matrix_axes is None:
+        return _vector_norm_gradient(values, y_kept, order, reduced_axes(axis, values.ndim))
+    stacked = np.moveaxis(values, matrix_axes, (-2, -1))
+    y_stacked = np.moveaxis(y_kept, matrix_axes, (-2, -1))
+    stacked_gradient = _matrix_norm_gradient(stacked, y_stacked, order)
+    return np.moveaxis(stacked_gradient, (-2, -1), matrix_axes)
+
+
 @rules.rrule(np.linalg.norm)
 def norm_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.linalg.norm`: vector norms of any order, and the matrix norms
@@ -78,17 +106,8 @@ def norm_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     for `np.max`.
     """
     y = np.linalg.norm(x, *options, **keywords)
-    given = dict(zip(_NORM_PARAMETERS, options, strict=False))
-    given.update(keywords)
-    order, axis, keepdims = given.get("ord"), given.get("axis"), bool(given.get("keepdims"))
+    order, axis, keepdims, matrix_axes = _norm_call(x, options, keywords)
     shape = np.shape(x)
-    ndim = len(shape)
-    if axis is None:
-        axis = None if order is None or ndim == 1 else tuple(range(ndim))
-    # The (row, column) axes of a matrix norm; None for a vector norm.
-    matrix_axes = None
-    if isinstance(axis, tuple) and len(axis) == 2:
-        matrix_axes = (int(axis[0]) % ndim, int(axis[1]) % ndim)
     project_x = ProjectTo(x)
     option_bars = (NoTangent(),) * len(options)
 
@@ -96,16 +115,23 @@ def norm_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *option_bars)
-        values = np.asarray(x)
+        gradient = _norm_gradient(x, y, order, axis, keepdims, matrix_axes)
         y_bar = _with_reduced_axes(y_bar, shape, axis, keepdims)
-        y_kept = _with_reduced_axes(y, shape, axis, keepdims)
-        if matrix_axes is None:
-            gradient = _vector_norm_gradient(values, y_kept, order, reduced_axes(axis, ndim))
-            return (NoTangent(), project_x(y_bar * gradient), *option_bars)
-        stacked = np.moveaxis(values, matrix_axes, (-2, -1))
-        y_stacked = np.moveaxis(y_kept, matrix_axes, (-2, -1))
-        stacked_gradient = _matrix_norm_gradient(stacked, y_stacked, order)
-        gradient = np.moveaxis(stacked_gradient, (-2, -1), matrix_axes)
         return (NoTangent(), project_x(y_bar * gradient), *option_bars)
 
     return y, norm_pullback
+
+
+@rules.frule(np.linalg.norm)
+def norm_frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -> Any:
+    """Forward rule for `np.linalg.norm`, the norms and subgradients of `norm_rrule`: the
+    tangent is `Re <gradient, x_dot>` over each reduced slice (real, for complex `x` too)."""
+    y = np.linalg.norm(x, *options, **keywords)
+    x_dot = unthunk(dargs[1])
+    if isinstance(x_dot, AbstractZero):
+        return y, ZeroTangent()
+    order, axis, keepdims, matrix_axes = _norm_call(x, options, keywords)
+    gradient = _norm_gradient(x, y, order, axis, keepdims, matrix_axes)
+    axes = matrix_axes or reduced_axes(axis, np.ndim(x))
+    inner = np.sum(np.real(np.conj(gradient) * x_dot), axis=axes, keepdims=keepdims)
+    return y, _as_result(inner, y)

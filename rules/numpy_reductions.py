@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from srcad.projection import ProjectTo, conj
-from srcad.registry import RuleSet
-from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
+from srcad.registry import RuleFn, RuleSet, named, primal_name
+from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("numpy_reductions")
 
@@ -75,12 +75,14 @@ def _call_options(
     `options` fill `parameters` in order.
 
     `dtype` and `initial` change the result's type or add a constant, so they pass through;
-    `where` (a mask) is not supported, and `out` is a mutation.
+    `where` (a mask) is not supported, and `out` and `overwrite_input` are mutations.
     """
     given = dict(zip(parameters, options, strict=False))
     given.update(keywords)
     if given.get("out") is not None:
         raise TypeError("srcad cannot differentiate a reduction that writes into `out=`")
+    if given.get("overwrite_input"):
+        raise TypeError("srcad cannot differentiate a median that reorders its input in place")
     if given.get("where", True) is not True:
         raise TypeError("srcad has no rule for a reduction with a `where=` mask")
     return given
@@ -210,6 +212,16 @@ def mean_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     return y, mean_pullback
 
 
+def _products_of_others(x: Any, axes: tuple[int, ...], initial: Any) -> np.ndarray:
+    """For each element, the product of the others in its slice (times a constant `initial`),
+    as rows (see `_gather_reduced`): products of the elements before and after it."""
+    rows = _gather_reduced(np.asarray(x), axes)
+    ones = np.ones_like(rows[..., :1])
+    before = np.concatenate([ones, np.cumprod(rows[..., :-1], axis=-1)], axis=-1)
+    after = np.concatenate([np.cumprod(rows[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
+    return before * after if initial is _ABSENT else before * after * initial
+
+
 @rules.rrule(np.prod)
 def prod_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.prod`, exact with zeros in the input and for complex arrays.
@@ -230,13 +242,7 @@ def prod_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *option_bars)
-        rows = _gather_reduced(np.asarray(x), axes)
-        ones = np.ones_like(rows[..., :1])
-        before = np.concatenate([ones, np.cumprod(rows[..., :-1], axis=-1)], axis=-1)
-        after = np.concatenate([np.cumprod(rows[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
-        others = before * after
-        if initial is not _ABSENT:
-            others = others * initial
+        others = _products_of_others(x, axes, initial)
         # y_bar has the kept axes in order, with or without `keepdims`' length-1 axes.
         y_bar_rows = np.reshape(y_bar, _kept_shape(shape, axes))[..., np.newaxis]
         x_bar = _scatter_reduced(y_bar_rows * conj(others), shape, axes)
@@ -245,9 +251,10 @@ def prod_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     return y, prod_pullback
 
 
-def _extremum_cotangent(x: Any, y: Any, y_bar: Any, axis: Any, keepdims: bool) -> np.ndarray:
-    """The cotangent of a maximum or minimum `y` of `x` over `axis`: the elements equal to
-    the result (NaNs, where the result is NaN) share `y_bar` equally.
+def _extremum_share(x: Any, y: Any, axis: Any, keepdims: bool) -> np.ndarray:
+    """The share of each element of `x` in a maximum or minimum `y` over `axis`: the
+    elements equal to the result (NaNs, where the result is NaN) share it equally, so the
+    cotangent is split equally among them and the tangent is their tangents' average.
 
     At a tie of two, that is what central differences give; at a tie of k > 2 they give
     1/2 to each, which sums to more than `y_bar`, while the equal split of 1/k is a
@@ -259,8 +266,7 @@ def _extremum_cotangent(x: Any, y: Any, y_bar: Any, axis: Any, keepdims: bool) -
     matches = np.asarray(values == y_kept)
     if values.dtype.kind in "fc":
         matches = matches | (np.isnan(values) & np.isnan(y_kept))
-    share = _tied_share(matches, reduced_axes(axis, len(shape)))
-    return share * _with_reduced_axes(y_bar, shape, axis, keepdims)
+    return _tied_share(matches, reduced_axes(axis, len(shape)))
 
 
 # In NumPy 1.x `np.amax is np.max`; in 2.x they are two functions. Register each once.
@@ -276,7 +282,8 @@ def max_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *option_bars)
-        x_bar = _extremum_cotangent(x, y, y_bar, axis, keepdims)
+        share = _extremum_share(x, y, axis, keepdims)
+        x_bar = share * _with_reduced_axes(y_bar, np.shape(x), axis, keepdims)
         return (NoTangent(), project_x(x_bar), *option_bars)
 
     return y, max_pullback
@@ -294,7 +301,8 @@ def min_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *option_bars)
-        x_bar = _extremum_cotangent(x, y, y_bar, axis, keepdims)
+        share = _extremum_share(x, y, axis, keepdims)
+        x_bar = share * _with_reduced_axes(y_bar, np.shape(x), axis, keepdims)
         return (NoTangent(), project_x(x_bar), *option_bars)
 
     return y, min_pullback
@@ -528,8 +536,6 @@ def median_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]
     valid. `overwrite_input=True` (which reorders `x`) is a mutation, rejected like `out=`.
     """
     given = _call_options(_MEDIAN_PARAMETERS, options, keywords)
-    if given.get("overwrite_input"):
-        raise TypeError("srcad cannot differentiate a median that reorders its input in place")
     shape = np.shape(x)
     axes = reduced_axes(given.get("axis"), len(shape))
     y = np.median(x, *options, **keywords)
@@ -554,3 +560,128 @@ def median_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]
         return (NoTangent(), project_x(_scatter_reduced(rows_bar, shape, axes)), *option_bars)
 
     return y, median_pullback
+
+
+# -- forward rules: `frule((f_dot, x_dot, *option_dots), x, *options) -> (y, y_dot)` -------
+
+
+def _as_result(y_dot: Any, y: Any) -> Any:
+    """`y_dot` as the tangent of the result `y`: broadcast to its shape, in its dtype (a
+    complex tangent of a real result stays complex), an array only where `y` is one."""
+    out = np.asarray(y_dot)
+    complex_tangent = np.iscomplexobj(out) and not np.iscomplexobj(y)
+    dtype = np.result_type(y, out) if complex_tangent else np.result_type(y)
+    if out.shape != np.shape(y):
+        out = np.broadcast_to(out, np.shape(y)).astype(dtype)
+    out = out.astype(dtype, copy=False)
+    return out if isinstance(y, np.ndarray) else out[()]
+
+
+def _frule(primal: Any, parameters: tuple[str, ...], tangent: Any) -> RuleFn:
+    """The forward rule of a reduction whose tangent, linear in `x_dot`, is
+    `tangent(x, y, x_dot, options by name)`; a zero `x_dot` gives `ZeroTangent()`."""
+
+    def frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -> Any:
+        given = _call_options(parameters, options, keywords)
+        y, x_dot = primal(x, *options, **keywords), unthunk(dargs[1])
+        if isinstance(x_dot, AbstractZero):
+            return y, ZeroTangent()
+        return y, _as_result(tangent(x, y, np.asarray(x_dot), given), y)
+
+    return named(frule, f"{primal_name(primal)}_frule")
+
+
+def _summed(x_dot: Any, g: dict[str, Any], reduce: Any = np.sum) -> Any:
+    """`reduce(x_dot)` with the call's options `g`, less `initial` (an added constant)."""
+    return reduce(x_dot, **{k: g[k] for k in ("axis", "dtype", "keepdims") if k in g})
+
+
+def _prod_tangent(x: Any, y: Any, x_dot: np.ndarray, g: dict[str, Any]) -> Any:
+    axes = reduced_axes(g.get("axis"), x_dot.ndim)
+    others = _products_of_others(x, axes, g.get("initial", _ABSENT))
+    return np.sum(others * _gather_reduced(x_dot, axes), axis=-1).reshape(np.shape(y))
+
+
+def _extremum_tangent(x: Any, y: Any, x_dot: np.ndarray, g: dict[str, Any]) -> Any:
+    """The mean of the tied extrema's tangents: the adjoint of the rrule's equal split."""
+    axis, keepdims = g.get("axis"), bool(g.get("keepdims"))
+    share = _extremum_share(x, y, axis, keepdims)
+    return np.sum(share * x_dot, axis=reduced_axes(axis, x_dot.ndim), keepdims=keepdims)
+
+
+def _half_var_tangent(x: Any, x_dot: np.ndarray, g: dict[str, Any]) -> Any:
+    """`Re <x - mean, x_dot> / (N - ddof)` over each slice of a call to `np.var` or `np.std`,
+    shaped like its result: half the variance's tangent."""
+    axis, keepdims, divisor, mean = _moment_options(x, (), g)
+    inner = np.real(conj(_centred(x, axis, mean)) * x_dot)
+    return np.sum(inner, axis=reduced_axes(axis, x_dot.ndim), keepdims=keepdims) / divisor
+
+
+def _cumprod_tangent(x: Any, y: Any, x_dot: np.ndarray, g: dict[str, Any]) -> Any:
+    """Before a slice's first zero `y * cumsum(x_dot / x)`; from it to the next zero, that
+    zero's tangent times the product of the others; then 0. Exact, with zeros too."""
+    values, along = _cumulative_layout(x, g.get("axis"))
+    x_dot, _ = _cumulative_layout(x_dot, g.get("axis"))
+    zero = values == 0
+    first = zero & (np.cumsum(zero, axis=along) == 1)
+    ratios = np.where(zero, 0, x_dot / np.where(zero, 1, values))  # y is 0 from a zero on
+    at_zero = np.cumsum(np.where(first, x_dot, 0), axis=along)
+    return y * np.cumsum(ratios, along) + np.cumprod(np.where(first, 1, values), along) * at_zero
+
+
+def _median_tangent(x: Any, y: Any, x_dot: np.ndarray, g: dict[str, Any]) -> Any:
+    """The tangent of the middle element of each slice, or the mean of the two middle ones."""
+    axes = reduced_axes(g.get("axis"), x_dot.ndim)
+    order = np.argsort(_gather_reduced(np.asarray(x), axes), axis=-1, kind="stable")
+    middle = order[..., [(order.shape[-1] - 1) // 2, order.shape[-1] // 2]]
+    chosen = np.take_along_axis(_gather_reduced(x_dot, axes), middle, axis=-1)
+    return np.mean(chosen, axis=-1).reshape(np.shape(y))
+
+
+# Each reduction's parameters and tangent `(x, y, x_dot, options by name) -> y_dot`.
+_TANGENTS: dict[Any, tuple[tuple[str, ...], Any]] = {
+    np.sum: (_SUM_PARAMETERS, lambda x, y, d, g: _summed(d, g)),
+    np.nansum: (_SUM_PARAMETERS, lambda x, y, d, g: _summed(np.where(np.isnan(x), 0, d), g)),
+    np.mean: (_MEAN_PARAMETERS, lambda x, y, d, g: _summed(d, g, np.mean)),
+    np.prod: (_SUM_PARAMETERS, _prod_tangent),
+    **{f: (_MAX_PARAMETERS, _extremum_tangent) for f in (np.max, np.amax, np.min, np.amin)},
+    np.var: (_VAR_PARAMETERS, lambda x, y, d, g: 2.0 * _half_var_tangent(x, d, g)),
+    # 0 at a constant slice, as in the rrule.
+    np.std: (_VAR_PARAMETERS, lambda x, y, d, g: _divide_or_zero(_half_var_tangent(x, d, g), y)),
+    np.cumsum: (_CUMULATIVE_PARAMETERS, lambda x, y, d, g: _summed(d, g, np.cumsum)),
+    np.cumprod: (_CUMULATIVE_PARAMETERS, _cumprod_tangent),
+    np.median: (_MEDIAN_PARAMETERS, _median_tangent),
+}
+for _primal, (_parameters, _tangent) in _TANGENTS.items():
+    rules.frule(_primal)(_frule(_primal, _parameters, _tangent))
+
+
+@rules.frule(np.average)
+def average_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -> Any:
+    """Forward rule for `np.average`: weights passed by position have a tangent (`weights=`
+    is a constant), which also reaches the sum of the weights when `returned=True`."""
+    result = np.average(a, *options, **keywords)
+    given = dict(zip(_AVERAGE_PARAMETERS, options, strict=False)) | keywords
+    axis, keepdims, weights = given.get("axis"), bool(given.get("keepdims")), given.get("weights")
+    a_dot = unthunk(dargs[1])
+    w_dot = unthunk(dargs[3]) if len(options) >= 2 and weights is not None else ZeroTangent()
+    if isinstance(a_dot, AbstractZero) and isinstance(w_dot, AbstractZero):
+        return result, ZeroTangent()
+    returned = bool(given.get("returned"))
+    shape, axes = np.shape(a), reduced_axes(axis, np.ndim(a))
+    w = 1.0 if weights is None else _broadcast_weights(np.asarray(weights), shape, axis)
+    total = np.sum(np.broadcast_to(w, shape), axis=axes, keepdims=True)
+    # d average = (sum(w da) + sum(dw (a - average))) / total; d total = sum(dw).
+    dots: list[Any] = [ZeroTangent(), ZeroTangent()]
+    if not isinstance(a_dot, AbstractZero):
+        dots[0] = np.sum(w * np.asarray(a_dot), axis=axes, keepdims=True) / total
+    if not isinstance(w_dot, AbstractZero):
+        w_dot = np.broadcast_to(_broadcast_weights(np.asarray(w_dot), shape, axis), shape)
+        average = _with_reduced_axes(result[0] if returned else result, shape, axis, keepdims)
+        centred = np.asarray(a) - average
+        dots[0] = dots[0] + np.sum(w_dot * centred, axis=axes, keepdims=True) / total
+        dots[1] = np.sum(w_dot, axis=axes, keepdims=True)
+    for k, y in enumerate(result if returned else (result,)):
+        if not isinstance(dots[k], AbstractZero):
+            dots[k] = _as_result(dots[k] if keepdims else np.squeeze(dots[k], axes), y)
+    return result, Tangent(tuple, *dots) if returned else dots[0]

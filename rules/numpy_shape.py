@@ -1,22 +1,23 @@
-"""Rules for NumPy's shape functions: reshaping, joining, splitting, tiling, flipping, padding.
+"""Rules for NumPy's shape functions: reshaping, permuting axes, tiling, flipping, padding.
 
 Each of these functions only moves, copies or drops its input's elements, so each pullback
 moves the cotangent back: by the inverse rearrangement, or by summing the copies of each
 element. Options passed by position (shapes, axes, counts, modes) each get a `NoTangent()`.
 Every pullback needs the value of its output cotangent, so it computes a thunked one first.
+Each function is linear, so its forward rule applies it to the tangent. Joining and
+splitting are in `numpy_joining.py`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 
 from srcad.projection import ProjectTo, unbroadcast
-from srcad.registry import RuleSet
-from srcad.rules.containers import _cotangent_of_elements
+from srcad.registry import RuleFn, RuleSet, named
+from srcad.rules.containers import dense_tangent
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("numpy_shape")
@@ -27,8 +28,6 @@ Shape = tuple[int, ...]
 # The parameters of each function after its first, in positional order.
 _RESHAPE_PARAMETERS = ("shape", "order")
 _RAVEL_PARAMETERS = ("order",)
-_JOIN_PARAMETERS = ("axis", "out")  # np.concatenate and np.stack
-_SPLIT_PARAMETERS = ("indices_or_sections", "axis")
 _REPEAT_PARAMETERS = ("repeats", "axis")
 _ROLL_PARAMETERS = ("shift", "axis")
 _PAD_PARAMETERS = ("pad_width", "mode")
@@ -63,16 +62,6 @@ def _memory_order(x: Any, order: Any) -> Literal["C", "F"]:
     return "C"
 
 
-def _refuse_out(given: dict[str, Any], name: str) -> None:
-    if given.get("out") is not None:
-        raise TypeError(f"srcad cannot differentiate {name} writing into `out=`")
-
-
-def _sequence_elements(arrays: Any) -> Any:
-    """The elements of a sequence argument (a list, a tuple, or an array's rows)."""
-    return arrays if isinstance(arrays, list | tuple | np.ndarray) else list(arrays)
-
-
 # --- Reshaping --------------------------------------------------------------------------------
 
 
@@ -95,6 +84,17 @@ def reshape_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback
     return y, reshape_pullback
 
 
+def _ravel_positions(x: Any, order: Any) -> np.ndarray | None:
+    """For order "K", the position in `x` (counted in C order) that each element of
+    `np.ravel(x, "K")` came from: an array laid out like `x` (empty_like keeps the layout),
+    raveled the same way. None for other orders."""
+    if order not in ("K", "k"):
+        return None
+    labels = np.empty_like(x, dtype=np.intp)
+    labels[...] = np.arange(labels.size).reshape(np.shape(x))
+    return np.ravel(labels, order="K")
+
+
 @rules.rrule(np.ravel)
 def ravel_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.ravel` in every `order`, "K" (memory order) included."""
@@ -102,13 +102,7 @@ def ravel_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     given = bind_options(_RAVEL_PARAMETERS, options, keywords)
     order = _memory_order(x, given.get("order"))
     shape = np.shape(x)
-    # For order "K", the position in `x` (counted in C order) that each element of `y` came
-    # from: an array laid out like `x` (empty_like keeps the layout), raveled the same way.
-    positions = None
-    if given.get("order") in ("K", "k"):
-        labels = np.empty_like(x, dtype=np.intp)
-        labels[...] = np.arange(labels.size).reshape(shape)
-        positions = np.ravel(labels, order="K")
+    positions = _ravel_positions(x, given.get("order"))
     project_x = ProjectTo(x)
     option_bars = (NoTangent(),) * len(options)
 
@@ -306,200 +300,6 @@ def roll_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     return y, roll_pullback
 
 
-# --- Joining and splitting --------------------------------------------------------------------
-
-
-def _joined_cotangent(
-    y_bar: Any,
-    arrays: Sequence[Any],
-    projections: list[ProjectTo],
-    joined_shapes: list[Shape],
-    axis: int,
-) -> Any:
-    """The cotangent of the sequence `arrays`, whose elements, reshaped to `joined_shapes`,
-    were concatenated along `axis` into the result whose cotangent is `y_bar`; each
-    element's share is projected by its entry in `projections`."""
-    lengths = [shape[axis] for shape in joined_shapes]
-    pieces = np.split(np.asarray(y_bar), np.cumsum(lengths)[:-1], axis=axis)
-    element_bars = tuple(
-        project(np.reshape(piece, np.shape(a)))
-        for a, project, piece in zip(arrays, projections, pieces, strict=True)
-    )
-    return _cotangent_of_elements(arrays, element_bars)
-
-
-@rules.rrule(np.concatenate)
-def concatenate_rrule(arrays: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
-    """Reverse rule for `np.concatenate`, `axis=None` (flatten first) included.
-
-    `arrays` is one argument: its cotangent is a `Tangent` of the elements' cotangents.
-    """
-    arrays = _sequence_elements(arrays)
-    y = np.concatenate(arrays, *options, **keywords)
-    projections = [ProjectTo(a) for a in arrays]
-    given = bind_options(_JOIN_PARAMETERS, options, keywords)
-    _refuse_out(given, "np.concatenate")
-    axis = given.get("axis", 0)
-    joined_shapes: list[Shape]
-    if axis is None:
-        joined_shapes = [(math.prod(np.shape(a)),) for a in arrays]
-        axis = 0
-    else:
-        joined_shapes = [np.shape(a) for a in arrays]
-    option_bars = (NoTangent(),) * len(options)
-
-    def concatenate_pullback(y_bar: Any) -> tuple[Any, ...]:
-        y_bar = unthunk(y_bar)
-        if isinstance(y_bar, AbstractZero):
-            return (NoTangent(), y_bar, *option_bars)
-        arrays_bar = _joined_cotangent(y_bar, arrays, projections, joined_shapes, axis)
-        return (NoTangent(), arrays_bar, *option_bars)
-
-    return y, concatenate_pullback
-
-
-@rules.rrule(np.stack)
-def stack_rrule(arrays: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
-    """Reverse rule for `np.stack`: joining along a new axis, as concatenating the arrays
-    each with a length-1 axis inserted there."""
-    arrays = _sequence_elements(arrays)
-    y = np.stack(arrays, *options, **keywords)
-    projections = [ProjectTo(a) for a in arrays]
-    given = bind_options(_JOIN_PARAMETERS, options, keywords)
-    _refuse_out(given, "np.stack")
-    axis = int(given.get("axis", 0)) % y.ndim
-    joined_shapes = [(*y.shape[:axis], 1, *y.shape[axis + 1 :])] * len(arrays)
-    option_bars = (NoTangent(),) * len(options)
-
-    def stack_pullback(y_bar: Any) -> tuple[Any, ...]:
-        y_bar = unthunk(y_bar)
-        if isinstance(y_bar, AbstractZero):
-            return (NoTangent(), y_bar, *option_bars)
-        return (
-            NoTangent(),
-            _joined_cotangent(y_bar, arrays, projections, joined_shapes, axis),
-            *option_bars,
-        )
-
-    return y, stack_pullback
-
-
-@rules.rrule(np.hstack)
-def hstack_rrule(arrays: Any, **keywords: Any) -> tuple[Any, Pullback]:
-    """Reverse rule for `np.hstack`: 1-d (and 0-d) arrays join along axis 0, others along 1."""
-    arrays = _sequence_elements(arrays)
-    y = np.hstack(arrays, **keywords)
-    projections = [ProjectTo(a) for a in arrays]
-    joined_shapes = [np.shape(np.atleast_1d(a)) for a in arrays]
-    axis = 0 if joined_shapes and len(joined_shapes[0]) == 1 else 1
-
-    def hstack_pullback(y_bar: Any) -> tuple[Any, Any]:
-        y_bar = unthunk(y_bar)
-        if isinstance(y_bar, AbstractZero):
-            return NoTangent(), y_bar
-        return NoTangent(), _joined_cotangent(y_bar, arrays, projections, joined_shapes, axis)
-
-    return y, hstack_pullback
-
-
-@rules.rrule(np.vstack)
-def vstack_rrule(arrays: Any, **keywords: Any) -> tuple[Any, Pullback]:
-    """Reverse rule for `np.vstack`: arrays made at least 2-d, joined along axis 0."""
-    arrays = _sequence_elements(arrays)
-    y = np.vstack(arrays, **keywords)
-    projections = [ProjectTo(a) for a in arrays]
-    joined_shapes = [np.shape(np.atleast_2d(a)) for a in arrays]
-
-    def vstack_pullback(y_bar: Any) -> tuple[Any, Any]:
-        y_bar = unthunk(y_bar)
-        if isinstance(y_bar, AbstractZero):
-            return NoTangent(), y_bar
-        return NoTangent(), _joined_cotangent(y_bar, arrays, projections, joined_shapes, 0)
-
-    return y, vstack_pullback
-
-
-@rules.rrule(np.dstack)
-def dstack_rrule(arrays: Any) -> tuple[Any, Pullback]:
-    """Reverse rule for `np.dstack`: arrays made at least 3-d, joined along axis 2."""
-    arrays = _sequence_elements(arrays)
-    y = np.dstack(arrays)
-    projections = [ProjectTo(a) for a in arrays]
-    joined_shapes = [np.shape(np.atleast_3d(a)) for a in arrays]
-
-    def dstack_pullback(y_bar: Any) -> tuple[Any, Any]:
-        y_bar = unthunk(y_bar)
-        if isinstance(y_bar, AbstractZero):
-            return NoTangent(), y_bar
-        return NoTangent(), _joined_cotangent(y_bar, arrays, projections, joined_shapes, 2)
-
-    return y, dstack_pullback
-
-
-@rules.rrule(np.column_stack)
-def column_stack_rrule(arrays: Any) -> tuple[Any, Pullback]:
-    """Reverse rule for `np.column_stack`: 1-d arrays become columns, joined along axis 1."""
-    arrays = _sequence_elements(arrays)
-    y = np.column_stack(arrays)
-    projections = [ProjectTo(a) for a in arrays]
-    joined_shapes = [(np.size(a), 1) if np.ndim(a) < 2 else np.shape(a) for a in arrays]
-
-    def column_stack_pullback(y_bar: Any) -> tuple[Any, Any]:
-        y_bar = unthunk(y_bar)
-        if isinstance(y_bar, AbstractZero):
-            return NoTangent(), y_bar
-        return NoTangent(), _joined_cotangent(y_bar, arrays, projections, joined_shapes, 1)
-
-    return y, column_stack_pullback
-
-
-def _split_cotangent(pieces_bar: Any, pieces: list[Any], axis: int) -> Any:
-    """The cotangent of the array `np.split` cut into `pieces` along `axis`: the pieces'
-    cotangents (symbolic zeros among them) joined again."""
-    bars = tuple(unthunk(bar) for bar in elements_of(pieces_bar, len(pieces)))
-    if all(isinstance(bar, AbstractZero) for bar in bars):
-        return ZeroTangent()
-    dtype = np.result_type(*(np.asarray(b) for b in bars if not isinstance(b, AbstractZero)))
-    return np.concatenate(
-        [
-            np.zeros(piece.shape, dtype) if isinstance(bar, AbstractZero) else np.asarray(bar)
-            for bar, piece in zip(bars, pieces, strict=True)
-        ],
-        axis=axis,
-    )
-
-
-@rules.rrule(np.split)
-def split_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[list[Any], Pullback]:
-    """Reverse rule for `np.split` into equal sections or at indices; the pullback takes one
-    cotangent per piece (a list, tuple or `Tangent`; symbolic zeros allowed)."""
-    pieces = np.split(x, *options, **keywords)
-    axis = bind_options(_SPLIT_PARAMETERS, options, keywords).get("axis", 0)
-    project_x = ProjectTo(x)
-    option_bars = (NoTangent(),) * len(options)
-
-    def split_pullback(pieces_bar: Any) -> tuple[Any, ...]:
-        pieces_bar = unthunk(pieces_bar)
-        return (NoTangent(), project_x(_split_cotangent(pieces_bar, pieces, axis)), *option_bars)
-
-    return pieces, split_pullback
-
-
-@rules.rrule(np.array_split)
-def array_split_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[list[Any], Pullback]:
-    """Reverse rule for `np.array_split`, which allows sections of unequal lengths."""
-    pieces = np.array_split(x, *options, **keywords)
-    axis = bind_options(_SPLIT_PARAMETERS, options, keywords).get("axis", 0)
-    project_x = ProjectTo(x)
-    option_bars = (NoTangent(),) * len(options)
-
-    def array_split_pullback(pieces_bar: Any) -> tuple[Any, ...]:
-        pieces_bar = unthunk(pieces_bar)
-        return (NoTangent(), project_x(_split_cotangent(pieces_bar, pieces, axis)), *option_bars)
-
-    return pieces, array_split_pullback
-
-
 # --- Copying elements -------------------------------------------------------------------------
 
 
@@ -573,6 +373,20 @@ def _gathered(sources: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray
     return total
 
 
+def _pad_mode(given: dict[str, Any]) -> Any:
+    """The mode of a call of `np.pad` with arguments `given`; refuses those without rules."""
+    mode = given.get("mode", "constant")
+    # reflect_type "odd" computes 2 * edge - x: not a copy of an element.
+    odd = mode in ("reflect", "symmetric") and given.get("reflect_type", "even") != "even"
+    if mode not in PAD_MODES_WITH_RULES or odd:
+        kind = f"mode {mode!r}" + (" and reflect_type 'odd'" if odd else "")
+        raise TypeError(
+            f"srcad has no rule for np.pad with {kind}; it has rules for the modes "
+            f"{', '.join(map(repr, PAD_MODES_WITH_RULES))} (reflect_type 'even')"
+        )
+    return mode
+
+
 @rules.rrule(np.pad)
 def pad_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.pad` in the modes that copy elements or write constants
@@ -583,15 +397,7 @@ def pad_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     with -1 where the mode writes a constant), so it covers every form `pad_width` takes.
     """
     given = bind_options(_PAD_PARAMETERS, options, keywords)
-    mode = given.get("mode", "constant")
-    # reflect_type "odd" computes 2 * edge - x: not a copy of an element.
-    odd = mode in ("reflect", "symmetric") and given.get("reflect_type", "even") != "even"
-    if mode not in PAD_MODES_WITH_RULES or odd:
-        kind = f"mode {mode!r}" + (" and reflect_type 'odd'" if odd else "")
-        raise TypeError(
-            f"srcad has no rule for np.pad with {kind}; it has rules for the modes "
-            f"{', '.join(map(repr, PAD_MODES_WITH_RULES))} (reflect_type 'even')"
-        )
+    mode = _pad_mode(given)
     y = np.pad(x, *options, **keywords)
     shape = np.shape(x)
     size = math.prod(shape)
@@ -610,3 +416,100 @@ def pad_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         return (NoTangent(), project_x(x_bar.reshape(shape)), *option_bars)
 
     return y, pad_pullback
+
+
+# --- Forward rules: `frule((f_dot, x_dot, *option_dots), x, *options) -> (y, y_dot)` -----------
+# Each function is linear: it applies itself to the tangent, with the same options.
+
+
+def linear_frule(primal: Any, name: str) -> RuleFn:
+    """The forward rule of `primal(x, *options)`, linear in `x`: `primal(x_dot, *options)`.
+    The options (shapes, axes, counts, indices) get no tangent."""
+
+    def frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -> tuple[Any, Any]:
+        y = primal(x, *options, **keywords)
+        x_dot = unthunk(dargs[1])
+        if isinstance(x_dot, AbstractZero):
+            return y, ZeroTangent()
+        return y, primal(dense_tangent(x_dot, x), *options, **keywords)
+
+    return named(frule, f"{name}_frule")
+
+
+_LINEAR = {
+    "expand_dims": np.expand_dims,
+    "squeeze": np.squeeze,
+    "broadcast_to": np.broadcast_to,
+    "swapaxes": np.swapaxes,
+    "moveaxis": np.moveaxis,
+    "flip": np.flip,
+    "roll": np.roll,
+    "tile": np.tile,
+    "repeat": np.repeat,
+}
+for _name, _primal in _LINEAR.items():
+    rules.frule(_primal)(linear_frule(_primal, _name))
+
+
+@rules.frule(np.reshape)
+def reshape_frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -> Any:
+    """Forward rule for `np.reshape`: the tangent read in the order `x` was read in (for
+    order "A", the layout of `x`, not of the tangent)."""
+    y = np.reshape(x, *options, **keywords)
+    x_dot = unthunk(dargs[1])
+    if isinstance(x_dot, AbstractZero):
+        return y, ZeroTangent()
+    order = _memory_order(x, bind_options(_RESHAPE_PARAMETERS, options, keywords).get("order"))
+    return y, np.reshape(np.ravel(x_dot, order), np.shape(y), order=order)
+
+
+@rules.frule(np.ravel)
+def ravel_frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -> Any:
+    """Forward rule for `np.ravel`: the tangent in the order of `x`'s elements (for orders
+    "A" and "K", the layout of `x`, not of the tangent)."""
+    y = np.ravel(x, *options, **keywords)
+    x_dot = unthunk(dargs[1])
+    if isinstance(x_dot, AbstractZero):
+        return y, ZeroTangent()
+    given_order = bind_options(_RAVEL_PARAMETERS, options, keywords).get("order")
+    positions = _ravel_positions(x, given_order)
+    if positions is not None:
+        return y, np.ravel(x_dot)[positions]
+    return y, np.ravel(x_dot, _memory_order(x, given_order))
+
+
+def _atleast_frule(primal: Any, name: str) -> RuleFn:
+    """The forward rule of `np.atleast_1d(*arrays)` (and 2d, 3d): one tangent for one
+    argument, a tuple of them for several."""
+
+    def frule(dargs: tuple[Any, ...], *arrays: Any) -> tuple[Any, Any]:
+        y = primal(*arrays)
+        dots = [unthunk(d) for d in dargs[1:]]
+        if all(isinstance(d, AbstractZero) for d in dots):
+            return y, ZeroTangent()
+        y_dots = tuple(
+            ZeroTangent() if isinstance(d, AbstractZero) else primal(dense_tangent(d, a))
+            for d, a in zip(dots, arrays, strict=True)
+        )
+        return y, y_dots[0] if len(arrays) == 1 else type(y)(y_dots)
+
+    return named(frule, f"{name}_frule")
+
+
+_ATLEAST = {"atleast_1d": np.atleast_1d, "atleast_2d": np.atleast_2d, "atleast_3d": np.atleast_3d}
+for _name, _primal in _ATLEAST.items():
+    rules.frule(_primal)(_atleast_frule(_primal, _name))
+
+
+@rules.frule(np.pad)
+def pad_frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -> Any:
+    """Forward rule for `np.pad`: the tangent padded the same way, with zeros where the
+    mode writes constants."""
+    given = bind_options(_PAD_PARAMETERS, options, keywords)
+    mode = _pad_mode(given)
+    y = np.pad(x, *options, **keywords)
+    x_dot = unthunk(dargs[1])
+    if isinstance(x_dot, AbstractZero):
+        return y, ZeroTangent()
+    rest = {k: v for k, v in given.items() if k not in ("pad_width", "mode", "constant_values")}
+    return y, np.pad(dense_tangent(x_dot, x), given["pad_width"], mode, **rest)

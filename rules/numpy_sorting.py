@@ -14,13 +14,24 @@ import numpy as np
 
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
-from srcad.tangents import AbstractZero, NoTangent, unthunk
+from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 rules = RuleSet("numpy_sorting")
 
 Pullback = Any
 
 _SORT_PARAMETERS = ("axis", "kind", "order")
+
+
+def _sorting_permutation(
+    a: Any, options: tuple[Any, ...], keywords: dict[str, Any]
+) -> tuple[np.ndarray, np.ndarray, Any]:
+    """`a` as an array, the permutation `np.sort(a, *options, **keywords)` sorts it by
+    (`np.argsort` takes the same options), and the axis (None: the flattened array)."""
+    given = dict(zip(_SORT_PARAMETERS, options, strict=False))
+    given.update(keywords)
+    x = np.asarray(a)
+    return x, np.argsort(x, *options, **keywords), given.get("axis", -1)
 
 
 @rules.rrule(np.sort)
@@ -32,11 +43,7 @@ def sort_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     Tied values are kept apart by the permutation: each gets the cotangent of the place it
     was sorted to. Options passed by position each get a `NoTangent()`.
     """
-    given = dict(zip(_SORT_PARAMETERS, options, strict=False))
-    given.update(keywords)
-    axis = given.get("axis", -1)
-    x = np.asarray(a)
-    order = np.argsort(x, *options, **keywords)
+    x, order, axis = _sorting_permutation(a, options, keywords)
     y = np.take_along_axis(x, order, axis)
     project_a = ProjectTo(a)
     option_bars = (NoTangent(),) * len(options)
@@ -54,3 +61,14 @@ def sort_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         return (NoTangent(), project_a(a_bar), *option_bars)
 
     return y, sort_pullback
+
+
+@rules.frule(np.sort)
+def sort_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.sort`: the tangent, permuted as the values are."""
+    x, order, axis = _sorting_permutation(a, options, keywords)
+    y = np.take_along_axis(x, order, axis)
+    a_dot = unthunk(dargs[1])
+    if isinstance(a_dot, AbstractZero):
+        return y, ZeroTangent()
+    return y, np.take_along_axis(np.asarray(a_dot), order, axis)

@@ -171,7 +171,7 @@ def check_rrule(
     output_tangent: Any = None,
     rtol: float = 1e-6,
     atol: float = 1e-9,
-    seed: int = 0,
+    seed: int = 2718,
     **kwargs: Any,
 ) -> None:
     """Check `srcad.rrule(f, *args, **kwargs)` against `f` and finite differences.
@@ -368,7 +368,7 @@ def check_frule(
     tangents: tuple[Any, ...] | None = None,
     rtol: float = 1e-6,
     atol: float = 1e-9,
-    seed: int = 0,
+    seed: int = 2718,
     **kwargs: Any,
 ) -> None:
     """Check `srcad.frule((NoTangent(), *tangents), f, *args)` against `f` and finite

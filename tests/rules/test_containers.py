@@ -3,21 +3,37 @@
 from __future__ import annotations
 
 import operator
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
 
 import srcad
-from srcad.primitives import make_dict, make_list, make_tuple, unpack
+from srcad.primitives import append, iterate, make_dict, make_list, make_tuple, unpack
+from srcad.registry import REGISTRY
+from srcad.rules import containers
 from srcad.rules.containers import (
     getitem_rrule,
     make_tuple_rrule,
+    transpose_attribute_frule,
     transpose_attribute_rrule,
     unpack_rrule,
 )
-from srcad.tangents import NoTangent, Tangent, ZeroTangent
-from srcad.testing import check_rrule, finite_difference_vjp
+from srcad.tangents import (
+    AbstractZero,
+    NoTangent,
+    Tangent,
+    Thunk,
+    ZeroTangent,
+    elements_of,
+    unthunk,
+)
+from srcad.testing import check_frule, check_rrule, finite_difference_jvp, finite_difference_vjp
+
+# The seed of random tangents, apart from the data's: a tangent equal to its primal (both
+# drawn from seed 0) would hide a rule that confuses the two.
+TANGENT_SEED = 7
 
 X = np.random.default_rng(0).standard_normal((3, 4))
 
@@ -191,3 +207,315 @@ def test_displays_match_finite_differences(primal, args):
         assert bars[2] == 2.0
         return
     check_rrule(primal, *args)
+
+
+# -- forward rules -----------------------------------------------------------------------------
+# check_frule perturbs array and number arguments and leaves a tuple or list alone: these
+# helpers move each element of one along its own tangent instead.
+
+
+def random_tangent(x: Any, rng: np.random.Generator) -> Any:
+    """A random tangent of `x`: one per element of a tuple or list (a `Tangent` by field,
+    for a NamedTuple), and `NoTangent()` for integers and other constants."""
+    if hasattr(type(x), "_fields"):
+        return Tangent(type(x), **{k: random_tangent(v, rng) for k, v in x._asdict().items()})
+    if isinstance(x, tuple | list):
+        return type(x)(random_tangent(e, rng) for e in x)
+    if isinstance(x, bool) or np.asarray(x).dtype.kind not in "fc":
+        return NoTangent()
+    value = rng.standard_normal(np.shape(x))
+    if np.iscomplexobj(x):
+        value = value + 1j * rng.standard_normal(np.shape(x))
+    if isinstance(x, float | complex):
+        return type(x)(value)
+    array = np.asarray(value, dtype=np.asarray(x).dtype)
+    return array if isinstance(x, np.ndarray) else array[()]
+
+
+def assert_tangent_close(actual: Any, expected: Any, primal: Any, rtol: float, atol: float) -> None:
+    """A tangent against finite differences: element by element for a tuple or list result,
+    each in its primal's shape and float precision (a symbolic zero as zeros)."""
+    actual = unthunk(actual)
+    if isinstance(primal, tuple | list):
+        elements = elements_of(actual, len(primal))
+        for a, e, p in zip(elements, expected, primal, strict=True):
+            assert_tangent_close(a, e, p, rtol, atol)
+        return
+    if isinstance(actual, AbstractZero):
+        actual = np.zeros(np.shape(primal))
+    elif np.asarray(primal).dtype.kind in "fc":
+        assert np.asarray(actual).dtype == np.asarray(primal).dtype, (actual, primal)
+    assert np.shape(actual) == np.shape(primal)
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol)
+
+
+def walked(y: Any) -> Any:
+    """What a `for` loop walks, which the rules of `zip` and `enumerate` give: a list."""
+    return list(y) if isinstance(y, zip | enumerate) else y
+
+
+def check_frule_on_elements(
+    f: Callable[..., Any],
+    *args: Any,
+    tangents: tuple[Any, ...] | None = None,
+    rtol: float = 1e-6,
+    atol: float = 1e-9,
+    **kwargs: Any,
+) -> None:
+    """`check_frule` for calls with tuple or list arguments: the output tangent along
+    `tangents` (random by default; a sequence's in any form its rule takes) against finite
+    differences that move each element along its own; and zero argument tangents must give a
+    symbolic zero."""
+    if tangents is None:
+        rng = np.random.default_rng(TANGENT_SEED)
+        tangents = tuple(random_tangent(a, rng) for a in args)
+    sizes = [len(a) if isinstance(a, tuple | list) else None for a in args]
+    flat = [e for a, n in zip(args, sizes, strict=True) for e in (a if n is not None else (a,))]
+    flat_dots = [
+        d
+        for t, n in zip(tangents, sizes, strict=True)
+        for d in (elements_of(unthunk(t), n) if n is not None else (t,))
+    ]
+
+    def on_elements(*elements: Any) -> Any:
+        rest, rebuilt = list(elements), []
+        for a, n in zip(args, sizes, strict=True):
+            if n is None:
+                rebuilt.append(rest.pop(0))
+                continue
+            items, rest = rest[:n], rest[n:]
+            rebuilt.append(type(a)(*items) if hasattr(type(a), "_fields") else type(a)(items))
+        return walked(f(*rebuilt, **kwargs))
+
+    y, y_dot = srcad.frule((NoTangent(), *tangents), f, *args, **kwargs)
+    expected_y = walked(f(*args, **kwargs))
+    assert_tangent_close(y, expected_y, expected_y, 0.0, 0.0)
+    expected = finite_difference_jvp(on_elements, tuple(flat), tuple(flat_dots))
+    assert_tangent_close(y_dot, expected, expected_y, rtol, atol)
+    zeros = tuple(ZeroTangent() for _ in args)
+    zero_dot = srcad.frule((NoTangent(), *zeros), f, *args, **kwargs)[1]
+    assert isinstance(zero_dot, AbstractZero), zero_dot
+
+
+@pytest.mark.parametrize("index", [pytest.param(i, id=name) for name, i in ARRAY_INDICES])
+def test_getitem_forward_rule_on_array_matches_finite_differences(index: Any) -> None:
+    check_frule(operator.getitem, X, index, seed=TANGENT_SEED)
+
+
+@pytest.mark.parametrize(
+    ("x", "index"),
+    [
+        pytest.param(X.astype(np.float32), np.array([0, 0, 1]), id="float32-repeated"),
+        pytest.param(X + 1j * X[::-1], (slice(None), 1), id="complex-column"),
+        pytest.param(np.arange(4.0), 2, id="vector-element"),
+    ],
+)
+def test_getitem_forward_rule_keeps_dtype(x: np.ndarray, index: Any) -> None:
+    check_frule(operator.getitem, x, index, rtol=1e-5, atol=1e-6, seed=TANGENT_SEED)
+
+
+@pytest.mark.parametrize("index", [pytest.param(i, id=n) for n, i, _ in TUPLE_INDICES])
+@pytest.mark.parametrize("sequence", [tuple, list])
+def test_getitem_forward_rule_on_sequence_matches_finite_differences(
+    index: Any, sequence: type
+) -> None:
+    check_frule_on_elements(operator.getitem, sequence(ELEMENTS), index)
+
+
+def test_getitem_forward_rule_on_list_slice_gives_a_list() -> None:
+    _, y_dot = srcad.frule(
+        (NoTangent(), [1.0, X[0]], NoTangent()), operator.getitem, [1.5, X[0]], slice(1, None)
+    )
+    assert isinstance(y_dot, list)
+
+
+class Pair(NamedTuple):
+    weight: np.ndarray
+    scale: float
+
+
+@pytest.mark.parametrize("index", [0, 1, -1, slice(None)])
+def test_getitem_forward_rule_on_named_tuple_reads_fields_by_name(index: Any) -> None:
+    pair = Pair(X[0], 1.5)
+    check_frule_on_elements(operator.getitem, pair, index)
+    dot = Tangent(Pair, scale=2.0)  # a field not given is zero
+    check_frule_on_elements(operator.getitem, pair, index, tangents=(dot, NoTangent()))
+
+
+def test_getitem_forward_rule_on_dict_reads_the_key() -> None:
+    values = {"a": 1.5, "b": X[0]}
+    for dot in (Tangent.of_mapping(dict, {"b": X[1]}), {"a": 2.0, "b": X[1]}):
+        _, b_dot = srcad.frule((NoTangent(), dot, NoTangent()), operator.getitem, values, "b")
+        expected = finite_difference_jvp(lambda b: {"a": 1.5, "b": b}["b"], (X[0],), (X[1],))
+        np.testing.assert_allclose(b_dot, expected)
+    a_dot = srcad.frule((NoTangent(), Tangent.of_mapping(dict, {"b": X[1]}), NoTangent()),
+                        operator.getitem, values, "a")[1]  # fmt: skip
+    assert a_dot is ZeroTangent()
+
+
+# (id, primal, arguments) of building and taking apart tuples and lists.
+SEQUENCE_CALLS: list[tuple[str, Any, tuple[Any, ...]]] = [
+    ("make-tuple-arrays", make_tuple, (X[0], X[1])),
+    ("make-tuple-floats", make_tuple, (1.5, -0.5, 2.0)),
+    ("make-tuple-mixed-shapes", make_tuple, (X[0], 1.5, X)),
+    ("make-tuple-complex", make_tuple, (X[0] + 1j * X[1],)),
+    ("make-list", make_list, (0.5, np.array([1.0, 2.0]), -1.5)),
+    ("unpack-rows", unpack, (X, 3)),
+    ("unpack-vector", unpack, (X[0], 4)),
+    ("unpack-float32", unpack, (X.astype(np.float32), 3)),
+    ("unpack-tuple", unpack, (ELEMENTS, 3)),
+    ("iterate-rows", iterate, (X,)),
+    ("iterate-list", iterate, ([1.5, X[0]],)),
+    ("list-of-rows", list, (X,)),
+    ("list-of-tuple", list, (ELEMENTS,)),
+    ("tuple-of-list", tuple, ([X[0], 2.5],)),
+    ("zip", zip, ([X[0], 1.5], (X, 2.0, -1.0))),
+    ("zip-with-ints", zip, ([1, 2], [X[0], X[1]])),
+    ("enumerate", enumerate, ([1.5, X[0], X],)),
+    ("enumerate-start", enumerate, (X, 2)),
+    ("sum-of-list", sum, ([1.5, X[0], X[1]],)),
+    ("sum-with-start", sum, ([X[0], X[1]], X[2])),
+    ("sum-of-rows", sum, (X,)),
+    ("sum-of-ints", sum, ([1, 2],)),
+    ("array-of-floats", np.array, ([1.5, -0.5, 2.0],)),
+    ("array-of-rows", np.array, ([X[0], X[1]],)),
+    ("array-nested", np.array, ([[1.5, 2.0], (0.5, -1.0)],)),
+    ("array-with-ints", np.array, ([1, 2.5, 3],)),
+    ("array-float32", np.array, ([1.5, X[0, 0]], np.float32)),
+    ("array-of-array", np.array, (X,)),
+    ("asarray-of-tuple", np.asarray, ((X[0], X[1]),)),
+    ("asarray-complex", np.asarray, (X + 1j * X[::-1],)),
+]
+
+
+@pytest.mark.parametrize(
+    ("primal", "args"), [pytest.param(*c[1:], id=c[0]) for c in SEQUENCE_CALLS]
+)
+def test_sequence_forward_rules_match_finite_differences(
+    primal: Any, args: tuple[Any, ...]
+) -> None:
+    # np.array(..., np.float32) rounds its result: the finite differences too.
+    single = any(a is np.float32 or getattr(a, "dtype", None) == np.float32 for a in args)
+    tolerance = {"rtol": 1e-3, "atol": 1e-4} if single else {}
+    check_frule_on_elements(primal, *args, **tolerance)
+
+
+def test_array_forward_rule_keeps_keywords() -> None:
+    check_frule_on_elements(np.array, [1.5, 2.5], ndmin=2)
+    check_frule_on_elements(np.asarray, [1.5, 2.5], dtype=complex)
+
+
+@pytest.mark.parametrize(
+    ("primal", "args", "dots"),
+    [
+        pytest.param(make_tuple, (1.5, X[0]), (ZeroTangent(), X[1]), id="make-tuple-one-zero"),
+        pytest.param(make_list, (1.5, X[0]), (Thunk(lambda: 2.0), NoTangent()), id="thunk"),
+        pytest.param(
+            unpack, (ELEMENTS, 3), (Tangent(tuple, X[1], 2.0, X[:2]), NoTangent()), id="unpack"
+        ),
+        pytest.param(iterate, ([1.5, X[0]],), (Tangent(list, ZeroTangent(), X[1]),), id="iterate"),
+        pytest.param(zip, ([1.5, 2.5], [X[0], X[1]]), (ZeroTangent(), [X[1], X[2]]), id="zip"),
+        pytest.param(sum, ([1.5, X[0]],), ((ZeroTangent(), X[1]),), id="sum-one-zero"),
+        pytest.param(np.array, ([1.5, X[0, 0]],), ([ZeroTangent(), 2.0],), id="array-one-zero"),
+        pytest.param(np.asarray, ([1.5, X[0, 0]],), (Thunk(lambda: [1.0, 2.0]),), id="asarray"),
+    ],
+)
+def test_sequence_forward_rules_take_every_form_of_tangent(
+    primal: Any, args: tuple[Any, ...], dots: tuple[Any, ...]
+) -> None:
+    check_frule_on_elements(primal, *args, tangents=dots)
+
+
+@pytest.mark.parametrize(
+    ("primal", "args", "kind"),
+    [
+        pytest.param(make_tuple, (1.5, X[0]), tuple, id="make-tuple"),
+        pytest.param(make_list, (1.5, X[0]), list, id="make-list"),
+        pytest.param(unpack, (X, 3), tuple, id="unpack"),
+        pytest.param(iterate, (X,), list, id="iterate"),
+        pytest.param(list, ((1.5, 2.5),), list, id="list"),
+        pytest.param(tuple, ([1.5, 2.5],), tuple, id="tuple"),
+        pytest.param(zip, ([1.5], [2.5]), list, id="zip"),
+        pytest.param(enumerate, ([1.5],), list, id="enumerate"),
+    ],
+)
+def test_tuple_and_list_results_get_plain_tuples_and_lists(
+    primal: Any, args: tuple[Any, ...], kind: type
+) -> None:
+    rng = np.random.default_rng(2)
+    dots = tuple(random_tangent(a, rng) for a in args)
+    assert type(srcad.frule((NoTangent(), *dots), primal, *args)[1]) is kind
+
+
+def test_enumerate_forward_rule_gives_the_counts_zero_tangents() -> None:
+    _, pairs_dot = srcad.frule((NoTangent(), [1.0, 2.0]), enumerate, [1.5, 2.5])
+    assert pairs_dot == [(ZeroTangent(), 1.0), (ZeroTangent(), 2.0)]
+
+
+def test_iterating_a_dict_has_zero_tangent() -> None:
+    dot = Tangent.of_mapping(dict, {"a": 1.0})
+    for primal in (iterate, list, tuple):
+        assert srcad.frule((NoTangent(), dot), primal, {"a": 1.5})[1] is ZeroTangent()
+
+
+def test_make_dict_forward_rule_gives_a_tangent_of_the_dict() -> None:
+    keys, values, dots = ("a", "b"), (0.5, X[0]), (2.0, X[1])
+    y, y_dot = srcad.frule((NoTangent(), NoTangent(), *dots), make_dict, keys, *values)
+    assert list(y) == ["a", "b"] and y["b"] is values[1]
+    assert isinstance(y_dot, Tangent) and y_dot.primal_type is dict
+    for key in keys:
+        expected = finite_difference_jvp(lambda *v, key=key: make_dict(keys, *v)[key], values, dots)
+        np.testing.assert_allclose(y_dot[key], expected)
+    zeros = (ZeroTangent(), ZeroTangent())
+    assert (
+        srcad.frule((NoTangent(), NoTangent(), *zeros), make_dict, keys, *values)[1]
+        is ZeroTangent()
+    )
+
+
+@pytest.mark.parametrize(
+    "items_dot",
+    [
+        pytest.param([2.0, X[1]], id="list"),
+        pytest.param(Tangent(list, ZeroTangent(), X[1]), id="tangent"),
+        pytest.param(ZeroTangent(), id="zero"),
+    ],
+)
+def test_append_forward_rule_appends_the_value_tangent(items_dot: Any) -> None:
+    items = [1.5, X[0]]
+    result, result_dot = srcad.frule((NoTangent(), items_dot, X[2]), append, items, X[1])
+    assert result is items and len(items) == 3  # mutated, as the primal does
+    assert isinstance(result_dot, list)
+    before = elements_of(items_dot, 2)
+    expected = finite_difference_jvp(
+        lambda a, b, c: append([a, b], c), (1.5, X[0], X[1]), (*before, X[2])
+    )
+    assert_tangent_close(result_dot, expected, result, 1e-6, 1e-9)
+    zero = srcad.frule((NoTangent(), ZeroTangent(), ZeroTangent()), append, [1.5], 2.5)[1]
+    assert zero is ZeroTangent()
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        pytest.param(X, id="matrix"),
+        pytest.param(np.arange(12.0).reshape(2, 3, 2), id="3d"),
+        pytest.param(X[0], id="vector"),
+        pytest.param(X.astype(np.float32), id="float32"),
+        pytest.param(X + 1j * X[::-1], id="complex"),
+    ],
+)
+def test_transpose_attribute_forward_rule_matches_finite_differences(x: np.ndarray) -> None:
+    rule = REGISTRY.attribute_frule("T")
+    assert rule is not None and rule.rrule is transpose_attribute_frule
+    dot = random_tangent(x, np.random.default_rng(1))
+    y, y_dot = transpose_attribute_frule((NoTangent(), dot), x)
+    np.testing.assert_array_equal(y, x.T)
+    expected = finite_difference_jvp(lambda x: x.T, (x,), (dot,))
+    assert_tangent_close(y_dot, expected, y, 1e-6, 1e-9)
+    assert transpose_attribute_frule((NoTangent(), ZeroTangent()), x)[1] is ZeroTangent()
+
+
+def test_every_reverse_rule_has_a_forward_rule() -> None:
+    assert set(containers.rules.rrules) <= set(containers.rules.frules)
+    assert set(containers.rules.attribute_rrules) <= set(containers.rules.attribute_frules)

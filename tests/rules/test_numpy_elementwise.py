@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
-from srcad.testing import check_rrule
+from srcad.api import frule
+from srcad.rules import numpy_elementwise
+from srcad.tangents import NoTangent, Thunk, ZeroTangent
+from srcad.testing import check_frule, check_rrule
 
 Shape = tuple[int, ...]
+Check = Callable[..., None]
+
+# Every case checks both rules: the reverse rule's cotangents, then the forward rule's
+# tangent along random input tangents, each against finite differences.
+BOTH_RULES = pytest.mark.parametrize(
+    "check", [pytest.param(check_rrule, id="rrule"), pytest.param(check_frule, id="frule")]
+)
+
+
+def test_every_reverse_rule_has_a_forward_rule() -> None:
+    assert set(numpy_elementwise.rules.rrules) <= set(numpy_elementwise.rules.frules)
 
 
 def sample(
@@ -83,6 +98,7 @@ def shape_id(shape: Shape | type[float]) -> str:
     return "float" if shape is float else str(shape).replace(" ", "")
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     ("f", "x"),
     [
@@ -93,10 +109,11 @@ def shape_id(shape: Shape | type[float]) -> str:
         for shape in UNARY_SHAPES
     ],
 )
-def test_unary_rule_matches_finite_differences(f: np.ufunc, x: Any) -> None:
-    check_rrule(f, x)
+def test_unary_rule_matches_finite_differences(f: np.ufunc, x: Any, check: Check) -> None:
+    check(f, x)
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     ("f", "x"),
     [
@@ -106,8 +123,8 @@ def test_unary_rule_matches_finite_differences(f: np.ufunc, x: Any) -> None:
         for f, low, high, signed in UNARY
     ],
 )
-def test_unary_rule_keeps_float32(f: np.ufunc, x: np.ndarray) -> None:
-    check_rrule(f, x, rtol=1e-3, atol=1e-4)
+def test_unary_rule_keeps_float32(f: np.ufunc, x: np.ndarray, check: Check) -> None:
+    check(f, x, rtol=1e-3, atol=1e-4)
 
 
 def complex_sample(shape: Shape, seed: int = 1) -> np.ndarray:
@@ -123,11 +140,13 @@ COMPLEX_UNARY = [
 ]  # fmt: skip
 
 
+@BOTH_RULES
 @pytest.mark.parametrize("f", [pytest.param(f, id=f.__name__) for f in COMPLEX_UNARY])
-def test_unary_rule_on_complex_matches_finite_differences(f: np.ufunc) -> None:
-    check_rrule(f, complex_sample((2, 2)), rtol=1e-5, atol=1e-8)
+def test_unary_rule_on_complex_matches_finite_differences(f: np.ufunc, check: Check) -> None:
+    check(f, complex_sample((2, 2)), rtol=1e-5, atol=1e-8)
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     "z",
     [
@@ -136,14 +155,16 @@ def test_unary_rule_on_complex_matches_finite_differences(f: np.ufunc) -> None:
         pytest.param(np.complex128(-0.5 + 0.8j), id="arccosh-complex-scalar"),
     ],
 )
-def test_arccosh_on_complex_matches_finite_differences(z: Any) -> None:
-    check_rrule(np.arccosh, z, rtol=1e-5, atol=1e-8)
+def test_arccosh_on_complex_matches_finite_differences(z: Any, check: Check) -> None:
+    check(np.arccosh, z, rtol=1e-5, atol=1e-8)
 
 
-def test_absolute_on_complex64_keeps_precision() -> None:
-    check_rrule(np.absolute, complex_sample((3,)).astype(np.complex64), rtol=1e-3, atol=1e-4)
+@BOTH_RULES
+def test_absolute_on_complex64_keeps_precision(check: Check) -> None:
+    check(np.absolute, complex_sample((3,)).astype(np.complex64), rtol=1e-3, atol=1e-4)
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     ("f", "x"),
     [
@@ -152,8 +173,10 @@ def test_absolute_on_complex64_keeps_precision() -> None:
         pytest.param(np.absolute, np.array([0.0j, 1.0 - 1.0j]), id="absolute-complex-at-zero"),
     ],
 )
-def test_unary_rule_at_kink_matches_finite_differences(f: np.ufunc, x: np.ndarray) -> None:
-    check_rrule(f, x)
+def test_unary_rule_at_kink_matches_finite_differences(
+    f: np.ufunc, x: np.ndarray, check: Check
+) -> None:
+    check(f, x)
 
 
 # Each binary ufunc with a sampler for each argument's values.
@@ -181,6 +204,7 @@ SHAPE_PAIRS: list[tuple[str, Shape | type[float], Shape | type[float]]] = [
 ]
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     ("f", "a", "b"),
     [
@@ -194,10 +218,11 @@ SHAPE_PAIRS: list[tuple[str, Shape | type[float], Shape | type[float]]] = [
         for pair, shape_a, shape_b in SHAPE_PAIRS
     ],
 )
-def test_binary_rule_matches_finite_differences(f: np.ufunc, a: Any, b: Any) -> None:
-    check_rrule(f, a, b)
+def test_binary_rule_matches_finite_differences(f: np.ufunc, a: Any, b: Any, check: Check) -> None:
+    check(f, a, b)
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     ("f", "a", "b"),
     [
@@ -208,13 +233,16 @@ def test_binary_rule_matches_finite_differences(f: np.ufunc, a: Any, b: Any) -> 
         for pair, shape_a, shape_b in SHAPE_PAIRS
     ],
 )
-def test_maximum_and_minimum_match_finite_differences(f: np.ufunc, a: Any, b: Any) -> None:
-    check_rrule(f, a, b)
+def test_maximum_and_minimum_match_finite_differences(
+    f: np.ufunc, a: Any, b: Any, check: Check
+) -> None:
+    check(f, a, b)
 
 
 TIED = np.array([[-1.0, 0.5, 2.0], [0.0, 1.0, -0.5]])
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     ("f", "a", "b"),
     [
@@ -226,10 +254,13 @@ TIED = np.array([[-1.0, 0.5, 2.0], [0.0, 1.0, -0.5]])
         pytest.param(np.hypot, np.array([0.0, 1.0]), np.array([0.0, 2.0]), id="hypot-at-origin"),
     ],
 )
-def test_binary_rule_at_kink_matches_finite_differences(f: np.ufunc, a: Any, b: Any) -> None:
-    check_rrule(f, a, b)
+def test_binary_rule_at_kink_matches_finite_differences(
+    f: np.ufunc, a: Any, b: Any, check: Check
+) -> None:
+    check(f, a, b)
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     ("f", "a", "b"),
     [
@@ -256,10 +287,11 @@ def test_binary_rule_at_kink_matches_finite_differences(f: np.ufunc, a: Any, b: 
         ),
     ],
 )
-def test_binary_rule_keeps_float32(f: np.ufunc, a: Any, b: Any) -> None:
-    check_rrule(f, a, b, rtol=1e-3, atol=1e-4)
+def test_binary_rule_keeps_float32(f: np.ufunc, a: Any, b: Any, check: Check) -> None:
+    check(f, a, b, rtol=1e-3, atol=1e-4)
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     ("f", "a", "b"),
     [
@@ -290,13 +322,16 @@ def test_binary_rule_keeps_float32(f: np.ufunc, a: Any, b: Any) -> None:
         ),
     ],
 )
-def test_binary_rule_on_complex_matches_finite_differences(f: np.ufunc, a: Any, b: Any) -> None:
-    check_rrule(f, a, b, rtol=1e-5, atol=1e-8)
+def test_binary_rule_on_complex_matches_finite_differences(
+    f: np.ufunc, a: Any, b: Any, check: Check
+) -> None:
+    check(f, a, b, rtol=1e-5, atol=1e-8)
 
 
 # --- sinc, float_power, fmax/fmin, heaviside ----------------------------------------------
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     "x",
     [pytest.param(sample(shape, -2.0, 2.0), id=shape_id(shape)) for shape in UNARY_SHAPES]
@@ -308,11 +343,12 @@ def test_binary_rule_on_complex_matches_finite_differences(f: np.ufunc, a: Any, 
         pytest.param(complex_sample((2, 2)), id="complex"),
     ],
 )
-def test_sinc_matches_finite_differences(x: Any) -> None:
+def test_sinc_matches_finite_differences(x: Any, check: Check) -> None:
     float32 = np.asarray(x).dtype == np.float32
-    check_rrule(np.sinc, x, rtol=1e-3 if float32 else 1e-6, atol=1e-4 if float32 else 1e-9)
+    check(np.sinc, x, rtol=1e-3 if float32 else 1e-6, atol=1e-4 if float32 else 1e-9)
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     ("x", "p"),
     [
@@ -330,9 +366,9 @@ def test_sinc_matches_finite_differences(x: Any) -> None:
         pytest.param(complex_sample((2, 3)), 1.5, id="complex-base"),
     ],
 )
-def test_float_power_matches_finite_differences(x: Any, p: Any) -> None:
+def test_float_power_matches_finite_differences(x: Any, p: Any, check: Check) -> None:
     float32 = np.asarray(x).dtype == np.float32
-    check_rrule(np.float_power, x, p, rtol=1e-4 if float32 else 1e-6, atol=1e-9)
+    check(np.float_power, x, p, rtol=1e-4 if float32 else 1e-6, atol=1e-9)
 
 
 BASES_WITH_ZERO = np.array([0.0, 0.5, 2.0])
@@ -344,13 +380,15 @@ def float_power_of_bases_with_zero(p: Any) -> Any:
     return np.float_power(BASES_WITH_ZERO, p)
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     "p", [pytest.param(2.5, id="float"), pytest.param(np.array([1.5, 0.5, 3.0]), id="array")]
 )
-def test_float_power_exponent_at_zero_base_matches_finite_differences(p: Any) -> None:
-    check_rrule(float_power_of_bases_with_zero, p)
+def test_float_power_exponent_at_zero_base_matches_finite_differences(p: Any, check: Check) -> None:
+    check(float_power_of_bases_with_zero, p)
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     ("f", "a", "b"),
     [
@@ -376,10 +414,11 @@ def test_float_power_exponent_at_zero_base_matches_finite_differences(p: Any) ->
         pytest.param(np.fmin, TIED, 0.5, id="fmin-tied-with-float"),
     ],
 )
-def test_fmax_and_fmin_match_finite_differences(f: np.ufunc, a: Any, b: Any) -> None:
-    check_rrule(f, a, b)
+def test_fmax_and_fmin_match_finite_differences(f: np.ufunc, a: Any, b: Any, check: Check) -> None:
+    check(f, a, b)
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     ("x", "h0"),
     [
@@ -388,8 +427,8 @@ def test_fmax_and_fmin_match_finite_differences(f: np.ufunc, a: Any, b: Any) -> 
         pytest.param(sample((2, 3), 0.3, 2.0, signed=True), np.array([0.2, 0.5, 1.0]), id="row"),
     ],
 )
-def test_heaviside_matches_finite_differences(x: Any, h0: Any) -> None:
-    check_rrule(np.heaviside, x, h0)
+def test_heaviside_matches_finite_differences(x: Any, h0: Any, check: Check) -> None:
+    check(np.heaviside, x, h0)
 
 
 STEP_POINTS = np.array([-1.0, 0.0, 2.0, 0.0])
@@ -401,6 +440,7 @@ def heaviside_at_step_points(h0: Any) -> Any:
     return np.heaviside(STEP_POINTS, h0)
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     "h0",
     [
@@ -409,8 +449,8 @@ def heaviside_at_step_points(h0: Any) -> Any:
         pytest.param(np.array(0.5), id="0d"),
     ],
 )
-def test_heaviside_value_at_zero_gets_cotangent(h0: Any) -> None:
-    check_rrule(heaviside_at_step_points, h0)
+def test_heaviside_value_at_zero_gets_cotangent(h0: Any, check: Check) -> None:
+    check(heaviside_at_step_points, h0)
 
 
 # --- clip ---------------------------------------------------------------------------------
@@ -418,6 +458,7 @@ def test_heaviside_value_at_zero_gets_cotangent(h0: Any) -> None:
 A = grid((2, 3), 0.0, seed=6)  # on the grid 0.2 k; every bound below is on 0.2 k + 0.1
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     ("args", "kwargs"),
     [
@@ -437,16 +478,20 @@ A = grid((2, 3), 0.0, seed=6)  # on the grid 0.2 k; every bound below is on 0.2 
         pytest.param((A.astype(np.float32), -0.5, 0.7), {}, id="float32-python-bounds"),
     ],
 )
-def test_clip_matches_finite_differences(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+def test_clip_matches_finite_differences(
+    args: tuple[Any, ...], kwargs: dict[str, Any], check: Check
+) -> None:
     float32 = np.asarray(args[0]).dtype == np.float32
-    check_rrule(np.clip, *args, rtol=1e-4 if float32 else 1e-6, atol=1e-9, **kwargs)
+    check(np.clip, *args, rtol=1e-4 if float32 else 1e-6, atol=1e-9, **kwargs)
 
 
+@BOTH_RULES
 @pytest.mark.skipif(np.lib.NumpyVersion(np.__version__) < "2.1.0", reason="min= needs NumPy 2.1")
-def test_clip_with_min_and_max_keywords_matches_finite_differences() -> None:
-    check_rrule(np.clip, A, min=-0.5, max=0.7)
+def test_clip_with_min_and_max_keywords_matches_finite_differences(check: Check) -> None:
+    check(np.clip, A, min=-0.5, max=0.7)
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     "bounds",
     [
@@ -456,8 +501,8 @@ def test_clip_with_min_and_max_keywords_matches_finite_differences() -> None:
         pytest.param((np.array([-0.4, 0.0, 0.4]), 2.0), id="on-lower-row"),
     ],
 )
-def test_clip_at_bounds_matches_finite_differences(bounds: tuple[Any, Any]) -> None:
-    check_rrule(np.clip, np.array([[-0.4, 0.0, 0.4], [1.0, -1.0, 0.4]]), *bounds)
+def test_clip_at_bounds_matches_finite_differences(bounds: tuple[Any, Any], check: Check) -> None:
+    check(np.clip, np.array([[-0.4, 0.0, 0.4], [1.0, -1.0, 0.4]]), *bounds)
 
 
 # --- where --------------------------------------------------------------------------------
@@ -465,6 +510,7 @@ def test_clip_at_bounds_matches_finite_differences(bounds: tuple[Any, Any]) -> N
 CONDITION = np.array([[True, False, True], [False, False, True]])
 
 
+@BOTH_RULES
 @pytest.mark.parametrize(
     ("condition", "a", "b"),
     [
@@ -484,17 +530,19 @@ CONDITION = np.array([[True, False, True], [False, False, True]])
         pytest.param(CONDITION, complex_sample((2, 3)), sample((3,), -2, 2), id="complex-a"),
     ],
 )
-def test_where_matches_finite_differences(condition: Any, a: Any, b: Any) -> None:
-    check_rrule(np.where, condition, a, b)
+def test_where_matches_finite_differences(condition: Any, a: Any, b: Any, check: Check) -> None:
+    check(np.where, condition, a, b)
 
 
-def test_where_with_condition_only_gives_indices_without_cotangents() -> None:
-    check_rrule(np.where, CONDITION)
+@BOTH_RULES
+def test_where_with_condition_only_gives_indices_without_cotangents(check: Check) -> None:
+    check(np.where, CONDITION)
 
 
 # --- real and imag ------------------------------------------------------------------------
 
 
+@BOTH_RULES
 @pytest.mark.parametrize("f", [pytest.param(np.real, id="real"), pytest.param(np.imag, id="imag")])
 @pytest.mark.parametrize(
     "x",
@@ -507,5 +555,63 @@ def test_where_with_condition_only_gives_indices_without_cotangents() -> None:
         pytest.param(1.5, id="python-float"),
     ],
 )
-def test_real_and_imag_match_finite_differences(f: Any, x: Any) -> None:
-    check_rrule(f, x, rtol=1e-5, atol=1e-7)
+def test_real_and_imag_match_finite_differences(f: Any, x: Any, check: Check) -> None:
+    check(f, x, rtol=1e-5, atol=1e-7)
+
+
+# --- Forward rules written by hand: symbolic zeros and thunks ------------------------------
+
+HAND_WRITTEN = [
+    pytest.param(np.absolute, (complex_sample((2, 3)),), id="absolute"),
+    pytest.param(np.conjugate, (complex_sample((2, 3)),), id="conjugate"),
+    pytest.param(np.float_power, (sample((2, 3), 0.3, 2.0), sample((3,), -1.0, 2.0)), id="pow"),
+    pytest.param(np.clip, (A, grid((3,), 0.1, seed=7), 0.9), id="clip"),
+    pytest.param(np.where, (CONDITION, sample((2, 3), -2, 2), sample((3,), -2, 2)), id="where"),
+    pytest.param(np.real, (complex_sample((2, 3)),), id="real"),
+    pytest.param(np.imag, (complex_sample((2, 3)),), id="imag"),
+]
+
+
+def tangents_of(args: tuple[Any, ...]) -> list[Any]:
+    return [np.ones_like(a) if np.asarray(a).dtype.kind in "fc" else NoTangent() for a in args]
+
+
+@pytest.mark.parametrize(("f", "args"), HAND_WRITTEN)
+@pytest.mark.parametrize("zero", [ZeroTangent(), NoTangent()], ids=["zero", "no-tangent"])
+def test_frule_keeps_zero_tangent_symbolic(f: Any, args: tuple[Any, ...], zero: Any) -> None:
+    _, y_dot = frule((NoTangent(), *[zero] * len(args)), f, *args)
+    assert y_dot is ZeroTangent()
+
+
+@pytest.mark.parametrize(("f", "args"), HAND_WRITTEN)
+def test_frule_unthunks_its_tangents(f: Any, args: tuple[Any, ...]) -> None:
+    dots = tangents_of(args)
+    _, expected = frule((NoTangent(), *dots), f, *args)
+    _, y_dot = frule((NoTangent(), *(Thunk(lambda d=d: d) for d in dots)), f, *args)
+    np.testing.assert_equal(y_dot, expected)
+
+
+@pytest.mark.parametrize(
+    ("f", "args"),
+    [
+        # Only some arguments vary: the others' tangents are zeros, and are skipped.
+        pytest.param(np.float_power, (sample((2, 3), 0.3, 2.0), 1.5), id="pow-base"),
+        pytest.param(np.clip, (A, np.array(-0.5), np.array(0.7)), id="clip-a"),
+        pytest.param(np.where, (CONDITION, sample((2, 3), -2, 2), 0.5), id="where-a"),
+    ],
+)
+@pytest.mark.parametrize("moving", [0, 1], ids=["first", "second"])
+def test_frule_with_some_zero_tangents_matches_finite_differences(
+    f: Any, args: tuple[Any, ...], moving: int
+) -> None:
+    differentiable = [k for k, a in enumerate(args) if np.asarray(a).dtype.kind == "f"]
+    tangents = [
+        np.ones_like(a) if k == differentiable[moving] else ZeroTangent()
+        for k, a in enumerate(args)
+    ]
+    check_frule(f, *args, tangents=tuple(tangents))
+
+
+def test_where_frule_gives_indices_no_tangent() -> None:
+    _, y_dot = frule((NoTangent(), NoTangent()), np.where, CONDITION)
+    assert y_dot is NoTangent()

@@ -11,8 +11,13 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.tangents import AbstractZero, NoTangent, ZeroTangent
-from srcad.testing import check_rrule
+from srcad.rules import numpy_indexing
+from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
+from srcad.testing import check_frule, check_rrule, finite_difference_jvp
+
+# The seed of random tangents, apart from the data's: a tangent equal to its primal (both
+# drawn from seed 0) would hide a rule that confuses the two.
+TANGENT_SEED = 7
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((2, 3, 4))
@@ -68,35 +73,37 @@ def test_getitem_matches_finite_differences(index: Any) -> None:
     check_rrule(operator.getitem, X, index)
 
 
-@pytest.mark.parametrize(
-    ("x", "index"),
-    [
-        pytest.param(M32, np.array([0, 0, 2]), id="float32-repeats"),
-        pytest.param(M32, (slice(None), slice(None, None, -1)), id="float32-reversed"),
-        pytest.param(M32, M32 > 0, id="float32-mask"),
-        pytest.param(Z, (np.array([2, 2]), slice(1, 3)), id="complex-repeats"),
-        pytest.param(Z, (Ellipsis, 0), id="complex-column"),
-        pytest.param(Z, Z.real > 0, id="complex-mask"),
-        pytest.param(np.array(1.5), (), id="0d-empty-tuple"),
-        pytest.param(np.array(1.5), None, id="0d-none"),
-        pytest.param(np.array(1.5), Ellipsis, id="0d-ellipsis"),
-    ],
-)
+# (id, array, index): single precision, complex values and 0-d arrays.
+TYPED_INDICES: list[tuple[str, np.ndarray, Any]] = [
+    ("float32-repeats", M32, np.array([0, 0, 2])),
+    ("float32-reversed", M32, (slice(None), slice(None, None, -1))),
+    ("float32-mask", M32, M32 > 0),
+    ("complex-repeats", Z, (np.array([2, 2]), slice(1, 3))),
+    ("complex-column", Z, (Ellipsis, 0)),
+    ("complex-mask", Z, Z.real > 0),
+    ("0d-empty-tuple", np.array(1.5), ()),
+    ("0d-none", np.array(1.5), None),
+    ("0d-ellipsis", np.array(1.5), Ellipsis),
+]
+
+
+@pytest.mark.parametrize(("x", "index"), [pytest.param(*c[1:], id=c[0]) for c in TYPED_INDICES])
 def test_getitem_keeps_precision_and_complex_values(x: np.ndarray, index: Any) -> None:
     float32 = x.dtype == np.float32
     check_rrule(operator.getitem, x, index, rtol=1e-5 if float32 else 1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize(
-    ("x", "index"),
-    [
-        pytest.param((M, 1.5, V), slice(None, None, -1), id="tuple-reversed"),
-        pytest.param((M, 1.5, V), slice(0, 3, 2), id="tuple-step"),
-        pytest.param((M, 1.5, V), -2, id="tuple-negative"),
-        pytest.param([V, 2.5, M, -1.0], slice(-3, None), id="list-negative-start"),
-        pytest.param([V, 2.5], 0, id="list-int"),
-    ],
-)
+# (id, tuple or list, index).
+SEQUENCE_INDICES: list[tuple[str, Any, Any]] = [
+    ("tuple-reversed", (M, 1.5, V), slice(None, None, -1)),
+    ("tuple-step", (M, 1.5, V), slice(0, 3, 2)),
+    ("tuple-negative", (M, 1.5, V), -2),
+    ("list-negative-start", [V, 2.5, M, -1.0], slice(-3, None)),
+    ("list-int", [V, 2.5], 0),
+]
+
+
+@pytest.mark.parametrize(("x", "index"), [pytest.param(*c[1:], id=c[0]) for c in SEQUENCE_INDICES])
 def test_getitem_of_sequence_matches_finite_differences(x: Any, index: Any) -> None:
     check_rrule(operator.getitem, x, index)
 
@@ -215,3 +222,160 @@ def test_full_with_integer_result_gives_fill_value_a_zero(args: tuple[Any, ...])
 def test_take_refuses_out() -> None:
     with pytest.raises(TypeError, match="out="):
         srcad.rrule(np.take, V, [0, 1], out=np.empty(2))
+
+
+# -- forward rules -----------------------------------------------------------------------------
+# check_frule perturbs array and number arguments and leaves a tuple or list alone: these
+# helpers move each element of one along its own tangent instead.
+
+
+def random_tangent(x: Any, rng: np.random.Generator) -> Any:
+    """A random tangent of `x`: one per element of a tuple or list (a `Tangent` by field,
+    for a NamedTuple), and `NoTangent()` for integers and other constants."""
+    if hasattr(type(x), "_fields"):
+        return Tangent(type(x), **{k: random_tangent(v, rng) for k, v in x._asdict().items()})
+    if isinstance(x, tuple | list):
+        return type(x)(random_tangent(e, rng) for e in x)
+    if isinstance(x, bool) or np.asarray(x).dtype.kind not in "fc":
+        return NoTangent()
+    value = rng.standard_normal(np.shape(x))
+    if np.iscomplexobj(x):
+        value = value + 1j * rng.standard_normal(np.shape(x))
+    if isinstance(x, float | complex):
+        return type(x)(value)
+    array = np.asarray(value, dtype=np.asarray(x).dtype)
+    return array if isinstance(x, np.ndarray) else array[()]
+
+
+def assert_tangent_close(actual: Any, expected: Any, primal: Any, rtol: float, atol: float) -> None:
+    """A tangent against finite differences: element by element for a tuple or list result,
+    each in its primal's shape and float precision (a symbolic zero as zeros)."""
+    actual = unthunk(actual)
+    if isinstance(primal, tuple | list):
+        elements = elements_of(actual, len(primal))
+        for a, e, p in zip(elements, expected, primal, strict=True):
+            assert_tangent_close(a, e, p, rtol, atol)
+        return
+    if isinstance(actual, AbstractZero):
+        actual = np.zeros(np.shape(primal))
+    elif np.asarray(primal).dtype.kind in "fc":
+        assert np.asarray(actual).dtype == np.asarray(primal).dtype, (actual, primal)
+    assert np.shape(actual) == np.shape(primal)
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol)
+
+
+def check_frule_on_elements(
+    f: Callable[..., Any],
+    *args: Any,
+    tangents: tuple[Any, ...] | None = None,
+    rtol: float = 1e-6,
+    atol: float = 1e-9,
+    **kwargs: Any,
+) -> None:
+    """`check_frule` for calls with tuple or list arguments: the output tangent along
+    `tangents` (random by default; a sequence's in any form its rule takes) against finite
+    differences that move each element along its own; and zero argument tangents must give a
+    symbolic zero."""
+    if tangents is None:
+        rng = np.random.default_rng(TANGENT_SEED)
+        tangents = tuple(random_tangent(a, rng) for a in args)
+    sizes = [len(a) if isinstance(a, tuple | list) else None for a in args]
+    flat = [e for a, n in zip(args, sizes, strict=True) for e in (a if n is not None else (a,))]
+    flat_dots = [
+        d
+        for t, n in zip(tangents, sizes, strict=True)
+        for d in (elements_of(unthunk(t), n) if n is not None else (t,))
+    ]
+
+    def on_elements(*elements: Any) -> Any:
+        rest, rebuilt = list(elements), []
+        for a, n in zip(args, sizes, strict=True):
+            if n is None:
+                rebuilt.append(rest.pop(0))
+                continue
+            items, rest = rest[:n], rest[n:]
+            rebuilt.append(type(a)(*items) if hasattr(type(a), "_fields") else type(a)(items))
+        return f(*rebuilt, **kwargs)
+
+    y, y_dot = srcad.frule((NoTangent(), *tangents), f, *args, **kwargs)
+    expected_y = f(*args, **kwargs)
+    assert_tangent_close(y, expected_y, expected_y, 0.0, 0.0)
+    expected = finite_difference_jvp(on_elements, tuple(flat), tuple(flat_dots))
+    assert_tangent_close(y_dot, expected, expected_y, rtol, atol)
+    zeros = tuple(ZeroTangent() for _ in args)
+    zero_dot = srcad.frule((NoTangent(), *zeros), f, *args, **kwargs)[1]
+    assert isinstance(zero_dot, AbstractZero), zero_dot
+
+
+@pytest.mark.parametrize("index", [pytest.param(i, id=name) for name, i in INDICES])
+def test_getitem_forward_rule_matches_finite_differences(index: Any) -> None:
+    check_frule(operator.getitem, X, index, seed=TANGENT_SEED)
+
+
+@pytest.mark.parametrize(("x", "index"), [pytest.param(*c[1:], id=c[0]) for c in TYPED_INDICES])
+def test_getitem_forward_rule_keeps_precision_and_complex_values(x: np.ndarray, index: Any) -> None:
+    float32 = x.dtype == np.float32
+    check_frule(
+        operator.getitem, x, index, rtol=1e-5 if float32 else 1e-6, atol=1e-6, seed=TANGENT_SEED
+    )
+
+
+@pytest.mark.parametrize(("x", "index"), [pytest.param(*c[1:], id=c[0]) for c in SEQUENCE_INDICES])
+def test_getitem_forward_rule_of_sequence_matches_finite_differences(x: Any, index: Any) -> None:
+    check_frule_on_elements(operator.getitem, x, index)
+
+
+@pytest.mark.parametrize(
+    "x_dot",
+    [
+        pytest.param((ZeroTangent(), 0.5, np.ones(4)), id="tuple-with-zero"),
+        pytest.param(Tangent(tuple, ZeroTangent(), 0.5, np.ones(4)), id="tangent"),
+        pytest.param(ZeroTangent(), id="zero"),
+    ],
+)
+@pytest.mark.parametrize("index", [0, 1, slice(None, None, -1), slice(0, 1)])
+def test_getitem_forward_rule_takes_every_form_of_sequence_tangent(x_dot: Any, index: Any) -> None:
+    check_frule_on_elements(operator.getitem, (M, 1.5, V), index, tangents=(x_dot, NoTangent()))
+
+
+def test_getitem_forward_rule_of_integer_array_is_zero() -> None:
+    _, y_dot = srcad.frule(
+        (NoTangent(), NoTangent(), NoTangent()), operator.getitem, np.arange(6), 1
+    )
+    assert y_dot is ZeroTangent()
+
+
+# check_frule perturbs arrays and numbers; a list of numbers gets its tangent as a list.
+FORWARD_TANGENTS = {"full-list-fill": (NoTangent(), [0.3, -1.2, 0.5])}
+
+
+@pytest.mark.parametrize(
+    ("f", "args", "kwargs", "tangents"),
+    [pytest.param(*c[1:], FORWARD_TANGENTS.get(c[0]), id=c[0]) for c in GATHERS + CONSTRUCTIONS],
+)
+def test_forward_rule_matches_finite_differences(
+    f: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], tangents: Any
+) -> None:
+    tolerance = {"rtol": 1e-5, "atol": 1e-5} if _single_precision(args) else {}
+    check_frule(f, *args, tangents=tangents, **tolerance, **kwargs, seed=TANGENT_SEED)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(((2,), 3), id="int-fill"),
+        pytest.param(((2,), 3.7, int), id="int-dtype"),
+    ],
+)
+def test_full_forward_rule_with_integer_result_is_zero(args: tuple[Any, ...]) -> None:
+    dots = (NoTangent(), NoTangent(), 1.0, *(NoTangent() for _ in args[2:]))
+    assert srcad.frule(dots, np.full, *args)[1] is ZeroTangent()
+
+
+def test_take_forward_rule_refuses_out() -> None:
+    with pytest.raises(TypeError, match="out="):
+        srcad.frule((NoTangent(), np.ones(4), NoTangent()), np.take, V, [0, 1], out=np.empty(2))
+
+
+def test_every_reverse_rule_has_a_forward_rule() -> None:
+    assert set(numpy_indexing.rules.rrules) <= set(numpy_indexing.rules.frules)

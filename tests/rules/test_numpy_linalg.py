@@ -7,6 +7,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+import srcad
+from srcad.rules import numpy_linalg
 from srcad.rules.numpy_linalg import (
     diag_rrule,
     dot_rrule,
@@ -18,8 +20,8 @@ from srcad.rules.numpy_linalg import (
     transpose_rrule,
     vdot_rrule,
 )
-from srcad.tangents import AbstractZero, NoTangent, ZeroTangent
-from srcad.testing import check_rrule
+from srcad.tangents import AbstractZero, NoTangent, Thunk, ZeroTangent
+from srcad.testing import check_frule, check_rrule
 
 
 def sample(shape: tuple[int, ...], seed: int, dtype: Any = np.float64) -> np.ndarray:
@@ -289,3 +291,129 @@ def test_zero_cotangent_stays_symbolic(pullback: Any, expected: int) -> None:
     assert cotangents[0] is NoTangent()
     assert all(isinstance(c, AbstractZero) for c in cotangents[1:])
     assert ZeroTangent() in cotangents
+
+
+# --- forward rules, on the same calls -------------------------------------------------------
+# Subscripts strings and integer or tuple axes are not differentiable values, so
+# check_frule gives them a NoTangent() and leaves them fixed.
+
+
+def test_every_reverse_rule_has_a_forward_rule() -> None:
+    assert set(numpy_linalg.rules.rrules) <= set(numpy_linalg.rules.frules)
+
+
+@pytest.mark.parametrize(("a", "b"), [pytest.param(a, b, id=name) for name, a, b in DOT_CASES])
+def test_dot_frule_matches_finite_differences(a: Any, b: Any) -> None:
+    check_frule(np.dot, a, b)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"), [pytest.param(*c[1:], id=c[0]) for c in TRANSPOSE_CALLS]
+)
+def test_transpose_frule_matches_finite_differences(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    check_frule(np.transpose, *args, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("f", "args", "kwargs"), [pytest.param(*c[1:], id=c[0]) for c in PRODUCT_CALLS]
+)
+def test_product_frule_matches_finite_differences(
+    f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    check_frule(f, *args, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("subscripts", "operands"), [pytest.param(*c[1:], id=c[0]) for c in EINSUM_CASES]
+)
+def test_einsum_frule_matches_finite_differences(
+    subscripts: str, operands: tuple[Any, ...]
+) -> None:
+    check_frule(np.einsum, subscripts, *operands)
+
+
+def test_einsum_frule_passes_optimize_through() -> None:
+    operands = (sample((2, 3), 0), sample((3, 2), 1), sample((2, 2), 2))
+    check_frule(np.einsum, "ij,jk,kl->il", *operands, optimize="greedy")
+
+
+@pytest.mark.parametrize(
+    ("f", "args", "kwargs"),
+    [pytest.param(*c[1:], id=c[0]) for c in FLOAT32_CALLS]
+    + [
+        pytest.param(np.dot, (sample((2, 3), 0, np.float32), sample((3, 2), 1, np.float32)), {},
+                     id="dot-matrix-matrix"),
+        pytest.param(np.dot, (sample((3,), 0, np.float32), 1.5), {}, id="dot-vector-with-float"),
+        pytest.param(np.transpose, (sample((2, 3, 2), 0, np.float32), (2, 0, 1)), {},
+                     id="transpose"),
+    ],
+)  # fmt: skip
+def test_float32_frule_stays_float32(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    check_frule(f, *args, rtol=1e-3, atol=1e-4, **kwargs)
+
+
+# (id, function, positional arguments, argument tangents): some tangents zero, the
+# others random; the zero ones stay fixed in the finite differences.
+PARTLY_ZERO_CALLS: list[tuple[str, Any, tuple[Any, ...], tuple[Any, ...]]] = [
+    ("dot-a", np.dot, (A, V), (sample((3, 3), 2), ZeroTangent())),
+    ("dot-b", np.dot, (A, V), (ZeroTangent(), sample((3,), 2))),
+    ("vdot-complex-a", np.vdot, (sample((3,), 0, complex), sample((3,), 1, complex)),
+     (sample((3,), 2, complex), NoTangent())),
+    ("outer-b", np.outer, (V, V), (ZeroTangent(), sample((3,), 2))),
+    ("tensordot-a", np.tensordot, (A, A, 1), (sample((3, 3), 2), ZeroTangent(), NoTangent())),
+    ("einsum-middle", np.einsum, ("ij,jk,kl->il", A, A, A),
+     (NoTangent(), ZeroTangent(), sample((3, 3), 2), ZeroTangent())),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("f", "args", "tangents"), [pytest.param(*c[1:], id=c[0]) for c in PARTLY_ZERO_CALLS]
+)
+def test_frule_with_some_zero_tangents(
+    f: Any, args: tuple[Any, ...], tangents: tuple[Any, ...]
+) -> None:
+    check_frule(f, *args, tangents=tangents)
+
+
+# (id, function, positional arguments) of one call with a tangent for each array argument.
+FORWARD_CALLS: list[tuple[str, Any, tuple[Any, ...]]] = [
+    ("dot", np.dot, (A, V)),
+    ("transpose", np.transpose, (A,)),
+    ("transpose-axes", np.transpose, (A, (1, 0))),
+    ("vdot", np.vdot, (V, V)),
+    ("inner", np.inner, (A, V)),
+    ("outer", np.outer, (V, V)),
+    ("tensordot", np.tensordot, (A, A, 1)),
+    ("einsum", np.einsum, ("ij,j", A, V)),
+    ("trace", np.trace, (A, 1)),
+    ("diag", np.diag, (V,)),
+]
+
+
+def _tangents_for(args: tuple[Any, ...], seed: int) -> tuple[Any, ...]:
+    return tuple(
+        sample(np.shape(a), seed + k) if isinstance(a, np.ndarray) else NoTangent()
+        for k, a in enumerate(args)
+    )
+
+
+@pytest.mark.parametrize(("f", "args"), [pytest.param(*c[1:], id=c[0]) for c in FORWARD_CALLS])
+def test_frule_zero_tangents_stay_symbolic(f: Any, args: tuple[Any, ...]) -> None:
+    _, y_dot = srcad.frule((NoTangent(), *(ZeroTangent() for _ in args)), f, *args)
+    assert y_dot is ZeroTangent()
+
+
+@pytest.mark.parametrize(("f", "args"), [pytest.param(*c[1:], id=c[0]) for c in FORWARD_CALLS])
+def test_frule_computes_thunked_tangents(f: Any, args: tuple[Any, ...]) -> None:
+    tangents = _tangents_for(args, seed=5)
+    _, y_dot = srcad.frule((NoTangent(), *tangents), f, *args)
+    thunks = tuple(Thunk(lambda t=t: t) for t in tangents)
+    _, from_thunks = srcad.frule((NoTangent(), *thunks), f, *args)
+    np.testing.assert_allclose(from_thunks, y_dot, rtol=1e-12, atol=1e-12)
+
+
+def test_einsum_frule_interleaved_form_is_refused() -> None:
+    with pytest.raises(TypeError, match="subscripts string"):
+        srcad.frule((NoTangent(),) * 5, np.einsum, A, [0, 1], V, [1])

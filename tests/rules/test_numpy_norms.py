@@ -8,9 +8,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from srcad.api import frule, rrule
+from srcad.rules import numpy_norms
 from srcad.rules.numpy_norms import norm_rrule
-from srcad.tangents import NoTangent, ZeroTangent
-from srcad.testing import check_rrule
+from srcad.tangents import NoTangent, Thunk, ZeroTangent
+from srcad.testing import check_frule, check_rrule, inner
 
 # The arrays of test_numpy_reductions, drawn in the same order, so the cases are its own.
 X = np.random.default_rng(0).standard_normal((2, 3, 2))
@@ -87,24 +89,24 @@ def test_norm_matches_finite_differences(args: tuple[Any, ...], kwargs: dict[str
 ZERO_ROWS = np.array([[0.0, 0.0, 0.0], [1.0, -2.0, 0.5]])
 
 
-@pytest.mark.parametrize(
-    ("x", "kwargs"),
-    [
-        # At zero every norm has a kink; central differences see the zero subgradient.
-        pytest.param(np.zeros(3), {}, id="vector"),
-        pytest.param(np.zeros(3), {"ord": 1}, id="vector-ord-1"),
-        pytest.param(np.zeros(3), {"ord": np.inf}, id="vector-ord-inf"),
-        pytest.param(np.zeros(3), {"ord": 3}, id="vector-ord-3"),
-        pytest.param(ZERO_ROWS, {"axis": 1}, id="zero-row"),
-        pytest.param(np.zeros((2, 3)), {"ord": "fro"}, id="matrix-fro"),
-        pytest.param(np.zeros((2, 3)), {"ord": "nuc"}, id="matrix-nuc"),
-        pytest.param(np.zeros((2, 3)), {"ord": 2}, id="matrix-ord-2"),
-        pytest.param(np.zeros((2, 3)), {"ord": 1}, id="matrix-ord-1"),
-        # Ties of two for the largest magnitude (or column sum): halves, as for np.max.
-        pytest.param(np.array([3.0, -3.0, 1.0]), {"ord": np.inf}, id="vector-ord-inf-tie"),
-        pytest.param(np.array([[1.0, -2.0], [-2.0, 1.0]]), {"ord": 1}, id="matrix-ord-1-tie"),
-    ],
-)
+KINKS = [
+    # At zero every norm has a kink; central differences see the zero subgradient.
+    pytest.param(np.zeros(3), {}, id="vector"),
+    pytest.param(np.zeros(3), {"ord": 1}, id="vector-ord-1"),
+    pytest.param(np.zeros(3), {"ord": np.inf}, id="vector-ord-inf"),
+    pytest.param(np.zeros(3), {"ord": 3}, id="vector-ord-3"),
+    pytest.param(ZERO_ROWS, {"axis": 1}, id="zero-row"),
+    pytest.param(np.zeros((2, 3)), {"ord": "fro"}, id="matrix-fro"),
+    pytest.param(np.zeros((2, 3)), {"ord": "nuc"}, id="matrix-nuc"),
+    pytest.param(np.zeros((2, 3)), {"ord": 2}, id="matrix-ord-2"),
+    pytest.param(np.zeros((2, 3)), {"ord": 1}, id="matrix-ord-1"),
+    # Ties of two for the largest magnitude (or column sum): halves, as for np.max.
+    pytest.param(np.array([3.0, -3.0, 1.0]), {"ord": np.inf}, id="vector-ord-inf-tie"),
+    pytest.param(np.array([[1.0, -2.0], [-2.0, 1.0]]), {"ord": 1}, id="matrix-ord-1-tie"),
+]
+
+
+@pytest.mark.parametrize(("x", "kwargs"), KINKS)
 def test_norm_at_kink_matches_finite_differences(x: np.ndarray, kwargs: dict[str, Any]) -> None:
     check_rrule(np.linalg.norm, x, **kwargs)
 
@@ -122,3 +124,59 @@ def test_new_rules_keep_zero_cotangent_symbolic(
 ) -> None:
     _, pullback = rule(*args)
     assert pullback(ZeroTangent()) == (NoTangent(), ZeroTangent(), *[NoTangent()] * (len(args) - 1))
+
+
+# --- Forward rules ------------------------------------------------------------------------
+
+
+def test_every_reverse_rule_has_a_forward_rule() -> None:
+    assert set(numpy_norms.rules.rrules) <= set(numpy_norms.rules.frules)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"), [pytest.param(*call[1:], id=call[0]) for call in NORM_CALLS]
+)
+def test_norm_frule_matches_finite_differences(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    check_frule(np.linalg.norm, *args, **tolerances(args), **kwargs)
+
+
+@pytest.mark.parametrize(("x", "kwargs"), KINKS)
+def test_norm_frule_at_kink_matches_finite_differences(
+    x: np.ndarray, kwargs: dict[str, Any]
+) -> None:
+    check_frule(np.linalg.norm, x, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("x", "kwargs"),
+    [
+        # Where central differences are no guide (a tie of three, a repeated singular value)
+        # the frule still agrees with the rrule's choice of subgradient.
+        pytest.param(np.array([3.0, -3.0, 3.0, 1.0]), {"ord": np.inf}, id="vector-inf-tie-3"),
+        pytest.param(np.array([-1.0, 1.0, -1.0]), {"ord": -np.inf}, id="vector-minus-inf-tie-3"),
+        pytest.param(np.eye(3), {"ord": 2}, id="matrix-ord-2-repeated"),
+        pytest.param(np.ones((3, 3)), {"ord": np.inf}, id="matrix-inf-tie-3"),
+    ],
+)
+def test_norm_frule_is_adjoint_of_rrule_at_kinks(x: np.ndarray, kwargs: dict[str, Any]) -> None:
+    rng = np.random.default_rng(3)
+    x_dot = rng.standard_normal(x.shape)
+    y_bar = rng.standard_normal(np.shape(np.linalg.norm(x, **kwargs)))
+    _, y_dot = frule((NoTangent(), x_dot), np.linalg.norm, x, **kwargs)
+    x_bar = rrule(np.linalg.norm, x, **kwargs)[1](y_bar)[1]
+    np.testing.assert_allclose(inner(y_bar, y_dot), inner(x_bar, x_dot), rtol=1e-12)
+
+
+@pytest.mark.parametrize("zero", [ZeroTangent(), NoTangent()], ids=["zero", "no-tangent"])
+def test_norm_frule_keeps_zero_tangent_symbolic(zero: Any) -> None:
+    _, y_dot = frule((NoTangent(), zero, NoTangent()), np.linalg.norm, M, "nuc")
+    assert y_dot is ZeroTangent()
+
+
+def test_norm_frule_unthunks_its_tangent() -> None:
+    x_dot = np.ones_like(M)
+    _, expected = frule((NoTangent(), x_dot), np.linalg.norm, M, 2)
+    _, y_dot = frule((NoTangent(), Thunk(lambda: x_dot)), np.linalg.norm, M, 2)
+    np.testing.assert_equal(y_dot, expected)

@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from srcad.api import frule, rrule
+from srcad.rules import numpy_reductions
 from srcad.rules.numpy_reductions import (
     average_rrule,
     cumprod_rrule,
@@ -22,8 +24,8 @@ from srcad.rules.numpy_reductions import (
     sum_rrule,
     var_rrule,
 )
-from srcad.tangents import NoTangent, ZeroTangent
-from srcad.testing import check_rrule
+from srcad.tangents import NoTangent, Tangent, Thunk, ZeroTangent
+from srcad.testing import check_frule, check_rrule, inner
 
 X = np.random.default_rng(0).standard_normal((2, 3, 2))
 REDUCTIONS = [pytest.param(np.sum, id="sum"), pytest.param(np.mean, id="mean")]
@@ -185,57 +187,60 @@ def test_axis_reduction_on_complex_matches_finite_differences(
     check_rrule(f, *args, **tolerances(args), **kwargs)
 
 
-@pytest.mark.parametrize(
-    ("f", "args", "kwargs"),
-    [
-        # Options by position follow each function's own parameter order.
-        pytest.param(np.prod, (X, (0, 2), None, None, True), {}, id="prod-keepdims-positional"),
-        pytest.param(np.prod, (X,), {"axis": 1, "initial": 2.0}, id="prod-initial"),
-        pytest.param(np.prod, (X.astype(np.float32),), {"dtype": np.float64}, id="prod-dtype"),
-        pytest.param(np.max, (X, (0, 2), None, True), {}, id="max-keepdims-positional"),
-        # An initial value above some slices' maxima takes their cotangent.
-        pytest.param(np.max, (X,), {"axis": 1, "initial": 0.5}, id="max-initial"),
-        pytest.param(np.min, (X,), {"axis": 0, "initial": -0.5}, id="min-initial"),
-        pytest.param(np.var, (X, 1, None, None, 1), {}, id="var-ddof-positional"),
-        pytest.param(np.var, (X,), {"axis": (0, 2), "ddof": 1}, id="var-ddof"),
-        pytest.param(np.std, (X,), {"axis": -1, "ddof": 1, "keepdims": True}, id="std-ddof"),
-        pytest.param(np.std, (X, None, np.float64), {}, id="std-dtype-positional"),
-        pytest.param(np.median, (X, 1, None, False, True), {}, id="median-keepdims-positional"),
-    ],
-)
+# Options by position follow each function's own parameter order.
+OPTION_CALLS = [
+    pytest.param(np.prod, (X, (0, 2), None, None, True), {}, id="prod-keepdims-positional"),
+    pytest.param(np.prod, (X,), {"axis": 1, "initial": 2.0}, id="prod-initial"),
+    pytest.param(np.prod, (X.astype(np.float32),), {"dtype": np.float64}, id="prod-dtype"),
+    pytest.param(np.max, (X, (0, 2), None, True), {}, id="max-keepdims-positional"),
+    # An initial value above some slices' maxima takes their cotangent.
+    pytest.param(np.max, (X,), {"axis": 1, "initial": 0.5}, id="max-initial"),
+    pytest.param(np.min, (X,), {"axis": 0, "initial": -0.5}, id="min-initial"),
+    pytest.param(np.var, (X, 1, None, None, 1), {}, id="var-ddof-positional"),
+    pytest.param(np.var, (X,), {"axis": (0, 2), "ddof": 1}, id="var-ddof"),
+    pytest.param(np.std, (X,), {"axis": -1, "ddof": 1, "keepdims": True}, id="std-ddof"),
+    pytest.param(np.std, (X, None, np.float64), {}, id="std-dtype-positional"),
+    pytest.param(np.median, (X, 1, None, False, True), {}, id="median-keepdims-positional"),
+]
+
+
+@pytest.mark.parametrize(("f", "args", "kwargs"), OPTION_CALLS)
 def test_reduction_options_match_finite_differences(
     f: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> None:
     check_rrule(f, *args, **tolerances(args), **kwargs)
 
 
-@pytest.mark.skipif(np.lib.NumpyVersion(np.__version__) < "2.0.0", reason="NumPy 2 options")
-@pytest.mark.parametrize("f", [pytest.param(np.var, id="var"), pytest.param(np.std, id="std")])
-@pytest.mark.parametrize(
-    "kwargs",
-    [
-        pytest.param({"axis": 1, "correction": 1}, id="correction"),
-        pytest.param({"axis": 1, "mean": np.mean(X, axis=1, keepdims=True)}, id="mean"),
-    ],
-)
+NUMPY2 = pytest.mark.skipif(np.lib.NumpyVersion(np.__version__) < "2.0.0", reason="NumPy 2")
+MOMENTS = [pytest.param(np.var, id="var"), pytest.param(np.std, id="std")]
+MOMENT_NUMPY2_OPTIONS = [
+    pytest.param({"axis": 1, "correction": 1}, id="correction"),
+    pytest.param({"axis": 1, "mean": np.mean(X, axis=1, keepdims=True)}, id="mean"),
+]
+
+
+@NUMPY2
+@pytest.mark.parametrize("f", MOMENTS)
+@pytest.mark.parametrize("kwargs", MOMENT_NUMPY2_OPTIONS)
 def test_variance_numpy2_options_match_finite_differences(
     f: Callable[..., Any], kwargs: dict[str, Any]
 ) -> None:
     check_rrule(f, X, **kwargs)
 
 
-@pytest.mark.parametrize(
-    "x",
-    [
-        # The partial of each element is the product of the others, also when it is 0.
-        pytest.param(np.array([1.5, 0.0, -2.0, 0.5]), id="one-zero"),
-        pytest.param(np.array([1.5, 0.0, -2.0, 0.0]), id="two-zeros"),
-        pytest.param(np.zeros(3), id="all-zeros"),
-        pytest.param(np.array([[0.0, 1.5, 2.0], [0.0, 0.0, 3.0], [1.0, -2.0, 0.5]]), id="rows"),
-        pytest.param(np.array([0.0 + 1.0j, 2.0 - 1.0j, 0.5j]), id="complex-one-zero"),
-    ],
-)
-@pytest.mark.parametrize("axis", [pytest.param(None, id="all"), pytest.param(-1, id="last")])
+PROD_WITH_ZEROS = [
+    # The partial of each element is the product of the others, also when it is 0.
+    pytest.param(np.array([1.5, 0.0, -2.0, 0.5]), id="one-zero"),
+    pytest.param(np.array([1.5, 0.0, -2.0, 0.0]), id="two-zeros"),
+    pytest.param(np.zeros(3), id="all-zeros"),
+    pytest.param(np.array([[0.0, 1.5, 2.0], [0.0, 0.0, 3.0], [1.0, -2.0, 0.5]]), id="rows"),
+    pytest.param(np.array([0.0 + 1.0j, 2.0 - 1.0j, 0.5j]), id="complex-one-zero"),
+]
+PROD_AXES = [pytest.param(None, id="all"), pytest.param(-1, id="last")]
+
+
+@pytest.mark.parametrize("x", PROD_WITH_ZEROS)
+@pytest.mark.parametrize("axis", PROD_AXES)
 def test_prod_with_zeros_matches_finite_differences(x: np.ndarray, axis: Any) -> None:
     check_rrule(np.prod, x, axis=axis)
 
@@ -244,18 +249,18 @@ def test_prod_with_zeros_matches_finite_differences(x: np.ndarray, axis: Any) ->
 TIES = np.array([[3.0, -1.0, 3.0, -1.0], [2.0, 0.5, 2.0, 0.5]])
 
 
-@pytest.mark.parametrize(
-    ("f", "x", "kwargs"),
-    [
-        # A tie of two splits the cotangent in halves, which central differences also give.
-        pytest.param(np.max, TIES, {}, id="max-all"),
-        pytest.param(np.max, TIES, {"axis": 1}, id="max-rows"),
-        pytest.param(np.amax, TIES, {"axis": 1, "keepdims": True}, id="amax-rows-keepdims"),
-        pytest.param(np.min, TIES, {}, id="min-all"),
-        pytest.param(np.min, TIES.T, {"axis": 0}, id="min-columns"),
-        pytest.param(np.amin, TIES, {"axis": -1}, id="amin-rows"),
-    ],
-)
+TIES_OF_TWO = [
+    # A tie of two splits the cotangent in halves, which central differences also give.
+    pytest.param(np.max, TIES, {}, id="max-all"),
+    pytest.param(np.max, TIES, {"axis": 1}, id="max-rows"),
+    pytest.param(np.amax, TIES, {"axis": 1, "keepdims": True}, id="amax-rows-keepdims"),
+    pytest.param(np.min, TIES, {}, id="min-all"),
+    pytest.param(np.min, TIES.T, {"axis": 0}, id="min-columns"),
+    pytest.param(np.amin, TIES, {"axis": -1}, id="amin-rows"),
+]
+
+
+@pytest.mark.parametrize(("f", "x", "kwargs"), TIES_OF_TWO)
 def test_extremum_tie_of_two_matches_finite_differences(
     f: Callable[..., Any], x: np.ndarray, kwargs: dict[str, Any]
 ) -> None:
@@ -290,14 +295,14 @@ def test_extremum_that_is_nan_sends_cotangent_to_the_nan(rule: Callable[..., Any
 XNAN = np.where(np.arange(12).reshape(2, 3, 2) % 5 == 1, np.nan, X)
 
 
-@pytest.mark.parametrize(
-    "kwargs",
-    [
-        pytest.param({}, id="all"),
-        pytest.param({"axis": 1}, id="axis-1"),
-        pytest.param({"axis": (0, 2), "keepdims": True}, id="keepdims-axis-tuple"),
-    ],
-)
+NANSUM_OPTIONS = [
+    pytest.param({}, id="all"),
+    pytest.param({"axis": 1}, id="axis-1"),
+    pytest.param({"axis": (0, 2), "keepdims": True}, id="keepdims-axis-tuple"),
+]
+
+
+@pytest.mark.parametrize("kwargs", NANSUM_OPTIONS)
 def test_nansum_gives_nans_zero_cotangent(kwargs: dict[str, Any]) -> None:
     check_rrule(np.nansum, XNAN, **kwargs)
 
@@ -334,18 +339,18 @@ def test_cumulative_rule_matches_finite_differences(
     check_rrule(f, *args, **tolerances(args), **kwargs)
 
 
-@pytest.mark.parametrize(
-    ("x", "kwargs"),
-    [
-        pytest.param(np.array([1.5, 0.0, -2.0, 0.5]), {}, id="one-zero"),
-        pytest.param(np.array([0.0, 1.5, -2.0, 0.5]), {}, id="zero-first"),
-        pytest.param(np.array([1.5, -2.0, 0.5, 0.0]), {}, id="zero-last"),
-        pytest.param(np.array([1.5, 0.0, -2.0, 0.0, 0.5]), {}, id="two-zeros"),
-        pytest.param(np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 0.0]]), {"axis": 0}, id="columns"),
-        pytest.param(np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 0.0]]), {}, id="matrix-flat"),
-        pytest.param(np.array([1.0 - 1.0j, 0.0j, 0.5 + 2.0j]), {}, id="complex-one-zero"),
-    ],
-)
+CUMPROD_WITH_ZEROS = [
+    pytest.param(np.array([1.5, 0.0, -2.0, 0.5]), {}, id="one-zero"),
+    pytest.param(np.array([0.0, 1.5, -2.0, 0.5]), {}, id="zero-first"),
+    pytest.param(np.array([1.5, -2.0, 0.5, 0.0]), {}, id="zero-last"),
+    pytest.param(np.array([1.5, 0.0, -2.0, 0.0, 0.5]), {}, id="two-zeros"),
+    pytest.param(np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 0.0]]), {"axis": 0}, id="columns"),
+    pytest.param(np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 0.0]]), {}, id="matrix-flat"),
+    pytest.param(np.array([1.0 - 1.0j, 0.0j, 0.5 + 2.0j]), {}, id="complex-one-zero"),
+]
+
+
+@pytest.mark.parametrize(("x", "kwargs"), CUMPROD_WITH_ZEROS)
 def test_cumprod_with_zeros_matches_finite_differences(
     x: np.ndarray, kwargs: dict[str, Any]
 ) -> None:
@@ -357,40 +362,40 @@ def test_cumprod_with_zeros_matches_finite_differences(
 W = RNG.uniform(0.5, 2.0, size=X.shape)  # positive: the sum of the weights stays away from 0
 
 
-@pytest.mark.parametrize(
-    ("args", "kwargs"),
-    [
-        # Weights by position are differentiated; `weights=` is a constant, like any keyword.
-        pytest.param((X, None, W), {}, id="weights-positional"),
-        pytest.param((X, 1, W[0, :, 0]), {}, id="weights-along-axis"),
-        pytest.param((X, -1, W[0, 0, :]), {"keepdims": True}, id="weights-along-axis-keepdims"),
-        pytest.param((X, (0, 1), W), {}, id="weights-full-axis-tuple"),
-        pytest.param((X, 1), {"weights": W[0, :, 0]}, id="weights-keyword"),
-        pytest.param((X,), {"axis": 0, "weights": W}, id="weights-keyword-full"),
-        pytest.param((X, 1, W[0, :, 0], True), {}, id="returned"),
-        pytest.param((X, None, W), {"returned": True}, id="returned-keyword"),
-        pytest.param((X, 1, None, True), {}, id="returned-without-weights"),
-        pytest.param((V, 0, np.arange(1, 6)), {}, id="integer-weights"),
-        pytest.param((Z, 1, W[0, :, 0]), {}, id="complex-with-real-weights"),
-        pytest.param((Z, 1, Z[0, :, 0] + 2.0), {}, id="complex-weights"),
-        pytest.param((X.astype(np.float32), 1, W[0, :, 0].astype(np.float32)), {}, id="float32"),
-    ],
-)
+AVERAGE_CALLS = [
+    # Weights by position are differentiated; `weights=` is a constant, like any keyword.
+    pytest.param((X, None, W), {}, id="weights-positional"),
+    pytest.param((X, 1, W[0, :, 0]), {}, id="weights-along-axis"),
+    pytest.param((X, -1, W[0, 0, :]), {"keepdims": True}, id="weights-along-axis-keepdims"),
+    pytest.param((X, (0, 1), W), {}, id="weights-full-axis-tuple"),
+    pytest.param((X, 1), {"weights": W[0, :, 0]}, id="weights-keyword"),
+    pytest.param((X,), {"axis": 0, "weights": W}, id="weights-keyword-full"),
+    pytest.param((X, 1, W[0, :, 0], True), {}, id="returned"),
+    pytest.param((X, None, W), {"returned": True}, id="returned-keyword"),
+    pytest.param((X, 1, None, True), {}, id="returned-without-weights"),
+    pytest.param((V, 0, np.arange(1, 6)), {}, id="integer-weights"),
+    pytest.param((Z, 1, W[0, :, 0]), {}, id="complex-with-real-weights"),
+    pytest.param((Z, 1, Z[0, :, 0] + 2.0), {}, id="complex-weights"),
+    pytest.param((X.astype(np.float32), 1, W[0, :, 0].astype(np.float32)), {}, id="float32"),
+]
+
+
+@pytest.mark.parametrize(("args", "kwargs"), AVERAGE_CALLS)
 def test_average_matches_finite_differences(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     check_rrule(np.average, *args, **tolerances(args), **kwargs)
 
 
-@pytest.mark.skipif(np.lib.NumpyVersion(np.__version__) < "2.0.0", reason="NumPy 2 weights")
-@pytest.mark.parametrize(
-    ("axis", "weights"),
-    [
-        # Weights shaped like the averaged axes, in the order `axis` names them (contiguous:
-        # finite_difference_vjp cannot perturb a transposed view in place).
-        pytest.param((0, 1), W[:, :, 0], id="sorted"),
-        pytest.param((1, 0), np.ascontiguousarray(W[:, :, 0].T), id="unsorted"),
-        pytest.param((2, 1), np.ascontiguousarray(W[0].T), id="unsorted-last"),
-    ],
-)
+AXIS_TUPLE_WEIGHTS = [
+    # Weights shaped like the averaged axes, in the order `axis` names them (contiguous:
+    # finite_difference_vjp cannot perturb a transposed view in place).
+    pytest.param((0, 1), W[:, :, 0], id="sorted"),
+    pytest.param((1, 0), np.ascontiguousarray(W[:, :, 0].T), id="unsorted"),
+    pytest.param((2, 1), np.ascontiguousarray(W[0].T), id="unsorted-last"),
+]
+
+
+@NUMPY2
+@pytest.mark.parametrize(("axis", "weights"), AXIS_TUPLE_WEIGHTS)
 def test_average_with_weights_along_axis_tuple_matches_finite_differences(
     axis: tuple[int, ...], weights: np.ndarray
 ) -> None:
@@ -444,3 +449,169 @@ def test_new_rules_reject_unsupported_options(
 ) -> None:
     with pytest.raises(TypeError, match=message):
         rule(X, **kwargs)
+
+
+# --- Forward rules: the same calls, along random input tangents ---------------------------
+
+
+def test_every_reverse_rule_has_a_forward_rule() -> None:
+    assert set(numpy_reductions.rules.rrules) <= set(numpy_reductions.rules.frules)
+
+
+@pytest.mark.parametrize(("args", "kwargs"), [pytest.param(*c[1:], id=c[0]) for c in CALLS])
+@pytest.mark.parametrize("f", REDUCTIONS)
+def test_reduction_frule_matches_finite_differences(
+    f: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    check_frule(f, *args, **tolerances(args), **kwargs)
+
+
+def test_sum_of_0d_over_axis_0_frule_matches_finite_differences() -> None:
+    check_frule(np.sum, np.array(1.5), axis=-1)
+
+
+@pytest.mark.parametrize(
+    ("f", "args", "kwargs"),
+    call_params(AXIS_REDUCTIONS, AXIS_CALLS)
+    + call_params([np.prod, np.var, np.std, np.nansum, np.average], COMPLEX_CALLS)
+    + OPTION_CALLS
+    + call_params([np.cumsum, np.cumprod], CUMULATIVE_CALLS),
+)
+def test_axis_reduction_frule_matches_finite_differences(
+    f: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    check_frule(f, *args, **tolerances(args), **kwargs)
+
+
+@NUMPY2
+@pytest.mark.parametrize("f", MOMENTS)
+@pytest.mark.parametrize("kwargs", MOMENT_NUMPY2_OPTIONS)
+def test_variance_numpy2_options_frule_matches_finite_differences(
+    f: Callable[..., Any], kwargs: dict[str, Any]
+) -> None:
+    check_frule(f, X, **kwargs)
+
+
+@pytest.mark.parametrize("x", PROD_WITH_ZEROS)
+@pytest.mark.parametrize("axis", PROD_AXES)
+def test_prod_with_zeros_frule_matches_finite_differences(x: np.ndarray, axis: Any) -> None:
+    check_frule(np.prod, x, axis=axis)
+
+
+@pytest.mark.parametrize(("x", "kwargs"), CUMPROD_WITH_ZEROS)
+def test_cumprod_with_zeros_frule_matches_finite_differences(
+    x: np.ndarray, kwargs: dict[str, Any]
+) -> None:
+    check_frule(np.cumprod, x, **kwargs)
+
+
+@pytest.mark.parametrize(("f", "x", "kwargs"), TIES_OF_TWO)
+def test_extremum_tie_of_two_frule_matches_finite_differences(
+    f: Callable[..., Any], x: np.ndarray, kwargs: dict[str, Any]
+) -> None:
+    # Central differences along a tangent give the mean of the two tied elements' tangents.
+    check_frule(f, np.ascontiguousarray(x), **kwargs)
+
+
+@pytest.mark.parametrize("kwargs", NANSUM_OPTIONS)
+def test_nansum_frule_ignores_tangents_of_nans(kwargs: dict[str, Any]) -> None:
+    check_frule(np.nansum, XNAN, **kwargs)
+
+
+def test_std_of_constant_slices_has_zero_tangent() -> None:
+    check_frule(np.std, np.array([[1.0, 1.0, 1.0], [0.5, -1.0, 2.0]]), axis=1)
+
+
+@pytest.mark.parametrize(("args", "kwargs"), AVERAGE_CALLS)
+def test_average_frule_matches_finite_differences(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    check_frule(np.average, *args, **tolerances(args), **kwargs)
+
+
+@NUMPY2
+@pytest.mark.parametrize(("axis", "weights"), AXIS_TUPLE_WEIGHTS)
+def test_average_with_weights_along_axis_tuple_frule_matches_finite_differences(
+    axis: tuple[int, ...], weights: np.ndarray
+) -> None:
+    check_frule(np.average, X, axis, weights)
+
+
+def forward_and_reverse_agree(f: Callable[..., Any], x: np.ndarray, **kwargs: Any) -> None:
+    """`<y_bar, y_dot> == <x_bar, x_dot>`: the frule is the adjoint of the rrule's pullback."""
+    rng = np.random.default_rng(3)
+    x_dot, y_bar = rng.standard_normal(x.shape), rng.standard_normal(np.shape(f(x, **kwargs)))
+    _, y_dot = frule((NoTangent(), x_dot), f, x, **kwargs)
+    x_bar = rrule(f, x, **kwargs)[1](y_bar)[1]
+    np.testing.assert_allclose(inner(y_bar, y_dot), inner(x_bar, x_dot), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("f", "x"),
+    [
+        # Where central differences are no guide (a tie of three, a NaN result), the frule
+        # still agrees with the rrule's choice of subgradient.
+        pytest.param(np.max, np.array([1.0, 4.0, 4.0, 4.0]), id="max-tie-of-three"),
+        pytest.param(np.amin, np.array([1.0, 1.0, 4.0, 1.0]), id="amin-tie-of-three"),
+        pytest.param(np.max, np.array([1.0, np.nan, 3.0]), id="max-nan"),
+        pytest.param(np.min, np.array([[1.0, np.nan, 3.0], [2.0, 2.0, 5.0]]), id="min-nan-rows"),
+        pytest.param(np.median, np.array([2.0, 1.0, 2.0, 2.0]), id="median-tie"),
+    ],
+)
+def test_frule_is_adjoint_of_rrule_at_kinks(f: Callable[..., Any], x: np.ndarray) -> None:
+    forward_and_reverse_agree(f, x, **({"axis": -1} if x.ndim > 1 else {}))
+
+
+FORWARD_ZERO_CALLS = [
+    pytest.param(f, args, id=f.__name__)
+    for f, args in [
+        (np.sum, (X, 1)),
+        (np.mean, (X,)),
+        (np.prod, (X, 1)),
+        (np.max, (X, (0, 1))),
+        (np.amin, (X,)),
+        (np.var, (X, 1, None, None, 1)),
+        (np.std, (X,)),
+        (np.nansum, (XNAN, 0)),
+        (np.cumsum, (X, 1)),
+        (np.cumprod, (X,)),
+        (np.median, (X, -1)),
+        (np.average, (X, 1, W[0, :, 0], True)),
+    ]
+]
+
+
+@pytest.mark.parametrize(("f", "args"), FORWARD_ZERO_CALLS)
+@pytest.mark.parametrize("zero", [ZeroTangent(), NoTangent()], ids=["zero", "no-tangent"])
+def test_frule_keeps_zero_tangent_symbolic(
+    f: Callable[..., Any], args: tuple[Any, ...], zero: Any
+) -> None:
+    _, y_dot = frule((NoTangent(), zero, *[zero] * (len(args) - 1)), f, *args)
+    assert y_dot is ZeroTangent()
+
+
+@pytest.mark.parametrize(("f", "args"), FORWARD_ZERO_CALLS)
+def test_frule_unthunks_its_tangents(f: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    dots = [np.ones_like(a) if isinstance(a, np.ndarray) else NoTangent() for a in args]
+    _, expected = frule((NoTangent(), *dots), f, *args)
+    _, y_dot = frule((NoTangent(), *(Thunk(lambda d=d: d) for d in dots)), f, *args)
+    if isinstance(expected, Tangent):  # np.average's, with returned=True
+        expected, y_dot = tuple(expected), tuple(y_dot)
+    np.testing.assert_equal(y_dot, expected)
+
+
+@pytest.mark.parametrize(
+    ("f", "kwargs", "message"),
+    [
+        pytest.param(np.prod, {"where": X > 0}, "where", id="prod-where"),
+        pytest.param(np.max, {"where": X > 0, "initial": 0.0}, "where", id="max-where"),
+        pytest.param(np.sum, {"out": np.empty(())}, "out", id="sum-out"),
+        pytest.param(np.cumsum, {"out": np.empty(12)}, "out", id="cumsum-out"),
+        pytest.param(np.median, {"overwrite_input": True}, "in place", id="median-overwrite"),
+    ],
+)
+def test_frule_rejects_unsupported_options(
+    f: Callable[..., Any], kwargs: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(TypeError, match=message):
+        frule((NoTangent(), np.ones_like(X)), f, X, **kwargs)

@@ -1,0 +1,355 @@
+"""Rules for `np.linalg`'s factorisations: Cholesky, the Hermitian eigendecomposition,
+QR and the singular value decomposition."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from srcad.projection import ProjectTo
+from srcad.registry import RuleSet
+from srcad.rules.numpy_decompositions import _common_dtype, _conj_transpose, _elements
+from srcad.rules.numpy_linalg import _dots, _given
+from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+
+rules = RuleSet("numpy_factorisations")
+
+Pullback = Any
+
+
+def _diagonal_of(x: np.ndarray) -> np.ndarray:
+    """A writable view of the main diagonal of each matrix in a stack."""
+    return np.einsum("...ii->...i", x)
+
+
+def _inverse_differences(values: np.ndarray) -> np.ndarray:
+    """`F[..., i, j] = 1 / (values[j] - values[i])`, zero on the diagonal.
+
+    Eigenvector and singular-vector derivatives divide by these gaps; equal values (a
+    degenerate spectrum) give infinities, where the vectors themselves are not defined.
+    """
+    gaps = values[..., np.newaxis, :] - values[..., :, np.newaxis]
+    _diagonal_of(gaps)[...] = 1.0
+    inverse = 1.0 / gaps
+    _diagonal_of(inverse)[...] = 0.0
+    return inverse
+
+
+@rules.rrule(np.linalg.cholesky)
+def cholesky_rrule(a: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.linalg.cholesky(a, upper=False)`, also of a stack.
+
+    NumPy reads only one triangle of `a`, which is taken to be Hermitian (symmetric): the
+    cotangent is projected onto Hermitian matrices, so that it is the gradient for a
+    perturbation that keeps `a` Hermitian, the only kind the factorisation is defined for.
+    """
+    factor = np.linalg.cholesky(a, **keywords)
+    upper = bool(keywords.get("upper", False))
+    lower = _conj_transpose(factor) if upper else factor
+    lower_h = _conj_transpose(lower)
+    project_a = ProjectTo(a)
+
+    def cholesky_pullback(factor_bar: Any) -> tuple[Any, Any]:
+        factor_bar = unthunk(factor_bar)
+        if isinstance(factor_bar, AbstractZero):
+            return NoTangent(), factor_bar
+        lower_bar = _conj_transpose(np.asarray(factor_bar)) if upper else np.asarray(factor_bar)
+        # With dL = L phi(L^-1 dA L^-H), phi taking the lower triangle and half the diagonal:
+        # a_bar = L^-H phi(L^H L_bar) L^-1.
+        middle = np.tril(lower_h @ lower_bar)
+        _diagonal_of(middle)[...] *= 0.5
+        left = np.linalg.solve(lower_h, middle)
+        a_bar = _conj_transpose(np.linalg.solve(lower_h, _conj_transpose(left)))
+        return NoTangent(), project_a(0.5 * (a_bar + _conj_transpose(a_bar)))
+
+    return factor, cholesky_pullback
+
+
+@rules.rrule(np.linalg.eigh)
+def eigh_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `w, v = np.linalg.eigh(a, UPLO="L")`, also of a stack.
+
+    The eigenvalues must be distinct, and a loss must not depend on each eigenvector's
+    sign (or phase): only such losses have a gradient. As NumPy reads one triangle of `a`,
+    the cotangent is projected onto Hermitian matrices (see `cholesky_rrule`).
+    """
+    result = np.linalg.eigh(a, *options, **keywords)
+    w, v = result
+    v_h = _conj_transpose(v)
+    project_a = ProjectTo(a)
+    option_bars = (NoTangent(),) * len(options)
+
+    def eigh_pullback(y_bar: Any) -> tuple[Any, ...]:
+        w_bar, v_bar = _elements(y_bar, 2)
+        if isinstance(w_bar, AbstractZero) and isinstance(v_bar, AbstractZero):
+            return (NoTangent(), ZeroTangent(), *option_bars)
+        # a_bar = v (diag(w_bar) + F o (v^H v_bar)) v^H, F_ij = 1 / (w_j - w_i).
+        middle = np.zeros(v.shape, dtype=_common_dtype(v, w_bar, v_bar))
+        if not isinstance(w_bar, AbstractZero):
+            _diagonal_of(middle)[...] += w_bar
+        if not isinstance(v_bar, AbstractZero):
+            middle += _inverse_differences(w) * (v_h @ v_bar)
+        a_bar = v @ middle @ v_h
+        return (NoTangent(), project_a(0.5 * (a_bar + _conj_transpose(a_bar))), *option_bars)
+
+    return result, eigh_pullback
+
+
+def _qr_tall_cotangent(q: Any, r: Any, q_bar: Any, r_bar: Any) -> np.ndarray:
+    """The cotangent of `a = q r` for reduced QR with at least as many rows as columns.
+
+    With `m = r_bar r^H - q^H q_bar` and `h` its upper triangle (real diagonal) copied to a
+    Hermitian matrix, `a_bar = (q_bar + q h) r^-H`.
+    """
+    mixed = np.zeros(r.shape, dtype=_common_dtype(q, q_bar, r_bar))
+    if not isinstance(r_bar, AbstractZero):
+        mixed += r_bar @ _conj_transpose(r)
+    if not isinstance(q_bar, AbstractZero):
+        mixed -= _conj_transpose(q) @ q_bar
+    strict_upper = np.triu(mixed, 1)
+    hermitian = strict_upper + _conj_transpose(strict_upper)
+    _diagonal_of(hermitian)[...] = _diagonal_of(mixed).real
+    b = q @ hermitian if isinstance(q_bar, AbstractZero) else q_bar + q @ hermitian
+    return _conj_transpose(np.linalg.solve(r, _conj_transpose(b)))
+
+
+@rules.rrule(np.linalg.qr)
+def qr_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `q, r = np.linalg.qr(a)` (mode "reduced") and `r = qr(a, "r")`,
+    also of a stack: tall, square and wide matrices.
+
+    LAPACK's R has a real diagonal, which fixes the factors, so every loss has a gradient
+    (where `a` has full rank). A wide `a = [x | y]` factors as `x = q r1`, `y = q r2`.
+    """
+    result = np.linalg.qr(a, *options, **keywords)
+    mode = _given(("mode",), options, keywords).get("mode", "reduced")
+    if mode not in ("reduced", "r"):
+        raise TypeError(f"srcad has no rule for np.linalg.qr with mode={mode!r}")
+    q, r = np.linalg.qr(a) if mode == "r" else result
+    rows = q.shape[-2]
+    a_array = np.asarray(a)
+    project_a = ProjectTo(a)
+    option_bars = (NoTangent(),) * len(options)
+
+    def qr_pullback(y_bar: Any) -> tuple[Any, ...]:
+        q_bar, r_bar = (ZeroTangent(), unthunk(y_bar)) if mode == "r" else _elements(y_bar, 2)
+        if isinstance(q_bar, AbstractZero) and isinstance(r_bar, AbstractZero):
+            return (NoTangent(), ZeroTangent(), *option_bars)
+        if a_array.shape[-1] <= rows:
+            return (NoTangent(), project_a(_qr_tall_cotangent(q, r, q_bar, r_bar)), *option_bars)
+        r1_bar, r2_bar = (
+            (r_bar, r_bar) if isinstance(r_bar, AbstractZero) else np.split(r_bar, [rows], axis=-1)
+        )
+        y = a_array[..., rows:]
+        if not isinstance(r2_bar, AbstractZero):
+            q_bar = q_bar + y @ _conj_transpose(r2_bar)
+        x_bar = _qr_tall_cotangent(q, r[..., :rows], q_bar, r1_bar)
+        y_bar_part = (
+            np.zeros(y.shape, x_bar.dtype) if isinstance(r2_bar, AbstractZero) else (q @ r2_bar)
+        )
+        return (NoTangent(), project_a(np.concatenate([x_bar, y_bar_part], axis=-1)), *option_bars)
+
+    return result, qr_pullback
+
+
+@rules.rrule(np.linalg.svd)
+def svd_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `u, s, vh = np.linalg.svd(a, full_matrices=False)` and for
+    `s = svd(a, compute_uv=False)`, also of a stack.
+
+    The singular values must be distinct and non-zero, and a loss must not depend on the
+    sign (or phase) shared by a pair of singular vectors. `full_matrices=True` (NumPy's
+    default) is supported for square matrices only, where it changes nothing; with
+    `hermitian=True` the cotangent is projected onto Hermitian matrices.
+    """
+    result = np.linalg.svd(a, *options, **keywords)
+    given = _given(("full_matrices", "compute_uv", "hermitian"), options, keywords)
+    compute_uv, hermitian = given.get("compute_uv", True), given.get("hermitian", False)
+    rows, columns = np.shape(a)[-2:]
+    if compute_uv and given.get("full_matrices", True) and rows != columns:
+        raise TypeError(
+            "srcad differentiates np.linalg.svd of a non-square matrix with "
+            "full_matrices=False only: the extra singular vectors are not unique"
+        )
+    u, s, vh = result if compute_uv else np.linalg.svd(a, False, True, hermitian)
+    u_h, v = _conj_transpose(u), _conj_transpose(vh)
+    project_a = ProjectTo(a)
+    option_bars = (NoTangent(),) * len(options)
+    size = s.shape[-1]
+
+    def svd_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if compute_uv:
+            u_bar, s_bar, vh_bar = _elements(y_bar, 3)
+        else:
+            u_bar, s_bar, vh_bar = ZeroTangent(), unthunk(y_bar), ZeroTangent()
+        if all(isinstance(t, AbstractZero) for t in (u_bar, s_bar, vh_bar)):
+            return (NoTangent(), ZeroTangent(), *option_bars)
+        # a = u s v^H. The cotangent of `u^H da v` (`middle`) gathers the singular values'
+        # cotangent, the rotations of u and v among themselves (through F), and the phases
+        # they share (split evenly); rotations out of their span come last.
+        dtype = _common_dtype(u, u_bar, s_bar, vh_bar)
+        middle = np.zeros((*s.shape, size), dtype=dtype)
+        extra = np.zeros(np.shape(a), dtype=dtype)
+        diagonal = _diagonal_of(middle)
+        if not isinstance(s_bar, AbstractZero):
+            diagonal += s_bar
+        f = _inverse_differences(s * s)
+        if not isinstance(u_bar, AbstractZero):
+            g = u_h @ u_bar
+            middle += f * (g - _conj_transpose(g)) * s[..., np.newaxis, :]
+            if np.iscomplexobj(g):
+                diagonal += 0.5j * _diagonal_of(g).imag / s
+            if rows > size:
+                extra += ((u_bar - u @ g) / s[..., np.newaxis, :]) @ vh
+        if not isinstance(vh_bar, AbstractZero):
+            v_bar = _conj_transpose(vh_bar)
+            h = vh @ v_bar
+            middle += s[..., :, np.newaxis] * f * (h - _conj_transpose(h))
+            if np.iscomplexobj(h):
+                diagonal -= 0.5j * _diagonal_of(h).imag / s
+            if columns > size:
+                extra += (u / s[..., np.newaxis, :]) @ _conj_transpose(v_bar - v @ h)
+        a_bar = u @ middle @ vh + extra
+        if hermitian:
+            a_bar = 0.5 * (a_bar + _conj_transpose(a_bar))
+        return (NoTangent(), project_a(a_bar), *option_bars)
+
+    return result, svd_pullback
+
+
+# --- forward rules: `frule((f_dot, *arg_dots), *args) -> (y, y_dot)` ------------------------
+
+
+def _hermitian_part(x: Any) -> Any:
+    """`(x + x^H) / 2`: the tangent a Hermitian-input rule reads, as its rrule projects."""
+    return 0.5 * (x + _conj_transpose(x))
+
+
+def _real_diagonal(x: np.ndarray) -> np.ndarray:
+    """The real part of the main diagonal of each matrix in a stack, as a new array."""
+    return np.real(np.diagonal(x, axis1=-2, axis2=-1)).copy()
+
+
+@rules.frule(np.linalg.cholesky)
+def cholesky_frule(dargs: tuple[Any, ...], a: Any, **keywords: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.linalg.cholesky(a, upper=False)`: `dL = L phi(L^-1 dA L^-H)`,
+    `phi` taking the lower triangle and half the diagonal, for the Hermitian part `dA` of
+    the tangent (see `cholesky_rrule`)."""
+    factor = np.linalg.cholesky(a, **keywords)
+    (a_dot,) = _dots(dargs, 1)
+    if isinstance(a_dot, AbstractZero):
+        return factor, ZeroTangent()
+    upper = bool(keywords.get("upper", False))
+    lower = _conj_transpose(factor) if upper else factor
+    left = np.linalg.solve(lower, _hermitian_part(a_dot))  # L^-1 dA
+    middle = np.tril(_conj_transpose(np.linalg.solve(lower, _conj_transpose(left))))
+    _diagonal_of(middle)[...] *= 0.5
+    lower_dot = lower @ middle
+    return factor, _conj_transpose(lower_dot) if upper else lower_dot
+
+
+@rules.frule(np.linalg.eigh)
+def eigh_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -> tuple[Any, Any]:
+    """Forward rule for `w, v = np.linalg.eigh(a, UPLO="L")`, for the Hermitian part of the
+    tangent and distinct eigenvalues.
+
+    With `m = v^H a_dot v`: `w_dot = Re diag(m)` and `v_dot = v (F o m)`, `F_ij = 1/(w_j -
+    w_i)` off the diagonal: each eigenvector's tangent is orthogonal to it (the gauge that
+    keeps its sign, or phase, fixed).
+    """
+    result = np.linalg.eigh(a, *options, **keywords)
+    (a_dot,) = _dots(dargs, 1)
+    if isinstance(a_dot, AbstractZero):
+        return result, ZeroTangent()
+    w, v = result
+    m = _conj_transpose(v) @ _hermitian_part(a_dot) @ v
+    return result, (_real_diagonal(m), v @ (_inverse_differences(w) * m))
+
+
+def _qr_tall_tangent(q: Any, r: Any, a_dot: Any) -> tuple[Any, Any]:
+    """The tangents of `q` and `r` in reduced QR with at least as many rows as columns.
+
+    With `x = q^H a_dot r^-1 = q^H q_dot + r_dot r^-1`: the first is skew-Hermitian and the
+    second upper triangular with a real diagonal (R's diagonal stays real), which splits x.
+    """
+    a_dot_r_inverse = _conj_transpose(np.linalg.solve(_conj_transpose(r), _conj_transpose(a_dot)))
+    x = _conj_transpose(q) @ a_dot_r_inverse
+    strict_lower = np.tril(x, -1)
+    skew = strict_lower - _conj_transpose(strict_lower)  # q^H q_dot
+    if np.iscomplexobj(x):
+        _diagonal_of(skew)[...] = 1j * _diagonal_of(x).imag
+    upper = x - skew  # r_dot r^-1
+    return a_dot_r_inverse - q @ upper, upper @ r
+
+
+@rules.frule(np.linalg.qr)
+def qr_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -> tuple[Any, Any]:
+    """Forward rule for `q, r = np.linalg.qr(a)` (mode "reduced") and `r = qr(a, "r")`.
+
+    A wide `a = [x | y]` factors as `x = q r1`, `y = q r2`: `r2_dot = q^H (y_dot - q_dot r2)`.
+    """
+    result = np.linalg.qr(a, *options, **keywords)
+    mode = _given(("mode",), options, keywords).get("mode", "reduced")
+    if mode not in ("reduced", "r"):
+        raise TypeError(f"srcad has no rule for np.linalg.qr with mode={mode!r}")
+    (a_dot,) = _dots(dargs, 1)
+    if isinstance(a_dot, AbstractZero):
+        return result, ZeroTangent()
+    q, r = np.linalg.qr(a) if mode == "r" else result
+    rows = q.shape[-2]
+    if np.shape(a)[-1] <= rows:
+        q_dot, r_dot = _qr_tall_tangent(q, r, a_dot)
+    else:
+        a_dot = np.asarray(a_dot)
+        q_dot, r1_dot = _qr_tall_tangent(q, r[..., :rows], a_dot[..., :rows])
+        r2_dot = _conj_transpose(q) @ (a_dot[..., rows:] - q_dot @ r[..., rows:])
+        r_dot = np.concatenate([r1_dot, r2_dot], axis=-1)
+    return result, r_dot if mode == "r" else (q_dot, r_dot)
+
+
+@rules.frule(np.linalg.svd)
+def svd_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -> tuple[Any, Any]:
+    """Forward rule for `u, s, vh = np.linalg.svd(a, full_matrices=False)` and for
+    `s = svd(a, compute_uv=False)`, under `svd_rrule`'s conditions.
+
+    With `p = u^H a_dot v`: `s_dot = Re diag(p)`; u and v turn among themselves through
+    `F_ij = 1/(s_j^2 - s_i^2)`, and out of their span as `a_dot` takes them. The phase a
+    pair shares is fixed by keeping each `v^H v_dot` diagonal zero, so that `u`'s tangent
+    carries the phase change `i Im(p_jj) / s_j` (zero for real `a`).
+    """
+    result = np.linalg.svd(a, *options, **keywords)
+    given = _given(("full_matrices", "compute_uv", "hermitian"), options, keywords)
+    compute_uv, hermitian = given.get("compute_uv", True), given.get("hermitian", False)
+    rows, columns = np.shape(a)[-2:]
+    if compute_uv and given.get("full_matrices", True) and rows != columns:
+        raise TypeError(
+            "srcad differentiates np.linalg.svd of a non-square matrix with "
+            "full_matrices=False only: the extra singular vectors are not unique"
+        )
+    (a_dot,) = _dots(dargs, 1)
+    if isinstance(a_dot, AbstractZero):
+        return result, ZeroTangent()
+    u, s, vh = result if compute_uv else np.linalg.svd(a, False, True, hermitian)
+    a_dot = _hermitian_part(a_dot) if hermitian else np.asarray(a_dot)
+    u_h, v = _conj_transpose(u), _conj_transpose(vh)
+    p = u_h @ a_dot @ v
+    s_dot = _real_diagonal(p)
+    if not compute_uv:
+        return result, s_dot
+    f = _inverse_differences(s * s)
+    ps = p * s[..., np.newaxis, :]
+    sp = s[..., :, np.newaxis] * p
+    u_turn = f * (ps + _conj_transpose(ps))
+    if np.iscomplexobj(p):
+        _diagonal_of(u_turn)[...] = 1j * _diagonal_of(p).imag / s
+    u_dot = u @ u_turn
+    v_dot = v @ (f * (sp + _conj_transpose(sp)))
+    size = s.shape[-1]
+    if rows > size:
+        a_dot_v = a_dot @ v
+        u_dot = u_dot + (a_dot_v - u @ (u_h @ a_dot_v)) / s[..., np.newaxis, :]
+    if columns > size:
+        a_dot_h_u = _conj_transpose(a_dot) @ u
+        v_dot = v_dot + (a_dot_h_u - v @ (vh @ a_dot_h_u)) / s[..., np.newaxis, :]
+    return result, (u_dot, s_dot, _conj_transpose(v_dot))
