@@ -45,8 +45,9 @@ def supported_markdown() -> str:
     attributes known to carry no derivative."""
     by_origin: dict[str, list[tuple[str, str, bool]]] = {}
     forward = {id(rule.primal) for rule in REGISTRY.forward_rules()}
-    forward |= {id(rule.primal) for rule in REGISTRY.rules()
-                if isinstance(rule.primal, str) and REGISTRY.attribute_frule(rule.primal)}  # fmt: skip
+    for rule in REGISTRY.rules():
+        if isinstance(rule.primal, str) and REGISTRY.attribute_frule(rule.primal):
+            forward.add(id(rule.primal))
     for rule in REGISTRY.rules():
         if rule.origin == "user":
             continue  # the library's rules, not ones registered in this process
