@@ -20,6 +20,7 @@ from srcad.rules import (
     numpy_shape,
     numpy_sorting,
     operators,
+    second_order,
 )
 
 RULE_SETS: tuple[RuleSet, ...] = (
@@ -40,3 +41,5 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_sorting.rules,
     nondiff.rules,
 )
+# Last, as it is built from the others: reverse rules of their linear forward rules.
+RULE_SETS += (second_order.build(RULE_SETS),)

@@ -74,3 +74,16 @@ def rnn_state(w, xs):
     for x in xs:
         h = np.tanh(w @ h + x)
     return h
+
+
+def rosenbrock_vector(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def softplus_sum(x):
+    return np.sum(np.log1p(np.exp(x)))
+
+
+def mlp_loss(w, x):
+    h = np.tanh(np.dot(x, w))
+    return np.mean(np.reshape(h, -1) ** 2)

@@ -58,6 +58,9 @@ HESSIANS = [
     ("loop", df.with_loop, (0.7, 1.3), 0),
     ("call", df.with_call, (0.4,), 0),
     ("while", df.with_while, (2.0,), 0),
+    ("rosenbrock_vector", df.rosenbrock_vector, (rng.uniform(0.5, 1.5, 4),), 0),
+    ("softplus_sum", df.softplus_sum, (rng.standard_normal(3),), 0),
+    ("mlp_loss", df.mlp_loss, (rng.standard_normal((3, 2)), rng.standard_normal((4, 3))), 0),
 ]  # fmt: skip
 
 

@@ -88,3 +88,14 @@ def test_supported_table_is_up_to_date():
     assert (ROOT / "docs" / "supported.md").read_text() == supported_markdown(), (
         "regenerate with: srcad rules > docs/supported.md"
     )
+
+
+LIBRARY = [r for r in RULES if r.origin not in ("user", "second_order")]
+
+
+@pytest.mark.parametrize("rule", LIBRARY, ids=[rule_id(r) for r in LIBRARY])
+def test_every_library_rule_has_a_forward_rule(rule):
+    if isinstance(rule.primal, str):
+        assert REGISTRY.attribute_frule(rule.primal) is not None
+    else:
+        assert REGISTRY.frule_for(rule.primal) is not None
