@@ -76,6 +76,8 @@ def test_rule_signature_binds_positional_arguments(rule):
 
 @pytest.mark.parametrize("rule", RULES, ids=[rule_id(r) for r in RULES])
 def test_rule_is_exercised_by_a_test(rule):
+    if rule.origin == "second_order":
+        return  # generated from a listed function's two rules: tests/rules/test_second_order.py
     primal = rule.primal
     name = primal if isinstance(primal, str) else getattr(primal, "__name__", "")
     words = {name, rule.rrule.__name__}

@@ -41,7 +41,7 @@ def test_reverse_rule_of_forward_rule_matches_finite_differences(primal, args, k
         return frule(dargs, *primal_args, **kwargs)
 
     # The registered rule is keyed on the frule; check it through a function calling it.
-    y, pullback = REGISTRY.rrule_for(frule).rrule(dargs, *args, **kwargs)
+    y, _ = REGISTRY.rrule_for(frule).rrule(dargs, *args, **kwargs)
     np.testing.assert_allclose(y[1], forward(*args)[1])
     check_rrule(frule, dargs, *args, **kwargs, rtol=1e-6, atol=1e-8)
 
