@@ -117,3 +117,22 @@ def test_function_with_a_rule_is_not_inspected(tmp_path):
     ))  # fmt: skip
     result = run_check(f"{path}:guarded")
     assert result.returncode == 0, result.stdout
+
+
+def test_show_forward_mode(model):
+    env = {**os.environ, "PYTHONSAFEPATH": "1"}
+    result = subprocess.run(
+        [sys.executable, "-m", "srcad", "show", f"{model}:clean", "--mode", "forward"],
+        capture_output=True, text=True, env=env, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "def frule_clean(dargs, x):" in result.stdout
+    assert "x_dot" in result.stdout
+
+
+def test_rules_table_command():
+    env = {**os.environ, "PYTHONSAFEPATH": "1"}
+    result = subprocess.run([sys.executable, "-m", "srcad", "rules"], capture_output=True,
+                            text=True, env=env, check=True)  # fmt: skip
+    assert result.stdout.startswith("# Functions srcad differentiates")
+    assert "| numpy.sin | `sin_rrule` | yes |" in result.stdout
