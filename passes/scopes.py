@@ -26,7 +26,7 @@ class _QuietChains(beniget.DefUseChains):
     globals, closure cells or builtins, which `Scopes` looks up itself."""
 
     def warn(self, msg: str, node: gast.AST) -> None:
-        pass
+        """Say nothing: an unbound name here is resolved later, not an error."""
 
 
 class Scopes(Analysis[ScopeInfo]):
