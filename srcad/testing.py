@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -14,6 +14,7 @@ from srcad.tangents import (
     Tangent,
     Thunk,
     ZeroTangent,
+    elements_of,
     field_names,
     materialize,
     unthunk,
@@ -65,6 +66,16 @@ def _random_like(x: Any, rng: np.random.Generator) -> Any:
     if isinstance(x, np.generic):
         return np.asarray(value, dtype=x.dtype)[()]
     return np.asarray(value, dtype=x.dtype if np.issubdtype(x.dtype, np.inexact) else float)
+
+
+def _random_tangent(x: Any, rng: np.random.Generator) -> Any:
+    """A random tangent of an argument: one per element of a tuple or list (a `Tangent` by
+    field, for a NamedTuple), and `NoTangent()` for integers and other constants."""
+    if hasattr(type(x), "_fields"):
+        return Tangent(type(x), **{k: _random_tangent(v, rng) for k, v in x._asdict().items()})
+    if isinstance(x, tuple | list):
+        return type(x)(_random_tangent(e, rng) for e in x)
+    return _random_like(x, rng) if _is_differentiable_value(x) else NoTangent()
 
 
 def _widen(x: Any) -> Any:
@@ -134,12 +145,14 @@ def _compare(
     atol: float,
     check_dtype: bool = True,
 ) -> None:
-    if isinstance(actual, AbstractZero):
-        actual = materialize(actual, primal)
+    actual = unthunk(actual)
     if isinstance(primal, tuple | list):  # elements may differ in shape: one by one
-        for index, parts in enumerate(zip(expected, actual, primal, strict=True)):
+        elements = elements_of(actual, len(primal))  # a zero, a `Tangent` or a sequence
+        for index, parts in enumerate(zip(expected, elements, primal, strict=True)):
             _compare(f"{name}[{index}]", *parts, rtol, atol, check_dtype)
         return
+    if isinstance(actual, AbstractZero):
+        actual = materialize(actual, primal)
     if isinstance(primal, np.ndarray | np.generic):
         shape, got_shape = np.shape(primal), np.shape(actual)
         if shape != got_shape:
@@ -334,25 +347,38 @@ def finite_difference_jvp(
 ) -> Any:
     """The directional derivative of `f` at `args` along `tangents`, by central differences
     at steps `h` and `h/2` combined by one Richardson step. A `NoTangent`/`ZeroTangent`
-    entry leaves its argument fixed."""
-    wide = [_widen(a) for a in args]
-    moving = [not isinstance(t, AbstractZero) for t in tangents]
+    entry leaves its argument fixed; a tuple or list argument moves each element along its
+    own tangent (given as a sequence of element tangents, a `Tangent` or a symbolic zero).
+    An iterator result (of `zip`, `enumerate`) is walked into a list."""
 
     def at(h: float) -> Any:
-        shifted = [
-            a + h * np.asarray(t) if m else a
-            for a, t, m in zip(wide, tangents, moving, strict=True)
-        ]
-        shifted = [
-            type(a)(s) if isinstance(a, float | complex) else s
-            for a, s in zip(args, shifted, strict=True)
-        ]
-        return f(*shifted, **kwargs)
+        moved = (_moved(a, t, h) for a, t in zip(args, tangents, strict=True))
+        return _walked(f(*moved, **kwargs))
 
     def central(h: float) -> Any:
         return _combine(at(h), at(-h), lambda p, m: (np.asarray(p) - np.asarray(m)) / (2 * h))
 
     return _combine(central(step / 2), central(step), lambda a, b: (4 * a - b) / 3)
+
+
+def _moved(x: Any, tangent: Any, h: float) -> Any:
+    """`x`, in double precision, moved by `h` along `tangent`: a tuple or list (and a
+    NamedTuple) element by element, each along its own tangent."""
+    tangent = unthunk(tangent)
+    if isinstance(x, tuple | list):
+        dots = elements_of(tangent, len(x))
+        items = [_moved(e, d, h) for e, d in zip(x, dots, strict=True)]
+        return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
+    wide = _widen(x)
+    if isinstance(tangent, AbstractZero):
+        return wide
+    moved = wide + h * np.asarray(tangent)
+    return type(x)(moved) if isinstance(x, float | complex) else moved
+
+
+def _walked(y: Any) -> Any:
+    """What a `for` loop walks, as the rules of `zip` and `enumerate` give it: a list."""
+    return list(y) if isinstance(y, Iterator) else y
 
 
 def _combine(a: Any, b: Any, how: Callable[[Any, Any], Any]) -> Any:
@@ -373,17 +399,21 @@ def check_frule(
 ) -> None:
     """Check `srcad.frule((NoTangent(), *tangents), f, *args)` against `f` and finite
     differences: the primal value, and the output tangent along random (or the given)
-    argument tangents. A `ZeroTangent` for every argument must give a zero output tangent.
+    argument tangents. A `ZeroTangent` for every argument must give a symbolic zero.
+
+    A tuple or list argument moves each element along its own tangent, given as a sequence
+    of element tangents, a `Tangent` or a symbolic zero; by default, each differentiable
+    element gets a random tangent and the others `NoTangent()`. A tuple or list result (and
+    an iterator's, walked into a list) is compared element by element, in whatever form
+    the rule gives its tangent.
     """
     from srcad.api import frule
 
-    rng = np.random.default_rng(seed)
     if tangents is None:
-        tangents = tuple(
-            _random_like(a, rng) if _is_differentiable_value(a) else NoTangent() for a in args
-        )
+        rng = np.random.default_rng(seed)
+        tangents = tuple(_random_tangent(a, rng) for a in args)
     y, y_dot = frule((NoTangent(), *tangents), f, *args, **kwargs)
-    expected_y = f(*args, **kwargs)
+    expected_y = _walked(f(*args, **kwargs))
     _compare("primal result", expected_y, y, expected_y, rtol, atol, check_dtype=False)
     expected = finite_difference_jvp(f, args, tangents, **kwargs)
     _compare(
@@ -395,7 +425,7 @@ def check_frule(
         atol,
     )
     _, zero_dot = frule((NoTangent(), *(ZeroTangent() for _ in args)), f, *args, **kwargs)
-    if not _is_zero(zero_dot):
+    if not isinstance(zero_dot, AbstractZero):
         raise AssertionError(f"zero argument tangents gave the output tangent {zero_dot!r}")
 
 
