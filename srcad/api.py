@@ -53,8 +53,11 @@ def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bo
     return tuple(names), isinstance(wrt, tuple)
 
 
+_REAL_SCALARS = (float, np.float64, np.float32, np.float16)
+
+
 def _scalar_seed(y: Any, func: Callable[..., Any]) -> float:
-    if type(y) is float:
+    if type(y) in _REAL_SCALARS:  # the common case first: this runs on every call of grad
         return 1.0
     if np.ndim(y) != 0 or np.iscomplexobj(y) or isinstance(y, tuple):
         raise SrcadError(
@@ -98,13 +101,23 @@ class Differentiable:
         """The primal value and its gradient with respect to `wrt`."""
         y, pullback = self._rrule_for_wrt()(*args, **kwargs)
         cotangents = pullback(_scalar_seed(y, self.func))
-        grads = tuple(self._gradient(cotangents[i + 1], args, kwargs, i) for i in self._positions)
-        return y, (grads if self._wrt_is_tuple else grads[0])
+        if not self._wrt_is_tuple:
+            (position,) = self._positions
+            return y, self._gradient(cotangents[position + 1], args, kwargs, position)
+        return y, tuple(self._gradient(cotangents[i + 1], args, kwargs, i) for i in self._positions)
 
     def _gradient(
         self, cotangent: Any, args: tuple[Any, ...], kwargs: dict[str, Any], position: int
     ) -> Any:
-        primal = _argument(args, kwargs, self.func, position)
+        if position < len(args):
+            primal = args[position]
+        else:
+            primal = _argument(args, kwargs, self.func, position)
+        kind = type(cotangent)
+        if kind is float and type(primal) is float:  # the common cases first
+            return cotangent
+        if kind is np.ndarray and type(primal) is np.ndarray and primal.dtype.kind in "fc":
+            return cotangent
         if isinstance(cotangent, NoTangent) or not _perturbable(primal):
             name = positional_parameters(self.func)[position]
             raise SrcadError(
