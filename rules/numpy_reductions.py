@@ -269,43 +269,31 @@ def _extremum_share(x: Any, y: Any, axis: Any, keepdims: bool) -> np.ndarray:
     return _tied_share(matches, reduced_axes(axis, len(shape)))
 
 
+def _extremum_rrule(primal: Any, name: str) -> RuleFn:
+    """The reverse rule of `np.max` or `np.min`: tied extrema share the cotangent equally."""
+
+    def extremum_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+        y = primal(x, *options, **keywords)
+        axis, keepdims = _reduction_options(_MAX_PARAMETERS, options, keywords)
+        project_x = ProjectTo(x)
+        option_bars = (NoTangent(),) * len(options)
+
+        def extremum_pullback(y_bar: Any) -> tuple[Any, ...]:
+            y_bar = unthunk(y_bar)
+            if isinstance(y_bar, AbstractZero):
+                return (NoTangent(), y_bar, *option_bars)
+            share = _extremum_share(x, y, axis, keepdims)
+            x_bar = share * _with_reduced_axes(y_bar, np.shape(x), axis, keepdims)
+            return (NoTangent(), project_x(x_bar), *option_bars)
+
+        return y, named(extremum_pullback, f"{name}_pullback")
+
+    return named(extremum_rrule, f"{name}_rrule")
+
+
 # In NumPy 1.x `np.amax is np.max`; in 2.x they are two functions. Register each once.
-@rules.rrule(*dict.fromkeys((np.max, np.amax)))
-def max_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
-    """Reverse rule for `np.max` and `np.amax`; tied maxima share the cotangent equally."""
-    y = np.max(x, *options, **keywords)
-    axis, keepdims = _reduction_options(_MAX_PARAMETERS, options, keywords)
-    project_x = ProjectTo(x)
-    option_bars = (NoTangent(),) * len(options)
-
-    def max_pullback(y_bar: Any) -> tuple[Any, ...]:
-        y_bar = unthunk(y_bar)
-        if isinstance(y_bar, AbstractZero):
-            return (NoTangent(), y_bar, *option_bars)
-        share = _extremum_share(x, y, axis, keepdims)
-        x_bar = share * _with_reduced_axes(y_bar, np.shape(x), axis, keepdims)
-        return (NoTangent(), project_x(x_bar), *option_bars)
-
-    return y, max_pullback
-
-
-@rules.rrule(*dict.fromkeys((np.min, np.amin)))
-def min_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
-    """Reverse rule for `np.min` and `np.amin`; tied minima share the cotangent equally."""
-    y = np.min(x, *options, **keywords)
-    axis, keepdims = _reduction_options(_MAX_PARAMETERS, options, keywords)
-    project_x = ProjectTo(x)
-    option_bars = (NoTangent(),) * len(options)
-
-    def min_pullback(y_bar: Any) -> tuple[Any, ...]:
-        y_bar = unthunk(y_bar)
-        if isinstance(y_bar, AbstractZero):
-            return (NoTangent(), y_bar, *option_bars)
-        share = _extremum_share(x, y, axis, keepdims)
-        x_bar = share * _with_reduced_axes(y_bar, np.shape(x), axis, keepdims)
-        return (NoTangent(), project_x(x_bar), *option_bars)
-
-    return y, min_pullback
+max_rrule = rules.rrule(*dict.fromkeys((np.max, np.amax)))(_extremum_rrule(np.max, "max"))
+min_rrule = rules.rrule(*dict.fromkeys((np.min, np.amin)))(_extremum_rrule(np.min, "min"))
 
 
 def _moment_options(
