@@ -6,11 +6,12 @@ from srcad.passes.callees import Callees
 from srcad.passes.forward_ad import ForwardAD
 from srcad.passes.mutations import Mutations
 from srcad.passes.reverse_ad import ReverseAD
+from srcad.passes.simplify import Simplify
 from srcad.passes.to_anf import ToANF
 from srcad.passes.unsupported_constructs import UnsupportedConstructs
 
 # Analyses whose diagnostics must be empty before anything is transformed.
 CHECKS = (UnsupportedConstructs, Mutations, Callees)
 # The reverse-mode and forward-mode pipelines, in order.
-REVERSE = (ToANF, ReverseAD)
+REVERSE = (ToANF, ReverseAD, Simplify)
 FORWARD = (ToANF, ForwardAD)

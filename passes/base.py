@@ -37,6 +37,11 @@ class Context:
     captured_dots: dict[str, str] = field(default_factory=dict)
     results: dict[type, Any] = field(default_factory=dict)
     runtime: dict[str, Any] = field(default_factory=dict)  # names emitted code gets from srcad
+    # The kinds (`srcad.kinds`) of the parameters the rule is specialised for; empty for a
+    # rule that takes anything.
+    kinds: dict[str, Any] = field(default_factory=dict)
+    optimise: bool = True  # whether to run the optimising passes
+    pullbacks: set[str] = field(default_factory=set)  # the names of the emitted pullbacks
 
     def bind(self, value: Any, hint: str) -> str:
         """The name under which emitted code reaches `value` (one name per object)."""

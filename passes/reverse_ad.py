@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import gast
+import numpy as np
 
 from srcad import syntax
+from srcad.kinds import FLOAT
 from srcad.passes import naming
 from srcad.passes.activity import Activity, target_names
 from srcad.passes.base import Context, Transform
+from srcad.passes.inlining import adjoint_of, index_adjoint
+from srcad.passes.kinds import Kinds
 from srcad.passes.operation_rules import OperationRules
 from srcad.passes.rule_calls import RuleCalls, call, constant
 from srcad.passes.to_anf import falls_through, is_copy, is_unpacking, load, store, walk_statements
+from srcad.projection import add_at, scatter
 from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
 
 Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost first
@@ -29,6 +36,11 @@ def assign(target: gast.expr, value: gast.expr) -> gast.Assign:
 def names_tuple(names: list[str], ctx: gast.AST) -> gast.Tuple:
     make = store if isinstance(ctx, gast.Store) else load
     return gast.Tuple(elts=[make(n) for n in names], ctx=ctx)
+
+
+def record_target(names: list[str]) -> gast.expr:
+    """Where the pullback unpacks a tape record of `names` (no exit id)."""
+    return store(names[0]) if len(names) == 1 else names_tuple(names, gast.Store())
 
 
 @dataclass
@@ -97,6 +109,7 @@ class ReverseAD(RuleCalls, Transform):
         self.path: Path = []  # the path from the innermost loop's body (or the function's)
         self.branch_names: dict[int, list[str]] = {}
         self.deferred: list[tuple[gast.FunctionDef, gast.Return, Path]] = []
+        self._index_definitions(tree, function)
         body = self._forward_block(function.body)
         # A pullback is written once every exit of every loop is known.
         for pullback, statement, path in self.deferred:
@@ -214,6 +227,9 @@ class ReverseAD(RuleCalls, Transform):
         if not self._differentiated(statement) or is_copy(statement):
             return [statement]
         assert isinstance(statement, gast.Assign)
+        inlined = self._forward_inlined(statement)
+        if inlined is not None:
+            return inlined
         rule = self.rules[statement]
         rule_name = self._bind_rule(rule)
         args, keywords = self._arguments(statement)
@@ -346,7 +362,9 @@ class ReverseAD(RuleCalls, Transform):
         elements: list[gast.expr] = [load(n) for n in exit_.names]
         if loop.exit_count > 1:
             elements.insert(0, constant(len(loop.exits) - 1))
-        record = gast.Tuple(elts=elements, ctx=gast.Load())
+        # One value is recorded as it is; several, or an exit id and values, as a tuple.
+        single = len(elements) == 1 and loop.exit_count == 1
+        record = elements[0] if single else gast.Tuple(elts=elements, ctx=gast.Load())
         append = gast.Attribute(value=load(loop.tape), attr="append", ctx=gast.Load())
         return [gast.Expr(value=gast.Call(func=append, args=[record], keywords=[]))]
 
@@ -363,6 +381,181 @@ class ReverseAD(RuleCalls, Transform):
         out += [pullback, gast.Return(value=result)]
         return [gast.copy_location(s, statement) for s in out]
 
+    # -- inlined derivatives -------------------------------------------------------------
+
+    def _index_definitions(self, tree: gast.Module, function: gast.FunctionDef) -> None:
+        """Where each name is assigned, the loop around each statement, and what inlined
+        derivatives need: the kinds of the names, and which statements are inlined."""
+        self.inlined: dict[gast.stmt, tuple[dict[str, gast.expr], Any]] = {}
+        self.buffers: list[str] = []  # parameters whose cotangents indexing accumulates into
+        # name -> (position in source order, the loop around) of each assignment;
+        # a parameter's value counts as an assignment at position -1
+        self.definitions: dict[str, list[tuple[int, gast.stmt | None]]] = {}
+        self.loop_around: dict[int, gast.stmt | None] = {}
+        inlining = self.ctx.optimise and self.ctx.kinds
+        self.kinds = self.ctx.analysis(Kinds, tree) if inlining else None
+        for arg in function.args.posonlyargs + function.args.args:
+            self.definitions.setdefault(arg.id, []).append((-1, None))
+
+        def visit(block: list[gast.stmt], loop: gast.stmt | None) -> None:
+            for statement in block:
+                self.loop_around[id(statement)] = loop
+                place = (self.order[id(statement)], loop)
+                if isinstance(statement, gast.Assign):
+                    names = target_names(statement.targets[0])
+                elif isinstance(statement, gast.For):  # assigned by each iteration
+                    names = target_names(statement.target)
+                    place = (self.order[id(statement)], statement)
+                else:
+                    names = []
+                for name in names:
+                    self.definitions.setdefault(name, []).append(place)
+                if isinstance(statement, gast.FunctionDef):
+                    continue
+                inner = statement if isinstance(statement, gast.For | gast.While) else loop
+                visit(getattr(statement, "body", []), inner)
+                visit(getattr(statement, "orelse", []), inner)
+
+        visit(function.body, None)
+        self.returned = {r.value.id for r in self.returns if isinstance(r.value, gast.Name)}
+
+    def _forward_inlined(self, statement: gast.Assign) -> list[gast.stmt] | None:
+        """The statement itself, keeping the values its inlined derivative reads; None
+        when its derivative is not inlined."""
+        if self.kinds is None or not isinstance(statement.targets[0], gast.Name):
+            return None
+        target = statement.targets[0].id
+        value = statement.value
+        reads: dict[str, str]
+        if isinstance(value, gast.Subscript):
+            index = index_adjoint(value, self.kinds.of)
+            if index is None or not isinstance(value.value, gast.Name):
+                return None
+            base = value.value.id
+            reads = {f"index {name}": name for name in index}
+            if self._is_parameter(base) and base not in self.returned:
+                if base not in self.buffers:
+                    self.buffers.append(base)
+            else:
+                reads["a"] = base
+            write = None
+        else:
+            args, keywords = self._arguments(statement)
+            if keywords:
+                return None
+            # An int's cotangent is NoTangent(): ints pass nothing on.
+            active = {
+                n.id
+                for n in self._operands(statement)
+                if n.id in self.active and (self.kinds.kinds.get(n.id) or ("f", 0))[0] == "f"
+            }
+            primal = self.rules[statement].primal
+            plan = adjoint_of(primal, value, target, args, active, self.kinds.of)
+            if plan is None:
+                return None
+            reads, write = plan
+        before: list[gast.stmt] = []
+        after: list[gast.stmt] = []
+        saved: dict[str, gast.expr] = {}
+        for role, name in reads.items():
+            is_result = role == "y"
+            kept = self._saved(name, statement, is_result, after if is_result else before)
+            saved[role] = load(kept)
+        if write is None:
+            saved["index"] = statement.value.slice
+        self.inlined[statement] = (saved, write)
+        return [*before, statement, *after]
+
+    def _is_parameter(self, name: str) -> bool:
+        return self.definitions.get(name) == [(-1, None)]
+
+    def _saved(self, name: str, statement: gast.stmt, is_result: bool,
+               out: list[gast.stmt]) -> str:  # fmt: skip
+        """The name under which the pullback reads `name`'s value at `statement` (before
+        it, or after it for its result): the name itself when nothing assigns it again
+        before the pullback reads it, else a copy; kept on the loop's tape in a loop."""
+        definitions = self.definitions.get(name, [])
+        loop = self.loop_around[id(statement)]
+        if len(definitions) == 1 and definitions[0][1] is None:
+            return name  # assigned once, outside loops: the closure reads it as it is
+        k = self.order[id(statement)]
+        if loop is not None:
+            start, end = self._span(loop)
+            if all(start <= d <= end and (d < k or (is_result and d == k)) for d, _ in definitions):
+                self._keep_once(name)  # each iteration's value, on the tape
+                return name
+        copy = self.ctx.namer.fresh(name)
+        out.append(assign(store(copy), load(name)))
+        if loop is not None:
+            self._keep_once(copy)
+        return copy
+
+    def _span(self, loop: gast.stmt) -> tuple[int, int]:
+        k = self.order[id(loop)]
+        return k, k + len(list(walk_statements(loop.body)))
+
+    def _keep_once(self, name: str) -> None:
+        if self.enclosing and name not in self.enclosing[-1].names:
+            self._keep(name)
+
+    def _reverse_inlined(self, statement: gast.Assign) -> list[gast.stmt]:
+        """The inlined derivative: each operand's cotangent as arithmetic on the seed."""
+        assert isinstance(statement.targets[0], gast.Name)
+        target = statement.targets[0].id
+        saved, write = self.inlined[statement]
+        code: list[gast.stmt] = []
+        if target not in self.seen:  # a symbolic zero: nothing to pass on
+            return self._restart([target], statement)
+        seed = load(self._bar(target))
+        self.seen.discard(target)
+        if write is None:  # indexing: into the buffer, or a fresh array
+            value = statement.value
+            assert isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
+            base = value.value.id
+            index = self._substituted(saved["index"], saved)
+            if base in self.buffers and self.kinds is not None and self.kinds.of(value) == FLOAT:
+                # One element: `+=` on a float, which takes a symbolic zero too.
+                element = gast.Subscript(value=load(self._bar(base)), slice=index, ctx=gast.Store())
+                code.append(gast.AugAssign(target=element, op=gast.Add(), value=seed))
+            elif base in self.buffers:
+                place = self._index_value(index)
+                added = call(self.ctx.bind(add_at, "add_at"), [load(self._bar(base)), place, seed])
+                code.append(gast.Expr(value=added))
+            else:
+                place = self._index_value(index)
+                scattered = call(self.ctx.bind(scatter, "scatter"), [saved["a"], place, seed])
+                self._accumulate(base, scattered, code)
+            return code + self._restart([target], statement)
+        names = {role: expression for role, expression in saved.items()}
+        args, _ = self._arguments(statement)
+        for role, arg in zip(("a", "b"), args, strict=False):
+            names.setdefault(role, arg)
+        names["y_bar"] = seed
+        totals: dict[str, gast.expr] = {}
+        for name, cotangent in write(names, self.ctx.bind):
+            previous = totals.get(name)
+            totals[name] = (
+                cotangent
+                if previous is None
+                else gast.BinOp(left=previous, op=gast.Add(), right=cotangent)
+            )
+        # The result's own name last: its cotangent is the seed the others read.
+        for name in sorted(totals, key=lambda n: n == target):
+            cotangent = totals[name]
+            if name == target and isinstance(cotangent, gast.Name) and name not in self.seen:
+                self.seen.add(name)  # `x_bar = x_bar`: the cotangent passes straight through
+                continue
+            self._accumulate(name, cotangent, code)
+        return code + self._restart([target], statement)
+
+    def _substituted(self, expression: gast.expr, saved: dict[str, gast.expr]) -> gast.expr:
+        """A copy of an index reading each name where the pullback keeps its value."""
+        fresh = copy.deepcopy(expression)
+        for node in gast.walk(fresh):
+            if isinstance(node, gast.Name) and f"index {node.id}" in saved:
+                node.id = saved[f"index {node.id}"].id
+        return fresh
+
     # -- pullback ------------------------------------------------------------------------
 
     def _pullback(self, statement: gast.Return, path: Path) -> gast.FunctionDef:
@@ -370,6 +563,7 @@ class ReverseAD(RuleCalls, Transform):
         result = statement.value
         seed = self._bar(result.id) if isinstance(result, gast.Name) else None
         name = self.ctx.namer.fresh(naming.pullback(self.function.name))
+        self.ctx.pullbacks.add(name)
         parameter = gast.Name(
             id=seed or self.ctx.namer.fresh("out_bar"),
             ctx=gast.Param(),
@@ -404,9 +598,15 @@ class ReverseAD(RuleCalls, Transform):
         self.seen: set[str] = set()  # names whose `_bar` holds their cotangent here
         self.runtime: list[set[str]] = []  # per enclosing region: cotangents bound at run time
         result = statement.value
+        body: list[gast.stmt] = []
+        for name in self.buffers:  # cotangents that indexing accumulates into, in place
+            shape = gast.Attribute(value=load(name), attr="shape", ctx=gast.Load())
+            zeros = call(self.ctx.bind(np.zeros, "zeros"), [shape])
+            body.append(assign(store(self._bar(name)), zeros))
+            self.seen.add(name)
         if isinstance(result, gast.Name) and result.id in self.needed:
             self.seen.add(result.id)
-        body = self._reverse_prefix(path)
+        body += self._reverse_prefix(path)
         body.append(gast.Return(value=gast.Tuple(elts=self._parameter_bars(), ctx=gast.Load())))
         pullback.body = body
 
@@ -423,7 +623,8 @@ class ReverseAD(RuleCalls, Transform):
             function_type = load(self.ctx.bind(types.FunctionType, "FunctionType"))
             bars[0] = call(self.ctx.bind(Tangent, "Tangent"), [function_type], fields)
         for arg in [*self.function.args.posonlyargs, *self.function.args.args]:
-            if arg.id not in self.ctx.wrt:
+            kind = self.ctx.kinds.get(arg.id)
+            if arg.id not in self.ctx.wrt or (kind is not None and kind[0] == "i"):
                 bars.append(self._zero(NoTangent))
             elif arg.id in self.seen:
                 bars.append(load(self._bar(arg.id)))
@@ -634,7 +835,7 @@ class ReverseAD(RuleCalls, Transform):
                 if several:
                     first = [assign(store(record), read)]
                 elif loop.exits[0].names:
-                    first = [assign(names_tuple(loop.exits[0].names, gast.Store()), read)]
+                    first = [assign(record_target(loop.exits[0].names), read)]
                 last = gast.BinOp(
                     left=call(self._builtin(len), [load(loop.tape)]),
                     op=gast.Sub(),
@@ -652,7 +853,7 @@ class ReverseAD(RuleCalls, Transform):
                 each = (
                     store(record)
                     if several or not loop.exits[0].names
-                    else names_tuple(loop.exits[0].names, gast.Store())
+                    else record_target(loop.exits[0].names)
                 )
                 walk = gast.For(
                     target=each,
@@ -695,6 +896,8 @@ class ReverseAD(RuleCalls, Transform):
         return store(partial)
 
     def _reverse_assign(self, statement: gast.Assign) -> list[gast.stmt]:
+        if statement in self.inlined:
+            return self._reverse_inlined(statement)
         target = statement.targets[0]
         defined = target_names(target)
         if is_unpacking(statement):
@@ -745,7 +948,12 @@ class ReverseAD(RuleCalls, Transform):
             pullback = self.pullbacks[statement]
             code = [assign(gast.Tuple(elts=outputs, ctx=gast.Store()), call(pullback, [seed]))]
         code += after
-        for name in defined:  # an earlier value of the name starts from zero
+        return code + self._restart(defined, statement)
+
+    def _restart(self, defined: list[str], statement: gast.stmt) -> list[gast.stmt]:
+        """Inside a region, an earlier value of a name `statement` assigns starts from zero."""
+        code: list[gast.stmt] = []
+        for name in defined:
             if name not in self.seen and self._is_runtime(name):
                 if self._read_later(name, statement):
                     code.append(assign(store(self._bar(name)), self._zero(ZeroTangent)))

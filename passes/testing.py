@@ -11,6 +11,7 @@ import gast
 import numpy as np
 
 from srcad import syntax
+from srcad.kinds import parse_signature
 from srcad.passes.base import Context, Transform
 from srcad.source import FunctionSource
 
@@ -20,8 +21,10 @@ def context_for(
     wrt: tuple[str, ...] | None = None,
     env: dict[str, Any] | None = None,
     mode: str = "reverse",
+    kinds: str = "",
 ) -> tuple[gast.Module, Context]:
-    """Parse `text` (one function) as if it lived in a file named `<doctest>`."""
+    """Parse `text` (one function) as if it lived in a file named `<doctest>`; `kinds`
+    (`float, float[:]`) are those of the arguments to specialise for."""
     from srcad.compiler import new_context
 
     text = textwrap.dedent(text)
@@ -33,7 +36,7 @@ def context_for(
     func = namespace[node.name]
     assert isinstance(func, types.FunctionType)
     source = FunctionSource(func, node, "<doctest>", text.splitlines(True), namespace)
-    return new_context(source, wrt, mode)
+    return new_context(source, wrt, mode, parse_signature(kinds) if kinds else ())
 
 
 def show(transform: type[Transform], text: str, wrt: tuple[str, ...] | None = None) -> str:
@@ -51,9 +54,13 @@ def show_forward(text: str) -> str:
     return syntax.unparse(transformed_tree(tree, ctx))
 
 
-def show_reverse(text: str, wrt: tuple[str, ...] | None = None) -> str:
-    """The emitted reverse rule of the one function in `text`, before optimisation."""
+def show_reverse(
+    text: str, wrt: tuple[str, ...] | None = None, kinds: str = "", optimise: bool = True
+) -> str:
+    """The emitted reverse rule of the one function in `text`, specialised for arguments
+    of `kinds` (none: any), optimised or not."""
     from srcad.compiler import transformed_tree
 
-    tree, ctx = context_for(text, wrt)
+    tree, ctx = context_for(text, wrt, kinds=kinds)
+    ctx.optimise = optimise
     return syntax.unparse(transformed_tree(tree, ctx))

@@ -11,6 +11,7 @@ import numpy as np
 
 from srcad import compiler
 from srcad.errors import SrcadError
+from srcad.kinds import Signature, signature
 from srcad.registry import REGISTRY, RuleFn, scalar_frule, scalar_rrule
 from srcad.tangents import NoTangent, ZeroTangent, materialize, unthunk
 
@@ -81,25 +82,33 @@ class Differentiable:
         self.wrt, self._wrt_is_tuple = resolve_wrt(func, wrt)
         params = positional_parameters(func)
         self._positions = tuple(params.index(name) for name in self.wrt)
-        self._compiled: RuleFn | None = None
+        self._rules: dict[Signature, RuleFn] = {}  # by the kinds of the arguments
         self._version = -1
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
 
-    def _rrule_for_wrt(self) -> RuleFn:
-        if self._version != REGISTRY.version or self._compiled is None:
-            rule = REGISTRY.rrule_for(self.func)  # a registered rule wins over the source
-            if rule is not None:
-                self._compiled = rule.rrule
-            else:
-                self._compiled = compiler.compiled_rrule(self.func, self.wrt).function
+    def _rrule_for(self, args: tuple[Any, ...]) -> RuleFn:
+        """The rrule for `wrt`, specialised for the kinds of `args`."""
+        key = signature(args)
+        if self._version == REGISTRY.version:
+            found = self._rules.get(key)
+            if found is not None:
+                return found
+        else:
+            self._rules.clear()
             self._version = REGISTRY.version
-        return self._compiled
+        rule = REGISTRY.rrule_for(self.func)  # a registered rule wins over the source
+        if rule is not None:
+            found = rule.rrule
+        else:
+            found = compiler.compiled(self.func, self.wrt, "reverse", key).function
+        self._rules[key] = found
+        return found
 
     def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         """The primal value and its gradient with respect to `wrt`."""
-        y, pullback = self._rrule_for_wrt()(*args, **kwargs)
+        y, pullback = self._rrule_for(args)(*args, **kwargs)
         cotangents = pullback(_scalar_seed(y, self.func))
         if not self._wrt_is_tuple:
             (position,) = self._positions
@@ -139,9 +148,12 @@ class Differentiable:
         """`(y, y_dot)` for argument tangents `dargs = (f_dot, *arg_dots)`."""
         return frule(dargs, self.func, *args, **kwargs)
 
-    def source(self, mode: str = "reverse", wrt: Wrt | None = None) -> str:
-        """The emitted source of the rule for `wrt` (default: the decorator's `wrt`)."""
-        return source(self.func, mode=mode, wrt=self.wrt if wrt is None else wrt)
+    def source(
+        self, mode: str = "reverse", wrt: Wrt | None = None, args: tuple[Any, ...] = ()
+    ) -> str:
+        """The emitted source of the rule for `wrt` (default: the decorator's `wrt`), as
+        specialised for arguments like `args` (default: for any arguments)."""
+        return source(self.func, mode=mode, wrt=self.wrt if wrt is None else wrt, args=args)
 
     def __repr__(self) -> str:
         return f"<srcad.Differentiable {self.func.__qualname__} wrt={self.wrt}>"
@@ -194,14 +206,24 @@ def value_and_grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., tuple[A
     return Differentiable(_unwrap(f), wrt).value_and_grad
 
 
-def source(f: Callable[..., Any], mode: str = "reverse", wrt: Wrt | None = None) -> str:
+def source(
+    f: Callable[..., Any],
+    mode: str = "reverse",
+    wrt: Wrt | None = None,
+    args: tuple[Any, ...] = (),
+) -> str:
     """The emitted source of `f`'s rule (`mode="reverse"`: the rrule; `"forward"`: the
-    frule), followed by the rules of the functions it calls."""
+    frule), followed by the rules of the functions it calls.
+
+    Given example arguments `args`, the reverse rule is the one srcad uses for arguments
+    of their kinds (`srcad.kinds`: float, int, float or int arrays by number of dimensions):
+    where kinds are known, derivatives are inlined as plain arithmetic."""
     f = _unwrap(f)
     if mode not in ("reverse", "forward"):
         raise SrcadError(f"mode={mode!r}: choose 'reverse' or 'forward'")
     names = None if wrt is None or mode == "forward" else resolve_wrt(f, wrt)[0]
-    return compiler.sources(f, names, mode)
+    kinds = signature(args) if mode == "reverse" else ()
+    return compiler.sources(f, names, mode, kinds)
 
 
 def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
@@ -381,7 +403,8 @@ class RRule:
         if rule is not None:
             result: tuple[Any, RuleFn] = rule.rrule(*args, **kwargs)
             return result
-        return compiler.compiled_rrule(f, None).function(*args, **kwargs)
+        kinds = signature(args)
+        return compiler.compiled(f, None, "reverse", kinds).function(*args, **kwargs)
 
     def register(
         self, primal: Callable[..., Any], *, config: bool = False

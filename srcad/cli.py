@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from srcad.errors import Diagnostic, SrcadError
+from srcad.kinds import parse_signature
 
 
 class UsageError(Exception):
@@ -43,9 +44,11 @@ def _target(spec: str) -> tuple[str, str]:
     return path, function
 
 
-def show(spec: str, mode: str, wrt: str | None) -> str:
-    """The emitted source for `FILE:FUNC`."""
-    from srcad.api import Differentiable, source
+def show(spec: str, mode: str, wrt: str | None, kinds: str | None = None) -> str:
+    """The emitted source for `FILE:FUNC`; with `kinds` (`float, float[:], ?`), the reverse
+    rule specialised for arguments of those kinds."""
+    from srcad import compiler
+    from srcad.api import Differentiable, resolve_wrt, source
 
     path, name = _target(spec)
     module = load_file(path)
@@ -59,7 +62,14 @@ def show(spec: str, mode: str, wrt: str | None) -> str:
     names: str | tuple[str, ...] | None = None
     if wrt:
         names = tuple(n.strip() for n in wrt.split(",") if n.strip())
-    return source(func, mode=mode, wrt=names)
+    if kinds is None or mode == "forward":
+        return source(func, mode=mode, wrt=names)
+    try:
+        signature = parse_signature(kinds)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    resolved = None if names is None else resolve_wrt(func, names)[0]
+    return compiler.sources(func, resolved, mode, signature)
 
 
 def _functions_of(module: types.ModuleType, path: str) -> list[Callable[..., Any]]:
@@ -114,6 +124,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     show_parser.add_argument("target", metavar="FILE:FUNC")
     show_parser.add_argument("--mode", choices=["reverse", "forward"], default="reverse")
     show_parser.add_argument("--wrt", metavar="NAMES", help="comma-separated parameter names")
+    show_parser.add_argument(
+        "--args",
+        metavar="KINDS",
+        help="the kinds of the arguments to specialise for, e.g. 'float[:], float, ?'",
+    )
     check_parser = commands.add_parser(
         "check", help="print every diagnostic of a file's functions; exit 1 if there are any"
     )
@@ -129,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "check":
         return _run_check(args.target, args.format)
     try:
-        sys.stdout.write(show(args.target, args.mode, args.wrt))
+        sys.stdout.write(show(args.target, args.mode, args.wrt, args.args))
     except UsageError as error:
         print(f"srcad: error: {error}", file=sys.stderr)
         return 2

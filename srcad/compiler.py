@@ -23,6 +23,7 @@ from srcad.errors import (
     SrcadError,
     UnsupportedSyntaxError,
 )
+from srcad.kinds import Signature, describe
 from srcad.passes import CHECKS, FORWARD, REVERSE, naming
 from srcad.passes.base import Context, function_of
 from srcad.passes.mutations import CODES as MUTATION_CODES
@@ -146,7 +147,10 @@ def compiled_rule(callee: Any, mode: str = "reverse") -> Rule | None:
 
 
 def new_context(
-    source: FunctionSource, wrt: tuple[str, ...] | None, mode: str = "reverse"
+    source: FunctionSource,
+    wrt: tuple[str, ...] | None,
+    mode: str = "reverse",
+    signature: Signature = (),
 ) -> tuple[gast.Module, Context]:
     """A fresh copy of the function's tree and the context passes share while compiling it."""
     if isinstance(source.node, gast.AsyncFunctionDef):
@@ -162,7 +166,10 @@ def new_context(
         wrt = tuple(a.id for a in [*node.args.posonlyargs, *node.args.args, *star])
     tree = gast.Module(body=[node], type_ignores=[])
     rules = forward_callee_rule if mode == "forward" else callee_rule
-    return tree, Context(source, REGISTRY, wrt, Namer(), rules, compile_nested, mode=mode)
+    ctx = Context(source, REGISTRY, wrt, Namer(), rules, compile_nested, mode=mode)
+    parameters = [a.id for a in [*node.args.posonlyargs, *node.args.args]]
+    ctx.kinds = {p: k for p, k in zip(parameters, signature, strict=False) if k is not None}
+    return tree, ctx
 
 
 def compile_nested(
@@ -302,10 +309,12 @@ def emit(tree: gast.Module, ctx: Context, description: str) -> CompiledRule:
         )
     source = ctx.source
     origin = f"{os.path.basename(source.filename)}:{source.node.lineno}"
+    kinds = ", ".join(f"{name}: {describe(kind)}" for name, kind in ctx.kinds.items())
+    kinds = f"; for {kinds}" if kinds else ""
     header = [
         f"# srcad: {description} of {source.func.__qualname__}",
         f"# from {origin}",
-        f"# differentiated with respect to: {', '.join(ctx.wrt) or 'nothing'}",
+        f"# differentiated with respect to: {', '.join(ctx.wrt) or 'nothing'}{kinds}",
     ]
     text = "\n".join(header) + "\n" + body
     free = [name for name in source.closure if name in ctx.namer.taken]
@@ -325,7 +334,7 @@ def emit(tree: gast.Module, ctx: Context, description: str) -> CompiledRule:
             "",
         ]
     )
-    filename = f"<srcad {function.name} {origin} wrt={','.join(ctx.wrt)}>"
+    filename = f"<srcad {function.name} {origin} wrt={','.join(ctx.wrt)}{kinds}>"
     linecache.cache[filename] = (len(compiled_text), None, compiled_text.splitlines(True), filename)
     module_code = compile(compiled_text, filename, "exec")
     outer = _nested_code(module_code, "__srcad_closure__")
@@ -362,17 +371,23 @@ def compiled_frule(func: Callable[..., Any]) -> CompiledRule:
     return compiled(func, None, "forward")
 
 
-def compiled(func: Callable[..., Any], wrt: tuple[str, ...] | None, mode: str) -> CompiledRule:
-    """`func`'s generated rule of `mode`, compiled once per function, `wrt`, mode and
+def compiled(
+    func: Callable[..., Any],
+    wrt: tuple[str, ...] | None,
+    mode: str,
+    signature: Signature = (),
+) -> CompiledRule:
+    """`func`'s generated rule of `mode`, compiled once per function, `wrt`, mode, the
+    kinds of the arguments it is specialised for (`srcad.kinds`; none: any) and
     rule-registry version."""
-    key = (wrt, mode, REGISTRY.version)
+    key = (wrt, mode, REGISTRY.version, signature)
     if not isinstance(inspect.unwrap(func), types.FunctionType):
         function_source(func)  # raises SourceUnavailableError, naming what it is
     per_function = _cache.setdefault(func, {})
     found = per_function.get(key)
     if found is None:
         source = function_source(func)
-        tree, ctx = new_context(source, wrt, mode)
+        tree, ctx = new_context(source, wrt, mode, signature)
         _compiling.add((func, mode))
         try:
             transformed_tree(tree, ctx)
@@ -386,10 +401,15 @@ def compiled(func: Callable[..., Any], wrt: tuple[str, ...] | None, mode: str) -
     return found
 
 
-def sources(func: Callable[..., Any], wrt: tuple[str, ...] | None, mode: str = "reverse") -> str:
-    """The emitted text of `func`'s rule followed by those of the functions it calls
-    through generated rules, each once."""
-    first = compiled(func, wrt, mode)
+def sources(
+    func: Callable[..., Any],
+    wrt: tuple[str, ...] | None,
+    mode: str = "reverse",
+    signature: Signature = (),
+) -> str:
+    """The emitted text of `func`'s rule (for arguments of the kinds in `signature`)
+    followed by those of the functions it calls through generated rules, each once."""
+    first = compiled(func, wrt, mode, signature)
     texts, seen, pending = [first.source], {func}, list(first.callees)
     while pending:
         callee = pending.pop(0)

@@ -48,6 +48,49 @@ def unbroadcast(dx: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return dx
 
 
+def sum_to(dx: Any, x: Any) -> Any:
+    """`dx` summed back to the shape of `x`, which broadcasting stretched to `dx`'s: what
+    inlined derivatives call (for real floats and float arrays only).
+
+    >>> sum_to(np.ones((2, 3)), np.zeros(3))
+    array([2., 2., 2.])
+    >>> float(sum_to(np.ones(4), 1.0))
+    4.0
+    """
+    if type(dx) is not np.ndarray:
+        if not isinstance(dx, Thunk):
+            return dx  # a float, or a symbolic zero
+        dx = np.asarray(dx.unthunk())
+    if type(x) is np.ndarray:
+        return unbroadcast(dx, x.shape)
+    total = dx.sum()
+    return float(total) if type(x) is float else total  # a float's cotangent is a float
+
+
+def fill_like(x: np.ndarray, value: Any) -> Any:
+    """An array shaped like `x` holding `value` everywhere: the cotangent of a sum."""
+    if isinstance(value, AbstractZero):
+        return value
+    return np.full(x.shape, value)
+
+
+def add_at(buffer: np.ndarray, index: Any, value: Any) -> None:
+    """`buffer[index] += value`, for a slice of `buffer`, unless `value` is a symbolic
+    zero (NumPy's in-place operators refuse those)."""
+    if not isinstance(value, AbstractZero):
+        buffer[index] += value
+
+
+def scatter(x: np.ndarray, index: Any, value: Any) -> Any:
+    """Zeros shaped like `x` with `value` at `index` (ints and slices): the cotangent of
+    `x[index]` where it cannot go into a buffer."""
+    if isinstance(value, AbstractZero):
+        return value
+    out = np.zeros(x.shape)
+    out[index] = value
+    return out
+
+
 class ProjectTo:
     """Projects cotangents onto the space of the primal it was built from.
 

@@ -2,6 +2,7 @@
 rewrite the files after an intended change)."""
 
 import importlib.util
+import inspect
 import os
 import pathlib
 import subprocess
@@ -10,6 +11,9 @@ import sys
 import pytest
 
 import srcad
+from srcad import compiler
+from srcad.kinds import parse_signature
+from srcad.passes.testing import show_reverse
 
 HERE = pathlib.Path(__file__).parent
 NAMES = [
@@ -17,6 +21,18 @@ NAMES = [
     "mse", "sum_array", "branches", "calls_square",
 ]  # fmt: skip
 WRT = {"inactive_parts": ("x",)}
+# Functions whose rules specialised for these argument kinds are golden too: before the
+# optimising passes (`NAME.unoptimised.txt`: rule calls) and after (`NAME.optimised.txt`:
+# inlined derivatives, copies folded, in-place accumulation into one buffer).
+KINDS = {
+    "mse": "float[:], float[:]",
+    "sum3": "float[:]",
+    "logistic": "float[:], float[:, :], float[:]",
+    "sin_times": "float, float",
+    "rebind_and_unpack": "float, float",
+    "branches": "float",
+    "sum_array": "float[:]",
+}
 
 
 def load_functions():
@@ -36,6 +52,26 @@ def test_emitted_source_matches_golden_text(name):
     if os.environ.get("SRCAD_UPDATE_GOLDEN"):
         golden.write_text(text)
     assert text == golden.read_text()
+
+
+def _golden(name, text):
+    golden = HERE / name
+    if os.environ.get("SRCAD_UPDATE_GOLDEN"):
+        golden.write_text(text)
+    assert text == golden.read_text()
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_optimised_source_matches_golden_text(name):
+    text = compiler.sources(getattr(functions, name), None, "reverse", parse_signature(KINDS[name]))
+    _golden(f"{name}.optimised.txt", text)
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_unoptimised_source_matches_golden_text(name):
+    text = show_reverse(inspect.getsource(getattr(functions, name)), kinds=KINDS[name],
+                        optimise=False)  # fmt: skip
+    _golden(f"{name}.unoptimised.txt", text)
 
 
 def test_same_text_in_another_process():

@@ -1,0 +1,231 @@
+"""Inlining: the derivative of an operation as plain arithmetic in the emitted pullback.
+
+Where the kinds (`srcad.kinds`) of an operation's operands are known, its rule's pullback
+reduces to a few arithmetic expressions: for `y = a * b` on real floats and float arrays,
+`a_bar = y_bar * b` (summed back to `a`'s shape where broadcasting stretched it). The
+templates below say so, one per operation, written with the operand names `a`, `b` (by
+position), the result `y` and its cotangent `y_bar`. ReverseAD emits the operation itself
+in the forward sweep, keeps the values a template reads, and writes the template in the
+pullback where the rule's pullback call would be.
+
+Everything without a known kind, and every operation without a template, calls its rule.
+Templates hold for real values only: kinds never describe complex numbers, so no `conj`.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import math
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import gast
+import numpy as np
+
+from srcad import syntax
+from srcad.kinds import Kind
+from srcad.passes.kinds import binary, call, is_basic_index, subscript
+from srcad.projection import fill_like, scatter, sum_to
+
+# Elementwise functions of one argument: the cotangent of `a` for `y = f(a)`.
+UNARY: dict[Any, str] = {}
+for module in (np, math):
+    UNARY.update(
+        {
+            module.sin: "y_bar * cos(a)",
+            module.cos: "-y_bar * sin(a)",
+            module.tan: "y_bar * (1.0 + y * y)",
+            module.exp: "y_bar * y",
+            module.log: "y_bar / a",
+            module.sqrt: "y_bar / (2.0 * y)",
+            module.tanh: "y_bar * (1.0 - y * y)",
+            module.sinh: "y_bar * cosh(a)",
+            module.cosh: "y_bar * sinh(a)",
+            module.log1p: "y_bar / (1.0 + a)",
+            module.expm1: "y_bar * (y + 1.0)",
+        }
+    )
+UNARY[np.arctan] = UNARY[math.atan] = "y_bar / (1.0 + a * a)"
+UNARY[np.square] = "y_bar * 2.0 * a"
+UNARY[operator.neg] = "-y_bar"
+UNARY[operator.pos] = "y_bar"
+
+# Elementwise operators of two arguments: the cotangents of `a` and `b` for `y = a op b`.
+BINARY: dict[Any, tuple[str, str]] = {
+    operator.add: ("y_bar", "y_bar"),
+    operator.sub: ("y_bar", "-y_bar"),
+    operator.mul: ("y_bar * b", "a * y_bar"),
+    operator.truediv: ("y_bar / b", "-y_bar * y / b"),
+}
+
+# Matrix products, by the operands' numbers of dimensions.
+MATMUL: dict[tuple[int, int], tuple[str, str]] = {
+    (2, 2): ("y_bar @ b.T", "a.T @ y_bar"),
+    (2, 1): ("outer(y_bar, b)", "a.T @ y_bar"),
+    (1, 2): ("b @ y_bar", "outer(a, y_bar)"),
+    (1, 1): ("y_bar * b", "a * y_bar"),
+}
+
+# Reductions of a whole array to a float.
+REDUCTION: dict[Any, str] = {
+    np.sum: "fill_like(a, y_bar)",
+    np.mean: "fill_like(a, y_bar / a.size)",
+}
+
+# What the templates call, under these names (bound like rules, never shadowing the user's).
+HELPERS: dict[str, Any] = {
+    "outer": np.outer,
+    "fill_like": fill_like,
+    "sum_to": sum_to,
+    "scatter": scatter,
+}
+
+
+def template(text: str, names: dict[str, gast.expr], bind: Callable[[Any, str], str],
+             functions: dict[str, Any]) -> gast.expr:  # fmt: skip
+    """Parse a template and put the expressions of `names` in place of its names; any
+    other name is a function from `functions` (or a helper), bound for emitted code."""
+    tree = _expression(text)
+
+    class Substitute(gast.NodeTransformer):
+        def visit_Name(self, node: gast.Name) -> gast.expr:  # noqa: N802 (the visitor's name)
+            if node.id in names:
+                return names[node.id]
+            value = functions.get(node.id, HELPERS.get(node.id))
+            assert value is not None, f"template {text!r} names {node.id!r}"
+            return gast.Name(id=bind(value, node.id), ctx=gast.Load(), annotation=None,
+                             type_comment=None)  # fmt: skip
+
+    result: gast.expr = Substitute().visit(tree)
+    return result
+
+
+@functools.cache
+def _parsed(text: str) -> gast.expr:
+    statement = syntax.parse(text).body[0]
+    assert isinstance(statement, gast.Expr)
+    return statement.value
+
+
+def _expression(text: str) -> gast.expr:
+    """A fresh tree of a template (the cache keeps one to copy)."""
+    return copy.deepcopy(_parsed(text))
+
+
+def adjoint_of(
+    primal: Any,
+    value: gast.expr,
+    target: str,
+    operands: list[gast.expr],
+    active: set[str],
+    kind_of: Callable[[gast.expr], Kind | None],
+) -> tuple[dict[str, str], Callable[..., list[tuple[str, gast.expr]]]] | None:
+    """Whether and how `target = value` (calling `primal`) is inlined: the values the
+    derivative reads (by role: operand `a` or `b`, result `y`), and a function writing
+    each active operand's cotangent from the expressions of the roles and of `y_bar`.
+    None where a kind is unknown or the operation has no template."""
+    kinds = [kind_of(o) for o in operands]
+    if any(k is None for k in kinds):
+        return None
+    if isinstance(value, gast.Subscript):
+        return None  # indexing has its own inlining, into buffers: see `index_adjoint`
+    texts: list[str | None]
+    if primal in BINARY and len(operands) == 2:
+        result = binary(primal, kinds[0], kinds[1])
+        texts = list(BINARY[primal])
+    elif primal is operator.pow and len(operands) == 2:
+        exponent = operands[1]
+        if not isinstance(exponent, gast.Constant) or type(exponent.value) not in (int, float):
+            return None
+        result = binary(primal, kinds[0], kinds[1])
+        texts = [_power(exponent.value), None]
+    elif primal is operator.matmul and len(operands) == 2:
+        result = binary(primal, kinds[0], kinds[1])
+        pair = MATMUL.get((kinds[0][1], kinds[1][1]))  # type: ignore[index]
+        if pair is None:
+            return None
+        texts = list(pair)
+    elif primal in UNARY and len(operands) == 1:
+        result = call(primal, kinds) if isinstance(value, gast.Call) else kinds[0]
+        texts = [UNARY[primal]]
+    elif primal in REDUCTION and len(operands) == 1 and not getattr(value, "keywords", []):
+        result = call(primal, kinds)
+        texts = [REDUCTION[primal] if kinds[0][1] > 0 else "y_bar"]  # type: ignore[index]
+    else:
+        return None
+    if result is None or result[0] != "f":
+        return None
+    elementwise = primal in BINARY or primal is operator.pow
+    stretched = [elementwise and _stretched(kinds, p, result) for p in range(len(texts))]
+    module = math if getattr(primal, "__module__", None) == "math" else np
+    functions = {name: getattr(module, name) for name in ("cos", "sin", "cosh", "sinh")}
+    reads: dict[str, str] = {}  # role ("a", "b", "y") -> the name whose value it reads
+    for position, text in enumerate(texts):
+        operand = operands[position]
+        if text is None or not (isinstance(operand, gast.Name) and operand.id in active):
+            texts[position] = None
+            continue
+        used = {n.id for n in gast.walk(_parsed(text)) if isinstance(n, gast.Name)}
+        if stretched[position]:
+            used.add("a" if position == 0 else "b")
+        for role, expression in (("a", operands[0]), ("b", operands[-1])):
+            if role in used and isinstance(expression, gast.Name):
+                reads[role] = expression.id
+        if "y" in used:
+            reads["y"] = target
+
+    def write(names: dict[str, gast.expr], bind: Callable[[Any, str], str]
+              ) -> list[tuple[str, gast.expr]]:  # fmt: skip
+        out = []
+        for position, text in enumerate(texts):
+            if text is None:
+                continue
+            operand = operands[position]
+            assert isinstance(operand, gast.Name)
+            expression = template(text, names, bind, functions)
+            if stretched[position]:
+                function = gast.Name(
+                    id=bind(sum_to, "sum_to"), ctx=gast.Load(), annotation=None, type_comment=None
+                )
+                original = names["a" if position == 0 else "b"]
+                expression = gast.Call(func=function, args=[expression, original], keywords=[])
+            out.append((operand.id, expression))
+        return out
+
+    return reads, write
+
+
+def _power(exponent: float) -> str | None:
+    """The cotangent of `a` in `a ** exponent`, the exponent folded in (none for `a ** 0`,
+    whose derivative is zero)."""
+    if exponent == 0:
+        return None
+    if exponent == 1:
+        return "y_bar"
+    if exponent == 2:
+        return f"y_bar * {exponent!r} * a"
+    return f"y_bar * {exponent!r} * a ** {exponent - 1!r}"
+
+
+def _stretched(kinds: list[Kind | None], position: int, result: Kind) -> bool:
+    """Whether broadcasting may have stretched operand `position` to the result's shape:
+    it has fewer dimensions, or both operands are arrays of sizes unknown here."""
+    own = kinds[position]
+    other = kinds[1 - position]
+    assert own is not None and other is not None
+    return own[1] < result[1] or (own[1] > 0 and other[1] > 0)
+
+
+def index_adjoint(
+    value: gast.Subscript, kind_of: Callable[[gast.expr], Kind | None]
+) -> list[str] | None:
+    """For `y = a[index]` with a float array `a` and an index of ints and slices: the names
+    the index reads (its cotangent goes into `a_bar[index]`); else None."""
+    base = kind_of(value.value)
+    if base is None or base[0] != "f" or base[1] == 0:
+        return None
+    if not is_basic_index(value.slice, kind_of) or subscript(base, value.slice, kind_of) is None:
+        return None
+    return list(dict.fromkeys(n.id for n in gast.walk(value.slice) if isinstance(n, gast.Name)))

@@ -1,0 +1,205 @@
+"""Kinds: the kind (`srcad.kinds`) of every local name, from the kinds of the parameters."""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import gast
+import numpy as np
+
+from srcad.kinds import FLOAT, INT, Kind
+from srcad.passes.activity import OPERATORS
+from srcad.passes.base import Analysis, Context, function_of
+from srcad.passes.callees import Callees
+from srcad.passes.scopes import Scopes
+from srcad.passes.to_anf import walk_statements
+
+RANGE: Kind = ("range", 0)  # what `range(...)` gives: iterating it gives ints
+BOTTOM: Kind = ("unset", 0)  # a local no assignment has given a kind yet
+
+# Functions that act elementwise and give floats: NumPy's on a float or an array, `math`'s
+# on a float.
+FLOAT_UFUNCS = {np.sin, np.cos, np.tan, np.exp, np.log, np.sqrt, np.tanh, np.sinh, np.cosh}
+FLOAT_UFUNCS |= {np.arctan, np.log1p, np.expm1, np.log2, np.log10, np.arcsin, np.arccos}
+MATH_FUNCTIONS = {math.sin, math.cos, math.tan, math.exp, math.log, math.sqrt, math.tanh}
+MATH_FUNCTIONS |= {math.sinh, math.cosh, math.atan, math.log1p, math.expm1, math.asin, math.acos}
+SHAPE_PRESERVING = frozenset([np.abs, np.negative, abs, np.square])
+REDUCTIONS = frozenset([np.sum, np.mean])
+
+
+class Kinds(Analysis["Kinds"]):
+    """The kind of each local name, or None where it is unknown or differs between the
+    statements that assign it. Like `Activity`, the analysis ignores statement order: a
+    name has one kind throughout, the join of what every assignment gives it. Names from
+    outside the function (globals, closure cells) have no kind: they may change between
+    calls, and a signature only covers the arguments.
+
+    The result is the analysis itself: `kinds` by name, and `of` for any expression."""
+
+    requires = (Callees, Scopes)
+
+    def run(self, tree: gast.Module, ctx: Context) -> Kinds:
+        self.callees = ctx.analysis(Callees, tree).callees
+        function = function_of(tree)
+        self.kinds: dict[str, Kind | None] = {}
+        self.local: set[str] = set()
+        if not ctx.kinds:
+            return self
+        statements = list(walk_statements(function.body))
+        nested = {s.name for s in statements if isinstance(s, gast.FunctionDef)}
+        parameters = [a.id for a in [*function.args.posonlyargs, *function.args.args]]
+        for name in parameters:
+            self.kinds[name] = ctx.kinds.get(name)
+        self.local = {name for s in statements for name in _defined(s)}
+        # Every other name starts unset (BOTTOM); each round joins in what its assignments
+        # give, until nothing changes.
+        changed = True
+        while changed:
+            changed = False
+            for statement in statements:
+                for name, kind in self._assigned(statement):
+                    if kind is BOTTOM:
+                        continue
+                    joined = None if name in nested else _join(self.kinds, name, kind)
+                    if name not in self.kinds or self.kinds[name] != joined:
+                        self.kinds[name] = joined
+                        changed = True
+        for name in self.local:
+            self.kinds.setdefault(name, None)
+        return self
+
+    def _assigned(self, statement: gast.stmt) -> list[tuple[str, Kind | None]]:
+        if isinstance(statement, gast.Assign):
+            target = statement.targets[0]
+            if isinstance(target, gast.Name):
+                return [(target.id, self.of(statement.value))]
+            return [(name, None) for name in _names(target)]
+        if isinstance(statement, gast.For):
+            target = statement.target
+            iterable = self.of(statement.iter)
+            if isinstance(target, gast.Name):
+                return [(target.id, BOTTOM if iterable is BOTTOM else _item(iterable))]
+            return [(name, None) for name in _names(target)]
+        return []
+
+    def of(self, value: gast.expr) -> Kind | None:
+        """The kind of a normal-form expression, from the kinds found so far."""
+        if isinstance(value, gast.Constant):
+            if type(value.value) is float:
+                return FLOAT
+            return INT if type(value.value) is int else None
+        if isinstance(value, gast.Name):
+            if value.id in self.kinds:
+                return self.kinds[value.id]
+            return BOTTOM if value.id in self.local else None
+        if not isinstance(value, gast.Name) and any(
+            self.of(n) is BOTTOM for n in gast.walk(value) if isinstance(n, gast.Name)
+        ):
+            return BOTTOM
+        if isinstance(value, gast.UnaryOp):
+            operand = self.of(value.operand)
+            return operand if isinstance(value.op, gast.USub | gast.UAdd) else None
+        if isinstance(value, gast.BinOp):
+            return binary(OPERATORS[type(value.op)], self.of(value.left), self.of(value.right))
+        if isinstance(value, gast.Subscript):
+            return subscript(self.of(value.value), value.slice, self.of)
+        if isinstance(value, gast.Call) and not value.keywords:
+            callee = self.callees.get(value)
+            args = [self.of(a) for a in value.args]
+            return call(callee, args)
+        return None
+
+
+def _defined(statement: gast.stmt) -> list[str]:
+    if isinstance(statement, gast.Assign):
+        return _names(statement.targets[0])
+    return _names(statement.target) if isinstance(statement, gast.For) else []
+
+
+def _names(target: gast.expr) -> list[str]:
+    return [n.id for n in gast.walk(target) if isinstance(n, gast.Name)]
+
+
+def _join(found: dict[str, Kind | None], name: str, kind: Kind | None) -> Kind | None:
+    if name not in found:
+        return kind
+    return found[name] if found[name] == kind else None
+
+
+def _item(iterable: Kind | None) -> Kind | None:
+    """The kind of what iterating a value of this kind gives."""
+    if iterable == RANGE:
+        return INT
+    if iterable is None or iterable[1] == 0:
+        return None
+    return (iterable[0], iterable[1] - 1)
+
+
+def _numeric(kind: Kind | None) -> bool:
+    return kind is not None and kind[0] in "fi"
+
+
+def binary(op: Any, left: Kind | None, right: Kind | None) -> Kind | None:
+    """The kind of `left op right` (Python's and NumPy's promotion, for these kinds)."""
+    if not (_numeric(left) and _numeric(right)):
+        return None
+    assert left is not None and right is not None
+    floats = "f" in (left[0], right[0])
+    if op is operator.matmul:
+        ndims = (left[1], right[1])
+        result = {(2, 2): 2, (2, 1): 1, (1, 2): 1, (1, 1): 0}.get(ndims)
+        return None if result is None else ("f" if floats else "i", result)
+    ndim = max(left[1], right[1])
+    if op in (operator.add, operator.sub, operator.mul, operator.mod, operator.floordiv):
+        return ("f" if floats else "i", ndim)
+    if op is operator.truediv:
+        return ("f", ndim)
+    if op is operator.pow and floats:  # an int to an int power may be a float (2 ** -1)
+        return ("f", ndim)
+    return None
+
+
+def subscript(base: Kind | None, index: gast.expr, of: Any) -> Kind | None:
+    """The kind of `base[index]` for basic indices: ints and slices."""
+    if base is None or base[1] == 0 or base == RANGE:
+        return None
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    removed = 0
+    for part in parts:
+        if isinstance(part, gast.Slice):
+            continue
+        if of(part) != INT:
+            return None
+        removed += 1
+    if removed > base[1]:
+        return None
+    return (base[0], base[1] - removed)
+
+
+def is_basic_index(index: gast.expr, of: Any) -> bool:
+    """Whether an index takes ints and slices only (so it selects each element once)."""
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    return all(isinstance(p, gast.Slice) or of(p) == INT for p in parts)
+
+
+def call(callee: Any, args: list[Kind | None]) -> Kind | None:
+    """The kind of a call's result, for the few callees whose results kinds tell."""
+    if callee is len and len(args) == 1:
+        return INT
+    if callee is range and args and all(a == INT for a in args):
+        return RANGE
+    if len(args) != 1 or not _numeric(args[0]):
+        return None
+    (arg,) = args
+    assert arg is not None
+    if callee in FLOAT_UFUNCS:
+        return ("f", arg[1])
+    if callee in MATH_FUNCTIONS or callee is float:
+        return FLOAT if arg[1] == 0 else None
+    if callee in SHAPE_PRESERVING:
+        return arg
+    if callee in REDUCTIONS:
+        return FLOAT
+    return None

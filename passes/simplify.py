@@ -1,0 +1,208 @@
+"""Simplify: fold the copies and one-use temporaries out of the emitted pullbacks."""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from srcad.passes.base import Context, Transform, function_of
+from srcad.tangents import ZeroTangent
+
+SIMPLE = (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)
+
+
+class Simplify(Transform):
+    """Within each pullback, repeatedly:
+
+    - a copy `a = b` disappears, `b` read in its place, when `a` is assigned nowhere else
+      and nothing assigns `b` between the copy and the last read of `a`;
+    - a temporary `a = expr` read once, by a later statement of the same block, moves
+      into that read under the same condition for the names `expr` reads;
+    - an assignment to a name nothing reads goes, when its value is arithmetic on names;
+    - `x += -e` becomes `x -= e`, and `a = ZeroTangent()` then `a = a + e` becomes `a = e`.
+
+    The forward sweep is left as it is: it is the user's code.
+
+    >>> from srcad.passes.testing import show_reverse
+    >>> print(show_reverse('''
+    ... def f(x, y):
+    ...     return x * y + x
+    ... ''', kinds="float, float"), end="")
+    def rrule_f(x, y):
+        x_times_y = x * y
+        out = x_times_y + x
+    <BLANKLINE>
+        def f_pullback(out_bar):
+            # <doctest>:3  return x * y + x
+            x_bar = out_bar
+            x_bar = x_bar + out_bar * y
+            return (NoTangent(), x_bar, x * out_bar)
+        return (out, f_pullback)
+    """
+
+    def run(self, tree: gast.Module, ctx: Context) -> bool:
+        if not ctx.optimise:
+            return False
+        changed = False
+        for node in gast.walk(function_of(tree)):
+            if isinstance(node, gast.FunctionDef) and node.name in ctx.pullbacks:
+                self.zero = next((k for k, v in ctx.runtime.items() if v is ZeroTangent), None)
+                while self._simplify(node):
+                    changed = True
+        return changed
+
+    def _simplify(self, function: gast.FunctionDef) -> bool:
+        if any(isinstance(n, gast.FunctionDef | gast.Lambda) for n in gast.walk(function)
+               if n is not function):  # fmt: skip
+            return False
+        parameters = {a.id for a in function.args.args}
+        stores: dict[str, int] = {}
+        loads: dict[str, int] = {}
+        for node in gast.walk(function):
+            if isinstance(node, gast.Name):
+                counts = loads if isinstance(node.ctx, gast.Load) else stores
+                counts[node.id] = counts.get(node.id, 0) + 1
+        return self._block(function.body, parameters, stores, loads)
+
+    def _block(self, block: list[gast.stmt], parameters: set[str], stores: dict[str, int],
+               loads: dict[str, int]) -> bool:  # fmt: skip
+        for index, statement in enumerate(block):
+            for field in ("body", "orelse"):
+                inner = getattr(statement, field, None)
+                if inner and self._block(inner, parameters, stores, loads):
+                    return True
+            if isinstance(statement, gast.AugAssign):
+                value = statement.value
+                negated = isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub)
+                if negated and isinstance(statement.op, gast.Add | gast.Sub):
+                    assert isinstance(value, gast.UnaryOp)
+                    flip = gast.Sub() if isinstance(statement.op, gast.Add) else gast.Add()
+                    statement.op, statement.value = flip, value.operand
+                    return True
+            if not (
+                isinstance(statement, gast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], gast.Name)
+            ):
+                continue
+            name = statement.targets[0].id
+            value = statement.value
+            if self._is_zero(value) and index + 1 < len(block):
+                following = _added_to(block[index + 1], name)
+                if following is not None:
+                    block[index + 1].value = following
+                    del block[index]
+                    return True
+            if name in parameters or stores.get(name, 0) != 1:
+                continue
+            if isinstance(value, gast.Name) and value.id == name:
+                del block[index]
+                return True
+            if loads.get(name, 0) == 0:
+                if _is_arithmetic(value):
+                    del block[index]
+                    return True
+                continue
+            if self._substitute(block, index, name, value, loads[name]):
+                del block[index]
+                return True
+        return False
+
+    def _substitute(self, block: list[gast.stmt], index: int, name: str, value: gast.expr,
+                    count: int) -> bool:  # fmt: skip
+        """Put `value` where `name` is read, if every read is in this block after `index`
+        and nothing reassigns what `value` reads before the last of them."""
+        is_copy = isinstance(value, gast.Name)
+        if not is_copy and (count != 1 or not _is_arithmetic(value)):
+            return False
+        reads = {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
+        found = 0
+        places: list[gast.stmt] = []
+        for later in block[index + 1 :]:
+            here = sum(
+                1
+                for n in gast.walk(later)
+                if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+            )
+            if here:
+                if not is_copy and not isinstance(later, SIMPLE):
+                    return False  # not into a loop or a branch: it would run more often
+                places.append(later)
+                found += here
+            if found == count:
+                break
+            if reads & _assigned(later):
+                return False
+        if found != count:
+            return False
+        last = places[-1]
+        if reads & _assigned(last) and not isinstance(last, SIMPLE):
+            return False
+        for place in places:
+            for node in gast.walk(place):
+                for field, child in gast.iter_fields(node):
+                    if isinstance(child, gast.Name) and child.id == name:
+                        if isinstance(child.ctx, gast.Load):
+                            setattr(node, field, copy.deepcopy(value))
+                    elif isinstance(child, list):
+                        for k, item in enumerate(child):
+                            if (
+                                isinstance(item, gast.Name)
+                                and item.id == name
+                                and isinstance(item.ctx, gast.Load)
+                            ):
+                                child[k] = copy.deepcopy(value)
+        return True
+
+    def _is_zero(self, value: gast.expr) -> bool:
+        return (
+            isinstance(value, gast.Call)
+            and isinstance(value.func, gast.Name)
+            and value.func.id == self.zero
+            and not value.args
+        )
+
+
+def _added_to(statement: gast.stmt, name: str) -> gast.expr | None:
+    """`e` for a statement `name = name + e` where `e` does not read `name`."""
+    if not (
+        isinstance(statement, gast.Assign)
+        and isinstance(statement.targets[0], gast.Name)
+        and statement.targets[0].id == name
+        and isinstance(statement.value, gast.BinOp)
+        and isinstance(statement.value.op, gast.Add)
+        and isinstance(statement.value.left, gast.Name)
+        and statement.value.left.id == name
+    ):
+        return None
+    right = statement.value.right
+    if any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(right)):
+        return None
+    return right
+
+
+def _assigned(statement: gast.stmt) -> set[str]:
+    """Names a statement assigns, or changes in place (`x[i] += v` changes `x`)."""
+    names = set()
+    for node in gast.walk(statement):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            names.add(node.id)
+        elif isinstance(node, gast.AugAssign | gast.Assign):
+            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+            for target in targets:
+                root = target
+                while isinstance(root, gast.Subscript | gast.Attribute):
+                    root = root.value
+                if isinstance(root, gast.Name):
+                    names.add(root.id)
+        elif isinstance(node, gast.Call):
+            names.add("<call>")  # a call may change anything it is passed
+    return names
+
+
+def _is_arithmetic(value: gast.expr) -> bool:
+    """Whether an expression is names and constants under operators: no calls, so moving
+    or dropping it changes nothing but when it is computed."""
+    allowed = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.expr_context)
+    return all(isinstance(n, (*allowed, gast.operator, gast.unaryop)) for n in gast.walk(value))
