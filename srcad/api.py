@@ -55,18 +55,16 @@ def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bo
 
 
 _REAL_SCALARS = (float, np.float64, np.float32, np.float16)
+_PLAIN = (float, np.ndarray)
 
 
-def _scalar_seed(y: Any, func: Callable[..., Any]) -> float:
-    if type(y) in _REAL_SCALARS:  # the common case first: this runs on every call of grad
-        return 1.0
+def _check_scalar(y: Any, func: Callable[..., Any]) -> None:
     if np.ndim(y) != 0 or np.iscomplexobj(y) or isinstance(y, tuple):
         raise SrcadError(
             f"grad needs {func.__name__} to return a real scalar, but it returned "
             f"{type(y).__name__} with shape {np.shape(y)}; use srcad.rrule for a pullback "
             "that takes any output cotangent"
         )
-    return 1.0
 
 
 class Differentiable:
@@ -82,6 +80,7 @@ class Differentiable:
         self.wrt, self._wrt_is_tuple = resolve_wrt(func, wrt)
         params = positional_parameters(func)
         self._positions = tuple(params.index(name) for name in self.wrt)
+        self._single = None if self._wrt_is_tuple else self._positions[0]
         self._rules: dict[Signature, RuleFn] = {}  # by the kinds of the arguments
         self._version = -1
 
@@ -108,11 +107,28 @@ class Differentiable:
 
     def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         """The primal value and its gradient with respect to `wrt`."""
-        y, pullback = self._rrule_for(args)(*args, **kwargs)
-        cotangents = pullback(_scalar_seed(y, self.func))
-        if not self._wrt_is_tuple:
-            (position,) = self._positions
-            return y, self._gradient(cotangents[position + 1], args, kwargs, position)
+        return self._value_and_grad(args, kwargs)
+
+    def grad(self, *args: Any, **kwargs: Any) -> Any:
+        """The gradient with respect to `wrt`: one value, or a tuple for a tuple `wrt`."""
+        return self._value_and_grad(args, kwargs)[1]
+
+    def _value_and_grad(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+        # This runs on every call: the common cases first, in as few calls as can be.
+        rule = self._rules.get(signature(args)) if self._version == REGISTRY.version else None
+        if rule is None:
+            rule = self._rrule_for(args)
+        y, pullback = rule(*args, **kwargs)
+        if type(y) not in _REAL_SCALARS:
+            _check_scalar(y, self.func)
+        cotangents = pullback(1.0)
+        single = self._single
+        if single is not None:
+            cotangent = cotangents[single + 1]
+            plain = type(cotangent) in _PLAIN  # a float for a float, an array for an array
+            if plain and single < len(args) and type(args[single]) is type(cotangent):
+                return y, cotangent
+            return y, self._gradient(cotangent, args, kwargs, single)
         return y, tuple(self._gradient(cotangents[i + 1], args, kwargs, i) for i in self._positions)
 
     def _gradient(
@@ -135,10 +151,6 @@ class Differentiable:
                 "(or a float array), or leave it out of wrt"
             )
         return materialize(cotangent, primal)
-
-    def grad(self, *args: Any, **kwargs: Any) -> Any:
-        """The gradient with respect to `wrt`: one value, or a tuple for a tuple `wrt`."""
-        return self.value_and_grad(*args, **kwargs)[1]
 
     def rrule(self, *args: Any, **kwargs: Any) -> tuple[Any, RuleFn]:
         """`(y, pullback)`, the pullback returning a cotangent for every positional argument."""

@@ -53,6 +53,8 @@ def kind_of(value: Any) -> Kind | None:
 
 def signature(args: tuple[Any, ...]) -> Signature:
     """The kinds of a call's positional arguments."""
+    if len(args) == 1:  # the common case, without building a list
+        return (kind_of(args[0]),)
     return tuple(map(kind_of, args))
 
 
