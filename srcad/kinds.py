@@ -87,7 +87,7 @@ def parse_signature(text: str) -> Signature:
         base, dims = match.groups()
         if base == "?":
             if dims:
-                raise ValueError(f"`?` takes no dimensions: {part.strip()!r}")
+                raise ValueError(f"the kind `?` takes no dimensions: {part.strip()!r}")
             kinds.append(None)
             continue
         ndim = dims.count(":") if dims else 0

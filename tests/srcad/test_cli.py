@@ -218,3 +218,17 @@ def test_console_script_matches_python_m(model: Path) -> None:
     )
     assert installed.returncode == 0, installed.stderr
     assert installed.stdout == srcad_cli("show", f"{model}:loss").stdout
+
+
+def test_show_args_specialises_for_argument_kinds() -> None:
+    mse = Path(__file__).parents[1] / "golden" / "functions.py"
+    result = srcad_cli("show", f"{mse}:mse", "--args", "float[:], float[:]")
+    assert result.returncode == 0, result.stderr
+    golden = (Path(__file__).parents[1] / "golden" / "mse.optimised.txt").read_text()
+    assert result.stdout == golden + "\n" or result.stdout == golden
+
+
+def test_show_args_refuses_an_unreadable_kind(model: Path) -> None:
+    result = srcad_cli("show", f"{model}:loss", "--args", "double")
+    assert result.returncode == 2
+    assert "cannot read the argument kind 'double'" in result.stderr

@@ -1,0 +1,45 @@
+"""Kinds of values and signatures, and their notation."""
+
+import numpy as np
+import pytest
+
+from srcad.kinds import describe, kind_of, parse_signature, signature
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        (1.5, ("f", 0)),
+        (np.float64(1.5), ("f", 0)),
+        (3, ("i", 0)),
+        (np.int32(3), ("i", 0)),
+        (np.zeros(3), ("f", 1)),
+        (np.zeros((2, 3)), ("f", 2)),
+        (np.arange(3), ("i", 1)),
+        (True, None),
+        (np.float32(1.0), None),
+        (np.zeros(3, dtype=np.float32), None),
+        (np.zeros(3, dtype=complex), None),
+        (1j, None),
+        (np.array(1.0), None),  # 0-d arrays: the general rules keep them 0-d arrays
+        ([1.0, 2.0], None),
+        (np.zeros(3, dtype=bool), None),
+    ],
+)
+def test_kind_of(value, kind):
+    assert kind_of(value) == kind
+
+
+def test_signature_and_notation_round_trip():
+    args = (1.0, np.zeros((2, 2)), [1.0], np.arange(4))
+    kinds = signature(args)
+    assert kinds == (("f", 0), ("f", 2), None, ("i", 1))
+    text = ", ".join(map(describe, kinds))
+    assert text == "float, float[:, :], ?, int[:]"
+    assert parse_signature(text) == kinds
+
+
+@pytest.mark.parametrize("text", ["double", "float[1]", "?[:]", "float[:"])
+def test_parse_signature_refuses_what_it_cannot_read(text):
+    with pytest.raises(ValueError, match="kind"):
+        parse_signature(text)
