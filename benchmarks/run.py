@@ -46,6 +46,7 @@ import cases  # noqa: E402
 
 import srcad  # noqa: E402
 import srcad.compiler  # noqa: E402
+from srcad.kinds import signature  # noqa: E402
 
 README = HERE / "README.md"
 BEGIN = "<!-- BEGIN GENERATED RESULTS: python benchmarks/run.py -->"
@@ -354,14 +355,15 @@ def run_case(case: cases.Case, tools: list[str], timing: Timing, seed: int) -> R
 
 
 def call_overhead(func: Callable[..., Any], wrt: Any, args: tuple[Any, ...], timing: Timing):
-    """Seconds per call of `f.grad(...)` and of the generated rrule and its pullback called
-    directly, and the median of their differences: samples taken in turns, 9 of each."""
+    """Seconds per call of `f.grad(...)` and of the generated gradient function it calls
+    (`grad_f`, specialised for the kinds of `args`) called directly, and the median of
+    their differences: samples taken in turns, 9 of each."""
     differentiable = srcad.differentiate(func, wrt=wrt)
-    rule = srcad.compiler.compiled_rrule(func, differentiable.wrt).function
+    kinds = signature(args)
+    gradient = srcad.compiler.compiled(func, differentiable.wrt, "reverse", kinds, fused=True)
 
     def direct() -> Any:
-        _, pullback = rule(*args)
-        return pullback(1.0)
+        return gradient.function(*args)
 
     through_api = timeit.Timer(lambda: differentiable.grad(*args))
     by_hand = timeit.Timer(direct)
@@ -374,9 +376,10 @@ def call_overhead(func: Callable[..., Any], wrt: Any, args: tuple[Any, ...], tim
     )
 
 
-def compile_seconds(func: Callable[..., Any], copies: int = 5) -> float:
-    """Median seconds to compile the rrule of a fresh copy of `func`, made by executing its
-    source again under a new file name (so the file parse is timed too)."""
+def compile_seconds(func: Callable[..., Any], args: tuple[Any, ...], copies: int = 5) -> float:
+    """Median seconds to compile the rrule of a fresh copy of `func` for arguments like
+    `args`, the copy made by executing its source again under a new file name (so the
+    file parse is timed too)."""
     source = textwrap.dedent(inspect.getsource(func))
     samples = []
     for copy in range(copies):
@@ -387,7 +390,7 @@ def compile_seconds(func: Callable[..., Any], copies: int = 5) -> float:
         fresh = namespace[func.__name__]
         wrt = srcad.differentiate(fresh).wrt
         start = time.perf_counter()
-        srcad.compiler.compiled_rrule(fresh, wrt)
+        srcad.compiler.compiled(fresh, wrt, "reverse", signature(args))
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)
 
@@ -398,8 +401,9 @@ def case_compile_seconds(case: cases.Case) -> float:
     func = case.func
     fresh = types.FunctionType(func.__code__, func.__globals__, func.__name__)
     wrt = srcad.differentiate(fresh, wrt=case.wrt).wrt
+    kinds = signature(case.make_args(np.random.default_rng(0)))
     start = time.perf_counter()
-    srcad.compiler.compiled_rrule(fresh, wrt)
+    srcad.compiler.compiled(fresh, wrt, "reverse", kinds)
     return time.perf_counter() - start
 
 
@@ -413,15 +417,23 @@ def fixed_costs(timing: Timing, selected: list[cases.Case]) -> list[str]:
         through_api, direct, difference = call_overhead(func, wrt, args, timing)
         lines.append(
             f"- Calling `f.grad(...)` on a `@srcad.differentiate` function, {label}: "
-            f"{through_api * 1e6:.1f} µs; the generated rrule and its pullback called "
-            f"directly: {direct * 1e6:.1f} µs; the difference, `grad`'s own cost: "
-            f"**{difference * 1e6:.1f} µs** per call (median of 9 paired samples)."
+            f"{through_api * 1e6:.2f} µs; the generated gradient function (`grad_"
+            f"{func.__name__}`) called directly: {direct * 1e6:.2f} µs; the difference, "
+            f"`grad`'s own cost: **{difference * 1e6:.2f} µs** per call (median of 9 paired "
+            "samples)."
         )
     length = len(inspect.getsource(cases.robust_fit_loss).splitlines())
+    robust_args = (
+        rng.standard_normal(3),
+        rng.standard_normal(50),
+        rng.standard_normal(50),
+        1.0,
+        3.0,
+    )
     lines.append(
         f"- Compiling the rrule of a {length}-line function with two loops and four "
         f"branches (`cases.robust_fit_loss`, from a freshly executed copy of its source): "
-        f"**{compile_seconds(cases.robust_fit_loss) * 1e3:.0f} ms** (median of 5)."
+        f"**{compile_seconds(cases.robust_fit_loss, robust_args) * 1e3:.0f} ms** (median of 5)."
     )
     per_case = ", ".join(
         f"{case.func.__name__} {case_compile_seconds(case) * 1e3:.0f}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from srcad.passes.callees import Callees
 from srcad.passes.forward_ad import ForwardAD
+from srcad.passes.fuse import Fuse
 from srcad.passes.mutations import Mutations
 from srcad.passes.reverse_ad import ReverseAD
 from srcad.passes.simplify import Simplify
@@ -13,5 +14,5 @@ from srcad.passes.unsupported_constructs import UnsupportedConstructs
 # Analyses whose diagnostics must be empty before anything is transformed.
 CHECKS = (UnsupportedConstructs, Mutations, Callees)
 # The reverse-mode and forward-mode pipelines, in order.
-REVERSE = (ToANF, ReverseAD, Simplify)
+REVERSE = (ToANF, ReverseAD, Simplify, Fuse)
 FORWARD = (ToANF, ForwardAD)

@@ -42,6 +42,7 @@ class Context:
     kinds: dict[str, Any] = field(default_factory=dict)
     optimise: bool = True  # whether to run the optimising passes
     pullbacks: set[str] = field(default_factory=set)  # the names of the emitted pullbacks
+    fused: bool = False  # a gradient function (`grad_f`) rather than an rrule
 
     def bind(self, value: Any, hint: str) -> str:
         """The name under which emitted code reaches `value` (one name per object)."""

@@ -55,7 +55,11 @@ def show_forward(text: str) -> str:
 
 
 def show_reverse(
-    text: str, wrt: tuple[str, ...] | None = None, kinds: str = "", optimise: bool = True
+    text: str,
+    wrt: tuple[str, ...] | None = None,
+    kinds: str = "",
+    optimise: bool = True,
+    fused: bool = False,
 ) -> str:
     """The emitted reverse rule of the one function in `text`, specialised for arguments
     of `kinds` (none: any), optimised or not."""
@@ -63,4 +67,5 @@ def show_reverse(
 
     tree, ctx = context_for(text, wrt, kinds=kinds)
     ctx.optimise = optimise
+    ctx.fused = fused
     return syntax.unparse(transformed_tree(tree, ctx))

@@ -58,6 +58,16 @@ _REAL_SCALARS = (float, np.float64, np.float32, np.float16)
 _PLAIN = (float, np.ndarray)
 
 
+def _seeded(rrule: RuleFn) -> RuleFn:
+    """`(y, pullback(1.0))` from a registered rrule, as a generated `grad_f` gives it."""
+
+    def gradient(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        y, pullback = rrule(*args, **kwargs)
+        return y, pullback(1.0)
+
+    return gradient
+
+
 def _check_scalar(y: Any, func: Callable[..., Any]) -> None:
     if np.ndim(y) != 0 or np.iscomplexobj(y) or isinstance(y, tuple):
         raise SrcadError(
@@ -87,8 +97,9 @@ class Differentiable:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
 
-    def _rrule_for(self, args: tuple[Any, ...]) -> RuleFn:
-        """The rrule for `wrt`, specialised for the kinds of `args`."""
+    def _gradient_for(self, args: tuple[Any, ...]) -> RuleFn:
+        """The function giving `(y, pullback(1.0))` for `wrt`, specialised for the kinds of
+        `args`: the generated `grad_f`, or a registered rule's."""
         key = signature(args)
         if self._version == REGISTRY.version:
             found = self._rules.get(key)
@@ -99,9 +110,9 @@ class Differentiable:
             self._version = REGISTRY.version
         rule = REGISTRY.rrule_for(self.func)  # a registered rule wins over the source
         if rule is not None:
-            found = rule.rrule
+            found = _seeded(rule.rrule)
         else:
-            found = compiler.compiled(self.func, self.wrt, "reverse", key).function
+            found = compiler.compiled(self.func, self.wrt, "reverse", key, fused=True).function
         self._rules[key] = found
         return found
 
@@ -117,11 +128,10 @@ class Differentiable:
         # This runs on every call: the common cases first, in as few calls as can be.
         rule = self._rules.get(signature(args)) if self._version == REGISTRY.version else None
         if rule is None:
-            rule = self._rrule_for(args)
-        y, pullback = rule(*args, **kwargs)
+            rule = self._gradient_for(args)
+        y, cotangents = rule(*args, **kwargs)
         if type(y) not in _REAL_SCALARS:
             _check_scalar(y, self.func)
-        cotangents = pullback(1.0)
         single = self._single
         if single is not None:
             cotangent = cotangents[single + 1]

@@ -376,11 +376,13 @@ def compiled(
     wrt: tuple[str, ...] | None,
     mode: str,
     signature: Signature = (),
+    fused: bool = False,
 ) -> CompiledRule:
     """`func`'s generated rule of `mode`, compiled once per function, `wrt`, mode, the
     kinds of the arguments it is specialised for (`srcad.kinds`; none: any) and
-    rule-registry version."""
-    key = (wrt, mode, REGISTRY.version, signature)
+    rule-registry version. `fused`: instead of the rrule, the gradient function
+    `grad_f(*args) -> (y, pullback(1.0))` that `grad` calls."""
+    key = (wrt, mode, REGISTRY.version, signature, fused)
     if not isinstance(inspect.unwrap(func), types.FunctionType):
         function_source(func)  # raises SourceUnavailableError, naming what it is
     per_function = _cache.setdefault(func, {})
@@ -388,12 +390,13 @@ def compiled(
     if found is None:
         source = function_source(func)
         tree, ctx = new_context(source, wrt, mode, signature)
+        ctx.fused = fused
         _compiling.add((func, mode))
         try:
             transformed_tree(tree, ctx)
         finally:
             _compiling.discard((func, mode))
-        found = emit(tree, ctx, f"{mode} rule")
+        found = emit(tree, ctx, "gradient" if fused else f"{mode} rule")
         # Rules compiled against an older registry are never asked for again.
         for stale in [k for k in per_function if k[2] != REGISTRY.version]:
             del per_function[stale]

@@ -74,6 +74,15 @@ def test_unoptimised_source_matches_golden_text(name):
     _golden(f"{name}.unoptimised.txt", text)
 
 
+@pytest.mark.parametrize("name", ["mse", "branches", "sin_times"])
+def test_gradient_function_matches_golden_text(name):
+    """`grad_f`, what `grad` calls: the rule and its pullback fused, the seed folded in."""
+    function = getattr(functions, name)
+    kinds = parse_signature(KINDS[name])
+    text = compiler.compiled(function, None, "reverse", kinds, fused=True).source
+    _golden(f"{name}.gradient.txt", text)
+
+
 def test_same_text_in_another_process():
     path = str(HERE / "functions.py")
     script = (

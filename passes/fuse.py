@@ -1,0 +1,110 @@
+"""Fuse: a rule's forward sweep and its pullback as one gradient function, for `grad`."""
+
+from __future__ import annotations
+
+import gast
+
+from srcad.passes.base import Context, Transform, function_of
+from srcad.passes.rule_calls import constant
+
+
+class Fuse(Transform):
+    """Turn `rrule_f` into `grad_f`, which returns `(y, pullback(1.0))` without making the
+    pullback: at each `return y, f_pullback`, the pullback's body runs in place, its seed
+    set to 1.0 (and folded in, where nothing reassigns it). `grad` of a real-scalar
+    function then costs the forward sweep and the reverse one, with no closure to create
+    and no cells to read through.
+
+    It runs only when the driver asks for a gradient function (`ctx.fused`).
+
+    >>> from srcad.passes.testing import show_reverse
+    >>> print(show_reverse('''
+    ... def f(x, y):
+    ...     return np.sin(x) * y
+    ... ''', kinds="float, float", fused=True), end="")
+    def grad_f(x, y):
+        sin_x = np.sin(x)
+        out = sin_x * y
+        # <doctest>:3  return np.sin(x) * y
+        x_bar = y * cos(x)
+        return (out, (NoTangent(), x_bar, sin_x))
+    """
+
+    def run(self, tree: gast.Module, ctx: Context) -> bool:
+        if not ctx.fused:
+            return False
+        function = function_of(tree)
+        self.pullbacks = ctx.pullbacks
+        function.body = self._block(function.body)
+        function.name = "grad_" + function.name.removeprefix("rrule_")
+        return True
+
+    def _block(self, block: list[gast.stmt]) -> list[gast.stmt]:
+        out: list[gast.stmt] = []
+        for statement in block:
+            for field in ("body", "orelse"):
+                inner = getattr(statement, field, None)
+                if inner and not isinstance(statement, gast.FunctionDef):
+                    setattr(statement, field, self._block(inner))
+            pullback = out[-1] if out else None
+            if (
+                isinstance(statement, gast.Return)
+                and isinstance(pullback, gast.FunctionDef)
+                and pullback.name in self.pullbacks
+                and isinstance(statement.value, gast.Tuple)
+            ):
+                out.pop()
+                out += self._inline(pullback, statement.value)
+                continue
+            out.append(statement)
+        return out
+
+    def _inline(self, pullback: gast.FunctionDef, result: gast.Tuple) -> list[gast.stmt]:
+        *body, final = pullback.body
+        assert isinstance(final, gast.Return) and final.value is not None
+        seed = pullback.args.args[0]
+        assert isinstance(seed, gast.Name)
+        start = gast.Assign(
+            targets=[gast.Name(id=seed.id, ctx=gast.Store(), annotation=None, type_comment=None)],
+            value=constant(1.0),
+            type_comment=None,
+        )
+        value = gast.Tuple(elts=[result.elts[0], final.value], ctx=gast.Load())
+        both = gast.Return(value=value)
+        for node in (start, both):
+            gast.copy_location(node, final)
+        statements = [*body, both]
+        assigned = {
+            n.id
+            for s in statements
+            for n in gast.walk(s)
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
+        }
+        if seed.id in assigned:
+            return [start, *statements]
+        # The seed is 1.0 throughout: fold it in (`1.0 * e` is `e`, exactly).
+        return [OneFolder(seed.id).visit(s) for s in statements]
+
+
+class OneFolder(gast.NodeTransformer):
+    """Read 1.0 for a name, and drop the products and quotients by it."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def visit_Name(self, node: gast.Name) -> gast.expr:  # noqa: N802 (the visitor's name)
+        if node.id == self.name and isinstance(node.ctx, gast.Load):
+            return constant(1.0)
+        return node
+
+    def visit_BinOp(self, node: gast.BinOp) -> gast.expr:  # noqa: N802
+        self.generic_visit(node)
+        if isinstance(node.op, gast.Mult | gast.Div) and _is_one(node.right):
+            return node.left
+        if isinstance(node.op, gast.Mult) and _is_one(node.left):
+            return node.right
+        return node
+
+
+def _is_one(node: gast.expr) -> bool:
+    return isinstance(node, gast.Constant) and type(node.value) is float and node.value == 1.0
