@@ -6,6 +6,7 @@ import copy
 
 import gast
 
+from srcad import syntax
 from srcad.passes.base import Context, Transform, function_of
 from srcad.tangents import ZeroTangent
 
@@ -20,7 +21,8 @@ class Simplify(Transform):
     - a temporary `a = expr` read once, by a later statement of the same block, moves
       into that read under the same condition for the names `expr` reads;
     - an assignment to a name nothing reads goes, when its value is arithmetic on names;
-    - `x += -e` becomes `x -= e`, and `a = ZeroTangent()` then `a = a + e` becomes `a = e`.
+    - `x += -e` becomes `x -= e`, and `a = ZeroTangent()` then `a = a + e` becomes `a = e`;
+    - a location comment with no code under it goes.
 
     The forward sweep is left as it is: it is the user's code.
 
@@ -68,6 +70,11 @@ class Simplify(Transform):
     def _block(self, block: list[gast.stmt], parameters: set[str], stores: dict[str, int],
                loads: dict[str, int]) -> bool:  # fmt: skip
         for index, statement in enumerate(block):
+            following = block[index + 1] if index + 1 < len(block) else None
+            if syntax.is_comment(statement) and (following is None or syntax.is_comment(following)):
+                # A location comment above nothing: its code folded away.
+                block[index : index + 1] = [] if len(block) > 1 else [gast.Pass()]
+                return True
             for field in ("body", "orelse"):
                 inner = getattr(statement, field, None)
                 if inner and self._block(inner, parameters, stores, loads):
