@@ -116,29 +116,39 @@ class Differentiable:
         self._rules[key] = found
         return found
 
+    # `grad` and `value_and_grad` run on every call: each is the common case first (the
+    # rule for these kinds compiled, a real scalar result, one `wrt` of a float or a float
+    # array), in as few Python calls as can be, and `_finish` for everything else.
+
     def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         """The primal value and its gradient with respect to `wrt`."""
-        return self._value_and_grad(args, kwargs)
+        rule = self._rules.get(signature(args)) if self._version == REGISTRY.version else None
+        y, cotangents = (rule or self._gradient_for(args))(*args, **kwargs)
+        single = self._single
+        if single is not None and single < len(args) and type(y) in _REAL_SCALARS:
+            cotangent = cotangents[single + 1]
+            if type(cotangent) in _PLAIN and type(args[single]) is type(cotangent):
+                return y, cotangent
+        return self._finish(y, cotangents, args, kwargs)
 
     def grad(self, *args: Any, **kwargs: Any) -> Any:
         """The gradient with respect to `wrt`: one value, or a tuple for a tuple `wrt`."""
-        return self._value_and_grad(args, kwargs)[1]
-
-    def _value_and_grad(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
-        # This runs on every call: the common cases first, in as few calls as can be.
         rule = self._rules.get(signature(args)) if self._version == REGISTRY.version else None
-        if rule is None:
-            rule = self._gradient_for(args)
-        y, cotangents = rule(*args, **kwargs)
+        y, cotangents = (rule or self._gradient_for(args))(*args, **kwargs)
+        single = self._single
+        if single is not None and single < len(args) and type(y) in _REAL_SCALARS:
+            cotangent = cotangents[single + 1]
+            if type(cotangent) in _PLAIN and type(args[single]) is type(cotangent):
+                return cotangent
+        return self._finish(y, cotangents, args, kwargs)[1]
+
+    def _finish(self, y: Any, cotangents: tuple[Any, ...], args: tuple[Any, ...],
+                kwargs: dict[str, Any]) -> tuple[Any, Any]:  # fmt: skip
+        """`(y, gradient)` in general: checks, zeros materialised, tuples for tuples."""
         if type(y) not in _REAL_SCALARS:
             _check_scalar(y, self.func)
-        single = self._single
-        if single is not None:
-            cotangent = cotangents[single + 1]
-            plain = type(cotangent) in _PLAIN  # a float for a float, an array for an array
-            if plain and single < len(args) and type(args[single]) is type(cotangent):
-                return y, cotangent
-            return y, self._gradient(cotangent, args, kwargs, single)
+        if self._single is not None:
+            return y, self._gradient(cotangents[self._single + 1], args, kwargs, self._single)
         return y, tuple(self._gradient(cotangents[i + 1], args, kwargs, i) for i in self._positions)
 
     def _gradient(
