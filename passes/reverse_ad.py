@@ -799,15 +799,9 @@ class ReverseAD(RuleCalls, Transform):
             for number, exit_ in enumerate(loop.exits):
                 self.seen = set(entry)
                 code: list[gast.stmt] = []
-                if exit_.names and several:
-                    kept: gast.expr = load(record)
-                    if several:
-                        kept = gast.Subscript(
-                            value=kept,
-                            slice=gast.Slice(lower=constant(1), upper=None, step=None),
-                            ctx=gast.Load(),
-                        )
-                    code.append(assign(names_tuple(exit_.names, gast.Store()), kept))
+                if exit_.names and several:  # the record is the exit's id, then its values
+                    fields = [store("_"), *(store(n) for n in exit_.names)]
+                    code.append(assign(gast.Tuple(elts=fields, ctx=gast.Store()), load(record)))
                 if exit_.path:
                     code += self._reverse_prefix(exit_.path)
                 else:
