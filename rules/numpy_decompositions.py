@@ -125,9 +125,13 @@ def slogdet_rrule(a: Any) -> tuple[Any, Pullback]:
     result = np.linalg.slogdet(a)
     project_a = ProjectTo(a)
     complex_a = np.iscomplexobj(a)
+    real_matrix = type(a) is np.ndarray and a.dtype == np.float64 and a.ndim == 2
 
     def slogdet_pullback(y_bar: Any) -> tuple[Any, Any]:
         sign_bar, logabsdet_bar = _elements(y_bar, 2)
+        if real_matrix and type(logabsdet_bar) in (float, np.float64):
+            # The common case, directly: d logabsdet = tr(a^-1 da).
+            return NoTangent(), logabsdet_bar * np.linalg.inv(a).T
         if not complex_a or isinstance(sign_bar, AbstractZero):
             if isinstance(logabsdet_bar, AbstractZero):
                 return NoTangent(), ZeroTangent()
