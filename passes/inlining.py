@@ -19,6 +19,7 @@ import functools
 import math
 import operator
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import gast
@@ -114,6 +115,60 @@ def _expression(text: str) -> gast.expr:
     return copy.deepcopy(_parsed(text))
 
 
+UNIFORM_REDUCTION: dict[Any, str] = {np.sum: "y_bar", np.mean: "y_bar / a.size"}
+
+
+@dataclass
+class Plan:
+    """How one statement `y = op(...)` is inlined.
+
+    A cotangent may be *uniform*: a float standing for an array of its primal's shape
+    filled with it. The cotangent of a sum is one (`y_bar`, not `fill_like(a, y_bar)`),
+    and elementwise operations pass one on while they multiply it by floats only, which
+    saves whole-array operations. `sum_to` then needs the result `y` to count how many
+    elements a stretched operand stood for; and a parameter's cotangent is expanded to
+    its shape before it is returned (see ReverseAD).
+    """
+
+    reads: dict[str, str]  # role ("a", "b", "y") -> the name whose value the derivative reads
+    texts: list[str | None]  # per operand, its cotangent's template (None: none needed)
+    operands: list[gast.expr]
+    stretched: list[bool]  # per operand, whether broadcasting may have stretched it
+    functions: dict[str, Any]
+    reduction: Any = None  # the primal, for a reduction of an array to a float
+    elementwise: bool = False
+    passes_uniform: set[str] = field(default_factory=set)  # operands a uniform seed reaches
+
+    def uniform_reads(self, target: str) -> None:
+        """The target's cotangent may be uniform: stretched operands need the result."""
+        if any(s and t is not None for s, t in zip(self.stretched, self.texts, strict=True)):
+            self.reads["y"] = target
+
+    def write(self, names: dict[str, gast.expr], bind: Callable[[Any, str], str],
+              uniform: bool = False) -> list[tuple[str, gast.expr]]:  # fmt: skip
+        """Each active operand's cotangent, from the expressions of the roles and of
+        `y_bar`; `uniform`: a reduction's gives a uniform cotangent, or the seed of an
+        elementwise operation may be one."""
+        out = []
+        for position, text in enumerate(self.texts):
+            if text is None:
+                continue
+            operand = self.operands[position]
+            assert isinstance(operand, gast.Name)
+            if uniform and self.reduction is not None:
+                text = UNIFORM_REDUCTION[self.reduction]
+            expression = template(text, names, bind, self.functions)
+            if self.stretched[position]:
+                function = gast.Name(
+                    id=bind(sum_to, "sum_to"), ctx=gast.Load(), annotation=None, type_comment=None
+                )
+                original = names["a" if position == 0 else "b"]
+                args = [expression, original] + ([names["y"]] if uniform else [])
+                expression = gast.Call(func=function, args=args, keywords=[])
+            out.append((operand.id, expression))
+        return out
+
+
 def adjoint_of(
     primal: Any,
     value: gast.expr,
@@ -121,17 +176,16 @@ def adjoint_of(
     operands: list[gast.expr],
     active: set[str],
     kind_of: Callable[[gast.expr], Kind | None],
-) -> tuple[dict[str, str], Callable[..., list[tuple[str, gast.expr]]]] | None:
-    """Whether and how `target = value` (calling `primal`) is inlined: the values the
-    derivative reads (by role: operand `a` or `b`, result `y`), and a function writing
-    each active operand's cotangent from the expressions of the roles and of `y_bar`.
-    None where a kind is unknown or the operation has no template."""
+) -> Plan | None:
+    """Whether and how `target = value` (calling `primal`) is inlined: None where a kind
+    is unknown or the operation has no template."""
     kinds = [kind_of(o) for o in operands]
     if any(k is None for k in kinds):
         return None
     if isinstance(value, gast.Subscript):
         return None  # indexing has its own inlining, into buffers: see `index_adjoint`
     texts: list[str | None]
+    reduction = None
     if primal in BINARY and len(operands) == 2:
         result = binary(primal, kinds[0], kinds[1])
         texts = list(BINARY[primal])
@@ -153,48 +207,38 @@ def adjoint_of(
     elif primal in REDUCTION and len(operands) == 1 and not getattr(value, "keywords", []):
         result = call(primal, kinds)
         texts = [REDUCTION[primal] if kinds[0][1] > 0 else "y_bar"]  # type: ignore[index]
+        reduction = primal if kinds[0][1] > 0 else None  # type: ignore[index]
     else:
         return None
     if result is None or result[0] != "f":
         return None
-    elementwise = primal in BINARY or primal is operator.pow
-    stretched = [elementwise and _stretched(kinds, p, result) for p in range(len(texts))]
+    elementwise = primal in BINARY or primal is operator.pow or primal in UNARY
+    stretched = [
+        (primal in BINARY or primal is operator.pow) and _stretched(kinds, p, result)
+        for p in range(len(texts))
+    ]
     module = math if getattr(primal, "__module__", None) == "math" else np
     functions = {name: getattr(module, name) for name in ("cos", "sin", "cosh", "sinh")}
-    reads: dict[str, str] = {}  # role ("a", "b", "y") -> the name whose value it reads
+    plan = Plan({}, texts, operands, stretched, functions, reduction, elementwise)
     for position, text in enumerate(texts):
         operand = operands[position]
         if text is None or not (isinstance(operand, gast.Name) and operand.id in active):
             texts[position] = None
             continue
         used = {n.id for n in gast.walk(_parsed(text)) if isinstance(n, gast.Name)}
+        roles = {"a": operands[0], "b": operands[-1]}
+        # A uniform seed stays uniform where the template multiplies it by floats only.
+        arrays = [r for r in ("a", "b") if r in used and (kind_of(roles[r]) or ("f", 1))[1]]
+        if elementwise and not arrays and not ("y" in used and result[1] > 0):
+            plan.passes_uniform.add(operand.id)
         if stretched[position]:
             used.add("a" if position == 0 else "b")
-        for role, expression in (("a", operands[0]), ("b", operands[-1])):
+        for role, expression in roles.items():
             if role in used and isinstance(expression, gast.Name):
-                reads[role] = expression.id
+                plan.reads[role] = expression.id
         if "y" in used:
-            reads["y"] = target
-
-    def write(names: dict[str, gast.expr], bind: Callable[[Any, str], str]
-              ) -> list[tuple[str, gast.expr]]:  # fmt: skip
-        out = []
-        for position, text in enumerate(texts):
-            if text is None:
-                continue
-            operand = operands[position]
-            assert isinstance(operand, gast.Name)
-            expression = template(text, names, bind, functions)
-            if stretched[position]:
-                function = gast.Name(
-                    id=bind(sum_to, "sum_to"), ctx=gast.Load(), annotation=None, type_comment=None
-                )
-                original = names["a" if position == 0 else "b"]
-                expression = gast.Call(func=function, args=[expression, original], keywords=[])
-            out.append((operand.id, expression))
-        return out
-
-    return reads, write
+            plan.reads["y"] = target
+    return plan
 
 
 def _power(exponent: float) -> str | None:

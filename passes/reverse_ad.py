@@ -18,12 +18,12 @@ from srcad.kinds import FLOAT
 from srcad.passes import naming
 from srcad.passes.activity import Activity, target_names
 from srcad.passes.base import Context, Transform
-from srcad.passes.inlining import adjoint_of, index_adjoint
+from srcad.passes.inlining import Plan, adjoint_of, index_adjoint
 from srcad.passes.kinds import Kinds
 from srcad.passes.operation_rules import OperationRules
 from srcad.passes.rule_calls import RuleCalls, call, constant
 from srcad.passes.to_anf import falls_through, is_copy, is_unpacking, load, store, walk_statements
-from srcad.projection import add_at, scatter
+from srcad.projection import add_at, expand, scatter
 from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
 
 Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost first
@@ -391,6 +391,7 @@ class ReverseAD(RuleCalls, Transform):
         # name -> (position in source order, the loop around) of each assignment;
         # a parameter's value counts as an assignment at position -1
         self.definitions: dict[str, list[tuple[int, gast.stmt | None]]] = {}
+        self.defining: dict[str, list[gast.stmt]] = {}  # the statements assigning each name
         self.loop_around: dict[int, gast.stmt | None] = {}
         inlining = self.ctx.optimise and self.ctx.kinds
         self.kinds = self.ctx.analysis(Kinds, tree) if inlining else None
@@ -410,6 +411,7 @@ class ReverseAD(RuleCalls, Transform):
                     names = []
                 for name in names:
                     self.definitions.setdefault(name, []).append(place)
+                    self.defining.setdefault(name, []).append(statement)
                 if isinstance(statement, gast.FunctionDef):
                     continue
                 inner = statement if isinstance(statement, gast.For | gast.While) else loop
@@ -418,6 +420,84 @@ class ReverseAD(RuleCalls, Transform):
 
         visit(function.body, None)
         self.returned = {r.value.id for r in self.returns if isinstance(r.value, gast.Name)}
+        self.plans: dict[gast.stmt, Plan] = {}
+        if self.kinds is not None:
+            for statement in walk_statements(function.body):
+                plan = self._plan(statement)
+                if plan is not None:
+                    self.plans[statement] = plan
+        self.uniform: set[str] = set()  # names whose cotangents may be uniform floats
+        self.uniform_reductions: set[gast.stmt] = set()
+        for statement, plan in self.plans.items():
+            if plan.reduction is not None and plan.texts[0] is not None:
+                operand = plan.operands[0]
+                assert isinstance(operand, gast.Name)
+                reached = self._reached_by_uniform(operand.id)
+                if reached is not None:
+                    self.uniform |= reached
+                    self.uniform_reductions.add(statement)
+
+    def _plan(self, statement: gast.stmt) -> Plan | None:
+        """How a differentiated statement's derivative is inlined (not indexing's), if it is."""
+        if not (
+            isinstance(statement, gast.Assign)
+            and isinstance(statement.targets[0], gast.Name)
+            and not is_copy(statement)
+            and not isinstance(statement.value, gast.Subscript)
+            and self._differentiated(statement)
+        ):
+            return None
+        assert self.kinds is not None
+        args, keywords = self._arguments(statement)
+        if keywords:
+            return None
+        # An int's cotangent is NoTangent(): ints pass nothing on.
+        active = {
+            n.id
+            for n in self._operands(statement)
+            if n.id in self.active and (self.kinds.kinds.get(n.id) or ("f", 0))[0] == "f"
+        }
+        primal = self.rules[statement].primal
+        target = statement.targets[0].id
+        return adjoint_of(primal, statement.value, target, args, active, self.kinds.of)
+
+    def _reached_by_uniform(self, start: str) -> set[str] | None:
+        """The names a uniform cotangent of `start` reaches through elementwise operations,
+        if every one of them handles a uniform cotangent; else None."""
+        captured = {c for s in self.rules for c in self._captured(s)}
+        reached, pending = {start}, [start]
+        while pending:
+            name = pending.pop()
+            if name in self.returned or name in captured or name in self.ctx.captured:
+                return None
+            definitions = self.defining.get(name, [])
+            if self.definitions.get(name, [(-1, None)])[0][0] == -1 and definitions:
+                return None  # a parameter assigned again
+            for statement in definitions:
+                plan = self.plans.get(statement)
+                if is_copy(statement):
+                    more = {statement.value.id}  # type: ignore[attr-defined]
+                elif plan is not None and plan.elementwise:
+                    more = plan.passes_uniform
+                elif plan is not None and plan.reduction is not None:
+                    more = set()  # a float's uniform cotangent is the float itself
+                elif isinstance(statement, gast.Assign) and self._indexing(statement):
+                    more = set()  # written into a buffer or zeros: broadcast there
+                else:
+                    return None
+                for other in more - reached:
+                    reached.add(other)
+                    pending.append(other)
+        return reached
+
+    def _indexing(self, statement: gast.Assign) -> bool:
+        value = statement.value
+        return (
+            self.kinds is not None
+            and isinstance(value, gast.Subscript)
+            and isinstance(value.value, gast.Name)
+            and index_adjoint(value, self.kinds.of) is not None
+        )
 
     def _forward_inlined(self, statement: gast.Assign) -> list[gast.stmt] | None:
         """The statement itself, keeping the values its inlined derivative reads; None
@@ -440,20 +520,12 @@ class ReverseAD(RuleCalls, Transform):
                 reads["a"] = base
             write = None
         else:
-            args, keywords = self._arguments(statement)
-            if keywords:
-                return None
-            # An int's cotangent is NoTangent(): ints pass nothing on.
-            active = {
-                n.id
-                for n in self._operands(statement)
-                if n.id in self.active and (self.kinds.kinds.get(n.id) or ("f", 0))[0] == "f"
-            }
-            primal = self.rules[statement].primal
-            plan = adjoint_of(primal, value, target, args, active, self.kinds.of)
+            plan = self.plans.get(statement)
             if plan is None:
                 return None
-            reads, write = plan
+            if target in self.uniform and plan.elementwise:
+                plan.uniform_reads(target)
+            reads, write = plan.reads, plan
         before: list[gast.stmt] = []
         after: list[gast.stmt] = []
         saved: dict[str, gast.expr] = {}
@@ -532,7 +604,10 @@ class ReverseAD(RuleCalls, Transform):
             names.setdefault(role, arg)
         names["y_bar"] = seed
         totals: dict[str, gast.expr] = {}
-        for name, cotangent in write(names, self.ctx.bind):
+        uniform = statement in self.uniform_reductions or (
+            target in self.uniform and write.elementwise
+        )
+        for name, cotangent in write.write(names, self.ctx.bind, uniform):
             previous = totals.get(name)
             totals[name] = (
                 cotangent
@@ -626,6 +701,10 @@ class ReverseAD(RuleCalls, Transform):
             kind = self.ctx.kinds.get(arg.id)
             if arg.id not in self.ctx.wrt or (kind is not None and kind[0] == "i"):
                 bars.append(self._zero(NoTangent))
+            elif arg.id in self.seen and arg.id in self.uniform:  # a uniform float: expanded
+                bars.append(
+                    call(self.ctx.bind(expand, "expand"), [load(self._bar(arg.id)), load(arg.id)])
+                )
             elif arg.id in self.seen:
                 bars.append(load(self._bar(arg.id)))
             else:

@@ -48,7 +48,7 @@ def unbroadcast(dx: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return dx
 
 
-def sum_to(dx: Any, x: Any) -> Any:
+def sum_to(dx: Any, x: Any, y: Any = None) -> Any:
     """`dx` summed back to the shape of `x`, which broadcasting stretched to `dx`'s: what
     inlined derivatives call (for real floats and float arrays only).
 
@@ -57,14 +57,29 @@ def sum_to(dx: Any, x: Any) -> Any:
     >>> float(sum_to(np.ones(4), 1.0))
     4.0
     """
-    if type(dx) is not np.ndarray:
-        if not isinstance(dx, Thunk):
-            return dx  # a float, or a symbolic zero
-        dx = np.asarray(dx.unthunk())
+    if isinstance(dx, Thunk):
+        dx = dx.unthunk()
+    if type(dx) is not np.ndarray or (dx.ndim == 0 and type(y) is np.ndarray):
+        if type(y) is np.ndarray and not isinstance(dx, AbstractZero):
+            # A uniform float for the result `y`: `x` stood for this many of its elements.
+            return dx * (y.size // x.size) if type(x) is np.ndarray else dx * y.size
+        return dx  # a float, or a symbolic zero
     if type(x) is np.ndarray:
         return unbroadcast(dx, x.shape)
     total = dx.sum()
     return float(total) if type(x) is float else total  # a float's cotangent is a float
+
+
+def expand(dx: Any, x: Any) -> Any:
+    """A cotangent of an array `x` that may be a float standing for `x` filled with it
+    (a uniform cotangent, see passes/inlining.py), as an array of `x`'s shape."""
+    if isinstance(dx, Thunk):
+        dx = dx.unthunk()
+    if type(x) is not np.ndarray or isinstance(dx, AbstractZero):
+        return dx
+    if type(dx) is np.ndarray and dx.shape == x.shape:
+        return dx
+    return np.full(x.shape, dx)
 
 
 def fill_like(x: np.ndarray, value: Any) -> Any:

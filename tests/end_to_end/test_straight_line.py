@@ -205,6 +205,31 @@ def make_closure():
 
 closure_function = make_closure()
 
+
+# Sums of elementwise expressions: their cotangents are uniform floats until an array
+# multiplies them in (passes/inlining.py), through broadcasting and into parameters.
+
+
+def sum_of_shifted(x, c):
+    return np.sum(x + c)
+
+
+def sum_of_broadcast_rows(A, b):
+    return np.sum(2.0 * (A - b))
+
+
+def mean_of_negated(x):
+    return np.mean(-x) + np.sum(x / 4.0)
+
+
+def sum_of_outer_sum(u, v):
+    return np.sum(u + v) * 3.0
+
+
+def sum_through_slices(x):
+    return np.sum(1.0 - x[1:] + 0.5 * x[:-1])
+
+
 rng = np.random.default_rng(0)
 
 
@@ -260,6 +285,11 @@ CASES = [
     (transpose_product, (normal(2, 3), normal(3, 2))),
     (scalar_array_mix, (0.7, normal(4))),
     (closure_function, (normal(3),)),
+    (sum_of_shifted, (normal(4), 0.3)),
+    (sum_of_broadcast_rows, (normal(3, 4), normal(4))),
+    (mean_of_negated, (normal(2, 3),)),
+    (sum_of_outer_sum, (normal(3, 1), normal(1, 4))),
+    (sum_through_slices, (normal(6),)),
 ]
 
 

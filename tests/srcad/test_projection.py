@@ -196,3 +196,39 @@ def test_unbroadcast(dx: np.ndarray, shape: tuple[int, ...], expected: np.ndarra
     assert type(result) is np.ndarray
     assert result.shape == shape
     np.testing.assert_array_equal(result, expected)
+
+
+# --- the helpers inlined derivatives call -------------------------------------------------
+
+
+def test_sum_to_undoes_broadcasting_and_counts_a_uniform_float():
+    from srcad.projection import sum_to
+
+    np.testing.assert_array_equal(sum_to(np.ones((2, 3)), np.zeros((1, 3))), [[2.0, 2.0, 2.0]])
+    assert sum_to(np.ones(4), 1.0) == 4.0 and type(sum_to(np.ones(4), 1.0)) is float
+    y = np.zeros((2, 3))
+    assert sum_to(0.5, np.zeros(3), y) == 1.0  # 0.5 everywhere in y: two rows per element
+    assert sum_to(0.5, 2.0, y) == 3.0
+    assert sum_to(0.5, np.zeros((2, 3)), y) == 0.5
+    assert isinstance(sum_to(ZeroTangent(), np.zeros(3), y), ZeroTangent)
+
+
+def test_expand_fills_a_uniform_float_in():
+    from srcad.projection import expand
+
+    np.testing.assert_array_equal(expand(0.5, np.zeros((2, 2))), np.full((2, 2), 0.5))
+    full = np.ones(3)
+    assert expand(full, np.zeros(3)) is full
+    assert expand(0.5, 1.0) == 0.5
+    assert isinstance(expand(ZeroTangent(), np.zeros(3)), ZeroTangent)
+
+
+def test_add_at_and_scatter_take_symbolic_zeros():
+    from srcad.projection import add_at, scatter
+
+    buffer = np.zeros(4)
+    add_at(buffer, slice(1, 3), np.array([1.0, 2.0]))
+    add_at(buffer, slice(0, 2), ZeroTangent())
+    np.testing.assert_array_equal(buffer, [0.0, 1.0, 2.0, 0.0])
+    np.testing.assert_array_equal(scatter(np.zeros(3), 1, 5.0), [0.0, 5.0, 0.0])
+    assert isinstance(scatter(np.zeros(3), 1, ZeroTangent()), ZeroTangent)
