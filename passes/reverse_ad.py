@@ -476,7 +476,7 @@ class ReverseAD(RuleCalls, Transform):
             for statement in definitions:
                 plan = self.plans.get(statement)
                 if is_copy(statement):
-                    more = {statement.value.id}  # type: ignore[attr-defined]
+                    more = {statement.value.id}
                 elif plan is not None and plan.elementwise:
                     more = plan.passes_uniform
                 elif plan is not None and plan.reduction is not None:

@@ -214,8 +214,8 @@ def sum_of_shifted(x, c):
     return np.sum(x + c)
 
 
-def sum_of_broadcast_rows(A, b):
-    return np.sum(2.0 * (A - b))
+def sum_of_broadcast_rows(a, b):
+    return np.sum(2.0 * (a - b))
 
 
 def mean_of_negated(x):
