@@ -21,6 +21,7 @@ class Simplify(Transform):
     - a temporary `a = expr` read once, by a later statement of the same block, moves
       into that read under the same condition for the names `expr` reads;
     - an assignment to a name nothing reads goes, when its value is arithmetic on names;
+    - negations move into the first factor of a product (`-(a * b)`: `-a * b`);
     - `x += -e` becomes `x -= e`, and `a = ZeroTangent()` then `a = a + e` becomes `a = e`;
     - a location comment with no code under it goes.
 
@@ -55,6 +56,8 @@ class Simplify(Transform):
         return changed
 
     def _simplify(self, function: gast.FunctionDef) -> bool:
+        if _push_negations(function):
+            return True
         if any(isinstance(n, gast.FunctionDef | gast.Lambda) for n in gast.walk(function)
                if n is not function):  # fmt: skip
             return False
@@ -169,6 +172,25 @@ class Simplify(Transform):
             and value.func.id == self.zero
             and not value.args
         )
+
+
+def _push_negations(function: gast.FunctionDef) -> bool:
+    """`-(a * b)` becomes `-a * b` (and `-(a / b)`, `-a / b`; `--a`, `a`): the same value
+    exactly, and where `a` is a float the negation no longer costs a pass over an array."""
+    changed = False
+    for node in gast.walk(function):
+        for field, child in gast.iter_fields(node):
+            if not (isinstance(child, gast.UnaryOp) and isinstance(child.op, gast.USub)):
+                continue
+            inner = child.operand
+            if isinstance(inner, gast.UnaryOp) and isinstance(inner.op, gast.USub):
+                setattr(node, field, inner.operand)
+                changed = True
+            elif isinstance(inner, gast.BinOp) and isinstance(inner.op, gast.Mult | gast.Div):
+                inner.left = gast.UnaryOp(op=gast.USub(), operand=inner.left)
+                setattr(node, field, inner)
+                changed = True
+    return changed
 
 
 def _added_to(statement: gast.stmt, name: str) -> gast.expr | None:
