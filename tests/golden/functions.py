@@ -62,3 +62,10 @@ def square(x):
 
 def calls_square(x, y):
     return square(x) + square(y) * 2.0
+
+
+def dead_adjoints(x, y, t):
+    u = x * y
+    v = np.exp(y) * t  # only y's and t's cotangents need it: not kept, not differentiated
+    w = np.sin(u) * v
+    return w
