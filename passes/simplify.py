@@ -56,76 +56,96 @@ class Simplify(Transform):
         return changed
 
     def _simplify(self, function: gast.FunctionDef) -> bool:
-        if _push_negations(function):
-            return True
+        """One round over the pullback; True if it changed anything."""
         if any(isinstance(n, gast.FunctionDef | gast.Lambda) for n in gast.walk(function)
                if n is not function):  # fmt: skip
             return False
-        parameters = {a.id for a in function.args.args}
-        stores: dict[str, int] = {}
-        loads: dict[str, int] = {}
-        for node in gast.walk(function):
-            if isinstance(node, gast.Name):
-                counts = loads if isinstance(node.ctx, gast.Load) else stores
-                counts[node.id] = counts.get(node.id, 0) + 1
-        return self._block(function.body, parameters, stores, loads)
+        changed = _push_negations(function)
+        self.parameters = {a.id for a in function.args.args}
+        self.stores: dict[str, int] = {}
+        self.loads: dict[str, int] = {}
+        self._count([function], 1)
+        return self._block(function.body) or changed
 
-    def _block(self, block: list[gast.stmt], parameters: set[str], stores: dict[str, int],
-               loads: dict[str, int]) -> bool:  # fmt: skip
-        for index, statement in enumerate(block):
-            following = block[index + 1] if index + 1 < len(block) else None
-            if syntax.is_comment(statement) and (following is None or syntax.is_comment(following)):
-                # A location comment above nothing: its code folded away.
-                block[index : index + 1] = [] if len(block) > 1 else [gast.Pass()]
-                return True
+    def _count(self, nodes: list[gast.AST], sign: int) -> None:
+        """Add (or take away) the names `nodes` read and assign to the counts."""
+        for root in nodes:
+            for node in gast.walk(root):
+                if isinstance(node, gast.Name):
+                    counts = self.loads if isinstance(node.ctx, gast.Load) else self.stores
+                    counts[node.id] = counts.get(node.id, 0) + sign
+
+    def _block(self, block: list[gast.stmt]) -> bool:
+        changed = False
+        index = 0
+        while index < len(block):
+            if self._rewrite(block, index):
+                changed = True
+                continue  # look again at what is at `index` now
             for field in ("body", "orelse"):
-                inner = getattr(statement, field, None)
-                if inner and self._block(inner, parameters, stores, loads):
-                    return True
-            if isinstance(statement, gast.AugAssign):
-                value = statement.value
-                negated = isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub)
-                if negated and isinstance(statement.op, gast.Add | gast.Sub):
-                    assert isinstance(value, gast.UnaryOp)
-                    flip = gast.Sub() if isinstance(statement.op, gast.Add) else gast.Add()
-                    statement.op, statement.value = flip, value.operand
-                    return True
-            if not (
-                isinstance(statement, gast.Assign)
-                and len(statement.targets) == 1
-                and isinstance(statement.targets[0], gast.Name)
-            ):
-                continue
-            name = statement.targets[0].id
-            value = statement.value
-            if self._is_zero(value) and index + 1 < len(block):
-                following = _added_to(block[index + 1], name)
-                if following is not None:
-                    block[index + 1].value = following
-                    del block[index]
-                    return True
-            if name in parameters or stores.get(name, 0) != 1:
-                continue
-            if isinstance(value, gast.Name) and value.id == name:
-                del block[index]
-                return True
-            if loads.get(name, 0) == 0:
-                if _is_arithmetic(value):
-                    del block[index]
-                    return True
-                continue
-            if self._substitute(block, index, name, value, loads[name]):
-                del block[index]
-                return True
-        return False
+                inner = getattr(block[index], field, None)
+                if inner and not isinstance(block[index], gast.FunctionDef):
+                    changed = self._block(inner) or changed
+            index += 1
+        return changed
 
-    def _substitute(self, block: list[gast.stmt], index: int, name: str, value: gast.expr,
-                    count: int) -> bool:  # fmt: skip
-        """Put `value` where `name` is read, if every read is in this block after `index`
-        and nothing reassigns what `value` reads before the last of them."""
-        is_copy = isinstance(value, gast.Name)
-        if not is_copy and (count != 1 or not _is_arithmetic(value)):
+    def _rewrite(self, block: list[gast.stmt], index: int) -> bool:
+        """Simplify the statement at `index` (keeping the counts right); True if done."""
+        statement = block[index]
+        following = block[index + 1] if index + 1 < len(block) else None
+        if syntax.is_comment(statement) and (following is None or syntax.is_comment(following)):
+            # A location comment above nothing: its code folded away.
+            block[index : index + 1] = [] if len(block) > 1 else [gast.Pass()]
+            return True
+        if isinstance(statement, gast.AugAssign):
+            value = statement.value
+            negated = isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub)
+            if negated and isinstance(statement.op, gast.Add | gast.Sub):
+                assert isinstance(value, gast.UnaryOp)
+                flip = gast.Sub() if isinstance(statement.op, gast.Add) else gast.Add()
+                statement.op, statement.value = flip, value.operand
+                return True
             return False
+        if not (
+            isinstance(statement, gast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], gast.Name)
+        ):
+            return False
+        name = statement.targets[0].id
+        value = statement.value
+        if self._is_zero(value) and following is not None:
+            added = _added_to(following, name)
+            if added is not None:
+                self._count([statement, following], -1)
+                following.value = added  # type: ignore[attr-defined]
+                self._count([following], 1)
+                del block[index]
+                return True
+        if name in self.parameters or self.stores.get(name, 0) != 1:
+            return False
+        removable = isinstance(value, gast.Name) and value.id == name
+        if removable or (self.loads.get(name, 0) == 0 and _is_arithmetic(value)):
+            self._count([statement], -1)
+            del block[index]
+            return True
+        places = self._places(block, index, name, value, self.loads.get(name, 0))
+        if places is None:
+            return False
+        self._count([statement, *places], -1)
+        _replace(places, name, value)
+        self._count(places, 1)
+        del block[index]
+        return True
+
+    def _places(self, block: list[gast.stmt], index: int, name: str, value: gast.expr,
+                count: int) -> list[gast.stmt] | None:  # fmt: skip
+        """The statements reading `name`, if every read is in this block after `index`
+        and nothing reassigns what `value` reads before the last of them: `value` can go
+        there instead."""
+        is_copy = isinstance(value, gast.Name)
+        if count == 0 or (not is_copy and (count != 1 or not _is_arithmetic(value))):
+            return None
         reads = {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
         found = 0
         places: list[gast.stmt] = []
@@ -137,33 +157,19 @@ class Simplify(Transform):
             )
             if here:
                 if not is_copy and not isinstance(later, SIMPLE):
-                    return False  # not into a loop or a branch: it would run more often
+                    return None  # not into a loop or a branch: it would run more often
                 places.append(later)
                 found += here
             if found == count:
                 break
             if reads & _assigned(later):
-                return False
+                return None
         if found != count:
-            return False
+            return None
         last = places[-1]
         if reads & _assigned(last) and not isinstance(last, SIMPLE):
-            return False
-        for place in places:
-            for node in gast.walk(place):
-                for field, child in gast.iter_fields(node):
-                    if isinstance(child, gast.Name) and child.id == name:
-                        if isinstance(child.ctx, gast.Load):
-                            setattr(node, field, copy.deepcopy(value))
-                    elif isinstance(child, list):
-                        for k, item in enumerate(child):
-                            if (
-                                isinstance(item, gast.Name)
-                                and item.id == name
-                                and isinstance(item.ctx, gast.Load)
-                            ):
-                                child[k] = copy.deepcopy(value)
-        return True
+            return None
+        return places
 
     def _is_zero(self, value: gast.expr) -> bool:
         return (
@@ -172,6 +178,24 @@ class Simplify(Transform):
             and value.func.id == self.zero
             and not value.args
         )
+
+
+def _replace(places: list[gast.stmt], name: str, value: gast.expr) -> None:
+    """Read `value` wherever `places` read `name`."""
+    for place in places:
+        for node in gast.walk(place):
+            for field, child in gast.iter_fields(node):
+                if isinstance(child, gast.Name) and child.id == name:
+                    if isinstance(child.ctx, gast.Load):
+                        setattr(node, field, copy.deepcopy(value))
+                elif isinstance(child, list):
+                    for k, item in enumerate(child):
+                        if (
+                            isinstance(item, gast.Name)
+                            and item.id == name
+                            and isinstance(item.ctx, gast.Load)
+                        ):
+                            child[k] = copy.deepcopy(value)
 
 
 def _push_negations(function: gast.FunctionDef) -> bool:
