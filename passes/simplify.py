@@ -118,7 +118,7 @@ class Simplify(Transform):
             added = _added_to(following, name)
             if added is not None:
                 self._count([statement, following], -1)
-                following.value = added  # type: ignore[attr-defined]
+                following.value = added
                 self._count([following], 1)
                 del block[index]
                 return True
