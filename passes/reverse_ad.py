@@ -563,8 +563,9 @@ class ReverseAD(RuleCalls, Transform):
         return copy
 
     def _span(self, loop: gast.stmt) -> tuple[int, int]:
+        """The positions (in source order) of a loop and of the last statement in it."""
         k = self.order[id(loop)]
-        return k, k + len(list(walk_statements(loop.body)))
+        return next(span for span in self.spans if span[0] == k)
 
     def _keep_once(self, name: str) -> None:
         if self.enclosing and name not in self.enclosing[-1].names:

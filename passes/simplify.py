@@ -64,12 +64,14 @@ class Simplify(Transform):
         self.parameters = {a.id for a in function.args.args}
         self.stores: dict[str, int] = {}
         self.loads: dict[str, int] = {}
+        self.reads_in: dict[int, dict[str, int]] = {}
         self._count([function], 1)
         return self._block(function.body) or changed
 
     def _count(self, nodes: list[gast.AST], sign: int) -> None:
         """Add (or take away) the names `nodes` read and assign to the counts."""
         for root in nodes:
+            self.reads_in.pop(id(root), None)  # it is about to change, or has
             for node in gast.walk(root):
                 if isinstance(node, gast.Name):
                     counts = self.loads if isinstance(node.ctx, gast.Load) else self.stores
@@ -138,6 +140,17 @@ class Simplify(Transform):
         del block[index]
         return True
 
+    def _reads(self, statement: gast.stmt) -> dict[str, int]:
+        """How many times `statement` reads each name (kept until it changes)."""
+        found = self.reads_in.get(id(statement))
+        if found is None:
+            found = {}
+            for node in gast.walk(statement):
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+                    found[node.id] = found.get(node.id, 0) + 1
+            self.reads_in[id(statement)] = found
+        return found
+
     def _places(self, block: list[gast.stmt], index: int, name: str, value: gast.expr,
                 count: int) -> list[gast.stmt] | None:  # fmt: skip
         """The statements reading `name`, if every read is in this block after `index`
@@ -150,11 +163,7 @@ class Simplify(Transform):
         found = 0
         places: list[gast.stmt] = []
         for later in block[index + 1 :]:
-            here = sum(
-                1
-                for n in gast.walk(later)
-                if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
-            )
+            here = self._reads(later).get(name, 0)
             if here:
                 if not is_copy and not isinstance(later, SIMPLE):
                     return None  # not into a loop or a branch: it would run more often
