@@ -6,6 +6,7 @@ import gast
 
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.rule_calls import constant
+from srcad.passes.simplify import ConstantFolder
 
 
 class Fuse(Transform):
@@ -83,7 +84,7 @@ class Fuse(Transform):
         if seed.id in assigned:
             return [start, *statements]
         # The seed is 1.0 throughout: fold it in (`1.0 * e` is `e`, exactly).
-        return [OneFolder(seed.id).visit(s) for s in statements]
+        return [ConstantFolder().visit(OneFolder(seed.id).visit(s)) for s in statements]
 
 
 class OneFolder(gast.NodeTransformer):

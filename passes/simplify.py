@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import copy
+import operator
 
 import gast
 
 from srcad import syntax
 from srcad.passes.base import Context, Transform, function_of
+from srcad.passes.rule_calls import constant
 from srcad.tangents import ZeroTangent
 
 SIMPLE = (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)
@@ -21,7 +23,8 @@ class Simplify(Transform):
     - a temporary `a = expr` read once, by a later statement of the same block, moves
       into that read under the same condition for the names `expr` reads;
     - an assignment to a name nothing reads goes, when its value is arithmetic on names;
-    - negations move into the first factor of a product (`-(a * b)`: `-a * b`);
+    - negations move into the first factor of a product (`-(a * b)`: `-a * b`), and
+      arithmetic on numbers alone is done (`2.0 * -1.0 * 3`: `-6.0`);
     - `x += -e` becomes `x -= e`, and `a = ZeroTangent()` then `a = a + e` becomes `a = e`;
     - a location comment with no code under it goes.
 
@@ -61,6 +64,7 @@ class Simplify(Transform):
                if n is not function):  # fmt: skip
             return False
         changed = _push_negations(function)
+        ConstantFolder().visit(function)
         self.parameters = {a.id for a in function.args.args}
         self.stores: dict[str, int] = {}
         self.loads: dict[str, int] = {}
@@ -205,6 +209,32 @@ def _replace(places: list[gast.stmt], name: str, value: gast.expr) -> None:
                             and isinstance(item.ctx, gast.Load)
                         ):
                             child[k] = copy.deepcopy(value)
+
+
+def number(node: gast.expr) -> float | None:
+    """The value of a numeric constant (`2.0`, `-3`), else None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = number(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, gast.Constant) and type(node.value) in (int, float):
+        return node.value
+    return None
+
+
+FOLDED = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul}
+
+
+class ConstantFolder(gast.NodeTransformer):
+    """`2.0 * -1.0 * 3` becomes `-6.0`: arithmetic on numbers alone is done once, here, by
+    the very operations the emitted code would do."""
+
+    def visit_BinOp(self, node: gast.BinOp) -> gast.expr:  # noqa: N802 (the visitor's name)
+        self.generic_visit(node)
+        left, right = number(node.left), number(node.right)
+        operation = FOLDED.get(type(node.op))
+        if left is None or right is None or operation is None:
+            return node
+        return constant(operation(left, right))
 
 
 def _push_negations(function: gast.FunctionDef) -> bool:
