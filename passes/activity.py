@@ -58,6 +58,9 @@ def operand_names(value: gast.expr) -> list[gast.Name]:
 
 
 def target_names(target: gast.expr) -> list[str]:
+    """Every name in an assignment target, in order."""
+    if isinstance(target, gast.Name):
+        return [target.id]  # the common case, without walking the name's children
     return [n.id for n in gast.walk(target) if isinstance(n, gast.Name)]
 
 

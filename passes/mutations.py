@@ -112,11 +112,16 @@ class Mutations(Analysis[list[Diagnostic]]):
         function = function_of(tree)
         self.ctx = ctx
         self.rule_hint = f"or register a rule with @srcad.rrule.register({function.name})"
-        self.parents = {
-            child: node for node in gast.walk(function) for child in gast.iter_child_nodes(node)
-        }
+        # Every node, breadth first as `gast.walk` gives them, and each one's parent, in one
+        # pass: the list grows while it is read.
+        nodes: list[gast.AST] = [function]
+        self.parents: dict[gast.AST, gast.AST] = {}
+        for node in nodes:
+            for child in gast.iter_child_nodes(node):
+                self.parents[child] = node
+                nodes.append(child)
         found: list[Diagnostic] = []
-        for node in gast.walk(function):
+        for node in nodes:
             found += self._check(node, function)
         return sorted(found, key=lambda d: (d.line, d.column))
 

@@ -128,6 +128,8 @@ class OperationRules(Analysis[RuleInfo]):
         called by name; used as a value (passed on, returned, stored), its pullback could
         not send cotangents back to what it read, so it is refused."""
         scopes = ctx.analysis(Scopes, tree)
+        if not scopes.functions:
+            return  # no nested function, so none can escape
         outer = set(scopes.parameters) | scopes.locals
         function = function_of(tree)
         called = {

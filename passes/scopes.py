@@ -34,32 +34,75 @@ class Scopes(Analysis[ScopeInfo]):
 
     A loaded name defined in the function is a "parameter" or "local"; any other is looked
     up where Python would at run time: "closure", "global", "builtin", else "undefined".
+    A plain function's locals are simply the names it assigns: the chains are not needed.
     """
 
     def run(self, tree: gast.Module, ctx: Context) -> ScopeInfo:
         function = function_of(tree)
-        chains = _QuietChains()
-        chains.visit(gast.Module(body=[function], type_ignores=[]))
-        args = function.args
-        every_arg = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-        every_arg += [a for a in (args.vararg, args.kwarg) if a is not None]
-        parameters = [a.id for a in every_arg]
-        locals_ = {d.name() for d in chains.locals[function]} - set(parameters)
-        info = ScopeInfo(parameters, locals_, functions=local_functions(function))
-        for node in gast.walk(function):
-            if isinstance(node, gast.Name):
-                info.names.add(node.id)
-                if isinstance(node.ctx, gast.Load):
-                    info.kinds[node] = self._kind(node.id, info, ctx)
-        return info
+        bound = _plain_locals(function)
+        if bound is None:
+            chains = _QuietChains()
+            chains.visit(gast.Module(body=[function], type_ignores=[]))
+            bound = {d.name() for d in chains.locals[function]}
+        return scope_info(function, bound, ctx)
 
-    @staticmethod
-    def _kind(name: str, info: ScopeInfo, ctx: Context) -> str:
-        if name in info.parameters:
-            return "parameter"
-        if name in info.locals:
-            return "local"
-        return ctx.source.lookup(name)[0]
+
+# The nodes of a plain function: one that binds names only by assignment to a name and by
+# `for` (no nested scope, no `global`, `del`, `import`, `with`, `:=` ...), as most
+# numerical code does.
+_PLAIN_NODES = (
+    gast.Assign, gast.AugAssign, gast.For, gast.While, gast.If, gast.Return, gast.Expr,
+    gast.Pass, gast.Break, gast.Continue, gast.Raise, gast.BoolOp, gast.BinOp, gast.UnaryOp,
+    gast.IfExp, gast.Dict, gast.List, gast.Tuple, gast.Call, gast.keyword, gast.Compare,
+    gast.Attribute, gast.Subscript, gast.Slice, gast.Name, gast.Constant, gast.arguments,
+    gast.Load, gast.Store, gast.Param, gast.operator, gast.unaryop, gast.cmpop, gast.boolop,
+)  # fmt: skip
+
+
+def _plain_locals(function: gast.FunctionDef) -> set[str] | None:
+    """The names a plain function binds, parameters included, as beniget finds them; None
+    for any other function, which needs beniget's def-use chains (much slower).
+
+    As in beniget, `name += value` alone does not make `name` local.
+    """
+    bound: set[str] = set()
+    augmented: set[gast.Name] = set()
+    for node in gast.walk(function):
+        if not isinstance(node, _PLAIN_NODES) and node is not function:
+            return None
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            augmented.add(node.target)
+        elif (
+            isinstance(node, gast.Name)
+            and isinstance(node.ctx, gast.Store | gast.Param)
+            and node not in augmented
+        ):
+            bound.add(node.id)
+    return bound
+
+
+def scope_info(function: gast.FunctionDef, bound: set[str], ctx: Context) -> ScopeInfo:
+    """What `Scopes` finds in `function`, given the names bound in its own scope (its
+    parameters among them or not): a transform that knows them spares the def-use chains."""
+    args = function.args
+    every_arg = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    every_arg += [a for a in (args.vararg, args.kwarg) if a is not None]
+    parameters = [a.id for a in every_arg]
+    info = ScopeInfo(parameters, bound - set(parameters), functions=local_functions(function))
+    for node in gast.walk(function):
+        if isinstance(node, gast.Name):
+            info.names.add(node.id)
+            if isinstance(node.ctx, gast.Load):
+                info.kinds[node] = _kind(node.id, info, ctx)
+    return info
+
+
+def _kind(name: str, info: ScopeInfo, ctx: Context) -> str:
+    if name in info.parameters:
+        return "parameter"
+    if name in info.locals:
+        return "local"
+    return ctx.source.lookup(name)[0]
 
 
 @dataclass(frozen=True)
@@ -112,6 +155,7 @@ def local_functions(function: gast.FunctionDef) -> dict[str, LocalFunction]:
     """Names that only a nested `def` (or a `name = lambda`) in `function` binds."""
     found: dict[str, LocalFunction] = {}
     bound: dict[str, int] = {}
+    statements = []  # every other statement, whose assignments count as bindings
     stack = list(function.body)
     while stack:
         statement = stack.pop()
@@ -129,9 +173,13 @@ def local_functions(function: gast.FunctionDef) -> dict[str, LocalFunction]:
                 found[target.id] = LocalFunction(
                     target.id, as_function_def(target.id, statement.value)
                 )
+        statements.append(statement)
+        for block in ("body", "orelse"):
+            stack += getattr(statement, block, [])
+    if not found:
+        return found  # most functions define none: no need to count bindings
+    for statement in statements:
         for node in gast.walk(statement):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                 bound[node.id] = bound.get(node.id, 0) + 1
-        for block in ("body", "orelse"):
-            stack += getattr(statement, block, [])
     return {name: local for name, local in found.items() if bound.get(name) == 1}

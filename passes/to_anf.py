@@ -10,7 +10,7 @@ from srcad import primitives
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.callees import Callees, is_append_call
 from srcad.passes.naming import derived_name
-from srcad.passes.scopes import ScopeInfo, Scopes
+from srcad.passes.scopes import ScopeInfo, Scopes, scope_info
 from srcad.primitives import append
 
 
@@ -36,6 +36,19 @@ def walk_statements(body: list[gast.stmt]) -> Iterator[gast.stmt]:
             continue  # a nested function's statements are its own
         for field in ("body", "orelse"):
             yield from walk_statements(getattr(statement, field, []))
+
+
+def bound_names(statement: gast.stmt) -> list[str]:
+    """The names a normal-form statement binds: its targets, or a nested function's name."""
+    if isinstance(statement, gast.FunctionDef):
+        return [statement.name]
+    if isinstance(statement, gast.Assign):
+        targets = statement.targets
+    elif isinstance(statement, gast.For):
+        targets = [statement.target]
+    else:
+        return []
+    return [n.id for t in targets for n in gast.walk(t) if isinstance(n, gast.Name)]
 
 
 def falls_through(block: list[gast.stmt]) -> bool:
@@ -110,7 +123,7 @@ class ToANF(Transform):
     """
 
     requires = (Scopes, Callees)
-    preserves = (Callees,)
+    preserves = (Callees, Scopes)
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         function = function_of(tree)
@@ -121,6 +134,10 @@ class ToANF(Transform):
             body.append(gast.Return(value=gast.Constant(value=None, kind=None)))
             gast.copy_location(body[-1], function)
         function.body = body
+        # The normal form binds names only by assignment, `for` and `def`: its scopes
+        # follow from the user's names and the temporaries, without def-use chains again.
+        bound = scopes.locals | {name for s in walk_statements(body) for name in bound_names(s)}
+        ctx.results[Scopes] = scope_info(function, bound, ctx)
         return True
 
 

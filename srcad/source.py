@@ -80,16 +80,30 @@ class FunctionSource:
         return "undefined", None
 
 
-_parsed: dict[str, tuple[list[str], gast.Module]] = {}
+# A file's function and lambda nodes, by line (see `_definitions`).
+Definitions = dict[int, list[gast.AST]]
+
+# Per file: the lines it was parsed from, and its definitions by line.
+_parsed: dict[str, tuple[list[str], Definitions]] = {}
 
 
-def _parse_file(filename: str, lines: list[str]) -> gast.Module:
+def _definitions(filename: str, lines: list[str]) -> Definitions:
+    """The function and lambda nodes of the file, by each line a function's code object
+    may name as its first: a `def`'s own line and its first decorator's, a lambda's line.
+    Parsed and indexed once per file (again if its lines change)."""
     cached = _parsed.get(filename)
     if cached is not None and cached[0] == lines:
         return cached[1]
-    tree = syntax.parse("".join(lines))
-    _parsed[filename] = (list(lines), tree)
-    return tree
+    found: Definitions = {}
+    for node in gast.walk(syntax.parse("".join(lines))):
+        if isinstance(node, gast.FunctionDef | gast.AsyncFunctionDef):
+            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            for line in {first, node.lineno}:
+                found.setdefault(line, []).append(node)
+        elif isinstance(node, gast.Lambda):
+            found.setdefault(node.lineno, []).append(node)
+    _parsed[filename] = (list(lines), found)
+    return found
 
 
 def _unavailable(func: Any, why: str) -> SourceUnavailableError:
@@ -127,23 +141,17 @@ def function_source(func: Callable[..., Any]) -> FunctionSource:
     if not lines:
         raise _unavailable(func, f"its source file {filename!r} cannot be read")
     try:
-        module = _parse_file(filename, lines)
+        candidates = _definitions(filename, lines).get(code.co_firstlineno, [])
     except SyntaxError as error:
         raise _unavailable(func, f"its file {filename!r} does not parse ({error})") from None
     matches: list[gast.AST] = []
     at_line: list[gast.AST] = []  # a generated function may have been renamed
-    for node in gast.walk(module):
+    for node in candidates:
         if isinstance(node, gast.FunctionDef | gast.AsyncFunctionDef):
-            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-            if code.co_firstlineno in (first, node.lineno):
-                at_line.append(node)
-                if node.name == func.__name__:
-                    matches.append(node)
-        elif (
-            isinstance(node, gast.Lambda)
-            and func.__name__ == "<lambda>"
-            and node.lineno == code.co_firstlineno
-        ):
+            at_line.append(node)
+            if node.name == func.__name__:
+                matches.append(node)
+        elif func.__name__ == "<lambda>":
             matches.append(node)
     if not matches and len(at_line) == 1:
         matches = at_line

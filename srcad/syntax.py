@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Any
 
 import gast
 
@@ -55,18 +56,52 @@ def unparse(tree: gast.AST) -> str:
     return "\n".join(lines) + "\n"
 
 
-class _StripComments(gast.NodeTransformer):
-    def generic_visit(self, node: gast.AST) -> gast.AST:
-        for field in ("body", "orelse", "finalbody"):
-            statements = getattr(node, field, None)
-            if isinstance(statements, list):
-                setattr(node, field, [s for s in statements if not is_comment(s)])
-        return super().generic_visit(node)
+_BLOCKS = ("body", "orelse", "finalbody")
+_UNSET = object()
+
+
+def _shown(node: gast.AST, name: str, value: object) -> bool:
+    """Whether `gast.dump` shows the field: not when unset, an empty list, or None where
+    the class's default is None."""
+    if value is _UNSET or (isinstance(value, list) and not value):
+        return False
+    return value is not None or getattr(type(node), name, _UNSET) is not None
+
+
+def _same(parsed: Any, built: Any) -> bool:
+    """Whether `gast.dump` prints the two alike, once comments are taken out of `built`."""
+    if isinstance(built, list):
+        return (
+            isinstance(parsed, list)
+            and len(parsed) == len(built)
+            and all(map(_same, parsed, built))
+        )
+    if not isinstance(built, gast.AST):
+        return not isinstance(parsed, gast.AST | list) and repr(parsed) == repr(built)
+    if type(parsed) is not type(built):
+        return False
+    for name in built._fields:
+        value = getattr(parsed, name, _UNSET)
+        expected = getattr(built, name, _UNSET)
+        leaf = type(expected) in (str, type(None))
+        if leaf and type(value) is type(expected) and value == expected:
+            continue  # an identifier, or None, alike on both sides: most fields
+        if name in _BLOCKS and isinstance(expected, list):
+            expected = [s for s in expected if not is_comment(s)]
+        shown = _shown(built, name, expected)
+        if shown != _shown(parsed, name, value) or (shown and not _same(value, expected)):
+            return False
+    return True
 
 
 def same_tree(text: str, tree: gast.AST) -> bool:
-    """Whether `text` parses back to `tree` (comments aside): the emitter's self-check."""
-    import copy
+    """Whether `text` parses back to `tree` (comments aside): the emitter's self-check.
 
-    expected = _StripComments().visit(copy.deepcopy(tree))
-    return bool(gast.dump(parse(text)) == gast.dump(expected))
+    The trees are compared field by field, as their `gast.dump` texts would be, without
+    copying `tree` or printing either.
+
+    >>> tree = parse("y = (a + b) * c")
+    >>> same_tree("y = (a + b) * c", tree), same_tree("y = a + b * c", tree)
+    (True, False)
+    """
+    return _same(parse(text), tree)
