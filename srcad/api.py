@@ -56,6 +56,7 @@ def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bo
 
 _REAL_SCALARS = (float, np.float64, np.float32, np.float16)
 _PLAIN = (float, np.ndarray)
+_GENERAL = object()  # the result needs `Differentiable._finish`
 
 
 def _seeded(rrule: RuleFn) -> RuleFn:
@@ -124,23 +125,34 @@ class Differentiable:
         """The primal value and its gradient with respect to `wrt`."""
         rule = self._rules.get(signature(args)) if self._version == REGISTRY.version else None
         y, cotangents = (rule or self._gradient_for(args))(*args, **kwargs)
-        single = self._single
-        if single is not None and single < len(args) and type(y) in _REAL_SCALARS:
-            cotangent = cotangents[single + 1]
-            if type(cotangent) in _PLAIN and type(args[single]) is type(cotangent):
-                return y, cotangent
-        return self._finish(y, cotangents, args, kwargs)
+        found = self._plain(y, cotangents, args)
+        return (y, found) if found is not _GENERAL else self._finish(y, cotangents, args, kwargs)
 
     def grad(self, *args: Any, **kwargs: Any) -> Any:
         """The gradient with respect to `wrt`: one value, or a tuple for a tuple `wrt`."""
         rule = self._rules.get(signature(args)) if self._version == REGISTRY.version else None
         y, cotangents = (rule or self._gradient_for(args))(*args, **kwargs)
+        found = self._plain(y, cotangents, args)
+        return found if found is not _GENERAL else self._finish(y, cotangents, args, kwargs)[1]
+
+    def _plain(self, y: Any, cotangents: tuple[Any, ...], args: tuple[Any, ...]) -> Any:
+        """The gradient in the common case: a real scalar result, and a float for each float
+        argument in `wrt`, an array for each array; else `_GENERAL`."""
+        if type(y) not in _REAL_SCALARS:
+            return _GENERAL
         single = self._single
-        if single is not None and single < len(args) and type(y) in _REAL_SCALARS:
+        if single is not None:
             cotangent = cotangents[single + 1]
-            if type(cotangent) in _PLAIN and type(args[single]) is type(cotangent):
-                return cotangent
-        return self._finish(y, cotangents, args, kwargs)[1]
+            plain = single < len(args) and type(cotangent) in _PLAIN
+            return cotangent if plain and type(args[single]) is type(cotangent) else _GENERAL
+        found = []
+        for p in self._positions:
+            cotangent = cotangents[p + 1]
+            plain = p < len(args) and type(cotangent) in _PLAIN
+            if not (plain and type(args[p]) is type(cotangent)):
+                return _GENERAL
+            found.append(cotangent)
+        return tuple(found)
 
     def _finish(self, y: Any, cotangents: tuple[Any, ...], args: tuple[Any, ...],
                 kwargs: dict[str, Any]) -> tuple[Any, Any]:  # fmt: skip
