@@ -10,6 +10,7 @@ import gast
 from srcad import syntax
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.rule_calls import constant
+from srcad.passes.to_anf import walk_statements
 from srcad.tangents import ZeroTangent
 
 SIMPLE = (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)
@@ -50,27 +51,33 @@ class Simplify(Transform):
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         if not ctx.optimise:
             return False
+        self.zero = next((k for k, v in ctx.runtime.items() if v is ZeroTangent), None)
         changed = False
-        for node in gast.walk(function_of(tree)):
-            if isinstance(node, gast.FunctionDef) and node.name in ctx.pullbacks:
-                self.zero = next((k for k, v in ctx.runtime.items() if v is ZeroTangent), None)
-                while self._simplify(node):
-                    changed = True
+        for statement in walk_statements(function_of(tree).body):
+            if isinstance(statement, gast.FunctionDef) and statement.name in ctx.pullbacks:
+                changed = self._simplify(statement) or changed
         return changed
 
     def _simplify(self, function: gast.FunctionDef) -> bool:
-        """One round over the pullback; True if it changed anything."""
+        """Rewrite the pullback until nothing changes; True if anything did."""
         if any(isinstance(n, gast.FunctionDef | gast.Lambda) for n in gast.walk(function)
                if n is not function):  # fmt: skip
             return False
-        changed = _push_negations(function)
-        ConstantFolder().visit(function)
         self.parameters = {a.id for a in function.args.args}
-        self.stores: dict[str, int] = {}
-        self.loads: dict[str, int] = {}
-        self.reads_in: dict[int, dict[str, int]] = {}
-        self._count([function], 1)
-        return self._block(function.body) or changed
+        changed = False
+        while True:
+            self.stores: dict[str, int] = {}
+            self.loads: dict[str, int] = {}
+            self.reads_in: dict[int, dict[str, int]] = {}
+            self._count([function], 1)
+            if self._block(function.body):
+                changed = True
+                continue
+            folder = ConstantFolder()
+            folder.visit(function)
+            if not (_push_negations(function) | folder.changed):
+                return changed
+            changed = True
 
     def _count(self, nodes: list[gast.AST], sign: int) -> None:
         """Add (or take away) the names `nodes` read and assign to the counts."""
@@ -228,12 +235,15 @@ class ConstantFolder(gast.NodeTransformer):
     """`2.0 * -1.0 * 3` becomes `-6.0`: arithmetic on numbers alone is done once, here, by
     the very operations the emitted code would do."""
 
+    changed = False
+
     def visit_BinOp(self, node: gast.BinOp) -> gast.expr:  # noqa: N802 (the visitor's name)
         self.generic_visit(node)
         left, right = number(node.left), number(node.right)
         operation = FOLDED.get(type(node.op))
         if left is None or right is None or operation is None:
             return node
+        self.changed = True
         return constant(operation(left, right))
 
 
