@@ -14,7 +14,6 @@ Templates hold for real values only: kinds never describe complex numbers, so no
 
 from __future__ import annotations
 
-import copy
 import functools
 import math
 import operator
@@ -112,7 +111,7 @@ def _parsed(text: str) -> gast.expr:
 
 def _expression(text: str) -> gast.expr:
     """A fresh tree of a template (the cache keeps one to copy)."""
-    return copy.deepcopy(_parsed(text))
+    return syntax.copy_tree(_parsed(text))
 
 
 UNIFORM_REDUCTION: dict[Any, str] = {np.sum: "y_bar", np.mean: "y_bar / a.size"}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import os
 import types
 from collections.abc import Iterator
@@ -626,7 +625,7 @@ class ReverseAD(RuleCalls, Transform):
 
     def _substituted(self, expression: gast.expr, saved: dict[str, gast.expr]) -> gast.expr:
         """A copy of an index reading each name where the pullback keeps its value."""
-        fresh = copy.deepcopy(expression)
+        fresh = syntax.copy_tree(expression)
         for node in gast.walk(fresh):
             if isinstance(node, gast.Name) and f"index {node.id}" in saved:
                 node.id = saved[f"index {node.id}"].id

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import operator
 
 import gast
@@ -207,7 +206,7 @@ def _replace(places: list[gast.stmt], name: str, value: gast.expr) -> None:
             for field, child in gast.iter_fields(node):
                 if isinstance(child, gast.Name) and child.id == name:
                     if isinstance(child.ctx, gast.Load):
-                        setattr(node, field, copy.deepcopy(value))
+                        setattr(node, field, syntax.copy_tree(value))
                 elif isinstance(child, list):
                     for k, item in enumerate(child):
                         if (
@@ -215,7 +214,7 @@ def _replace(places: list[gast.stmt], name: str, value: gast.expr) -> None:
                             and item.id == name
                             and isinstance(item.ctx, gast.Load)
                         ):
-                            child[k] = copy.deepcopy(value)
+                            child[k] = syntax.copy_tree(value)
 
 
 def number(node: gast.expr) -> float | None:

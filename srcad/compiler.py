@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import inspect
 import linecache
 import os
@@ -159,7 +158,7 @@ def new_context(
                                        f"@srcad.rrule.register({source.node.name})")  # fmt: skip
         raise UnsupportedSyntaxError(f"cannot differentiate {source.name}: 1 problem",
                                      [diagnostic])  # fmt: skip
-    node = copy.deepcopy(source.node)
+    node = syntax.copy_tree(source.node)
     node.decorator_list = []
     if wrt is None:
         star = [node.args.vararg] if node.args.vararg is not None else []
@@ -184,9 +183,9 @@ def compile_nested(
     `captured` ones; in forward mode it reads their tangents (`captured_dots`) too."""
     scopes = parent.analysis_result(Scopes)
     enclosing = set(scopes.parameters) | scopes.locals
-    source = parent.source.nested(copy.deepcopy(node), enclosing)
+    source = parent.source.nested(syntax.copy_tree(node), enclosing)
     parameters = tuple(a.id for a in [*node.args.posonlyargs, *node.args.args])
-    tree = gast.Module(body=[copy.deepcopy(node)], type_ignores=[])
+    tree = gast.Module(body=[syntax.copy_tree(node)], type_ignores=[])
     child = Context(
         source,
         parent.registry,
