@@ -58,20 +58,19 @@ class Simplify(Transform):
         return changed
 
     def _simplify(self, function: gast.FunctionDef) -> bool:
-        """Rewrite the pullback until nothing changes; True if anything did."""
-        if any(isinstance(n, gast.FunctionDef | gast.Lambda) for n in gast.walk(function)
-               if n is not function):  # fmt: skip
-            return False
+        """Rewrite the pullback until nothing changes; True if anything did. (Pullbacks
+        define no functions of their own: every name is the pullback's.)"""
         self.parameters = {a.id for a in function.args.args}
+        self.stores: dict[str, int] = {}
+        self.loads: dict[str, int] = {}
+        self.reads_in: dict[int, dict[str, int]] = {}
+        self._count([function], 1)  # kept up to date by every rewrite from here on
         changed = False
         while True:
-            self.stores: dict[str, int] = {}
-            self.loads: dict[str, int] = {}
-            self.reads_in: dict[int, dict[str, int]] = {}
-            self._count([function], 1)
             if self._block(function.body):
                 changed = True
                 continue
+            # Neither reads nor assigns names differently: the counts stay right.
             folder = ConstantFolder()
             folder.visit(function)
             if not (_push_negations(function) | folder.changed):
