@@ -91,8 +91,8 @@ def template(text: str, names: dict[str, gast.expr], bind: Callable[[Any, str], 
 
     class Substitute(gast.NodeTransformer):
         def visit_Name(self, node: gast.Name) -> gast.expr:  # noqa: N802 (the visitor's name)
-            if node.id in names:
-                return names[node.id]
+            if node.id in names:  # a copy: no node is shared between two places
+                return syntax.copy_tree(names[node.id])
             value = functions.get(node.id, HELPERS.get(node.id))
             assert value is not None, f"template {text!r} names {node.id!r}"
             return gast.Name(id=bind(value, node.id), ctx=gast.Load(), annotation=None,
