@@ -9,6 +9,8 @@ from collections.abc import Iterable
 import gast
 
 MAX_DERIVED_LENGTH = 16
+_NOT_WORD = re.compile(r"\W+")
+_UNDERSCORES = re.compile(r"_+")
 
 _OPERATOR_WORDS: dict[type, str] = {
     gast.Add: "plus",
@@ -134,8 +136,8 @@ def derived_name(node: gast.AST) -> str:
 
 def identifier(text: str) -> str:
     """`text` made into a valid, non-keyword Python identifier."""
-    name = re.sub(r"\W+", "_", text).strip("_") or "value"
-    name = re.sub(r"_+", "_", name)
+    name = _NOT_WORD.sub("_", text).strip("_") or "value"
+    name = _UNDERSCORES.sub("_", name)
     if name[0].isdigit():
         name = "n" + name
     if keyword.iskeyword(name) or keyword.issoftkeyword(name):
