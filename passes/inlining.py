@@ -26,8 +26,8 @@ import numpy as np
 
 from srcad import syntax
 from srcad.kinds import Kind
-from srcad.passes.kinds import binary, call, is_basic_index, subscript
-from srcad.projection import fill_like, scatter, sum_to
+from srcad.passes.kinds import binary, call, subscript
+from srcad.projection import fill_like, sum_to
 
 # Elementwise functions of one argument: the cotangent of `a` for `y = f(a)`.
 UNARY: dict[Any, str] = {}
@@ -78,8 +78,6 @@ REDUCTION: dict[Any, str] = {
 HELPERS: dict[str, Any] = {
     "outer": np.outer,
     "fill_like": fill_like,
-    "sum_to": sum_to,
-    "scatter": scatter,
 }
 
 
@@ -269,6 +267,6 @@ def index_adjoint(
     base = kind_of(value.value)
     if base is None or base[0] != "f" or base[1] == 0:
         return None
-    if not is_basic_index(value.slice, kind_of) or subscript(base, value.slice, kind_of) is None:
+    if subscript(base, value.slice, kind_of) is None:  # ints and slices only
         return None
     return list(dict.fromkeys(n.id for n in gast.walk(value.slice) if isinstance(n, gast.Name)))

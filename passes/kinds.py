@@ -178,12 +178,6 @@ def subscript(base: Kind | None, index: gast.expr, of: Any) -> Kind | None:
     return (base[0], base[1] - removed)
 
 
-def is_basic_index(index: gast.expr, of: Any) -> bool:
-    """Whether an index takes ints and slices only (so it selects each element once)."""
-    parts = index.elts if isinstance(index, gast.Tuple) else [index]
-    return all(isinstance(p, gast.Slice) or of(p) == INT for p in parts)
-
-
 def call(callee: Any, args: list[Kind | None]) -> Kind | None:
     """The kind of a call's result, for the few callees whose results kinds tell."""
     if callee is len and len(args) == 1:
