@@ -6,7 +6,9 @@ from srcad.passes.callees import Callees
 from srcad.passes.forward_ad import ForwardAD
 from srcad.passes.fuse import Fuse
 from srcad.passes.mutations import Mutations
+from srcad.passes.prune import Prune
 from srcad.passes.reverse_ad import ReverseAD
+from srcad.passes.shapes import Shapes
 from srcad.passes.simplify import Simplify
 from srcad.passes.to_anf import ToANF
 from srcad.passes.unsupported_constructs import UnsupportedConstructs
@@ -14,5 +16,5 @@ from srcad.passes.unsupported_constructs import UnsupportedConstructs
 # Analyses whose diagnostics must be empty before anything is transformed.
 CHECKS = (UnsupportedConstructs, Mutations, Callees)
 # The reverse-mode and forward-mode pipelines, in order.
-REVERSE = (ToANF, ReverseAD, Simplify, Fuse)
+REVERSE = (ToANF, ReverseAD, Simplify, Fuse, Shapes, Prune)
 FORWARD = (ToANF, ForwardAD)

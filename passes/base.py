@@ -43,6 +43,7 @@ class Context:
     optimise: bool = True  # whether to run the optimising passes
     pullbacks: set[str] = field(default_factory=set)  # the names of the emitted pullbacks
     fused: bool = False  # a gradient function (`grad_f`) rather than an rrule
+    value: bool = True  # whether `grad_f` must compute the value (else None where proven float)
 
     def bind(self, value: Any, hint: str) -> str:
         """The name under which emitted code reaches `value` (one name per object)."""

@@ -71,6 +71,9 @@ class Kinds(Analysis["Kinds"]):
         return self
 
     def _assigned(self, statement: gast.stmt) -> list[tuple[str, Kind | None]]:
+        target = getattr(statement, "target", None) or getattr(statement, "targets", [None])[0]
+        if getattr(target, "restores", False):
+            return []  # a tape record read back: the values these names had
         if isinstance(statement, gast.Assign):
             target = statement.targets[0]
             if isinstance(target, gast.Name):
@@ -105,6 +108,9 @@ class Kinds(Analysis["Kinds"]):
             return binary(OPERATORS[type(value.op)], self.of(value.left), self.of(value.right))
         if isinstance(value, gast.Subscript):
             return subscript(self.of(value.value), value.slice, self.of)
+        if isinstance(value, gast.Attribute) and value.attr in ("size", "ndim"):
+            base = self.of(value.value)
+            return INT if base is not None and base[0] in "fi" and base[1] != 0 else None
         if isinstance(value, gast.Call) and not value.keywords:
             callee = self.callees.get(value)
             args = [self.of(a) for a in value.args]

@@ -39,7 +39,14 @@ def names_tuple(names: list[str], ctx: gast.AST) -> gast.Tuple:
 
 def record_target(names: list[str]) -> gast.expr:
     """Where the pullback unpacks a tape record of `names` (no exit id)."""
-    return store(names[0]) if len(names) == 1 else names_tuple(names, gast.Store())
+    return restoring(store(names[0]) if len(names) == 1 else names_tuple(names, gast.Store()))
+
+
+def restoring(target: gast.expr) -> gast.expr:
+    """Mark a target that gives names back the values a tape kept of them: an analysis of
+    the emitted code learns nothing new from it (`passes/kinds.py`)."""
+    target.restores = True
+    return target
 
 
 @dataclass
@@ -880,7 +887,8 @@ class ReverseAD(RuleCalls, Transform):
                 code: list[gast.stmt] = []
                 if exit_.names and several:  # the record is the exit's id, then its values
                     fields = [store("_"), *(store(n) for n in exit_.names)]
-                    code.append(assign(gast.Tuple(elts=fields, ctx=gast.Store()), load(record)))
+                    unpack = restoring(gast.Tuple(elts=fields, ctx=gast.Store()))
+                    code.append(assign(unpack, load(record)))
                 if exit_.path:
                     code += self._reverse_prefix(exit_.path)
                 else:

@@ -73,7 +73,7 @@ class Simplify(Transform):
             # Neither reads nor assigns names differently: the counts stay right.
             folder = ConstantFolder()
             folder.visit(function)
-            if not (_push_negations(function) | folder.changed):
+            if not (push_negations(function) | folder.changed):
                 return changed
             changed = True
 
@@ -245,21 +245,28 @@ class ConstantFolder(gast.NodeTransformer):
         return constant(operation(left, right))
 
 
-def _push_negations(function: gast.FunctionDef) -> bool:
+def push_negations(function: gast.FunctionDef) -> bool:
     """`-(a * b)` becomes `-a * b` (and `-(a / b)`, `-a / b`; `--a`, `a`): the same value
     exactly, and where `a` is a float the negation no longer costs a pass over an array."""
     changed = False
     for node in gast.walk(function):
-        for field, child in gast.iter_fields(node):
-            if not (isinstance(child, gast.UnaryOp) and isinstance(child.op, gast.USub)):
-                continue
-            inner = child.operand
-            if isinstance(inner, gast.UnaryOp) and isinstance(inner.op, gast.USub):
-                setattr(node, field, inner.operand)
-                changed = True
-            elif isinstance(inner, gast.BinOp) and isinstance(inner.op, gast.Mult | gast.Div):
-                inner.left = gast.UnaryOp(op=gast.USub(), operand=inner.left)
-                setattr(node, field, inner)
+        for field, value in gast.iter_fields(node):
+            children = value if isinstance(value, list) else [value]
+            for index, child in enumerate(children):
+                if not (isinstance(child, gast.UnaryOp) and isinstance(child.op, gast.USub)):
+                    continue
+                inner = child.operand
+                if isinstance(inner, gast.UnaryOp) and isinstance(inner.op, gast.USub):
+                    replaced = inner.operand
+                elif isinstance(inner, gast.BinOp) and isinstance(inner.op, gast.Mult | gast.Div):
+                    inner.left = gast.UnaryOp(op=gast.USub(), operand=inner.left)
+                    replaced = inner
+                else:
+                    continue
+                if isinstance(value, list):
+                    value[index] = replaced
+                else:
+                    setattr(node, field, replaced)
                 changed = True
     return changed
 

@@ -60,12 +60,15 @@ def show_reverse(
     kinds: str = "",
     optimise: bool = True,
     fused: bool = False,
+    value: bool = True,
 ) -> str:
     """The emitted reverse rule of the one function in `text`, specialised for arguments
-    of `kinds` (none: any), optimised or not."""
+    of `kinds` (none: any), optimised or not; or (`fused`) the gradient function, for
+    `grad` alone where not `value`."""
     from srcad.compiler import transformed_tree
 
     tree, ctx = context_for(text, wrt, kinds=kinds)
     ctx.optimise = optimise
     ctx.fused = fused
+    ctx.value = value
     return syntax.unparse(transformed_tree(tree, ctx))

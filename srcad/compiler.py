@@ -376,12 +376,15 @@ def compiled(
     mode: str,
     signature: Signature = (),
     fused: bool = False,
+    value: bool = True,
 ) -> CompiledRule:
     """`func`'s generated rule of `mode`, compiled once per function, `wrt`, mode, the
     kinds of the arguments it is specialised for (`srcad.kinds`; none: any) and
     rule-registry version. `fused`: instead of the rrule, the gradient function
-    `grad_f(*args) -> (y, pullback(1.0))` that `grad` calls."""
-    key = (wrt, mode, REGISTRY.version, signature, fused)
+    `grad_f(*args) -> (y, pullback(1.0))` that `grad` calls; with `value=False`, `y` is
+    None wherever the kinds prove it a real float, and the work done only for it is left
+    out (`grad` needs the gradient alone)."""
+    key = (wrt, mode, REGISTRY.version, signature, fused, value)
     if not isinstance(inspect.unwrap(func), types.FunctionType):
         function_source(func)  # raises SourceUnavailableError, naming what it is
     per_function = _cache.setdefault(func, {})
@@ -390,6 +393,7 @@ def compiled(
         source = function_source(func)
         tree, ctx = new_context(source, wrt, mode, signature)
         ctx.fused = fused
+        ctx.value = value
         _compiling.add((func, mode))
         try:
             transformed_tree(tree, ctx)

@@ -48,9 +48,15 @@ def unbroadcast(dx: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return dx
 
 
+# What the helpers below take for an array whose shape alone they read: an array, or the
+# `np.broadcast` of arrays (`passes/shapes.py`), which has the broadcast's shape and size.
+SHAPED = (np.ndarray, np.broadcast)
+
+
 def sum_to(dx: Any, x: Any, y: Any = None) -> Any:
     """`dx` summed back to the shape of `x`, which broadcasting stretched to `dx`'s: what
-    inlined derivatives call (for real floats and float arrays only).
+    inlined derivatives call (for real floats and float arrays only). For `x` and `y`, an
+    `np.broadcast` of arrays stands for an array of its shape.
 
     >>> sum_to(np.ones((2, 3)), np.zeros(3))
     array([2., 2., 2.])
@@ -59,12 +65,12 @@ def sum_to(dx: Any, x: Any, y: Any = None) -> Any:
     """
     if isinstance(dx, Thunk):
         dx = dx.unthunk()
-    if type(dx) is not np.ndarray or (dx.ndim == 0 and type(y) is np.ndarray):
-        if type(y) is np.ndarray and not isinstance(dx, AbstractZero):
+    if type(dx) is not np.ndarray or (dx.ndim == 0 and type(y) in SHAPED):
+        if type(y) in SHAPED and not isinstance(dx, AbstractZero):
             # A uniform float for the result `y`: `x` stood for this many of its elements.
-            return dx * (y.size // x.size) if type(x) is np.ndarray else dx * y.size
+            return dx * (y.size // x.size) if type(x) in SHAPED else dx * y.size
         return dx  # a float, or a symbolic zero
-    if type(x) is np.ndarray:
+    if type(x) in SHAPED:
         return unbroadcast(dx, x.shape)
     total = dx.sum()
     return float(total) if type(x) is float else total  # a float's cotangent is a float
@@ -75,7 +81,7 @@ def expand(dx: Any, x: Any) -> Any:
     (a uniform cotangent, see passes/inlining.py), as an array of `x`'s shape."""
     if isinstance(dx, Thunk):
         dx = dx.unthunk()
-    if type(x) is not np.ndarray or isinstance(dx, AbstractZero):
+    if type(x) not in SHAPED or isinstance(dx, AbstractZero):
         return dx
     if type(dx) is np.ndarray and dx.shape == x.shape:
         return dx

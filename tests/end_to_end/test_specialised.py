@@ -57,3 +57,57 @@ def test_specialised_rule_agrees_with_the_general_one(function, args):
             atol=1e-12,
             err_msg=f"cotangent of argument {position - 1}",
         )
+
+
+@pytest.mark.parametrize(("function", "args"), list(_cases()))
+@pytest.mark.parametrize("value", [True, False], ids=["value_and_grad", "grad"])
+def test_gradient_function_agrees_with_the_general_rule(function, args, value):
+    """`grad_f`, specialised and fused (for `grad` alone, without the work done only for the
+    value, where not `value`), against the general rule's pullback seeded with 1.0."""
+    y, general_pullback = compiler.compiled(function, None, "reverse").function(*args)
+    if np.ndim(y) != 0 or np.iscomplexobj(y) or isinstance(y, tuple | list):
+        return  # `grad` takes real scalars alone
+    gradient = compiler.compiled(function, None, "reverse", signature(args), True, value)
+    y_fused, found = gradient.function(*args)
+    if y_fused is None:
+        assert not value and isinstance(y, float)  # proven a float, so left out
+    else:
+        np.testing.assert_allclose(np.asarray(y_fused), np.asarray(y), rtol=1e-12)
+    expected = general_pullback(1.0)
+    for position, (e, f) in enumerate(zip(expected, found, strict=True)):
+        if position == 0 or signature((args[position - 1],)) == (None,):
+            continue
+        if isinstance(args[position - 1], int):
+            continue
+        np.testing.assert_allclose(
+            np.asarray(_plain(f), dtype=float),
+            np.asarray(_plain(e), dtype=float),
+            rtol=1e-10,
+            atol=1e-12,
+            err_msg=f"cotangent of argument {position - 1}",
+        )
+
+
+def _unused_broadcast(x, y):
+    z = x + y  # the value nothing reads, but which raises for shapes that do not broadcast
+    return np.sum(x**2) + 0.0 * np.sum(z)
+
+
+def _unused_sum(x, y):
+    z = x * y  # noqa: F841 (unused on purpose)
+    return np.sum(x**2)
+
+
+@pytest.mark.parametrize("function", [_unused_broadcast, _unused_sum])
+def test_gradient_alone_raises_where_the_function_does(function):
+    """The work `grad` leaves out still raises where it would have: arrays whose shapes do
+    not broadcast together are an error, not a gradient."""
+    args = (np.ones(3), np.ones(4))
+    with pytest.raises(ValueError, match="broadcast"):
+        function(*args)
+    gradient = compiler.compiled(function, None, "reverse", signature(args), True, False)
+    with pytest.raises(ValueError, match="broadcast"):
+        gradient.function(*args)
+    args = (np.ones(3), np.ones((2, 3)))
+    _, found = gradient.function(*args)
+    np.testing.assert_allclose(found[1], 2.0 * args[0])

@@ -69,3 +69,7 @@ def dead_adjoints(x, y, t):
     v = np.exp(y) * t  # only y's and t's cotangents need it: not kept, not differentiated
     w = np.sin(u) * v
     return w
+
+
+def rosenbrock(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)

@@ -33,6 +33,7 @@ KINDS = {
     "branches": "float",
     "sum_array": "float[:]",
     "dead_adjoints": "float, float, float",
+    "rosenbrock": "float[:]",
 }
 # Rules for these parameters only (default: all of them).
 OPTIMISED_WRT = {"dead_adjoints": ("x",)}
@@ -87,6 +88,19 @@ def test_gradient_function_matches_golden_text(name):
     kinds = parse_signature(KINDS[name])
     text = compiler.compiled(function, None, "reverse", kinds, fused=True).source
     _golden(f"{name}.gradient.txt", text)
+
+
+@pytest.mark.parametrize("name", ["mse", "logistic", "sum3", "rosenbrock"])
+def test_gradient_only_function_matches_golden_text(name):
+    """`grad_f` for `grad` alone: the value left out where it is proven a float, with the
+    work done only for it, and the `sum_to` calls that shapes prove no-ops (compare
+    `NAME.gradient.txt`, which computes the value)."""
+    function = getattr(functions, name)
+    kinds = parse_signature(KINDS[name])
+    fused = compiler.compiled(function, None, "reverse", kinds, fused=True)
+    _golden(f"{name}.gradient.txt", fused.source)
+    alone = compiler.compiled(function, None, "reverse", kinds, fused=True, value=False)
+    _golden(f"{name}.gradient_only.txt", alone.source)
 
 
 def test_same_text_in_another_process():

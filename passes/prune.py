@@ -1,0 +1,287 @@
+"""Prune: for `grad` alone, leave out of the gradient function the work done only for the
+value."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gast
+import numpy as np
+
+from srcad import projection, syntax
+from srcad.kinds import FLOAT
+from srcad.passes.base import Context, Transform, function_of
+from srcad.passes.callees import static_path
+from srcad.passes.kinds import Kinds
+from srcad.passes.shapes import shape_classes, shape_uses
+from srcad.passes.to_anf import walk_statements
+
+# Callables without side effects, whose calls a gradient may skip when nothing reads what
+# they give. (Not `math`'s functions: they raise on arguments outside their domain, and the
+# gradient must raise where the function does.)
+PURE: set[Any] = {
+    np.sum, np.mean, np.prod, np.dot, np.matmul, np.outer, np.transpose, np.reshape,
+    np.zeros, np.ones, np.full, np.zeros_like, np.ones_like, np.broadcast, np.shape,
+    np.ndim, np.size, len, abs, range, float, int, min, max,
+    projection.sum_to, projection.expand, projection.fill_like, projection.scatter,
+}  # fmt: skip
+SHAPE_ATTRIBUTES = frozenset(["shape", "size", "ndim", "T"])
+
+
+class Prune(Transform):
+    """In the gradient function `grad` calls (`ctx.fused`, and `ctx.value` False):
+
+    - where the kinds prove the value a real float, the function returns None in its
+      place (`grad` has nothing to check, and does not compute it);
+    - a read of an array for its shape alone (`x.size`, `sum_to(dx, x)`) reads another
+      array of the same shape (`passes/shapes.py`) wherever that lets `x` go;
+    - an assignment of arithmetic, indexing or a pure NumPy call goes when nothing kept
+      reads its names; then a loop or `if` left with nothing to do.
+
+    >>> from srcad.passes.testing import show_reverse
+    >>> print(show_reverse('''
+    ... def f(x):
+    ...     return np.sum(np.exp(x) ** 2)
+    ... ''', kinds="float[:]", fused=True, value=False), end="")
+    def grad_f(x):
+        exp_x = np.exp(x)
+        # <doctest>:3  return np.sum(np.exp(x) ** 2)
+        return (None, (NoTangent(), 2 * exp_x * exp_x))
+    """
+
+    def run(self, tree: gast.Module, ctx: Context) -> bool:
+        if not (ctx.fused and not ctx.value and ctx.optimise and ctx.kinds):
+            return False
+        function = function_of(tree)
+        self.ctx = ctx
+        self.kinds = Kinds().run(tree, ctx)
+        self.locals = {
+            n.id
+            for n in gast.walk(function)
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
+        } | {a.id for a in [*function.args.posonlyargs, *function.args.args]}
+        changed = self._drop_values(function)
+        self.shapes = shape_classes(function, self.kinds, ctx)
+        self.uses = list(shape_uses(function, ctx))
+        self.shape_only = {id(_child(use)): use for use in self.uses}
+        needed = self._needed(function)
+        if self._check_broadcasts(function, needed):
+            needed = self._needed(function)
+        for use in self.uses:
+            name = _child(use)
+            stand_in = self.shapes.representative(name.id)
+            if name.id not in needed and stand_in is not None:
+                _replace(use, stand_in)
+                changed = True
+        return self._sweep(function.body, needed) or changed
+
+    def _drop_values(self, function: gast.FunctionDef) -> bool:
+        changed = False
+        for statement in walk_statements(function.body):
+            if not (isinstance(statement, gast.Return) and isinstance(statement.value, gast.Tuple)):
+                continue
+            value = statement.value.elts[0]
+            if self.kinds.of(value) == FLOAT:
+                statement.value.elts[0] = gast.Constant(value=None, kind=None)
+                changed = True
+        return changed
+
+    def _check_broadcasts(self, function: gast.FunctionDef, needed: set[str]) -> bool:
+        """Before an elementwise operation on two arrays of different shape classes goes,
+        make sure what it did not raise still raises: the shapes of its operands that
+        broadcasting could not bring together. A check `broadcast(a, b)` (of the roots
+        of their classes' atoms) takes its place, unless a value kept has that class
+        already. True if any was added."""
+        kept = {frozenset(c) for name, c in self.shapes.classes.items() if name in needed}
+        for use in self.uses:  # the stand-ins `broadcast(...)` that kept statements will read
+            name = _child(use)
+            if id(name) in self.stood_in and name.id not in needed:
+                kept.add(self.shapes.classes[name.id])
+        body: list[gast.stmt] = []
+        for statement in function.body:
+            checked = self._broadcast_of(statement, needed)
+            if checked is not None and checked not in kept:
+                kept.add(checked)
+                roots = sorted((self.shapes.roots[a] for a in checked), key=self.shapes.order.get)
+                check = self.shapes.stand_in(roots)
+                body.append(gast.copy_location(gast.Expr(value=check), statement))
+            body.append(statement)
+        changed = len(body) != len(function.body)
+        function.body = body
+        return changed
+
+    def _broadcast_of(self, statement: gast.stmt, needed: set[str]) -> frozenset[str] | None:
+        """The class of an operation on two arrays of different classes that goes."""
+        targets = self._removable(statement)
+        if targets is None or needed.intersection(targets):
+            return None
+        assert isinstance(statement, gast.Assign)
+        value = statement.value
+        if not isinstance(value, gast.BinOp) or isinstance(value.op, gast.MatMult):
+            return None
+        left, right = self.shapes.of(value.left), self.shapes.of(value.right)
+        if not left or not right or left == right:
+            return None
+        return left | right
+
+    def _needed(self, function: gast.FunctionDef) -> set[str]:
+        """The names some kept statement reads, reading an array's stand-in in its place
+        where the read is for the shape alone."""
+        needed: set[str] = set()
+        pending: list[str] = []
+        self.stood_in: set[int] = set()  # shape-only reads, by kept statements, of arrays
+        defining: dict[str, list[gast.Assign]] = {}
+
+        def read(node: gast.AST) -> None:
+            for child in gast.walk(node):
+                if not (isinstance(child, gast.Name) and isinstance(child.ctx, gast.Load)):
+                    continue
+                stand_in = None
+                if id(child) in self.shape_only:
+                    stand_in = self.shapes.representative(child.id)
+                    if stand_in is not None:
+                        self.stood_in.add(id(child))
+                for name in [child] if stand_in is None else _names(stand_in):
+                    if name.id not in needed:
+                        needed.add(name.id)
+                        pending.append(name.id)
+
+        for statement in walk_statements(function.body):
+            targets = self._removable(statement)
+            if targets is not None:
+                for target in targets:
+                    defining.setdefault(target, []).append(statement)
+            elif isinstance(statement, gast.For):
+                read(statement.iter)
+            elif isinstance(statement, gast.While | gast.If):
+                read(statement.test)
+            else:
+                read(statement)
+        while pending:
+            for statement in defining.pop(pending.pop(), []):
+                read(statement)
+        return needed
+
+    def _removable(self, statement: gast.stmt) -> list[str] | None:
+        """The names an assignment binds, if it may go when none is read; else None."""
+        if not isinstance(statement, gast.Assign):
+            return None
+        names: list[str] = []
+        for target in statement.targets:
+            elements = target.elts if isinstance(target, gast.Tuple) else [target]
+            if not all(isinstance(e, gast.Name) for e in elements):
+                return None
+            names += [e.id for e in elements]
+        return names if self._pure(statement.value) else None
+
+    def _pure(self, node: gast.expr) -> bool:
+        """Whether evaluating `node` has no effect but its value (on numbers and arrays)."""
+        if isinstance(node, gast.Constant):
+            return True
+        if isinstance(node, gast.Name):
+            return self.kinds.of(node) is not None
+        if isinstance(node, gast.Attribute):
+            return node.attr in SHAPE_ATTRIBUTES and self._pure(node.value)
+        if isinstance(node, gast.UnaryOp):
+            return self._pure(node.operand)
+        if isinstance(node, gast.BinOp):
+            return self._pure(node.left) and self._pure(node.right)
+        if isinstance(node, gast.Compare):
+            return self._pure(node.left) and all(self._pure(c) for c in node.comparators)
+        if isinstance(node, gast.Subscript):
+            return self._pure(node.value) and self._pure(node.slice)
+        if isinstance(node, gast.Slice):
+            parts = (node.lower, node.upper, node.step)
+            return all(p is None or self._pure(p) for p in parts)
+        if isinstance(node, gast.Tuple):
+            return all(self._pure(e) for e in node.elts)
+        if isinstance(node, gast.Call):
+            arguments = [*node.args, *(k.value for k in node.keywords)]
+            return self._callee_is_pure(node.func) and all(self._pure(a) for a in arguments)
+        return False
+
+    def _callee_is_pure(self, func: gast.expr) -> bool:
+        path = static_path(func)
+        if path is None or (path[0] in self.locals and path[0] not in self.ctx.runtime):
+            return False
+        if path[0] in self.ctx.runtime:
+            value = self.ctx.runtime[path[0]]
+        else:
+            found, value = self.ctx.source.lookup(path[0])
+            if found == "undefined":
+                return False
+        try:
+            for attr in path[1:]:
+                value = getattr(value, attr)
+        except AttributeError:
+            return False
+        if isinstance(value, np.ufunc):
+            return True
+        try:
+            return value in PURE
+        except TypeError:  # unhashable
+            return False
+
+    def _sweep(self, block: list[gast.stmt], needed: set[str]) -> bool:
+        """Drop the assignments nothing reads, then the loops and `if`s left empty."""
+        changed = False
+        kept: list[gast.stmt] = []
+        for statement in block:
+            targets = self._removable(statement)
+            if targets is not None and not needed.intersection(targets):
+                changed = True
+                continue
+            if isinstance(statement, gast.For | gast.While | gast.If):
+                for field in ("body", "orelse"):
+                    inner = getattr(statement, field)
+                    if inner:
+                        changed = self._sweep(inner, needed) or changed
+                        if not inner:
+                            inner.append(gast.Pass())
+                if self._idle(statement, needed):
+                    changed = True
+                    continue
+            kept.append(statement)
+        # A location comment with nothing under it goes.
+        block[:] = [
+            s
+            for s, following in zip(kept, [*kept[1:], None], strict=False)
+            if not syntax.is_comment(s)
+            or (following is not None and not syntax.is_comment(following))
+        ]
+        return changed or len(block) != len(kept)
+
+    def _idle(self, statement: gast.stmt, needed: set[str]) -> bool:
+        """A `for` or `if` that does nothing any more (and binds nothing that is read)."""
+        empty = all(isinstance(s, gast.Pass) or syntax.is_comment(s)
+                    for s in [*statement.body, *statement.orelse])  # fmt: skip
+        if not empty:
+            return False
+        if isinstance(statement, gast.For):
+            bound = [n.id for n in gast.walk(statement.target) if isinstance(n, gast.Name)]
+            return self._pure(statement.iter) and not needed.intersection(bound)
+        if isinstance(statement, gast.If):
+            return self._pure(statement.test)
+        return False
+
+
+def _child(use: tuple[gast.AST, str, int]) -> gast.Name:
+    node, field, index = use
+    found = getattr(node, field)
+    child = found[index] if index >= 0 else found
+    assert isinstance(child, gast.Name)
+    return child
+
+
+def _replace(use: tuple[gast.AST, str, int], value: gast.expr) -> None:
+    node, field, index = use
+    if index >= 0:
+        getattr(node, field)[index] = value
+    else:
+        setattr(node, field, value)
+
+
+def _names(stand_in: gast.expr) -> list[gast.Name]:
+    """The names a stand-in reads: itself, or the arguments of `broadcast(...)`."""
+    found = stand_in.args if isinstance(stand_in, gast.Call) else [stand_in]
+    return [n for n in found if isinstance(n, gast.Name)]
