@@ -45,6 +45,8 @@ class Kinds(Analysis["Kinds"]):
         function = function_of(tree)
         self.kinds: dict[str, Kind | None] = {}
         self.local: set[str] = set()
+        self.settled = not ctx.kinds
+        self.reads: dict[int, list[str]] = {}  # the names each expression reads, by id
         if not ctx.kinds:
             return self
         statements = list(walk_statements(function.body))
@@ -55,10 +57,11 @@ class Kinds(Analysis["Kinds"]):
         self.local = {name for s in statements for name in _defined(s)}
         # Every other name starts unset (BOTTOM); each round joins in what its assignments
         # give, until nothing changes.
+        assignments = [s for s in statements if isinstance(s, gast.Assign | gast.For)]
         changed = True
         while changed:
             changed = False
-            for statement in statements:
+            for statement in assignments:
                 for name, kind in self._assigned(statement):
                     if kind is BOTTOM:
                         continue
@@ -68,6 +71,7 @@ class Kinds(Analysis["Kinds"]):
                         changed = True
         for name in self.local:
             self.kinds.setdefault(name, None)
+        self.settled = True  # every local has its kind: none is BOTTOM any more
         return self
 
     def _assigned(self, statement: gast.stmt) -> list[tuple[str, Kind | None]]:
@@ -97,10 +101,13 @@ class Kinds(Analysis["Kinds"]):
             if value.id in self.kinds:
                 return self.kinds[value.id]
             return BOTTOM if value.id in self.local else None
-        if not isinstance(value, gast.Name) and any(
-            self.of(n) is BOTTOM for n in gast.walk(value) if isinstance(n, gast.Name)
-        ):
-            return BOTTOM
+        if not self.settled:  # a name read that no assignment has given a kind yet
+            reads = self.reads.get(id(value))
+            if reads is None:
+                reads = [n.id for n in gast.walk(value) if isinstance(n, gast.Name)]
+                self.reads[id(value)] = reads
+            if any(name not in self.kinds and name in self.local for name in reads):
+                return BOTTOM
         if isinstance(value, gast.UnaryOp):
             operand = self.of(value.operand)
             return operand if isinstance(value.op, gast.USub | gast.UAdd) else None

@@ -14,7 +14,6 @@ from srcad.kinds import Kind
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.kinds import FLOAT_UFUNCS, SHAPE_PRESERVING, Kinds
 from srcad.passes.simplify import ConstantFolder, push_negations
-from srcad.passes.to_anf import walk_statements
 from srcad.projection import expand, fill_like, scatter, sum_to
 
 Class = frozenset[str]  # the atoms whose shapes, broadcast together, give a value's shape
@@ -93,8 +92,8 @@ ELEMENTWISE = FLOAT_UFUNCS | SHAPE_PRESERVING
 def shape_classes(function: gast.FunctionDef, kinds: Kinds, ctx: Context) -> ShapeClasses:
     """The shape classes of `function`'s arrays (see `ShapeClasses`)."""
     found = ShapeClasses(kinds, ctx)
-    counts: dict[str, int] = {}
-    for statement in walk_statements(function.body):
+    counts: dict[str, int] = {}  # how many times the body assigns each name
+    for statement in function.body:
         for node in gast.walk(statement):
             if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
                 counts[node.id] = counts.get(node.id, 0) + 1
@@ -202,6 +201,8 @@ class Shapes(Transform):
             return False
         function = function_of(tree)
         self.sum_to = next((k for k, v in ctx.runtime.items() if v is sum_to), None)
+        if self.sum_to is None:
+            return False  # no derivative of an operation that broadcasts was inlined
         self.copies: set[str] = set()  # names a rewrite left holding a number or a name
         changed = False
         while True:  # each round's kinds see the last round's floats
