@@ -360,7 +360,9 @@ def call_overhead(func: Callable[..., Any], wrt: Any, args: tuple[Any, ...], tim
     their differences: samples taken in turns, 9 of each."""
     differentiable = srcad.differentiate(func, wrt=wrt)
     kinds = signature(args)
-    gradient = srcad.compiler.compiled(func, differentiable.wrt, "reverse", kinds, fused=True)
+    gradient = srcad.compiler.compiled(
+        func, differentiable.wrt, "reverse", kinds, fused=True, value=False
+    )
 
     def direct() -> Any:
         return gradient.function(*args)
@@ -377,9 +379,9 @@ def call_overhead(func: Callable[..., Any], wrt: Any, args: tuple[Any, ...], tim
 
 
 def compile_seconds(func: Callable[..., Any], args: tuple[Any, ...], copies: int = 5) -> float:
-    """Median seconds to compile the rrule of a fresh copy of `func` for arguments like
-    `args`, the copy made by executing its source again under a new file name (so the
-    file parse is timed too)."""
+    """Median seconds to compile the gradient function `grad` calls (`grad_f`) for a fresh
+    copy of `func` and arguments like `args`, the copy made by executing its source again
+    under a new file name (so the file parse is timed too)."""
     source = textwrap.dedent(inspect.getsource(func))
     samples = []
     for copy in range(copies):
@@ -390,20 +392,21 @@ def compile_seconds(func: Callable[..., Any], args: tuple[Any, ...], copies: int
         fresh = namespace[func.__name__]
         wrt = srcad.differentiate(fresh).wrt
         start = time.perf_counter()
-        srcad.compiler.compiled(fresh, wrt, "reverse", signature(args))
+        srcad.compiler.compiled(fresh, wrt, "reverse", signature(args), True, False)
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)
 
 
 def case_compile_seconds(case: cases.Case) -> float:
-    """Seconds to compile the case's rrule for a fresh function object with the same code
-    (the file's parse is cached: this is the transformation and the emission)."""
+    """Seconds to compile the case's gradient function (`grad_f`, for `grad`) for a fresh
+    function object with the same code (the file's parse is cached: this is the
+    transformation and the emission)."""
     func = case.func
     fresh = types.FunctionType(func.__code__, func.__globals__, func.__name__)
     wrt = srcad.differentiate(fresh, wrt=case.wrt).wrt
     kinds = signature(case.make_args(np.random.default_rng(0)))
     start = time.perf_counter()
-    srcad.compiler.compiled(fresh, wrt, "reverse", kinds)
+    srcad.compiler.compiled(fresh, wrt, "reverse", kinds, True, False)
     return time.perf_counter() - start
 
 
@@ -431,7 +434,8 @@ def fixed_costs(timing: Timing, selected: list[cases.Case]) -> list[str]:
         3.0,
     )
     lines.append(
-        f"- Compiling the rrule of a {length}-line function with two loops and four "
+        f"- Compiling the gradient function `grad` calls (`grad_f`) of a {length}-line "
+        "function with two loops and four "
         f"branches (`cases.robust_fit_loss`, from a freshly executed copy of its source): "
         f"**{compile_seconds(cases.robust_fit_loss, robust_args) * 1e3:.0f} ms** (median of 5)."
     )
@@ -439,7 +443,7 @@ def fixed_costs(timing: Timing, selected: list[cases.Case]) -> list[str]:
         f"{case.func.__name__} {case_compile_seconds(case) * 1e3:.0f}"
         for case in _distinct_functions(selected)
     )
-    lines.append(f"- Compiling each case's rrule (ms, file parse cached): {per_case}.")
+    lines.append(f"- Compiling each case's `grad_f` (ms, file parse cached): {per_case}.")
     return lines
 
 
