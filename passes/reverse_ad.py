@@ -777,7 +777,7 @@ class ReverseAD(RuleCalls, Transform):
                 if not self._is_runtime(name):
                     self.seen.discard(name)
                 elif self._read_later(name, statement):
-                    code.append(assign(store(self._bar(name)), self._zero(ZeroTangent)))
+                    code.append(assign(store(self._bar(name)), self._zero_for(name)))
         return code
 
     def _touched(self, statements: list[gast.stmt]) -> list[str]:
@@ -821,7 +821,7 @@ class ReverseAD(RuleCalls, Transform):
         nothing has), accumulates into them, and resets them where their values are made."""
         for name in runtime:
             if name not in self.seen:
-                out.append(assign(store(self._bar(name)), self._zero(ZeroTangent)))
+                out.append(assign(store(self._bar(name)), self._zero_for(name)))
                 self.seen.add(name)
         self.runtime.append(set(runtime))
         yield
@@ -1031,13 +1031,20 @@ class ReverseAD(RuleCalls, Transform):
         code += after
         return code + self._restart(defined, statement)
 
+    def _zero_for(self, name: str) -> gast.expr:
+        """The cotangent `name` starts from: 0.0 where its kind is a float (adding to it is
+        then a float addition), else the symbolic zero."""
+        if self.kinds is not None and self.kinds.kinds.get(name) == FLOAT:
+            return constant(0.0)
+        return self._zero(ZeroTangent)
+
     def _restart(self, defined: list[str], statement: gast.stmt) -> list[gast.stmt]:
         """Inside a region, an earlier value of a name `statement` assigns starts from zero."""
         code: list[gast.stmt] = []
         for name in defined:
             if name not in self.seen and self._is_runtime(name):
                 if self._read_later(name, statement):
-                    code.append(assign(store(self._bar(name)), self._zero(ZeroTangent)))
+                    code.append(assign(store(self._bar(name)), self._zero_for(name)))
                 self.seen.add(name)
         return code
 

@@ -25,7 +25,8 @@ class Simplify(Transform):
     - an assignment to a name nothing reads goes, when its value is arithmetic on names;
     - negations move into the first factor of a product (`-(a * b)`: `-a * b`), and
       arithmetic on numbers alone is done (`2.0 * -1.0 * 3`: `-6.0`);
-    - `x += -e` becomes `x -= e`, and `a = ZeroTangent()` then `a = a + e` becomes `a = e`;
+    - `x += -e` becomes `x -= e`, and `a = ZeroTangent()` (or `0.0`) then `a = a + e`
+      becomes `a = e`;
     - a location comment with no code under it goes.
 
     The forward sweep is left as it is: it is the user's code.
@@ -190,6 +191,10 @@ class Simplify(Transform):
         return places
 
     def _is_zero(self, value: gast.expr) -> bool:
+        """The symbolic zero, or the float zero a float's cotangent starts from (`0.0 + e`
+        is `e`)."""
+        if isinstance(value, gast.Constant) and type(value.value) is float:
+            return value.value == 0.0
         return (
             isinstance(value, gast.Call)
             and isinstance(value.func, gast.Name)
