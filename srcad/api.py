@@ -55,6 +55,9 @@ def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bo
 
 
 _REAL_SCALARS = (float, np.float64, np.float32, np.float16)
+# What `y` may be for `grad`: also None, where the compiler proved the value a real float
+# and did not compute it (`passes/prune.py`).
+_CHECKED = (*_REAL_SCALARS, type(None))
 _PLAIN = (float, np.ndarray)
 _GENERAL = object()  # the result needs `Differentiable._finish`
 
@@ -93,28 +96,32 @@ class Differentiable:
         self._positions = tuple(params.index(name) for name in self.wrt)
         self._single = None if self._wrt_is_tuple else self._positions[0]
         self._rules: dict[Signature, RuleFn] = {}  # by the kinds of the arguments
+        self._grads: dict[Signature, RuleFn] = {}  # the same, for `grad` alone
         self._version = -1
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
 
-    def _gradient_for(self, args: tuple[Any, ...]) -> RuleFn:
+    def _gradient_for(self, args: tuple[Any, ...], value: bool = True) -> RuleFn:
         """The function giving `(y, pullback(1.0))` for `wrt`, specialised for the kinds of
-        `args`: the generated `grad_f`, or a registered rule's."""
+        `args`: the generated `grad_f`, or a registered rule's. Without `value` (for
+        `grad`), `y` may be None where it is proven a real float and left out."""
         key = signature(args)
-        if self._version == REGISTRY.version:
-            found = self._rules.get(key)
-            if found is not None:
-                return found
-        else:
+        if self._version != REGISTRY.version:
             self._rules.clear()
+            self._grads.clear()
             self._version = REGISTRY.version
+        cache = self._rules if value else self._grads
+        found = cache.get(key)
+        if found is not None:
+            return found
         rule = REGISTRY.rrule_for(self.func)  # a registered rule wins over the source
         if rule is not None:
             found = _seeded(rule.rrule)
         else:
-            found = compiler.compiled(self.func, self.wrt, "reverse", key, fused=True).function
-        self._rules[key] = found
+            compiled = compiler.compiled(self.func, self.wrt, "reverse", key, True, value)
+            found = compiled.function
+        cache[key] = found
         return found
 
     # `grad` and `value_and_grad` run on every call: each is the common case first (the
@@ -130,15 +137,15 @@ class Differentiable:
 
     def grad(self, *args: Any, **kwargs: Any) -> Any:
         """The gradient with respect to `wrt`: one value, or a tuple for a tuple `wrt`."""
-        rule = self._rules.get(signature(args)) if self._version == REGISTRY.version else None
-        y, cotangents = (rule or self._gradient_for(args))(*args, **kwargs)
+        rule = self._grads.get(signature(args)) if self._version == REGISTRY.version else None
+        y, cotangents = (rule or self._gradient_for(args, False))(*args, **kwargs)
         found = self._plain(y, cotangents, args)
         return found if found is not _GENERAL else self._finish(y, cotangents, args, kwargs)[1]
 
     def _plain(self, y: Any, cotangents: tuple[Any, ...], args: tuple[Any, ...]) -> Any:
         """The gradient in the common case: a real scalar result, and a float for each float
         argument in `wrt`, an array for each array; else `_GENERAL`."""
-        if type(y) not in _REAL_SCALARS:
+        if type(y) not in _CHECKED:
             return _GENERAL
         single = self._single
         if single is not None:
@@ -157,7 +164,7 @@ class Differentiable:
     def _finish(self, y: Any, cotangents: tuple[Any, ...], args: tuple[Any, ...],
                 kwargs: dict[str, Any]) -> tuple[Any, Any]:  # fmt: skip
         """`(y, gradient)` in general: checks, zeros materialised, tuples for tuples."""
-        if type(y) not in _REAL_SCALARS:
+        if type(y) not in _CHECKED:
             _check_scalar(y, self.func)
         if self._single is not None:
             return y, self._gradient(cotangents[self._single + 1], args, kwargs, self._single)

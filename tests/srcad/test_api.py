@@ -441,3 +441,44 @@ def test_traceback_ends_in_the_user_pullback() -> None:
     frames, _ = _failing_pullback_traceback()
     assert frames[-1].name == "fragile_pullback"
     assert frames[-1].filename == __file__
+
+
+def _softplus_mean(w: Any, x: Any) -> Any:
+    return np.mean(np.log(1.0 + np.exp(x @ w)))
+
+
+def test_grad_alone_leaves_the_value_out_and_agrees_with_finite_differences() -> None:
+    """`grad` calls a function that does not compute the value (it is proven a float);
+    `value_and_grad` calls one that does: both gradients match finite differences."""
+    rng = np.random.default_rng(3)
+    w, x = rng.standard_normal(4), rng.standard_normal((6, 4))
+    f = srcad.differentiate(_softplus_mean)
+    gradient = f.grad(w, x)
+    value, same = f.value_and_grad(w, x)
+    assert value == pytest.approx(_softplus_mean(w, x))
+    step = 1e-6
+    for i in range(4):
+        e = np.zeros(4)
+        e[i] = step
+        expected = (_softplus_mean(w + e, x) - _softplus_mean(w - e, x)) / (2 * step)
+        assert gradient[i] == pytest.approx(expected, rel=1e-6, abs=1e-9)
+        assert same[i] == pytest.approx(expected, rel=1e-6, abs=1e-9)
+    alone = srcad.source(_softplus_mean, args=(w, x))
+    assert "log" in alone  # the rrule computes the value; `grad`'s function need not
+
+
+def test_grad_compiles_again_after_a_rule_is_registered() -> None:
+    def scaled(x: Any) -> Any:
+        return 2.0 * x
+
+    def uses(x: Any) -> Any:
+        return scaled(x) + 1.0
+
+    f = srcad.differentiate(uses)
+    assert f.grad(1.5) == pytest.approx(2.0)
+
+    @srcad.rrule.register(scaled)
+    def _scaled_rrule(x: Any) -> Any:  # a deliberately different derivative, to tell
+        return 2.0 * x, lambda y_bar: (NoTangent(), 3.0 * y_bar)
+
+    assert f.grad(1.5) == pytest.approx(3.0)  # `scaled` is local: no other test sees it
