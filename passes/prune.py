@@ -17,12 +17,13 @@ from srcad.passes.shapes import shape_classes, shape_uses
 from srcad.passes.to_anf import walk_statements
 
 # Callables without side effects, whose calls a gradient may skip when nothing reads what
-# they give. (Not `math`'s functions: they raise on arguments outside their domain, and the
-# gradient must raise where the function does.)
+# they give. Not those that raise for some shapes (`np.dot`, `np.reshape`, `@`) nor
+# `math`'s functions (outside their domain): the gradient must raise where the function
+# does. (Broadcasting is checked apart: see `Prune._check_broadcasts`.)
 PURE: set[Any] = {
-    np.sum, np.mean, np.prod, np.dot, np.matmul, np.outer, np.transpose, np.reshape,
-    np.zeros, np.ones, np.full, np.zeros_like, np.ones_like, np.broadcast, np.shape,
-    np.ndim, np.size, len, abs, range, float, int, min, max,
+    np.sum, np.mean, np.prod, np.outer, np.transpose, np.zeros, np.ones, np.full,
+    np.zeros_like, np.ones_like, np.broadcast, np.shape, np.ndim, np.size, len, abs,
+    range, float, int, min, max,
     projection.sum_to, projection.expand, projection.fill_like, projection.scatter,
 }  # fmt: skip
 SHAPE_ATTRIBUTES = frozenset(["shape", "size", "ndim", "T"])
@@ -185,6 +186,8 @@ class Prune(Transform):
         if isinstance(node, gast.UnaryOp):
             return self._pure(node.operand)
         if isinstance(node, gast.BinOp):
+            if isinstance(node.op, gast.MatMult):
+                return False  # raises for shapes that do not match
             return self._pure(node.left) and self._pure(node.right)
         if isinstance(node, gast.Compare):
             return self._pure(node.left) and all(self._pure(c) for c in node.comparators)
