@@ -42,8 +42,10 @@ def test_specialised_rule_agrees_with_the_general_one(function, args):
     np.testing.assert_allclose(np.asarray(y_specialised), np.asarray(y), rtol=1e-12)
     seed = np.random.default_rng(5).standard_normal(np.shape(y))
     seed = float(seed) if np.ndim(y) == 0 else seed
-    expected = general_pullback(seed)
-    found = specialised_pullback(seed)
+    _assert_same_cotangents(general_pullback(seed), specialised_pullback(seed), args)
+
+
+def _assert_same_cotangents(expected, found, args):
     assert len(found) == len(expected)
     for position, (e, f) in enumerate(zip(expected, found, strict=True)):
         if position == 0 or signature((args[position - 1],)) == (None,):
@@ -73,19 +75,7 @@ def test_gradient_function_agrees_with_the_general_rule(function, args, value):
         assert not value and isinstance(y, float)  # proven a float, so left out
     else:
         np.testing.assert_allclose(np.asarray(y_fused), np.asarray(y), rtol=1e-12)
-    expected = general_pullback(1.0)
-    for position, (e, f) in enumerate(zip(expected, found, strict=True)):
-        if position == 0 or signature((args[position - 1],)) == (None,):
-            continue
-        if isinstance(args[position - 1], int):
-            continue
-        np.testing.assert_allclose(
-            np.asarray(_plain(f), dtype=float),
-            np.asarray(_plain(e), dtype=float),
-            rtol=1e-10,
-            atol=1e-12,
-            err_msg=f"cotangent of argument {position - 1}",
-        )
+    _assert_same_cotangents(general_pullback(1.0), found, args)
 
 
 def _unused_broadcast(x, y):
