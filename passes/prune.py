@@ -26,7 +26,7 @@ PURE: set[Any] = {
     range, float, int, min, max,
     projection.sum_to, projection.expand, projection.fill_like, projection.scatter,
 }  # fmt: skip
-SHAPE_ATTRIBUTES = frozenset(["shape", "size", "ndim", "T"])
+PURE_ATTRIBUTES = frozenset(["shape", "size", "ndim", "T"])  # reading them does nothing else
 
 
 class Prune(Transform):
@@ -182,7 +182,7 @@ class Prune(Transform):
         if isinstance(node, gast.Name):
             return self.kinds.of(node) is not None
         if isinstance(node, gast.Attribute):
-            return node.attr in SHAPE_ATTRIBUTES and self._pure(node.value)
+            return node.attr in PURE_ATTRIBUTES and self._pure(node.value)
         if isinstance(node, gast.UnaryOp):
             return self._pure(node.operand)
         if isinstance(node, gast.BinOp):

@@ -208,7 +208,7 @@ class Shapes(Transform):
         while True:  # each round's kinds see the last round's floats
             kinds = Kinds().run(tree, ctx)
             self.found = shape_classes(function, kinds, ctx)
-            rewritten = self.visit_calls(function)
+            rewritten = self._resolve_no_ops(function)
             rewritten = _propagate_copies(function, self.copies) or rewritten
             folder = ConstantFolder()
             folder.visit(function)
@@ -217,7 +217,7 @@ class Shapes(Transform):
                 return changed
             changed = True
 
-    def visit_calls(self, function: gast.FunctionDef) -> bool:
+    def _resolve_no_ops(self, function: gast.FunctionDef) -> bool:
         changed = False
         for node in gast.walk(function):
             for name, value in gast.iter_fields(node):
