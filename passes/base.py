@@ -44,6 +44,7 @@ class Context:
     pullbacks: set[str] = field(default_factory=set)  # the names of the emitted pullbacks
     fused: bool = False  # a gradient function (`grad_f`) rather than an rrule
     value: bool = True  # whether `grad_f` must compute the value (else None where proven float)
+    value_left_out: bool = False  # whether `grad_f` returns None for the value, proven a float
 
     def bind(self, value: Any, hint: str) -> str:
         """The name under which emitted code reaches `value` (one name per object)."""

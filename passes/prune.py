@@ -32,8 +32,8 @@ PURE_ATTRIBUTES = frozenset(["shape", "size", "ndim", "T"])  # reading them does
 class Prune(Transform):
     """In the gradient function `grad` calls (`ctx.fused`, and `ctx.value` False):
 
-    - where the kinds prove the value a real float, the function returns None in its
-      place (`grad` has nothing to check, and does not compute it);
+    - where the kinds prove the value a real float (at every `return`), the function
+      returns None in its place (`grad` has nothing to check, and does not compute it);
     - a read of an array for its shape alone (`x.size`, `sum_to(dx, x)`) reads another
       array of the same shape (`passes/shapes.py`) wherever that lets `x` go;
     - an assignment of arithmetic, indexing or a pure NumPy call goes when nothing kept
@@ -77,15 +77,19 @@ class Prune(Transform):
         return self._sweep(function.body, needed) or changed
 
     def _drop_values(self, function: gast.FunctionDef) -> bool:
-        changed = False
-        for statement in walk_statements(function.body):
-            if not (isinstance(statement, gast.Return) and isinstance(statement.value, gast.Tuple)):
-                continue
-            value = statement.value.elts[0]
-            if self.kinds.of(value) == FLOAT:
-                statement.value.elts[0] = gast.Constant(value=None, kind=None)
-                changed = True
-        return changed
+        """Return None for the value where every return statement's is proven a real float
+        (so that None from the function means just that: `ctx.value_left_out`)."""
+        returns = [
+            statement.value
+            for statement in walk_statements(function.body)
+            if isinstance(statement, gast.Return) and isinstance(statement.value, gast.Tuple)
+        ]
+        if not returns or any(self.kinds.of(value.elts[0]) != FLOAT for value in returns):
+            return False
+        for value in returns:
+            value.elts[0] = gast.Constant(value=None, kind=None)
+        self.ctx.value_left_out = True
+        return True
 
     def _check_broadcasts(self, function: gast.FunctionDef, needed: set[str]) -> bool:
         """Before an elementwise operation on two arrays of different shape classes goes,

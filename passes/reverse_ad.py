@@ -56,6 +56,7 @@ class Exit:
 
     path: Path  # from the loop body to the jump (empty for the end of the body)
     names: list[str]
+    append: gast.Expr | None = None  # the statement appending the record to the tape
 
 
 @dataclass
@@ -69,6 +70,8 @@ class Loop:
     names: list[str] = field(default_factory=list)  # what the current iteration has kept
     items: str | None = None  # the list an active iterable was turned into
     items_pullback: str | None = None
+    outermost: bool = True  # in no other loop (so its pullback is written once)
+    trimmed: bool = False  # whether `_trim_records` left records off its tape
 
 
 class ReverseAD(RuleCalls, Transform):
@@ -118,8 +121,11 @@ class ReverseAD(RuleCalls, Transform):
         self._index_definitions(tree, function)
         body = self._forward_block(function.body)
         # A pullback is written once every exit of every loop is known.
+        self.unrecorded: set[int] = set()  # appends of records no pullback reads
         for pullback, statement, path in self.deferred:
             self._write_pullback(pullback, statement, path)
+        if self.unrecorded:
+            _remove(body, self.unrecorded)
         function.name = ctx.namer.fresh(naming.rrule(function.name))
         function.body = body
         function.decorator_list = []
@@ -311,6 +317,7 @@ class ReverseAD(RuleCalls, Transform):
             return [statement]
         loop = Loop(statement, self.ctx.namer.fresh(f"{self.function.name}_tape"))
         loop.exit_count = self._count_exits(statement.body)
+        loop.outermost = not self.enclosing
         self.loops[statement] = loop
         before: list[gast.stmt] = [assign(store(loop.tape), gast.List(elts=[], ctx=gast.Load()))]
         self._keep(loop.tape)
@@ -372,7 +379,8 @@ class ReverseAD(RuleCalls, Transform):
         single = len(elements) == 1 and loop.exit_count == 1
         record = elements[0] if single else gast.Tuple(elts=elements, ctx=gast.Load())
         append = gast.Attribute(value=load(loop.tape), attr="append", ctx=gast.Load())
-        return [gast.Expr(value=gast.Call(func=append, args=[record], keywords=[]))]
+        exit_.append = gast.Expr(value=gast.Call(func=append, args=[record], keywords=[]))
+        return [exit_.append]
 
     def _forward_return(self, statement: gast.Return) -> list[gast.stmt]:
         out: list[gast.stmt] = []
@@ -880,19 +888,13 @@ class ReverseAD(RuleCalls, Transform):
                     assign(store(items_bar), gast.BinOp(left=zeros, op=gast.Mult(), right=size))
                 )
             record = self.ctx.namer.fresh("record")
-            several = loop.exit_count > 1
-            iteration: list[gast.stmt] = []
+            codes: dict[int, list[gast.stmt]] = {}  # the reverse of each exit's iteration
             for number, exit_ in enumerate(loop.exits):
                 self.seen = set(entry)
-                code: list[gast.stmt] = []
-                if exit_.names and several:  # the record is the exit's id, then its values
-                    fields = [store("_"), *(store(n) for n in exit_.names)]
-                    unpack = restoring(gast.Tuple(elts=fields, ctx=gast.Store()))
-                    code.append(assign(unpack, load(record)))
                 if exit_.path:
-                    code += self._reverse_prefix(exit_.path)
+                    code = self._reverse_prefix(exit_.path)
                 else:
-                    code += self._reverse_statements(statement.body)
+                    code = self._reverse_statements(statement.body)
                 if items_bar is not None and index is not None and target is not None:
                     if target in self.seen:  # the item's cotangent, for the iterable's pullback
                         element = gast.Subscript(
@@ -900,6 +902,17 @@ class ReverseAD(RuleCalls, Transform):
                         )
                         code.append(assign(element, load(self._bar(target))))
                     code += self._forget([target], statement)
+                codes[number] = code
+            if self.ctx.optimise and index is None and loop.outermost and len(self.deferred) == 1:
+                self._trim_records(loop, codes)
+            several = len(codes) > 1
+            iteration: list[gast.stmt] = []
+            for number, code in codes.items():
+                names = loop.exits[number].names
+                if names and several:  # the record is the exit's id, then its values
+                    fields = [store("_"), *(store(n) for n in names)]
+                    unpack = restoring(gast.Tuple(elts=fields, ctx=gast.Store()))
+                    code.insert(0, assign(unpack, load(record)))
                 if several:
                     test = gast.Compare(
                         left=gast.Subscript(value=load(record), slice=constant(0), ctx=gast.Load()),
@@ -931,11 +944,8 @@ class ReverseAD(RuleCalls, Transform):
                     type_comment=None,
                 )
             else:
-                each = (
-                    store(record)
-                    if several or not loop.exits[0].names
-                    else record_target(loop.exits[0].names)
-                )
+                names = [] if several else loop.exits[next(iter(codes))].names
+                each = record_target(names) if names else store(record)
                 walk = gast.For(
                     target=each,
                     iter=call(self._builtin(reversed), [load(loop.tape)]),
@@ -952,6 +962,46 @@ class ReverseAD(RuleCalls, Transform):
                 out.append(assign(gast.Tuple(elts=parts, ctx=gast.Store()), pullback_call))
                 out += after
         return out
+
+    def _trim_records(self, loop: Loop, codes: dict[int, list[gast.stmt]]) -> None:
+        """Keep on the tape only what the pullback needs to tell iterations apart:
+
+        - exits that keep nothing and whose reverse (`codes`, by exit) does nothing (a
+          `while` loop's last test, say) record nothing: they go from `codes`, and their
+          appends from the forward sweep (`self.unrecorded`);
+        - exits keeping the same names with the same reverse share one exit id;
+        - where one id is left, records lose it: they are the values kept.
+
+        Only for a loop whose records one pullback reads, once, and by position in none."""
+        assert not loop.trimmed, "a trimmed tape read twice"
+        loop.trimmed = True
+        members: dict[int, list[Exit]] = {}  # by the exit whose id their records carry
+        first: dict[str, int] = {}
+        for number, exit_ in enumerate(loop.exits):
+            assert exit_.append is not None
+            if not (exit_.names or codes[number]):
+                self.unrecorded.add(id(exit_.append))
+                del codes[number]
+                continue
+            same = first.setdefault(
+                repr((exit_.names, [gast.dump(s) for s in codes[number]])), number
+            )
+            members.setdefault(same, []).append(exit_)
+            if same != number:
+                del codes[number]
+                record = exit_.append.value.args[0]
+                assert isinstance(record, gast.Tuple)
+                record.elts[0] = constant(same)
+        if len(members) == 1:
+            (group,) = members.values()
+            names = group[0].names
+            for exit_ in group:
+                assert exit_.append is not None and isinstance(exit_.append.value, gast.Call)
+                if len(names) == 1:
+                    record = load(names[0])
+                else:
+                    record = names_tuple(names, gast.Load()) if names else constant(None)
+                exit_.append.value.args = [record]
 
     def _accumulate(self, name: str, value: gast.expr, after: list[gast.stmt]) -> None:
         """Add `value` to `name`'s cotangent (binding it the first time)."""
@@ -1053,3 +1103,16 @@ class ReverseAD(RuleCalls, Transform):
         text = source.line(statement.lineno).strip()
         where = f"{os.path.basename(source.filename)}:{statement.lineno}"
         return syntax.comment(f"{where}  {text}" if text else where)
+
+
+def _remove(body: list[gast.stmt], statements: set[int]) -> None:
+    """Take the statements whose ids are in `statements` out of `body`, at any depth (a
+    block left empty gets `pass`)."""
+    body[:] = [s for s in body if id(s) not in statements]
+    for statement in body:
+        for block in ("body", "orelse"):
+            inner = getattr(statement, block, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                _remove(inner, statements)
+                if not inner:
+                    inner.append(gast.Pass())

@@ -310,6 +310,10 @@ class _Normaliser:
         self._emit(loop)
 
     def while_loop(self, node: gast.While) -> None:
+        true = gast.Constant(value=True, kind=None)
+        if isinstance(node.test, gast.Constant) and node.test.value is True:  # `while True:`
+            self._emit(gast.While(test=true, body=self.block(node.body), orelse=[]))
+            return
         saved, self.out = self.out, []
         test = self.test(node.test)
         stop = gast.If(
@@ -317,7 +321,6 @@ class _Normaliser:
         )
         self._emit(stop)
         head, self.out = self.out, saved
-        true = gast.Constant(value=True, kind=None)
         self._emit(gast.While(test=true, body=head + self.block(node.body), orelse=[]))
 
     def assign_all(self, targets: list[gast.expr], value: gast.expr) -> None:

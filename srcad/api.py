@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from srcad import compiler
+from srcad.entry import Entry
 from srcad.errors import SrcadError
 from srcad.kinds import Signature, signature
 from srcad.registry import REGISTRY, RuleFn, scalar_frule, scalar_rrule
@@ -54,14 +55,6 @@ def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bo
     return tuple(names), isinstance(wrt, tuple)
 
 
-_REAL_SCALARS = (float, np.float64, np.float32, np.float16)
-# What `y` may be for `grad`: also None, where the compiler proved the value a real float
-# and did not compute it (`passes/prune.py`).
-_CHECKED = (*_REAL_SCALARS, type(None))
-_PLAIN = (float, np.ndarray)
-_GENERAL = object()  # the result needs `Differentiable._finish`
-
-
 def _seeded(rrule: RuleFn) -> RuleFn:
     """`(y, pullback(1.0))` from a registered rrule, as a generated `grad_f` gives it."""
 
@@ -73,20 +66,31 @@ def _seeded(rrule: RuleFn) -> RuleFn:
 
 
 def _check_scalar(y: Any, func: Callable[..., Any]) -> None:
-    if np.ndim(y) != 0 or np.iscomplexobj(y) or isinstance(y, tuple):
-        raise SrcadError(
-            f"grad needs {func.__name__} to return a real scalar, but it returned "
-            f"{type(y).__name__} with shape {np.shape(y)}; use srcad.rrule for a pullback "
-            "that takes any output cotangent"
-        )
+    integer = isinstance(y, int | np.integer) and not isinstance(y, bool)
+    if isinstance(y, float | np.floating) or integer:
+        return
+    if isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "fiu":
+        return
+    raise SrcadError(
+        f"grad needs {func.__name__} to return a real scalar, but it returned "
+        f"{type(y).__name__} with shape {np.shape(y)}; use srcad.rrule for a pullback "
+        "that takes any output cotangent"
+    )
 
 
 class Differentiable:
     """A function together with its compiled gradient; what `@differentiate` returns.
 
-    Calling it runs the primal, unchanged. `grad`, `value_and_grad` and `rrule` compile on
-    first use and reuse the compiled code until a rule is registered.
+    Calling it runs the primal, unchanged. `grad(*args)` gives the gradient with respect
+    to `wrt` (one value, or a tuple for a tuple `wrt`), `value_and_grad(*args)` the primal
+    value and the gradient; both compile on first use for the kinds of the arguments
+    (`srcad.kinds`) and reuse the compiled code until a rule is registered. They are
+    functions srcad writes for this function (`srcad/entry.py`), so that a call costs
+    little more than the generated gradient function it calls.
     """
+
+    grad: Callable[..., Any]
+    value_and_grad: Callable[..., tuple[Any, Any]]
 
     def __init__(self, func: Callable[..., Any], wrt: Wrt = 0) -> None:
         functools.update_wrapper(self, func)
@@ -95,80 +99,77 @@ class Differentiable:
         params = positional_parameters(func)
         self._positions = tuple(params.index(name) for name in self.wrt)
         self._single = None if self._wrt_is_tuple else self._positions[0]
-        self._rules: dict[Signature, RuleFn] = {}  # by the kinds of the arguments
-        self._grads: dict[Signature, RuleFn] = {}  # the same, for `grad` alone
+        # The function giving `(y, cotangents)`, and whether it leaves `y` out (None,
+        # proven a real float), by the kinds of the arguments and whether `y` is needed.
+        self._gradients: dict[tuple[Signature, bool], tuple[RuleFn, bool]] = {}
         self._version = -1
+        self._entries = {
+            value: Entry(
+                "value_and_grad" if value else "grad",
+                params,
+                self._positions,
+                single=not self._wrt_is_tuple,
+                value=value,
+                general=functools.partial(self._general, value=value),
+                finish=functools.partial(self._finish, value=value),
+            )
+            for value in (False, True)
+        }
+        for value, entry in self._entries.items():
+            entry.function.__doc__ = (
+                "The primal value and its gradient with respect to `wrt`."
+                if value
+                else "The gradient with respect to `wrt`: one value, or a tuple for a tuple `wrt`."
+            )
+            entry.function.__qualname__ = f"{func.__qualname__}.{entry.name}"
+            entry.function.srcad_gradient_of = self
+        self.grad = self._entries[False].function
+        self.value_and_grad = self._entries[True].function
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
 
-    def _gradient_for(self, args: tuple[Any, ...], value: bool = True) -> RuleFn:
+    def _gradient_for(self, args: tuple[Any, ...], value: bool) -> tuple[RuleFn, bool]:
         """The function giving `(y, pullback(1.0))` for `wrt`, specialised for the kinds of
-        `args`: the generated `grad_f`, or a registered rule's. Without `value` (for
-        `grad`), `y` may be None where it is proven a real float and left out."""
-        key = signature(args)
+        `args`: the generated `grad_f`, or a registered rule's; and whether it gives None
+        for `y`, proven a real float (only without `value`, for `grad`). The entry function
+        gets a branch calling it."""
+        kinds = signature(args)
         if self._version != REGISTRY.version:
-            self._rules.clear()
-            self._grads.clear()
+            self._gradients.clear()
             self._version = REGISTRY.version
-        cache = self._rules if value else self._grads
-        found = cache.get(key)
+        found = self._gradients.get((kinds, value))
         if found is not None:
             return found
         rule = REGISTRY.rrule_for(self.func)  # a registered rule wins over the source
         if rule is not None:
-            found = _seeded(rule.rrule)
+            found = (_seeded(rule.rrule), False)
         else:
-            compiled = compiler.compiled(self.func, self.wrt, "reverse", key, True, value)
-            found = compiled.function
-        cache[key] = found
+            compiled = compiler.compiled(self.func, self.wrt, "reverse", kinds, True, value)
+            found = (compiled.function, compiled.value_left_out)
+        self._gradients[(kinds, value)] = found
+        self._entries[value].add(kinds, *found)
         return found
 
-    # `grad` and `value_and_grad` run on every call: each is the common case first (the
-    # rule for these kinds compiled, a real scalar result, one `wrt` of a float or a float
-    # array), in as few Python calls as can be, and `_finish` for everything else.
-
-    def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-        """The primal value and its gradient with respect to `wrt`."""
-        rule = self._rules.get(signature(args)) if self._version == REGISTRY.version else None
-        y, cotangents = (rule or self._gradient_for(args))(*args, **kwargs)
-        found = self._plain(y, cotangents, args)
-        return (y, found) if found is not _GENERAL else self._finish(y, cotangents, args, kwargs)
-
-    def grad(self, *args: Any, **kwargs: Any) -> Any:
-        """The gradient with respect to `wrt`: one value, or a tuple for a tuple `wrt`."""
-        rule = self._grads.get(signature(args)) if self._version == REGISTRY.version else None
-        y, cotangents = (rule or self._gradient_for(args, False))(*args, **kwargs)
-        found = self._plain(y, cotangents, args)
-        return found if found is not _GENERAL else self._finish(y, cotangents, args, kwargs)[1]
-
-    def _plain(self, y: Any, cotangents: tuple[Any, ...], args: tuple[Any, ...]) -> Any:
-        """The gradient in the common case: a real scalar result, and a float for each float
-        argument in `wrt`, an array for each array; else `_GENERAL`."""
-        if type(y) not in _CHECKED:
-            return _GENERAL
-        single = self._single
-        if single is not None:
-            cotangent = cotangents[single + 1]
-            plain = single < len(args) and type(cotangent) in _PLAIN
-            return cotangent if plain and type(args[single]) is type(cotangent) else _GENERAL
-        found = []
-        for p in self._positions:
-            cotangent = cotangents[p + 1]
-            plain = p < len(args) and type(cotangent) in _PLAIN
-            if not (plain and type(args[p]) is type(cotangent)):
-                return _GENERAL
-            found.append(cotangent)
-        return tuple(found)
+    def _general(self, args: tuple[Any, ...], kwargs: dict[str, Any], value: bool) -> Any:
+        """What an entry function gives, for any call."""
+        gradient, value_left_out = self._gradient_for(args, value)
+        y, cotangents = gradient(*args, **kwargs)
+        return self._finish(y, cotangents, args, kwargs, value_left_out, value)
 
     def _finish(self, y: Any, cotangents: tuple[Any, ...], args: tuple[Any, ...],
-                kwargs: dict[str, Any]) -> tuple[Any, Any]:  # fmt: skip
-        """`(y, gradient)` in general: checks, zeros materialised, tuples for tuples."""
-        if type(y) not in _CHECKED:
+                kwargs: dict[str, Any], value_left_out: bool, value: bool) -> Any:  # fmt: skip
+        """The gradient (with `value`: `(y, gradient)`) from what a gradient function
+        gave, in general: the result checked, zeros materialised, tuples for tuples."""
+        if not (y is None and value_left_out):
             _check_scalar(y, self.func)
         if self._single is not None:
-            return y, self._gradient(cotangents[self._single + 1], args, kwargs, self._single)
-        return y, tuple(self._gradient(cotangents[i + 1], args, kwargs, i) for i in self._positions)
+            gradient = self._gradient(cotangents[self._single + 1], args, kwargs, self._single)
+        else:
+            gradient = tuple(
+                self._gradient(cotangents[i + 1], args, kwargs, i) for i in self._positions
+            )
+        return (y, gradient) if value else gradient
 
     def _gradient(
         self, cotangent: Any, args: tuple[Any, ...], kwargs: dict[str, Any], position: int
@@ -177,11 +178,6 @@ class Differentiable:
             primal = args[position]
         else:
             primal = _argument(args, kwargs, self.func, position)
-        kind = type(cotangent)
-        if kind is float and type(primal) is float:  # the common cases first
-            return cotangent
-        if kind is np.ndarray and type(primal) is np.ndarray and primal.dtype.kind in "fc":
-            return cotangent
         if isinstance(cotangent, NoTangent) or not _perturbable(primal):
             name = positional_parameters(self.func)[position]
             raise SrcadError(
@@ -246,8 +242,8 @@ def grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     argument, it gives the second derivatives: `grad(grad(g))(x)` is g''(x), computed by
     reverse mode over the frule srcad generates for `g`.
     """
-    inner = getattr(f, "__self__", None)
-    if isinstance(inner, Differentiable) and getattr(f, "__name__", "") == "grad":
+    inner = getattr(f, "srcad_gradient_of", None)
+    if isinstance(inner, Differentiable) and f is inner.grad:
         return _second_derivative(inner, wrt)
     return Differentiable(_unwrap(f), wrt).grad
 

@@ -52,6 +52,7 @@ class CompiledRule:
     source: str
     filename: str
     callees: tuple[Callable[..., Any], ...] = ()
+    value_left_out: bool = False  # a gradient function giving None for its proven-float value
 
 
 class CompiledCall:
@@ -345,7 +346,7 @@ def emit(tree: gast.Module, ctx: Context, description: str) -> CompiledRule:
     compiled.__kwdefaults__ = source.func.__kwdefaults__
     compiled.__module__ = source.func.__module__
     callees = tuple(v.func for v in ctx.runtime.values() if isinstance(v, CompiledCall))
-    return CompiledRule(compiled, text, filename, callees)
+    return CompiledRule(compiled, text, filename, callees, ctx.value_left_out)
 
 
 def _nested_code(code: types.CodeType, name: str) -> types.CodeType:

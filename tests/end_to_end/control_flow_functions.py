@@ -305,3 +305,34 @@ def seed_talk_loop(array):
     for a in array:
         s += a * a
     return s
+
+
+def while_break_after_work(x):
+    y = 1.0
+    while True:
+        y = y * x
+        if y > 10.0:
+            break
+        y = y + x
+    return y
+
+
+def range_loop_skipping_some(xs):
+    s = 0.0
+    for i in range(len(xs)):
+        if xs[i] < 0.0:
+            continue
+        s = s + xs[i] * s + xs[i]
+    return s
+
+
+def same_reverse_on_two_exits(x, n):
+    y = x
+    k = 0
+    while k < n:
+        k += 1
+        if k % 3 == 0:
+            y = y * x
+            continue
+        y = y * x
+    return y

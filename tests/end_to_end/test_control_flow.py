@@ -87,6 +87,9 @@ CASES = [
     ("return_after_nested_loop", cf.return_inside_nested_loop, (uniform(2, 2) * 0.2,)),
     ("while_with_continue_and_break", cf.while_with_continue_and_break, (0.9,)),
     ("seed_talk_loop", cf.seed_talk_loop, (normal(5),)),
+    ("while_break_after_work", cf.while_break_after_work, (1.7,)),
+    ("range_loop_skipping_some", cf.range_loop_skipping_some, (np.array([0.3, -0.2, 0.5]),)),
+    ("same_reverse_on_two_exits", cf.same_reverse_on_two_exits, (0.9, 7)),
 ]
 
 
@@ -100,6 +103,22 @@ def test_forward_sweep_keeps_one_record_per_iteration(name):
     text = srcad.source(getattr(cf, name))
     assert text.count(".append(") == 1
     assert "in reversed(" in text or "range(len(" in text
+
+
+@pytest.mark.parametrize(
+    ("name", "records"),
+    [
+        ("while_with_continue_and_break", ["append(None)", "append(None)"]),
+        ("while_newton", ["append((x_2, a_over_x))"]),
+        ("while_break_after_work", ["append((0, y_2))", "append((1, y_2))"]),
+    ],
+)
+def test_tape_records_only_what_tells_iterations_apart(name, records):
+    """Exits whose reverse does nothing record nothing; exits with the same reverse share
+    an id; with one id left, records carry none."""
+    text = srcad.source(getattr(cf, name), args=(0.9,))
+    assert [line.split(".")[-1] for line in text.splitlines() if ".append(" in line] == records
+    assert ("record[0]" in text) == (len(set(records)) > 1)
 
 
 def test_integer_loop_counters_and_conditions_get_no_tangent():

@@ -73,3 +73,10 @@ def dead_adjoints(x, y, t):
 
 def rosenbrock(x):
     return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def newton_sqrt(a):
+    x = a
+    while abs(x * x - a) > 1e-12 * a:
+        x = 0.5 * (x + a / x)
+    return x

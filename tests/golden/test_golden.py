@@ -18,7 +18,7 @@ from srcad.passes.testing import show_reverse
 HERE = pathlib.Path(__file__).parent
 NAMES = [
     "sin_times", "logistic", "sum3", "rebind_and_unpack", "inactive_parts",
-    "mse", "sum_array", "branches", "calls_square",
+    "mse", "sum_array", "branches", "calls_square", "newton_sqrt",
 ]  # fmt: skip
 WRT = {"inactive_parts": ("x",)}
 # Functions whose rules specialised for these argument kinds are golden too: before the
@@ -34,6 +34,7 @@ KINDS = {
     "sum_array": "float[:]",
     "dead_adjoints": "float, float, float",
     "rosenbrock": "float[:]",
+    "newton_sqrt": "float",
 }
 # Rules for these parameters only (default: all of them).
 OPTIMISED_WRT = {"dead_adjoints": ("x",)}
@@ -90,7 +91,7 @@ def test_gradient_function_matches_golden_text(name):
     _golden(f"{name}.gradient.txt", text)
 
 
-@pytest.mark.parametrize("name", ["mse", "logistic", "sum3", "rosenbrock"])
+@pytest.mark.parametrize("name", ["mse", "logistic", "sum3", "rosenbrock", "newton_sqrt"])
 def test_gradient_only_function_matches_golden_text(name):
     """`grad_f` for `grad` alone: the value left out where it is proven a float, with the
     work done only for it, and the `sum_to` calls that shapes prove no-ops (compare

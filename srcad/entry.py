@@ -1,0 +1,191 @@
+"""The functions `grad` and `value_and_grad` give: written by srcad for each differentiated
+function, one branch for each kinds of arguments (`srcad.kinds`) it has been called with.
+
+Such a function runs on every call, before and after the gradient function srcad generated
+for those kinds (`grad_f`, `compiler.compiled(..., fused=True)`); for a scalar polynomial
+the generated gradient takes about 0.2 µs, so a general dispatch (work out the kinds, look
+them up in a table, check the result) would cost more than the gradient itself. The entry
+function instead tests the kinds inline, as plain `type(x) is float` comparisons, calls that
+kinds' gradient function, and returns what it gives where its type is the plain one
+(a float for a float argument, an array for a float array); for `polynomial(x)` called with
+floats, `srcad.grad(polynomial)` is:
+
+    def grad(*args, **kwargs):
+        if not kwargs and REGISTRY.version == 12:
+            if len(args) == 1:
+                (x,) = args
+                if type(x) is float:
+                    y, cotangents = gradient_0(x)
+                    dx = cotangents[1]
+                    if type(dx) is float:
+                        return dx
+                    return finish(y, cotangents, args, kwargs, True)
+        return general(args, kwargs)
+
+Everything else (other kinds, keyword arguments, a rule registered since, a gradient of
+another type: a symbolic zero, a NumPy scalar) takes the general path, `general`, which
+compiles what it needs and then adds a branch: the entry is written again, and its code
+replaces the code of the same function object, so what `grad` returned stays the function
+to call.
+"""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from srcad.kinds import FLOAT, INT, Kind, Signature, kind_of
+from srcad.registry import REGISTRY
+
+# The Python names the entry's text reads from its namespace.
+_NAMESPACE = ("REGISTRY", "general", "finish", "kind_of", "ndarray", "float64", "REAL")
+REAL = (float, np.float64, np.float32, np.float16)  # what a real scalar result may be
+MAX_BRANCHES = 8  # kinds of arguments past these take the general path
+
+
+class Entry:
+    """One entry function: `grad` (`value=False`) or `value_and_grad`, for a function and
+    its positions `wrt` (`single`: whether the gradient is one value, not a tuple).
+
+    `general(args, kwargs)` gives the result for any call; `finish(y, cotangents, args,
+    kwargs, value_left_out)` the result from what a gradient function gave, in general.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        parameters: list[str],
+        positions: tuple[int, ...],
+        single: bool,
+        value: bool,
+        general: Callable[[tuple[Any, ...], dict[str, Any]], Any],
+        finish: Callable[..., Any],
+    ) -> None:
+        self.name = name
+        self.parameters = parameters
+        self.positions = positions
+        self.single = single
+        self.value = value
+        self.branches: dict[Signature, tuple[Callable[..., Any], bool]] = {}
+        self.namespace: dict[str, Any] = {
+            "REGISTRY": REGISTRY,
+            "general": general,
+            "finish": finish,
+            "kind_of": kind_of,
+            "ndarray": np.ndarray,
+            "float64": np.dtype(np.float64),
+            "REAL": REAL,
+        }
+        self.version = REGISTRY.version
+        self.function = self._written()
+
+    def add(self, kinds: Signature, gradient: Callable[..., Any], value_left_out: bool) -> None:
+        """A branch for arguments of `kinds`, calling `gradient`, which gives `(y,
+        cotangents)` (`y` None, proven a real float, where `value_left_out`)."""
+        if REGISTRY.version != self.version:
+            for index in range(len(self.branches)):
+                del self.namespace[f"gradient_{index}"]
+            self.branches.clear()
+            self.version = REGISTRY.version
+        if len(self.branches) >= MAX_BRANCHES or not self._plain_kinds(kinds):
+            return
+        self.branches[kinds] = (gradient, value_left_out)
+        self.function.__code__ = self._written().__code__
+
+    def _plain_kinds(self, kinds: Signature) -> bool:
+        """Whether the plain result for `kinds` is known: a float or float array in each
+        position `wrt`."""
+        return all(p < len(kinds) and _is_float(kinds[p]) for p in self.positions)
+
+    def source(self) -> str:
+        """The entry function's text, as it stands."""
+        lines = [f"def {self.name}(*args, **kwargs):"]
+        if self.branches:
+            lines.append(f"    if not kwargs and REGISTRY.version == {self.version}:")
+        by_count: dict[int, list[Signature]] = {}
+        for kinds in self.branches:
+            by_count.setdefault(len(kinds), []).append(kinds)
+        for count, group in by_count.items():
+            names = self._names(count)
+            lines.append(f"        if len(args) == {count}:")
+            unpacked = f"({names[0]},)" if count == 1 else ", ".join(names)
+            if count:
+                lines.append(f"            {unpacked} = args")
+            for kinds in group:
+                lines += self._branch(kinds, names)
+        lines.append("    return general(args, kwargs)")
+        return "\n".join(lines) + "\n"
+
+    def _branch(self, kinds: Signature, names: list[str]) -> list[str]:
+        gradient, value_left_out = self.branches[kinds]
+        index = list(self.branches).index(kinds)
+        self.namespace[f"gradient_{index}"] = gradient
+        tests = [_test(name, kind) for name, kind in zip(names, kinds, strict=True)]
+        results = {f"d{names[p]}": p for p in self.positions}  # gradient: its position
+        checks = [_result_test(result, kinds[p]) for result, p in results.items()]
+        if not value_left_out:
+            checks.insert(0, "type(y) in REAL")
+        gradient_value = ", ".join(results)
+        if not self.single:
+            gradient_value = f"({gradient_value},)" if len(results) == 1 else f"({gradient_value})"
+        returned = f"y, {gradient_value}" if self.value else gradient_value
+        body = [
+            f"if {' and '.join(tests) or 'True'}:",
+            f"    y, cotangents = gradient_{index}({', '.join(names)})",
+            *[f"    {result} = cotangents[{p + 1}]" for result, p in results.items()],
+            f"    if {' and '.join(checks)}:",
+            f"        return {returned}",
+            f"    return finish(y, cotangents, args, kwargs, {value_left_out})",
+        ]
+        return ["            " + line for line in body]
+
+    def _names(self, count: int) -> list[str]:
+        """Local names for `count` positional arguments: the parameters' where they are
+        free to use."""
+        taken = {*_NAMESPACE, "args", "kwargs", "y", "cotangents"}
+        taken |= {f"gradient_{i}" for i in range(MAX_BRANCHES)}
+        names = []
+        for i in range(count):
+            name = self.parameters[i] if i < len(self.parameters) else ""
+            usable = name.isidentifier() and not keyword.iskeyword(name)
+            if not usable or name in taken or f"d{name}" in taken:
+                name = f"arg{i}"
+                while name in taken or f"d{name}" in taken:
+                    name += "_"
+            names.append(name)
+            taken |= {name, f"d{name}"}
+        return names
+
+    def _written(self) -> Any:
+        text = self.source()
+        filename = f"<srcad entry {self.name}>"
+        exec(compile(text, filename, "exec"), self.namespace)
+        return self.namespace.pop(self.name)
+
+
+def _is_float(kind: Kind | None) -> bool:
+    return kind is not None and kind[0] == "f"
+
+
+def _test(name: str, kind: Kind | None) -> str:
+    """A Python test of whether the value of `name` has `kind` (the common types only: a
+    NumPy scalar, or an array of another byte order, takes the general path)."""
+    if kind is None:
+        return f"kind_of({name}) is None"
+    if kind == FLOAT:
+        return f"type({name}) is float"
+    if kind == INT:
+        return f"type({name}) is int"
+    dtype, ndim = kind
+    array = f"type({name}) is ndarray and {name}.ndim == {ndim}"
+    if dtype == "f":
+        return f"{array} and {name}.dtype is float64"
+    return f"{array} and {name}.dtype.kind in 'iu'"
+
+
+def _result_test(name: str, kind: Kind | None) -> str:
+    """The plain type of the gradient for an argument of `kind` (a float kind)."""
+    return f"type({name}) is float" if kind == FLOAT else f"type({name}) is ndarray"

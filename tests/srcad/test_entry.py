@@ -1,0 +1,165 @@
+"""The entry functions `grad` and `value_and_grad` give (`srcad/entry.py`): one branch per
+kinds of arguments seen, the general path for everything else; the same gradients either
+way, checked against central finite differences."""
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import NoTangent, SrcadError
+
+
+def cubic(x: Any) -> Any:
+    return np.sum(x**3) - 2.0 * np.sum(x)
+
+
+def cubic_derivative_fd(x: Any, step: float = 1e-6) -> Any:
+    if np.ndim(x) == 0:
+        return (cubic(x + step) - cubic(x - step)) / (2 * step)
+    gradient = np.zeros(np.shape(x))
+    for i in np.ndindex(np.shape(x)):
+        e = np.zeros(np.shape(x))
+        e[i] = step
+        gradient[i] = (cubic(x + e) - cubic(x - e)) / (2 * step)
+    return gradient
+
+
+def _entry_text(function: Any) -> str:
+    return function.srcad_gradient_of._entries[
+        function is function.srcad_gradient_of.value_and_grad
+    ].source()
+
+
+def test_entry_starts_general_and_gains_a_branch_per_kinds() -> None:
+    f = srcad.differentiate(cubic)
+    assert _entry_text(f.grad) == "def grad(*args, **kwargs):\n    return general(args, kwargs)\n"
+    for x in (0.7, np.array([0.3, -1.2, 2.0]), np.ones((2, 2)) * 0.5, 1.5):
+        np.testing.assert_allclose(f.grad(x), cubic_derivative_fd(x), rtol=1e-6, atol=1e-8)
+    version = srcad.registry.REGISTRY.version
+    assert (
+        _entry_text(f.grad)
+        == f"""\
+def grad(*args, **kwargs):
+    if not kwargs and REGISTRY.version == {version}:
+        if len(args) == 1:
+            (x,) = args
+            if type(x) is float:
+                y, cotangents = gradient_0(x)
+                dx = cotangents[1]
+                if type(dx) is float:
+                    return dx
+                return finish(y, cotangents, args, kwargs, True)
+            if type(x) is ndarray and x.ndim == 1 and x.dtype is float64:
+                y, cotangents = gradient_1(x)
+                dx = cotangents[1]
+                if type(dx) is ndarray:
+                    return dx
+                return finish(y, cotangents, args, kwargs, True)
+            if type(x) is ndarray and x.ndim == 2 and x.dtype is float64:
+                y, cotangents = gradient_2(x)
+                dx = cotangents[1]
+                if type(dx) is ndarray:
+                    return dx
+                return finish(y, cotangents, args, kwargs, True)
+    return general(args, kwargs)
+"""
+    )
+
+
+def _weighted(w: Any, b: Any, x: Any, n: Any) -> Any:
+    return np.sum((x @ w + b) ** 2) / n
+
+
+def test_value_and_grad_entry_checks_the_value_and_returns_a_tuple() -> None:
+    rng = np.random.default_rng(4)
+    w, x = rng.standard_normal(3), rng.standard_normal((5, 3))
+    f = srcad.differentiate(_weighted, wrt=("w", "b"))
+    value, (dw, db) = f.value_and_grad(w, 0.2, x, 5)
+    assert value == pytest.approx(_weighted(w, 0.2, x, 5))
+    step = 1e-6
+    for i in range(3):
+        e = np.zeros(3)
+        e[i] = step
+        expected = (_weighted(w + e, 0.2, x, 5) - _weighted(w - e, 0.2, x, 5)) / (2 * step)
+        assert dw[i] == pytest.approx(expected, rel=1e-6)
+    expected_b = (_weighted(w, 0.2 + step, x, 5) - _weighted(w, 0.2 - step, x, 5)) / (2 * step)
+    assert db == pytest.approx(expected_b, rel=1e-6)
+    text = _entry_text(f.value_and_grad)
+    assert "(w, b, x, n) = args" not in text and "w, b, x, n = args" in text
+    assert "type(n) is int" in text
+    assert "if type(y) in REAL and type(dw) is ndarray and type(db) is float:" in text
+    assert "return y, (dw, db)" in text
+    assert f.value_and_grad(w, 0.2, x, 5)[1][1] == pytest.approx(db)  # through the branch
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        pytest.param(lambda g: g(np.float64(0.7)), id="numpy-scalar"),
+        pytest.param(lambda g: g(x=0.7), id="keyword"),
+        pytest.param(lambda g: g(np.float32(0.7)), id="float32"),
+    ],
+)
+def test_other_calls_take_the_general_path(call: Any) -> None:
+    g = srcad.grad(cubic)
+    assert g(0.7) == pytest.approx(cubic_derivative_fd(0.7), rel=1e-6)
+    assert float(call(g)) == pytest.approx(cubic_derivative_fd(0.7), rel=1e-5)
+
+
+def _constant(x: Any) -> Any:
+    return 3.0
+
+
+def test_a_symbolic_zero_gradient_is_materialised() -> None:
+    g = srcad.grad(_constant)
+    assert g(0.7) == 0.0 and type(g(0.7)) is float
+    zeros = g(np.ones(3))
+    assert isinstance(zeros, np.ndarray) and zeros.shape == (3,) and not zeros.any()
+
+
+def _returns_none(x: Any) -> Any:
+    x * 2.0
+
+
+@pytest.mark.parametrize("make", [srcad.grad, srcad.value_and_grad])
+def test_a_function_returning_none_is_refused(make: Any) -> None:
+    with pytest.raises(SrcadError, match="returned NoneType"):
+        make(_returns_none)(1.0)
+
+
+def _clashing(args: Any, REGISTRY: Any, dargs: Any) -> Any:  # noqa: N803
+    return args * REGISTRY * dargs
+
+
+def test_parameter_names_never_clash_with_the_entrys_own() -> None:
+    g = srcad.grad(_clashing, wrt=(0, 1, 2))
+    for _ in range(2):  # the general path, then the branch
+        assert g(2.0, 3.0, 5.0) == pytest.approx((15.0, 10.0, 6.0))
+    assert "arg0, arg1, dargs = args" in _entry_text(g)
+
+
+def test_a_rule_registered_later_takes_over_the_branches() -> None:
+    def scaled(x: Any) -> Any:
+        return 2.0 * x
+
+    def uses(x: Any) -> Any:
+        return scaled(x) + 1.0
+
+    g = srcad.grad(uses)
+    assert g(1.5) == pytest.approx(2.0)
+    assert g(1.5) == pytest.approx(2.0)
+
+    @srcad.rrule.register(scaled)
+    def _scaled_rrule(x: Any) -> Any:  # a deliberately different derivative, to tell
+        return 2.0 * x, lambda y_bar: (NoTangent(), 3.0 * y_bar)
+
+    assert g(1.5) == pytest.approx(3.0)
+    assert f"REGISTRY.version == {srcad.registry.REGISTRY.version}" in _entry_text(g)
+    assert g(1.5) == pytest.approx(3.0)
+
+
+def test_second_derivative_of_a_gradient_entry() -> None:
+    second = srcad.grad(srcad.grad(cubic))
+    assert second(0.7) == pytest.approx(6.0 * 0.7)
