@@ -10,11 +10,12 @@ from srcad.passes.prune import Prune
 from srcad.passes.reverse_ad import ReverseAD
 from srcad.passes.shapes import Shapes
 from srcad.passes.simplify import Simplify
+from srcad.passes.stores import Stores
 from srcad.passes.to_anf import ToANF
 from srcad.passes.unsupported_constructs import UnsupportedConstructs
 
 # Analyses whose diagnostics must be empty before anything is transformed.
 CHECKS = (UnsupportedConstructs, Mutations, Callees)
 # The reverse-mode and forward-mode pipelines, in order.
-REVERSE = (ToANF, ReverseAD, Simplify, Fuse, Shapes, Prune)
+REVERSE = (ToANF, ReverseAD, Simplify, Fuse, Shapes, Prune, Stores)
 FORWARD = (ToANF, ForwardAD)

@@ -230,6 +230,22 @@ def sum_through_slices(x):
     return np.sum(1.0 - x[1:] + 0.5 * x[:-1])
 
 
+# Constant indices: each element's first cotangent is stored into the buffer, the next ones
+# added (passes/stores.py), never where two indices may name one element.
+
+
+def repeated_indices(x):
+    return x[0] * x[1] + x[0] * x[2] + x[1]
+
+
+def indices_from_both_ends(x):
+    return x[0] * 2.0 + x[-4] * x[3] + x[-1]
+
+
+def rows_and_elements(m):
+    return np.sum(m[0] * m[1]) + m[0, 1] * 3.0 + m[1, -1] + m[-1, 0]
+
+
 rng = np.random.default_rng(0)
 
 
@@ -290,6 +306,9 @@ CASES = [
     (mean_of_negated, (normal(2, 3),)),
     (sum_of_outer_sum, (normal(3, 1), normal(1, 4))),
     (sum_through_slices, (normal(6),)),
+    (repeated_indices, (normal(3),)),
+    (indices_from_both_ends, (normal(4),)),
+    (rows_and_elements, (normal(2, 3),)),
 ]
 
 
