@@ -103,7 +103,7 @@ def shape_classes(function: gast.FunctionDef, kinds: Kinds, ctx: Context) -> Sha
         if _is_array(kinds.kinds.get(name)) and name not in counts:
             found.classes[name] = frozenset([name])
             found.roots[name] = name
-    atoms: dict[str, str] = {}  # the text of a slice of a parameter: its atom
+    atoms: dict[str, str] = {}  # a slice of a parameter (`_slice_key`): its atom
     for position, statement in enumerate(function.body):
         if not (isinstance(statement, gast.Assign) and isinstance(statement.targets[0], gast.Name)):
             continue
@@ -114,8 +114,7 @@ def shape_classes(function: gast.FunctionDef, kinds: Kinds, ctx: Context) -> Sha
         value = statement.value
         known = found.of(value)
         if known is None and isinstance(value, gast.Subscript) and _constant_slice(value, found):
-            text = gast.dump(value)  # `x[:-1]` twice is one atom
-            known = frozenset([atoms.setdefault(text, name)])
+            known = frozenset([atoms.setdefault(_slice_key(value), name)])
         if known is None or not known:
             known = frozenset([name])
         found.classes[name] = known
@@ -134,6 +133,31 @@ def _constant_slice(value: gast.Subscript, found: ShapeClasses) -> bool:
     if not (isinstance(base, gast.Name) and base.id in found.classes and found.order[base.id] < 0):
         return False
     return all(not isinstance(n, gast.Name) for n in gast.walk(value.slice))
+
+
+def _slice_key(value: gast.Subscript) -> str:
+    """What determines the shape of a constant slice of a parameter: `x[a:-b]` (`a, b >=
+    0`, no step) has `max(0, len(x) - a - b)` rows, so `x[1:]` and `x[:-1]` have one shape;
+    otherwise the slice's text (`x[:-1]` twice is one atom)."""
+    assert isinstance(value.value, gast.Name)
+    index = value.slice
+    if isinstance(index, gast.Slice) and index.step is None:
+        start = 0 if index.lower is None else _int(index.lower)
+        stop = 0 if index.upper is None else _int(index.upper)
+        cut_from_end = index.upper is None or (stop is not None and stop < 0)
+        if start is not None and stop is not None and start >= 0 and cut_from_end:
+            return f"{value.value.id}[rows - {start - stop}]"
+    return gast.dump(value)
+
+
+def _int(node: gast.expr) -> int | None:
+    """The value of `3` or `-3`; else None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = _int(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return node.value
+    return None
 
 
 def load(name: str) -> gast.Name:
@@ -190,7 +214,9 @@ class Shapes(Transform):
     def grad_f(x):
         sin_x = np.sin(x)
         n3_times_sin_x = 3.0 * sin_x
+        del sin_x
         out = np.sum(n3_times_sin_x)
+        del n3_times_sin_x
         # <doctest>:3  return np.sum(3.0 * np.sin(x))
         x_bar = 3.0 * cos(x)
         return (out, (NoTangent(), x_bar))
@@ -231,7 +257,7 @@ class Shapes(Transform):
                     else:
                         setattr(node, name, replaced)
                         if isinstance(node, gast.Assign) and (
-                            _number(replaced) or isinstance(replaced, gast.Name)
+                            _number(replaced) or _name_or_negated(replaced)
                         ):
                             self.copies.update(
                                 n.id for n in node.targets if isinstance(n, gast.Name)
@@ -269,18 +295,24 @@ class Shapes(Transform):
 
 def _propagate_copies(function: gast.FunctionDef, names: set[str]) -> bool:
     """Each of `names` assigned once, at the function's top level, a number or a name
-    assigned once too, is read as that number or name, and its assignment goes."""
+    assigned once too, is read as that number or name, and its assignment goes; so is
+    one assigned `-name` and read once (where the negation may then fold into a number:
+    `push_negations`)."""
     stores: dict[str, int] = {}
+    loads: dict[str, int] = {}
     for node in gast.walk(function):
-        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
-            stores[node.id] = stores.get(node.id, 0) + 1
+        if isinstance(node, gast.Name):
+            counts = loads if isinstance(node.ctx, gast.Load) else stores
+            counts[node.id] = counts.get(node.id, 0) + 1
     copies: dict[str, gast.expr] = {}
     kept = []
     for statement in function.body:
         target = statement.targets[0] if isinstance(statement, gast.Assign) else None
         if isinstance(target, gast.Name) and target.id in names and stores[target.id] == 1:
             value = statement.value
-            if _number(value) or (isinstance(value, gast.Name) and stores.get(value.id) == 1):
+            name = _name_or_negated(value)
+            read_once = isinstance(value, gast.Name) or loads.get(target.id) == 1
+            if _number(value) or (name is not None and stores.get(name) == 1 and read_once):
                 copies[target.id] = value
                 continue
         kept.append(statement)
@@ -301,6 +333,13 @@ def _propagate_copies(function: gast.FunctionDef, names: set[str]) -> bool:
                 else:
                     setattr(node, name, copy)
     return True
+
+
+def _name_or_negated(node: gast.expr) -> str | None:
+    """`x` for `x` or `-x`."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        node = node.operand
+    return node.id if isinstance(node, gast.Name) else None
 
 
 def _number(node: gast.expr) -> bool:

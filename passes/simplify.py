@@ -251,10 +251,14 @@ class ConstantFolder(gast.NodeTransformer):
 
 
 def push_negations(function: gast.FunctionDef) -> bool:
-    """`-(a * b)` becomes `-a * b` (and `-(a / b)`, `-a / b`; `--a`, `a`): the same value
-    exactly, and where `a` is a float the negation no longer costs a pass over an array."""
+    """`-(a * b)` becomes `-a * b` (and `-(a / b)`, `-a / b`; `--a`, `a`), and `-a * 2`
+    becomes `a * -2` (a negation meets a number): the same value exactly, and where `a`
+    is a float, or the number takes the sign, the negation no longer costs a pass over an
+    array."""
     changed = False
     for node in gast.walk(function):
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult | gast.Div):
+            changed = _sign_into_number(node) or changed
         for field, value in gast.iter_fields(node):
             children = value if isinstance(value, list) else [value]
             for index, child in enumerate(children):
@@ -274,6 +278,32 @@ def push_negations(function: gast.FunctionDef) -> bool:
                     setattr(node, field, replaced)
                 changed = True
     return changed
+
+
+def _sign_into_number(node: gast.BinOp) -> bool:
+    """`-a * 2` as `a * -2`, `2 * -a` as `-2 * a`, `-a / 2` as `a / -2`."""
+    for negated, other in (("left", "right"), ("right", "left")):
+        operand, number = getattr(node, negated), getattr(node, other)
+        if negated == "right" and isinstance(node.op, gast.Div):
+            continue  # `2 / -a`: the negation stays on the divisor
+        if not (isinstance(operand, gast.UnaryOp) and isinstance(operand.op, gast.USub)):
+            continue
+        if isinstance(number, gast.UnaryOp) and isinstance(number.op, gast.USub):
+            flipped = number.operand  # `-a * -2` as `a * 2`
+        else:
+            flipped = gast.UnaryOp(op=gast.USub(), operand=number)
+        if _is_number(flipped):
+            setattr(node, negated, operand.operand)
+            setattr(node, other, flipped)
+            return True
+    return False
+
+
+def _is_number(node: gast.expr) -> bool:
+    """`2`, `2.0`, `-2.0`: a literal int or float."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        node = node.operand
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float)
 
 
 def _added_to(statement: gast.stmt, name: str) -> gast.expr | None:

@@ -9,6 +9,8 @@ import numpy as np
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.kinds import Kinds
 from srcad.passes.reverse_ad import assign
+from srcad.passes.to_anf import load
+from srcad.projection import add_at
 
 
 class Stores(Transform):
@@ -20,7 +22,9 @@ class Stores(Transform):
 
     Only top-level statements, in order, from the buffer's making to the first statement
     that touches it otherwise; only values with a known kind (a number or an array, never
-    a symbolic zero); constant indices that cannot name one element twice (`_apart`).
+    a symbolic zero); constant indices that cannot name one element twice (`_apart`), or
+    a constant slice as the buffer's first write. Other writes of such values into the
+    buffer, `add_at(x_bar, slice(1, None, None), v)`, become `x_bar[1:] += v`.
 
     >>> from srcad.passes.testing import show_reverse
     >>> print(show_reverse('''
@@ -41,6 +45,7 @@ class Stores(Transform):
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         if not (ctx.fused and ctx.optimise and ctx.kinds):
             return False
+        self.runtime = ctx.runtime
         zeros = {name for name, value in ctx.runtime.items() if value is np.zeros}
         if not zeros:
             return False
@@ -55,18 +60,101 @@ class Stores(Transform):
                 )
                 fresh[statement.targets[0].id] = set()
                 continue
-            written = _first_write(statement, fresh)
-            if written is not None and kinds.of(statement.value) is not None:
-                buffer, index = written
-                fresh[buffer].add(index)
-                store = assign(statement.target, statement.value)
-                function.body[position] = gast.copy_location(store, statement)
-                changed = True
-                continue
+            write = self._write(statement)
+            if write is not None and kinds.of(write[2]) is not None:
+                buffer, index, value = write
+                stored = buffer in fresh and self._still_zero(fresh, buffer, index)
+                target = gast.Subscript(
+                    value=load(buffer), slice=self._syntax(index), ctx=gast.Store()
+                )
+                if stored:
+                    new: gast.stmt = assign(target, value)
+                else:  # `add_at` as `+=` (the value is no symbolic zero: it has a kind)
+                    new = gast.AugAssign(target=target, op=gast.Add(), value=value)
+                if stored or isinstance(statement, gast.Expr):
+                    function.body[position] = gast.copy_location(new, statement)
+                    changed = True
+                if not any(isinstance(n, gast.Name) and n.id in fresh for n in gast.walk(value)):
+                    continue
             for node in gast.walk(statement):  # any other use: no longer known zero
                 if isinstance(node, gast.Name):
                     fresh.pop(node.id, None)
         return changed
+
+    def _still_zero(
+        self, fresh: dict[str, set[tuple[int, ...]]], buffer: str, index: gast.expr
+    ) -> bool:
+        """Whether `buffer[index]` is all zeros still, noting that it is written now."""
+        key = self._key(index)
+        written = fresh[buffer]
+        if key is None:
+            if not written and self._constant(index):  # a slice, as the first write
+                del fresh[buffer]  # where later writes go is not followed
+                return True
+            del fresh[buffer]
+            return False
+        if key in written or not _apart([key, *written]):
+            written.add(key)
+            return False
+        written.add(key)
+        return True
+
+    def _constant(self, index: gast.expr) -> bool:
+        """Whether an index holds only constants (ints, `slice(1, None, None)`)."""
+        if isinstance(index, gast.Tuple):
+            return all(self._constant(e) for e in index.elts)
+        if self._calls(index, slice):
+            assert isinstance(index, gast.Call)
+            return all(_constant_int(a) is not None or _is_none(a) for a in index.args)
+        return _constant_int(index) is not None
+
+    def _write(self, statement: gast.stmt) -> tuple[str, gast.expr, gast.expr] | None:
+        """`(buffer, index, value)` for `buffer[index] += value` or `add_at(buffer, index,
+        value)`, where `value` does not read `buffer`."""
+        if isinstance(statement, gast.AugAssign) and isinstance(statement.op, gast.Add):
+            target = statement.target
+            if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)):
+                return None
+            buffer, index, value = target.value.id, target.slice, statement.value
+        elif isinstance(statement, gast.Expr) and self._calls(statement.value, add_at):
+            assert isinstance(statement.value, gast.Call)
+            arguments = statement.value.args
+            if len(arguments) != 3 or not isinstance(arguments[0], gast.Name):
+                return None
+            buffer, index, value = arguments[0].id, arguments[1], arguments[2]
+        else:
+            return None
+        if any(isinstance(n, gast.Name) and n.id == buffer for n in gast.walk(value)):
+            return None
+        return buffer, index, value
+
+    def _calls(self, node: gast.expr, function: object) -> bool:
+        return (
+            isinstance(node, gast.Call)
+            and isinstance(node.func, gast.Name)
+            and self.runtime.get(node.func.id) is function
+        )
+
+    def _key(self, index: gast.expr) -> tuple[int, ...] | None:
+        """The constant ints of an index; None for anything else (a slice, a name)."""
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        key = [_constant_int(part) for part in parts]
+        return None if None in key else tuple(k for k in key if k is not None)
+
+    def _syntax(self, index: gast.expr) -> gast.expr:
+        """An index as written in brackets: `slice(1, None, None)` as `1:`."""
+        if isinstance(index, gast.Tuple):
+            return gast.Tuple(elts=[self._syntax(e) for e in index.elts], ctx=gast.Load())
+        if self._calls(index, slice) and isinstance(index, gast.Call) and len(index.args) == 3:
+            lower, upper, step = (
+                None if isinstance(a, gast.Constant) and a.value is None else a for a in index.args
+            )
+            return gast.Slice(lower=lower, upper=upper, step=step)
+        return index
+
+
+def _is_none(node: gast.expr) -> bool:
+    return isinstance(node, gast.Constant) and node.value is None
 
 
 def _makes_zeros(statement: gast.stmt, zeros: set[str]) -> bool:
@@ -78,34 +166,6 @@ def _makes_zeros(statement: gast.stmt, zeros: set[str]) -> bool:
         and isinstance(statement.value.func, gast.Name)
         and statement.value.func.id in zeros
     )
-
-
-def _first_write(
-    statement: gast.stmt, fresh: dict[str, set[tuple[int, ...]]]
-) -> tuple[str, tuple[int, ...]] | None:
-    """`(buffer, index)` for `buffer[index] += value` with a constant index that the
-    buffer's writes so far have not used and that cannot alias one of theirs."""
-    if not (isinstance(statement, gast.AugAssign) and isinstance(statement.op, gast.Add)):
-        return None
-    target = statement.target
-    if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)):
-        return None
-    buffer = target.value.id
-    if buffer not in fresh:
-        return None
-    if any(isinstance(n, gast.Name) and n.id == buffer for n in gast.walk(statement.value)):
-        return None
-    parts = target.slice.elts if isinstance(target.slice, gast.Tuple) else [target.slice]
-    index = []
-    for part in parts:
-        value = _constant_int(part)
-        if value is None:
-            return None
-        index.append(value)
-    key = tuple(index)
-    if key in fresh[buffer] or not _apart([key, *fresh[buffer]]):
-        return None
-    return buffer, key
 
 
 def _constant_int(node: gast.expr) -> int | None:

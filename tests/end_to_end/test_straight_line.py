@@ -246,6 +246,17 @@ def rows_and_elements(m):
     return np.sum(m[0] * m[1]) + m[0, 1] * 3.0 + m[1, -1] + m[-1, 0]
 
 
+# Slices `x[a:-b]` with equal `a + b` have one shape whatever `len(x)` (passes/shapes.py).
+
+
+def slices_of_equal_length(x):
+    return np.sum(x[2:] * x[:-2] + x[1:-1] ** 2 - x[:-2])
+
+
+def row_slices(m):
+    return np.sum(m[1:] * m[:-1]) + np.sum(np.exp(m[1:] - m[:-1]))
+
+
 rng = np.random.default_rng(0)
 
 
@@ -309,6 +320,8 @@ CASES = [
     (repeated_indices, (normal(3),)),
     (indices_from_both_ends, (normal(4),)),
     (rows_and_elements, (normal(2, 3),)),
+    (slices_of_equal_length, (normal(6),)),
+    (row_slices, (normal(4, 3),)),
 ]
 
 
