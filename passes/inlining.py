@@ -27,7 +27,7 @@ import numpy as np
 from srcad import syntax
 from srcad.kinds import Kind
 from srcad.passes.kinds import binary, call, subscript
-from srcad.projection import fill_like, sum_to
+from srcad.projection import fill_like, outer, sum_to
 
 # Elementwise functions of one argument: the cotangent of `a` for `y = f(a)`.
 UNARY: dict[Any, str] = {}
@@ -74,9 +74,14 @@ REDUCTION: dict[Any, str] = {
     np.mean: "fill_like(a, y_bar / a.size)",
 }
 
+# Functions of one matrix (a 2-d float array, not a stack): the cotangent of `a`.
+MATRIX: dict[Any, str] = {
+    np.linalg.inv: "-(y.T @ y_bar @ y.T)",
+}
+
 # What the templates call, under these names (bound like rules, never shadowing the user's).
 HELPERS: dict[str, Any] = {
-    "outer": np.outer,
+    "outer": outer,
     "fill_like": fill_like,
 }
 
@@ -201,6 +206,9 @@ def adjoint_of(
     elif primal in UNARY and len(operands) == 1:
         result = call(primal, kinds) if isinstance(value, gast.Call) else kinds[0]
         texts = [UNARY[primal]]
+    elif primal in MATRIX and len(operands) == 1 and kinds[0] == ("f", 2):
+        result = call(primal, kinds)
+        texts = [MATRIX[primal]]
     elif primal in REDUCTION and len(operands) == 1 and not getattr(value, "keywords", []):
         result = call(primal, kinds)
         texts = [REDUCTION[primal] if kinds[0][1] > 0 else "y_bar"]  # type: ignore[index]

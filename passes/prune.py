@@ -25,6 +25,7 @@ PURE: set[Any] = {
     np.zeros_like, np.ones_like, np.broadcast, np.shape, np.ndim, np.size, len, abs,
     range, float, int, min, max,
     projection.sum_to, projection.expand, projection.fill_like, projection.scatter,
+    projection.outer,
 }  # fmt: skip
 PURE_ATTRIBUTES = frozenset(["shape", "size", "ndim", "T"])  # reading them does nothing else
 

@@ -102,6 +102,16 @@ def add_at(buffer: np.ndarray, index: Any, value: Any) -> None:
         buffer[index] += value
 
 
+def outer(a: Any, b: Any) -> Any:
+    """`np.outer(a, b)` of two cotangents, where a symbolic zero stays one (NumPy would
+    make an array of objects of it)."""
+    if isinstance(a, AbstractZero):
+        return a
+    if isinstance(b, AbstractZero):
+        return b
+    return np.outer(a, b)
+
+
 def scatter(x: np.ndarray, index: Any, value: Any) -> Any:
     """Zeros shaped like `x` with `value` at `index` (ints and slices): the cotangent of
     `x[index]` where it cannot go into a buffer."""

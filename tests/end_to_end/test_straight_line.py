@@ -257,6 +257,11 @@ def row_slices(m):
     return np.sum(m[1:] * m[:-1]) + np.sum(np.exp(m[1:] - m[:-1]))
 
 
+def inverse_products(a, b):
+    inverse = np.linalg.inv(a)
+    return np.sum(inverse @ b) + np.sum(np.linalg.inv(a * 2.0) * a)
+
+
 rng = np.random.default_rng(0)
 
 
@@ -322,6 +327,7 @@ CASES = [
     (rows_and_elements, (normal(2, 3),)),
     (slices_of_equal_length, (normal(6),)),
     (row_slices, (normal(4, 3),)),
+    (inverse_products, (3.0 * np.eye(3) + 0.3 * normal(3, 3), normal(3))),
 ]
 
 
