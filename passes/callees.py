@@ -92,6 +92,8 @@ class Callees(Analysis[CalleeInfo]):
             if path is not None and len(path) == 1 and path[0] in scopes.functions:
                 return scopes.functions[path[0]]
             return primitives.method if isinstance(node.func, gast.Attribute) else primitives.call
+        if len(path) == 1 and path[0] in ctx.runtime:  # a name srcad bound (`ctx.bind`)
+            return ctx.runtime[path[0]]
         found, value = ctx.source.lookup(path[0])
         try:
             for attr in path[1:]:

@@ -27,6 +27,7 @@ import numpy as np
 from srcad import syntax
 from srcad.kinds import Kind
 from srcad.passes.kinds import binary, call, subscript
+from srcad.primitives import logabsdet
 from srcad.projection import fill_like, outer, sum_to
 
 # Elementwise functions of one argument: the cotangent of `a` for `y = f(a)`.
@@ -77,11 +78,13 @@ REDUCTION: dict[Any, str] = {
 # Functions of one matrix (a 2-d float array, not a stack): the cotangent of `a`.
 MATRIX: dict[Any, str] = {
     np.linalg.inv: "-(y.T @ y_bar @ y.T)",
+    logabsdet: "y_bar * inv(a).T",
 }
 
 # What the templates call, under these names (bound like rules, never shadowing the user's).
 HELPERS: dict[str, Any] = {
     "outer": outer,
+    "inv": np.linalg.inv,
     "fill_like": fill_like,
 }
 

@@ -15,6 +15,7 @@ from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import Callees
 from srcad.passes.scopes import Scopes
 from srcad.passes.to_anf import walk_statements
+from srcad.primitives import logabsdet
 
 RANGE: Kind = ("range", 0)  # what `range(...)` gives: iterating it gives ints
 BOTTOM: Kind = ("unset", 0)  # a local no assignment has given a kind yet
@@ -211,4 +212,6 @@ def call(callee: Any, args: list[Kind | None]) -> Kind | None:
         return FLOAT
     if callee is np.linalg.inv and arg[1] == 2:
         return ("f", 2)
+    if callee is logabsdet and arg[1] == 2:
+        return FLOAT
     return None

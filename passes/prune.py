@@ -15,6 +15,7 @@ from srcad.passes.callees import static_path
 from srcad.passes.kinds import Kinds
 from srcad.passes.shapes import shape_classes, shape_uses
 from srcad.passes.to_anf import walk_statements
+from srcad.primitives import logabsdet
 
 # Callables without side effects, whose calls a gradient may skip when nothing reads what
 # they give. Not those that raise for some shapes (`np.dot`, `np.reshape`, `@`) nor
@@ -26,6 +27,9 @@ PURE: set[Any] = {
     range, float, int, min, max,
     projection.sum_to, projection.expand, projection.fill_like, projection.scatter,
     projection.outer,
+    # Its derivative, `inv(a)`, raises wherever it does (`a` not square) and where it has
+    # no derivative (`a` singular, log |det a| = -inf).
+    logabsdet,
 }  # fmt: skip
 PURE_ATTRIBUTES = frozenset(["shape", "size", "ndim", "T"])  # reading them does nothing else
 

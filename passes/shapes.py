@@ -14,6 +14,7 @@ from srcad.kinds import Kind
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.kinds import FLOAT_UFUNCS, SHAPE_PRESERVING, Kinds
 from srcad.passes.simplify import ConstantFolder, push_negations
+from srcad.passes.to_anf import constant_int
 from srcad.projection import expand, fill_like, scatter, sum_to
 
 Class = frozenset[str]  # the atoms whose shapes, broadcast together, give a value's shape
@@ -142,22 +143,12 @@ def _slice_key(value: gast.Subscript) -> str:
     assert isinstance(value.value, gast.Name)
     index = value.slice
     if isinstance(index, gast.Slice) and index.step is None:
-        start = 0 if index.lower is None else _int(index.lower)
-        stop = 0 if index.upper is None else _int(index.upper)
+        start = 0 if index.lower is None else constant_int(index.lower)
+        stop = 0 if index.upper is None else constant_int(index.upper)
         cut_from_end = index.upper is None or (stop is not None and stop < 0)
         if start is not None and stop is not None and start >= 0 and cut_from_end:
             return f"{value.value.id}[rows - {start - stop}]"
     return gast.dump(value)
-
-
-def _int(node: gast.expr) -> int | None:
-    """The value of `3` or `-3`; else None."""
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        inner = _int(node.operand)
-        return None if inner is None else -inner
-    if isinstance(node, gast.Constant) and type(node.value) is int:
-        return node.value
-    return None
 
 
 def load(name: str) -> gast.Name:

@@ -9,7 +9,7 @@ import numpy as np
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.kinds import Kinds
 from srcad.passes.reverse_ad import assign
-from srcad.passes.to_anf import load
+from srcad.passes.to_anf import constant_int, load
 from srcad.projection import add_at
 
 
@@ -105,8 +105,8 @@ class Stores(Transform):
             return all(self._constant(e) for e in index.elts)
         if self._calls(index, slice):
             assert isinstance(index, gast.Call)
-            return all(_constant_int(a) is not None or _is_none(a) for a in index.args)
-        return _constant_int(index) is not None
+            return all(constant_int(a) is not None or _is_none(a) for a in index.args)
+        return constant_int(index) is not None
 
     def _write(self, statement: gast.stmt) -> tuple[str, gast.expr, gast.expr] | None:
         """`(buffer, index, value)` for `buffer[index] += value` or `add_at(buffer, index,
@@ -138,7 +138,7 @@ class Stores(Transform):
     def _key(self, index: gast.expr) -> tuple[int, ...] | None:
         """The constant ints of an index; None for anything else (a slice, a name)."""
         parts = index.elts if isinstance(index, gast.Tuple) else [index]
-        key = [_constant_int(part) for part in parts]
+        key = [constant_int(part) for part in parts]
         return None if None in key else tuple(k for k in key if k is not None)
 
     def _syntax(self, index: gast.expr) -> gast.expr:
@@ -166,16 +166,6 @@ def _makes_zeros(statement: gast.stmt, zeros: set[str]) -> bool:
         and isinstance(statement.value.func, gast.Name)
         and statement.value.func.id in zeros
     )
-
-
-def _constant_int(node: gast.expr) -> int | None:
-    """The value of `3` or `-3`; else None."""
-    sign = 1
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        node, sign = node.operand, -1
-    if isinstance(node, gast.Constant) and type(node.value) is int:
-        return sign * node.value
-    return None
 
 
 def _apart(indices: list[tuple[int, ...]]) -> bool:

@@ -474,6 +474,9 @@ class _Normaliser:
             for keyword in node.keywords:
                 keyword.value = self.atom(keyword.value)
             return node  # the same node: Callees is keyed on it
+        projected = self._projection(node)
+        if projected is not None:
+            return self.operation(projected)
         if isinstance(node, gast.Attribute):
             return gast.Attribute(value=self.atom(node.value), attr=node.attr, ctx=gast.Load())
         if isinstance(node, gast.Subscript):
@@ -490,6 +493,29 @@ class _Normaliser:
             return self.comprehension(node)
         raise AssertionError(f"UnsupportedConstructs let through {type(node).__name__}")
 
+    def _projection(self, node: gast.expr) -> gast.Call | None:
+        """`logabsdet(a)` for `np.linalg.slogdet(a)[1]`: an element of a call's tuple
+        result, taken at once, as the call of its own function (`primitives.PROJECTIONS`)."""
+        element: int | str | None
+        if isinstance(node, gast.Subscript):
+            element = constant_int(node.slice)
+        elif isinstance(node, gast.Attribute):
+            element = node.attr
+        else:
+            return None
+        call = node.value
+        if element is None or not isinstance(call, gast.Call) or call.keywords:
+            return None
+        callees = self.ctx.analysis_result(Callees).callees
+        function = primitives.PROJECTIONS.get((callees.get(call), element))
+        if function is None:
+            return None
+        name = gast.Name(id=self.ctx.bind(function, function.__name__), ctx=gast.Load(),
+                         annotation=None, type_comment=None)  # fmt: skip
+        projected = gast.Call(func=name, args=call.args, keywords=[])
+        callees[projected] = function
+        return projected
+
     def index(self, node: gast.expr) -> gast.expr:
         if isinstance(node, gast.Slice):
             lower, upper, step = (
@@ -499,3 +525,13 @@ class _Normaliser:
         if isinstance(node, gast.Tuple):
             return gast.Tuple(elts=[self.index(e) for e in node.elts], ctx=gast.Load())
         return self.atom(node)
+
+
+def constant_int(node: gast.expr) -> int | None:
+    """The value of `3` or `-3`; else None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = constant_int(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return node.value
+    return None

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.primitives import logabsdet
 from srcad.projection import ProjectTo, conj
 from srcad.registry import RuleSet
 from srcad.rules.numpy_linalg import _dots, _given
@@ -144,6 +145,17 @@ def slogdet_rrule(a: Any) -> tuple[Any, Pullback]:
         return NoTangent(), project_a(a_bar)
 
     return result, slogdet_pullback
+
+
+@rules.rrule(logabsdet)
+def logabsdet_rrule(a: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.linalg.slogdet(a)[1]`: `slogdet`'s, with no sign cotangent."""
+    (_, y), pullback = slogdet_rrule(a)
+
+    def logabsdet_pullback(y_bar: Any) -> tuple[Any, Any]:
+        return pullback((ZeroTangent(), y_bar))
+
+    return y, logabsdet_pullback
 
 
 @rules.rrule(np.linalg.matrix_power)
@@ -290,6 +302,13 @@ def slogdet_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
     t = _trace_of_solve(a, a_dot)
     sign_dot = 1j * np.imag(t) * result[0] if np.iscomplexobj(a) else ZeroTangent()
     return result, (sign_dot, np.real(t))
+
+
+@rules.frule(logabsdet)
+def logabsdet_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
+    """Forward rule for `np.linalg.slogdet(a)[1]`: `Re tr(a^-1 a_dot)`."""
+    (_, y), tangent = slogdet_frule(dargs, a)
+    return y, tangent if isinstance(tangent, AbstractZero) else tangent[1]
 
 
 @rules.frule(np.linalg.matrix_power)

@@ -1,8 +1,11 @@
-"""Python's syntax-level operations as plain functions, so that rules can be keyed on them."""
+"""Python's syntax-level operations as plain functions, so that rules can be keyed on them;
+and the elements of tuple results that have derivatives of their own (`PROJECTIONS`)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 
 def make_tuple(*elements: Any) -> tuple[Any, ...]:
@@ -51,3 +54,20 @@ def call(function: Any, *args: Any, **kwargs: Any) -> Any:
 def method(receiver: Any, name: str, *args: Any, **kwargs: Any) -> Any:
     """The primal of a method call on a value: `receiver.name(*args, **kwargs)`."""
     return getattr(receiver, name)(*args, **kwargs)
+
+
+def logabsdet(a: Any) -> Any:
+    """The primal of `np.linalg.slogdet(a)[1]` (and `.logabsdet`): log |det a|, whose
+    derivative needs no sign and no determinant, only the inverse."""
+    return np.linalg.slogdet(a)[1]
+
+
+# Elements of tuple results, by the function and the element's index and field name, as
+# functions of their own: the normal form calls them (`passes/to_anf.py`), so that their
+# rules, and their inlined derivatives, are those of the element alone, and what the rest
+# of the tuple would cost is never spent.
+PROJECTIONS: dict[tuple[Any, int | str], Any] = {
+    (np.linalg.slogdet, 1): logabsdet,
+    (np.linalg.slogdet, -1): logabsdet,
+    (np.linalg.slogdet, "logabsdet"): logabsdet,
+}
