@@ -42,7 +42,7 @@ class Release(Transform):
         nested = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
         if any(isinstance(n, nested) and n is not function for n in gast.walk(function)):
             return False  # a closure might read a name after its last statement does
-        kinds = Kinds().run(tree, ctx)
+        kinds = ctx.analysis(Kinds, tree)  # the names' kinds, as Stores left them
         stores: dict[str, int] = {}
         last: dict[str, int] = {}  # name: the last top-level statement reading it
         for position, statement in enumerate(function.body):

@@ -905,6 +905,8 @@ class ReverseAD(RuleCalls, Transform):
                 codes[number] = code
             if self.ctx.optimise and index is None and loop.outermost and len(self.deferred) == 1:
                 self._trim_records(loop, codes)
+                if not codes:  # no iteration's reverse does anything
+                    return out
             several = len(codes) > 1
             iteration: list[gast.stmt] = []
             for number, code in codes.items():

@@ -42,6 +42,8 @@ class Stores(Transform):
         return (None, (NoTangent(), x_bar))
     """
 
+    preserves = (Kinds,)  # a write of an element changes no name's kind
+
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         if not (ctx.fused and ctx.optimise and ctx.kinds):
             return False
@@ -49,7 +51,7 @@ class Stores(Transform):
         zeros = {name for name, value in ctx.runtime.items() if value is np.zeros}
         if not zeros:
             return False
-        kinds = Kinds().run(tree, ctx)
+        kinds = ctx.analysis(Kinds, tree)
         function = function_of(tree)
         fresh: dict[str, set[tuple[int, ...]]] = {}  # buffer: the indices written so far
         changed = False
