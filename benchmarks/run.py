@@ -78,21 +78,30 @@ class Timing:
             estimate = number * 1.2 * self.target / max(elapsed, 1e-9)
             number = max(number + 1, min(int(estimate), 100 * number))
 
-    def per_call(self, fn: Callable[[], Any] | str, env: dict[str, Any] | None = None) -> float:
-        """The median time of one call of `fn` (a function, or a statement run in `env`),
-        in seconds; timeit switches the garbage collector off while it measures."""
-        timer = timeit.Timer(fn, globals=env)
-        number, elapsed = self.number(timer)
-        repeats = max(1, min(self.repeats, int(self.cap / elapsed)))
-        samples = [elapsed, *timer.repeat(repeat=repeats - 1, number=number)]
-        return statistics.median(samples) / number
+    def paired(self, tool: Call, primal: Call) -> tuple[float, float, float]:
+        """Seconds per call of `tool` and of `primal`, each timed as the statement
+        `f(*args)`, in turns (a sample of one, then of the other, up to `repeats` rounds):
+        their medians, and the median of the rounds' ratios, which a change in the
+        machine's load between rounds does not skew."""
+        timers = [timeit.Timer("f(*args)", globals={"f": f, "args": a}) for f, a in (tool, primal)]
+        numbers, elapsed = zip(*(self.number(timer) for timer in timers), strict=True)
+        rounds = max(1, min(self.repeats, int(self.cap / sum(elapsed))))
+        samples = [
+            [timer.timeit(number) / number for timer, number in zip(timers, numbers, strict=True)]
+            for _ in range(rounds)
+        ]
+        tool_time = statistics.median(t for t, _ in samples)
+        primal_time = statistics.median(p for _, p in samples)
+        return tool_time, primal_time, statistics.median(t / p for t, p in samples)
 
 
 # --------------------------------------------------------------------------------------
 # Gradient tools: each builds, for a case and its arguments, a zero-argument function that
 # computes the gradient, and a function turning its result into a tuple of NumPy values.
 
-Built = tuple[Callable[[], Any], Callable[[Any], tuple[Any, ...]]]
+Call = tuple[Callable[..., Any], tuple[Any, ...]]  # a function and its arguments
+# How to call a tool's gradient, and how to turn its result into a tuple of NumPy values.
+Built = tuple[Call, Callable[[Any], tuple[Any, ...]]]
 
 
 class NotAvailableError(Exception):
@@ -104,12 +113,11 @@ def _as_tuple(result: Any, case: cases.Case) -> tuple[Any, ...]:
 
 
 def hand_written(case: cases.Case, args: tuple[Any, ...]) -> Built:
-    return (lambda: case.hand_grad(*args)), tuple
+    return (case.hand_grad, args), tuple
 
 
 def with_srcad(case: cases.Case, args: tuple[Any, ...]) -> Built:
-    gradient = srcad.grad(case.func, wrt=case.wrt)
-    return (lambda: gradient(*args)), tuple
+    return (srcad.grad(case.func, wrt=case.wrt), args), tuple
 
 
 def _argnums(case: cases.Case) -> int | tuple[int, ...]:
@@ -119,7 +127,7 @@ def _argnums(case: cases.Case) -> int | tuple[int, ...]:
 def with_autograd(case: cases.Case, args: tuple[Any, ...]) -> Built:
     autograd, anp = peer("autograd")
     gradient = autograd.grad(cases.written_with(case.func, anp), argnum=_argnums(case))
-    return (lambda: gradient(*args)), lambda out: _as_tuple(out, case)
+    return (gradient, args), lambda out: _as_tuple(out, case)
 
 
 def _jax_args(jnp: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -133,15 +141,18 @@ def _jax_tuple(case: cases.Case) -> Callable[[Any], tuple[Any, ...]]:
 def with_jax(case: cases.Case, args: tuple[Any, ...]) -> Built:
     jax, jnp = peer("jax")
     gradient = jax.grad(cases.written_with(case.func, jnp), argnums=_argnums(case))
-    jargs = _jax_args(jnp, args)
-    return (lambda: jax.block_until_ready(gradient(*jargs))), _jax_tuple(case)
+    return (_blocking(jax, gradient), _jax_args(jnp, args)), _jax_tuple(case)
 
 
 def with_jax_jit(case: cases.Case, args: tuple[Any, ...]) -> Built:
     jax, jnp = peer("jax")
     gradient = jax.jit(jax.grad(cases.written_with(case.func, jnp), argnums=_argnums(case)))
-    jargs = _jax_args(jnp, args)
-    return (lambda: jax.block_until_ready(gradient(*jargs))), _jax_tuple(case)
+    return (_blocking(jax, gradient), _jax_args(jnp, args)), _jax_tuple(case)
+
+
+def _blocking(jax: Any, gradient: Callable[..., Any]) -> Callable[..., Any]:
+    """The gradient, returning once its (asynchronously computed) result is ready."""
+    return lambda *args: jax.block_until_ready(gradient(*args))
 
 
 def with_torch(case: cases.Case, args: tuple[Any, ...]) -> Built:
@@ -156,13 +167,13 @@ def with_torch(case: cases.Case, args: tuple[Any, ...]) -> Built:
     def gradient() -> Any:
         return torch.autograd.grad(func(*targs), inputs)
 
-    return gradient, lambda out: tuple(g.numpy() for g in out)
+    return (gradient, ()), lambda out: tuple(g.numpy() for g in out)
 
 
 def with_tangent(case: cases.Case, args: tuple[Any, ...]) -> Built:
     tangent, _ = peer("tangent")
     gradient = tangent.grad(case.func, wrt=case.wrt, verbose=0)
-    return (lambda: gradient(*args)), lambda out: _as_tuple(out, case)
+    return (gradient, args), lambda out: _as_tuple(out, case)
 
 
 # --------------------------------------------------------------------------------------
@@ -239,11 +250,7 @@ class Result:
     primal: float | None = None  # the primal's time, measured right before `seconds`
     first_call: float | None = None  # seconds of the first call (jax.jit: tracing + compile)
     problem: str | None = None  # "n/a (...)", "fails: ...", "wrong gradient ..."
-
-    @property
-    def ratio(self) -> float | None:
-        """The gradient's time over the primal's, both measured side by side."""
-        return None if self.seconds is None or self.primal is None else self.seconds / self.primal
+    ratio: float | None = None  # the gradient's time over the primal's, timed in turns
 
 
 @dataclass
@@ -316,13 +323,13 @@ def _moved(case: cases.Case, args: tuple[Any, ...], position: int, entry: int, s
 def run_tool(
     name: str, case: cases.Case, args: tuple[Any, ...], expected: Any, timing: Timing
 ) -> Result:
-    """Build, check and time one tool's gradient, and time the primal right before it (so
-    that a change in the machine's load between tools does not skew the ratios)."""
+    """Build, check and time one tool's gradient, in turns with the primal (so that a
+    change in the machine's load does not skew the ratio)."""
     try:
         build = TOOLS[name]
-        call, as_numpy = build(case, args)
+        (gradient, gradient_args), as_numpy = build(case, args)
         start = time.perf_counter()
-        out = call()
+        out = gradient(*gradient_args)
         first_call = time.perf_counter() - start
     except NotAvailableError as reason:
         return Result(problem=f"n/a ({reason})")
@@ -331,9 +338,8 @@ def run_tool(
     mismatch = same_gradient(as_numpy(out), expected)
     if mismatch is not None:
         return Result(problem=f"wrong gradient: {mismatch}")
-    # The primal as a statement, so that no extra call layer is timed with it.
-    primal = timing.per_call("func(*args)", {"func": case.func, "args": args})
-    return Result(timing.per_call(call), primal, first_call)
+    seconds, primal, ratio = timing.paired((gradient, gradient_args), (case.func, args))
+    return Result(seconds, primal, first_call, ratio=ratio)
 
 
 def run_case(case: cases.Case, tools: list[str], timing: Timing, seed: int) -> Row:

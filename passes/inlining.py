@@ -258,6 +258,8 @@ def _power(exponent: float) -> str | None:
         return "y_bar"
     if exponent == 2:
         return f"y_bar * {exponent!r} * a"
+    if exponent == 3:  # `a * a`: a product costs less than a power, and rounds the same
+        return f"y_bar * {exponent!r} * (a * a)"
     return f"y_bar * {exponent!r} * a ** {exponent - 1!r}"
 
 

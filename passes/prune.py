@@ -52,7 +52,7 @@ class Prune(Transform):
     def grad_f(x):
         exp_x = np.exp(x)
         # <doctest>:3  return np.sum(np.exp(x) ** 2)
-        return (None, (NoTangent(), 2 * exp_x * exp_x))
+        return (None, (NO_TANGENT, 2 * exp_x * exp_x))
     """
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:

@@ -32,7 +32,7 @@ class Release(Transform):
         x_bar = sin_x * exp_x
         del sin_x
         x_bar = x_bar + exp_x * cos(x)
-        return (None, (NoTangent(), x_bar))
+        return (None, (NO_TANGENT, x_bar))
     """
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:

@@ -210,7 +210,7 @@ class Shapes(Transform):
         del n3_times_sin_x
         # <doctest>:3  return np.sum(3.0 * np.sin(x))
         x_bar = 3.0 * cos(x)
-        return (out, (NoTangent(), x_bar))
+        return (out, (NO_TANGENT, x_bar))
     """
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:

@@ -39,7 +39,7 @@ class Stores(Transform):
         x_bar[0] = 1.0
         x_bar[1] = x_0
         x_bar[0] += x_1
-        return (None, (NoTangent(), x_bar))
+        return (None, (NO_TANGENT, x_bar))
     """
 
     preserves = (Kinds,)  # a write of an element changes no name's kind
