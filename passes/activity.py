@@ -7,6 +7,7 @@ from typing import Any
 
 import gast
 
+from srcad import syntax
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import Callees
 from srcad.passes.scopes import LocalFunction, Scopes
@@ -61,7 +62,7 @@ def target_names(target: gast.expr) -> list[str]:
     """Every name in an assignment target, in order."""
     if isinstance(target, gast.Name):
         return [target.id]  # the common case, without walking the name's children
-    return [n.id for n in gast.walk(target) if isinstance(n, gast.Name)]
+    return [n.id for n in syntax.walk(target) if isinstance(n, gast.Name)]
 
 
 class Activity(Analysis[set[str]]):

@@ -8,7 +8,7 @@ from typing import Any
 
 import gast
 
-from srcad import primitives
+from srcad import primitives, syntax
 from srcad.errors import Diagnostic
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.scopes import ScopeInfo, Scopes
@@ -67,7 +67,7 @@ class Callees(Analysis[CalleeInfo]):
     def run(self, tree: gast.Module, ctx: Context) -> CalleeInfo:
         scopes = ctx.analysis(Scopes, tree)
         info = CalleeInfo()
-        for node in gast.walk(function_of(tree)):
+        for node in syntax.walk(function_of(tree)):
             if not isinstance(node, gast.Call) or is_append_call(node):
                 continue  # `items.append(v)` becomes a primitive in the normal form
             callee = self._callee(node, scopes, ctx, info)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gast
 
+from srcad import syntax
 from srcad.passes import naming
 from srcad.passes.activity import Activity, target_names
 from srcad.passes.base import Context, Transform
@@ -68,7 +69,7 @@ class ForwardAD(RuleCalls, Transform):
         function.body = body
         function.decorator_list = []
         function.returns = None
-        for node in gast.walk(function):
+        for node in syntax.walk(function):
             if isinstance(node, gast.stmt | gast.expr) and not hasattr(node, "lineno"):
                 gast.copy_location(node, function)
         return True

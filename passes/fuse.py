@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gast
 
+from srcad import syntax
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.rule_calls import constant
 from srcad.passes.simplify import ConstantFolder
@@ -82,7 +83,7 @@ class Fuse(Transform):
         assigned = {
             n.id
             for s in statements
-            for n in gast.walk(s)
+            for n in syntax.walk(s)
             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
         }
         if seed.id in assigned:

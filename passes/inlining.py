@@ -233,7 +233,7 @@ def adjoint_of(
         if text is None or not (isinstance(operand, gast.Name) and operand.id in active):
             texts[position] = None
             continue
-        used = {n.id for n in gast.walk(_parsed(text)) if isinstance(n, gast.Name)}
+        used = {n.id for n in syntax.walk(_parsed(text)) if isinstance(n, gast.Name)}
         roles = {"a": operands[0], "b": operands[-1]}
         # A uniform seed stays uniform where the template multiplies it by floats only.
         arrays = [r for r in ("a", "b") if r in used and (kind_of(roles[r]) or ("f", 1))[1]]
@@ -282,4 +282,4 @@ def index_adjoint(
         return None
     if subscript(base, value.slice, kind_of) is None:  # ints and slices only
         return None
-    return list(dict.fromkeys(n.id for n in gast.walk(value.slice) if isinstance(n, gast.Name)))
+    return list(dict.fromkeys(n.id for n in syntax.walk(value.slice) if isinstance(n, gast.Name)))

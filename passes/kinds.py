@@ -9,6 +9,7 @@ from typing import Any
 import gast
 import numpy as np
 
+from srcad import syntax
 from srcad.kinds import FLOAT, INT, Kind
 from srcad.passes.activity import OPERATORS
 from srcad.passes.base import Analysis, Context, function_of
@@ -105,7 +106,7 @@ class Kinds(Analysis["Kinds"]):
         if not self.settled:  # a name read that no assignment has given a kind yet
             reads = self.reads.get(id(value))
             if reads is None:
-                reads = [n.id for n in gast.walk(value) if isinstance(n, gast.Name)]
+                reads = [n.id for n in syntax.walk(value) if isinstance(n, gast.Name)]
                 self.reads[id(value)] = reads
             if any(name not in self.kinds and name in self.local for name in reads):
                 return BOTTOM
@@ -133,7 +134,7 @@ def _defined(statement: gast.stmt) -> list[str]:
 
 
 def _names(target: gast.expr) -> list[str]:
-    return [n.id for n in gast.walk(target) if isinstance(n, gast.Name)]
+    return [n.id for n in syntax.walk(target) if isinstance(n, gast.Name)]
 
 
 def _join(found: dict[str, Kind | None], name: str, kind: Kind | None) -> Kind | None:

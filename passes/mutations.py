@@ -9,6 +9,7 @@ from typing import Any
 import gast
 import numpy as np
 
+from srcad import syntax
 from srcad.errors import Diagnostic
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import IN_PLACE_METHODS, is_append_call, static_path
@@ -144,7 +145,7 @@ class Mutations(Analysis[list[Diagnostic]]):
             targets = [node.target] if isinstance(node, gast.AugAssign) else node.targets
             found = []
             for target in targets:
-                for part in gast.walk(target):
+                for part in syntax.walk(target):
                     if isinstance(part, gast.Subscript | gast.Attribute) and isinstance(
                         part.ctx, gast.Store | gast.Del
                     ):
@@ -221,12 +222,12 @@ class Mutations(Analysis[list[Diagnostic]]):
     def _loads(self, function: gast.FunctionDef, name: str) -> list[gast.Name]:
         return [
             n
-            for n in gast.walk(function)
+            for n in syntax.walk(function)
             if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
         ]
 
     def _fresh_list(self, function: gast.FunctionDef, name: str) -> bool:
-        for node in gast.walk(function):
+        for node in syntax.walk(function):
             if not isinstance(node, gast.Name) or node.id != name:
                 continue
             parent = self.parents.get(node)
@@ -272,12 +273,12 @@ class Mutations(Analysis[list[Diagnostic]]):
     def _why_shared(self, function: gast.FunctionDef, name: str) -> str | None:
         augmented = [
             n
-            for n in gast.walk(function)
+            for n in syntax.walk(function)
             if isinstance(n, gast.AugAssign)
             and isinstance(n.target, gast.Name)
             and n.target.id == name
         ]
-        for node in gast.walk(function):
+        for node in syntax.walk(function):
             if not (isinstance(node, gast.Name) and node.id == name):
                 continue
             parent = self.parents.get(node)
@@ -333,7 +334,7 @@ class Mutations(Analysis[list[Diagnostic]]):
             return False
         for ancestor in self._ancestors(node):
             if isinstance(ancestor, gast.For | gast.While) and any(
-                a in set(gast.walk(ancestor)) for a in augmented
+                a in set(syntax.walk(ancestor)) for a in augmented
             ):
                 return False
         return True

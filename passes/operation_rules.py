@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import gast
 
+from srcad import syntax
 from srcad.errors import Diagnostic
 from srcad.passes.activity import OPERATORS, Activity, operand_names
 from srcad.passes.base import Analysis, Context, function_of
@@ -62,7 +63,7 @@ class OperationRules(Analysis[RuleInfo]):
             if not isinstance(statement, gast.Assign):
                 continue
             target = statement.targets[0]
-            if not any(n.id in active for n in gast.walk(target) if isinstance(n, gast.Name)):
+            if not any(n.id in active for n in syntax.walk(target) if isinstance(n, gast.Name)):
                 continue
             value = statement.value
             operands = [n.id for n in operand_names(value)]
@@ -140,7 +141,7 @@ class OperationRules(Analysis[RuleInfo]):
         for statement in walk_statements(function.body):
             if isinstance(statement, gast.FunctionDef):
                 continue
-            for node in gast.walk(statement):
+            for node in syntax.walk(statement):
                 if not (isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)):
                     continue
                 local = scopes.functions.get(node.id)

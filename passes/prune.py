@@ -55,15 +55,19 @@ class Prune(Transform):
         return (None, (NO_TANGENT, 2 * exp_x * exp_x))
     """
 
+    # What goes reads nothing that stays, and the names left keep their kinds (a kind the
+    # removed assignments made unknown stays unknown: never wrong).
+    preserves = (Kinds,)
+
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         if not (ctx.fused and not ctx.value and ctx.optimise and ctx.kinds):
             return False
         function = function_of(tree)
         self.ctx = ctx
-        self.kinds = Kinds().run(tree, ctx)
+        self.kinds = ctx.analysis(Kinds, tree)
         self.locals = {
             n.id
-            for n in gast.walk(function)
+            for n in syntax.walk(function)
             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
         } | {a.id for a in [*function.args.posonlyargs, *function.args.args]}
         changed = self._drop_values(function)
@@ -143,7 +147,7 @@ class Prune(Transform):
         defining: dict[str, list[gast.Assign]] = {}
 
         def read(node: gast.AST) -> None:
-            for child in gast.walk(node):
+            for child in syntax.walk(node):
                 if not (isinstance(child, gast.Name) and isinstance(child.ctx, gast.Load)):
                     continue
                 stand_in = None
@@ -270,7 +274,7 @@ class Prune(Transform):
         if not empty:
             return False
         if isinstance(statement, gast.For):
-            bound = [n.id for n in gast.walk(statement.target) if isinstance(n, gast.Name)]
+            bound = [n.id for n in syntax.walk(statement.target) if isinstance(n, gast.Name)]
             return self._pure(statement.iter) and not needed.intersection(bound)
         if isinstance(statement, gast.If):
             return self._pure(statement.test)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gast
 
+from srcad import syntax
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.kinds import Kinds
 from srcad.passes.to_anf import falls_through, store
@@ -40,13 +41,13 @@ class Release(Transform):
             return False
         function = function_of(tree)
         nested = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
-        if any(isinstance(n, nested) and n is not function for n in gast.walk(function)):
+        if any(isinstance(n, nested) and n is not function for n in syntax.walk(function)):
             return False  # a closure might read a name after its last statement does
         kinds = ctx.analysis(Kinds, tree)  # the names' kinds, as Stores left them
         stores: dict[str, int] = {}
         last: dict[str, int] = {}  # name: the last top-level statement reading it
         for position, statement in enumerate(function.body):
-            for node in gast.walk(statement):
+            for node in syntax.walk(statement):
                 if isinstance(node, gast.Name):
                     if isinstance(node.ctx, gast.Load):
                         last[node.id] = position

@@ -130,7 +130,7 @@ class ReverseAD(RuleCalls, Transform):
         function.body = body
         function.decorator_list = []
         function.returns = None
-        for node in gast.walk(function):
+        for node in syntax.walk(function):
             if isinstance(node, gast.stmt | gast.expr) and not hasattr(node, "lineno"):
                 gast.copy_location(node, function)
         return True
@@ -641,7 +641,7 @@ class ReverseAD(RuleCalls, Transform):
     def _substituted(self, expression: gast.expr, saved: dict[str, gast.expr]) -> gast.expr:
         """A copy of an index reading each name where the pullback keeps its value."""
         fresh = syntax.copy_tree(expression)
-        for node in gast.walk(fresh):
+        for node in syntax.walk(fresh):
             if isinstance(node, gast.Name) and f"index {node.id}" in saved:
                 node.id = saved[f"index {node.id}"].id
         return fresh

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import beniget
 import gast
 
+from srcad import syntax
 from srcad.passes.base import Analysis, Context, function_of
 
 
@@ -67,7 +68,7 @@ def _plain_locals(function: gast.FunctionDef) -> set[str] | None:
     """
     bound: set[str] = set()
     augmented: set[gast.Name] = set()
-    for node in gast.walk(function):
+    for node in syntax.walk(function):
         if not isinstance(node, _PLAIN_NODES) and node is not function:
             return None
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
@@ -89,7 +90,7 @@ def scope_info(function: gast.FunctionDef, bound: set[str], ctx: Context) -> Sco
     every_arg += [a for a in (args.vararg, args.kwarg) if a is not None]
     parameters = [a.id for a in every_arg]
     info = ScopeInfo(parameters, bound - set(parameters), functions=local_functions(function))
-    for node in gast.walk(function):
+    for node in syntax.walk(function):
         if isinstance(node, gast.Name):
             info.names.add(node.id)
             if isinstance(node.ctx, gast.Load):
@@ -127,11 +128,11 @@ def captured_names(node: gast.FunctionDef | gast.Lambda, outer: set[str]) -> lis
     """The names of `outer` that a nested function reads (and does not assign itself)."""
     own = {
         n.id
-        for n in gast.walk(node)
+        for n in syntax.walk(node)
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store | gast.Param)
     }
     read = [
-        n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+        n.id for n in syntax.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
     ]
     return [name for name in dict.fromkeys(read) if name in outer and name not in own]
 
@@ -179,7 +180,7 @@ def local_functions(function: gast.FunctionDef) -> dict[str, LocalFunction]:
     if not found:
         return found  # most functions define none: no need to count bindings
     for statement in statements:
-        for node in gast.walk(statement):
+        for node in syntax.walk(statement):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                 bound[node.id] = bound.get(node.id, 0) + 1
     return {name: local for name, local in found.items() if bound.get(name) == 1}

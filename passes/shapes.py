@@ -95,7 +95,7 @@ def shape_classes(function: gast.FunctionDef, kinds: Kinds, ctx: Context) -> Sha
     found = ShapeClasses(kinds, ctx)
     counts: dict[str, int] = {}  # how many times the body assigns each name
     for statement in function.body:
-        for node in gast.walk(statement):
+        for node in syntax.walk(statement):
             if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
                 counts[node.id] = counts.get(node.id, 0) + 1
     parameters = [a.id for a in [*function.args.posonlyargs, *function.args.args]]
@@ -133,7 +133,7 @@ def _constant_slice(value: gast.Subscript, found: ShapeClasses) -> bool:
     base = value.value
     if not (isinstance(base, gast.Name) and base.id in found.classes and found.order[base.id] < 0):
         return False
-    return all(not isinstance(n, gast.Name) for n in gast.walk(value.slice))
+    return all(not isinstance(n, gast.Name) for n in syntax.walk(value.slice))
 
 
 def _slice_key(value: gast.Subscript) -> str:
@@ -161,7 +161,7 @@ def shape_uses(function: gast.FunctionDef, ctx: Context) -> Iterator[tuple[gast.
     arguments of srcad's runtime helpers."""
     helpers = {name: SHAPE_ARGUMENTS[value] for name, value in ctx.runtime.items()
                if _hashable(value) and value in SHAPE_ARGUMENTS}  # fmt: skip
-    for node in gast.walk(function):
+    for node in syntax.walk(function):
         if (
             isinstance(node, gast.Attribute)
             and node.attr in SHAPE_ATTRIBUTES
@@ -236,7 +236,7 @@ class Shapes(Transform):
 
     def _resolve_no_ops(self, function: gast.FunctionDef) -> bool:
         changed = False
-        for node in gast.walk(function):
+        for node in syntax.walk(function):
             for name, value in gast.iter_fields(node):
                 items = value if isinstance(value, list) else [value]
                 for index, child in enumerate(items):
@@ -291,7 +291,7 @@ def _propagate_copies(function: gast.FunctionDef, names: set[str]) -> bool:
     `push_negations`)."""
     stores: dict[str, int] = {}
     loads: dict[str, int] = {}
-    for node in gast.walk(function):
+    for node in syntax.walk(function):
         if isinstance(node, gast.Name):
             counts = loads if isinstance(node.ctx, gast.Load) else stores
             counts[node.id] = counts.get(node.id, 0) + 1
@@ -310,7 +310,7 @@ def _propagate_copies(function: gast.FunctionDef, names: set[str]) -> bool:
     if not copies:
         return False
     function.body = kept
-    for node in gast.walk(function):
+    for node in syntax.walk(function):
         for name, value in gast.iter_fields(node):
             items = value if isinstance(value, list) else [value]
             for index, child in enumerate(items):

@@ -82,7 +82,7 @@ class Simplify(Transform):
         """Add (or take away) the names `nodes` read and assign to the counts."""
         for root in nodes:
             self.reads_in.pop(id(root), None)  # it is about to change, or has
-            for node in gast.walk(root):
+            for node in syntax.walk(root):
                 if isinstance(node, gast.Name):
                     counts = self.loads if isinstance(node.ctx, gast.Load) else self.stores
                     counts[node.id] = counts.get(node.id, 0) + sign
@@ -155,7 +155,7 @@ class Simplify(Transform):
         found = self.reads_in.get(id(statement))
         if found is None:
             found = {}
-            for node in gast.walk(statement):
+            for node in syntax.walk(statement):
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
                     found[node.id] = found.get(node.id, 0) + 1
             self.reads_in[id(statement)] = found
@@ -169,7 +169,7 @@ class Simplify(Transform):
         is_copy = isinstance(value, gast.Name)
         if count == 0 or (not is_copy and (count != 1 or not _is_arithmetic(value))):
             return None
-        reads = {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
+        reads = {n.id for n in syntax.walk(value) if isinstance(n, gast.Name)}
         found = 0
         places: list[gast.stmt] = []
         for later in block[index + 1 :]:
@@ -206,7 +206,7 @@ class Simplify(Transform):
 def _replace(places: list[gast.stmt], name: str, value: gast.expr) -> None:
     """Read `value` wherever `places` read `name`."""
     for place in places:
-        for node in gast.walk(place):
+        for node in syntax.walk(place):
             for field, child in gast.iter_fields(node):
                 if isinstance(child, gast.Name) and child.id == name:
                     if isinstance(child.ctx, gast.Load):
@@ -256,7 +256,7 @@ def push_negations(function: gast.FunctionDef) -> bool:
     is a float, or the number takes the sign, the negation no longer costs a pass over an
     array."""
     changed = False
-    for node in gast.walk(function):
+    for node in syntax.walk(function):
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult | gast.Div):
             changed = _sign_into_number(node) or changed
         for field, value in gast.iter_fields(node):
@@ -319,7 +319,7 @@ def _added_to(statement: gast.stmt, name: str) -> gast.expr | None:
     ):
         return None
     right = statement.value.right
-    if any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(right)):
+    if any(isinstance(n, gast.Name) and n.id == name for n in syntax.walk(right)):
         return None
     return right
 
@@ -327,7 +327,7 @@ def _added_to(statement: gast.stmt, name: str) -> gast.expr | None:
 def _assigned(statement: gast.stmt) -> set[str]:
     """Names a statement assigns, or changes in place (`x[i] += v` changes `x`)."""
     names = set()
-    for node in gast.walk(statement):
+    for node in syntax.walk(statement):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             names.add(node.id)
         elif isinstance(node, gast.AugAssign | gast.Assign):
@@ -347,4 +347,4 @@ def _is_arithmetic(value: gast.expr) -> bool:
     """Whether an expression is names and constants under operators: no calls, so moving
     or dropping it changes nothing but when it is computed."""
     allowed = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.expr_context)
-    return all(isinstance(n, (*allowed, gast.operator, gast.unaryop)) for n in gast.walk(value))
+    return all(isinstance(n, (*allowed, gast.operator, gast.unaryop)) for n in syntax.walk(value))

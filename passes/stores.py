@@ -6,6 +6,7 @@ from __future__ import annotations
 import gast
 import numpy as np
 
+from srcad import syntax
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.kinds import Kinds
 from srcad.passes.reverse_ad import assign
@@ -76,9 +77,9 @@ class Stores(Transform):
                 if stored or isinstance(statement, gast.Expr):
                     function.body[position] = gast.copy_location(new, statement)
                     changed = True
-                if not any(isinstance(n, gast.Name) and n.id in fresh for n in gast.walk(value)):
+                if not any(isinstance(n, gast.Name) and n.id in fresh for n in syntax.walk(value)):
                     continue
-            for node in gast.walk(statement):  # any other use: no longer known zero
+            for node in syntax.walk(statement):  # any other use: no longer known zero
                 if isinstance(node, gast.Name):
                     fresh.pop(node.id, None)
         return changed
@@ -126,7 +127,7 @@ class Stores(Transform):
             buffer, index, value = arguments[0].id, arguments[1], arguments[2]
         else:
             return None
-        if any(isinstance(n, gast.Name) and n.id == buffer for n in gast.walk(value)):
+        if any(isinstance(n, gast.Name) and n.id == buffer for n in syntax.walk(value)):
             return None
         return buffer, index, value
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import gast
 
-from srcad import primitives
+from srcad import primitives, syntax
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.callees import Callees, is_append_call
 from srcad.passes.naming import derived_name
@@ -48,7 +48,7 @@ def bound_names(statement: gast.stmt) -> list[str]:
         targets = [statement.target]
     else:
         return []
-    return [n.id for t in targets for n in gast.walk(t) if isinstance(n, gast.Name)]
+    return [n.id for t in targets for n in syntax.walk(t) if isinstance(n, gast.Name)]
 
 
 def falls_through(block: list[gast.stmt]) -> bool:
@@ -243,7 +243,7 @@ class _Normaliser:
         clash with the function's."""
         renames = {}
         for generator in node.generators:
-            for target in gast.walk(generator.target):
+            for target in syntax.walk(generator.target):
                 if isinstance(target, gast.Name) and target.id in self.user:
                     renames[target.id] = self.ctx.namer.fresh(target.id)
         node = _Rename(renames).visit(node)
@@ -271,10 +271,10 @@ class _Normaliser:
                 )
             ]
         for generator in node.generators:
-            self.user |= {t.id for t in gast.walk(generator.target) if isinstance(t, gast.Name)}
+            self.user |= {t.id for t in syntax.walk(generator.target) if isinstance(t, gast.Name)}
         for statement in inner:
             gast.copy_location(statement, self.origin)
-            for child in gast.walk(statement):
+            for child in syntax.walk(statement):
                 if isinstance(child, gast.stmt):
                     gast.copy_location(child, self.origin)
             self.statement(statement)
@@ -359,9 +359,9 @@ class _Normaliser:
         flats = [self.operation(v) for v in values]
         for position, (target, flat) in enumerate(zip(targets, flats, strict=True)):
             earlier = {
-                n.id for t in targets[:position] for n in gast.walk(t) if isinstance(n, gast.Name)
+                n.id for t in targets[:position] for n in syntax.walk(t) if isinstance(n, gast.Name)
             }
-            reads = {n.id for n in gast.walk(flat) if isinstance(n, gast.Name)}
+            reads = {n.id for n in syntax.walk(flat) if isinstance(n, gast.Name)}
             nested_operation = not isinstance(target, gast.Name) and not isinstance(flat, gast.Name)
             if reads & earlier or nested_operation:
                 flats[position] = self._snapshot(flat)

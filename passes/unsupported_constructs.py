@@ -6,6 +6,7 @@ from typing import Protocol
 
 import gast
 
+from srcad import syntax
 from srcad.errors import Diagnostic
 from srcad.passes.base import Analysis, Context, function_of
 
@@ -167,7 +168,7 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
         report(target, UNSUPPORTED_EXPRESSION, f"assigning to {what} is not supported")
 
     def _expression(self, node: gast.expr, report: Report) -> None:
-        for child in gast.walk(node):
+        for child in syntax.walk(node):
             bad_binary = isinstance(child, gast.BinOp) and not isinstance(child.op, _OPERATORS)
             bad_unary = isinstance(child, gast.UnaryOp) and not isinstance(child.op, _UNARY)
             if bad_binary or bad_unary:

@@ -95,7 +95,7 @@ def _definitions(filename: str, lines: list[str]) -> Definitions:
     if cached is not None and cached[0] == lines:
         return cached[1]
     found: Definitions = {}
-    for node in gast.walk(syntax.parse("".join(lines))):
+    for node in syntax.walk(syntax.parse("".join(lines))):
         if isinstance(node, gast.FunctionDef | gast.AsyncFunctionDef):
             first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
             for line in {first, node.lineno}:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import gast
@@ -17,6 +18,25 @@ _COMMENT_LINE = re.compile(
     + re.escape(COMMENT_MARK)
     + r".*(?P=quote))$"
 )
+
+
+def walk(node: gast.AST) -> Iterator[gast.AST]:
+    """Every node of a tree, `node` first, each before its children and children in
+    order (depth first, like reading the source); `ast.walk`'s work at less cost, for the
+    compiler walks its trees many times over."""
+    todo = [node]
+    pop, push = todo.pop, todo.append
+    while todo:
+        node = pop()
+        yield node
+        for name in reversed(node._fields):
+            child = getattr(node, name, None)
+            if isinstance(child, list):
+                for item in reversed(child):
+                    if isinstance(item, gast.AST):
+                        push(item)
+            elif isinstance(child, gast.AST):
+                push(child)
 
 
 def parse(text: str) -> gast.Module:
