@@ -31,7 +31,12 @@ PURE: set[Any] = {
     # no derivative (`a` singular, log |det a| = -inf).
     logabsdet,
 }  # fmt: skip
-PURE_ATTRIBUTES = frozenset(["shape", "size", "ndim", "T"])  # reading them does nothing else
+PURE_ATTRIBUTES = frozenset(["shape", "size", "ndim", "T"])
+DIVISIONS = (
+    gast.Div,
+    gast.FloorDiv,
+    gast.Mod,
+)  # of Python numbers, raise for a zero divisor  # reading them does nothing else
 
 
 class Prune(Transform):
@@ -75,7 +80,7 @@ class Prune(Transform):
         self.uses = list(shape_uses(function, ctx))
         self.shape_only = {id(_child(use)): use for use in self.uses}
         needed = self._needed(function)
-        if self._check_broadcasts(function, needed):
+        if self._check_broadcasts(function, needed) | self._check_divisions(function, needed):
             needed = self._needed(function)
         for use in self.uses:
             name = _child(use)
@@ -123,6 +128,65 @@ class Prune(Transform):
         changed = len(body) != len(function.body)
         function.body = body
         return changed
+
+    def _check_divisions(self, function: gast.FunctionDef, needed: set[str]) -> bool:
+        """Before a division of Python numbers goes, make sure that dividing by zero still
+        raises: a check `1 / d` takes its place, unless code that stays divides by `d`
+        (the gradient of `s / n` divides by `n` too). True if any was added."""
+        dropped = {
+            id(s)
+            for s in walk_statements(function.body)
+            if (targets := self._removable(s)) is not None and not needed.intersection(targets)
+        }
+        kept = {
+            gast.dump(divisor)
+            for s in walk_statements(function.body)
+            if id(s) not in dropped
+            for divisor in self._divisors(s)
+        }
+        added = False
+
+        def check(block: list[gast.stmt]) -> list[gast.stmt]:
+            nonlocal added
+            out: list[gast.stmt] = []
+            for statement in block:
+                for name in ("body", "orelse"):
+                    inner = getattr(statement, name, None)
+                    if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                        setattr(statement, name, check(inner))
+                for divisor in self._divisors(statement) if id(statement) in dropped else []:
+                    text = gast.dump(divisor)
+                    if text not in kept:
+                        kept.add(text)
+                        one = gast.BinOp(left=gast.Constant(value=1, kind=None), op=gast.Div(),
+                                         right=syntax.copy_tree(divisor))  # fmt: skip
+                        why = syntax.comment("a divisor: zero raises, as in the function")
+                        for new in (why, gast.Expr(value=one)):
+                            out.append(gast.copy_location(new, statement))
+                        added = True
+                out.append(statement)
+            return out
+
+        function.body = check(function.body)
+        return added
+
+    def _divisors(self, statement: gast.stmt) -> list[gast.expr]:
+        """The divisors of the divisions of two Python numbers a simple statement makes
+        (which raise for zero, where NumPy's give inf), but for nonzero constants."""
+        if isinstance(statement, gast.If | gast.For | gast.While):
+            return []
+        found = []
+        for node in syntax.walk(statement):
+            if not (isinstance(node, gast.BinOp) and isinstance(node.op, DIVISIONS)):
+                continue
+            kinds = (self.kinds.of(node.left), self.kinds.of(node.right))
+            if not all(k is not None and k[1] == 0 for k in kinds):
+                continue
+            divisor = node.right
+            number = isinstance(divisor, gast.Constant) and type(divisor.value) in (int, float)
+            if not (number and divisor.value != 0):
+                found.append(divisor)
+        return found
 
     def _broadcast_of(self, statement: gast.stmt, needed: set[str]) -> frozenset[str] | None:
         """The class of an operation on two arrays of different classes that goes."""

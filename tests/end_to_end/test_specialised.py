@@ -5,6 +5,7 @@ cases' own tests check the specialised rule against finite differences."""
 import numpy as np
 import pytest
 
+import srcad
 from srcad import compiler
 from srcad.kinds import signature
 from srcad.tangents import AbstractZero, unthunk
@@ -101,3 +102,32 @@ def test_gradient_alone_raises_where_the_function_does(function):
     args = (np.ones(3), np.ones((2, 3)))
     _, found = gradient.function(*args)
     np.testing.assert_allclose(found[1], 2.0 * args[0])
+
+
+def _unused_divisions(x, n, m):
+    scale = 1.0 / n  # the value nothing reads, but which raises for n = 0
+    rest = 7 // m + 3 % m
+    return np.sum(x**2) + scale + rest
+
+
+def _divides_anyway(x, n):
+    return np.sum(x**2) / n  # the gradient divides by n too: no check needed
+
+
+@pytest.mark.parametrize(("n", "m"), [(0, 2), (2, 0), (0.0, 2), (2, 0)])
+def test_gradient_alone_divides_by_zero_where_the_function_does(n, m):
+    """A division of Python numbers the gradient leaves out still raises for a zero
+    divisor: a check `1 / n` takes its place, unless the gradient divides by `n` anyway."""
+    args = (np.ones(3), n, m)
+    with pytest.raises(ZeroDivisionError):
+        _unused_divisions(*args)
+    gradient = compiler.compiled(_unused_divisions, None, "reverse", signature(args), True, False)
+    with pytest.raises(ZeroDivisionError):
+        gradient.function(*args)
+    _, found = gradient.function(np.ones(3), 2, 3)
+    np.testing.assert_allclose(found[1], 2.0 * np.ones(3))
+    text = compiler.compiled(_divides_anyway, None, "reverse", signature((np.ones(3), 2)), True,
+                             False).source  # fmt: skip
+    assert "1 / n" not in text
+    with pytest.raises(ZeroDivisionError):
+        srcad.grad(_divides_anyway)(np.ones(3), 0)
