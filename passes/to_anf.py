@@ -507,7 +507,10 @@ class _Normaliser:
         if element is None or not isinstance(call, gast.Call) or call.keywords:
             return None
         callees = self.ctx.analysis_result(Callees).callees
-        function = primitives.PROJECTIONS.get((callees.get(call), element))
+        try:
+            function = primitives.PROJECTIONS.get((callees.get(call), element))
+        except TypeError:  # an unhashable callable object: not one of them
+            return None
         if function is None:
             return None
         name = gast.Name(id=self.ctx.bind(function, function.__name__), ctx=gast.Load(),

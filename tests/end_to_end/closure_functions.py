@@ -77,3 +77,23 @@ def keyword_only(x, *, power=2):
 
 def calls_keyword_only(x):
     return keyword_only(x, power=3) + keyword_only(x)
+
+
+class _Pair:
+    """A callable object that is unhashable (it defines `__eq__`), giving a tuple."""
+
+    def __init__(self, scale):
+        self.scale = scale
+
+    def __eq__(self, other):
+        return isinstance(other, _Pair) and other.scale == self.scale
+
+    def __call__(self, x):
+        return (x * self.scale, x * x)
+
+
+_pair = _Pair(2.0)
+
+
+def element_of_unhashable_call(x):
+    return _pair(x)[1] + _pair(x)[0]

@@ -27,6 +27,7 @@ cf = load("closure_functions")
 rng = np.random.default_rng(4)
 
 CASES = [
+    ("element_of_unhashable_call", cf.element_of_unhashable_call, (1.5,)),
     ("nested_def", cf.nested_def, (0.7, 1.3)),
     ("assigned_lambda", cf.assigned_lambda, (0.7, 1.3)),
     ("nested_in_loop", cf.nested_in_loop, (rng.standard_normal(3), 0.9)),

@@ -158,6 +158,16 @@ def test_slogdet_elements_compile_to_logabsdet(a: np.ndarray) -> None:
     assert "logabsdet(a)" in text
 
 
+def test_slogdet_elements_in_forward_mode() -> None:
+    a, direction = invertible((3, 3), 6), sample((3, 3), 7)
+    _, tangent = srcad.jvp(_logabsdet_forms, (a,), (direction,))
+    step = 1e-6
+    expected = (_logabsdet_forms(a + step * direction) - _logabsdet_forms(a - step * direction)) / (
+        2 * step
+    )
+    assert tangent == pytest.approx(expected, rel=1e-6)
+
+
 def test_logabsdet_gradient_of_a_singular_matrix_raises() -> None:
     """log |det a| is -inf there, with no derivative: the gradient raises, never a number."""
     with pytest.raises(np.linalg.LinAlgError):
