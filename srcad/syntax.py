@@ -77,43 +77,6 @@ def unparse(tree: gast.AST) -> str:
 
 
 _BLOCKS = ("body", "orelse", "finalbody")
-_UNSET = object()
-
-
-def _shown(node: gast.AST, name: str, value: object) -> bool:
-    """Whether `gast.dump` shows the field: not when unset, an empty list, or None where
-    the class's default is None."""
-    if value is _UNSET or (isinstance(value, list) and not value):
-        return False
-    return value is not None or getattr(type(node), name, _UNSET) is not None
-
-
-def _same(parsed: Any, built: Any) -> bool:
-    """Whether `gast.dump` prints the two alike, once comments are taken out of `built`."""
-    if isinstance(built, list):
-        return (
-            isinstance(parsed, list)
-            and len(parsed) == len(built)
-            and all(map(_same, parsed, built))
-        )
-    if not isinstance(built, gast.AST):
-        return not isinstance(parsed, gast.AST | list) and repr(parsed) == repr(built)
-    if type(parsed) is not type(built):
-        return False
-    for name in built._fields:
-        value = getattr(parsed, name, _UNSET)
-        expected = getattr(built, name, _UNSET)
-        leaf = type(expected) in (str, type(None))
-        if leaf and type(value) is type(expected) and value == expected:
-            continue  # an identifier, or None, alike on both sides: most fields
-        if name in _BLOCKS and isinstance(expected, list):
-            expected = [s for s in expected if not is_comment(s)]
-        shown = _shown(built, name, expected)
-        if shown != _shown(parsed, name, value) or (shown and not _same(value, expected)):
-            return False
-    return True
-
-
 _POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
@@ -147,4 +110,48 @@ def same_tree(text: str, tree: gast.AST) -> bool:
     >>> same_tree("y = (a + b) * c", tree), same_tree("y = a + b * c", tree)
     (True, False)
     """
-    return _same(parse(text), tree)
+    return _same_as_parsed(ast.parse(text), tree)
+
+
+def _same_as_parsed(parsed: Any, built: Any) -> bool:
+    """`_same` for `parsed` from `ast.parse` (not converted to gast: that costs more than
+    the parse): node classes match by name, a parameter `ast.arg` (and the name bound by
+    `except E as name`) is gast's `Name`, and a field gast adds (`Name.annotation`,
+    `type_params` on older Pythons) must be empty."""
+    if isinstance(built, list):
+        return (
+            isinstance(parsed, list)
+            and len(parsed) == len(built)
+            and all(map(_same_as_parsed, parsed, built))
+        )
+    if not isinstance(built, gast.AST):
+        return not isinstance(parsed, ast.AST | list) and repr(parsed) == repr(built)
+    if isinstance(parsed, str) and type(built) is gast.Name:  # `except E as name`
+        return parsed == built.id
+    if isinstance(parsed, ast.arg):
+        return (
+            type(built) is gast.Name
+            and isinstance(built.ctx, gast.Param)
+            and parsed.arg == built.id
+            and _same_as_parsed(parsed.annotation, built.annotation)
+            and parsed.type_comment == built.type_comment
+        )
+    if type(parsed).__name__ != type(built).__name__:
+        return False
+    fields = type(parsed)._fields
+    for name in built._fields:
+        expected = getattr(built, name, None)
+        if name not in fields:  # a field only gast has
+            if expected is None or expected == []:
+                continue
+            return False
+        value = getattr(parsed, name, None)
+        if type(expected) in (str, type(None)) and type(value) is type(expected):
+            if value == expected:
+                continue  # an identifier, or None, alike on both sides: most fields
+            return False
+        if name in _BLOCKS and isinstance(expected, list):
+            expected = [s for s in expected if not is_comment(s)]
+        if not _same_as_parsed(value, expected):
+            return False
+    return True
