@@ -134,10 +134,13 @@ class Prune(Transform):
         raises: a check `1 / d` takes its place, unless code that stays divides by `d`
         (the gradient of `s / n` divides by `n` too). True if any was added."""
         dropped = {
-            id(s)
+            id(s): divisors
             for s in walk_statements(function.body)
             if (targets := self._removable(s)) is not None and not needed.intersection(targets)
+            if (divisors := self._divisors(s))
         }
+        if not dropped:
+            return False
         kept = {
             gast.dump(divisor)
             for s in walk_statements(function.body)
@@ -154,7 +157,7 @@ class Prune(Transform):
                     inner = getattr(statement, name, None)
                     if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
                         setattr(statement, name, check(inner))
-                for divisor in self._divisors(statement) if id(statement) in dropped else []:
+                for divisor in dropped.get(id(statement), []):
                     text = gast.dump(divisor)
                     if text not in kept:
                         kept.add(text)
