@@ -251,12 +251,14 @@ class Result:
     first_call: float | None = None  # seconds of the first call (jax.jit: tracing + compile)
     problem: str | None = None  # "n/a (...)", "fails: ...", "wrong gradient ..."
     ratio: float | None = None  # the gradient's time over the primal's, timed in turns
+    call: Call | None = None  # the gradient function and its arguments, once checked
 
 
 @dataclass
 class Row:
     case: cases.Case
     results: dict[str, Result] = field(default_factory=dict)
+    versus_hand: float | None = None  # srcad's time over the hand-written one's, in turns
 
     @property
     def primal(self) -> float:
@@ -339,7 +341,7 @@ def run_tool(
     if mismatch is not None:
         return Result(problem=f"wrong gradient: {mismatch}")
     seconds, primal, ratio = timing.paired((gradient, gradient_args), (case.func, args))
-    return Result(seconds, primal, first_call, ratio=ratio)
+    return Result(seconds, primal, first_call, ratio=ratio, call=(gradient, gradient_args))
 
 
 def run_case(case: cases.Case, tools: list[str], timing: Timing, seed: int) -> Row:
@@ -353,6 +355,10 @@ def run_case(case: cases.Case, tools: list[str], timing: Timing, seed: int) -> R
         result = row.results[name]
         shown = result.problem or f"{result.ratio:.3g}x"
         print(f"  {name:9} {shown}", flush=True)
+    hand, ours = row.results.get("hand"), row.results.get("srcad")
+    if hand and ours and hand.call and ours.call:  # srcad against hand-written, in turns too
+        row.versus_hand = timing.paired(ours.call, hand.call)[2]
+        print(f"  srcad over hand-written {row.versus_hand:.3g}x", flush=True)
     return row
 
 
@@ -504,8 +510,7 @@ def table(rows: list[Row]) -> list[str]:
     for row in rows:
         hand, ours = row.results["hand"], row.results["srcad"]
         cells = [row.case.name, duration(row.primal), cell(hand, "hand"), cell(ours, "srcad")]
-        # Each over its own neighbouring primal, so that load drift cancels here too.
-        cells.append(ratio(ours.ratio / hand.ratio) if hand.ratio and ours.ratio else "-")
+        cells.append(ratio(row.versus_hand) if row.versus_hand else "-")
         cells += [cell(row.results[name], name) for name, _ in COLUMNS[1:]]
         lines.append("| " + " | ".join(cells) + " |")
     return lines

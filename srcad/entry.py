@@ -22,11 +22,11 @@ floats, `srcad.grad(polynomial)` is:
                     return finish(y, cotangents, args, kwargs, True)
         return general(args, kwargs)
 
-Everything else (other kinds, keyword arguments, a rule registered since, a gradient of
-another type: a symbolic zero, a NumPy scalar) takes the general path, `general`, which
-compiles what it needs and then adds a branch: the entry is written again, and its code
-replaces the code of the same function object, so what `grad` returned stays the function
-to call.
+A gradient of another type (a symbolic zero, a NumPy scalar) goes to `finish`, which
+checks and materialises it. Every other call (other kinds, keyword arguments, a rule
+registered since) takes the general path, `general`, which compiles what it needs and then
+adds a branch: the entry is written again, and its code replaces the code of the same
+function object, so what `grad` returned stays the function to call.
 """
 
 from __future__ import annotations
