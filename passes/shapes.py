@@ -13,7 +13,7 @@ from srcad import syntax
 from srcad.kinds import Kind
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.kinds import FLOAT_UFUNCS, SHAPE_PRESERVING, Kinds
-from srcad.passes.simplify import ConstantFolder, push_negations
+from srcad.passes.simplify import ConstantFolder, is_number, push_negations
 from srcad.passes.to_anf import constant_int
 from srcad.projection import expand, fill_like, scatter, sum_to
 
@@ -248,7 +248,7 @@ class Shapes(Transform):
                     else:
                         setattr(node, name, replaced)
                         if isinstance(node, gast.Assign) and (
-                            _number(replaced) or _name_or_negated(replaced)
+                            is_number(replaced) or _name_or_negated(replaced)
                         ):
                             self.copies.update(
                                 n.id for n in node.targets if isinstance(n, gast.Name)
@@ -303,7 +303,7 @@ def _propagate_copies(function: gast.FunctionDef, names: set[str]) -> bool:
             value = statement.value
             name = _name_or_negated(value)
             read_once = isinstance(value, gast.Name) or loads.get(target.id) == 1
-            if _number(value) or (name is not None and stores.get(name) == 1 and read_once):
+            if is_number(value) or (name is not None and stores.get(name) == 1 and read_once):
                 copies[target.id] = value
                 continue
         kept.append(statement)
@@ -331,9 +331,3 @@ def _name_or_negated(node: gast.expr) -> str | None:
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
         node = node.operand
     return node.id if isinstance(node, gast.Name) else None
-
-
-def _number(node: gast.expr) -> bool:
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        node = node.operand
-    return isinstance(node, gast.Constant) and type(node.value) in (int, float)

@@ -292,14 +292,14 @@ def _sign_into_number(node: gast.BinOp) -> bool:
             flipped = number.operand  # `-a * -2` as `a * 2`
         else:
             flipped = gast.UnaryOp(op=gast.USub(), operand=number)
-        if _is_number(flipped):
+        if is_number(flipped):
             setattr(node, negated, operand.operand)
             setattr(node, other, flipped)
             return True
     return False
 
 
-def _is_number(node: gast.expr) -> bool:
+def is_number(node: gast.expr) -> bool:
     """`2`, `2.0`, `-2.0`: a literal int or float."""
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
         node = node.operand
