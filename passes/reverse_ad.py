@@ -978,16 +978,19 @@ class ReverseAD(RuleCalls, Transform):
         assert not loop.trimmed, "a trimmed tape read twice"
         loop.trimmed = True
         members: dict[int, list[Exit]] = {}  # by the exit whose id their records carry
-        first: dict[str, int] = {}
         for number, exit_ in enumerate(loop.exits):
             assert exit_.append is not None
             if not (exit_.names or codes[number]):
                 self.unrecorded.add(id(exit_.append))
                 del codes[number]
                 continue
-            same = first.setdefault(
-                repr((exit_.names, [gast.dump(s) for s in codes[number]])), number
+            alike = (
+                other
+                for other in members
+                if loop.exits[other].names == exit_.names
+                and _same_code(codes[other], codes[number])
             )
+            same = next(alike, number)
             members.setdefault(same, []).append(exit_)
             if same != number:
                 del codes[number]
@@ -1105,6 +1108,12 @@ class ReverseAD(RuleCalls, Transform):
         text = source.line(statement.lineno).strip()
         where = f"{os.path.basename(source.filename)}:{statement.lineno}"
         return syntax.comment(f"{where}  {text}" if text else where)
+
+
+def _same_code(one: list[gast.stmt], other: list[gast.stmt]) -> bool:
+    return len(one) == len(other) and all(
+        gast.dump(a) == gast.dump(b) for a, b in zip(one, other, strict=True)
+    )
 
 
 def _remove(body: list[gast.stmt], statements: set[int]) -> None:
