@@ -9,6 +9,9 @@ from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.kinds import Kinds
 from srcad.passes.to_anf import falls_through, store
 
+# Scopes of their own: a closure among them may read a name after its last statement does.
+NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+
 
 class Release(Transform):
     """In the gradient function `grad` calls (`ctx.fused`), each array that a top-level
@@ -40,19 +43,18 @@ class Release(Transform):
         if not (ctx.fused and ctx.optimise and ctx.kinds):
             return False
         function = function_of(tree)
-        nested = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
-        if any(isinstance(n, nested) and n is not function for n in syntax.walk(function)):
-            return False  # a closure might read a name after its last statement does
-        kinds = ctx.analysis(Kinds, tree)  # the names' kinds, as Stores left them
         stores: dict[str, int] = {}
         last: dict[str, int] = {}  # name: the last top-level statement reading it
         for position, statement in enumerate(function.body):
             for node in syntax.walk(statement):
+                if isinstance(node, NESTED):
+                    return False
                 if isinstance(node, gast.Name):
                     if isinstance(node.ctx, gast.Load):
                         last[node.id] = position
                     else:
                         stores[node.id] = stores.get(node.id, 0) + 1
+        kinds = ctx.analysis(Kinds, tree)  # the names' kinds, as Stores left them
         released: dict[int, list[str]] = {}  # position: the arrays last read there
         for position, statement in enumerate(function.body):
             name = _computed_array(statement, kinds)

@@ -40,8 +40,6 @@ import numpy as np
 from srcad.kinds import FLOAT, INT, Kind, Signature, kind_of
 from srcad.registry import REGISTRY
 
-# The Python names the entry's text reads from its namespace.
-_NAMESPACE = ("REGISTRY", "general", "finish", "kind_of", "ndarray", "float64", "REAL")
 REAL = (float, np.float64, np.float32, np.float16)  # what a real scalar result may be
 MAX_BRANCHES = 8  # kinds of arguments past these take the general path
 
@@ -92,6 +90,7 @@ class Entry:
             self.version = REGISTRY.version
         if len(self.branches) >= MAX_BRANCHES or not self._plain_kinds(kinds):
             return
+        self.namespace[f"gradient_{len(self.branches)}"] = gradient
         self.branches[kinds] = (gradient, value_left_out)
         self.function.__code__ = self._written().__code__
 
@@ -105,24 +104,23 @@ class Entry:
         lines = [f"def {self.name}(*args, **kwargs):"]
         if self.branches:
             lines.append(f"    if not kwargs and REGISTRY.version == {self.version}:")
-        by_count: dict[int, list[Signature]] = {}
-        for kinds in self.branches:
-            by_count.setdefault(len(kinds), []).append(kinds)
+        by_count: dict[int, list[tuple[int, Signature]]] = {}  # branches by argument count
+        for index, kinds in enumerate(self.branches):
+            by_count.setdefault(len(kinds), []).append((index, kinds))
         for count, group in by_count.items():
             names = self._names(count)
             lines.append(f"        if len(args) == {count}:")
             unpacked = f"({names[0]},)" if count == 1 else ", ".join(names)
             if count:
                 lines.append(f"            {unpacked} = args")
-            for kinds in group:
-                lines += self._branch(kinds, names)
+            for index, kinds in group:
+                lines += self._branch(index, kinds, names)
         lines.append("    return general(args, kwargs)")
         return "\n".join(lines) + "\n"
 
-    def _branch(self, kinds: Signature, names: list[str]) -> list[str]:
-        gradient, value_left_out = self.branches[kinds]
-        index = list(self.branches).index(kinds)
-        self.namespace[f"gradient_{index}"] = gradient
+    def _branch(self, index: int, kinds: Signature, names: list[str]) -> list[str]:
+        """The branch calling `gradient_{index}`, for arguments of `kinds`."""
+        _, value_left_out = self.branches[kinds]
         tests = [_test(name, kind) for name, kind in zip(names, kinds, strict=True)]
         results = {f"d{names[p]}": p for p in self.positions}  # gradient: its position
         checks = [_result_test(result, kinds[p]) for result, p in results.items()]
@@ -145,7 +143,7 @@ class Entry:
     def _names(self, count: int) -> list[str]:
         """Local names for `count` positional arguments: the parameters' where they are
         free to use."""
-        taken = {*_NAMESPACE, "args", "kwargs", "y", "cotangents"}
+        taken = {*self.namespace, "args", "kwargs", "y", "cotangents"}
         taken |= {f"gradient_{i}" for i in range(MAX_BRANCHES)}
         names = []
         for i in range(count):
