@@ -20,18 +20,45 @@ _COMMENT_LINE = re.compile(
 )
 
 
+# Fields that never hold a node `walk` visits: identifiers, constants, and the context and
+# operator leaves (`Load`, `Add`, `Eq`...), which are read through their parents.
+_LEAF_FIELDS = frozenset({
+    "ctx", "op", "ops", "id", "attr", "arg", "kind", "type_comment", "module", "level", "asname",
+    "conversion", "is_async", "simple", "rest", "tag",
+})  # fmt: skip
+_NAMED = (
+    gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.alias, gast.MatchAs,
+    gast.MatchStar,
+)  # fmt: skip
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    """The fields of `cls` that may hold nodes, last first (as `walk` pushes them)."""
+    fields = [name for name in cls._fields if name not in _LEAF_FIELDS]
+    if cls is gast.Constant:
+        fields = []
+    elif issubclass(cls, _NAMED):  # their `name` is a string (an `except`'s is a Name)
+        fields.remove("name")
+    _CHILD_FIELDS[cls] = found = tuple(reversed(fields))
+    return found
+
+
 def walk(node: gast.AST) -> Iterator[gast.AST]:
-    """Every node of a tree, `node` first, each before its children and children in
-    order (depth first, like reading the source); `ast.walk`'s work at less cost, for the
-    compiler walks its trees many times over."""
+    """Every node of a tree but the context and operator leaves (`Load`, `Add`...),
+    `node` first, each before its children and children in order (depth first, like
+    reading the source); `ast.walk`'s work at a fraction of its cost, for the compiler
+    walks its trees many times over."""
     todo = [node]
     pop, push = todo.pop, todo.append
+    children = _CHILD_FIELDS
     while todo:
         node = pop()
         yield node
-        for name in reversed(node._fields):
+        fields = children.get(node.__class__)
+        for name in _child_fields(node.__class__) if fields is None else fields:
             child = getattr(node, name, None)
-            if isinstance(child, list):
+            if child.__class__ is list:
                 for item in reversed(child):
                     if isinstance(item, gast.AST):
                         push(item)

@@ -2,6 +2,7 @@
 
 import pathlib
 
+import gast
 import pytest
 
 from srcad import syntax
@@ -39,3 +40,45 @@ def test_same_tree_tells_a_different_text(built, text):
     tree = syntax.parse(built)
     assert syntax.same_tree(built, tree)
     assert not syntax.same_tree(text, tree)
+
+
+LEAVES = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
+
+
+def _preorder(node):
+    yield node
+    for child in gast.iter_child_nodes(node):
+        yield from _preorder(child)
+
+
+MORE_SYNTAX = """
+def f(a: int, *b, c=1, **d) -> int:
+    global g
+    match a:
+        case [x, *rest] if x > 0:
+            pass
+        case {"k": y, **others}:
+            pass
+        case Point(x=0, y=q) as p:
+            pass
+    with open(b) as handle, lock:
+        yield from (i async for i in handle)
+    return f"{a!r:>{c}}" + [lambda z=1: z for _ in d][0]()
+"""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [MORE_SYNTAX, *(p.read_text() for p in SOURCES)],
+    ids=["more-syntax", *(f"{p.parent.name}/{p.name}" for p in SOURCES)],
+)
+def test_walk_visits_every_node_but_the_leaves_in_source_order(text):
+    tree = syntax.parse(text)
+    expected = [node for node in _preorder(tree) if not isinstance(node, LEAVES)]
+    assert [id(node) for node in syntax.walk(tree)] == [id(node) for node in expected]
+
+
+def test_walk_reaches_an_except_handlers_name_and_a_keyword_value():
+    tree = syntax.parse("try:\n    f(k=a)\nexcept E as e:\n    pass\n")
+    names = [node.id for node in syntax.walk(tree) if isinstance(node, gast.Name)]
+    assert names == ["f", "a", "E", "e"]
