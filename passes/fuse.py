@@ -103,7 +103,7 @@ class Fuse(Transform):
         return cotangent
 
 
-class OneFolder(gast.NodeTransformer):
+class OneFolder(syntax.Rewriter):
     """Read 1.0 for a name, and drop the products and quotients by it."""
 
     def __init__(self, name: str) -> None:

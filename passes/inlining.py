@@ -95,7 +95,7 @@ def template(text: str, names: dict[str, gast.expr], bind: Callable[[Any, str], 
     other name is a function from `functions` (or a helper), bound for emitted code."""
     tree = _expression(text)
 
-    class Substitute(gast.NodeTransformer):
+    class Substitute(syntax.Rewriter):
         def visit_Name(self, node: gast.Name) -> gast.expr:  # noqa: N802 (the visitor's name)
             if node.id in names:  # a copy: no node is shared between two places
                 return syntax.copy_tree(names[node.id])

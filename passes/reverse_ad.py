@@ -144,22 +144,22 @@ class ReverseAD(RuleCalls, Transform):
             for r in self.returns
             if isinstance(r.value, gast.Name) and r.value.id in self.active
         }
-        statements = list(walk_statements(body))
-        changed = True
-        while changed:
-            changed = False
-            for statement in statements:
-                if not self._candidate(statement):
-                    continue
-                if isinstance(statement, gast.For):
-                    wanted = set(target_names(statement.target)) & needed
-                    more = {statement.iter.id} if wanted else set()
-                else:
-                    wanted = set(target_names(statement.targets[0])) & needed
-                    more = {n.id for n in self._operands(statement) if n.id in self.active}
-                if wanted and not more <= needed:
-                    needed |= more
-                    changed = True
+        feeds: dict[str, list[set[str]]] = {}  # a target -> the names each assignment reads
+        for statement in walk_statements(body):
+            if not self._candidate(statement):
+                continue
+            if isinstance(statement, gast.For):
+                targets, read = target_names(statement.target), {statement.iter.id}
+            else:
+                targets = target_names(statement.targets[0])
+                read = {n.id for n in self._operands(statement) if n.id in self.active}
+            for target in targets:
+                feeds.setdefault(target, []).append(read)
+        todo = list(needed)
+        while todo:
+            for read in feeds.get(todo.pop(), ()):
+                todo += read - needed
+                needed |= read
         return needed
 
     def _index_uses(self, body: list[gast.stmt]) -> None:

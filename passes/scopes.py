@@ -40,12 +40,12 @@ class Scopes(Analysis[ScopeInfo]):
 
     def run(self, tree: gast.Module, ctx: Context) -> ScopeInfo:
         function = function_of(tree)
-        bound = _plain_locals(function)
+        names, bound = _names_and_plain_locals(function)
         if bound is None:
             chains = _QuietChains()
             chains.visit(gast.Module(body=[function], type_ignores=[]))
             bound = {d.name() for d in chains.locals[function]}
-        return scope_info(function, bound, ctx)
+        return _scope_info(function, bound, names, ctx)
 
 
 # The nodes of a plain function: one that binds names only by assignment to a name and by
@@ -60,41 +60,47 @@ _PLAIN_NODES = (
 )  # fmt: skip
 
 
-def _plain_locals(function: gast.FunctionDef) -> set[str] | None:
-    """The names a plain function binds, parameters included, as beniget finds them; None
-    for any other function, which needs beniget's def-use chains (much slower).
+def _names_and_plain_locals(function: gast.FunctionDef) -> tuple[list[gast.Name], set[str] | None]:
+    """Every name node of the function, and the names a plain function binds, parameters
+    included, as beniget finds them; None for any other function, which needs beniget's
+    def-use chains (much slower).
 
     As in beniget, `name += value` alone does not make `name` local.
     """
-    bound: set[str] = set()
+    names: list[gast.Name] = []
+    bound: set[str] | None = set()
     augmented: set[gast.Name] = set()
     for node in syntax.walk(function):
-        if not isinstance(node, _PLAIN_NODES) and node is not function:
-            return None
-        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+        if isinstance(node, gast.Name):
+            names.append(node)
+            stored = isinstance(node.ctx, gast.Store | gast.Param) and node not in augmented
+            if bound is not None and stored:
+                bound.add(node.id)
+        elif not isinstance(node, _PLAIN_NODES) and node is not function:
+            bound = None
+        elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
             augmented.add(node.target)
-        elif (
-            isinstance(node, gast.Name)
-            and isinstance(node.ctx, gast.Store | gast.Param)
-            and node not in augmented
-        ):
-            bound.add(node.id)
-    return bound
+    return names, bound
 
 
 def scope_info(function: gast.FunctionDef, bound: set[str], ctx: Context) -> ScopeInfo:
     """What `Scopes` finds in `function`, given the names bound in its own scope (its
     parameters among them or not): a transform that knows them spares the def-use chains."""
+    names = [node for node in syntax.walk(function) if isinstance(node, gast.Name)]
+    return _scope_info(function, bound, names, ctx)
+
+
+def _scope_info(function: gast.FunctionDef, bound: set[str], names: list[gast.Name],
+                ctx: Context) -> ScopeInfo:  # fmt: skip
     args = function.args
     every_arg = [*args.posonlyargs, *args.args, *args.kwonlyargs]
     every_arg += [a for a in (args.vararg, args.kwarg) if a is not None]
     parameters = [a.id for a in every_arg]
     info = ScopeInfo(parameters, bound - set(parameters), functions=local_functions(function))
-    for node in syntax.walk(function):
-        if isinstance(node, gast.Name):
-            info.names.add(node.id)
-            if isinstance(node.ctx, gast.Load):
-                info.kinds[node] = _kind(node.id, info, ctx)
+    for node in names:
+        info.names.add(node.id)
+        if isinstance(node.ctx, gast.Load):
+            info.kinds[node] = _kind(node.id, info, ctx)
     return info
 
 

@@ -234,7 +234,7 @@ def number(node: gast.expr) -> float | None:
 FOLDED = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul}
 
 
-class ConstantFolder(gast.NodeTransformer):
+class ConstantFolder(syntax.Rewriter):
     """`2.0 * -1.0 * 3` becomes `-6.0`: arithmetic on numbers alone is done once, here, by
     the very operations the emitted code would do."""
 

@@ -64,7 +64,7 @@ def falls_through(block: list[gast.stmt]) -> bool:
     return True
 
 
-class _Rename(gast.NodeTransformer):
+class _Rename(syntax.Rewriter):
     def __init__(self, renames: dict[str, str]) -> None:
         self.renames = renames
 
