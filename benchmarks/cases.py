@@ -268,7 +268,7 @@ def robust_fit_loss(theta, x, y, delta, clip):
     b = theta[1]
     c = theta[2]
     total = 0.0
-    count = 0
+    weights = 0.0
     for i in range(len(x)):
         xi = x[i]
         prediction = a * xi * xi + b * xi + c
@@ -283,12 +283,13 @@ def robust_fit_loss(theta, x, y, delta, clip):
             loss = delta * (abs(r) - 0.5 * delta)
         if xi < 0.0:
             loss = 2.0 * loss
-        total = total + loss
-        count = count + 1
+        weight = 1.0 / (1.0 + 0.1 * xi * xi)
+        total = total + weight * loss
+        weights = weights + weight
     penalty = 0.0
     for t in range(3):
         penalty = penalty + theta[t] ** 2
-    mean = total / count
+    mean = total / weights
     if mean > 10.0:
         mean = 10.0 + np.log(mean - 9.0)
     return mean + 1e-3 * penalty

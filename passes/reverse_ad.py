@@ -164,8 +164,27 @@ class ReverseAD(RuleCalls, Transform):
 
     def _index_uses(self, body: list[gast.stmt]) -> None:
         """Where each cotangent is read: the statements differentiating through each name
-        (in source order), and the span of each loop."""
-        statements = list(walk_statements(body))
+        or assigning it (the reverse of an assignment reads its target's cotangent), in
+        source order, and the span of each loop."""
+        statements: list[gast.stmt] = []
+        # Per statement, the branch of each `if` around it: two statements in different
+        # branches of one `if` never both run in one pass through it.
+        self.branches: list[dict[int, str]] = []
+
+        def index(block: list[gast.stmt], branches: dict[int, str]) -> None:
+            for statement in block:  # as `walk_statements` orders them
+                statements.append(statement)
+                self.branches.append(branches)
+                if isinstance(statement, gast.FunctionDef):
+                    continue
+                for side in ("body", "orelse"):
+                    inner = getattr(statement, side, [])
+                    if isinstance(statement, gast.If):
+                        index(inner, {**branches, id(statement): side})
+                    else:
+                        index(inner, branches)
+
+        index(body, {})
         self.order = {id(s): k for k, s in enumerate(statements)}
         self.uses: dict[str, list[int]] = {}
         self.spans: list[tuple[int, int]] = []
@@ -173,8 +192,11 @@ class ReverseAD(RuleCalls, Transform):
             used: list[str] = []
             if isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name):
                 used = [statement.iter.id]
+                if self._differentiated(statement):
+                    used += target_names(statement.target)
             elif isinstance(statement, gast.Assign) and self._differentiated(statement):
                 used = [n.id for n in self._operands(statement)]
+                used += target_names(statement.targets[0])
             for name in used:
                 self.uses.setdefault(name, []).append(k)
             if isinstance(statement, gast.For | gast.While):
@@ -183,16 +205,21 @@ class ReverseAD(RuleCalls, Transform):
     def _read_later(self, name: str, statement: gast.stmt) -> bool:
         """Whether the reverse may read `name`'s cotangent after reaching `statement`: it
         is a parameter's, or something before it in the source (or anywhere in a loop
-        around it, for earlier iterations) differentiates through `name`."""
+        around it, for earlier iterations) differentiates through `name` or assigns it."""
         if name in self.ctx.wrt:
             return True
         k = self.order[id(statement)]
         uses = self.uses.get(name, [])
-        if any(u < k for u in uses):
+        if any(u < k and not self._exclusive(u, k) for u in uses):
             return True
         return any(
             start < k <= end and any(start <= u <= end for u in uses) for start, end in self.spans
         )
+
+    def _exclusive(self, one: int, other: int) -> bool:
+        """Whether the statements at these indices are in different branches of an `if`."""
+        mine, theirs = self.branches[one], self.branches[other]
+        return any(theirs.get(node, side) != side for node, side in mine.items())
 
     def _candidate(self, statement: gast.stmt) -> bool:
         if is_copy(statement):
@@ -207,8 +234,26 @@ class ReverseAD(RuleCalls, Transform):
             return bool(set(target_names(statement.target)) & self.needed)
         return bool(set(target_names(statement.targets[0])) & self.needed)
 
+    def _overwritten(self, statement: gast.stmt) -> list[str]:
+        """The names with cotangents that `statement` assigns a value with no derivative
+        (`r = clip`, `for r in constants`): the reverse resets their cotangents there, or
+        an earlier value of the name would receive what the later one was owed."""
+        if isinstance(statement, gast.For):
+            targets = target_names(statement.target)
+        elif isinstance(statement, gast.Assign):
+            targets = target_names(statement.targets[0])
+        else:
+            return []
+        if not set(targets) & self.needed or self._differentiated(statement):
+            return []
+        return [name for name in targets if name in self.needed]
+
     def _has_content(self, statements: list[gast.stmt]) -> bool:
-        return any(self._differentiated(s) for s in walk_statements(statements))
+        """Whether the reverse of `statements` does anything: differentiates through one,
+        or resets a cotangent where one overwrites a name."""
+        return any(
+            self._differentiated(s) or self._overwritten(s) for s in walk_statements(statements)
+        )
 
     # -- forward sweep -------------------------------------------------------------------
 
@@ -798,6 +843,8 @@ class ReverseAD(RuleCalls, Transform):
             elif isinstance(statement, gast.Assign) and self._differentiated(statement):
                 touched += target_names(statement.targets[0])
                 touched += [n.id for n in self._operands(statement)]
+            else:
+                touched += self._overwritten(statement)
         return [n for n in dict.fromkeys(touched) if n in self.active]
 
     def _iteration_locals(self, statement: gast.For | gast.While) -> set[str]:
@@ -874,7 +921,8 @@ class ReverseAD(RuleCalls, Transform):
             return []
         out: list[gast.stmt] = []
         local = self._iteration_locals(statement)
-        runtime = [n for n in self._touched(statement.body) if n not in local]
+        overwritten = self._overwritten(statement)  # the loop's target, from constants
+        runtime = [n for n in self._touched(statement.body) + overwritten if n not in local]
         target = statement.target.id if isinstance(statement, gast.For) else None
         with self._region(runtime, out):
             entry = set(self.seen)
@@ -902,6 +950,7 @@ class ReverseAD(RuleCalls, Transform):
                         )
                         code.append(assign(element, load(self._bar(target))))
                     code += self._forget([target], statement)
+                code += self._forget(overwritten, statement)
                 codes[number] = code
             if self.ctx.optimise and index is None and loop.outermost and len(self.deferred) == 1:
                 self._trim_records(loop, codes)

@@ -336,3 +336,56 @@ def same_reverse_on_two_exits(x, n):
             continue
         y = y * x
     return y
+
+
+def conditional_redefinition(x, c):
+    r = 2.0 * x
+    if c > 0:
+        r = 3.0 * x
+    return r * r
+
+
+def clip_to_constant(x):
+    r = 2.0 * x
+    if r > 1.0:
+        r = 1.0
+    return r * r
+
+
+def clip_in_loop(xs):
+    total = 0.0
+    for i in range(len(xs)):
+        r = xs[i] * xs[i]
+        if r > 0.5:
+            r = 0.5
+        elif r < 0.1:
+            r = 0.1
+        total = total + r * xs[i]
+    return total
+
+
+def loop_target_overwrites(x, n):
+    r = x * x
+    for r in range(n):  # noqa: B007 (the loop's last value is the point)
+        pass
+    return r * x
+
+
+def reset_inside_while(x):
+    y = x
+    k = 0
+    while k < 3:
+        if k == 1:
+            y = 1.0
+        y = y * x
+        k += 1
+    return y
+
+
+def reset_each_iteration(xs):
+    s = 0.0
+    for i in range(len(xs)):
+        t = xs[i]
+        t = 2.0
+        s = s + t * xs[i]
+    return s

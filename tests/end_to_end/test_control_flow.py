@@ -90,6 +90,17 @@ CASES = [
     ("while_break_after_work", cf.while_break_after_work, (1.7,)),
     ("range_loop_skipping_some", cf.range_loop_skipping_some, (np.array([0.3, -0.2, 0.5]),)),
     ("same_reverse_on_two_exits", cf.same_reverse_on_two_exits, (0.9, 7)),
+    # A name assigned again, in a branch or a loop: the earlier value's cotangent is what
+    # was read before the new assignment, and nothing after it.
+    ("conditional_redefinition_taken", cf.conditional_redefinition, (0.7, 1.0)),
+    ("conditional_redefinition_not_taken", cf.conditional_redefinition, (0.7, -1.0)),
+    ("clip_to_constant_clipped", cf.clip_to_constant, (0.8,)),
+    ("clip_to_constant_kept", cf.clip_to_constant, (0.3,)),
+    ("clip_in_loop", cf.clip_in_loop, (np.array([0.2, 0.9, -0.8, 0.5, 0.05, -0.1]),)),
+    ("loop_target_overwrites", cf.loop_target_overwrites, (0.7, 3)),
+    ("loop_target_overwrites_no_iteration", cf.loop_target_overwrites, (0.7, 0)),
+    ("reset_inside_while", cf.reset_inside_while, (0.7,)),
+    ("reset_each_iteration", cf.reset_each_iteration, (normal(4),)),
 ]
 
 

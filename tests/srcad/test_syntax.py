@@ -82,3 +82,19 @@ def test_walk_reaches_an_except_handlers_name_and_a_keyword_value():
     tree = syntax.parse("try:\n    f(k=a)\nexcept E as e:\n    pass\n")
     names = [node.id for node in syntax.walk(tree) if isinstance(node, gast.Name)]
     assert names == ["f", "a", "E", "e"]
+
+
+def test_rewriter_puts_what_a_visit_returns_in_place_children_first():
+    class Fold(syntax.Rewriter):
+        def visit_Name(self, node):  # noqa: N802
+            return gast.Constant(value=2, kind=None) if node.id == "two" else node
+
+        def visit_BinOp(self, node):  # noqa: N802
+            self.generic_visit(node)
+            if isinstance(node.left, gast.Constant) and isinstance(node.right, gast.Constant):
+                return gast.Constant(value=node.left.value * node.right.value, kind=None)
+            return node
+
+    tree = syntax.parse("y = f(two * two, [x, two], k=two * x)\n")
+    assert Fold().visit(tree) is tree
+    assert syntax.unparse(tree) == "y = f(4, [x, 2], k=2 * x)\n"
