@@ -244,7 +244,7 @@ class ReverseAD(RuleCalls, Transform):
             targets = target_names(statement.targets[0])
         else:
             return []
-        if not set(targets) & self.needed or self._differentiated(statement):
+        if self._differentiated(statement):
             return []
         return [name for name in targets if name in self.needed]
 
