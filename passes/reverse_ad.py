@@ -205,7 +205,8 @@ class ReverseAD(RuleCalls, Transform):
     def _read_later(self, name: str, statement: gast.stmt) -> bool:
         """Whether the reverse may read `name`'s cotangent after reaching `statement`: it
         is a parameter's, or something before it in the source (or anywhere in a loop
-        around it, for earlier iterations) differentiates through `name` or assigns it."""
+        around it or that it is, for earlier iterations) differentiates through `name` or
+        assigns it."""
         if name in self.ctx.wrt:
             return True
         k = self.order[id(statement)]
@@ -213,7 +214,7 @@ class ReverseAD(RuleCalls, Transform):
         if any(u < k and not self._exclusive(u, k) for u in uses):
             return True
         return any(
-            start < k <= end and any(start <= u <= end for u in uses) for start, end in self.spans
+            start <= k <= end and any(start <= u <= end for u in uses) for start, end in self.spans
         )
 
     def _exclusive(self, one: int, other: int) -> bool:
@@ -922,8 +923,10 @@ class ReverseAD(RuleCalls, Transform):
         out: list[gast.stmt] = []
         local = self._iteration_locals(statement)
         overwritten = self._overwritten(statement)  # the loop's target, from constants
-        runtime = [n for n in self._touched(statement.body) + overwritten if n not in local]
         target = statement.target.id if isinstance(statement, gast.For) else None
+        # Each iteration's reverse also resets the cotangent of the loop's own target.
+        own = [target] if target is not None and target in self.active else []
+        runtime = [n for n in self._touched(statement.body) + own if n not in local]
         with self._region(runtime, out):
             entry = set(self.seen)
             items_bar = index = None

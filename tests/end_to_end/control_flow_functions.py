@@ -389,3 +389,16 @@ def reset_each_iteration(xs):
         t = 2.0
         s = s + t * xs[i]
     return s
+
+
+def last_item(xs):
+    for item in xs:  # noqa: B007 (the last item is the point)
+        pass
+    return item * 1.0
+
+
+def last_item_after_a_value(x, xs):
+    item = 2.0 * x
+    for item in xs:  # noqa: B007 (the last item is the point)
+        pass
+    return item * x

@@ -101,6 +101,9 @@ CASES = [
     ("loop_target_overwrites_no_iteration", cf.loop_target_overwrites, (0.7, 0)),
     ("reset_inside_while", cf.reset_inside_while, (0.7,)),
     ("reset_each_iteration", cf.reset_each_iteration, (normal(4),)),
+    ("last_item", cf.last_item, (normal(3),)),
+    ("last_item_after_a_value", cf.last_item_after_a_value, (0.6, normal(3))),
+    ("last_item_after_a_value_no_item", cf.last_item_after_a_value, (0.6, np.zeros(0))),
 ]
 
 
