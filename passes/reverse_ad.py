@@ -359,7 +359,9 @@ class ReverseAD(RuleCalls, Transform):
         return out if out or block is statement.orelse else [gast.Pass()]
 
     def _forward_loop(self, statement: gast.For | gast.While) -> list[gast.stmt]:
-        if not self._has_content([statement]):
+        # A `return` inside returns its pullback too, also where nothing else is differentiated.
+        returns = any(isinstance(s, gast.Return) for s in walk_statements(statement.body))
+        if not returns and not self._has_content([statement]):
             return [statement]
         loop = Loop(statement, self.ctx.namer.fresh(f"{self.function.name}_tape"))
         loop.exit_count = self._count_exits(statement.body)
@@ -959,6 +961,8 @@ class ReverseAD(RuleCalls, Transform):
                 self._trim_records(loop, codes)
                 if not codes:  # no iteration's reverse does anything
                     return out
+            if index is None and not any(codes.values()):
+                return out  # nothing to undo (the records serve another pullback)
             several = len(codes) > 1
             iteration: list[gast.stmt] = []
             for number, code in codes.items():

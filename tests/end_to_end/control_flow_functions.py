@@ -402,3 +402,20 @@ def last_item_after_a_value(x, xs):
     for item in xs:  # noqa: B007 (the last item is the point)
         pass
     return item * x
+
+
+def return_parameter_from_loop(x, c):
+    for _ in range(2):
+        if c > 0.0:
+            return x
+    return 2.0 * x
+
+
+def return_from_inner_loop(x, c):
+    v = x
+    for _ in range(2):
+        for _ in range(2):
+            if c > 2.0:
+                return x
+        v = v * x
+    return v

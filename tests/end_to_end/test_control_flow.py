@@ -104,6 +104,11 @@ CASES = [
     ("last_item", cf.last_item, (normal(3),)),
     ("last_item_after_a_value", cf.last_item_after_a_value, (0.6, normal(3))),
     ("last_item_after_a_value_no_item", cf.last_item_after_a_value, (0.6, np.zeros(0))),
+    # A loop that differentiates nothing but returns from inside.
+    ("return_parameter_from_loop", cf.return_parameter_from_loop, (0.6, 1.0)),
+    ("return_parameter_after_loop", cf.return_parameter_from_loop, (0.6, -1.0)),
+    ("return_from_inner_loop", cf.return_from_inner_loop, (0.6, 3.0)),
+    ("return_after_inner_loops", cf.return_from_inner_loop, (0.6, 1.0)),
 ]
 
 
