@@ -126,6 +126,10 @@ class Simplify(Transform):
             return False
         name = statement.targets[0].id
         value = statement.value
+        if isinstance(value, gast.Name) and value.id == name:  # `a = a` does nothing
+            self._count([statement], -1)
+            block[index : index + 1] = [] if len(block) > 1 else [gast.Pass()]
+            return True
         if self._is_zero(value) and following is not None:
             added = _added_to(following, name)
             if added is not None:
@@ -136,8 +140,7 @@ class Simplify(Transform):
                 return True
         if name in self.parameters or self.stores.get(name, 0) != 1:
             return False
-        removable = isinstance(value, gast.Name) and value.id == name
-        if removable or (self.loads.get(name, 0) == 0 and _is_arithmetic(value)):
+        if self.loads.get(name, 0) == 0 and _is_arithmetic(value):
             self._count([statement], -1)
             del block[index]
             return True

@@ -402,8 +402,11 @@ class _Normaliser:
             remaining = gast.Compare(
                 left=middle, ops=value.ops[1:], comparators=value.comparators[1:]
             )
-        self.into(name, first)
-        proceed: gast.expr = load(name)
+        # The test is the first value under a name nothing assigns again (not `name`, which
+        # the branch assigns): the pullback tests it again to know what ran.
+        test = self.test(first)
+        self._assign(name, test)
+        proceed: gast.expr = test
         if isinstance(value, gast.BoolOp) and isinstance(value.op, gast.Or):
             proceed = gast.UnaryOp(op=gast.Not(), operand=proceed)
         self._emit(gast.If(test=proceed, body=self._into_block(name, remaining), orelse=[]))

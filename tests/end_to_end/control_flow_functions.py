@@ -419,3 +419,13 @@ def return_from_inner_loop(x, c):
                 return x
         v = v * x
     return v
+
+
+def or_reassigns_its_operand(x, c):
+    v = c
+    v = v or x
+    return v * x
+
+
+def or_of_three(x, c, d):
+    return (c or d or x) * x

@@ -109,6 +109,11 @@ CASES = [
     ("return_parameter_after_loop", cf.return_parameter_from_loop, (0.6, -1.0)),
     ("return_from_inner_loop", cf.return_from_inner_loop, (0.6, 3.0)),
     ("return_after_inner_loops", cf.return_from_inner_loop, (0.6, 1.0)),
+    # `or` gives an operand: the pullback tests the first one's value, not the result's.
+    ("or_reassigns_its_operand_falsy", cf.or_reassigns_its_operand, (0.6, 0)),
+    ("or_reassigns_its_operand_truthy", cf.or_reassigns_its_operand, (0.6, 2)),
+    ("or_of_three_last", cf.or_of_three, (0.6, 0, 0)),
+    ("or_of_three_second", cf.or_of_three, (0.6, 0, 3)),
 ]
 
 

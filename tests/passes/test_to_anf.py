@@ -127,8 +127,9 @@ CASES = {
         """
         def f(x, y):
             while True:
-                both = x < 3
-                if both:
+                x_lt_3 = x < 3
+                both = x_lt_3
+                if x_lt_3:
                     both = y > 0
                 if not both:
                     break
@@ -144,8 +145,9 @@ CASES = {
         """
         def f(x):
             sin_x = np.sin(x)
-            out = 0 < sin_x
-            if out:
+            n0_lt_sin_x = 0 < sin_x
+            out = n0_lt_sin_x
+            if n0_lt_sin_x:
                 out = sin_x < 1
             return out
         """,
