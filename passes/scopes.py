@@ -185,8 +185,13 @@ def local_functions(function: gast.FunctionDef) -> dict[str, LocalFunction]:
             stack += getattr(statement, block, [])
     if not found:
         return found  # most functions define none: no need to count bindings
-    for statement in statements:
-        for node in syntax.walk(statement):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-                bound[node.id] = bound.get(node.id, 0) + 1
+    for statement in statements:  # its own parts: the statements of its blocks come apart
+        for name in statement._fields:
+            value = getattr(statement, name, None)
+            if name in ("body", "orelse") or not isinstance(value, gast.AST | list):
+                continue
+            for part in value if isinstance(value, list) else [value]:
+                for node in syntax.walk(part) if isinstance(part, gast.AST) else ():
+                    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                        bound[node.id] = bound.get(node.id, 0) + 1
     return {name: local for name, local in found.items() if bound.get(name) == 1}

@@ -429,3 +429,11 @@ def or_reassigns_its_operand(x, c):
 
 def or_of_three(x, c, d):
     return (c or d or x) * x
+
+
+def lambda_in_a_loop(x):
+    s = 0.0
+    for _ in range(2):
+        g = lambda t: t * x  # noqa: E731 (the lambda is what is tested)
+        s = s + g(x)
+    return s

@@ -114,6 +114,7 @@ CASES = [
     ("or_reassigns_its_operand_truthy", cf.or_reassigns_its_operand, (0.6, 2)),
     ("or_of_three_last", cf.or_of_three, (0.6, 0, 0)),
     ("or_of_three_second", cf.or_of_three, (0.6, 0, 3)),
+    ("lambda_in_a_loop", cf.lambda_in_a_loop, (0.6,)),
 ]
 
 
