@@ -399,7 +399,7 @@ class ReverseAD(RuleCalls, Transform):
 
     def _count_exits(self, body: list[gast.stmt]) -> int:
         """Exits of an iteration: the end of the body, each `break` and `continue` of this
-        loop, and each `return` anywhere inside it."""
+        loop, and each `return` anywhere inside it (but in a nested function)."""
         count = 1 if falls_through(body) else 0
 
         def visit(block: list[gast.stmt], own: bool) -> None:
@@ -409,6 +409,8 @@ class ReverseAD(RuleCalls, Transform):
                     own and isinstance(statement, gast.Break | gast.Continue)
                 ):
                     count += 1
+                if isinstance(statement, gast.FunctionDef):
+                    continue  # a nested function's returns are its own
                 nested_own = own and not isinstance(statement, gast.For | gast.While)
                 visit(getattr(statement, "body", []), nested_own)
                 visit(getattr(statement, "orelse", []), nested_own)

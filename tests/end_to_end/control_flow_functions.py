@@ -437,3 +437,14 @@ def lambda_in_a_loop(x):
         g = lambda t: t * x  # noqa: E731 (the lambda is what is tested)
         s = s + g(x)
     return s
+
+
+def function_defined_in_an_item_loop(x, a):
+    s = 0.0
+    for e in a:
+
+        def g(t):
+            return t * e  # noqa: B023 (called in the same iteration)
+
+        s = s + g(x)
+    return s

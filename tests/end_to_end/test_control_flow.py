@@ -115,6 +115,7 @@ CASES = [
     ("or_of_three_last", cf.or_of_three, (0.6, 0, 0)),
     ("or_of_three_second", cf.or_of_three, (0.6, 0, 3)),
     ("lambda_in_a_loop", cf.lambda_in_a_loop, (0.6,)),
+    ("function_defined_in_an_item_loop", cf.function_defined_in_an_item_loop, (0.6, normal(3))),
 ]
 
 
