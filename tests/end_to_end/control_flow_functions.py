@@ -448,3 +448,21 @@ def function_defined_in_an_item_loop(x, a):
 
         s = s + g(x)
     return s
+
+
+def and_of_values(x, y):
+    return (x and y) * 1.0
+
+
+def and_then_or(x, y, c):
+    return ((c and x) or y) * 1.0
+
+
+def item_loop_with_inner_return(a, c):
+    v = 0.0
+    for e in a:
+        for _ in range(2):
+            if c > 2.0:
+                return c * 3.0
+        v = v + e * e
+    return v

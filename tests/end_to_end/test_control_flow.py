@@ -114,6 +114,11 @@ CASES = [
     ("or_reassigns_its_operand_truthy", cf.or_reassigns_its_operand, (0.6, 2)),
     ("or_of_three_last", cf.or_of_three, (0.6, 0, 0)),
     ("or_of_three_second", cf.or_of_three, (0.6, 0, 3)),
+    ("and_of_values_second", cf.and_of_values, (0.6, 0.0)),
+    ("and_then_or_falsy", cf.and_then_or, (0.6, 1.3, 0)),
+    ("and_then_or_truthy", cf.and_then_or, (0.6, 1.3, 1)),
+    ("item_loop_with_inner_return_taken", cf.item_loop_with_inner_return, (normal(3), 3.0)),
+    ("item_loop_with_inner_return_not_taken", cf.item_loop_with_inner_return, (normal(3), 1.0)),
     ("lambda_in_a_loop", cf.lambda_in_a_loop, (0.6,)),
     ("function_defined_in_an_item_loop", cf.function_defined_in_an_item_loop, (0.6, normal(3))),
 ]
