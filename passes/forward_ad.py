@@ -71,7 +71,7 @@ class ForwardAD(RuleCalls, Transform):
         function.returns = None
         for node in syntax.walk(function):
             if isinstance(node, gast.stmt | gast.expr) and not hasattr(node, "lineno"):
-                gast.copy_location(node, function)
+                syntax.located(node, function)
         return True
 
     # -- tangents ------------------------------------------------------------------------
@@ -98,7 +98,7 @@ class ForwardAD(RuleCalls, Transform):
     def _block(self, statements: list[gast.stmt]) -> list[gast.stmt]:
         out: list[gast.stmt] = []
         for statement in statements:
-            out += [gast.copy_location(s, statement) for s in self._statement(statement)]
+            out += [syntax.located(s, statement) for s in self._statement(statement)]
         return out or [gast.Pass()]
 
     def _statement(self, statement: gast.stmt) -> list[gast.stmt]:

@@ -78,7 +78,7 @@ class Fuse(Transform):
         value = gast.Tuple(elts=[result.elts[0], final.value], ctx=gast.Load())
         both = gast.Return(value=value)
         for node in (start, both):
-            gast.copy_location(node, final)
+            syntax.located(node, final)
         statements = [*body, both]
         assigned = {
             n.id

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections import deque
 from typing import Any
 
 import gast
@@ -47,8 +48,6 @@ class Kinds(Analysis["Kinds"]):
         function = function_of(tree)
         self.kinds: dict[str, Kind | None] = {}
         self.local: set[str] = set()
-        self.settled = not ctx.kinds
-        self.reads: dict[int, list[str]] = {}  # the names each expression reads, by id
         if not ctx.kinds:
             return self
         statements = list(walk_statements(function.body))
@@ -57,41 +56,59 @@ class Kinds(Analysis["Kinds"]):
         for name in parameters:
             self.kinds[name] = ctx.kinds.get(name)
         self.local = {name for s in statements for name in _defined(s)}
-        # Every other name starts unset (BOTTOM); each round joins in what its assignments
-        # give, until nothing changes.
+        # Every other name starts unset (BOTTOM); each assignment joins in what it gives,
+        # and is looked at again whenever the kind of a name it reads changes, until
+        # nothing changes (first in source order, which settles most names at once).
         assignments = [s for s in statements if isinstance(s, gast.Assign | gast.For)]
-        changed = True
-        while changed:
-            changed = False
-            for statement in assignments:
-                for name, kind in self._assigned(statement):
-                    if kind is BOTTOM:
-                        continue
-                    joined = None if name in nested else _join(self.kinds, name, kind)
-                    if name not in self.kinds or self.kinds[name] != joined:
-                        self.kinds[name] = joined
-                        changed = True
+        readers: dict[str, list[int]] = {}
+        reads: list[list[str]] = []  # by assignment: the names its value reads
+        for index, statement in enumerate(assignments):
+            value = statement.value if isinstance(statement, gast.Assign) else statement.iter
+            names = [n.id for n in syntax.walk(value) if isinstance(n, gast.Name)]
+            reads.append(names)
+            for name in names:
+                readers.setdefault(name, []).append(index)
+        pending = deque(range(len(assignments)))
+        queued = [True] * len(assignments)
+        while pending:
+            index = pending.popleft()
+            queued[index] = False
+            for name, kind in self._assigned(assignments[index], reads[index]):
+                if kind is BOTTOM:
+                    continue
+                joined = None if name in nested else _join(self.kinds, name, kind)
+                if name not in self.kinds or self.kinds[name] != joined:
+                    self.kinds[name] = joined
+                    for reader in readers.get(name, ()):
+                        if not queued[reader]:
+                            queued[reader] = True
+                            pending.append(reader)
         for name in self.local:
-            self.kinds.setdefault(name, None)
-        self.settled = True  # every local has its kind: none is BOTTOM any more
+            self.kinds.setdefault(name, None)  # every local has its kind: none is BOTTOM
         return self
 
-    def _assigned(self, statement: gast.stmt) -> list[tuple[str, Kind | None]]:
+    def _assigned(self, statement: gast.stmt, reads: list[str]) -> list[tuple[str, Kind | None]]:
+        """What the assignment gives each name it binds: BOTTOM while a name its value
+        reads has no kind yet."""
         target = getattr(statement, "target", None) or getattr(statement, "targets", [None])[0]
         if getattr(target, "restores", False):
             return []  # a tape record read back: the values these names had
         if isinstance(statement, gast.Assign):
             target = statement.targets[0]
             if isinstance(target, gast.Name):
-                return [(target.id, self.of(statement.value))]
+                return [(target.id, BOTTOM if self._unset(reads) else self.of(statement.value))]
             return [(name, None) for name in _names(target)]
         if isinstance(statement, gast.For):
             target = statement.target
-            iterable = self.of(statement.iter)
+            iterable = BOTTOM if self._unset(reads) else self.of(statement.iter)
             if isinstance(target, gast.Name):
                 return [(target.id, BOTTOM if iterable is BOTTOM else _item(iterable))]
             return [(name, None) for name in _names(target)]
         return []
+
+    def _unset(self, reads: list[str]) -> bool:
+        kinds, local = self.kinds, self.local
+        return any(name not in kinds and name in local for name in reads)
 
     def of(self, value: gast.expr) -> Kind | None:
         """The kind of a normal-form expression, from the kinds found so far."""
@@ -103,13 +120,6 @@ class Kinds(Analysis["Kinds"]):
             if value.id in self.kinds:
                 return self.kinds[value.id]
             return BOTTOM if value.id in self.local else None
-        if not self.settled:  # a name read that no assignment has given a kind yet
-            reads = self.reads.get(id(value))
-            if reads is None:
-                reads = [n.id for n in syntax.walk(value) if isinstance(n, gast.Name)]
-                self.reads[id(value)] = reads
-            if any(name not in self.kinds and name in self.local for name in reads):
-                return BOTTOM
         if isinstance(value, gast.UnaryOp):
             operand = self.of(value.operand)
             return operand if isinstance(value.op, gast.USub | gast.UAdd) else None

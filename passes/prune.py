@@ -123,7 +123,7 @@ class Prune(Transform):
                 kept.add(checked)
                 roots = sorted((self.shapes.roots[a] for a in checked), key=self.shapes.order.get)
                 check = self.shapes.stand_in(roots)
-                body.append(gast.copy_location(gast.Expr(value=check), statement))
+                body.append(syntax.located(gast.Expr(value=check), statement))
             body.append(statement)
         changed = len(body) != len(function.body)
         function.body = body
@@ -165,7 +165,7 @@ class Prune(Transform):
                                          right=syntax.copy_tree(divisor))  # fmt: skip
                         why = syntax.comment("a divisor: zero raises, as in the function")
                         for new in (why, gast.Expr(value=one)):
-                            out.append(gast.copy_location(new, statement))
+                            out.append(syntax.located(new, statement))
                         added = True
                 out.append(statement)
             return out

@@ -72,7 +72,7 @@ class Release(Transform):
             body.append(statement)
             if position in released:
                 dead = gast.Delete(targets=[_deleted(n) for n in released[position]])
-                body.append(gast.copy_location(dead, statement))
+                body.append(syntax.located(dead, statement))
         function.body = body
         return True
 

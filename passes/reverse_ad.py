@@ -132,7 +132,7 @@ class ReverseAD(RuleCalls, Transform):
         function.returns = None
         for node in syntax.walk(function):
             if isinstance(node, gast.stmt | gast.expr) and not hasattr(node, "lineno"):
-                gast.copy_location(node, function)
+                syntax.located(node, function)
         return True
 
     # -- what is differentiated ----------------------------------------------------------
@@ -298,7 +298,7 @@ class ReverseAD(RuleCalls, Transform):
         self.pullbacks[statement] = pullback
         self._keep(pullback)
         both = gast.Tuple(elts=[statement.targets[0], store(pullback)], ctx=gast.Store())
-        return [gast.copy_location(assign(both, call(rule_name, args, keywords)), statement)]
+        return [syntax.located(assign(both, call(rule_name, args, keywords)), statement)]
 
     def _nested_rrule(self, function: gast.FunctionDef) -> list[gast.stmt]:
         """The reverse rule of a nested function that a differentiated statement calls,
@@ -324,9 +324,7 @@ class ReverseAD(RuleCalls, Transform):
             body = self._forward_branch(statement, statement.body, None)
             orelse = self._forward_branch(statement, statement.orelse, None)
             return [
-                gast.copy_location(
-                    gast.If(test=statement.test, body=body, orelse=orelse), statement
-                )
+                syntax.located(gast.If(test=statement.test, body=body, orelse=orelse), statement)
             ]
         # In a loop, each branch keeps its pullbacks in one tuple the iteration records.
         if self._needs_test(statement) and isinstance(statement.test, gast.Name):
@@ -336,9 +334,7 @@ class ReverseAD(RuleCalls, Transform):
         body = self._forward_branch(statement, statement.body, package)
         orelse = self._forward_branch(statement, statement.orelse, package)
         self._keep(package)
-        return [
-            gast.copy_location(gast.If(test=statement.test, body=body, orelse=orelse), statement)
-        ]
+        return [syntax.located(gast.If(test=statement.test, body=body, orelse=orelse), statement)]
 
     def _needs_test(self, statement: gast.If) -> bool:
         """Whether the pullback must know which branch ran (both can run and fall through)."""
@@ -394,8 +390,8 @@ class ReverseAD(RuleCalls, Transform):
         else:
             new = gast.While(test=statement.test, body=body, orelse=[])
         for node in before:
-            gast.copy_location(node, statement)
-        return [*before, gast.copy_location(new, statement)]
+            syntax.located(node, statement)
+        return [*before, syntax.located(new, statement)]
 
     def _count_exits(self, body: list[gast.stmt]) -> int:
         """Exits of an iteration: the end of the body, each `break` and `continue` of this
@@ -443,7 +439,7 @@ class ReverseAD(RuleCalls, Transform):
         pullback = self._pullback(statement, full_path)
         result = gast.Tuple(elts=[statement.value, load(pullback.name)], ctx=gast.Load())
         out += [pullback, gast.Return(value=result)]
-        return [gast.copy_location(s, statement) for s in out]
+        return [syntax.located(s, statement) for s in out]
 
     # -- inlined derivatives -------------------------------------------------------------
 

@@ -145,7 +145,7 @@ def captured_names(node: gast.FunctionDef | gast.Lambda, outer: set[str]) -> lis
 
 def as_function_def(name: str, node: gast.Lambda) -> gast.FunctionDef:
     """`name = lambda args: body` as the `def` it is equivalent to."""
-    body = [gast.copy_location(gast.Return(value=node.body), node)]
+    body = [syntax.located(gast.Return(value=node.body), node)]
     function = gast.FunctionDef(
         name=name,
         args=node.args,
@@ -155,7 +155,7 @@ def as_function_def(name: str, node: gast.Lambda) -> gast.FunctionDef:
         type_comment=None,
         type_params=[],
     )
-    return gast.copy_location(function, node)
+    return syntax.located(function, node)
 
 
 def local_functions(function: gast.FunctionDef) -> dict[str, LocalFunction]:

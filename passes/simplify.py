@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from typing import Any
 
 import gast
 
@@ -262,25 +263,32 @@ def push_negations(function: gast.FunctionDef) -> bool:
     for node in syntax.walk(function):
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult | gast.Div):
             changed = _sign_into_number(node) or changed
-        for field, value in gast.iter_fields(node):
-            children = value if isinstance(value, list) else [value]
-            for index, child in enumerate(children):
-                if not (isinstance(child, gast.UnaryOp) and isinstance(child.op, gast.USub)):
-                    continue
-                inner = child.operand
-                if isinstance(inner, gast.UnaryOp) and isinstance(inner.op, gast.USub):
-                    replaced = inner.operand
-                elif isinstance(inner, gast.BinOp) and isinstance(inner.op, gast.Mult | gast.Div):
-                    inner.left = gast.UnaryOp(op=gast.USub(), operand=inner.left)
-                    replaced = inner
-                else:
-                    continue
-                if isinstance(value, list):
-                    value[index] = replaced
-                else:
-                    setattr(node, field, replaced)
+        for field in syntax.child_fields(node.__class__):
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                for index, child in enumerate(value):
+                    replaced = _negation_pushed(child)
+                    if replaced is not None:
+                        value[index] = replaced
+                        changed = True
+            elif (replaced := _negation_pushed(value)) is not None:
+                setattr(node, field, replaced)
                 changed = True
     return changed
+
+
+def _negation_pushed(node: Any) -> gast.expr | None:
+    """What takes the place of a negation `-(a * b)`, `-(a / b)` or `--a`; None for any
+    other node."""
+    if not (isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)):
+        return None
+    inner = node.operand
+    if isinstance(inner, gast.UnaryOp) and isinstance(inner.op, gast.USub):
+        return inner.operand
+    if isinstance(inner, gast.BinOp) and isinstance(inner.op, gast.Mult | gast.Div):
+        inner.left = gast.UnaryOp(op=gast.USub(), operand=inner.left)
+        return inner
+    return None
 
 
 def _sign_into_number(node: gast.BinOp) -> bool:

@@ -75,7 +75,7 @@ class Stores(Transform):
                 else:  # `add_at` as `+=` (the value is no symbolic zero: it has a kind)
                     new = gast.AugAssign(target=target, op=gast.Add(), value=value)
                 if stored or isinstance(statement, gast.Expr):
-                    function.body[position] = gast.copy_location(new, statement)
+                    function.body[position] = syntax.located(new, statement)
                     changed = True
                 if not any(isinstance(n, gast.Name) and n.id in fresh for n in syntax.walk(value)):
                     continue

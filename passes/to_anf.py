@@ -132,7 +132,7 @@ class ToANF(Transform):
         body = _Normaliser(ctx, scopes).block(function.body)
         if not body or not isinstance(body[-1], gast.Return):
             body.append(gast.Return(value=gast.Constant(value=None, kind=None)))
-            gast.copy_location(body[-1], function)
+            syntax.located(body[-1], function)
         function.body = body
         # The normal form binds names only by assignment, `for` and `def`: its scopes
         # follow from the user's names and the temporaries, without def-use chains again.
@@ -151,7 +151,7 @@ class _Normaliser:
 
     def _emit(self, statement: gast.stmt) -> None:
         assert self.origin is not None
-        gast.copy_location(statement, self.origin)
+        syntax.located(statement, self.origin)
         self.out.append(statement)
 
     def _assign(self, name: str, value: gast.expr) -> None:
@@ -273,10 +273,10 @@ class _Normaliser:
         for generator in node.generators:
             self.user |= {t.id for t in syntax.walk(generator.target) if isinstance(t, gast.Name)}
         for statement in inner:
-            gast.copy_location(statement, self.origin)
+            syntax.located(statement, self.origin)
             for child in syntax.walk(statement):
                 if isinstance(child, gast.stmt):
-                    gast.copy_location(child, self.origin)
+                    syntax.located(child, self.origin)
             self.statement(statement)
         return load(result)
 

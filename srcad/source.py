@@ -117,7 +117,7 @@ def _unavailable(func: Any, why: str) -> SourceUnavailableError:
 def _as_function_def(node: gast.Lambda) -> gast.FunctionDef:
     """A lambda seen as the one-line function it is: `def <lambda>(args): return body`."""
     body = [gast.Return(value=node.body)]
-    gast.copy_location(body[0], node)
+    syntax.located(body[0], node)
     function = gast.FunctionDef(
         name="lambda",
         args=node.args,
@@ -127,7 +127,7 @@ def _as_function_def(node: gast.Lambda) -> gast.FunctionDef:
         type_comment=None,
         type_params=[],
     )
-    return gast.copy_location(function, node)
+    return syntax.located(function, node)
 
 
 def function_source(func: Callable[..., Any]) -> FunctionSource:
