@@ -93,19 +93,25 @@ def template(text: str, names: dict[str, gast.expr], bind: Callable[[Any, str], 
              functions: dict[str, Any]) -> gast.expr:  # fmt: skip
     """Parse a template and put the expressions of `names` in place of its names; any
     other name is a function from `functions` (or a helper), bound for emitted code."""
-    tree = _expression(text)
-
-    class Substitute(syntax.Rewriter):
-        def visit_Name(self, node: gast.Name) -> gast.expr:  # noqa: N802 (the visitor's name)
-            if node.id in names:  # a copy: no node is shared between two places
-                return syntax.copy_tree(names[node.id])
-            value = functions.get(node.id, HELPERS.get(node.id))
-            assert value is not None, f"template {text!r} names {node.id!r}"
-            return gast.Name(id=bind(value, node.id), ctx=gast.Load(), annotation=None,
-                             type_comment=None)  # fmt: skip
-
-    result: gast.expr = Substitute().visit(tree)
+    result: gast.expr = _Substitute(text, names, bind, functions).visit(_expression(text))
     return result
+
+
+class _Substitute(syntax.Rewriter):
+    """A template's names replaced: by copies of the expressions of `names` (no node is
+    shared between two places), or by the names emitted code reaches its functions by."""
+
+    def __init__(self, text: str, names: dict[str, gast.expr], bind: Callable[[Any, str], str],
+                 functions: dict[str, Any]) -> None:  # fmt: skip
+        self.text, self.names, self.bind, self.functions = text, names, bind, functions
+
+    def visit_Name(self, node: gast.Name) -> gast.expr:  # noqa: N802 (the visitor's name)
+        if node.id in self.names:
+            return syntax.copy_tree(self.names[node.id])
+        value = self.functions.get(node.id, HELPERS.get(node.id))
+        assert value is not None, f"template {self.text!r} names {node.id!r}"
+        return gast.Name(id=self.bind(value, node.id), ctx=gast.Load(), annotation=None,
+                         type_comment=None)  # fmt: skip
 
 
 @functools.cache

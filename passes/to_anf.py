@@ -30,12 +30,23 @@ def is_unpacking(statement: gast.stmt) -> bool:
 
 def walk_statements(body: list[gast.stmt]) -> Iterator[gast.stmt]:
     """Every statement of a normal-form body, nested blocks included, in source order."""
-    for statement in body:
+    todo = body[::-1]
+    pop, extend = todo.pop, todo.extend
+    while todo:
+        statement = pop()
         yield statement
-        if isinstance(statement, gast.FunctionDef):
-            continue  # a nested function's statements are its own
-        for field in ("body", "orelse"):
-            yield from walk_statements(getattr(statement, field, []))
+        if statement.__class__ in _BLOCKS:  # not a nested function: its statements are its own
+            extend(getattr(statement, "orelse", [])[::-1])
+            extend(statement.body[::-1])
+
+
+# The statements with blocks of their own (`body`, and maybe `orelse`) but functions.
+_BLOCKS = frozenset(
+    cls
+    for cls in vars(gast).values()
+    if isinstance(cls, type) and issubclass(cls, gast.stmt) and "body" in cls._fields
+    and cls is not gast.FunctionDef
+)  # fmt: skip
 
 
 def bound_names(statement: gast.stmt) -> list[str]:
