@@ -97,10 +97,16 @@ def _scope_info(function: gast.FunctionDef, bound: set[str], names: list[gast.Na
     every_arg += [a for a in (args.vararg, args.kwarg) if a is not None]
     parameters = [a.id for a in every_arg]
     info = ScopeInfo(parameters, bound - set(parameters), functions=local_functions(function))
+    by_name: dict[str, str] = {}  # what each name is: the same for each of its loads
+    kinds, every_name, load = info.kinds, info.names, gast.Load
     for node in names:
-        info.names.add(node.id)
-        if isinstance(node.ctx, gast.Load):
-            info.kinds[node] = _kind(node.id, info, ctx)
+        name = node.id
+        every_name.add(name)
+        if node.ctx.__class__ is load:
+            kind = by_name.get(name)
+            if kind is None:
+                kind = by_name[name] = _kind(name, info, ctx)
+            kinds[node] = kind
     return info
 
 

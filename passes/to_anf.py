@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import gast
 
@@ -36,15 +37,16 @@ def walk_statements(body: list[gast.stmt]) -> Iterator[gast.stmt]:
         statement = pop()
         yield statement
         if statement.__class__ in _BLOCKS:  # not a nested function: its statements are its own
-            extend(getattr(statement, "orelse", [])[::-1])
-            extend(statement.body[::-1])
+            compound: Any = statement
+            extend(getattr(compound, "orelse", [])[::-1])
+            extend(compound.body[::-1])
 
 
 # The statements with blocks of their own (`body`, and maybe `orelse`) but functions.
-_BLOCKS = frozenset(
+_BLOCKS: frozenset[type] = frozenset(
     cls
     for cls in vars(gast).values()
-    if isinstance(cls, type) and issubclass(cls, gast.stmt) and "body" in cls._fields
+    if isinstance(cls, type) and issubclass(cls, gast.stmt) and "body" in getattr(cls, "_fields")  # noqa: B009
     and cls is not gast.FunctionDef
 )  # fmt: skip
 

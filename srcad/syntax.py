@@ -206,40 +206,70 @@ def _same_as_parsed(parsed: Any, built: Any) -> bool:
     the parse): node classes match by name, a parameter `ast.arg` (and the name bound by
     `except E as name`) is gast's `Name`, and a field gast adds (`Name.annotation`,
     `type_params` on older Pythons) must be empty."""
-    if isinstance(built, list):
+    if built.__class__ is list:
         return (
-            isinstance(parsed, list)
+            parsed.__class__ is list
             and len(parsed) == len(built)
             and all(map(_same_as_parsed, parsed, built))
         )
     if not isinstance(built, gast.AST):
         return not isinstance(parsed, ast.AST | list) and repr(parsed) == repr(built)
-    if isinstance(parsed, str) and type(built) is gast.Name:  # `except E as name`
-        return parsed == built.id
-    if isinstance(parsed, ast.arg):
-        return (
-            type(built) is gast.Name
-            and isinstance(built.ctx, gast.Param)
-            and parsed.arg == built.id
-            and _same_as_parsed(parsed.annotation, built.annotation)
-            and parsed.type_comment == built.type_comment
-        )
-    if type(parsed).__name__ != type(built).__name__:
+    plan = _PLANS.get((parsed.__class__, built.__class__))
+    if plan is None:
+        plan = _plan(parsed, built)
+    if plan is _SPECIAL:
+        return _same_special(parsed, built)
+    if plan is _DIFFERENT:
         return False
-    fields = type(parsed)._fields
-    for name in built._fields:
-        expected = getattr(built, name, None)
-        if name not in fields:  # a field only gast has
+    state, other = built.__dict__, parsed.__dict__
+    for name, shared, block in plan:
+        expected = state.get(name)
+        if not shared:  # a field only gast has
             if expected is None or expected == []:
                 continue
             return False
-        value = getattr(parsed, name, None)
-        if type(expected) in (str, type(None)) and type(value) is type(expected):
-            if value == expected:
+        value = other.get(name)
+        if expected.__class__ is str or expected is None:
+            if value == expected and value.__class__ is expected.__class__:
                 continue  # an identifier, or None, alike on both sides: most fields
             return False
-        if name in _BLOCKS and isinstance(expected, list):
+        if block and expected.__class__ is list:
             expected = [s for s in expected if not is_comment(s)]
         if not _same_as_parsed(value, expected):
             return False
     return True
+
+
+# How `_same_as_parsed` compares a parsed node with a built one, by their two classes: each
+# field of the built one, whether the parsed one has it too, and whether it is a block.
+_Plan = tuple[tuple[str, bool, bool], ...]
+_PLANS: dict[tuple[type, type], Any] = {}
+_SPECIAL, _DIFFERENT = object(), object()
+
+
+def _plan(parsed: Any, built: gast.AST) -> Any:
+    key = (parsed.__class__, built.__class__)
+    if isinstance(parsed, str | ast.arg):
+        _PLANS[key] = plan = _SPECIAL
+    elif parsed.__class__.__name__ != built.__class__.__name__:
+        _PLANS[key] = plan = _DIFFERENT
+    else:
+        fields = parsed._fields
+        _PLANS[key] = plan = tuple(
+            (name, name in fields, name in _BLOCKS) for name in built._fields
+        )
+    return plan
+
+
+def _same_special(parsed: Any, built: gast.AST) -> bool:
+    """A name bound by `except E as name` (a string in `ast`), or a parameter (`ast.arg`),
+    compared with gast's `Name`."""
+    if isinstance(parsed, str):
+        return type(built) is gast.Name and parsed == built.id
+    return (
+        type(built) is gast.Name
+        and isinstance(built.ctx, gast.Param)
+        and parsed.arg == built.id
+        and _same_as_parsed(parsed.annotation, built.annotation)
+        and parsed.type_comment == built.type_comment
+    )
