@@ -14,8 +14,7 @@ from srcad import syntax
 from srcad.kinds import FLOAT, INT, Kind
 from srcad.passes.activity import OPERATORS
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.callees import Callees
-from srcad.passes.scopes import Scopes
+from srcad.passes.callees import static_path
 from srcad.passes.to_anf import walk_statements
 from srcad.primitives import logabsdet
 
@@ -39,23 +38,29 @@ class Kinds(Analysis["Kinds"]):
     outside the function (globals, closure cells) have no kind: they may change between
     calls, and a signature only covers the arguments.
 
-    The result is the analysis itself: `kinds` by name, and `of` for any expression."""
+    The result is the analysis itself: `kinds` by name, and `of` for any expression.
 
-    requires = (Callees, Scopes)
+    A call's kind depends on what it calls: a dotted name (`np.exp`) that no local binds
+    is looked up where Python would (`FunctionSource.lookup`); anything else calls what
+    the kinds cannot tell."""
 
     def run(self, tree: gast.Module, ctx: Context) -> Kinds:
-        self.callees = ctx.analysis(Callees, tree).callees
         function = function_of(tree)
+        self.ctx = ctx
         self.kinds: dict[str, Kind | None] = {}
         self.local: set[str] = set()
+        self.found: dict[tuple[str, ...], Any] = {}  # callees, by dotted path
         if not ctx.kinds:
             return self
         statements = list(walk_statements(function.body))
         nested = {s.name for s in statements if isinstance(s, gast.FunctionDef)}
-        parameters = [a.id for a in [*function.args.posonlyargs, *function.args.args]]
-        for name in parameters:
+        args = function.args
+        every_arg = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+        for name in [a.id for a in [*args.posonlyargs, *args.args]]:
             self.kinds[name] = ctx.kinds.get(name)
         self.local = {name for s in statements for name in _defined(s)}
+        # What shadows a global or builtin callee.
+        self.bound = self.local | nested | {a.id for a in every_arg if a is not None}
         # Every other name starts unset (BOTTOM); each assignment joins in what it gives,
         # and is looked at again whenever the kind of a name it reads changes, until
         # nothing changes (first in source order, which settles most names at once).
@@ -131,10 +136,34 @@ class Kinds(Analysis["Kinds"]):
             base = self.of(value.value)
             return INT if base is not None and base[0] in "fi" and base[1] != 0 else None
         if isinstance(value, gast.Call) and not value.keywords:
-            callee = self.callees.get(value)
-            args = [self.of(a) for a in value.args]
-            return call(callee, args)
+            return call(self.callee(value), [self.of(a) for a in value.args])
         return None
+
+    def callee(self, value: gast.Call) -> Any:
+        """What a call calls, where a dotted name not bound in the function names it: the
+        object it refers to now (a name srcad bound for emitted code, a global, a closure
+        cell, a builtin); else None."""
+        path = static_path(value.func)
+        if path is None or path[0] in self.bound:
+            return None
+        key = tuple(path)
+        if key in self.found:
+            return self.found[key]
+        runtime = self.ctx.runtime
+        if path[0] in runtime:
+            value = runtime[path[0]]
+        else:
+            found, value = self.ctx.source.lookup(path[0])
+            if found not in ("global", "closure", "builtin"):
+                value = None
+        for attr in path[1:]:
+            value = getattr(value, attr, None)
+        try:
+            hash(value)
+        except TypeError:
+            value = None  # not one of the callees whose results have kinds
+        self.found[key] = value
+        return value
 
 
 def _defined(statement: gast.stmt) -> list[str]:

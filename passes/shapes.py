@@ -61,7 +61,7 @@ class ShapeClasses:
             isinstance(value, gast.Call)
             and len(value.args) == 1
             and not value.keywords
-            and self.kinds.callees.get(value) in ELEMENTWISE
+            and self.kinds.callee(value) in ELEMENTWISE
         ):
             return self.of(value.args[0])
         return None
