@@ -50,6 +50,7 @@ class Kinds(Analysis["Kinds"]):
         self.kinds: dict[str, Kind | None] = {}
         self.local: set[str] = set()
         self.found: dict[tuple[str, ...], Any] = {}  # callees, by dotted path
+        self.bound: set[str] | None = None  # the names the function binds (None: not known)
         if not ctx.kinds:
             return self
         statements = list(walk_statements(function.body))
@@ -144,7 +145,7 @@ class Kinds(Analysis["Kinds"]):
         object it refers to now (a name srcad bound for emitted code, a global, a closure
         cell, a builtin); else None."""
         path = static_path(value.func)
-        if path is None or path[0] in self.bound:
+        if path is None or self.bound is None or path[0] in self.bound:
             return None
         key = tuple(path)
         if key in self.found:

@@ -11,7 +11,6 @@ import numpy as np
 from srcad import projection, syntax
 from srcad.kinds import FLOAT
 from srcad.passes.base import Context, Transform, function_of
-from srcad.passes.callees import static_path
 from srcad.passes.kinds import Kinds
 from srcad.passes.shapes import shape_classes, shape_uses
 from srcad.passes.to_anf import walk_statements
@@ -70,11 +69,6 @@ class Prune(Transform):
         function = function_of(tree)
         self.ctx = ctx
         self.kinds = ctx.analysis(Kinds, tree)
-        self.locals = {
-            n.id
-            for n in syntax.walk(function)
-            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
-        } | {a.id for a in [*function.args.posonlyargs, *function.args.args]}
         changed = self._drop_values(function)
         self.shapes = shape_classes(function, self.kinds, ctx)
         self.uses = list(shape_uses(function, ctx))
@@ -280,30 +274,12 @@ class Prune(Transform):
             return all(self._pure(e) for e in node.elts)
         if isinstance(node, gast.Call):
             arguments = [*node.args, *(k.value for k in node.keywords)]
-            return self._callee_is_pure(node.func) and all(self._pure(a) for a in arguments)
+            return self._callee_is_pure(node) and all(self._pure(a) for a in arguments)
         return False
 
-    def _callee_is_pure(self, func: gast.expr) -> bool:
-        path = static_path(func)
-        if path is None or (path[0] in self.locals and path[0] not in self.ctx.runtime):
-            return False
-        if path[0] in self.ctx.runtime:
-            value = self.ctx.runtime[path[0]]
-        else:
-            found, value = self.ctx.source.lookup(path[0])
-            if found == "undefined":
-                return False
-        try:
-            for attr in path[1:]:
-                value = getattr(value, attr)
-        except AttributeError:
-            return False
-        if isinstance(value, np.ufunc):
-            return True
-        try:
-            return value in PURE
-        except TypeError:  # unhashable
-            return False
+    def _callee_is_pure(self, node: gast.Call) -> bool:
+        value = self.kinds.callee(node)  # None: not a name bound outside the function
+        return isinstance(value, np.ufunc) or (value is not None and value in PURE)
 
     def _sweep(self, block: list[gast.stmt], needed: set[str]) -> bool:
         """Drop the assignments nothing reads, then the loops and `if`s left empty."""
