@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import builtins
 import inspect
 import linecache
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,30 +81,66 @@ class FunctionSource:
         return "undefined", None
 
 
-# A file's function and lambda nodes, by line (see `_definitions`).
-Definitions = dict[int, list[gast.AST]]
-
-# Per file: the lines it was parsed from, and its definitions by line.
-_parsed: dict[str, tuple[list[str], Definitions]] = {}
+# A file's function and lambda nodes (`ast`'s), by line (see `_File`).
+Definitions = dict[int, list[ast.AST]]
 
 
-def _definitions(filename: str, lines: list[str]) -> Definitions:
-    """The function and lambda nodes of the file, by each line a function's code object
-    may name as its first: a `def`'s own line and its first decorator's, a lambda's line.
-    Parsed and indexed once per file (again if its lines change)."""
+class _File:
+    """A parsed file: its `def`s by each line a function's code object may name as its
+    first (a `def`'s own line and its first decorator's), its lambdas by line (indexed
+    when a lambda is first looked for), and the gast trees of the definitions asked for
+    (each converted once: most of a file is never differentiated)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = list(lines)
+        self.tree = syntax.parse_ast("".join(lines))
+        self.functions: Definitions = {}
+        for node in _statements(self.tree.body):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+                for line in {first, node.lineno}:
+                    self.functions.setdefault(line, []).append(node)
+        self._lambdas: Definitions | None = None
+        self._converted: dict[ast.AST, gast.AST] = {}
+
+    def lambdas(self) -> Definitions:
+        if self._lambdas is None:
+            self._lambdas = {}
+            for node in ast.walk(self.tree):
+                if isinstance(node, ast.Lambda):
+                    self._lambdas.setdefault(node.lineno, []).append(node)
+        return self._lambdas
+
+    def converted(self, node: ast.AST) -> gast.AST:
+        found = self._converted.get(node)
+        if found is None:
+            found = self._converted[node] = syntax.as_gast(node)
+        return found
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of a block, those of nested blocks included (a class's, a function's,
+    an `except` clause's, a `case`'s...)."""
+    todo: list[Any] = body[::-1]
+    while todo:
+        node = todo.pop()
+        yield node
+        for holders in ("handlers", "cases"):
+            for holder in getattr(node, holders, ()):
+                todo.extend(holder.body[::-1])
+        for block in ("finalbody", "orelse", "body"):
+            todo.extend(getattr(node, block, ())[::-1])
+
+
+# Per file name: the file as last parsed (again if its lines change).
+_parsed: dict[str, _File] = {}
+
+
+def _file(filename: str, lines: list[str]) -> _File:
     cached = _parsed.get(filename)
-    if cached is not None and cached[0] == lines:
-        return cached[1]
-    found: Definitions = {}
-    for node in syntax.walk(syntax.parse("".join(lines))):
-        if isinstance(node, gast.FunctionDef | gast.AsyncFunctionDef):
-            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-            for line in {first, node.lineno}:
-                found.setdefault(line, []).append(node)
-        elif isinstance(node, gast.Lambda):
-            found.setdefault(node.lineno, []).append(node)
-    _parsed[filename] = (list(lines), found)
-    return found
+    if cached is None or cached.lines != lines:
+        cached = _parsed[filename] = _File(lines)
+    return cached
 
 
 def _unavailable(func: Any, why: str) -> SourceUnavailableError:
@@ -141,18 +178,14 @@ def function_source(func: Callable[..., Any]) -> FunctionSource:
     if not lines:
         raise _unavailable(func, f"its source file {filename!r} cannot be read")
     try:
-        candidates = _definitions(filename, lines).get(code.co_firstlineno, [])
+        file = _file(filename, lines)
     except SyntaxError as error:
         raise _unavailable(func, f"its file {filename!r} does not parse ({error})") from None
-    matches: list[gast.AST] = []
-    at_line: list[gast.AST] = []  # a generated function may have been renamed
-    for node in candidates:
-        if isinstance(node, gast.FunctionDef | gast.AsyncFunctionDef):
-            at_line.append(node)
-            if node.name == func.__name__:
-                matches.append(node)
-        elif func.__name__ == "<lambda>":
-            matches.append(node)
+    line = code.co_firstlineno
+    at_line = file.functions.get(line, [])  # a generated function may have been renamed
+    matches = [node for node in at_line if getattr(node, "name", None) == func.__name__]
+    if func.__name__ == "<lambda>":
+        matches += file.lambdas().get(line, [])
     if not matches and len(at_line) == 1:
         matches = at_line
     if not matches:
@@ -161,7 +194,7 @@ def function_source(func: Callable[..., Any]) -> FunctionSource:
         raise _unavailable(
             func, f"{filename}:{code.co_firstlineno} defines {len(matches)} such functions"
         )
-    node = matches[0]
+    node = file.converted(matches[0])
     if isinstance(node, gast.Lambda):
         node = _as_function_def(node)
     closure = dict(zip(code.co_freevars, func.__closure__ or (), strict=True))

@@ -114,6 +114,18 @@ def parse(text: str) -> gast.Module:
     return gast.parse(text)
 
 
+def parse_ast(text: str) -> ast.Module:
+    """Parse Python source text into Python's own tree (`as_gast` converts the parts of
+    it a pass needs: converting a whole file costs more than parsing it)."""
+    return ast.parse(text)
+
+
+def as_gast(node: ast.AST) -> gast.AST:
+    """A gast tree of Python's tree `node`."""
+    converted: gast.AST = gast.ast_to_gast(node)
+    return converted
+
+
 def comment(text: str) -> gast.Expr:
     """A statement that `unparse` prints as the comment `# text`."""
     return gast.Expr(value=gast.Constant(value=COMMENT_MARK + text, kind=None))
