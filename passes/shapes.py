@@ -235,25 +235,29 @@ class Shapes(Transform):
             changed = True
 
     def _resolve_no_ops(self, function: gast.FunctionDef) -> bool:
+        """Put each no-op `sum_to`'s cotangent in its place; an assignment this leaves a
+        number, a name or a negated name is a copy to propagate."""
         changed = False
-        for node in syntax.walk(function):
-            for name, value in gast.iter_fields(node):
-                items = value if isinstance(value, list) else [value]
-                for index, child in enumerate(items):
-                    replaced = self._no_op(child)
-                    if replaced is None:
-                        continue
-                    if isinstance(value, list):
-                        value[index] = replaced
-                    else:
-                        setattr(node, name, replaced)
-                        if isinstance(node, gast.Assign) and (
-                            is_number(replaced) or _name_or_negated(replaced)
-                        ):
-                            self.copies.update(
-                                n.id for n in node.targets if isinstance(n, gast.Name)
-                            )
-                    changed = True
+        for statement in function.body:
+            rewritten = False
+            for node in syntax.walk(statement):
+                for name in syntax.child_fields(node.__class__):
+                    value = getattr(node, name, None)
+                    items = value if value.__class__ is list else [value]
+                    for index, child in enumerate(items):
+                        replaced = self._no_op(child)
+                        if replaced is None:
+                            continue
+                        if value.__class__ is list:
+                            value[index] = replaced
+                        else:
+                            setattr(node, name, replaced)
+                        rewritten = True
+            if rewritten and isinstance(statement, gast.Assign):
+                value = statement.value
+                if is_number(value) or _name_or_negated(value):
+                    self.copies.update(n.id for n in statement.targets if isinstance(n, gast.Name))
+            changed = rewritten or changed
         return changed
 
     def _no_op(self, node: object) -> gast.expr | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from collections.abc import Collection
 from typing import Any
 
 import gast
@@ -11,6 +12,7 @@ from srcad import syntax
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.rule_calls import constant
 from srcad.passes.to_anf import walk_statements
+from srcad.projection import expand, sum_to
 from srcad.tangents import ZeroTangent
 
 SIMPLE = (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)
@@ -28,6 +30,9 @@ class Simplify(Transform):
       arithmetic on numbers alone is done (`2.0 * -1.0 * 3`: `-6.0`);
     - `x += -e` becomes `x -= e`, and `a = ZeroTangent()` (or `0.0`) then `a = a + e`
       becomes `a = e`;
+    - `a = -e` (or `a = -e * f`) then `a = a + d`, where `a = a + d` is the next
+      statement of the block to read `a`, becomes `a = d - e` (`d - e * f`): the same
+      numbers, with one pass over an array fewer;
     - a location comment with no code under it goes.
 
     The forward sweep is left as it is: it is the user's code.
@@ -47,12 +52,26 @@ class Simplify(Transform):
             x_bar = x_bar + out_bar * y
             return (NoTangent(), x_bar, x * out_bar)
         return (out, f_pullback)
+    >>> print(show_reverse('''
+    ... def f(x, y):
+    ...     return x * y - x
+    ... ''', kinds="float, float"), end="")
+    def rrule_f(x, y):
+        x_times_y = x * y
+        out = x_times_y - x
+    <BLANKLINE>
+        def f_pullback(out_bar):
+            # <doctest>:3  return x * y - x
+            return (NoTangent(), out_bar * y - out_bar, x * out_bar)
+        return (out, f_pullback)
     """
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         if not ctx.optimise:
             return False
         self.zero = next((k for k, v in ctx.runtime.items() if v is ZeroTangent), None)
+        # Functions linear in their first argument: a negation can move out of their calls.
+        self.linear = [k for k, v in ctx.runtime.items() if v is sum_to or v is expand]
         changed = False
         for statement in walk_statements(function_of(tree).body):
             if isinstance(statement, gast.FunctionDef) and statement.name in ctx.pullbacks:
@@ -75,7 +94,7 @@ class Simplify(Transform):
             # Neither reads nor assigns names differently: the counts stay right.
             folder = ConstantFolder()
             folder.visit(function)
-            if not (push_negations(function) | folder.changed):
+            if not (push_negations(function, self.linear) | folder.changed):
                 return changed
             changed = True
 
@@ -139,7 +158,20 @@ class Simplify(Transform):
                 self._count([following], 1)
                 del block[index]
                 return True
-        if name in self.parameters or self.stores.get(name, 0) != 1:
+        if name in self.parameters:
+            return False
+        positive = _without_negation(value)
+        if positive is not None:  # `a = -e` then `a = a + d`: `a = d - e`, a pass fewer
+            place = self._accumulation(block, index, name, value)
+            if place is not None:
+                assert isinstance(place, gast.Assign)
+                added = _added_to(place, name)
+                self._count([statement, place], -1)
+                place.value = gast.BinOp(left=added, op=gast.Sub(), right=positive)
+                self._count([place], 1)
+                del block[index]
+                return True
+        if self.stores.get(name, 0) != 1:
             return False
         if self.loads.get(name, 0) == 0 and _is_arithmetic(value):
             self._count([statement], -1)
@@ -193,6 +225,19 @@ class Simplify(Transform):
         if reads & _assigned(last) and not isinstance(last, SIMPLE):
             return None
         return places
+
+    def _accumulation(self, block: list[gast.stmt], index: int, name: str,
+                      value: gast.expr) -> gast.stmt | None:  # fmt: skip
+        """The next statement of the block to read `name`, if it is `name = name + d` and
+        nothing before it assigns `name` or what `value` reads."""
+        reads = {n.id for n in syntax.walk(value) if isinstance(n, gast.Name)}
+        for later in block[index + 1 :]:
+            if self._reads(later).get(name, 0):
+                return later if _added_to(later, name) is not None else None
+            assigned = _assigned(later)
+            if name in assigned or reads & assigned:
+                return None
+        return None
 
     def _is_zero(self, value: gast.expr) -> bool:
         """The symbolic zero, or the float zero a float's cotangent starts from (`0.0 + e`
@@ -254,32 +299,45 @@ class ConstantFolder(syntax.Rewriter):
         return constant(operation(left, right))
 
 
-def push_negations(function: gast.FunctionDef) -> bool:
-    """`-(a * b)` becomes `-a * b` (and `-(a / b)`, `-a / b`; `--a`, `a`), and `-a * 2`
-    becomes `a * -2` (a negation meets a number): the same value exactly, and where `a`
-    is a float, or the number takes the sign, the negation no longer costs a pass over an
-    array."""
+def push_negations(function: gast.FunctionDef, linear: Collection[str] = ()) -> bool:
+    """`-(a * b)` becomes `-a * b` (and `-(a / b)`, `-a / b`; `--a`, `a`), `-a * 2`
+    becomes `a * -2` (a negation meets a number), `b + -a` becomes `b - a`, and a call of
+    one of the `linear` functions (`sum_to`) on `-a` becomes minus the call on `a`: the
+    same value exactly, and where `a` is a float, or the number or the operator takes the
+    sign, or the call sums, the negation no longer costs a pass over an array (or costs
+    one over the smaller array)."""
     changed = False
     for node in syntax.walk(function):
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult | gast.Div):
             changed = _sign_into_number(node) or changed
+        elif isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add | gast.Sub):
+            changed = _sign_into_operator(node) or changed
         for field in syntax.child_fields(node.__class__):
             value = getattr(node, field, None)
             if value.__class__ is list:
                 for index, child in enumerate(value):
-                    replaced = _negation_pushed(child)
+                    replaced = _negation_pushed(child, linear)
                     if replaced is not None:
                         value[index] = replaced
                         changed = True
-            elif (replaced := _negation_pushed(value)) is not None:
+            elif (replaced := _negation_pushed(value, linear)) is not None:
                 setattr(node, field, replaced)
                 changed = True
     return changed
 
 
-def _negation_pushed(node: Any) -> gast.expr | None:
-    """What takes the place of a negation `-(a * b)`, `-(a / b)` or `--a`; None for any
-    other node."""
+def _negation_pushed(node: Any, linear: Collection[str]) -> gast.expr | None:
+    """What takes the place of a negation `-(a * b)`, `-(a / b)` or `--a`, or of a call
+    `f(-a, ...)` of a function linear in its first argument; None for any other node."""
+    if (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Name)
+        and node.func.id in linear
+        and node.args
+        and (positive := _without_negation(node.args[0])) is not None
+    ):
+        node.args[0] = positive
+        return gast.UnaryOp(op=gast.USub(), operand=node)
     if not (isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)):
         return None
     inner = node.operand
@@ -289,6 +347,17 @@ def _negation_pushed(node: Any) -> gast.expr | None:
         inner.left = gast.UnaryOp(op=gast.USub(), operand=inner.left)
         return inner
     return None
+
+
+def _sign_into_operator(node: gast.BinOp) -> bool:
+    """`a + -e` as `a - e`, `a - -e` as `a + e` (and `a + -e * f` as `a - e * f`): one
+    negation fewer, the same numbers."""
+    positive = _without_negation(node.right)
+    if positive is None:
+        return False
+    node.op = gast.Sub() if isinstance(node.op, gast.Add) else gast.Add()
+    node.right = positive
+    return True
 
 
 def _sign_into_number(node: gast.BinOp) -> bool:
@@ -315,6 +384,21 @@ def is_number(node: gast.expr) -> bool:
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
         node = node.operand
     return isinstance(node, gast.Constant) and type(node.value) in (int, float)
+
+
+def _without_negation(value: gast.expr) -> gast.expr | None:
+    """`e` for a value `-e`, and `a * b` (or `a / b`) for `-a * b`: the same number but for
+    its sign, exactly (floating point negates without rounding); None for any other."""
+    if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+        return value.operand
+    if (
+        isinstance(value, gast.BinOp)
+        and isinstance(value.op, gast.Mult | gast.Div)
+        and isinstance(value.left, gast.UnaryOp)
+        and isinstance(value.left.op, gast.USub)
+    ):
+        return gast.BinOp(left=value.left.operand, op=value.op, right=value.right)
+    return None
 
 
 def _added_to(statement: gast.stmt, name: str) -> gast.expr | None:

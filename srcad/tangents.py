@@ -182,6 +182,19 @@ class Tangent:
     def __neg__(self) -> Tangent:
         return self * -1
 
+    def __sub__(self, other: Any) -> Any:
+        """`self + -other`, to the last bit (negating rounds nothing)."""
+        if isinstance(other, AbstractZero):
+            return self
+        if isinstance(other, tuple):
+            other = Tangent(self.primal_type, *other)
+        if not isinstance(other, Tangent):
+            return NotImplemented
+        return self + -other
+
+    def __rsub__(self, other: Any) -> Any:
+        return -self + other
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Tangent):
             return NotImplemented

@@ -265,6 +265,14 @@ def inverse_products(a, b):
 rng = np.random.default_rng(0)
 
 
+def negated_then_accumulated(x, y):
+    """The cotangent of `x` starts negated (from `c - x`), more is added to it after other
+    statements, and `y`'s gets a negated term: the pullback subtracts instead."""
+    a = x * np.sin(y)
+    b = np.cos(y) - x
+    return a * b
+
+
 def positive(*shape):
     return rng.uniform(0.5, 2.0, size=shape)
 
@@ -328,6 +336,7 @@ CASES = [
     (slices_of_equal_length, (normal(6),)),
     (row_slices, (normal(4, 3),)),
     (inverse_products, (3.0 * np.eye(3) + 0.3 * normal(3, 3), normal(3))),
+    (negated_then_accumulated, (0.7, 1.3)),
 ]
 
 

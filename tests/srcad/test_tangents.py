@@ -148,6 +148,22 @@ def test_tangent_addition(left: Any, right: Any, expected: Tangent) -> None:
     assert left + right == expected
 
 
+@pytest.mark.parametrize(("left", "right", "expected"), TANGENT_SUMS)
+def test_tangent_subtraction_adds_the_negation(left: Any, right: Any, expected: Tangent) -> None:
+    """`a - b` is `a + -b` (emitted pullbacks subtract where they would add a negation):
+    subtracting `right` from the sum gives `left` back, field by field."""
+    difference = expected - right
+    assert difference == left + 0.0 * expected  # `left` over the fields of the sum
+    assert (-difference + expected) == right + 0.0 * expected
+
+
+@pytest.mark.parametrize("zero_type", ZEROS)
+def test_tangent_minus_zero_is_the_tangent(zero_type: type) -> None:
+    tangent = Tangent(Point, x=1.0)
+    assert tangent - zero_type() is tangent
+    assert zero_type() - tangent == -tangent
+
+
 @pytest.mark.parametrize("zero_type", ZEROS)
 def test_tangent_plus_zero_is_the_tangent(zero_type: type) -> None:
     tangent = Tangent(Point, x=1.0)
