@@ -7,13 +7,14 @@ from collections.abc import Collection
 from typing import Any
 
 import gast
+import numpy as np
 
 from srcad import syntax
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.rule_calls import constant
 from srcad.passes.to_anf import walk_statements
-from srcad.projection import expand, sum_to
-from srcad.tangents import ZeroTangent
+from srcad.projection import expand, fill_like, outer, sum_to, unbroadcast
+from srcad.tangents import AbstractZero, ZeroTangent
 
 SIMPLE = (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)
 
@@ -72,6 +73,8 @@ class Simplify(Transform):
         self.zero = next((k for k, v in ctx.runtime.items() if v is ZeroTangent), None)
         # Functions linear in their first argument: a negation can move out of their calls.
         self.linear = [k for k, v in ctx.runtime.items() if v is sum_to or v is expand]
+        # Functions that only read their arguments (`add_at` writes into its first).
+        self.readers = {k for k, v in ctx.runtime.items() if _only_reads(v)}
         changed = False
         for statement in walk_statements(function_of(tree).body):
             if isinstance(statement, gast.FunctionDef) and statement.name in ctx.pullbacks:
@@ -217,7 +220,7 @@ class Simplify(Transform):
                 found += here
             if found == count:
                 break
-            if reads & _assigned(later):
+            if reads & (_assigned(later) | self._passed(later)):
                 return None
         if found != count:
             return None
@@ -233,11 +236,26 @@ class Simplify(Transform):
         reads = {n.id for n in syntax.walk(value) if isinstance(n, gast.Name)}
         for later in block[index + 1 :]:
             if self._reads(later).get(name, 0):
-                return later if _added_to(later, name) is not None else None
+                added = _added_to(later, name)
+                # `d - e` computes `d` first: a call there must not change what `e` reads.
+                return later if added is not None and not reads & self._passed(added) else None
             assigned = _assigned(later)
-            if name in assigned or reads & assigned:
+            if name in assigned or reads & (assigned | self._passed(later)):
                 return None
         return None
+
+    def _passed(self, node: gast.AST) -> set[str]:
+        """The names `node` passes to calls that may change their arguments in place (any
+        but NumPy's ufuncs and srcad's helpers that only read theirs)."""
+        names: set[str] = set()
+        for call in syntax.walk(node):
+            if not isinstance(call, gast.Call):
+                continue
+            if isinstance(call.func, gast.Name) and call.func.id in self.readers:
+                continue
+            for argument in [*call.args, *(k.value for k in call.keywords)]:
+                names.update(n.id for n in syntax.walk(argument) if isinstance(n, gast.Name))
+        return names
 
     def _is_zero(self, value: gast.expr) -> bool:
         """The symbolic zero, or the float zero a float's cotangent starts from (`0.0 + e`
@@ -384,6 +402,19 @@ def is_number(node: gast.expr) -> bool:
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
         node = node.operand
     return isinstance(node, gast.Constant) and type(node.value) in (int, float)
+
+
+def _only_reads(value: Any) -> bool:
+    """Whether a function emitted code calls is known to leave its arguments as they are."""
+    if isinstance(value, np.ufunc) or (isinstance(value, type) and issubclass(value, AbstractZero)):
+        return True
+    try:
+        return value in ONLY_READ
+    except TypeError:  # unhashable: nothing known
+        return False
+
+
+ONLY_READ: set[Any] = {sum_to, expand, fill_like, outer, unbroadcast, np.linalg.inv}
 
 
 def _without_negation(value: gast.expr) -> gast.expr | None:
