@@ -121,9 +121,91 @@ def parse_ast(text: str) -> ast.Module:
 
 
 def as_gast(node: ast.AST) -> gast.AST:
-    """A gast tree of Python's tree `node`."""
-    converted: gast.AST = gast.ast_to_gast(node)
+    """The gast tree of Python's tree `node`: what `gast.ast_to_gast` gives (the tests
+    compare the two on whole modules), without its visitor's cost. Each node becomes the
+    gast node of its class's name, with its fields converted and its position; a
+    parameter (`ast.arg`) becomes a `Name` in the `Param` context, the name an `except`
+    clause binds a `Name` in the `Store` context, and the fields only gast has (`Name`'s
+    annotation, `type_params` before Python 3.12...) are empty."""
+    converted: gast.AST = _convert(node)
     return converted
+
+
+def _convert(value: Any) -> Any:
+    if value.__class__ is list:
+        return [_convert(item) for item in value]
+    if not isinstance(value, ast.AST):
+        return value
+    cls = value.__class__
+    special = _SPECIAL_CONVERSIONS.get(cls)
+    if special is not None:
+        return special(value)
+    plan = _CONVERSIONS.get(cls)
+    if plan is None:
+        plan = _conversion(cls)
+    target: Any
+    target, fields, only_gast, positions = plan
+    if target is None:
+        return None  # a class gast does not have (as `gast.ast_to_gast` drops it)
+    new = target.__new__(target)
+    state = new.__dict__
+    given = value.__dict__
+    for name in fields:
+        if name in given:
+            state[name] = _convert(given[name])
+    for name, empty in only_gast:
+        state[name] = [] if empty else None
+    for name in positions:
+        if name in given:
+            state[name] = given[name]
+    return new
+
+
+# Per `ast` class: its gast class, the fields they share, gast's own fields (True: a
+# list), and the position attributes to copy.
+_CONVERSIONS: dict[type, Any] = {}
+_LIST_FIELDS = frozenset({"type_params"})
+
+
+def _conversion(cls: Any) -> Any:
+    target = getattr(gast, cls.__name__, None)
+    plan: Any = (None, (), (), ())
+    if target is None:
+        _CONVERSIONS[cls] = plan
+        return plan
+    fields = tuple(name for name in target._fields if name in cls._fields)
+    only_gast = tuple(
+        (name, name in _LIST_FIELDS) for name in target._fields if name not in cls._fields
+    )
+    positions = tuple(name for name in cls._attributes if name in target._attributes)
+    _CONVERSIONS[cls] = plan = (target, fields, only_gast, positions)
+    return plan
+
+
+def _converted_name(node: ast.Name) -> gast.Name:
+    new = gast.Name(id=node.id, ctx=_convert(node.ctx), annotation=None, type_comment=None)
+    return located(new, node)
+
+
+def _converted_arg(node: ast.arg) -> gast.Name:
+    new = gast.Name(id=node.arg, ctx=gast.Param(), annotation=_convert(node.annotation),
+                    type_comment=node.type_comment)  # fmt: skip
+    return located(new, node)
+
+
+def _converted_handler(node: ast.ExceptHandler) -> gast.ExceptHandler:
+    name = None
+    if node.name:
+        name = gast.Name(id=node.name, ctx=gast.Store(), annotation=None, type_comment=None)
+    new = gast.ExceptHandler(type=_convert(node.type), name=name, body=_convert(node.body))
+    return located(new, node)
+
+
+_SPECIAL_CONVERSIONS: dict[type, Callable[[Any], gast.AST]] = {
+    ast.Name: _converted_name,
+    ast.arg: _converted_arg,
+    ast.ExceptHandler: _converted_handler,
+}
 
 
 def comment(text: str) -> gast.Expr:

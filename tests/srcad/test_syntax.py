@@ -98,3 +98,91 @@ def test_rewriter_puts_what_a_visit_returns_in_place_children_first():
     tree = syntax.parse("y = f(two * two, [x, two], k=two * x)\n")
     assert Fold().visit(tree) is tree
     assert syntax.unparse(tree) == "y = f(4, [x, 2], k=2 * x)\n"
+
+
+# Source using most of the grammar, for comparing `as_gast` with gast's own conversion.
+GRAMMAR = """
+import os.path as p, sys
+from . import x as y
+@dec(1, k=2)
+async def f(a, /, b: int = 1, *args: str, c, d=2, **kw) -> "r":
+    global g
+    nonlocal_ = lambda q, *r, s=1, **t: (q, r, s, t)
+    async with m() as (u, v), n():
+        async for i, *j in k:
+            await z
+    try:
+        pass
+    except (E, F) as e:
+        raise G from e
+    except H:
+        pass
+    else:
+        x = [i for i in range(3) if i if not i]
+    finally:
+        del a[1:2, ::3], b.c
+    while (w := 1) > 0 and not w or w is None:
+        break
+    y = {**d, 1: 2}, {1, *s}, {k: v for k, v in d.items()}, (i async for i in q)
+    s = f"{a!r:>{width}} {b=}", b"raw", ...
+    yield from g
+    x += 1; y @= z; c: int = 3
+    return -x ** 2 if y else ~x
+class C(B, metaclass=M):
+    def m(self): ...
+match command:
+    case [1, 2, *rest] | (3, 4) if rest:
+        pass
+    case {"k": v, **others}:
+        pass
+    case Point(x=0, y=yy) as pt:
+        pass
+    case None | True | "s" | -1 | 1 + 2j | _:
+        pass
+"""
+
+
+# Type parameters (Python 3.12), with defaults (3.13).
+TYPE_PARAMS = """
+def f[T: int, *Ts, **P](x: T) -> T: ...
+class C[T]: ...
+type Alias[T] = list[T]
+"""
+TYPE_DEFAULTS = "def g[T = int, *Ts = *tuple[int], **P = [int]](): ..."
+SOURCES = {"GRAMMAR": GRAMMAR, "TYPE_PARAMS": TYPE_PARAMS, "TYPE_DEFAULTS": TYPE_DEFAULTS}
+
+
+@pytest.mark.parametrize(
+    "module", ["GRAMMAR", "TYPE_PARAMS", "TYPE_DEFAULTS", "ast", "inspect", "dataclasses", "typing"]
+)
+def test_as_gast_gives_gasts_own_conversion(module):
+    """`syntax.as_gast` (what srcad converts a function's definition with) builds the same
+    tree as `gast.ast_to_gast`, field for field and position for position."""
+    import ast
+    import importlib
+    import sys
+
+    if module == "TYPE_PARAMS" and sys.version_info < (3, 12):
+        pytest.skip("type parameters are Python 3.12's")
+    if module == "TYPE_DEFAULTS" and sys.version_info < (3, 13):
+        pytest.skip("type parameter defaults are Python 3.13's")
+    if module in SOURCES:
+        text = SOURCES[module]
+    else:
+        text = pathlib.Path(importlib.import_module(module).__file__).read_text()
+    tree = ast.parse(text)
+    _assert_same_nodes(syntax.as_gast(tree), gast.ast_to_gast(tree), "module")
+
+
+def _assert_same_nodes(found, expected, path):
+    assert type(found) is type(expected), path
+    if isinstance(expected, list):
+        assert len(found) == len(expected), path
+        for index, (a, b) in enumerate(zip(found, expected, strict=True)):
+            _assert_same_nodes(a, b, f"{path}[{index}]")
+    elif isinstance(expected, gast.AST):
+        assert set(vars(found)) == set(vars(expected)), path
+        for name, value in vars(expected).items():
+            _assert_same_nodes(vars(found)[name], value, f"{path}.{name}")
+    else:
+        assert found == expected, path
