@@ -12,8 +12,8 @@ from srcad import projection, syntax
 from srcad.kinds import FLOAT
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.kinds import Kinds
-from srcad.passes.shapes import shape_classes, shape_uses
-from srcad.passes.to_anf import walk_statements
+from srcad.passes.shapes import is_array, load, shape_classes, shape_uses
+from srcad.passes.to_anf import store, walk_statements
 from srcad.primitives import logabsdet
 
 # Callables without side effects, whose calls a gradient may skip when nothing reads what
@@ -76,10 +76,18 @@ class Prune(Transform):
         needed = self._needed(function)
         if self._check_broadcasts(function, needed) | self._check_divisions(function, needed):
             needed = self._needed(function)
+        shared: dict[tuple[str, ...], str] = {}  # roots: the name of their broadcast
         for use in self.uses:
             name = _child(use)
             stand_in = self.shapes.representative(name.id)
             if name.id not in needed and stand_in is not None:
+                if isinstance(stand_in, gast.Call):  # `broadcast(a, b)`: made once, read after
+                    roots = tuple(n.id for n in _names(stand_in))
+                    if roots not in shared:
+                        shared[roots] = self.ctx.namer.fresh("_".join([*roots, "shape"]))
+                        _insert_after(function.body, roots, shared[roots], stand_in)
+                        needed.add(shared[roots])
+                    stand_in = load(shared[roots])
                 _replace(use, stand_in)
                 changed = True
         return self._sweep(function.body, needed) or changed
@@ -100,28 +108,59 @@ class Prune(Transform):
         return True
 
     def _check_broadcasts(self, function: gast.FunctionDef, needed: set[str]) -> bool:
-        """Before an elementwise operation on two arrays of different shape classes goes,
-        make sure what it did not raise still raises: the shapes of its operands that
-        broadcasting could not bring together. A check `broadcast(a, b)` (of the roots
-        of their classes' atoms) takes its place, unless a value kept has that class
-        already. True if any was added."""
+        """Before an elementwise operation on two arrays goes, make sure what it did not
+        raise still raises: the shapes of its operands that broadcasting could not bring
+        together. At the top level, where both operands have shape classes, a check
+        `broadcast(a, b)` of the roots of their classes' atoms takes its place, unless the
+        classes are one, or a value kept has their union already; anywhere else, a check
+        `broadcast(left, right)` of the operands themselves. True if any was added."""
         kept = {frozenset(c) for name, c in self.shapes.classes.items() if name in needed}
         for use in self.uses:  # the stand-ins `broadcast(...)` that kept statements will read
             name = _child(use)
             if id(name) in self.stood_in and name.id not in needed:
                 kept.add(self.shapes.classes[name.id])
-        body: list[gast.stmt] = []
-        for statement in function.body:
-            checked = self._broadcast_of(statement, needed)
-            if checked is not None and checked not in kept:
-                kept.add(checked)
-                roots = sorted((self.shapes.roots[a] for a in checked), key=self.shapes.order.get)
-                check = self.shapes.stand_in(roots)
-                body.append(syntax.located(gast.Expr(value=check), statement))
-            body.append(statement)
-        changed = len(body) != len(function.body)
-        function.body = body
+        return self._check_block(function.body, needed, kept, True)
+
+    def _check_block(self, block: list[gast.stmt], needed: set[str], kept: set[frozenset[str]],
+                     top: bool) -> bool:  # fmt: skip
+        changed = False
+        checked: list[gast.stmt] = []
+        for statement in block:
+            for field in ("body", "orelse"):
+                inner = getattr(statement, field, None)
+                if inner and not isinstance(statement, gast.FunctionDef):
+                    changed = self._check_block(inner, needed, kept, False) or changed
+            check = self._broadcast_check(statement, needed, kept, top)
+            if check is not None:
+                checked.append(syntax.located(gast.Expr(value=check), statement))
+                changed = True
+            checked.append(statement)
+        block[:] = checked
         return changed
+
+    def _broadcast_check(self, statement: gast.stmt, needed: set[str], kept: set[frozenset[str]],
+                         top: bool) -> gast.expr | None:  # fmt: skip
+        """The check to leave in place of an operation on two arrays that goes, if any."""
+        targets = self._removable(statement)
+        if targets is None or needed.intersection(targets):
+            return None
+        assert isinstance(statement, gast.Assign)
+        value = statement.value
+        if not isinstance(value, gast.BinOp) or isinstance(value.op, gast.MatMult):
+            return None
+        operands = [value.left, value.right]
+        if not all(is_array(self.kinds.of(operand)) for operand in operands):
+            return None  # a number broadcasts with anything
+        left, right = (self.shapes.of(operand) for operand in operands) if top else (None, None)
+        if left and right:
+            union = left | right
+            if left == right or union in kept:
+                return None
+            kept.add(union)
+            roots = sorted((self.shapes.roots[a] for a in union), key=self.shapes.order.get)
+            return self.shapes.stand_in(roots)
+        broadcast = load(self.ctx.bind(np.broadcast, "broadcast"))
+        return gast.Call(func=broadcast, args=syntax.copy_tree(operands), keywords=[])
 
     def _check_divisions(self, function: gast.FunctionDef, needed: set[str]) -> bool:
         """Before a division of Python numbers goes, make sure that dividing by zero still
@@ -184,20 +223,6 @@ class Prune(Transform):
             if not (number and divisor.value != 0):
                 found.append(divisor)
         return found
-
-    def _broadcast_of(self, statement: gast.stmt, needed: set[str]) -> frozenset[str] | None:
-        """The class of an operation on two arrays of different classes that goes."""
-        targets = self._removable(statement)
-        if targets is None or needed.intersection(targets):
-            return None
-        assert isinstance(statement, gast.Assign)
-        value = statement.value
-        if not isinstance(value, gast.BinOp) or isinstance(value.op, gast.MatMult):
-            return None
-        left, right = self.shapes.of(value.left), self.shapes.of(value.right)
-        if not left or not right or left == right:
-            return None
-        return left | right
 
     def _needed(self, function: gast.FunctionDef) -> set[str]:
         """The names some kept statement reads, reading an array's stand-in in its place
@@ -330,6 +355,20 @@ def _child(use: tuple[gast.AST, str, int]) -> gast.Name:
     child = found[index] if index >= 0 else found
     assert isinstance(child, gast.Name)
     return child
+
+
+def _insert_after(body: list[gast.stmt], roots: tuple[str, ...], name: str,
+                  value: gast.expr) -> None:  # fmt: skip
+    """`name = value` (a value reading `roots`: parameters, or names the body assigns once
+    at its top level) right after the last of their assignments."""
+    position = 0
+    for index, statement in enumerate(body):
+        if isinstance(statement, gast.Assign) and any(
+            isinstance(t, gast.Name) and t.id in roots for t in statement.targets
+        ):
+            position = index + 1
+    assignment = gast.Assign(targets=[store(name)], value=value, type_comment=None)
+    body.insert(position, syntax.located(assignment, body[max(position - 1, 0)]))
 
 
 def _replace(use: tuple[gast.AST, str, int], value: gast.expr) -> None:

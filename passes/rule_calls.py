@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import gast
@@ -22,8 +23,11 @@ def call(function: str, args: list[gast.expr], keywords: list[gast.keyword] | No
 
 
 def constant(value: Any) -> gast.expr:
-    if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
-        return gast.UnaryOp(op=gast.USub(), operand=constant(-value))  # never `Constant(-1)`
+    """A number as the tree Python parses its text to: `-1.0` (and `-0.0`) is a negation of
+    a constant, never `Constant(-1.0)`."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if number and (value < 0 or math.copysign(1.0, value) < 0):
+        return gast.UnaryOp(op=gast.USub(), operand=constant(-value))
     return gast.Constant(value=value, kind=None)
 
 

@@ -93,15 +93,16 @@ ELEMENTWISE = FLOAT_UFUNCS | SHAPE_PRESERVING
 def shape_classes(function: gast.FunctionDef, kinds: Kinds, ctx: Context) -> ShapeClasses:
     """The shape classes of `function`'s arrays (see `ShapeClasses`)."""
     found = ShapeClasses(kinds, ctx)
-    counts: dict[str, int] = {}  # how many times the body assigns each name
+    parameters = [a.id for a in [*function.args.posonlyargs, *function.args.args]]
+    # How many times each name is assigned, a parameter's binding included.
+    counts: dict[str, int] = dict.fromkeys(parameters, 1)
     for statement in function.body:
         for node in syntax.walk(statement):
             if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
                 counts[node.id] = counts.get(node.id, 0) + 1
-    parameters = [a.id for a in [*function.args.posonlyargs, *function.args.args]]
     for position, name in enumerate(parameters):
         found.order[name] = position - len(parameters)
-        if _is_array(kinds.kinds.get(name)) and name not in counts:
+        if is_array(kinds.kinds.get(name)) and counts[name] == 1:
             found.classes[name] = frozenset([name])
             found.roots[name] = name
     atoms: dict[str, str] = {}  # a slice of a parameter (`_slice_key`): its atom
@@ -110,7 +111,7 @@ def shape_classes(function: gast.FunctionDef, kinds: Kinds, ctx: Context) -> Sha
             continue
         name = statement.targets[0].id
         found.order[name] = position
-        if counts.get(name) != 1 or not _is_array(kinds.kinds.get(name)):
+        if counts.get(name) != 1 or not is_array(kinds.kinds.get(name)):
             continue
         value = statement.value
         known = found.of(value)
@@ -124,7 +125,7 @@ def shape_classes(function: gast.FunctionDef, kinds: Kinds, ctx: Context) -> Sha
     return found
 
 
-def _is_array(kind: Kind | None) -> bool:
+def is_array(kind: Kind | None) -> bool:
     return kind is not None and kind[0] in "fi" and isinstance(kind[1], int) and kind[1] >= 1
 
 
@@ -276,8 +277,12 @@ class Shapes(Transform):
         gradient, operand = of(dx), of(x)
         if gradient is None or operand is None:
             return None
-        if y and gradient != SCALAR and gradient != operand:  # `y` counts for floats alone
-            return gast.Call(func=node.func, args=[dx, x], keywords=[])
+        if y and gradient != SCALAR and gradient != operand:
+            # `y` adds nothing where `dx` has its shape already; otherwise `dx` stands for
+            # all of `y` (`sum_to` broadcasts it there first).
+            if of(y[0]) == gradient:
+                return gast.Call(func=node.func, args=[dx, x], keywords=[])
+            return None
         if gradient == SCALAR:  # a float: itself, unless it stands for a part of `y`
             if not y:
                 return dx

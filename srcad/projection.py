@@ -70,6 +70,10 @@ def sum_to(dx: Any, x: Any, y: Any = None) -> Any:
             # A uniform float for the result `y`: `x` stood for this many of its elements.
             return dx * (y.size // x.size) if type(x) in SHAPED else dx * y.size
         return dx  # a float, or a symbolic zero
+    if type(y) in SHAPED and dx.shape != y.shape:
+        # `dx` stands for the cotangent of all of `y`: `f(a) * z`'s for `a`, with `z`
+        # wider than `a`, is `f(a)` times a uniform float, a row for every row of `y`.
+        dx = np.broadcast_to(dx, y.shape)
     if type(x) in SHAPED:
         return unbroadcast(dx, x.shape)
     total = dx.sum()

@@ -89,7 +89,21 @@ def _unused_sum(x, y):
     return np.sum(x**2)
 
 
-@pytest.mark.parametrize("function", [_unused_broadcast, _unused_sum])
+def _unused_broadcast_in_loop(x, y):
+    for _ in range(2):
+        z = x + y  # noqa: F841 (unused on purpose; raises for shapes that do not broadcast)
+    return np.sum(x**2)
+
+
+def _unused_reassigned_parameter(x, y):
+    y = -(y * x)  # a parameter's new value, unused (its shape class is not the argument's)
+    return np.sum(x**2)
+
+
+@pytest.mark.parametrize(
+    "function",
+    [_unused_broadcast, _unused_sum, _unused_broadcast_in_loop, _unused_reassigned_parameter],
+)
 def test_gradient_alone_raises_where_the_function_does(function):
     """The work `grad` leaves out still raises where it would have: arrays whose shapes do
     not broadcast together are an error, not a gradient."""

@@ -273,6 +273,18 @@ def negated_then_accumulated(x, y):
     return a * b
 
 
+def column_times_wide(x, z):
+    """A column of `x` times an array wider than it: the uniform cotangent of the product
+    stands for all of it (found by fuzzing: a broadcasting error)."""
+    return np.sum(x[:, 0] * z)
+
+
+def folded_negative_zero(y):
+    """`0.0 * -1.0` folds to -0.0, which must be emitted as `-0.0` parses (found by
+    fuzzing: an internal error)."""
+    return np.sum((0.0 * -1.0 + y) * y)
+
+
 def positive(*shape):
     return rng.uniform(0.5, 2.0, size=shape)
 
@@ -337,6 +349,8 @@ CASES = [
     (row_slices, (normal(4, 3),)),
     (inverse_products, (3.0 * np.eye(3) + 0.3 * normal(3, 3), normal(3))),
     (negated_then_accumulated, (0.7, 1.3)),
+    (column_times_wide, (normal(2, 3), normal(3, 1))),
+    (folded_negative_zero, (normal(3),)),
 ]
 
 
