@@ -193,7 +193,8 @@ class Shapes(Transform):
 
     - `sum_to(dx, x)` where `dx` has the class of `x`, or is a float;
     - `sum_to(dx, x, y)` (a float `dx` standing for every element of `y`) where `x` and
-      `y` have one class.
+      `y` have one class; and where `dx`, an array, has `y`'s class, `sum_to(dx, x)`
+      (otherwise `dx` stands for all of `y` too, broadcast there).
 
     The arithmetic this leaves on numbers alone is done (`100.0 * 1.0 * 2`: `200.0`), and
     a name assigned a number once is replaced by it.
