@@ -7,12 +7,28 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gast
+import numpy as np
 
-from srcad import primitives, syntax
+from srcad import primitives, projection, syntax
 from srcad.errors import Diagnostic
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.scopes import ScopeInfo, Scopes
+from srcad.primitives import logabsdet
 
+# Callables without side effects, whose calls a gradient may skip when nothing reads what
+# they give. Not those that raise for some shapes (`np.dot`, `np.reshape`, `@`) nor
+# `math`'s functions (outside their domain): the gradient must raise where the function
+# does. (Broadcasting is checked apart: see `Prune._check_broadcasts`.)
+PURE: set[Any] = {
+    np.sum, np.mean, np.prod, np.outer, np.transpose, np.zeros, np.ones, np.full,
+    np.zeros_like, np.ones_like, np.broadcast, np.shape, np.ndim, np.size, len, abs,
+    range, float, int, min, max,
+    projection.sum_to, projection.expand, projection.fill_like, projection.scatter,
+    projection.outer,
+    # Its derivative, `inv(a)`, raises wherever it does (`a` not square) and where it has
+    # no derivative (`a` singular, log |det a| = -inf).
+    logabsdet,
+}  # fmt: skip
 # Method names that change their receiver; the Mutations check reports their calls.
 IN_PLACE_METHODS = frozenset({
     "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "popitem", "setdefault",

@@ -3,33 +3,17 @@ value."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import gast
 import numpy as np
 
-from srcad import projection, syntax
+from srcad import syntax
 from srcad.kinds import FLOAT
 from srcad.passes.base import Context, Transform, function_of
+from srcad.passes.callees import PURE
 from srcad.passes.kinds import Kinds
 from srcad.passes.shapes import is_array, load, shape_classes, shape_uses
 from srcad.passes.to_anf import store, walk_statements
-from srcad.primitives import logabsdet
 
-# Callables without side effects, whose calls a gradient may skip when nothing reads what
-# they give. Not those that raise for some shapes (`np.dot`, `np.reshape`, `@`) nor
-# `math`'s functions (outside their domain): the gradient must raise where the function
-# does. (Broadcasting is checked apart: see `Prune._check_broadcasts`.)
-PURE: set[Any] = {
-    np.sum, np.mean, np.prod, np.outer, np.transpose, np.zeros, np.ones, np.full,
-    np.zeros_like, np.ones_like, np.broadcast, np.shape, np.ndim, np.size, len, abs,
-    range, float, int, min, max,
-    projection.sum_to, projection.expand, projection.fill_like, projection.scatter,
-    projection.outer,
-    # Its derivative, `inv(a)`, raises wherever it does (`a` not square) and where it has
-    # no derivative (`a` singular, log |det a| = -inf).
-    logabsdet,
-}  # fmt: skip
 PURE_ATTRIBUTES = frozenset(["shape", "size", "ndim", "T"])
 DIVISIONS = (
     gast.Div,

@@ -11,9 +11,10 @@ import numpy as np
 
 from srcad import syntax
 from srcad.passes.base import Context, Transform, function_of
+from srcad.passes.callees import PURE
 from srcad.passes.rule_calls import constant
 from srcad.passes.to_anf import walk_statements
-from srcad.projection import expand, fill_like, outer, sum_to, unbroadcast
+from srcad.projection import expand, sum_to, unbroadcast
 from srcad.tangents import AbstractZero, ZeroTangent
 
 SIMPLE = (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)
@@ -414,7 +415,9 @@ def _only_reads(value: Any) -> bool:
         return False
 
 
-ONLY_READ: set[Any] = {sum_to, expand, fill_like, outer, unbroadcast, np.linalg.inv}
+# Called by emitted code, and known to leave their arguments as they are: the pure
+# callables, and some that may raise.
+ONLY_READ: set[Any] = PURE | {unbroadcast, np.linalg.inv}
 
 
 def _without_negation(value: gast.expr) -> gast.expr | None:
