@@ -29,6 +29,7 @@ PURE: set[Any] = {
     # no derivative (`a` singular, log |det a| = -inf).
     logabsdet,
 }  # fmt: skip
+
 # Method names that change their receiver; the Mutations check reports their calls.
 IN_PLACE_METHODS = frozenset({
     "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "popitem", "setdefault",
