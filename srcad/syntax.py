@@ -170,15 +170,14 @@ _LIST_FIELDS = frozenset({"type_params"})
 def _conversion(cls: Any) -> Any:
     target = getattr(gast, cls.__name__, None)
     plan: Any = (None, (), (), ())
-    if target is None:
-        _CONVERSIONS[cls] = plan
-        return plan
-    fields = tuple(name for name in target._fields if name in cls._fields)
-    only_gast = tuple(
-        (name, name in _LIST_FIELDS) for name in target._fields if name not in cls._fields
-    )
-    positions = tuple(name for name in cls._attributes if name in target._attributes)
-    _CONVERSIONS[cls] = plan = (target, fields, only_gast, positions)
+    if target is not None:
+        fields = tuple(name for name in target._fields if name in cls._fields)
+        only_gast = tuple(
+            (name, name in _LIST_FIELDS) for name in target._fields if name not in cls._fields
+        )
+        positions = tuple(name for name in cls._attributes if name in target._attributes)
+        plan = (target, fields, only_gast, positions)
+    _CONVERSIONS[cls] = plan
     return plan
 
 
@@ -336,7 +335,6 @@ def _same_as_parsed(parsed: Any, built: Any) -> bool:
 
 # How `_same_as_parsed` compares a parsed node with a built one, by their two classes: each
 # field of the built one, whether the parsed one has it too, and whether it is a block.
-_Plan = tuple[tuple[str, bool, bool], ...]
 _PLANS: dict[tuple[type, type], Any] = {}
 _SPECIAL, _DIFFERENT = object(), object()
 
