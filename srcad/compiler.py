@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 import linecache
 import os
@@ -297,16 +298,11 @@ def _strip_signature(function: gast.FunctionDef) -> None:
 
 
 def emit(tree: gast.Module, ctx: Context, description: str) -> CompiledRule:
-    """Print the tree, check the text parses back to it, and compile it in the user's
-    globals with the user's closure cells and srcad's runtime names."""
+    """Print the tree, check the text parses back to it, and compile that parse in the
+    user's globals with the user's closure cells and srcad's runtime names."""
     function = function_of(tree)
     _strip_signature(function)
     body = syntax.unparse(tree)
-    if not syntax.same_tree(body, tree):
-        raise SrcadError(
-            f"internal error: the code emitted for {description} does not parse back to the "
-            "tree srcad built; please report this with the function's source"
-        )
     source = ctx.source
     origin = f"{os.path.basename(source.filename)}:{source.node.lineno}"
     kinds = ", ".join(f"{name}: {describe(kind)}" for name, kind in ctx.kinds.items())
@@ -336,7 +332,19 @@ def emit(tree: gast.Module, ctx: Context, description: str) -> CompiledRule:
     )
     filename = f"<srcad {function.name} {origin} wrt={','.join(ctx.wrt)}{kinds}>"
     linecache.cache[filename] = (len(compiled_text), None, compiled_text.splitlines(True), filename)
-    module_code = compile(compiled_text, filename, "exec")
+    # The text is parsed once: to check it is the tree srcad built, and to compile.
+    module = syntax.parse_ast(compiled_text)
+    closure = module.body[0]
+    assert isinstance(closure, ast.FunctionDef)
+    binder = closure.body[1]
+    assert isinstance(binder, ast.FunctionDef)
+    parsed = binder.body[:-1]  # the emitted function, before `__srcad_bind__`'s return
+    if not syntax.same_as_parsed(parsed, [s for s in tree.body if not syntax.is_comment(s)]):
+        raise SrcadError(
+            f"internal error: the code emitted for {description} does not parse back to the "
+            "tree srcad built; please report this with the function's source"
+        )
+    module_code = compile(module, filename, "exec")
     outer = _nested_code(module_code, "__srcad_closure__")
     bind_code = _nested_code(outer, "__srcad_bind__")
     cells = tuple(source.closure[name] for name in bind_code.co_freevars)

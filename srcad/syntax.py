@@ -9,6 +9,8 @@ from typing import Any, ClassVar
 
 import gast
 
+from srcad import printer
+
 # A comment cannot live in a syntax tree, so passes place a marker statement, an expression
 # statement holding a string that starts with COMMENT_MARK, and `unparse` turns it into a
 # `#` comment line.
@@ -222,11 +224,21 @@ def is_comment(node: gast.AST) -> bool:
 
 
 def unparse(tree: gast.AST) -> str:
-    """Source text for `tree`, with comment markers printed as comments.
+    """Source text for `tree`, with comment markers printed as comments: `printer`'s
+    text, which is `gast.unparse`'s, and `gast.unparse` itself for a tree holding
+    something `printer` leaves alone.
 
     >>> print(unparse(parse("x = a  +  b")), end="")
     x = a + b
     """
+    try:
+        lines = printer.lines(tree, COMMENT_MARK)
+    except printer.UnprintableError:
+        lines = _gast_lines(tree)
+    return "\n".join(lines) + "\n"
+
+
+def _gast_lines(tree: gast.AST) -> list[str]:
     lines = []
     for line in gast.unparse(tree).splitlines():
         match = _COMMENT_LINE.match(line)
@@ -236,7 +248,7 @@ def unparse(tree: gast.AST) -> str:
                 lines.append(f"{match['indent']}# {value[len(COMMENT_MARK) :]}")
                 continue
         lines.append(line)
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 _BLOCKS = ("body", "orelse", "finalbody")
@@ -291,19 +303,19 @@ def same_tree(text: str, tree: gast.AST) -> bool:
     >>> same_tree("y = (a + b) * c", tree), same_tree("y = a + b * c", tree)
     (True, False)
     """
-    return _same_as_parsed(ast.parse(text), tree)
+    return same_as_parsed(ast.parse(text), tree)
 
 
-def _same_as_parsed(parsed: Any, built: Any) -> bool:
-    """`_same` for `parsed` from `ast.parse` (not converted to gast: that costs more than
-    the parse): node classes match by name, a parameter `ast.arg` (and the name bound by
-    `except E as name`) is gast's `Name`, and a field gast adds (`Name.annotation`,
-    `type_params` on older Pythons) must be empty."""
+def same_as_parsed(parsed: Any, built: Any) -> bool:
+    """Whether `parsed`, from `ast.parse` (not converted to gast: that costs more than the
+    parse), is the gast tree `built` (comments aside): node classes match by name, a
+    parameter `ast.arg` (and the name bound by `except E as name`) is gast's `Name`, and a
+    field gast adds (`Name.annotation`, `type_params` on older Pythons) must be empty."""
     if built.__class__ is list:
         return (
             parsed.__class__ is list
             and len(parsed) == len(built)
-            and all(map(_same_as_parsed, parsed, built))
+            and all(map(same_as_parsed, parsed, built))
         )
     if not isinstance(built, gast.AST):
         return not isinstance(parsed, ast.AST | list) and repr(parsed) == repr(built)
@@ -328,12 +340,12 @@ def _same_as_parsed(parsed: Any, built: Any) -> bool:
             return False
         if block and expected.__class__ is list:
             expected = [s for s in expected if not is_comment(s)]
-        if not _same_as_parsed(value, expected):
+        if not same_as_parsed(value, expected):
             return False
     return True
 
 
-# How `_same_as_parsed` compares a parsed node with a built one, by their two classes: each
+# How `same_as_parsed` compares a parsed node with a built one, by their two classes: each
 # field of the built one, whether the parsed one has it too, and whether it is a block.
 _PLANS: dict[tuple[type, type], Any] = {}
 _SPECIAL, _DIFFERENT = object(), object()
@@ -362,6 +374,6 @@ def _same_special(parsed: Any, built: gast.AST) -> bool:
         type(built) is gast.Name
         and isinstance(built.ctx, gast.Param)
         and parsed.arg == built.id
-        and _same_as_parsed(parsed.annotation, built.annotation)
+        and same_as_parsed(parsed.annotation, built.annotation)
         and parsed.type_comment == built.type_comment
     )

@@ -412,3 +412,25 @@ def test_rule_lifts_the_restriction() -> None:
         return guarded(x), guarded_pullback
 
     assert srcad.grad(guarded_caller)(1.0) == 6.0
+
+
+# --- the emitter's self-check ------------------------------------------------------------
+
+
+def _emitted_then_checked(x):
+    return x * 2.0 + 1.0
+
+
+def test_text_that_does_not_parse_back_to_the_tree_is_an_internal_error(monkeypatch):
+    """Were the printer to write something other than the tree (here: a constant it
+    misprints), the emitter refuses the text instead of compiling a wrong gradient."""
+    from srcad import syntax
+
+    printed = syntax.unparse
+
+    def misprinted(tree):
+        return printed(tree).replace("2.0", "3.0")
+
+    monkeypatch.setattr(syntax, "unparse", misprinted)
+    with pytest.raises(SrcadError, match="does not parse back to the tree"):
+        srcad.compiler.compiled_rrule(_emitted_then_checked, None)

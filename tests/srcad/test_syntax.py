@@ -186,3 +186,67 @@ def _assert_same_nodes(found, expected, path):
             _assert_same_nodes(vars(found)[name], value, f"{path}.{name}")
     else:
         assert found == expected, path
+
+
+# Expressions at every precedence, in the places that print them differently.
+PRECEDENCE = """
+def f(a, /, b=1, *c, d, e=-1, **g):
+    x = (a, b), [a, (b,)], (), {a: b, **g}, {a, *c}, set()
+    y = -a ** -b, (-a) ** b, a ** b ** c, (a ** b) ** c, a - (b - c), (a - b) - c
+    z = not a == b, (not a) == b, a < b < c, (a < b) < c, a if b else c, (a if b else c) if d else e
+    w = a and b and (c or d), (a and b) or c, a or (b or c), lambda: a, lambda q, *r: q + r
+    v = a[1:2, ::3], a[b, c], a[(b, c)], a[()], a[:], a[b:], a[::c], a[-1], 1 .real, (1.5).real
+    u = f(*a, b, k=1, **g)(c).d[e], (a + b).c, -(-a), ~a, +a, a @ b % c // d
+    t = float("inf"), 1e309, -1e309, 2j, 1e309j, None, True, ..., b"x", 'q"\\n', "'", "'\\""
+    a.b[c], d = e = g
+    a += b if c else d
+    for (i, j), k in zip(a, b):
+        if i:
+            continue
+        elif j:
+            break
+        else:
+            pass
+    else:
+        while a:
+            del a[0], b
+        else:
+            raise E from a
+    assert a, b
+    global G
+    return
+"""
+
+
+@pytest.mark.parametrize(
+    "module", ["PRECEDENCE", "GRAMMAR", "MORE_SYNTAX", "ast", "inspect", "dataclasses", "typing"]
+)
+def test_printer_writes_gasts_text(module):
+    """`unparse` prints with `srcad.printer` what that printer prints, and with
+    `gast.unparse` the rest: the text is the same either way, statement by statement."""
+    import importlib
+
+    from srcad import printer
+
+    texts = {"PRECEDENCE": PRECEDENCE, "GRAMMAR": GRAMMAR, "MORE_SYNTAX": MORE_SYNTAX}
+    if module in texts:
+        text = texts[module]
+    else:
+        text = pathlib.Path(importlib.import_module(module).__file__).read_text()
+    tree = syntax.parse(text)
+    statements = [node for node in gast.walk(tree) if isinstance(node, gast.stmt)]
+    printed = 0
+    for node in statements:
+        try:
+            lines = printer.lines(node, syntax.COMMENT_MARK)
+        except printer.UnprintableError:
+            continue
+        assert lines == syntax._gast_lines(node), gast.dump(node)
+        printed += 1
+    if module == "PRECEDENCE":
+        assert printed == len(statements)  # all of it: nothing fell back
+
+
+def test_printer_leaves_an_f_string_to_gast():
+    tree = syntax.parse("x = f'{a!r}'\n")
+    assert syntax.unparse(tree) == "x = f'{a!r}'\n"
