@@ -311,58 +311,95 @@ def same_as_parsed(parsed: Any, built: Any) -> bool:
     parse), is the gast tree `built` (comments aside): node classes match by name, a
     parameter `ast.arg` (and the name bound by `except E as name`) is gast's `Name`, and a
     field gast adds (`Name.annotation`, `type_params` on older Pythons) must be empty."""
-    if built.__class__ is list:
-        return (
-            parsed.__class__ is list
-            and len(parsed) == len(built)
-            and all(map(same_as_parsed, parsed, built))
-        )
-    if not isinstance(built, gast.AST):
-        return not isinstance(parsed, ast.AST | list) and repr(parsed) == repr(built)
     plan = _PLANS.get((parsed.__class__, built.__class__))
     if plan is None:
         plan = _plan(parsed, built)
-    if plan is _SPECIAL:
-        return _same_special(parsed, built)
-    if plan is _DIFFERENT:
-        return False
+    if plan.__class__ is not tuple:
+        return bool(plan(parsed, built))
     state, other = built.__dict__, parsed.__dict__
-    for name, shared, block in plan:
+    for name, kind in plan:
         expected = state.get(name)
-        if not shared:  # a field only gast has
-            if expected is None or expected == []:
-                continue
-            return False
-        value = other.get(name)
-        if expected.__class__ is str or expected is None:
-            if value == expected and value.__class__ is expected.__class__:
-                continue  # an identifier, or None, alike on both sides: most fields
-            return False
-        if block and expected.__class__ is list:
-            expected = [s for s in expected if not is_comment(s)]
-        if not same_as_parsed(value, expected):
+        if kind is _FIELD:
+            value = other.get(name)
+            if expected.__class__ is str or expected is None:
+                if value == expected and value.__class__ is expected.__class__:
+                    continue  # an identifier, or None, alike on both sides: most fields
+                return False
+            if not same_as_parsed(value, expected):
+                return False
+        elif kind is _LEAF:  # a context or an operator
+            if _LEAVES.get(other.get(name).__class__) is not expected.__class__:
+                return False
+        elif kind is _BLOCK:
+            if expected.__class__ is list:
+                expected = [s for s in expected if not is_comment(s)]
+            if not same_as_parsed(other.get(name), expected):
+                return False
+        elif not (expected is None or expected == []):  # a field only gast has
             return False
     return True
 
 
-# How `same_as_parsed` compares a parsed node with a built one, by their two classes: each
-# field of the built one, whether the parsed one has it too, and whether it is a block.
+# How `same_as_parsed` compares a parsed node with a built one, by their two classes: a
+# function, or each field of the built one with how to compare it.
 _PLANS: dict[tuple[type, type], Any] = {}
-_SPECIAL, _DIFFERENT = object(), object()
+_FIELD, _LEAF, _BLOCK, _ONLY_GAST = "field", "leaf", "block", "only gast"
+# Each context and operator class of `ast`, and gast's class of the same name.
+_LEAVES: dict[type, type] = {
+    cls: getattr(gast, cls.__name__)
+    for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+    for cls in base.__subclasses__()
+    if hasattr(gast, cls.__name__)
+}
 
 
-def _plan(parsed: Any, built: gast.AST) -> Any:
-    key = (parsed.__class__, built.__class__)
-    if isinstance(parsed, str | ast.arg):
-        _PLANS[key] = plan = _SPECIAL
-    elif parsed.__class__.__name__ != built.__class__.__name__:
-        _PLANS[key] = plan = _DIFFERENT
+def _plan(parsed: Any, built: Any) -> Any:
+    parsed_class, built_class = parsed.__class__, built.__class__
+    plan: Any
+    if built_class is list:
+        plan = _same_lists if parsed_class is list else _different
+    elif not isinstance(built, gast.AST):
+        plan = _different if isinstance(parsed, ast.AST) or parsed_class is list else _same_value
+    elif isinstance(parsed, str) or parsed_class is ast.arg:
+        plan = _same_special
+    elif parsed_class.__name__ != built_class.__name__:
+        plan = _different
+    elif built_class is gast.Name:
+        plan = _same_name
     else:
         fields = parsed._fields
-        _PLANS[key] = plan = tuple(
-            (name, name in fields, name in _BLOCKS) for name in built._fields
+        plan = tuple(
+            (name, _field_kind(name) if name in fields else _ONLY_GAST) for name in built._fields
         )
+    _PLANS[parsed_class, built_class] = plan
     return plan
+
+
+def _field_kind(name: str) -> str:
+    if name in ("ctx", "op"):
+        return _LEAF
+    return _BLOCK if name in _BLOCKS else _FIELD
+
+
+def _same_lists(parsed: list[Any], built: list[Any]) -> bool:
+    return len(parsed) == len(built) and all(map(same_as_parsed, parsed, built))
+
+
+def _same_value(parsed: Any, built: Any) -> bool:
+    return repr(parsed) == repr(built)  # a constant: `-0.0` is not `0.0`, `1` not `True`
+
+
+def _different(parsed: Any, built: Any) -> bool:
+    return False
+
+
+def _same_name(parsed: ast.Name, built: gast.Name) -> bool:
+    return (
+        parsed.id == built.id
+        and _LEAVES.get(parsed.ctx.__class__) is built.ctx.__class__
+        and built.annotation is None
+        and built.type_comment is None
+    )
 
 
 def _same_special(parsed: Any, built: gast.AST) -> bool:
