@@ -118,7 +118,7 @@ class Mutations(Analysis[list[Diagnostic]]):
         nodes: list[gast.AST] = [function]
         self.parents: dict[gast.AST, gast.AST] = {}
         for node in nodes:
-            for child in gast.iter_child_nodes(node):
+            for child in syntax.children(node):
                 self.parents[child] = node
                 nodes.append(child)
         found: list[Diagnostic] = []

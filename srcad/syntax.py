@@ -75,6 +75,20 @@ def walk(node: gast.AST) -> Iterator[gast.AST]:
                 push(child)
 
 
+def children(node: gast.AST) -> list[gast.AST]:
+    """The nodes `node` holds, in order, but the context and operator leaves (what
+    `gast.iter_child_nodes` gives, less those, at a fraction of its cost)."""
+    found: list[gast.AST] = []
+    fields = _CHILD_FIELDS.get(node.__class__)
+    for name in reversed(_child_fields(node.__class__) if fields is None else fields):
+        child = getattr(node, name, None)
+        if child.__class__ is list:
+            found += [item for item in child if isinstance(item, gast.AST)]
+        elif isinstance(child, gast.AST):
+            found.append(child)
+    return found
+
+
 class Rewriter:
     """`gast.NodeTransformer` at a fraction of its cost: a method `visit_<Class>(node)`
     returns the expression or statement to put in place of `node` (`node` itself to keep

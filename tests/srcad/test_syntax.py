@@ -78,6 +78,13 @@ def test_walk_visits_every_node_but_the_leaves_in_source_order(text):
     assert [id(node) for node in syntax.walk(tree)] == [id(node) for node in expected]
 
 
+def test_children_are_gasts_child_nodes_but_the_leaves():
+    tree = syntax.parse(MORE_SYNTAX)
+    for node in gast.walk(tree):
+        expected = [c for c in gast.iter_child_nodes(node) if not isinstance(c, LEAVES)]
+        assert [id(c) for c in syntax.children(node)] == [id(c) for c in expected]
+
+
 def test_walk_reaches_an_except_handlers_name_and_a_keyword_value():
     tree = syntax.parse("try:\n    f(k=a)\nexcept E as e:\n    pass\n")
     names = [node.id for node in syntax.walk(tree) if isinstance(node, gast.Name)]
