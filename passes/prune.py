@@ -179,9 +179,9 @@ class Prune(Transform):
         """Before a division of Python numbers goes, make sure that dividing by zero still
         raises: a check `1 / d` takes its place, unless code that stays divides by `d`
         (the gradient of `s / n` divides by `n` too). True if any was added."""
-        dropped = {
+        dropped = {  # (the statements `_check_broadcasts` put in stay)
             id(s): divisors
-            for s in walk_statements(function.body)
+            for s in self.survey.statements
             if (targets := self._removable(s)) is not None and not needed.intersection(targets)
             if (divisors := self._divisors(s))
         }
@@ -297,42 +297,48 @@ class Prune(Transform):
 
     def _assigned(self, statement: gast.stmt) -> list[str] | None:
         """`_removable`, found anew."""
-        if not isinstance(statement, gast.Assign):
+        if statement.__class__ is not gast.Assign:
             return None
-        names: list[str] = []
-        for target in statement.targets:
-            elements = target.elts if isinstance(target, gast.Tuple) else [target]
-            if not all(isinstance(e, gast.Name) for e in elements):
-                return None
-            names += [e.id for e in elements]
+        assert isinstance(statement, gast.Assign)
+        targets = statement.targets
+        if len(targets) == 1 and targets[0].__class__ is gast.Name:
+            names = [targets[0].id]  # most assignments
+        else:
+            names = []
+            for target in targets:
+                elements = target.elts if isinstance(target, gast.Tuple) else [target]
+                if not all(isinstance(e, gast.Name) for e in elements):
+                    return None
+                names += [e.id for e in elements]
         return names if self._pure(statement.value) else None
 
     def _pure(self, node: gast.expr) -> bool:
         """Whether evaluating `node` has no effect but its value (on numbers and arrays)."""
-        if isinstance(node, gast.Constant):
-            return True
-        if isinstance(node, gast.Name):
+        cls = node.__class__  # the commonest first (gast's classes have no subclasses)
+        if cls is gast.Name:
             return self.kinds.of(node) is not None
-        if isinstance(node, gast.Attribute):
-            return node.attr in PURE_ATTRIBUTES and self._pure(node.value)
-        if isinstance(node, gast.UnaryOp):
-            return self._pure(node.operand)
-        if isinstance(node, gast.BinOp):
-            if isinstance(node.op, gast.MatMult):
+        if cls is gast.BinOp:
+            if node.op.__class__ is gast.MatMult:
                 return False  # raises for shapes that do not match
             return self._pure(node.left) and self._pure(node.right)
-        if isinstance(node, gast.Compare):
-            return self._pure(node.left) and all(self._pure(c) for c in node.comparators)
-        if isinstance(node, gast.Subscript):
-            return self._pure(node.value) and self._pure(node.slice)
-        if isinstance(node, gast.Slice):
-            parts = (node.lower, node.upper, node.step)
-            return all(p is None or self._pure(p) for p in parts)
-        if isinstance(node, gast.Tuple):
-            return all(self._pure(e) for e in node.elts)
-        if isinstance(node, gast.Call):
+        if cls is gast.Constant:
+            return True
+        if cls is gast.Call:
             arguments = [*node.args, *(k.value for k in node.keywords)]
             return self._callee_is_pure(node) and all(self._pure(a) for a in arguments)
+        if cls is gast.Subscript:
+            return self._pure(node.value) and self._pure(node.slice)
+        if cls is gast.UnaryOp:
+            return self._pure(node.operand)
+        if cls is gast.Attribute:
+            return node.attr in PURE_ATTRIBUTES and self._pure(node.value)
+        if cls is gast.Compare:
+            return self._pure(node.left) and all(self._pure(c) for c in node.comparators)
+        if cls is gast.Slice:
+            parts = (node.lower, node.upper, node.step)
+            return all(p is None or self._pure(p) for p in parts)
+        if cls is gast.Tuple:
+            return all(self._pure(e) for e in node.elts)
         return False
 
     def _callee_is_pure(self, node: gast.Call) -> bool:
