@@ -234,6 +234,9 @@ class Shapes(Transform):
         return (out, (NO_TANGENT, x_bar))
     """
 
+    # The last round's kinds: the round changed nothing.
+    preserves = (Kinds,)
+
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         if not (ctx.fused and ctx.optimise and ctx.kinds):
             return False
@@ -252,6 +255,7 @@ class Shapes(Transform):
             folder.visit(function)
             rewritten = push_negations(function) or folder.changed or rewritten
             if not rewritten:
+                ctx.results[Kinds] = kinds  # the tree as it is now: the passes after read it
                 return changed
             changed = True
 
