@@ -77,6 +77,11 @@ class Prune(Transform):
         self.shapes = shape_classes(function, self.kinds, ctx, stores)
         self.shape_only = {id(_child(use)): use for use in self.uses}
         needed = self._needed(function)
+        self.dropped = [  # the assignments that go (the checks put in stay)
+            s
+            for s in survey.statements
+            if (targets := self._removable(s)) is not None and not needed.intersection(targets)
+        ]
         self.added: list[gast.stmt] = []  # the checks that `_check_...` put in
         if self._check_broadcasts(function, needed) | self._check_divisions(function, needed):
             self._read_all(self.added)  # what the checks read is needed too
@@ -126,6 +131,8 @@ class Prune(Transform):
         `broadcast(a, b)` of the roots of their classes' atoms takes its place, unless the
         classes are one, or a value kept has their union already; anywhere else, a check
         `broadcast(left, right)` of the operands themselves. True if any was added."""
+        if not self.dropped:
+            return False
         kept = {frozenset(c) for name, c in self.shapes.classes.items() if name in needed}
         for use in self.uses:  # the stand-ins `broadcast(...)` that kept statements will read
             name = _child(use)
@@ -179,12 +186,7 @@ class Prune(Transform):
         """Before a division of Python numbers goes, make sure that dividing by zero still
         raises: a check `1 / d` takes its place, unless code that stays divides by `d`
         (the gradient of `s / n` divides by `n` too). True if any was added."""
-        dropped = {  # (the statements `_check_broadcasts` put in stay)
-            id(s): divisors
-            for s in self.survey.statements
-            if (targets := self._removable(s)) is not None and not needed.intersection(targets)
-            if (divisors := self._divisors(s))
-        }
+        dropped = {id(s): divisors for s in self.dropped if (divisors := self._divisors(s))}
         if not dropped:
             return False
         kept = {
@@ -469,6 +471,22 @@ class _Survey:
                 self._divisions.append(node)
             self._visit(node.left)
             self._visit(node.right)
+            return
+        if cls is gast.Assign:
+            for target in node.targets:
+                self._visit(target)
+            self._visit(node.value)
+            return
+        if cls is gast.Tuple or cls is gast.List:
+            for element in node.elts:
+                self._visit(element)
+            return
+        if cls is gast.Expr:
+            self._visit(node.value)
+            return
+        if cls is gast.Subscript:
+            self._visit(node.value)
+            self._visit(node.slice)
             return
         if self.complete and (cls is gast.Attribute or cls is gast.Call):
             for use in shape_uses_at(node, self.helpers):
