@@ -180,7 +180,7 @@ class _Assignment:
     """An assignment (`name = value`, `for name in value`, or of several names) as `Kinds`
     reads it."""
 
-    single: str | None  # the name it binds, where it binds one (else None for each)
+    single: str | None  # the one name it binds; None for several, each of which gets None
     names: list[str]  # every name it binds
     value: gast.expr  # the value, or what the loop iterates over
     loop: bool  # a loop's target: it binds an item of `value`

@@ -76,7 +76,7 @@ class Prune(Transform):
             stores = store_counts(function)
         self.shapes = shape_classes(function, self.kinds, ctx, stores)
         self.shape_only = {id(_child(use)): use for use in self.uses}
-        needed = self._needed(function)
+        needed = self._needed()
         self.dropped = [  # the assignments that go (the checks put in stay)
             s
             for s in survey.statements
@@ -241,7 +241,7 @@ class Prune(Transform):
                 found.append(divisor)
         return found
 
-    def _needed(self, function: gast.FunctionDef) -> set[str]:
+    def _needed(self) -> set[str]:
         """The names some kept statement reads, reading an array's stand-in in its place
         where the read is for the shape alone (`_read_all` adds to them)."""
         self.needed: set[str] = set()

@@ -44,7 +44,7 @@ class Release(Transform):
             return False
         function = function_of(tree)
         kinds = ctx.analysis(Kinds, tree)  # the names' kinds, as Stores left them
-        computed = {}  # position: the array the statement there computes
+        computed: dict[int, str] = {}  # position: the array the statement there computes
         for position, statement in enumerate(function.body):
             name = _computed_array(statement, kinds)
             if name is not None:
