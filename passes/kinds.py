@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import operator
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
 import gast
@@ -53,90 +54,97 @@ class Kinds(Analysis["Kinds"]):
         self.bound: set[str] | None = None  # the names the function binds (None: not known)
         if not ctx.kinds:
             return self
-        statements = list(walk_statements(function.body))
-        nested = {s.name for s in statements if isinstance(s, gast.FunctionDef)}
         args = function.args
         every_arg = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
         for name in [a.id for a in [*args.posonlyargs, *args.args]]:
             self.kinds[name] = ctx.kinds.get(name)
-        self.local = {name for s in statements for name in _defined(s)}
+        nested: set[str] = set()
+        local = self.local
+        assignments: list[_Assignment] = []
+        for statement in walk_statements(function.body):
+            if isinstance(statement, gast.Assign):
+                target, value = statement.targets[0], statement.value
+            elif isinstance(statement, gast.For):
+                target, value = statement.target, statement.iter
+            else:
+                if isinstance(statement, gast.FunctionDef):
+                    nested.add(statement.name)
+                continue
+            names = _names(target)
+            local.update(names)
+            if getattr(target, "restores", False):
+                continue  # a tape record read back: the values these names had
+            single = names[0] if isinstance(target, gast.Name) else None
+            loop = isinstance(statement, gast.For)
+            assignments.append(_Assignment(single, names, value, loop, _names(value)))
         # What shadows a global or builtin callee.
-        self.bound = self.local | nested | {a.id for a in every_arg if a is not None}
+        self.bound = local | nested | {a.id for a in every_arg if a is not None}
         # Every other name starts unset (BOTTOM); each assignment joins in what it gives,
         # and is looked at again whenever the kind of a name it reads changes, until
-        # nothing changes (first in source order, which settles most names at once).
-        assignments = [s for s in statements if isinstance(s, gast.Assign | gast.For)]
+        # nothing changes (first in source order, which settles most names at once). Only
+        # locals change kinds, and only they are unset: the rest of what a value reads
+        # matters to neither.
         readers: dict[str, list[int]] = {}
-        reads: list[list[str]] = []  # by assignment: the names its value reads
-        for index, statement in enumerate(assignments):
-            value = statement.value if isinstance(statement, gast.Assign) else statement.iter
-            names = [n.id for n in syntax.walk(value) if isinstance(n, gast.Name)]
-            reads.append(names)
-            for name in names:
+        for index, assignment in enumerate(assignments):
+            assignment.reads = reads = [name for name in assignment.reads if name in local]
+            for name in reads:
                 readers.setdefault(name, []).append(index)
         pending = deque(range(len(assignments)))
         queued = [True] * len(assignments)
+        kinds = self.kinds
         while pending:
             index = pending.popleft()
             queued[index] = False
-            for name, kind in self._assigned(assignments[index], reads[index]):
+            for name, kind in self._assigned(assignments[index]):
                 if kind is BOTTOM:
                     continue
-                joined = None if name in nested else _join(self.kinds, name, kind)
-                if name not in self.kinds or self.kinds[name] != joined:
-                    self.kinds[name] = joined
+                joined = None if name in nested else _join(kinds, name, kind)
+                if name not in kinds or kinds[name] != joined:
+                    kinds[name] = joined
                     for reader in readers.get(name, ()):
                         if not queued[reader]:
                             queued[reader] = True
                             pending.append(reader)
-        for name in self.local:
-            self.kinds.setdefault(name, None)  # every local has its kind: none is BOTTOM
+        for name in local:
+            kinds.setdefault(name, None)  # every local has its kind: none is BOTTOM
         return self
 
-    def _assigned(self, statement: gast.stmt, reads: list[str]) -> list[tuple[str, Kind | None]]:
+    def _assigned(self, assignment: _Assignment) -> list[tuple[str, Kind | None]]:
         """What the assignment gives each name it binds: BOTTOM while a name its value
         reads has no kind yet."""
-        target = getattr(statement, "target", None) or getattr(statement, "targets", [None])[0]
-        if getattr(target, "restores", False):
-            return []  # a tape record read back: the values these names had
-        if isinstance(statement, gast.Assign):
-            target = statement.targets[0]
-            if isinstance(target, gast.Name):
-                return [(target.id, BOTTOM if self._unset(reads) else self.of(statement.value))]
-            return [(name, None) for name in _names(target)]
-        if isinstance(statement, gast.For):
-            target = statement.target
-            iterable = BOTTOM if self._unset(reads) else self.of(statement.iter)
-            if isinstance(target, gast.Name):
-                return [(target.id, BOTTOM if iterable is BOTTOM else _item(iterable))]
-            return [(name, None) for name in _names(target)]
-        return []
-
-    def _unset(self, reads: list[str]) -> bool:
-        kinds, local = self.kinds, self.local
-        return any(name not in kinds and name in local for name in reads)
+        if assignment.single is None:
+            return [(name, None) for name in assignment.names]
+        kinds = self.kinds
+        if any(name not in kinds for name in assignment.reads):
+            return [(assignment.single, BOTTOM)]
+        kind = self.of(assignment.value)
+        if assignment.loop and kind is not BOTTOM:
+            kind = _item(kind)
+        return [(assignment.single, kind)]
 
     def of(self, value: gast.expr) -> Kind | None:
         """The kind of a normal-form expression, from the kinds found so far."""
-        if isinstance(value, gast.Constant):
+        cls = value.__class__  # (gast's classes have no subclasses)
+        if cls is gast.Name:
+            kinds = self.kinds
+            if value.id in kinds:
+                return kinds[value.id]
+            return BOTTOM if value.id in self.local else None
+        if cls is gast.BinOp:
+            return binary(OPERATORS[type(value.op)], self.of(value.left), self.of(value.right))
+        if cls is gast.Constant:
             if type(value.value) is float:
                 return FLOAT
             return INT if type(value.value) is int else None
-        if isinstance(value, gast.Name):
-            if value.id in self.kinds:
-                return self.kinds[value.id]
-            return BOTTOM if value.id in self.local else None
-        if isinstance(value, gast.UnaryOp):
+        if cls is gast.UnaryOp:
             operand = self.of(value.operand)
             return operand if isinstance(value.op, gast.USub | gast.UAdd) else None
-        if isinstance(value, gast.BinOp):
-            return binary(OPERATORS[type(value.op)], self.of(value.left), self.of(value.right))
-        if isinstance(value, gast.Subscript):
+        if cls is gast.Subscript:
             return subscript(self.of(value.value), value.slice, self.of)
-        if isinstance(value, gast.Attribute) and value.attr in ("size", "ndim"):
+        if cls is gast.Attribute and value.attr in ("size", "ndim"):
             base = self.of(value.value)
             return INT if base is not None and base[0] in "fi" and base[1] != 0 else None
-        if isinstance(value, gast.Call) and not value.keywords:
+        if cls is gast.Call and not value.keywords:
             return call(self.callee(value), [self.of(a) for a in value.args])
         return None
 
@@ -167,14 +175,58 @@ class Kinds(Analysis["Kinds"]):
         return value
 
 
-def _defined(statement: gast.stmt) -> list[str]:
-    if isinstance(statement, gast.Assign):
-        return _names(statement.targets[0])
-    return _names(statement.target) if isinstance(statement, gast.For) else []
+@dataclass
+class _Assignment:
+    """An assignment (`name = value`, `for name in value`, or of several names) as `Kinds`
+    reads it."""
+
+    single: str | None  # the one name it binds; None for several, each of which gets None
+    names: list[str]  # every name it binds
+    value: gast.expr  # the value, or what the loop iterates over
+    loop: bool  # a loop's target: it binds an item of `value`
+    reads: list[str]  # the locals the value reads
 
 
-def _names(target: gast.expr) -> list[str]:
-    return [n.id for n in syntax.walk(target) if isinstance(n, gast.Name)]
+def _names(node: gast.expr) -> list[str]:
+    """The names in an expression (read or bound), in the order of `syntax.walk`."""
+    found: list[str] = []
+    _add_names(node, found)
+    return found
+
+
+def _add_names(node: gast.AST, found: list[str]) -> None:
+    """`_names`, by hand for the nodes normal-form code is made of (at a third of the cost
+    of `syntax.walk`), in the order of their fields; through `syntax.walk` for the rest."""
+    cls = node.__class__
+    if cls is gast.Name and node.annotation is None:
+        found.append(node.id)
+    elif cls is gast.Constant:
+        pass
+    elif cls is gast.BinOp:
+        _add_names(node.left, found)
+        _add_names(node.right, found)
+    elif cls is gast.Call:
+        _add_names(node.func, found)
+        for argument in node.args:
+            _add_names(argument, found)
+        for keyword in node.keywords:
+            _add_names(keyword.value, found)
+    elif cls is gast.Tuple or cls is gast.List:
+        for element in node.elts:
+            _add_names(element, found)
+    elif cls is gast.Subscript:
+        _add_names(node.value, found)
+        _add_names(node.slice, found)
+    elif cls is gast.Attribute:
+        _add_names(node.value, found)
+    elif cls is gast.UnaryOp:
+        _add_names(node.operand, found)
+    elif cls is gast.Compare:
+        _add_names(node.left, found)
+        for comparator in node.comparators:
+            _add_names(comparator, found)
+    else:
+        found += [n.id for n in syntax.walk(node) if isinstance(n, gast.Name)]
 
 
 def _join(found: dict[str, Kind | None], name: str, kind: Kind | None) -> Kind | None:

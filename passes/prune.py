@@ -3,6 +3,8 @@ value."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import gast
 import numpy as np
 
@@ -11,8 +13,18 @@ from srcad.kinds import FLOAT
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.callees import PURE
 from srcad.passes.kinds import Kinds
-from srcad.passes.shapes import is_array, load, shape_classes, shape_uses
+from srcad.passes.shapes import (
+    is_array,
+    load,
+    shape_classes,
+    shape_helpers,
+    shape_uses,
+    shape_uses_at,
+    store_counts,
+)
 from srcad.passes.to_anf import store, walk_statements
+
+Use = tuple[gast.AST, str, int]  # a read of a name for its shape alone (`shape_uses`)
 
 PURE_ATTRIBUTES = frozenset(["shape", "size", "ndim", "T"])
 DIVISIONS = (
@@ -53,15 +65,28 @@ class Prune(Transform):
         function = function_of(tree)
         self.ctx = ctx
         self.kinds = ctx.analysis(Kinds, tree)
+        # What `_removable` found, by statement: kept until a statement changes.
+        self.removable: dict[gast.stmt, list[str] | None] = {}
         changed = self._drop_values(function)
-        self.shapes = shape_classes(function, self.kinds, ctx)
-        self.uses = list(shape_uses(function, ctx))
+        self.survey = survey = _Survey(function, shape_helpers(ctx))
+        self.uses, owners, stores = survey.uses, survey.owners, survey.stores
+        if not survey.complete:  # a statement the survey does not follow: walk again
+            self.uses = list(shape_uses(function, ctx))
+            owners = [None] * len(self.uses)
+            stores = store_counts(function)
+        self.shapes = shape_classes(function, self.kinds, ctx, stores)
         self.shape_only = {id(_child(use)): use for use in self.uses}
-        needed = self._needed(function)
+        needed = self._needed()
+        self.dropped = [  # the assignments that go (the checks put in stay)
+            s
+            for s in survey.statements
+            if (targets := self._removable(s)) is not None and not needed.intersection(targets)
+        ]
+        self.added: list[gast.stmt] = []  # the checks that `_check_...` put in
         if self._check_broadcasts(function, needed) | self._check_divisions(function, needed):
-            needed = self._needed(function)
+            self._read_all(self.added)  # what the checks read is needed too
         shared: dict[tuple[str, ...], str] = {}  # roots: the name of their broadcast
-        for use in self.uses:
+        for position, use in enumerate(self.uses):
             name = _child(use)
             stand_in = self.shapes.representative(name.id)
             if name.id not in needed and stand_in is not None:
@@ -73,8 +98,16 @@ class Prune(Transform):
                         needed.add(shared[roots])
                     stand_in = load(shared[roots])
                 _replace(use, stand_in)
+                self._changed(owners[position])
                 changed = True
         return self._sweep(function.body, needed) or changed
+
+    def _changed(self, statement: gast.stmt | None) -> None:
+        """Forget what `_removable` found for a statement that changed (None: any)."""
+        if statement is None:
+            self.removable.clear()
+        else:
+            self.removable.pop(statement, None)
 
     def _drop_values(self, function: gast.FunctionDef) -> bool:
         """Return None for the value where every return statement's is proven a real float
@@ -98,6 +131,8 @@ class Prune(Transform):
         `broadcast(a, b)` of the roots of their classes' atoms takes its place, unless the
         classes are one, or a value kept has their union already; anywhere else, a check
         `broadcast(left, right)` of the operands themselves. True if any was added."""
+        if not self.dropped:
+            return False
         kept = {frozenset(c) for name, c in self.shapes.classes.items() if name in needed}
         for use in self.uses:  # the stand-ins `broadcast(...)` that kept statements will read
             name = _child(use)
@@ -117,6 +152,7 @@ class Prune(Transform):
             check = self._broadcast_check(statement, needed, kept, top)
             if check is not None:
                 checked.append(syntax.located(gast.Expr(value=check), statement))
+                self.added.append(checked[-1])
                 changed = True
             checked.append(statement)
         block[:] = checked
@@ -150,12 +186,7 @@ class Prune(Transform):
         """Before a division of Python numbers goes, make sure that dividing by zero still
         raises: a check `1 / d` takes its place, unless code that stays divides by `d`
         (the gradient of `s / n` divides by `n` too). True if any was added."""
-        dropped = {
-            id(s): divisors
-            for s in walk_statements(function.body)
-            if (targets := self._removable(s)) is not None and not needed.intersection(targets)
-            if (divisors := self._divisors(s))
-        }
+        dropped = {id(s): divisors for s in self.dropped if (divisors := self._divisors(s))}
         if not dropped:
             return False
         kept = {
@@ -183,6 +214,7 @@ class Prune(Transform):
                         why = syntax.comment("a divisor: zero raises, as in the function")
                         for new in (why, gast.Expr(value=one)):
                             out.append(syntax.located(new, statement))
+                        self.added.append(out[-1])
                         added = True
                 out.append(statement)
             return out
@@ -193,12 +225,13 @@ class Prune(Transform):
     def _divisors(self, statement: gast.stmt) -> list[gast.expr]:
         """The divisors of the divisions of two Python numbers a simple statement makes
         (which raise for zero, where NumPy's give inf), but for nonzero constants."""
-        if isinstance(statement, gast.If | gast.For | gast.While):
-            return []
+        divisions = self.survey.divisions.get(statement)
+        if divisions is None:
+            if isinstance(statement, gast.If | gast.For | gast.While):
+                return []
+            divisions = _divisions(statement)  # a check put in since the survey
         found = []
-        for node in syntax.walk(statement):
-            if not (isinstance(node, gast.BinOp) and isinstance(node.op, DIVISIONS)):
-                continue
+        for node in divisions:
             kinds = (self.kinds.of(node.left), self.kinds.of(node.right))
             if not all(k is not None and k[1] == 0 for k in kinds):
                 continue
@@ -208,82 +241,106 @@ class Prune(Transform):
                 found.append(divisor)
         return found
 
-    def _needed(self, function: gast.FunctionDef) -> set[str]:
+    def _needed(self) -> set[str]:
         """The names some kept statement reads, reading an array's stand-in in its place
-        where the read is for the shape alone."""
-        needed: set[str] = set()
-        pending: list[str] = []
+        where the read is for the shape alone (`_read_all` adds to them)."""
+        self.needed: set[str] = set()
+        self.pending: list[str] = []
         self.stood_in: set[int] = set()  # shape-only reads, by kept statements, of arrays
-        defining: dict[str, list[gast.Assign]] = {}
-
-        def read(node: gast.AST) -> None:
-            for child in syntax.walk(node):
-                if not (isinstance(child, gast.Name) and isinstance(child.ctx, gast.Load)):
-                    continue
-                stand_in = None
-                if id(child) in self.shape_only:
-                    stand_in = self.shapes.representative(child.id)
-                    if stand_in is not None:
-                        self.stood_in.add(id(child))
-                for name in [child] if stand_in is None else _names(stand_in):
-                    if name.id not in needed:
-                        needed.add(name.id)
-                        pending.append(name.id)
-
-        for statement in walk_statements(function.body):
+        # The assignments that may go, by the names they bind; each is read (and leaves)
+        # when one of its names is needed.
+        self.defining: dict[str, list[gast.stmt]] = {}
+        kept = []
+        for statement in self.survey.statements:
             targets = self._removable(statement)
-            if targets is not None:
-                for target in targets:
-                    defining.setdefault(target, []).append(statement)
-            elif isinstance(statement, gast.For):
-                read(statement.iter)
-            elif isinstance(statement, gast.While | gast.If):
-                read(statement.test)
+            if targets is None:
+                kept.append(statement)
             else:
-                read(statement)
+                for target in targets:
+                    self.defining.setdefault(target, []).append(statement)
+        self._read_all(kept)
+        return self.needed
+
+    def _read_all(self, statements: Iterable[gast.stmt]) -> None:
+        """Note what kept `statements` read, and so what the assignments of those names
+        read, and so on."""
+        for statement in statements:
+            self._read(statement)
+        pending, defining = self.pending, self.defining
         while pending:
             for statement in defining.pop(pending.pop(), []):
-                read(statement)
-        return needed
+                self._read(statement)
+
+    def _read(self, statement: gast.stmt) -> None:
+        """Note the names a kept statement reads (a loop's iterable, a test, or all of any
+        other statement: `_Survey.loads`)."""
+        names = self.survey.loads.get(statement)
+        if names is None:  # a check put in since the survey
+            names = [n for n in syntax.walk(statement)
+                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]  # fmt: skip
+        needed, pending, shape_only = self.needed, self.pending, self.shape_only
+        for child in names:
+            stand_in = None
+            if id(child) in shape_only:
+                stand_in = self.shapes.representative(child.id)
+                if stand_in is not None:
+                    self.stood_in.add(id(child))
+            for name in [child] if stand_in is None else _names(stand_in):
+                if name.id not in needed:
+                    needed.add(name.id)
+                    pending.append(name.id)
 
     def _removable(self, statement: gast.stmt) -> list[str] | None:
         """The names an assignment binds, if it may go when none is read; else None."""
-        if not isinstance(statement, gast.Assign):
+        if statement in self.removable:
+            return self.removable[statement]
+        found = self.removable[statement] = self._assigned(statement)
+        return found
+
+    def _assigned(self, statement: gast.stmt) -> list[str] | None:
+        """`_removable`, found anew."""
+        if statement.__class__ is not gast.Assign:
             return None
-        names: list[str] = []
-        for target in statement.targets:
-            elements = target.elts if isinstance(target, gast.Tuple) else [target]
-            if not all(isinstance(e, gast.Name) for e in elements):
-                return None
-            names += [e.id for e in elements]
+        assert isinstance(statement, gast.Assign)
+        targets = statement.targets
+        if len(targets) == 1 and targets[0].__class__ is gast.Name:
+            names = [targets[0].id]  # most assignments
+        else:
+            names = []
+            for target in targets:
+                elements = target.elts if isinstance(target, gast.Tuple) else [target]
+                if not all(isinstance(e, gast.Name) for e in elements):
+                    return None
+                names += [e.id for e in elements]
         return names if self._pure(statement.value) else None
 
     def _pure(self, node: gast.expr) -> bool:
         """Whether evaluating `node` has no effect but its value (on numbers and arrays)."""
-        if isinstance(node, gast.Constant):
-            return True
-        if isinstance(node, gast.Name):
+        cls = node.__class__  # the commonest first (gast's classes have no subclasses)
+        if cls is gast.Name:
             return self.kinds.of(node) is not None
-        if isinstance(node, gast.Attribute):
-            return node.attr in PURE_ATTRIBUTES and self._pure(node.value)
-        if isinstance(node, gast.UnaryOp):
-            return self._pure(node.operand)
-        if isinstance(node, gast.BinOp):
-            if isinstance(node.op, gast.MatMult):
+        if cls is gast.BinOp:
+            if node.op.__class__ is gast.MatMult:
                 return False  # raises for shapes that do not match
             return self._pure(node.left) and self._pure(node.right)
-        if isinstance(node, gast.Compare):
-            return self._pure(node.left) and all(self._pure(c) for c in node.comparators)
-        if isinstance(node, gast.Subscript):
-            return self._pure(node.value) and self._pure(node.slice)
-        if isinstance(node, gast.Slice):
-            parts = (node.lower, node.upper, node.step)
-            return all(p is None or self._pure(p) for p in parts)
-        if isinstance(node, gast.Tuple):
-            return all(self._pure(e) for e in node.elts)
-        if isinstance(node, gast.Call):
+        if cls is gast.Constant:
+            return True
+        if cls is gast.Call:
             arguments = [*node.args, *(k.value for k in node.keywords)]
             return self._callee_is_pure(node) and all(self._pure(a) for a in arguments)
+        if cls is gast.Subscript:
+            return self._pure(node.value) and self._pure(node.slice)
+        if cls is gast.UnaryOp:
+            return self._pure(node.operand)
+        if cls is gast.Attribute:
+            return node.attr in PURE_ATTRIBUTES and self._pure(node.value)
+        if cls is gast.Compare:
+            return self._pure(node.left) and all(self._pure(c) for c in node.comparators)
+        if cls is gast.Slice:
+            parts = (node.lower, node.upper, node.step)
+            return all(p is None or self._pure(p) for p in parts)
+        if cls is gast.Tuple:
+            return all(self._pure(e) for e in node.elts)
         return False
 
     def _callee_is_pure(self, node: gast.Call) -> bool:
@@ -331,6 +388,142 @@ class Prune(Transform):
         if isinstance(statement, gast.If):
             return self._pure(statement.test)
         return False
+
+
+class _Survey:
+    """What Prune reads off the tree once the value has gone, in one walk (in the order of
+    `syntax.walk`):
+
+    - `statements`: all of them, nested ones included (`walk_statements`);
+    - `loads`: by statement, the names it reads when kept: a loop's iterable, an `if`'s or a
+      `while`'s test, all of any other statement;
+    - `divisions`: by statement but loops and `if`s, the divisions and remainders in it;
+    - `stores`: how many times the body binds each name (`store_counts`);
+    - `uses`: where the function reads a name for its shape alone (`shape_uses`), and
+      `owners`: the statement holding each (None outside the body).
+
+    A statement with a block that is no loop or `if` (none passes the checks before)
+    reads all of its block too: with one of those, `complete` is False, and `stores`,
+    `uses` and `owners` are left empty for a walk of their own.
+    """
+
+    def __init__(self, function: gast.FunctionDef, helpers: dict[str, tuple[int, ...]]) -> None:
+        self.helpers = helpers
+        self.statements = list(walk_statements(function.body))
+        self.loads: dict[gast.stmt, list[gast.Name]] = {}
+        self.divisions: dict[gast.stmt, list[gast.BinOp]] = {}
+        self.stores: dict[str, int] = {}
+        self.uses: list[Use] = []
+        self.owners: list[gast.stmt | None] = []
+        self.complete = all(not _nests(s) or isinstance(s, _LOOPS_AND_TESTS)
+                            for s in self.statements)  # fmt: skip
+        for field in reversed(syntax.child_fields(gast.FunctionDef)):
+            if field == "body":
+                for statement in self.statements:
+                    self._statement(statement)
+            elif self.complete:
+                value = getattr(function, field, None)
+                for node in value if isinstance(value, list) else [value]:
+                    if isinstance(node, gast.AST):
+                        self._scan(node, None, None, None)
+
+    def _statement(self, statement: gast.stmt) -> None:
+        owner = statement if self.complete else None
+        loads: list[gast.Name] = []
+        self.loads[statement] = loads
+        if isinstance(statement, gast.For):
+            if owner is not None:
+                self._scan(statement.target, None, None, owner)
+            self._scan(statement.iter, loads, None, owner)
+        elif isinstance(statement, gast.If | gast.While):
+            self._scan(statement.test, loads, None, owner)
+        else:
+            divisions: list[gast.BinOp] = []
+            self.divisions[statement] = divisions
+            self._scan(statement, loads, divisions, owner)
+
+    def _scan(self, node: gast.AST, loads: list[gast.Name] | None,
+              divisions: list[gast.BinOp] | None, owner: gast.stmt | None) -> None:  # fmt: skip
+        """Note what `node` and its children hold: the names read (into `loads`, unless
+        None), the divisions (likewise) and, where the survey is complete, the shape-only
+        reads and the names bound (in the body alone: where `owner` is not None)."""
+        self._loads, self._divisions, self._owner = loads, divisions, owner
+        self._counts = self.complete and owner is not None
+        self._visit(node)
+
+    def _visit(self, node: gast.AST) -> None:
+        """`_scan` of one node, then of its children in the order of their fields (as
+        `syntax.walk` goes, at half its cost: no generator to resume for each node)."""
+        cls = node.__class__
+        if cls is gast.Name:
+            if node.ctx.__class__ is gast.Load:
+                if self._loads is not None:
+                    self._loads.append(node)
+            elif self._counts:
+                self.stores[node.id] = self.stores.get(node.id, 0) + 1
+            if node.annotation is not None:
+                self._visit(node.annotation)
+            return
+        if cls is gast.Constant:
+            return
+        if cls is gast.BinOp:
+            if self._divisions is not None and node.op.__class__ in DIVISIONS:
+                self._divisions.append(node)
+            self._visit(node.left)
+            self._visit(node.right)
+            return
+        if cls is gast.Assign:
+            for target in node.targets:
+                self._visit(target)
+            self._visit(node.value)
+            return
+        if cls is gast.Tuple or cls is gast.List:
+            for element in node.elts:
+                self._visit(element)
+            return
+        if cls is gast.Expr:
+            self._visit(node.value)
+            return
+        if cls is gast.Subscript:
+            self._visit(node.value)
+            self._visit(node.slice)
+            return
+        if self.complete and (cls is gast.Attribute or cls is gast.Call):
+            for use in shape_uses_at(node, self.helpers):
+                self.uses.append(use)
+                self.owners.append(self._owner)
+        fields = _FIELDS.get(cls)
+        if fields is None:
+            fields = _FIELDS[cls] = tuple(reversed(syntax.child_fields(cls)))
+        for field in fields:
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, gast.AST):
+                        self._visit(item)
+            elif isinstance(value, gast.AST):
+                self._visit(value)
+
+
+# The fields of each class of node that may hold nodes, in order (`syntax.child_fields`
+# gives them last first).
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+# The statements whose blocks `walk_statements` goes into and whose own parts are a target
+# and an iterable, or a test.
+_LOOPS_AND_TESTS = (gast.For, gast.If, gast.While)
+
+
+def _nests(statement: gast.stmt) -> bool:
+    """Whether `walk_statements` goes into the blocks of `statement`."""
+    body = getattr(statement, "body", None)
+    return isinstance(body, list) and not isinstance(statement, gast.FunctionDef)
+
+
+def _divisions(statement: gast.stmt) -> list[gast.BinOp]:
+    """The divisions and remainders in a statement, in the order of `syntax.walk`."""
+    return [node for node in syntax.walk(statement)
+            if isinstance(node, gast.BinOp) and isinstance(node.op, DIVISIONS)]  # fmt: skip
 
 
 def _child(use: tuple[gast.AST, str, int]) -> gast.Name:

@@ -43,6 +43,14 @@ class Release(Transform):
         if not (ctx.fused and ctx.optimise and ctx.kinds):
             return False
         function = function_of(tree)
+        kinds = ctx.analysis(Kinds, tree)  # the names' kinds, as Stores left them
+        computed: dict[int, str] = {}  # position: the array the statement there computes
+        for position, statement in enumerate(function.body):
+            name = _computed_array(statement, kinds)
+            if name is not None:
+                computed[position] = name
+        if not computed:
+            return False  # nothing to let go: no need to look further
         stores: dict[str, int] = {}
         last: dict[str, int] = {}  # name: the last top-level statement reading it
         for position, statement in enumerate(function.body):
@@ -54,11 +62,9 @@ class Release(Transform):
                         last[node.id] = position
                     else:
                         stores[node.id] = stores.get(node.id, 0) + 1
-        kinds = ctx.analysis(Kinds, tree)  # the names' kinds, as Stores left them
         released: dict[int, list[str]] = {}  # position: the arrays last read there
-        for position, statement in enumerate(function.body):
-            name = _computed_array(statement, kinds)
-            if name is None or stores.get(name) != 1 or last.get(name, -1) <= position:
+        for position, name in computed.items():
+            if stores.get(name) != 1 or last.get(name, -1) <= position:
                 continue
             end = last[name]
             rest = function.body[end + 1 :]

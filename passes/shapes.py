@@ -90,16 +90,17 @@ class ShapeClasses:
 ELEMENTWISE = FLOAT_UFUNCS | SHAPE_PRESERVING
 
 
-def shape_classes(function: gast.FunctionDef, kinds: Kinds, ctx: Context) -> ShapeClasses:
-    """The shape classes of `function`'s arrays (see `ShapeClasses`)."""
+def shape_classes(
+    function: gast.FunctionDef, kinds: Kinds, ctx: Context, stores: dict[str, int] | None = None
+) -> ShapeClasses:
+    """The shape classes of `function`'s arrays (see `ShapeClasses`); `stores`, where the
+    caller has them, are `store_counts(function)`."""
     found = ShapeClasses(kinds, ctx)
     parameters = [a.id for a in [*function.args.posonlyargs, *function.args.args]]
     # How many times each name is assigned, a parameter's binding included.
-    counts: dict[str, int] = dict.fromkeys(parameters, 1)
-    for statement in function.body:
-        for node in syntax.walk(statement):
-            if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
-                counts[node.id] = counts.get(node.id, 0) + 1
+    counts = dict.fromkeys(parameters, 1)
+    for name, count in (store_counts(function) if stores is None else stores).items():
+        counts[name] = counts.get(name, 0) + count
     for position, name in enumerate(parameters):
         found.order[name] = position - len(parameters)
         if is_array(kinds.kinds.get(name)) and counts[name] == 1:
@@ -123,6 +124,17 @@ def shape_classes(function: gast.FunctionDef, kinds: Kinds, ctx: Context) -> Sha
         for atom in known:
             found.roots.setdefault(atom, name)
     return found
+
+
+def store_counts(function: gast.FunctionDef) -> dict[str, int]:
+    """How many times the body of `function` binds each name (a `Name` not read: stored,
+    deleted, a nested function's parameter)."""
+    counts: dict[str, int] = {}
+    for statement in function.body:
+        for node in syntax.walk(statement):
+            if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+                counts[node.id] = counts.get(node.id, 0) + 1
+    return counts
 
 
 def is_array(kind: Kind | None) -> bool:
@@ -160,23 +172,30 @@ def shape_uses(function: gast.FunctionDef, ctx: Context) -> Iterator[tuple[gast.
     """Where `function` reads a name for its shape alone: `(node, field, index)` of each
     such `Name` (`index` -1 for a plain field): `x.shape`, `x.size`, and the shape-only
     arguments of srcad's runtime helpers."""
-    helpers = {name: SHAPE_ARGUMENTS[value] for name, value in ctx.runtime.items()
-               if _hashable(value) and value in SHAPE_ARGUMENTS}  # fmt: skip
+    helpers = shape_helpers(ctx)
     for node in syntax.walk(function):
-        if (
-            isinstance(node, gast.Attribute)
-            and node.attr in SHAPE_ATTRIBUTES
-            and isinstance(node.value, gast.Name)
-        ):
+        yield from shape_uses_at(node, helpers)
+
+
+def shape_helpers(ctx: Context) -> dict[str, tuple[int, ...]]:
+    """The names of the runtime helpers that read arguments for their shapes alone, with
+    the positions of those arguments."""
+    return {name: SHAPE_ARGUMENTS[value] for name, value in ctx.runtime.items()
+            if _hashable(value) and value in SHAPE_ARGUMENTS}  # fmt: skip
+
+
+def shape_uses_at(
+    node: gast.AST, helpers: dict[str, tuple[int, ...]]
+) -> Iterator[tuple[gast.AST, str, int]]:
+    """The reads for the shape alone (see `shape_uses`) that `node` itself makes, not its
+    children: `node.value` for `x.shape`, the shape-only arguments of a helper's call."""
+    if isinstance(node, gast.Attribute):
+        if node.attr in SHAPE_ATTRIBUTES and isinstance(node.value, gast.Name):
             yield node, "value", -1
-        elif (
-            isinstance(node, gast.Call)
-            and isinstance(node.func, gast.Name)
-            and node.func.id in helpers
-        ):
-            for position in helpers[node.func.id]:
-                if position < len(node.args) and isinstance(node.args[position], gast.Name):
-                    yield node, "args", position
+    elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
+        for position in helpers.get(node.func.id, ()):
+            if position < len(node.args) and isinstance(node.args[position], gast.Name):
+                yield node, "args", position
 
 
 def _hashable(value: object) -> bool:
@@ -215,6 +234,9 @@ class Shapes(Transform):
         return (out, (NO_TANGENT, x_bar))
     """
 
+    # The last round's kinds: the round changed nothing.
+    preserves = (Kinds,)
+
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         if not (ctx.fused and ctx.optimise and ctx.kinds):
             return False
@@ -233,6 +255,7 @@ class Shapes(Transform):
             folder.visit(function)
             rewritten = push_negations(function) or folder.changed or rewritten
             if not rewritten:
+                ctx.results[Kinds] = kinds  # the tree as it is now: the passes after read it
                 return changed
             changed = True
 

@@ -79,6 +79,8 @@ class Stores(Transform):
                     changed = True
                 if not any(isinstance(n, gast.Name) and n.id in fresh for n in syntax.walk(value)):
                     continue
+            if not fresh:
+                continue  # no buffer to forget
             for node in syntax.walk(statement):  # any other use: no longer known zero
                 if isinstance(node, gast.Name):
                     fresh.pop(node.id, None)
