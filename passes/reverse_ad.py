@@ -112,6 +112,7 @@ class ReverseAD(RuleCalls, Transform):
         self.loops: dict[gast.stmt, Loop] = {}
         self.returns = [s for s in walk_statements(function.body) if isinstance(s, gast.Return)]
         self.needed = self._needed(function.body)
+        self.differentiated: dict[gast.stmt, bool] = {}  # `_differentiated`'s answers
         self._index_uses(function.body)
         self.enclosing: list[Loop] = []
         self.segments: list[Path] = []  # the path to each enclosing loop, outermost first
@@ -130,9 +131,7 @@ class ReverseAD(RuleCalls, Transform):
         function.body = body
         function.decorator_list = []
         function.returns = None
-        for node in syntax.walk(function):
-            if isinstance(node, gast.stmt | gast.expr) and not hasattr(node, "lineno"):
-                syntax.located(node, function)
+        _locate_unplaced(function)
         return True
 
     # -- what is differentiated ----------------------------------------------------------
@@ -229,6 +228,15 @@ class ReverseAD(RuleCalls, Transform):
         return statement in self.rules
 
     def _differentiated(self, statement: gast.stmt) -> bool:
+        """Whether the reverse differentiates through `statement`: it has a rule (or copies
+        an active name) and assigns a name some cotangent needs. Asked many times of each
+        statement, answered once."""
+        known = self.differentiated.get(statement)
+        if known is None:
+            known = self.differentiated[statement] = self._differentiates(statement)
+        return known
+
+    def _differentiates(self, statement: gast.stmt) -> bool:
         if not self._candidate(statement):
             return False
         if isinstance(statement, gast.For):
@@ -1181,3 +1189,28 @@ def _remove(body: list[gast.stmt], statements: set[int]) -> None:
                 _remove(inner, statements)
                 if not inner:
                     inner.append(gast.Pass())
+
+
+def _locate_unplaced(function: gast.FunctionDef) -> None:
+    """Give each statement and expression in `function` that has no source position (most
+    of what this pass builds) the function's own.
+
+    One loop over the tree, reading node dictionaries directly: the rrule is several times
+    the size of the function, and this runs on every node of it."""
+    position = {name: value for name, value in function.__dict__.items() if name in _POSITIONS}
+    todo: list[gast.AST] = [function]
+    pop, push, extend = todo.pop, todo.append, todo.extend
+    while todo:
+        state = (node := pop()).__dict__
+        if "lineno" not in state and isinstance(node, _LOCATED):
+            state.update(position)
+        for name in syntax.child_fields(node.__class__):
+            child = state.get(name)
+            if child.__class__ is list:
+                extend(item for item in child if isinstance(item, gast.AST))
+            elif isinstance(child, gast.AST):
+                push(child)
+
+
+_POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_LOCATED = (gast.stmt, gast.expr)
