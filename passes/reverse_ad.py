@@ -1199,18 +1199,31 @@ def _locate_unplaced(function: gast.FunctionDef) -> None:
     the size of the function, and this runs on every node of it."""
     position = {name: value for name, value in function.__dict__.items() if name in _POSITIONS}
     todo: list[gast.AST] = [function]
-    pop, push, extend = todo.pop, todo.append, todo.extend
+    pop, push = todo.pop, todo.append
     while todo:
-        state = (node := pop()).__dict__
-        if "lineno" not in state and isinstance(node, _LOCATED):
+        node = pop()
+        state = node.__dict__
+        cls = node.__class__
+        if cls is gast.Name:  # most nodes: no children but an annotation, rarely there
+            if "lineno" not in state:
+                state.update(position)
+            if state.get("annotation") is None:
+                continue
+        elif "lineno" not in state and issubclass(cls, _LOCATED):
             state.update(position)
-        for name in syntax.child_fields(node.__class__):
+        fields = _FIELDS.get(cls)
+        if fields is None:
+            fields = _FIELDS[cls] = syntax.child_fields(cls)
+        for name in fields:
             child = state.get(name)
             if child.__class__ is list:
-                extend(item for item in child if isinstance(item, gast.AST))
+                for item in child:
+                    if isinstance(item, gast.AST):
+                        push(item)
             elif isinstance(child, gast.AST):
                 push(child)
 
 
 _POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 _LOCATED = (gast.stmt, gast.expr)
+_FIELDS: dict[type, tuple[str, ...]] = {}  # `syntax.child_fields`, by class
