@@ -27,6 +27,7 @@ import numpy as np
 from srcad import syntax
 from srcad.kinds import Kind
 from srcad.passes.kinds import binary, call, subscript
+from srcad.passes.rule_calls import LOAD, make
 from srcad.primitives import logabsdet
 from srcad.projection import fill_like, outer, sum_to
 
@@ -128,7 +129,7 @@ class _Substitute:
             return copied
         value = self.functions.get(node.id, HELPERS.get(node.id))
         assert value is not None, f"template {self.text!r} names {node.id!r}"
-        return gast.Name(id=self.bind(value, node.id), ctx=gast.Load(), annotation=None,
+        return make(gast.Name, id=self.bind(value, node.id), ctx=LOAD, annotation=None,
                          type_comment=None)  # fmt: skip
 
 
@@ -190,12 +191,16 @@ class Plan:
                 text = UNIFORM_REDUCTION[self.reduction]
             expression = template(text, names, bind, self.functions)
             if self.stretched[position]:
-                function = gast.Name(
-                    id=bind(sum_to, "sum_to"), ctx=gast.Load(), annotation=None, type_comment=None
+                function = make(
+                    gast.Name,
+                    id=bind(sum_to, "sum_to"),
+                    ctx=LOAD,
+                    annotation=None,
+                    type_comment=None,
                 )
                 original = names["a" if position == 0 else "b"]
                 args = [expression, original] + ([names["y"]] if uniform else [])
-                expression = gast.Call(func=function, args=args, keywords=[])
+                expression = make(gast.Call, func=function, args=args, keywords=[])
             out.append((operand.id, expression))
         return out
 

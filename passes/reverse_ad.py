@@ -20,8 +20,8 @@ from srcad.passes.base import Context, Transform
 from srcad.passes.inlining import Plan, adjoint_of, index_adjoint
 from srcad.passes.kinds import Kinds
 from srcad.passes.operation_rules import OperationRules
-from srcad.passes.rule_calls import RuleCalls, call, constant
-from srcad.passes.to_anf import falls_through, is_copy, is_unpacking, load, store, walk_statements
+from srcad.passes.rule_calls import LOAD, STORE, RuleCalls, call, constant, load, make, store
+from srcad.passes.to_anf import falls_through, is_copy, is_unpacking, walk_statements
 from srcad.projection import add_at, expand, scatter
 from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
 
@@ -29,17 +29,17 @@ Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost firs
 
 
 def assign(target: gast.expr, value: gast.expr) -> gast.Assign:
-    return gast.Assign(targets=[target], value=value, type_comment=None)
+    return make(gast.Assign, targets=[target], value=value, type_comment=None)
 
 
 def names_tuple(names: list[str], ctx: gast.AST) -> gast.Tuple:
-    make = store if isinstance(ctx, gast.Store) else load
-    return gast.Tuple(elts=[make(n) for n in names], ctx=ctx)
+    name = store if isinstance(ctx, gast.Store) else load
+    return make(gast.Tuple, elts=[name(n) for n in names], ctx=ctx)
 
 
 def record_target(names: list[str]) -> gast.expr:
     """Where the pullback unpacks a tape record of `names` (no exit id)."""
-    return restoring(store(names[0]) if len(names) == 1 else names_tuple(names, gast.Store()))
+    return restoring(store(names[0]) if len(names) == 1 else names_tuple(names, STORE))
 
 
 def restoring(target: gast.expr) -> gast.expr:
@@ -305,7 +305,7 @@ class ReverseAD(RuleCalls, Transform):
         pullback = self.ctx.namer.fresh(naming.pullback("_".join(names)))
         self.pullbacks[statement] = pullback
         self._keep(pullback)
-        both = gast.Tuple(elts=[statement.targets[0], store(pullback)], ctx=gast.Store())
+        both = make(gast.Tuple, elts=[statement.targets[0], store(pullback)], ctx=STORE)
         return [syntax.located(assign(both, call(rule_name, args, keywords)), statement)]
 
     def _nested_rrule(self, function: gast.FunctionDef) -> list[gast.stmt]:
@@ -332,7 +332,9 @@ class ReverseAD(RuleCalls, Transform):
             body = self._forward_branch(statement, statement.body, None)
             orelse = self._forward_branch(statement, statement.orelse, None)
             return [
-                syntax.located(gast.If(test=statement.test, body=body, orelse=orelse), statement)
+                syntax.located(
+                    make(gast.If, test=statement.test, body=body, orelse=orelse), statement
+                )
             ]
         # In a loop, each branch keeps its pullbacks in one tuple the iteration records.
         if self._needs_test(statement) and isinstance(statement.test, gast.Name):
@@ -342,7 +344,9 @@ class ReverseAD(RuleCalls, Transform):
         body = self._forward_branch(statement, statement.body, package)
         orelse = self._forward_branch(statement, statement.orelse, package)
         self._keep(package)
-        return [syntax.located(gast.If(test=statement.test, body=body, orelse=orelse), statement)]
+        return [
+            syntax.located(make(gast.If, test=statement.test, body=body, orelse=orelse), statement)
+        ]
 
     def _needs_test(self, statement: gast.If) -> bool:
         """Whether the pullback must know which branch ran (both can run and fall through)."""
@@ -359,8 +363,8 @@ class ReverseAD(RuleCalls, Transform):
             del loop.names[start:]
             self.branch_names[id(block)] = kept
             if falls_through(block):
-                out.append(assign(store(package), names_tuple(kept, gast.Load())))
-        return out if out or block is statement.orelse else [gast.Pass()]
+                out.append(assign(store(package), names_tuple(kept, LOAD)))
+        return out if out or block is statement.orelse else [make(gast.Pass)]
 
     def _forward_loop(self, statement: gast.For | gast.While) -> list[gast.stmt]:
         # A `return` inside returns its pullback too, also where nothing else is differentiated.
@@ -371,14 +375,14 @@ class ReverseAD(RuleCalls, Transform):
         loop.exit_count = self._count_exits(statement.body)
         loop.outermost = not self.enclosing
         self.loops[statement] = loop
-        before: list[gast.stmt] = [assign(store(loop.tape), gast.List(elts=[], ctx=gast.Load()))]
+        before: list[gast.stmt] = [assign(store(loop.tape), make(gast.List, elts=[], ctx=LOAD))]
         self._keep(loop.tape)
         iterable: gast.expr | None = getattr(statement, "iter", None)
         if statement in self.rules and self._differentiated(statement):
             assert isinstance(iterable, gast.Name)
             loop.items = self.ctx.namer.fresh(f"{iterable.id}_items")
             loop.items_pullback = self.ctx.namer.fresh(naming.pullback(loop.items))
-            pair = names_tuple([loop.items, loop.items_pullback], gast.Store())
+            pair = names_tuple([loop.items, loop.items_pullback], STORE)
             before.append(assign(pair, call(self._bind_rule(self.rules[statement]), [iterable])))
             self._keep(loop.items)
             self._keep(loop.items_pullback)
@@ -392,11 +396,16 @@ class ReverseAD(RuleCalls, Transform):
         self.enclosing.pop()
         self.path = self.segments.pop()
         if isinstance(statement, gast.For):
-            new: gast.stmt = gast.For(
-                target=statement.target, iter=iterable, body=body, orelse=[], type_comment=None
+            new: gast.stmt = make(
+                gast.For,
+                target=statement.target,
+                iter=iterable,
+                body=body,
+                orelse=[],
+                type_comment=None,
             )
         else:
-            new = gast.While(test=statement.test, body=body, orelse=[])
+            new = make(gast.While, test=statement.test, body=body, orelse=[])
         for node in before:
             syntax.located(node, statement)
         return [*before, syntax.located(new, statement)]
@@ -431,9 +440,11 @@ class ReverseAD(RuleCalls, Transform):
             elements.insert(0, constant(len(loop.exits) - 1))
         # One value is recorded as it is; several, or an exit id and values, as a tuple.
         single = len(elements) == 1 and loop.exit_count == 1
-        record = elements[0] if single else gast.Tuple(elts=elements, ctx=gast.Load())
-        append = gast.Attribute(value=load(loop.tape), attr="append", ctx=gast.Load())
-        exit_.append = gast.Expr(value=gast.Call(func=append, args=[record], keywords=[]))
+        record = elements[0] if single else make(gast.Tuple, elts=elements, ctx=LOAD)
+        append = make(gast.Attribute, value=load(loop.tape), attr="append", ctx=LOAD)
+        exit_.append = make(
+            gast.Expr, value=make(gast.Call, func=append, args=[record], keywords=[])
+        )
         return [exit_.append]
 
     def _forward_return(self, statement: gast.Return) -> list[gast.stmt]:
@@ -445,8 +456,8 @@ class ReverseAD(RuleCalls, Transform):
             self.path = saved
         full_path = [step for segment in self.segments for step in segment] + self.path
         pullback = self._pullback(statement, full_path)
-        result = gast.Tuple(elts=[statement.value, load(pullback.name)], ctx=gast.Load())
-        out += [pullback, gast.Return(value=result)]
+        result = make(gast.Tuple, elts=[statement.value, load(pullback.name)], ctx=LOAD)
+        out += [pullback, make(gast.Return, value=result)]
         return [syntax.located(s, statement) for s in out]
 
     # -- inlined derivatives -------------------------------------------------------------
@@ -656,12 +667,12 @@ class ReverseAD(RuleCalls, Transform):
             index = self._substituted(saved["index"], saved)
             if base in self.buffers and self.kinds is not None and self.kinds.of(value) == FLOAT:
                 # One element: `+=` on a float, which takes a symbolic zero too.
-                element = gast.Subscript(value=load(self._bar(base)), slice=index, ctx=gast.Store())
-                code.append(gast.AugAssign(target=element, op=gast.Add(), value=seed))
+                element = make(gast.Subscript, value=load(self._bar(base)), slice=index, ctx=STORE)
+                code.append(make(gast.AugAssign, target=element, op=make(gast.Add), value=seed))
             elif base in self.buffers:
                 place = self._index_value(index)
                 added = call(self.ctx.bind(add_at, "add_at"), [load(self._bar(base)), place, seed])
-                code.append(gast.Expr(value=added))
+                code.append(make(gast.Expr, value=added))
             else:
                 place = self._index_value(index)
                 scattered = call(self.ctx.bind(scatter, "scatter"), [saved["a"], place, seed])
@@ -681,7 +692,7 @@ class ReverseAD(RuleCalls, Transform):
             totals[name] = (
                 cotangent
                 if previous is None
-                else gast.BinOp(left=previous, op=gast.Add(), right=cotangent)
+                else make(gast.BinOp, left=previous, op=make(gast.Add), right=cotangent)
             )
         # The result's own name last: its cotangent is the seed the others read.
         for name in sorted(totals, key=lambda n: n == target):
@@ -708,13 +719,15 @@ class ReverseAD(RuleCalls, Transform):
         seed = self._bar(result.id) if isinstance(result, gast.Name) else None
         name = self.ctx.namer.fresh(naming.pullback(self.function.name))
         self.ctx.pullbacks.add(name)
-        parameter = gast.Name(
+        parameter = make(
+            gast.Name,
             id=seed or self.ctx.namer.fresh("out_bar"),
-            ctx=gast.Param(),
+            ctx=make(gast.Param),
             annotation=None,
             type_comment=None,
         )
-        arguments = gast.arguments(
+        arguments = make(
+            gast.arguments,
             args=[parameter],
             posonlyargs=[],
             vararg=None,
@@ -723,7 +736,8 @@ class ReverseAD(RuleCalls, Transform):
             kwarg=None,
             defaults=[],
         )
-        pullback = gast.FunctionDef(
+        pullback = make(
+            gast.FunctionDef,
             name=name,
             args=arguments,
             body=[],
@@ -744,21 +758,24 @@ class ReverseAD(RuleCalls, Transform):
         result = statement.value
         body: list[gast.stmt] = []
         for name in self.buffers:  # cotangents that indexing accumulates into, in place
-            shape = gast.Attribute(value=load(name), attr="shape", ctx=gast.Load())
+            shape = make(gast.Attribute, value=load(name), attr="shape", ctx=LOAD)
             zeros = call(self.ctx.bind(np.zeros, "zeros"), [shape])
             body.append(assign(store(self._bar(name)), zeros))
             self.seen.add(name)
         if isinstance(result, gast.Name) and result.id in self.needed:
             self.seen.add(result.id)
         body += self._reverse_prefix(path)
-        body.append(gast.Return(value=gast.Tuple(elts=self._parameter_bars(), ctx=gast.Load())))
+        body.append(
+            make(gast.Return, value=make(gast.Tuple, elts=self._parameter_bars(), ctx=LOAD))
+        )
         pullback.body = body
 
     def _parameter_bars(self) -> list[gast.expr]:
         bars: list[gast.expr] = [self._zero(NoTangent)]
         if self.ctx.captured:  # a nested function: its own cotangent holds what it read
             fields = [
-                gast.keyword(
+                make(
+                    gast.keyword,
                     arg=name,
                     value=load(self._bar(name)) if name in self.seen else self._zero(ZeroTangent),
                 )
@@ -785,7 +802,7 @@ class ReverseAD(RuleCalls, Transform):
                 bar = self._zero(NoTangent)
             count = call(self._builtin(len), [load(star.id)])
             split = call(self.ctx.bind(elements_of, "elements_of"), [bar, count])
-            bars.append(gast.Starred(value=split, ctx=gast.Load()))
+            bars.append(make(gast.Starred, value=split, ctx=LOAD))
         return bars
 
     def _bar(self, name: str) -> str:
@@ -911,15 +928,15 @@ class ReverseAD(RuleCalls, Transform):
                 code: list[gast.stmt] = []
                 if statement in self.packages and self.branch_names.get(id(block)):
                     kept = self.branch_names[id(block)]
-                    code.append(
-                        assign(names_tuple(kept, gast.Store()), load(self.packages[statement]))
-                    )
+                    code.append(assign(names_tuple(kept, STORE), load(self.packages[statement])))
                 code += self._reverse_statements(block)
                 branches.append(code if falls_through(block) else None)
         then, orelse = branches
         self.seen = entry
         if then is not None and orelse is not None:
-            out.append(gast.If(test=statement.test, body=then or [gast.Pass()], orelse=orelse))
+            out.append(
+                make(gast.If, test=statement.test, body=then or [make(gast.Pass)], orelse=orelse)
+            )
         else:
             out += then or orelse or []
         return out
@@ -942,9 +959,12 @@ class ReverseAD(RuleCalls, Transform):
                 items_bar = self.ctx.namer.fresh(naming.bar(loop.items))
                 index = self.ctx.namer.fresh(f"{target}_index")
                 size = call(self._builtin(len), [load(loop.items)])
-                zeros = gast.List(elts=[self._zero(ZeroTangent)], ctx=gast.Load())
+                zeros = make(gast.List, elts=[self._zero(ZeroTangent)], ctx=LOAD)
                 out.append(
-                    assign(store(items_bar), gast.BinOp(left=zeros, op=gast.Mult(), right=size))
+                    assign(
+                        store(items_bar),
+                        make(gast.BinOp, left=zeros, op=make(gast.Mult), right=size),
+                    )
                 )
             record = self.ctx.namer.fresh("record")
             codes: dict[int, list[gast.stmt]] = {}  # the reverse of each exit's iteration
@@ -956,8 +976,8 @@ class ReverseAD(RuleCalls, Transform):
                     code = self._reverse_statements(statement.body)
                 if items_bar is not None and index is not None and target is not None:
                     if target in self.seen:  # the item's cotangent, for the iterable's pullback
-                        element = gast.Subscript(
-                            value=load(items_bar), slice=load(index), ctx=gast.Store()
+                        element = make(
+                            gast.Subscript, value=load(items_bar), slice=load(index), ctx=STORE
                         )
                         code.append(assign(element, load(self._bar(target))))
                     code += self._forget([target], statement)
@@ -975,45 +995,51 @@ class ReverseAD(RuleCalls, Transform):
                 names = loop.exits[number].names
                 if names and several:  # the record is the exit's id, then its values
                     fields = [store("_"), *(store(n) for n in names)]
-                    unpack = restoring(gast.Tuple(elts=fields, ctx=gast.Store()))
+                    unpack = restoring(make(gast.Tuple, elts=fields, ctx=STORE))
                     code.insert(0, assign(unpack, load(record)))
                 if several:
-                    test = gast.Compare(
-                        left=gast.Subscript(value=load(record), slice=constant(0), ctx=gast.Load()),
-                        ops=[gast.Eq()],
+                    test = make(
+                        gast.Compare,
+                        left=make(gast.Subscript, value=load(record), slice=constant(0), ctx=LOAD),
+                        ops=[make(gast.Eq)],
                         comparators=[constant(number)],
                     )
-                    iteration = [gast.If(test=test, body=code or [gast.Pass()], orelse=iteration)]
+                    iteration = [
+                        make(gast.If, test=test, body=code or [make(gast.Pass)], orelse=iteration)
+                    ]
                 else:
                     iteration = code
             self.seen = entry
             if index is not None:
-                read = gast.Subscript(value=load(loop.tape), slice=load(index), ctx=gast.Load())
+                read = make(gast.Subscript, value=load(loop.tape), slice=load(index), ctx=LOAD)
                 first: list[gast.stmt] = []
                 if several:
                     first = [assign(store(record), read)]
                 elif loop.exits[0].names:
                     first = [assign(record_target(loop.exits[0].names), read)]
-                last = gast.BinOp(
+                last = make(
+                    gast.BinOp,
                     left=call(self._builtin(len), [load(loop.tape)]),
-                    op=gast.Sub(),
+                    op=make(gast.Sub),
                     right=constant(1),
                 )
                 down = call(self._builtin(range), [last, constant(-1), constant(-1)])
-                walk: gast.stmt = gast.For(
+                walk: gast.stmt = make(
+                    gast.For,
                     target=store(index),
                     iter=down,
-                    body=[*first, *iteration] or [gast.Pass()],
+                    body=[*first, *iteration] or [make(gast.Pass)],
                     orelse=[],
                     type_comment=None,
                 )
             else:
                 names = [] if several else loop.exits[next(iter(codes))].names
                 each = record_target(names) if names else store(record)
-                walk = gast.For(
+                walk = make(
+                    gast.For,
                     target=each,
                     iter=call(self._builtin(reversed), [load(loop.tape)]),
-                    body=iteration or [gast.Pass()],
+                    body=iteration or [make(gast.Pass)],
                     orelse=[],
                     type_comment=None,
                 )
@@ -1023,7 +1049,7 @@ class ReverseAD(RuleCalls, Transform):
                 after: list[gast.stmt] = []
                 parts = [store("_"), self._contribution(statement.iter.id, after)]
                 pullback_call = call(loop.items_pullback, [load(items_bar)])
-                out.append(assign(gast.Tuple(elts=parts, ctx=gast.Store()), pullback_call))
+                out.append(assign(make(gast.Tuple, elts=parts, ctx=STORE), pullback_call))
                 out += after
         return out
 
@@ -1067,14 +1093,14 @@ class ReverseAD(RuleCalls, Transform):
                 if len(names) == 1:
                     record = load(names[0])
                 else:
-                    record = names_tuple(names, gast.Load()) if names else constant(None)
+                    record = names_tuple(names, LOAD) if names else constant(None)
                 exit_.append.value.args = [record]
 
     def _accumulate(self, name: str, value: gast.expr, after: list[gast.stmt]) -> None:
         """Add `value` to `name`'s cotangent (binding it the first time)."""
         if name in self.seen:
             total = load(self._bar(name))
-            value = gast.BinOp(left=total, op=gast.Add(), right=value)
+            value = make(gast.BinOp, left=total, op=make(gast.Add), right=value)
         self.seen.add(name)
         after.append(assign(store(self._bar(name)), value))
 
@@ -1089,7 +1115,10 @@ class ReverseAD(RuleCalls, Transform):
         partial = self.ctx.namer.fresh(naming.bar(name))
         total = self._bar(name)
         after.append(
-            assign(store(total), gast.BinOp(left=load(total), op=gast.Add(), right=load(partial)))
+            assign(
+                store(total),
+                make(gast.BinOp, left=load(total), op=make(gast.Add), right=load(partial)),
+            )
         )
         return store(partial)
 
@@ -1099,7 +1128,7 @@ class ReverseAD(RuleCalls, Transform):
         target = statement.targets[0]
         defined = target_names(target)
         if is_unpacking(statement):
-            seed: gast.expr = gast.Tuple(elts=[self._seed(n) for n in defined], ctx=gast.Load())
+            seed: gast.expr = make(gast.Tuple, elts=[self._seed(n) for n in defined], ctx=LOAD)
         else:
             seed = self._seed(defined[0])
         self.seen.difference_update(defined)
@@ -1111,7 +1140,8 @@ class ReverseAD(RuleCalls, Transform):
                 total = load(self._bar(source))
                 code: list[gast.stmt] = [
                     assign(
-                        store(self._bar(source)), gast.BinOp(left=total, op=gast.Add(), right=seed)
+                        store(self._bar(source)),
+                        make(gast.BinOp, left=total, op=make(gast.Add), right=seed),
                     )
                 ]
             else:
@@ -1134,8 +1164,8 @@ class ReverseAD(RuleCalls, Transform):
                 closure = self.ctx.namer.fresh("closure_bar")
                 outputs[0] = store(closure)
                 for name in captured:
-                    field = gast.Subscript(
-                        value=load(closure), slice=constant(name), ctx=gast.Load()
+                    field = make(
+                        gast.Subscript, value=load(closure), slice=constant(name), ctx=LOAD
                     )
                     self._accumulate(name, field, after)
             for arg in args:
@@ -1144,7 +1174,7 @@ class ReverseAD(RuleCalls, Transform):
                 else:
                     outputs.append(store("_"))
             pullback = self.pullbacks[statement]
-            code = [assign(gast.Tuple(elts=outputs, ctx=gast.Store()), call(pullback, [seed]))]
+            code = [assign(make(gast.Tuple, elts=outputs, ctx=STORE), call(pullback, [seed]))]
         code += after
         return code + self._restart(defined, statement)
 
@@ -1188,7 +1218,7 @@ def _remove(body: list[gast.stmt], statements: set[int]) -> None:
             if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
                 _remove(inner, statements)
                 if not inner:
-                    inner.append(gast.Pass())
+                    inner.append(make(gast.Pass))
 
 
 def _locate_unplaced(function: gast.FunctionDef) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypeVar
 
 import gast
 
@@ -13,13 +13,36 @@ from srcad.passes.base import Context, function_of
 from srcad.passes.callees import Callees
 from srcad.passes.operation_rules import OperationRules
 from srcad.passes.scopes import LocalFunction, Scopes
-from srcad.passes.to_anf import is_copy, is_unpacking, load
+from srcad.passes.to_anf import is_copy, is_unpacking
 from srcad.registry import Rule
+
+N = TypeVar("N", bound=gast.AST)
+
+
+def make(cls: type[N], **fields: Any) -> N:
+    """A new node: what `cls(**fields)` builds, for a fraction of the cost of gast's
+    constructors (the passes that emit a rule build hundreds of nodes)."""
+    node: N = gast.AST.__new__(cls)
+    node.__dict__ = fields
+    return node
+
+
+# The contexts of built names, shared like the leaves `syntax.copy_tree` shares: nothing
+# changes them in place.
+LOAD, STORE = gast.Load(), gast.Store()
+
+
+def load(name: str) -> gast.Name:
+    return make(gast.Name, id=name, ctx=LOAD, annotation=None, type_comment=None)
+
+
+def store(name: str) -> gast.Name:
+    return make(gast.Name, id=name, ctx=STORE, annotation=None, type_comment=None)
 
 
 def call(function: str, args: list[gast.expr], keywords: list[gast.keyword] | None = None
          ) -> gast.Call:  # fmt: skip
-    return gast.Call(func=load(function), args=args, keywords=keywords or [])
+    return make(gast.Call, func=load(function), args=args, keywords=keywords or [])
 
 
 def constant(value: Any) -> gast.expr:
@@ -27,8 +50,8 @@ def constant(value: Any) -> gast.expr:
     a constant, never `Constant(-1.0)`."""
     number = isinstance(value, int | float) and not isinstance(value, bool)
     if number and (value < 0 or math.copysign(1.0, value) < 0):
-        return gast.UnaryOp(op=gast.USub(), operand=constant(-value))
-    return gast.Constant(value=value, kind=None)
+        return make(gast.UnaryOp, op=make(gast.USub), operand=constant(-value))
+    return make(gast.Constant, value=value, kind=None)
 
 
 class RuleCalls:
@@ -85,7 +108,7 @@ class RuleCalls:
         if isinstance(value, gast.Tuple | gast.List):
             return list(value.elts), []
         if isinstance(value, gast.Dict):
-            keys = gast.Tuple(elts=list(value.keys), ctx=gast.Load())
+            keys = make(gast.Tuple, elts=list(value.keys), ctx=LOAD)
             return [keys, *value.values], []
         raise AssertionError(f"no rule arguments for {type(value).__name__}")
 
@@ -121,7 +144,7 @@ class RuleCalls:
             ]
             return call(self.ctx.bind(slice, "slice"), parts)
         if isinstance(index, gast.Tuple):
-            return gast.Tuple(elts=[self._index_value(e) for e in index.elts], ctx=gast.Load())
+            return make(gast.Tuple, elts=[self._index_value(e) for e in index.elts], ctx=LOAD)
         return index
 
     def _builtin(self, function: Any) -> str:
