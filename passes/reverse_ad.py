@@ -21,7 +21,7 @@ from srcad.passes.inlining import Plan, adjoint_of, index_adjoint
 from srcad.passes.kinds import Kinds
 from srcad.passes.operation_rules import OperationRules
 from srcad.passes.rule_calls import LOAD, STORE, RuleCalls, call, constant, load, make, store
-from srcad.passes.to_anf import falls_through, is_copy, is_unpacking, walk_statements
+from srcad.passes.to_anf import falls_through, is_copy, is_unpacking
 from srcad.projection import add_at, expand, scatter
 from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
 
@@ -110,16 +110,18 @@ class ReverseAD(RuleCalls, Transform):
         self.pullbacks: dict[gast.stmt, str] = {}
         self.packages: dict[gast.If, str] = {}
         self.loops: dict[gast.stmt, Loop] = {}
-        self.returns = [s for s in walk_statements(function.body) if isinstance(s, gast.Return)]
-        self.needed = self._needed(function.body)
+        self.operand_names: dict[gast.stmt, list[str]] = {}  # `_operand_names`'s answers
+        self._index_statements(function)
+        self.returns = [s for s in self.statements if isinstance(s, gast.Return)]
+        self.needed = self._needed()
         self.differentiated: dict[gast.stmt, bool] = {}  # `_differentiated`'s answers
-        self._index_uses(function.body)
+        self._index_uses()
         self.enclosing: list[Loop] = []
         self.segments: list[Path] = []  # the path to each enclosing loop, outermost first
         self.path: Path = []  # the path from the innermost loop's body (or the function's)
         self.branch_names: dict[int, list[str]] = {}
         self.deferred: list[tuple[gast.FunctionDef, gast.Return, Path]] = []
-        self._index_definitions(tree, function)
+        self._index_definitions(tree)
         body = self._forward_block(function.body)
         # A pullback is written once every exit of every loop is known.
         self.unrecorded: set[int] = set()  # appends of records no pullback reads
@@ -136,7 +138,7 @@ class ReverseAD(RuleCalls, Transform):
 
     # -- what is differentiated ----------------------------------------------------------
 
-    def _needed(self, body: list[gast.stmt]) -> set[str]:
+    def _needed(self) -> set[str]:
         """Names whose cotangents some pullback computes: those a result depends on."""
         needed = {
             r.value.id
@@ -144,14 +146,14 @@ class ReverseAD(RuleCalls, Transform):
             if isinstance(r.value, gast.Name) and r.value.id in self.active
         }
         feeds: dict[str, list[set[str]]] = {}  # a target -> the names each assignment reads
-        for statement in walk_statements(body):
+        for statement in self.statements:
             if not self._candidate(statement):
                 continue
             if isinstance(statement, gast.For):
                 targets, read = target_names(statement.target), {statement.iter.id}
             else:
                 targets = target_names(statement.targets[0])
-                read = {n.id for n in self._operands(statement) if n.id in self.active}
+                read = {n for n in self._operand_names(statement) if n in self.active}
             for target in targets:
                 feeds.setdefault(target, []).append(read)
         todo = list(needed)
@@ -161,45 +163,89 @@ class ReverseAD(RuleCalls, Transform):
                 needed |= read
         return needed
 
-    def _index_uses(self, body: list[gast.stmt]) -> None:
-        """Where each cotangent is read: the statements differentiating through each name
-        or assigning it (the reverse of an assignment reads its target's cotangent), in
-        source order, and the span of each loop."""
-        statements: list[gast.stmt] = []
+    def _index_statements(self, function: gast.FunctionDef) -> None:
+        """Every statement of the function in source order (as `walk_statements` gives
+        them), with what the reverse asks of each place: the branches and the loop around
+        it, the span of each loop, and where each name is assigned."""
+        self.statements: list[gast.stmt] = []
+        self.order: dict[int, int] = {}  # a statement's id -> its position in source order
         # Per statement, the branch of each `if` around it: two statements in different
         # branches of one `if` never both run in one pass through it.
         self.branches: list[dict[int, str]] = []
+        self.ends: list[int] = []  # per statement, the position of the last one nested in it
+        self.loop_around: dict[int, gast.stmt | None] = {}
+        self.spans: list[tuple[int, int]] = []  # a loop's position, and its body's last
+        # name -> (position in source order, the loop around) of each assignment;
+        # a parameter's value counts as an assignment at position -1
+        self.definitions: dict[str, list[tuple[int, gast.stmt | None]]] = {}
+        self.defining: dict[str, list[gast.stmt]] = {}  # the statements assigning each name
+        for arg in function.args.posonlyargs + function.args.args:
+            self.definitions.setdefault(arg.id, []).append((-1, None))
 
-        def index(block: list[gast.stmt], branches: dict[int, str]) -> None:
-            for statement in block:  # as `walk_statements` orders them
-                statements.append(statement)
+        def index(block: list[gast.stmt], branches: dict[int, str], loop: gast.stmt | None
+                  ) -> None:  # fmt: skip
+            for statement in block:
+                k = len(self.statements)
+                self.statements.append(statement)
+                self.order[id(statement)] = k
                 self.branches.append(branches)
+                self.ends.append(k)
+                self.loop_around[id(statement)] = loop
+                if isinstance(statement, gast.Assign):
+                    names, place = target_names(statement.targets[0]), (k, loop)
+                elif isinstance(statement, gast.For):  # assigned by each iteration
+                    names, place = target_names(statement.target), (k, statement)
+                else:
+                    names = []
+                for name in names:
+                    self.definitions.setdefault(name, []).append(place)
+                    self.defining.setdefault(name, []).append(statement)
                 if isinstance(statement, gast.FunctionDef):
                     continue
-                for side in ("body", "orelse"):
-                    inner = getattr(statement, side, [])
-                    if isinstance(statement, gast.If):
-                        index(inner, {**branches, id(statement): side})
-                    else:
-                        index(inner, branches)
+                if isinstance(statement, gast.If):
+                    index(statement.body, {**branches, id(statement): "body"}, loop)
+                    index(statement.orelse, {**branches, id(statement): "orelse"}, loop)
+                elif isinstance(statement, gast.For | gast.While):
+                    span = len(self.spans)
+                    self.spans.append((k, k))
+                    index(statement.body, branches, statement)
+                    self.spans[span] = (k, len(self.statements) - 1)
+                    index(statement.orelse, branches, statement)
+                else:
+                    index(getattr(statement, "body", []), branches, loop)
+                    index(getattr(statement, "orelse", []), branches, loop)
+                self.ends[k] = len(self.statements) - 1
 
-        index(body, {})
-        self.order = {id(s): k for k, s in enumerate(statements)}
+        index(function.body, {}, None)
+
+    def _nested(self, block: list[gast.stmt]) -> list[gast.stmt]:
+        """`walk_statements(block)`, read off the index: a statement and those nested in
+        it are consecutive in source order."""
+        if len(block) == 1:
+            k = self.order[id(block[0])]
+            return self.statements[k : self.ends[k] + 1]
+        out: list[gast.stmt] = []
+        for statement in block:
+            k = self.order[id(statement)]
+            out += self.statements[k : self.ends[k] + 1]
+        return out
+
+    def _index_uses(self) -> None:
+        """Where each cotangent is read: the statements differentiating through each name
+        or assigning it (the reverse of an assignment reads its target's cotangent), in
+        source order."""
         self.uses: dict[str, list[int]] = {}
-        self.spans: list[tuple[int, int]] = []
-        for k, statement in enumerate(statements):
+        for k, statement in enumerate(self.statements):
             used: list[str] = []
             if isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name):
                 used = [statement.iter.id]
                 if self._differentiated(statement):
                     used += target_names(statement.target)
             elif isinstance(statement, gast.Assign) and self._differentiated(statement):
-                used = [n.id for n in self._operands(statement)]
+                used = [*self._operand_names(statement)]
                 used += target_names(statement.targets[0])
             for name in used:
                 self.uses.setdefault(name, []).append(k)
-            if isinstance(statement, gast.For | gast.While):
-                self.spans.append((k, k + len(list(walk_statements(statement.body)))))
 
     def _read_later(self, name: str, statement: gast.stmt) -> bool:
         """Whether the reverse may read `name`'s cotangent after reaching `statement`: it
@@ -243,6 +289,13 @@ class ReverseAD(RuleCalls, Transform):
             return bool(set(target_names(statement.target)) & self.needed)
         return bool(set(target_names(statement.targets[0])) & self.needed)
 
+    def _operand_names(self, statement: gast.Assign) -> list[str]:
+        """The names of `_operands(statement)`, found once per statement."""
+        names = self.operand_names.get(statement)
+        if names is None:
+            names = self.operand_names[statement] = [n.id for n in self._operands(statement)]
+        return names
+
     def _overwritten(self, statement: gast.stmt) -> list[str]:
         """The names with cotangents that `statement` assigns a value with no derivative
         (`r = clip`, `for r in constants`): the reverse resets their cotangents there, or
@@ -261,7 +314,7 @@ class ReverseAD(RuleCalls, Transform):
         """Whether the reverse of `statements` does anything: differentiates through one,
         or resets a cotangent where one overwrites a name."""
         return any(
-            self._differentiated(s) or self._overwritten(s) for s in walk_statements(statements)
+            self._differentiated(s) or self._overwritten(s) for s in self._nested(statements)
         )
 
     # -- forward sweep -------------------------------------------------------------------
@@ -368,7 +421,7 @@ class ReverseAD(RuleCalls, Transform):
 
     def _forward_loop(self, statement: gast.For | gast.While) -> list[gast.stmt]:
         # A `return` inside returns its pullback too, also where nothing else is differentiated.
-        returns = any(isinstance(s, gast.Return) for s in walk_statements(statement.body))
+        returns = any(isinstance(s, gast.Return) for s in self._nested(statement.body))
         if not returns and not self._has_content([statement]):
             return [statement]
         loop = Loop(statement, self.ctx.namer.fresh(f"{self.function.name}_tape"))
@@ -462,46 +515,17 @@ class ReverseAD(RuleCalls, Transform):
 
     # -- inlined derivatives -------------------------------------------------------------
 
-    def _index_definitions(self, tree: gast.Module, function: gast.FunctionDef) -> None:
-        """Where each name is assigned, the loop around each statement, and what inlined
-        derivatives need: the kinds of the names, and which statements are inlined."""
+    def _index_definitions(self, tree: gast.Module) -> None:
+        """What inlined derivatives need: the kinds of the names, and which statements are
+        inlined."""
         self.inlined: dict[gast.stmt, tuple[dict[str, gast.expr], Any]] = {}
         self.buffers: list[str] = []  # parameters whose cotangents indexing accumulates into
-        # name -> (position in source order, the loop around) of each assignment;
-        # a parameter's value counts as an assignment at position -1
-        self.definitions: dict[str, list[tuple[int, gast.stmt | None]]] = {}
-        self.defining: dict[str, list[gast.stmt]] = {}  # the statements assigning each name
-        self.loop_around: dict[int, gast.stmt | None] = {}
         inlining = self.ctx.optimise and self.ctx.kinds
         self.kinds = self.ctx.analysis(Kinds, tree) if inlining else None
-        for arg in function.args.posonlyargs + function.args.args:
-            self.definitions.setdefault(arg.id, []).append((-1, None))
-
-        def visit(block: list[gast.stmt], loop: gast.stmt | None) -> None:
-            for statement in block:
-                self.loop_around[id(statement)] = loop
-                place = (self.order[id(statement)], loop)
-                if isinstance(statement, gast.Assign):
-                    names = target_names(statement.targets[0])
-                elif isinstance(statement, gast.For):  # assigned by each iteration
-                    names = target_names(statement.target)
-                    place = (self.order[id(statement)], statement)
-                else:
-                    names = []
-                for name in names:
-                    self.definitions.setdefault(name, []).append(place)
-                    self.defining.setdefault(name, []).append(statement)
-                if isinstance(statement, gast.FunctionDef):
-                    continue
-                inner = statement if isinstance(statement, gast.For | gast.While) else loop
-                visit(getattr(statement, "body", []), inner)
-                visit(getattr(statement, "orelse", []), inner)
-
-        visit(function.body, None)
         self.returned = {r.value.id for r in self.returns if isinstance(r.value, gast.Name)}
         self.plans: dict[gast.stmt, Plan] = {}
         if self.kinds is not None:
-            for statement in walk_statements(function.body):
+            for statement in self.statements:
                 plan = self._plan(statement)
                 if plan is not None:
                     self.plans[statement] = plan
@@ -532,9 +556,9 @@ class ReverseAD(RuleCalls, Transform):
             return None
         # An int's cotangent is NoTangent(): ints pass nothing on.
         active = {
-            n.id
-            for n in self._operands(statement)
-            if n.id in self.active and (self.kinds.kinds.get(n.id) or ("f", 0))[0] == "f"
+            n
+            for n in self._operand_names(statement)
+            if n in self.active and (self.kinds.kinds.get(n) or ("f", 0))[0] == "f"
         }
         primal = self.rules[statement].primal
         target = statement.targets[0].id
@@ -862,13 +886,13 @@ class ReverseAD(RuleCalls, Transform):
     def _touched(self, statements: list[gast.stmt]) -> list[str]:
         """Active names whose cotangents the reverse of `statements` reads or writes."""
         touched: list[str] = []
-        for statement in walk_statements(statements):
+        for statement in self._nested(statements):
             if isinstance(statement, gast.For) and statement in self.rules:
                 assert isinstance(statement.iter, gast.Name)
                 touched += [*target_names(statement.target), statement.iter.id]
             elif isinstance(statement, gast.Assign) and self._differentiated(statement):
                 touched += target_names(statement.targets[0])
-                touched += [n.id for n in self._operands(statement)]
+                touched += self._operand_names(statement)
             else:
                 touched += self._overwritten(statement)
         return [n for n in dict.fromkeys(touched) if n in self.active]
@@ -879,9 +903,9 @@ class ReverseAD(RuleCalls, Transform):
         defined = set(target_names(statement.target)) if isinstance(statement, gast.For) else set()
         exposed: set[str] = set()
         for top in statement.body:
-            for inner in walk_statements([top]):
+            for inner in self._nested([top]):
                 if isinstance(inner, gast.Assign) and self._differentiated(inner):
-                    exposed |= {n.id for n in self._operands(inner)} - defined
+                    exposed |= set(self._operand_names(inner)) - defined
                 elif isinstance(inner, gast.For) and isinstance(inner.iter, gast.Name):
                     exposed |= {inner.iter.id} - defined
             if isinstance(top, gast.Assign):
@@ -890,7 +914,7 @@ class ReverseAD(RuleCalls, Transform):
             n
             for top in statement.body
             if not isinstance(top, gast.Assign)
-            for inner in walk_statements([top])
+            for inner in self._nested([top])
             for n in (target_names(inner.targets[0]) if isinstance(inner, gast.Assign) else [])
         }
         return defined - exposed - nested - self.seen
