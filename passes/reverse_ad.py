@@ -27,6 +27,15 @@ from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
 
 Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost first
 
+# The statements with blocks (`body`, and maybe `orelse`) whose statements are the
+# function's: all but nested functions.
+_COMPOUND: frozenset[type] = frozenset(
+    cls
+    for cls in vars(gast).values()
+    if isinstance(cls, type) and issubclass(cls, gast.stmt) and "body" in getattr(cls, "_fields")  # noqa: B009
+    and cls is not gast.FunctionDef
+)  # fmt: skip
+
 
 def assign(target: gast.expr, value: gast.expr) -> gast.Assign:
     return make(gast.Assign, targets=[target], value=value, type_comment=None)
@@ -200,8 +209,8 @@ class ReverseAD(RuleCalls, Transform):
                 for name in names:
                     self.definitions.setdefault(name, []).append(place)
                     self.defining.setdefault(name, []).append(statement)
-                if isinstance(statement, gast.FunctionDef):
-                    continue
+                if statement.__class__ not in _COMPOUND:
+                    continue  # nothing nested, or a function's own statements
                 if isinstance(statement, gast.If):
                     index(statement.body, {**branches, id(statement): "body"}, loop)
                     index(statement.orelse, {**branches, id(statement): "orelse"}, loop)
