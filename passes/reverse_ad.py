@@ -20,12 +20,17 @@ from srcad.passes.base import Context, Transform
 from srcad.passes.inlining import Plan, adjoint_of, index_adjoint
 from srcad.passes.kinds import Kinds
 from srcad.passes.operation_rules import OperationRules
-from srcad.passes.rule_calls import LOAD, STORE, RuleCalls, call, constant, load, make, store
+from srcad.passes.rule_calls import ADD, LOAD, STORE, RuleCalls, call, constant, load, make, store
 from srcad.passes.to_anf import falls_through, is_copy, is_unpacking
 from srcad.projection import add_at, expand, scatter
 from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
 
 Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost first
+
+# Classes `isinstance` tests often, as tuples: a union (`gast.For | gast.While`) is built
+# anew each time the test runs.
+_LOOPS = (gast.For, gast.While)
+_JUMPS = (gast.Break, gast.Continue)
 
 # The statements with blocks (`body`, and maybe `orelse`) whose statements are the
 # function's: all but nested functions.
@@ -115,11 +120,13 @@ class ReverseAD(RuleCalls, Transform):
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         function = self.prepare(tree, ctx)
+        self.filename = os.path.basename(ctx.source.filename)  # for location comments
         self.bars: dict[str, str] = {}
         self.pullbacks: dict[gast.stmt, str] = {}
         self.packages: dict[gast.If, str] = {}
         self.loops: dict[gast.stmt, Loop] = {}
         self.operand_names: dict[gast.stmt, list[str]] = {}  # `_operand_names`'s answers
+        self.falls: dict[int, bool] = {}  # `_falls_through`'s answers, by the block's id
         self._index_statements(function)
         self.returns = [s for s in self.statements if isinstance(s, gast.Return)]
         self.needed = self._needed()
@@ -184,6 +191,7 @@ class ReverseAD(RuleCalls, Transform):
         self.ends: list[int] = []  # per statement, the position of the last one nested in it
         self.loop_around: dict[int, gast.stmt | None] = {}
         self.spans: list[tuple[int, int]] = []  # a loop's position, and its body's last
+        self.loop_spans: dict[int, tuple[int, int]] = {}  # the span of the loop at a position
         # name -> (position in source order, the loop around) of each assignment;
         # a parameter's value counts as an assignment at position -1
         self.definitions: dict[str, list[tuple[int, gast.stmt | None]]] = {}
@@ -214,11 +222,11 @@ class ReverseAD(RuleCalls, Transform):
                 if isinstance(statement, gast.If):
                     index(statement.body, {**branches, id(statement): "body"}, loop)
                     index(statement.orelse, {**branches, id(statement): "orelse"}, loop)
-                elif isinstance(statement, gast.For | gast.While):
+                elif isinstance(statement, _LOOPS):
                     span = len(self.spans)
                     self.spans.append((k, k))
                     index(statement.body, branches, statement)
-                    self.spans[span] = (k, len(self.statements) - 1)
+                    self.spans[span] = self.loop_spans[k] = (k, len(self.statements) - 1)
                     index(statement.orelse, branches, statement)
                 else:
                     index(getattr(statement, "body", []), branches, loop)
@@ -346,9 +354,9 @@ class ReverseAD(RuleCalls, Transform):
             return [statement, *self._nested_rrule(statement)]
         if isinstance(statement, gast.If):
             return self._forward_if(statement)
-        if isinstance(statement, gast.For | gast.While):
+        if isinstance(statement, _LOOPS):
             return self._forward_loop(statement)
-        if isinstance(statement, gast.Break | gast.Continue):
+        if isinstance(statement, _JUMPS):
             return [*self._record_exit(self.enclosing[-1]), statement]
         if isinstance(statement, gast.Return):
             return self._forward_return(statement)
@@ -410,9 +418,16 @@ class ReverseAD(RuleCalls, Transform):
             syntax.located(make(gast.If, test=statement.test, body=body, orelse=orelse), statement)
         ]
 
+    def _falls_through(self, block: list[gast.stmt]) -> bool:
+        """`falls_through(block)`, for a block of the function, found once per block."""
+        known = self.falls.get(id(block))
+        if known is None:
+            known = self.falls[id(block)] = falls_through(block)
+        return known
+
     def _needs_test(self, statement: gast.If) -> bool:
         """Whether the pullback must know which branch ran (both can run and fall through)."""
-        return falls_through(statement.body) and falls_through(statement.orelse)
+        return self._falls_through(statement.body) and self._falls_through(statement.orelse)
 
     def _forward_branch(
         self, statement: gast.If, block: list[gast.stmt], package: str | None
@@ -424,7 +439,7 @@ class ReverseAD(RuleCalls, Transform):
             kept = loop.names[start:]
             del loop.names[start:]
             self.branch_names[id(block)] = kept
-            if falls_through(block):
+            if self._falls_through(block):
                 out.append(assign(store(package), names_tuple(kept, LOAD)))
         return out if out or block is statement.orelse else [make(gast.Pass)]
 
@@ -453,7 +468,7 @@ class ReverseAD(RuleCalls, Transform):
         self.path = []
         self.enclosing.append(loop)
         body = self._forward_block(statement.body)
-        if falls_through(statement.body):
+        if self._falls_through(statement.body):
             body += self._record_exit(loop)
         self.enclosing.pop()
         self.path = self.segments.pop()
@@ -475,18 +490,16 @@ class ReverseAD(RuleCalls, Transform):
     def _count_exits(self, body: list[gast.stmt]) -> int:
         """Exits of an iteration: the end of the body, each `break` and `continue` of this
         loop, and each `return` anywhere inside it (but in a nested function)."""
-        count = 1 if falls_through(body) else 0
+        count = 1 if self._falls_through(body) else 0
 
         def visit(block: list[gast.stmt], own: bool) -> None:
             nonlocal count
             for statement in block:
-                if isinstance(statement, gast.Return) or (
-                    own and isinstance(statement, gast.Break | gast.Continue)
-                ):
+                if isinstance(statement, gast.Return) or (own and isinstance(statement, _JUMPS)):
                     count += 1
                 if isinstance(statement, gast.FunctionDef):
                     continue  # a nested function's returns are its own
-                nested_own = own and not isinstance(statement, gast.For | gast.While)
+                nested_own = own and not isinstance(statement, _LOOPS)
                 visit(getattr(statement, "body", []), nested_own)
                 visit(getattr(statement, "orelse", []), nested_own)
 
@@ -676,8 +689,7 @@ class ReverseAD(RuleCalls, Transform):
 
     def _span(self, loop: gast.stmt) -> tuple[int, int]:
         """The positions (in source order) of a loop and of the last statement in it."""
-        k = self.order[id(loop)]
-        return next(span for span in self.spans if span[0] == k)
+        return self.loop_spans[self.order[id(loop)]]
 
     def _keep_once(self, name: str) -> None:
         if self.enclosing and name not in self.enclosing[-1].names:
@@ -701,14 +713,14 @@ class ReverseAD(RuleCalls, Transform):
             if base in self.buffers and self.kinds is not None and self.kinds.of(value) == FLOAT:
                 # One element: `+=` on a float, which takes a symbolic zero too.
                 element = make(gast.Subscript, value=load(self._bar(base)), slice=index, ctx=STORE)
-                code.append(make(gast.AugAssign, target=element, op=make(gast.Add), value=seed))
+                code.append(make(gast.AugAssign, target=element, op=ADD, value=seed))
             elif base in self.buffers:
                 place = self._index_value(index)
-                added = call(self.ctx.bind(add_at, "add_at"), [load(self._bar(base)), place, seed])
+                added = call(self._bind(add_at, "add_at"), [load(self._bar(base)), place, seed])
                 code.append(make(gast.Expr, value=added))
             else:
                 place = self._index_value(index)
-                scattered = call(self.ctx.bind(scatter, "scatter"), [saved["a"], place, seed])
+                scattered = call(self._bind(scatter, "scatter"), [saved["a"], place, seed])
                 self._accumulate(base, scattered, code)
             return code + self._restart([target], statement)
         names = {role: expression for role, expression in saved.items()}
@@ -720,12 +732,12 @@ class ReverseAD(RuleCalls, Transform):
         uniform = statement in self.uniform_reductions or (
             target in self.uniform and write.elementwise
         )
-        for name, cotangent in write.write(names, self.ctx.bind, uniform):
+        for name, cotangent in write.write(names, self._bind, uniform):
             previous = totals.get(name)
             totals[name] = (
                 cotangent
                 if previous is None
-                else make(gast.BinOp, left=previous, op=make(gast.Add), right=cotangent)
+                else make(gast.BinOp, left=previous, op=ADD, right=cotangent)
             )
         # The result's own name last: its cotangent is the seed the others read.
         for name in sorted(totals, key=lambda n: n == target):
@@ -792,7 +804,7 @@ class ReverseAD(RuleCalls, Transform):
         body: list[gast.stmt] = []
         for name in self.buffers:  # cotangents that indexing accumulates into, in place
             shape = make(gast.Attribute, value=load(name), attr="shape", ctx=LOAD)
-            zeros = call(self.ctx.bind(np.zeros, "zeros"), [shape])
+            zeros = call(self._bind(np.zeros, "zeros"), [shape])
             body.append(assign(store(self._bar(name)), zeros))
             self.seen.add(name)
         if isinstance(result, gast.Name) and result.id in self.needed:
@@ -814,15 +826,15 @@ class ReverseAD(RuleCalls, Transform):
                 )
                 for name in self.ctx.captured
             ]
-            function_type = load(self.ctx.bind(types.FunctionType, "FunctionType"))
-            bars[0] = call(self.ctx.bind(Tangent, "Tangent"), [function_type], fields)
+            function_type = load(self._bind(types.FunctionType, "FunctionType"))
+            bars[0] = call(self._bind(Tangent, "Tangent"), [function_type], fields)
         for arg in [*self.function.args.posonlyargs, *self.function.args.args]:
             kind = self.ctx.kinds.get(arg.id)
             if arg.id not in self.ctx.wrt or (kind is not None and kind[0] == "i"):
                 bars.append(self._zero(NoTangent))
             elif arg.id in self.seen and arg.id in self.uniform:  # a uniform float: expanded
                 bars.append(
-                    call(self.ctx.bind(expand, "expand"), [load(self._bar(arg.id)), load(arg.id)])
+                    call(self._bind(expand, "expand"), [load(self._bar(arg.id)), load(arg.id)])
                 )
             elif arg.id in self.seen:
                 bars.append(load(self._bar(arg.id)))
@@ -834,7 +846,7 @@ class ReverseAD(RuleCalls, Transform):
             if star.id not in self.ctx.wrt:
                 bar = self._zero(NoTangent)
             count = call(self._builtin(len), [load(star.id)])
-            split = call(self.ctx.bind(elements_of, "elements_of"), [bar, count])
+            split = call(self._bind(elements_of, "elements_of"), [bar, count])
             bars.append(make(gast.Starred, value=split, ctx=LOAD))
         return bars
 
@@ -854,7 +866,7 @@ class ReverseAD(RuleCalls, Transform):
         entered = block[index]
         if isinstance(entered, gast.If):
             out += self._reverse_prefix(rest)
-        elif isinstance(entered, gast.For | gast.While):
+        elif isinstance(entered, _LOOPS):
             # A `return` inside the loop: its records say how far each iteration went.
             out += self._reverse_statement(entered)
         return out + self._reverse_statements(block[:index])
@@ -873,7 +885,7 @@ class ReverseAD(RuleCalls, Transform):
     def _reverse_statement(self, statement: gast.stmt) -> list[gast.stmt]:
         if isinstance(statement, gast.If):
             return self._reverse_if(statement)
-        if isinstance(statement, gast.For | gast.While):
+        if isinstance(statement, _LOOPS):
             return self._reverse_loop(statement)
         if isinstance(statement, gast.Assign) and self._differentiated(statement):
             return self._reverse_assign(statement)
@@ -948,7 +960,10 @@ class ReverseAD(RuleCalls, Transform):
     def _reverse_if(self, statement: gast.If) -> list[gast.stmt]:
         # Only a branch that falls through can have run before what follows the `if`.
         live = [
-            s for block in (statement.body, statement.orelse) if falls_through(block) for s in block
+            s
+            for block in (statement.body, statement.orelse)
+            if self._falls_through(block)
+            for s in block
         ]
         if not self._has_content(live):
             return []
@@ -963,7 +978,7 @@ class ReverseAD(RuleCalls, Transform):
                     kept = self.branch_names[id(block)]
                     code.append(assign(names_tuple(kept, STORE), load(self.packages[statement])))
                 code += self._reverse_statements(block)
-                branches.append(code if falls_through(block) else None)
+                branches.append(code if self._falls_through(block) else None)
         then, orelse = branches
         self.seen = entry
         if then is not None and orelse is not None:
@@ -1133,7 +1148,7 @@ class ReverseAD(RuleCalls, Transform):
         """Add `value` to `name`'s cotangent (binding it the first time)."""
         if name in self.seen:
             total = load(self._bar(name))
-            value = make(gast.BinOp, left=total, op=make(gast.Add), right=value)
+            value = make(gast.BinOp, left=total, op=ADD, right=value)
         self.seen.add(name)
         after.append(assign(store(self._bar(name)), value))
 
@@ -1150,7 +1165,7 @@ class ReverseAD(RuleCalls, Transform):
         after.append(
             assign(
                 store(total),
-                make(gast.BinOp, left=load(total), op=make(gast.Add), right=load(partial)),
+                make(gast.BinOp, left=load(total), op=ADD, right=load(partial)),
             )
         )
         return store(partial)
@@ -1174,7 +1189,7 @@ class ReverseAD(RuleCalls, Transform):
                 code: list[gast.stmt] = [
                     assign(
                         store(self._bar(source)),
-                        make(gast.BinOp, left=total, op=make(gast.Add), right=seed),
+                        make(gast.BinOp, left=total, op=ADD, right=seed),
                     )
                 ]
             else:
@@ -1231,7 +1246,7 @@ class ReverseAD(RuleCalls, Transform):
     def _location_comment(self, statement: gast.stmt) -> gast.stmt:
         source = self.ctx.source
         text = source.line(statement.lineno).strip()
-        where = f"{os.path.basename(source.filename)}:{statement.lineno}"
+        where = f"{self.filename}:{statement.lineno}"
         return syntax.comment(f"{where}  {text}" if text else where)
 
 
