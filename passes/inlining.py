@@ -150,7 +150,7 @@ def _names_in(text: str) -> frozenset[str]:
 UNIFORM_REDUCTION: dict[Any, str] = {np.sum: "y_bar", np.mean: "y_bar / a.size"}
 
 
-@dataclass
+@dataclass(slots=True)
 class Plan:
     """How one statement `y = op(...)` is inlined.
 
@@ -205,6 +205,13 @@ class Plan:
         return out
 
 
+# The functions templates name besides the helpers, from the module of the primal.
+_FUNCTIONS: dict[Any, dict[str, Any]] = {
+    module: {name: getattr(module, name) for name in ("cos", "sin", "cosh", "sinh")}
+    for module in (math, np)
+}
+
+
 def adjoint_of(
     primal: Any,
     value: gast.expr,
@@ -256,9 +263,9 @@ def adjoint_of(
         (primal in BINARY or primal is operator.pow) and _stretched(kinds, p, result)
         for p in range(len(texts))
     ]
-    module = math if getattr(primal, "__module__", None) == "math" else np
-    functions = {name: getattr(module, name) for name in ("cos", "sin", "cosh", "sinh")}
+    functions = _FUNCTIONS[math if getattr(primal, "__module__", None) == "math" else np]
     plan = Plan({}, texts, operands, stretched, functions, reduction, elementwise)
+    role_kinds = {"a": kinds[0], "b": kinds[-1]}
     for position, text in enumerate(texts):
         operand = operands[position]
         if text is None or not (isinstance(operand, gast.Name) and operand.id in active):
@@ -267,7 +274,7 @@ def adjoint_of(
         used = set(_names_in(text))
         roles = {"a": operands[0], "b": operands[-1]}
         # A uniform seed stays uniform where the template multiplies it by floats only.
-        arrays = [r for r in ("a", "b") if r in used and (kind_of(roles[r]) or ("f", 1))[1]]
+        arrays = [r for r in ("a", "b") if r in used and role_kinds[r][1]]  # type: ignore[index]
         if elementwise and not arrays and not ("y" in used and result[1] > 0):
             plan.passes_uniform.add(operand.id)
         if stretched[position]:

@@ -63,7 +63,7 @@ def restoring(target: gast.expr) -> gast.expr:
     return target
 
 
-@dataclass
+@dataclass(slots=True)
 class Exit:
     """One way out of a loop iteration: the end of the body, a `continue`, a `break` or a
     `return`; the record appended there names what the iteration kept."""
@@ -73,7 +73,7 @@ class Exit:
     append: gast.Expr | None = None  # the statement appending the record to the tape
 
 
-@dataclass
+@dataclass(slots=True)
 class Loop:
     """A loop whose iterations keep records on a tape for the pullback."""
 
@@ -132,6 +132,7 @@ class ReverseAD(RuleCalls, Transform):
         self.needed = self._needed()
         self.differentiated: dict[gast.stmt, bool] = {}  # `_differentiated`'s answers
         self._index_uses()
+        self._count_content()
         self.enclosing: list[Loop] = []
         self.segments: list[Path] = []  # the path to each enclosing loop, outermost first
         self.path: Path = []  # the path from the innermost loop's body (or the function's)
@@ -330,9 +331,20 @@ class ReverseAD(RuleCalls, Transform):
     def _has_content(self, statements: list[gast.stmt]) -> bool:
         """Whether the reverse of `statements` does anything: differentiates through one,
         or resets a cotangent where one overwrites a name."""
-        return any(
-            self._differentiated(s) or self._overwritten(s) for s in self._nested(statements)
-        )
+        counts = self.with_content  # read off the counts: no walk of the nested statements
+        for statement in statements:
+            k = self.order[id(statement)]
+            if counts[self.ends[k] + 1] > counts[k]:
+                return True
+        return False
+
+    def _count_content(self) -> None:
+        """How many statements before each position have a reverse that does something
+        (`_has_content` of one statement), and one more for the end."""
+        self.with_content = [0]
+        for statement in self.statements:
+            own = self._differentiated(statement) or bool(self._overwritten(statement))
+            self.with_content.append(self.with_content[-1] + own)
 
     # -- forward sweep -------------------------------------------------------------------
 
