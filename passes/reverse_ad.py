@@ -31,6 +31,7 @@ Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost firs
 # anew each time the test runs.
 _LOOPS = (gast.For, gast.While)
 _JUMPS = (gast.Break, gast.Continue)
+_BINDING = (gast.Assign, gast.For)
 
 # The statements with blocks (`body`, and maybe `orelse`) whose statements are the
 # function's: all but nested functions.
@@ -126,6 +127,7 @@ class ReverseAD(RuleCalls, Transform):
         self.packages: dict[gast.If, str] = {}
         self.loops: dict[gast.stmt, Loop] = {}
         self.operand_names: dict[gast.stmt, list[str]] = {}  # `_operand_names`'s answers
+        self.targets: dict[gast.stmt, list[str]] = {}  # `_targets`'s answers
         self.falls: dict[int, bool] = {}  # `_falls_through`'s answers, by the block's id
         self._index_statements(function)
         self.returns = [s for s in self.statements if isinstance(s, gast.Return)]
@@ -167,11 +169,10 @@ class ReverseAD(RuleCalls, Transform):
             if not self._candidate(statement):
                 continue
             if isinstance(statement, gast.For):
-                targets, read = target_names(statement.target), {statement.iter.id}
+                read = {statement.iter.id}
             else:
-                targets = target_names(statement.targets[0])
                 read = {n for n in self._operand_names(statement) if n in self.active}
-            for target in targets:
+            for target in self._targets(statement):
                 feeds.setdefault(target, []).append(read)
         todo = list(needed)
         while todo:
@@ -210,9 +211,9 @@ class ReverseAD(RuleCalls, Transform):
                 self.ends.append(k)
                 self.loop_around[id(statement)] = loop
                 if isinstance(statement, gast.Assign):
-                    names, place = target_names(statement.targets[0]), (k, loop)
+                    names, place = self._targets(statement), (k, loop)
                 elif isinstance(statement, gast.For):  # assigned by each iteration
-                    names, place = target_names(statement.target), (k, statement)
+                    names, place = self._targets(statement), (k, statement)
                 else:
                     names = []
                 for name in names:
@@ -258,10 +259,10 @@ class ReverseAD(RuleCalls, Transform):
             if isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name):
                 used = [statement.iter.id]
                 if self._differentiated(statement):
-                    used += target_names(statement.target)
+                    used += self._targets(statement)
             elif isinstance(statement, gast.Assign) and self._differentiated(statement):
                 used = [*self._operand_names(statement)]
-                used += target_names(statement.targets[0])
+                used += self._targets(statement)
             for name in used:
                 self.uses.setdefault(name, []).append(k)
 
@@ -303,9 +304,15 @@ class ReverseAD(RuleCalls, Transform):
     def _differentiates(self, statement: gast.stmt) -> bool:
         if not self._candidate(statement):
             return False
-        if isinstance(statement, gast.For):
-            return bool(set(target_names(statement.target)) & self.needed)
-        return bool(set(target_names(statement.targets[0])) & self.needed)
+        return bool(set(self._targets(statement)) & self.needed)
+
+    def _targets(self, statement: gast.Assign | gast.For) -> list[str]:
+        """The names an assignment or a loop binds, found once per statement."""
+        names = self.targets.get(statement)
+        if names is None:
+            target = statement.target if isinstance(statement, gast.For) else statement.targets[0]
+            names = self.targets[statement] = target_names(target)
+        return names
 
     def _operand_names(self, statement: gast.Assign) -> list[str]:
         """The names of `_operands(statement)`, found once per statement."""
@@ -318,15 +325,9 @@ class ReverseAD(RuleCalls, Transform):
         """The names with cotangents that `statement` assigns a value with no derivative
         (`r = clip`, `for r in constants`): the reverse resets their cotangents there, or
         an earlier value of the name would receive what the later one was owed."""
-        if isinstance(statement, gast.For):
-            targets = target_names(statement.target)
-        elif isinstance(statement, gast.Assign):
-            targets = target_names(statement.targets[0])
-        else:
+        if not isinstance(statement, _BINDING) or self._differentiated(statement):
             return []
-        if self._differentiated(statement):
-            return []
-        return [name for name in targets if name in self.needed]
+        return [name for name in self._targets(statement) if name in self.needed]
 
     def _has_content(self, statements: list[gast.stmt]) -> bool:
         """Whether the reverse of `statements` does anything: differentiates through one,
@@ -383,7 +384,7 @@ class ReverseAD(RuleCalls, Transform):
         args, keywords = self._arguments(statement)
         if isinstance(statement.value, gast.Subscript):
             args[1] = self._index_value(args[1])
-        names = target_names(statement.targets[0])
+        names = self._targets(statement)
         pullback = self.ctx.namer.fresh(naming.pullback("_".join(names)))
         self.pullbacks[statement] = pullback
         self._keep(pullback)
@@ -902,7 +903,7 @@ class ReverseAD(RuleCalls, Transform):
         if isinstance(statement, gast.Assign) and self._differentiated(statement):
             return self._reverse_assign(statement)
         if isinstance(statement, gast.Assign):  # a value with no derivative: a fresh start
-            return self._forget(target_names(statement.targets[0]), statement)
+            return self._forget(self._targets(statement), statement)
         return []
 
     def _forget(self, names: list[str], statement: gast.stmt) -> list[gast.stmt]:
@@ -922,9 +923,9 @@ class ReverseAD(RuleCalls, Transform):
         for statement in self._nested(statements):
             if isinstance(statement, gast.For) and statement in self.rules:
                 assert isinstance(statement.iter, gast.Name)
-                touched += [*target_names(statement.target), statement.iter.id]
+                touched += [*self._targets(statement), statement.iter.id]
             elif isinstance(statement, gast.Assign) and self._differentiated(statement):
-                touched += target_names(statement.targets[0])
+                touched += self._targets(statement)
                 touched += self._operand_names(statement)
             else:
                 touched += self._overwritten(statement)
@@ -933,7 +934,7 @@ class ReverseAD(RuleCalls, Transform):
     def _iteration_locals(self, statement: gast.For | gast.While) -> set[str]:
         """Names each iteration assigns before any use and nothing after the loop reads:
         their cotangents live within one iteration's reverse, like straight-line code."""
-        defined = set(target_names(statement.target)) if isinstance(statement, gast.For) else set()
+        defined = set(self._targets(statement)) if isinstance(statement, gast.For) else set()
         exposed: set[str] = set()
         for top in statement.body:
             for inner in self._nested([top]):
@@ -942,13 +943,13 @@ class ReverseAD(RuleCalls, Transform):
                 elif isinstance(inner, gast.For) and isinstance(inner.iter, gast.Name):
                     exposed |= {inner.iter.id} - defined
             if isinstance(top, gast.Assign):
-                defined |= set(target_names(top.targets[0]))
+                defined |= set(self._targets(top))
         nested = {
             n
             for top in statement.body
             if not isinstance(top, gast.Assign)
             for inner in self._nested([top])
-            for n in (target_names(inner.targets[0]) if isinstance(inner, gast.Assign) else [])
+            for n in (self._targets(inner) if isinstance(inner, gast.Assign) else [])
         }
         return defined - exposed - nested - self.seen
 
@@ -1185,8 +1186,7 @@ class ReverseAD(RuleCalls, Transform):
     def _reverse_assign(self, statement: gast.Assign) -> list[gast.stmt]:
         if statement in self.inlined:
             return self._reverse_inlined(statement)
-        target = statement.targets[0]
-        defined = target_names(target)
+        defined = self._targets(statement)
         if is_unpacking(statement):
             seed: gast.expr = make(gast.Tuple, elts=[self._seed(n) for n in defined], ctx=LOAD)
         else:
