@@ -462,7 +462,7 @@ class ReverseAD(RuleCalls, Transform):
         if not returns and not self._has_content([statement]):
             return [statement]
         loop = Loop(statement, self.ctx.namer.fresh(f"{self.function.name}_tape"))
-        loop.exit_count = self._count_exits(statement.body)
+        loop.exit_count = self._count_exits(statement)
         loop.outermost = not self.enclosing
         self.loops[statement] = loop
         before: list[gast.stmt] = [assign(store(loop.tape), make(gast.List, elts=[], ctx=LOAD))]
@@ -500,23 +500,16 @@ class ReverseAD(RuleCalls, Transform):
             syntax.located(node, statement)
         return [*before, syntax.located(new, statement)]
 
-    def _count_exits(self, body: list[gast.stmt]) -> int:
+    def _count_exits(self, loop: gast.For | gast.While) -> int:
         """Exits of an iteration: the end of the body, each `break` and `continue` of this
-        loop, and each `return` anywhere inside it (but in a nested function)."""
-        count = 1 if self._falls_through(body) else 0
-
-        def visit(block: list[gast.stmt], own: bool) -> None:
-            nonlocal count
-            for statement in block:
-                if isinstance(statement, gast.Return) or (own and isinstance(statement, _JUMPS)):
-                    count += 1
-                if isinstance(statement, gast.FunctionDef):
-                    continue  # a nested function's returns are its own
-                nested_own = own and not isinstance(statement, _LOOPS)
-                visit(getattr(statement, "body", []), nested_own)
-                visit(getattr(statement, "orelse", []), nested_own)
-
-        visit(body, True)
+        loop (none in a loop inside it), and each `return` anywhere inside it (but in a
+        nested function)."""
+        count = 1 if self._falls_through(loop.body) else 0
+        for statement in self._nested(loop.body):
+            if isinstance(statement, gast.Return) or (
+                isinstance(statement, _JUMPS) and self.loop_around[id(statement)] is loop
+            ):
+                count += 1
         return count
 
     def _record_exit(self, loop: Loop) -> list[gast.stmt]:
@@ -736,7 +729,7 @@ class ReverseAD(RuleCalls, Transform):
                 scattered = call(self._bind(scatter, "scatter"), [saved["a"], place, seed])
                 self._accumulate(base, scattered, code)
             return code + self._restart([target], statement)
-        names = {role: expression for role, expression in saved.items()}
+        names = dict(saved)
         args, _ = self._arguments(statement)
         for role, arg in zip(("a", "b"), args, strict=False):
             names.setdefault(role, arg)
@@ -753,7 +746,8 @@ class ReverseAD(RuleCalls, Transform):
                 else make(gast.BinOp, left=previous, op=ADD, right=cotangent)
             )
         # The result's own name last: its cotangent is the seed the others read.
-        for name in sorted(totals, key=lambda n: n == target):
+        last = [target] if target in totals else []
+        for name in [*(n for n in totals if n != target), *last]:
             cotangent = totals[name]
             if name == target and isinstance(cotangent, gast.Name) and name not in self.seen:
                 self.seen.add(name)  # `x_bar = x_bar`: the cotangent passes straight through
