@@ -27,6 +27,7 @@ import numpy as np
 from srcad import syntax
 from srcad.kinds import Kind
 from srcad.passes.kinds import binary, call, subscript
+from srcad.passes.rule_calls import LOAD, make
 from srcad.primitives import logabsdet
 from srcad.projection import fill_like, outer, sum_to
 
@@ -93,43 +94,63 @@ def template(text: str, names: dict[str, gast.expr], bind: Callable[[Any, str], 
              functions: dict[str, Any]) -> gast.expr:  # fmt: skip
     """Parse a template and put the expressions of `names` in place of its names; any
     other name is a function from `functions` (or a helper), bound for emitted code."""
-    result: gast.expr = _Substitute(text, names, bind, functions).visit(_expression(text))
+    result: gast.expr = _Substitute(text, names, bind, functions).copy(_parsed(text))
     return result
 
 
-class _Substitute(syntax.Rewriter):
-    """A template's names replaced: by copies of the expressions of `names` (no node is
-    shared between two places), or by the names emitted code reaches its functions by."""
+class _Substitute:
+    """A copy of a template with its names replaced: by copies of the expressions of
+    `names` (no node is shared between two places), or by the names emitted code reaches
+    its functions by. One pass over the template, copying as it goes; children are
+    visited as `syntax.Rewriter` visits them (last field first), so functions are bound
+    in the same order."""
 
     def __init__(self, text: str, names: dict[str, gast.expr], bind: Callable[[Any, str], str],
                  functions: dict[str, Any]) -> None:  # fmt: skip
         self.text, self.names, self.bind, self.functions = text, names, bind, functions
 
-    def visit_Name(self, node: gast.Name) -> gast.expr:  # noqa: N802 (the visitor's name)
+    def copy(self, node: gast.AST) -> gast.AST:
+        cls = node.__class__
+        if cls is gast.Name:
+            return self._name(node)
+        new = cls.__new__(cls)
+        state = new.__dict__ = node.__dict__.copy()
+        for name in syntax.child_fields(cls):
+            child = state.get(name)
+            if child.__class__ is list:
+                state[name] = [self.copy(c) if isinstance(c, gast.AST) else c for c in child]
+            elif isinstance(child, gast.AST):
+                state[name] = self.copy(child)
+        return new
+
+    def _name(self, node: gast.Name) -> gast.expr:
         if node.id in self.names:
-            return syntax.copy_tree(self.names[node.id])
+            copied: gast.expr = syntax.copy_tree(self.names[node.id])
+            return copied
         value = self.functions.get(node.id, HELPERS.get(node.id))
         assert value is not None, f"template {self.text!r} names {node.id!r}"
-        return gast.Name(id=self.bind(value, node.id), ctx=gast.Load(), annotation=None,
+        return make(gast.Name, id=self.bind(value, node.id), ctx=LOAD, annotation=None,
                          type_comment=None)  # fmt: skip
 
 
 @functools.cache
 def _parsed(text: str) -> gast.expr:
+    """A template's tree, parsed once: `template` copies it, and nothing changes it."""
     statement = syntax.parse(text).body[0]
     assert isinstance(statement, gast.Expr)
     return statement.value
 
 
-def _expression(text: str) -> gast.expr:
-    """A fresh tree of a template (the cache keeps one to copy)."""
-    return syntax.copy_tree(_parsed(text))
+@functools.cache
+def _names_in(text: str) -> frozenset[str]:
+    """The names a template reads."""
+    return frozenset(n.id for n in syntax.walk(_parsed(text)) if isinstance(n, gast.Name))
 
 
 UNIFORM_REDUCTION: dict[Any, str] = {np.sum: "y_bar", np.mean: "y_bar / a.size"}
 
 
-@dataclass
+@dataclass(slots=True)
 class Plan:
     """How one statement `y = op(...)` is inlined.
 
@@ -170,14 +191,25 @@ class Plan:
                 text = UNIFORM_REDUCTION[self.reduction]
             expression = template(text, names, bind, self.functions)
             if self.stretched[position]:
-                function = gast.Name(
-                    id=bind(sum_to, "sum_to"), ctx=gast.Load(), annotation=None, type_comment=None
+                function = make(
+                    gast.Name,
+                    id=bind(sum_to, "sum_to"),
+                    ctx=LOAD,
+                    annotation=None,
+                    type_comment=None,
                 )
                 original = names["a" if position == 0 else "b"]
                 args = [expression, original] + ([names["y"]] if uniform else [])
-                expression = gast.Call(func=function, args=args, keywords=[])
+                expression = make(gast.Call, func=function, args=args, keywords=[])
             out.append((operand.id, expression))
         return out
+
+
+# The functions templates name besides the helpers, from the module of the primal.
+_FUNCTIONS: dict[Any, dict[str, Any]] = {
+    module: {name: getattr(module, name) for name in ("cos", "sin", "cosh", "sinh")}
+    for module in (math, np)
+}
 
 
 def adjoint_of(
@@ -231,18 +263,18 @@ def adjoint_of(
         (primal in BINARY or primal is operator.pow) and _stretched(kinds, p, result)
         for p in range(len(texts))
     ]
-    module = math if getattr(primal, "__module__", None) == "math" else np
-    functions = {name: getattr(module, name) for name in ("cos", "sin", "cosh", "sinh")}
+    functions = _FUNCTIONS[math if getattr(primal, "__module__", None) == "math" else np]
     plan = Plan({}, texts, operands, stretched, functions, reduction, elementwise)
+    role_kinds = {"a": kinds[0], "b": kinds[-1]}
     for position, text in enumerate(texts):
         operand = operands[position]
         if text is None or not (isinstance(operand, gast.Name) and operand.id in active):
             texts[position] = None
             continue
-        used = {n.id for n in syntax.walk(_parsed(text)) if isinstance(n, gast.Name)}
+        used = set(_names_in(text))
         roles = {"a": operands[0], "b": operands[-1]}
         # A uniform seed stays uniform where the template multiplies it by floats only.
-        arrays = [r for r in ("a", "b") if r in used and (kind_of(roles[r]) or ("f", 1))[1]]
+        arrays = [r for r in ("a", "b") if r in used and role_kinds[r][1]]  # type: ignore[index]
         if elementwise and not arrays and not ("y" in used and result[1] > 0):
             plan.passes_uniform.add(operand.id)
         if stretched[position]:

@@ -20,26 +20,41 @@ from srcad.passes.base import Context, Transform
 from srcad.passes.inlining import Plan, adjoint_of, index_adjoint
 from srcad.passes.kinds import Kinds
 from srcad.passes.operation_rules import OperationRules
-from srcad.passes.rule_calls import RuleCalls, call, constant
-from srcad.passes.to_anf import falls_through, is_copy, is_unpacking, load, store, walk_statements
+from srcad.passes.rule_calls import ADD, LOAD, STORE, RuleCalls, call, constant, load, make, store
+from srcad.passes.to_anf import falls_through, is_copy, is_unpacking
 from srcad.projection import add_at, expand, scatter
 from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
 
 Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost first
 
+# Classes `isinstance` tests often, as tuples: a union (`gast.For | gast.While`) is built
+# anew each time the test runs.
+_LOOPS = (gast.For, gast.While)
+_JUMPS = (gast.Break, gast.Continue)
+_BINDING = (gast.Assign, gast.For)
+
+# The statements with blocks (`body`, and maybe `orelse`) whose statements are the
+# function's: all but nested functions.
+_COMPOUND: frozenset[type] = frozenset(
+    cls
+    for cls in vars(gast).values()
+    if isinstance(cls, type) and issubclass(cls, gast.stmt) and "body" in getattr(cls, "_fields")  # noqa: B009
+    and cls is not gast.FunctionDef
+)  # fmt: skip
+
 
 def assign(target: gast.expr, value: gast.expr) -> gast.Assign:
-    return gast.Assign(targets=[target], value=value, type_comment=None)
+    return make(gast.Assign, targets=[target], value=value, type_comment=None)
 
 
 def names_tuple(names: list[str], ctx: gast.AST) -> gast.Tuple:
-    make = store if isinstance(ctx, gast.Store) else load
-    return gast.Tuple(elts=[make(n) for n in names], ctx=ctx)
+    name = store if isinstance(ctx, gast.Store) else load
+    return make(gast.Tuple, elts=[name(n) for n in names], ctx=ctx)
 
 
 def record_target(names: list[str]) -> gast.expr:
     """Where the pullback unpacks a tape record of `names` (no exit id)."""
-    return restoring(store(names[0]) if len(names) == 1 else names_tuple(names, gast.Store()))
+    return restoring(store(names[0]) if len(names) == 1 else names_tuple(names, STORE))
 
 
 def restoring(target: gast.expr) -> gast.expr:
@@ -49,7 +64,7 @@ def restoring(target: gast.expr) -> gast.expr:
     return target
 
 
-@dataclass
+@dataclass(slots=True)
 class Exit:
     """One way out of a loop iteration: the end of the body, a `continue`, a `break` or a
     `return`; the record appended there names what the iteration kept."""
@@ -59,7 +74,7 @@ class Exit:
     append: gast.Expr | None = None  # the statement appending the record to the tape
 
 
-@dataclass
+@dataclass(slots=True)
 class Loop:
     """A loop whose iterations keep records on a tape for the pullback."""
 
@@ -106,19 +121,26 @@ class ReverseAD(RuleCalls, Transform):
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         function = self.prepare(tree, ctx)
+        self.filename = os.path.basename(ctx.source.filename)  # for location comments
         self.bars: dict[str, str] = {}
         self.pullbacks: dict[gast.stmt, str] = {}
         self.packages: dict[gast.If, str] = {}
         self.loops: dict[gast.stmt, Loop] = {}
-        self.returns = [s for s in walk_statements(function.body) if isinstance(s, gast.Return)]
-        self.needed = self._needed(function.body)
-        self._index_uses(function.body)
+        self.operand_names: dict[gast.stmt, list[str]] = {}  # `_operand_names`'s answers
+        self.targets: dict[gast.stmt, list[str]] = {}  # `_targets`'s answers
+        self.falls: dict[int, bool] = {}  # `_falls_through`'s answers, by the block's id
+        self._index_statements(function)
+        self.returns = [s for s in self.statements if isinstance(s, gast.Return)]
+        self.needed = self._needed()
+        self.differentiated: dict[gast.stmt, bool] = {}  # `_differentiated`'s answers
+        self._index_uses()
+        self._count_content()
         self.enclosing: list[Loop] = []
         self.segments: list[Path] = []  # the path to each enclosing loop, outermost first
         self.path: Path = []  # the path from the innermost loop's body (or the function's)
         self.branch_names: dict[int, list[str]] = {}
         self.deferred: list[tuple[gast.FunctionDef, gast.Return, Path]] = []
-        self._index_definitions(tree, function)
+        self._index_definitions(tree)
         body = self._forward_block(function.body)
         # A pullback is written once every exit of every loop is known.
         self.unrecorded: set[int] = set()  # appends of records no pullback reads
@@ -130,14 +152,12 @@ class ReverseAD(RuleCalls, Transform):
         function.body = body
         function.decorator_list = []
         function.returns = None
-        for node in syntax.walk(function):
-            if isinstance(node, gast.stmt | gast.expr) and not hasattr(node, "lineno"):
-                syntax.located(node, function)
+        _locate_unplaced(function)
         return True
 
     # -- what is differentiated ----------------------------------------------------------
 
-    def _needed(self, body: list[gast.stmt]) -> set[str]:
+    def _needed(self) -> set[str]:
         """Names whose cotangents some pullback computes: those a result depends on."""
         needed = {
             r.value.id
@@ -145,15 +165,14 @@ class ReverseAD(RuleCalls, Transform):
             if isinstance(r.value, gast.Name) and r.value.id in self.active
         }
         feeds: dict[str, list[set[str]]] = {}  # a target -> the names each assignment reads
-        for statement in walk_statements(body):
+        for statement in self.statements:
             if not self._candidate(statement):
                 continue
             if isinstance(statement, gast.For):
-                targets, read = target_names(statement.target), {statement.iter.id}
+                read = {statement.iter.id}
             else:
-                targets = target_names(statement.targets[0])
-                read = {n.id for n in self._operands(statement) if n.id in self.active}
-            for target in targets:
+                read = {n for n in self._operand_names(statement) if n in self.active}
+            for target in self._targets(statement):
                 feeds.setdefault(target, []).append(read)
         todo = list(needed)
         while todo:
@@ -162,45 +181,90 @@ class ReverseAD(RuleCalls, Transform):
                 needed |= read
         return needed
 
-    def _index_uses(self, body: list[gast.stmt]) -> None:
-        """Where each cotangent is read: the statements differentiating through each name
-        or assigning it (the reverse of an assignment reads its target's cotangent), in
-        source order, and the span of each loop."""
-        statements: list[gast.stmt] = []
+    def _index_statements(self, function: gast.FunctionDef) -> None:
+        """Every statement of the function in source order (as `walk_statements` gives
+        them), with what the reverse asks of each place: the branches and the loop around
+        it, the span of each loop, and where each name is assigned."""
+        self.statements: list[gast.stmt] = []
+        self.order: dict[int, int] = {}  # a statement's id -> its position in source order
         # Per statement, the branch of each `if` around it: two statements in different
         # branches of one `if` never both run in one pass through it.
         self.branches: list[dict[int, str]] = []
+        self.ends: list[int] = []  # per statement, the position of the last one nested in it
+        self.loop_around: dict[int, gast.stmt | None] = {}
+        self.spans: list[tuple[int, int]] = []  # a loop's position, and its body's last
+        self.loop_spans: dict[int, tuple[int, int]] = {}  # the span of the loop at a position
+        # name -> (position in source order, the loop around) of each assignment;
+        # a parameter's value counts as an assignment at position -1
+        self.definitions: dict[str, list[tuple[int, gast.stmt | None]]] = {}
+        self.defining: dict[str, list[gast.stmt]] = {}  # the statements assigning each name
+        for arg in function.args.posonlyargs + function.args.args:
+            self.definitions.setdefault(arg.id, []).append((-1, None))
 
-        def index(block: list[gast.stmt], branches: dict[int, str]) -> None:
-            for statement in block:  # as `walk_statements` orders them
-                statements.append(statement)
+        def index(block: list[gast.stmt], branches: dict[int, str], loop: gast.stmt | None
+                  ) -> None:  # fmt: skip
+            for statement in block:
+                k = len(self.statements)
+                self.statements.append(statement)
+                self.order[id(statement)] = k
                 self.branches.append(branches)
-                if isinstance(statement, gast.FunctionDef):
-                    continue
-                for side in ("body", "orelse"):
-                    inner = getattr(statement, side, [])
-                    if isinstance(statement, gast.If):
-                        index(inner, {**branches, id(statement): side})
-                    else:
-                        index(inner, branches)
+                self.ends.append(k)
+                self.loop_around[id(statement)] = loop
+                if isinstance(statement, gast.Assign):
+                    names, place = self._targets(statement), (k, loop)
+                elif isinstance(statement, gast.For):  # assigned by each iteration
+                    names, place = self._targets(statement), (k, statement)
+                else:
+                    names = []
+                for name in names:
+                    self.definitions.setdefault(name, []).append(place)
+                    self.defining.setdefault(name, []).append(statement)
+                if statement.__class__ not in _COMPOUND:
+                    continue  # nothing nested, or a function's own statements
+                if isinstance(statement, gast.If):
+                    index(statement.body, {**branches, id(statement): "body"}, loop)
+                    index(statement.orelse, {**branches, id(statement): "orelse"}, loop)
+                elif isinstance(statement, _LOOPS):
+                    span = len(self.spans)
+                    self.spans.append((k, k))
+                    index(statement.body, branches, statement)
+                    self.spans[span] = self.loop_spans[k] = (k, len(self.statements) - 1)
+                    index(statement.orelse, branches, statement)
+                else:
+                    index(getattr(statement, "body", []), branches, loop)
+                    index(getattr(statement, "orelse", []), branches, loop)
+                self.ends[k] = len(self.statements) - 1
 
-        index(body, {})
-        self.order = {id(s): k for k, s in enumerate(statements)}
+        index(function.body, {}, None)
+
+    def _nested(self, block: list[gast.stmt]) -> list[gast.stmt]:
+        """`walk_statements(block)`, read off the index: a statement and those nested in
+        it are consecutive in source order."""
+        if len(block) == 1:
+            k = self.order[id(block[0])]
+            return self.statements[k : self.ends[k] + 1]
+        out: list[gast.stmt] = []
+        for statement in block:
+            k = self.order[id(statement)]
+            out += self.statements[k : self.ends[k] + 1]
+        return out
+
+    def _index_uses(self) -> None:
+        """Where each cotangent is read: the statements differentiating through each name
+        or assigning it (the reverse of an assignment reads its target's cotangent), in
+        source order."""
         self.uses: dict[str, list[int]] = {}
-        self.spans: list[tuple[int, int]] = []
-        for k, statement in enumerate(statements):
+        for k, statement in enumerate(self.statements):
             used: list[str] = []
             if isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name):
                 used = [statement.iter.id]
                 if self._differentiated(statement):
-                    used += target_names(statement.target)
+                    used += self._targets(statement)
             elif isinstance(statement, gast.Assign) and self._differentiated(statement):
-                used = [n.id for n in self._operands(statement)]
-                used += target_names(statement.targets[0])
+                used = [*self._operand_names(statement)]
+                used += self._targets(statement)
             for name in used:
                 self.uses.setdefault(name, []).append(k)
-            if isinstance(statement, gast.For | gast.While):
-                self.spans.append((k, k + len(list(walk_statements(statement.body)))))
 
     def _read_later(self, name: str, statement: gast.stmt) -> bool:
         """Whether the reverse may read `name`'s cotangent after reaching `statement`: it
@@ -229,32 +293,59 @@ class ReverseAD(RuleCalls, Transform):
         return statement in self.rules
 
     def _differentiated(self, statement: gast.stmt) -> bool:
+        """Whether the reverse differentiates through `statement`: it has a rule (or copies
+        an active name) and assigns a name some cotangent needs. Asked many times of each
+        statement, answered once."""
+        known = self.differentiated.get(statement)
+        if known is None:
+            known = self.differentiated[statement] = self._differentiates(statement)
+        return known
+
+    def _differentiates(self, statement: gast.stmt) -> bool:
         if not self._candidate(statement):
             return False
-        if isinstance(statement, gast.For):
-            return bool(set(target_names(statement.target)) & self.needed)
-        return bool(set(target_names(statement.targets[0])) & self.needed)
+        return bool(set(self._targets(statement)) & self.needed)
+
+    def _targets(self, statement: gast.Assign | gast.For) -> list[str]:
+        """The names an assignment or a loop binds, found once per statement."""
+        names = self.targets.get(statement)
+        if names is None:
+            target = statement.target if isinstance(statement, gast.For) else statement.targets[0]
+            names = self.targets[statement] = target_names(target)
+        return names
+
+    def _operand_names(self, statement: gast.Assign) -> list[str]:
+        """The names of `_operands(statement)`, found once per statement."""
+        names = self.operand_names.get(statement)
+        if names is None:
+            names = self.operand_names[statement] = [n.id for n in self._operands(statement)]
+        return names
 
     def _overwritten(self, statement: gast.stmt) -> list[str]:
         """The names with cotangents that `statement` assigns a value with no derivative
         (`r = clip`, `for r in constants`): the reverse resets their cotangents there, or
         an earlier value of the name would receive what the later one was owed."""
-        if isinstance(statement, gast.For):
-            targets = target_names(statement.target)
-        elif isinstance(statement, gast.Assign):
-            targets = target_names(statement.targets[0])
-        else:
+        if not isinstance(statement, _BINDING) or self._differentiated(statement):
             return []
-        if self._differentiated(statement):
-            return []
-        return [name for name in targets if name in self.needed]
+        return [name for name in self._targets(statement) if name in self.needed]
 
     def _has_content(self, statements: list[gast.stmt]) -> bool:
         """Whether the reverse of `statements` does anything: differentiates through one,
         or resets a cotangent where one overwrites a name."""
-        return any(
-            self._differentiated(s) or self._overwritten(s) for s in walk_statements(statements)
-        )
+        counts = self.with_content  # read off the counts: no walk of the nested statements
+        for statement in statements:
+            k = self.order[id(statement)]
+            if counts[self.ends[k] + 1] > counts[k]:
+                return True
+        return False
+
+    def _count_content(self) -> None:
+        """How many statements before each position have a reverse that does something
+        (`_has_content` of one statement), and one more for the end."""
+        self.with_content = [0]
+        for statement in self.statements:
+            own = self._differentiated(statement) or bool(self._overwritten(statement))
+            self.with_content.append(self.with_content[-1] + own)
 
     # -- forward sweep -------------------------------------------------------------------
 
@@ -276,9 +367,9 @@ class ReverseAD(RuleCalls, Transform):
             return [statement, *self._nested_rrule(statement)]
         if isinstance(statement, gast.If):
             return self._forward_if(statement)
-        if isinstance(statement, gast.For | gast.While):
+        if isinstance(statement, _LOOPS):
             return self._forward_loop(statement)
-        if isinstance(statement, gast.Break | gast.Continue):
+        if isinstance(statement, _JUMPS):
             return [*self._record_exit(self.enclosing[-1]), statement]
         if isinstance(statement, gast.Return):
             return self._forward_return(statement)
@@ -293,11 +384,11 @@ class ReverseAD(RuleCalls, Transform):
         args, keywords = self._arguments(statement)
         if isinstance(statement.value, gast.Subscript):
             args[1] = self._index_value(args[1])
-        names = target_names(statement.targets[0])
+        names = self._targets(statement)
         pullback = self.ctx.namer.fresh(naming.pullback("_".join(names)))
         self.pullbacks[statement] = pullback
         self._keep(pullback)
-        both = gast.Tuple(elts=[statement.targets[0], store(pullback)], ctx=gast.Store())
+        both = make(gast.Tuple, elts=[statement.targets[0], store(pullback)], ctx=STORE)
         return [syntax.located(assign(both, call(rule_name, args, keywords)), statement)]
 
     def _nested_rrule(self, function: gast.FunctionDef) -> list[gast.stmt]:
@@ -324,7 +415,9 @@ class ReverseAD(RuleCalls, Transform):
             body = self._forward_branch(statement, statement.body, None)
             orelse = self._forward_branch(statement, statement.orelse, None)
             return [
-                syntax.located(gast.If(test=statement.test, body=body, orelse=orelse), statement)
+                syntax.located(
+                    make(gast.If, test=statement.test, body=body, orelse=orelse), statement
+                )
             ]
         # In a loop, each branch keeps its pullbacks in one tuple the iteration records.
         if self._needs_test(statement) and isinstance(statement.test, gast.Name):
@@ -334,11 +427,20 @@ class ReverseAD(RuleCalls, Transform):
         body = self._forward_branch(statement, statement.body, package)
         orelse = self._forward_branch(statement, statement.orelse, package)
         self._keep(package)
-        return [syntax.located(gast.If(test=statement.test, body=body, orelse=orelse), statement)]
+        return [
+            syntax.located(make(gast.If, test=statement.test, body=body, orelse=orelse), statement)
+        ]
+
+    def _falls_through(self, block: list[gast.stmt]) -> bool:
+        """`falls_through(block)`, for a block of the function, found once per block."""
+        known = self.falls.get(id(block))
+        if known is None:
+            known = self.falls[id(block)] = falls_through(block)
+        return known
 
     def _needs_test(self, statement: gast.If) -> bool:
         """Whether the pullback must know which branch ran (both can run and fall through)."""
-        return falls_through(statement.body) and falls_through(statement.orelse)
+        return self._falls_through(statement.body) and self._falls_through(statement.orelse)
 
     def _forward_branch(
         self, statement: gast.If, block: list[gast.stmt], package: str | None
@@ -350,27 +452,27 @@ class ReverseAD(RuleCalls, Transform):
             kept = loop.names[start:]
             del loop.names[start:]
             self.branch_names[id(block)] = kept
-            if falls_through(block):
-                out.append(assign(store(package), names_tuple(kept, gast.Load())))
-        return out if out or block is statement.orelse else [gast.Pass()]
+            if self._falls_through(block):
+                out.append(assign(store(package), names_tuple(kept, LOAD)))
+        return out if out or block is statement.orelse else [make(gast.Pass)]
 
     def _forward_loop(self, statement: gast.For | gast.While) -> list[gast.stmt]:
         # A `return` inside returns its pullback too, also where nothing else is differentiated.
-        returns = any(isinstance(s, gast.Return) for s in walk_statements(statement.body))
+        returns = any(isinstance(s, gast.Return) for s in self._nested(statement.body))
         if not returns and not self._has_content([statement]):
             return [statement]
         loop = Loop(statement, self.ctx.namer.fresh(f"{self.function.name}_tape"))
-        loop.exit_count = self._count_exits(statement.body)
+        loop.exit_count = self._count_exits(statement)
         loop.outermost = not self.enclosing
         self.loops[statement] = loop
-        before: list[gast.stmt] = [assign(store(loop.tape), gast.List(elts=[], ctx=gast.Load()))]
+        before: list[gast.stmt] = [assign(store(loop.tape), make(gast.List, elts=[], ctx=LOAD))]
         self._keep(loop.tape)
         iterable: gast.expr | None = getattr(statement, "iter", None)
         if statement in self.rules and self._differentiated(statement):
             assert isinstance(iterable, gast.Name)
             loop.items = self.ctx.namer.fresh(f"{iterable.id}_items")
             loop.items_pullback = self.ctx.namer.fresh(naming.pullback(loop.items))
-            pair = names_tuple([loop.items, loop.items_pullback], gast.Store())
+            pair = names_tuple([loop.items, loop.items_pullback], STORE)
             before.append(assign(pair, call(self._bind_rule(self.rules[statement]), [iterable])))
             self._keep(loop.items)
             self._keep(loop.items_pullback)
@@ -379,39 +481,35 @@ class ReverseAD(RuleCalls, Transform):
         self.path = []
         self.enclosing.append(loop)
         body = self._forward_block(statement.body)
-        if falls_through(statement.body):
+        if self._falls_through(statement.body):
             body += self._record_exit(loop)
         self.enclosing.pop()
         self.path = self.segments.pop()
         if isinstance(statement, gast.For):
-            new: gast.stmt = gast.For(
-                target=statement.target, iter=iterable, body=body, orelse=[], type_comment=None
+            new: gast.stmt = make(
+                gast.For,
+                target=statement.target,
+                iter=iterable,
+                body=body,
+                orelse=[],
+                type_comment=None,
             )
         else:
-            new = gast.While(test=statement.test, body=body, orelse=[])
+            new = make(gast.While, test=statement.test, body=body, orelse=[])
         for node in before:
             syntax.located(node, statement)
         return [*before, syntax.located(new, statement)]
 
-    def _count_exits(self, body: list[gast.stmt]) -> int:
+    def _count_exits(self, loop: gast.For | gast.While) -> int:
         """Exits of an iteration: the end of the body, each `break` and `continue` of this
-        loop, and each `return` anywhere inside it (but in a nested function)."""
-        count = 1 if falls_through(body) else 0
-
-        def visit(block: list[gast.stmt], own: bool) -> None:
-            nonlocal count
-            for statement in block:
-                if isinstance(statement, gast.Return) or (
-                    own and isinstance(statement, gast.Break | gast.Continue)
-                ):
-                    count += 1
-                if isinstance(statement, gast.FunctionDef):
-                    continue  # a nested function's returns are its own
-                nested_own = own and not isinstance(statement, gast.For | gast.While)
-                visit(getattr(statement, "body", []), nested_own)
-                visit(getattr(statement, "orelse", []), nested_own)
-
-        visit(body, True)
+        loop (none in a loop inside it), and each `return` anywhere inside it (but in a
+        nested function)."""
+        count = 1 if self._falls_through(loop.body) else 0
+        for statement in self._nested(loop.body):
+            if isinstance(statement, gast.Return) or (
+                isinstance(statement, _JUMPS) and self.loop_around[id(statement)] is loop
+            ):
+                count += 1
         return count
 
     def _record_exit(self, loop: Loop) -> list[gast.stmt]:
@@ -423,9 +521,11 @@ class ReverseAD(RuleCalls, Transform):
             elements.insert(0, constant(len(loop.exits) - 1))
         # One value is recorded as it is; several, or an exit id and values, as a tuple.
         single = len(elements) == 1 and loop.exit_count == 1
-        record = elements[0] if single else gast.Tuple(elts=elements, ctx=gast.Load())
-        append = gast.Attribute(value=load(loop.tape), attr="append", ctx=gast.Load())
-        exit_.append = gast.Expr(value=gast.Call(func=append, args=[record], keywords=[]))
+        record = elements[0] if single else make(gast.Tuple, elts=elements, ctx=LOAD)
+        append = make(gast.Attribute, value=load(loop.tape), attr="append", ctx=LOAD)
+        exit_.append = make(
+            gast.Expr, value=make(gast.Call, func=append, args=[record], keywords=[])
+        )
         return [exit_.append]
 
     def _forward_return(self, statement: gast.Return) -> list[gast.stmt]:
@@ -437,52 +537,23 @@ class ReverseAD(RuleCalls, Transform):
             self.path = saved
         full_path = [step for segment in self.segments for step in segment] + self.path
         pullback = self._pullback(statement, full_path)
-        result = gast.Tuple(elts=[statement.value, load(pullback.name)], ctx=gast.Load())
-        out += [pullback, gast.Return(value=result)]
+        result = make(gast.Tuple, elts=[statement.value, load(pullback.name)], ctx=LOAD)
+        out += [pullback, make(gast.Return, value=result)]
         return [syntax.located(s, statement) for s in out]
 
     # -- inlined derivatives -------------------------------------------------------------
 
-    def _index_definitions(self, tree: gast.Module, function: gast.FunctionDef) -> None:
-        """Where each name is assigned, the loop around each statement, and what inlined
-        derivatives need: the kinds of the names, and which statements are inlined."""
+    def _index_definitions(self, tree: gast.Module) -> None:
+        """What inlined derivatives need: the kinds of the names, and which statements are
+        inlined."""
         self.inlined: dict[gast.stmt, tuple[dict[str, gast.expr], Any]] = {}
         self.buffers: list[str] = []  # parameters whose cotangents indexing accumulates into
-        # name -> (position in source order, the loop around) of each assignment;
-        # a parameter's value counts as an assignment at position -1
-        self.definitions: dict[str, list[tuple[int, gast.stmt | None]]] = {}
-        self.defining: dict[str, list[gast.stmt]] = {}  # the statements assigning each name
-        self.loop_around: dict[int, gast.stmt | None] = {}
         inlining = self.ctx.optimise and self.ctx.kinds
         self.kinds = self.ctx.analysis(Kinds, tree) if inlining else None
-        for arg in function.args.posonlyargs + function.args.args:
-            self.definitions.setdefault(arg.id, []).append((-1, None))
-
-        def visit(block: list[gast.stmt], loop: gast.stmt | None) -> None:
-            for statement in block:
-                self.loop_around[id(statement)] = loop
-                place = (self.order[id(statement)], loop)
-                if isinstance(statement, gast.Assign):
-                    names = target_names(statement.targets[0])
-                elif isinstance(statement, gast.For):  # assigned by each iteration
-                    names = target_names(statement.target)
-                    place = (self.order[id(statement)], statement)
-                else:
-                    names = []
-                for name in names:
-                    self.definitions.setdefault(name, []).append(place)
-                    self.defining.setdefault(name, []).append(statement)
-                if isinstance(statement, gast.FunctionDef):
-                    continue
-                inner = statement if isinstance(statement, gast.For | gast.While) else loop
-                visit(getattr(statement, "body", []), inner)
-                visit(getattr(statement, "orelse", []), inner)
-
-        visit(function.body, None)
         self.returned = {r.value.id for r in self.returns if isinstance(r.value, gast.Name)}
         self.plans: dict[gast.stmt, Plan] = {}
         if self.kinds is not None:
-            for statement in walk_statements(function.body):
+            for statement in self.statements:
                 plan = self._plan(statement)
                 if plan is not None:
                     self.plans[statement] = plan
@@ -513,9 +584,9 @@ class ReverseAD(RuleCalls, Transform):
             return None
         # An int's cotangent is NoTangent(): ints pass nothing on.
         active = {
-            n.id
-            for n in self._operands(statement)
-            if n.id in self.active and (self.kinds.kinds.get(n.id) or ("f", 0))[0] == "f"
+            n
+            for n in self._operand_names(statement)
+            if n in self.active and (self.kinds.kinds.get(n) or ("f", 0))[0] == "f"
         }
         primal = self.rules[statement].primal
         target = statement.targets[0].id
@@ -624,8 +695,7 @@ class ReverseAD(RuleCalls, Transform):
 
     def _span(self, loop: gast.stmt) -> tuple[int, int]:
         """The positions (in source order) of a loop and of the last statement in it."""
-        k = self.order[id(loop)]
-        return next(span for span in self.spans if span[0] == k)
+        return self.loop_spans[self.order[id(loop)]]
 
     def _keep_once(self, name: str) -> None:
         if self.enclosing and name not in self.enclosing[-1].names:
@@ -648,18 +718,18 @@ class ReverseAD(RuleCalls, Transform):
             index = self._substituted(saved["index"], saved)
             if base in self.buffers and self.kinds is not None and self.kinds.of(value) == FLOAT:
                 # One element: `+=` on a float, which takes a symbolic zero too.
-                element = gast.Subscript(value=load(self._bar(base)), slice=index, ctx=gast.Store())
-                code.append(gast.AugAssign(target=element, op=gast.Add(), value=seed))
+                element = make(gast.Subscript, value=load(self._bar(base)), slice=index, ctx=STORE)
+                code.append(make(gast.AugAssign, target=element, op=ADD, value=seed))
             elif base in self.buffers:
                 place = self._index_value(index)
-                added = call(self.ctx.bind(add_at, "add_at"), [load(self._bar(base)), place, seed])
-                code.append(gast.Expr(value=added))
+                added = call(self._bind(add_at, "add_at"), [load(self._bar(base)), place, seed])
+                code.append(make(gast.Expr, value=added))
             else:
                 place = self._index_value(index)
-                scattered = call(self.ctx.bind(scatter, "scatter"), [saved["a"], place, seed])
+                scattered = call(self._bind(scatter, "scatter"), [saved["a"], place, seed])
                 self._accumulate(base, scattered, code)
             return code + self._restart([target], statement)
-        names = {role: expression for role, expression in saved.items()}
+        names = dict(saved)
         args, _ = self._arguments(statement)
         for role, arg in zip(("a", "b"), args, strict=False):
             names.setdefault(role, arg)
@@ -668,15 +738,16 @@ class ReverseAD(RuleCalls, Transform):
         uniform = statement in self.uniform_reductions or (
             target in self.uniform and write.elementwise
         )
-        for name, cotangent in write.write(names, self.ctx.bind, uniform):
+        for name, cotangent in write.write(names, self._bind, uniform):
             previous = totals.get(name)
             totals[name] = (
                 cotangent
                 if previous is None
-                else gast.BinOp(left=previous, op=gast.Add(), right=cotangent)
+                else make(gast.BinOp, left=previous, op=ADD, right=cotangent)
             )
         # The result's own name last: its cotangent is the seed the others read.
-        for name in sorted(totals, key=lambda n: n == target):
+        last = [target] if target in totals else []
+        for name in [*(n for n in totals if n != target), *last]:
             cotangent = totals[name]
             if name == target and isinstance(cotangent, gast.Name) and name not in self.seen:
                 self.seen.add(name)  # `x_bar = x_bar`: the cotangent passes straight through
@@ -700,13 +771,15 @@ class ReverseAD(RuleCalls, Transform):
         seed = self._bar(result.id) if isinstance(result, gast.Name) else None
         name = self.ctx.namer.fresh(naming.pullback(self.function.name))
         self.ctx.pullbacks.add(name)
-        parameter = gast.Name(
+        parameter = make(
+            gast.Name,
             id=seed or self.ctx.namer.fresh("out_bar"),
-            ctx=gast.Param(),
+            ctx=make(gast.Param),
             annotation=None,
             type_comment=None,
         )
-        arguments = gast.arguments(
+        arguments = make(
+            gast.arguments,
             args=[parameter],
             posonlyargs=[],
             vararg=None,
@@ -715,7 +788,8 @@ class ReverseAD(RuleCalls, Transform):
             kwarg=None,
             defaults=[],
         )
-        pullback = gast.FunctionDef(
+        pullback = make(
+            gast.FunctionDef,
             name=name,
             args=arguments,
             body=[],
@@ -736,35 +810,38 @@ class ReverseAD(RuleCalls, Transform):
         result = statement.value
         body: list[gast.stmt] = []
         for name in self.buffers:  # cotangents that indexing accumulates into, in place
-            shape = gast.Attribute(value=load(name), attr="shape", ctx=gast.Load())
-            zeros = call(self.ctx.bind(np.zeros, "zeros"), [shape])
+            shape = make(gast.Attribute, value=load(name), attr="shape", ctx=LOAD)
+            zeros = call(self._bind(np.zeros, "zeros"), [shape])
             body.append(assign(store(self._bar(name)), zeros))
             self.seen.add(name)
         if isinstance(result, gast.Name) and result.id in self.needed:
             self.seen.add(result.id)
         body += self._reverse_prefix(path)
-        body.append(gast.Return(value=gast.Tuple(elts=self._parameter_bars(), ctx=gast.Load())))
+        body.append(
+            make(gast.Return, value=make(gast.Tuple, elts=self._parameter_bars(), ctx=LOAD))
+        )
         pullback.body = body
 
     def _parameter_bars(self) -> list[gast.expr]:
         bars: list[gast.expr] = [self._zero(NoTangent)]
         if self.ctx.captured:  # a nested function: its own cotangent holds what it read
             fields = [
-                gast.keyword(
+                make(
+                    gast.keyword,
                     arg=name,
                     value=load(self._bar(name)) if name in self.seen else self._zero(ZeroTangent),
                 )
                 for name in self.ctx.captured
             ]
-            function_type = load(self.ctx.bind(types.FunctionType, "FunctionType"))
-            bars[0] = call(self.ctx.bind(Tangent, "Tangent"), [function_type], fields)
+            function_type = load(self._bind(types.FunctionType, "FunctionType"))
+            bars[0] = call(self._bind(Tangent, "Tangent"), [function_type], fields)
         for arg in [*self.function.args.posonlyargs, *self.function.args.args]:
             kind = self.ctx.kinds.get(arg.id)
             if arg.id not in self.ctx.wrt or (kind is not None and kind[0] == "i"):
                 bars.append(self._zero(NoTangent))
             elif arg.id in self.seen and arg.id in self.uniform:  # a uniform float: expanded
                 bars.append(
-                    call(self.ctx.bind(expand, "expand"), [load(self._bar(arg.id)), load(arg.id)])
+                    call(self._bind(expand, "expand"), [load(self._bar(arg.id)), load(arg.id)])
                 )
             elif arg.id in self.seen:
                 bars.append(load(self._bar(arg.id)))
@@ -776,8 +853,8 @@ class ReverseAD(RuleCalls, Transform):
             if star.id not in self.ctx.wrt:
                 bar = self._zero(NoTangent)
             count = call(self._builtin(len), [load(star.id)])
-            split = call(self.ctx.bind(elements_of, "elements_of"), [bar, count])
-            bars.append(gast.Starred(value=split, ctx=gast.Load()))
+            split = call(self._bind(elements_of, "elements_of"), [bar, count])
+            bars.append(make(gast.Starred, value=split, ctx=LOAD))
         return bars
 
     def _bar(self, name: str) -> str:
@@ -796,7 +873,7 @@ class ReverseAD(RuleCalls, Transform):
         entered = block[index]
         if isinstance(entered, gast.If):
             out += self._reverse_prefix(rest)
-        elif isinstance(entered, gast.For | gast.While):
+        elif isinstance(entered, _LOOPS):
             # A `return` inside the loop: its records say how far each iteration went.
             out += self._reverse_statement(entered)
         return out + self._reverse_statements(block[:index])
@@ -815,12 +892,12 @@ class ReverseAD(RuleCalls, Transform):
     def _reverse_statement(self, statement: gast.stmt) -> list[gast.stmt]:
         if isinstance(statement, gast.If):
             return self._reverse_if(statement)
-        if isinstance(statement, gast.For | gast.While):
+        if isinstance(statement, _LOOPS):
             return self._reverse_loop(statement)
         if isinstance(statement, gast.Assign) and self._differentiated(statement):
             return self._reverse_assign(statement)
         if isinstance(statement, gast.Assign):  # a value with no derivative: a fresh start
-            return self._forget(target_names(statement.targets[0]), statement)
+            return self._forget(self._targets(statement), statement)
         return []
 
     def _forget(self, names: list[str], statement: gast.stmt) -> list[gast.stmt]:
@@ -837,13 +914,13 @@ class ReverseAD(RuleCalls, Transform):
     def _touched(self, statements: list[gast.stmt]) -> list[str]:
         """Active names whose cotangents the reverse of `statements` reads or writes."""
         touched: list[str] = []
-        for statement in walk_statements(statements):
+        for statement in self._nested(statements):
             if isinstance(statement, gast.For) and statement in self.rules:
                 assert isinstance(statement.iter, gast.Name)
-                touched += [*target_names(statement.target), statement.iter.id]
+                touched += [*self._targets(statement), statement.iter.id]
             elif isinstance(statement, gast.Assign) and self._differentiated(statement):
-                touched += target_names(statement.targets[0])
-                touched += [n.id for n in self._operands(statement)]
+                touched += self._targets(statement)
+                touched += self._operand_names(statement)
             else:
                 touched += self._overwritten(statement)
         return [n for n in dict.fromkeys(touched) if n in self.active]
@@ -851,22 +928,22 @@ class ReverseAD(RuleCalls, Transform):
     def _iteration_locals(self, statement: gast.For | gast.While) -> set[str]:
         """Names each iteration assigns before any use and nothing after the loop reads:
         their cotangents live within one iteration's reverse, like straight-line code."""
-        defined = set(target_names(statement.target)) if isinstance(statement, gast.For) else set()
+        defined = set(self._targets(statement)) if isinstance(statement, gast.For) else set()
         exposed: set[str] = set()
         for top in statement.body:
-            for inner in walk_statements([top]):
+            for inner in self._nested([top]):
                 if isinstance(inner, gast.Assign) and self._differentiated(inner):
-                    exposed |= {n.id for n in self._operands(inner)} - defined
+                    exposed |= set(self._operand_names(inner)) - defined
                 elif isinstance(inner, gast.For) and isinstance(inner.iter, gast.Name):
                     exposed |= {inner.iter.id} - defined
             if isinstance(top, gast.Assign):
-                defined |= set(target_names(top.targets[0]))
+                defined |= set(self._targets(top))
         nested = {
             n
             for top in statement.body
             if not isinstance(top, gast.Assign)
-            for inner in walk_statements([top])
-            for n in (target_names(inner.targets[0]) if isinstance(inner, gast.Assign) else [])
+            for inner in self._nested([top])
+            for n in (self._targets(inner) if isinstance(inner, gast.Assign) else [])
         }
         return defined - exposed - nested - self.seen
 
@@ -890,7 +967,10 @@ class ReverseAD(RuleCalls, Transform):
     def _reverse_if(self, statement: gast.If) -> list[gast.stmt]:
         # Only a branch that falls through can have run before what follows the `if`.
         live = [
-            s for block in (statement.body, statement.orelse) if falls_through(block) for s in block
+            s
+            for block in (statement.body, statement.orelse)
+            if self._falls_through(block)
+            for s in block
         ]
         if not self._has_content(live):
             return []
@@ -903,15 +983,15 @@ class ReverseAD(RuleCalls, Transform):
                 code: list[gast.stmt] = []
                 if statement in self.packages and self.branch_names.get(id(block)):
                     kept = self.branch_names[id(block)]
-                    code.append(
-                        assign(names_tuple(kept, gast.Store()), load(self.packages[statement]))
-                    )
+                    code.append(assign(names_tuple(kept, STORE), load(self.packages[statement])))
                 code += self._reverse_statements(block)
-                branches.append(code if falls_through(block) else None)
+                branches.append(code if self._falls_through(block) else None)
         then, orelse = branches
         self.seen = entry
         if then is not None and orelse is not None:
-            out.append(gast.If(test=statement.test, body=then or [gast.Pass()], orelse=orelse))
+            out.append(
+                make(gast.If, test=statement.test, body=then or [make(gast.Pass)], orelse=orelse)
+            )
         else:
             out += then or orelse or []
         return out
@@ -934,9 +1014,12 @@ class ReverseAD(RuleCalls, Transform):
                 items_bar = self.ctx.namer.fresh(naming.bar(loop.items))
                 index = self.ctx.namer.fresh(f"{target}_index")
                 size = call(self._builtin(len), [load(loop.items)])
-                zeros = gast.List(elts=[self._zero(ZeroTangent)], ctx=gast.Load())
+                zeros = make(gast.List, elts=[self._zero(ZeroTangent)], ctx=LOAD)
                 out.append(
-                    assign(store(items_bar), gast.BinOp(left=zeros, op=gast.Mult(), right=size))
+                    assign(
+                        store(items_bar),
+                        make(gast.BinOp, left=zeros, op=make(gast.Mult), right=size),
+                    )
                 )
             record = self.ctx.namer.fresh("record")
             codes: dict[int, list[gast.stmt]] = {}  # the reverse of each exit's iteration
@@ -948,8 +1031,8 @@ class ReverseAD(RuleCalls, Transform):
                     code = self._reverse_statements(statement.body)
                 if items_bar is not None and index is not None and target is not None:
                     if target in self.seen:  # the item's cotangent, for the iterable's pullback
-                        element = gast.Subscript(
-                            value=load(items_bar), slice=load(index), ctx=gast.Store()
+                        element = make(
+                            gast.Subscript, value=load(items_bar), slice=load(index), ctx=STORE
                         )
                         code.append(assign(element, load(self._bar(target))))
                     code += self._forget([target], statement)
@@ -967,45 +1050,51 @@ class ReverseAD(RuleCalls, Transform):
                 names = loop.exits[number].names
                 if names and several:  # the record is the exit's id, then its values
                     fields = [store("_"), *(store(n) for n in names)]
-                    unpack = restoring(gast.Tuple(elts=fields, ctx=gast.Store()))
+                    unpack = restoring(make(gast.Tuple, elts=fields, ctx=STORE))
                     code.insert(0, assign(unpack, load(record)))
                 if several:
-                    test = gast.Compare(
-                        left=gast.Subscript(value=load(record), slice=constant(0), ctx=gast.Load()),
-                        ops=[gast.Eq()],
+                    test = make(
+                        gast.Compare,
+                        left=make(gast.Subscript, value=load(record), slice=constant(0), ctx=LOAD),
+                        ops=[make(gast.Eq)],
                         comparators=[constant(number)],
                     )
-                    iteration = [gast.If(test=test, body=code or [gast.Pass()], orelse=iteration)]
+                    iteration = [
+                        make(gast.If, test=test, body=code or [make(gast.Pass)], orelse=iteration)
+                    ]
                 else:
                     iteration = code
             self.seen = entry
             if index is not None:
-                read = gast.Subscript(value=load(loop.tape), slice=load(index), ctx=gast.Load())
+                read = make(gast.Subscript, value=load(loop.tape), slice=load(index), ctx=LOAD)
                 first: list[gast.stmt] = []
                 if several:
                     first = [assign(store(record), read)]
                 elif loop.exits[0].names:
                     first = [assign(record_target(loop.exits[0].names), read)]
-                last = gast.BinOp(
+                last = make(
+                    gast.BinOp,
                     left=call(self._builtin(len), [load(loop.tape)]),
-                    op=gast.Sub(),
+                    op=make(gast.Sub),
                     right=constant(1),
                 )
                 down = call(self._builtin(range), [last, constant(-1), constant(-1)])
-                walk: gast.stmt = gast.For(
+                walk: gast.stmt = make(
+                    gast.For,
                     target=store(index),
                     iter=down,
-                    body=[*first, *iteration] or [gast.Pass()],
+                    body=[*first, *iteration] or [make(gast.Pass)],
                     orelse=[],
                     type_comment=None,
                 )
             else:
                 names = [] if several else loop.exits[next(iter(codes))].names
                 each = record_target(names) if names else store(record)
-                walk = gast.For(
+                walk = make(
+                    gast.For,
                     target=each,
                     iter=call(self._builtin(reversed), [load(loop.tape)]),
-                    body=iteration or [gast.Pass()],
+                    body=iteration or [make(gast.Pass)],
                     orelse=[],
                     type_comment=None,
                 )
@@ -1015,7 +1104,7 @@ class ReverseAD(RuleCalls, Transform):
                 after: list[gast.stmt] = []
                 parts = [store("_"), self._contribution(statement.iter.id, after)]
                 pullback_call = call(loop.items_pullback, [load(items_bar)])
-                out.append(assign(gast.Tuple(elts=parts, ctx=gast.Store()), pullback_call))
+                out.append(assign(make(gast.Tuple, elts=parts, ctx=STORE), pullback_call))
                 out += after
         return out
 
@@ -1059,14 +1148,14 @@ class ReverseAD(RuleCalls, Transform):
                 if len(names) == 1:
                     record = load(names[0])
                 else:
-                    record = names_tuple(names, gast.Load()) if names else constant(None)
+                    record = names_tuple(names, LOAD) if names else constant(None)
                 exit_.append.value.args = [record]
 
     def _accumulate(self, name: str, value: gast.expr, after: list[gast.stmt]) -> None:
         """Add `value` to `name`'s cotangent (binding it the first time)."""
         if name in self.seen:
             total = load(self._bar(name))
-            value = gast.BinOp(left=total, op=gast.Add(), right=value)
+            value = make(gast.BinOp, left=total, op=ADD, right=value)
         self.seen.add(name)
         after.append(assign(store(self._bar(name)), value))
 
@@ -1081,17 +1170,19 @@ class ReverseAD(RuleCalls, Transform):
         partial = self.ctx.namer.fresh(naming.bar(name))
         total = self._bar(name)
         after.append(
-            assign(store(total), gast.BinOp(left=load(total), op=gast.Add(), right=load(partial)))
+            assign(
+                store(total),
+                make(gast.BinOp, left=load(total), op=ADD, right=load(partial)),
+            )
         )
         return store(partial)
 
     def _reverse_assign(self, statement: gast.Assign) -> list[gast.stmt]:
         if statement in self.inlined:
             return self._reverse_inlined(statement)
-        target = statement.targets[0]
-        defined = target_names(target)
+        defined = self._targets(statement)
         if is_unpacking(statement):
-            seed: gast.expr = gast.Tuple(elts=[self._seed(n) for n in defined], ctx=gast.Load())
+            seed: gast.expr = make(gast.Tuple, elts=[self._seed(n) for n in defined], ctx=LOAD)
         else:
             seed = self._seed(defined[0])
         self.seen.difference_update(defined)
@@ -1103,7 +1194,8 @@ class ReverseAD(RuleCalls, Transform):
                 total = load(self._bar(source))
                 code: list[gast.stmt] = [
                     assign(
-                        store(self._bar(source)), gast.BinOp(left=total, op=gast.Add(), right=seed)
+                        store(self._bar(source)),
+                        make(gast.BinOp, left=total, op=ADD, right=seed),
                     )
                 ]
             else:
@@ -1126,8 +1218,8 @@ class ReverseAD(RuleCalls, Transform):
                 closure = self.ctx.namer.fresh("closure_bar")
                 outputs[0] = store(closure)
                 for name in captured:
-                    field = gast.Subscript(
-                        value=load(closure), slice=constant(name), ctx=gast.Load()
+                    field = make(
+                        gast.Subscript, value=load(closure), slice=constant(name), ctx=LOAD
                     )
                     self._accumulate(name, field, after)
             for arg in args:
@@ -1136,7 +1228,7 @@ class ReverseAD(RuleCalls, Transform):
                 else:
                     outputs.append(store("_"))
             pullback = self.pullbacks[statement]
-            code = [assign(gast.Tuple(elts=outputs, ctx=gast.Store()), call(pullback, [seed]))]
+            code = [assign(make(gast.Tuple, elts=outputs, ctx=STORE), call(pullback, [seed]))]
         code += after
         return code + self._restart(defined, statement)
 
@@ -1160,7 +1252,7 @@ class ReverseAD(RuleCalls, Transform):
     def _location_comment(self, statement: gast.stmt) -> gast.stmt:
         source = self.ctx.source
         text = source.line(statement.lineno).strip()
-        where = f"{os.path.basename(source.filename)}:{statement.lineno}"
+        where = f"{self.filename}:{statement.lineno}"
         return syntax.comment(f"{where}  {text}" if text else where)
 
 
@@ -1180,4 +1272,42 @@ def _remove(body: list[gast.stmt], statements: set[int]) -> None:
             if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
                 _remove(inner, statements)
                 if not inner:
-                    inner.append(gast.Pass())
+                    inner.append(make(gast.Pass))
+
+
+def _locate_unplaced(function: gast.FunctionDef) -> None:
+    """Give each statement and expression in `function` that has no source position (most
+    of what this pass builds) the function's own.
+
+    One loop over the tree, reading node dictionaries directly: the rrule is several times
+    the size of the function, and this runs on every node of it."""
+    position = {name: value for name, value in function.__dict__.items() if name in _POSITIONS}
+    todo: list[gast.AST] = [function]
+    pop, push = todo.pop, todo.append
+    while todo:
+        node = pop()
+        state = node.__dict__
+        cls = node.__class__
+        if cls is gast.Name:  # most nodes: no children but an annotation, rarely there
+            if "lineno" not in state:
+                state.update(position)
+            if state.get("annotation") is None:
+                continue
+        elif "lineno" not in state and issubclass(cls, _LOCATED):
+            state.update(position)
+        fields = _FIELDS.get(cls)
+        if fields is None:
+            fields = _FIELDS[cls] = syntax.child_fields(cls)
+        for name in fields:
+            child = state.get(name)
+            if child.__class__ is list:
+                for item in child:
+                    if isinstance(item, gast.AST):
+                        push(item)
+            elif isinstance(child, gast.AST):
+                push(child)
+
+
+_POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_LOCATED = (gast.stmt, gast.expr)
+_FIELDS: dict[type, tuple[str, ...]] = {}  # `syntax.child_fields`, by class

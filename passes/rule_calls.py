@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypeVar
 
 import gast
 
@@ -13,22 +13,48 @@ from srcad.passes.base import Context, function_of
 from srcad.passes.callees import Callees
 from srcad.passes.operation_rules import OperationRules
 from srcad.passes.scopes import LocalFunction, Scopes
-from srcad.passes.to_anf import is_copy, is_unpacking, load
+from srcad.passes.to_anf import is_copy, is_unpacking
 from srcad.registry import Rule
+
+N = TypeVar("N", bound=gast.AST)
+
+
+def make(cls: type[N], **fields: Any) -> N:
+    """A new node: what `cls(**fields)` builds, for a fraction of the cost of gast's
+    constructors (the passes that emit a rule build hundreds of nodes)."""
+    node: N = gast.AST.__new__(cls)
+    node.__dict__ = fields
+    return node
+
+
+# The contexts of built names, and the operator of sums, shared like the leaves
+# `syntax.copy_tree` shares: nothing changes them in place.
+LOAD, STORE, ADD = gast.Load(), gast.Store(), gast.Add()
+
+
+def load(name: str) -> gast.Name:
+    return make(gast.Name, id=name, ctx=LOAD, annotation=None, type_comment=None)
+
+
+def store(name: str) -> gast.Name:
+    return make(gast.Name, id=name, ctx=STORE, annotation=None, type_comment=None)
 
 
 def call(function: str, args: list[gast.expr], keywords: list[gast.keyword] | None = None
          ) -> gast.Call:  # fmt: skip
-    return gast.Call(func=load(function), args=args, keywords=keywords or [])
+    return make(gast.Call, func=load(function), args=args, keywords=keywords or [])
+
+
+_NUMBERS = (int, float)  # a tuple: a union would be built anew on each call
 
 
 def constant(value: Any) -> gast.expr:
     """A number as the tree Python parses its text to: `-1.0` (and `-0.0`) is a negation of
     a constant, never `Constant(-1.0)`."""
-    number = isinstance(value, int | float) and not isinstance(value, bool)
+    number = isinstance(value, _NUMBERS) and not isinstance(value, bool)
     if number and (value < 0 or math.copysign(1.0, value) < 0):
-        return gast.UnaryOp(op=gast.USub(), operand=constant(-value))
-    return gast.Constant(value=value, kind=None)
+        return make(gast.UnaryOp, op=make(gast.USub), operand=constant(-value))
+    return make(gast.Constant, value=value, kind=None)
 
 
 class RuleCalls:
@@ -55,7 +81,16 @@ class RuleCalls:
         scopes = ctx.analysis(Scopes, tree)
         self.outer = set(scopes.parameters) | scopes.locals
         self.local_rules = {}
+        self.bound: dict[int, str] = {}  # `_bind`'s answers, by the id of the value
         return function
+
+    def _bind(self, value: Any, hint: str) -> str:
+        """`ctx.bind(value, hint)`, which looks through every name bound so far, asked once
+        per value (a name, once bound, stays the value's)."""
+        name = self.bound.get(id(value))
+        if name is None:
+            name = self.bound[id(value)] = self.ctx.bind(value, hint)
+        return name
 
     def _arguments(self, statement: gast.Assign) -> tuple[list[gast.expr], list[gast.keyword]]:
         """The positional and keyword arguments with which the rule is called."""
@@ -85,7 +120,7 @@ class RuleCalls:
         if isinstance(value, gast.Tuple | gast.List):
             return list(value.elts), []
         if isinstance(value, gast.Dict):
-            keys = gast.Tuple(elts=list(value.keys), ctx=gast.Load())
+            keys = make(gast.Tuple, elts=list(value.keys), ctx=LOAD)
             return [keys, *value.values], []
         raise AssertionError(f"no rule arguments for {type(value).__name__}")
 
@@ -111,7 +146,7 @@ class RuleCalls:
     def _bind_rule(self, rule: Rule) -> str:
         if rule.origin == "local":
             return self.local_rules[rule.primal.name]
-        return self.ctx.bind(rule.rrule, getattr(rule.rrule, "__name__", "rule"))
+        return self._bind(rule.rrule, getattr(rule.rrule, "__name__", "rule"))
 
     def _index_value(self, index: gast.expr) -> gast.expr:
         """Index syntax as the value Python passes to `__getitem__`."""
@@ -119,14 +154,14 @@ class RuleCalls:
             parts = [
                 constant(None) if p is None else p for p in (index.lower, index.upper, index.step)
             ]
-            return call(self.ctx.bind(slice, "slice"), parts)
+            return call(self._bind(slice, "slice"), parts)
         if isinstance(index, gast.Tuple):
-            return gast.Tuple(elts=[self._index_value(e) for e in index.elts], ctx=gast.Load())
+            return make(gast.Tuple, elts=[self._index_value(e) for e in index.elts], ctx=LOAD)
         return index
 
     def _builtin(self, function: Any) -> str:
         """A builtin the pullback calls, under a name no user variable shadows."""
-        return self.ctx.bind(function, function.__name__)
+        return self._bind(function, function.__name__)
 
     def _zero(self, kind: type[Any]) -> gast.Call:
-        return call(self.ctx.bind(kind, kind.__name__), [])
+        return call(self._bind(kind, kind.__name__), [])
