@@ -89,6 +89,15 @@ class Simplify(Transform):
         self.stores: dict[str, int] = {}
         self.loads: dict[str, int] = {}
         self.reads_in: dict[int, dict[str, int]] = {}
+        # What each statement assigns, and that or passes to calls (`_effects`), until it or
+        # a statement in its blocks changes; `enclosing`: the statements whose blocks hold
+        # the one `_rewrite` looks at, which change with it.
+        self.effects: dict[gast.AST, tuple[set[str], set[str]]] = {}
+        self.enclosing: list[gast.stmt] = []
+        # Whether the pullback may hold a negation (else `push_negations` has nothing to
+        # do) or arithmetic on two numbers (else the folder has none): set by `_count`,
+        # which sees every node as it enters the pullback, and left set.
+        self.negations = self.foldable = False
         self._count([function], 1)  # kept up to date by every rewrite from here on
         changed = False
         while True:
@@ -96,20 +105,38 @@ class Simplify(Transform):
                 changed = True
                 continue
             # Neither reads nor assigns names differently: the counts stay right.
-            folder = ConstantFolder()
-            folder.visit(function)
-            if not (push_negations(function, self.linear) | folder.changed):
+            folded = False
+            if self.foldable:
+                folder = ConstantFolder()
+                folder.visit(function)
+                folded = folder.changed
+            # A folded number may be negative: a negation the count never saw.
+            pushed = (folded or self.negations) and push_negations(function, self.linear)
+            if not (pushed or folded):
                 return changed
             changed = True
+            self.negations = self.foldable = True  # new nodes, not counted: assume both
 
     def _count(self, nodes: list[gast.AST], sign: int) -> None:
-        """Add (or take away) the names `nodes` read and assign to the counts."""
+        """Add (or take away) the names `nodes` read and assign to the counts, noting any
+        negation and arithmetic on numbers that comes in."""
+        for statement in self.enclosing:
+            self.effects.pop(statement, None)
         for root in nodes:
+            # A place a copy moves into may be a loop: its own statements change too.
+            for statement in walk_statements([root]) if isinstance(root, gast.stmt) else ():
+                self.effects.pop(statement, None)
             self.reads_in.pop(id(root), None)  # it is about to change, or has
             for node in syntax.walk(root):
                 if isinstance(node, gast.Name):
                     counts = self.loads if isinstance(node.ctx, gast.Load) else self.stores
                     counts[node.id] = counts.get(node.id, 0) + sign
+                elif sign < 0:
+                    continue
+                elif isinstance(node, gast.UnaryOp):
+                    self.negations = self.negations or isinstance(node.op, gast.USub)
+                elif isinstance(node, gast.BinOp) and not self.foldable:
+                    self.foldable = is_foldable(node)
 
     def _block(self, block: list[gast.stmt]) -> bool:
         changed = False
@@ -118,10 +145,13 @@ class Simplify(Transform):
             if self._rewrite(block, index):
                 changed = True
                 continue  # look again at what is at `index` now
+            statement = block[index]
+            self.enclosing.append(statement)
             for field in ("body", "orelse"):
-                inner = getattr(block[index], field, None)
-                if inner and not isinstance(block[index], gast.FunctionDef):
+                inner = getattr(statement, field, None)
+                if inner and not isinstance(statement, gast.FunctionDef):
                     changed = self._block(inner) or changed
+            self.enclosing.pop()
             index += 1
         return changed
 
@@ -221,12 +251,12 @@ class Simplify(Transform):
                 found += here
             if found == count:
                 break
-            if reads & (_assigned(later) | self._passed(later)):
+            if not reads.isdisjoint(self._effects(later)[1]):
                 return None
         if found != count:
             return None
         last = places[-1]
-        if reads & _assigned(last) and not isinstance(last, SIMPLE):
+        if not reads.isdisjoint(self._effects(last)[0]) and not isinstance(last, SIMPLE):
             return None
         return places
 
@@ -240,10 +270,20 @@ class Simplify(Transform):
                 added = _added_to(later, name)
                 # `d - e` computes `d` first: a call there must not change what `e` reads.
                 return later if added is not None and not reads & self._passed(added) else None
-            assigned = _assigned(later)
-            if name in assigned or reads & (assigned | self._passed(later)):
+            assigned, touched = self._effects(later)
+            if name in assigned or not reads.isdisjoint(touched):
                 return None
         return None
+
+    def _effects(self, statement: gast.stmt) -> tuple[set[str], set[str]]:
+        """The names `statement` assigns or changes in place (`_assigned`), and those with
+        the names it passes to calls that may change them (`_passed`): kept until it, or a
+        statement in its blocks, changes."""
+        found = self.effects.get(statement)
+        if found is None:
+            assigned = _assigned(statement)
+            found = self.effects[statement] = (assigned, assigned | self._passed(statement))
+        return found
 
     def _passed(self, node: gast.AST) -> set[str]:
         """The names `node` passes to calls that may change their arguments in place (any
@@ -300,6 +340,14 @@ def number(node: gast.expr) -> float | None:
 
 
 FOLDED = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul}
+
+
+def is_foldable(node: gast.BinOp) -> bool:
+    """Whether `ConstantFolder` does the arithmetic of `node`: one of its operations, on
+    two numbers."""
+    return (
+        type(node.op) in FOLDED and number(node.left) is not None and number(node.right) is not None
+    )
 
 
 class ConstantFolder(syntax.Rewriter):
