@@ -224,11 +224,7 @@ class Simplify(Transform):
         """How many times `statement` reads each name (kept until it changes)."""
         found = self.reads_in.get(id(statement))
         if found is None:
-            found = {}
-            for node in syntax.walk(statement):
-                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-                    found[node.id] = found.get(node.id, 0) + 1
-            self.reads_in[id(statement)] = found
+            found = self.reads_in[id(statement)] = self._look_at(statement, reads=True)
         return found
 
     def _places(self, block: list[gast.stmt], index: int, name: str, value: gast.expr,
@@ -276,13 +272,31 @@ class Simplify(Transform):
         return None
 
     def _effects(self, statement: gast.stmt) -> tuple[set[str], set[str]]:
-        """The names `statement` assigns or changes in place (`_assigned`), and those with
-        the names it passes to calls that may change them (`_passed`): kept until it, or a
-        statement in its blocks, changes."""
+        """The names `statement` assigns or changes in place (`_assigned_by`), and those
+        with the names it passes to calls that may change them (`_passed_to`): kept until
+        it, or a statement in its blocks, changes."""
         found = self.effects.get(statement)
         if found is None:
-            assigned = _assigned(statement)
-            found = self.effects[statement] = (assigned, assigned | self._passed(statement))
+            self._look_at(statement, reads=False)
+            found = self.effects[statement]
+        return found
+
+    def _look_at(self, statement: gast.stmt, reads: bool) -> dict[str, int]:
+        """One walk of `statement` for its `_effects`, where they are not kept, and (if
+        `reads`) how many times it reads each name."""
+        found: dict[str, int] = {}
+        effects = statement not in self.effects
+        assigned: set[str] = set()
+        touched: set[str] = set()  # passed to calls that may change them
+        for node in syntax.walk(statement):
+            if reads and isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+                found[node.id] = found.get(node.id, 0) + 1
+            elif effects:
+                _assigned_by(node, assigned)
+                if isinstance(node, gast.Call):
+                    touched.update(self._passed_to(node))
+        if effects:
+            self.effects[statement] = (assigned, assigned | touched)
         return found
 
     def _passed(self, node: gast.AST) -> set[str]:
@@ -290,13 +304,16 @@ class Simplify(Transform):
         but NumPy's ufuncs and srcad's helpers that only read theirs)."""
         names: set[str] = set()
         for call in syntax.walk(node):
-            if not isinstance(call, gast.Call):
-                continue
-            if isinstance(call.func, gast.Name) and call.func.id in self.readers:
-                continue
-            for argument in [*call.args, *(k.value for k in call.keywords)]:
-                names.update(n.id for n in syntax.walk(argument) if isinstance(n, gast.Name))
+            if isinstance(call, gast.Call):
+                names.update(self._passed_to(call))
         return names
+
+    def _passed_to(self, call: gast.Call) -> list[str]:
+        """The names `call` passes, unless its function only reads its arguments."""
+        if isinstance(call.func, gast.Name) and call.func.id in self.readers:
+            return []
+        arguments = [*call.args, *(k.value for k in call.keywords)]
+        return [n.id for a in arguments for n in syntax.walk(a) if isinstance(n, gast.Name)]
 
     def _is_zero(self, value: gast.expr) -> bool:
         """The symbolic zero, or the float zero a float's cotangent starts from (`0.0 + e`
@@ -501,23 +518,21 @@ def _added_to(statement: gast.stmt, name: str) -> gast.expr | None:
     return right
 
 
-def _assigned(statement: gast.stmt) -> set[str]:
-    """Names a statement assigns, or changes in place (`x[i] += v` changes `x`)."""
-    names = set()
-    for node in syntax.walk(statement):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            names.add(node.id)
-        elif isinstance(node, gast.AugAssign | gast.Assign):
-            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
-            for target in targets:
-                root = target
-                while isinstance(root, gast.Subscript | gast.Attribute):
-                    root = root.value
-                if isinstance(root, gast.Name):
-                    names.add(root.id)
-        elif isinstance(node, gast.Call):
-            names.add("<call>")  # a call may change anything it is passed
-    return names
+def _assigned_by(node: gast.AST, names: set[str]) -> None:
+    """Add to `names` those `node` itself (not its children) assigns, or changes in place
+    (`x[i] += v` changes `x`)."""
+    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+        names.add(node.id)
+    elif isinstance(node, gast.AugAssign | gast.Assign):
+        targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+        for target in targets:
+            root = target
+            while isinstance(root, gast.Subscript | gast.Attribute):
+                root = root.value
+            if isinstance(root, gast.Name):
+                names.add(root.id)
+    elif isinstance(node, gast.Call):
+        names.add("<call>")  # a call may change anything it is passed
 
 
 def _is_arithmetic(value: gast.expr) -> bool:
