@@ -158,9 +158,6 @@ class ToANF(Transform):
         # The normal form binds names only by assignment, `for` and `def`: its scopes
         # follow from the user's names and the temporaries, without def-use chains again.
         bound = scopes.locals | normaliser.bound
-        assert bound == scopes.locals | {
-            name for s in walk_statements(body) for name in bound_names(s)
-        }
         ctx.results[Scopes] = scope_info(function, bound, ctx)
         return True
 
