@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Collection
-from typing import Any, NamedTuple
+from typing import Any
 
 import gast
 import numpy as np
@@ -89,18 +89,16 @@ class Simplify(Transform):
         self.stores: dict[str, int] = {}
         self.loads: dict[str, int] = {}
         self.reads_in: dict[int, dict[str, int]] = {}
-        # Each statement's `_Summary`, until it or a statement in its blocks changes;
-        # `enclosing`: the statements whose blocks hold the one `_rewrite` looks at, which
-        # change with it.
-        self.summaries: dict[gast.AST, _Summary] = {}
+        # What each statement assigns, and that or passes to calls (`_effects`), until it or
+        # a statement in its blocks changes; `enclosing`: the statements whose blocks hold
+        # the one `_rewrite` looks at, which change with it.
+        self.effects: dict[gast.AST, tuple[set[str], set[str]]] = {}
         self.enclosing: list[gast.stmt] = []
         # Whether the pullback may hold a negation (else `push_negations` has nothing to
-        # do) or arithmetic on two numbers (else the folder has none): set as nodes come
-        # into the pullback (all of them first, then those `_count` sees), and left set.
+        # do) or arithmetic on two numbers (else the folder has none): set by `_count`,
+        # which sees every node as it enters the pullback, and left set.
         self.negations = self.foldable = False
-        # One walk of the whole pullback counts its names and summarises every statement;
-        # every rewrite from here on keeps the counts up to date.
-        self._summarise(function, counting=True)
+        self._count([function], 1)  # kept up to date by every rewrite from here on
         changed = False
         while True:
             if self._block(function.body):
@@ -123,11 +121,11 @@ class Simplify(Transform):
         """Add (or take away) the names `nodes` read and assign to the counts, noting any
         negation and arithmetic on numbers that comes in."""
         for statement in self.enclosing:
-            self.summaries.pop(statement, None)
+            self.effects.pop(statement, None)
         for root in nodes:
             # A place a copy moves into may be a loop: its own statements change too.
             for statement in walk_statements([root]) if isinstance(root, gast.stmt) else ():
-                self.summaries.pop(statement, None)
+                self.effects.pop(statement, None)
             self.reads_in.pop(id(root), None)  # it is about to change, or has
             for node in syntax.walk(root):
                 if isinstance(node, gast.Name):
@@ -226,7 +224,7 @@ class Simplify(Transform):
         """How many times `statement` reads each name (kept until it changes)."""
         found = self.reads_in.get(id(statement))
         if found is None:
-            found = self.reads_in[id(statement)] = self._summary(statement).reads
+            found = self.reads_in[id(statement)] = self._look_at(statement, reads=True)
         return found
 
     def _places(self, block: list[gast.stmt], index: int, name: str, value: gast.expr,
@@ -249,12 +247,12 @@ class Simplify(Transform):
                 found += here
             if found == count:
                 break
-            if not reads.isdisjoint(self._summary(later).touched):
+            if not reads.isdisjoint(self._effects(later)[1]):
                 return None
         if found != count:
             return None
         last = places[-1]
-        if not reads.isdisjoint(self._summary(last).assigned) and not isinstance(last, SIMPLE):
+        if not reads.isdisjoint(self._effects(last)[0]) and not isinstance(last, SIMPLE):
             return None
         return places
 
@@ -268,59 +266,38 @@ class Simplify(Transform):
                 added = _added_to(later, name)
                 # `d - e` computes `d` first: a call there must not change what `e` reads.
                 return later if added is not None and not reads & self._passed(added) else None
-            summary = self._summary(later)
-            if name in summary.assigned or not reads.isdisjoint(summary.touched):
+            assigned, touched = self._effects(later)
+            if name in assigned or not reads.isdisjoint(touched):
                 return None
         return None
 
-    def _summary(self, statement: gast.stmt) -> _Summary:
-        """What `statement` reads, assigns and passes to calls (kept until it changes)."""
-        found = self.summaries.get(statement)
-        return self._summarise(statement) if found is None else found
+    def _effects(self, statement: gast.stmt) -> tuple[set[str], set[str]]:
+        """The names `statement` assigns or changes in place (`_assigned_by`), and those
+        with the names it passes to calls that may change them (`_passed_to`): kept until
+        it, or a statement in its blocks, changes."""
+        found = self.effects.get(statement)
+        if found is None:
+            self._look_at(statement, reads=False)
+            found = self.effects[statement]
+        return found
 
-    def _summarise(self, statement: gast.stmt, counting: bool = False) -> _Summary:
-        """Walk `statement` for its summary, and keep it; a loop or a branch adds up those
-        of its blocks' statements (kept, or summarised in turn). `counting`: add each name
-        to the counts too, and note what the folder and `push_negations` would change."""
-        reads: dict[str, int] = {}
+    def _look_at(self, statement: gast.stmt, reads: bool) -> dict[str, int]:
+        """One walk of `statement` for its `_effects`, where they are not kept, and (if
+        `reads`) how many times it reads each name."""
+        found: dict[str, int] = {}
+        effects = statement not in self.effects
         assigned: set[str] = set()
         touched: set[str] = set()  # passed to calls that may change them
-        own = _OWN_FIELDS.get(statement.__class__)
-        parts: list[Any] = [statement] if own is None else [getattr(statement, f) for f in own]
-        parts = [p for part in parts for p in (part if part.__class__ is list else [part])]
-        loads, stores = self.loads, self.stores
-        for part in parts:
-            for node in syntax.walk(part) if isinstance(part, gast.AST) else ():
-                if isinstance(node, gast.Name):
-                    if isinstance(node.ctx, gast.Load):
-                        reads[node.id] = reads.get(node.id, 0) + 1
-                    elif isinstance(node.ctx, gast.Store):
-                        assigned.add(node.id)
-                    if counting:
-                        counts = loads if isinstance(node.ctx, gast.Load) else stores
-                        counts[node.id] = counts.get(node.id, 0) + 1
-                elif isinstance(node, gast.Call):
-                    assigned.add("<call>")  # a call may change anything it is passed
+        for node in syntax.walk(statement):
+            if reads and isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+                found[node.id] = found.get(node.id, 0) + 1
+            elif effects:
+                _assigned_by(node, assigned)
+                if isinstance(node, gast.Call):
                     touched.update(self._passed_to(node))
-                elif isinstance(node, gast.AugAssign | gast.Assign):
-                    assigned.update(_changed_by(node))
-                elif not counting:
-                    continue
-                elif isinstance(node, gast.UnaryOp):
-                    self.negations = self.negations or isinstance(node.op, gast.USub)
-                elif isinstance(node, gast.BinOp) and not self.foldable:
-                    self.foldable = is_foldable(node)
-        for field in () if own is None else ("body", "orelse"):
-            for inner in getattr(statement, field, ()):
-                found = self.summaries.get(inner)
-                if found is None or counting:
-                    found = self._summarise(inner, counting)
-                for name, times in found.reads.items():
-                    reads[name] = reads.get(name, 0) + times
-                assigned |= found.assigned
-                touched |= found.touched
-        summary = self.summaries[statement] = _Summary(reads, assigned, assigned | touched)
-        return summary
+        if effects:
+            self.effects[statement] = (assigned, assigned | touched)
+        return found
 
     def _passed(self, node: gast.AST) -> set[str]:
         """The names `node` passes to calls that may change their arguments in place (any
@@ -541,35 +518,21 @@ def _added_to(statement: gast.stmt, name: str) -> gast.expr | None:
     return right
 
 
-def _changed_by(assignment: gast.Assign | gast.AugAssign) -> list[str]:
-    """The names an assignment assigns, or changes in place (`x[i] += v` changes `x`)."""
-    targets = assignment.targets if isinstance(assignment, gast.Assign) else [assignment.target]
-    names = []
-    for target in targets:
-        root = target
-        while isinstance(root, gast.Subscript | gast.Attribute):
-            root = root.value
-        if isinstance(root, gast.Name):
-            names.append(root.id)
-    return names
-
-
-class _Summary(NamedTuple):
-    """What a statement reads (how many times each name), the names it assigns or changes
-    in place, and those together with the names it passes to calls that may change them
-    (any but NumPy's ufuncs and srcad's helpers that only read theirs)."""
-
-    reads: dict[str, int]
-    assigned: set[str]
-    touched: set[str]
-
-
-# The fields of the statements with blocks but their blocks (`body`, `orelse`): a summary
-# of one is that of these parts and of the statements in its blocks.
-_OWN_FIELDS = {
-    cls: tuple(f for f in syntax.child_fields(cls) if f not in ("body", "orelse"))
-    for cls in (gast.If, gast.For, gast.While, gast.FunctionDef)
-}
+def _assigned_by(node: gast.AST, names: set[str]) -> None:
+    """Add to `names` those `node` itself (not its children) assigns, or changes in place
+    (`x[i] += v` changes `x`)."""
+    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+        names.add(node.id)
+    elif isinstance(node, gast.AugAssign | gast.Assign):
+        targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+        for target in targets:
+            root = target
+            while isinstance(root, gast.Subscript | gast.Attribute):
+                root = root.value
+            if isinstance(root, gast.Name):
+                names.add(root.id)
+    elif isinstance(node, gast.Call):
+        names.add("<call>")  # a call may change anything it is passed
 
 
 def _is_arithmetic(value: gast.expr) -> bool:
