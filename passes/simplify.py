@@ -98,7 +98,12 @@ class Simplify(Transform):
         # do) or arithmetic on two numbers (else the folder has none): set by `_count`,
         # which sees every node as it enters the pullback, and left set.
         self.negations = self.foldable = False
-        self._count([function], 1)  # kept up to date by every rewrite from here on
+        # The counts, kept up to date by every rewrite from here on: the signature's names,
+        # then those of each statement, whose reads are kept (`first_reads`): what `_reads`
+        # finds there while the statement stays as it was.
+        self.first_reads: dict[gast.AST, dict[str, int]] = {}
+        self._count(_all_but_body(function), 1)
+        self._count(function.body, 1, first=True)
         changed = False
         while True:
             if self._block(function.body):
@@ -117,26 +122,45 @@ class Simplify(Transform):
             changed = True
             self.negations = self.foldable = True  # new nodes, not counted: assume both
 
-    def _count(self, nodes: list[gast.AST], sign: int) -> None:
+    def _count(self, nodes: list[gast.AST], sign: int, first: bool = False) -> None:
         """Add (or take away) the names `nodes` read and assign to the counts, noting any
-        negation and arithmetic on numbers that comes in."""
-        for statement in self.enclosing:
-            self.effects.pop(statement, None)
+        negation and arithmetic on numbers that comes in; `first`: and keep the reads of
+        each node (`first_reads`)."""
+        self._changing(nodes)
         for root in nodes:
-            # A place a copy moves into may be a loop: its own statements change too.
-            for statement in walk_statements([root]) if isinstance(root, gast.stmt) else ():
-                self.effects.pop(statement, None)
-            self.reads_in.pop(id(root), None)  # it is about to change, or has
+            reads: dict[str, int] = {}
             for node in syntax.walk(root):
                 if isinstance(node, gast.Name):
-                    counts = self.loads if isinstance(node.ctx, gast.Load) else self.stores
-                    counts[node.id] = counts.get(node.id, 0) + sign
+                    if isinstance(node.ctx, gast.Load):
+                        self.loads[node.id] = self.loads.get(node.id, 0) + sign
+                        if first:
+                            reads[node.id] = reads.get(node.id, 0) + 1
+                    else:
+                        self.stores[node.id] = self.stores.get(node.id, 0) + sign
                 elif sign < 0:
                     continue
                 elif isinstance(node, gast.UnaryOp):
                     self.negations = self.negations or isinstance(node.op, gast.USub)
                 elif isinstance(node, gast.BinOp) and not self.foldable:
                     self.foldable = is_foldable(node)
+            if first:
+                self.first_reads[root] = reads
+
+    def _changing(self, nodes: list[gast.AST]) -> None:
+        """Drop what is kept about `nodes`, which are about to change (or have), and about
+        the statements in them and around them."""
+        for statement in self.enclosing:
+            self._forget(statement)
+        for root in nodes:
+            # A place a copy moves into may be a loop: its own statements change too.
+            for statement in walk_statements([root]) if isinstance(root, gast.stmt) else ():
+                self._forget(statement)
+            self.reads_in.pop(id(root), None)
+
+    def _forget(self, statement: gast.stmt) -> None:
+        """Drop what is kept about a statement that changes (or holds one that does)."""
+        self.effects.pop(statement, None)
+        self.first_reads.pop(statement, None)
 
     def _block(self, block: list[gast.stmt]) -> bool:
         changed = False
@@ -214,9 +238,14 @@ class Simplify(Transform):
         places = self._places(block, index, name, value, self.loads.get(name, 0))
         if places is None:
             return False
-        self._count([statement, *places], -1)
-        _replace(places, name, value)
-        self._count(places, 1)
+        self._count([statement], -1)
+        self._changing(places)
+        moved = _replace(places, name, value)
+        # The places read `value`'s names where they read `name`: no need to count them
+        # again. (Put beside a number, a number may make arithmetic for the folder.)
+        self.loads[name] -= moved
+        self._count([value], moved)
+        self.foldable = self.foldable or number(value) is not None
         del block[index]
         return True
 
@@ -224,7 +253,10 @@ class Simplify(Transform):
         """How many times `statement` reads each name (kept until it changes)."""
         found = self.reads_in.get(id(statement))
         if found is None:
-            found = self.reads_in[id(statement)] = self._look_at(statement, reads=True)
+            found = self.first_reads.get(statement)
+            if found is None:
+                found = self._look_at(statement, reads=True)
+            self.reads_in[id(statement)] = found
         return found
 
     def _places(self, block: list[gast.stmt], index: int, name: str, value: gast.expr,
@@ -272,9 +304,9 @@ class Simplify(Transform):
         return None
 
     def _effects(self, statement: gast.stmt) -> tuple[set[str], set[str]]:
-        """The names `statement` assigns or changes in place (`_assigned_by`), and those
-        with the names it passes to calls that may change them (`_passed_to`): kept until
-        it, or a statement in its blocks, changes."""
+        """The names `statement` assigns or changes in place (`x[i] += v` changes `x`; a
+        call, anything: `<call>`), and those with the names it passes to calls that may
+        change them (`_passed_to`): kept until it, or a statement in its blocks, changes."""
         found = self.effects.get(statement)
         if found is None:
             self._look_at(statement, reads=False)
@@ -289,12 +321,19 @@ class Simplify(Transform):
         assigned: set[str] = set()
         touched: set[str] = set()  # passed to calls that may change them
         for node in syntax.walk(statement):
-            if reads and isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-                found[node.id] = found.get(node.id, 0) + 1
-            elif effects:
-                _assigned_by(node, assigned)
-                if isinstance(node, gast.Call):
-                    touched.update(self._passed_to(node))
+            if isinstance(node, gast.Name):
+                if isinstance(node.ctx, gast.Load):
+                    if reads:
+                        found[node.id] = found.get(node.id, 0) + 1
+                elif isinstance(node.ctx, gast.Store):
+                    assigned.add(node.id)
+            elif not effects:
+                continue
+            elif isinstance(node, gast.Call):
+                assigned.add("<call>")  # a call may change anything it is passed
+                touched.update(self._passed_to(node))
+            elif isinstance(node, gast.AugAssign | gast.Assign):
+                assigned.update(_changed_by(node))
         if effects:
             self.effects[statement] = (assigned, assigned | touched)
         return found
@@ -328,22 +367,36 @@ class Simplify(Transform):
         )
 
 
-def _replace(places: list[gast.stmt], name: str, value: gast.expr) -> None:
-    """Read `value` wherever `places` read `name`."""
+def _all_but_body(function: gast.FunctionDef) -> list[gast.AST]:
+    """The nodes in a function's fields but its body: its parameters, decorators..."""
+    nodes: list[gast.AST] = []
+    for field in syntax.child_fields(gast.FunctionDef):
+        value = getattr(function, field, None)
+        if field != "body":
+            nodes += [v for v in (value if value.__class__ is list else [value]) if v is not None]
+    return nodes
+
+
+def _replace(places: list[gast.stmt], name: str, value: gast.expr) -> int:
+    """Read `value` wherever `places` read `name`; how many reads that replaced."""
+    replaced = 0
     for place in places:
         for node in syntax.walk(place):
-            for field, child in gast.iter_fields(node):
-                if isinstance(child, gast.Name) and child.id == name:
-                    if isinstance(child.ctx, gast.Load):
-                        setattr(node, field, syntax.copy_tree(value))
-                elif isinstance(child, list):
+            for field in syntax.child_fields(node.__class__):
+                child = getattr(node, field, None)
+                if child.__class__ is list:
                     for k, item in enumerate(child):
-                        if (
-                            isinstance(item, gast.Name)
-                            and item.id == name
-                            and isinstance(item.ctx, gast.Load)
-                        ):
+                        if _reads_name(item, name):
                             child[k] = syntax.copy_tree(value)
+                            replaced += 1
+                elif _reads_name(child, name):
+                    setattr(node, field, syntax.copy_tree(value))
+                    replaced += 1
+    return replaced
+
+
+def _reads_name(node: Any, name: str) -> bool:
+    return isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load)
 
 
 def number(node: gast.expr) -> float | None:
@@ -518,21 +571,17 @@ def _added_to(statement: gast.stmt, name: str) -> gast.expr | None:
     return right
 
 
-def _assigned_by(node: gast.AST, names: set[str]) -> None:
-    """Add to `names` those `node` itself (not its children) assigns, or changes in place
-    (`x[i] += v` changes `x`)."""
-    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-        names.add(node.id)
-    elif isinstance(node, gast.AugAssign | gast.Assign):
-        targets = node.targets if isinstance(node, gast.Assign) else [node.target]
-        for target in targets:
-            root = target
-            while isinstance(root, gast.Subscript | gast.Attribute):
-                root = root.value
-            if isinstance(root, gast.Name):
-                names.add(root.id)
-    elif isinstance(node, gast.Call):
-        names.add("<call>")  # a call may change anything it is passed
+def _changed_by(assignment: gast.Assign | gast.AugAssign) -> list[str]:
+    """The names an assignment changes in place (`x[i] += v` changes `x`) or assigns."""
+    targets = assignment.targets if isinstance(assignment, gast.Assign) else [assignment.target]
+    names = []
+    for target in targets:
+        root = target
+        while isinstance(root, gast.Subscript | gast.Attribute):
+            root = root.value
+        if isinstance(root, gast.Name):
+            names.append(root.id)
+    return names
 
 
 def _is_arithmetic(value: gast.expr) -> bool:
