@@ -7,7 +7,7 @@ import gast
 from srcad import syntax
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.rule_calls import constant
-from srcad.passes.simplify import ConstantFolder
+from srcad.passes.simplify import ConstantFolder, is_foldable
 from srcad.tangents import NoTangent, ZeroTangent
 
 
@@ -80,16 +80,34 @@ class Fuse(Transform):
         for node in (start, both):
             syntax.located(node, final)
         statements = [*body, both]
-        assigned = {
-            n.id
-            for s in statements
-            for n in syntax.walk(s)
-            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
-        }
-        if seed.id in assigned:
+        # One look at every node: whether anything assigns the seed, and which statements
+        # the folders change (most they leave as they are: nothing there to fold).
+        assigned = False
+        changes: list[tuple[bool, bool]] = []  # per statement: (`OneFolder`, `ConstantFolder`)
+        for statement in statements:
+            ones = foldable = False
+            for node in syntax.walk(statement):
+                if isinstance(node, gast.Name):
+                    if node.id == seed.id:
+                        ones = True
+                        assigned = assigned or not isinstance(node.ctx, gast.Load)
+                elif isinstance(node, gast.BinOp):
+                    ones = ones or _without_one(node) is not None
+                    foldable = foldable or is_foldable(node)
+            changes.append((ones, foldable))
+        if assigned:
             return [start, *statements]
         # The seed is 1.0 throughout: fold it in (`1.0 * e` is `e`, exactly).
-        return [ConstantFolder().visit(OneFolder(seed.id).visit(s)) for s in statements]
+        folded = []
+        for statement, (ones, foldable) in zip(statements, changes, strict=True):
+            if ones:
+                one_folder = OneFolder(seed.id)
+                statement = one_folder.visit(statement)
+                foldable = one_folder.foldable
+            if foldable:
+                statement = ConstantFolder().visit(statement)
+            folded.append(statement)
+        return folded
 
     def _constant(self, cotangent: gast.expr) -> gast.expr:
         """`NoTangent()` (and `ZeroTangent()`) among the cotangents returned as the one
@@ -104,7 +122,10 @@ class Fuse(Transform):
 
 
 class OneFolder(syntax.Rewriter):
-    """Read 1.0 for a name, and drop the products and quotients by it."""
+    """Read 1.0 for a name, and drop the products and quotients by it; `foldable` tells
+    whether that left any arithmetic on numbers alone (for `ConstantFolder`)."""
+
+    foldable = False
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -116,11 +137,20 @@ class OneFolder(syntax.Rewriter):
 
     def visit_BinOp(self, node: gast.BinOp) -> gast.expr:  # noqa: N802
         self.generic_visit(node)
-        if isinstance(node.op, gast.Mult | gast.Div) and _is_one(node.right):
-            return node.left
-        if isinstance(node.op, gast.Mult) and _is_one(node.left):
-            return node.right
+        operand = _without_one(node)
+        if operand is not None:
+            return operand
+        self.foldable = self.foldable or is_foldable(node)
         return node
+
+
+def _without_one(node: gast.BinOp) -> gast.expr | None:
+    """`e` for `e * 1.0`, `e / 1.0` and `1.0 * e`; None for any other operation."""
+    if isinstance(node.op, gast.Mult | gast.Div) and _is_one(node.right):
+        return node.left
+    if isinstance(node.op, gast.Mult) and _is_one(node.left):
+        return node.right
+    return None
 
 
 def _is_one(node: gast.expr) -> bool:

@@ -89,27 +89,78 @@ class Simplify(Transform):
         self.stores: dict[str, int] = {}
         self.loads: dict[str, int] = {}
         self.reads_in: dict[int, dict[str, int]] = {}
-        self._count([function], 1)  # kept up to date by every rewrite from here on
+        # What each statement assigns, and that or passes to calls (`_effects`), until it or
+        # a statement in its blocks changes; `enclosing`: the statements whose blocks hold
+        # the one `_rewrite` looks at, which change with it.
+        self.effects: dict[gast.AST, tuple[set[str], set[str]]] = {}
+        self.enclosing: list[gast.stmt] = []
+        # Whether the pullback may hold a negation (else `push_negations` has nothing to
+        # do) or arithmetic on two numbers (else the folder has none): set by `_count`,
+        # which sees every node as it enters the pullback, and left set.
+        self.negations = self.foldable = False
+        # The counts, kept up to date by every rewrite from here on: the signature's names,
+        # then those of each statement, whose reads are kept (`first_reads`): what `_reads`
+        # finds there while the statement stays as it was.
+        self.first_reads: dict[gast.AST, dict[str, int]] = {}
+        self._count(_all_but_body(function), 1)
+        self._count(function.body, 1, first=True)
         changed = False
         while True:
             if self._block(function.body):
                 changed = True
                 continue
             # Neither reads nor assigns names differently: the counts stay right.
-            folder = ConstantFolder()
-            folder.visit(function)
-            if not (push_negations(function, self.linear) | folder.changed):
+            folded = False
+            if self.foldable:
+                folder = ConstantFolder()
+                folder.visit(function)
+                folded = folder.changed
+            # A folded number may be negative: a negation the count never saw.
+            pushed = (folded or self.negations) and push_negations(function, self.linear)
+            if not (pushed or folded):
                 return changed
             changed = True
+            self.negations = self.foldable = True  # new nodes, not counted: assume both
 
-    def _count(self, nodes: list[gast.AST], sign: int) -> None:
-        """Add (or take away) the names `nodes` read and assign to the counts."""
+    def _count(self, nodes: list[gast.AST], sign: int, first: bool = False) -> None:
+        """Add (or take away) the names `nodes` read and assign to the counts, noting any
+        negation and arithmetic on numbers that comes in; `first`: and keep the reads of
+        each node (`first_reads`)."""
+        self._changing(nodes)
         for root in nodes:
-            self.reads_in.pop(id(root), None)  # it is about to change, or has
+            reads: dict[str, int] = {}
             for node in syntax.walk(root):
                 if isinstance(node, gast.Name):
-                    counts = self.loads if isinstance(node.ctx, gast.Load) else self.stores
-                    counts[node.id] = counts.get(node.id, 0) + sign
+                    if isinstance(node.ctx, gast.Load):
+                        self.loads[node.id] = self.loads.get(node.id, 0) + sign
+                        if first:
+                            reads[node.id] = reads.get(node.id, 0) + 1
+                    else:
+                        self.stores[node.id] = self.stores.get(node.id, 0) + sign
+                elif sign < 0:
+                    continue
+                elif isinstance(node, gast.UnaryOp):
+                    self.negations = self.negations or isinstance(node.op, gast.USub)
+                elif isinstance(node, gast.BinOp) and not self.foldable:
+                    self.foldable = is_foldable(node)
+            if first:
+                self.first_reads[root] = reads
+
+    def _changing(self, nodes: list[gast.AST]) -> None:
+        """Drop what is kept about `nodes`, which are about to change (or have), and about
+        the statements in them and around them."""
+        for statement in self.enclosing:
+            self._forget(statement)
+        for root in nodes:
+            # A place a copy moves into may be a loop: its own statements change too.
+            for statement in walk_statements([root]) if isinstance(root, gast.stmt) else ():
+                self._forget(statement)
+            self.reads_in.pop(id(root), None)
+
+    def _forget(self, statement: gast.stmt) -> None:
+        """Drop what is kept about a statement that changes (or holds one that does)."""
+        self.effects.pop(statement, None)
+        self.first_reads.pop(statement, None)
 
     def _block(self, block: list[gast.stmt]) -> bool:
         changed = False
@@ -118,10 +169,13 @@ class Simplify(Transform):
             if self._rewrite(block, index):
                 changed = True
                 continue  # look again at what is at `index` now
+            statement = block[index]
+            self.enclosing.append(statement)
             for field in ("body", "orelse"):
-                inner = getattr(block[index], field, None)
-                if inner and not isinstance(block[index], gast.FunctionDef):
+                inner = getattr(statement, field, None)
+                if inner and not isinstance(statement, gast.FunctionDef):
                     changed = self._block(inner) or changed
+            self.enclosing.pop()
             index += 1
         return changed
 
@@ -184,9 +238,14 @@ class Simplify(Transform):
         places = self._places(block, index, name, value, self.loads.get(name, 0))
         if places is None:
             return False
-        self._count([statement, *places], -1)
-        _replace(places, name, value)
-        self._count(places, 1)
+        self._count([statement], -1)
+        self._changing(places)
+        moved = _replace(places, name, value)
+        # The places read `value`'s names where they read `name`: no need to count them
+        # again. (Put beside a number, a number may make arithmetic for the folder.)
+        self.loads[name] -= moved
+        self._count([value], moved)
+        self.foldable = self.foldable or number(value) is not None
         del block[index]
         return True
 
@@ -194,10 +253,9 @@ class Simplify(Transform):
         """How many times `statement` reads each name (kept until it changes)."""
         found = self.reads_in.get(id(statement))
         if found is None:
-            found = {}
-            for node in syntax.walk(statement):
-                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-                    found[node.id] = found.get(node.id, 0) + 1
+            found = self.first_reads.get(statement)
+            if found is None:
+                found = self._look_at(statement, reads=True)
             self.reads_in[id(statement)] = found
         return found
 
@@ -221,12 +279,12 @@ class Simplify(Transform):
                 found += here
             if found == count:
                 break
-            if reads & (_assigned(later) | self._passed(later)):
+            if not reads.isdisjoint(self._effects(later)[1]):
                 return None
         if found != count:
             return None
         last = places[-1]
-        if reads & _assigned(last) and not isinstance(last, SIMPLE):
+        if not reads.isdisjoint(self._effects(last)[0]) and not isinstance(last, SIMPLE):
             return None
         return places
 
@@ -240,23 +298,61 @@ class Simplify(Transform):
                 added = _added_to(later, name)
                 # `d - e` computes `d` first: a call there must not change what `e` reads.
                 return later if added is not None and not reads & self._passed(added) else None
-            assigned = _assigned(later)
-            if name in assigned or reads & (assigned | self._passed(later)):
+            assigned, touched = self._effects(later)
+            if name in assigned or not reads.isdisjoint(touched):
                 return None
         return None
+
+    def _effects(self, statement: gast.stmt) -> tuple[set[str], set[str]]:
+        """The names `statement` assigns or changes in place (`x[i] += v` changes `x`; a
+        call, anything: `<call>`), and those with the names it passes to calls that may
+        change them (`_passed_to`): kept until it, or a statement in its blocks, changes."""
+        found = self.effects.get(statement)
+        if found is None:
+            self._look_at(statement, reads=False)
+            found = self.effects[statement]
+        return found
+
+    def _look_at(self, statement: gast.stmt, reads: bool) -> dict[str, int]:
+        """One walk of `statement` for its `_effects`, where they are not kept, and (if
+        `reads`) how many times it reads each name."""
+        found: dict[str, int] = {}
+        effects = statement not in self.effects
+        assigned: set[str] = set()
+        touched: set[str] = set()  # passed to calls that may change them
+        for node in syntax.walk(statement):
+            if isinstance(node, gast.Name):
+                if isinstance(node.ctx, gast.Load):
+                    if reads:
+                        found[node.id] = found.get(node.id, 0) + 1
+                elif isinstance(node.ctx, gast.Store):
+                    assigned.add(node.id)
+            elif not effects:
+                continue
+            elif isinstance(node, gast.Call):
+                assigned.add("<call>")  # a call may change anything it is passed
+                touched.update(self._passed_to(node))
+            elif isinstance(node, gast.AugAssign | gast.Assign):
+                assigned.update(_changed_by(node))
+        if effects:
+            self.effects[statement] = (assigned, assigned | touched)
+        return found
 
     def _passed(self, node: gast.AST) -> set[str]:
         """The names `node` passes to calls that may change their arguments in place (any
         but NumPy's ufuncs and srcad's helpers that only read theirs)."""
         names: set[str] = set()
         for call in syntax.walk(node):
-            if not isinstance(call, gast.Call):
-                continue
-            if isinstance(call.func, gast.Name) and call.func.id in self.readers:
-                continue
-            for argument in [*call.args, *(k.value for k in call.keywords)]:
-                names.update(n.id for n in syntax.walk(argument) if isinstance(n, gast.Name))
+            if isinstance(call, gast.Call):
+                names.update(self._passed_to(call))
         return names
+
+    def _passed_to(self, call: gast.Call) -> list[str]:
+        """The names `call` passes, unless its function only reads its arguments."""
+        if isinstance(call.func, gast.Name) and call.func.id in self.readers:
+            return []
+        arguments = [*call.args, *(k.value for k in call.keywords)]
+        return [n.id for a in arguments for n in syntax.walk(a) if isinstance(n, gast.Name)]
 
     def _is_zero(self, value: gast.expr) -> bool:
         """The symbolic zero, or the float zero a float's cotangent starts from (`0.0 + e`
@@ -271,22 +367,36 @@ class Simplify(Transform):
         )
 
 
-def _replace(places: list[gast.stmt], name: str, value: gast.expr) -> None:
-    """Read `value` wherever `places` read `name`."""
+def _all_but_body(function: gast.FunctionDef) -> list[gast.AST]:
+    """The nodes in a function's fields but its body: its parameters, decorators..."""
+    nodes: list[gast.AST] = []
+    for field in syntax.child_fields(gast.FunctionDef):
+        value = getattr(function, field, None)
+        if field != "body":
+            nodes += [v for v in (value if value.__class__ is list else [value]) if v is not None]
+    return nodes
+
+
+def _replace(places: list[gast.stmt], name: str, value: gast.expr) -> int:
+    """Read `value` wherever `places` read `name`; how many reads that replaced."""
+    replaced = 0
     for place in places:
         for node in syntax.walk(place):
-            for field, child in gast.iter_fields(node):
-                if isinstance(child, gast.Name) and child.id == name:
-                    if isinstance(child.ctx, gast.Load):
-                        setattr(node, field, syntax.copy_tree(value))
-                elif isinstance(child, list):
+            for field in syntax.child_fields(node.__class__):
+                child = getattr(node, field, None)
+                if child.__class__ is list:
                     for k, item in enumerate(child):
-                        if (
-                            isinstance(item, gast.Name)
-                            and item.id == name
-                            and isinstance(item.ctx, gast.Load)
-                        ):
+                        if _reads_name(item, name):
                             child[k] = syntax.copy_tree(value)
+                            replaced += 1
+                elif _reads_name(child, name):
+                    setattr(node, field, syntax.copy_tree(value))
+                    replaced += 1
+    return replaced
+
+
+def _reads_name(node: Any, name: str) -> bool:
+    return isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load)
 
 
 def number(node: gast.expr) -> float | None:
@@ -300,6 +410,14 @@ def number(node: gast.expr) -> float | None:
 
 
 FOLDED = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul}
+
+
+def is_foldable(node: gast.BinOp) -> bool:
+    """Whether `ConstantFolder` does the arithmetic of `node`: one of its operations, on
+    two numbers."""
+    return (
+        type(node.op) in FOLDED and number(node.left) is not None and number(node.right) is not None
+    )
 
 
 class ConstantFolder(syntax.Rewriter):
@@ -453,22 +571,16 @@ def _added_to(statement: gast.stmt, name: str) -> gast.expr | None:
     return right
 
 
-def _assigned(statement: gast.stmt) -> set[str]:
-    """Names a statement assigns, or changes in place (`x[i] += v` changes `x`)."""
-    names = set()
-    for node in syntax.walk(statement):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            names.add(node.id)
-        elif isinstance(node, gast.AugAssign | gast.Assign):
-            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
-            for target in targets:
-                root = target
-                while isinstance(root, gast.Subscript | gast.Attribute):
-                    root = root.value
-                if isinstance(root, gast.Name):
-                    names.add(root.id)
-        elif isinstance(node, gast.Call):
-            names.add("<call>")  # a call may change anything it is passed
+def _changed_by(assignment: gast.Assign | gast.AugAssign) -> list[str]:
+    """The names an assignment changes in place (`x[i] += v` changes `x`) or assigns."""
+    targets = assignment.targets if isinstance(assignment, gast.Assign) else [assignment.target]
+    names = []
+    for target in targets:
+        root = target
+        while isinstance(root, gast.Subscript | gast.Attribute):
+            root = root.value
+        if isinstance(root, gast.Name):
+            names.append(root.id)
     return names
 
 

@@ -57,6 +57,8 @@ def bound_names(statement: gast.stmt) -> list[str]:
         return [statement.name]
     if isinstance(statement, gast.Assign):
         targets = statement.targets
+        if len(targets) == 1 and isinstance(targets[0], gast.Name):
+            return [targets[0].id]  # most statements: nothing to walk
     elif isinstance(statement, gast.For):
         targets = [statement.target]
     else:
@@ -89,12 +91,17 @@ class _Rename(syntax.Rewriter):
         return node
 
 
+# One instance of each context for the names built here: nothing changes a context in place
+# (`syntax.copy_tree` shares them as well), and passes build thousands of names.
+_LOAD, _STORE = gast.Load(), gast.Store()
+
+
 def load(name: str) -> gast.Name:
-    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+    return gast.Name(id=name, ctx=_LOAD, annotation=None, type_comment=None)
 
 
 def store(name: str) -> gast.Name:
-    return gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
+    return gast.Name(id=name, ctx=_STORE, annotation=None, type_comment=None)
 
 
 class ToANF(Transform):
@@ -142,14 +149,15 @@ class ToANF(Transform):
         function = function_of(tree)
         scopes = ctx.analysis(Scopes, tree)
         ctx.namer.reserve(scopes.names)
-        body = _Normaliser(ctx, scopes).block(function.body)
+        normaliser = _Normaliser(ctx, scopes)
+        body = normaliser.block(function.body)
         if not body or not isinstance(body[-1], gast.Return):
             body.append(gast.Return(value=gast.Constant(value=None, kind=None)))
             syntax.located(body[-1], function)
         function.body = body
         # The normal form binds names only by assignment, `for` and `def`: its scopes
         # follow from the user's names and the temporaries, without def-use chains again.
-        bound = scopes.locals | {name for s in walk_statements(body) for name in bound_names(s)}
+        bound = scopes.locals | normaliser.bound
         ctx.results[Scopes] = scope_info(function, bound, ctx)
         return True
 
@@ -161,11 +169,15 @@ class _Normaliser:
         self.user = set(scopes.parameters) | scopes.locals
         self.out: list[gast.stmt] = []
         self.origin: gast.stmt | None = None
+        self.bound: set[str] = set()  # the names the statements emitted so far bind
 
     def _emit(self, statement: gast.stmt) -> None:
+        """Put `statement` next in the output (every statement of the normal form that
+        binds a name goes through here)."""
         assert self.origin is not None
         syntax.located(statement, self.origin)
         self.out.append(statement)
+        self.bound.update(bound_names(statement))
 
     def _assign(self, name: str, value: gast.expr) -> None:
         self._emit(gast.Assign(targets=[store(name)], value=value, type_comment=None))
