@@ -88,7 +88,7 @@ class Simplify(Transform):
         self.parameters = {a.id for a in function.args.args}
         self.stores: dict[str, int] = {}
         self.loads: dict[str, int] = {}
-        self.reads_in: dict[int, dict[str, int]] = {}
+        self.reads_in: dict[gast.AST, dict[str, int]] = {}
         # What each statement assigns, and that or passes to calls (`_effects`), until it or
         # a statement in its blocks changes; `enclosing`: the statements whose blocks hold
         # the one `_rewrite` looks at, which change with it.
@@ -155,12 +155,13 @@ class Simplify(Transform):
             # A place a copy moves into may be a loop: its own statements change too.
             for statement in walk_statements([root]) if isinstance(root, gast.stmt) else ():
                 self._forget(statement)
-            self.reads_in.pop(id(root), None)
 
     def _forget(self, statement: gast.stmt) -> None:
-        """Drop what is kept about a statement that changes (or holds one that does)."""
+        """Drop what is kept about a statement that changes (or holds one that does): a
+        loop's reads are those of its body too."""
         self.effects.pop(statement, None)
         self.first_reads.pop(statement, None)
+        self.reads_in.pop(statement, None)
 
     def _block(self, block: list[gast.stmt]) -> bool:
         changed = False
@@ -251,12 +252,12 @@ class Simplify(Transform):
 
     def _reads(self, statement: gast.stmt) -> dict[str, int]:
         """How many times `statement` reads each name (kept until it changes)."""
-        found = self.reads_in.get(id(statement))
+        found = self.reads_in.get(statement)
         if found is None:
             found = self.first_reads.get(statement)
             if found is None:
                 found = self._look_at(statement, reads=True)
-            self.reads_in[id(statement)] = found
+            self.reads_in[statement] = found
         return found
 
     def _places(self, block: list[gast.stmt], index: int, name: str, value: gast.expr,
