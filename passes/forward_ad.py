@@ -10,7 +10,8 @@ from srcad.passes.activity import Activity, target_names
 from srcad.passes.base import Context, Transform
 from srcad.passes.operation_rules import OperationRules
 from srcad.passes.rule_calls import RuleCalls, call
-from srcad.passes.to_anf import is_copy, is_unpacking, load, store
+from srcad.passes.to_anf import is_copy, is_unpacking
+from srcad.syntax import load, store
 from srcad.tangents import NoTangent, ZeroTangent, elements_of
 
 

@@ -27,9 +27,9 @@ import numpy as np
 from srcad import syntax
 from srcad.kinds import Kind
 from srcad.passes.kinds import binary, call, subscript
-from srcad.passes.rule_calls import LOAD, make
 from srcad.primitives import logabsdet
 from srcad.projection import fill_like, outer, sum_to
+from srcad.syntax import LOAD, make
 
 # Elementwise functions of one argument: the cotangent of `a` for `y = f(a)`.
 UNARY: dict[Any, str] = {}

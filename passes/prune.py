@@ -22,7 +22,8 @@ from srcad.passes.shapes import (
     shape_uses_at,
     store_counts,
 )
-from srcad.passes.to_anf import store, walk_statements
+from srcad.passes.to_anf import walk_statements
+from srcad.syntax import store
 
 Use = tuple[gast.AST, str, int]  # a read of a name for its shape alone (`shape_uses`)
 

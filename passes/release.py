@@ -7,7 +7,8 @@ import gast
 from srcad import syntax
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.kinds import Kinds
-from srcad.passes.to_anf import falls_through, store
+from srcad.passes.to_anf import falls_through
+from srcad.syntax import store
 
 # Scopes of their own: a closure among them may read a name after its last statement does.
 NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)

@@ -20,9 +20,10 @@ from srcad.passes.base import Context, Transform
 from srcad.passes.inlining import Plan, adjoint_of, index_adjoint
 from srcad.passes.kinds import Kinds
 from srcad.passes.operation_rules import OperationRules
-from srcad.passes.rule_calls import ADD, LOAD, STORE, RuleCalls, call, constant, load, make, store
+from srcad.passes.rule_calls import RuleCalls, call, constant
 from srcad.passes.to_anf import falls_through, is_copy, is_unpacking
 from srcad.projection import add_at, expand, scatter
+from srcad.syntax import ADD, LOAD, STORE, load, make, store
 from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
 
 Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost first

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, TypeVar
+from typing import Any
 
 import gast
 
@@ -15,29 +15,7 @@ from srcad.passes.operation_rules import OperationRules
 from srcad.passes.scopes import LocalFunction, Scopes
 from srcad.passes.to_anf import is_copy, is_unpacking
 from srcad.registry import Rule
-
-N = TypeVar("N", bound=gast.AST)
-
-
-def make(cls: type[N], **fields: Any) -> N:
-    """A new node: what `cls(**fields)` builds, for a fraction of the cost of gast's
-    constructors (the passes that emit a rule build hundreds of nodes)."""
-    node: N = gast.AST.__new__(cls)
-    node.__dict__ = fields
-    return node
-
-
-# The contexts of built names, and the operator of sums, shared like the leaves
-# `syntax.copy_tree` shares: nothing changes them in place.
-LOAD, STORE, ADD = gast.Load(), gast.Store(), gast.Add()
-
-
-def load(name: str) -> gast.Name:
-    return make(gast.Name, id=name, ctx=LOAD, annotation=None, type_comment=None)
-
-
-def store(name: str) -> gast.Name:
-    return make(gast.Name, id=name, ctx=STORE, annotation=None, type_comment=None)
+from srcad.syntax import LOAD, load, make
 
 
 def call(function: str, args: list[gast.expr], keywords: list[gast.keyword] | None = None

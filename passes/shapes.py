@@ -16,6 +16,7 @@ from srcad.passes.kinds import FLOAT_UFUNCS, SHAPE_PRESERVING, Kinds
 from srcad.passes.simplify import ConstantFolder, is_number, push_negations
 from srcad.passes.to_anf import constant_int
 from srcad.projection import expand, fill_like, scatter, sum_to
+from srcad.syntax import load
 
 Class = frozenset[str]  # the atoms whose shapes, broadcast together, give a value's shape
 SCALAR: Class = frozenset()  # a float or an int: broadcasting it changes no shape
@@ -162,10 +163,6 @@ def _slice_key(value: gast.Subscript) -> str:
         if start is not None and stop is not None and start >= 0 and cut_from_end:
             return f"{value.value.id}[rows - {start - stop}]"
     return gast.dump(value)
-
-
-def load(name: str) -> gast.Name:
-    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
 def shape_uses(function: gast.FunctionDef, ctx: Context) -> Iterator[tuple[gast.AST, str, int]]:

@@ -10,8 +10,9 @@ from srcad import syntax
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.kinds import Kinds
 from srcad.passes.reverse_ad import assign
-from srcad.passes.to_anf import constant_int, load
+from srcad.passes.to_anf import constant_int
 from srcad.projection import add_at
+from srcad.syntax import load
 
 
 class Stores(Transform):

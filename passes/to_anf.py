@@ -13,6 +13,7 @@ from srcad.passes.callees import Callees, is_append_call
 from srcad.passes.naming import derived_name
 from srcad.passes.scopes import ScopeInfo, Scopes, scope_info
 from srcad.primitives import append
+from srcad.syntax import load, store
 
 
 def is_copy(statement: gast.stmt) -> bool:
@@ -89,19 +90,6 @@ class _Rename(syntax.Rewriter):
                 id=self.renames[node.id], ctx=node.ctx, annotation=None, type_comment=None
             )
         return node
-
-
-# One instance of each context for the names built here: nothing changes a context in place
-# (`syntax.copy_tree` shares them as well), and passes build thousands of names.
-_LOAD, _STORE = gast.Load(), gast.Store()
-
-
-def load(name: str) -> gast.Name:
-    return gast.Name(id=name, ctx=_LOAD, annotation=None, type_comment=None)
-
-
-def store(name: str) -> gast.Name:
-    return gast.Name(id=name, ctx=_STORE, annotation=None, type_comment=None)
 
 
 class ToANF(Transform):
