@@ -153,7 +153,6 @@ class ReverseAD(RuleCalls, Transform):
         function.body = body
         function.decorator_list = []
         function.returns = None
-        _locate_unplaced(function)
         return True
 
     # -- what is differentiated ----------------------------------------------------------
@@ -1274,41 +1273,3 @@ def _remove(body: list[gast.stmt], statements: set[int]) -> None:
                 _remove(inner, statements)
                 if not inner:
                     inner.append(make(gast.Pass))
-
-
-def _locate_unplaced(function: gast.FunctionDef) -> None:
-    """Give each statement and expression in `function` that has no source position (most
-    of what this pass builds) the function's own.
-
-    One loop over the tree, reading node dictionaries directly: the rrule is several times
-    the size of the function, and this runs on every node of it."""
-    position = {name: value for name, value in function.__dict__.items() if name in _POSITIONS}
-    todo: list[gast.AST] = [function]
-    pop, push = todo.pop, todo.append
-    while todo:
-        node = pop()
-        state = node.__dict__
-        cls = node.__class__
-        if cls is gast.Name:  # most nodes: no children but an annotation, rarely there
-            if "lineno" not in state:
-                state.update(position)
-            if state.get("annotation") is None:
-                continue
-        elif "lineno" not in state and issubclass(cls, _LOCATED):
-            state.update(position)
-        fields = _FIELDS.get(cls)
-        if fields is None:
-            fields = _FIELDS[cls] = syntax.child_fields(cls)
-        for name in fields:
-            child = state.get(name)
-            if child.__class__ is list:
-                for item in child:
-                    if isinstance(item, gast.AST):
-                        push(item)
-            elif isinstance(child, gast.AST):
-                push(child)
-
-
-_POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-_LOCATED = (gast.stmt, gast.expr)
-_FIELDS: dict[type, tuple[str, ...]] = {}  # `syntax.child_fields`, by class
