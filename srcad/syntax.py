@@ -150,9 +150,12 @@ def as_gast(node: ast.AST) -> gast.AST:
 def _convert(value: Any) -> Any:
     if value.__class__ is list:
         return [_convert(item) for item in value]
+    cls = value.__class__
+    leaf = _LEAF_CONVERSIONS.get(cls)
+    if leaf is not None:
+        return leaf
     if not isinstance(value, ast.AST):
         return value
-    cls = value.__class__
     special = _SPECIAL_CONVERSIONS.get(cls)
     if special is not None:
         return special(value)
@@ -168,7 +171,9 @@ def _convert(value: Any) -> Any:
     given = value.__dict__
     for name in fields:
         if name in given:
-            state[name] = _convert(given[name])
+            item = given[name]
+            # Identifiers and constants, most fields, are kept as they are.
+            state[name] = item if item.__class__ in _SCALARS else _convert(item)
     for name, empty in only_gast:
         state[name] = [] if empty else None
     for name in positions:
@@ -181,6 +186,15 @@ def _convert(value: Any) -> Any:
 # list), and the position attributes to copy.
 _CONVERSIONS: dict[type, Any] = {}
 _LIST_FIELDS = frozenset({"type_params"})
+_SCALARS = frozenset({str, int, float, complex, bool, bytes, type(None), type(...)})
+# Each context and operator class of `ast`, and one instance of gast's class of its name:
+# converted trees share them, as `copy_tree`'s copies do.
+_LEAF_CONVERSIONS: dict[type, gast.AST] = {
+    cls: getattr(gast, cls.__name__)()
+    for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+    for cls in base.__subclasses__()
+    if hasattr(gast, cls.__name__)
+}
 
 
 def _conversion(cls: Any) -> Any:
@@ -198,8 +212,16 @@ def _conversion(cls: Any) -> Any:
 
 
 def _converted_name(node: ast.Name) -> gast.Name:
-    new = gast.Name(id=node.id, ctx=_convert(node.ctx), annotation=None, type_comment=None)
-    return located(new, node)
+    given = node.__dict__
+    new = gast.Name.__new__(gast.Name)
+    new.__dict__ = {
+        "id": node.id,
+        "ctx": _LEAF_CONVERSIONS[node.ctx.__class__],
+        "annotation": None,
+        "type_comment": None,
+        **{name: given[name] for name in _POSITIONS if name in given},
+    }
+    return new
 
 
 def _converted_arg(node: ast.arg) -> gast.Name:
