@@ -113,18 +113,24 @@ class Mutations(Analysis[list[Diagnostic]]):
         function = function_of(tree)
         self.ctx = ctx
         self.rule_hint = f"or register a rule with @srcad.rrule.register({function.name})"
-        # Every node, breadth first as `gast.walk` gives them, and each one's parent, in one
-        # pass: the list grows while it is read.
-        nodes: list[gast.AST] = [function]
-        self.parents: dict[gast.AST, gast.AST] = {}
-        for node in nodes:
-            for child in syntax.children(node):
-                self.parents[child] = node
-                nodes.append(child)
+        self.function = function
+        self._parents: dict[gast.AST, gast.AST] | None = None
         found: list[Diagnostic] = []
-        for node in nodes:
+        for node in syntax.walk(function):
             found += self._check(node, function)
         return sorted(found, key=lambda d: (d.line, d.column))
+
+    @property
+    def parents(self) -> dict[gast.AST, gast.AST]:
+        """Each node's parent: found when a check first asks (most functions have no
+        `append` and no augmented assignment, the checks that do)."""
+        if self._parents is None:
+            self._parents = {
+                child: node
+                for node in syntax.walk(self.function)
+                for child in syntax.children(node)
+            }
+        return self._parents
 
     def _report(self, node: gast.AST, code: str, message: str, hint: str) -> list[Diagnostic]:
         return [self.ctx.diagnostic(node, code, message, hint)]
