@@ -179,6 +179,8 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
 
     def _expression(self, node: gast.expr, report: Report) -> None:
         for child in syntax.walk(node):
+            if child.__class__ not in _CHECKED:
+                continue  # a name, a constant, an attribute, an index...: most nodes
             bad_binary = isinstance(child, gast.BinOp) and not isinstance(child.op, _OPERATORS)
             bad_unary = isinstance(child, gast.UnaryOp) and not isinstance(child.op, _UNARY)
             if bad_binary or bad_unary:
@@ -213,6 +215,12 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                 report(child, UNSUPPORTED_EXPRESSION, f"{what} is not supported here",
                        self.rule_hint)  # fmt: skip
 
+
+# The classes of expression `_expression` may report (gast's classes have no subclasses).
+_CHECKED = frozenset({
+    gast.BinOp, gast.UnaryOp, gast.Call, gast.Lambda, gast.Dict, gast.ListComp,
+    gast.GeneratorExp, *_EXPRESSION_NAMES,
+})  # fmt: skip
 
 _SYMBOLS = {
     gast.FloorDiv: "//",
