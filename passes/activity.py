@@ -81,41 +81,36 @@ class Activity(Analysis[set[str]]):
         callees = ctx.analysis(Callees, tree).callees
         scopes = ctx.analysis(Scopes, tree)
         outer = set(scopes.parameters) | scopes.locals
+        # Each statement that may carry a derivative: the names it reads, and those it binds.
+        flows: list[tuple[list[str], list[str]]] = []
+        for statement in walk_statements(function_of(tree).body):
+            if isinstance(statement, gast.Assign):
+                value = statement.value
+                operands = [n.id for n in operand_names(value)]
+                callee = callees.get(value) if isinstance(value, gast.Call) else None
+                if isinstance(callee, LocalFunction):
+                    operands += callee.captured(outer)
+                if not operands:
+                    continue
+                if isinstance(value, gast.Call) and ctx.registry.is_non_differentiable(callee):
+                    continue
+                if isinstance(
+                    value, gast.Attribute
+                ) and ctx.registry.is_non_differentiable_attribute(value.attr):
+                    continue
+                if isinstance(value, gast.BinOp | gast.UnaryOp) and (
+                    ctx.registry.is_non_differentiable(OPERATORS[type(value.op)])
+                ):
+                    continue
+                flows.append((operands, target_names(statement.targets[0])))
+            elif isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name):
+                flows.append(([statement.iter.id], target_names(statement.target)))
         active = set(ctx.wrt)
-        statements = list(walk_statements(function_of(tree).body))
         changed = True
         while changed:
             changed = False
-            for statement in statements:
-                if isinstance(statement, gast.Assign):
-                    value = statement.value
-                    operands = [n.id for n in operand_names(value)]
-                    callee = callees.get(value) if isinstance(value, gast.Call) else None
-                    if isinstance(callee, LocalFunction):
-                        operands += callee.captured(outer)
-                    if not any(name in active for name in operands):
-                        continue
-                    if isinstance(value, gast.Call) and ctx.registry.is_non_differentiable(
-                        callees.get(value)
-                    ):
-                        continue
-                    if isinstance(
-                        value, gast.Attribute
-                    ) and ctx.registry.is_non_differentiable_attribute(value.attr):
-                        continue
-                    if isinstance(value, gast.BinOp | gast.UnaryOp) and (
-                        ctx.registry.is_non_differentiable(OPERATORS[type(value.op)])
-                    ):
-                        continue
-                    targets = target_names(statement.targets[0])
-                elif isinstance(statement, gast.For):
-                    iterable = statement.iter
-                    if not (isinstance(iterable, gast.Name) and iterable.id in active):
-                        continue
-                    targets = target_names(statement.target)
-                else:
-                    continue
-                if not active.issuperset(targets):
+            for operands, targets in flows:
+                if not active.issuperset(targets) and not active.isdisjoint(operands):
                     active.update(targets)
                     changed = True
         return active
