@@ -6,7 +6,6 @@ import ast
 import inspect
 import linecache
 import os
-import textwrap
 import types
 import weakref
 from collections.abc import Callable
@@ -38,10 +37,6 @@ REGISTRY.install(RULE_SETS)
 
 # The code of a call-site diagnostic that introduces a callee's own problems.
 CALLEE_FAILED = "E220"
-
-# Emitted text opens with this many comment lines; the compiled text puts its wrapper
-# definitions on exactly these lines, so line numbers in tracebacks match `srcad show`.
-HEADER_LINES = 3
 
 
 @dataclass(frozen=True)
@@ -313,37 +308,18 @@ def emit(tree: gast.Module, ctx: Context, description: str) -> CompiledRule:
         f"# differentiated with respect to: {', '.join(ctx.wrt) or 'nothing'}{kinds}",
     ]
     text = "\n".join(header) + "\n" + body
-    free = [name for name in source.closure if name in ctx.namer.taken]
-    runtime = list(ctx.runtime)
-    wrapper = [
-        "def __srcad_closure__():",
-        f"    {' = '.join(free)} = None" if free else "    pass",
-        f"    def __srcad_bind__({', '.join(runtime)}):",
-    ]
-    assert len(wrapper) == HEADER_LINES
-    compiled_text = "\n".join(
-        [
-            *wrapper,
-            textwrap.indent(body, " " * 8).rstrip("\n"),
-            f"        return {function.name}",
-            "    return __srcad_bind__",
-            "",
-        ]
-    )
     filename = f"<srcad {function.name} {origin} wrt={','.join(ctx.wrt)}{kinds}>"
-    linecache.cache[filename] = (len(compiled_text), None, compiled_text.splitlines(True), filename)
+    # Tracebacks show the emitted text itself, as `srcad show` prints it.
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     # The text is parsed once: to check it is the tree srcad built, and to compile.
-    module = syntax.parse_ast(compiled_text)
-    closure = module.body[0]
-    assert isinstance(closure, ast.FunctionDef)
-    binder = closure.body[1]
-    assert isinstance(binder, ast.FunctionDef)
-    parsed = binder.body[:-1]  # the emitted function, before `__srcad_bind__`'s return
-    if not syntax.same_as_parsed(parsed, [s for s in tree.body if not syntax.is_comment(s)]):
+    module = syntax.parse_ast(text)
+    if not syntax.same_as_parsed(module.body, [s for s in tree.body if not syntax.is_comment(s)]):
         raise SrcadError(
             f"internal error: the code emitted for {description} does not parse back to the "
             "tree srcad built; please report this with the function's source"
         )
+    free = [name for name in source.closure if name in ctx.namer.taken]
+    module = _in_closure(module, free, list(ctx.runtime), function.name)
     module_code = compile(module, filename, "exec")
     outer = _nested_code(module_code, "__srcad_closure__")
     bind_code = _nested_code(outer, "__srcad_bind__")
@@ -355,6 +331,28 @@ def emit(tree: gast.Module, ctx: Context, description: str) -> CompiledRule:
     compiled.__module__ = source.func.__module__
     callees = tuple(v.func for v in ctx.runtime.values() if isinstance(v, CompiledCall))
     return CompiledRule(compiled, text, filename, callees, ctx.value_left_out)
+
+
+def _in_closure(module: ast.Module, free: list[str], runtime: list[str], name: str) -> ast.Module:
+    """The parsed emitted function `name`, defined in `__srcad_bind__(*runtime)`, itself
+    defined in `__srcad_closure__()`, which assigns the `free` names: so the function
+    reads srcad's runtime names as arguments of the binder, and the user's closure
+    variables as free variables, whose cells the binder's function gets. The function
+    keeps its positions in the emitted text; the wrapper's lines are never run after
+    binding, so never shown."""
+    wrapper = syntax.parse_ast(
+        "def __srcad_closure__():\n"
+        + (f"    {' = '.join(free)} = None\n" if free else "    pass\n")
+        + f"    def __srcad_bind__({', '.join(runtime)}):\n"
+        + f"        return {name}\n"
+        + "    return __srcad_bind__\n"
+    )
+    closure = wrapper.body[0]
+    assert isinstance(closure, ast.FunctionDef)
+    binder = closure.body[1]
+    assert isinstance(binder, ast.FunctionDef)
+    binder.body[:0] = module.body
+    return wrapper
 
 
 def _nested_code(code: types.CodeType, name: str) -> types.CodeType:
