@@ -13,7 +13,7 @@ from srcad.passes.callees import Callees, is_append_call
 from srcad.passes.naming import derived_name
 from srcad.passes.scopes import ScopeInfo, Scopes, scope_info
 from srcad.primitives import append
-from srcad.syntax import load, store
+from srcad.syntax import LOAD, STORE, load, make, store
 
 
 def is_copy(statement: gast.stmt) -> bool:
@@ -86,8 +86,12 @@ class _Rename(syntax.Rewriter):
 
     def visit_Name(self, node: gast.Name) -> gast.Name:  # noqa: N802 (the visitor protocol)
         if node.id in self.renames:
-            return gast.Name(
-                id=self.renames[node.id], ctx=node.ctx, annotation=None, type_comment=None
+            return make(
+                gast.Name,
+                id=self.renames[node.id],
+                ctx=node.ctx,
+                annotation=None,
+                type_comment=None,
             )
         return node
 
@@ -140,7 +144,7 @@ class ToANF(Transform):
         normaliser = _Normaliser(ctx, scopes)
         body = normaliser.block(function.body)
         if not body or not isinstance(body[-1], gast.Return):
-            body.append(gast.Return(value=gast.Constant(value=None, kind=None)))
+            body.append(make(gast.Return, value=make(gast.Constant, value=None, kind=None)))
             syntax.located(body[-1], function)
         function.body = body
         # The normal form binds names only by assignment, `for` and `def`: its scopes
@@ -168,7 +172,7 @@ class _Normaliser:
         self.bound.update(bound_names(statement))
 
     def _assign(self, name: str, value: gast.expr) -> None:
-        self._emit(gast.Assign(targets=[store(name)], value=value, type_comment=None))
+        self._emit(make(gast.Assign, targets=[store(name)], value=value, type_comment=None))
 
     def _fresh(self, node: gast.expr) -> str:
         return self.ctx.namer.fresh(derived_name(node))
@@ -205,16 +209,16 @@ class _Normaliser:
             assert isinstance(node.target, gast.Name)
             right = self.atom(node.value)
             self.into(
-                node.target.id, gast.BinOp(left=load(node.target.id), op=node.op, right=right)
+                node.target.id, make(gast.BinOp, left=load(node.target.id), op=node.op, right=right)
             )
         elif isinstance(node, gast.Return):
-            value = node.value or gast.Constant(value=None, kind=None)
+            value = node.value or make(gast.Constant, value=None, kind=None)
             if isinstance(value, gast.Name) or self._is_static(value):
-                self._emit(gast.Return(value=value))
+                self._emit(make(gast.Return, value=value))
             else:
                 name = self.ctx.namer.fresh("out")
                 self.into(name, value)
-                self._emit(gast.Return(value=load(name)))
+                self._emit(make(gast.Return, value=load(name)))
         elif isinstance(node, gast.Expr) and is_append_call(node.value):
             assert isinstance(node.value, gast.Call) and isinstance(node.value.func, gast.Attribute)
             receiver = node.value.func.value
@@ -222,13 +226,14 @@ class _Normaliser:
             self._append(receiver.id, node.value.args[0])
         elif isinstance(node, gast.Expr):
             if not isinstance(node.value, gast.Constant):  # docstrings go
-                self._emit(gast.Expr(value=self.operation(node.value)))
+                self._emit(make(gast.Expr, value=self.operation(node.value)))
         elif isinstance(node, gast.If):
             test = self.test(node.test)
             self._emit(
-                gast.If(
+                make(
+                    gast.If,
                     test=test,
-                    body=self.block(node.body) or [gast.Pass()],
+                    body=self.block(node.body) or [make(gast.Pass)],
                     orelse=self.block(node.orelse),
                 )
             )
@@ -246,7 +251,7 @@ class _Normaliser:
         a rule (the same list, mutated: the checks made sure nothing else holds it)."""
         atom = self.atom(value)
         function = self.ctx.bind(append, "append")
-        call = gast.Call(func=load(function), args=[load(name), atom], keywords=[])
+        call = make(gast.Call, func=load(function), args=[load(name), atom], keywords=[])
         self.ctx.analysis_result(Callees).callees[call] = append
         self._assign(name, call)
 
@@ -261,21 +266,24 @@ class _Normaliser:
                     renames[target.id] = self.ctx.namer.fresh(target.id)
         node = _Rename(renames).visit(node)
         result = self.ctx.namer.fresh("values")
-        self._assign(result, gast.List(elts=[], ctx=gast.Load()))
+        self._assign(result, make(gast.List, elts=[], ctx=LOAD))
         inner: list[gast.stmt] = [
-            gast.Expr(
-                value=gast.Call(
-                    func=gast.Attribute(value=load(result), attr="append", ctx=gast.Load()),
+            make(
+                gast.Expr,
+                value=make(
+                    gast.Call,
+                    func=make(gast.Attribute, value=load(result), attr="append", ctx=LOAD),
                     args=[node.elt],
                     keywords=[],
-                )
+                ),
             )
         ]
         for generator in reversed(node.generators):
             for condition in reversed(generator.ifs):
-                inner = [gast.If(test=condition, body=inner, orelse=[])]
+                inner = [make(gast.If, test=condition, body=inner, orelse=[])]
             inner = [
-                gast.For(
+                make(
+                    gast.For,
                     target=generator.target,
                     iter=generator.iter,
                     body=inner,
@@ -313,28 +321,32 @@ class _Normaliser:
             self.assign_all([node.target], load(target))
             body, self.out = self.out, saved
         body += self.block(node.body)
-        loop = gast.For(
+        loop = make(
+            gast.For,
             target=store(target),
             iter=iterable,
-            body=body or [gast.Pass()],
+            body=body or [make(gast.Pass)],
             orelse=[],
             type_comment=None,
         )
         self._emit(loop)
 
     def while_loop(self, node: gast.While) -> None:
-        true = gast.Constant(value=True, kind=None)
+        true = make(gast.Constant, value=True, kind=None)
         if isinstance(node.test, gast.Constant) and node.test.value is True:  # `while True:`
-            self._emit(gast.While(test=true, body=self.block(node.body), orelse=[]))
+            self._emit(make(gast.While, test=true, body=self.block(node.body), orelse=[]))
             return
         saved, self.out = self.out, []
         test = self.test(node.test)
-        stop = gast.If(
-            test=gast.UnaryOp(op=gast.Not(), operand=test), body=[gast.Break()], orelse=[]
+        stop = make(
+            gast.If,
+            test=make(gast.UnaryOp, op=make(gast.Not), operand=test),
+            body=[make(gast.Break)],
+            orelse=[],
         )
         self._emit(stop)
         head, self.out = self.out, saved
-        self._emit(gast.While(test=true, body=head + self.block(node.body), orelse=[]))
+        self._emit(make(gast.While, test=true, body=head + self.block(node.body), orelse=[]))
 
     def assign_all(self, targets: list[gast.expr], value: gast.expr) -> None:
         if len(targets) == 1:
@@ -362,8 +374,8 @@ class _Normaliser:
                 temporary = self.ctx.namer.fresh("item")
                 names.append(temporary)
                 nested.append((element, temporary))
-        unpacking = gast.Tuple(elts=[store(n) for n in names], ctx=gast.Store())
-        self._emit(gast.Assign(targets=[unpacking], value=source, type_comment=None))
+        unpacking = make(gast.Tuple, elts=[store(n) for n in names], ctx=STORE)
+        self._emit(make(gast.Assign, targets=[unpacking], value=source, type_comment=None))
         for element, temporary in nested:
             self.assign(element, load(temporary))
 
@@ -403,17 +415,17 @@ class _Normaliser:
             test = self.test(value.test)
             body = self._into_block(name, value.body)
             orelse = self._into_block(name, value.orelse)
-            self._emit(gast.If(test=test, body=body, orelse=orelse))
+            self._emit(make(gast.If, test=test, body=body, orelse=orelse))
             return
         if isinstance(value, gast.BoolOp):
             first, *rest = value.values
-            remaining = gast.BoolOp(op=value.op, values=rest) if len(rest) > 1 else rest[0]
+            remaining = make(gast.BoolOp, op=value.op, values=rest) if len(rest) > 1 else rest[0]
         else:  # a chained comparison: `a < b < c` is `a < b and b < c`, b read once
             assert isinstance(value, gast.Compare)
             middle = self.atom(value.comparators[0])
-            first = gast.Compare(left=value.left, ops=value.ops[:1], comparators=[middle])
-            remaining = gast.Compare(
-                left=middle, ops=value.ops[1:], comparators=value.comparators[1:]
+            first = make(gast.Compare, left=value.left, ops=value.ops[:1], comparators=[middle])
+            remaining = make(
+                gast.Compare, left=middle, ops=value.ops[1:], comparators=value.comparators[1:]
             )
         # The test is the first value under a name nothing assigns again (not `name`, which
         # the branch assigns): the pullback tests it again to know what ran.
@@ -421,8 +433,8 @@ class _Normaliser:
         self._assign(name, test)
         proceed: gast.expr = test
         if isinstance(value, gast.BoolOp) and isinstance(value.op, gast.Or):
-            proceed = gast.UnaryOp(op=gast.Not(), operand=proceed)
-        self._emit(gast.If(test=proceed, body=self._into_block(name, remaining), orelse=[]))
+            proceed = make(gast.UnaryOp, op=make(gast.Not), operand=proceed)
+        self._emit(make(gast.If, test=proceed, body=self._into_block(name, remaining), orelse=[]))
 
     def _into_block(self, name: str, value: gast.expr) -> list[gast.stmt]:
         saved, self.out = self.out, []
@@ -471,13 +483,13 @@ class _Normaliser:
             return self.atom(node)
         if isinstance(node, gast.BinOp):
             left, right = self.atom(node.left), self.atom(node.right)
-            return gast.BinOp(left=left, op=node.op, right=right)
+            return make(gast.BinOp, left=left, op=node.op, right=right)
         if isinstance(node, gast.UnaryOp):
-            return gast.UnaryOp(op=node.op, operand=self.atom(node.operand))
+            return make(gast.UnaryOp, op=node.op, operand=self.atom(node.operand))
         if isinstance(node, gast.Compare):
             left = self.atom(node.left)
-            return gast.Compare(
-                left=left, ops=node.ops, comparators=[self.atom(node.comparators[0])]
+            return make(
+                gast.Compare, left=left, ops=node.ops, comparators=[self.atom(node.comparators[0])]
             )
         if isinstance(node, gast.Call):
             callee = self.ctx.analysis_result(Callees).callees.get(node)
@@ -494,17 +506,17 @@ class _Normaliser:
         if projected is not None:
             return self.operation(projected)
         if isinstance(node, gast.Attribute):
-            return gast.Attribute(value=self.atom(node.value), attr=node.attr, ctx=gast.Load())
+            return make(gast.Attribute, value=self.atom(node.value), attr=node.attr, ctx=LOAD)
         if isinstance(node, gast.Subscript):
             value = self.atom(node.value)
-            return gast.Subscript(value=value, slice=self.index(node.slice), ctx=gast.Load())
+            return make(gast.Subscript, value=value, slice=self.index(node.slice), ctx=LOAD)
         if isinstance(node, gast.Tuple):
-            return gast.Tuple(elts=[self.atom(e) for e in node.elts], ctx=gast.Load())
+            return make(gast.Tuple, elts=[self.atom(e) for e in node.elts], ctx=LOAD)
         if isinstance(node, gast.List):
-            return gast.List(elts=[self.atom(e) for e in node.elts], ctx=gast.Load())
+            return make(gast.List, elts=[self.atom(e) for e in node.elts], ctx=LOAD)
         if isinstance(node, gast.Dict):
             keys = [self.atom(k) for k in node.keys if k is not None]
-            return gast.Dict(keys=keys, values=[self.atom(v) for v in node.values])
+            return make(gast.Dict, keys=keys, values=[self.atom(v) for v in node.values])
         if isinstance(node, gast.ListComp | gast.GeneratorExp):
             return self.comprehension(node)
         raise AssertionError(f"UnsupportedConstructs let through {type(node).__name__}")
@@ -529,9 +541,9 @@ class _Normaliser:
             return None
         if function is None:
             return None
-        name = gast.Name(id=self.ctx.bind(function, function.__name__), ctx=gast.Load(),
+        name = make(gast.Name, id=self.ctx.bind(function, function.__name__), ctx=LOAD,
                          annotation=None, type_comment=None)  # fmt: skip
-        projected = gast.Call(func=name, args=call.args, keywords=[])
+        projected = make(gast.Call, func=name, args=call.args, keywords=[])
         callees[projected] = function
         return projected
 
@@ -540,9 +552,9 @@ class _Normaliser:
             lower, upper, step = (
                 None if p is None else self.atom(p) for p in (node.lower, node.upper, node.step)
             )
-            return gast.Slice(lower=lower, upper=upper, step=step)
+            return make(gast.Slice, lower=lower, upper=upper, step=step)
         if isinstance(node, gast.Tuple):
-            return gast.Tuple(elts=[self.index(e) for e in node.elts], ctx=gast.Load())
+            return make(gast.Tuple, elts=[self.index(e) for e in node.elts], ctx=LOAD)
         return self.atom(node)
 
 
