@@ -339,7 +339,10 @@ def emit(tree: gast.Module, ctx: Context, description: str) -> CompiledRule:
     binder = closure.body[1]
     assert isinstance(binder, ast.FunctionDef)
     parsed = binder.body[:-1]  # the emitted function, before `__srcad_bind__`'s return
-    if not syntax.same_as_parsed(parsed, [s for s in tree.body if not syntax.is_comment(s)]):
+    built = [s for s in tree.body if not syntax.is_comment(s)]
+    # A string over several lines (a nested function's docstring) takes the indentation in:
+    # where the parse differs, the text itself must parse back to the tree.
+    if not syntax.same_as_parsed(parsed, built) and not syntax.same_tree(body, tree):
         raise SrcadError(
             f"internal error: the code emitted for {description} does not parse back to the "
             "tree srcad built; please report this with the function's source"
