@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.projection import ProjectTo, conj
+from srcad.projection import ProjectTo, conj, expand
 from srcad.registry import RuleSet
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent
 
@@ -159,13 +159,16 @@ def mod_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 @rules.frule(operator.add)
 def add_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
-    return a + b, a_dot + b_dot
+    y = a + b
+    # An array with a zero tangent, plus a float: the float's tangent, as the array's.
+    return y, expand(a_dot + b_dot, y)
 
 
 @rules.frule(operator.sub)
 def sub_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
-    return a - b, a_dot - b_dot
+    y = a - b
+    return y, expand(a_dot - b_dot, y)
 
 
 @rules.frule(operator.mul)

@@ -55,3 +55,37 @@ def test_forward_and_reverse_agree(function, args):
     forward = inner(y_bar, srcad.unthunk(y_dot))
     reverse = sum(inner(c, t) for c, t in zip(cotangents, tangents, strict=True))
     assert forward == pytest.approx(reverse, rel=1e-9, abs=1e-12)
+
+
+# A float added to (or taken from) an array that has no tangent, `np.zeros_like(v)` here:
+# the result's tangent is the float's, standing for the whole array. Summed, it counts
+# once per element; indexed, it has elements.
+def _sum_of_zeros_plus(x, v):
+    return np.sum(np.zeros_like(v) + x)
+
+
+def _element_of_float_minus_zeros(x, v):
+    return (x - np.zeros_like(v))[2] * x
+
+
+def _sum_of_np_add(x, v):
+    return np.sum(np.add(np.zeros_like(v), x)) * x
+
+
+def _sum_of_np_subtract(x, v):
+    return np.sum(np.subtract(x, np.zeros_like(v)))
+
+
+@pytest.mark.parametrize(
+    "function",
+    [_sum_of_zeros_plus, _element_of_float_minus_zeros, _sum_of_np_add, _sum_of_np_subtract],
+)
+def test_a_float_tangent_broadcast_over_an_array_without_one(function):
+    args = (0.7, np.array([1.0, -2.0, 0.5]))
+    tangents = (1.0, np.array([0.3, 0.1, -0.2]))
+    check_frule(function, *args, tangents=tangents, rtol=1e-6, atol=1e-9)
+    _, y_dot = srcad.jvp(function, args, tangents)
+    step = 1e-6
+    plus = function(*(a + step * t for a, t in zip(args, tangents, strict=True)))
+    minus = function(*(a - step * t for a, t in zip(args, tangents, strict=True)))
+    assert y_dot == pytest.approx((plus - minus) / (2 * step), rel=1e-6)
