@@ -218,4 +218,5 @@ def matmul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 @rules.frule(operator.mod, np.mod)
 def mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
-    return a % b, a_dot - b_dot * np.floor_divide(a, b)
+    y = a % b
+    return y, expand(a_dot - b_dot * np.floor_divide(a, b), y)

@@ -76,9 +76,19 @@ def _sum_of_np_subtract(x, v):
     return np.sum(np.subtract(x, np.zeros_like(v)))
 
 
+def _sum_of_float_mod_array(x, v):
+    return np.sum(x % (np.zeros_like(v) + 5.0))
+
+
 @pytest.mark.parametrize(
     "function",
-    [_sum_of_zeros_plus, _element_of_float_minus_zeros, _sum_of_np_add, _sum_of_np_subtract],
+    [
+        _sum_of_zeros_plus,
+        _element_of_float_minus_zeros,
+        _sum_of_np_add,
+        _sum_of_np_subtract,
+        _sum_of_float_mod_array,
+    ],
 )
 def test_a_float_tangent_broadcast_over_an_array_without_one(function):
     args = (0.7, np.array([1.0, -2.0, 0.5]))
