@@ -181,7 +181,12 @@ def mul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 def truediv_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
     y = a / b
-    return y, (a_dot - y * b_dot) / b
+    numerator = a_dot - y * b_dot
+    if isinstance(numerator, AbstractZero) or not isinstance(y, np.generic | np.ndarray):
+        return y, numerator / b
+    # NumPy divided (by a zero, it gives inf and no error): so does the tangent, whose
+    # numerator may be a Python float that `/` would raise for.
+    return y, np.true_divide(numerator, b)
 
 
 @rules.frule(operator.neg)

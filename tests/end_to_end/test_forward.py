@@ -99,3 +99,22 @@ def test_a_float_tangent_broadcast_over_an_array_without_one(function):
     plus = function(*(a + step * t for a, t in zip(args, tangents, strict=True)))
     minus = function(*(a - step * t for a, t in zip(args, tangents, strict=True)))
     assert y_dot == pytest.approx((plus - minus) / (2 * step), rel=1e-6)
+
+
+def _unused_numpy_division_by_zero(x, v):
+    unused = (np.sum(np.ones(3)) - x) / (v.size - 3)  # NumPy's division: inf, and no error
+    return x * np.sum(v) + 0.0 * np.isfinite(unused)
+
+
+def test_the_tangent_of_a_numpy_division_by_zero_does_not_raise():
+    """The function divides a NumPy float by a Python zero (inf, with a warning); the
+    tangent of that division, a Python float over the same zero, must not raise."""
+    args = (0.5, np.array([1.0, 2.0, 3.0]))
+    tangents = (1.0, np.array([0.1, -0.2, 0.3]))
+    step = 1e-6
+    with np.errstate(divide="ignore", invalid="ignore"):
+        _, y_dot = srcad.jvp(_unused_numpy_division_by_zero, args, tangents)
+        pairs = list(zip(args, tangents, strict=True))
+        plus = _unused_numpy_division_by_zero(*(a + step * t for a, t in pairs))
+        minus = _unused_numpy_division_by_zero(*(a - step * t for a, t in pairs))
+    assert y_dot == pytest.approx((plus - minus) / (2 * step), rel=1e-6)
