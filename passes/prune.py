@@ -185,18 +185,21 @@ class Prune(Transform):
 
     def _check_divisions(self, function: gast.FunctionDef, needed: set[str]) -> bool:
         """Before a division of Python numbers goes, make sure that dividing by zero still
-        raises: a check `1 / d` takes its place, unless code that stays divides by `d`
-        (the gradient of `s / n` divides by `n` too). True if any was added."""
-        dropped = {id(s): divisors for s in self.dropped if (divisors := self._divisors(s))}
+        raises: a check `n / d`, the division itself, takes its place (a float kind may
+        be NumPy's, whose division gives inf: `1 / d` would raise where the function does
+        not), unless code that stays divides by `d` (the gradient of `s / n` divides by `n`
+        too). True if any was added."""
+        dropped = {id(s): divisions for s in self.dropped if (divisions := self._divisors(s))}
         if not dropped:
             return False
         kept = {
-            gast.dump(divisor)
+            gast.dump(division.right)
             for s in walk_statements(function.body)
             if id(s) not in dropped
-            for divisor in self._divisors(s)
+            for division in self._divisors(s)
         }
         added = False
+        checked: set[str] = set()  # the divisions a check repeats
 
         def check(block: list[gast.stmt]) -> list[gast.stmt]:
             nonlocal added
@@ -206,14 +209,12 @@ class Prune(Transform):
                     inner = getattr(statement, name, None)
                     if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
                         setattr(statement, name, check(inner))
-                for divisor in dropped.get(id(statement), []):
-                    text = gast.dump(divisor)
-                    if text not in kept:
-                        kept.add(text)
-                        one = gast.BinOp(left=gast.Constant(value=1, kind=None), op=gast.Div(),
-                                         right=syntax.copy_tree(divisor))  # fmt: skip
+                for division in dropped.get(id(statement), []):
+                    divisor, text = gast.dump(division.right), gast.dump(division)
+                    if divisor not in kept and text not in checked:
+                        checked.add(text)
                         why = syntax.comment("a divisor: zero raises, as in the function")
-                        for new in (why, gast.Expr(value=one)):
+                        for new in (why, gast.Expr(value=syntax.copy_tree(division))):
                             out.append(syntax.located(new, statement))
                         self.added.append(out[-1])
                         added = True
@@ -223,9 +224,9 @@ class Prune(Transform):
         function.body = check(function.body)
         return added
 
-    def _divisors(self, statement: gast.stmt) -> list[gast.expr]:
-        """The divisors of the divisions of two Python numbers a simple statement makes
-        (which raise for zero, where NumPy's give inf), but for nonzero constants."""
+    def _divisors(self, statement: gast.stmt) -> list[gast.BinOp]:
+        """The divisions of two numbers a simple statement makes (which raise for zero
+        where both are Python's; NumPy's give inf), but by nonzero constants."""
         divisions = self.survey.divisions.get(statement)
         if divisions is None:
             if isinstance(statement, gast.If | gast.For | gast.While):
@@ -239,7 +240,7 @@ class Prune(Transform):
             divisor = node.right
             number = isinstance(divisor, gast.Constant) and type(divisor.value) in (int, float)
             if not (number and divisor.value != 0):
-                found.append(divisor)
+                found.append(node)
         return found
 
     def _needed(self) -> set[str]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.projection import ProjectTo, conj
+from srcad.projection import ProjectTo, conj, expand
 from srcad.registry import RuleSet
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent
 
@@ -159,13 +159,16 @@ def mod_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 @rules.frule(operator.add)
 def add_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
-    return a + b, a_dot + b_dot
+    y = a + b
+    # An array with a zero tangent, plus a float: the float's tangent, as the array's.
+    return y, expand(a_dot + b_dot, y)
 
 
 @rules.frule(operator.sub)
 def sub_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
-    return a - b, a_dot - b_dot
+    y = a - b
+    return y, expand(a_dot - b_dot, y)
 
 
 @rules.frule(operator.mul)
@@ -178,7 +181,12 @@ def mul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 def truediv_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
     y = a / b
-    return y, (a_dot - y * b_dot) / b
+    numerator = a_dot - y * b_dot
+    if isinstance(numerator, AbstractZero) or not isinstance(y, np.generic | np.ndarray):
+        return y, numerator / b
+    # NumPy divided (by a zero, it gives inf and no error): so does the tangent, whose
+    # numerator may be a Python float that `/` would raise for.
+    return y, np.true_divide(numerator, b)
 
 
 @rules.frule(operator.neg)
@@ -215,4 +223,5 @@ def matmul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 @rules.frule(operator.mod, np.mod)
 def mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
-    return a % b, a_dot - b_dot * np.floor_divide(a, b)
+    y = a % b
+    return y, expand(a_dot - b_dot * np.floor_divide(a, b), y)

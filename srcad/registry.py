@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from srcad.projection import ProjectTo, conj
+from srcad.projection import ProjectTo, conj, expand
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 RuleFn = Callable[..., Any]
@@ -208,7 +208,9 @@ def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
             y_dot = d_a(a, b, y) * a_dot
         if not isinstance(b_dot, AbstractZero):
             y_dot = y_dot + d_b(a, b, y) * b_dot
-        return y, y_dot
+        # The tangent of an array with a float's partial (`np.add`'s 1.0) and tangent alone
+        # is a float: the array's shape, filled with it.
+        return y, expand(y_dot, y)
 
     return named(frule2, f"{name}_frule")
 

@@ -275,6 +275,12 @@ def unparse(tree: gast.AST) -> str:
 
 
 def _gast_lines(tree: gast.AST) -> list[str]:
+    # gast's printer reads each statement's line (for `# type: ignore` comments), which
+    # the statements srcad builds lack: it prints a copy where they are line 0.
+    tree = copy_tree(tree)
+    for node in walk(tree):
+        if isinstance(node, gast.stmt) and "lineno" not in node.__dict__:
+            node.lineno = 0
     lines = []
     for line in gast.unparse(tree).splitlines():
         match = _COMMENT_LINE.match(line)

@@ -42,6 +42,17 @@ def nested_without_capture(x):
     return cube(x) + cube(2.0)
 
 
+def nested_with_docstring(x, w):
+    def g(t):
+        """`t` scaled by `w`.
+
+        The docstring spans lines: the emitted code keeps it, indented.
+        """
+        return w * t * t
+
+    return g(x) + x
+
+
 def reads_global(x):
     return SCALE * x * x
 

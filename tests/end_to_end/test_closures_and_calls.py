@@ -33,6 +33,7 @@ CASES = [
     ("nested_in_loop", cf.nested_in_loop, (rng.standard_normal(3), 0.9)),
     ("rebinding_after_def", cf.rebinding_after_def, (0.7, 1.3)),
     ("nested_without_capture", cf.nested_without_capture, (0.7,)),
+    ("nested_with_docstring", cf.nested_with_docstring, (0.7, 1.3)),
     ("reads_global", cf.reads_global, (0.7,)),
     ("star_args_callee", cf.star_caller, (0.7, 1.3)),
     ("star_args_direct", cf.total, (0.7, 1.3, 2.0)),
@@ -45,6 +46,16 @@ CASES = [
 @pytest.mark.parametrize(("function", "args"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_gradient_matches_finite_differences(function, args):
     check_rrule(function, *args, rtol=1e-6, atol=1e-9)
+
+
+def test_gradient_of_a_function_whose_nested_function_has_a_docstring():
+    """The emitted text holds the docstring over several lines, indented with the rest of
+    the rule when compiled: it is still the tree srcad built."""
+    x, w, step = 0.7, 1.3, 1e-6
+    gradient = srcad.grad(cf.nested_with_docstring, wrt=(0, 1))(x, w)
+    by_x = (cf.nested_with_docstring(x + step, w) - cf.nested_with_docstring(x - step, w)) / 2e-6
+    by_w = (cf.nested_with_docstring(x, w + step) - cf.nested_with_docstring(x, w - step)) / 2e-6
+    assert gradient == pytest.approx((by_x, by_w), rel=1e-6)
 
 
 def test_nested_rule_returns_the_closure_tangent():

@@ -124,6 +124,29 @@ def _unused_divisions(x, n, m):
     return np.sum(x**2) + scale + rest
 
 
+def _unused_division_of_a_numpy_float(x, c, n):
+    scale = c[0] / n  # a NumPy float over a Python zero: inf, and no error
+    return np.sum(x**2) + scale
+
+
+@pytest.mark.parametrize("n", [0.0, 0])
+def test_gradient_alone_does_not_raise_where_the_function_divides_a_numpy_float(n):
+    """The division left out is NumPy's (its numerator is an element of an array): the
+    function gives inf for a zero divisor, so the gradient must not raise either."""
+    c = np.array([1.5, 2.0])
+    x = np.array([0.3, -1.2, 0.8])
+    with np.errstate(divide="ignore"):
+        assert _unused_division_of_a_numpy_float(x, c, n) == np.inf
+        gradient = srcad.grad(_unused_division_of_a_numpy_float)(x, c, n)
+    step = 1e-6
+    finite = [
+        (_unused_division_of_a_numpy_float(x + step * e, c, 2.0)
+         - _unused_division_of_a_numpy_float(x - step * e, c, 2.0)) / (2 * step)
+        for e in np.eye(3)
+    ]  # fmt: skip
+    np.testing.assert_allclose(gradient, finite, rtol=1e-6)
+
+
 def _divides_anyway(x, n):
     return np.sum(x**2) / n  # the gradient divides by n too: no check needed
 
@@ -131,7 +154,8 @@ def _divides_anyway(x, n):
 @pytest.mark.parametrize(("n", "m"), [(0, 2), (2, 0), (0.0, 2), (2, 0)])
 def test_gradient_alone_divides_by_zero_where_the_function_does(n, m):
     """A division of Python numbers the gradient leaves out still raises for a zero
-    divisor: a check `1 / n` takes its place, unless the gradient divides by `n` anyway."""
+    divisor: a check (the division itself) takes its place, unless the gradient divides
+    by `n` anyway."""
     args = (np.ones(3), n, m)
     with pytest.raises(ZeroDivisionError):
         _unused_divisions(*args)
@@ -142,6 +166,6 @@ def test_gradient_alone_divides_by_zero_where_the_function_does(n, m):
     np.testing.assert_allclose(found[1], 2.0 * np.ones(3))
     text = compiler.compiled(_divides_anyway, None, "reverse", signature((np.ones(3), 2)), True,
                              False).source  # fmt: skip
-    assert "1 / n" not in text
+    assert "a divisor: zero raises" not in text
     with pytest.raises(ZeroDivisionError):
         srcad.grad(_divides_anyway)(np.ones(3), 0)

@@ -257,3 +257,13 @@ def test_printer_writes_gasts_text(module):
 def test_printer_leaves_an_f_string_to_gast():
     tree = syntax.parse("x = f'{a!r}'\n")
     assert syntax.unparse(tree) == "x = f'{a!r}'\n"
+
+
+def test_gast_prints_built_statements_without_positions():
+    """Statements srcad builds have no line; gast's printer, for what `printer` leaves to
+    it, still prints them."""
+    value = syntax.parse("f'{a!r}'").body[0].value
+    built = syntax.make(gast.Assign, targets=[syntax.store("x")], value=value, type_comment=None)
+    tree = gast.Module(body=[built], type_ignores=[])
+    assert syntax.unparse(tree) == "x = f'{a!r}'\n"
+    assert "lineno" not in built.__dict__
