@@ -390,7 +390,7 @@ def call_overhead(func: Callable[..., Any], wrt: Any, args: tuple[Any, ...], tim
     )
 
 
-def compile_seconds(func: Callable[..., Any], args: tuple[Any, ...], copies: int = 5) -> float:
+def compile_seconds(func: Callable[..., Any], args: tuple[Any, ...], copies: int = 11) -> float:
     """Median seconds to compile the gradient function `grad` calls (`grad_f`) for a fresh
     copy of `func` and arguments like `args`, the copy made by executing its source again
     under a new file name (so the file parse is timed too)."""
@@ -464,7 +464,7 @@ def fixed_costs(timing: Timing, selected: list[cases.Case]) -> list[str]:
         f"- Compiling the gradient function `grad` calls (`grad_f`) of a {length}-line "
         "function with two loops and four "
         f"branches (`cases.robust_fit_loss`, from a freshly executed copy of its source): "
-        f"**{compiling * 1e3:.0f} ms** (median of 5)."
+        f"**{compiling * 1e3:.0f} ms** (median of 11)."
     )
     reference = python_reference_seconds()
     lines.append(
