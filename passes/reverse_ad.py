@@ -21,7 +21,7 @@ from srcad.passes.inlining import Plan, adjoint_of, index_adjoint
 from srcad.passes.kinds import Kinds
 from srcad.passes.operation_rules import OperationRules
 from srcad.passes.rule_calls import RuleCalls, call, constant
-from srcad.passes.to_anf import falls_through, is_copy, is_unpacking
+from srcad.passes.to_anf import COMPOUND, falls_through, is_copy, is_unpacking
 from srcad.projection import add_at, expand, scatter
 from srcad.syntax import ADD, LOAD, STORE, load, make, store
 from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
@@ -33,15 +33,6 @@ Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost firs
 _LOOPS = (gast.For, gast.While)
 _JUMPS = (gast.Break, gast.Continue)
 _BINDING = (gast.Assign, gast.For)
-
-# The statements with blocks (`body`, and maybe `orelse`) whose statements are the
-# function's: all but nested functions.
-_COMPOUND: frozenset[type] = frozenset(
-    cls
-    for cls in vars(gast).values()
-    if isinstance(cls, type) and issubclass(cls, gast.stmt) and "body" in getattr(cls, "_fields")  # noqa: B009
-    and cls is not gast.FunctionDef
-)  # fmt: skip
 
 
 def assign(target: gast.expr, value: gast.expr) -> gast.Assign:
@@ -219,7 +210,7 @@ class ReverseAD(RuleCalls, Transform):
                 for name in names:
                     self.definitions.setdefault(name, []).append(place)
                     self.defining.setdefault(name, []).append(statement)
-                if statement.__class__ not in _COMPOUND:
+                if statement.__class__ not in COMPOUND:
                     continue  # nothing nested, or a function's own statements
                 if isinstance(statement, gast.If):
                     index(statement.body, {**branches, id(statement): "body"}, loop)

@@ -37,14 +37,15 @@ def walk_statements(body: list[gast.stmt]) -> Iterator[gast.stmt]:
     while todo:
         statement = pop()
         yield statement
-        if statement.__class__ in _BLOCKS:  # not a nested function: its statements are its own
+        if statement.__class__ in COMPOUND:  # not a nested function: its statements are its own
             compound: Any = statement
             extend(getattr(compound, "orelse", [])[::-1])
             extend(compound.body[::-1])
 
 
-# The statements with blocks of their own (`body`, and maybe `orelse`) but functions.
-_BLOCKS: frozenset[type] = frozenset(
+# The statements with blocks (`body`, and maybe `orelse`) whose statements are the
+# function's own: all but nested functions.
+COMPOUND: frozenset[type] = frozenset(
     cls
     for cls in vars(gast).values()
     if isinstance(cls, type) and issubclass(cls, gast.stmt) and "body" in getattr(cls, "_fields")  # noqa: B009
