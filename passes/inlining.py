@@ -265,6 +265,7 @@ def adjoint_of(
     ]
     functions = _FUNCTIONS[math if getattr(primal, "__module__", None) == "math" else np]
     plan = Plan({}, texts, operands, stretched, functions, reduction, elementwise)
+    roles = {"a": operands[0], "b": operands[-1]}
     role_kinds = {"a": kinds[0], "b": kinds[-1]}
     for position, text in enumerate(texts):
         operand = operands[position]
@@ -272,7 +273,6 @@ def adjoint_of(
             texts[position] = None
             continue
         used = set(_names_in(text))
-        roles = {"a": operands[0], "b": operands[-1]}
         # A uniform seed stays uniform where the template multiplies it by floats only.
         arrays = [r for r in ("a", "b") if r in used and role_kinds[r][1]]  # type: ignore[index]
         if elementwise and not arrays and not ("y" in used and result[1] > 0):

@@ -183,8 +183,8 @@ class ReverseAD(RuleCalls, Transform):
         self.branches: list[dict[int, str]] = []
         self.ends: list[int] = []  # per statement, the position of the last one nested in it
         self.loop_around: dict[int, gast.stmt | None] = {}
-        self.spans: list[tuple[int, int]] = []  # a loop's position, and its body's last
-        self.loop_spans: dict[int, tuple[int, int]] = {}  # the span of the loop at a position
+        # The span of each loop, by its position: the loop's, and its body's last statement's.
+        self.loop_spans: dict[int, tuple[int, int]] = {}
         # name -> (position in source order, the loop around) of each assignment;
         # a parameter's value counts as an assignment at position -1
         self.definitions: dict[str, list[tuple[int, gast.stmt | None]]] = {}
@@ -216,10 +216,8 @@ class ReverseAD(RuleCalls, Transform):
                     index(statement.body, {**branches, id(statement): "body"}, loop)
                     index(statement.orelse, {**branches, id(statement): "orelse"}, loop)
                 elif isinstance(statement, _LOOPS):
-                    span = len(self.spans)
-                    self.spans.append((k, k))
                     index(statement.body, branches, statement)
-                    self.spans[span] = self.loop_spans[k] = (k, len(self.statements) - 1)
+                    self.loop_spans[k] = (k, len(self.statements) - 1)
                     index(statement.orelse, branches, statement)
                 else:
                     index(getattr(statement, "body", []), branches, loop)
@@ -269,7 +267,8 @@ class ReverseAD(RuleCalls, Transform):
         if any(u < k and not self._exclusive(u, k) for u in uses):
             return True
         return any(
-            start <= k <= end and any(start <= u <= end for u in uses) for start, end in self.spans
+            start <= k <= end and any(start <= u <= end for u in uses)
+            for start, end in self.loop_spans.values()
         )
 
     def _exclusive(self, one: int, other: int) -> bool:
