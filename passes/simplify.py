@@ -88,6 +88,8 @@ class Simplify(Transform):
         self.parameters = {a.id for a in function.args.args}
         self.stores: dict[str, int] = {}
         self.loads: dict[str, int] = {}
+        # How many times each statement reads each name (`_reads`), until it or a statement
+        # in its blocks changes.
         self.reads_in: dict[gast.AST, dict[str, int]] = {}
         # What each statement assigns, and that or passes to calls (`_effects`), until it or
         # a statement in its blocks changes; `enclosing`: the statements whose blocks hold
@@ -99,9 +101,7 @@ class Simplify(Transform):
         # which sees every node as it enters the pullback, and left set.
         self.negations = self.foldable = False
         # The counts, kept up to date by every rewrite from here on: the signature's names,
-        # then those of each statement, whose reads are kept (`first_reads`): what `_reads`
-        # finds there while the statement stays as it was.
-        self.first_reads: dict[gast.AST, dict[str, int]] = {}
+        # then those of each statement, whose reads are kept (`reads_in`).
         self._count(_all_but_body(function), 1)
         self._count(function.body, 1, first=True)
         changed = False
@@ -125,7 +125,7 @@ class Simplify(Transform):
     def _count(self, nodes: list[gast.AST], sign: int, first: bool = False) -> None:
         """Add (or take away) the names `nodes` read and assign to the counts, noting any
         negation and arithmetic on numbers that comes in; `first`: and keep the reads of
-        each node (`first_reads`)."""
+        each node (`reads_in`)."""
         self._changing(nodes)
         for root in nodes:
             reads: dict[str, int] = {}
@@ -144,7 +144,7 @@ class Simplify(Transform):
                 elif isinstance(node, gast.BinOp) and not self.foldable:
                     self.foldable = is_foldable(node)
             if first:
-                self.first_reads[root] = reads
+                self.reads_in[root] = reads
 
     def _changing(self, nodes: list[gast.AST]) -> None:
         """Drop what is kept about `nodes`, which are about to change (or have), and about
@@ -160,7 +160,6 @@ class Simplify(Transform):
         """Drop what is kept about a statement that changes (or holds one that does): a
         loop's reads are those of its body too."""
         self.effects.pop(statement, None)
-        self.first_reads.pop(statement, None)
         self.reads_in.pop(statement, None)
 
     def _block(self, block: list[gast.stmt]) -> bool:
@@ -254,10 +253,7 @@ class Simplify(Transform):
         """How many times `statement` reads each name (kept until it changes)."""
         found = self.reads_in.get(statement)
         if found is None:
-            found = self.first_reads.get(statement)
-            if found is None:
-                found = self._look_at(statement, reads=True)
-            self.reads_in[statement] = found
+            found = self.reads_in[statement] = self._look_at(statement, reads=True)
         return found
 
     def _places(self, block: list[gast.stmt], index: int, name: str, value: gast.expr,
