@@ -9,9 +9,10 @@ from typing import Any
 import gast
 import numpy as np
 
-from srcad import primitives, projection, syntax
+from srcad import primitives, projection
 from srcad.errors import Diagnostic
-from srcad.passes.base import Analysis, Context, function_of
+from srcad.passes.base import Analysis, Context
+from srcad.passes.nodes import Nodes
 from srcad.passes.scopes import ScopeInfo, Scopes
 from srcad.primitives import logabsdet
 
@@ -84,7 +85,7 @@ class Callees(Analysis[CalleeInfo]):
     def run(self, tree: gast.Module, ctx: Context) -> CalleeInfo:
         scopes = ctx.analysis(Scopes, tree)
         info = CalleeInfo()
-        for node in syntax.walk(function_of(tree)):
+        for node in ctx.analysis(Nodes, tree):
             if not isinstance(node, gast.Call) or is_append_call(node):
                 continue  # `items.append(v)` becomes a primitive in the normal form
             callee = self._callee(node, scopes, ctx, info)

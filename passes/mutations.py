@@ -13,6 +13,7 @@ from srcad import syntax
 from srcad.errors import Diagnostic
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import IN_PLACE_METHODS, is_append_call, static_path
+from srcad.passes.nodes import Nodes
 
 ASSIGNMENT = "E301"
 SHARED_LIST = "E302"
@@ -116,7 +117,7 @@ class Mutations(Analysis[list[Diagnostic]]):
         self.function = function
         self._parents: dict[gast.AST, gast.AST] | None = None
         found: list[Diagnostic] = []
-        for node in syntax.walk(function):
+        for node in ctx.analysis(Nodes, tree):
             found += self._check(node, function)
         return sorted(found, key=lambda d: (d.line, d.column))
 

@@ -9,6 +9,7 @@ import gast
 
 from srcad import syntax
 from srcad.passes.base import Analysis, Context, function_of
+from srcad.passes.nodes import Nodes
 
 
 @dataclass
@@ -40,7 +41,7 @@ class Scopes(Analysis[ScopeInfo]):
 
     def run(self, tree: gast.Module, ctx: Context) -> ScopeInfo:
         function = function_of(tree)
-        names, bound = _names_and_plain_locals(function)
+        names, bound = _names_and_plain_locals(function, ctx.analysis(Nodes, tree))
         if bound is None:
             chains = _QuietChains()
             chains.visit(gast.Module(body=[function], type_ignores=[]))
@@ -60,17 +61,19 @@ _PLAIN_NODES = (
 )  # fmt: skip
 
 
-def _names_and_plain_locals(function: gast.FunctionDef) -> tuple[list[gast.Name], set[str] | None]:
-    """Every name node of the function, and the names a plain function binds, parameters
-    included, as beniget finds them; None for any other function, which needs beniget's
-    def-use chains (much slower).
+def _names_and_plain_locals(
+    function: gast.FunctionDef, nodes: list[gast.AST]
+) -> tuple[list[gast.Name], set[str] | None]:
+    """Every name node of the function (among its `nodes`), and the names a plain function
+    binds, parameters included, as beniget finds them; None for any other function, which
+    needs beniget's def-use chains (much slower).
 
     As in beniget, `name += value` alone does not make `name` local.
     """
     names: list[gast.Name] = []
     bound: set[str] | None = set()
     augmented: set[gast.Name] = set()
-    for node in syntax.walk(function):
+    for node in nodes:
         if isinstance(node, gast.Name):
             names.append(node)
             stored = isinstance(node.ctx, gast.Store | gast.Param) and node not in augmented

@@ -35,6 +35,19 @@ _NAMED = (
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
+def _subclasses(cls: type) -> set[type]:
+    found = {cls}
+    subclass: type
+    for subclass in cls.__subclasses__():
+        found |= _subclasses(subclass)
+    return found
+
+
+# Every class of node, gast's and `ast`'s (whose `AST` gast's is): `isinstance(value,
+# gast.AST)`, as a set lookup.
+_NODE_CLASSES = frozenset(_subclasses(gast.AST))
+
+
 def _child_fields(cls: type[gast.AST]) -> tuple[str, ...]:
     """The fields of `cls` that may hold nodes, last first (as `walk` pushes them)."""
     fields = [name for name in cls._fields if name not in _LEAF_FIELDS]
@@ -60,18 +73,19 @@ def walk(node: gast.AST) -> Iterator[gast.AST]:
     walks its trees many times over."""
     todo = [node]
     pop, push = todo.pop, todo.append
-    children = _CHILD_FIELDS
+    children, nodes = _CHILD_FIELDS, _NODE_CLASSES
     while todo:
         node = pop()
         yield node
         fields = children.get(node.__class__)
+        state = node.__dict__
         for name in _child_fields(node.__class__) if fields is None else fields:
-            child = getattr(node, name, None)
+            child = state.get(name)
             if child.__class__ is list:
                 for item in reversed(child):
-                    if isinstance(item, gast.AST):
+                    if item.__class__ in nodes:
                         push(item)
-            elif isinstance(child, gast.AST):
+            elif child.__class__ in nodes:
                 push(child)
 
 
@@ -267,11 +281,18 @@ def unparse(tree: gast.AST) -> str:
     >>> print(unparse(parse("x = a  +  b")), end="")
     x = a + b
     """
+    return printed(tree)[0]
+
+
+def printed(tree: gast.AST) -> tuple[str, dict[int, int] | None]:
+    """`unparse`'s text, and the line (from 1) of each statement in it, by the
+    statement's `id`, when `printer` wrote it (None when `gast.unparse` did)."""
+    positions: dict[int, int] = {}
     try:
-        lines = printer.lines(tree, COMMENT_MARK)
+        lines = printer.lines(tree, COMMENT_MARK, positions)
     except printer.UnprintableError:
-        lines = _gast_lines(tree)
-    return "\n".join(lines) + "\n"
+        return "\n".join(_gast_lines(tree)) + "\n", None
+    return "\n".join(lines) + "\n", positions
 
 
 def _gast_lines(tree: gast.AST) -> list[str]:
@@ -293,7 +314,138 @@ def _gast_lines(tree: gast.AST) -> list[str]:
     return lines
 
 
+def as_ast(tree: gast.Module, positions: dict[int, int], shift: int = 0) -> ast.Module:
+    """Python's tree of `tree`, for `compile`: the tree that parsing `printed(tree)`'s text
+    gives, but for the columns, without printing or parsing. Each node is on the line of
+    its statement, from `positions` (`printed`'s), plus `shift`; columns are 0, and the
+    ends are unset. Comments are left out. The inverse of `as_gast`: a parameter (a
+    `Name` in the `Param` context) becomes an `ast.arg`, an `except` clause's name a
+    string, and the fields only gast has must be empty (else `UnconvertibleError`)."""
+
+    def convert(value: Any, line: int) -> Any:
+        cls = value.__class__
+        if cls is gast.Name:
+            return name(value, line)
+        plan = plans.get(cls)
+        if plan is None:
+            if cls in _SCALARS:
+                return value  # in a list (`None` in `kw_defaults`)
+            plan = _ast_plan(cls)
+        target, steps, only_gast, statement, located = plan
+        given = value.__dict__
+        for field in only_gast:
+            if given.get(field) not in (None, []):
+                raise _unconvertible(value, field)
+        if statement:
+            line = positions[id(value)] + shift
+        node = target.__new__(target)
+        state = node.__dict__ = (
+            {"lineno": line, "col_offset": 0, "end_lineno": None, "end_col_offset": None}
+            if located
+            else {}
+        )
+        for field, kind in steps:
+            item = given[field]
+            if kind is _FIELD:
+                if item.__class__ in _SCALARS:
+                    state[field] = item
+                elif item.__class__ is list:
+                    state[field] = [convert(element, line) for element in item]
+                else:
+                    state[field] = convert(item, line)
+            elif kind is _LEAF:
+                state[field] = leaves[item.__class__]
+            elif kind is _BLOCK:  # statements, but the comments
+                state[field] = [
+                    convert(statement, line)
+                    for statement in item
+                    if statement.__class__ is not gast.Expr or not is_comment(statement)
+                ]
+            elif kind is _LEAVES_LIST:
+                state[field] = [leaves[leaf.__class__] for leaf in item]
+            else:  # an `except` clause's name
+                state[field] = None if item is None else item.id
+        return node
+
+    def name(value: gast.Name, line: int) -> ast.AST:
+        context = value.ctx.__class__
+        if context is gast.Param:
+            node: ast.AST = new(ast.arg)
+            annotation = value.annotation
+            node.__dict__ = {
+                "arg": value.id,
+                "annotation": None if annotation is None else convert(annotation, line),
+                "type_comment": value.type_comment,
+                "lineno": line, "col_offset": 0, "end_lineno": None, "end_col_offset": None,
+            }  # fmt: skip
+            return node
+        if value.annotation is not None or value.type_comment is not None:
+            raise _unconvertible(value, "annotation")
+        node = new(ast.Name)
+        node.__dict__ = {
+            "id": value.id, "ctx": leaves[context],
+            "lineno": line, "col_offset": 0, "end_lineno": None, "end_col_offset": None,
+        }  # fmt: skip
+        return node
+
+    plans, leaves, new = _AST_PLANS, _AST_LEAVES, ast.AST.__new__
+    converted: ast.Module = convert(tree, 0)
+    return converted
+
+
+class UnconvertibleError(Exception):
+    """A gast node with no `ast` counterpart in this Python (`as_ast`)."""
+
+
+def _unconvertible(node: gast.AST, field: str) -> UnconvertibleError:
+    return UnconvertibleError(f"a {node.__class__.__name__} with a {field}")
+
+
+# Per gast class (but `Name`): its `ast` class, each field they share with how to convert
+# it, the fields only gast has, whether it is a statement (which has its own line), and
+# whether `ast` gives its nodes positions.
+_AST_PLANS: dict[type, Any] = {}
+# Each context and operator class of gast, and one instance of `ast`'s class of its name.
+_AST_LEAVES: dict[type, ast.AST] = {
+    cls: getattr(ast, cls.__name__)()
+    for base in (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
+    for cls in base.__subclasses__()
+    if hasattr(ast, cls.__name__)
+}
+
+
+def _ast_plan(cls: Any) -> Any:
+    target = getattr(ast, cls.__name__, None)
+    if target is None:
+        raise UnconvertibleError(f"a {cls.__name__}, which this Python does not have")
+    steps = []
+    for field in cls._fields:
+        if field not in target._fields:
+            continue
+        if field in ("ctx", "op"):
+            kind = _LEAF
+        elif field == "ops":
+            kind = _LEAVES_LIST
+        elif field in _BLOCKS:
+            kind = _BLOCK
+        elif cls is gast.ExceptHandler and field == "name":
+            kind = _HANDLER_NAME
+        else:
+            kind = _FIELD
+        steps.append((field, kind))
+    only_gast = tuple(field for field in cls._fields if field not in target._fields)
+    statement = issubclass(target, ast.stmt)
+    plan = (target, tuple(steps), only_gast, statement, bool(target._attributes))
+    _AST_PLANS[cls] = plan
+    return plan
+
+
 _BLOCKS = ("body", "orelse", "finalbody")
+# How a field is converted (`as_ast`) or compared (`same_as_parsed`): a node, a list of them or
+# a constant; a context or operator leaf; a block of statements; a field only gast has;
+# a list of leaves (a comparison's operators); the name an `except` clause binds.
+_FIELD, _LEAF, _BLOCK, _ONLY_GAST = "field", "leaf", "block", "only gast"
+_LEAVES_LIST, _HANDLER_NAME = "leaves", "handler name"
 _POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
@@ -411,7 +563,6 @@ def same_as_parsed(parsed: Any, built: Any) -> bool:
 # How `same_as_parsed` compares a parsed node with a built one, by their two classes: a
 # function, or each field of the built one with how to compare it.
 _PLANS: dict[tuple[type, type], Any] = {}
-_FIELD, _LEAF, _BLOCK, _ONLY_GAST = "field", "leaf", "block", "only gast"
 # Each context and operator class of `ast`, and gast's class of the same name.
 _LEAVES: dict[type, type] = {
     cls: getattr(gast, cls.__name__)
