@@ -324,8 +324,41 @@ def as_ast(tree: gast.Module, positions: dict[int, int], shift: int = 0) -> ast.
 
     def convert(value: Any, line: int) -> Any:
         cls = value.__class__
+        # The classes most nodes of emitted code have, by hand (as the plan would).
         if cls is gast.Name:
-            return name(value, line)
+            context = value.ctx.__class__
+            if context is gast.Param or value.annotation is not None:
+                return name(value, line)
+            node = new(ast_name)
+            node.__dict__ = {
+                "id": value.id, "ctx": leaves[context],
+                "lineno": line, "col_offset": 0, "end_lineno": None, "end_col_offset": None,
+            }  # fmt: skip
+            return node
+        if cls is gast.Constant:
+            node = new(ast_constant)
+            node.__dict__ = {
+                "value": value.value, "kind": value.kind,
+                "lineno": line, "col_offset": 0, "end_lineno": None, "end_col_offset": None,
+            }  # fmt: skip
+            return node
+        if cls is gast.BinOp:
+            node = new(ast_binop)
+            node.__dict__ = {
+                "left": convert(value.left, line), "op": leaves[value.op.__class__],
+                "right": convert(value.right, line),
+                "lineno": line, "col_offset": 0, "end_lineno": None, "end_col_offset": None,
+            }  # fmt: skip
+            return node
+        if cls is gast.Assign:
+            line = positions[id(value)] + shift
+            node = new(ast_assign)
+            node.__dict__ = {
+                "targets": [convert(target, line) for target in value.targets],
+                "value": convert(value.value, line), "type_comment": value.type_comment,
+                "lineno": line, "col_offset": 0, "end_lineno": None, "end_col_offset": None,
+            }  # fmt: skip
+            return node
         plan = plans.get(cls)
         if plan is None:
             if cls in _SCALARS:
@@ -389,6 +422,8 @@ def as_ast(tree: gast.Module, positions: dict[int, int], shift: int = 0) -> ast.
         return node
 
     plans, leaves, new = _AST_PLANS, _AST_LEAVES, ast.AST.__new__
+    ast_name, ast_constant, ast_binop = ast.Name, ast.Constant, ast.BinOp
+    ast_assign = ast.Assign
     converted: ast.Module = convert(tree, 0)
     return converted
 
