@@ -323,6 +323,7 @@ def as_ast(tree: gast.Module, positions: dict[int, int], shift: int = 0) -> ast.
     string, and the fields only gast has must be empty (else `UnconvertibleError`)."""
 
     def convert(value: Any, line: int) -> Any:
+        node: Any
         cls = value.__class__
         # The classes most nodes of emitted code have, by hand (as the plan would).
         if cls is gast.Name:
