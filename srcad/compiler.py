@@ -293,11 +293,11 @@ def _strip_signature(function: gast.FunctionDef) -> None:
 
 
 def emit(tree: gast.Module, ctx: Context, description: str) -> CompiledRule:
-    """Print the tree (the rule's text, for reading), and compile the tree itself in the
+    """Print the tree, check the text parses back to it, and compile that parse in the
     user's globals with the user's closure cells and srcad's runtime names."""
     function = function_of(tree)
     _strip_signature(function)
-    body, positions = syntax.printed(tree)
+    body = syntax.unparse(tree)
     source = ctx.source
     origin = f"{os.path.basename(source.filename)}:{source.node.lineno}"
     kinds = ", ".join(f"{name}: {describe(kind)}" for name, kind in ctx.kinds.items())
@@ -311,19 +311,13 @@ def emit(tree: gast.Module, ctx: Context, description: str) -> CompiledRule:
     filename = f"<srcad {function.name} {origin} wrt={','.join(ctx.wrt)}{kinds}>"
     # Tracebacks show the emitted text itself, as `srcad show` prints it.
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    if positions is not None:
-        # What runs is the tree, on the lines of its text: the text is only read, and
-        # `check_text` tells that it compiles to the same code.
-        module = syntax.as_ast(tree, positions, len(header))
-    else:
-        # Only gast prints this tree: what runs is its text, checked to be the tree.
-        module = syntax.parse_ast(text)
-        if not syntax.same_as_parsed(
-            module.body, [s for s in tree.body if not syntax.is_comment(s)]
-        ):
-            raise _internal_error(
-                f"the code emitted for {description} does not parse back to the tree srcad built"
-            )
+    # The text is parsed once: to check it is the tree srcad built, and to compile.
+    module = syntax.parse_ast(text)
+    if not syntax.same_as_parsed(module.body, [s for s in tree.body if not syntax.is_comment(s)]):
+        raise SrcadError(
+            f"internal error: the code emitted for {description} does not parse back to the "
+            "tree srcad built; please report this with the function's source"
+        )
     free = [name for name in source.closure if name in ctx.namer.taken]
     module = _in_closure(module, free, list(ctx.runtime), function.name)
     module_code = compile(module, filename, "exec")
@@ -336,45 +330,7 @@ def emit(tree: gast.Module, ctx: Context, description: str) -> CompiledRule:
     compiled.__kwdefaults__ = source.func.__kwdefaults__
     compiled.__module__ = source.func.__module__
     callees = tuple(v.func for v in ctx.runtime.values() if isinstance(v, CompiledCall))
-    rule = CompiledRule(compiled, text, filename, callees, ctx.value_left_out)
-    if CHECK_TEXT:
-        check_text(rule)
-    return rule
-
-
-# Whether `emit` checks each rule's text as it compiles it, as `sources` does before
-# showing it: srcad's own tests turn it on.
-CHECK_TEXT = False
-
-
-def check_text(rule: CompiledRule) -> None:
-    """Raise an internal error unless the rule's text compiles to the code that runs (the
-    same bytecode, names, constants and lines)."""
-    code = rule.function.__code__
-    module = _in_closure(syntax.parse_ast(rule.source), [], list(code.co_freevars), code.co_name)
-    outer = _nested_code(compile(module, rule.filename, "exec"), "__srcad_closure__")
-    shown = _nested_code(_nested_code(outer, "__srcad_bind__"), code.co_name)
-    if _compiled_form(shown) != _compiled_form(code):
-        raise _internal_error(f"the text of {code.co_name} is not the code srcad compiled")
-
-
-def _compiled_form(code: types.CodeType) -> tuple[Any, ...]:
-    """What running `code` does, and the lines it reports: all of it but the columns."""
-    constants = tuple(
-        _compiled_form(c) if isinstance(c, types.CodeType) else (type(c), repr(c))
-        for c in code.co_consts
-    )
-    lines = tuple(line for _, _, line in code.co_lines())
-    return (
-        code.co_name, code.co_code, constants, code.co_names, code.co_varnames,
-        code.co_freevars, code.co_cellvars, code.co_argcount, code.co_posonlyargcount,
-        code.co_kwonlyargcount, code.co_flags, getattr(code, "co_exceptiontable", None),
-        code.co_firstlineno, lines,
-    )  # fmt: skip
-
-
-def _internal_error(what: str) -> SrcadError:
-    return SrcadError(f"internal error: {what}; please report this with the function's source")
+    return CompiledRule(compiled, text, filename, callees, ctx.value_left_out)
 
 
 def _in_closure(module: ast.Module, free: list[str], runtime: list[str], name: str) -> ast.Module:
@@ -465,10 +421,8 @@ def sources(
     signature: Signature = (),
 ) -> str:
     """The emitted text of `func`'s rule (for arguments of the kinds in `signature`)
-    followed by those of the functions it calls through generated rules, each once, and
-    each checked to compile to the code that runs (`check_text`)."""
+    followed by those of the functions it calls through generated rules, each once."""
     first = compiled(func, wrt, mode, signature)
-    check_text(first)
     texts, seen, pending = [first.source], {func}, list(first.callees)
     while pending:
         callee = pending.pop(0)
@@ -476,7 +430,6 @@ def sources(
             continue
         seen.add(callee)
         rule = compiled(callee, None, mode)
-        check_text(rule)
         texts.append(rule.source)
         pending += rule.callees
     return "\n\n".join(texts)

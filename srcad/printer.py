@@ -49,13 +49,11 @@ class UnprintableError(Exception):
     """A node this printer leaves to `gast.unparse`."""
 
 
-def lines(tree: gast.AST, comment_mark: str, positions: dict[int, int] | None = None) -> list[str]:
+def lines(tree: gast.AST, comment_mark: str) -> list[str]:
     """The lines of `tree` (a module or a statement), without line ends; an expression
     statement holding a one-line string that starts with `comment_mark` is the comment
-    `# <rest of the string>`. `positions`, if given, gets the line (from 1) of each
-    statement, by the statement's `id`: a simple statement is one line, a compound one
-    starts on its header's (an `if` an `elif` stands for, on the `elif`'s)."""
-    printer = _Printer(comment_mark, {} if positions is None else positions)
+    `# <rest of the string>`."""
+    printer = _Printer(comment_mark)
     if isinstance(tree, gast.Module):
         if tree.type_ignores:
             raise UnprintableError("type: ignore comments")
@@ -247,10 +245,9 @@ _EXPRESSIONS: dict[type, Callable[[Any, int], str]] = {
 class _Printer:
     """Statements, as lines, each indented four spaces a level."""
 
-    def __init__(self, comment_mark: str, positions: dict[int, int]) -> None:
+    def __init__(self, comment_mark: str) -> None:
         self.lines: list[str] = []
         self.comment_mark = comment_mark
-        self.positions = positions
 
     def block(self, body: list[gast.stmt], indent: str) -> None:
         statement = self.statement
@@ -261,7 +258,6 @@ class _Printer:
         if getattr(node, "type_comment", None) is not None:
             raise UnprintableError("a type comment")
         cls = node.__class__
-        self.positions[id(node)] = len(self.lines) + 1  # (a `def`'s is set again below)
         if cls is gast.Assign:
             targets = "".join([f"{expression(target, TUPLE)} = " for target in node.targets])
             self.lines.append(indent + targets + expression(node.value))
@@ -306,7 +302,6 @@ class _Printer:
         self._suite(f"{indent}if {expression(node.test)}:", node.body, indent)
         while len(node.orelse) == 1 and node.orelse[0].__class__ is gast.If:
             node = node.orelse[0]  # an `else` holding only an `if` is an `elif`
-            self.positions[id(node)] = len(self.lines) + 1
             self._suite(f"{indent}elif {expression(node.test)}:", node.body, indent)
         self._orelse(node.orelse, indent)
 
@@ -322,7 +317,6 @@ class _Printer:
             self.lines.append("")  # a blank line before a definition
         for decorator in node.decorator_list:
             self.lines.append(f"{indent}@{expression(decorator)}")
-        self.positions[id(node)] = len(self.lines) + 1  # the `def` line, as Python's
         returns = "" if node.returns is None else " -> " + expression(node.returns)
         header = f"{indent}def {node.name}({_arguments(node.args)}){returns}:"
         self._suite(header, node.body, indent)

@@ -281,18 +281,11 @@ def unparse(tree: gast.AST) -> str:
     >>> print(unparse(parse("x = a  +  b")), end="")
     x = a + b
     """
-    return printed(tree)[0]
-
-
-def printed(tree: gast.AST) -> tuple[str, dict[int, int] | None]:
-    """`unparse`'s text, and the line (from 1) of each statement in it, by the
-    statement's `id`, when `printer` wrote it (None when `gast.unparse` did)."""
-    positions: dict[int, int] = {}
     try:
-        lines = printer.lines(tree, COMMENT_MARK, positions)
+        lines = printer.lines(tree, COMMENT_MARK)
     except printer.UnprintableError:
-        return "\n".join(_gast_lines(tree)) + "\n", None
-    return "\n".join(lines) + "\n", positions
+        lines = _gast_lines(tree)
+    return "\n".join(lines) + "\n"
 
 
 def _gast_lines(tree: gast.AST) -> list[str]:
@@ -314,174 +307,7 @@ def _gast_lines(tree: gast.AST) -> list[str]:
     return lines
 
 
-def as_ast(tree: gast.Module, positions: dict[int, int], shift: int = 0) -> ast.Module:
-    """Python's tree of `tree`, for `compile`: the tree that parsing `printed(tree)`'s text
-    gives, but for the columns, without printing or parsing. Each node is on the line of
-    its statement, from `positions` (`printed`'s), plus `shift`; columns are 0, and the
-    ends are unset. Comments are left out. The inverse of `as_gast`: a parameter (a
-    `Name` in the `Param` context) becomes an `ast.arg`, an `except` clause's name a
-    string, and the fields only gast has must be empty (else `UnconvertibleError`)."""
-
-    def convert(value: Any, line: int) -> Any:
-        node: Any
-        cls = value.__class__
-        # The classes most nodes of emitted code have, by hand (as the plan would).
-        if cls is gast.Name:
-            context = value.ctx.__class__
-            if context is gast.Param or value.annotation is not None:
-                return name(value, line)
-            node = new(ast_name)
-            node.__dict__ = {
-                "id": value.id, "ctx": leaves[context],
-                "lineno": line, "col_offset": 0, "end_lineno": None, "end_col_offset": None,
-            }  # fmt: skip
-            return node
-        if cls is gast.Constant:
-            node = new(ast_constant)
-            node.__dict__ = {
-                "value": value.value, "kind": value.kind,
-                "lineno": line, "col_offset": 0, "end_lineno": None, "end_col_offset": None,
-            }  # fmt: skip
-            return node
-        if cls is gast.BinOp:
-            node = new(ast_binop)
-            node.__dict__ = {
-                "left": convert(value.left, line), "op": leaves[value.op.__class__],
-                "right": convert(value.right, line),
-                "lineno": line, "col_offset": 0, "end_lineno": None, "end_col_offset": None,
-            }  # fmt: skip
-            return node
-        if cls is gast.Assign:
-            line = positions[id(value)] + shift
-            node = new(ast_assign)
-            node.__dict__ = {
-                "targets": [convert(target, line) for target in value.targets],
-                "value": convert(value.value, line), "type_comment": value.type_comment,
-                "lineno": line, "col_offset": 0, "end_lineno": None, "end_col_offset": None,
-            }  # fmt: skip
-            return node
-        plan = plans.get(cls)
-        if plan is None:
-            if cls in _SCALARS:
-                return value  # in a list (`None` in `kw_defaults`)
-            plan = _ast_plan(cls)
-        target, steps, only_gast, statement, located = plan
-        given = value.__dict__
-        for field in only_gast:
-            if given.get(field) not in (None, []):
-                raise _unconvertible(value, field)
-        if statement:
-            line = positions[id(value)] + shift
-        node = target.__new__(target)
-        state = node.__dict__ = (
-            {"lineno": line, "col_offset": 0, "end_lineno": None, "end_col_offset": None}
-            if located
-            else {}
-        )
-        for field, kind in steps:
-            item = given[field]
-            if kind is _FIELD:
-                if item.__class__ in _SCALARS:
-                    state[field] = item
-                elif item.__class__ is list:
-                    state[field] = [convert(element, line) for element in item]
-                else:
-                    state[field] = convert(item, line)
-            elif kind is _LEAF:
-                state[field] = leaves[item.__class__]
-            elif kind is _BLOCK:  # statements, but the comments
-                state[field] = [
-                    convert(statement, line)
-                    for statement in item
-                    if statement.__class__ is not gast.Expr or not is_comment(statement)
-                ]
-            elif kind is _LEAVES_LIST:
-                state[field] = [leaves[leaf.__class__] for leaf in item]
-            else:  # an `except` clause's name
-                state[field] = None if item is None else item.id
-        return node
-
-    def name(value: gast.Name, line: int) -> ast.AST:
-        context = value.ctx.__class__
-        if context is gast.Param:
-            node: ast.AST = new(ast.arg)
-            annotation = value.annotation
-            node.__dict__ = {
-                "arg": value.id,
-                "annotation": None if annotation is None else convert(annotation, line),
-                "type_comment": value.type_comment,
-                "lineno": line, "col_offset": 0, "end_lineno": None, "end_col_offset": None,
-            }  # fmt: skip
-            return node
-        if value.annotation is not None or value.type_comment is not None:
-            raise _unconvertible(value, "annotation")
-        node = new(ast.Name)
-        node.__dict__ = {
-            "id": value.id, "ctx": leaves[context],
-            "lineno": line, "col_offset": 0, "end_lineno": None, "end_col_offset": None,
-        }  # fmt: skip
-        return node
-
-    plans, leaves, new = _AST_PLANS, _AST_LEAVES, ast.AST.__new__
-    ast_name, ast_constant, ast_binop = ast.Name, ast.Constant, ast.BinOp
-    ast_assign = ast.Assign
-    converted: ast.Module = convert(tree, 0)
-    return converted
-
-
-class UnconvertibleError(Exception):
-    """A gast node with no `ast` counterpart in this Python (`as_ast`)."""
-
-
-def _unconvertible(node: gast.AST, field: str) -> UnconvertibleError:
-    return UnconvertibleError(f"a {node.__class__.__name__} with a {field}")
-
-
-# Per gast class (but `Name`): its `ast` class, each field they share with how to convert
-# it, the fields only gast has, whether it is a statement (which has its own line), and
-# whether `ast` gives its nodes positions.
-_AST_PLANS: dict[type, Any] = {}
-# Each context and operator class of gast, and one instance of `ast`'s class of its name.
-_AST_LEAVES: dict[type, ast.AST] = {
-    cls: getattr(ast, cls.__name__)()
-    for base in (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
-    for cls in base.__subclasses__()
-    if hasattr(ast, cls.__name__)
-}
-
-
-def _ast_plan(cls: Any) -> Any:
-    target = getattr(ast, cls.__name__, None)
-    if target is None:
-        raise UnconvertibleError(f"a {cls.__name__}, which this Python does not have")
-    steps = []
-    for field in cls._fields:
-        if field not in target._fields:
-            continue
-        if field in ("ctx", "op"):
-            kind = _LEAF
-        elif field == "ops":
-            kind = _LEAVES_LIST
-        elif field in _BLOCKS:
-            kind = _BLOCK
-        elif cls is gast.ExceptHandler and field == "name":
-            kind = _HANDLER_NAME
-        else:
-            kind = _FIELD
-        steps.append((field, kind))
-    only_gast = tuple(field for field in cls._fields if field not in target._fields)
-    statement = issubclass(target, ast.stmt)
-    plan = (target, tuple(steps), only_gast, statement, bool(target._attributes))
-    _AST_PLANS[cls] = plan
-    return plan
-
-
 _BLOCKS = ("body", "orelse", "finalbody")
-# How a field is converted (`as_ast`) or compared (`same_as_parsed`): a node, a list of them or
-# a constant; a context or operator leaf; a block of statements; a field only gast has;
-# a list of leaves (a comparison's operators); the name an `except` clause binds.
-_FIELD, _LEAF, _BLOCK, _ONLY_GAST = "field", "leaf", "block", "only gast"
-_LEAVES_LIST, _HANDLER_NAME = "leaves", "handler name"
 _POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
@@ -567,7 +393,30 @@ def same_as_parsed(parsed: Any, built: Any) -> bool:
     parse), is the gast tree `built` (comments aside): node classes match by name, a
     parameter `ast.arg` (and the name bound by `except E as name`) is gast's `Name`, and a
     field gast adds (`Name.annotation`, `type_params` on older Pythons) must be empty."""
-    plan = _PLANS.get((parsed.__class__, built.__class__))
+    cls = built.__class__
+    # The classes most nodes of emitted code have, by hand (as their plans compare them).
+    if cls is gast.Name and parsed.__class__ is ast.Name:
+        return (
+            parsed.id == built.id
+            and _LEAVES.get(parsed.ctx.__class__) is built.ctx.__class__
+            and built.annotation is None
+            and built.type_comment is None
+        )
+    if cls is gast.Assign and parsed.__class__ is ast.Assign:
+        return (
+            built.type_comment is None  # (`ast.parse` reads no type comments)
+            and _same_lists(parsed.targets, built.targets)
+            and same_as_parsed(parsed.value, built.value)
+        )
+    if cls is gast.Constant and parsed.__class__ is ast.Constant:
+        return parsed.kind == built.kind and _same_value(parsed.value, built.value)
+    if cls is gast.BinOp and parsed.__class__ is ast.BinOp:
+        return (
+            _LEAVES.get(parsed.op.__class__) is built.op.__class__
+            and same_as_parsed(parsed.left, built.left)
+            and same_as_parsed(parsed.right, built.right)
+        )
+    plan = _PLANS.get((parsed.__class__, cls))
     if plan is None:
         plan = _plan(parsed, built)
     if plan.__class__ is not tuple:
@@ -599,6 +448,7 @@ def same_as_parsed(parsed: Any, built: Any) -> bool:
 # How `same_as_parsed` compares a parsed node with a built one, by their two classes: a
 # function, or each field of the built one with how to compare it.
 _PLANS: dict[tuple[type, type], Any] = {}
+_FIELD, _LEAF, _BLOCK, _ONLY_GAST = "field", "leaf", "block", "only gast"
 # Each context and operator class of `ast`, and gast's class of the same name.
 _LEAVES: dict[type, type] = {
     cls: getattr(gast, cls.__name__)
@@ -619,8 +469,6 @@ def _plan(parsed: Any, built: Any) -> Any:
         plan = _same_special
     elif parsed_class.__name__ != built_class.__name__:
         plan = _different
-    elif built_class is gast.Name:
-        plan = _same_name
     else:
         fields = parsed._fields
         plan = tuple(
@@ -646,15 +494,6 @@ def _same_value(parsed: Any, built: Any) -> bool:
 
 def _different(parsed: Any, built: Any) -> bool:
     return False
-
-
-def _same_name(parsed: ast.Name, built: gast.Name) -> bool:
-    return (
-        parsed.id == built.id
-        and _LEAVES.get(parsed.ctx.__class__) is built.ctx.__class__
-        and built.annotation is None
-        and built.type_comment is None
-    )
 
 
 def _same_special(parsed: Any, built: gast.AST) -> bool:

@@ -421,49 +421,16 @@ def _emitted_then_checked(x):
     return x * 2.0 + 1.0
 
 
-def _emitted_from_text(x):
-    return x * 2.0 + 1.0
-
-
-def _misprinting(monkeypatch, gast_prints_it=False):
-    """Make the printer write 3.0 where the tree says 2.0 (as `gast.unparse`, when
-    `gast_prints_it`: the tree is then compiled from its text)."""
+def test_text_that_does_not_parse_back_to_the_tree_is_an_internal_error(monkeypatch):
+    """Were the printer to write something other than the tree (here: a constant it
+    misprints), the emitter refuses the text instead of compiling a wrong gradient."""
     from srcad import syntax
 
-    printed = syntax.printed
+    printed = syntax.unparse
 
     def misprinted(tree):
-        text, positions = printed(tree)
-        return text.replace("2.0", "3.0"), None if gast_prints_it else positions
+        return printed(tree).replace("2.0", "3.0")
 
-    monkeypatch.setattr(syntax, "printed", misprinted)
-
-
-def test_a_misprinted_text_is_refused_where_it_would_be_shown(monkeypatch):
-    """Were srcad's printer to write something other than the tree, the gradient would
-    still be the tree's (what runs is compiled from the tree), and showing the text (or
-    compiling with `CHECK_TEXT`, as these tests do) is an internal error, not a
-    wrong listing."""
-    from srcad.testing import finite_difference_vjp
-
-    _misprinting(monkeypatch)
-    monkeypatch.setattr(srcad.compiler, "CHECK_TEXT", False)
-    rule = srcad.compiler.compiled_rrule(_emitted_then_checked, None)
-    value, pullback = rule.function(1.5)
-    assert value == _emitted_then_checked(1.5)
-    expected = finite_difference_vjp(_emitted_then_checked, (1.5,), 1.0, 0)
-    assert pullback(1.0)[1] == pytest.approx(expected, rel=1e-9)
-    with pytest.raises(SrcadError, match="is not the code srcad compiled"):
-        srcad.compiler.sources(_emitted_then_checked, None)
-    monkeypatch.setattr(srcad.compiler, "CHECK_TEXT", True)
-    with pytest.raises(SrcadError, match="is not the code srcad compiled"):
-        srcad.compiler.compiled_rrule(_emitted_then_checked, ("x",))
-
-
-def test_a_misprinted_text_that_would_run_is_an_internal_error(monkeypatch):
-    """Where only gast prints the tree, what runs is compiled from the text: a text that
-    does not parse back to the tree is refused instead of compiling a wrong gradient."""
-    _misprinting(monkeypatch, gast_prints_it=True)
-    monkeypatch.setattr(srcad.compiler, "CHECK_TEXT", False)
+    monkeypatch.setattr(syntax, "unparse", misprinted)
     with pytest.raises(SrcadError, match="does not parse back to the tree"):
-        srcad.compiler.compiled_rrule(_emitted_from_text, None)
+        srcad.compiler.compiled_rrule(_emitted_then_checked, None)
