@@ -60,67 +60,73 @@ class Kinds(Analysis["Kinds"]):
             self.kinds[name] = ctx.kinds.get(name)
         nested: set[str] = set()
         local = self.local
+        kinds = self.kinds
         assignments: list[_Assignment] = []
         for statement in walk_statements(function.body):
-            if isinstance(statement, gast.Assign):
-                target, value = statement.targets[0], statement.value
-            elif isinstance(statement, gast.For):
-                target, value = statement.target, statement.iter
+            cls = statement.__class__
+            if cls is gast.Assign:
+                target, value, loop = statement.targets[0], statement.value, False
+            elif cls is gast.For:
+                target, value, loop = statement.target, statement.iter, True
             else:
-                if isinstance(statement, gast.FunctionDef):
+                if cls is gast.FunctionDef:
                     nested.add(statement.name)
+                continue
+            # A tape record read back gives names values they had: nothing new to learn.
+            restores = getattr(target, "restores", False)
+            if target.__class__ is gast.Name:
+                local.add(target.id)
+                if not restores:
+                    assignments.append(_Assignment(target.id, value, loop, _names(value)))
                 continue
             names = _names(target)
             local.update(names)
-            if getattr(target, "restores", False):
-                continue  # a tape record read back: the values these names had
-            single = names[0] if isinstance(target, gast.Name) else None
-            loop = isinstance(statement, gast.For)
-            assignments.append(_Assignment(single, names, value, loop, _names(value)))
+            if not restores:
+                # Several names bound at once: each gets None, whatever the value reads.
+                kinds.update(dict.fromkeys(names))
         # What shadows a global or builtin callee.
         self.bound = local | nested | {a.id for a in every_arg if a is not None}
         # Every other name starts unset (BOTTOM); each assignment joins in what it gives,
         # and is looked at again whenever the kind of a name it reads changes, until
         # nothing changes (first in source order, which settles most names at once). Only
-        # locals change kinds, and only they are unset: the rest of what a value reads
-        # matters to neither.
+        # locals change kinds, and only they are unset: a name from outside that a value
+        # reads never sends its readers round again, nor holds them back.
         readers: dict[str, list[int]] = {}
         for index, assignment in enumerate(assignments):
-            assignment.reads = reads = [name for name in assignment.reads if name in local]
-            for name in reads:
+            for name in assignment.reads:
                 readers.setdefault(name, []).append(index)
         pending = deque(range(len(assignments)))
         queued = [True] * len(assignments)
-        kinds = self.kinds
         while pending:
             index = pending.popleft()
             queued[index] = False
-            for name, kind in self._assigned(assignments[index]):
-                if kind is BOTTOM:
-                    continue
-                joined = None if name in nested else _join(kinds, name, kind)
-                if name not in kinds or kinds[name] != joined:
-                    kinds[name] = joined
-                    for reader in readers.get(name, ()):
-                        if not queued[reader]:
-                            queued[reader] = True
-                            pending.append(reader)
+            assignment = assignments[index]
+            kind = self._assigned(assignment)
+            if kind is BOTTOM:
+                continue
+            name = assignment.name
+            joined = None if name in nested else _join(kinds, name, kind)
+            if name not in kinds or kinds[name] != joined:
+                kinds[name] = joined
+                for reader in readers.get(name, ()):
+                    if not queued[reader]:
+                        queued[reader] = True
+                        pending.append(reader)
         for name in local:
             kinds.setdefault(name, None)  # every local has its kind: none is BOTTOM
         return self
 
-    def _assigned(self, assignment: _Assignment) -> list[tuple[str, Kind | None]]:
-        """What the assignment gives each name it binds: BOTTOM while a name its value
+    def _assigned(self, assignment: _Assignment) -> Kind | None:
+        """What the assignment gives the name it binds: BOTTOM while a name its value
         reads has no kind yet."""
-        if assignment.single is None:
-            return [(name, None) for name in assignment.names]
-        kinds = self.kinds
-        if any(name not in kinds for name in assignment.reads):
-            return [(assignment.single, BOTTOM)]
+        kinds, local = self.kinds, self.local
+        for name in assignment.reads:
+            if name not in kinds and name in local:
+                return BOTTOM
         kind = self.of(assignment.value)
         if assignment.loop and kind is not BOTTOM:
             kind = _item(kind)
-        return [(assignment.single, kind)]
+        return kind
 
     def of(self, value: gast.expr) -> Kind | None:
         """The kind of a normal-form expression, from the kinds found so far."""
@@ -175,16 +181,15 @@ class Kinds(Analysis["Kinds"]):
         return value
 
 
-@dataclass
+@dataclass(slots=True)
 class _Assignment:
-    """An assignment (`name = value`, `for name in value`, or of several names) as `Kinds`
-    reads it."""
+    """An assignment of one name (`name = value`, `for name in value`) as `Kinds` reads it
+    (one of several names gives each None, whatever the value: `Kinds` sets them at once)."""
 
-    single: str | None  # the one name it binds; None for several, each of which gets None
-    names: list[str]  # every name it binds
+    name: str
     value: gast.expr  # the value, or what the loop iterates over
     loop: bool  # a loop's target: it binds an item of `value`
-    reads: list[str]  # the locals the value reads
+    reads: list[str]  # the names the value reads
 
 
 def _names(node: gast.expr) -> list[str]:

@@ -261,7 +261,7 @@ _SPECIAL_CONVERSIONS: dict[type, Callable[[Any], gast.AST]] = {
 
 def comment(text: str) -> gast.Expr:
     """A statement that `unparse` prints as the comment `# text`."""
-    return gast.Expr(value=gast.Constant(value=COMMENT_MARK + text, kind=None))
+    return make(gast.Expr, value=make(gast.Constant, value=COMMENT_MARK + text, kind=None))
 
 
 def is_comment(node: gast.AST) -> bool:
