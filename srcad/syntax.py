@@ -162,9 +162,11 @@ def as_gast(node: ast.AST) -> gast.AST:
 
 
 def _convert(value: Any) -> Any:
-    if value.__class__ is list:
-        return [_convert(item) for item in value]
     cls = value.__class__
+    if cls is ast.Name:
+        return _converted_name(value)  # the most nodes of all
+    if cls is list:
+        return [_convert(item) for item in value]
     leaf = _LEAF_CONVERSIONS.get(cls)
     if leaf is not None:
         return leaf
@@ -183,11 +185,17 @@ def _convert(value: Any) -> Any:
     new = target.__new__(target)
     state = new.__dict__
     given = value.__dict__
+    leaves = _LEAF_CONVERSIONS
     for name in fields:
         if name in given:
             item = given[name]
-            # Identifiers and constants, most fields, are kept as they are.
-            state[name] = item if item.__class__ in _SCALARS else _convert(item)
+            # Identifiers and constants, most fields, are kept as they are; a context or an
+            # operator becomes gast's shared one.
+            kind = item.__class__
+            if kind in _SCALARS:
+                state[name] = item
+            else:
+                state[name] = leaves[kind] if kind in leaves else _convert(item)
     for name, empty in only_gast:
         state[name] = [] if empty else None
     for name in positions:
@@ -228,13 +236,19 @@ def _conversion(cls: Any) -> Any:
 def _converted_name(node: ast.Name) -> gast.Name:
     given = node.__dict__
     new = gast.Name.__new__(gast.Name)
-    new.__dict__ = {
+    state = new.__dict__ = {
         "id": node.id,
         "ctx": _LEAF_CONVERSIONS[node.ctx.__class__],
         "annotation": None,
         "type_comment": None,
-        **{name: given[name] for name in _POSITIONS if name in given},
     }
+    if "end_col_offset" in given:  # a parsed name has all its positions
+        state["lineno"] = given["lineno"]
+        state["col_offset"] = given["col_offset"]
+        state["end_lineno"] = given["end_lineno"]
+        state["end_col_offset"] = given["end_col_offset"]
+    else:
+        state.update((name, given[name]) for name in _POSITIONS if name in given)
     return new
 
 
@@ -253,7 +267,6 @@ def _converted_handler(node: ast.ExceptHandler) -> gast.ExceptHandler:
 
 
 _SPECIAL_CONVERSIONS: dict[type, Callable[[Any], gast.AST]] = {
-    ast.Name: _converted_name,
     ast.arg: _converted_arg,
     ast.ExceptHandler: _converted_handler,
 }
