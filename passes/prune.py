@@ -68,8 +68,10 @@ class Prune(Transform):
         self.kinds = ctx.analysis(Kinds, tree)
         # What `_removable` found, by statement: kept until a statement changes.
         self.removable: dict[gast.stmt, list[str] | None] = {}
-        changed = self._drop_values(function)
-        self.survey = survey = _Survey(function, shape_helpers(ctx))
+        # Every statement, nested ones included: what goes only changes statements.
+        statements = list(walk_statements(function.body))
+        changed = self._drop_values(statements)
+        self.survey = survey = _Survey(function, statements, shape_helpers(ctx))
         self.uses, owners, stores = survey.uses, survey.owners, survey.stores
         if not survey.complete:  # a statement the survey does not follow: walk again
             self.uses = list(shape_uses(function, ctx))
@@ -110,12 +112,12 @@ class Prune(Transform):
         else:
             self.removable.pop(statement, None)
 
-    def _drop_values(self, function: gast.FunctionDef) -> bool:
+    def _drop_values(self, statements: list[gast.stmt]) -> bool:
         """Return None for the value where every return statement's is proven a real float
         (so that None from the function means just that: `ctx.value_left_out`)."""
         returns = [
             statement.value
-            for statement in walk_statements(function.body)
+            for statement in statements
             if isinstance(statement, gast.Return) and isinstance(statement.value, gast.Tuple)
         ]
         if not returns or any(self.kinds.of(value.elts[0]) != FLOAT for value in returns):
@@ -416,9 +418,10 @@ class _Survey:
     `uses` and `owners` are left empty for a walk of their own.
     """
 
-    def __init__(self, function: gast.FunctionDef, helpers: dict[str, tuple[int, ...]]) -> None:
+    def __init__(self, function: gast.FunctionDef, statements: list[gast.stmt],
+                 helpers: dict[str, tuple[int, ...]]) -> None:  # fmt: skip
         self.helpers = helpers
-        self.statements = list(walk_statements(function.body))
+        self.statements = statements
         self.loads: dict[gast.stmt, list[gast.Name]] = {}
         self.divisions: dict[gast.stmt, list[gast.BinOp]] = {}
         self.stores: dict[str, int] = {}
