@@ -22,7 +22,7 @@ from srcad.passes.shapes import (
     shape_uses_at,
     store_counts,
 )
-from srcad.passes.to_anf import walk_statements
+from srcad.passes.to_anf import COMPOUND, walk_statements
 from srcad.syntax import store
 
 Use = tuple[gast.AST, str, int]  # a read of a name for its shape alone (`shape_uses`)
@@ -68,8 +68,10 @@ class Prune(Transform):
         self.kinds = ctx.analysis(Kinds, tree)
         # What `_removable` found, by statement: kept until a statement changes.
         self.removable: dict[gast.stmt, list[str] | None] = {}
-        changed = self._drop_values(function)
-        self.survey = survey = _Survey(function, shape_helpers(ctx))
+        # Every statement, nested ones included: what goes only changes statements.
+        statements = list(walk_statements(function.body))
+        changed = self._drop_values(statements)
+        self.survey = survey = _Survey(function, statements, shape_helpers(ctx))
         self.uses, owners, stores = survey.uses, survey.owners, survey.stores
         if not survey.complete:  # a statement the survey does not follow: walk again
             self.uses = list(shape_uses(function, ctx))
@@ -81,7 +83,7 @@ class Prune(Transform):
         self.dropped = [  # the assignments that go (the checks put in stay)
             s
             for s in survey.statements
-            if (targets := self._removable(s)) is not None and not needed.intersection(targets)
+            if (targets := self._removable(s)) is not None and needed.isdisjoint(targets)
         ]
         self.added: list[gast.stmt] = []  # the checks that `_check_...` put in
         if self._check_broadcasts(function, needed) | self._check_divisions(function, needed):
@@ -110,12 +112,12 @@ class Prune(Transform):
         else:
             self.removable.pop(statement, None)
 
-    def _drop_values(self, function: gast.FunctionDef) -> bool:
+    def _drop_values(self, statements: list[gast.stmt]) -> bool:
         """Return None for the value where every return statement's is proven a real float
         (so that None from the function means just that: `ctx.value_left_out`)."""
         returns = [
             statement.value
-            for statement in walk_statements(function.body)
+            for statement in statements
             if isinstance(statement, gast.Return) and isinstance(statement.value, gast.Tuple)
         ]
         if not returns or any(self.kinds.of(value.elts[0]) != FLOAT for value in returns):
@@ -163,7 +165,7 @@ class Prune(Transform):
                          top: bool) -> gast.expr | None:  # fmt: skip
         """The check to leave in place of an operation on two arrays that goes, if any."""
         targets = self._removable(statement)
-        if targets is None or needed.intersection(targets):
+        if targets is None or not needed.isdisjoint(targets):
             return None
         assert isinstance(statement, gast.Assign)
         value = statement.value
@@ -351,12 +353,14 @@ class Prune(Transform):
 
     def _sweep(self, block: list[gast.stmt], needed: set[str]) -> bool:
         """Drop the assignments nothing reads, then the loops and `if`s left empty."""
-        changed = False
+        changed = dropped = False
         kept: list[gast.stmt] = []
+        # Whether a location comment has nothing under it: another, or the block's end.
+        dangling = comment = False
         for statement in block:
             targets = self._removable(statement)
-            if targets is not None and not needed.intersection(targets):
-                changed = True
+            if targets is not None and needed.isdisjoint(targets):
+                dropped = True
                 continue
             if isinstance(statement, gast.For | gast.While | gast.If):
                 for field in ("body", "orelse"):
@@ -366,17 +370,22 @@ class Prune(Transform):
                         if not inner:
                             inner.append(gast.Pass())
                 if self._idle(statement, needed):
-                    changed = True
+                    dropped = True
                     continue
+            below, comment = comment, syntax.is_comment(statement)
+            dangling = dangling or (below and comment)
             kept.append(statement)
-        # A location comment with nothing under it goes.
-        block[:] = [
-            s
-            for s, following in zip(kept, [*kept[1:], None], strict=False)
-            if not syntax.is_comment(s)
-            or (following is not None and not syntax.is_comment(following))
-        ]
-        return changed or len(block) != len(kept)
+        if dangling or comment:  # a location comment with nothing under it goes
+            kept = [
+                s
+                for s, following in zip(kept, [*kept[1:], None], strict=False)
+                if not syntax.is_comment(s)
+                or (following is not None and not syntax.is_comment(following))
+            ]
+            dropped = dropped or len(kept) != len(block)
+        if dropped:
+            block[:] = kept
+        return changed or dropped
 
     def _idle(self, statement: gast.stmt, needed: set[str]) -> bool:
         """A `for` or `if` that does nothing any more (and binds nothing that is read)."""
@@ -386,7 +395,7 @@ class Prune(Transform):
             return False
         if isinstance(statement, gast.For):
             bound = [n.id for n in syntax.walk(statement.target) if isinstance(n, gast.Name)]
-            return self._pure(statement.iter) and not needed.intersection(bound)
+            return self._pure(statement.iter) and needed.isdisjoint(bound)
         if isinstance(statement, gast.If):
             return self._pure(statement.test)
         return False
@@ -409,16 +418,16 @@ class _Survey:
     `uses` and `owners` are left empty for a walk of their own.
     """
 
-    def __init__(self, function: gast.FunctionDef, helpers: dict[str, tuple[int, ...]]) -> None:
+    def __init__(self, function: gast.FunctionDef, statements: list[gast.stmt],
+                 helpers: dict[str, tuple[int, ...]]) -> None:  # fmt: skip
         self.helpers = helpers
-        self.statements = list(walk_statements(function.body))
+        self.statements = statements
         self.loads: dict[gast.stmt, list[gast.Name]] = {}
         self.divisions: dict[gast.stmt, list[gast.BinOp]] = {}
         self.stores: dict[str, int] = {}
         self.uses: list[Use] = []
         self.owners: list[gast.stmt | None] = []
-        self.complete = all(not _nests(s) or isinstance(s, _LOOPS_AND_TESTS)
-                            for s in self.statements)  # fmt: skip
+        self.complete = all(s.__class__ not in _OTHER_BLOCKS for s in self.statements)
         for field in reversed(syntax.child_fields(gast.FunctionDef)):
             if field == "body":
                 for statement in self.statements:
@@ -511,15 +520,9 @@ class _Survey:
 # gives them last first).
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
-# The statements whose blocks `walk_statements` goes into and whose own parts are a target
-# and an iterable, or a test.
-_LOOPS_AND_TESTS = (gast.For, gast.If, gast.While)
-
-
-def _nests(statement: gast.stmt) -> bool:
-    """Whether `walk_statements` goes into the blocks of `statement`."""
-    body = getattr(statement, "body", None)
-    return isinstance(body, list) and not isinstance(statement, gast.FunctionDef)
+# The statements whose blocks `walk_statements` goes into, but for those whose own parts are
+# a target and an iterable, or a test.
+_OTHER_BLOCKS = COMPOUND - {gast.For, gast.If, gast.While}
 
 
 def _divisions(statement: gast.stmt) -> list[gast.BinOp]:

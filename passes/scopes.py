@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 import beniget
 import gast
@@ -12,15 +13,63 @@ from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.nodes import Nodes
 
 
-@dataclass
 class ScopeInfo:
-    """The parameters and locals of the function, and what each name load refers to."""
+    """The parameters and locals of the function, its nested functions, and what each name
+    load refers to (`kinds`), with every identifier the function mentions (`names`).
 
-    parameters: list[str]
-    locals: set[str]
-    kinds: dict[gast.Name, str] = field(default_factory=dict)
-    names: set[str] = field(default_factory=set)  # every identifier the function mentions
-    functions: dict[str, LocalFunction] = field(default_factory=dict)  # nested, by name
+    Those last two are found from the function's name nodes when first asked for (like
+    any analysis result, they describe the tree until a transform changes it): what
+    `ToANF` knows of its output spares it the def-use chains, and a walk for them, which
+    the passes after it never ask for."""
+
+    def __init__(self, function: gast.FunctionDef, bound: set[str], ctx: Context,
+                 names: list[gast.Name] | None = None) -> None:  # fmt: skip
+        """`bound`: the names bound in the function's scope (its parameters among them or
+        not); `names`: its name nodes, where known (else a walk finds them)."""
+        args = function.args
+        every_arg = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        every_arg += [a for a in (args.vararg, args.kwarg) if a is not None]
+        self.parameters = [a.id for a in every_arg]
+        self.locals = bound - set(self.parameters)
+        self.functions = local_functions(function)  # nested, by name
+        self._function, self._source, self._name_nodes = function, ctx.source, names
+
+    @property
+    def kinds(self) -> dict[gast.Name, str]:
+        """What each name load refers to: "parameter", "local", or where Python finds it."""
+        return self._by_name_node[0]
+
+    @property
+    def names(self) -> set[str]:
+        """Every identifier the function mentions."""
+        return self._by_name_node[1]
+
+    @cached_property
+    def _by_name_node(self) -> tuple[dict[gast.Name, str], set[str]]:
+        """`kinds` and `names`, from one look at each name node."""
+        names = self._name_nodes
+        if names is None:
+            names = [node for node in syntax.walk(self._function) if isinstance(node, gast.Name)]
+        by_name: dict[str, str] = {}  # what each name is: the same for each of its loads
+        kinds: dict[gast.Name, str] = {}
+        every_name: set[str] = set()
+        load = gast.Load
+        for node in names:
+            name = node.id
+            every_name.add(name)
+            if node.ctx.__class__ is load:
+                kind = by_name.get(name)
+                if kind is None:
+                    kind = by_name[name] = self._kind(name)
+                kinds[node] = kind
+        return kinds, every_name
+
+    def _kind(self, name: str) -> str:
+        if name in self.parameters:
+            return "parameter"
+        if name in self.locals:
+            return "local"
+        return self._source.lookup(name)[0]
 
 
 class _QuietChains(beniget.DefUseChains):
@@ -46,7 +95,7 @@ class Scopes(Analysis[ScopeInfo]):
             chains = _QuietChains()
             chains.visit(gast.Module(body=[function], type_ignores=[]))
             bound = {d.name() for d in chains.locals[function]}
-        return _scope_info(function, bound, names, ctx)
+        return ScopeInfo(function, bound, ctx, names)
 
 
 # The nodes of a plain function: one that binds names only by assignment to a name and by
@@ -89,36 +138,7 @@ def _names_and_plain_locals(
 def scope_info(function: gast.FunctionDef, bound: set[str], ctx: Context) -> ScopeInfo:
     """What `Scopes` finds in `function`, given the names bound in its own scope (its
     parameters among them or not): a transform that knows them spares the def-use chains."""
-    names = [node for node in syntax.walk(function) if isinstance(node, gast.Name)]
-    return _scope_info(function, bound, names, ctx)
-
-
-def _scope_info(function: gast.FunctionDef, bound: set[str], names: list[gast.Name],
-                ctx: Context) -> ScopeInfo:  # fmt: skip
-    args = function.args
-    every_arg = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-    every_arg += [a for a in (args.vararg, args.kwarg) if a is not None]
-    parameters = [a.id for a in every_arg]
-    info = ScopeInfo(parameters, bound - set(parameters), functions=local_functions(function))
-    by_name: dict[str, str] = {}  # what each name is: the same for each of its loads
-    kinds, every_name, load = info.kinds, info.names, gast.Load
-    for node in names:
-        name = node.id
-        every_name.add(name)
-        if node.ctx.__class__ is load:
-            kind = by_name.get(name)
-            if kind is None:
-                kind = by_name[name] = _kind(name, info, ctx)
-            kinds[node] = kind
-    return info
-
-
-def _kind(name: str, info: ScopeInfo, ctx: Context) -> str:
-    if name in info.parameters:
-        return "parameter"
-    if name in info.locals:
-        return "local"
-    return ctx.source.lookup(name)[0]
+    return ScopeInfo(function, bound, ctx)
 
 
 @dataclass(frozen=True)

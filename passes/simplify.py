@@ -13,7 +13,7 @@ from srcad import syntax
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.callees import PURE
 from srcad.passes.rule_calls import constant
-from srcad.passes.to_anf import walk_statements
+from srcad.passes.to_anf import COMPOUND, walk_statements
 from srcad.projection import expand, sum_to, unbroadcast
 from srcad.tangents import AbstractZero, ZeroTangent
 
@@ -88,22 +88,23 @@ class Simplify(Transform):
         self.parameters = {a.id for a in function.args.args}
         self.stores: dict[str, int] = {}
         self.loads: dict[str, int] = {}
-        # How many times each statement reads each name (`_reads`), until it or a statement
-        # in its blocks changes.
-        self.reads_in: dict[gast.AST, dict[str, int]] = {}
-        # What each statement assigns, and that or passes to calls (`_effects`), until it or
-        # a statement in its blocks changes; `enclosing`: the statements whose blocks hold
-        # the one `_rewrite` looks at, which change with it.
-        self.effects: dict[gast.AST, tuple[set[str], set[str]]] = {}
+        # What each statement reads and assigns (`_record`), until it or a statement in
+        # its blocks changes; `enclosing`: the statements whose blocks hold the one
+        # `_rewrite` looks at, which change with it.
+        self.records: dict[gast.AST, _Record] = {}
         self.enclosing: list[gast.stmt] = []
         # Whether the pullback may hold a negation (else `push_negations` has nothing to
-        # do) or arithmetic on two numbers (else the folder has none): set by `_count`,
-        # which sees every node as it enters the pullback, and left set.
+        # do) or arithmetic on two numbers (else the folder has none): set by `_count` and
+        # `_record`, which see every node as it enters the pullback, and left set.
         self.negations = self.foldable = False
         # The counts, kept up to date by every rewrite from here on: the signature's names,
-        # then those of each statement, whose reads are kept (`reads_in`).
+        # then those of each statement, from its record.
         self._count(_all_but_body(function), 1)
-        self._count(function.body, 1, first=True)
+        for statement in function.body:
+            record = self._record(statement)
+            for counts, found in ((self.loads, record.reads), (self.stores, record.stores)):
+                for name, count in found.items():
+                    counts[name] = counts.get(name, 0) + count
         changed = False
         while True:
             if self._block(function.body):
@@ -122,19 +123,15 @@ class Simplify(Transform):
             changed = True
             self.negations = self.foldable = True  # new nodes, not counted: assume both
 
-    def _count(self, nodes: list[gast.AST], sign: int, first: bool = False) -> None:
+    def _count(self, nodes: list[gast.AST], sign: int) -> None:
         """Add (or take away) the names `nodes` read and assign to the counts, noting any
-        negation and arithmetic on numbers that comes in; `first`: and keep the reads of
-        each node (`reads_in`)."""
+        negation and arithmetic on numbers that comes in."""
         self._changing(nodes)
         for root in nodes:
-            reads: dict[str, int] = {}
             for node in syntax.walk(root):
                 if isinstance(node, gast.Name):
                     if isinstance(node.ctx, gast.Load):
                         self.loads[node.id] = self.loads.get(node.id, 0) + sign
-                        if first:
-                            reads[node.id] = reads.get(node.id, 0) + 1
                     else:
                         self.stores[node.id] = self.stores.get(node.id, 0) + sign
                 elif sign < 0:
@@ -143,8 +140,6 @@ class Simplify(Transform):
                     self.negations = self.negations or isinstance(node.op, gast.USub)
                 elif isinstance(node, gast.BinOp) and not self.foldable:
                     self.foldable = is_foldable(node)
-            if first:
-                self.reads_in[root] = reads
 
     def _changing(self, nodes: list[gast.AST]) -> None:
         """Drop what is kept about `nodes`, which are about to change (or have), and about
@@ -158,9 +153,8 @@ class Simplify(Transform):
 
     def _forget(self, statement: gast.stmt) -> None:
         """Drop what is kept about a statement that changes (or holds one that does): a
-        loop's reads are those of its body too."""
-        self.effects.pop(statement, None)
-        self.reads_in.pop(statement, None)
+        loop's record holds those of its body."""
+        self.records.pop(statement, None)
 
     def _block(self, block: list[gast.stmt]) -> bool:
         changed = False
@@ -249,13 +243,6 @@ class Simplify(Transform):
         del block[index]
         return True
 
-    def _reads(self, statement: gast.stmt) -> dict[str, int]:
-        """How many times `statement` reads each name (kept until it changes)."""
-        found = self.reads_in.get(statement)
-        if found is None:
-            found = self.reads_in[statement] = self._look_at(statement, reads=True)
-        return found
-
     def _places(self, block: list[gast.stmt], index: int, name: str, value: gast.expr,
                 count: int) -> list[gast.stmt] | None:  # fmt: skip
         """The statements reading `name`, if every read is in this block after `index`
@@ -268,7 +255,8 @@ class Simplify(Transform):
         found = 0
         places: list[gast.stmt] = []
         for later in block[index + 1 :]:
-            here = self._reads(later).get(name, 0)
+            record = self._record(later)
+            here = record.reads.get(name, 0)
             if here:
                 if not is_copy and not isinstance(later, SIMPLE):
                     return None  # not into a loop or a branch: it would run more often
@@ -276,12 +264,12 @@ class Simplify(Transform):
                 found += here
             if found == count:
                 break
-            if not reads.isdisjoint(self._effects(later)[1]):
+            if not reads.isdisjoint(record.changed):
                 return None
         if found != count:
             return None
         last = places[-1]
-        if not reads.isdisjoint(self._effects(last)[0]) and not isinstance(last, SIMPLE):
+        if not reads.isdisjoint(self._record(last).assigned) and not isinstance(last, SIMPLE):
             return None
         return places
 
@@ -291,49 +279,58 @@ class Simplify(Transform):
         nothing before it assigns `name` or what `value` reads."""
         reads = {n.id for n in syntax.walk(value) if isinstance(n, gast.Name)}
         for later in block[index + 1 :]:
-            if self._reads(later).get(name, 0):
+            record = self._record(later)
+            if record.reads.get(name, 0):
                 added = _added_to(later, name)
                 # `d - e` computes `d` first: a call there must not change what `e` reads.
                 return later if added is not None and not reads & self._passed(added) else None
-            assigned, touched = self._effects(later)
-            if name in assigned or not reads.isdisjoint(touched):
+            if name in record.assigned or not reads.isdisjoint(record.changed):
                 return None
         return None
 
-    def _effects(self, statement: gast.stmt) -> tuple[set[str], set[str]]:
-        """The names `statement` assigns or changes in place (`x[i] += v` changes `x`; a
-        call, anything: `<call>`), and those with the names it passes to calls that may
-        change them (`_passed_to`): kept until it, or a statement in its blocks, changes."""
-        found = self.effects.get(statement)
-        if found is None:
-            self._look_at(statement, reads=False)
-            found = self.effects[statement]
-        return found
+    def _record(self, statement: gast.stmt) -> _Record:
+        """What `statement` reads and assigns (`_Record`), kept until it, or a statement
+        in its blocks, changes: a walk of its own parts alone, with the records of the
+        statements in its blocks (kept, where those did not change)."""
+        record = self.records.get(statement)
+        if record is not None:
+            return record
+        record = _Record()
+        if statement.__class__ in COMPOUND:
+            for part in _own_parts(statement):
+                self._note(part, record)
+            for inner in (*statement.body, *getattr(statement, "orelse", ())):
+                record.add(self._record(inner))
+        else:
+            self._note(statement, record)
+        self.records[statement] = record
+        return record
 
-    def _look_at(self, statement: gast.stmt, reads: bool) -> dict[str, int]:
-        """One walk of `statement` for its `_effects`, where they are not kept, and (if
-        `reads`) how many times it reads each name."""
-        found: dict[str, int] = {}
-        effects = statement not in self.effects
-        assigned: set[str] = set()
+    def _note(self, part: gast.AST, record: _Record) -> None:
+        """Add what the nodes of `part` read and assign to `record`, noting any negation and
+        arithmetic on numbers among them (as `_count` does)."""
+        reads, stores, assigned = record.reads, record.stores, record.assigned
         touched: set[str] = set()  # passed to calls that may change them
-        for node in syntax.walk(statement):
-            if isinstance(node, gast.Name):
-                if isinstance(node.ctx, gast.Load):
-                    if reads:
-                        found[node.id] = found.get(node.id, 0) + 1
-                elif isinstance(node.ctx, gast.Store):
-                    assigned.add(node.id)
-            elif not effects:
-                continue
-            elif isinstance(node, gast.Call):
+        for node in syntax.walk(part):
+            cls = node.__class__  # (gast's classes have no subclasses)
+            if cls is gast.Name:
+                context = node.ctx.__class__
+                if context is gast.Load:
+                    reads[node.id] = reads.get(node.id, 0) + 1
+                else:
+                    stores[node.id] = stores.get(node.id, 0) + 1
+                    if context is gast.Store:
+                        assigned.add(node.id)
+            elif cls is gast.Call:
                 assigned.add("<call>")  # a call may change anything it is passed
                 touched.update(self._passed_to(node))
-            elif isinstance(node, gast.AugAssign | gast.Assign):
+            elif cls is gast.Assign or cls is gast.AugAssign:
                 assigned.update(_changed_by(node))
-        if effects:
-            self.effects[statement] = (assigned, assigned | touched)
-        return found
+            elif cls is gast.UnaryOp:
+                self.negations = self.negations or node.op.__class__ is gast.USub
+            elif cls is gast.BinOp and not self.foldable:
+                self.foldable = is_foldable(node)
+        record.changed |= assigned | touched
 
     def _passed(self, node: gast.AST) -> set[str]:
         """The names `node` passes to calls that may change their arguments in place (any
@@ -362,6 +359,42 @@ class Simplify(Transform):
             and value.func.id == self.zero
             and not value.args
         )
+
+
+class _Record:
+    """What a statement of a pullback does with names, its blocks included."""
+
+    __slots__ = ("assigned", "changed", "reads", "stores")
+
+    def __init__(self) -> None:
+        self.reads: dict[str, int] = {}  # how many times it reads each name
+        self.stores: dict[str, int] = {}  # how many times it binds (or deletes) each
+        # The names it assigns or changes in place (`x[i] += v` changes `x`; a call,
+        # anything: `<call>`); `changed`: those, and the names it passes to calls that may
+        # change them (`_passed_to`).
+        self.assigned: set[str] = set()
+        self.changed: set[str] = set()
+
+    def add(self, other: _Record) -> None:
+        """Count in what a statement of this one's blocks does."""
+        for counts, found in ((self.reads, other.reads), (self.stores, other.stores)):
+            for name, count in found.items():
+                counts[name] = counts.get(name, 0) + count
+        self.assigned |= other.assigned
+        self.changed |= other.changed
+
+
+def _own_parts(statement: gast.stmt) -> list[gast.AST]:
+    """The nodes a statement with blocks holds outside them: a loop's target and
+    iterable, a test..."""
+    parts: list[gast.AST] = []
+    for field in syntax.child_fields(statement.__class__):
+        if field not in ("body", "orelse"):
+            value = getattr(statement, field, None)
+            for part in value if value.__class__ is list else [value]:
+                if isinstance(part, gast.AST):
+                    parts.append(part)
+    return parts
 
 
 def _all_but_body(function: gast.FunctionDef) -> list[gast.AST]:
