@@ -34,6 +34,9 @@ CODES = (
 
 # Functions that read a list without keeping it: a list passed only to these (and indexed,
 # iterated, returned, appended to) is shared with nothing that could see an append.
+# The nodes that can change a value: assignments and deletions (of an item or attribute),
+# and calls. `_check` finds nothing in any other.
+_CHECKED = frozenset([gast.Assign, gast.AugAssign, gast.Delete, gast.Call])
 _LIST_READERS = (
     len,
     sum,
@@ -118,7 +121,8 @@ class Mutations(Analysis[list[Diagnostic]]):
         self._parents: dict[gast.AST, gast.AST] | None = None
         found: list[Diagnostic] = []
         for node in ctx.analysis(Nodes, tree):
-            found += self._check(node, function)
+            if node.__class__ in _CHECKED:
+                found += self._check(node, function)
         return sorted(found, key=lambda d: (d.line, d.column))
 
     @property
