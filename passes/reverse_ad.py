@@ -124,9 +124,8 @@ class ReverseAD(RuleCalls, Transform):
         self._index_statements(function)
         self.returns = [s for s in self.statements if isinstance(s, gast.Return)]
         self.needed = self._needed()
-        self.differentiated: dict[gast.stmt, bool] = {}  # `_differentiated`'s answers
-        self._index_uses()
-        self._count_content()
+        self.differentiated: dict[gast.stmt, bool] = {}  # filled by `_index_reverse`
+        self._index_reverse()
         self.enclosing: list[Loop] = []
         self.segments: list[Path] = []  # the path to each enclosing loop, outermost first
         self.path: Path = []  # the path from the innermost loop's body (or the function's)
@@ -156,10 +155,12 @@ class ReverseAD(RuleCalls, Transform):
             if isinstance(r.value, gast.Name) and r.value.id in self.active
         }
         feeds: dict[str, list[set[str]]] = {}  # a target -> the names each assignment reads
+        self.candidates: set[gast.stmt] = set()  # statements with rules, or active copies
         for statement in self.statements:
             if not self._candidate(statement):
                 continue
-            if isinstance(statement, gast.For):
+            self.candidates.add(statement)
+            if statement.__class__ is gast.For:
                 read = {statement.iter.id}
             else:
                 read = {n for n in self._operand_names(statement) if n in self.active}
@@ -238,22 +239,31 @@ class ReverseAD(RuleCalls, Transform):
             out += self.statements[k : self.ends[k] + 1]
         return out
 
-    def _index_uses(self) -> None:
-        """Where each cotangent is read: the statements differentiating through each name
-        or assigning it (the reverse of an assignment reads its target's cotangent), in
-        source order."""
+    def _index_reverse(self) -> None:
+        """What the reverse does at each statement, found in one pass in source order:
+        whether it differentiates through it; where each cotangent is read (the statements
+        differentiating through each name or assigning it: the reverse of an assignment
+        reads its target's cotangent); and how many statements before each position have a
+        reverse that does something (`_has_content` of one statement), one more for the end."""
         self.uses: dict[str, list[int]] = {}
+        self.with_content = [0]
+        differentiated = self.differentiated
         for k, statement in enumerate(self.statements):
+            own = differentiated[statement] = statement in self.candidates and not (
+                self.needed.isdisjoint(self._targets(statement))
+            )
+            cls = statement.__class__  # (gast's classes have no subclasses)
             used: list[str] = []
-            if isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name):
+            if cls is gast.For and statement.iter.__class__ is gast.Name:
                 used = [statement.iter.id]
-                if self._differentiated(statement):
+                if own:
                     used += self._targets(statement)
-            elif isinstance(statement, gast.Assign) and self._differentiated(statement):
-                used = [*self._operand_names(statement)]
-                used += self._targets(statement)
+            elif cls is gast.Assign and own:
+                used = [*self._operand_names(statement), *self._targets(statement)]
             for name in used:
                 self.uses.setdefault(name, []).append(k)
+            content = own or bool(self._overwritten(statement))
+            self.with_content.append(self.with_content[-1] + content)
 
     def _read_later(self, name: str, statement: gast.stmt) -> bool:
         """Whether the reverse may read `name`'s cotangent after reaching `statement`: it
@@ -328,14 +338,6 @@ class ReverseAD(RuleCalls, Transform):
             if counts[self.ends[k] + 1] > counts[k]:
                 return True
         return False
-
-    def _count_content(self) -> None:
-        """How many statements before each position have a reverse that does something
-        (`_has_content` of one statement), and one more for the end."""
-        self.with_content = [0]
-        for statement in self.statements:
-            own = self._differentiated(statement) or bool(self._overwritten(statement))
-            self.with_content.append(self.with_content[-1] + own)
 
     # -- forward sweep -------------------------------------------------------------------
 
