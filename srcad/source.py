@@ -147,6 +147,16 @@ class _File:
         return node in self._converted
 
 
+# The classes of statement that hold statements.
+_COMPOUND = frozenset(
+    cls
+    for cls in vars(ast).values()
+    if isinstance(cls, type)
+    and issubclass(cls, ast.stmt)
+    and {"body", "orelse", "finalbody", "handlers", "cases"} & set(cls._fields)
+)
+
+
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Every statement of a block, those of nested blocks included (a class's, a function's,
     an `except` clause's, a `case`'s...)."""
@@ -154,6 +164,8 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     while todo:
         node = todo.pop()
         yield node
+        if node.__class__ not in _COMPOUND:
+            continue  # most statements hold none
         for holders in ("handlers", "cases"):
             for holder in getattr(node, holders, ()):
                 todo.extend(holder.body[::-1])
