@@ -9,7 +9,7 @@ import gast
 
 from srcad import syntax
 from srcad.errors import Diagnostic
-from srcad.passes.activity import OPERATORS, Activity, operand_names
+from srcad.passes.activity import OPERATORS, Activity, operand_names, target_names
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import Callees, static_path
 from srcad.passes.scopes import LocalFunction, Scopes
@@ -62,8 +62,7 @@ class OperationRules(Analysis[RuleInfo]):
                 continue
             if not isinstance(statement, gast.Assign):
                 continue
-            target = statement.targets[0]
-            if not any(n.id in active for n in syntax.walk(target) if isinstance(n, gast.Name)):
+            if active.isdisjoint(target_names(statement.targets[0])):
                 continue
             value = statement.value
             operands = [n.id for n in operand_names(value)]

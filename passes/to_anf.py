@@ -403,9 +403,7 @@ class _Normaliser:
 
     def into(self, name: str, value: gast.expr) -> None:
         """Assign the flattened `value` to `name`."""
-        if isinstance(value, gast.IfExp | gast.BoolOp) or (
-            isinstance(value, gast.Compare) and len(value.ops) > 1
-        ):
+        if short_circuits(value):
             self.branching(name, value)
             return
         self._assign(name, self.operation(value))
@@ -449,7 +447,7 @@ class _Normaliser:
         """A constant, or a dotted name rooted in a global, closure or builtin name."""
         if isinstance(node, gast.Constant):
             return True
-        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub | gast.UAdd):
+        if isinstance(node, gast.UnaryOp) and node.op.__class__ in _SIGNS:
             return isinstance(node.operand, gast.Constant)
         while isinstance(node, gast.Attribute):
             node = node.value
@@ -459,15 +457,13 @@ class _Normaliser:
         """`node` as an atom, binding it to a derived name first if it is an operation."""
         if isinstance(node, gast.Name) or self._is_static(node):
             return node
-        if isinstance(node, gast.IfExp | gast.BoolOp) or (
-            isinstance(node, gast.Compare) and len(node.ops) > 1
-        ):
+        if short_circuits(node):
             name = self.ctx.namer.fresh(
                 "selected" if isinstance(node, gast.IfExp) else derived_name(node)
             )
             self.branching(name, node)
             return load(name)
-        flat = self.operation(node)
+        flat = self._operation(node)
         if isinstance(flat, gast.Name):  # a comprehension already bound its list
             return flat
         name = self._fresh(flat)
@@ -478,10 +474,12 @@ class _Normaliser:
         """`node` with each of its operands made an atom."""
         if isinstance(node, gast.Name) or self._is_static(node):
             return node
-        if isinstance(node, gast.IfExp | gast.BoolOp) or (
-            isinstance(node, gast.Compare) and len(node.ops) > 1
-        ):
+        if short_circuits(node):
             return self.atom(node)
+        return self._operation(node)
+
+    def _operation(self, node: gast.expr) -> gast.expr:
+        """`operation(node)` for a node that is neither an atom nor short-circuits."""
         if isinstance(node, gast.BinOp):
             left, right = self.atom(node.left), self.atom(node.right)
             return make(gast.BinOp, left=left, op=node.op, right=right)
@@ -557,6 +555,17 @@ class _Normaliser:
         if isinstance(node, gast.Tuple):
             return make(gast.Tuple, elts=[self.index(e) for e in node.elts], ctx=LOAD)
         return self.atom(node)
+
+
+# The signs that make a constant of a constant (`-1.0`).
+_SIGNS = frozenset({gast.USub, gast.UAdd})
+
+
+def short_circuits(node: gast.expr) -> bool:
+    """Whether an expression evaluates some operands only on condition (a conditional
+    expression, `and`/`or`, a chained comparison): it becomes `if` statements."""
+    cls = node.__class__
+    return cls is gast.IfExp or cls is gast.BoolOp or (cls is gast.Compare and len(node.ops) > 1)
 
 
 def constant_int(node: gast.expr) -> int | None:

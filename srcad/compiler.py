@@ -149,13 +149,13 @@ def new_context(
     signature: Signature = (),
 ) -> tuple[gast.Module, Context]:
     """A fresh copy of the function's tree and the context passes share while compiling it."""
-    if isinstance(source.node, gast.AsyncFunctionDef):
-        diagnostic = source.diagnostic(source.node, "E101", "an `async` function is not "
+    node = source.tree()
+    if isinstance(node, gast.AsyncFunctionDef):
+        diagnostic = source.diagnostic(node, "E101", "an `async` function is not "
                                        "supported", f"register a rule with "
-                                       f"@srcad.rrule.register({source.node.name})")  # fmt: skip
+                                       f"@srcad.rrule.register({node.name})")  # fmt: skip
         raise UnsupportedSyntaxError(f"cannot differentiate {source.name}: 1 problem",
                                      [diagnostic])  # fmt: skip
-    node = syntax.copy_tree(source.node)
     node.decorator_list = []
     if wrt is None:
         star = [node.args.vararg] if node.args.vararg is not None else []
@@ -272,12 +272,12 @@ def _as_diagnostic(error: SrcadError, ctx: Context) -> Diagnostic:
     source = ctx.source
     return Diagnostic(
         source.filename,
-        source.node.lineno,
-        source.node.col_offset,
+        source.lineno,
+        source.definition.col_offset,
         "E200",
         error.message,
         "",
-        source.line(source.node.lineno),
+        source.line(source.lineno),
     )
 
 
@@ -299,7 +299,7 @@ def emit(tree: gast.Module, ctx: Context, description: str) -> CompiledRule:
     _strip_signature(function)
     body = syntax.unparse(tree)
     source = ctx.source
-    origin = f"{os.path.basename(source.filename)}:{source.node.lineno}"
+    origin = f"{os.path.basename(source.filename)}:{source.lineno}"
     kinds = ", ".join(f"{name}: {describe(kind)}" for name, kind in ctx.kinds.items())
     kinds = f"; for {kinds}" if kinds else ""
     header = [

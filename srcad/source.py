@@ -19,10 +19,12 @@ from srcad.errors import Diagnostic, SourceUnavailableError
 
 @dataclass
 class FunctionSource:
-    """A function's gast node (from its whole file, lines intact) and its environment."""
+    """A function's definition (from its whole file, lines intact) and its environment."""
 
     func: types.FunctionType
-    node: gast.FunctionDef
+    # Its definition: a gast `def` (a nested function's, a doctest's), or Python's own tree
+    # of a `def` or a lambda in `file`, converted to gast when asked for (see `node`).
+    definition: ast.AST
     filename: str
     lines: list[str]
     globals: dict[str, Any]
@@ -30,10 +32,33 @@ class FunctionSource:
     # For a function defined inside the one being compiled: the enclosing function's own
     # names, which exist only while it runs.
     enclosing: frozenset[str] = frozenset()
+    file: _File | None = None  # the parsed file `definition` is from, if any
 
     @property
     def name(self) -> str:
         return self.func.__name__
+
+    @property
+    def node(self) -> gast.FunctionDef:
+        """The function's gast tree (a lambda's as a `def`), shared by every compilation of
+        the function: read it, never change it (`tree` gives a copy to change)."""
+        if self.file is None:
+            assert isinstance(self.definition, gast.FunctionDef)
+            return self.definition
+        return self.file.converted(self.definition)
+
+    def tree(self) -> gast.FunctionDef:
+        """A gast tree of the function that the caller owns, to change as it likes."""
+        if self.file is None or self.file.has_converted(self.definition):
+            return syntax.copy_tree(self.node)
+        # Converting Python's tree again costs less than converting it and copying that.
+        return _function_def(syntax.as_gast(self.definition))
+
+    @property
+    def lineno(self) -> int:
+        """The line the definition starts on (a decorated `def`'s, after its decorators)."""
+        lineno: int = self.definition.lineno  # type: ignore[attr-defined]
+        return lineno
 
     def nested(self, node: gast.FunctionDef, enclosing: set[str]) -> FunctionSource:
         """The source of a function defined inside this one."""
@@ -52,7 +77,7 @@ class FunctionSource:
 
     def diagnostic(self, node: gast.AST, code: str, message: str, hint: str = "") -> Diagnostic:
         """A diagnostic at `node`, in the user's file."""
-        lineno = getattr(node, "lineno", None) or self.node.lineno
+        lineno = getattr(node, "lineno", None) or self.lineno
         offset = getattr(node, "col_offset", None) or 0
         text = self.line(lineno)
         # The AST counts columns in UTF-8 bytes; diagnostics (and their carets) in characters.
@@ -111,11 +136,25 @@ class _File:
                     self._lambdas.setdefault(node.lineno, []).append(node)
         return self._lambdas
 
-    def converted(self, node: ast.AST) -> gast.AST:
+    def converted(self, node: ast.AST) -> gast.FunctionDef:
+        """The gast tree of the definition `node`, converted once: shared, never changed."""
         found = self._converted.get(node)
         if found is None:
-            found = self._converted[node] = syntax.as_gast(node)
+            found = self._converted[node] = _function_def(syntax.as_gast(node))
         return found
+
+    def has_converted(self, node: ast.AST) -> bool:
+        return node in self._converted
+
+
+# The classes of statement that hold statements.
+_COMPOUND = frozenset(
+    cls
+    for cls in vars(ast).values()
+    if isinstance(cls, type)
+    and issubclass(cls, ast.stmt)
+    and {"body", "orelse", "finalbody", "handlers", "cases"} & set(cls._fields)
+)
 
 
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -125,6 +164,8 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     while todo:
         node = todo.pop()
         yield node
+        if node.__class__ not in _COMPOUND:
+            continue  # most statements hold none
         for holders in ("handlers", "cases"):
             for holder in getattr(node, holders, ()):
                 todo.extend(holder.body[::-1])
@@ -151,8 +192,11 @@ def _unavailable(func: Any, why: str) -> SourceUnavailableError:
     )
 
 
-def _as_function_def(node: gast.Lambda) -> gast.FunctionDef:
-    """A lambda seen as the one-line function it is: `def <lambda>(args): return body`."""
+def _function_def(node: gast.AST) -> gast.FunctionDef:
+    """A converted definition as a `def`: a lambda seen as the one-line function it is,
+    `def lambda(args): return body`."""
+    if not isinstance(node, gast.Lambda):
+        return node  # a `def` (or an `async def`, which the compiler rejects)
     body = [gast.Return(value=node.body)]
     syntax.located(body[0], node)
     function = gast.FunctionDef(
@@ -194,8 +238,5 @@ def function_source(func: Callable[..., Any]) -> FunctionSource:
         raise _unavailable(
             func, f"{filename}:{code.co_firstlineno} defines {len(matches)} such functions"
         )
-    node = file.converted(matches[0])
-    if isinstance(node, gast.Lambda):
-        node = _as_function_def(node)
     closure = dict(zip(code.co_freevars, func.__closure__ or (), strict=True))
-    return FunctionSource(func, node, filename, lines, func.__globals__, closure)
+    return FunctionSource(func, matches[0], filename, lines, func.__globals__, closure, file=file)

@@ -167,48 +167,49 @@ def _convert(value: Any) -> Any:
         return _converted_name(value)  # the most nodes of all
     if cls is list:
         return [_convert(item) for item in value]
-    leaf = _LEAF_CONVERSIONS.get(cls)
-    if leaf is not None:
-        return leaf
-    if not isinstance(value, ast.AST):
-        return value
-    special = _SPECIAL_CONVERSIONS.get(cls)
-    if special is not None:
-        return special(value)
     plan = _CONVERSIONS.get(cls)
     if plan is None:
+        if not isinstance(value, ast.AST):
+            return value  # an identifier or a constant (in a list: `global a, b`...)
+        leaf = _LEAF_CONVERSIONS.get(cls)
+        if leaf is not None:
+            return leaf
+        special = _SPECIAL_CONVERSIONS.get(cls)
+        if special is not None:
+            return special(value)
         plan = _conversion(cls)
     target: Any
-    target, fields, only_gast, positions = plan
+    target, dropped, leaves, leaf_lists, children, only_gast = plan
     if target is None:
         return None  # a class gast does not have (as `gast.ast_to_gast` drops it)
     new = target.__new__(target)
-    state = new.__dict__
-    given = value.__dict__
-    leaves = _LEAF_CONVERSIONS
-    for name in fields:
-        if name in given:
-            item = given[name]
-            # Identifiers and constants, most fields, are kept as they are; a context or an
-            # operator becomes gast's shared one.
-            kind = item.__class__
-            if kind in _SCALARS:
-                state[name] = item
-            else:
-                state[name] = leaves[kind] if kind in leaves else _convert(item)
+    # Identifiers, constants and positions, most of a node, are kept as they are.
+    new.__dict__ = state = value.__dict__.copy()
+    for name in dropped:
+        state.pop(name, None)
+    # A context or an operator becomes gast's shared one.
+    shared = _LEAF_CONVERSIONS
+    for name in leaves:
+        item = state.get(name)
+        if item is not None:
+            state[name] = shared[item.__class__]
+    for name in leaf_lists:
+        state[name] = [shared[item.__class__] for item in state[name]]
+    for name in children:
+        item = state.get(name)
+        if item is not None:
+            state[name] = _converted_name(item) if item.__class__ is ast.Name else _convert(item)
     for name, empty in only_gast:
         state[name] = [] if empty else None
-    for name in positions:
-        if name in given:
-            state[name] = given[name]
     return new
 
 
-# Per `ast` class: its gast class, the fields they share, gast's own fields (True: a
-# list), and the position attributes to copy.
+# Per `ast` class, how `_convert` makes its gast node: the gast class; the fields and
+# position attributes gast's class lacks; the fields holding a context or an operator,
+# and those holding a list of them (a comparison's); the fields that may hold nodes;
+# gast's own fields (True: a list).
 _CONVERSIONS: dict[type, Any] = {}
 _LIST_FIELDS = frozenset({"type_params"})
-_SCALARS = frozenset({str, int, float, complex, bool, bytes, type(None), type(...)})
 # Each context and operator class of `ast`, and one instance of gast's class of its name:
 # converted trees share them, as `copy_tree`'s copies do.
 _LEAF_CONVERSIONS: dict[type, gast.AST] = {
@@ -221,14 +222,19 @@ _LEAF_CONVERSIONS: dict[type, gast.AST] = {
 
 def _conversion(cls: Any) -> Any:
     target = getattr(gast, cls.__name__, None)
-    plan: Any = (None, (), (), ())
+    plan: Any = (None, (), (), (), (), ())
     if target is not None:
-        fields = tuple(name for name in target._fields if name in cls._fields)
+        shared = [name for name in target._fields if name in cls._fields]
+        dropped = tuple(name for name in cls._fields if name not in target._fields) + tuple(
+            name for name in cls._attributes if name not in target._attributes
+        )
+        leaves = tuple(name for name in shared if name in ("ctx", "op"))
+        leaf_lists = tuple(name for name in shared if name == "ops")
+        children = tuple(name for name in shared if name in child_fields(target))
         only_gast = tuple(
             (name, name in _LIST_FIELDS) for name in target._fields if name not in cls._fields
         )
-        positions = tuple(name for name in cls._attributes if name in target._attributes)
-        plan = (target, fields, only_gast, positions)
+        plan = (target, dropped, leaves, leaf_lists, children, only_gast)
     _CONVERSIONS[cls] = plan
     return plan
 
