@@ -82,38 +82,42 @@ def _constant_word(value: object) -> str:
 
 def expression_words(node: gast.AST) -> list[str]:
     """Words describing an expression whose operands are already names or constants."""
-    if isinstance(node, gast.Name):
+    # Classes compared, most common first (gast's node classes have no subclasses): every
+    # temporary of ToANF is named from its expression.
+    cls = node.__class__
+    if cls is gast.Name:
         return [node.id]
-    if isinstance(node, gast.Constant):
+    if cls is gast.Constant:
         return [_constant_word(node.value)]
-    if isinstance(node, gast.BinOp):
+    if cls is gast.BinOp:
         return [*expression_words(node.left), operator_word(node.op), *expression_words(node.right)]
-    if isinstance(node, gast.BoolOp):
-        return ["both" if isinstance(node.op, gast.And) else "either"]
-    if isinstance(node, gast.Compare):
-        words = expression_words(node.left)
-        for op, right in zip(node.ops, node.comparators, strict=True):
-            words += [operator_word(op), *expression_words(right)]
-        return words
-    if isinstance(node, gast.UnaryOp):
-        return [operator_word(node.op), *expression_words(node.operand)]
-    if isinstance(node, gast.Attribute):
-        return [*expression_words(node.value), node.attr]
-    if isinstance(node, gast.Call):
-        callee = node.func.attr if isinstance(node.func, gast.Attribute) else None
-        if isinstance(node.func, gast.Name):
-            callee = node.func.id
+    if cls is gast.Call:
+        func = node.func
+        callee = func.id if func.__class__ is gast.Name else None
+        if func.__class__ is gast.Attribute:
+            callee = func.attr
         words = [callee or "call"]
         for arg in node.args:
             words += expression_words(arg)
         return words
-    if isinstance(node, gast.Subscript):
+    if cls is gast.Subscript:
         return [*expression_words(node.value), *expression_words(node.slice)]
-    if isinstance(node, gast.Slice):
+    if cls is gast.Attribute:
+        return [*expression_words(node.value), node.attr]
+    if cls is gast.Compare:
+        words = expression_words(node.left)
+        for op, right in zip(node.ops, node.comparators, strict=True):
+            words += [operator_word(op), *expression_words(right)]
+        return words
+    if cls is gast.UnaryOp:
+        return [operator_word(node.op), *expression_words(node.operand)]
+    if cls is gast.BoolOp:
+        return ["both" if isinstance(node.op, gast.And) else "either"]
+    if cls is gast.Slice:
         return ["slice"]
-    if isinstance(node, gast.Tuple):
+    if cls is gast.Tuple:
         return [w for element in node.elts for w in expression_words(element)] or ["tuple"]
-    return [type(node).__name__.lower()]
+    return [cls.__name__.lower()]
 
 
 def derived_name(node: gast.AST) -> str:
@@ -145,9 +149,13 @@ def identifier(text: str) -> str:
         name = _UNDERSCORES.sub("_", name)
         if name[0].isdigit():
             name = "n" + name
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+    if name in _KEYWORDS:
         name += "_"
     return name
+
+
+# The keywords, soft ones (`match`, `type`...) included, that no name may be.
+_KEYWORDS = frozenset([*keyword.kwlist, *keyword.softkwlist])
 
 
 class Namer:
@@ -157,7 +165,14 @@ class Namer:
         self.taken: set[str] = set(taken)
 
     def fresh(self, base: str) -> str:
-        base = identifier(base)
+        return self._unused(identifier(base))
+
+    def derived(self, node: gast.AST) -> str:
+        """A fresh name for the value of `node`, from `derived_name`."""
+        return self._unused(derived_name(node))  # an identifier already
+
+    def _unused(self, base: str) -> str:
+        """`base`, or `base_2`, `base_3`...: the first that is not taken, now taken."""
         name, count = base, 1
         while name in self.taken:
             count += 1
