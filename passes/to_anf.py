@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import gast
@@ -15,19 +15,22 @@ from srcad.passes.scopes import ScopeInfo, Scopes, scope_info
 from srcad.primitives import append
 from srcad.syntax import LOAD, STORE, load, make, store
 
+# The tests below compare classes, not `isinstance`: gast's node classes have no
+# subclasses, and the passes after ToANF ask them of every statement, many times over.
+
 
 def is_copy(statement: gast.stmt) -> bool:
     """Whether a normal-form statement is a plain copy, `name = other_name`."""
     return (
-        isinstance(statement, gast.Assign)
-        and isinstance(statement.targets[0], gast.Name)
-        and isinstance(statement.value, gast.Name)
+        statement.__class__ is gast.Assign
+        and statement.targets[0].__class__ is gast.Name
+        and statement.value.__class__ is gast.Name
     )
 
 
 def is_unpacking(statement: gast.stmt) -> bool:
     """Whether a normal-form statement unpacks, `(a, b) = value`."""
-    return isinstance(statement, gast.Assign) and isinstance(statement.targets[0], gast.Tuple)
+    return statement.__class__ is gast.Assign and statement.targets[0].__class__ is gast.Tuple
 
 
 def walk_statements(body: list[gast.stmt]) -> Iterator[gast.stmt]:
@@ -55,14 +58,15 @@ COMPOUND: frozenset[type] = frozenset(
 
 def bound_names(statement: gast.stmt) -> list[str]:
     """The names a normal-form statement binds: its targets, or a nested function's name."""
-    if isinstance(statement, gast.FunctionDef):
-        return [statement.name]
-    if isinstance(statement, gast.Assign):
+    cls = statement.__class__
+    if cls is gast.Assign:
         targets = statement.targets
-        if len(targets) == 1 and isinstance(targets[0], gast.Name):
+        if len(targets) == 1 and targets[0].__class__ is gast.Name:
             return [targets[0].id]  # most statements: nothing to walk
-    elif isinstance(statement, gast.For):
+    elif cls is gast.For:
         targets = [statement.target]
+    elif cls is gast.FunctionDef:
+        return [statement.name]
     else:
         return []
     return [n.id for t in targets for n in syntax.walk(t) if isinstance(n, gast.Name)]
@@ -166,17 +170,21 @@ class _Normaliser:
 
     def _emit(self, statement: gast.stmt) -> None:
         """Put `statement` next in the output (every statement of the normal form that
-        binds a name goes through here)."""
+        binds a name goes through here, or through `_assign`)."""
         assert self.origin is not None
         syntax.located(statement, self.origin)
         self.out.append(statement)
         self.bound.update(bound_names(statement))
 
     def _assign(self, name: str, value: gast.expr) -> None:
-        self._emit(make(gast.Assign, targets=[store(name)], value=value, type_comment=None))
+        """Emit `name = value` (`_emit`'s work, knowing the name it binds)."""
+        assert self.origin is not None
+        assign = make(gast.Assign, targets=[store(name)], value=value, type_comment=None)
+        self.out.append(syntax.located(assign, self.origin))
+        self.bound.add(name)
 
     def _fresh(self, node: gast.expr) -> str:
-        return self.ctx.namer.fresh(derived_name(node))
+        return self.ctx.namer.derived(node)
 
     # -- statements --------------------------------------------------------------------
 
@@ -190,62 +198,72 @@ class _Normaliser:
 
     def statement(self, node: gast.stmt) -> None:
         origin, self.origin = self.origin, node
-        if isinstance(node, gast.FunctionDef):
-            self._emit(node)  # its body is its own: compiled on its own if it is called
-        elif (
-            isinstance(node, gast.Assign)
-            and isinstance(node.value, gast.Lambda)
-            and isinstance(node.targets[0], gast.Name)
-            and node.targets[0].id in self.scopes.functions
+        normalise = _STATEMENTS.get(node.__class__)
+        if (
+            normalise is not None
+        ):  # `pass` goes; anything else was rejected by UnsupportedConstructs
+            normalise(self, node)
+        self.origin = origin
+
+    def _function_def(self, node: gast.FunctionDef) -> None:
+        self._emit(node)  # its body is its own: compiled on its own if it is called
+
+    def _raise(self, node: gast.Raise) -> None:
+        self._emit(node)  # it ends the call; its expression is not differentiated
+
+    def _jump(self, node: gast.Break | gast.Continue) -> None:
+        self._emit(type(node)())
+
+    def _assign_statement(self, node: gast.Assign) -> None:
+        target, value = node.targets[0], node.value
+        if (
+            value.__class__ is gast.Lambda
+            and target.__class__ is gast.Name
+            and target.id in self.scopes.functions
         ):
-            self._emit(self.scopes.functions[node.targets[0].id].node)
-        elif isinstance(node, gast.Assign):
-            self.assign_all(node.targets, node.value)
-        elif isinstance(node, gast.AnnAssign):
-            assert node.value is not None
-            self.assign_all([node.target], node.value)
-        elif isinstance(node, gast.Raise):
-            self._emit(node)  # it ends the call; its expression is not differentiated
-        elif isinstance(node, gast.AugAssign):
-            assert isinstance(node.target, gast.Name)
-            right = self.atom(node.value)
-            self.into(
-                node.target.id, make(gast.BinOp, left=load(node.target.id), op=node.op, right=right)
-            )
-        elif isinstance(node, gast.Return):
-            value = node.value or make(gast.Constant, value=None, kind=None)
-            if isinstance(value, gast.Name) or self._is_static(value):
-                self._emit(make(gast.Return, value=value))
-            else:
-                name = self.ctx.namer.fresh("out")
-                self.into(name, value)
-                self._emit(make(gast.Return, value=load(name)))
-        elif isinstance(node, gast.Expr) and is_append_call(node.value):
+            self._emit(self.scopes.functions[target.id].node)
+        else:
+            self.assign_all(node.targets, value)
+
+    def _ann_assign(self, node: gast.AnnAssign) -> None:
+        assert node.value is not None
+        self.assign_all([node.target], node.value)
+
+    def _aug_assign(self, node: gast.AugAssign) -> None:
+        assert isinstance(node.target, gast.Name)
+        right = self.atom(node.value)
+        self.into(
+            node.target.id, make(gast.BinOp, left=load(node.target.id), op=node.op, right=right)
+        )
+
+    def _return(self, node: gast.Return) -> None:
+        value = node.value or make(gast.Constant, value=None, kind=None)
+        if value.__class__ is gast.Name or self._is_static(value):
+            self._emit(make(gast.Return, value=value))
+        else:
+            name = self.ctx.namer.fresh("out")
+            self.into(name, value)
+            self._emit(make(gast.Return, value=load(name)))
+
+    def _expression_statement(self, node: gast.Expr) -> None:
+        if is_append_call(node.value):
             assert isinstance(node.value, gast.Call) and isinstance(node.value.func, gast.Attribute)
             receiver = node.value.func.value
             assert isinstance(receiver, gast.Name)
             self._append(receiver.id, node.value.args[0])
-        elif isinstance(node, gast.Expr):
-            if not isinstance(node.value, gast.Constant):  # docstrings go
-                self._emit(make(gast.Expr, value=self.operation(node.value)))
-        elif isinstance(node, gast.If):
-            test = self.test(node.test)
-            self._emit(
-                make(
-                    gast.If,
-                    test=test,
-                    body=self.block(node.body) or [make(gast.Pass)],
-                    orelse=self.block(node.orelse),
-                )
+        elif node.value.__class__ is not gast.Constant:  # docstrings go
+            self._emit(make(gast.Expr, value=self.operation(node.value)))
+
+    def _if(self, node: gast.If) -> None:
+        test = self.test(node.test)
+        self._emit(
+            make(
+                gast.If,
+                test=test,
+                body=self.block(node.body) or [make(gast.Pass)],
+                orelse=self.block(node.orelse),
             )
-        elif isinstance(node, gast.For):
-            self.for_loop(node)
-        elif isinstance(node, gast.While):
-            self.while_loop(node)
-        elif isinstance(node, gast.Break | gast.Continue):
-            self._emit(type(node)())
-        # `pass` goes; anything else was rejected by UnsupportedConstructs.
-        self.origin = origin
+        )
 
     def _append(self, name: str, value: gast.expr) -> None:
         """`items.append(value)` as `items = append(items, value)`, through a primitive with
@@ -445,17 +463,18 @@ class _Normaliser:
 
     def _is_static(self, node: gast.expr) -> bool:
         """A constant, or a dotted name rooted in a global, closure or builtin name."""
-        if isinstance(node, gast.Constant):
+        cls = node.__class__
+        if cls is gast.Constant:
             return True
-        if isinstance(node, gast.UnaryOp) and node.op.__class__ in _SIGNS:
-            return isinstance(node.operand, gast.Constant)
-        while isinstance(node, gast.Attribute):
+        if cls is gast.UnaryOp and node.op.__class__ in _SIGNS:
+            return node.operand.__class__ is gast.Constant
+        while node.__class__ is gast.Attribute:
             node = node.value
-        return isinstance(node, gast.Name) and node.id not in self.user
+        return node.__class__ is gast.Name and node.id not in self.user
 
     def atom(self, node: gast.expr) -> gast.expr:
         """`node` as an atom, binding it to a derived name first if it is an operation."""
-        if isinstance(node, gast.Name) or self._is_static(node):
+        if node.__class__ is gast.Name or self._is_static(node):
             return node
         if short_circuits(node):
             name = self.ctx.namer.fresh(
@@ -464,7 +483,7 @@ class _Normaliser:
             self.branching(name, node)
             return load(name)
         flat = self._operation(node)
-        if isinstance(flat, gast.Name):  # a comprehension already bound its list
+        if flat.__class__ is gast.Name:  # a comprehension already bound its list
             return flat
         name = self._fresh(flat)
         self._assign(name, flat)
@@ -472,7 +491,7 @@ class _Normaliser:
 
     def operation(self, node: gast.expr) -> gast.expr:
         """`node` with each of its operands made an atom."""
-        if isinstance(node, gast.Name) or self._is_static(node):
+        if node.__class__ is gast.Name or self._is_static(node):
             return node
         if short_circuits(node):
             return self.atom(node)
@@ -480,45 +499,58 @@ class _Normaliser:
 
     def _operation(self, node: gast.expr) -> gast.expr:
         """`operation(node)` for a node that is neither an atom nor short-circuits."""
-        if isinstance(node, gast.BinOp):
-            left, right = self.atom(node.left), self.atom(node.right)
-            return make(gast.BinOp, left=left, op=node.op, right=right)
-        if isinstance(node, gast.UnaryOp):
-            return make(gast.UnaryOp, op=node.op, operand=self.atom(node.operand))
-        if isinstance(node, gast.Compare):
-            left = self.atom(node.left)
-            return make(
-                gast.Compare, left=left, ops=node.ops, comparators=[self.atom(node.comparators[0])]
-            )
-        if isinstance(node, gast.Call):
-            callee = self.ctx.analysis_result(Callees).callees.get(node)
-            if callee is primitives.call:
-                node.func = self.atom(node.func)
-            elif callee is primitives.method:
-                assert isinstance(node.func, gast.Attribute)
-                node.func.value = self.atom(node.func.value)
-            node.args = [self.atom(a) for a in node.args]
-            for keyword in node.keywords:
-                keyword.value = self.atom(keyword.value)
-            return node  # the same node: Callees is keyed on it
+        flatten = _OPERATIONS.get(node.__class__)
+        if flatten is None:
+            raise AssertionError(f"UnsupportedConstructs let through {type(node).__name__}")
+        return flatten(self, node)
+
+    def _binary(self, node: gast.BinOp) -> gast.expr:
+        left, right = self.atom(node.left), self.atom(node.right)
+        return make(gast.BinOp, left=left, op=node.op, right=right)
+
+    def _unary(self, node: gast.UnaryOp) -> gast.expr:
+        return make(gast.UnaryOp, op=node.op, operand=self.atom(node.operand))
+
+    def _compare(self, node: gast.Compare) -> gast.expr:
+        left = self.atom(node.left)
+        return make(
+            gast.Compare, left=left, ops=node.ops, comparators=[self.atom(node.comparators[0])]
+        )
+
+    def _call(self, node: gast.Call) -> gast.expr:
+        callee = self.ctx.analysis_result(Callees).callees.get(node)
+        if callee is primitives.call:
+            node.func = self.atom(node.func)
+        elif callee is primitives.method:
+            assert isinstance(node.func, gast.Attribute)
+            node.func.value = self.atom(node.func.value)
+        node.args = [self.atom(a) for a in node.args]
+        for keyword in node.keywords:
+            keyword.value = self.atom(keyword.value)
+        return node  # the same node: Callees is keyed on it
+
+    def _attribute(self, node: gast.Attribute) -> gast.expr:
         projected = self._projection(node)
         if projected is not None:
             return self.operation(projected)
-        if isinstance(node, gast.Attribute):
-            return make(gast.Attribute, value=self.atom(node.value), attr=node.attr, ctx=LOAD)
-        if isinstance(node, gast.Subscript):
-            value = self.atom(node.value)
-            return make(gast.Subscript, value=value, slice=self.index(node.slice), ctx=LOAD)
-        if isinstance(node, gast.Tuple):
-            return make(gast.Tuple, elts=[self.atom(e) for e in node.elts], ctx=LOAD)
-        if isinstance(node, gast.List):
-            return make(gast.List, elts=[self.atom(e) for e in node.elts], ctx=LOAD)
-        if isinstance(node, gast.Dict):
-            keys = [self.atom(k) for k in node.keys if k is not None]
-            return make(gast.Dict, keys=keys, values=[self.atom(v) for v in node.values])
-        if isinstance(node, gast.ListComp | gast.GeneratorExp):
-            return self.comprehension(node)
-        raise AssertionError(f"UnsupportedConstructs let through {type(node).__name__}")
+        return make(gast.Attribute, value=self.atom(node.value), attr=node.attr, ctx=LOAD)
+
+    def _subscript(self, node: gast.Subscript) -> gast.expr:
+        projected = self._projection(node)
+        if projected is not None:
+            return self.operation(projected)
+        value = self.atom(node.value)
+        return make(gast.Subscript, value=value, slice=self.index(node.slice), ctx=LOAD)
+
+    def _tuple(self, node: gast.Tuple) -> gast.expr:
+        return make(gast.Tuple, elts=[self.atom(e) for e in node.elts], ctx=LOAD)
+
+    def _list(self, node: gast.List) -> gast.expr:
+        return make(gast.List, elts=[self.atom(e) for e in node.elts], ctx=LOAD)
+
+    def _dict(self, node: gast.Dict) -> gast.expr:
+        keys = [self.atom(k) for k in node.keys if k is not None]
+        return make(gast.Dict, keys=keys, values=[self.atom(v) for v in node.values])
 
     def _projection(self, node: gast.expr) -> gast.Call | None:
         """`logabsdet(a)` for `np.linalg.slogdet(a)[1]`: an element of a call's tuple
@@ -556,6 +588,37 @@ class _Normaliser:
             return make(gast.Tuple, elts=[self.index(e) for e in node.elts], ctx=LOAD)
         return self.atom(node)
 
+
+# How `_Normaliser.statement` normalises each class of statement.
+_STATEMENTS: dict[type, Callable[[_Normaliser, Any], None]] = {
+    gast.Assign: _Normaliser._assign_statement,
+    gast.Expr: _Normaliser._expression_statement,
+    gast.If: _Normaliser._if,
+    gast.For: _Normaliser.for_loop,
+    gast.Return: _Normaliser._return,
+    gast.AugAssign: _Normaliser._aug_assign,
+    gast.AnnAssign: _Normaliser._ann_assign,
+    gast.While: _Normaliser.while_loop,
+    gast.FunctionDef: _Normaliser._function_def,
+    gast.Raise: _Normaliser._raise,
+    gast.Break: _Normaliser._jump,
+    gast.Continue: _Normaliser._jump,
+}
+
+# How `_Normaliser._operation` flattens each class of operation.
+_OPERATIONS: dict[type, Callable[[_Normaliser, Any], gast.expr]] = {
+    gast.BinOp: _Normaliser._binary,
+    gast.Call: _Normaliser._call,
+    gast.Subscript: _Normaliser._subscript,
+    gast.UnaryOp: _Normaliser._unary,
+    gast.Compare: _Normaliser._compare,
+    gast.Attribute: _Normaliser._attribute,
+    gast.Tuple: _Normaliser._tuple,
+    gast.List: _Normaliser._list,
+    gast.Dict: _Normaliser._dict,
+    gast.ListComp: _Normaliser.comprehension,
+    gast.GeneratorExp: _Normaliser.comprehension,
+}
 
 # The signs that make a constant of a constant (`-1.0`).
 _SIGNS = frozenset({gast.USub, gast.UAdd})
