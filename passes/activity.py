@@ -12,6 +12,7 @@ from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import Callees
 from srcad.passes.scopes import LocalFunction, Scopes
 from srcad.passes.to_anf import walk_statements
+from srcad.registry import Registry
 
 # The function each operator applies, so that rules and tables can be keyed on it.
 OPERATORS: dict[type, Any] = {
@@ -37,30 +38,45 @@ def operand_names(value: gast.expr) -> list[gast.Name]:
     Indices and callees are not among them; comparisons and `not` have none. Keyword
     arguments are (a rule refuses an active one; a compiled callee differentiates it).
     """
-    if isinstance(value, gast.Name):
+    # Classes compared, not `isinstance`: gast's node classes have no subclasses, and this
+    # is asked of every statement by several passes.
+    name = gast.Name
+    cls = value.__class__
+    if cls is name:
         return [value]
-    if isinstance(value, gast.BinOp):
-        return [n for n in (value.left, value.right) if isinstance(n, gast.Name)]
-    if isinstance(value, gast.UnaryOp) and not isinstance(value.op, gast.Not):
-        return [value.operand] if isinstance(value.operand, gast.Name) else []
-    if isinstance(value, gast.Call):
+    if cls is gast.BinOp:
+        return [n for n in (value.left, value.right) if n.__class__ is name]
+    if cls is gast.Call:
         # The callee too, when it is a value (a function or object in a variable, or the
         # receiver of a method); a global callee's name is never active.
-        function = value.func.value if isinstance(value.func, gast.Attribute) else value.func
+        function = value.func.value if value.func.__class__ is gast.Attribute else value.func
         passed = [function, *value.args, *(k.value for k in value.keywords)]
-        return [a for a in passed if isinstance(a, gast.Name)]
-    if isinstance(value, gast.Attribute | gast.Subscript):
-        return [value.value] if isinstance(value.value, gast.Name) else []
-    if isinstance(value, gast.Tuple | gast.List):
-        return [e for e in value.elts if isinstance(e, gast.Name)]
-    if isinstance(value, gast.Dict):
-        return [v for v in value.values if isinstance(v, gast.Name)]
+        return [a for a in passed if a.__class__ is name]
+    if cls is gast.Subscript or cls is gast.Attribute:
+        return [value.value] if value.value.__class__ is name else []
+    if cls is gast.UnaryOp and value.op.__class__ is not gast.Not:
+        return [value.operand] if value.operand.__class__ is name else []
+    if cls is gast.Tuple or cls is gast.List:
+        return [e for e in value.elts if e.__class__ is name]
+    if cls is gast.Dict:
+        return [v for v in value.values if v.__class__ is name]
     return []
+
+
+def _differentiable(value: gast.expr, registry: Registry) -> bool:
+    """Whether a normal-form operation other than a call may carry a derivative: not a read
+    of a non-differentiable attribute (`.shape`), nor an operator registered as such."""
+    cls = value.__class__
+    if cls is gast.Attribute:
+        return not registry.is_non_differentiable_attribute(value.attr)
+    if cls is gast.BinOp or cls is gast.UnaryOp:
+        return not registry.is_non_differentiable(OPERATORS[value.op.__class__])
+    return True
 
 
 def target_names(target: gast.expr) -> list[str]:
     """Every name in an assignment target, in order."""
-    if isinstance(target, gast.Name):
+    if target.__class__ is gast.Name:
         return [target.id]  # the common case, without walking the name's children
     return [n.id for n in syntax.walk(target) if isinstance(n, gast.Name)]
 
@@ -83,27 +99,23 @@ class Activity(Analysis[set[str]]):
         outer = set(scopes.parameters) | scopes.locals
         # Each statement that may carry a derivative: the names it reads, and those it binds.
         flows: list[tuple[list[str], list[str]]] = []
+        registry = ctx.registry
         for statement in walk_statements(function_of(tree).body):
-            if isinstance(statement, gast.Assign):
+            kind = statement.__class__
+            if kind is gast.Assign:
                 value = statement.value
                 operands = [n.id for n in operand_names(value)]
-                callee = callees.get(value) if isinstance(value, gast.Call) else None
-                if isinstance(callee, LocalFunction):
-                    operands += callee.captured(outer)
-                if not operands:
-                    continue
-                if isinstance(value, gast.Call) and ctx.registry.is_non_differentiable(callee):
-                    continue
-                if isinstance(
-                    value, gast.Attribute
-                ) and ctx.registry.is_non_differentiable_attribute(value.attr):
-                    continue
-                if isinstance(value, gast.BinOp | gast.UnaryOp) and (
-                    ctx.registry.is_non_differentiable(OPERATORS[type(value.op)])
-                ):
+                cls = value.__class__
+                if cls is gast.Call:  # a nested function also reads the names it captures
+                    callee = callees.get(value)
+                    if isinstance(callee, LocalFunction):
+                        operands += callee.captured(outer)
+                    if not operands or registry.is_non_differentiable(callee):
+                        continue
+                elif not operands or not _differentiable(value, registry):
                     continue
                 flows.append((operands, target_names(statement.targets[0])))
-            elif isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name):
+            elif kind is gast.For and statement.iter.__class__ is gast.Name:
                 flows.append(([statement.iter.id], target_names(statement.target)))
         active = set(ctx.wrt)
         changed = True
