@@ -187,6 +187,16 @@ def as_function_def(name: str, node: gast.Lambda) -> gast.FunctionDef:
     return syntax.located(function, node)
 
 
+# The statements with blocks (`body`, and maybe `orelse`) whose statements are the
+# function's own: all but nested functions.
+COMPOUND: frozenset[type] = frozenset(
+    cls
+    for cls in vars(gast).values()
+    if isinstance(cls, type) and issubclass(cls, gast.stmt) and "body" in getattr(cls, "_fields")  # noqa: B009
+    and cls is not gast.FunctionDef
+)  # fmt: skip
+
+
 def local_functions(function: gast.FunctionDef) -> dict[str, LocalFunction]:
     """Names that only a nested `def` (or a `name = lambda`) in `function` binds."""
     found: dict[str, LocalFunction] = {}
@@ -195,23 +205,25 @@ def local_functions(function: gast.FunctionDef) -> dict[str, LocalFunction]:
     stack = list(function.body)
     while stack:
         statement = stack.pop()
-        if isinstance(statement, gast.FunctionDef):
+        cls = statement.__class__
+        if cls is gast.FunctionDef:
             found[statement.name] = LocalFunction(statement.name, statement)
             bound[statement.name] = bound.get(statement.name, 0) + 1
             continue
-        if isinstance(statement, gast.Assign):
+        if cls is gast.Assign:
             target = statement.targets[0]
             if (
                 len(statement.targets) == 1
-                and isinstance(target, gast.Name)
-                and isinstance(statement.value, gast.Lambda)
+                and target.__class__ is gast.Name
+                and statement.value.__class__ is gast.Lambda
             ):
                 found[target.id] = LocalFunction(
                     target.id, as_function_def(target.id, statement.value)
                 )
         statements.append(statement)
-        for block in ("body", "orelse"):
-            stack += getattr(statement, block, [])
+        if cls in COMPOUND:
+            stack += statement.body
+            stack += getattr(statement, "orelse", [])
     if not found:
         return found  # most functions define none: no need to count bindings
     for statement in statements:  # its own parts: the statements of its blocks come apart

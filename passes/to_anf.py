@@ -11,7 +11,7 @@ from srcad import primitives, syntax
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.callees import Callees, is_append_call
 from srcad.passes.naming import derived_name
-from srcad.passes.scopes import ScopeInfo, Scopes, scope_info
+from srcad.passes.scopes import COMPOUND, ScopeInfo, Scopes, scope_info
 from srcad.primitives import append
 from srcad.syntax import LOAD, STORE, load, make, store
 
@@ -44,16 +44,6 @@ def walk_statements(body: list[gast.stmt]) -> Iterator[gast.stmt]:
             compound: Any = statement
             extend(getattr(compound, "orelse", [])[::-1])
             extend(compound.body[::-1])
-
-
-# The statements with blocks (`body`, and maybe `orelse`) whose statements are the
-# function's own: all but nested functions.
-COMPOUND: frozenset[type] = frozenset(
-    cls
-    for cls in vars(gast).values()
-    if isinstance(cls, type) and issubclass(cls, gast.stmt) and "body" in getattr(cls, "_fields")  # noqa: B009
-    and cls is not gast.FunctionDef
-)  # fmt: skip
 
 
 def bound_names(statement: gast.stmt) -> list[str]:
