@@ -546,6 +546,8 @@ class ReverseAD(RuleCalls, Transform):
         self.plans: dict[gast.stmt, Plan] = {}
         if self.kinds is not None:
             for statement in self.statements:
+                if statement.__class__ is not gast.Assign or not self.differentiated[statement]:
+                    continue
                 plan = self._plan(statement)
                 if plan is not None:
                     self.plans[statement] = plan
@@ -560,14 +562,12 @@ class ReverseAD(RuleCalls, Transform):
                     self.uniform |= reached
                     self.uniform_reductions.add(statement)
 
-    def _plan(self, statement: gast.stmt) -> Plan | None:
-        """How a differentiated statement's derivative is inlined (not indexing's), if it is."""
+    def _plan(self, statement: gast.Assign) -> Plan | None:
+        """How a differentiated assignment's derivative is inlined (not indexing's), if it is."""
         if not (
-            isinstance(statement, gast.Assign)
-            and isinstance(statement.targets[0], gast.Name)
+            isinstance(statement.targets[0], gast.Name)
             and not is_copy(statement)
             and not isinstance(statement.value, gast.Subscript)
-            and self._differentiated(statement)
         ):
             return None
         assert self.kinds is not None
@@ -850,9 +850,10 @@ class ReverseAD(RuleCalls, Transform):
         return bars
 
     def _bar(self, name: str) -> str:
-        if name not in self.bars:
-            self.bars[name] = self.ctx.namer.fresh(naming.bar(name))
-        return self.bars[name]
+        bar = self.bars.get(name)
+        if bar is None:
+            bar = self.bars[name] = self.ctx.namer.fresh(naming.bar(name))
+        return bar
 
     def _seed(self, name: str) -> gast.expr:
         return load(self._bar(name)) if name in self.seen else self._zero(ZeroTangent)
@@ -1145,11 +1146,11 @@ class ReverseAD(RuleCalls, Transform):
 
     def _accumulate(self, name: str, value: gast.expr, after: list[gast.stmt]) -> None:
         """Add `value` to `name`'s cotangent (binding it the first time)."""
+        bar = self._bar(name)
         if name in self.seen:
-            total = load(self._bar(name))
-            value = make(gast.BinOp, left=total, op=ADD, right=value)
+            value = make(gast.BinOp, left=load(bar), op=ADD, right=value)
         self.seen.add(name)
-        after.append(assign(store(self._bar(name)), value))
+        after.append(assign(store(bar), value))
 
     def _contribution(self, name: str, after: list[gast.stmt]) -> gast.expr:
         """Where a pullback's cotangent for `name` goes: its `_bar` the first time, else a
