@@ -243,10 +243,13 @@ class ReverseAD(RuleCalls, Transform):
         """What the reverse does at each statement, found in one pass in source order:
         whether it differentiates through it; where each cotangent is read (the statements
         differentiating through each name or assigning it: the reverse of an assignment
-        reads its target's cotangent); and how many statements before each position have a
-        reverse that does something (`_has_content` of one statement), one more for the end."""
+        reads its target's cotangent); how many statements before each position have a
+        reverse that does something (`_has_content` of one statement), one more for the end;
+        and the names each statement overwrites (`_overwritten`) and touches (`_touched`)."""
         self.uses: dict[str, list[int]] = {}
         self.with_content = [0]
+        self.overwritten: dict[gast.stmt, list[str]] = {}
+        self.touches: list[list[str]] = []  # per statement, by position
         differentiated = self.differentiated
         for k, statement in enumerate(self.statements):
             own = differentiated[statement] = statement in self.candidates and not (
@@ -262,8 +265,19 @@ class ReverseAD(RuleCalls, Transform):
                 used = [*self._operand_names(statement), *self._targets(statement)]
             for name in used:
                 self.uses.setdefault(name, []).append(k)
-            content = own or bool(self._overwritten(statement))
-            self.with_content.append(self.with_content[-1] + content)
+            # A value with no derivative resets the cotangents of the names it assigns.
+            overwritten: list[str] = []
+            if not own and cls in _BINDING:
+                overwritten = [n for n in self._targets(statement) if n in self.needed]
+            self.overwritten[statement] = overwritten
+            if cls is gast.For and statement in self.rules:
+                assert isinstance(statement.iter, gast.Name)
+                self.touches.append([*self._targets(statement), statement.iter.id])
+            elif cls is gast.Assign and own:
+                self.touches.append([*self._targets(statement), *self._operand_names(statement)])
+            else:
+                self.touches.append(overwritten)
+            self.with_content.append(self.with_content[-1] + (own or bool(overwritten)))
 
     def _read_later(self, name: str, statement: gast.stmt) -> bool:
         """Whether the reverse may read `name`'s cotangent after reaching `statement`: it
@@ -324,10 +338,9 @@ class ReverseAD(RuleCalls, Transform):
     def _overwritten(self, statement: gast.stmt) -> list[str]:
         """The names with cotangents that `statement` assigns a value with no derivative
         (`r = clip`, `for r in constants`): the reverse resets their cotangents there, or
-        an earlier value of the name would receive what the later one was owed."""
-        if not isinstance(statement, _BINDING) or self._differentiated(statement):
-            return []
-        return [name for name in self._targets(statement) if name in self.needed]
+        an earlier value of the name would receive what the later one was owed. Found for
+        every statement by `_index_reverse`."""
+        return self.overwritten[statement]
 
     def _has_content(self, statements: list[gast.stmt]) -> bool:
         """Whether the reverse of `statements` does anything: differentiates through one,
@@ -907,15 +920,10 @@ class ReverseAD(RuleCalls, Transform):
     def _touched(self, statements: list[gast.stmt]) -> list[str]:
         """Active names whose cotangents the reverse of `statements` reads or writes."""
         touched: list[str] = []
-        for statement in self._nested(statements):
-            if isinstance(statement, gast.For) and statement in self.rules:
-                assert isinstance(statement.iter, gast.Name)
-                touched += [*self._targets(statement), statement.iter.id]
-            elif isinstance(statement, gast.Assign) and self._differentiated(statement):
-                touched += self._targets(statement)
-                touched += self._operand_names(statement)
-            else:
-                touched += self._overwritten(statement)
+        for statement in statements:  # each with those nested in it, read off the index
+            k = self.order[id(statement)]
+            for names in self.touches[k : self.ends[k] + 1]:
+                touched += names
         return [n for n in dict.fromkeys(touched) if n in self.active]
 
     def _iteration_locals(self, statement: gast.For | gast.While) -> set[str]:
