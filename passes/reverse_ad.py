@@ -33,6 +33,7 @@ Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost firs
 _LOOPS = (gast.For, gast.While)
 _JUMPS = (gast.Break, gast.Continue)
 _BINDING = (gast.Assign, gast.For)
+_COPY_OR_INDEX = (gast.Name, gast.Subscript)  # the values of `name = other` and `y = a[i]`
 
 
 def assign(target: gast.expr, value: gast.expr) -> gast.Assign:
@@ -332,7 +333,14 @@ class ReverseAD(RuleCalls, Transform):
         """The names of `_operands(statement)`, found once per statement."""
         names = self.operand_names.get(statement)
         if names is None:
-            names = self.operand_names[statement] = [n.id for n in self._operands(statement)]
+            value = statement.value
+            if value.__class__ is gast.BinOp and statement.targets[0].__class__ is gast.Name:
+                # The common case, without `_operands`' tests for copies, indexing,
+                # unpacking and calls of nested functions: none of them is an operator.
+                names = [n.id for n in (value.left, value.right) if n.__class__ is gast.Name]
+            else:
+                names = [n.id for n in self._operands(statement)]
+            self.operand_names[statement] = names
         return names
 
     def _overwritten(self, statement: gast.stmt) -> list[str]:
@@ -577,12 +585,9 @@ class ReverseAD(RuleCalls, Transform):
 
     def _plan(self, statement: gast.Assign) -> Plan | None:
         """How a differentiated assignment's derivative is inlined (not indexing's), if it is."""
-        if not (
-            isinstance(statement.targets[0], gast.Name)
-            and not is_copy(statement)
-            and not isinstance(statement.value, gast.Subscript)
-        ):
-            return None
+        target = statement.targets[0]
+        if not isinstance(target, gast.Name) or isinstance(statement.value, _COPY_OR_INDEX):
+            return None  # unpacking, a copy, or indexing (see `index_adjoint`)
         assert self.kinds is not None
         args, keywords = self._arguments(statement)
         if keywords:
@@ -594,8 +599,7 @@ class ReverseAD(RuleCalls, Transform):
             if n in self.active and (self.kinds.kinds.get(n) or ("f", 0))[0] == "f"
         }
         primal = self.rules[statement].primal
-        target = statement.targets[0].id
-        return adjoint_of(primal, statement.value, target, args, active, self.kinds.of)
+        return adjoint_of(primal, statement.value, target.id, args, active, self.kinds.of)
 
     def _reached_by_uniform(self, start: str) -> set[str] | None:
         """The names a uniform cotangent of `start` reaches through elementwise operations,
