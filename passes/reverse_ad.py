@@ -739,8 +739,7 @@ class ReverseAD(RuleCalls, Transform):
                 self._accumulate(base, scattered, code)
             return code + self._restart([target], statement)
         names = dict(saved)
-        args, _ = self._arguments(statement)
-        for role, arg in zip(("a", "b"), args, strict=False):
+        for role, arg in zip(("a", "b"), write.operands, strict=False):  # the rule's arguments
             names.setdefault(role, arg)
         names["y_bar"] = seed
         totals: dict[str, gast.expr] = {}
