@@ -164,7 +164,7 @@ class ReverseAD(RuleCalls, Transform):
             if statement.__class__ is gast.For:
                 read = {statement.iter.id}
             else:
-                read = {n for n in self._operand_names(statement) if n in self.active}
+                read = self.active.intersection(self._operand_names(statement))
             for target in self._targets(statement):
                 feeds.setdefault(target, []).append(read)
         todo = list(needed)
