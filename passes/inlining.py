@@ -222,14 +222,15 @@ def adjoint_of(
 ) -> Plan | None:
     """Whether and how `target = value` (calling `primal`) is inlined: None where a kind
     is unknown or the operation has no template."""
-    kinds = [kind_of(o) for o in operands]
-    if any(k is None for k in kinds):
-        return None
     if isinstance(value, gast.Subscript):
         return None  # indexing has its own inlining, into buffers: see `index_adjoint`
+    kinds = [kind_of(o) for o in operands]
+    if None in kinds:
+        return None
     texts: list[str | None]
     reduction = None
-    if primal in BINARY and len(operands) == 2:
+    arithmetic = primal in BINARY  # asked once: it decides the template and broadcasting
+    if arithmetic and len(operands) == 2:
         result = binary(primal, kinds[0], kinds[1])
         texts = list(BINARY[primal])
     elif primal is operator.pow and len(operands) == 2:
@@ -258,29 +259,29 @@ def adjoint_of(
         return None
     if result is None or result[0] != "f":
         return None
-    elementwise = primal in BINARY or primal is operator.pow or primal in UNARY
-    stretched = [
-        (primal in BINARY or primal is operator.pow) and _stretched(kinds, p, result)
-        for p in range(len(texts))
-    ]
+    broadcasts = arithmetic or primal is operator.pow  # two operands, either may be stretched
+    elementwise = broadcasts or primal in UNARY
+    if broadcasts:
+        stretched = [_stretched(kinds, 0, result), _stretched(kinds, 1, result)]
+    else:
+        stretched = [False] * len(texts)
     functions = _FUNCTIONS[math if getattr(primal, "__module__", None) == "math" else np]
     plan = Plan({}, texts, operands, stretched, functions, reduction, elementwise)
-    roles = {"a": operands[0], "b": operands[-1]}
-    role_kinds = {"a": kinds[0], "b": kinds[-1]}
+    roles = (("a", operands[0], kinds[0]), ("b", operands[-1], kinds[-1]))
     for position, text in enumerate(texts):
         operand = operands[position]
-        if text is None or not (isinstance(operand, gast.Name) and operand.id in active):
+        if text is None or not (operand.__class__ is gast.Name and operand.id in active):
             texts[position] = None
             continue
-        used = set(_names_in(text))
+        used = _names_in(text)
         # A uniform seed stays uniform where the template multiplies it by floats only.
-        arrays = [r for r in ("a", "b") if r in used and role_kinds[r][1]]  # type: ignore[index]
+        arrays = any(role in used and kind[1] for role, _, kind in roles)  # type: ignore[index]
         if elementwise and not arrays and not ("y" in used and result[1] > 0):
             plan.passes_uniform.add(operand.id)
-        if stretched[position]:
-            used.add("a" if position == 0 else "b")
-        for role, expression in roles.items():
-            if role in used and isinstance(expression, gast.Name):
+        if stretched[position]:  # `sum_to` reads the operand's own value too
+            used = used | {"a" if position == 0 else "b"}
+        for role, expression, _ in roles:
+            if role in used and expression.__class__ is gast.Name:
                 plan.reads[role] = expression.id
         if "y" in used:
             plan.reads["y"] = target

@@ -33,6 +33,7 @@ Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost firs
 _LOOPS = (gast.For, gast.While)
 _JUMPS = (gast.Break, gast.Continue)
 _BINDING = (gast.Assign, gast.For)
+_COPY_OR_INDEX = (gast.Name, gast.Subscript)  # the values of `name = other` and `y = a[i]`
 
 
 def assign(target: gast.expr, value: gast.expr) -> gast.Assign:
@@ -163,7 +164,7 @@ class ReverseAD(RuleCalls, Transform):
             if statement.__class__ is gast.For:
                 read = {statement.iter.id}
             else:
-                read = {n for n in self._operand_names(statement) if n in self.active}
+                read = self.active.intersection(self._operand_names(statement))
             for target in self._targets(statement):
                 feeds.setdefault(target, []).append(read)
         todo = list(needed)
@@ -243,10 +244,13 @@ class ReverseAD(RuleCalls, Transform):
         """What the reverse does at each statement, found in one pass in source order:
         whether it differentiates through it; where each cotangent is read (the statements
         differentiating through each name or assigning it: the reverse of an assignment
-        reads its target's cotangent); and how many statements before each position have a
-        reverse that does something (`_has_content` of one statement), one more for the end."""
+        reads its target's cotangent); how many statements before each position have a
+        reverse that does something (`_has_content` of one statement), one more for the end;
+        and the names each statement overwrites (`_overwritten`) and touches (`_touched`)."""
         self.uses: dict[str, list[int]] = {}
         self.with_content = [0]
+        self.overwritten: dict[gast.stmt, list[str]] = {}
+        self.touches: list[list[str]] = []  # per statement, by position
         differentiated = self.differentiated
         for k, statement in enumerate(self.statements):
             own = differentiated[statement] = statement in self.candidates and not (
@@ -262,8 +266,19 @@ class ReverseAD(RuleCalls, Transform):
                 used = [*self._operand_names(statement), *self._targets(statement)]
             for name in used:
                 self.uses.setdefault(name, []).append(k)
-            content = own or bool(self._overwritten(statement))
-            self.with_content.append(self.with_content[-1] + content)
+            # A value with no derivative resets the cotangents of the names it assigns.
+            overwritten: list[str] = []
+            if not own and cls in _BINDING:
+                overwritten = [n for n in self._targets(statement) if n in self.needed]
+            self.overwritten[statement] = overwritten
+            if cls is gast.For and statement in self.rules:
+                assert isinstance(statement.iter, gast.Name)
+                self.touches.append([*self._targets(statement), statement.iter.id])
+            elif cls is gast.Assign and own:
+                self.touches.append([*self._targets(statement), *self._operand_names(statement)])
+            else:
+                self.touches.append(overwritten)
+            self.with_content.append(self.with_content[-1] + (own or bool(overwritten)))
 
     def _read_later(self, name: str, statement: gast.stmt) -> bool:
         """Whether the reverse may read `name`'s cotangent after reaching `statement`: it
@@ -318,16 +333,22 @@ class ReverseAD(RuleCalls, Transform):
         """The names of `_operands(statement)`, found once per statement."""
         names = self.operand_names.get(statement)
         if names is None:
-            names = self.operand_names[statement] = [n.id for n in self._operands(statement)]
+            value = statement.value
+            if value.__class__ is gast.BinOp and statement.targets[0].__class__ is gast.Name:
+                # The common case, without `_operands`' tests for copies, indexing,
+                # unpacking and calls of nested functions: none of them is an operator.
+                names = [n.id for n in (value.left, value.right) if n.__class__ is gast.Name]
+            else:
+                names = [n.id for n in self._operands(statement)]
+            self.operand_names[statement] = names
         return names
 
     def _overwritten(self, statement: gast.stmt) -> list[str]:
         """The names with cotangents that `statement` assigns a value with no derivative
         (`r = clip`, `for r in constants`): the reverse resets their cotangents there, or
-        an earlier value of the name would receive what the later one was owed."""
-        if not isinstance(statement, _BINDING) or self._differentiated(statement):
-            return []
-        return [name for name in self._targets(statement) if name in self.needed]
+        an earlier value of the name would receive what the later one was owed. Found for
+        every statement by `_index_reverse`."""
+        return self.overwritten[statement]
 
     def _has_content(self, statements: list[gast.stmt]) -> bool:
         """Whether the reverse of `statements` does anything: differentiates through one,
@@ -546,6 +567,8 @@ class ReverseAD(RuleCalls, Transform):
         self.plans: dict[gast.stmt, Plan] = {}
         if self.kinds is not None:
             for statement in self.statements:
+                if statement.__class__ is not gast.Assign or not self.differentiated[statement]:
+                    continue
                 plan = self._plan(statement)
                 if plan is not None:
                     self.plans[statement] = plan
@@ -560,16 +583,11 @@ class ReverseAD(RuleCalls, Transform):
                     self.uniform |= reached
                     self.uniform_reductions.add(statement)
 
-    def _plan(self, statement: gast.stmt) -> Plan | None:
-        """How a differentiated statement's derivative is inlined (not indexing's), if it is."""
-        if not (
-            isinstance(statement, gast.Assign)
-            and isinstance(statement.targets[0], gast.Name)
-            and not is_copy(statement)
-            and not isinstance(statement.value, gast.Subscript)
-            and self._differentiated(statement)
-        ):
-            return None
+    def _plan(self, statement: gast.Assign) -> Plan | None:
+        """How a differentiated assignment's derivative is inlined (not indexing's), if it is."""
+        target = statement.targets[0]
+        if not isinstance(target, gast.Name) or isinstance(statement.value, _COPY_OR_INDEX):
+            return None  # unpacking, a copy, or indexing (see `index_adjoint`)
         assert self.kinds is not None
         args, keywords = self._arguments(statement)
         if keywords:
@@ -581,8 +599,7 @@ class ReverseAD(RuleCalls, Transform):
             if n in self.active and (self.kinds.kinds.get(n) or ("f", 0))[0] == "f"
         }
         primal = self.rules[statement].primal
-        target = statement.targets[0].id
-        return adjoint_of(primal, statement.value, target, args, active, self.kinds.of)
+        return adjoint_of(primal, statement.value, target.id, args, active, self.kinds.of)
 
     def _reached_by_uniform(self, start: str) -> set[str] | None:
         """The names a uniform cotangent of `start` reaches through elementwise operations,
@@ -722,8 +739,7 @@ class ReverseAD(RuleCalls, Transform):
                 self._accumulate(base, scattered, code)
             return code + self._restart([target], statement)
         names = dict(saved)
-        args, _ = self._arguments(statement)
-        for role, arg in zip(("a", "b"), args, strict=False):
+        for role, arg in zip(("a", "b"), write.operands, strict=False):  # the rule's arguments
             names.setdefault(role, arg)
         names["y_bar"] = seed
         totals: dict[str, gast.expr] = {}
@@ -850,9 +866,10 @@ class ReverseAD(RuleCalls, Transform):
         return bars
 
     def _bar(self, name: str) -> str:
-        if name not in self.bars:
-            self.bars[name] = self.ctx.namer.fresh(naming.bar(name))
-        return self.bars[name]
+        bar = self.bars.get(name)
+        if bar is None:
+            bar = self.bars[name] = self.ctx.namer.fresh(naming.bar(name))
+        return bar
 
     def _seed(self, name: str) -> gast.expr:
         return load(self._bar(name)) if name in self.seen else self._zero(ZeroTangent)
@@ -906,15 +923,10 @@ class ReverseAD(RuleCalls, Transform):
     def _touched(self, statements: list[gast.stmt]) -> list[str]:
         """Active names whose cotangents the reverse of `statements` reads or writes."""
         touched: list[str] = []
-        for statement in self._nested(statements):
-            if isinstance(statement, gast.For) and statement in self.rules:
-                assert isinstance(statement.iter, gast.Name)
-                touched += [*self._targets(statement), statement.iter.id]
-            elif isinstance(statement, gast.Assign) and self._differentiated(statement):
-                touched += self._targets(statement)
-                touched += self._operand_names(statement)
-            else:
-                touched += self._overwritten(statement)
+        for statement in statements:  # each with those nested in it, read off the index
+            k = self.order[id(statement)]
+            for names in self.touches[k : self.ends[k] + 1]:
+                touched += names
         return [n for n in dict.fromkeys(touched) if n in self.active]
 
     def _iteration_locals(self, statement: gast.For | gast.While) -> set[str]:
@@ -1145,11 +1157,11 @@ class ReverseAD(RuleCalls, Transform):
 
     def _accumulate(self, name: str, value: gast.expr, after: list[gast.stmt]) -> None:
         """Add `value` to `name`'s cotangent (binding it the first time)."""
+        bar = self._bar(name)
         if name in self.seen:
-            total = load(self._bar(name))
-            value = make(gast.BinOp, left=total, op=ADD, right=value)
+            value = make(gast.BinOp, left=load(bar), op=ADD, right=value)
         self.seen.add(name)
-        after.append(assign(store(self._bar(name)), value))
+        after.append(assign(store(bar), value))
 
     def _contribution(self, name: str, after: list[gast.stmt]) -> gast.expr:
         """Where a pullback's cotangent for `name` goes: its `_bar` the first time, else a
