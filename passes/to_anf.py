@@ -188,10 +188,10 @@ class _Normaliser:
 
     def statement(self, node: gast.stmt) -> None:
         origin, self.origin = self.origin, node
+        # `pass` has no entry, and goes; anything else without one was rejected by
+        # UnsupportedConstructs.
         normalise = _STATEMENTS.get(node.__class__)
-        if (
-            normalise is not None
-        ):  # `pass` goes; anything else was rejected by UnsupportedConstructs
+        if normalise is not None:
             normalise(self, node)
         self.origin = origin
 
