@@ -412,30 +412,66 @@ def same_as_parsed(parsed: Any, built: Any) -> bool:
     parse), is the gast tree `built` (comments aside): node classes match by name, a
     parameter `ast.arg` (and the name bound by `except E as name`) is gast's `Name`, and a
     field gast adds (`Name.annotation`, `type_params` on older Pythons) must be empty."""
-    cls = built.__class__
-    # The classes most nodes of emitted code have, by hand (as their plans compare them).
-    if cls is gast.Name and parsed.__class__ is ast.Name:
-        return (
-            parsed.id == built.id
-            and _LEAVES.get(parsed.ctx.__class__) is built.ctx.__class__
-            and built.annotation is None
-            and built.type_comment is None
-        )
-    if cls is gast.Assign and parsed.__class__ is ast.Assign:
-        return (
-            built.type_comment is None  # (`ast.parse` reads no type comments)
-            and _same_lists(parsed.targets, built.targets)
-            and same_as_parsed(parsed.value, built.value)
-        )
-    if cls is gast.Constant and parsed.__class__ is ast.Constant:
-        return parsed.kind == built.kind and _same_value(parsed.value, built.value)
-    if cls is gast.BinOp and parsed.__class__ is ast.BinOp:
-        return (
-            _LEAVES.get(parsed.op.__class__) is built.op.__class__
-            and same_as_parsed(parsed.left, built.left)
-            and same_as_parsed(parsed.right, built.right)
-        )
-    plan = _PLANS.get((parsed.__class__, cls))
+    cls, parsed_class = built.__class__, parsed.__class__
+    # The classes most nodes of emitted code have, by hand, most frequent first (as their
+    # plans compare them: every field, a list field element by element).
+    if cls is gast.Name:
+        if parsed_class is ast.Name:
+            return (
+                parsed.id == built.id
+                and _LEAVES.get(parsed.ctx.__class__) is built.ctx.__class__
+                and built.annotation is None
+                and built.type_comment is None
+            )
+    elif cls is gast.Assign:
+        if parsed_class is ast.Assign:
+            return (
+                built.type_comment is None  # (`ast.parse` reads no type comments)
+                and _same_lists(parsed.targets, built.targets)
+                and same_as_parsed(parsed.value, built.value)
+            )
+    elif cls is gast.Constant:
+        if parsed_class is ast.Constant:
+            return parsed.kind == built.kind and _same_value(parsed.value, built.value)
+    elif cls is gast.BinOp:
+        if parsed_class is ast.BinOp:
+            return (
+                _LEAVES.get(parsed.op.__class__) is built.op.__class__
+                and same_as_parsed(parsed.left, built.left)
+                and same_as_parsed(parsed.right, built.right)
+            )
+    elif cls is gast.Tuple:
+        if parsed_class is ast.Tuple:
+            return _LEAVES.get(parsed.ctx.__class__) is built.ctx.__class__ and _same_lists(
+                parsed.elts, built.elts
+            )
+    elif cls is gast.Call:
+        if parsed_class is ast.Call:
+            return (
+                same_as_parsed(parsed.func, built.func)
+                and _same_lists(parsed.args, built.args)
+                and _same_lists(parsed.keywords, built.keywords)
+            )
+    elif cls is gast.Subscript:
+        if parsed_class is ast.Subscript:
+            return (
+                _LEAVES.get(parsed.ctx.__class__) is built.ctx.__class__
+                and same_as_parsed(parsed.value, built.value)
+                and same_as_parsed(parsed.slice, built.slice)
+            )
+    elif cls is gast.If:
+        if parsed_class is ast.If:
+            return (
+                same_as_parsed(parsed.test, built.test)
+                and _same_blocks(parsed.body, built.body)
+                and _same_blocks(parsed.orelse, built.orelse)
+            )
+    elif cls is gast.Expr:
+        if parsed_class is ast.Expr:
+            return same_as_parsed(parsed.value, built.value)
+    elif cls is list and parsed_class is list:
+        return _same_lists(parsed, built)
+    plan = _PLANS.get((parsed_class, cls))
     if plan is None:
         plan = _plan(parsed, built)
     if plan.__class__ is not tuple:
@@ -456,8 +492,9 @@ def same_as_parsed(parsed: Any, built: Any) -> bool:
                 return False
         elif kind is _BLOCK:
             if expected.__class__ is list:
-                expected = [s for s in expected if not is_comment(s)]
-            if not same_as_parsed(other.get(name), expected):
+                if not _same_blocks(other.get(name), expected):
+                    return False
+            elif not same_as_parsed(other.get(name), expected):
                 return False
         elif not (expected is None or expected == []):  # a field only gast has
             return False
@@ -503,8 +540,19 @@ def _field_kind(name: str) -> str:
     return _BLOCK if name in _BLOCKS else _FIELD
 
 
-def _same_lists(parsed: list[Any], built: list[Any]) -> bool:
-    return len(parsed) == len(built) and all(map(same_as_parsed, parsed, built))
+def _same_lists(parsed: Any, built: list[Any]) -> bool:
+    if parsed.__class__ is not list or len(parsed) != len(built):
+        return False
+    if len(built) == 1:  # most lists here (targets, arguments): without building a map
+        return same_as_parsed(parsed[0], built[0])
+    return all(map(same_as_parsed, parsed, built))
+
+
+def _same_blocks(parsed: Any, built: list[Any]) -> bool:
+    # The built statements less their comments, which no parse has (and the class test
+    # first: most statements are not expression statements).
+    statements = [s for s in built if s.__class__ is not gast.Expr or not is_comment(s)]
+    return _same_lists(parsed, statements)
 
 
 def _same_value(parsed: Any, built: Any) -> bool:
