@@ -65,9 +65,12 @@ def lines(tree: gast.AST, comment_mark: str) -> list[str]:
 
 def expression(node: gast.AST, precedence: int = TEST) -> str:
     """The text of an expression standing where `precedence` is expected."""
-    printer = _EXPRESSIONS.get(node.__class__)
+    cls = node.__class__
+    if cls is gast.Name and node.annotation is None:
+        return node.id  # half the expressions emitted: printed here, without a second call
+    printer = _EXPRESSIONS.get(cls)
     if printer is None:
-        raise UnprintableError(node.__class__.__name__)
+        raise UnprintableError(cls.__name__)
     return printer(node, precedence)
 
 
