@@ -14,6 +14,7 @@ from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.callees import PURE
 from srcad.passes.kinds import Kinds
 from srcad.passes.shapes import (
+    SHAPE_ATTRIBUTES,
     is_array,
     load,
     shape_classes,
@@ -231,7 +232,7 @@ class Prune(Transform):
         where both are Python's; NumPy's give inf), but by nonzero constants."""
         divisions = self.survey.divisions.get(statement)
         if divisions is None:
-            if isinstance(statement, gast.If | gast.For | gast.While):
+            if statement.__class__ in _LOOPS_AND_IFS:
                 return []
             divisions = _divisions(statement)  # a check put in since the survey
         found = []
@@ -284,15 +285,18 @@ class Prune(Transform):
                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]  # fmt: skip
         needed, pending, shape_only = self.needed, self.pending, self.shape_only
         for child in names:
-            stand_in = None
             if id(child) in shape_only:
                 stand_in = self.shapes.representative(child.id)
                 if stand_in is not None:
                     self.stood_in.add(id(child))
-            for name in [child] if stand_in is None else _names(stand_in):
-                if name.id not in needed:
-                    needed.add(name.id)
-                    pending.append(name.id)
+                    for name in _names(stand_in):
+                        if name.id not in needed:
+                            needed.add(name.id)
+                            pending.append(name.id)
+                    continue
+            if child.id not in needed:  # (most reads: no stand-in)
+                needed.add(child.id)
+                pending.append(child.id)
 
     def _removable(self, statement: gast.stmt) -> list[str] | None:
         """The names an assignment binds, if it may go when none is read; else None."""
@@ -362,7 +366,7 @@ class Prune(Transform):
             if targets is not None and needed.isdisjoint(targets):
                 dropped = True
                 continue
-            if isinstance(statement, gast.For | gast.While | gast.If):
+            if statement.__class__ in _LOOPS_AND_IFS:
                 for field in ("body", "orelse"):
                     inner = getattr(statement, field)
                     if inner:
@@ -442,11 +446,12 @@ class _Survey:
         owner = statement if self.complete else None
         loads: list[gast.Name] = []
         self.loads[statement] = loads
-        if isinstance(statement, gast.For):
+        cls = statement.__class__
+        if cls is gast.For:
             if owner is not None:
                 self._scan(statement.target, None, None, owner)
             self._scan(statement.iter, loads, None, owner)
-        elif isinstance(statement, gast.If | gast.While):
+        elif cls is gast.If or cls is gast.While:
             self._scan(statement.test, loads, None, owner)
         else:
             divisions: list[gast.BinOp] = []
@@ -499,10 +504,21 @@ class _Survey:
             self._visit(node.value)
             self._visit(node.slice)
             return
-        if self.complete and (cls is gast.Attribute or cls is gast.Call):
-            for use in shape_uses_at(node, self.helpers):
-                self.uses.append(use)
-                self.owners.append(self._owner)
+        if cls is gast.Call:
+            func = node.func
+            if self.complete and func.__class__ is gast.Name and func.id in self.helpers:
+                self._add_uses(node)
+            self._visit(func)
+            for argument in node.args:
+                self._visit(argument)
+            for keyword in node.keywords:
+                self._visit(keyword.value)
+            return
+        if cls is gast.Attribute:
+            if self.complete and node.attr in SHAPE_ATTRIBUTES:
+                self._add_uses(node)
+            self._visit(node.value)
+            return
         fields = _FIELDS.get(cls)
         if fields is None:
             fields = _FIELDS[cls] = tuple(reversed(syntax.child_fields(cls)))
@@ -515,14 +531,22 @@ class _Survey:
             elif isinstance(value, gast.AST):
                 self._visit(value)
 
+    def _add_uses(self, node: gast.AST) -> None:
+        """Note the shape-only reads a call or attribute itself makes (`shape_uses_at`)."""
+        for use in shape_uses_at(node, self.helpers):
+            self.uses.append(use)
+            self.owners.append(self._owner)
+
 
 # The fields of each class of node that may hold nodes, in order (`syntax.child_fields`
 # gives them last first).
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
+_LOOPS_AND_IFS = frozenset([gast.For, gast.While, gast.If])
+
 # The statements whose blocks `walk_statements` goes into, but for those whose own parts are
 # a target and an iterable, or a test.
-_OTHER_BLOCKS = COMPOUND - {gast.For, gast.If, gast.While}
+_OTHER_BLOCKS = COMPOUND - _LOOPS_AND_IFS
 
 
 def _divisions(statement: gast.stmt) -> list[gast.BinOp]:
