@@ -81,11 +81,8 @@ class Prune(Transform):
         self.shapes = shape_classes(function, self.kinds, ctx, stores)
         self.shape_only = {id(_child(use)): use for use in self.uses}
         needed = self._needed()
-        self.dropped = [  # the assignments that go (the checks put in stay)
-            s
-            for s in survey.statements
-            if (targets := self._removable(s)) is not None and needed.isdisjoint(targets)
-        ]
+        # The assignments that go (the checks put in stay).
+        self.dropped = [s for s in survey.statements if self._goes(s, needed)]
         self.added: list[gast.stmt] = []  # the checks that `_check_...` put in
         if self._check_broadcasts(function, needed) | self._check_divisions(function, needed):
             self._read_all(self.added)  # what the checks read is needed too
@@ -165,8 +162,7 @@ class Prune(Transform):
     def _broadcast_check(self, statement: gast.stmt, needed: set[str], kept: set[frozenset[str]],
                          top: bool) -> gast.expr | None:  # fmt: skip
         """The check to leave in place of an operation on two arrays that goes, if any."""
-        targets = self._removable(statement)
-        if targets is None or not needed.isdisjoint(targets):
+        if not self._goes(statement, needed):
             return None
         assert isinstance(statement, gast.Assign)
         value = statement.value
@@ -252,19 +248,29 @@ class Prune(Transform):
         self.needed: set[str] = set()
         self.pending: list[str] = []
         self.stood_in: set[int] = set()  # shape-only reads, by kept statements, of arrays
-        # The assignments that may go, by the names they bind; each is read (and leaves)
-        # when one of its names is needed.
+        # The assignments of names alone, by the names they bind; each is read (and
+        # leaves) when one of its names is needed. Whether one may go (`_removable`) is
+        # asked only of those left unread, most being read anyway: one that may not is
+        # kept, and read too, until all that are left may go. (What is read is what reading
+        # the kept statements first would give: reading is the same wherever it starts.)
         self.defining: dict[str, list[gast.stmt]] = {}
-        kept = []
+        kept, waiting = [], []
         for statement in self.survey.statements:
-            targets = self._removable(statement)
+            targets = _bound(statement)
             if targets is None:
                 kept.append(statement)
             else:
+                waiting.append((statement, targets))
                 for target in targets:
                     self.defining.setdefault(target, []).append(statement)
-        self._read_all(kept)
-        return self.needed
+        while True:
+            self._read_all(kept)
+            unread = [(s, targets) for s, targets in waiting
+                      if self.needed.isdisjoint(targets)]  # fmt: skip
+            kept = [s for s, _ in unread if self._removable(s) is None]
+            if not kept:
+                return self.needed
+            waiting = [(s, targets) for s, targets in unread if self._removable(s) is not None]
 
     def _read_all(self, statements: Iterable[gast.stmt]) -> None:
         """Note what kept `statements` read, and so what the assignments of those names
@@ -298,6 +304,15 @@ class Prune(Transform):
                 needed.add(child.id)
                 pending.append(child.id)
 
+    def _goes(self, statement: gast.stmt, needed: set[str]) -> bool:
+        """Whether an assignment goes: it binds no name that is needed, and may go."""
+        targets = _bound(statement)
+        return (
+            targets is not None
+            and needed.isdisjoint(targets)
+            and self._removable(statement) is not None
+        )
+
     def _removable(self, statement: gast.stmt) -> list[str] | None:
         """The names an assignment binds, if it may go when none is read; else None."""
         if statement in self.removable:
@@ -307,19 +322,10 @@ class Prune(Transform):
 
     def _assigned(self, statement: gast.stmt) -> list[str] | None:
         """`_removable`, found anew."""
-        if statement.__class__ is not gast.Assign:
+        names = _bound(statement)
+        if names is None:
             return None
         assert isinstance(statement, gast.Assign)
-        targets = statement.targets
-        if len(targets) == 1 and targets[0].__class__ is gast.Name:
-            names = [targets[0].id]  # most assignments
-        else:
-            names = []
-            for target in targets:
-                elements = target.elts if isinstance(target, gast.Tuple) else [target]
-                if not all(isinstance(e, gast.Name) for e in elements):
-                    return None
-                names += [e.id for e in elements]
         return names if self._pure(statement.value) else None
 
     def _pure(self, node: gast.expr) -> bool:
@@ -362,8 +368,7 @@ class Prune(Transform):
         # Whether a location comment has nothing under it: another, or the block's end.
         dangling = comment = False
         for statement in block:
-            targets = self._removable(statement)
-            if targets is not None and needed.isdisjoint(targets):
+            if self._goes(statement, needed):
                 dropped = True
                 continue
             if statement.__class__ in _LOOPS_AND_IFS:
@@ -547,6 +552,23 @@ _LOOPS_AND_IFS = frozenset([gast.For, gast.While, gast.If])
 # The statements whose blocks `walk_statements` goes into, but for those whose own parts are
 # a target and an iterable, or a test.
 _OTHER_BLOCKS = COMPOUND - _LOOPS_AND_IFS
+
+
+def _bound(statement: gast.stmt) -> list[str] | None:
+    """The names an assignment of names alone binds (`a = ...`, `a, b = ...`); else None."""
+    if statement.__class__ is not gast.Assign:
+        return None
+    assert isinstance(statement, gast.Assign)
+    targets = statement.targets
+    if len(targets) == 1 and targets[0].__class__ is gast.Name:
+        return [targets[0].id]  # most assignments
+    names = []
+    for target in targets:
+        elements = target.elts if isinstance(target, gast.Tuple) else [target]
+        if not all(isinstance(e, gast.Name) for e in elements):
+            return None
+        names += [e.id for e in elements]
+    return names
 
 
 def _divisions(statement: gast.stmt) -> list[gast.BinOp]:
