@@ -87,6 +87,7 @@ class Prune(Transform):
         if self._check_broadcasts(function, needed) | self._check_divisions(function, needed):
             self._read_all(self.added)  # what the checks read is needed too
         shared: dict[tuple[str, ...], str] = {}  # roots: the name of their broadcast
+        replaced = False
         for position, use in enumerate(self.uses):
             name = _child(use)
             stand_in = self.shapes.representative(name.id)
@@ -100,8 +101,10 @@ class Prune(Transform):
                     stand_in = load(shared[roots])
                 _replace(use, stand_in)
                 self._changed(owners[position])
-                changed = True
-        return self._sweep(function.body, needed) or changed
+                changed = replaced = True
+        # With no assignment going above, and no read changed since, none goes below: what
+        # may go and what is needed are as they were.
+        return self._sweep(function.body, needed, bool(self.dropped) or replaced) or changed
 
     def _changed(self, statement: gast.stmt | None) -> None:
         """Forget what `_removable` found for a statement that changed (None: any)."""
@@ -361,21 +364,22 @@ class Prune(Transform):
         value = self.kinds.callee(node)  # None: not a name bound outside the function
         return isinstance(value, np.ufunc) or (value is not None and value in PURE)
 
-    def _sweep(self, block: list[gast.stmt], needed: set[str]) -> bool:
-        """Drop the assignments nothing reads, then the loops and `if`s left empty."""
+    def _sweep(self, block: list[gast.stmt], needed: set[str], assignments: bool) -> bool:
+        """Drop the assignments nothing reads (if `assignments`: where some may go), then
+        the loops and `if`s left empty."""
         changed = dropped = False
         kept: list[gast.stmt] = []
         # Whether a location comment has nothing under it: another, or the block's end.
         dangling = comment = False
         for statement in block:
-            if self._goes(statement, needed):
+            if assignments and self._goes(statement, needed):
                 dropped = True
                 continue
             if statement.__class__ in _LOOPS_AND_IFS:
                 for field in ("body", "orelse"):
                     inner = getattr(statement, field)
                     if inner:
-                        changed = self._sweep(inner, needed) or changed
+                        changed = self._sweep(inner, needed, assignments) or changed
                         if not inner:
                             inner.append(gast.Pass())
                 if self._idle(statement, needed):
