@@ -28,6 +28,7 @@ FLOAT_UFUNCS = {np.sin, np.cos, np.tan, np.exp, np.log, np.sqrt, np.tanh, np.sin
 FLOAT_UFUNCS |= {np.arctan, np.log1p, np.expm1, np.log2, np.log10, np.arcsin, np.arccos}
 MATH_FUNCTIONS = {math.sin, math.cos, math.tan, math.exp, math.log, math.sqrt, math.tanh}
 MATH_FUNCTIONS |= {math.sinh, math.cosh, math.atan, math.log1p, math.expm1, math.asin, math.acos}
+SIGNS = frozenset([gast.USub, gast.UAdd])  # the unary operators that keep a kind
 SHAPE_PRESERVING = frozenset([np.abs, np.negative, abs, np.square])
 REDUCTIONS = frozenset([np.sum, np.mean])
 
@@ -144,7 +145,7 @@ class Kinds(Analysis["Kinds"]):
             return INT if type(value.value) is int else None
         if cls is gast.UnaryOp:
             operand = self.of(value.operand)
-            return operand if isinstance(value.op, gast.USub | gast.UAdd) else None
+            return operand if value.op.__class__ in SIGNS else None
         if cls is gast.Subscript:
             return subscript(self.of(value.value), value.slice, self.of)
         if cls is gast.Attribute and value.attr in ("size", "ndim"):
@@ -255,9 +256,8 @@ def _numeric(kind: Kind | None) -> bool:
 
 def binary(op: Any, left: Kind | None, right: Kind | None) -> Kind | None:
     """The kind of `left op right` (Python's and NumPy's promotion, for these kinds)."""
-    if not (_numeric(left) and _numeric(right)):
-        return None
-    assert left is not None and right is not None
+    if left is None or right is None or left[0] not in "fi" or right[0] not in "fi":
+        return None  # (`_numeric`, spelt out: this runs for every operation)
     floats = "f" in (left[0], right[0])
     if op is operator.matmul:
         ndims = (left[1], right[1])

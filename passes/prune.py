@@ -14,6 +14,7 @@ from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.callees import PURE
 from srcad.passes.kinds import Kinds
 from srcad.passes.shapes import (
+    SHAPE_ATTRIBUTES,
     is_array,
     load,
     shape_classes,
@@ -80,15 +81,13 @@ class Prune(Transform):
         self.shapes = shape_classes(function, self.kinds, ctx, stores)
         self.shape_only = {id(_child(use)): use for use in self.uses}
         needed = self._needed()
-        self.dropped = [  # the assignments that go (the checks put in stay)
-            s
-            for s in survey.statements
-            if (targets := self._removable(s)) is not None and needed.isdisjoint(targets)
-        ]
+        # The assignments that go (the checks put in stay).
+        self.dropped = [s for s in survey.statements if self._goes(s, needed)]
         self.added: list[gast.stmt] = []  # the checks that `_check_...` put in
         if self._check_broadcasts(function, needed) | self._check_divisions(function, needed):
             self._read_all(self.added)  # what the checks read is needed too
         shared: dict[tuple[str, ...], str] = {}  # roots: the name of their broadcast
+        replaced = False
         for position, use in enumerate(self.uses):
             name = _child(use)
             stand_in = self.shapes.representative(name.id)
@@ -102,8 +101,10 @@ class Prune(Transform):
                     stand_in = load(shared[roots])
                 _replace(use, stand_in)
                 self._changed(owners[position])
-                changed = True
-        return self._sweep(function.body, needed) or changed
+                changed = replaced = True
+        # With no assignment going above, and no read changed since, none goes below: what
+        # may go and what is needed are as they were.
+        return self._sweep(function.body, needed, bool(self.dropped) or replaced) or changed
 
     def _changed(self, statement: gast.stmt | None) -> None:
         """Forget what `_removable` found for a statement that changed (None: any)."""
@@ -164,8 +165,7 @@ class Prune(Transform):
     def _broadcast_check(self, statement: gast.stmt, needed: set[str], kept: set[frozenset[str]],
                          top: bool) -> gast.expr | None:  # fmt: skip
         """The check to leave in place of an operation on two arrays that goes, if any."""
-        targets = self._removable(statement)
-        if targets is None or not needed.isdisjoint(targets):
+        if not self._goes(statement, needed):
             return None
         assert isinstance(statement, gast.Assign)
         value = statement.value
@@ -231,7 +231,7 @@ class Prune(Transform):
         where both are Python's; NumPy's give inf), but by nonzero constants."""
         divisions = self.survey.divisions.get(statement)
         if divisions is None:
-            if isinstance(statement, gast.If | gast.For | gast.While):
+            if statement.__class__ in _LOOPS_AND_IFS:
                 return []
             divisions = _divisions(statement)  # a check put in since the survey
         found = []
@@ -251,19 +251,29 @@ class Prune(Transform):
         self.needed: set[str] = set()
         self.pending: list[str] = []
         self.stood_in: set[int] = set()  # shape-only reads, by kept statements, of arrays
-        # The assignments that may go, by the names they bind; each is read (and leaves)
-        # when one of its names is needed.
+        # The assignments of names alone, by the names they bind; each is read (and
+        # leaves) when one of its names is needed. Whether one may go (`_removable`) is
+        # asked only of those left unread, most being read anyway: one that may not is
+        # kept, and read too, until all that are left may go. (What is read is what reading
+        # the kept statements first would give: reading is the same wherever it starts.)
         self.defining: dict[str, list[gast.stmt]] = {}
-        kept = []
+        kept, waiting = [], []
         for statement in self.survey.statements:
-            targets = self._removable(statement)
+            targets = _bound(statement)
             if targets is None:
                 kept.append(statement)
             else:
+                waiting.append((statement, targets))
                 for target in targets:
                     self.defining.setdefault(target, []).append(statement)
-        self._read_all(kept)
-        return self.needed
+        while True:
+            self._read_all(kept)
+            unread = [(s, targets) for s, targets in waiting
+                      if self.needed.isdisjoint(targets)]  # fmt: skip
+            kept = [s for s, _ in unread if self._removable(s) is None]
+            if not kept:
+                return self.needed
+            waiting = [(s, targets) for s, targets in unread if self._removable(s) is not None]
 
     def _read_all(self, statements: Iterable[gast.stmt]) -> None:
         """Note what kept `statements` read, and so what the assignments of those names
@@ -284,15 +294,27 @@ class Prune(Transform):
                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]  # fmt: skip
         needed, pending, shape_only = self.needed, self.pending, self.shape_only
         for child in names:
-            stand_in = None
             if id(child) in shape_only:
                 stand_in = self.shapes.representative(child.id)
                 if stand_in is not None:
                     self.stood_in.add(id(child))
-            for name in [child] if stand_in is None else _names(stand_in):
-                if name.id not in needed:
-                    needed.add(name.id)
-                    pending.append(name.id)
+                    for name in _names(stand_in):
+                        if name.id not in needed:
+                            needed.add(name.id)
+                            pending.append(name.id)
+                    continue
+            if child.id not in needed:  # (most reads: no stand-in)
+                needed.add(child.id)
+                pending.append(child.id)
+
+    def _goes(self, statement: gast.stmt, needed: set[str]) -> bool:
+        """Whether an assignment goes: it binds no name that is needed, and may go."""
+        targets = _bound(statement)
+        return (
+            targets is not None
+            and needed.isdisjoint(targets)
+            and self._removable(statement) is not None
+        )
 
     def _removable(self, statement: gast.stmt) -> list[str] | None:
         """The names an assignment binds, if it may go when none is read; else None."""
@@ -303,19 +325,10 @@ class Prune(Transform):
 
     def _assigned(self, statement: gast.stmt) -> list[str] | None:
         """`_removable`, found anew."""
-        if statement.__class__ is not gast.Assign:
+        names = _bound(statement)
+        if names is None:
             return None
         assert isinstance(statement, gast.Assign)
-        targets = statement.targets
-        if len(targets) == 1 and targets[0].__class__ is gast.Name:
-            names = [targets[0].id]  # most assignments
-        else:
-            names = []
-            for target in targets:
-                elements = target.elts if isinstance(target, gast.Tuple) else [target]
-                if not all(isinstance(e, gast.Name) for e in elements):
-                    return None
-                names += [e.id for e in elements]
         return names if self._pure(statement.value) else None
 
     def _pure(self, node: gast.expr) -> bool:
@@ -351,22 +364,22 @@ class Prune(Transform):
         value = self.kinds.callee(node)  # None: not a name bound outside the function
         return isinstance(value, np.ufunc) or (value is not None and value in PURE)
 
-    def _sweep(self, block: list[gast.stmt], needed: set[str]) -> bool:
-        """Drop the assignments nothing reads, then the loops and `if`s left empty."""
+    def _sweep(self, block: list[gast.stmt], needed: set[str], assignments: bool) -> bool:
+        """Drop the assignments nothing reads (if `assignments`: where some may go), then
+        the loops and `if`s left empty."""
         changed = dropped = False
         kept: list[gast.stmt] = []
         # Whether a location comment has nothing under it: another, or the block's end.
         dangling = comment = False
         for statement in block:
-            targets = self._removable(statement)
-            if targets is not None and needed.isdisjoint(targets):
+            if assignments and self._goes(statement, needed):
                 dropped = True
                 continue
-            if isinstance(statement, gast.For | gast.While | gast.If):
+            if statement.__class__ in _LOOPS_AND_IFS:
                 for field in ("body", "orelse"):
                     inner = getattr(statement, field)
                     if inner:
-                        changed = self._sweep(inner, needed) or changed
+                        changed = self._sweep(inner, needed, assignments) or changed
                         if not inner:
                             inner.append(gast.Pass())
                 if self._idle(statement, needed):
@@ -442,11 +455,12 @@ class _Survey:
         owner = statement if self.complete else None
         loads: list[gast.Name] = []
         self.loads[statement] = loads
-        if isinstance(statement, gast.For):
+        cls = statement.__class__
+        if cls is gast.For:
             if owner is not None:
                 self._scan(statement.target, None, None, owner)
             self._scan(statement.iter, loads, None, owner)
-        elif isinstance(statement, gast.If | gast.While):
+        elif cls is gast.If or cls is gast.While:
             self._scan(statement.test, loads, None, owner)
         else:
             divisions: list[gast.BinOp] = []
@@ -499,10 +513,21 @@ class _Survey:
             self._visit(node.value)
             self._visit(node.slice)
             return
-        if self.complete and (cls is gast.Attribute or cls is gast.Call):
-            for use in shape_uses_at(node, self.helpers):
-                self.uses.append(use)
-                self.owners.append(self._owner)
+        if cls is gast.Call:
+            func = node.func
+            if self.complete and func.__class__ is gast.Name and func.id in self.helpers:
+                self._add_uses(node)
+            self._visit(func)
+            for argument in node.args:
+                self._visit(argument)
+            for keyword in node.keywords:
+                self._visit(keyword.value)
+            return
+        if cls is gast.Attribute:
+            if self.complete and node.attr in SHAPE_ATTRIBUTES:
+                self._add_uses(node)
+            self._visit(node.value)
+            return
         fields = _FIELDS.get(cls)
         if fields is None:
             fields = _FIELDS[cls] = tuple(reversed(syntax.child_fields(cls)))
@@ -515,14 +540,39 @@ class _Survey:
             elif isinstance(value, gast.AST):
                 self._visit(value)
 
+    def _add_uses(self, node: gast.AST) -> None:
+        """Note the shape-only reads a call or attribute itself makes (`shape_uses_at`)."""
+        for use in shape_uses_at(node, self.helpers):
+            self.uses.append(use)
+            self.owners.append(self._owner)
+
 
 # The fields of each class of node that may hold nodes, in order (`syntax.child_fields`
 # gives them last first).
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
+_LOOPS_AND_IFS = frozenset([gast.For, gast.While, gast.If])
+
 # The statements whose blocks `walk_statements` goes into, but for those whose own parts are
 # a target and an iterable, or a test.
-_OTHER_BLOCKS = COMPOUND - {gast.For, gast.If, gast.While}
+_OTHER_BLOCKS = COMPOUND - _LOOPS_AND_IFS
+
+
+def _bound(statement: gast.stmt) -> list[str] | None:
+    """The names an assignment of names alone binds (`a = ...`, `a, b = ...`); else None."""
+    if statement.__class__ is not gast.Assign:
+        return None
+    assert isinstance(statement, gast.Assign)
+    targets = statement.targets
+    if len(targets) == 1 and targets[0].__class__ is gast.Name:
+        return [targets[0].id]  # most assignments
+    names = []
+    for target in targets:
+        elements = target.elts if isinstance(target, gast.Tuple) else [target]
+        if not all(isinstance(e, gast.Name) for e in elements):
+            return None
+        names += [e.id for e in elements]
+    return names
 
 
 def _divisions(statement: gast.stmt) -> list[gast.BinOp]:
