@@ -206,8 +206,6 @@ def _add_names(node: gast.AST, found: list[str]) -> None:
     cls = node.__class__
     if cls is gast.Name and node.annotation is None:
         found.append(node.id)
-    elif cls is gast.Constant:
-        pass
     elif cls is gast.BinOp:
         _add_names(node.left, found)
         _add_names(node.right, found)
@@ -231,7 +229,7 @@ def _add_names(node: gast.AST, found: list[str]) -> None:
         _add_names(node.left, found)
         for comparator in node.comparators:
             _add_names(comparator, found)
-    else:
+    elif cls is not gast.Constant:  # (a constant reads no name)
         found += [n.id for n in syntax.walk(node) if isinstance(n, gast.Name)]
 
 

@@ -253,8 +253,8 @@ class ReverseAD(RuleCalls, Transform):
         self.touches: list[list[str]] = []  # per statement, by position
         differentiated = self.differentiated
         for k, statement in enumerate(self.statements):
-            own = differentiated[statement] = statement in self.candidates and not (
-                self.needed.isdisjoint(self._targets(statement))
+            own = differentiated[statement] = self._differentiates(
+                statement, statement in self.candidates
             )
             cls = statement.__class__  # (gast's classes have no subclasses)
             used: list[str] = []
@@ -316,10 +316,11 @@ class ReverseAD(RuleCalls, Transform):
             known = self.differentiated[statement] = self._differentiates(statement)
         return known
 
-    def _differentiates(self, statement: gast.stmt) -> bool:
-        if not self._candidate(statement):
+    def _differentiates(self, statement: gast.stmt, candidate: bool | None = None) -> bool:
+        """`_differentiated`'s answer; `candidate`: `_candidate`'s, where known."""
+        if not (self._candidate(statement) if candidate is None else candidate):
             return False
-        return bool(set(self._targets(statement)) & self.needed)
+        return not self.needed.isdisjoint(self._targets(statement))
 
     def _targets(self, statement: gast.Assign | gast.For) -> list[str]:
         """The names an assignment or a loop binds, found once per statement."""
