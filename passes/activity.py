@@ -6,10 +6,11 @@ import operator
 from typing import Any
 
 import gast
+import numpy as np
 
 from srcad import syntax
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.callees import Callees
+from srcad.passes.callees import Callees, is_static, static_path, static_value
 from srcad.passes.scopes import LocalFunction, Scopes
 from srcad.passes.to_anf import walk_statements
 from srcad.registry import Registry
@@ -74,6 +75,53 @@ def _differentiable(value: gast.expr, registry: Registry) -> bool:
     return True
 
 
+# The item lookups that select a stored item: what they give depends on the index only
+# through which item it picks, so an index computed from the inputs (an int from
+# `enumerate`, a key) carries no derivative into the result. NumPy's index builders
+# (`np.s_`, `np.index_exp`) give the index back, to index with.
+_SELECTING = frozenset(
+    t.__getitem__ for t in (np.ndarray, list, tuple, dict, str, bytes, range, type(np.s_))
+)
+
+
+def selects(value: Any) -> bool:
+    """Whether indexing `value` selects one of its items (see `_SELECTING`), so that the
+    index carries no derivative: arrays, lists, tuples (NamedTuples too), dicts, strings,
+    ranges, and subclasses that keep their `__getitem__`."""
+    return getattr(type(value), "__getitem__", None) in _SELECTING
+
+
+def index_names(value: gast.Subscript, tree: gast.Module, ctx: Context) -> list[str]:
+    """The names in a subscript's index that its result may depend on differentiably.
+
+    None where the base is proved to select (`selects`): an object outside the function
+    looked at now, or a local whose kind (`srcad.kinds`) is an array or a range. For any
+    other base (a parameter or local of unknown type, an object with its own
+    `__getitem__` such as `np.r_`) the index is read like an argument: an index that
+    depends on the inputs makes the result depend on them, so a rule differentiates it or
+    the compiler refuses it. Nothing is a constant for lack of a rule.
+    """
+    index = value.slice
+    if index.__class__ is gast.Constant:
+        return []  # the common `x[0]`: nothing to look at
+    names = [n.id for n in syntax.walk(index) if n.__class__ is gast.Name]
+    if not names:
+        return []
+    base = value.value
+    if base.__class__ is gast.Name and ctx.kinds:
+        from srcad.passes.kinds import Kinds  # (which reads this module's `OPERATORS`)
+
+        kind = ctx.analysis(Kinds, tree).of(base)
+        if kind is not None and (kind[1] >= 1 or kind[0] == "range"):
+            return []  # an array, or a range
+    path = static_path(base)
+    if path is not None and is_static(base, ctx.analysis(Scopes, tree)):
+        found, outside = static_value(path, ctx)
+        if found != "undefined" and selects(outside):
+            return []
+    return names
+
+
 def target_names(target: gast.expr) -> list[str]:
     """Every name in an assignment target, in order."""
     if target.__class__ is gast.Name:
@@ -112,8 +160,11 @@ class Activity(Analysis[set[str]]):
                         operands += callee.captured(outer)
                     if not operands or registry.is_non_differentiable(callee):
                         continue
-                elif not operands or not _differentiable(value, registry):
-                    continue
+                else:
+                    if cls is gast.Subscript:
+                        operands += index_names(value, tree, ctx)
+                    if not operands or not _differentiable(value, registry):
+                        continue
                 flows.append((operands, target_names(statement.targets[0])))
             elif kind is gast.For and statement.iter.__class__ is gast.Name:
                 flows.append(([statement.iter.id], target_names(statement.target)))

@@ -6,12 +6,20 @@ import operator
 from dataclasses import dataclass, field
 
 import gast
+import numpy as np
 
 from srcad import syntax
 from srcad.errors import Diagnostic
-from srcad.passes.activity import OPERATORS, Activity, operand_names, target_names
+from srcad.passes.activity import (
+    OPERATORS,
+    Activity,
+    index_names,
+    operand_names,
+    selects,
+    target_names,
+)
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.callees import Callees, static_path
+from srcad.passes.callees import Callees, is_static, static_path, static_value
 from srcad.passes.scopes import LocalFunction, Scopes
 from srcad.passes.to_anf import is_copy, is_unpacking, walk_statements
 from srcad.primitives import iterate, make_dict, make_list, make_tuple, unpack
@@ -20,6 +28,9 @@ from srcad.registry import Rule
 MISSING_RULE = "E210"
 ACTIVE_KEYWORD = "E211"
 ESCAPING_CLOSURE = "E212"
+
+# What to write instead of indexing NumPy's index tricks with differentiated values.
+_INSTEAD = {id(np.r_): "np.concatenate", id(np.c_): "np.column_stack"}
 
 
 @dataclass
@@ -68,6 +79,8 @@ class OperationRules(Analysis[RuleInfo]):
             operands = [n.id for n in operand_names(value)]
             if isinstance(value, gast.Call) and isinstance(callees.get(value), LocalFunction):
                 operands += callees[value].captured(active)
+            if isinstance(value, gast.Subscript):
+                operands += index_names(value, tree, ctx)
             if not any(name in active for name in operands):
                 continue  # a constant, or a value computed from constants, is not differentiated
             rule: Rule | None = None
@@ -84,6 +97,8 @@ class OperationRules(Analysis[RuleInfo]):
                 primal = OPERATORS[type(value.op)]
                 rule, what = ctx.rule_for(primal), f"operator.{primal.__name__}"
             elif isinstance(value, gast.Subscript):
+                if self._check_indexed_object(statement, tree, ctx, info):
+                    continue
                 rule, what = ctx.rule_for(operator.getitem), "operator.getitem"
             elif isinstance(value, gast.Tuple):
                 rule, what = ctx.rule_for(make_tuple), "srcad.primitives.make_tuple"
@@ -119,6 +134,43 @@ class OperationRules(Analysis[RuleInfo]):
             info.rules[statement] = rule
         self._check_escaping_closures(tree, ctx, active, info)
         return info
+
+    @staticmethod
+    def _check_indexed_object(
+        statement: gast.Assign, tree: gast.Module, ctx: Context, info: RuleInfo
+    ) -> bool:
+        """Refuse indexing an object outside the function, whose `__getitem__` computes
+        (`np.r_`, a user class's), with an index that depends on the inputs: no rule says
+        how its result depends on the index. (A value inside the function, of a type
+        known only when the code runs, goes to the `operator.getitem` rule, which refuses
+        what it does not know.) True when refused."""
+        value = statement.value
+        assert isinstance(value, gast.Subscript)
+        base = value.value
+        path = static_path(base)
+        if path is None or not is_static(base, ctx.analysis(Scopes, tree)):
+            return False
+        found, outside = static_value(path, ctx)
+        if found == "undefined" or selects(outside):
+            return False
+        name = ".".join(path)
+        instead = _INSTEAD.get(id(outside))
+        hint = (
+            f"write {instead}(...) instead"
+            if instead
+            else f"register a rule for `{type(outside).__qualname__}` indexing with "
+            f"@srcad.{'frule' if ctx.mode == 'forward' else 'rrule'}.register(operator.getitem)"
+        )
+        info.diagnostics.append(
+            ctx.diagnostic(
+                value if getattr(value, "lineno", None) else statement,
+                MISSING_RULE,
+                f"`{name}` (a {type(outside).__qualname__}) is indexed with a differentiated "
+                "value, and srcad has no rule for what its `__getitem__` computes",
+                hint,
+            )
+        )
+        return True
 
     @staticmethod
     def _check_escaping_closures(

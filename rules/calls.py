@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import functools
 import types
 from collections.abc import Callable
 from typing import Any
@@ -164,13 +166,93 @@ def _array_method(
     return y, array_method_pullback
 
 
+# The class attributes that hold an instance's own fields: `__slots__` entries and the
+# fields of a NamedTuple. Reading one reads what the instance stores.
+_FIELD_DESCRIPTORS = (types.MemberDescriptorType, type(collections.namedtuple("_", "a").a))
+_MISSING = object()
+
+
+def _class_attribute(kind: type, name: str) -> Any:
+    """What `name` is in the class `kind` or its bases (`_MISSING` where none has it),
+    without running any descriptor."""
+    for klass in kind.__mro__:
+        found = vars(klass).get(name, _MISSING)
+        if found is not _MISSING:
+            return found
+    return _MISSING
+
+
+def _python_hook(kind: type, name: str) -> Any:
+    """The Python-defined `__getattribute__` or `__getattr__` of a class, else None."""
+    found = _class_attribute(kind, name)
+    return found if isinstance(found, types.FunctionType) else None
+
+
+# What `attribute_reader` finds an attribute read to be, where no function computes it.
+FIELD = "field"  # a field the instance stores
+CLASS_CONSTANT = "class constant"  # a plain value of the class, shared by every instance
+
+Reader = str | tuple[Callable[..., Any], tuple[Any, ...]]
+
+
+def attribute_reader(obj: Any, name: str) -> Reader:
+    """How reading `obj.name` reaches its value: `FIELD` where it reads a field the
+    instance stores (a dataclass or NamedTuple field, a `__slots__` entry, an entry of its
+    `__dict__`), `CLASS_CONSTANT` for a plain class attribute, else `(function, extra)`:
+    the Python function whose result it is, to be differentiated with the instance and
+    `extra` as its arguments (a property's getter, a `cached_property`'s function, a
+    class's `__getattr__` for a name the instance does not store). Any other reader (a
+    custom descriptor, a method read as a value, a `__getattribute__` override) computes
+    something no rule describes, and is refused."""
+    kind = type(obj)
+    if _python_hook(kind, "__getattribute__") is not None:
+        _refuse_attribute(obj, name, "its class overrides `__getattribute__`")
+    found = _class_attribute(kind, name)
+    if isinstance(found, property):
+        if not isinstance(found.fget, types.FunctionType):
+            _refuse_attribute(obj, name, "it is a property whose getter is not Python code")
+        return found.fget, ()
+    if isinstance(found, functools.cached_property):
+        return found.func, ()
+    if isinstance(found, _FIELD_DESCRIPTORS):
+        return FIELD
+    if hasattr(type(found), "__set__") or hasattr(type(found), "__delete__"):
+        _refuse_attribute(obj, name, f"it is a {type(found).__name__} descriptor")
+    if name in getattr(obj, "__dict__", ()):
+        return FIELD  # stored in the instance, which a non-data descriptor does not hide
+    if found is not _MISSING:
+        if hasattr(type(found), "__get__"):
+            what = (
+                "a method, read as a value"
+                if isinstance(found, types.FunctionType)
+                else f"computed by a {type(found).__name__} descriptor"
+            )
+            _refuse_attribute(obj, name, f"it is {what}")
+        return CLASS_CONSTANT
+    hook = _python_hook(kind, "__getattr__")
+    if hook is not None:
+        return hook, (name,)
+    return FIELD  # (reading it raises AttributeError, as Python does)
+
+
+def _refuse_attribute(obj: Any, name: str, why: str) -> None:
+    from srcad.errors import MissingRuleError
+
+    kind = type(obj).__qualname__
+    raise MissingRuleError(
+        f"srcad cannot differentiate reading `.{name}` of a {kind}: {why}; read a plain "
+        f"field, or register a rule for a function that reads it"
+    )
+
+
 @rules.rrule(getattr)
 def getattr_rrule(obj: Any, name: str, *default: Any) -> tuple[Any, Pullback]:
     """Reading a field of a struct (dataclass, NamedTuple, plain object): the cotangent of
     the object is a structural `Tangent` holding the field's; `.real` and `.imag` of
-    arrays and complex numbers too."""
-    y = getattr(obj, name, *default)
+    arrays and complex numbers too. An attribute that is computed (a property, see
+    `attribute_reader`) is differentiated through the function that computes it."""
     if isinstance(obj, np.ndarray | np.generic | complex | float | int):
+        y = getattr(obj, name, *default)
         if name not in ("real", "imag"):
             raise TypeError(f"srcad has no rule for the attribute .{name} of {type(obj).__name__}")
         project = ProjectTo(obj)
@@ -183,17 +265,24 @@ def getattr_rrule(obj: Any, name: str, *default: Any) -> tuple[Any, Pullback]:
             return NoTangent(), project(1j * y_bar if imaginary else y_bar), NoTangent()
 
         return y, part_pullback
+    others = (NoTangent(),) * len(default)
+    reader = attribute_reader(obj, name)
+    if isinstance(reader, tuple):
+        function, extra = reader
+        y, pullback = CONFIG.rrule_via_ad(function, obj, *extra)
+
+        def computed_attribute_pullback(y_bar: Any) -> tuple[Any, ...]:
+            return (NoTangent(), pullback(y_bar)[1], NoTangent(), *others)
+
+        return y, computed_attribute_pullback
+    y = getattr(obj, name, *default)
     kind = type(obj)
+    stored = reader == FIELD
 
     def getattr_pullback(y_bar: Any) -> tuple[Any, ...]:
-        if isinstance(y_bar, AbstractZero):
-            return (NoTangent(), y_bar, NoTangent(), *(NoTangent(),) * len(default))
-        return (
-            NoTangent(),
-            _field_tangent(kind, name, y_bar),
-            NoTangent(),
-            *(NoTangent(),) * len(default),
-        )
+        if isinstance(y_bar, AbstractZero) or not stored:  # a class constant: no field's
+            return (NoTangent(), ZeroTangent(), NoTangent(), *others)
+        return (NoTangent(), _field_tangent(kind, name, y_bar), NoTangent(), *others)
 
     return y, getattr_pullback
 
@@ -280,14 +369,22 @@ def method_frule(
 
 @rules.frule(getattr)
 def getattr_frule(dargs: tuple[Any, ...], obj: Any, name: str, *default: Any) -> tuple[Any, Any]:
-    y = getattr(obj, name, *default)
     obj_dot = unthunk(dargs[1])
-    if isinstance(obj_dot, AbstractZero):
-        return y, ZeroTangent()
     if isinstance(obj, np.ndarray | np.generic | complex | float | int):
+        y = getattr(obj, name, *default)
+        if isinstance(obj_dot, AbstractZero):
+            return y, ZeroTangent()
         if name not in ("real", "imag"):
             raise TypeError(f"srcad has no rule for the attribute .{name} of {type(obj).__name__}")
         return y, np.real(obj_dot) if name == "real" else np.imag(obj_dot)
+    reader = attribute_reader(obj, name)
+    if isinstance(reader, tuple):  # computed: through the function that computes it
+        function, extra = reader
+        dots = (NoTangent(), obj_dot, *(NoTangent(),) * len(extra))
+        return CONFIG.frule_via_ad(dots, function, obj, *extra)
+    y = getattr(obj, name, *default)
+    if isinstance(obj_dot, AbstractZero) or reader == CLASS_CONSTANT:
+        return y, ZeroTangent()
     if isinstance(obj_dot, Tangent):
         return y, obj_dot[name] if obj_dot.fields else getattr(obj_dot, name)
     return y, getattr(obj_dot, name)
