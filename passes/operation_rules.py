@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 import operator
 from dataclasses import dataclass, field
 
 import gast
 import numpy as np
 
-from srcad import syntax
+from srcad import primitives, syntax
 from srcad.errors import Diagnostic
 from srcad.passes.activity import (
     OPERATORS,
@@ -28,6 +29,7 @@ from srcad.registry import Rule
 MISSING_RULE = "E210"
 ACTIVE_KEYWORD = "E211"
 ESCAPING_CLOSURE = "E212"
+RULE_ARGUMENTS = "E213"
 
 # What to write instead of indexing NumPy's index tricks with differentiated values.
 _INSTEAD = {id(np.r_): "np.concatenate", id(np.c_): "np.column_stack"}
@@ -117,6 +119,18 @@ class OperationRules(Analysis[RuleInfo]):
                 else:
                     rule = ctx.callee_rule(callee)
                 self._check_keywords(value, active, ctx, info, rule)
+                if rule is not None and not _binds(rule, value, ctx.mode):
+                    info.diagnostics.append(
+                        ctx.diagnostic(
+                            value,
+                            RULE_ARGUMENTS,
+                            f"the {ctx.mode} rule for `{'.'.join(static_path(value.func) or [])}` "
+                            "does not take the arguments of this call "
+                            f"({_arguments_described(value)})",
+                            "pass them as the rule takes them, or register a rule that takes these",
+                        )
+                    )
+                    continue
                 what = ".".join(static_path(value.func) or ["call"])
             if rule is None:
                 name = what.rsplit(".", 1)[-1] if isinstance(value, gast.Call) else what
@@ -228,3 +242,41 @@ class OperationRules(Analysis[RuleInfo]):
                         f"pass `{keyword.arg}` positionally",
                     )
                 )
+
+
+def _binds(rule: Rule, call: gast.Call, mode: str) -> bool:
+    """Whether a library or user rule takes the arguments of `call` (so many positional
+    ones, these keywords), as Python would bind them: a call the rule cannot take must not
+    pass compilation to raise `TypeError` from the rule when it runs. Compiled rules take
+    what their function takes, methods and values called are resolved when the code runs,
+    and `*args` or `**kwargs` in the call are not checked."""
+    if rule.origin in ("compiled", "local") or rule.parameters is not None:
+        return True
+    if rule.primal is primitives.method or rule.primal is primitives.call:
+        return True  # called with the receiver or callee first, resolved when it runs
+    if any(isinstance(a, gast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return True
+    function = getattr(rule.rrule, "configured_rule", rule.rrule)
+    skip = (function is not rule.rrule) + (mode == "forward")  # the config; the tangents
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return True  # no signature to read: the rule is trusted
+    parameters = list(signature.parameters.values())[skip:]
+    try:
+        signature.replace(parameters=parameters).bind(
+            *[None] * len(call.args), **dict.fromkeys(k.arg for k in call.keywords)
+        )
+    except TypeError:
+        return False
+    return True
+
+
+def _arguments_described(call: gast.Call) -> str:
+    count = len(call.args)
+    described = f"{count} positional argument{'s' if count != 1 else ''}"
+    if call.keywords:
+        described += ", keywords " + ", ".join(f"`{k.arg}`" for k in call.keywords)
+    return described

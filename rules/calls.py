@@ -11,9 +11,10 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import MissingRuleError
 from srcad.primitives import call, method
 from srcad.projection import ProjectTo
-from srcad.registry import CONFIG, RuleSet, with_config
+from srcad.registry import CONFIG, REGISTRY, RuleSet, with_config
 from srcad.rules.containers import _cotangent_of_elements
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -56,8 +57,6 @@ def call_rrule(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
 
 
 def _registered(function: Any) -> bool:
-    from srcad.registry import REGISTRY
-
     return REGISTRY.rrule_for(function) is not None
 
 
@@ -114,12 +113,14 @@ def method_rrule(receiver: Any, name: str, *args: Any, **kwargs: Any) -> tuple[A
     count = len(args)
     if isinstance(receiver, np.ndarray | np.generic):
         return _array_method(receiver, name, args, kwargs)
-    function = getattr(type(receiver), name, None)
-    if not isinstance(function, types.FunctionType):
-        raise TypeError(
-            f"srcad has no rule for the method .{name} of {type(receiver).__name__}; "
-            f"register one with @srcad.rrule.register({type(receiver).__name__}.{name})"
-        )
+    function = _method_function(receiver, name, "rrule")
+    if REGISTRY.is_non_differentiable(function):
+        y = function(receiver, *args, **kwargs)
+
+        def no_derivative_method_pullback(y_bar: Any) -> tuple[Any, ...]:
+            return (NoTangent(), ZeroTangent(), NoTangent(), *(NoTangent(),) * count)
+
+        return y, no_derivative_method_pullback
     y, pullback = CONFIG.rrule_via_ad(function, receiver, *args, **kwargs)
 
     def method_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -127,6 +128,23 @@ def method_rrule(receiver: Any, name: str, *args: Any, **kwargs: Any) -> tuple[A
         return (NoTangent(), bars[1], NoTangent(), *bars[2 : 2 + count])
 
     return y, method_pullback
+
+
+def _method_function(receiver: Any, name: str, kind: str) -> Any:
+    """The function a method call runs, `type(receiver).name`: Python code (compiled), or
+    one with a registered rule or none (the methods of dicts, lists and tuples); any other
+    is refused when the call runs."""
+    function = getattr(type(receiver), name, None)
+    if isinstance(function, types.FunctionType) or REGISTRY.is_non_differentiable(function):
+        return function
+    registered = REGISTRY.frule_for if kind == "frule" else REGISTRY.rrule_for
+    if function is not None and registered(function) is not None:
+        return function
+    owner = type(receiver).__name__
+    raise MissingRuleError(
+        f"srcad has no rule for the method .{name} of {owner}; "
+        f"register one with @srcad.{kind}.register({owner}.{name})"
+    )
 
 
 def _array_method(
@@ -236,8 +254,6 @@ def attribute_reader(obj: Any, name: str) -> Reader:
 
 
 def _refuse_attribute(obj: Any, name: str, why: str) -> None:
-    from srcad.errors import MissingRuleError
-
     kind = type(obj).__qualname__
     raise MissingRuleError(
         f"srcad cannot differentiate reading `.{name}` of a {kind}: {why}; read a plain "
@@ -339,11 +355,9 @@ def method_frule(
 ) -> tuple[Any, Any]:
     _, receiver_dot, _, *arg_dots = dargs
     if not isinstance(receiver, np.ndarray | np.generic):
-        function = getattr(type(receiver), name, None)
-        if not isinstance(function, types.FunctionType):
-            raise TypeError(
-                f"srcad has no rule for the method .{name} of {type(receiver).__name__}"
-            )
+        function = _method_function(receiver, name, "frule")
+        if REGISTRY.is_non_differentiable(function):
+            return function(receiver, *args, **kwargs), ZeroTangent()
         return CONFIG.frule_via_ad(
             (NoTangent(), receiver_dot, *arg_dots), function, receiver, *args, **kwargs
         )
