@@ -6,13 +6,13 @@ import operator
 from typing import Any
 
 import gast
-import numpy as np
 
 from srcad import syntax
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import Callees, is_static, static_path, static_value
 from srcad.passes.scopes import LocalFunction, Scopes
 from srcad.passes.to_anf import walk_statements
+from srcad.primitives import selects
 from srcad.registry import Registry
 
 # The function each operator applies, so that rules and tables can be keyed on it.
@@ -73,22 +73,6 @@ def _differentiable(value: gast.expr, registry: Registry) -> bool:
     if cls is gast.BinOp or cls is gast.UnaryOp:
         return not registry.is_non_differentiable(OPERATORS[value.op.__class__])
     return True
-
-
-# The item lookups that select a stored item: what they give depends on the index only
-# through which item it picks, so an index computed from the inputs (an int from
-# `enumerate`, a key) carries no derivative into the result. NumPy's index builders
-# (`np.s_`, `np.index_exp`) give the index back, to index with.
-_SELECTING = frozenset(
-    t.__getitem__ for t in (np.ndarray, list, tuple, dict, str, bytes, range, type(np.s_))
-)
-
-
-def selects(value: Any) -> bool:
-    """Whether indexing `value` selects one of its items (see `_SELECTING`), so that the
-    index carries no derivative: arrays, lists, tuples (NamedTuples too), dicts, strings,
-    ranges, and subclasses that keep their `__getitem__`."""
-    return getattr(type(value), "__getitem__", None) in _SELECTING
 
 
 def index_names(value: gast.Subscript, tree: gast.Module, ctx: Context) -> list[str]:

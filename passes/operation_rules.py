@@ -16,14 +16,13 @@ from srcad.passes.activity import (
     Activity,
     index_names,
     operand_names,
-    selects,
     target_names,
 )
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import Callees, is_static, static_path, static_value
 from srcad.passes.scopes import LocalFunction, Scopes
 from srcad.passes.to_anf import is_copy, is_unpacking, walk_statements
-from srcad.primitives import iterate, make_dict, make_list, make_tuple, unpack
+from srcad.primitives import iterate, make_dict, make_list, make_tuple, selects, unpack
 from srcad.registry import Rule
 
 MISSING_RULE = "E210"

@@ -7,7 +7,7 @@ import dataclasses
 import functools
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -186,7 +186,10 @@ def _array_method(
 
 # The class attributes that hold an instance's own fields: `__slots__` entries and the
 # fields of a NamedTuple. Reading one reads what the instance stores.
-_FIELD_DESCRIPTORS = (types.MemberDescriptorType, type(collections.namedtuple("_", "a").a))
+_FIELD_DESCRIPTORS = (
+    types.MemberDescriptorType,
+    type(vars(collections.namedtuple("_", "a"))["a"]),
+)
 _MISSING = object()
 
 
@@ -227,9 +230,10 @@ def attribute_reader(obj: Any, name: str) -> Reader:
         _refuse_attribute(obj, name, "its class overrides `__getattribute__`")
     found = _class_attribute(kind, name)
     if isinstance(found, property):
-        if not isinstance(found.fget, types.FunctionType):
+        getter = found.fget
+        if not isinstance(getter, types.FunctionType):
             _refuse_attribute(obj, name, "it is a property whose getter is not Python code")
-        return found.fget, ()
+        return getter, ()
     if isinstance(found, functools.cached_property):
         return found.func, ()
     if isinstance(found, _FIELD_DESCRIPTORS):
@@ -253,7 +257,7 @@ def attribute_reader(obj: Any, name: str) -> Reader:
     return FIELD  # (reading it raises AttributeError, as Python does)
 
 
-def _refuse_attribute(obj: Any, name: str, why: str) -> None:
+def _refuse_attribute(obj: Any, name: str, why: str) -> NoReturn:
     kind = type(obj).__qualname__
     raise MissingRuleError(
         f"srcad cannot differentiate reading `.{name}` of a {kind}: {why}; read a plain "

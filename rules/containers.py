@@ -11,7 +11,16 @@ from typing import Any
 
 import numpy as np
 
-from srcad.primitives import append, iterate, make_dict, make_list, make_tuple, unpack
+from srcad.errors import MissingRuleError
+from srcad.primitives import (
+    append,
+    iterate,
+    make_dict,
+    make_list,
+    make_tuple,
+    selects,
+    unpack,
+)
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet, named
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
@@ -250,7 +259,13 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
             return NoTangent(), _cotangent_of_elements(x, tuple(bars)), NoTangent()
 
         return y, getitem_sequence_pullback
-    raise TypeError(
+    if selects(x):  # a string, a range, an index builder: an index picks what carries none
+
+        def getitem_no_derivative_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+            return NoTangent(), ZeroTangent(), NoTangent()
+
+        return y, getitem_no_derivative_pullback
+    raise MissingRuleError(
         f"srcad has no rule for indexing a {type(x).__name__}; "
         "register one with @srcad.rrule.register(operator.getitem)"
     )
@@ -464,7 +479,9 @@ def getitem_frule(dargs: tuple[Any, ...], x: Any, index: Any) -> tuple[Any, Any]
     y = x[index]
     dot = unthunk(dargs[1])
     if not isinstance(x, np.ndarray | dict | tuple | list):
-        raise TypeError(
+        if selects(x):  # a string, a range, an index builder
+            return y, ZeroTangent()
+        raise MissingRuleError(
             f"srcad has no rule for indexing a {type(x).__name__}; "
             "register one with @srcad.frule.register(operator.getitem)"
         )
