@@ -13,7 +13,6 @@ from srcad.passes.callees import Callees, is_static, static_path, static_value
 from srcad.passes.scopes import LocalFunction, Scopes
 from srcad.passes.to_anf import walk_statements
 from srcad.primitives import selects
-from srcad.registry import Registry
 
 # The function each operator applies, so that rules and tables can be keyed on it.
 OPERATORS: dict[type, Any] = {
@@ -64,15 +63,30 @@ def operand_names(value: gast.expr) -> list[gast.Name]:
     return []
 
 
-def _differentiable(value: gast.expr, registry: Registry) -> bool:
+def _differentiable(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
     """Whether a normal-form operation other than a call may carry a derivative: not a read
-    of a non-differentiable attribute (`.shape`), nor an operator registered as such."""
+    of a non-differentiable attribute (`.shape`) of a value proved a number or an array,
+    nor an operator registered as such. (Those attributes are registered by name, for
+    NumPy's values: a dataclass's field `size` is read through the `getattr` rule.)"""
     cls = value.__class__
+    registry = ctx.registry
     if cls is gast.Attribute:
-        return not registry.is_non_differentiable_attribute(value.attr)
+        if not registry.is_non_differentiable_attribute(value.attr):
+            return True
+        return not numeric(value.value, tree, ctx)
     if cls is gast.BinOp or cls is gast.UnaryOp:
         return not registry.is_non_differentiable(OPERATORS[value.op.__class__])
     return True
+
+
+def numeric(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
+    """Whether `value` is proved a number or a NumPy array, by its kind (`srcad.kinds`)."""
+    if value.__class__ is not gast.Name or not ctx.kinds:
+        return False
+    from srcad.passes.kinds import Kinds  # (which reads this module's `OPERATORS`)
+
+    kind = ctx.analysis(Kinds, tree).of(value)
+    return kind is not None and kind[0] in "fi"
 
 
 def index_names(value: gast.Subscript, tree: gast.Module, ctx: Context) -> list[str]:
@@ -93,10 +107,10 @@ def index_names(value: gast.Subscript, tree: gast.Module, ctx: Context) -> list[
         return []
     base = value.value
     if base.__class__ is gast.Name and ctx.kinds:
-        from srcad.passes.kinds import Kinds  # (which reads this module's `OPERATORS`)
+        from srcad.passes.kinds import RANGE, Kinds
 
         kind = ctx.analysis(Kinds, tree).of(base)
-        if kind is not None and (kind[1] >= 1 or kind[0] == "range"):
+        if kind is not None and (kind[1] >= 1 or kind == RANGE):
             return []  # an array, or a range
     path = static_path(base)
     if path is not None and is_static(base, ctx.analysis(Scopes, tree)):
@@ -147,7 +161,7 @@ class Activity(Analysis[set[str]]):
                 else:
                     if cls is gast.Subscript:
                         operands += index_names(value, tree, ctx)
-                    if not operands or not _differentiable(value, registry):
+                    if not operands or not _differentiable(value, tree, ctx):
                         continue
                 flows.append((operands, target_names(statement.targets[0])))
             elif kind is gast.For and statement.iter.__class__ is gast.Name:

@@ -184,6 +184,9 @@ def _array_method(
     return y, array_method_pullback
 
 
+# The values whose attributes are NumPy's (`.real`, `.shape`), not fields of a struct.
+NUMERIC = (np.ndarray, np.generic, complex, float, int)
+
 # The class attributes that hold an instance's own fields: `__slots__` entries and the
 # fields of a NamedTuple. Reading one reads what the instance stores.
 _FIELD_DESCRIPTORS = (
@@ -271,10 +274,18 @@ def getattr_rrule(obj: Any, name: str, *default: Any) -> tuple[Any, Pullback]:
     the object is a structural `Tangent` holding the field's; `.real` and `.imag` of
     arrays and complex numbers too. An attribute that is computed (a property, see
     `attribute_reader`) is differentiated through the function that computes it."""
-    if isinstance(obj, np.ndarray | np.generic | complex | float | int):
+    if isinstance(obj, NUMERIC):
         y = getattr(obj, name, *default)
+        if REGISTRY.is_non_differentiable_attribute(name):  # `.shape`, `.dtype`
+
+            def no_derivative_pullback(y_bar: Any) -> tuple[Any, ...]:
+                return (NoTangent(), ZeroTangent(), NoTangent(), *(NoTangent(),) * len(default))
+
+            return y, no_derivative_pullback
         if name not in ("real", "imag"):
-            raise TypeError(f"srcad has no rule for the attribute .{name} of {type(obj).__name__}")
+            raise MissingRuleError(
+                f"srcad has no rule for the attribute .{name} of {type(obj).__name__}"
+            )
         project = ProjectTo(obj)
         imaginary = name == "imag"
 
@@ -388,12 +399,14 @@ def method_frule(
 @rules.frule(getattr)
 def getattr_frule(dargs: tuple[Any, ...], obj: Any, name: str, *default: Any) -> tuple[Any, Any]:
     obj_dot = unthunk(dargs[1])
-    if isinstance(obj, np.ndarray | np.generic | complex | float | int):
+    if isinstance(obj, NUMERIC):
         y = getattr(obj, name, *default)
-        if isinstance(obj_dot, AbstractZero):
+        if isinstance(obj_dot, AbstractZero) or REGISTRY.is_non_differentiable_attribute(name):
             return y, ZeroTangent()
         if name not in ("real", "imag"):
-            raise TypeError(f"srcad has no rule for the attribute .{name} of {type(obj).__name__}")
+            raise MissingRuleError(
+                f"srcad has no rule for the attribute .{name} of {type(obj).__name__}"
+            )
         return y, np.real(obj_dot) if name == "real" else np.imag(obj_dot)
     reader = attribute_reader(obj, name)
     if isinstance(reader, tuple):  # computed: through the function that computes it

@@ -273,6 +273,16 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
 
 @rules.attribute("T")
 def transpose_attribute_rrule(x: Any) -> tuple[Any, Pullback]:
+    """`.T` of an array (or a number); of any other value, a field read (`getattr`)."""
+    if not isinstance(x, np.ndarray | np.generic | complex | float | int):
+        from srcad.rules.calls import getattr_rrule  # (calls.py reads this module)
+
+        y, pullback = getattr_rrule(x, "T")
+
+        def field_t_pullback(y_bar: Any) -> tuple[Any, Any]:
+            return NoTangent(), pullback(y_bar)[1]
+
+        return y, field_t_pullback
     y = x.T
     project_x = ProjectTo(x)
 
@@ -501,6 +511,10 @@ def getitem_frule(dargs: tuple[Any, ...], x: Any, index: Any) -> tuple[Any, Any]
 
 @rules.attribute_frule("T")
 def transpose_attribute_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
+    if not isinstance(x, np.ndarray | np.generic | complex | float | int):  # a field
+        from srcad.rules.calls import getattr_frule  # (calls.py reads this module)
+
+        return getattr_frule((dargs[0], dargs[1], NoTangent()), x, "T")
     dot = unthunk(dargs[1])
     return x.T, ZeroTangent() if isinstance(dot, AbstractZero) else np.asarray(dot).T
 

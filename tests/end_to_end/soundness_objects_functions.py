@@ -239,3 +239,24 @@ def keyword_forms(x):
 
 def rule_without_the_keyword(x):
     return np.sum(np.power(x, 2, dtype=float))
+
+
+@dataclass
+class Gas:
+    """Fields that share their names with NumPy's attributes."""
+
+    T: float
+    size: float
+    shape: float
+
+
+def array_named_fields(g):
+    return g.T * g.size + g.shape * g.shape
+
+
+def mean_square(x):
+    return np.sum(x * x) / x.shape[0] + x.size * np.sum(x)
+
+
+def calls_mean_square(x):
+    return mean_square(x) * 2.0 + np.sum(x.T)

@@ -252,3 +252,23 @@ def test_a_method_of_a_builtin_type_without_a_rule_is_a_srcad_error():
 
     with pytest.raises(srcad.SrcadError):
         srcad.grad(pops)(1.0)
+
+
+def test_fields_named_like_numpy_attributes_are_fields():
+    """`.T`, `.size` and `.shape` are NumPy's attributes only on NumPy's values: on a
+    dataclass they are fields, differentiated as such (they were a transpose and a
+    constant)."""
+    g = so.Gas(1.5, -0.5, 2.0)
+    gradient = srcad.grad(so.array_named_fields)(g)
+    assert (gradient["T"], gradient["size"], gradient["shape"]) == (-0.5, 1.5, 4.0)
+    _, y_dot = srcad.jvp(
+        so.array_named_fields, (g,), (Tangent(so.Gas, T=1.0, size=2.0, shape=3.0),)
+    )
+    assert y_dot == -0.5 * 1.0 + 1.5 * 2.0 + 4.0 * 3.0
+
+
+@pytest.mark.parametrize("x", [np.array([0.5, -1.0, 2.0]), np.array([[0.5, 1.0], [2.0, -3.0]])])
+def test_numpy_attributes_of_arrays_carry_no_derivative(x):
+    """Through a helper (compiled for any argument) and in forward mode, where the kinds
+    of the values are not known."""
+    assert_both_modes(so.calls_mean_square, (x,))
