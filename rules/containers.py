@@ -273,8 +273,8 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
 
 @rules.attribute("T")
 def transpose_attribute_rrule(x: Any) -> tuple[Any, Pullback]:
-    """`.T` of an array (or a number); of any other value, a field read (`getattr`)."""
-    if not isinstance(x, np.ndarray | np.generic | complex | float | int):
+    """`.T` of an array (or a NumPy scalar); of any other value, a field read (`getattr`)."""
+    if not isinstance(x, np.ndarray | np.generic):
         from srcad.rules.calls import getattr_rrule  # (calls.py reads this module)
 
         y, pullback = getattr_rrule(x, "T")
@@ -511,7 +511,7 @@ def getitem_frule(dargs: tuple[Any, ...], x: Any, index: Any) -> tuple[Any, Any]
 
 @rules.attribute_frule("T")
 def transpose_attribute_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
-    if not isinstance(x, np.ndarray | np.generic | complex | float | int):  # a field
+    if not isinstance(x, np.ndarray | np.generic):  # a field
         from srcad.rules.calls import getattr_frule  # (calls.py reads this module)
 
         return getattr_frule((dargs[0], dargs[1], NoTangent()), x, "T")
