@@ -260,3 +260,39 @@ def mean_square(x):
 
 def calls_mean_square(x):
     return mean_square(x) * 2.0 + np.sum(x.T)
+
+
+class Scale:
+    """A callable object: its Python `__call__` is compiled."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, t):
+        return self.k * t * t
+
+
+SCALE = Scale(3.0)
+DOUBLE = functools.partial(np.multiply, 2.0)  # callable, with no Python `__call__`
+
+
+def callable_object_in_loop(x):
+    total = 0.0
+    for _ in range(3):
+        total = total + SCALE(x)
+    return total
+
+
+def callable_without_rule(x):
+    return np.sum(DOUBLE(x))
+
+
+def mgrid_from_inputs(x):
+    return np.sum(np.mgrid[0.0:x:1.0])
+
+
+def index_expression(x):
+    total = 0.0
+    for i, xi in enumerate(x):
+        total = total + np.sum(x[np.index_exp[:i]]) * xi
+    return total

@@ -272,3 +272,23 @@ def test_numpy_attributes_of_arrays_carry_no_derivative(x):
     """Through a helper (compiled for any argument) and in forward mode, where the kinds
     of the values are not known."""
     assert_both_modes(so.calls_mean_square, (x,))
+
+
+def test_a_callable_object_is_differentiated_through_its_call_method():
+    assert_both_modes(so.callable_object_in_loop, (1.3,))
+    assert_both_modes(so.index_expression, (rng.standard_normal(4),))
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_calling_or_indexing_other_objects_with_inputs_is_refused(mode):
+    x = rng.standard_normal(3)
+    for function, text in [
+        (so.callable_without_rule, "DOUBLE(x)"),
+        (so.mgrid_from_inputs, "np.mgrid"),
+    ]:
+        argument = x if function is so.callable_without_rule else 3.5
+        if mode == "grad":
+            assert_refused(lambda f=function, a=argument: srcad.grad(f)(a), function, text)
+        else:
+            call = lambda f=function, a=argument: srcad.jvp(f, (a,), (a,))  # noqa: E731
+            assert_refused(call, function, text)
