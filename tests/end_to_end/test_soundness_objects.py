@@ -87,6 +87,7 @@ def test_indexing_an_object_with_its_own_getitem_is_refused(function, text, inst
     (diagnostic,) = [d for d in error.diagnostics if d.line == line_of(function, text)]
     assert "indexed with a differentiated value" in diagnostic.message
     assert instead in diagnostic.hint
+    assert diagnostic.column == diagnostic.source_line.index(text)  # at the subscript itself
 
 
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
