@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import operator
 from dataclasses import dataclass, field
+from typing import Any
 
 import gast
 import numpy as np
@@ -257,20 +259,28 @@ def _binds(rule: Rule, call: gast.Call, mode: str) -> bool:
         k.arg is None for k in call.keywords
     ):
         return True
-    function = getattr(rule.rrule, "configured_rule", rule.rrule)
-    skip = (function is not rule.rrule) + (mode == "forward")  # the config; the tangents
-    try:
-        signature = inspect.signature(function)
-    except (TypeError, ValueError):
+    signature = _call_signature(rule.rrule, mode)
+    if signature is None:
         return True  # no signature to read: the rule is trusted
-    parameters = list(signature.parameters.values())[skip:]
     try:
-        signature.replace(parameters=parameters).bind(
-            *[None] * len(call.args), **dict.fromkeys(k.arg for k in call.keywords)
-        )
+        signature.bind(*[None] * len(call.args), **dict.fromkeys(k.arg for k in call.keywords))
     except TypeError:
         return False
     return True
+
+
+@functools.lru_cache(maxsize=1024)
+def _call_signature(rule: Any, mode: str) -> inspect.Signature | None:
+    """The parameters a rule takes the primal's arguments in (after the config a
+    configured rule receives, and the tangents a forward rule does); None where they
+    cannot be read."""
+    function = getattr(rule, "configured_rule", rule)
+    skip = (function is not rule) + (mode == "forward")
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return None
+    return signature.replace(parameters=list(signature.parameters.values())[skip:])
 
 
 def _arguments_described(call: gast.Call) -> str:
