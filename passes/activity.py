@@ -9,10 +9,10 @@ import gast
 
 from srcad import syntax
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.callees import Callees
+from srcad.passes.callees import Callees, is_static, static_path, static_value
 from srcad.passes.scopes import LocalFunction, Scopes
 from srcad.passes.to_anf import walk_statements
-from srcad.registry import Registry
+from srcad.primitives import selects
 
 # The function each operator applies, so that rules and tables can be keyed on it.
 OPERATORS: dict[type, Any] = {
@@ -63,15 +63,61 @@ def operand_names(value: gast.expr) -> list[gast.Name]:
     return []
 
 
-def _differentiable(value: gast.expr, registry: Registry) -> bool:
+def _differentiable(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
     """Whether a normal-form operation other than a call may carry a derivative: not a read
-    of a non-differentiable attribute (`.shape`), nor an operator registered as such."""
+    of a non-differentiable attribute (`.shape`) of a value proved a number or an array,
+    nor an operator registered as such. (Those attributes are registered by name, for
+    NumPy's values: a dataclass's field `size` is read through the `getattr` rule.)"""
     cls = value.__class__
+    registry = ctx.registry
     if cls is gast.Attribute:
-        return not registry.is_non_differentiable_attribute(value.attr)
+        if not registry.is_non_differentiable_attribute(value.attr):
+            return True
+        return not numeric(value.value, tree, ctx)
     if cls is gast.BinOp or cls is gast.UnaryOp:
         return not registry.is_non_differentiable(OPERATORS[value.op.__class__])
     return True
+
+
+def numeric(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
+    """Whether `value` is proved a number or a NumPy array, by its kind (`srcad.kinds`)."""
+    if value.__class__ is not gast.Name or not ctx.kinds:
+        return False
+    from srcad.passes.kinds import Kinds  # (which reads this module's `OPERATORS`)
+
+    kind = ctx.analysis(Kinds, tree).of(value)
+    return kind is not None and kind[0] in "fi"
+
+
+def index_names(value: gast.Subscript, tree: gast.Module, ctx: Context) -> list[str]:
+    """The names in a subscript's index that its result may depend on differentiably.
+
+    None where the base is proved to select (`selects`): an object outside the function
+    looked at now, or a local whose kind (`srcad.kinds`) is an array or a range. For any
+    other base (a parameter or local of unknown type, an object with its own
+    `__getitem__` such as `np.r_`) the index is read like an argument: an index that
+    depends on the inputs makes the result depend on them, so a rule differentiates it or
+    the compiler refuses it. Nothing is a constant for lack of a rule.
+    """
+    index = value.slice
+    if index.__class__ is gast.Constant:
+        return []  # the common `x[0]`: nothing to look at
+    names = [n.id for n in syntax.walk(index) if n.__class__ is gast.Name]
+    if not names:
+        return []
+    base = value.value
+    if base.__class__ is gast.Name and ctx.kinds:
+        from srcad.passes.kinds import RANGE, Kinds
+
+        kind = ctx.analysis(Kinds, tree).of(base)
+        if kind is not None and (kind[1] >= 1 or kind == RANGE):
+            return []  # an array, or a range
+    path = static_path(base)
+    if path is not None and is_static(base, ctx.analysis(Scopes, tree)):
+        found, outside = static_value(path, ctx)
+        if found != "undefined" and selects(outside):
+            return []
+    return names
 
 
 def target_names(target: gast.expr) -> list[str]:
@@ -112,8 +158,11 @@ class Activity(Analysis[set[str]]):
                         operands += callee.captured(outer)
                     if not operands or registry.is_non_differentiable(callee):
                         continue
-                elif not operands or not _differentiable(value, registry):
-                    continue
+                else:
+                    if cls is gast.Subscript:
+                        operands += index_names(value, tree, ctx)
+                    if not operands or not _differentiable(value, tree, ctx):
+                        continue
                 flows.append((operands, target_names(statement.targets[0])))
             elif kind is gast.For and statement.iter.__class__ is gast.Name:
                 flows.append(([statement.iter.id], target_names(statement.target)))

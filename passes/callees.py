@@ -102,22 +102,11 @@ class Callees(Analysis[CalleeInfo]):
         when it runs) a value: `primitives.call` for a function or callable object held in a
         variable, `primitives.method` for a method of a value."""
         path = static_path(node.func)
-        root = node.func
-        while isinstance(root, gast.Attribute):
-            root = root.value
-        kind = scopes.kinds.get(root, "local") if isinstance(root, gast.Name) else "value"
-        if path is None or kind in ("parameter", "local", "enclosing", "value"):
+        if path is None or not is_static(node.func, scopes):
             if path is not None and len(path) == 1 and path[0] in scopes.functions:
                 return scopes.functions[path[0]]
             return primitives.method if isinstance(node.func, gast.Attribute) else primitives.call
-        if len(path) == 1 and path[0] in ctx.runtime:  # a name srcad bound (`ctx.bind`)
-            return ctx.runtime[path[0]]
-        found, value = ctx.source.lookup(path[0])
-        try:
-            for attr in path[1:]:
-                value = getattr(value, attr)
-        except AttributeError:
-            found = "undefined"
+        found, value = static_value(path, ctx)
         if found == "undefined":
             info.diagnostics.append(
                 ctx.diagnostic(
@@ -133,6 +122,31 @@ class Callees(Analysis[CalleeInfo]):
         if _is_callable_object(value):
             return primitives.call
         return value
+
+
+def is_static(node: gast.expr, scopes: ScopeInfo) -> bool:
+    """Whether `node` is a dotted name rooted in a global, closure or builtin name (or one
+    srcad bound): an object the compiler can look at, not a value the function computes."""
+    root = node
+    while root.__class__ is gast.Attribute:
+        root = root.value
+    if root.__class__ is not gast.Name:
+        return False
+    return scopes.kinds.get(root, "local") not in ("parameter", "local", "enclosing")
+
+
+def static_value(path: list[str], ctx: Context) -> tuple[str, Any]:
+    """Where the dotted name `path` (rooted outside the function, see `is_static`) lives
+    ("runtime", "closure", "global", "builtin", or "undefined"), and its object now."""
+    if len(path) == 1 and path[0] in ctx.runtime:  # a name srcad bound (`ctx.bind`)
+        return "runtime", ctx.runtime[path[0]]
+    found, value = ctx.source.lookup(path[0])
+    try:
+        for attr in path[1:]:
+            value = getattr(value, attr)
+    except AttributeError:
+        return "undefined", None
+    return found, value
 
 
 def _is_callable_object(value: Any) -> bool:

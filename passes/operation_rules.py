@@ -2,24 +2,38 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import operator
 from dataclasses import dataclass, field
+from typing import Any
 
 import gast
+import numpy as np
 
-from srcad import syntax
+from srcad import primitives, syntax
 from srcad.errors import Diagnostic
-from srcad.passes.activity import OPERATORS, Activity, operand_names, target_names
+from srcad.passes.activity import (
+    OPERATORS,
+    Activity,
+    index_names,
+    operand_names,
+    target_names,
+)
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.callees import Callees, static_path
+from srcad.passes.callees import Callees, is_static, static_path, static_value
 from srcad.passes.scopes import LocalFunction, Scopes
 from srcad.passes.to_anf import is_copy, is_unpacking, walk_statements
-from srcad.primitives import iterate, make_dict, make_list, make_tuple, unpack
+from srcad.primitives import iterate, make_dict, make_list, make_tuple, selects, unpack
 from srcad.registry import Rule
 
 MISSING_RULE = "E210"
 ACTIVE_KEYWORD = "E211"
 ESCAPING_CLOSURE = "E212"
+RULE_ARGUMENTS = "E213"
+
+# What to write instead of indexing NumPy's index tricks with differentiated values.
+_INSTEAD = {id(np.r_): "np.concatenate", id(np.c_): "np.column_stack"}
 
 
 @dataclass
@@ -68,6 +82,8 @@ class OperationRules(Analysis[RuleInfo]):
             operands = [n.id for n in operand_names(value)]
             if isinstance(value, gast.Call) and isinstance(callees.get(value), LocalFunction):
                 operands += callees[value].captured(active)
+            if isinstance(value, gast.Subscript):
+                operands += index_names(value, tree, ctx)
             if not any(name in active for name in operands):
                 continue  # a constant, or a value computed from constants, is not differentiated
             rule: Rule | None = None
@@ -84,6 +100,8 @@ class OperationRules(Analysis[RuleInfo]):
                 primal = OPERATORS[type(value.op)]
                 rule, what = ctx.rule_for(primal), f"operator.{primal.__name__}"
             elif isinstance(value, gast.Subscript):
+                if self._check_indexed_object(statement, tree, ctx, info):
+                    continue
                 rule, what = ctx.rule_for(operator.getitem), "operator.getitem"
             elif isinstance(value, gast.Tuple):
                 rule, what = ctx.rule_for(make_tuple), "srcad.primitives.make_tuple"
@@ -102,6 +120,18 @@ class OperationRules(Analysis[RuleInfo]):
                 else:
                     rule = ctx.callee_rule(callee)
                 self._check_keywords(value, active, ctx, info, rule)
+                if rule is not None and not _binds(rule, value, ctx.mode):
+                    info.diagnostics.append(
+                        ctx.diagnostic(
+                            value,
+                            RULE_ARGUMENTS,
+                            f"the {ctx.mode} rule for `{'.'.join(static_path(value.func) or [])}` "
+                            "does not take the arguments of this call "
+                            f"({_arguments_described(value)})",
+                            "pass them as the rule takes them, or register a rule that takes these",
+                        )
+                    )
+                    continue
                 what = ".".join(static_path(value.func) or ["call"])
             if rule is None:
                 name = what.rsplit(".", 1)[-1] if isinstance(value, gast.Call) else what
@@ -119,6 +149,43 @@ class OperationRules(Analysis[RuleInfo]):
             info.rules[statement] = rule
         self._check_escaping_closures(tree, ctx, active, info)
         return info
+
+    @staticmethod
+    def _check_indexed_object(
+        statement: gast.Assign, tree: gast.Module, ctx: Context, info: RuleInfo
+    ) -> bool:
+        """Refuse indexing an object outside the function, whose `__getitem__` computes
+        (`np.r_`, a user class's), with an index that depends on the inputs: no rule says
+        how its result depends on the index. (A value inside the function, of a type
+        known only when the code runs, goes to the `operator.getitem` rule, which refuses
+        what it does not know.) True when refused."""
+        value = statement.value
+        assert isinstance(value, gast.Subscript)
+        base = value.value
+        path = static_path(base)
+        if path is None or not is_static(base, ctx.analysis(Scopes, tree)):
+            return False
+        found, outside = static_value(path, ctx)
+        if found == "undefined" or selects(outside):
+            return False
+        name = ".".join(path)
+        instead = _INSTEAD.get(id(outside))
+        hint = (
+            f"write {instead}(...) instead"
+            if instead
+            else f"register a rule for `{type(outside).__qualname__}` indexing with "
+            f"@srcad.{'frule' if ctx.mode == 'forward' else 'rrule'}.register(operator.getitem)"
+        )
+        info.diagnostics.append(
+            ctx.diagnostic(
+                value if getattr(value, "lineno", None) else statement,
+                MISSING_RULE,
+                f"`{name}` (a {type(outside).__qualname__}) is indexed with a differentiated "
+                "value, and srcad has no rule for what its `__getitem__` computes",
+                hint,
+            )
+        )
+        return True
 
     @staticmethod
     def _check_escaping_closures(
@@ -176,3 +243,49 @@ class OperationRules(Analysis[RuleInfo]):
                         f"pass `{keyword.arg}` positionally",
                     )
                 )
+
+
+def _binds(rule: Rule, call: gast.Call, mode: str) -> bool:
+    """Whether a library or user rule takes the arguments of `call` (so many positional
+    ones, these keywords), as Python would bind them: a call the rule cannot take must not
+    pass compilation to raise `TypeError` from the rule when it runs. Compiled rules take
+    what their function takes, methods and values called are resolved when the code runs,
+    and `*args` or `**kwargs` in the call are not checked."""
+    if rule.origin in ("compiled", "local") or rule.parameters is not None:
+        return True
+    if rule.primal is primitives.method or rule.primal is primitives.call:
+        return True  # called with the receiver or callee first, resolved when it runs
+    if any(isinstance(a, gast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return True
+    signature = _call_signature(rule.rrule, mode)
+    if signature is None:
+        return True  # no signature to read: the rule is trusted
+    try:
+        signature.bind(*[None] * len(call.args), **dict.fromkeys(k.arg for k in call.keywords))
+    except TypeError:
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=1024)
+def _call_signature(rule: Any, mode: str) -> inspect.Signature | None:
+    """The parameters a rule takes the primal's arguments in (after the config a
+    configured rule receives, and the tangents a forward rule does); None where they
+    cannot be read."""
+    function = getattr(rule, "configured_rule", rule)
+    skip = (function is not rule) + (mode == "forward")
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return None
+    return signature.replace(parameters=list(signature.parameters.values())[skip:])
+
+
+def _arguments_described(call: gast.Call) -> str:
+    count = len(call.args)
+    described = f"{count} positional argument{'s' if count != 1 else ''}"
+    if call.keywords:
+        described += ", keywords " + ", ".join(f"`{k.arg}`" for k in call.keywords)
+    return described

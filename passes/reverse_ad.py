@@ -1233,7 +1233,12 @@ class ReverseAD(RuleCalls, Transform):
                 else:
                     outputs.append(store("_"))
             pullback = self.pullbacks[statement]
-            code = [assign(make(gast.Tuple, elts=outputs, ctx=STORE), call(pullback, [seed]))]
+            if all(isinstance(o, gast.Name) and o.id == "_" for o in outputs):
+                # Nothing it gives is differentiated (an array indexed with an index that
+                # depends on the inputs): pullbacks do nothing else, so it is not called.
+                code = []
+            else:
+                code = [assign(make(gast.Tuple, elts=outputs, ctx=STORE), call(pullback, [seed]))]
         code += after
         return code + self._restart(defined, statement)
 

@@ -530,7 +530,13 @@ class _Normaliser:
         if projected is not None:
             return self.operation(projected)
         value = self.atom(node.value)
-        return make(gast.Subscript, value=value, slice=self.index(node.slice), ctx=LOAD)
+        index = self.index(node.slice)
+        # Where it was, for a diagnostic about indexing an object without a rule.
+        where = {
+            "lineno": getattr(node, "lineno", None),
+            "col_offset": getattr(node, "col_offset", 0),
+        }
+        return make(gast.Subscript, value=value, slice=index, ctx=LOAD, **where)
 
     def _tuple(self, node: gast.Tuple) -> gast.expr:
         return make(gast.Tuple, elts=[self.atom(e) for e in node.elts], ctx=LOAD)

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import functools
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
+from srcad.errors import MissingRuleError
 from srcad.primitives import call, method
 from srcad.projection import ProjectTo
-from srcad.registry import CONFIG, RuleSet, with_config
+from srcad.registry import CONFIG, REGISTRY, RuleSet, with_config
 from srcad.rules.containers import _cotangent_of_elements
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -54,8 +57,6 @@ def call_rrule(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
 
 
 def _registered(function: Any) -> bool:
-    from srcad.registry import REGISTRY
-
     return REGISTRY.rrule_for(function) is not None
 
 
@@ -112,12 +113,14 @@ def method_rrule(receiver: Any, name: str, *args: Any, **kwargs: Any) -> tuple[A
     count = len(args)
     if isinstance(receiver, np.ndarray | np.generic):
         return _array_method(receiver, name, args, kwargs)
-    function = getattr(type(receiver), name, None)
-    if not isinstance(function, types.FunctionType):
-        raise TypeError(
-            f"srcad has no rule for the method .{name} of {type(receiver).__name__}; "
-            f"register one with @srcad.rrule.register({type(receiver).__name__}.{name})"
-        )
+    function = _method_function(receiver, name, "rrule")
+    if REGISTRY.is_non_differentiable(function):
+        y = function(receiver, *args, **kwargs)
+
+        def no_derivative_method_pullback(y_bar: Any) -> tuple[Any, ...]:
+            return (NoTangent(), ZeroTangent(), NoTangent(), *(NoTangent(),) * count)
+
+        return y, no_derivative_method_pullback
     y, pullback = CONFIG.rrule_via_ad(function, receiver, *args, **kwargs)
 
     def method_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -125,6 +128,23 @@ def method_rrule(receiver: Any, name: str, *args: Any, **kwargs: Any) -> tuple[A
         return (NoTangent(), bars[1], NoTangent(), *bars[2 : 2 + count])
 
     return y, method_pullback
+
+
+def _method_function(receiver: Any, name: str, kind: str) -> Any:
+    """The function a method call runs, `type(receiver).name`: Python code (compiled), or
+    one with a registered rule or none (the methods of dicts, lists and tuples); any other
+    is refused when the call runs."""
+    function = getattr(type(receiver), name, None)
+    if isinstance(function, types.FunctionType) or REGISTRY.is_non_differentiable(function):
+        return function
+    registered = REGISTRY.frule_for if kind == "frule" else REGISTRY.rrule_for
+    if function is not None and registered(function) is not None:
+        return function
+    owner = type(receiver).__name__
+    raise MissingRuleError(
+        f"srcad has no rule for the method .{name} of {owner}; "
+        f"register one with @srcad.{kind}.register({owner}.{name})"
+    )
 
 
 def _array_method(
@@ -164,15 +184,108 @@ def _array_method(
     return y, array_method_pullback
 
 
+# The values whose attributes are NumPy's (`.real`, `.shape`), not fields of a struct.
+NUMERIC = (np.ndarray, np.generic, complex, float, int)
+
+# The class attributes that hold an instance's own fields: `__slots__` entries and the
+# fields of a NamedTuple. Reading one reads what the instance stores.
+_FIELD_DESCRIPTORS = (
+    types.MemberDescriptorType,
+    type(vars(collections.namedtuple("_", "a"))["a"]),
+)
+_MISSING = object()
+
+
+def _class_attribute(kind: type, name: str) -> Any:
+    """What `name` is in the class `kind` or its bases (`_MISSING` where none has it),
+    without running any descriptor."""
+    for klass in kind.__mro__:
+        found = vars(klass).get(name, _MISSING)
+        if found is not _MISSING:
+            return found
+    return _MISSING
+
+
+def _python_hook(kind: type, name: str) -> Any:
+    """The Python-defined `__getattribute__` or `__getattr__` of a class, else None."""
+    found = _class_attribute(kind, name)
+    return found if isinstance(found, types.FunctionType) else None
+
+
+# What `attribute_reader` finds an attribute read to be, where no function computes it.
+FIELD = "field"  # a field the instance stores
+CLASS_CONSTANT = "class constant"  # a plain value of the class, shared by every instance
+
+Reader = str | tuple[Callable[..., Any], tuple[Any, ...]]
+
+
+def attribute_reader(obj: Any, name: str) -> Reader:
+    """How reading `obj.name` reaches its value: `FIELD` where it reads a field the
+    instance stores (a dataclass or NamedTuple field, a `__slots__` entry, an entry of its
+    `__dict__`), `CLASS_CONSTANT` for a plain class attribute, else `(function, extra)`:
+    the Python function whose result it is, to be differentiated with the instance and
+    `extra` as its arguments (a property's getter, a `cached_property`'s function, a
+    class's `__getattr__` for a name the instance does not store). Any other reader (a
+    custom descriptor, a method read as a value, a `__getattribute__` override) computes
+    something no rule describes, and is refused."""
+    kind = type(obj)
+    if _python_hook(kind, "__getattribute__") is not None:
+        _refuse_attribute(obj, name, "its class overrides `__getattribute__`")
+    found = _class_attribute(kind, name)
+    if isinstance(found, property):
+        getter = found.fget
+        if not isinstance(getter, types.FunctionType):
+            _refuse_attribute(obj, name, "it is a property whose getter is not Python code")
+        return getter, ()
+    if isinstance(found, functools.cached_property):
+        return found.func, ()
+    if isinstance(found, _FIELD_DESCRIPTORS):
+        return FIELD
+    if hasattr(type(found), "__set__") or hasattr(type(found), "__delete__"):
+        _refuse_attribute(obj, name, f"it is a {type(found).__name__} descriptor")
+    if name in getattr(obj, "__dict__", ()):
+        return FIELD  # stored in the instance, which a non-data descriptor does not hide
+    if found is not _MISSING:
+        if hasattr(type(found), "__get__"):
+            what = (
+                "a method, read as a value"
+                if isinstance(found, types.FunctionType)
+                else f"computed by a {type(found).__name__} descriptor"
+            )
+            _refuse_attribute(obj, name, f"it is {what}")
+        return CLASS_CONSTANT
+    hook = _python_hook(kind, "__getattr__")
+    if hook is not None:
+        return hook, (name,)
+    return FIELD  # (reading it raises AttributeError, as Python does)
+
+
+def _refuse_attribute(obj: Any, name: str, why: str) -> NoReturn:
+    kind = type(obj).__qualname__
+    raise MissingRuleError(
+        f"srcad cannot differentiate reading `.{name}` of a {kind}: {why}; read a plain "
+        f"field, or register a rule for a function that reads it"
+    )
+
+
 @rules.rrule(getattr)
 def getattr_rrule(obj: Any, name: str, *default: Any) -> tuple[Any, Pullback]:
     """Reading a field of a struct (dataclass, NamedTuple, plain object): the cotangent of
     the object is a structural `Tangent` holding the field's; `.real` and `.imag` of
-    arrays and complex numbers too."""
-    y = getattr(obj, name, *default)
-    if isinstance(obj, np.ndarray | np.generic | complex | float | int):
+    arrays and complex numbers too. An attribute that is computed (a property, see
+    `attribute_reader`) is differentiated through the function that computes it."""
+    if isinstance(obj, NUMERIC):
+        y = getattr(obj, name, *default)
+        if REGISTRY.is_non_differentiable_attribute(name):  # `.shape`, `.dtype`
+
+            def no_derivative_pullback(y_bar: Any) -> tuple[Any, ...]:
+                return (NoTangent(), ZeroTangent(), NoTangent(), *(NoTangent(),) * len(default))
+
+            return y, no_derivative_pullback
         if name not in ("real", "imag"):
-            raise TypeError(f"srcad has no rule for the attribute .{name} of {type(obj).__name__}")
+            raise MissingRuleError(
+                f"srcad has no rule for the attribute .{name} of {type(obj).__name__}"
+            )
         project = ProjectTo(obj)
         imaginary = name == "imag"
 
@@ -183,17 +296,24 @@ def getattr_rrule(obj: Any, name: str, *default: Any) -> tuple[Any, Pullback]:
             return NoTangent(), project(1j * y_bar if imaginary else y_bar), NoTangent()
 
         return y, part_pullback
+    others = (NoTangent(),) * len(default)
+    reader = attribute_reader(obj, name)
+    if isinstance(reader, tuple):
+        function, extra = reader
+        y, pullback = CONFIG.rrule_via_ad(function, obj, *extra)
+
+        def computed_attribute_pullback(y_bar: Any) -> tuple[Any, ...]:
+            return (NoTangent(), pullback(y_bar)[1], NoTangent(), *others)
+
+        return y, computed_attribute_pullback
+    y = getattr(obj, name, *default)
     kind = type(obj)
+    stored = reader == FIELD
 
     def getattr_pullback(y_bar: Any) -> tuple[Any, ...]:
-        if isinstance(y_bar, AbstractZero):
-            return (NoTangent(), y_bar, NoTangent(), *(NoTangent(),) * len(default))
-        return (
-            NoTangent(),
-            _field_tangent(kind, name, y_bar),
-            NoTangent(),
-            *(NoTangent(),) * len(default),
-        )
+        if isinstance(y_bar, AbstractZero) or not stored:  # a class constant: no field's
+            return (NoTangent(), ZeroTangent(), NoTangent(), *others)
+        return (NoTangent(), _field_tangent(kind, name, y_bar), NoTangent(), *others)
 
     return y, getattr_pullback
 
@@ -250,11 +370,9 @@ def method_frule(
 ) -> tuple[Any, Any]:
     _, receiver_dot, _, *arg_dots = dargs
     if not isinstance(receiver, np.ndarray | np.generic):
-        function = getattr(type(receiver), name, None)
-        if not isinstance(function, types.FunctionType):
-            raise TypeError(
-                f"srcad has no rule for the method .{name} of {type(receiver).__name__}"
-            )
+        function = _method_function(receiver, name, "frule")
+        if REGISTRY.is_non_differentiable(function):
+            return function(receiver, *args, **kwargs), ZeroTangent()
         return CONFIG.frule_via_ad(
             (NoTangent(), receiver_dot, *arg_dots), function, receiver, *args, **kwargs
         )
@@ -280,14 +398,24 @@ def method_frule(
 
 @rules.frule(getattr)
 def getattr_frule(dargs: tuple[Any, ...], obj: Any, name: str, *default: Any) -> tuple[Any, Any]:
-    y = getattr(obj, name, *default)
     obj_dot = unthunk(dargs[1])
-    if isinstance(obj_dot, AbstractZero):
-        return y, ZeroTangent()
-    if isinstance(obj, np.ndarray | np.generic | complex | float | int):
+    if isinstance(obj, NUMERIC):
+        y = getattr(obj, name, *default)
+        if isinstance(obj_dot, AbstractZero) or REGISTRY.is_non_differentiable_attribute(name):
+            return y, ZeroTangent()
         if name not in ("real", "imag"):
-            raise TypeError(f"srcad has no rule for the attribute .{name} of {type(obj).__name__}")
+            raise MissingRuleError(
+                f"srcad has no rule for the attribute .{name} of {type(obj).__name__}"
+            )
         return y, np.real(obj_dot) if name == "real" else np.imag(obj_dot)
+    reader = attribute_reader(obj, name)
+    if isinstance(reader, tuple):  # computed: through the function that computes it
+        function, extra = reader
+        dots = (NoTangent(), obj_dot, *(NoTangent(),) * len(extra))
+        return CONFIG.frule_via_ad(dots, function, obj, *extra)
+    y = getattr(obj, name, *default)
+    if isinstance(obj_dot, AbstractZero) or reader == CLASS_CONSTANT:
+        return y, ZeroTangent()
     if isinstance(obj_dot, Tangent):
         return y, obj_dot[name] if obj_dot.fields else getattr(obj_dot, name)
     return y, getattr(obj_dot, name)

@@ -11,7 +11,16 @@ from typing import Any
 
 import numpy as np
 
-from srcad.primitives import append, iterate, make_dict, make_list, make_tuple, unpack
+from srcad.errors import MissingRuleError
+from srcad.primitives import (
+    append,
+    iterate,
+    make_dict,
+    make_list,
+    make_tuple,
+    selects,
+    unpack,
+)
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet, named
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
@@ -65,9 +74,10 @@ def append_rrule(items: list[Any], value: Any) -> tuple[list[Any], Pullback]:
 
 
 @rules.rrule(sum)
-def builtin_sum_rrule(values: Any, *start: Any) -> tuple[Any, Pullback]:
-    """The builtin `sum` of a sequence (or of an array's rows), plus an optional start."""
-    y = sum(values, *start)
+def builtin_sum_rrule(values: Any, *start: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """The builtin `sum` of a sequence (or of an array's rows), plus an optional start
+    (positional, or `start=` a constant)."""
+    y = sum(values, *start, **keywords)
     project_start = [ProjectTo(s) for s in start]
 
     def builtin_sum_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -155,9 +165,9 @@ def _items_of(pairs_bar: Any, count: int, position: int) -> tuple[Any, ...]:
 
 
 @rules.rrule(zip)
-def zip_rrule(*sequences: Any) -> tuple[list[tuple[Any, ...]], Pullback]:
-    """`zip` of sequences, as the list of tuples a `for` loop walks."""
-    pairs = list(zip(*sequences))  # noqa: B905 (the primal's own semantics: shortest wins)
+def zip_rrule(*sequences: Any, **keywords: Any) -> tuple[list[tuple[Any, ...]], Pullback]:
+    """`zip` of sequences (`strict=` too), as the list of tuples a `for` loop walks."""
+    pairs = list(zip(*sequences, **keywords))  # noqa: B905 (the primal's own semantics)
     count = len(pairs)
 
     def zip_pullback(pairs_bar: Any) -> tuple[Any, ...]:
@@ -172,9 +182,12 @@ def zip_rrule(*sequences: Any) -> tuple[list[tuple[Any, ...]], Pullback]:
 
 
 @rules.rrule(enumerate)
-def enumerate_rrule(sequence: Any, *start: int) -> tuple[list[tuple[int, Any]], Pullback]:
-    """`enumerate` of a sequence, as the list of pairs a `for` loop walks."""
-    pairs = list(enumerate(sequence, *start))
+def enumerate_rrule(
+    sequence: Any, *start: int, **keywords: Any
+) -> tuple[list[tuple[int, Any]], Pullback]:
+    """`enumerate` of a sequence (from a `start`, positional or not), as the list of pairs
+    a `for` loop walks."""
+    pairs = list(enumerate(sequence, *start, **keywords))
     count = len(pairs)
     start_bars = (NoTangent(),) * len(start)
 
@@ -246,7 +259,13 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
             return NoTangent(), _cotangent_of_elements(x, tuple(bars)), NoTangent()
 
         return y, getitem_sequence_pullback
-    raise TypeError(
+    if selects(x):  # a string, a range, an index builder: an index picks what carries none
+
+        def getitem_no_derivative_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+            return NoTangent(), ZeroTangent(), NoTangent()
+
+        return y, getitem_no_derivative_pullback
+    raise MissingRuleError(
         f"srcad has no rule for indexing a {type(x).__name__}; "
         "register one with @srcad.rrule.register(operator.getitem)"
     )
@@ -254,6 +273,16 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
 
 @rules.attribute("T")
 def transpose_attribute_rrule(x: Any) -> tuple[Any, Pullback]:
+    """`.T` of an array (or a NumPy scalar); of any other value, a field read (`getattr`)."""
+    if not isinstance(x, np.ndarray | np.generic):
+        from srcad.rules.calls import getattr_rrule  # (calls.py reads this module)
+
+        y, pullback = getattr_rrule(x, "T")
+
+        def field_t_pullback(y_bar: Any) -> tuple[Any, Any]:
+            return NoTangent(), pullback(y_bar)[1]
+
+        return y, field_t_pullback
     y = x.T
     project_x = ProjectTo(x)
 
@@ -363,9 +392,11 @@ def append_frule(dargs: tuple[Any, ...], items: list[Any], value: Any) -> tuple[
 
 
 @rules.frule(sum)
-def builtin_sum_frule(dargs: tuple[Any, ...], values: Any, *start: Any) -> tuple[Any, Any]:
+def builtin_sum_frule(
+    dargs: tuple[Any, ...], values: Any, *start: Any, **keywords: Any
+) -> tuple[Any, Any]:
     """The builtin `sum` of a sequence (or of an array's rows), plus an optional start."""
-    y = sum(values, *start)
+    y = sum(values, *start, **keywords)
     total: Any = ZeroTangent()
     for dot in (*elements_of(unthunk(dargs[1]), len(values)), *dargs[2:]):
         dot = unthunk(dot)
@@ -425,10 +456,10 @@ def tuple_frule(dargs: tuple[Any, ...], iterable: Any) -> tuple[Any, Any]:
 
 
 @rules.frule(zip)
-def zip_frule(dargs: tuple[Any, ...], *sequences: Any) -> tuple[Any, Any]:
+def zip_frule(dargs: tuple[Any, ...], *sequences: Any, **keywords: Any) -> tuple[Any, Any]:
     """`zip` of sequences, as the list of tuples a `for` loop walks: a list of tuples of
     tangents."""
-    pairs = list(zip(*sequences))  # noqa: B905 (the primal's own semantics: shortest wins)
+    pairs = list(zip(*sequences, **keywords))  # noqa: B905 (the primal's own semantics)
     count = len(pairs)
     columns = [_items_dot(d, s, count) for d, s in zip(dargs[1:], sequences, strict=True)]
     if all(column is None for column in columns):
@@ -439,10 +470,12 @@ def zip_frule(dargs: tuple[Any, ...], *sequences: Any) -> tuple[Any, Any]:
 
 
 @rules.frule(enumerate)
-def enumerate_frule(dargs: tuple[Any, ...], sequence: Any, *start: int) -> tuple[Any, Any]:
+def enumerate_frule(
+    dargs: tuple[Any, ...], sequence: Any, *start: int, **keywords: Any
+) -> tuple[Any, Any]:
     """`enumerate` of a sequence, as the list of pairs a `for` loop walks; the counts get
     `ZeroTangent()`."""
-    pairs = list(enumerate(sequence, *start))
+    pairs = list(enumerate(sequence, *start, **keywords))
     dots = _items_dot(dargs[1], sequence, len(pairs))
     if dots is None:
         return pairs, ZeroTangent()
@@ -456,7 +489,9 @@ def getitem_frule(dargs: tuple[Any, ...], x: Any, index: Any) -> tuple[Any, Any]
     y = x[index]
     dot = unthunk(dargs[1])
     if not isinstance(x, np.ndarray | dict | tuple | list):
-        raise TypeError(
+        if selects(x):  # a string, a range, an index builder
+            return y, ZeroTangent()
+        raise MissingRuleError(
             f"srcad has no rule for indexing a {type(x).__name__}; "
             "register one with @srcad.frule.register(operator.getitem)"
         )
@@ -476,5 +511,118 @@ def getitem_frule(dargs: tuple[Any, ...], x: Any, index: Any) -> tuple[Any, Any]
 
 @rules.attribute_frule("T")
 def transpose_attribute_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
+    if not isinstance(x, np.ndarray | np.generic):  # a field
+        from srcad.rules.calls import getattr_frule  # (calls.py reads this module)
+
+        return getattr_frule((dargs[0], dargs[1], NoTangent()), x, "T")
     dot = unthunk(dargs[1])
     return x.T, ZeroTangent() if isinstance(dot, AbstractZero) else np.asarray(dot).T
+
+
+# -- methods of dicts, lists and tuples that change nothing ----------------------------------
+# (A method call on a value reaches these through `srcad.primitives.method`'s rule.)
+
+rules.non_differentiable(dict.keys, list.index, list.count, tuple.index, tuple.count)
+
+
+@rules.rrule(dict.get)
+def dict_get_rrule(d: dict[Any, Any], key: Any, *default: Any) -> tuple[Any, Pullback]:
+    """`d.get(key)` and `d.get(key, default)`: the cotangent goes to the entry read, or to
+    the default where there is none."""
+    present = key in d
+    y = d[key] if present else (default[0] if default else None)
+
+    def dict_get_pullback(y_bar: Any) -> tuple[Any, ...]:
+        zero = isinstance(y_bar, AbstractZero)
+        d_bar = Tangent.of_mapping(dict, {key: y_bar}) if present and not zero else ZeroTangent()
+        default_bars = (ZeroTangent() if present else y_bar,) * len(default)
+        return (NoTangent(), d_bar, NoTangent(), *default_bars)
+
+    return y, dict_get_pullback
+
+
+@rules.frule(dict.get)
+def dict_get_frule(dargs: tuple[Any, ...], d: dict[Any, Any], key: Any, *default: Any) -> Any:
+    if key not in d:
+        y = default[0] if default else None
+        return y, unthunk(dargs[3]) if default else ZeroTangent()
+    dot = unthunk(dargs[1])
+    if isinstance(dot, AbstractZero):
+        return d[key], ZeroTangent()
+    return d[key], unthunk(dot.get(key, ZeroTangent()) if isinstance(dot, dict) else dot[key])
+
+
+@rules.rrule(dict.values)
+def dict_values_rrule(d: dict[Any, Any]) -> tuple[list[Any], Pullback]:
+    """`d.values()`, as the list of values a loop or a consumer walks."""
+    keys = list(d)
+
+    def dict_values_pullback(y_bar: Any) -> tuple[Any, Any]:
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar
+        bars = elements_of(y_bar, len(keys))
+        return NoTangent(), Tangent.of_mapping(dict, dict(zip(keys, bars, strict=True)))
+
+    return list(d.values()), dict_values_pullback
+
+
+@rules.frule(dict.values)
+def dict_values_frule(dargs: tuple[Any, ...], d: dict[Any, Any]) -> tuple[Any, Any]:
+    dot = unthunk(dargs[1])
+    if isinstance(dot, AbstractZero):
+        return list(d.values()), ZeroTangent()
+    get = dot.get if isinstance(dot, dict) else dot.__getitem__
+    return list(d.values()), [unthunk(get(key)) for key in d]
+
+
+@rules.rrule(dict.items)
+def dict_items_rrule(d: dict[Any, Any]) -> tuple[list[tuple[Any, Any]], Pullback]:
+    """`d.items()`, as the list of (key, value) pairs a loop or a consumer walks."""
+    keys = list(d)
+
+    def dict_items_pullback(y_bar: Any) -> tuple[Any, Any]:
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar
+        bars = _items_of(y_bar, len(keys), 1)
+        return NoTangent(), Tangent.of_mapping(dict, dict(zip(keys, bars, strict=True)))
+
+    return list(d.items()), dict_items_pullback
+
+
+@rules.frule(dict.items)
+def dict_items_frule(dargs: tuple[Any, ...], d: dict[Any, Any]) -> tuple[Any, Any]:
+    dot = unthunk(dargs[1])
+    if isinstance(dot, AbstractZero):
+        return list(d.items()), ZeroTangent()
+    get = dot.get if isinstance(dot, dict) else dot.__getitem__
+    return list(d.items()), [(ZeroTangent(), unthunk(get(key))) for key in d]
+
+
+@rules.rrule(dict.copy)
+def dict_copy_rrule(d: dict[Any, Any]) -> tuple[dict[Any, Any], Pullback]:
+    """`d.copy()`: a new dict of the same entries."""
+
+    def dict_copy_pullback(y_bar: Any) -> tuple[Any, Any]:
+        return NoTangent(), y_bar
+
+    return d.copy(), dict_copy_pullback
+
+
+@rules.rrule(list.copy)
+def list_copy_rrule(items: list[Any]) -> tuple[list[Any], Pullback]:
+    """`items.copy()`: a new list of the same elements."""
+
+    def list_copy_pullback(y_bar: Any) -> tuple[Any, Any]:
+        return NoTangent(), y_bar
+
+    return items.copy(), list_copy_pullback
+
+
+@rules.frule(dict.copy)
+def dict_copy_frule(dargs: tuple[Any, ...], d: dict[Any, Any]) -> tuple[Any, Any]:
+    return d.copy(), unthunk(dargs[1])
+
+
+@rules.frule(list.copy)
+def list_copy_frule(dargs: tuple[Any, ...], items: list[Any]) -> tuple[Any, Any]:
+    return items.copy(), unthunk(dargs[1])

@@ -204,11 +204,18 @@ def einsum_rrule(subscripts: Any, *operands: Any, **keywords: Any) -> tuple[Any,
     or NumPy's implicit one, ellipses, broadcasting, and repeated labels (traces and
     diagonals). `subscripts` gets a `NoTangent()`; `optimize` and `dtype` pass through.
     """
-    if not isinstance(subscripts, str):
-        raise TypeError(
-            "srcad differentiates np.einsum with a subscripts string only, not the "
-            "interleaved (operand, sublist, ...) form"
-        )
+    if not isinstance(subscripts, str):  # the interleaved form, as the string form
+        arguments = (subscripts, *operands)
+        subscripts, operands = sublist_subscripts(arguments)
+        y, pullback = einsum_rrule(subscripts, *operands, **keywords)
+
+        def einsum_sublist_pullback(y_bar: Any) -> tuple[Any, ...]:
+            # Each operand's cotangent in its place; the sublists (the output's too) get none.
+            bars: list[Any] = [NoTangent()] * len(arguments)
+            bars[0 : 2 * len(operands) : 2] = pullback(y_bar)[2:]
+            return (NoTangent(), *bars)
+
+        return y, einsum_sublist_pullback
     y = np.einsum(subscripts, *operands, **_given((), (), keywords))
     inputs, output = einsum_terms(subscripts, [np.ndim(o) for o in operands])
     arrays = _Operands(operands)
@@ -217,6 +224,32 @@ def einsum_rrule(subscripts: Any, *operands: Any, **keywords: Any) -> tuple[Any,
         return (NoTangent(), NoTangent(), *arrays.cotangents(inputs, output, y_bar))
 
     return y, einsum_pullback
+
+
+def sublist_subscripts(arguments: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
+    """`np.einsum(a, [0, 1], b, [1, 2], [0, 2])`, the interleaved form, as the subscripts
+    string and operands of the string form (`"ab,bc->ac"`, `(a, b)`): NumPy's labels are
+    ints below 52, given letters in order, and `...`.
+
+    >>> sublist_subscripts((1.0, [0, Ellipsis], 2.0, [0]))
+    ('a...,a', (1.0, 2.0))
+    """
+    operands = arguments[0::2]
+    sublists = list(arguments[1::2])
+    explicit = len(arguments) % 2 == 1
+    output = arguments[-1] if explicit else None
+    if explicit:
+        operands = operands[:-1]
+
+    def term(sublist: Any) -> str:
+        return "".join(
+            "..." if label is Ellipsis else string.ascii_letters[int(label)] for label in sublist
+        )
+
+    subscripts = ",".join(term(sublist) for sublist in sublists)
+    if output is not None:
+        subscripts += "->" + term(output)
+    return subscripts, operands
 
 
 def _tensordot_terms(a_ndim: int, b_ndim: int, axes: Any) -> tuple[list[str], str]:
@@ -429,11 +462,11 @@ def einsum_frule(
 ) -> tuple[Any, Any]:
     """Forward rule for `np.einsum(subscripts, *operands)`: one einsum per operand with a
     tangent, that operand replaced by it. `subscripts` is not differentiated."""
-    if not isinstance(subscripts, str):
-        raise TypeError(
-            "srcad differentiates np.einsum with a subscripts string only, not the "
-            "interleaved (operand, sublist, ...) form"
-        )
+    if not isinstance(subscripts, str):  # the interleaved form, as the string form
+        arguments = (subscripts, *operands)
+        subscripts, operands = sublist_subscripts(arguments)
+        operand_dots = [d for i, d in enumerate(dargs[1 : 1 + len(arguments)]) if i % 2 == 0]
+        dargs = (NoTangent(), NoTangent(), *operand_dots[: len(operands)])
     keywords = _given((), (), keywords)
 
     def product(*operands: Any) -> Any:

@@ -30,6 +30,8 @@ def qualified_name(primal: Any) -> str:
     if isinstance(primal, str):
         return f"attribute `.{primal}`"
     name = getattr(primal, "__name__", repr(primal))
+    if isinstance(primal, types.MethodDescriptorType):  # `dict.get`: a method, by its class
+        return f"{primal.__objclass__.__name__}.{name}"
     if isinstance(primal, np.ufunc) or getattr(primal, "__module__", "") in ("numpy",):
         return f"numpy.{name}"
     module = (getattr(primal, "__module__", None) or "").lstrip("_")

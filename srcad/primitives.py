@@ -71,3 +71,19 @@ PROJECTIONS: dict[tuple[Any, int | str], Any] = {
     (np.linalg.slogdet, -1): logabsdet,
     (np.linalg.slogdet, "logabsdet"): logabsdet,
 }
+
+
+# The item lookups that select a stored item: what they give depends on the index only
+# through which item it picks, so an index computed from the inputs (an int from
+# `enumerate`, a key) carries no derivative into the result. NumPy's index builders
+# (`np.s_`, `np.index_exp`) give the index back, to index with.
+_SELECTING = frozenset(
+    t.__getitem__ for t in (np.ndarray, list, tuple, dict, str, bytes, range, type(np.s_))
+)
+
+
+def selects(value: Any) -> bool:
+    """Whether indexing `value` selects one of its items (see `_SELECTING`), so that the
+    index carries no derivative: arrays, lists, tuples (NamedTuples too), dicts, strings,
+    ranges, and subclasses that keep their `__getitem__`."""
+    return getattr(type(value), "__getitem__", None) in _SELECTING

@@ -230,9 +230,19 @@ def test_einsum_passes_optimize_through() -> None:
     check_rrule(np.einsum, "ij,jk,kl->il", *operands, optimize="greedy")
 
 
-def test_einsum_interleaved_form_is_refused() -> None:
-    with pytest.raises(TypeError, match="subscripts string"):
-        einsum_rrule(sample((2, 2), 0), [0, 1], sample((2, 2), 1), [1, 2])
+@pytest.mark.parametrize(
+    "sublists",
+    [([0, 1], [1, 2]), ([0, 1], [1, 2], [2, 0]), ([Ellipsis, 1], [1, 2], [Ellipsis, 2])],
+)
+def test_einsum_interleaved_form_matches_the_string_form(sublists: tuple[Any, ...]) -> None:
+    """(Issue 17: it passed compilation and raised `TypeError` when it ran.)"""
+    a, b = sample((2, 2), 0), sample((2, 3), 1)
+    arguments = (a, sublists[0], b, sublists[1], *sublists[2:])
+    check_rrule(np.einsum, *arguments)
+    check_frule(np.einsum, *arguments)
+    y, pullback = einsum_rrule(*arguments)
+    bars = pullback(np.ones_like(y))
+    assert [type(bar) for bar in bars[2::2]] == [NoTangent] * (len(arguments) // 2)
 
 
 # (id, function, positional arguments, keyword arguments) in single precision.
@@ -414,6 +424,13 @@ def test_frule_computes_thunked_tangents(f: Any, args: tuple[Any, ...]) -> None:
     np.testing.assert_allclose(from_thunks, y_dot, rtol=1e-12, atol=1e-12)
 
 
-def test_einsum_frule_interleaved_form_is_refused() -> None:
-    with pytest.raises(TypeError, match="subscripts string"):
-        srcad.frule((NoTangent(),) * 5, np.einsum, A, [0, 1], V, [1])
+def test_einsum_frule_interleaved_form_is_the_string_form() -> None:
+    """(Issue 17: it raised `TypeError`.) Tangents of the operands only."""
+    a_dot, v_dot = np.ones_like(A), np.ones_like(V)
+    dargs = (NoTangent(), a_dot, NoTangent(), v_dot, NoTangent())
+    y, y_dot = srcad.frule(dargs, np.einsum, A, [0, 1], V, [1])
+    expected = srcad.frule((NoTangent(), NoTangent(), a_dot, v_dot), np.einsum, "ij,j", A, V)
+    np.testing.assert_allclose(y, expected[0])
+    np.testing.assert_allclose(y_dot, expected[1])
+    _, zero = srcad.frule((NoTangent(),) * 5, np.einsum, A, [0, 1], V, [1])
+    assert isinstance(zero, AbstractZero)
