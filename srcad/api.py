@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -11,26 +12,175 @@ import numpy as np
 
 from srcad import compiler
 from srcad.entry import Entry
-from srcad.errors import SrcadError
+from srcad.errors import SourceUnavailableError, SrcadError
 from srcad.kinds import Signature, signature
 from srcad.registry import REGISTRY, RuleFn, scalar_frule, scalar_rrule
-from srcad.tangents import NoTangent, ZeroTangent, materialize, unthunk
+from srcad.projection import ProjectTo
+from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, materialize, unthunk
 
 Wrt = int | str | tuple[int | str, ...]
+
+
+def name_of(f: Any) -> str:
+    """How messages name a callable the user gave: its qualified name; a partial, a
+    callable object by the function they call."""
+    if isinstance(f, Differentiable):
+        return name_of(f.func)
+    if isinstance(f, functools.partial):
+        return f"functools.partial({name_of(f.func)})"
+    name = getattr(f, "__qualname__", None)
+    if isinstance(name, str):
+        return name
+    dunder = getattr(type(f), "__call__", None)
+    if isinstance(dunder, types.FunctionType):
+        return f"{type(f).__qualname__}.__call__"
+    return repr(f)[:60]
+
+
+class Call:
+    """What calling a callable `f` runs: `function(*bound, *args, **keywords, **kwargs)`,
+    with `function` a Python function or one with a registered rule.
+
+    A function binds nothing. A bound method binds its `self` (a classmethod, its class), a
+    callable object is its class's `__call__` with the instance bound, and a
+    `functools.partial` binds its arguments and keywords. srcad differentiates `function`
+    (compiled once, whatever is bound) and hands back the derivatives for the caller's
+    arguments. `instance`: whether `bound[0]` is an instance, whose cotangent is the
+    callable's own (ChainRules' convention for callable objects); a partial's own
+    cotangent is NoTangent(), as bound arguments and keywords are not differentiated.
+    """
+
+    __slots__ = ("bound", "f", "function", "instance", "keywords")
+
+    def __init__(self, f: Any, function: Callable[..., Any], bound: tuple[Any, ...] = (),
+                 keywords: dict[str, Any] | None = None, instance: bool = False) -> None:  # fmt: skip
+        self.f = f
+        self.function = function
+        self.bound = bound
+        self.keywords = keywords or {}
+        self.instance = instance
+
+    @property
+    def binds(self) -> bool:
+        return bool(self.bound or self.keywords)
+
+    def arguments(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The arguments `function` gets for a call of `f` with `args` and `kwargs`."""
+        if not self.binds:
+            return args, kwargs
+        return (*self.bound, *args), {**self.keywords, **kwargs}
+
+    def cotangents(self, bars: tuple[Any, ...]) -> tuple[Any, ...]:
+        """A pullback's cotangents for `function` as those for `f`: `f`'s own, then one
+        for each argument of the caller's."""
+        if not self.bound:
+            return bars
+        if self.instance and self._registered_call():
+            return bars  # a registered `__call__` rule gives the instance's first
+        own = bars[1] if self.instance else NoTangent()
+        return (own, *bars[1 + len(self.bound) :])
+
+    def tangents(self, dargs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Tangents `(f_dot, *arg_dots)` for `f` as those for `function`: an instance's is
+        `f_dot`, other bound arguments' zero."""
+        if not self.bound:
+            return dargs
+        bound_dots: list[Any] = [ZeroTangent()] * len(self.bound)
+        if self.instance and dargs and not isinstance(dargs[0], AbstractZero):
+            bound_dots[0] = dargs[0]
+        return (NoTangent(), *bound_dots, *dargs[1:])
+
+    def _registered_call(self) -> bool:
+        function = self.function
+        return function.__name__ == "__call__" and REGISTRY.rrule_for(function) is not None
+
+    def check_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """Raise a `SrcadError` naming `f` if `f` cannot be called with these arguments
+        (what a `TypeError` from the generated code would otherwise say, naming srcad's
+        own functions); return if it can."""
+        try:
+            parameters = inspect.signature(self.f)
+        except (TypeError, ValueError):
+            return  # a builtin without a signature: its own error stands
+        try:
+            parameters.bind(*args, **kwargs)
+        except TypeError as error:
+            raise SrcadError(
+                f"cannot call {name_of(self.f)}{parameters} with {_described(args, kwargs)}: "
+                f"{error}"
+            ) from None
+
+
+def _described(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    count = f"{len(args)} positional argument{'s' if len(args) != 1 else ''}"
+    return f"{count} and keywords {sorted(kwargs)}" if kwargs else count
+
+
+def callee(f: Any) -> Call:
+    """What srcad differentiates for a callable `f` (see `Call`), or a `SrcadError`
+    saying why it cannot: `f` is not callable, or has neither a rule nor Python source."""
+    if isinstance(f, Differentiable):
+        return callee(f.func)
+    if isinstance(f, types.FunctionType) or _registered(f):
+        return Call(f, f)
+    if isinstance(f, functools.partial):
+        inner = callee(f.func)
+        return Call(f, inner.function, (*inner.bound, *f.args), {**inner.keywords, **f.keywords},
+                    inner.instance)  # fmt: skip
+    if isinstance(f, types.MethodType):
+        inner = callee(f.__func__)
+        own = not inner.bound and not isinstance(f.__self__, type)
+        return Call(f, inner.function, (*inner.bound, f.__self__), inner.keywords, own)
+    if isinstance(f, staticmethod):
+        return callee(f.__func__)
+    if not callable(f):
+        raise SrcadError(
+            f"srcad differentiates functions, but was given {type(f).__name__} {f!r:.60}, "
+            "which cannot be called"
+        )
+    dunder = getattr(type(f), "__call__", None)
+    if isinstance(dunder, types.FunctionType) and not isinstance(f, type):
+        return Call(f, dunder, (f,), None, True)  # a callable object
+    rule = compiler.compiled_rule(f)  # a function behind a transparent wrapper
+    if rule is not None:
+        return Call(f, rule.primal)
+    name = name_of(f)
+    raise SourceUnavailableError(
+        f"cannot differentiate {name}: it is a {type(f).__module__}.{type(f).__qualname__} "
+        "with no rule and no Python source srcad can read; register a rule with "
+        f"@srcad.rrule.register({name}) (and @srcad.frule.register for forward mode)"
+    )
+
+
+def _registered(f: Any) -> bool:
+    return REGISTRY.rrule_for(f) is not None or REGISTRY.frule_for(f) is not None
 
 
 def positional_parameters(func: Callable[..., Any]) -> list[str]:
     """The names of the parameters a pullback returns cotangents for, in order."""
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return [p.name for p in inspect.signature(func).parameters.values() if p.kind in kinds]
+    try:
+        parameters = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        raise SrcadError(
+            f"cannot read the parameters of {name_of(func)}, so cannot choose the "
+            "arguments to differentiate; wrap it in a Python function"
+        ) from None
+    return [p.name for p in parameters if p.kind in kinds]
 
 
 def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bool]:
-    """Turn `wrt` (an int, a parameter name, or a tuple of them) into parameter names.
+    """Turn `wrt` (an int, a parameter name, or a tuple or list of them) into parameter
+    names.
 
-    The flag says whether the caller asked for a tuple (and so gets a tuple back).
+    The flag says whether the caller asked for a tuple (and so gets a tuple back); an empty
+    tuple asks for nothing, and gets an empty tuple.
     """
     params = positional_parameters(func)
+    if isinstance(wrt, list):
+        wrt = tuple(wrt)
     items = wrt if isinstance(wrt, tuple) else (wrt,)
     names = []
     for item in items:
@@ -39,7 +189,7 @@ def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bo
         if isinstance(item, int):
             if not -len(params) <= item < len(params):
                 raise SrcadError(
-                    f"wrt={item} is out of range: {func.__name__} has {len(params)} "
+                    f"wrt={item} is out of range: {name_of(func)} has {len(params)} "
                     f"positional parameters {tuple(params)}"
                 )
             names.append(params[item])
@@ -47,12 +197,83 @@ def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bo
             names.append(item)
         else:
             raise SrcadError(
-                f"wrt={item!r} names no positional parameter of {func.__name__}: "
+                f"wrt={item!r} names no positional parameter of {name_of(func)}: "
                 f"choose from {tuple(params)}"
             )
     if len(set(names)) != len(names):
         raise SrcadError(f"wrt={wrt!r} names a parameter twice")
     return tuple(names), isinstance(wrt, tuple)
+
+
+def _mode(mode: Any) -> str:
+    if mode not in ("reverse", "forward"):
+        raise SrcadError(f"mode={mode!r}: choose 'reverse' or 'forward'")
+    return str(mode)
+
+
+# -- integers --------------------------------------------------------------------------------
+# srcad differentiates with respect to floats only (Python floats, NumPy float and complex
+# scalars and arrays). An int, a bool, or an integer array is never perturbed: asking for a
+# derivative with respect to one (as `wrt`, or with a nonzero tangent) is refused, the same
+# at every entry point, and a rule's pullback gives it NoTangent(). Derivatives for a float
+# argument have its float type.
+
+
+def _perturbable(primal: Any) -> bool:
+    """Whether a value has a derivative to take: not an int, bool, string or None."""
+    if isinstance(primal, bool | int | str | bytes) or primal is None:
+        return False
+    if isinstance(primal, np.ndarray | np.generic):
+        return primal.dtype.kind in "fc"
+    return True
+
+
+WRT_REMEDY = "pass a float (or a float array), or leave it out of wrt"
+TANGENT_REMEDY = "pass a float (or a float array), or give it a zero tangent (NoTangent())"
+
+
+def _refuse_unperturbable(func: Any, position: int, primal: Any, remedy: str = WRT_REMEDY) -> None:
+    """Raise the error every entry point gives for a derivative with respect to an
+    argument that cannot be perturbed (an int, a bool, an integer array...)."""
+    params = positional_parameters(func)
+    name = f"`{params[position]}`" if position < len(params) else f"argument {position}"
+    what = f"{primal.dtype} array" if isinstance(primal, np.ndarray) else type(primal).__name__
+    article = "an" if what[0] in "aeiou" else "a"
+    raise SrcadError(
+        f"cannot differentiate {name_of(func)} with respect to {name}: it is {article} {what}, "
+        f"which cannot be perturbed; {remedy}"
+    )
+
+
+def _check_perturbable(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                       positions: Any) -> None:  # fmt: skip
+    """Refuse a derivative with respect to an argument at `positions` that cannot be
+    perturbed."""
+    for position in positions:
+        primal = _argument(args, kwargs, func, position)
+        if not _perturbable(primal):
+            _refuse_unperturbable(func, position, primal)
+
+
+def _check_tangents(f: Any, dargs: tuple[Any, ...], args: tuple[Any, ...]) -> None:
+    """Refuse a nonzero tangent for an argument that cannot be perturbed."""
+    for position, (dot, primal) in enumerate(zip(dargs[1:], args, strict=False)):
+        if isinstance(dot, AbstractZero) or _perturbable(primal):
+            continue
+        if isinstance(dot, int | float | np.ndarray | np.generic) and not np.any(dot):
+            continue  # a numeric zero
+        _refuse_unperturbable(f, position, primal, TANGENT_REMEDY)
+
+
+def _floating(derivative: Any, primal: Any) -> Any:
+    """A derivative for a float argument with the argument's float type, though the code
+    computed it from ints (`d(x * n)/dx` is `n`)."""
+    if isinstance(derivative, bool | int | np.integer) or (
+        isinstance(derivative, np.ndarray) and derivative.dtype.kind in "biu"
+    ):
+        if isinstance(primal, float | np.floating | np.complexfloating | np.ndarray):
+            return ProjectTo(primal)(derivative)
+    return derivative
 
 
 def _seeded(rrule: RuleFn) -> RuleFn:
@@ -72,7 +293,7 @@ def _check_scalar(y: Any, func: Callable[..., Any]) -> None:
     if isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "fiu":
         return
     raise SrcadError(
-        f"grad needs {func.__name__} to return a real scalar, but it returned "
+        f"grad needs {name_of(func)} to return a real scalar, but it returned "
         f"{type(y).__name__} with shape {np.shape(y)}; use srcad.rrule for a pullback "
         "that takes any output cotangent"
     )
@@ -93,6 +314,7 @@ class Differentiable:
     value_and_grad: Callable[..., tuple[Any, Any]]
 
     def __init__(self, func: Callable[..., Any], wrt: Wrt = 0) -> None:
+        self._call = callee(func)  # refuses what srcad cannot differentiate, now
         functools.update_wrapper(self, func)
         self.func = func
         self.wrt, self._wrt_is_tuple = resolve_wrt(func, wrt)
@@ -121,7 +343,7 @@ class Differentiable:
                 if value
                 else "The gradient with respect to `wrt`: one value, or a tuple for a tuple `wrt`."
             )
-            entry.function.__qualname__ = f"{func.__qualname__}.{entry.name}"
+            entry.function.__qualname__ = f"{name_of(func)}.{entry.name}"
             entry.function.srcad_gradient_of = self
         self.grad = self._entries[False].function
         self.value_and_grad = self._entries[True].function
@@ -141,20 +363,32 @@ class Differentiable:
         found = self._gradients.get((kinds, value))
         if found is not None:
             return found
-        rule = REGISTRY.rrule_for(self.func)  # a registered rule wins over the source
+        function = self._call.function
+        rule = REGISTRY.rrule_for(function)  # a registered rule wins over the source
         if rule is not None:
             found = (_seeded(rule.rrule), False)
         else:
-            compiled = compiler.compiled(self.func, self.wrt, "reverse", kinds, True, value)
+            compiled = compiler.compiled(function, self.wrt, "reverse", kinds, True, value)
             found = (compiled.function, compiled.value_left_out)
         self._gradients[(kinds, value)] = found
-        self._entries[value].add(kinds, *found)
+        if not self._call.binds:  # the entry calls the gradient with the caller's arguments
+            self._entries[value].add(kinds, *found)
         return found
 
     def _general(self, args: tuple[Any, ...], kwargs: dict[str, Any], value: bool) -> Any:
-        """What an entry function gives, for any call."""
-        gradient, value_left_out = self._gradient_for(args, value)
-        y, cotangents = gradient(*args, **kwargs)
+        """What an entry function gives, for any call: arguments that do not fit the
+        function are refused before anything compiles for their kinds."""
+        call = self._call
+        full_args, full_kwargs = call.arguments(args, kwargs)
+        if (signature(full_args), value) not in self._gradients:
+            call.check_arguments(args, kwargs)
+        gradient, value_left_out = self._gradient_for(full_args, value)
+        try:
+            y, cotangents = gradient(*full_args, **full_kwargs)
+        except TypeError:
+            call.check_arguments(args, kwargs)  # other kinds, same count: say so cleanly
+            raise
+        cotangents = call.cotangents(cotangents)
         return self._finish(y, cotangents, args, kwargs, value_left_out, value)
 
     def _finish(self, y: Any, cotangents: tuple[Any, ...], args: tuple[Any, ...],
@@ -179,13 +413,8 @@ class Differentiable:
         else:
             primal = _argument(args, kwargs, self.func, position)
         if isinstance(cotangent, NoTangent) or not _perturbable(primal):
-            name = positional_parameters(self.func)[position]
-            raise SrcadError(
-                f"cannot take the gradient of {self.func.__name__} with respect to `{name}`: "
-                f"it is a {type(primal).__name__}, which cannot be perturbed; pass a float "
-                "(or a float array), or leave it out of wrt"
-            )
-        return materialize(cotangent, primal)
+            _refuse_unperturbable(self.func, position, primal)
+        return _floating(materialize(cotangent, primal), primal)
 
     def rrule(self, *args: Any, **kwargs: Any) -> tuple[Any, RuleFn]:
         """`(y, pullback)`, the pullback returning a cotangent for every positional argument."""
@@ -203,16 +432,7 @@ class Differentiable:
         return source(self.func, mode=mode, wrt=self.wrt if wrt is None else wrt, args=args)
 
     def __repr__(self) -> str:
-        return f"<srcad.Differentiable {self.func.__qualname__} wrt={self.wrt}>"
-
-
-def _perturbable(primal: Any) -> bool:
-    """Whether a value has a derivative to take: not an int, bool, string or None."""
-    if isinstance(primal, bool | int | str | bytes) or primal is None:
-        return False
-    if isinstance(primal, np.ndarray | np.generic):
-        return primal.dtype.kind in "fc"
-    return True
+        return f"<srcad.Differentiable {name_of(self.func)} wrt={self.wrt}>"
 
 
 def _argument(args: tuple[Any, ...], kwargs: dict[str, Any], func: Any, position: int) -> Any:
@@ -264,29 +484,44 @@ def source(
 
     Given example arguments `args`, the reverse rule is the one srcad uses for arguments
     of their kinds (`srcad.kinds`: float, int, float or int arrays by number of dimensions):
-    where kinds are known, derivatives are inlined as plain arithmetic."""
+    where kinds are known, derivatives are inlined as plain arithmetic. For a bound method,
+    a callable object or a partial, it is the rule of the function they call."""
     f = _unwrap(f)
-    if mode not in ("reverse", "forward"):
-        raise SrcadError(f"mode={mode!r}: choose 'reverse' or 'forward'")
+    call = callee(f)
+    mode = _mode(mode)
+    if not isinstance(args, tuple | list):
+        raise SrcadError(
+            f"source: args={args!r:.60} should be a tuple of example arguments, such as "
+            "(1.0, np.zeros(3))"
+        )
     names = None if wrt is None or mode == "forward" else resolve_wrt(f, wrt)[0]
-    kinds = signature(args) if mode == "reverse" else ()
-    return compiler.sources(f, names, mode, kinds)
+    kinds = signature(call.arguments(tuple(args), {})[0]) if mode == "reverse" and args else ()
+    return compiler.sources(call.function, names, mode, kinds)
 
 
 def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
-    """`(f(*args), J @ tangents)`: the Jacobian-vector product, in forward mode."""
+    """`(f(*args), J @ tangents)`: the Jacobian-vector product, in forward mode. A
+    tangent for a float argument is taken in that argument's float type."""
+    if not isinstance(args, tuple | list) or not isinstance(tangents, tuple | list):
+        raise SrcadError(
+            "jvp takes a tuple of arguments and a tuple of tangents, one for each: "
+            "srcad.jvp(f, (x,), (x_dot,))"
+        )
     if len(args) != len(tangents):
         raise SrcadError(f"jvp: {len(args)} arguments but {len(tangents)} tangents")
+    tangents = tuple(_floating(t, a) for t, a in zip(tangents, args, strict=True))
     y, y_dot = frule((NoTangent(), *tangents), f, *args)
-    return y, _shaped_like(unthunk(y_dot), y)
+    return y, _floating(_shaped_like(unthunk(y_dot), y), y)
 
 
 def vjp(f: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
-    """`(f(*args), vjp_fn)`; `vjp_fn(y_bar)` gives one cotangent per argument."""
+    """`(f(*args), vjp_fn)`; `vjp_fn(y_bar)` gives one cotangent per argument, projected
+    onto it (NoTangent() for an int, the argument's float type for a float)."""
     y, pullback = rrule(f, *args)
 
     def vjp_fn(y_bar: Any) -> tuple[Any, ...]:
-        return tuple(unthunk(c) for c in pullback(y_bar)[1:])
+        bars = pullback(y_bar)[1:]
+        return tuple(_floating(unthunk(c), a) for c, a in zip(bars, args, strict=False))
 
     return y, vjp_fn
 
@@ -300,23 +535,30 @@ def _shaped_like(tangent: Any, primal: Any) -> Any:
     return tangent
 
 
+def _positions(func: Callable[..., Any], wrt: Wrt) -> tuple[list[int], bool]:
+    """The positions of the arguments `wrt` names, and whether it is a tuple."""
+    names, as_tuple = resolve_wrt(func, wrt)
+    params = positional_parameters(func)
+    return [params.index(n) for n in names], as_tuple
+
+
 def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Callable[..., Any]:
     """A function giving the Jacobian of `f` with respect to `wrt`: an array of shape
     `output.shape + argument.shape` (the argument's shape for a scalar output); a tuple of
     them for a tuple `wrt`. `mode="reverse"` takes one pullback per output element,
     `"forward"` one pushforward per input element."""
     func = _unwrap(f)
-    names, as_tuple = resolve_wrt(func, wrt)
-    positions = [positional_parameters(func).index(n) for n in names]
+    callee(func)
+    mode = _mode(mode)
+    positions, as_tuple = _positions(func, wrt)
 
     def jacobian_of(*args: Any) -> Any:
+        _check_perturbable(func, args, {}, positions)
         if mode == "reverse":
             y, vjp_fn = vjp(func, *args)
             blocks = _reverse_jacobian(vjp_fn, y, args, positions)
-        elif mode == "forward":
-            blocks = [_forward_jacobian(func, args, p) for p in positions]
         else:
-            raise SrcadError(f"mode={mode!r}: choose 'reverse' or 'forward'")
+            blocks = [_forward_jacobian(func, args, p) for p in positions]
         return tuple(blocks) if as_tuple else blocks[0]
 
     return jacobian_of
@@ -326,19 +568,19 @@ def _second_derivative(first: Differentiable, wrt: Wrt) -> Callable[..., Any]:
     if first._wrt_is_tuple:
         raise SrcadError("grad of a gradient with respect to several arguments is not a "
                          "scalar function; use srcad.hessian")  # fmt: skip
-    names, as_tuple = resolve_wrt(first.func, wrt)
-    params = positional_parameters(first.func)
-    outer = [params.index(n) for n in names]
+    outer, as_tuple = _positions(first.func, wrt)
     (inner,) = first._positions
 
     def second_derivative(*args: Any) -> Any:
+        callee(first.func).check_arguments(args, {})
+        _check_perturbable(first.func, args, {}, [inner, *outer])
         if np.ndim(args[inner]) != 0:
             raise SrcadError(
                 "grad of a gradient needs the gradient to be a scalar: differentiate with "
                 "respect to a scalar argument, or use srcad.hessian"
             )
         row = _hessian_row(first.func, args, inner, 1.0)
-        values = tuple(_shaped_like(row[i], args[i]) for i in outer)
+        values = tuple(_floating(_shaped_like(row[i], args[i]), args[i]) for i in outer)
         return values if as_tuple else values[0]
 
     return second_derivative
@@ -348,12 +590,14 @@ def _hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
                  direction: Any) -> tuple[Any, ...]:  # fmt: skip
     """`(H @ v)` for each argument, with `v` the tangent `direction` of argument `position`:
     the reverse rule of `func`'s generated forward rule, seeded on the output tangent."""
-    forward = compiler.compiled_frule(func).function
-    tangents = [ZeroTangent()] * len(args)
+    call = callee(func)
+    forward = compiler.compiled_frule(call.function).function
+    tangents: list[Any] = [ZeroTangent()] * len(args)
     tangents[position] = direction
-    _, pullback = rrule(forward, (NoTangent(), *tangents), *args)
+    full_args, keywords = call.arguments(args, {})
+    _, pullback = rrule(forward, call.tangents((NoTangent(), *tangents)), *full_args, **keywords)
     cotangents = pullback((ZeroTangent(), 1.0))
-    return tuple(unthunk(c) for c in cotangents[2:])
+    return tuple(unthunk(c) for c in cotangents[2 + len(call.bound) :])
 
 
 def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
@@ -361,10 +605,12 @@ def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     array of shape `x.shape + x.shape` (for a tuple `wrt`, a tuple of tuples of blocks).
     Each column is a Hessian-vector product: reverse mode over `f`'s generated frule."""
     func = _unwrap(f)
-    names, as_tuple = resolve_wrt(func, wrt)
-    positions = [positional_parameters(func).index(n) for n in names]
+    callee(func)
+    positions, as_tuple = _positions(func, wrt)
 
     def hessian_of(*args: Any) -> Any:
+        callee(func).check_arguments(args, {})
+        _check_perturbable(func, args, {}, positions)
         blocks = []
         for i in positions:
             row_blocks = []
@@ -376,7 +622,7 @@ def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
                     basis.reshape(-1)[index] = 1.0
                     direction = basis if isinstance(x, np.ndarray) else float(basis)
                     hv = _hessian_row(func, args, j, direction)[i]
-                    columns.append(np.asarray(_shaped_like(hv, args[i])))
+                    columns.append(np.asarray(_shaped_like(hv, args[i]), dtype=float))
                 block = np.stack(columns, axis=-1).reshape(np.shape(args[i]) + np.shape(x))
                 row_blocks.append(block)
             blocks.append(tuple(row_blocks))
@@ -391,13 +637,25 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
     """A function `(*args, v) -> H @ v` for a real-scalar-valued `f` and one argument `wrt`,
     at the cost of one forward and one reverse sweep, whatever the size."""
     func = _unwrap(f)
-    (name,), _ = resolve_wrt(func, wrt)
-    position = positional_parameters(func).index(name)
+    callee(func)
+    if not isinstance(wrt, int | str):
+        raise SrcadError(
+            f"hessian_vector_product differentiates with respect to one argument: wrt "
+            f"takes an int or a parameter name, not {wrt!r}"
+        )
+    (position,), _ = _positions(func, wrt)
 
     def product(*args_and_v: Any) -> Any:
+        if not args_and_v:
+            raise SrcadError(
+                f"the Hessian-vector product of {name_of(func)} takes its arguments and "
+                "then the vector v"
+            )
         *args, v = args_and_v
+        callee(func).check_arguments(tuple(args), {})
+        _check_perturbable(func, tuple(args), {}, [position])
         hv = _hessian_row(func, tuple(args), position, v)[position]
-        return _shaped_like(hv, args[position])
+        return _floating(_shaped_like(hv, args[position]), args[position])
 
     return product
 
@@ -450,8 +708,29 @@ class RRule:
         if rule is not None:
             result: tuple[Any, RuleFn] = rule.rrule(*args, **kwargs)
             return result
+        if not isinstance(f, types.FunctionType):
+            call = callee(f)
+            if call.function is not f:
+                return self._bound(call, args, kwargs)
         kinds = signature(args)
-        return compiler.compiled(f, None, "reverse", kinds).function(*args, **kwargs)
+        function = compiler.compiled(f, None, "reverse", kinds).function
+        try:
+            return function(*args, **kwargs)  # type: ignore[no-any-return]
+        except TypeError:
+            Call(f, f).check_arguments(args, kwargs)  # arguments that do not fit: say so
+            raise
+
+    def _bound(self, call: Call, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The rule of a callable that binds arguments (see `Call`)."""
+        full_args, full_kwargs = call.arguments(args, kwargs)
+        call.check_arguments(args, kwargs)
+        y, pullback = self(call.function, *full_args, **full_kwargs)
+
+        def bound_pullback(y_bar: Any) -> tuple[Any, ...]:
+            return call.cotangents(pullback(y_bar))
+
+        bound_pullback.__name__ = bound_pullback.__qualname__ = pullback.__name__
+        return y, bound_pullback
 
     def register(
         self, primal: Callable[..., Any], *, config: bool = False
@@ -462,9 +741,10 @@ class RRule:
         `primal` may be a function, a class (a rule for its constructor), or a class's
         `__call__` (a rule for calling its instances: the pullback's first cotangent is
         then the instance's)."""
+        _check_registrable(primal)
 
         def register(rule: RuleFn) -> RuleFn:
-            REGISTRY.register_rrule(_unwrap(primal), rule, config=config)
+            REGISTRY.register_rrule(_unwrap(primal), _checked_rule(rule), config=config)
             return rule
 
         return register
@@ -477,33 +757,77 @@ class FRule:
     """`srcad.frule((f_dot, *arg_dots), f, *args)` gives `(y, y_dot)`: `f`'s registered
     forward rule, else the one srcad compiles from its source.
 
-    `@srcad.frule.register(f)` registers one: `rule((f_dot, *arg_dots), *args)`.
+    `@srcad.frule.register(f)` registers one: `rule((f_dot, *arg_dots), *args)`. A nonzero
+    tangent for an argument that cannot be perturbed (an int) is refused.
     """
 
     def __call__(
         self, dargs: tuple[Any, ...], f: Callable[..., Any], *args: Any, **kwargs: Any
     ) -> tuple[Any, Any]:
+        if not isinstance(dargs, tuple | list):
+            raise SrcadError(
+                f"frule takes the tangents first, a tuple (f_dot, *arg_dots), not {dargs!r:.60}"
+            )
         f = _unwrap(f)
+        _check_tangents(f, dargs, args)
+        if not isinstance(f, types.FunctionType) and REGISTRY.frule_for(f) is None:
+            call = callee(f)
+            if call.binds:
+                full_args, full_kwargs = call.arguments(args, kwargs)
+                call.check_arguments(args, kwargs)
+                return self(call.tangents(tuple(dargs)), call.function, *full_args, **full_kwargs)
+            f = call.function
         rule = REGISTRY.frule_for(f)
         if rule is not None:
             result: tuple[Any, Any] = rule.rrule(dargs, *args, **kwargs)
             return result
-        result = compiler.compiled_frule(f).function(dargs, *args, **kwargs)
+        function = compiler.compiled_frule(f).function
+        dargs = _padded(dargs, f)
+        try:
+            result = function(dargs, *args, **kwargs)
+        except TypeError:
+            Call(f, f).check_arguments(args, kwargs)  # arguments that do not fit: say so
+            raise
         return result
 
     def register(
         self, primal: Callable[..., Any], *, config: bool = False
     ) -> Callable[[RuleFn], RuleFn]:
         """Decorator registering a forward rule `rule((f_dot, *arg_dots), *args)`."""
+        _check_registrable(primal)
 
         def register(rule: RuleFn) -> RuleFn:
-            REGISTRY.register_frule(_unwrap(primal), rule, config=config)
+            REGISTRY.register_frule(_unwrap(primal), _checked_rule(rule), config=config)
             return rule
 
         return register
 
 
 frule = FRule()
+
+
+def _padded(dargs: tuple[Any, ...], function: Callable[..., Any]) -> tuple[Any, ...]:
+    """Tangents for every positional parameter of a compiled forward rule: zeros for the
+    arguments a call leaves to their defaults (or passes by keyword, which are not
+    differentiated)."""
+    code = getattr(function, "__code__", None)
+    if code is None or len(dargs) > code.co_argcount:
+        return dargs
+    return (*dargs, *(ZeroTangent(),) * (code.co_argcount + 1 - len(dargs)))
+
+
+def _check_registrable(primal: Any) -> None:
+    if not callable(primal) and not isinstance(primal, staticmethod | classmethod):
+        raise SrcadError(
+            f"a rule is registered for a function (or a class, or a class's __call__), not "
+            f"for {type(primal).__name__} {primal!r:.60}"
+        )
+
+
+def _checked_rule(rule: Any) -> Any:
+    if not callable(rule):
+        raise SrcadError(f"a rule must be a function, not {type(rule).__name__} {rule!r:.60}")
+    return rule
 
 
 def scalar_rule(f: Callable[..., Any], *partials: Callable[..., Any]) -> None:
