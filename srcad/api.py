@@ -14,8 +14,8 @@ from srcad import compiler
 from srcad.entry import Entry
 from srcad.errors import SourceUnavailableError, SrcadError
 from srcad.kinds import Signature, signature
-from srcad.registry import REGISTRY, RuleFn, scalar_frule, scalar_rrule
 from srcad.projection import ProjectTo
+from srcad.registry import REGISTRY, RuleFn, scalar_frule, scalar_rrule
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, materialize, unthunk
 
 Wrt = int | str | tuple[int | str, ...]
@@ -31,8 +31,7 @@ def name_of(f: Any) -> str:
     name = getattr(f, "__qualname__", None)
     if isinstance(name, str):
         return name
-    dunder = getattr(type(f), "__call__", None)
-    if isinstance(dunder, types.FunctionType):
+    if _python_call(f) is not None:
         return f"{type(f).__qualname__}.__call__"
     return repr(f)[:60]
 
@@ -52,8 +51,14 @@ class Call:
 
     __slots__ = ("bound", "f", "function", "instance", "keywords")
 
-    def __init__(self, f: Any, function: Callable[..., Any], bound: tuple[Any, ...] = (),
-                 keywords: dict[str, Any] | None = None, instance: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        f: Any,
+        function: Callable[..., Any],
+        bound: tuple[Any, ...] = (),
+        keywords: dict[str, Any] | None = None,
+        instance: bool = False,
+    ) -> None:
         self.f = f
         self.function = function
         self.bound = bound
@@ -140,8 +145,8 @@ def callee(f: Any) -> Call:
             f"srcad differentiates functions, but was given {type(f).__name__} {f!r:.60}, "
             "which cannot be called"
         )
-    dunder = getattr(type(f), "__call__", None)
-    if isinstance(dunder, types.FunctionType) and not isinstance(f, type):
+    dunder = _python_call(f)
+    if dunder is not None:
         return Call(f, dunder, (f,), None, True)  # a callable object
     rule = compiler.compiled_rule(f)  # a function behind a transparent wrapper
     if rule is not None:
@@ -152,6 +157,12 @@ def callee(f: Any) -> Call:
         "with no rule and no Python source srcad can read; register a rule with "
         f"@srcad.rrule.register({name}) (and @srcad.frule.register for forward mode)"
     )
+
+
+def _python_call(f: Any) -> types.FunctionType | None:
+    """The Python `__call__` of `f`'s class, if `f` is an instance (not a class) with one."""
+    dunder = getattr(type(f), "__call__", None)  # noqa: B004 (the class's, not callable())
+    return dunder if isinstance(dunder, types.FunctionType) and not isinstance(f, type) else None
 
 
 def _registered(f: Any) -> bool:
@@ -268,12 +279,13 @@ def _check_tangents(f: Any, dargs: tuple[Any, ...], args: tuple[Any, ...]) -> No
 def _floating(derivative: Any, primal: Any) -> Any:
     """A derivative for a float argument with the argument's float type, though the code
     computed it from ints (`d(x * n)/dx` is `n`)."""
-    if isinstance(derivative, bool | int | np.integer) or (
+    integral = isinstance(derivative, bool | int | np.integer) or (
         isinstance(derivative, np.ndarray) and derivative.dtype.kind in "biu"
-    ):
-        if isinstance(primal, float | np.floating | np.complexfloating | np.ndarray):
-            return ProjectTo(primal)(derivative)
-    return derivative
+    )
+    inexact = isinstance(primal, float | complex | np.inexact) or (
+        isinstance(primal, np.ndarray) and primal.dtype.kind in "fc"
+    )
+    return ProjectTo(primal)(derivative) if integral and inexact else derivative
 
 
 def _seeded(rrule: RuleFn) -> RuleFn:
@@ -715,7 +727,7 @@ class RRule:
         kinds = signature(args)
         function = compiler.compiled(f, None, "reverse", kinds).function
         try:
-            return function(*args, **kwargs)  # type: ignore[no-any-return]
+            return function(*args, **kwargs)
         except TypeError:
             Call(f, f).check_arguments(args, kwargs)  # arguments that do not fit: say so
             raise
