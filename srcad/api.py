@@ -49,7 +49,7 @@ class Call:
     cotangent is NoTangent(), as bound arguments and keywords are not differentiated.
     """
 
-    __slots__ = ("bound", "f", "function", "instance", "keywords")
+    __slots__ = ("bound", "count", "f", "function", "instance", "keywords")
 
     def __init__(
         self,
@@ -64,6 +64,8 @@ class Call:
         self.bound = bound
         self.keywords = keywords or {}
         self.instance = instance
+        # How many positional parameters `f` has (None: any number), each with a cotangent.
+        self.count = _positional_count(f) if self.binds else None
 
     @property
     def binds(self) -> bool:
@@ -80,12 +82,13 @@ class Call:
     def cotangents(self, bars: tuple[Any, ...]) -> tuple[Any, ...]:
         """A pullback's cotangents for `function` as those for `f`: `f`'s own, then one
         for each argument of the caller's."""
-        if not self.bound:
+        if not self.binds:
             return bars
         if self.instance and self._registered_call():
             return bars  # a registered `__call__` rule gives the instance's first
         own = bars[1] if self.instance else NoTangent()
-        return (own, *bars[1 + len(self.bound) :])
+        start = 1 + len(self.bound)
+        return (own, *bars[start : None if self.count is None else start + self.count])
 
     def tangents(self, dargs: tuple[Any, ...]) -> tuple[Any, ...]:
         """Tangents `(f_dot, *arg_dots)` for `f` as those for `function`: an instance's is
@@ -116,6 +119,20 @@ class Call:
                 f"cannot call {name_of(self.f)}{parameters} with {_described(args, kwargs)}: "
                 f"{error}"
             ) from None
+
+
+def _positional_count(f: Any) -> int | None:
+    """The number of positional parameters of `f` (a partial's keywords make the parameters
+    from theirs on keyword-only); None for `*args`, or where no signature can be read."""
+    try:
+        parameters = inspect.signature(f).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    kinds = [p.kind for p in parameters]
+    if inspect.Parameter.VAR_POSITIONAL in kinds:
+        return None
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(kind in positional for kind in kinds)
 
 
 def _described(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
@@ -267,13 +284,15 @@ def _check_perturbable(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
 
 
 def _check_tangents(f: Any, dargs: tuple[Any, ...], args: tuple[Any, ...]) -> None:
-    """Refuse a nonzero tangent for an argument that cannot be perturbed."""
+    """Refuse a nonzero number (or array) as the tangent of an argument that cannot be
+    perturbed: it would be ignored, or (read as the tangent of a float) give a derivative
+    srcad does not compute."""
     for position, (dot, primal) in enumerate(zip(dargs[1:], args, strict=False)):
         if isinstance(dot, AbstractZero) or _perturbable(primal):
             continue
-        if isinstance(dot, int | float | np.ndarray | np.generic) and not np.any(dot):
-            continue  # a numeric zero
-        _refuse_unperturbable(f, position, primal, TANGENT_REMEDY)
+        dot = unthunk(dot)  # a thunk for an int: cheap, and its value is needed to judge
+        if isinstance(dot, int | float | complex | np.ndarray | np.generic) and np.any(dot):
+            _refuse_unperturbable(f, position, primal, TANGENT_REMEDY)
 
 
 def _floating(derivative: Any, primal: Any) -> Any:
@@ -298,17 +317,31 @@ def _seeded(rrule: RuleFn) -> RuleFn:
     return gradient
 
 
-def _check_scalar(y: Any, func: Callable[..., Any]) -> None:
+def _check_scalar(y: Any, func: Callable[..., Any], what: str = "grad") -> None:
     integer = isinstance(y, int | np.integer) and not isinstance(y, bool)
     if isinstance(y, float | np.floating) or integer:
         return
     if isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "fiu":
         return
     raise SrcadError(
-        f"grad needs {name_of(func)} to return a real scalar, but it returned "
+        f"{what} needs {name_of(func)} to return a real scalar, but it returned "
         f"{type(y).__name__} with shape {np.shape(y)}; use srcad.rrule for a pullback "
         "that takes any output cotangent"
     )
+
+
+def _explain_failure(call: Call, args: tuple[Any, ...], kwargs: dict[str, Any], what: str) -> None:
+    """After a `TypeError` from generated code, raise a `SrcadError` for either mistake that
+    causes one: arguments that do not fit `f`, or (for `what` needs a scalar: grad,
+    hessian) an output that is not a real scalar, such as a tuple, which the seed 1.0 cannot
+    be the cotangent of. Return if neither: the error is the function's own."""
+    call.check_arguments(args, kwargs)
+    full_args, full_kwargs = call.arguments(args, kwargs)
+    try:
+        y = call.function(*full_args, **full_kwargs)
+    except Exception:  # the primal fails too: the original error says why
+        return
+    _check_scalar(y, call.f, what)
 
 
 class Differentiable:
@@ -398,7 +431,7 @@ class Differentiable:
         try:
             y, cotangents = gradient(*full_args, **full_kwargs)
         except TypeError:
-            call.check_arguments(args, kwargs)  # other kinds, same count: say so cleanly
+            _explain_failure(call, args, kwargs, self._entries[value].name)
             raise
         cotangents = call.cotangents(cotangents)
         return self._finish(y, cotangents, args, kwargs, value_left_out, value)
@@ -408,7 +441,7 @@ class Differentiable:
         """The gradient (with `value`: `(y, gradient)`) from what a gradient function
         gave, in general: the result checked, zeros materialised, tuples for tuples."""
         if not (y is None and value_left_out):
-            _check_scalar(y, self.func)
+            _check_scalar(y, self.func, self._entries[value].name)
         if self._single is not None:
             gradient = self._gradient(cotangents[self._single + 1], args, kwargs, self._single)
         else:
@@ -522,6 +555,7 @@ def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...])
     if len(args) != len(tangents):
         raise SrcadError(f"jvp: {len(args)} arguments but {len(tangents)} tangents")
     tangents = tuple(_floating(t, a) for t, a in zip(tangents, args, strict=True))
+    _check_tangents(f, (NoTangent(), *tangents), args)
     y, y_dot = frule((NoTangent(), *tangents), f, *args)
     return y, _floating(_shaped_like(unthunk(y_dot), y), y)
 
@@ -591,7 +625,7 @@ def _second_derivative(first: Differentiable, wrt: Wrt) -> Callable[..., Any]:
                 "grad of a gradient needs the gradient to be a scalar: differentiate with "
                 "respect to a scalar argument, or use srcad.hessian"
             )
-        row = _hessian_row(first.func, args, inner, 1.0)
+        row = _hessian_row(first.func, args, inner, 1.0, "grad of a gradient")
         values = tuple(_floating(_shaped_like(row[i], args[i]), args[i]) for i in outer)
         return values if as_tuple else values[0]
 
@@ -599,7 +633,7 @@ def _second_derivative(first: Differentiable, wrt: Wrt) -> Callable[..., Any]:
 
 
 def _hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
-                 direction: Any) -> tuple[Any, ...]:  # fmt: skip
+                 direction: Any, what: str) -> tuple[Any, ...]:  # fmt: skip
     """`(H @ v)` for each argument, with `v` the tangent `direction` of argument `position`:
     the reverse rule of `func`'s generated forward rule, seeded on the output tangent."""
     call = callee(func)
@@ -607,8 +641,14 @@ def _hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
     tangents: list[Any] = [ZeroTangent()] * len(args)
     tangents[position] = direction
     full_args, keywords = call.arguments(args, {})
-    _, pullback = rrule(forward, call.tangents((NoTangent(), *tangents)), *full_args, **keywords)
-    cotangents = pullback((ZeroTangent(), 1.0))
+    dargs = _padded(call.tangents((NoTangent(), *tangents)), call.function)
+    (y, _), pullback = rrule(forward, dargs, *full_args, **keywords)
+    _check_scalar(y, call.f, what)  # the seed 1.0 would sum the Hessians of an array's elements
+    try:
+        cotangents = pullback((ZeroTangent(), 1.0))
+    except TypeError:
+        _explain_failure(call, args, {}, what)
+        raise
     return tuple(unthunk(c) for c in cotangents[2 + len(call.bound) :])
 
 
@@ -633,7 +673,7 @@ def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
                     basis = np.zeros(np.shape(x))
                     basis.reshape(-1)[index] = 1.0
                     direction = basis if isinstance(x, np.ndarray) else float(basis)
-                    hv = _hessian_row(func, args, j, direction)[i]
+                    hv = _hessian_row(func, args, j, direction, "hessian")[i]
                     columns.append(np.asarray(_shaped_like(hv, args[i]), dtype=float))
                 block = np.stack(columns, axis=-1).reshape(np.shape(args[i]) + np.shape(x))
                 row_blocks.append(block)
@@ -666,7 +706,7 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
         *args, v = args_and_v
         callee(func).check_arguments(tuple(args), {})
         _check_perturbable(func, tuple(args), {}, [position])
-        hv = _hessian_row(func, tuple(args), position, v)[position]
+        hv = _hessian_row(func, tuple(args), position, v, "hessian_vector_product")[position]
         return _floating(_shaped_like(hv, args[position]), args[position])
 
     return product
@@ -781,18 +821,20 @@ class FRule:
                 f"frule takes the tangents first, a tuple (f_dot, *arg_dots), not {dargs!r:.60}"
             )
         f = _unwrap(f)
-        _check_tangents(f, dargs, args)
-        if not isinstance(f, types.FunctionType) and REGISTRY.frule_for(f) is None:
+        rule = REGISTRY.frule_for(f)
+        if rule is not None:  # the rule's own convention for ints (np.full's: a zero)
+            result: tuple[Any, Any] = rule.rrule(dargs, *args, **kwargs)
+            return result
+        if not isinstance(f, types.FunctionType):
             call = callee(f)
             if call.binds:
                 full_args, full_kwargs = call.arguments(args, kwargs)
                 call.check_arguments(args, kwargs)
+                _check_tangents(f, dargs, args)
                 return self(call.tangents(tuple(dargs)), call.function, *full_args, **full_kwargs)
-            f = call.function
-        rule = REGISTRY.frule_for(f)
-        if rule is not None:
-            result: tuple[Any, Any] = rule.rrule(dargs, *args, **kwargs)
-            return result
+            if call.function is not f:
+                return self(dargs, call.function, *args, **kwargs)
+        _check_tangents(f, dargs, args)
         function = compiler.compiled_frule(f).function
         dargs = _padded(dargs, f)
         try:
@@ -831,14 +873,14 @@ def _padded(dargs: tuple[Any, ...], function: Callable[..., Any]) -> tuple[Any, 
 def _check_registrable(primal: Any) -> None:
     if not callable(primal) and not isinstance(primal, staticmethod | classmethod):
         raise SrcadError(
-            f"a rule is registered for a function (or a class, or a class's __call__), not "
-            f"for {type(primal).__name__} {primal!r:.60}"
+            f"rules are for functions (or classes, or a class's __call__), not for "
+            f"{type(primal).__name__} {primal!r:.60}"
         )
 
 
-def _checked_rule(rule: Any) -> Any:
+def _checked_rule(rule: Any, what: str = "a rule") -> Any:
     if not callable(rule):
-        raise SrcadError(f"a rule must be a function, not {type(rule).__name__} {rule!r:.60}")
+        raise SrcadError(f"{what} must be a function, not {type(rule).__name__} {rule!r:.60}")
     return rule
 
 
@@ -846,16 +888,23 @@ def scalar_rule(f: Callable[..., Any], *partials: Callable[..., Any]) -> None:
     """Both rules of a scalar (or elementwise) function from its partial derivatives, each
     taking the arguments and then the result: `scalar_rule(math.sinh, lambda x, y: math.cosh(x))`.
     """
+    _check_registrable(f)
+    for partial in partials:
+        _checked_rule(partial, "a partial derivative")
     REGISTRY.register_rrule(f, scalar_rrule(f, *partials))
     REGISTRY.register_frule(f, scalar_frule(f, *partials))
 
 
 def non_differentiable(*functions: Callable[..., Any]) -> None:
     """Mark functions whose results carry no derivative (sizes, predicates, indices)."""
+    for f in functions:
+        _check_registrable(f)
     REGISTRY.register_non_differentiable(*(_unwrap(f) for f in functions))
 
 
 def opt_out(f: Callable[..., Any], predicate: Callable[..., bool]) -> None:
     """Calls of `f` whose arguments satisfy `predicate(*args, **kwargs)` are differentiated
     through `f`'s own source instead of its registered rule."""
+    _check_registrable(f)
+    _checked_rule(predicate, "an opt-out predicate")
     REGISTRY.register_opt_out(_unwrap(f), predicate)
