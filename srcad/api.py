@@ -121,11 +121,14 @@ class Differentiable:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
 
-    def _gradient_for(self, args: tuple[Any, ...], value: bool) -> tuple[RuleFn, bool]:
+    def _gradient_for(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], value: bool
+    ) -> tuple[RuleFn, bool]:
         """The function giving `(y, pullback(1.0))` for `wrt`, specialised for the kinds of
-        `args`: the generated `grad_f`, or a registered rule's; and whether it gives None
-        for `y`, proven a real float (only without `value`, for `grad`). The entry function
-        gets a branch calling it."""
+        the arguments `function` gets for these (`Call.arguments`): the generated `grad_f`,
+        or a registered rule's; and whether it gives None for `y`, proven a real float
+        (only without `value`, for `grad`). The entry function gets a branch calling it.
+        Arguments that do not fit the function are refused before anything compiles."""
         kinds = signature(args)
         if self._version != REGISTRY.version:
             self._gradients.clear()
@@ -133,26 +136,24 @@ class Differentiable:
         found = self._gradients.get((kinds, value))
         if found is not None:
             return found
-        function = self._call.function
-        rule = REGISTRY.rrule_for(function)  # a registered rule wins over the source
+        call = self._call
+        call.check_arguments(args[len(call.bound) :], kwargs)
+        rule = REGISTRY.rrule_for(call.function)  # a registered rule wins over the source
         if rule is not None:
             found = (_seeded(rule.rrule), False)
         else:
-            compiled = compiler.compiled(function, self.wrt, "reverse", kinds, True, value)
+            compiled = compiler.compiled(call.function, self.wrt, "reverse", kinds, True, value)
             found = (compiled.function, compiled.value_left_out)
         self._gradients[(kinds, value)] = found
-        if not self._call.binds:  # the entry calls the gradient with the caller's arguments
+        if not call.binds:  # the entry calls the gradient with the caller's arguments
             self._entries[value].add(kinds, *found)
         return found
 
     def _general(self, args: tuple[Any, ...], kwargs: dict[str, Any], value: bool) -> Any:
-        """What an entry function gives, for any call: arguments that do not fit the
-        function are refused before anything compiles for their kinds."""
+        """What an entry function gives, for any call."""
         call = self._call
         full_args, full_kwargs = call.arguments(args, kwargs)
-        if (signature(full_args), value) not in self._gradients:
-            call.check_arguments(args, kwargs)
-        gradient, value_left_out = self._gradient_for(full_args, value)
+        gradient, value_left_out = self._gradient_for(full_args, kwargs, value)
         try:
             y, cotangents = gradient(*full_args, **full_kwargs)
         except TypeError:
