@@ -59,6 +59,23 @@ def as_vector(x):
     return x * x * np.ones(2)
 
 
+def alternating(x, k):
+    if k % 2 == 0:
+        return x * k
+    return x**2 * k
+
+
+def loop_of_helpers(x, n):
+    total = 0.0
+    for k in range(n):
+        total = total + alternating(x, k)
+    return total
+
+
+def summed_loop(x, n):
+    return np.sum(loop_of_helpers(x, n))
+
+
 class Spring:
     """A callable object, with a method, a classmethod and a staticmethod."""
 
@@ -233,6 +250,37 @@ def test_jvp_never_casts_a_tangent_to_int(x: Any, tangent: Any) -> None:
         expected = np.tensordot(central(f, x), np.asarray(tangent, dtype=float), axes=np.ndim(x))
         assert np.asarray(y_dot).dtype.kind == "f"
         close(y_dot, expected)
+
+
+@pytest.mark.parametrize("x", [2.0, np.array([2.0, -0.5])], ids=["scalar", "array"])
+def test_integers_inside_loops_and_helpers_keep_the_policy(x: Any) -> None:
+    def f(v: Any) -> Any:
+        return np.sum(loop_of_helpers(v, 4))
+
+    expected = central(f, x)
+    g = srcad.grad(summed_loop)
+    for _ in range(2):
+        gradient = g(x, 4)
+        assert np.asarray(gradient).dtype == np.float64 and type(gradient) is type(x)
+        close(gradient, expected)
+    close(
+        srcad.jacobian(loop_of_helpers, mode="forward")(x, 4),
+        central(lambda v: loop_of_helpers(v, 4), x),
+    )
+    close(srcad.jacobian(loop_of_helpers)(x, 4), central(lambda v: loop_of_helpers(v, 4), x))
+    _, y_dot = srcad.jvp(loop_of_helpers, (x, 4), (np.ones(np.shape(x)), NoTangent()))
+    close(
+        y_dot,
+        np.tensordot(
+            central(lambda v: loop_of_helpers(v, 4), x), np.ones(np.shape(x)), axes=np.ndim(x)
+        ),
+    )
+    refused(lambda: srcad.grad(summed_loop, wrt="n")(x, 4), "`n`: it is an int")
+    refused(lambda: srcad.jvp(loop_of_helpers, (x, 4), (np.ones(np.shape(x)), 1.0)), "`n`")
+    integral = np.asarray(x).astype(int) if np.ndim(x) else 2
+    refused(lambda: srcad.jacobian(loop_of_helpers)(integral, 4), "cannot be perturbed")
+    refused(lambda: srcad.hessian(summed_loop)(integral, 4), "cannot be perturbed")
+    close(srcad.hessian(summed_loop)(x, 4), central(lambda v: srcad.grad(summed_loop)(v, 4), x))
 
 
 # --- wrt ------------------------------------------------------------------------------------
