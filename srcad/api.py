@@ -3,56 +3,33 @@
 from __future__ import annotations
 
 import functools
-import inspect
+import types
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from srcad import compiler
+from srcad.callables import (
+    Call,
+    Wrt,
+    argument_at,
+    callee,
+    check_perturbable,
+    check_tangents,
+    checked_mode,
+    floating,
+    name_of,
+    perturbable,
+    positional_parameters,
+    refuse_unperturbable,
+    resolve_wrt,
+)
 from srcad.entry import Entry
 from srcad.errors import SrcadError
 from srcad.kinds import Signature, signature
 from srcad.registry import REGISTRY, RuleFn, scalar_frule, scalar_rrule
 from srcad.tangents import NoTangent, ZeroTangent, materialize, unthunk
-
-Wrt = int | str | tuple[int | str, ...]
-
-
-def positional_parameters(func: Callable[..., Any]) -> list[str]:
-    """The names of the parameters a pullback returns cotangents for, in order."""
-    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return [p.name for p in inspect.signature(func).parameters.values() if p.kind in kinds]
-
-
-def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bool]:
-    """Turn `wrt` (an int, a parameter name, or a tuple of them) into parameter names.
-
-    The flag says whether the caller asked for a tuple (and so gets a tuple back).
-    """
-    params = positional_parameters(func)
-    items = wrt if isinstance(wrt, tuple) else (wrt,)
-    names = []
-    for item in items:
-        if isinstance(item, bool) or not isinstance(item, int | str):
-            raise SrcadError(f"wrt takes ints and parameter names, not {item!r}")
-        if isinstance(item, int):
-            if not -len(params) <= item < len(params):
-                raise SrcadError(
-                    f"wrt={item} is out of range: {func.__name__} has {len(params)} "
-                    f"positional parameters {tuple(params)}"
-                )
-            names.append(params[item])
-        elif item in params:
-            names.append(item)
-        else:
-            raise SrcadError(
-                f"wrt={item!r} names no positional parameter of {func.__name__}: "
-                f"choose from {tuple(params)}"
-            )
-    if len(set(names)) != len(names):
-        raise SrcadError(f"wrt={wrt!r} names a parameter twice")
-    return tuple(names), isinstance(wrt, tuple)
 
 
 def _seeded(rrule: RuleFn) -> RuleFn:
@@ -65,17 +42,31 @@ def _seeded(rrule: RuleFn) -> RuleFn:
     return gradient
 
 
-def _check_scalar(y: Any, func: Callable[..., Any]) -> None:
+def _check_scalar(y: Any, func: Callable[..., Any], what: str = "grad") -> None:
     integer = isinstance(y, int | np.integer) and not isinstance(y, bool)
     if isinstance(y, float | np.floating) or integer:
         return
     if isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "fiu":
         return
     raise SrcadError(
-        f"grad needs {func.__name__} to return a real scalar, but it returned "
+        f"{what} needs {name_of(func)} to return a real scalar, but it returned "
         f"{type(y).__name__} with shape {np.shape(y)}; use srcad.rrule for a pullback "
         "that takes any output cotangent"
     )
+
+
+def _explain_failure(call: Call, args: tuple[Any, ...], kwargs: dict[str, Any], what: str) -> None:
+    """After a `TypeError` from generated code, raise a `SrcadError` for either mistake that
+    causes one: arguments that do not fit `f`, or (for `what` needs a scalar: grad,
+    hessian) an output that is not a real scalar, such as a tuple, which the seed 1.0 cannot
+    be the cotangent of. Return if neither: the error is the function's own."""
+    call.check_arguments(args, kwargs)
+    full_args, full_kwargs = call.arguments(args, kwargs)
+    try:
+        y = call.function(*full_args, **full_kwargs)
+    except Exception:  # the primal fails too: the original error says why
+        return
+    _check_scalar(y, call.f, what)
 
 
 class Differentiable:
@@ -93,6 +84,7 @@ class Differentiable:
     value_and_grad: Callable[..., tuple[Any, Any]]
 
     def __init__(self, func: Callable[..., Any], wrt: Wrt = 0) -> None:
+        self._call = callee(func)  # refuses what srcad cannot differentiate, now
         functools.update_wrapper(self, func)
         self.func = func
         self.wrt, self._wrt_is_tuple = resolve_wrt(func, wrt)
@@ -121,7 +113,7 @@ class Differentiable:
                 if value
                 else "The gradient with respect to `wrt`: one value, or a tuple for a tuple `wrt`."
             )
-            entry.function.__qualname__ = f"{func.__qualname__}.{entry.name}"
+            entry.function.__qualname__ = f"{name_of(func)}.{entry.name}"
             entry.function.srcad_gradient_of = self
         self.grad = self._entries[False].function
         self.value_and_grad = self._entries[True].function
@@ -129,11 +121,14 @@ class Differentiable:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
 
-    def _gradient_for(self, args: tuple[Any, ...], value: bool) -> tuple[RuleFn, bool]:
+    def _gradient_for(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], value: bool
+    ) -> tuple[RuleFn, bool]:
         """The function giving `(y, pullback(1.0))` for `wrt`, specialised for the kinds of
-        `args`: the generated `grad_f`, or a registered rule's; and whether it gives None
-        for `y`, proven a real float (only without `value`, for `grad`). The entry function
-        gets a branch calling it."""
+        the arguments `function` gets for these (`Call.arguments`): the generated `grad_f`,
+        or a registered rule's; and whether it gives None for `y`, proven a real float
+        (only without `value`, for `grad`). The entry function gets a branch calling it.
+        Arguments that do not fit the function are refused before anything compiles."""
         kinds = signature(args)
         if self._version != REGISTRY.version:
             self._gradients.clear()
@@ -141,20 +136,30 @@ class Differentiable:
         found = self._gradients.get((kinds, value))
         if found is not None:
             return found
-        rule = REGISTRY.rrule_for(self.func)  # a registered rule wins over the source
+        call = self._call
+        call.check_arguments(args[len(call.bound) :], kwargs)
+        rule = REGISTRY.rrule_for(call.function)  # a registered rule wins over the source
         if rule is not None:
             found = (_seeded(rule.rrule), False)
         else:
-            compiled = compiler.compiled(self.func, self.wrt, "reverse", kinds, True, value)
+            compiled = compiler.compiled(call.function, self.wrt, "reverse", kinds, True, value)
             found = (compiled.function, compiled.value_left_out)
         self._gradients[(kinds, value)] = found
-        self._entries[value].add(kinds, *found)
+        if not call.binds:  # the entry calls the gradient with the caller's arguments
+            self._entries[value].add(kinds, *found)
         return found
 
     def _general(self, args: tuple[Any, ...], kwargs: dict[str, Any], value: bool) -> Any:
         """What an entry function gives, for any call."""
-        gradient, value_left_out = self._gradient_for(args, value)
-        y, cotangents = gradient(*args, **kwargs)
+        call = self._call
+        full_args, full_kwargs = call.arguments(args, kwargs)
+        gradient, value_left_out = self._gradient_for(full_args, kwargs, value)
+        try:
+            y, cotangents = gradient(*full_args, **full_kwargs)
+        except TypeError:
+            _explain_failure(call, args, kwargs, self._entries[value].name)
+            raise
+        cotangents = call.cotangents(cotangents)
         return self._finish(y, cotangents, args, kwargs, value_left_out, value)
 
     def _finish(self, y: Any, cotangents: tuple[Any, ...], args: tuple[Any, ...],
@@ -162,7 +167,7 @@ class Differentiable:
         """The gradient (with `value`: `(y, gradient)`) from what a gradient function
         gave, in general: the result checked, zeros materialised, tuples for tuples."""
         if not (y is None and value_left_out):
-            _check_scalar(y, self.func)
+            _check_scalar(y, self.func, self._entries[value].name)
         if self._single is not None:
             gradient = self._gradient(cotangents[self._single + 1], args, kwargs, self._single)
         else:
@@ -177,15 +182,10 @@ class Differentiable:
         if position < len(args):
             primal = args[position]
         else:
-            primal = _argument(args, kwargs, self.func, position)
-        if isinstance(cotangent, NoTangent) or not _perturbable(primal):
-            name = positional_parameters(self.func)[position]
-            raise SrcadError(
-                f"cannot take the gradient of {self.func.__name__} with respect to `{name}`: "
-                f"it is a {type(primal).__name__}, which cannot be perturbed; pass a float "
-                "(or a float array), or leave it out of wrt"
-            )
-        return materialize(cotangent, primal)
+            primal = argument_at(args, kwargs, self.func, position)
+        if isinstance(cotangent, NoTangent) or not perturbable(primal):
+            refuse_unperturbable(self.func, position, primal)
+        return floating(materialize(cotangent, primal), primal)
 
     def rrule(self, *args: Any, **kwargs: Any) -> tuple[Any, RuleFn]:
         """`(y, pullback)`, the pullback returning a cotangent for every positional argument."""
@@ -203,25 +203,7 @@ class Differentiable:
         return source(self.func, mode=mode, wrt=self.wrt if wrt is None else wrt, args=args)
 
     def __repr__(self) -> str:
-        return f"<srcad.Differentiable {self.func.__qualname__} wrt={self.wrt}>"
-
-
-def _perturbable(primal: Any) -> bool:
-    """Whether a value has a derivative to take: not an int, bool, string or None."""
-    if isinstance(primal, bool | int | str | bytes) or primal is None:
-        return False
-    if isinstance(primal, np.ndarray | np.generic):
-        return primal.dtype.kind in "fc"
-    return True
-
-
-def _argument(args: tuple[Any, ...], kwargs: dict[str, Any], func: Any, position: int) -> Any:
-    if position < len(args):
-        return args[position]
-    name = positional_parameters(func)[position]
-    if name in kwargs:
-        return kwargs[name]
-    return inspect.signature(func).parameters[name].default
+        return f"<srcad.Differentiable {name_of(self.func)} wrt={self.wrt}>"
 
 
 def differentiate(func: Callable[..., Any] | None = None, *, wrt: Wrt = 0) -> Any:
@@ -264,29 +246,45 @@ def source(
 
     Given example arguments `args`, the reverse rule is the one srcad uses for arguments
     of their kinds (`srcad.kinds`: float, int, float or int arrays by number of dimensions):
-    where kinds are known, derivatives are inlined as plain arithmetic."""
+    where kinds are known, derivatives are inlined as plain arithmetic. For a bound method,
+    a callable object or a partial, it is the rule of the function they call."""
     f = _unwrap(f)
-    if mode not in ("reverse", "forward"):
-        raise SrcadError(f"mode={mode!r}: choose 'reverse' or 'forward'")
+    call = callee(f)
+    mode = checked_mode(mode)
+    if not isinstance(args, tuple | list):
+        raise SrcadError(
+            f"source: args={args!r:.60} should be a tuple of example arguments, such as "
+            "(1.0, np.zeros(3))"
+        )
     names = None if wrt is None or mode == "forward" else resolve_wrt(f, wrt)[0]
-    kinds = signature(args) if mode == "reverse" else ()
-    return compiler.sources(f, names, mode, kinds)
+    kinds = signature(call.arguments(tuple(args), {})[0]) if mode == "reverse" and args else ()
+    return compiler.sources(call.function, names, mode, kinds)
 
 
 def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
-    """`(f(*args), J @ tangents)`: the Jacobian-vector product, in forward mode."""
+    """`(f(*args), J @ tangents)`: the Jacobian-vector product, in forward mode. A
+    tangent for a float argument is taken in that argument's float type."""
+    if not isinstance(args, tuple | list) or not isinstance(tangents, tuple | list):
+        raise SrcadError(
+            "jvp takes a tuple of arguments and a tuple of tangents, one for each: "
+            "srcad.jvp(f, (x,), (x_dot,))"
+        )
     if len(args) != len(tangents):
         raise SrcadError(f"jvp: {len(args)} arguments but {len(tangents)} tangents")
+    tangents = tuple(floating(t, a) for t, a in zip(tangents, args, strict=True))
+    check_tangents(f, (NoTangent(), *tangents), args)
     y, y_dot = frule((NoTangent(), *tangents), f, *args)
-    return y, _shaped_like(unthunk(y_dot), y)
+    return y, floating(_shaped_like(unthunk(y_dot), y), y)
 
 
 def vjp(f: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
-    """`(f(*args), vjp_fn)`; `vjp_fn(y_bar)` gives one cotangent per argument."""
+    """`(f(*args), vjp_fn)`; `vjp_fn(y_bar)` gives one cotangent per argument, projected
+    onto it (NoTangent() for an int, the argument's float type for a float)."""
     y, pullback = rrule(f, *args)
 
     def vjp_fn(y_bar: Any) -> tuple[Any, ...]:
-        return tuple(unthunk(c) for c in pullback(y_bar)[1:])
+        bars = pullback(y_bar)[1:]
+        return tuple(floating(unthunk(c), a) for c, a in zip(bars, args, strict=False))
 
     return y, vjp_fn
 
@@ -300,23 +298,30 @@ def _shaped_like(tangent: Any, primal: Any) -> Any:
     return tangent
 
 
+def _positions(func: Callable[..., Any], wrt: Wrt) -> tuple[list[int], bool]:
+    """The positions of the arguments `wrt` names, and whether it is a tuple."""
+    names, as_tuple = resolve_wrt(func, wrt)
+    params = positional_parameters(func)
+    return [params.index(n) for n in names], as_tuple
+
+
 def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Callable[..., Any]:
     """A function giving the Jacobian of `f` with respect to `wrt`: an array of shape
     `output.shape + argument.shape` (the argument's shape for a scalar output); a tuple of
     them for a tuple `wrt`. `mode="reverse"` takes one pullback per output element,
     `"forward"` one pushforward per input element."""
     func = _unwrap(f)
-    names, as_tuple = resolve_wrt(func, wrt)
-    positions = [positional_parameters(func).index(n) for n in names]
+    callee(func)
+    mode = checked_mode(mode)
+    positions, as_tuple = _positions(func, wrt)
 
     def jacobian_of(*args: Any) -> Any:
+        check_perturbable(func, args, {}, positions)
         if mode == "reverse":
             y, vjp_fn = vjp(func, *args)
             blocks = _reverse_jacobian(vjp_fn, y, args, positions)
-        elif mode == "forward":
-            blocks = [_forward_jacobian(func, args, p) for p in positions]
         else:
-            raise SrcadError(f"mode={mode!r}: choose 'reverse' or 'forward'")
+            blocks = [_forward_jacobian(func, args, p) for p in positions]
         return tuple(blocks) if as_tuple else blocks[0]
 
     return jacobian_of
@@ -326,34 +331,42 @@ def _second_derivative(first: Differentiable, wrt: Wrt) -> Callable[..., Any]:
     if first._wrt_is_tuple:
         raise SrcadError("grad of a gradient with respect to several arguments is not a "
                          "scalar function; use srcad.hessian")  # fmt: skip
-    names, as_tuple = resolve_wrt(first.func, wrt)
-    params = positional_parameters(first.func)
-    outer = [params.index(n) for n in names]
+    outer, as_tuple = _positions(first.func, wrt)
     (inner,) = first._positions
 
     def second_derivative(*args: Any) -> Any:
+        callee(first.func).check_arguments(args, {})
+        check_perturbable(first.func, args, {}, [inner, *outer])
         if np.ndim(args[inner]) != 0:
             raise SrcadError(
                 "grad of a gradient needs the gradient to be a scalar: differentiate with "
                 "respect to a scalar argument, or use srcad.hessian"
             )
-        row = _hessian_row(first.func, args, inner, 1.0)
-        values = tuple(_shaped_like(row[i], args[i]) for i in outer)
+        row = _hessian_row(first.func, args, inner, 1.0, "grad of a gradient")
+        values = tuple(floating(_shaped_like(row[i], args[i]), args[i]) for i in outer)
         return values if as_tuple else values[0]
 
     return second_derivative
 
 
 def _hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
-                 direction: Any) -> tuple[Any, ...]:  # fmt: skip
+                 direction: Any, what: str) -> tuple[Any, ...]:  # fmt: skip
     """`(H @ v)` for each argument, with `v` the tangent `direction` of argument `position`:
     the reverse rule of `func`'s generated forward rule, seeded on the output tangent."""
-    forward = compiler.compiled_frule(func).function
-    tangents = [ZeroTangent()] * len(args)
+    call = callee(func)
+    forward = compiler.compiled_frule(call.function).function
+    tangents: list[Any] = [ZeroTangent()] * len(args)
     tangents[position] = direction
-    _, pullback = rrule(forward, (NoTangent(), *tangents), *args)
-    cotangents = pullback((ZeroTangent(), 1.0))
-    return tuple(unthunk(c) for c in cotangents[2:])
+    full_args, keywords = call.arguments(args, {})
+    dargs = _padded(call.tangents((NoTangent(), *tangents)), call.function)
+    (y, _), pullback = rrule(forward, dargs, *full_args, **keywords)
+    _check_scalar(y, call.f, what)  # the seed 1.0 would sum the Hessians of an array's elements
+    try:
+        cotangents = pullback((ZeroTangent(), 1.0))
+    except TypeError:
+        _explain_failure(call, args, {}, what)
+        raise
+    return tuple(unthunk(c) for c in cotangents[2 + len(call.bound) :])
 
 
 def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
@@ -361,10 +374,12 @@ def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     array of shape `x.shape + x.shape` (for a tuple `wrt`, a tuple of tuples of blocks).
     Each column is a Hessian-vector product: reverse mode over `f`'s generated frule."""
     func = _unwrap(f)
-    names, as_tuple = resolve_wrt(func, wrt)
-    positions = [positional_parameters(func).index(n) for n in names]
+    callee(func)
+    positions, as_tuple = _positions(func, wrt)
 
     def hessian_of(*args: Any) -> Any:
+        callee(func).check_arguments(args, {})
+        check_perturbable(func, args, {}, positions)
         blocks = []
         for i in positions:
             row_blocks = []
@@ -375,8 +390,8 @@ def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
                     basis = np.zeros(np.shape(x))
                     basis.reshape(-1)[index] = 1.0
                     direction = basis if isinstance(x, np.ndarray) else float(basis)
-                    hv = _hessian_row(func, args, j, direction)[i]
-                    columns.append(np.asarray(_shaped_like(hv, args[i])))
+                    hv = _hessian_row(func, args, j, direction, "hessian")[i]
+                    columns.append(np.asarray(_shaped_like(hv, args[i]), dtype=float))
                 block = np.stack(columns, axis=-1).reshape(np.shape(args[i]) + np.shape(x))
                 row_blocks.append(block)
             blocks.append(tuple(row_blocks))
@@ -391,13 +406,25 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
     """A function `(*args, v) -> H @ v` for a real-scalar-valued `f` and one argument `wrt`,
     at the cost of one forward and one reverse sweep, whatever the size."""
     func = _unwrap(f)
-    (name,), _ = resolve_wrt(func, wrt)
-    position = positional_parameters(func).index(name)
+    callee(func)
+    if not isinstance(wrt, int | str):
+        raise SrcadError(
+            f"hessian_vector_product differentiates with respect to one argument: wrt "
+            f"takes an int or a parameter name, not {wrt!r}"
+        )
+    (position,), _ = _positions(func, wrt)
 
     def product(*args_and_v: Any) -> Any:
+        if not args_and_v:
+            raise SrcadError(
+                f"the Hessian-vector product of {name_of(func)} takes its arguments and "
+                "then the vector v"
+            )
         *args, v = args_and_v
-        hv = _hessian_row(func, tuple(args), position, v)[position]
-        return _shaped_like(hv, args[position])
+        callee(func).check_arguments(tuple(args), {})
+        check_perturbable(func, tuple(args), {}, [position])
+        hv = _hessian_row(func, tuple(args), position, v, "hessian_vector_product")[position]
+        return floating(_shaped_like(hv, args[position]), args[position])
 
     return product
 
@@ -450,8 +477,29 @@ class RRule:
         if rule is not None:
             result: tuple[Any, RuleFn] = rule.rrule(*args, **kwargs)
             return result
+        if not isinstance(f, types.FunctionType):
+            call = callee(f)
+            if call.function is not f:
+                return self._bound(call, args, kwargs)
         kinds = signature(args)
-        return compiler.compiled(f, None, "reverse", kinds).function(*args, **kwargs)
+        function = compiler.compiled(f, None, "reverse", kinds).function
+        try:
+            return function(*args, **kwargs)
+        except TypeError:
+            Call(f, f).check_arguments(args, kwargs)  # arguments that do not fit: say so
+            raise
+
+    def _bound(self, call: Call, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The rule of a callable that binds arguments (see `Call`)."""
+        full_args, full_kwargs = call.arguments(args, kwargs)
+        call.check_arguments(args, kwargs)
+        y, pullback = self(call.function, *full_args, **full_kwargs)
+
+        def bound_pullback(y_bar: Any) -> tuple[Any, ...]:
+            return call.cotangents(pullback(y_bar))
+
+        bound_pullback.__name__ = bound_pullback.__qualname__ = pullback.__name__
+        return y, bound_pullback
 
     def register(
         self, primal: Callable[..., Any], *, config: bool = False
@@ -462,9 +510,10 @@ class RRule:
         `primal` may be a function, a class (a rule for its constructor), or a class's
         `__call__` (a rule for calling its instances: the pullback's first cotangent is
         then the instance's)."""
+        _check_registrable(primal)
 
         def register(rule: RuleFn) -> RuleFn:
-            REGISTRY.register_rrule(_unwrap(primal), rule, config=config)
+            REGISTRY.register_rrule(_unwrap(primal), _checked_rule(rule), config=config)
             return rule
 
         return register
@@ -477,27 +526,49 @@ class FRule:
     """`srcad.frule((f_dot, *arg_dots), f, *args)` gives `(y, y_dot)`: `f`'s registered
     forward rule, else the one srcad compiles from its source.
 
-    `@srcad.frule.register(f)` registers one: `rule((f_dot, *arg_dots), *args)`.
+    `@srcad.frule.register(f)` registers one: `rule((f_dot, *arg_dots), *args)`. A nonzero
+    tangent for an argument that cannot be perturbed (an int) is refused.
     """
 
     def __call__(
         self, dargs: tuple[Any, ...], f: Callable[..., Any], *args: Any, **kwargs: Any
     ) -> tuple[Any, Any]:
+        if not isinstance(dargs, tuple | list):
+            raise SrcadError(
+                f"frule takes the tangents first, a tuple (f_dot, *arg_dots), not {dargs!r:.60}"
+            )
         f = _unwrap(f)
         rule = REGISTRY.frule_for(f)
-        if rule is not None:
+        if rule is not None:  # the rule's own convention for ints (np.full's: a zero)
             result: tuple[Any, Any] = rule.rrule(dargs, *args, **kwargs)
             return result
-        result = compiler.compiled_frule(f).function(dargs, *args, **kwargs)
+        if not isinstance(f, types.FunctionType):
+            call = callee(f)
+            if call.binds:
+                full_args, full_kwargs = call.arguments(args, kwargs)
+                call.check_arguments(args, kwargs)
+                check_tangents(f, dargs, args)
+                return self(call.tangents(tuple(dargs)), call.function, *full_args, **full_kwargs)
+            if call.function is not f:
+                return self(dargs, call.function, *args, **kwargs)
+        check_tangents(f, dargs, args)
+        function = compiler.compiled_frule(f).function
+        dargs = _padded(dargs, f)
+        try:
+            result = function(dargs, *args, **kwargs)
+        except TypeError:
+            Call(f, f).check_arguments(args, kwargs)  # arguments that do not fit: say so
+            raise
         return result
 
     def register(
         self, primal: Callable[..., Any], *, config: bool = False
     ) -> Callable[[RuleFn], RuleFn]:
         """Decorator registering a forward rule `rule((f_dot, *arg_dots), *args)`."""
+        _check_registrable(primal)
 
         def register(rule: RuleFn) -> RuleFn:
-            REGISTRY.register_frule(_unwrap(primal), rule, config=config)
+            REGISTRY.register_frule(_unwrap(primal), _checked_rule(rule), config=config)
             return rule
 
         return register
@@ -506,20 +577,51 @@ class FRule:
 frule = FRule()
 
 
+def _padded(dargs: tuple[Any, ...], function: Callable[..., Any]) -> tuple[Any, ...]:
+    """Tangents for every positional parameter of a compiled forward rule: zeros for the
+    arguments a call leaves to their defaults (or passes by keyword, which are not
+    differentiated)."""
+    code = getattr(function, "__code__", None)
+    if code is None or len(dargs) > code.co_argcount:
+        return dargs
+    return (*dargs, *(ZeroTangent(),) * (code.co_argcount + 1 - len(dargs)))
+
+
+def _check_registrable(primal: Any) -> None:
+    if not callable(primal) and not isinstance(primal, staticmethod | classmethod):
+        raise SrcadError(
+            f"rules are for functions (or classes, or a class's __call__), not for "
+            f"{type(primal).__name__} {primal!r:.60}"
+        )
+
+
+def _checked_rule(rule: Any, what: str = "a rule") -> Any:
+    if not callable(rule):
+        raise SrcadError(f"{what} must be a function, not {type(rule).__name__} {rule!r:.60}")
+    return rule
+
+
 def scalar_rule(f: Callable[..., Any], *partials: Callable[..., Any]) -> None:
     """Both rules of a scalar (or elementwise) function from its partial derivatives, each
     taking the arguments and then the result: `scalar_rule(math.sinh, lambda x, y: math.cosh(x))`.
     """
+    _check_registrable(f)
+    for partial in partials:
+        _checked_rule(partial, "a partial derivative")
     REGISTRY.register_rrule(f, scalar_rrule(f, *partials))
     REGISTRY.register_frule(f, scalar_frule(f, *partials))
 
 
 def non_differentiable(*functions: Callable[..., Any]) -> None:
     """Mark functions whose results carry no derivative (sizes, predicates, indices)."""
+    for f in functions:
+        _check_registrable(f)
     REGISTRY.register_non_differentiable(*(_unwrap(f) for f in functions))
 
 
 def opt_out(f: Callable[..., Any], predicate: Callable[..., bool]) -> None:
     """Calls of `f` whose arguments satisfy `predicate(*args, **kwargs)` are differentiated
     through `f`'s own source instead of its registered rule."""
+    _check_registrable(f)
+    _checked_rule(predicate, "an opt-out predicate")
     REGISTRY.register_opt_out(_unwrap(f), predicate)

@@ -329,6 +329,7 @@ def emit(tree: gast.Module, ctx: Context, description: str) -> CompiledRule:
     compiled.__defaults__ = source.func.__defaults__
     compiled.__kwdefaults__ = source.func.__kwdefaults__
     compiled.__module__ = source.func.__module__
+    compiled.__qualname__ = function.name  # as `srcad show` prints it, not the binder's locals
     callees = tuple(v.func for v in ctx.runtime.values() if isinstance(v, CompiledCall))
     return CompiledRule(compiled, text, filename, callees, ctx.value_left_out)
 

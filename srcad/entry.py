@@ -134,7 +134,7 @@ class Entry:
             f"if {' and '.join(tests) or 'True'}:",
             f"    y, cotangents = gradient_{index}({', '.join(names)})",
             *[f"    {result} = cotangents[{p + 1}]" for result, p in results.items()],
-            f"    if {' and '.join(checks)}:",
+            f"    if {' and '.join(checks) or 'True'}:",  # an empty `wrt` checks nothing
             f"        return {returned}",
             f"    return finish(y, cotangents, args, kwargs, {value_left_out})",
         ]
@@ -185,5 +185,8 @@ def _test(name: str, kind: Kind | None) -> str:
 
 
 def _result_test(name: str, kind: Kind | None) -> str:
-    """The plain type of the gradient for an argument of `kind` (a float kind)."""
-    return f"type({name}) is float" if kind == FLOAT else f"type({name}) is ndarray"
+    """The plain type of the gradient for an argument of `kind` (a float kind): a float,
+    or a float64 array (the code may compute an int array, `d(x * n)/dx` for int `n`)."""
+    if kind == FLOAT:
+        return f"type({name}) is float"
+    return f"type({name}) is ndarray and {name}.dtype is float64"

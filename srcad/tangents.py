@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import SrcadError
+
 
 class AbstractZero:
     """A tangent known to be zero: adding it costs nothing, scaling it gives itself."""
@@ -210,7 +212,7 @@ class Tangent:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        parts = [self.primal_type.__name__]
+        parts = [getattr(self.primal_type, "__name__", repr(self.primal_type))]
         parts += [repr(e) for e in self.elements]
         parts += [f"{k}={v!r}" for k, v in self.fields.items()]
         return f"Tangent({', '.join(parts)})"
@@ -298,6 +300,11 @@ _PENDING = object()
 
 def thunk(compute: Any) -> Thunk:
     """Delay computing a cotangent until it is used: `srcad.thunk(lambda: a.T @ y_bar)`."""
+    if not callable(compute):
+        raise SrcadError(
+            f"srcad.thunk takes a function computing the tangent (a lambda), not "
+            f"{type(compute).__name__} {compute!r:.60}"
+        )
     return Thunk(compute)
 
 

@@ -1,0 +1,327 @@
+"""What srcad differentiates for a callable the user passes, and the checks of the
+arguments it is called with, shared by every entry point of the API (`srcad.api`).
+
+A callable is a Python function, or calls one with some arguments bound (`Call`): a
+`functools.partial`, a bound method, a callable object. Its parameters are read from its
+signature (`positional_parameters`, `resolve_wrt`), and a call that does not fit it is
+refused naming it (`Call.check_arguments`), never with a `TypeError` from srcad's generated
+code.
+
+Integers: srcad differentiates with respect to floats only (Python floats, NumPy float and
+complex scalars and arrays). An int, a bool, or an integer array is never perturbed: asking
+for a derivative with respect to one (as `wrt`, or with a nonzero tangent) is refused, the
+same at every entry point (`check_perturbable`, `check_tangents`), and a rule's pullback
+gives it NoTangent(). Derivatives for a float argument have its float type (`floating`).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from srcad import compiler
+from srcad.errors import SourceUnavailableError, SrcadError
+from srcad.projection import ProjectTo
+from srcad.registry import REGISTRY
+from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+
+Wrt = int | str | tuple[int | str, ...] | list[int | str]
+
+
+def name_of(f: Any) -> str:
+    """How messages name a callable the user gave: its qualified name; a partial, a
+    callable object by the function they call."""
+    from srcad.api import Differentiable
+
+    if isinstance(f, Differentiable):
+        return name_of(f.func)
+    if isinstance(f, functools.partial):
+        return f"functools.partial({name_of(f.func)})"
+    name = getattr(f, "__qualname__", None)
+    if isinstance(name, str):
+        return name
+    if _python_call(f) is not None:
+        return f"{type(f).__qualname__}.__call__"
+    return repr(f)[:60]
+
+
+class Call:
+    """What calling a callable `f` runs: `function(*bound, *args, **keywords, **kwargs)`,
+    with `function` a Python function or one with a registered rule.
+
+    A function binds nothing. A bound method binds its `self` (a classmethod, its class), a
+    callable object is its class's `__call__` with the instance bound, and a
+    `functools.partial` binds its arguments and keywords. srcad differentiates `function`
+    (compiled once, whatever is bound) and hands back the derivatives for the caller's
+    arguments. `instance`: whether `bound[0]` is an instance, whose cotangent is the
+    callable's own (ChainRules' convention for callable objects); a partial's own
+    cotangent is NoTangent(), as bound arguments and keywords are not differentiated.
+    """
+
+    __slots__ = ("bound", "count", "f", "function", "instance", "keywords")
+
+    def __init__(
+        self,
+        f: Any,
+        function: Callable[..., Any],
+        bound: tuple[Any, ...] = (),
+        keywords: dict[str, Any] | None = None,
+        instance: bool = False,
+    ) -> None:
+        self.f = f
+        self.function = function
+        self.bound = bound
+        self.keywords = keywords or {}
+        self.instance = instance
+        # How many positional parameters `f` has (None: any number), each with a cotangent.
+        self.count = _positional_count(f) if self.binds else None
+
+    @property
+    def binds(self) -> bool:
+        return bool(self.bound or self.keywords)
+
+    def arguments(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The arguments `function` gets for a call of `f` with `args` and `kwargs`."""
+        if not self.binds:
+            return args, kwargs
+        return (*self.bound, *args), {**self.keywords, **kwargs}
+
+    def cotangents(self, bars: tuple[Any, ...]) -> tuple[Any, ...]:
+        """A pullback's cotangents for `function` as those for `f`: `f`'s own, then one
+        for each argument of the caller's."""
+        if not self.binds:
+            return bars
+        if self.instance and self._registered_call():
+            return bars  # a registered `__call__` rule gives the instance's first
+        own = bars[1] if self.instance else NoTangent()
+        start = 1 + len(self.bound)
+        return (own, *bars[start : None if self.count is None else start + self.count])
+
+    def tangents(self, dargs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Tangents `(f_dot, *arg_dots)` for `f` as those for `function`: an instance's is
+        `f_dot`, other bound arguments' zero."""
+        if not self.bound:
+            return dargs
+        bound_dots: list[Any] = [ZeroTangent()] * len(self.bound)
+        if self.instance and dargs and not isinstance(dargs[0], AbstractZero):
+            bound_dots[0] = dargs[0]
+        return (NoTangent(), *bound_dots, *dargs[1:])
+
+    def _registered_call(self) -> bool:
+        function = self.function
+        return function.__name__ == "__call__" and REGISTRY.rrule_for(function) is not None
+
+    def check_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """Raise a `SrcadError` naming `f` if `f` cannot be called with these arguments
+        (what a `TypeError` from the generated code would otherwise say, naming srcad's
+        own functions); return if it can."""
+        try:
+            parameters = inspect.signature(self.f)
+        except (TypeError, ValueError):
+            return  # a builtin without a signature: its own error stands
+        try:
+            parameters.bind(*args, **kwargs)
+        except TypeError as error:
+            raise SrcadError(
+                f"cannot call {name_of(self.f)}{parameters} with {_described(args, kwargs)}: "
+                f"{error}"
+            ) from None
+
+
+def _positional_count(f: Any) -> int | None:
+    """The number of positional parameters of `f` (a partial's keywords make the parameters
+    from theirs on keyword-only); None for `*args`, or where no signature can be read."""
+    try:
+        parameters = inspect.signature(f).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    kinds = [p.kind for p in parameters]
+    if inspect.Parameter.VAR_POSITIONAL in kinds:
+        return None
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(kind in positional for kind in kinds)
+
+
+def _described(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    count = f"{len(args)} positional argument{'s' if len(args) != 1 else ''}"
+    return f"{count} and keywords {sorted(kwargs)}" if kwargs else count
+
+
+def callee(f: Any) -> Call:
+    """What srcad differentiates for a callable `f` (see `Call`), or a `SrcadError`
+    saying why it cannot: `f` is not callable, or has neither a rule nor Python source."""
+    if isinstance(f, types.FunctionType) or _registered(f):
+        return Call(f, f)
+    from srcad.api import Differentiable
+
+    if isinstance(f, Differentiable):
+        return callee(f.func)
+    if isinstance(f, functools.partial):
+        inner = callee(f.func)
+        return Call(f, inner.function, (*inner.bound, *f.args), {**inner.keywords, **f.keywords},
+                    inner.instance)  # fmt: skip
+    if isinstance(f, types.MethodType):
+        inner = callee(f.__func__)
+        own = not inner.bound and not isinstance(f.__self__, type)
+        return Call(f, inner.function, (*inner.bound, f.__self__), inner.keywords, own)
+    if isinstance(f, staticmethod):
+        return callee(f.__func__)
+    if not callable(f):
+        raise SrcadError(
+            f"srcad differentiates functions, but was given {type(f).__name__} {f!r:.60}, "
+            "which cannot be called"
+        )
+    dunder = _python_call(f)
+    if dunder is not None:
+        return Call(f, dunder, (f,), None, True)  # a callable object
+    rule = compiler.compiled_rule(f)  # a function behind a transparent wrapper
+    if rule is not None:
+        return Call(f, rule.primal)
+    name = name_of(f)
+    raise SourceUnavailableError(
+        f"cannot differentiate {name}: it is a {type(f).__module__}.{type(f).__qualname__} "
+        "with no rule and no Python source srcad can read; register a rule with "
+        f"@srcad.rrule.register({name}) (and @srcad.frule.register for forward mode)"
+    )
+
+
+def _python_call(f: Any) -> types.FunctionType | None:
+    """The Python `__call__` of `f`'s class, if `f` is an instance (not a class) with one."""
+    dunder = getattr(type(f), "__call__", None)  # noqa: B004 (the class's, not callable())
+    return dunder if isinstance(dunder, types.FunctionType) and not isinstance(f, type) else None
+
+
+def _registered(f: Any) -> bool:
+    return REGISTRY.rrule_for(f) is not None or REGISTRY.frule_for(f) is not None
+
+
+def positional_parameters(func: Callable[..., Any]) -> list[str]:
+    """The names of the parameters a pullback returns cotangents for, in order."""
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    try:
+        parameters = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        raise SrcadError(
+            f"cannot read the parameters of {name_of(func)}, so cannot choose the "
+            "arguments to differentiate; wrap it in a Python function"
+        ) from None
+    return [p.name for p in parameters if p.kind in kinds]
+
+
+def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bool]:
+    """Turn `wrt` (an int, a parameter name, or a tuple or list of them) into parameter
+    names.
+
+    The flag says whether the caller asked for a tuple (and so gets a tuple back); an empty
+    tuple asks for nothing, and gets an empty tuple.
+    """
+    params = positional_parameters(func)
+    if isinstance(wrt, list):
+        wrt = tuple(wrt)
+    items = wrt if isinstance(wrt, tuple) else (wrt,)
+    names = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, int | str):
+            raise SrcadError(f"wrt takes ints and parameter names, not {item!r}")
+        if isinstance(item, int):
+            if not -len(params) <= item < len(params):
+                raise SrcadError(
+                    f"wrt={item} is out of range: {name_of(func)} has {len(params)} "
+                    f"positional parameters {tuple(params)}"
+                )
+            names.append(params[item])
+        elif item in params:
+            names.append(item)
+        else:
+            raise SrcadError(
+                f"wrt={item!r} names no positional parameter of {name_of(func)}: "
+                f"choose from {tuple(params)}"
+            )
+    if len(set(names)) != len(names):
+        raise SrcadError(f"wrt={wrt!r} names a parameter twice")
+    return tuple(names), isinstance(wrt, tuple)
+
+
+def checked_mode(mode: Any) -> str:
+    if mode not in ("reverse", "forward"):
+        raise SrcadError(f"mode={mode!r}: choose 'reverse' or 'forward'")
+    return str(mode)
+
+
+# -- integers --------------------------------------------------------------------------------
+
+
+def perturbable(primal: Any) -> bool:
+    """Whether a value has a derivative to take: not an int, bool, string or None."""
+    if isinstance(primal, bool | int | str | bytes) or primal is None:
+        return False
+    if isinstance(primal, np.ndarray | np.generic):
+        return primal.dtype.kind in "fc"
+    return True
+
+
+WRT_REMEDY = "pass a float (or a float array), or leave it out of wrt"
+TANGENT_REMEDY = "pass a float (or a float array), or give it a zero tangent (NoTangent())"
+
+
+def refuse_unperturbable(func: Any, position: int, primal: Any, remedy: str = WRT_REMEDY) -> None:
+    """Raise the error every entry point gives for a derivative with respect to an
+    argument that cannot be perturbed (an int, a bool, an integer array...)."""
+    params = positional_parameters(func)
+    name = f"`{params[position]}`" if position < len(params) else f"argument {position}"
+    what = f"{primal.dtype} array" if isinstance(primal, np.ndarray) else type(primal).__name__
+    article = "an" if what[0] in "aeiou" else "a"
+    raise SrcadError(
+        f"cannot differentiate {name_of(func)} with respect to {name}: it is {article} {what}, "
+        f"which cannot be perturbed; {remedy}"
+    )
+
+
+def check_perturbable(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                       positions: Any) -> None:  # fmt: skip
+    """Refuse a derivative with respect to an argument at `positions` that cannot be
+    perturbed."""
+    for position in positions:
+        primal = argument_at(args, kwargs, func, position)
+        if not perturbable(primal):
+            refuse_unperturbable(func, position, primal)
+
+
+def check_tangents(f: Any, dargs: tuple[Any, ...], args: tuple[Any, ...]) -> None:
+    """Refuse a nonzero number (or array) as the tangent of an argument that cannot be
+    perturbed: it would be ignored, or (read as the tangent of a float) give a derivative
+    srcad does not compute."""
+    for position, (dot, primal) in enumerate(zip(dargs[1:], args, strict=False)):
+        if isinstance(dot, AbstractZero) or perturbable(primal):
+            continue
+        dot = unthunk(dot)  # a thunk for an int: cheap, and its value is needed to judge
+        if isinstance(dot, int | float | complex | np.ndarray | np.generic) and np.any(dot):
+            refuse_unperturbable(f, position, primal, TANGENT_REMEDY)
+
+
+def floating(derivative: Any, primal: Any) -> Any:
+    """A derivative for a float argument with the argument's float type, though the code
+    computed it from ints (`d(x * n)/dx` is `n`)."""
+    integral = isinstance(derivative, bool | int | np.integer) or (
+        isinstance(derivative, np.ndarray) and derivative.dtype.kind in "biu"
+    )
+    inexact = isinstance(primal, float | complex | np.inexact) or (
+        isinstance(primal, np.ndarray) and primal.dtype.kind in "fc"
+    )
+    return ProjectTo(primal)(derivative) if integral and inexact else derivative
+
+
+def argument_at(args: tuple[Any, ...], kwargs: dict[str, Any], func: Any, position: int) -> Any:
+    if position < len(args):
+        return args[position]
+    name = positional_parameters(func)[position]
+    if name in kwargs:
+        return kwargs[name]
+    return inspect.signature(func).parameters[name].default
