@@ -117,8 +117,14 @@ class Callees(Analysis[CalleeInfo]):
                 )
             )
             return None
-        if isinstance(value, types.MethodType) and not isinstance(value.__self__, type):
-            return primitives.method  # a method of an object held in a global
+        if isinstance(value, types.MethodType):
+            # A method of an object held in a global: `obj.m(x)` reads the method off its
+            # receiver; a bound method held in a global itself (`M = obj.m`, a classmethod
+            # `C = B.c`) is a value to call, whose receiver is part of it.
+            is_attribute = node.func.__class__ is gast.Attribute
+            if is_attribute and not isinstance(value.__self__, type):
+                return primitives.method
+            return primitives.call
         if _is_callable_object(value):
             return primitives.call
         return value

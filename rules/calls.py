@@ -44,6 +44,16 @@ def call_rrule(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
             return (NoTangent(), *bars[: 1 + count])
 
         return y, call_pullback
+    if isinstance(f, types.MethodType):
+        # A bound method is its function with the receiver in front; the receiver's
+        # cotangent is the method's own (its code cannot be perturbed).
+        y, pullback = CONFIG.rrule_via_ad(f.__func__, f.__self__, *args, **kwargs)
+
+        def bound_method_pullback(y_bar: Any) -> tuple[Any, ...]:
+            bars = pullback(y_bar)
+            return (NoTangent(), *bars[1 : 2 + count])
+
+        return y, bound_method_pullback
     dunder = type(f).__call__
     registered = _registered(dunder)
     y, pullback = CONFIG.rrule_via_ad(dunder, f, *args, **kwargs)
@@ -360,6 +370,9 @@ def call_frule(dargs: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> tup
     _, f_dot, *arg_dots = dargs
     if _is_function(f):
         return CONFIG.frule_via_ad((NoTangent(), *arg_dots), f, *args, **kwargs)
+    if isinstance(f, types.MethodType):
+        dargs = (NoTangent(), f_dot, *arg_dots)
+        return CONFIG.frule_via_ad(dargs, f.__func__, f.__self__, *args, **kwargs)
     dunder = type(f).__call__
     return CONFIG.frule_via_ad((NoTangent(), f_dot, *arg_dots), dunder, f, *args, **kwargs)
 
