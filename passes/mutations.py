@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+import bisect
 import builtins
+import dataclasses
+import heapq
 import math
+import operator
+import random
+import sys
+import types
+import weakref
 from typing import Any
 
 import gast
 import numpy as np
 
-from srcad import syntax
-from srcad.errors import Diagnostic
+from srcad import primitives, syntax
+from srcad.errors import CALLEE_FAILED, Diagnostic, SrcadError
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.callees import IN_PLACE_METHODS, is_append_call, static_path
+from srcad.passes.callees import IN_PLACE_METHODS, Callees, is_append_call, static_path
+from srcad.passes.naming import Namer
 from srcad.passes.nodes import Nodes
+from srcad.passes.scopes import LocalFunction, Scopes
+from srcad.registry import Registry
+from srcad.source import function_source
 
 ASSIGNMENT = "E301"
 SHARED_LIST = "E302"
@@ -22,6 +34,9 @@ OUT_ARGUMENT = "E304"
 IN_PLACE_FUNCTION = "E305"
 ALIASED_AUGMENTED = "E306"
 DYNAMIC_CODE = "E307"
+UNSEEN_CALL = "E308"
+REBOUND_OUTSIDE = "E309"
+UNREADABLE_CALLEE = "E310"
 CODES = (
     ASSIGNMENT,
     SHARED_LIST,
@@ -29,7 +44,40 @@ CODES = (
     OUT_ARGUMENT,
     IN_PLACE_FUNCTION,
     ALIASED_AUGMENTED,
+    UNSEEN_CALL,
+    REBOUND_OUTSIDE,
+    UNREADABLE_CALLEE,
 )
+
+# Library functions that change an argument in place (the first, unless named).
+_IN_PLACE_FUNCTIONS = (
+    np.copyto,
+    np.put,
+    np.place,
+    np.putmask,
+    np.fill_diagonal,
+    np.put_along_axis,
+    np.random.shuffle,
+    random.shuffle,
+    heapq.heappush,
+    heapq.heappop,
+    heapq.heapify,
+    heapq.heapreplace,
+    heapq.heappushpop,
+    bisect.insort,
+    bisect.insort_left,
+    bisect.insort_right,
+    operator.setitem,
+    operator.delitem,
+    operator.iadd,
+    operator.iconcat,
+    setattr,
+    delattr,
+)
+
+# Modules whose functions change their arguments only where their documentation says so
+# (`out=`, the functions above, the methods in `IN_PLACE_METHODS`): their source is not read.
+_TRUSTED_MODULES = frozenset({"numpy", "scipy", "srcad"}) | frozenset(sys.stdlib_module_names)
 
 
 # Functions that read a list without keeping it: a list passed only to these (and indexed,
@@ -103,9 +151,23 @@ def _is_fresh_function(value: Any) -> bool:
     return any(value is f for f in _FRESH_RESULTS)
 
 
+class Findings(list[Diagnostic]):
+    """The diagnostics of a check, in order, and their `groups`: a call site's diagnostic
+    followed by those of the callee it introduces, which keep their place after it when
+    the driver sorts every check's diagnostics by position."""
+
+    def __init__(self, groups: list[list[Diagnostic]]) -> None:
+        self.groups = sorted(groups, key=lambda group: (group[0].line, group[0].column))
+        super().__init__(d for group in self.groups for d in group)
+
+
 class Mutations(Analysis[list[Diagnostic]]):
     """Item and attribute assignment, in-place methods, `out=`, `np.copyto` and `ufunc.at`,
-    and augmented assignment that could change, in place, an array something else holds.
+    augmented assignment that could change, in place, an array something else holds, and
+    calls of functions that change anything their caller can see (`CalleeMutations`, over
+    the whole call graph, whatever a call's result is and whether or not it is
+    differentiated: a change made with constants can still change a value the pullback
+    reads).
 
     `items.append(v)` is allowed on a list the function made and shares with nothing, and
     `name += v` where `name` surely holds a value the function made and shares with
@@ -113,17 +175,32 @@ class Mutations(Analysis[list[Diagnostic]]):
     prove either, and says so.
     """
 
+    # Whether changes to values the function itself made are let through: they are, in a
+    # callee that runs as it is (`CalleeMutations`); the function srcad differentiates
+    # cannot make them, as its derivative would not see them.
+    fresh_changes_allowed = False
+    # Whether the first parameter (`self` of an `__init__`) is a value made for the call.
+    fresh_first_parameter = False
+
     def run(self, tree: gast.Module, ctx: Context) -> list[Diagnostic]:
         function = function_of(tree)
         self.ctx = ctx
         self.rule_hint = f"or register a rule with @srcad.rrule.register({function.name})"
         self.function = function
         self._parents: dict[gast.AST, gast.AST] | None = None
-        found: list[Diagnostic] = []
+        self._callee_info: tuple[Any, Any] | None = None
+        self._listed: set[Any] = set()  # callees whose changes are listed already
+        groups: list[list[Diagnostic]] = []
         for node in ctx.analysis(Nodes, tree):
             if node.__class__ in _CHECKED:
-                found += self._check(node, function)
-        return sorted(found, key=lambda d: (d.line, d.column))
+                found = self._check(node, function)
+                if found and found[0].code == CALLEE_FAILED:
+                    groups.append(found)
+                else:
+                    groups += [[d] for d in found]
+            elif self.fresh_changes_allowed and isinstance(node, gast.Global | gast.Nonlocal):
+                groups += [[d] for d in self._rebinding(node)]
+        return Findings(groups)
 
     @property
     def parents(self) -> dict[gast.AST, gast.AST]:
@@ -151,14 +228,25 @@ class Mutations(Analysis[list[Diagnostic]]):
             value = getattr(value, attr, None)
         return value
 
+    def _made_here(self, node: gast.expr) -> bool:
+        """Whether `node` names a value this function made for itself, whose change no
+        caller sees (only asked in a callee that runs as it is)."""
+        return (
+            self.fresh_changes_allowed
+            and isinstance(node, gast.Name)
+            and self._fresh_local(node.id)
+        )
+
     def _check(self, node: gast.AST, function: gast.FunctionDef) -> list[Diagnostic]:
         if isinstance(node, gast.Assign | gast.AugAssign | gast.Delete):
             targets = [node.target] if isinstance(node, gast.AugAssign) else node.targets
             found = []
             for target in targets:
                 for part in syntax.walk(target):
-                    if isinstance(part, gast.Subscript | gast.Attribute) and isinstance(
-                        part.ctx, gast.Store | gast.Del
+                    if (
+                        isinstance(part, gast.Subscript | gast.Attribute)
+                        and isinstance(part.ctx, gast.Store | gast.Del)
+                        and not self._made_here(part.value)
                     ):
                         found += self._assignment(part)
             if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
@@ -169,7 +257,7 @@ class Mutations(Analysis[list[Diagnostic]]):
         if is_append_call(node):
             receiver = node.func.value
             name = receiver.id
-            if not self._fresh_list(function, name):
+            if not (self._made_here(receiver) or self._fresh_list(function, node)):
                 return self._report(
                     node,
                     SHARED_LIST,
@@ -180,8 +268,11 @@ class Mutations(Analysis[list[Diagnostic]]):
                 )
             return []
         if isinstance(node.func, gast.Attribute) and node.func.attr in IN_PLACE_METHODS:
-            callee = self._resolve(node.func)
-            if callee is None or not callable(callee):  # a method of a value, not a module
+            receiver = self._resolve(node.func.value)
+            # A method of a value (not a module's function, such as `np.resize`).
+            if not isinstance(receiver, types.ModuleType | type):
+                if self._made_here(node.func.value):
+                    return []
                 return self._report(
                     node,
                     IN_PLACE_METHOD,
@@ -190,7 +281,7 @@ class Mutations(Analysis[list[Diagnostic]]):
                     "(sorted(x), np.sort(x), x + [v], ...); " + self.rule_hint,
                 )
         for keyword in node.keywords:
-            if keyword.arg == "out":
+            if keyword.arg == "out" and not self._made_here(keyword.value):
                 return self._report(
                     keyword.value,
                     OUT_ARGUMENT,
@@ -198,15 +289,17 @@ class Mutations(Analysis[list[Diagnostic]]):
                     "use the returned value; " + self.rule_hint,
                 )
         callee = self._resolve(node.func)
-        if callee is np.copyto or (
+        if any(callee is f for f in _IN_PLACE_FUNCTIONS) or (
             getattr(callee, "__name__", None) == "at"
             and isinstance(getattr(callee, "__self__", None), np.ufunc)
         ):
+            if node.args and self._made_here(node.args[0]):
+                return []
             return self._report(
                 node,
                 IN_PLACE_FUNCTION,
-                "this call changes an array in place",
-                "build a new array instead (np.where, np.add with "
+                "this call changes a value in place",
+                "build a new value instead (np.where, np.add with "
                 "indices via np.bincount, ...); " + self.rule_hint,
             )
         if callee is builtins.exec or callee is builtins.eval:
@@ -216,7 +309,7 @@ class Mutations(Analysis[list[Diagnostic]]):
                 f"`{callee.__name__}` runs code srcad cannot see",
                 "write the code out; " + self.rule_hint,
             )
-        return []
+        return self._callee_changes(node)
 
     def _assignment(self, target: gast.Subscript | gast.Attribute) -> list[Diagnostic]:
         kind = "item" if isinstance(target, gast.Subscript) else "attribute"
@@ -228,17 +321,167 @@ class Mutations(Analysis[list[Diagnostic]]):
             "build a new value instead (for arrays: np.where, np.concatenate); " + self.rule_hint,
         )
 
+    def _rebinding(self, node: gast.Global | gast.Nonlocal) -> list[Diagnostic]:
+        """`global g` or `nonlocal g` in a callee that assigns `g`: the caller may read it."""
+        assigned = {
+            n.id
+            for n in syntax.walk(self.function)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store | gast.Del)
+        }
+        names = [name for name in node.names if name in assigned]
+        if not names:
+            return []
+        where = "global" if isinstance(node, gast.Global) else "enclosing function's"
+        return self._report(
+            node,
+            REBOUND_OUTSIDE,
+            f"this function assigns the {where} variable(s) {', '.join(names)}",
+            "return the new value instead; " + self.rule_hint,
+        )
+
+    # -- callees -----------------------------------------------------------------------------
+
+    def _callee_changes(self, node: gast.Call) -> list[Diagnostic]:
+        """A call of a function that changes what its caller can see: reported at the call,
+        followed (the first time) by the changes themselves, in the callee's source."""
+        callee = self._callee_of(node)
+        if callee is _UNKNOWN:
+            if isinstance(self.parents.get(node), gast.Expr):
+                what = ".".join(static_path(node.func) or ["this value"])
+                return self._report(
+                    node,
+                    UNSEEN_CALL,
+                    f"`{what}(...)` calls a value known only when the code runs, and its "
+                    "result is unused: it is called for what it changes, which srcad "
+                    "cannot see",
+                    "call a function defined at module level, or return what it computes; "
+                    + self.rule_hint,
+                )
+            return []
+        if callee is None:
+            return []
+        function, fresh_self = callee
+        found = changes_of(function, self.ctx.registry, fresh_self)
+        if not found:
+            return []
+        name = getattr(function, "__qualname__", repr(function))
+        listed = function in self._listed
+        self._listed.add(function)
+        where = self.ctx.diagnostic(
+            node,
+            CALLEE_FAILED,
+            f"`{name}` changes a value its caller can see, which srcad cannot differentiate "
+            + ("(listed above)" if listed else f"({len(found)} problem(s) listed next)"),
+            f"make `{name}` return a new value instead; or register a rule with "
+            f"@srcad.rrule.register({getattr(function, '__name__', name)})",
+        )
+        return [where] if listed else [where, *found]
+
+    @property
+    def callee_info(self) -> tuple[Any, Any]:
+        """The `Callees` and `Scopes` results, found when a call first asks."""
+        if self._callee_info is None:
+            tree = gast.Module(body=[self.function], type_ignores=[])
+            scopes = self.ctx.results.get(Scopes) or Scopes().run(tree, self.ctx)
+            self.ctx.results.setdefault(Scopes, scopes)
+            self._callee_info = (self.ctx.analysis(Callees, tree).callees, scopes)
+        return self._callee_info
+
+    def _callee_of(self, node: gast.Call) -> Any:
+        """The Python function a call runs, with whether its first parameter is a value
+        made for the call (a class's `__init__`); None where nothing is to be read (a
+        nested function, whose body this check reads with the function's own, a library
+        function, a function with a registered rule); `_UNKNOWN` where srcad sees the
+        function only when the code runs."""
+        callees, scopes = self.callee_info
+        callee = callees.get(node)
+        if isinstance(callee, LocalFunction):
+            return None
+        if callee is primitives.call or callee is primitives.method or callee is None:
+            root = node.func
+            while isinstance(root, gast.Attribute):
+                root = root.value
+            kind = scopes.kinds.get(root) if isinstance(root, gast.Name) else None
+            if kind in ("global", "closure", "builtin"):
+                callee = self._resolve(node.func)
+            elif isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name):
+                cls = self._instance_class(node.func.value.id)
+                callee = getattr(cls, node.func.attr, None) if cls is not None else _UNKNOWN
+            else:
+                callee = _UNKNOWN
+        if callee is _UNKNOWN or callee is None:
+            return callee
+        return _function_called(callee, self.ctx.registry)
+
+    def _instance_class(self, name: str) -> type | None:
+        """The class of a local variable every assignment of which calls that class."""
+        classes = set()
+        for node in syntax.walk(self.function):
+            if not (isinstance(node, gast.Name) and node.id == name):
+                continue
+            if isinstance(node.ctx, gast.Param):
+                return None
+            if isinstance(node.ctx, gast.Store):
+                parent = self.parents.get(node)
+                if not (
+                    isinstance(parent, gast.Assign)
+                    and parent.targets == [node]
+                    and isinstance(parent.value, gast.Call)
+                ):
+                    return None
+                cls = self._resolve(parent.value.func)
+                if not isinstance(cls, type):
+                    return None
+                classes.add(cls)
+        return classes.pop() if len(classes) == 1 else None
+
     # -- fresh, unshared values ------------------------------------------------------------
 
-    def _loads(self, function: gast.FunctionDef, name: str) -> list[gast.Name]:
-        return [
-            n
-            for n in syntax.walk(function)
-            if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
-        ]
+    def _scope(self, node: gast.AST) -> gast.AST:
+        """The function (or lambda) whose body holds `node`."""
+        while node in self.parents:
+            node = self.parents[node]
+            if isinstance(node, gast.FunctionDef | gast.Lambda):
+                return node
+        return node
 
-    def _fresh_list(self, function: gast.FunctionDef, name: str) -> bool:
+    def _fresh_local(self, name: str) -> bool:
+        """Whether every binding of `name` in the function is a new value (a display, a
+        copy, a NumPy constructor...), so changing it changes nothing a caller holds."""
+        bound = False
+        for node in syntax.walk(self.function):
+            if isinstance(node, gast.Global | gast.Nonlocal) and name in node.names:
+                return False
+            if not (isinstance(node, gast.Name) and node.id == name):
+                continue
+            if isinstance(node.ctx, gast.Param):
+                first = self.function.args.args[:1]
+                if not (self.fresh_first_parameter and first and node is first[0]):
+                    return False
+                bound = True
+            elif isinstance(node.ctx, gast.Store):
+                parent = self.parents.get(node)
+                if isinstance(parent, gast.AugAssign):
+                    continue  # in place, or a new value: either way made here
+                if not (
+                    isinstance(parent, gast.Assign)
+                    and parent.targets == [node]
+                    and self._makes_new_value(parent.value)
+                ):
+                    return False
+                bound = True
+        return bound
+
+    def _fresh_list(self, function: gast.FunctionDef, append: gast.Call) -> bool:
+        """Whether the list `append` changes is one made in the same function by a list
+        display, and only read, appended to or returned there."""
+        assert isinstance(append.func, gast.Attribute) and isinstance(append.func.value, gast.Name)
+        name = append.func.value.id
+        scope = self._scope(append)
+        made_here = False
         for node in syntax.walk(function):
+            if isinstance(node, gast.Global | gast.Nonlocal) and name in node.names:
+                return False
             if not isinstance(node, gast.Name) or node.id != name:
                 continue
             parent = self.parents.get(node)
@@ -251,17 +494,21 @@ class Mutations(Analysis[list[Diagnostic]]):
                     and isinstance(parent.value, gast.List | gast.ListComp)
                 ):
                     return False
+                made_here = made_here or self._scope(node) is scope
                 continue
             if isinstance(parent, gast.Subscript | gast.For | gast.Return):
                 continue
             if isinstance(parent, gast.Attribute) and is_append_call(self.parents.get(parent)):
+                # An append from a nested function changes the list behind its back.
+                if self._scope(node) is not scope:
+                    return False
                 continue
             if isinstance(parent, gast.Call) and node in parent.args:
                 callee = self._resolve(parent.func)
                 if any(callee is reader for reader in _LIST_READERS):
                     continue
             return False
-        return True
+        return made_here and isinstance(scope, gast.FunctionDef)
 
     def _augmented(self, node: gast.AugAssign, function: gast.FunctionDef) -> list[Diagnostic]:
         """`name += v` is a rebinding in srcad; Python changes an array in place. The two
@@ -321,10 +568,17 @@ class Mutations(Analysis[list[Diagnostic]]):
             | gast.List
             | gast.ListComp
             | gast.Dict
+            | gast.DictComp
+            | gast.Set
+            | gast.SetComp
             | gast.Tuple,
         ):
             return True
-        return isinstance(value, gast.Call) and _is_fresh_function(self._resolve(value.func))
+        if not isinstance(value, gast.Call):
+            return False
+        if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" and not value.args:
+            return True  # `x.copy()`: a new array, list, dict or set
+        return _is_fresh_function(self._resolve(value.func))
 
     def _reads_without_keeping(self, node: gast.Name, parent: gast.AST | None) -> bool:
         if isinstance(parent, gast.BinOp | gast.UnaryOp | gast.Compare | gast.BoolOp):
@@ -356,6 +610,114 @@ class Mutations(Analysis[list[Diagnostic]]):
             node = self.parents[node]
             chain.append(node)
         return chain
+
+
+class CalleeMutations(Mutations):
+    """What a function srcad does not differentiate, but which runs as it is, changes that
+    its caller can see: everything `Mutations` reports, but for changes to values it made
+    itself, and with assignments to global and enclosing variables."""
+
+    fresh_changes_allowed = True
+
+
+class InitialiserMutations(CalleeMutations):
+    """The same, for a class's `__init__`, whose `self` is the instance being made."""
+
+    fresh_first_parameter = True
+
+
+# A callee srcad sees only when the code runs (a function passed in, a method of a value).
+_UNKNOWN = object()
+
+
+def _function_called(callee: Any, registry: Registry) -> tuple[Any, bool] | None:
+    """The Python function (with its source) a call of `callee` runs, if srcad must read it:
+    not for a function a rule covers, nor a library's, nor a C function. With it, whether
+    its first parameter is an instance made for the call (a class's `__init__`)."""
+    if registry.rrule_for(callee) is not None or registry.frule_for(callee) is not None:
+        return None  # a registered rule covers it: never inspected
+    if getattr(callee, "is_generated_rule", False):
+        return None
+    fresh_self = False
+    if isinstance(callee, type):
+        initialiser = getattr(callee, "__init__", None)
+        if (
+            dataclasses.is_dataclass(callee)
+            and getattr(getattr(initialiser, "__code__", None), "co_filename", "") == "<string>"
+        ):
+            initialiser = getattr(callee, "__post_init__", None)  # the generated one sets fields
+        callee, fresh_self = initialiser, True
+    elif isinstance(callee, types.MethodType):
+        callee = callee.__func__
+    elif not isinstance(callee, types.FunctionType) and callable(callee):
+        call = getattr(type(callee), "__call__", None)  # noqa: B004
+        if isinstance(call, types.FunctionType):
+            callee = call
+    if not isinstance(callee, types.FunctionType):
+        return None
+    module = (getattr(callee, "__module__", None) or "").partition(".")[0]
+    if module in _TRUSTED_MODULES:
+        return None
+    if registry.rrule_for(callee) is not None or registry.frule_for(callee) is not None:
+        return None
+    return callee, fresh_self
+
+
+# What each function read so far changes that its caller sees, with what it was found for
+# (its code and the rule registry's version: a new rule, or new code, asks again).
+_changes: weakref.WeakKeyDictionary[types.FunctionType, dict[Any, list[Diagnostic]]] = (
+    weakref.WeakKeyDictionary()
+)
+_reading: set[tuple[types.FunctionType, bool]] = set()  # those being read now (recursion)
+_cut = [0]  # how many times a recursive call was skipped (its answer then is partial)
+
+
+def changes_of(
+    func: types.FunctionType, registry: Registry, fresh_self: bool = False
+) -> list[Diagnostic]:
+    """The diagnostics of every change `func` (and every function it calls, in turn) makes
+    to a value its caller can see: its parameters, the globals and closure cells it reads,
+    the attributes of what they hold. Located in `func`'s own source; one that cannot be
+    read is reported as such. A recursive call is skipped while its function is being read
+    (its own changes are then reported by the outer reading)."""
+    key = (func.__code__, registry.version, fresh_self)
+    known = _changes.get(func, {})
+    if key in known:
+        return known[key]
+    if (func, fresh_self) in _reading:
+        _cut[0] += 1
+        return []
+    cuts = _cut[0]
+    _reading.add((func, fresh_self))
+    try:
+        found = _read_changes(func, registry, fresh_self)
+    finally:
+        _reading.discard((func, fresh_self))
+    if _cut[0] == cuts or not _reading:
+        _changes.setdefault(func, {})[key] = found
+    return found
+
+
+def _read_changes(func: types.FunctionType, registry: Registry, fresh_self: bool) -> list[Diagnostic]:
+    try:
+        source = function_source(func)
+        tree = gast.Module(body=[source.tree()], type_ignores=[])
+    except SrcadError as error:
+        code = func.__code__
+        return [
+            Diagnostic(
+                code.co_filename,
+                code.co_firstlineno,
+                0,
+                UNREADABLE_CALLEE,
+                f"srcad cannot read `{func.__qualname__}` to see what it changes: "
+                + error.message,
+                f"register a rule with @srcad.rrule.register({func.__name__})",
+            )
+        ]
+    ctx = Context(source, registry, (), Namer())
+    check = InitialiserMutations if fresh_self else CalleeMutations
+    return list(ctx.analysis(check, tree))
 
 
 def _is_element_read(subscript: gast.Subscript) -> bool:
