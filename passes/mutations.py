@@ -18,13 +18,13 @@ import gast
 import numpy as np
 
 from srcad import primitives, syntax
-from srcad.errors import CALLEE_FAILED, Diagnostic, SrcadError
+from srcad.errors import CALLEE_FAILED, Diagnostic, MutationError, SrcadError
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import IN_PLACE_METHODS, Callees, is_append_call, static_path
 from srcad.passes.naming import Namer
 from srcad.passes.nodes import Nodes
 from srcad.passes.scopes import LocalFunction, Scopes
-from srcad.registry import Registry
+from srcad.registry import REGISTRY, Registry
 from srcad.source import function_source
 
 ASSIGNMENT = "E301"
@@ -267,7 +267,9 @@ class Mutations(Analysis[list[Diagnostic]]):
                     "only index, iterate, return or copy it; " + self.rule_hint,
                 )
             return []
-        if isinstance(node.func, gast.Attribute) and node.func.attr in IN_PLACE_METHODS:
+        if isinstance(node.func, gast.Attribute) and (
+            node.func.attr in IN_PLACE_METHODS or node.func.attr == "append"
+        ):  # `append` other than `name.append(value)`: `self.items.append(value)`
             receiver = self._resolve(node.func.value)
             # A method of a value (not a module's function, such as `np.resize`).
             if not isinstance(receiver, types.ModuleType | type):
@@ -346,7 +348,11 @@ class Mutations(Analysis[list[Diagnostic]]):
         followed (the first time) by the changes themselves, in the callee's source."""
         callee = self._callee_of(node)
         if callee is _UNKNOWN:
-            if isinstance(self.parents.get(node), gast.Expr):
+            # The differentiated function's own such calls are guarded when they run (see
+            # `changes_nothing`); code that runs as it is (a callee, a nested function)
+            # is not, and a call whose result is unused is made for what it changes.
+            guarded = not self.fresh_changes_allowed and self._scope(node) is self.function
+            if not guarded and isinstance(self.parents.get(node), gast.Expr):
                 what = ".".join(static_path(node.func) or ["this value"])
                 return self._report(
                     node,
@@ -626,6 +632,9 @@ class InitialiserMutations(CalleeMutations):
     fresh_first_parameter = True
 
 
+_NOT_READ: tuple[type, ...] = (types.BuiltinFunctionType, types.BuiltinMethodType, np.ufunc,
+             type(np.ndarray.sum), type([].append))  # fmt: skip
+
 # A callee srcad sees only when the code runs (a function passed in, a method of a value).
 _UNKNOWN = object()
 
@@ -634,6 +643,8 @@ def _function_called(callee: Any, registry: Registry) -> tuple[Any, bool] | None
     """The Python function (with its source) a call of `callee` runs, if srcad must read it:
     not for a function a rule covers, nor a library's, nor a C function. With it, whether
     its first parameter is an instance made for the call (a class's `__init__`)."""
+    if isinstance(callee, _NOT_READ):
+        return None  # C code: its changes are those the check names
     if registry.rrule_for(callee) is not None or registry.frule_for(callee) is not None:
         return None  # a registered rule covers it: never inspected
     if getattr(callee, "is_generated_rule", False):
@@ -698,7 +709,9 @@ def changes_of(
     return found
 
 
-def _read_changes(func: types.FunctionType, registry: Registry, fresh_self: bool) -> list[Diagnostic]:
+def _read_changes(
+    func: types.FunctionType, registry: Registry, fresh_self: bool
+) -> list[Diagnostic]:
     try:
         source = function_source(func)
         tree = gast.Module(body=[source.tree()], type_ignores=[])
@@ -710,14 +723,60 @@ def _read_changes(func: types.FunctionType, registry: Registry, fresh_self: bool
                 code.co_firstlineno,
                 0,
                 UNREADABLE_CALLEE,
-                f"srcad cannot read `{func.__qualname__}` to see what it changes: "
-                + error.message,
+                f"srcad cannot read `{func.__qualname__}` to see what it changes: " + error.message,
                 f"register a rule with @srcad.rrule.register({func.__name__})",
             )
         ]
     ctx = Context(source, registry, (), Namer())
     check = InitialiserMutations if fresh_self else CalleeMutations
     return list(ctx.analysis(check, tree))
+
+
+@dataclasses.dataclass(frozen=True)
+class CallSite:
+    """Where a guarded call is, for `changes_nothing`'s error: the function that makes it,
+    and the diagnostic at the call (`{function}` and `{name}` in it stand for the function
+    called, known only when the call runs)."""
+
+    caller: str
+    diagnostic: Diagnostic
+
+
+def guard_site(ctx: Context, call: gast.Call) -> CallSite:
+    """The `CallSite` of a call whose function srcad sees only when the code runs."""
+    what = ".".join(static_path(call.func) or ["this value"])
+    return CallSite(
+        ctx.source.func.__qualname__,
+        ctx.diagnostic(
+            call,
+            CALLEE_FAILED,
+            f"`{what}(...)` runs `{{function}}`, which changes a value its caller can see: "
+            "srcad cannot differentiate that (the problems are listed next)",
+            "make `{function}` return a new value instead; or register a rule with "
+            "@srcad.rrule.register({name})",
+        ),
+    )
+
+
+def changes_nothing(callee: Any, site: CallSite) -> Any:
+    """`callee`, once proved to change nothing its caller can see (read from its source,
+    once per function); else a `MutationError` at `site` and at each change. The guard of
+    a call whose function srcad sees only when the code runs."""
+    found = _function_called(callee, REGISTRY)
+    if found is None:
+        return callee
+    function, fresh_self = found
+    changes = changes_of(function, REGISTRY, fresh_self)
+    if changes:
+        names = {"function": function.__qualname__, "name": function.__qualname__}
+        at = site.diagnostic
+        at = dataclasses.replace(
+            at, message=at.message.format(**names), hint=at.hint.format(**names)
+        )
+        raise MutationError(
+            f"cannot differentiate {site.caller}: {1 + len(changes)} problems", [at, *changes]
+        )
+    return callee
 
 
 def _is_element_read(subscript: gast.Subscript) -> bool:

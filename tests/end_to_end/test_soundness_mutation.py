@@ -1,0 +1,306 @@
+"""A callee that changes what its caller can see (issue 17, items 1 and 12): refused at the
+call and at the change, in every mode and whatever the call's result; what a function made
+for itself, and functions a rule covers, stay allowed."""
+
+import importlib.util
+import inspect
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import srcad
+
+HERE = pathlib.Path(__file__).parent
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+helpers = load("mutation_helpers")
+mf = load("mutation_functions")
+FILE = str(HERE / "mutation_functions.py")
+HELPERS = str(HERE / "mutation_helpers.py")
+
+
+def at(function, text):
+    """(file, line) of the first line of `function` holding `text`."""
+    lines, start = inspect.getsourcelines(function)
+    line = start + next(i for i, line in enumerate(lines) if text in line)
+    return inspect.getsourcefile(function), line
+
+
+def where(diagnostic):
+    return diagnostic.file, diagnostic.line
+
+
+# (function, its arguments, [(function holding the line, text on it, code), ...] in order)
+REFUSED = [
+    (mf.pushed_then_read, (3.0,), [
+        (mf.pushed_then_read, "push(stack, a)", "E220"), (mf.push, "stack.append", "E302")]),
+    (mf.set_then_summed, (3.0,), [
+        (mf.set_then_summed, "set_first(x, a)", "E220"), (mf.set_first, "x[0] = v", "E301")]),
+    (mf.result_used, (1.5,), [
+        (mf.result_used, "push_and_count(", "E220"), (mf.push_and_count, "stack.append", "E302")]),
+    (mf.inside_a_loop, (0.7,), [
+        (mf.inside_a_loop, "push(stack, a * i)", "E220"), (mf.push, "stack.append", "E302")]),
+    (mf.through_a_nested_function, (2.0,), [
+        (mf.through_a_nested_function, "stack.append(v)", "E302")]),
+    (mf.through_a_lambda, (2.0,), [(mf.through_a_lambda, "stack.append(v)", "E302")]),
+    (mf.through_another_module, (1.25,), [
+        (mf.through_another_module, "helpers.scale_in_place", "E220"),
+        (helpers.scale_in_place, "x *= factor", "E306")]),
+    (mf.through_two_calls, (1.25,), [
+        (mf.through_two_calls, "helpers.through", "E220"),
+        (helpers.through, "scale_in_place(x, value)", "E220"),
+        (helpers.scale_in_place, "x *= factor", "E306")]),
+    (mf.recorded_in_another_module, (2.0,), [
+        (mf.recorded_in_another_module, "helpers.record(a)", "E220"),
+        (helpers.record, "HISTORY.append", "E302")]),
+    (mf.method_changes_self, (2.0,), [
+        (mf.method_changes_self, "acc.push(a)", "E220"),
+        (mf.Accumulator.push, "self.items.append", "E303")]),
+    (mf.method_of_a_parameter, (2.0, mf.Accumulator()), [
+        (mf.method_of_a_parameter, "acc.push(a)", "E220"),
+        (mf.Accumulator.push, "self.items.append", "E303")]),
+    (mf.method_of_a_global, (2.0,), [
+        (mf.method_of_a_global, "ACCUMULATOR.push(a)", "E220"),
+        (mf.Accumulator.push, "self.items.append", "E303")]),
+    (mf.callee_changes_its_closure, (2.0,), [
+        (mf.callee_changes_its_closure, "remember(a)", "E220"),
+        (mf.make_recorder, "seen.append(v)", "E302")]),
+    (mf.callee_changes_a_global, (2.0,), [
+        (mf.callee_changes_a_global, "log(a)", "E220"), (mf.log, "COUNTER.append", "E302")]),
+    (mf.global_list_appended, (2.0,), [(mf.global_list_appended, "COUNTER.append", "E302")]),
+    (mf.callee_rebinds_a_global, (2.0,), [
+        (mf.callee_rebinds_a_global, "set_scale(a)", "E220"),
+        (mf.set_scale, "global STATE", "E309")]),
+    (mf.changed_after_its_use, (2.0,), [
+        (mf.changed_after_its_use, "helpers.scale_in_place", "E220"),
+        (helpers.scale_in_place, "x *= factor", "E306")]),
+    (mf.filled_after_its_use, (2.0,), [
+        (mf.filled_after_its_use, "helpers.fill_with", "E220"),
+        (helpers.fill_with, "x.fill(value)", "E303")]),
+    (mf.sorted_by_a_helper, (2.0,), [
+        (mf.sorted_by_a_helper, "sort_it(w)", "E220"), (mf.sort_it, "x.sort()", "E303")]),
+    (mf.extended_by_a_helper, (2.0,), [
+        (mf.extended_by_a_helper, "extend_it(", "E220"), (mf.extend_it, "items.extend", "E303")]),
+    (mf.updated_by_a_helper, (2.0,), [
+        (mf.updated_by_a_helper, "update_it(d, a)", "E220"), (mf.update_it, "d.update", "E303")]),
+    (mf.added_into_by_a_helper, (2.0,), [
+        (mf.added_into_by_a_helper, "add_into(", "E220"), (mf.add_into, "out=a", "E304")]),
+    (mf.through_recursion, (2.0,), [
+        (mf.through_recursion, "recursive_push(stack, a, 2)", "E220"),
+        (mf.recursive_push, "stack.append", "E302")]),
+]  # fmt: skip
+
+MODES = {
+    "grad": lambda f, args: srcad.grad(f, wrt=0)(*args),
+    "value_and_grad": lambda f, args: srcad.value_and_grad(f, wrt=0)(*args),
+    "vjp": lambda f, args: srcad.vjp(f, *args),
+    "jvp": lambda f, args: srcad.jvp(f, args, tuple(1.0 for _ in args)),
+}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize(
+    ("function", "args", "expected"), REFUSED, ids=[c[0].__name__ for c in REFUSED]
+)
+def test_a_change_the_caller_sees_is_refused_at_the_call_and_the_change(
+    function, args, expected, mode
+):
+    with pytest.raises(srcad.MutationError) as raised:
+        MODES[mode](function, args)
+    found = [(where(d), d.code) for d in raised.value.diagnostics]
+    assert found == [(at(holder, text), code) for holder, text, code in expected]
+    assert all(d.hint and d.source_line for d in raised.value.diagnostics)
+    first = raised.value.diagnostics[0]
+    if first.code == "E220":
+        assert "listed next" in first.message
+        assert "@srcad.rrule.register(" in first.hint
+
+
+def test_each_call_of_a_changing_callee_is_reported_and_its_changes_listed_once(tmp_path):
+    path = tmp_path / "twice.py"
+    path.write_text(
+        textwrap.dedent("""
+        def push(stack, value):
+            stack.append(value)
+
+        def twice(a):
+            stack = []
+            push(stack, a)
+            push(stack, a * a)
+            return stack[0] * stack[1]
+    """)
+    )
+    module = load_path(path)
+    with pytest.raises(srcad.MutationError) as raised:
+        srcad.grad(module.twice)(2.0)
+    found = [(d.line, d.code) for d in raised.value.diagnostics]
+    assert found == [(7, "E220"), (3, "E302"), (8, "E220")]
+    assert "listed above" in raised.value.diagnostics[2].message
+
+
+def load_path(path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def central_difference(f, x, h=1e-6):
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+ALLOWED = [
+    (mf.appended_here, 1.5),
+    (mf.appended_here, -0.3),
+    (mf.callee_changes_only_its_own, 0.8),
+    (mf.initialiser_sets_its_own_fields, 1.7),
+    (mf.calls_a_function_with_a_rule, -2.5),
+]
+
+
+@pytest.mark.parametrize(
+    ("function", "x"), ALLOWED, ids=[f"{c[0].__name__}-{c[1]}" for c in ALLOWED]
+)
+def test_changes_no_caller_sees_are_differentiated_right(function, x):
+    expected = central_difference(function, x)
+    assert srcad.grad(function)(x) == pytest.approx(expected, rel=1e-6)
+    _, tangent = srcad.jvp(function, (x,), (1.0,))
+    assert tangent == pytest.approx(expected, rel=1e-6)
+    value, gradient = srcad.value_and_grad(function)(x)
+    assert value == pytest.approx(function(x))
+    assert gradient == pytest.approx(expected, rel=1e-6)
+
+
+def test_a_callee_with_a_registered_rule_is_never_read(monkeypatch):
+    import srcad.passes.mutations as mutations
+
+    read = []
+    real = mutations._read_changes
+    monkeypatch.setattr(
+        mutations, "_read_changes", lambda f, *rest: read.append(f) or real(f, *rest)
+    )
+    mutations._changes.clear()
+    srcad.grad(mf.calls_a_function_with_a_rule)(1.0)
+    assert mf.push_with_rule not in read
+
+
+def test_a_new_rule_for_the_callee_lifts_the_refusal(tmp_path):
+    path = tmp_path / "lifted.py"
+    path.write_text(
+        textwrap.dedent("""
+        def push(stack, value):
+            stack.append(value)
+
+        def f(a):
+            stack = []
+            push(stack, 1.0)
+            return a * a * stack[0]
+    """)
+    )
+    module = load_path(path)
+    with pytest.raises(srcad.MutationError):
+        srcad.grad(module.f)(2.0)
+
+    @srcad.rrule.register(module.push)
+    def push_rrule(stack, value):
+        return module.push(stack, value), lambda y_bar: (srcad.NoTangent(),) * 3
+
+    assert srcad.grad(module.f)(2.0) == pytest.approx(4.0)
+
+
+def test_a_callee_rebound_to_one_that_changes_nothing_is_read_again(tmp_path):
+    path = tmp_path / "rebound.py"
+    path.write_text(
+        textwrap.dedent("""
+        def helper(x, v):
+            x[0] = v
+
+        def f(a):
+            x = [0.0]
+            helper(x, 1.0)
+            return a * a
+    """)
+    )
+    module = load_path(path)
+    with pytest.raises(srcad.MutationError):
+        srcad.grad(module.f)(3.0)
+    other = tmp_path / "pure.py"
+    other.write_text("def helper(x, v):\n    return v\n")
+    module.helper = load_path(other).helper
+    assert srcad.grad(module.f)(3.0) == pytest.approx(6.0)
+
+
+FIVE_PROBLEMS = textwrap.dedent(
+    """\
+    import numpy as np
+
+    counter = []
+
+
+    def push(stack, value):
+        stack.append(value)
+
+
+    def items(x):
+        y = np.zeros(2)
+        y[0] = x
+        try:
+            z = x * 2
+        except ValueError:
+            z = 0.0
+        return y + z
+
+
+    def rebinds(x):
+        global counter
+        counter = [x]
+        return x
+
+
+    def calls(x):
+        stack = []
+        push(stack, x)
+        counter.append(1)
+        return x * stack[0]
+    """
+)
+
+
+def test_srcad_check_reports_all_five_problems_each_at_its_line(tmp_path):
+    path = tmp_path / "five.py"
+    path.write_text(FIVE_PROBLEMS)
+    env = {**os.environ, "PYTHONSAFEPATH": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "srcad", "check", str(path), "--format", "json"],
+        capture_output=True, text=True, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    import json
+
+    found = [(d["line"], d["code"]) for d in json.loads(done.stdout)]
+    lines = FIVE_PROBLEMS.splitlines()
+
+    def line(text):
+        return 1 + next(i for i, got in enumerate(lines) if text in got)
+
+    expected = [
+        (line("stack.append(value)"), "E302"),  # the callee's own, listed under its call too
+        (line("y[0] = x"), "E301"),
+        (line("try:"), "E101"),
+        (line("global counter"), "E101"),
+        (line("push(stack, x)"), "E220"),
+        (line("counter.append(1)"), "E302"),
+    ]
+    assert found == expected
