@@ -272,8 +272,13 @@ def push_with_rule(stack, value):
 
 
 @srcad.rrule.register(push_with_rule)
-def _push_with_rule_rrule(stack, value):
-    return push_with_rule(stack, value), lambda y_bar: (srcad.NoTangent(),) * 3
+def push_with_rule_rrule(stack, value):
+    y = push_with_rule(stack, value)
+
+    def push_with_rule_pullback(y_bar):
+        return srcad.NoTangent(), srcad.NoTangent(), srcad.NoTangent()
+
+    return y, push_with_rule_pullback
 
 
 def calls_a_function_with_a_rule(a):
