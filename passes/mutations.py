@@ -10,6 +10,7 @@ import math
 import operator
 import random
 import sys
+import threading
 import types
 import weakref
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import gast
 import numpy as np
 
-from srcad import primitives, syntax
+from srcad import syntax
 from srcad.errors import CALLEE_FAILED, Diagnostic, MutationError, SrcadError
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.callees import IN_PLACE_METHODS, Callees, is_append_call, static_path
@@ -48,6 +49,14 @@ CODES = (
     REBOUND_OUTSIDE,
     UNREADABLE_CALLEE,
 )
+
+# Methods that change their receiver besides `IN_PLACE_METHODS` (which `Callees` also
+# reads): `append` other than `name.append(value)` (`self.items.append(v)`), and the
+# special methods behind assignment, called by name.
+_IN_PLACE_DUNDERS = frozenset({
+    "append", "__setitem__", "__delitem__", "__setattr__", "__delattr__", "__iadd__",
+    "__isub__", "__imul__", "__itruediv__", "__ior__", "__iand__",
+})  # fmt: skip
 
 # Library functions that change an argument in place (the first, unless named).
 _IN_PLACE_FUNCTIONS = (
@@ -156,8 +165,9 @@ class Findings(list[Diagnostic]):
     followed by those of the callee it introduces, which keep their place after it when
     the driver sorts every check's diagnostics by position."""
 
-    def __init__(self, groups: list[list[Diagnostic]]) -> None:
+    def __init__(self, groups: list[list[Diagnostic]], calls: list[CallEdge] | None = None) -> None:
         self.groups = sorted(groups, key=lambda group: (group[0].line, group[0].column))
+        self.calls = calls or []  # in a callee: its calls of functions named in its source
         super().__init__(d for group in self.groups for d in group)
 
 
@@ -190,6 +200,7 @@ class Mutations(Analysis[list[Diagnostic]]):
         self._parents: dict[gast.AST, gast.AST] | None = None
         self._callee_info: tuple[Any, Any] | None = None
         self._listed: set[Any] = set()  # callees whose changes are listed already
+        self._calls: list[CallEdge] = []
         groups: list[list[Diagnostic]] = []
         for node in ctx.analysis(Nodes, tree):
             if node.__class__ in _CHECKED:
@@ -200,7 +211,7 @@ class Mutations(Analysis[list[Diagnostic]]):
                     groups += [[d] for d in found]
             elif self.fresh_changes_allowed and isinstance(node, gast.Global | gast.Nonlocal):
                 groups += [[d] for d in self._rebinding(node)]
-        return Findings(groups)
+        return Findings(groups, self._calls)
 
     @property
     def parents(self) -> dict[gast.AST, gast.AST]:
@@ -268,8 +279,8 @@ class Mutations(Analysis[list[Diagnostic]]):
                 )
             return []
         if isinstance(node.func, gast.Attribute) and (
-            node.func.attr in IN_PLACE_METHODS or node.func.attr == "append"
-        ):  # `append` other than `name.append(value)`: `self.items.append(value)`
+            node.func.attr in IN_PLACE_METHODS or node.func.attr in _IN_PLACE_DUNDERS
+        ):
             receiver = self._resolve(node.func.value)
             # A method of a value (not a module's function, such as `np.resize`).
             if not isinstance(receiver, types.ModuleType | type):
@@ -345,9 +356,11 @@ class Mutations(Analysis[list[Diagnostic]]):
 
     def _callee_changes(self, node: gast.Call) -> list[Diagnostic]:
         """A call of a function that changes what its caller can see: reported at the call,
-        followed (the first time) by the changes themselves, in the callee's source."""
-        callee = self._callee_of(node)
-        if callee is _UNKNOWN:
+        followed (the first time) by the changes themselves, in the callee's source. In a
+        callee, the call is kept (`Findings.calls`) for `changes_of` to follow each time
+        it is asked: the name it calls may be rebound meanwhile."""
+        call = self._call_of(node)
+        if call is _UNKNOWN:
             # The differentiated function's own such calls are guarded when they run (see
             # `changes_nothing`); code that runs as it is (a callee, a nested function)
             # is not, and a call whose result is unused is made for what it changes.
@@ -364,64 +377,64 @@ class Mutations(Analysis[list[Diagnostic]]):
                     + self.rule_hint,
                 )
             return []
-        if callee is None:
+        if not isinstance(call, CallEdge):
             return []
-        function, fresh_self = callee
-        found = changes_of(function, self.ctx.registry, fresh_self)
-        if not found:
+        if self.fresh_changes_allowed:
+            self._calls.append(call)
             return []
-        name = getattr(function, "__qualname__", repr(function))
-        listed = function in self._listed
-        self._listed.add(function)
-        where = self.ctx.diagnostic(
-            node,
-            CALLEE_FAILED,
-            f"`{name}` changes a value its caller can see, which srcad cannot differentiate "
-            + ("(listed above)" if listed else f"({len(found)} problem(s) listed next)"),
-            f"make `{name}` return a new value instead; or register a rule with "
-            f"@srcad.rrule.register({getattr(function, '__name__', name)})",
-        )
-        return [where] if listed else [where, *found]
+        return _changes_through(call, self.ctx.registry, self._listed, {})
 
     @property
     def callee_info(self) -> tuple[Any, Any]:
         """The `Callees` and `Scopes` results, found when a call first asks."""
         if self._callee_info is None:
             tree = gast.Module(body=[self.function], type_ignores=[])
-            scopes = self.ctx.results.get(Scopes) or Scopes().run(tree, self.ctx)
-            self.ctx.results.setdefault(Scopes, scopes)
-            self._callee_info = (self.ctx.analysis(Callees, tree).callees, scopes)
+            callees = self.ctx.analysis(Callees, tree).callees
+            self._callee_info = (callees, self.ctx.analysis(Scopes, tree))
         return self._callee_info
 
-    def _callee_of(self, node: gast.Call) -> Any:
-        """The Python function a call runs, with whether its first parameter is a value
-        made for the call (a class's `__init__`); None where nothing is to be read (a
-        nested function, whose body this check reads with the function's own, a library
-        function, a function with a registered rule); `_UNKNOWN` where srcad sees the
-        function only when the code runs."""
+    def _call_of(self, node: gast.Call) -> Any:
+        """The `CallEdge` of a call of a function named by a global, closure or builtin
+        name (or of a method of a local instance of such a class); None for a nested
+        function (its body is read with this one's) or a name srcad bound itself;
+        `_UNKNOWN` where srcad sees the function only when the code runs."""
         callees, scopes = self.callee_info
         callee = callees.get(node)
         if isinstance(callee, LocalFunction):
             return None
-        if callee is primitives.call or callee is primitives.method or callee is None:
-            root = node.func
-            while isinstance(root, gast.Attribute):
-                root = root.value
-            kind = scopes.kinds.get(root) if isinstance(root, gast.Name) else None
-            if kind in ("global", "closure", "builtin"):
-                callee = self._resolve(node.func)
-            elif isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name):
-                cls = self._instance_class(node.func.value.id)
-                callee = getattr(cls, node.func.attr, None) if cls is not None else _UNKNOWN
-            else:
-                callee = _UNKNOWN
-        if callee is _UNKNOWN or callee is None:
-            return callee
-        return _function_called(callee, self.ctx.registry)
+        named, method = node.func, None
+        root = _root(named)
+        if (
+            scopes.kinds.get(root) in ("local", "parameter")
+            and isinstance(named, gast.Attribute)
+            and named.value is root
+        ):
+            made_by = self._instance_class(root.id)  # `box = Box(...)`, then `box.method()`
+            if made_by is None:
+                return _UNKNOWN
+            named, method = made_by, named.attr
+            root = _root(named)
+        path = static_path(named)
+        if path is None or not isinstance(root, gast.Name):
+            return _UNKNOWN
+        kind = scopes.kinds.get(root)
+        if kind == "global":
+            namespace: Any = self.ctx.source.globals
+        elif kind == "closure":
+            namespace = self.ctx.source.closure[root.id]
+        elif kind == "builtin":
+            namespace = vars(builtins)
+        elif path[0] in self.ctx.runtime:
+            return None  # a name srcad bound (a generated rule)
+        else:
+            return _UNKNOWN
+        site = self.ctx.diagnostic(node, CALLEE_FAILED, "", self.rule_hint)
+        return CallEdge(site, namespace, tuple(path), method)
 
-    def _instance_class(self, name: str) -> type | None:
-        """The class of a local variable every assignment of which calls that class."""
-        classes = set()
+    def _instance_class(self, name: str) -> gast.expr | None:
+        """What names the class of a local variable, where every assignment of it calls
+        one dotted name (`box = Box(2.0)`: `Box`): a class, when the call is followed."""
+        classes: list[gast.expr] = []
         for node in syntax.walk(self.function):
             if not (isinstance(node, gast.Name) and node.id == name):
                 continue
@@ -433,13 +446,12 @@ class Mutations(Analysis[list[Diagnostic]]):
                     isinstance(parent, gast.Assign)
                     and parent.targets == [node]
                     and isinstance(parent.value, gast.Call)
+                    and static_path(parent.value.func) is not None
                 ):
                     return None
-                cls = self._resolve(parent.value.func)
-                if not isinstance(cls, type):
-                    return None
-                classes.add(cls)
-        return classes.pop() if len(classes) == 1 else None
+                classes.append(parent.value.func)
+        paths = {tuple(static_path(c) or ()) for c in classes}
+        return classes[0] if len(paths) == 1 else None
 
     # -- fresh, unshared values ------------------------------------------------------------
 
@@ -639,6 +651,42 @@ _NOT_READ: tuple[type, ...] = (types.BuiltinFunctionType, types.BuiltinMethodTyp
 _UNKNOWN = object()
 
 
+def _root(node: gast.expr) -> gast.expr:
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return node
+
+
+@dataclasses.dataclass(frozen=True)
+class CallEdge:
+    """A call, in a function's source, of a function a dotted name refers to: where that
+    name is looked up (a module's globals, a closure cell, the builtins) each time it is
+    asked, never what it referred to once (the name may be rebound); `method`: the call is
+    of this method of an instance of the class the name refers to. `site` locates it."""
+
+    site: Diagnostic
+    namespace: Any
+    path: tuple[str, ...]
+    method: str | None = None
+
+    def target(self) -> Any:
+        """What the call calls now (None: nothing, `_UNKNOWN`: not a class any more)."""
+        if isinstance(self.namespace, types.CellType):
+            try:
+                value = self.namespace.cell_contents
+            except ValueError:
+                return None
+        else:
+            value = self.namespace.get(self.path[0])
+        for attr in self.path[1:]:
+            value = getattr(value, attr, None)
+        if self.method is not None:
+            if not isinstance(value, type):
+                return _UNKNOWN
+            value = getattr(value, self.method, None)
+        return value
+
+
 def _function_called(callee: Any, registry: Registry) -> tuple[Any, bool] | None:
     """The Python function (with its source) a call of `callee` runs, if srcad must read it:
     not for a function a rule covers, nor a library's, nor a C function. With it, whether
@@ -674,13 +722,60 @@ def _function_called(callee: Any, registry: Registry) -> tuple[Any, bool] | None
     return callee, fresh_self
 
 
-# What each function read so far changes that its caller sees, with what it was found for
-# (its code and the rule registry's version: a new rule, or new code, asks again).
-_changes: weakref.WeakKeyDictionary[types.FunctionType, dict[Any, list[Diagnostic]]] = (
+def _changes_through(
+    call: CallEdge,
+    registry: Registry,
+    listed: set[Any],
+    memo: dict[tuple[types.FunctionType, bool], list[Diagnostic]],
+) -> list[Diagnostic]:
+    """What a call changes that its caller can see: nothing, or its site followed by the
+    changes of the function it calls now (only its site where `listed` has them already)."""
+    target = call.target()
+    if target is _UNKNOWN:
+        return [
+            dataclasses.replace(
+                call.site,
+                code=UNSEEN_CALL,
+                message=f"`{'.'.join(call.path)}` is no longer a class, so srcad cannot see "
+                f"which function `.{call.method}(...)` runs",
+                hint="call a function defined at module level; " + call.site.hint,
+            )
+        ]
+    found = _function_called(target, registry)
+    if found is None:
+        return []
+    function, fresh_self = found
+    changes = _changes_of(function, registry, fresh_self, memo)
+    if not changes:
+        return []
+    name = function.__qualname__
+    first = function not in listed
+    listed.add(function)
+    site = dataclasses.replace(
+        call.site,
+        message=f"`{name}` changes a value its caller can see, which srcad cannot "
+        "differentiate "
+        + (f"({len(changes)} problem(s) listed next)" if first else "(listed above)"),
+        hint=f"make `{name}` return a new value instead; or register a rule with "
+        f"@srcad.rrule.register({function.__name__})",
+    )
+    return [site, *changes] if first else [site]
+
+
+class _Reading(threading.local):
+    """Per thread: the functions being read now (a recursive call of one is skipped)."""
+
+    def __init__(self) -> None:
+        self.now: set[tuple[types.FunctionType, bool]] = set()
+
+
+_reading = _Reading()
+
+# Each function's own changes, and its calls (`Findings`), by the code they were read from.
+_read: weakref.WeakKeyDictionary[types.FunctionType, tuple[Any, Findings]] = (
     weakref.WeakKeyDictionary()
 )
-_reading: set[tuple[types.FunctionType, bool]] = set()  # those being read now (recursion)
-_cut = [0]  # how many times a recursive call was skipped (its answer then is partial)
+_read_lock = threading.Lock()
 
 
 def changes_of(
@@ -688,48 +783,72 @@ def changes_of(
 ) -> list[Diagnostic]:
     """The diagnostics of every change `func` (and every function it calls, in turn) makes
     to a value its caller can see: its parameters, the globals and closure cells it reads,
-    the attributes of what they hold. Located in `func`'s own source; one that cannot be
-    read is reported as such. A recursive call is skipped while its function is being read
-    (its own changes are then reported by the outer reading)."""
-    key = (func.__code__, registry.version, fresh_self)
-    known = _changes.get(func, {})
-    if key in known:
-        return known[key]
-    if (func, fresh_self) in _reading:
-        _cut[0] += 1
+    the attributes of what they hold. Located in `func`'s own source (which is read once);
+    the functions it calls are looked up anew each time, as their names may be rebound."""
+    return _changes_of(func, registry, fresh_self, {})
+
+
+def _changes_of(
+    func: types.FunctionType,
+    registry: Registry,
+    fresh_self: bool,
+    memo: dict[tuple[types.FunctionType, bool], list[Diagnostic]],
+) -> list[Diagnostic]:
+    """`changes_of`, with the answers found so far in this one asking (`memo`). A function
+    being read is skipped where it calls itself, in turn: its own changes are reported by
+    the reading that began first."""
+    reading = (func, fresh_self)
+    if reading in memo:
+        return memo[reading]
+    if reading in _reading.now:
         return []
-    cuts = _cut[0]
-    _reading.add((func, fresh_self))
+    own = _own_changes(func, fresh_self)
+    _reading.now.add(reading)
     try:
-        found = _read_changes(func, registry, fresh_self)
+        groups = list(own.groups)
+        listed: set[Any] = set()
+        for call in own.calls:
+            through = _changes_through(call, registry, listed, memo)
+            if through:
+                groups.append(through)
     finally:
-        _reading.discard((func, fresh_self))
-    if _cut[0] == cuts or not _reading:
-        _changes.setdefault(func, {})[key] = found
+        _reading.now.discard(reading)
+    found = memo[reading] = list(Findings(groups))
     return found
 
 
-def _read_changes(
-    func: types.FunctionType, registry: Registry, fresh_self: bool
-) -> list[Diagnostic]:
+def _own_changes(func: types.FunctionType, fresh_self: bool) -> Findings:
+    """What `func`'s own source changes that its caller can see, and the calls it makes."""
+    key = (func.__code__, fresh_self)
+    known = _read.get(func)
+    if known is not None and known[0] == key:
+        return known[1]
+    found = _read_own_changes(func, fresh_self)
+    with _read_lock:
+        _read[func] = (key, found)
+    return found
+
+
+def _read_own_changes(func: types.FunctionType, fresh_self: bool) -> Findings:
     try:
         source = function_source(func)
         tree = gast.Module(body=[source.tree()], type_ignores=[])
     except SrcadError as error:
         code = func.__code__
-        return [
-            Diagnostic(
-                code.co_filename,
-                code.co_firstlineno,
-                0,
-                UNREADABLE_CALLEE,
-                f"srcad cannot read `{func.__qualname__}` to see what it changes: " + error.message,
-                f"register a rule with @srcad.rrule.register({func.__name__})",
-            )
-        ]
-    ctx = Context(source, registry, (), Namer())
+        unreadable = Diagnostic(
+            code.co_filename,
+            code.co_firstlineno,
+            0,
+            UNREADABLE_CALLEE,
+            f"srcad cannot read `{func.__qualname__}` to see what it changes: " + error.message,
+            f"register a rule with @srcad.rrule.register({func.__name__})",
+        )
+        return Findings([[unreadable]])
+    ctx = Context(source, REGISTRY, (), Namer())
     check = InitialiserMutations if fresh_self else CalleeMutations
-    return list(ctx.analysis(check, tree))
+    found = ctx.analysis(check, tree)
+    assert isinstance(found, Findings)
+    return found
 
 
 @dataclasses.dataclass(frozen=True)

@@ -285,3 +285,57 @@ def calls_a_function_with_a_rule(a):
     stack = []
     push_with_rule(stack, 1.0)
     return a * a
+
+
+# -- calls of values srcad sees only when they run -------------------------------------------
+
+
+def value_called_with_constants(a, fn):
+    n = fn([], 2.0)
+    return a * a * n
+
+
+def count_only(stack, value):
+    return len(stack) + 1
+
+
+def changed_by_a_passed_function(a, fn):
+    x = np.array([1.0, 2.0])
+    y = a * x
+    fn(x, 3.0)
+    return np.sum(y)
+
+
+def nested_calls_a_method_of_a_parameter(a, acc):
+    def inner():
+        acc.push(1.0)
+
+    inner()
+    return a * a
+
+
+def box_then_set(a):
+    box = Box(1.0)
+    box.set(a)
+    return box.scaled(a)
+
+
+def _box_set(self, value):
+    self.value = value
+
+
+Box.set = _box_set
+
+
+def calls_outer(a):
+    x = np.array([1.0, 2.0]) * a
+    outer(x)
+    return np.sum(x)
+
+
+def outer(x):
+    return inner_helper(x)
+
+
+def inner_helper(x):
+    return x

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 import srcad
@@ -187,11 +188,11 @@ def test_a_callee_with_a_registered_rule_is_never_read(monkeypatch):
     import srcad.passes.mutations as mutations
 
     read = []
-    real = mutations._read_changes
+    real = mutations._read_own_changes
     monkeypatch.setattr(
-        mutations, "_read_changes", lambda f, *rest: read.append(f) or real(f, *rest)
+        mutations, "_read_own_changes", lambda f, *rest: read.append(f) or real(f, *rest)
     )
-    mutations._changes.clear()
+    mutations._read.clear()
     srcad.grad(mf.calls_a_function_with_a_rule)(1.0)
     assert mf.push_with_rule not in read
 
@@ -304,3 +305,66 @@ def test_srcad_check_reports_all_five_problems_each_at_its_line(tmp_path):
         (line("counter.append(1)"), "E302"),
     ]
     assert found == expected
+
+
+def test_a_value_called_with_constants_is_guarded_when_it_runs():
+    with pytest.raises(srcad.MutationError) as raised:
+        srcad.grad(mf.value_called_with_constants, wrt=0)(2.0, mf.push_and_count)
+    found = [(where(d), d.code) for d in raised.value.diagnostics]
+    assert found == [
+        (at(mf.value_called_with_constants, "fn([], 2.0)"), "E220"),
+        (at(mf.push_and_count, "stack.append"), "E302"),
+    ]
+    assert "push_and_count" in raised.value.diagnostics[0].message
+    assert "@srcad.rrule.register(push_and_count)" in raised.value.diagnostics[0].hint
+    # A function that changes nothing runs; the derivative is right.
+    for mode in ("grad", "jvp"):
+        value = MODES[mode](mf.value_called_with_constants, (2.0, mf.count_only))
+        assert (value if mode == "grad" else value[1]) == pytest.approx(4.0)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp", "vjp"])
+def test_a_passed_function_that_changes_what_the_pullback_reads_is_refused(mode):
+    with pytest.raises(srcad.MutationError) as raised:
+        MODES[mode](mf.changed_after_its_use, (2.0,))
+    with pytest.raises(srcad.MutationError) as raised:
+        MODES[mode](mf.changed_by_a_passed_function, (2.0, helpers.scale_in_place))
+    assert [(where(d), d.code) for d in raised.value.diagnostics] == [
+        (at(mf.changed_by_a_passed_function, "fn(x, 3.0)"), "E220"),
+        (at(helpers.scale_in_place, "x *= factor"), "E306"),
+    ]
+
+
+def test_a_nested_function_calling_a_method_of_a_parameter_for_its_effect_is_refused():
+    with pytest.raises(srcad.MutationError) as raised:
+        srcad.grad(mf.nested_calls_a_method_of_a_parameter, wrt=0)(2.0, mf.Accumulator())
+    assert [(where(d), d.code) for d in raised.value.diagnostics] == [
+        (at(mf.nested_calls_a_method_of_a_parameter, "acc.push(1.0)"), "E308")
+    ]
+
+
+def test_a_method_of_a_local_instance_that_sets_a_field_is_refused():
+    with pytest.raises(srcad.MutationError) as raised:
+        srcad.grad(mf.box_then_set)(2.0)
+    assert [(where(d), d.code) for d in raised.value.diagnostics] == [
+        (at(mf.box_then_set, "box.set(a)"), "E220"),
+        (at(mf._box_set, "self.value = value"), "E301"),
+    ]
+
+
+def test_a_callee_of_a_callee_is_looked_up_again_when_its_name_is_rebound(monkeypatch):
+    assert srcad.grad(mf.calls_outer)(2.0) == pytest.approx(3.0)
+    monkeypatch.setattr(mf, "inner_helper", helpers.scale_in_place)
+
+    def calls_outer_again(a):
+        x = np.array([1.0, 2.0]) * a
+        mf.outer(x)
+        return np.sum(x)
+
+    with pytest.raises(srcad.MutationError) as raised:
+        srcad.grad(calls_outer_again)(2.0)
+    assert [(where(d), d.code) for d in raised.value.diagnostics] == [
+        (at(calls_outer_again, "mf.outer(x)"), "E220"),
+        (at(mf.outer, "inner_helper(x)"), "E220"),
+        (at(helpers.scale_in_place, "x *= factor"), "E306"),
+    ]
