@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import builtins
 import dataclasses
+import functools
 import heapq
 import math
 import operator
@@ -282,6 +283,16 @@ class Mutations(Analysis[list[Diagnostic]]):
             node.func.attr in IN_PLACE_METHODS or node.func.attr in _IN_PLACE_DUNDERS
         ):
             receiver = self._resolve(node.func.value)
+            if isinstance(receiver, type) and not self._made_here(
+                node.args[0] if node.args else node
+            ):
+                # `dict.update(d, ...)`, `np.ndarray.fill(x, v)`: the method, of its first argument
+                return self._report(
+                    node,
+                    IN_PLACE_FUNCTION,
+                    f"`.{node.func.attr}(...)` changes its first argument in place",
+                    "compute a new value instead; " + self.rule_hint,
+                )
             # A method of a value (not a module's function, such as `np.resize`).
             if not isinstance(receiver, types.ModuleType | type):
                 if self._made_here(node.func.value):
@@ -691,6 +702,10 @@ def _function_called(callee: Any, registry: Registry) -> tuple[Any, bool] | None
     """The Python function (with its source) a call of `callee` runs, if srcad must read it:
     not for a function a rule covers, nor a library's, nor a C function. With it, whether
     its first parameter is an instance made for the call (a class's `__init__`)."""
+    while isinstance(callee, functools.partial) or (
+        hasattr(callee, "__wrapped__") and not isinstance(callee, types.FunctionType)
+    ):  # what a partial or a C wrapper (`functools.lru_cache`) runs
+        callee = callee.func if isinstance(callee, functools.partial) else callee.__wrapped__
     if isinstance(callee, _NOT_READ):
         return None  # C code: its changes are those the check names
     if registry.rrule_for(callee) is not None or registry.frule_for(callee) is not None:

@@ -1,6 +1,8 @@
 """Functions whose callees change values the caller can see (issue 17, items 1 and 12):
 each must be refused at the call and at the change, or differentiated right."""
 
+import functools
+
 import mutation_helpers as helpers
 import numpy as np
 
@@ -339,3 +341,28 @@ def outer(x):
 
 def inner_helper(x):
     return x
+
+
+push_later = functools.partial(push)
+
+
+@functools.lru_cache
+def cached_push(value):
+    COUNTER.append(value)
+    return value
+
+
+def through_a_partial(a):
+    stack = []
+    push_later(stack, a)
+    return a * stack[0]
+
+
+def through_a_cached_function(a):
+    return a * cached_push(2.0)
+
+
+def through_the_class_of_a_method(a):
+    d = {"scale": 1.0}
+    dict.update(d, scale=a)
+    return a * d["scale"]

@@ -101,6 +101,14 @@ REFUSED = [
     (mf.through_recursion, (2.0,), [
         (mf.through_recursion, "recursive_push(stack, a, 2)", "E220"),
         (mf.recursive_push, "stack.append", "E302")]),
+    (mf.through_a_partial, (2.0,), [
+        (mf.through_a_partial, "push_later(stack, a)", "E220"),
+        (mf.push, "stack.append", "E302")]),
+    (mf.through_a_cached_function, (2.0,), [
+        (mf.through_a_cached_function, "cached_push(2.0)", "E220"),
+        (mf.cached_push.__wrapped__, "COUNTER.append", "E302")]),
+    (mf.through_the_class_of_a_method, (2.0,), [
+        (mf.through_the_class_of_a_method, "dict.update", "E305")]),
 ]  # fmt: skip
 
 MODES = {
