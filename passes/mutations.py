@@ -230,8 +230,11 @@ class Mutations(Analysis[list[Diagnostic]]):
         return [self.ctx.diagnostic(node, code, message, hint)]
 
     def _resolve(self, node: gast.expr) -> Any:
+        """The object a dotted name rooted in a global, closure or builtin name refers to
+        now; None for any other expression."""
         path = static_path(node)
-        if path is None:
+        root = _root(node)
+        if path is None or self.callee_info[1].kinds.get(root) in ("local", "parameter"):
             return None
         kind, value = self.ctx.source.lookup(path[0])
         if kind in ("undefined", "enclosing"):
@@ -283,9 +286,8 @@ class Mutations(Analysis[list[Diagnostic]]):
             node.func.attr in IN_PLACE_METHODS or node.func.attr in _IN_PLACE_DUNDERS
         ):
             receiver = self._resolve(node.func.value)
-            if isinstance(receiver, type) and not self._made_here(
-                node.args[0] if node.args else node
-            ):
+            first = node.args[0] if node.args else None
+            if isinstance(receiver, type) and not (first and self._made_here(first)):
                 # `dict.update(d, ...)`, `np.ndarray.fill(x, v)`: the method, of its first argument
                 return self._report(
                     node,
@@ -605,6 +607,8 @@ class Mutations(Analysis[list[Diagnostic]]):
             return True
         if not isinstance(value, gast.Call):
             return False
+        if any(keyword.arg == "copy" for keyword in value.keywords):
+            return False  # `np.array(x, copy=False)` may be `x` itself
         if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" and not value.args:
             return True  # `x.copy()`: a new array, list, dict or set
         return _is_fresh_function(self._resolve(value.func))
@@ -708,7 +712,7 @@ def _function_called(callee: Any, registry: Registry) -> tuple[Any, bool] | None
         callee = callee.func if isinstance(callee, functools.partial) else callee.__wrapped__
     if isinstance(callee, _NOT_READ):
         return None  # C code: its changes are those the check names
-    if registry.rrule_for(callee) is not None or registry.frule_for(callee) is not None:
+    if _covered(callee, registry):
         return None  # a registered rule covers it: never inspected
     if getattr(callee, "is_generated_rule", False):
         return None
@@ -732,9 +736,18 @@ def _function_called(callee: Any, registry: Registry) -> tuple[Any, bool] | None
     module = (getattr(callee, "__module__", None) or "").partition(".")[0]
     if module in _TRUSTED_MODULES:
         return None
-    if registry.rrule_for(callee) is not None or registry.frule_for(callee) is not None:
+    if _covered(callee, registry):
         return None
     return callee, fresh_self
+
+
+def _covered(callee: Any, registry: Registry) -> bool:
+    """Whether a registered rule (or a declaration that it has no derivative) covers it."""
+    return (
+        registry.rrule_for(callee) is not None
+        or registry.frule_for(callee) is not None
+        or registry.is_non_differentiable(callee)
+    )
 
 
 def _changes_through(
