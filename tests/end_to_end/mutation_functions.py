@@ -366,3 +366,36 @@ def through_the_class_of_a_method(a):
     d = {"scale": 1.0}
     dict.update(d, scale=a)
     return a * d["scale"]
+
+
+def scatter_rows(out, rows, values):
+    out[rows] = values
+
+
+def vector_valued(x):
+    # A 2-d array filled by a helper, then combined with the differentiated vector.
+    grid = np.zeros((2, 3))
+    scatter_rows(grid, 0, x)
+    return grid @ np.ones(3) * x[:2]
+
+
+def in_a_branch(x):
+    stack = []
+    if np.sum(x) > 0.0:
+        push(stack, x * 2.0)
+    else:
+        stack = [x]
+    return stack[0] * x
+
+
+def in_a_comprehension(x):
+    stack = []
+    [push(stack, v) for v in x]
+    return x * stack[0]
+
+
+def constants_pushed_then_differentiated_data(a):
+    stack = []
+    push(stack, 1.0)
+    stack.append(a)
+    return stack[0] * stack[1] * a

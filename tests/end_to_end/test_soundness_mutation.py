@@ -101,6 +101,10 @@ REFUSED = [
     (mf.through_recursion, (2.0,), [
         (mf.through_recursion, "recursive_push(stack, a, 2)", "E220"),
         (mf.recursive_push, "stack.append", "E302")]),
+    (mf.constants_pushed_then_differentiated_data, (2.0,), [
+        (mf.constants_pushed_then_differentiated_data, "push(stack, 1.0)", "E220"),
+        (mf.push, "stack.append", "E302"),
+        (mf.constants_pushed_then_differentiated_data, "stack.append(a)", "E302")]),
     (mf.through_a_partial, (2.0,), [
         (mf.through_a_partial, "push_later(stack, a)", "E220"),
         (mf.push, "stack.append", "E302")]),
@@ -115,11 +119,35 @@ MODES = {
     "grad": lambda f, args: srcad.grad(f, wrt=0)(*args),
     "value_and_grad": lambda f, args: srcad.value_and_grad(f, wrt=0)(*args),
     "vjp": lambda f, args: srcad.vjp(f, *args),
-    "jvp": lambda f, args: srcad.jvp(f, args, tuple(1.0 for _ in args)),
+    "jvp": lambda f, args: srcad.jvp(f, args, tuple(np.ones_like(a) for a in args)),
+    "jacobian": lambda f, args: srcad.jacobian(f)(*args),
+    "forward jacobian": lambda f, args: srcad.jacobian(f, mode="forward")(*args),
 }
 
 
-@pytest.mark.parametrize("mode", list(MODES))
+VECTOR_REFUSED = [
+    (mf.vector_valued, (np.array([0.5, -1.0, 2.0]),), [
+        (mf.vector_valued, "scatter_rows(grid, 0, x)", "E220"),
+        (mf.scatter_rows, "out[rows] = values", "E301")]),
+    (mf.in_a_branch, (np.array([0.5, 1.0]),), [
+        (mf.in_a_branch, "push(stack, x * 2.0)", "E220"), (mf.push, "stack.append", "E302")]),
+    (mf.in_a_comprehension, (np.array([0.5, 1.0]),), [
+        (mf.in_a_comprehension, "push(stack, v)", "E220"), (mf.push, "stack.append", "E302")]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["jacobian", "forward jacobian", "jvp", "vjp"])
+@pytest.mark.parametrize(
+    ("function", "args", "expected"), VECTOR_REFUSED, ids=[c[0].__name__ for c in VECTOR_REFUSED]
+)
+def test_a_vector_function_changed_by_a_helper_is_refused(function, args, expected, mode):
+    with pytest.raises(srcad.MutationError) as raised:
+        MODES[mode](function, args)
+    found = [(where(d), d.code) for d in raised.value.diagnostics]
+    assert found == [(at(holder, text), code) for holder, text, code in expected]
+
+
+@pytest.mark.parametrize("mode", ["grad", "value_and_grad", "vjp", "jvp"])
 @pytest.mark.parametrize(
     ("function", "args", "expected"), REFUSED, ids=[c[0].__name__ for c in REFUSED]
 )
