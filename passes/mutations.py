@@ -781,7 +781,7 @@ def _changes_through(
     listed.add(function)
     site = dataclasses.replace(
         call.site,
-        message=f"`{name}` changes a value its caller can see, which srcad cannot "
+        message=f"`{name}` may change a value its caller can see, which srcad cannot "
         "differentiate "
         + (f"({len(changes)} problem(s) listed next)" if first else "(listed above)"),
         hint=f"make `{name}` return a new value instead; or register a rule with "
@@ -897,8 +897,8 @@ def guard_site(ctx: Context, call: gast.Call) -> CallSite:
         ctx.diagnostic(
             call,
             CALLEE_FAILED,
-            f"`{what}(...)` runs `{{function}}`, which changes a value its caller can see: "
-            "srcad cannot differentiate that (the problems are listed next)",
+            f"`{what}(...)` runs `{{function}}`, which may change a value its caller can "
+            "see: srcad cannot differentiate that (the problems are listed next)",
             "make `{function}` return a new value instead; or register a rule with "
             "@srcad.rrule.register({name})",
         ),

@@ -404,3 +404,18 @@ def test_a_callee_of_a_callee_is_looked_up_again_when_its_name_is_rebound(monkey
         (at(mf.outer, "inner_helper(x)"), "E220"),
         (at(helpers.scale_in_place, "x *= factor"), "E306"),
     ]
+
+
+def test_a_callee_whose_source_cannot_be_read_is_refused(tmp_path):
+    path = tmp_path / "unreadable.py"
+    path.write_text("def f(a):\n    n = helper(2.0)\n    return a * n\n")
+    module = load_path(path)
+    namespace = {}
+    exec(compile("def helper(x):\n    return x\n", "<generated>", "exec"), namespace)
+    module.helper = namespace["helper"]
+    with pytest.raises(srcad.MutationError) as raised:
+        srcad.grad(module.f)(3.0)
+    (site, unreadable) = raised.value.diagnostics
+    assert (site.line, site.code) == (2, "E220")
+    assert (unreadable.file, unreadable.code) == ("<generated>", "E310")
+    assert "cannot read `helper`" in unreadable.message
