@@ -419,3 +419,44 @@ def test_a_callee_whose_source_cannot_be_read_is_refused(tmp_path):
     assert (site.line, site.code) == (2, "E220")
     assert (unreadable.file, unreadable.code) == ("<generated>", "E310")
     assert "cannot read `helper`" in unreadable.message
+
+
+# What a callee that runs as it is changes that its caller sees (`CalleeMutations`), by
+# line, column and code: changes to values it made are its own business.
+CALLEE_CASES = [
+    ("own_array", "def f(n):\n    e = np.zeros(n)\n    e[0] = 1.0\n    e.fill(2.0)\n"
+     "    np.add(e, 1.0, out=e)\n    return e\n", []),
+    ("own_list", "def f(v):\n    out = []\n    out.append(v)\n    out.extend([v])\n"
+     "    out.sort()\n    return out\n", []),
+    ("own_copy", "def f(x):\n    y = x.copy()\n    y[0] = 1.0\n    return y\n", []),
+    ("parameter", "def f(x):\n    x[0] = 1.0\n    x.sort()\n    return x\n",
+     [(2, 4, "E301"), (3, 4, "E303")]),
+    ("alias_of_a_parameter", "def f(x):\n    y = x\n    y[0] = 1.0\n", [(3, 4, "E301")]),
+    ("view_of_a_parameter", "def f(x):\n    y = x[1:]\n    y[0] = 1.0\n", [(3, 4, "E301")]),
+    ("element_of_own_list", "def f(x):\n    pair = [x]\n    pair[0][0] = 1.0\n",
+     [(3, 4, "E301")]),
+    ("no_copy_array", "def f(x):\n    y = np.array(x, copy=False)\n    y[0] = 1.0\n",
+     [(3, 4, "E301")]),
+    ("global_rebound", "def f(x):\n    global G\n    G = x\n", [(2, 4, "E309")]),
+    ("global_only_read", "def f(x):\n    global G\n    return G * x\n", []),
+    ("nonlocal_rebound", "def f(x):\n    t = 0\n    def g():\n        nonlocal t\n"
+     "        t = x\n    g()\n    return t\n", [(4, 8, "E309")]),
+    ("method_of_a_parameter_for_its_effect", "def f(acc, v):\n    acc.push(v)\n",
+     [(2, 4, "E308")]),
+    ("passed_function_for_its_effect", "def f(fn, v):\n    fn(v)\n", [(2, 4, "E308")]),
+    ("passed_function_for_its_value", "def f(fn, v):\n    return fn(v)\n", []),
+    ("shuffle", "def f(rng, x):\n    rng.shuffle(x)\n", [(2, 4, "E303")]),
+    ("setitem_by_name", "def f(x):\n    x.__setitem__(0, 1.0)\n", [(2, 4, "E303")]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"), CALLEE_CASES, ids=[c[0] for c in CALLEE_CASES]
+)
+def test_what_a_callee_changes_that_its_caller_sees(name, text, expected):
+    from srcad.passes.mutations import CalleeMutations
+    from srcad.passes.testing import context_for
+
+    tree, ctx = context_for(text, env={"G": 1.0})
+    found = ctx.analysis(CalleeMutations, tree)
+    assert [(d.line, d.column, d.code) for d in found] == expected
