@@ -35,7 +35,7 @@ PURE: set[Any] = {
 IN_PLACE_METHODS = frozenset({
     "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "popitem", "setdefault",
     "update", "add", "discard", "fill", "put", "resize", "itemset", "partition", "setfield",
-    "byteswap", "setflags",
+    "byteswap", "setflags", "shuffle",
 })  # fmt: skip
 
 

@@ -119,14 +119,14 @@ class ForwardAD(RuleCalls, Transform):
         if isinstance(statement, gast.FunctionDef):
             return [statement, *self._nested_frule(statement)]
         if not isinstance(statement, gast.Assign):
-            return [statement]
+            return [self._as_it_runs(statement)]
         names = target_names(statement.targets[0])
         if not any(n in self.active for n in names):
-            return [statement]
+            return [self._as_it_runs(statement)]
         if is_copy(statement):
             return [statement, assign(store(self._dot(names[0])), self._dot_of(statement.value))]
         if statement not in self.rules:
-            return [statement, *self._zeros_for(names)]
+            return [self._as_it_runs(statement), *self._zeros_for(names)]
         return self._rule_call(statement, names)
 
     def _rule_call(self, statement: gast.Assign, names: list[str]) -> list[gast.stmt]:

@@ -2,18 +2,32 @@
 
 from __future__ import annotations
 
+import bisect
 import builtins
+import dataclasses
+import functools
+import heapq
 import math
+import operator
+import random
+import sys
+import threading
+import types
+import weakref
 from typing import Any
 
 import gast
 import numpy as np
 
 from srcad import syntax
-from srcad.errors import Diagnostic
+from srcad.errors import CALLEE_FAILED, Diagnostic, MutationError, SrcadError
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.callees import IN_PLACE_METHODS, is_append_call, static_path
+from srcad.passes.callees import IN_PLACE_METHODS, Callees, is_append_call, static_path
+from srcad.passes.naming import Namer
 from srcad.passes.nodes import Nodes
+from srcad.passes.scopes import LocalFunction, Scopes
+from srcad.registry import REGISTRY, Registry
+from srcad.source import function_source
 
 ASSIGNMENT = "E301"
 SHARED_LIST = "E302"
@@ -22,6 +36,9 @@ OUT_ARGUMENT = "E304"
 IN_PLACE_FUNCTION = "E305"
 ALIASED_AUGMENTED = "E306"
 DYNAMIC_CODE = "E307"
+UNSEEN_CALL = "E308"
+REBOUND_OUTSIDE = "E309"
+UNREADABLE_CALLEE = "E310"
 CODES = (
     ASSIGNMENT,
     SHARED_LIST,
@@ -29,7 +46,48 @@ CODES = (
     OUT_ARGUMENT,
     IN_PLACE_FUNCTION,
     ALIASED_AUGMENTED,
+    UNSEEN_CALL,
+    REBOUND_OUTSIDE,
+    UNREADABLE_CALLEE,
 )
+
+# Methods that change their receiver besides `IN_PLACE_METHODS` (which `Callees` also
+# reads): `append` other than `name.append(value)` (`self.items.append(v)`), and the
+# special methods behind assignment, called by name.
+_IN_PLACE_DUNDERS = frozenset({
+    "append", "__setitem__", "__delitem__", "__setattr__", "__delattr__", "__iadd__",
+    "__isub__", "__imul__", "__itruediv__", "__ior__", "__iand__",
+})  # fmt: skip
+
+# Library functions that change an argument in place (the first, unless named).
+_IN_PLACE_FUNCTIONS = (
+    np.copyto,
+    np.put,
+    np.place,
+    np.putmask,
+    np.fill_diagonal,
+    np.put_along_axis,
+    np.random.shuffle,
+    random.shuffle,
+    heapq.heappush,
+    heapq.heappop,
+    heapq.heapify,
+    heapq.heapreplace,
+    heapq.heappushpop,
+    bisect.insort,
+    bisect.insort_left,
+    bisect.insort_right,
+    operator.setitem,
+    operator.delitem,
+    operator.iadd,
+    operator.iconcat,
+    setattr,
+    delattr,
+)
+
+# Modules whose functions change their arguments only where their documentation says so
+# (`out=`, the functions above, the methods in `IN_PLACE_METHODS`): their source is not read.
+_TRUSTED_MODULES = frozenset({"numpy", "scipy", "srcad"}) | frozenset(sys.stdlib_module_names)
 
 
 # Functions that read a list without keeping it: a list passed only to these (and indexed,
@@ -103,9 +161,24 @@ def _is_fresh_function(value: Any) -> bool:
     return any(value is f for f in _FRESH_RESULTS)
 
 
+class Findings(list[Diagnostic]):
+    """The diagnostics of a check, in order, and their `groups`: a call site's diagnostic
+    followed by those of the callee it introduces, which keep their place after it when
+    the driver sorts every check's diagnostics by position."""
+
+    def __init__(self, groups: list[list[Diagnostic]], calls: list[CallEdge] | None = None) -> None:
+        self.groups = sorted(groups, key=lambda group: (group[0].line, group[0].column))
+        self.calls = calls or []  # in a callee: its calls of functions named in its source
+        super().__init__(d for group in self.groups for d in group)
+
+
 class Mutations(Analysis[list[Diagnostic]]):
     """Item and attribute assignment, in-place methods, `out=`, `np.copyto` and `ufunc.at`,
-    and augmented assignment that could change, in place, an array something else holds.
+    augmented assignment that could change, in place, an array something else holds, and
+    calls of functions that change anything their caller can see (`CalleeMutations`, over
+    the whole call graph, whatever a call's result is and whether or not it is
+    differentiated: a change made with constants can still change a value the pullback
+    reads).
 
     `items.append(v)` is allowed on a list the function made and shares with nothing, and
     `name += v` where `name` surely holds a value the function made and shares with
@@ -113,17 +186,33 @@ class Mutations(Analysis[list[Diagnostic]]):
     prove either, and says so.
     """
 
+    # Whether changes to values the function itself made are let through: they are, in a
+    # callee that runs as it is (`CalleeMutations`); the function srcad differentiates
+    # cannot make them, as its derivative would not see them.
+    fresh_changes_allowed = False
+    # Whether the first parameter (`self` of an `__init__`) is a value made for the call.
+    fresh_first_parameter = False
+
     def run(self, tree: gast.Module, ctx: Context) -> list[Diagnostic]:
         function = function_of(tree)
         self.ctx = ctx
         self.rule_hint = f"or register a rule with @srcad.rrule.register({function.name})"
         self.function = function
         self._parents: dict[gast.AST, gast.AST] | None = None
-        found: list[Diagnostic] = []
+        self._callee_info: tuple[Any, Any] | None = None
+        self._listed: set[Any] = set()  # callees whose changes are listed already
+        self._calls: list[CallEdge] = []
+        groups: list[list[Diagnostic]] = []
         for node in ctx.analysis(Nodes, tree):
             if node.__class__ in _CHECKED:
-                found += self._check(node, function)
-        return sorted(found, key=lambda d: (d.line, d.column))
+                found = self._check(node, function)
+                if found and found[0].code == CALLEE_FAILED:
+                    groups.append(found)
+                else:
+                    groups += [[d] for d in found]
+            elif self.fresh_changes_allowed and isinstance(node, gast.Global | gast.Nonlocal):
+                groups += [[d] for d in self._rebinding(node)]
+        return Findings(groups, self._calls)
 
     @property
     def parents(self) -> dict[gast.AST, gast.AST]:
@@ -141,8 +230,11 @@ class Mutations(Analysis[list[Diagnostic]]):
         return [self.ctx.diagnostic(node, code, message, hint)]
 
     def _resolve(self, node: gast.expr) -> Any:
+        """The object a dotted name rooted in a global, closure or builtin name refers to
+        now; None for any other expression."""
         path = static_path(node)
-        if path is None:
+        root = _root(node)
+        if path is None or self.callee_info[1].kinds.get(root) in ("local", "parameter"):
             return None
         kind, value = self.ctx.source.lookup(path[0])
         if kind in ("undefined", "enclosing"):
@@ -151,14 +243,25 @@ class Mutations(Analysis[list[Diagnostic]]):
             value = getattr(value, attr, None)
         return value
 
+    def _made_here(self, node: gast.expr) -> bool:
+        """Whether `node` names a value this function made for itself, whose change no
+        caller sees (only asked in a callee that runs as it is)."""
+        return (
+            self.fresh_changes_allowed
+            and isinstance(node, gast.Name)
+            and self._fresh_local(node.id)
+        )
+
     def _check(self, node: gast.AST, function: gast.FunctionDef) -> list[Diagnostic]:
         if isinstance(node, gast.Assign | gast.AugAssign | gast.Delete):
             targets = [node.target] if isinstance(node, gast.AugAssign) else node.targets
             found = []
             for target in targets:
                 for part in syntax.walk(target):
-                    if isinstance(part, gast.Subscript | gast.Attribute) and isinstance(
-                        part.ctx, gast.Store | gast.Del
+                    if (
+                        isinstance(part, gast.Subscript | gast.Attribute)
+                        and isinstance(part.ctx, gast.Store | gast.Del)
+                        and not self._made_here(part.value)
                     ):
                         found += self._assignment(part)
             if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
@@ -169,7 +272,7 @@ class Mutations(Analysis[list[Diagnostic]]):
         if is_append_call(node):
             receiver = node.func.value
             name = receiver.id
-            if not self._fresh_list(function, name):
+            if not (self._made_here(receiver) or self._fresh_list(function, node)):
                 return self._report(
                     node,
                     SHARED_LIST,
@@ -179,9 +282,23 @@ class Mutations(Analysis[list[Diagnostic]]):
                     "only index, iterate, return or copy it; " + self.rule_hint,
                 )
             return []
-        if isinstance(node.func, gast.Attribute) and node.func.attr in IN_PLACE_METHODS:
-            callee = self._resolve(node.func)
-            if callee is None or not callable(callee):  # a method of a value, not a module
+        if isinstance(node.func, gast.Attribute) and (
+            node.func.attr in IN_PLACE_METHODS or node.func.attr in _IN_PLACE_DUNDERS
+        ):
+            receiver = self._resolve(node.func.value)
+            first = node.args[0] if node.args else None
+            if isinstance(receiver, type) and not (first and self._made_here(first)):
+                # `dict.update(d, ...)`, `np.ndarray.fill(x, v)`: the method, of its first argument
+                return self._report(
+                    node,
+                    IN_PLACE_FUNCTION,
+                    f"`.{node.func.attr}(...)` changes its first argument in place",
+                    "compute a new value instead; " + self.rule_hint,
+                )
+            # A method of a value (not a module's function, such as `np.resize`).
+            if not isinstance(receiver, types.ModuleType | type):
+                if self._made_here(node.func.value):
+                    return []
                 return self._report(
                     node,
                     IN_PLACE_METHOD,
@@ -190,7 +307,7 @@ class Mutations(Analysis[list[Diagnostic]]):
                     "(sorted(x), np.sort(x), x + [v], ...); " + self.rule_hint,
                 )
         for keyword in node.keywords:
-            if keyword.arg == "out":
+            if keyword.arg == "out" and not self._made_here(keyword.value):
                 return self._report(
                     keyword.value,
                     OUT_ARGUMENT,
@@ -198,15 +315,17 @@ class Mutations(Analysis[list[Diagnostic]]):
                     "use the returned value; " + self.rule_hint,
                 )
         callee = self._resolve(node.func)
-        if callee is np.copyto or (
+        if any(callee is f for f in _IN_PLACE_FUNCTIONS) or (
             getattr(callee, "__name__", None) == "at"
             and isinstance(getattr(callee, "__self__", None), np.ufunc)
         ):
+            if node.args and self._made_here(node.args[0]):
+                return []
             return self._report(
                 node,
                 IN_PLACE_FUNCTION,
-                "this call changes an array in place",
-                "build a new array instead (np.where, np.add with "
+                "this call changes a value in place",
+                "build a new value instead (np.where, np.add with "
                 "indices via np.bincount, ...); " + self.rule_hint,
             )
         if callee is builtins.exec or callee is builtins.eval:
@@ -216,7 +335,7 @@ class Mutations(Analysis[list[Diagnostic]]):
                 f"`{callee.__name__}` runs code srcad cannot see",
                 "write the code out; " + self.rule_hint,
             )
-        return []
+        return self._callee_changes(node)
 
     def _assignment(self, target: gast.Subscript | gast.Attribute) -> list[Diagnostic]:
         kind = "item" if isinstance(target, gast.Subscript) else "attribute"
@@ -228,17 +347,172 @@ class Mutations(Analysis[list[Diagnostic]]):
             "build a new value instead (for arrays: np.where, np.concatenate); " + self.rule_hint,
         )
 
+    def _rebinding(self, node: gast.Global | gast.Nonlocal) -> list[Diagnostic]:
+        """`global g` or `nonlocal g` in a callee that assigns `g`: the caller may read it."""
+        assigned = {
+            n.id
+            for n in syntax.walk(self.function)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store | gast.Del)
+        }
+        names = [name for name in node.names if name in assigned]
+        if not names:
+            return []
+        where = "global" if isinstance(node, gast.Global) else "enclosing function's"
+        return self._report(
+            node,
+            REBOUND_OUTSIDE,
+            f"this function assigns the {where} variable(s) {', '.join(names)}",
+            "return the new value instead; " + self.rule_hint,
+        )
+
+    # -- callees -----------------------------------------------------------------------------
+
+    def _callee_changes(self, node: gast.Call) -> list[Diagnostic]:
+        """A call of a function that changes what its caller can see: reported at the call,
+        followed (the first time) by the changes themselves, in the callee's source. In a
+        callee, the call is kept (`Findings.calls`) for `changes_of` to follow each time
+        it is asked: the name it calls may be rebound meanwhile."""
+        call = self._call_of(node)
+        if call is _UNKNOWN:
+            # The differentiated function's own such calls are guarded when they run (see
+            # `changes_nothing`); code that runs as it is (a callee, a nested function)
+            # is not, and a call whose result is unused is made for what it changes.
+            guarded = not self.fresh_changes_allowed and self._scope(node) is self.function
+            if not guarded and isinstance(self.parents.get(node), gast.Expr):
+                what = ".".join(static_path(node.func) or ["this value"])
+                return self._report(
+                    node,
+                    UNSEEN_CALL,
+                    f"`{what}(...)` calls a value known only when the code runs, and its "
+                    "result is unused: it is called for what it changes, which srcad "
+                    "cannot see",
+                    "call a function defined at module level, or return what it computes; "
+                    + self.rule_hint,
+                )
+            return []
+        if not isinstance(call, CallEdge):
+            return []
+        if self.fresh_changes_allowed:
+            self._calls.append(call)
+            return []
+        return _changes_through(call, self.ctx.registry, self._listed, {})
+
+    @property
+    def callee_info(self) -> tuple[Any, Any]:
+        """The `Callees` and `Scopes` results, found when a call first asks."""
+        if self._callee_info is None:
+            tree = gast.Module(body=[self.function], type_ignores=[])
+            callees = self.ctx.analysis(Callees, tree).callees
+            self._callee_info = (callees, self.ctx.analysis(Scopes, tree))
+        return self._callee_info
+
+    def _call_of(self, node: gast.Call) -> Any:
+        """The `CallEdge` of a call of a function named by a global, closure or builtin
+        name (or of a method of a local instance of such a class); None for a nested
+        function (its body is read with this one's) or a name srcad bound itself;
+        `_UNKNOWN` where srcad sees the function only when the code runs."""
+        callees, scopes = self.callee_info
+        callee = callees.get(node)
+        if isinstance(callee, LocalFunction):
+            return None
+        named, method = node.func, None
+        root = _root(named)
+        if (
+            scopes.kinds.get(root) in ("local", "parameter")
+            and isinstance(named, gast.Attribute)
+            and named.value is root
+        ):
+            made_by = self._instance_class(root.id)  # `box = Box(...)`, then `box.method()`
+            if made_by is None:
+                return _UNKNOWN
+            named, method = made_by, named.attr
+            root = _root(named)
+        path = static_path(named)
+        if path is None or not isinstance(root, gast.Name):
+            return _UNKNOWN
+        kind = scopes.kinds.get(root)
+        if kind == "global":
+            namespace: Any = self.ctx.source.globals
+        elif kind == "closure":
+            namespace = self.ctx.source.closure[root.id]
+        elif kind == "builtin":
+            namespace = vars(builtins)
+        elif path[0] in self.ctx.runtime:
+            return None  # a name srcad bound (a generated rule)
+        else:
+            return _UNKNOWN
+        site = self.ctx.diagnostic(node, CALLEE_FAILED, "", self.rule_hint)
+        return CallEdge(site, namespace, tuple(path), method)
+
+    def _instance_class(self, name: str) -> gast.expr | None:
+        """What names the class of a local variable, where every assignment of it calls
+        one dotted name (`box = Box(2.0)`: `Box`): a class, when the call is followed."""
+        classes: list[gast.expr] = []
+        for node in syntax.walk(self.function):
+            if not (isinstance(node, gast.Name) and node.id == name):
+                continue
+            if isinstance(node.ctx, gast.Param):
+                return None
+            if isinstance(node.ctx, gast.Store):
+                parent = self.parents.get(node)
+                if not (
+                    isinstance(parent, gast.Assign)
+                    and parent.targets == [node]
+                    and isinstance(parent.value, gast.Call)
+                    and static_path(parent.value.func) is not None
+                ):
+                    return None
+                classes.append(parent.value.func)
+        paths = {tuple(static_path(c) or ()) for c in classes}
+        return classes[0] if len(paths) == 1 else None
+
     # -- fresh, unshared values ------------------------------------------------------------
 
-    def _loads(self, function: gast.FunctionDef, name: str) -> list[gast.Name]:
-        return [
-            n
-            for n in syntax.walk(function)
-            if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
-        ]
+    def _scope(self, node: gast.AST) -> gast.AST:
+        """The function (or lambda) whose body holds `node`."""
+        while node in self.parents:
+            node = self.parents[node]
+            if isinstance(node, gast.FunctionDef | gast.Lambda):
+                return node
+        return node
 
-    def _fresh_list(self, function: gast.FunctionDef, name: str) -> bool:
+    def _fresh_local(self, name: str) -> bool:
+        """Whether every binding of `name` in the function is a new value (a display, a
+        copy, a NumPy constructor...), so changing it changes nothing a caller holds."""
+        bound = False
+        for node in syntax.walk(self.function):
+            if isinstance(node, gast.Global | gast.Nonlocal) and name in node.names:
+                return False
+            if not (isinstance(node, gast.Name) and node.id == name):
+                continue
+            if isinstance(node.ctx, gast.Param):
+                first = self.function.args.args[:1]
+                if not (self.fresh_first_parameter and first and node is first[0]):
+                    return False
+                bound = True
+            elif isinstance(node.ctx, gast.Store):
+                parent = self.parents.get(node)
+                if isinstance(parent, gast.AugAssign):
+                    continue  # in place, or a new value: either way made here
+                if not (
+                    isinstance(parent, gast.Assign)
+                    and parent.targets == [node]
+                    and self._makes_new_value(parent.value)
+                ):
+                    return False
+                bound = True
+        return bound
+
+    def _fresh_list(self, function: gast.FunctionDef, append: gast.Call) -> bool:
+        """Whether the list `append` changes is one made in the same function by a list
+        display, and only read, appended to or returned there."""
+        assert isinstance(append.func, gast.Attribute) and isinstance(append.func.value, gast.Name)
+        name = append.func.value.id
+        scope = self._scope(append)
+        made_here = False
         for node in syntax.walk(function):
+            if isinstance(node, gast.Global | gast.Nonlocal) and name in node.names:
+                return False
             if not isinstance(node, gast.Name) or node.id != name:
                 continue
             parent = self.parents.get(node)
@@ -251,17 +525,21 @@ class Mutations(Analysis[list[Diagnostic]]):
                     and isinstance(parent.value, gast.List | gast.ListComp)
                 ):
                     return False
+                made_here = made_here or self._scope(node) is scope
                 continue
             if isinstance(parent, gast.Subscript | gast.For | gast.Return):
                 continue
             if isinstance(parent, gast.Attribute) and is_append_call(self.parents.get(parent)):
+                # An append from a nested function changes the list behind its back.
+                if self._scope(node) is not scope:
+                    return False
                 continue
             if isinstance(parent, gast.Call) and node in parent.args:
                 callee = self._resolve(parent.func)
                 if any(callee is reader for reader in _LIST_READERS):
                     continue
             return False
-        return True
+        return made_here and isinstance(scope, gast.FunctionDef)
 
     def _augmented(self, node: gast.AugAssign, function: gast.FunctionDef) -> list[Diagnostic]:
         """`name += v` is a rebinding in srcad; Python changes an array in place. The two
@@ -321,10 +599,19 @@ class Mutations(Analysis[list[Diagnostic]]):
             | gast.List
             | gast.ListComp
             | gast.Dict
+            | gast.DictComp
+            | gast.Set
+            | gast.SetComp
             | gast.Tuple,
         ):
             return True
-        return isinstance(value, gast.Call) and _is_fresh_function(self._resolve(value.func))
+        if not isinstance(value, gast.Call):
+            return False
+        if any(keyword.arg == "copy" for keyword in value.keywords):
+            return False  # `np.array(x, copy=False)` may be `x` itself
+        if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" and not value.args:
+            return True  # `x.copy()`: a new array, list, dict or set
+        return _is_fresh_function(self._resolve(value.func))
 
     def _reads_without_keeping(self, node: gast.Name, parent: gast.AST | None) -> bool:
         if isinstance(parent, gast.BinOp | gast.UnaryOp | gast.Compare | gast.BoolOp):
@@ -356,6 +643,287 @@ class Mutations(Analysis[list[Diagnostic]]):
             node = self.parents[node]
             chain.append(node)
         return chain
+
+
+class CalleeMutations(Mutations):
+    """What a function srcad does not differentiate, but which runs as it is, changes that
+    its caller can see: everything `Mutations` reports, but for changes to values it made
+    itself, and with assignments to global and enclosing variables."""
+
+    fresh_changes_allowed = True
+
+
+class InitialiserMutations(CalleeMutations):
+    """The same, for a class's `__init__`, whose `self` is the instance being made."""
+
+    fresh_first_parameter = True
+
+
+_NOT_READ: tuple[type, ...] = (types.BuiltinFunctionType, types.BuiltinMethodType, np.ufunc,
+             type(np.ndarray.sum), type([].append))  # fmt: skip
+
+# A callee srcad sees only when the code runs (a function passed in, a method of a value).
+_UNKNOWN = object()
+
+
+def _root(node: gast.expr) -> gast.expr:
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return node
+
+
+@dataclasses.dataclass(frozen=True)
+class CallEdge:
+    """A call, in a function's source, of a function a dotted name refers to: where that
+    name is looked up (a module's globals, a closure cell, the builtins) each time it is
+    asked, never what it referred to once (the name may be rebound); `method`: the call is
+    of this method of an instance of the class the name refers to. `site` locates it."""
+
+    site: Diagnostic
+    namespace: Any
+    path: tuple[str, ...]
+    method: str | None = None
+
+    def target(self) -> Any:
+        """What the call calls now (None: nothing, `_UNKNOWN`: not a class any more)."""
+        if isinstance(self.namespace, types.CellType):
+            try:
+                value = self.namespace.cell_contents
+            except ValueError:
+                return None
+        else:
+            value = self.namespace.get(self.path[0])
+        for attr in self.path[1:]:
+            value = getattr(value, attr, None)
+        if self.method is not None:
+            if not isinstance(value, type):
+                return _UNKNOWN
+            value = getattr(value, self.method, None)
+        return value
+
+
+def _function_called(callee: Any, registry: Registry) -> tuple[Any, bool] | None:
+    """The Python function (with its source) a call of `callee` runs, if srcad must read it:
+    not for a function a rule covers, nor a library's, nor a C function. With it, whether
+    its first parameter is an instance made for the call (a class's `__init__`)."""
+    while isinstance(callee, functools.partial) or (
+        hasattr(callee, "__wrapped__") and not isinstance(callee, types.FunctionType)
+    ):  # what a partial or a C wrapper (`functools.lru_cache`) runs
+        callee = callee.func if isinstance(callee, functools.partial) else callee.__wrapped__
+    if isinstance(callee, _NOT_READ):
+        return None  # C code: its changes are those the check names
+    if _covered(callee, registry):
+        return None  # a registered rule covers it: never inspected
+    if getattr(callee, "is_generated_rule", False):
+        return None
+    fresh_self = False
+    if isinstance(callee, type):
+        initialiser = getattr(callee, "__init__", None)
+        if (
+            dataclasses.is_dataclass(callee)
+            and getattr(getattr(initialiser, "__code__", None), "co_filename", "") == "<string>"
+        ):
+            initialiser = getattr(callee, "__post_init__", None)  # the generated one sets fields
+        callee, fresh_self = initialiser, True
+    elif isinstance(callee, types.MethodType):
+        callee = callee.__func__
+    elif not isinstance(callee, types.FunctionType) and callable(callee):
+        call = getattr(type(callee), "__call__", None)  # noqa: B004
+        if isinstance(call, types.FunctionType):
+            callee = call
+    if not isinstance(callee, types.FunctionType):
+        return None
+    module = (getattr(callee, "__module__", None) or "").partition(".")[0]
+    if module in _TRUSTED_MODULES:
+        return None
+    if _covered(callee, registry):
+        return None
+    return callee, fresh_self
+
+
+def _covered(callee: Any, registry: Registry) -> bool:
+    """Whether a registered rule (or a declaration that it has no derivative) covers it."""
+    return (
+        registry.rrule_for(callee) is not None
+        or registry.frule_for(callee) is not None
+        or registry.is_non_differentiable(callee)
+    )
+
+
+def _changes_through(
+    call: CallEdge,
+    registry: Registry,
+    listed: set[Any],
+    memo: dict[tuple[types.FunctionType, bool], list[Diagnostic]],
+) -> list[Diagnostic]:
+    """What a call changes that its caller can see: nothing, or its site followed by the
+    changes of the function it calls now (only its site where `listed` has them already)."""
+    target = call.target()
+    if target is _UNKNOWN:
+        return [
+            dataclasses.replace(
+                call.site,
+                code=UNSEEN_CALL,
+                message=f"`{'.'.join(call.path)}` is no longer a class, so srcad cannot see "
+                f"which function `.{call.method}(...)` runs",
+                hint="call a function defined at module level; " + call.site.hint,
+            )
+        ]
+    found = _function_called(target, registry)
+    if found is None:
+        return []
+    function, fresh_self = found
+    changes = _changes_of(function, registry, fresh_self, memo)
+    if not changes:
+        return []
+    name = function.__qualname__
+    first = function not in listed
+    listed.add(function)
+    site = dataclasses.replace(
+        call.site,
+        message=f"`{name}` may change a value its caller can see, which srcad cannot "
+        "differentiate "
+        + (f"({len(changes)} problem(s) listed next)" if first else "(listed above)"),
+        hint=f"make `{name}` return a new value instead; or register a rule with "
+        f"@srcad.rrule.register({function.__name__})",
+    )
+    return [site, *changes] if first else [site]
+
+
+class _Reading(threading.local):
+    """Per thread: the functions being read now (a recursive call of one is skipped)."""
+
+    def __init__(self) -> None:
+        self.now: set[tuple[types.FunctionType, bool]] = set()
+
+
+_reading = _Reading()
+
+# Each function's own changes, and its calls (`Findings`), by the code they were read from.
+_read: weakref.WeakKeyDictionary[types.FunctionType, tuple[Any, Findings]] = (
+    weakref.WeakKeyDictionary()
+)
+_read_lock = threading.Lock()
+
+
+def changes_of(
+    func: types.FunctionType, registry: Registry, fresh_self: bool = False
+) -> list[Diagnostic]:
+    """The diagnostics of every change `func` (and every function it calls, in turn) makes
+    to a value its caller can see: its parameters, the globals and closure cells it reads,
+    the attributes of what they hold. Located in `func`'s own source (which is read once);
+    the functions it calls are looked up anew each time, as their names may be rebound."""
+    return _changes_of(func, registry, fresh_self, {})
+
+
+def _changes_of(
+    func: types.FunctionType,
+    registry: Registry,
+    fresh_self: bool,
+    memo: dict[tuple[types.FunctionType, bool], list[Diagnostic]],
+) -> list[Diagnostic]:
+    """`changes_of`, with the answers found so far in this one asking (`memo`). A function
+    being read is skipped where it calls itself, in turn: its own changes are reported by
+    the reading that began first."""
+    reading = (func, fresh_self)
+    if reading in memo:
+        return memo[reading]
+    if reading in _reading.now:
+        return []
+    own = _own_changes(func, fresh_self)
+    _reading.now.add(reading)
+    try:
+        groups = list(own.groups)
+        listed: set[Any] = set()
+        for call in own.calls:
+            through = _changes_through(call, registry, listed, memo)
+            if through:
+                groups.append(through)
+    finally:
+        _reading.now.discard(reading)
+    found = memo[reading] = list(Findings(groups))
+    return found
+
+
+def _own_changes(func: types.FunctionType, fresh_self: bool) -> Findings:
+    """What `func`'s own source changes that its caller can see, and the calls it makes."""
+    key = (func.__code__, fresh_self)
+    known = _read.get(func)
+    if known is not None and known[0] == key:
+        return known[1]
+    found = _read_own_changes(func, fresh_self)
+    with _read_lock:
+        _read[func] = (key, found)
+    return found
+
+
+def _read_own_changes(func: types.FunctionType, fresh_self: bool) -> Findings:
+    try:
+        source = function_source(func)
+        tree = gast.Module(body=[source.tree()], type_ignores=[])
+    except SrcadError as error:
+        code = func.__code__
+        unreadable = Diagnostic(
+            code.co_filename,
+            code.co_firstlineno,
+            0,
+            UNREADABLE_CALLEE,
+            f"srcad cannot read `{func.__qualname__}` to see what it changes: " + error.message,
+            f"register a rule with @srcad.rrule.register({func.__name__})",
+        )
+        return Findings([[unreadable]])
+    ctx = Context(source, REGISTRY, (), Namer())
+    check = InitialiserMutations if fresh_self else CalleeMutations
+    found = ctx.analysis(check, tree)
+    assert isinstance(found, Findings)
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
+class CallSite:
+    """Where a guarded call is, for `changes_nothing`'s error: the function that makes it,
+    and the diagnostic at the call (`{function}` and `{name}` in it stand for the function
+    called, known only when the call runs)."""
+
+    caller: str
+    diagnostic: Diagnostic
+
+
+def guard_site(ctx: Context, call: gast.Call) -> CallSite:
+    """The `CallSite` of a call whose function srcad sees only when the code runs."""
+    what = ".".join(static_path(call.func) or ["this value"])
+    return CallSite(
+        ctx.source.func.__qualname__,
+        ctx.diagnostic(
+            call,
+            CALLEE_FAILED,
+            f"`{what}(...)` runs `{{function}}`, which may change a value its caller can "
+            "see: srcad cannot differentiate that (the problems are listed next)",
+            "make `{function}` return a new value instead; or register a rule with "
+            "@srcad.rrule.register({name})",
+        ),
+    )
+
+
+def changes_nothing(callee: Any, site: CallSite) -> Any:
+    """`callee`, once proved to change nothing its caller can see (read from its source,
+    once per function); else a `MutationError` at `site` and at each change. The guard of
+    a call whose function srcad sees only when the code runs."""
+    found = _function_called(callee, REGISTRY)
+    if found is None:
+        return callee
+    function, fresh_self = found
+    changes = changes_of(function, REGISTRY, fresh_self)
+    if changes:
+        names = {"function": function.__qualname__, "name": function.__qualname__}
+        at = site.diagnostic
+        at = dataclasses.replace(
+            at, message=at.message.format(**names), hint=at.hint.format(**names)
+        )
+        raise MutationError(
+            f"cannot differentiate {site.caller}: {1 + len(changes)} problems", [at, *changes]
+        )
+    return callee
 
 
 def _is_element_read(subscript: gast.Subscript) -> bool:

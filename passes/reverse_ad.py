@@ -388,7 +388,7 @@ class ReverseAD(RuleCalls, Transform):
         if isinstance(statement, gast.Return):
             return self._forward_return(statement)
         if not self._differentiated(statement) or is_copy(statement):
-            return [statement]
+            return [self._as_it_runs(statement)]
         assert isinstance(statement, gast.Assign)
         inlined = self._forward_inlined(statement)
         if inlined is not None:

@@ -11,6 +11,7 @@ from srcad import primitives
 from srcad.passes.activity import Activity, operand_names
 from srcad.passes.base import Context, function_of
 from srcad.passes.callees import Callees
+from srcad.passes.mutations import changes_nothing, guard_site
 from srcad.passes.operation_rules import OperationRules
 from srcad.passes.scopes import LocalFunction, Scopes
 from srcad.passes.to_anf import is_copy, is_unpacking
@@ -69,6 +70,23 @@ class RuleCalls:
         if name is None:
             name = self.bound[id(value)] = self.ctx.bind(value, hint)
         return name
+
+    def _as_it_runs(self, statement: gast.stmt) -> gast.stmt:
+        """A statement the rule runs as the function does, undifferentiated. A call in it of
+        a value whose function srcad sees only when it runs (a function passed in, a method
+        of an object) is guarded: `changes_nothing(obj.push, push_site)(v)` reads that
+        function (once) and refuses it, located at `push_site`, where it changes something
+        the caller can see (the pullback could read what it changed)."""
+        value = getattr(statement, "value", None)
+        if not isinstance(statement, gast.Assign | gast.Expr) or not isinstance(value, gast.Call):
+            return statement
+        callee = self.callees.get(value)
+        if callee is not primitives.call and callee is not primitives.method:
+            return statement
+        name = value.func.attr if isinstance(value.func, gast.Attribute) else "call"
+        site = self._bind(guard_site(self.ctx, value), f"{name}_site")
+        value.func = call(self._bind(changes_nothing, "changes_nothing"), [value.func, load(site)])
+        return statement
 
     def _arguments(self, statement: gast.Assign) -> tuple[list[gast.expr], list[gast.keyword]]:
         """The positional and keyword arguments with which the rule is called."""

@@ -16,6 +16,7 @@ import gast
 
 from srcad import syntax
 from srcad.errors import (
+    CALLEE_FAILED,
     Diagnostic,
     MissingRuleError,
     MutationError,
@@ -34,9 +35,6 @@ from srcad.rules import RULE_SETS
 from srcad.source import FunctionSource, function_source
 
 REGISTRY.install(RULE_SETS)
-
-# The code of a call-site diagnostic that introduces a callee's own problems.
-CALLEE_FAILED = "E220"
 
 
 @dataclass(frozen=True)
@@ -213,11 +211,14 @@ def transformed_tree(tree: gast.Module, ctx: Context) -> gast.Module:
     """Check the function, then run the pipeline of the context's mode; the tree becomes
     the rrule or the frule."""
     name = ctx.source.func.__qualname__
-    diagnostics: list[Diagnostic] = []
+    groups: list[list[Diagnostic]] = []
     for check in CHECKS:
         result = ctx.analysis(check, tree)
-        diagnostics += result if isinstance(result, list) else result.diagnostics
-    _raise_if_any(sorted(diagnostics, key=lambda d: (d.line, d.column)), name)
+        found = result if isinstance(result, list) else result.diagnostics
+        # A call site's diagnostic stays followed by its callee's own (`Findings.groups`).
+        groups += getattr(found, "groups", None) or [[d] for d in found]
+    groups.sort(key=lambda group: (group[0].line, group[0].column))
+    _raise_if_any([d for group in groups for d in group], name)
     for transform in FORWARD if ctx.mode == "forward" else REVERSE:
         if transform.__name__ in ("ReverseAD", "ForwardAD"):
             _check_call_graph(ctx, tree, name)

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+# The code of a call-site diagnostic that introduces a callee's own problems, which follow it.
+CALLEE_FAILED = "E220"
+
 
 @dataclass(frozen=True)
 class Diagnostic:
