@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 import srcad
-
-from tests.end_to_end import bound_method_functions as F
+from tests.end_to_end import bound_method_functions as functions
 
 
 def central(f, args, position, step=1e-6):
@@ -19,10 +18,10 @@ def central(f, args, position, step=1e-6):
 
 
 CASES = [
-    (F.through_bound_method, (2.0,)),
-    (F.through_bound_method_twice, (2.0, 5.0)),
-    (F.through_classmethod_name, (1.5,)),
-    (F.through_classmethod_attribute, (-0.7,)),
+    (functions.through_bound_method, (2.0,)),
+    (functions.through_bound_method_twice, (2.0, 5.0)),
+    (functions.through_classmethod_name, (1.5,)),
+    (functions.through_classmethod_attribute, (-0.7,)),
 ]
 
 
