@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.partials import reciprocal
 from srcad.projection import ProjectTo, conj
 from srcad.registry import RuleSet, scalar_rrule
 from srcad.rules.numpy_reductions import _as_result
@@ -86,7 +87,7 @@ rules.scalar(np.log, lambda x, y: 1.0 / x)
 rules.scalar(np.log2, lambda x, y: 1.0 / (x * _LN2))
 rules.scalar(np.log10, lambda x, y: 1.0 / (x * _LN10))
 rules.scalar(np.log1p, lambda x, y: 1.0 / (1.0 + x))
-rules.scalar(np.sqrt, lambda x, y: 0.5 / y)
+rules.scalar(np.sqrt, lambda x, y: 0.5 * reciprocal(y))  # infinite at 0: `srcad.partials`
 rules.scalar(np.cbrt, lambda x, y: 1.0 / (3.0 * y * y))
 rules.scalar(np.square, lambda x, y: 2.0 * x)
 rules.scalar(np.reciprocal, lambda x, y: -y * y)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from srcad.partials import strong_product
 from srcad.projection import ProjectTo, conj, expand
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
@@ -131,7 +132,8 @@ class RuleSet:
 
         Each partial takes the arguments and then the result (like ChainRules' `Ω`); the
         pullback scales the incoming cotangent by the conjugate of each partial and
-        projects it onto its argument, undoing broadcasting.
+        projects it onto its argument, undoing broadcasting. A zero cotangent (tangent)
+        stays zero where the partial is infinite (`srcad.partials.strong_product`).
         """
         rrule = scalar_rrule(primal, *partials, name=name)
         self.rrule(primal)(rrule)
@@ -150,7 +152,7 @@ def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
             project_x = ProjectTo(x)
 
             def pullback(y_bar: Any) -> tuple[Any, Any]:
-                return NoTangent(), project_x(y_bar * conj(d_x(x, y)))
+                return NoTangent(), project_x(strong_product(conj(d_x(x, y)), y_bar))
 
             named(pullback, f"{name}_pullback")
             return y, pullback
@@ -167,8 +169,8 @@ def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
             def pullback(y_bar: Any) -> tuple[Any, Any, Any]:
                 return (
                     NoTangent(),
-                    project_a(y_bar * conj(d_a(a, b, y))),
-                    project_b(y_bar * conj(d_b(a, b, y))),
+                    project_a(strong_product(conj(d_a(a, b, y)), y_bar)),
+                    project_b(strong_product(conj(d_b(a, b, y)), y_bar)),
                 )
 
             named(pullback, f"{name}_pullback")
@@ -194,7 +196,7 @@ def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
             x_dot = unthunk(dargs[1])
             if isinstance(x_dot, AbstractZero):
                 return y, ZeroTangent()
-            return y, d_x(x, y) * x_dot
+            return y, strong_product(d_x(x, y), x_dot)
 
         return named(frule1, f"{name}_frule")
     d_a, d_b = partials
@@ -205,9 +207,9 @@ def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
         b_dot = unthunk(dargs[2])
         y_dot: Any = ZeroTangent()
         if not isinstance(a_dot, AbstractZero):
-            y_dot = d_a(a, b, y) * a_dot
+            y_dot = strong_product(d_a(a, b, y), a_dot)
         if not isinstance(b_dot, AbstractZero):
-            y_dot = y_dot + d_b(a, b, y) * b_dot
+            y_dot = y_dot + strong_product(d_b(a, b, y), b_dot)
         # The tangent of an array with a float's partial (`np.add`'s 1.0) and tangent alone
         # is a float: the array's shape, filled with it.
         return y, expand(y_dot, y)

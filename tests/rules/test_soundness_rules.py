@@ -9,12 +9,14 @@ finite differences, in both modes.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 import pytest
 
 import srcad
+from srcad.partials import log_base, power_slope, reciprocal, strong_product
 from srcad.testing import check_frule, check_rrule, finite_difference_jvp, finite_difference_vjp
 
 
@@ -158,3 +160,170 @@ def test_gradient_inside_a_loop_and_a_helper() -> None:
     )
     jac_fwd = srcad.jacobian(f, mode="forward")(a)
     np.testing.assert_allclose(jac_fwd, srcad.grad(f)(a), rtol=1e-9, atol=1e-12)
+
+
+# --- powers and square roots at 0: NumPy's float semantics, never an exception -------------
+#
+# `x ** 0.5` at 0 has an infinite slope (Python's `0.0 ** -0.5` raises ZeroDivisionError, so
+# the derivative must not compute it); where nothing depends on the value (a zero
+# cotangent) or nothing moves it (a zero tangent), the derivative is 0, not `0 * inf`. The
+# exponent's partial at base 0 is 0 (JAX's `pow_p`). Checked at Python floats, NumPy
+# float64 scalars and arrays, by `grad`, `jvp` and `hessian`.
+
+
+def sqrt_by_power(x):
+    return x**0.5
+
+
+def numpy_root(x):
+    return np.sqrt(x)
+
+
+def zero_base_power(y):
+    return 0.0**y
+
+
+def clipped_root(x):
+    return np.maximum(x**0.5, 1.0)
+
+
+def clipped_numpy_root(x):
+    return np.maximum(np.sqrt(x), 1.0)
+
+
+def clipped_math_root(x):
+    return max(math.sqrt(x), 1.0)
+
+
+def clipped_math_power(x):
+    return max(math.pow(x, 0.25), 1.0)
+
+
+def zero_times_root(x):
+    return np.where(x > 1.0, x**0.5, 1.0) + 0.0 * x
+
+
+def squared(x):
+    return x**2
+
+
+def cubed_float(x):
+    return x**3.0
+
+
+def power(x, y):
+    return x**y
+
+
+def clipped_root_of_array(x):
+    return np.sum(np.maximum(x**0.5, 1.0) + np.maximum(np.sqrt(x), 0.5) * 2.0)
+
+
+def clipped_root_in_a_loop(x):
+    total = 0.0
+    for k in range(3):
+        if k > 0:
+            total = total + np.maximum((x * k) ** 0.5, 2.0) + np.maximum((x + 1.0) ** -0.5, x**0.25)
+    return total
+
+
+def scalar_forms(value: float) -> list[Any]:
+    return [value, np.float64(value)]
+
+
+def derivatives(f: Any, x: Any) -> tuple[Any, Any]:
+    """The derivative of a function of one number by `grad`, and by `jvp` (tangent 1)."""
+    return srcad.grad(f)(x), srcad.jvp(f, (x,), (type(x)(1.0),))[1]
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("x", scalar_forms(0.0), ids=["float", "float64"])
+@pytest.mark.parametrize(
+    "f", [clipped_root, clipped_numpy_root, clipped_math_root, clipped_math_power, zero_times_root]
+)
+def test_a_zero_cotangent_or_tangent_stays_zero_at_an_infinite_slope(f: Any, x: Any) -> None:
+    assert derivatives(f, x) == (0.0, 0.0)
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("x", scalar_forms(0.0), ids=["float", "float64"])
+def test_root_at_zero_has_an_infinite_slope(x: Any) -> None:
+    assert derivatives(sqrt_by_power, x) == (math.inf, math.inf)
+    assert derivatives(numpy_root, x) == (math.inf, math.inf)
+    assert srcad.hessian(sqrt_by_power)(x) == -math.inf  # -x^(-3/2) / 4
+    assert srcad.hessian(numpy_root)(x) == -math.inf
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("y", [0.5, 2.0, -0.0, np.float64(0.5)])
+def test_exponent_at_base_zero_follows_jax(y: Any) -> None:
+    """`0.0 ** y` is 0 for y > 0: its derivative in y is 0 (JAX's convention at base 0)."""
+    assert derivatives(zero_base_power, y) == (0.0, 0.0)
+    assert srcad.hessian(zero_base_power)(0.5) == 0.0
+
+
+@pytest.mark.filterwarnings("error")
+def test_power_of_two_variables_at_base_zero() -> None:
+    grad = srcad.grad(power, wrt=(0, 1))
+    assert grad(0.0, 0.5) == (math.inf, 0.0)
+    assert grad(0.0, 2.0) == (0.0, 0.0)
+    assert grad(0.0, 1.0) == (1.0, 0.0)
+    assert srcad.jvp(power, (0.0, 2.0), (1.0, 1.0))[1] == 0.0
+    assert srcad.jvp(power, (0.0, 0.5), (0.0, 1.0))[1] == 0.0
+
+
+@pytest.mark.parametrize("x", [0.0, -2.0, 1.5, np.float64(-2.0)])
+def test_integer_and_integral_exponents(x: Any) -> None:
+    """`x ** 2` at 0 and negative bases with integral exponents, against finite
+    differences (a negative base with a float exponent 3.0 included)."""
+    for f in (squared, cubed_float):
+        expected = finite_difference_vjp(f, (x,), 1.0, 0)
+        assert derivatives(f, x) == pytest.approx((expected, expected), rel=1e-7, abs=1e-9)
+        second = srcad.grad(srcad.grad(f))(float(x))
+        assert srcad.hessian(f)(x) == pytest.approx(second)
+        assert second == pytest.approx(2.0 if f is squared else 6.0 * x)
+    grad = srcad.grad(power, wrt=(0, 1))(x, 3.0)
+    assert grad[0] == pytest.approx(3.0 * x * x)
+    if x < 0:  # `x ** y` is not real as y moves: NaN, as NumPy's log gives
+        assert math.isnan(grad[1])
+
+
+@pytest.mark.filterwarnings("error")
+def test_arrays_with_zeros_in_both_modes() -> None:
+    x = np.array([0.0, 0.25, 4.0, 0.0, 9.0])
+    gradient = srcad.grad(clipped_root_of_array)(x)
+    inside = x > 1.0
+    expected = np.where(inside, 0.5 / np.sqrt(np.where(inside, x, 1.0)) * 3.0, 0.0)
+    expected[1] = 1.0  # sqrt(0.25) = 0.5 ties in np.maximum: half of 2 * 0.5 / sqrt(0.25)
+    np.testing.assert_allclose(gradient, expected)
+    tangent = np.ones_like(x)
+    _, y_dot = srcad.jvp(clipped_root_of_array, (x,), (tangent,))
+    np.testing.assert_allclose(y_dot, np.sum(expected))
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("x", [0.0, np.float64(0.0), 0.5])
+def test_inside_a_loop_and_a_branch(x: Any) -> None:
+    # At 0 (where finite differences would step below the domain) only the two terms
+    # `(x + 1) ** -0.5` count, each with slope -0.5; the clipped roots' infinite slopes do not.
+    expected = -1.0 if x == 0 else finite_difference_vjp(clipped_root_in_a_loop, (x,), 1.0, 0)
+    assert derivatives(clipped_root_in_a_loop, x) == pytest.approx((expected, expected))
+
+
+def test_the_partials_helpers_have_rules() -> None:
+    """`strong_product`, `reciprocal`, `power_slope` and `log_base` (srcad.partials), which
+    rules and inlined derivatives call, have rules of their own, for second derivatives."""
+    check_rrule(strong_product, 1.5, -0.7)
+    check_frule(strong_product, np.array([1.5, 2.0]), np.array([-0.7, 3.0]))
+    check_rrule(reciprocal, 1.5)
+    check_frule(reciprocal, np.array([1.5, -2.0]))
+    check_rrule(power_slope, 1.5, 0.7)
+    check_frule(power_slope, np.array([1.5, 2.0]), 2.5)
+    check_rrule(log_base, 1.5)
+    check_frule(log_base, np.array([1.5, 2.0]))
+    assert strong_product(math.inf, 0.0) == 0.0 and strong_product(0.0, -math.inf) == 0.0
+    product = strong_product(np.array([math.inf, 2.0, 0.0]), np.array([0.0, 3.0, math.inf]))
+    np.testing.assert_array_equal(product, [0.0, 6.0, 0.0])
+    assert power_slope(0.0, 0.5) == math.inf and power_slope(0.0, -1.0) == -math.inf
+    assert power_slope(0.0, 0.0) == 0.0 and power_slope(np.zeros(2), 0.0).tolist() == [0.0, 0.0]
+    assert math.isnan(log_base(-1.0)) and log_base(0.0) == 0.0
