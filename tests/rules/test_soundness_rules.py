@@ -199,6 +199,10 @@ def clipped_math_power(x):
     return max(math.pow(x, 0.25), 1.0)
 
 
+def clipped_float_power(x):
+    return np.maximum(np.float_power(x, 0.5), 1.0) + np.float_power(x, 0.0)
+
+
 def zero_times_root(x):
     return np.where(x > 1.0, x**0.5, 1.0) + 0.0 * x
 
@@ -239,7 +243,15 @@ def derivatives(f: Any, x: Any) -> tuple[Any, Any]:
 @pytest.mark.filterwarnings("error")
 @pytest.mark.parametrize("x", scalar_forms(0.0), ids=["float", "float64"])
 @pytest.mark.parametrize(
-    "f", [clipped_root, clipped_numpy_root, clipped_math_root, clipped_math_power, zero_times_root]
+    "f",
+    [
+        clipped_root,
+        clipped_numpy_root,
+        clipped_math_root,
+        clipped_math_power,
+        clipped_float_power,
+        zero_times_root,
+    ],
 )
 def test_a_zero_cotangent_or_tangent_stays_zero_at_an_infinite_slope(f: Any, x: Any) -> None:
     assert derivatives(f, x) == (0.0, 0.0)
