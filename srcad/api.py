@@ -12,6 +12,7 @@ import numpy as np
 from srcad import compiler
 from srcad.entry import Entry
 from srcad.errors import SrcadError
+from srcad.fitting import check_seed
 from srcad.kinds import Signature, signature
 from srcad.registry import REGISTRY, RuleFn, scalar_frule, scalar_rrule
 from srcad.tangents import NoTangent, ZeroTangent, materialize, unthunk
@@ -277,6 +278,8 @@ def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...])
     """`(f(*args), J @ tangents)`: the Jacobian-vector product, in forward mode."""
     if len(args) != len(tangents):
         raise SrcadError(f"jvp: {len(args)} arguments but {len(tangents)} tangents")
+    for position, (arg, tangent) in enumerate(zip(args, tangents, strict=True)):
+        check_seed(f"jvp: the tangent of argument {position}", tangent, arg)
     y, y_dot = frule((NoTangent(), *tangents), f, *args)
     return y, _shaped_like(unthunk(y_dot), y)
 
@@ -286,6 +289,7 @@ def vjp(f: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[A
     y, pullback = rrule(f, *args)
 
     def vjp_fn(y_bar: Any) -> tuple[Any, ...]:
+        check_seed("vjp: the cotangent of the result", y_bar, y)
         return tuple(unthunk(c) for c in pullback(y_bar)[1:])
 
     return y, vjp_fn
@@ -510,7 +514,7 @@ def scalar_rule(f: Callable[..., Any], *partials: Callable[..., Any]) -> None:
     """Both rules of a scalar (or elementwise) function from its partial derivatives, each
     taking the arguments and then the result: `scalar_rule(math.sinh, lambda x, y: math.cosh(x))`.
     """
-    REGISTRY.register_rrule(f, scalar_rrule(f, *partials))
+    REGISTRY.register_rrule(f, scalar_rrule(f, *partials), projected=True)
     REGISTRY.register_frule(f, scalar_frule(f, *partials))
 
 

@@ -339,3 +339,209 @@ def test_the_partials_helpers_have_rules() -> None:
     assert power_slope(0.0, 0.5) == math.inf and power_slope(0.0, -1.0) == -math.inf
     assert power_slope(0.0, 0.0) == 0.0 and power_slope(np.zeros(2), 0.0).tolist() == [0.0, 0.0]
     assert math.isnan(log_base(-1.0)) and log_base(0.0) == 0.0
+
+
+# --- shapes of tangents from outside srcad's rules: user rules and seeds ------------------
+#
+# A user's rule, or a seed passed to `vjp`/`jvp`, whose (co)tangent does not fit its value is
+# refused with a `TangentShapeError` naming the rule (file and line) and the argument, on
+# every path: compiled code calling the rule, `grad` of the primal itself, `srcad.rrule`,
+# `vjp`, `jacobian`. A cotangent of a shape the argument broadcasts to is projected back.
+
+
+def doubled(x):
+    return x * 2.0
+
+
+def wrong_shape(x):
+    return x * 3.0
+
+
+def broadcast_cotangent(x):
+    return x * 3.0
+
+
+def wrong_total(x):
+    return np.sum(x) * 3.0
+
+
+def forgets_the_function(x, y):
+    return x * y
+
+
+def configured(x):
+    return x * 3.0
+
+
+def lazy_wrong(x):
+    return x * 3.0
+
+
+@srcad.rrule.register(wrong_shape)
+def wrong_shape_rrule(x):
+    def wrong_shape_pullback(y_bar):
+        return srcad.NoTangent(), np.ones(np.size(x) + 1) * 3.0  # one element too many
+
+    return x * 3.0, wrong_shape_pullback
+
+
+@srcad.frule.register(wrong_shape)
+def wrong_shape_frule(dargs, x):
+    return x * 3.0, np.ones(np.size(x) + 1)
+
+
+@srcad.rrule.register(wrong_total)
+def wrong_total_rrule(x):
+    def wrong_total_pullback(y_bar):
+        return srcad.NoTangent(), np.full(np.size(x) - 1, 3.0 * y_bar)  # one element short
+
+    return np.sum(x) * 3.0, wrong_total_pullback
+
+
+@srcad.rrule.register(broadcast_cotangent)
+def broadcast_cotangent_rrule(x):
+    def broadcast_cotangent_pullback(y_bar):
+        # Shape (2, *x.shape): the argument broadcasts to it, so it is summed back; and
+        # complex, for a real argument: the imaginary part is dropped.
+        stacked = np.stack([np.asarray(y_bar) * 1.0, np.asarray(y_bar) * 2.0])
+        return srcad.NoTangent(), stacked + 0j
+
+    return x * 3.0, broadcast_cotangent_pullback
+
+
+@srcad.rrule.register(forgets_the_function)
+def forgets_the_function_rrule(x, y):
+    def forgets_the_function_pullback(z_bar):
+        return z_bar * y, z_bar * x  # no NoTangent() for the function: shifted by one
+
+    return x * y, forgets_the_function_pullback
+
+
+@srcad.rrule.register(configured, config=True)
+def configured_rrule(config, x):
+    def configured_pullback(y_bar):
+        return srcad.NoTangent(), np.zeros(2)
+
+    return x * 3.0, configured_pullback
+
+
+@srcad.rrule.register(lazy_wrong)
+def lazy_wrong_rrule(x):
+    def lazy_wrong_pullback(y_bar):
+        return srcad.NoTangent(), srcad.Thunk(lambda: np.ones(5))
+
+    return x * 3.0, lazy_wrong_pullback
+
+
+def sum_of_wrong_shape(x):
+    return np.sum(wrong_shape(x))
+
+
+def wrong_shape_in_a_loop(x):
+    total = 0.0
+    for k in range(2):
+        if k > 0:
+            total = total + np.sum(wrong_shape(x * k))
+    return total
+
+
+def sum_of_broadcast_cotangent(x):
+    return np.sum(broadcast_cotangent(x))
+
+
+def uses_forgets_the_function(x):
+    return np.sum(forgets_the_function(x, 2.0 * x))
+
+
+def sum_of_configured(x):
+    return np.sum(configured(x))
+
+
+def sum_of_lazy_wrong(x):
+    return np.sum(lazy_wrong(x))
+
+
+def _names_the_rule(error: Any, rule: Any) -> None:
+    message = str(error.value)
+    code = rule.__code__
+    assert f"{rule.__qualname__} ({code.co_filename}:{code.co_firstlineno})" in message
+
+
+@pytest.mark.parametrize("x", [np.ones(3), np.ones((2, 2)), 1.5])
+def test_vjp_refuses_a_seed_of_the_wrong_shape(x: Any) -> None:
+    y, back = srcad.vjp(doubled, x)
+    with pytest.raises(srcad.TangentShapeError, match="vjp: the cotangent of the result"):
+        back(np.ones(np.size(x) + 1))
+    (gradient,) = back(np.ones(np.shape(y)) if np.ndim(y) else 1.0)
+    np.testing.assert_allclose(gradient, 2.0 * np.ones(np.shape(x)))
+
+
+def test_jvp_refuses_a_tangent_of_the_wrong_shape() -> None:
+    with pytest.raises(srcad.TangentShapeError, match="jvp: the tangent of argument 0"):
+        srcad.jvp(doubled, (np.ones(3),), (np.ones(2),))
+    np.testing.assert_allclose(srcad.jvp(doubled, (np.ones(3),), (np.ones(3),))[1], 2.0)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        pytest.param(lambda x: srcad.grad(sum_of_wrong_shape)(x), id="grad-compiled"),
+        pytest.param(lambda x: srcad.value_and_grad(sum_of_wrong_shape)(x), id="value-and-grad"),
+        pytest.param(lambda x: srcad.grad(wrong_shape_in_a_loop)(x), id="grad-in-a-loop"),
+        pytest.param(lambda x: srcad.vjp(wrong_shape, x)[1](np.ones(3)), id="vjp-of-the-rule"),
+        pytest.param(lambda x: srcad.rrule(wrong_shape, x)[1](np.ones(3)), id="srcad-rrule"),
+        pytest.param(lambda x: srcad.jacobian(wrong_shape)(x), id="jacobian-reverse"),
+    ],
+)
+def test_a_user_rrule_of_the_wrong_shape_is_refused_on_every_path(call: Any) -> None:
+    with pytest.raises(srcad.TangentShapeError, match=r"argument 0 \(`x`\) that has shape") as e:
+        call(np.ones(3))
+    _names_the_rule(e, wrong_shape_rrule)
+
+
+@pytest.mark.parametrize("value", [False, True])
+def test_grad_of_a_function_with_a_wrong_rule_is_refused(value: bool) -> None:
+    """`grad` of the rule's own primal calls the rule from its entry (no compiled code)."""
+    grad = srcad.value_and_grad(wrong_total) if value else srcad.grad(wrong_total)
+    with pytest.raises(srcad.TangentShapeError, match=r"has shape \(2,\)") as e:
+        grad(np.ones(3))
+    _names_the_rule(e, wrong_total_rrule)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        pytest.param(lambda x: srcad.jvp(sum_of_wrong_shape, (x,), (x,)), id="jvp"),
+        pytest.param(lambda x: srcad.jacobian(wrong_shape, mode="forward")(x), id="jacobian"),
+        pytest.param(lambda x: srcad.hessian(sum_of_wrong_shape)(x), id="hessian"),
+    ],
+)
+def test_a_user_frule_of_the_wrong_shape_is_refused(call: Any) -> None:
+    with pytest.raises(srcad.TangentShapeError, match="returned a tangent that has shape") as e:
+        call(np.ones(3))
+    _names_the_rule(e, wrong_shape_frule)
+
+
+@pytest.mark.parametrize("x", [np.array([0.5, -1.0, 2.0]), np.array([[1.0, 2.0]])])
+def test_a_cotangent_the_argument_broadcasts_to_is_projected(x: np.ndarray) -> None:
+    gradient = srcad.grad(sum_of_broadcast_cotangent)(x)
+    assert gradient.dtype == np.float64 and gradient.shape == x.shape
+    np.testing.assert_allclose(gradient, 3.0 * np.ones(x.shape))
+
+
+def test_a_pullback_that_forgets_the_function_cotangent_is_refused() -> None:
+    with pytest.raises(srcad.TangentShapeError, match="returned 2 cotangents") as e:
+        srcad.grad(uses_forgets_the_function)(np.ones(3))
+    _names_the_rule(e, forgets_the_function_rrule)
+
+
+def test_a_configured_rule_is_named_as_written() -> None:
+    with pytest.raises(srcad.TangentShapeError, match=r"argument 0 \(`x`\)") as e:
+        srcad.grad(sum_of_configured)(np.ones(3))
+    _names_the_rule(e, configured_rrule)
+
+
+def test_a_thunk_is_checked_when_computed() -> None:
+    with pytest.raises(srcad.TangentShapeError, match="has shape \\(5,\\)") as e:
+        srcad.grad(sum_of_lazy_wrong)(np.ones(3))
+    _names_the_rule(e, lazy_wrong_rrule)
