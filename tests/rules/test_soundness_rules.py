@@ -144,6 +144,33 @@ def test_cholesky_rules_on_a_matrix_that_is_not_hermitian(upper: bool, dtype: An
     check_frule(np.linalg.cholesky, a, upper=upper)
 
 
+SINGULAR = [
+    pytest.param(np.array([[1.0, 2.0], [2.0, 4.0]]), id="rank-1"),
+    pytest.param(np.zeros((3, 3)), id="zero"),
+    pytest.param(np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, 1.0, 1.0]]), id="rank-2"),
+    pytest.param(np.stack([np.array([[1.0, 2.0], [2.0, 4.0]]), np.eye(2)]), id="stack"),
+    pytest.param(np.array([[1.0, 2.0], [2.0, 4.0]]) * (1 + 1j), id="complex"),
+]
+
+
+@pytest.mark.parametrize("a", SINGULAR)
+def test_det_of_a_singular_matrix(a: np.ndarray) -> None:
+    """The determinant has a derivative (the adjugate) where the inverse does not exist."""
+    check_rrule(np.linalg.det, a)
+    check_frule(np.linalg.det, a)
+
+
+def det_loss(a):
+    return np.linalg.det(a) * 2.0 + np.sum(a)
+
+
+def test_det_of_a_singular_matrix_in_both_modes() -> None:
+    a = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, 1.0, 1.0]])
+    expected = finite_difference_vjp(det_loss, (a,), 1.0, 0)
+    np.testing.assert_allclose(srcad.grad(det_loss)(a), expected, atol=1e-8)
+    np.testing.assert_allclose(srcad.jacobian(det_loss, mode="forward")(a), expected, atol=1e-8)
+
+
 def test_gradient_inside_a_loop_and_a_helper() -> None:
     def helper(m):
         return np.linalg.eigh(m, UPLO="U")[0]
