@@ -18,8 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from srcad.tangents import AbstractZero
+
 _REAL_NUMBERS = (float, int, bool)  # Python's; `x < 0` would raise for a complex
 _PYTHON_NUMBERS = (*_REAL_NUMBERS, complex)
+_SCALARS = (*_PYTHON_NUMBERS, np.generic)
 
 
 def strong_product(partial: Any, bar: Any) -> Any:
@@ -27,20 +30,32 @@ def strong_product(partial: Any, bar: Any) -> Any:
     wherever either factor is zero (an infinite partial times a zero cotangent, or a zero
     partial times an infinite tangent, is 0 here, where IEEE arithmetic gives NaN).
 
-    It costs one comparison on the product for a Python number, and one sum over it for
-    an array, unless that finds a NaN.
+    Cheap where it can be: two Python numbers cost a comparison; a finite number times an
+    array is a plain product (it cannot make a new NaN); two arrays pay for one sum over
+    the product (its minimum), and a masked copy only where that finds a NaN.
     """
     if partial.__class__ in _PYTHON_NUMBERS and bar.__class__ in _PYTHON_NUMBERS:
         product = partial * bar
         if product == product:  # not NaN: the common case
             return product
         return 0.0 if partial == 0 or bar == 0 else product
+    if isinstance(bar, AbstractZero):
+        return bar
+    for number, other in ((partial, bar), (bar, partial)):
+        if isinstance(number, _SCALARS) and isinstance(other, np.ndarray | np.generic):
+            if number == 0:
+                return np.zeros(np.shape(other), np.result_type(number, other))[()]
+            if np.isfinite(number):
+                return partial * bar
     with np.errstate(invalid="ignore"):  # 0 * inf, replaced below
         product = partial * bar
     if not isinstance(product, np.ndarray | np.generic) or product.dtype.kind not in "fc":
         return product  # a symbolic zero, a structural tangent, an integer
-    total = np.sum(product)
-    if total == total:
+    # NaN propagates through `min`, the cheapest reduction (a sum for complex values).
+    if product.size == 0:
+        return product
+    probe = product.min() if product.dtype.kind == "f" else np.sum(product)
+    if probe == probe:
         return product
     zero = (np.asarray(partial) == 0) | (np.asarray(bar) == 0)
     return np.where(zero, np.zeros((), product.dtype), product)[()]
