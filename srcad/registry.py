@@ -302,7 +302,11 @@ def checked_user_frule_rrule(rule: RuleFn) -> RuleFn:
     def user_frule_rrule(dargs: tuple[Any, ...], *args: Any, **kwargs: Any) -> Any:
         result, pullback = CONFIG.rrule_via_ad(rule, dargs, *args, **kwargs)
         check_frule_tangent(rule, *result)
-        return result, pullback
+
+        def user_frule_pullback(bars: Any) -> Any:
+            return pullback(bars)
+
+        return result, user_frule_pullback
 
     return named(user_frule_rrule, f"{getattr(rule, '__name__', 'frule')}_rrule")
 
