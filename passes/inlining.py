@@ -26,6 +26,7 @@ import numpy as np
 
 from srcad import syntax
 from srcad.kinds import Kind
+from srcad.partials import power_slope, reciprocal, strong_product
 from srcad.passes.kinds import binary, call, subscript
 from srcad.primitives import logabsdet
 from srcad.projection import fill_like, outer, sum_to
@@ -41,7 +42,8 @@ for module in (np, math):
             module.tan: "y_bar * (1.0 + y * y)",
             module.exp: "y_bar * y",
             module.log: "y_bar / a",
-            module.sqrt: "y_bar / (2.0 * y)",
+            # An infinite slope at 0: see `srcad.partials`.
+            module.sqrt: "strong_product(0.5 * reciprocal(y), y_bar)",
             module.tanh: "y_bar * (1.0 - y * y)",
             module.sinh: "y_bar * cosh(a)",
             module.cosh: "y_bar * sinh(a)",
@@ -85,6 +87,9 @@ MATRIX: dict[Any, str] = {
 # What the templates call, under these names (bound like rules, never shadowing the user's).
 HELPERS: dict[str, Any] = {
     "outer": outer,
+    "power_slope": power_slope,
+    "reciprocal": reciprocal,
+    "strong_product": strong_product,
     "inv": np.linalg.inv,
     "fill_like": fill_like,
 }
@@ -290,9 +295,13 @@ def adjoint_of(
 
 def _power(exponent: float) -> str | None:
     """The cotangent of `a` in `a ** exponent`, the exponent folded in (none for `a ** 0`,
-    whose derivative is zero)."""
+    whose derivative is zero). Below power 1 the slope is infinite at 0, where Python's
+    `0.0 ** -0.5` raises: `power_slope` and `strong_product` follow NumPy's float semantics
+    there, and keep a zero cotangent zero (see `srcad.partials`)."""
     if exponent == 0:
         return None
+    if exponent < 1:
+        return f"strong_product(power_slope(a, {exponent!r}), y_bar)"
     if exponent == 1:
         return "y_bar"
     if exponent == 2:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.partials import log_base, power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
@@ -25,16 +26,6 @@ def _sign(x: float) -> float:
     return float((x > 0) - (x < 0))
 
 
-def _pow_slope(x: float, p: float) -> float:
-    """d(x ** p)/dx = p * x ** (p - 1); `x ** 0` is constant even at 0, and the slope of a
-    fractional power at 0 is infinite (where Python's `0.0 ** -0.5` would raise)."""
-    if p == 0:
-        return 0.0
-    if x == 0 and p < 1:
-        return math.inf
-    return float(p * x ** (p - 1))
-
-
 def _hypot_partial(a: float, y: float) -> float:
     """d hypot(a, b) / da = a / hypot(a, b), taken as 0 at the origin (a subgradient)."""
     return a / y if y else 0.0
@@ -43,21 +34,23 @@ def _hypot_partial(a: float, y: float) -> float:
 rules.scalar(math.sin, lambda x, y: math.cos(x))
 rules.scalar(math.cos, lambda x, y: -math.sin(x))
 rules.scalar(math.tan, lambda x, y: 1.0 + y * y)
-rules.scalar(math.asin, lambda x, y: 1.0 / math.sqrt(1.0 - x * x))
-rules.scalar(math.acos, lambda x, y: -1.0 / math.sqrt(1.0 - x * x))
+# At the ends of their domains (asin at 1, sqrt at 0, ...) the partials are infinite, where
+# Python's float division would raise: see `srcad.partials`.
+rules.scalar(math.asin, lambda x, y: reciprocal(math.sqrt(1.0 - x * x)))
+rules.scalar(math.acos, lambda x, y: -reciprocal(math.sqrt(1.0 - x * x)))
 rules.scalar(math.atan, lambda x, y: 1.0 / (1.0 + x * x))
 rules.scalar(math.sinh, lambda x, y: math.cosh(x))
 rules.scalar(math.cosh, lambda x, y: math.sinh(x))
 rules.scalar(math.tanh, lambda x, y: 1.0 - y * y)
 rules.scalar(math.asinh, lambda x, y: 1.0 / math.sqrt(x * x + 1.0))
-rules.scalar(math.acosh, lambda x, y: 1.0 / math.sqrt(x * x - 1.0))
+rules.scalar(math.acosh, lambda x, y: reciprocal(math.sqrt(x * x - 1.0)))
 rules.scalar(math.atanh, lambda x, y: 1.0 / (1.0 - x * x))
 rules.scalar(math.exp, lambda x, y: y)
 rules.scalar(math.expm1, lambda x, y: y + 1.0)
 rules.scalar(math.log2, lambda x, y: 1.0 / (x * _LN2))
 rules.scalar(math.log10, lambda x, y: 1.0 / (x * _LN10))
 rules.scalar(math.log1p, lambda x, y: 1.0 / (1.0 + x))
-rules.scalar(math.sqrt, lambda x, y: 0.5 / y)
+rules.scalar(math.sqrt, lambda x, y: 0.5 * reciprocal(y))
 rules.scalar(math.fabs, lambda x, y: _sign(x))
 rules.scalar(math.erf, lambda x, y: _TWO_OVER_SQRT_PI * math.exp(-x * x))
 rules.scalar(math.erfc, lambda x, y: -_TWO_OVER_SQRT_PI * math.exp(-x * x))
@@ -118,11 +111,10 @@ def pow_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
     def pow_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
         if isinstance(y_bar, AbstractZero):
             return NoTangent(), y_bar, NoTangent() if integer_exponent else y_bar
-        x_bar = project_x(y_bar * _pow_slope(x, p))
+        x_bar = project_x(strong_product(power_slope(x, p), y_bar))
         if integer_exponent:
             return NoTangent(), x_bar, NoTangent()
-        log_x = math.log(x) if x > 0 else (0.0 if x == 0 else math.nan)
-        return NoTangent(), x_bar, project_p(y_bar * y * log_x)
+        return NoTangent(), x_bar, project_p(strong_product(y * log_base(x), y_bar))
 
     return y, pow_pullback
 
@@ -144,8 +136,9 @@ def pow_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
     """`math.pow(x, p)`, forward: the same partials as `pow_rrule`."""
     y = math.pow(x, p)
     _, x_dot, p_dot = (unthunk(d) for d in dargs)
-    y_dot: Any = ZeroTangent() if isinstance(x_dot, AbstractZero) else x_dot * _pow_slope(x, p)
+    y_dot: Any = ZeroTangent()
+    if not isinstance(x_dot, AbstractZero):
+        y_dot = strong_product(power_slope(x, p), x_dot)
     if not isinstance(p_dot, AbstractZero) and not isinstance(p, int | np.integer):
-        log_x = math.log(x) if x > 0 else (0.0 if x == 0 else math.nan)
-        y_dot = y_dot + p_dot * y * log_x
+        y_dot = y_dot + strong_product(y * log_base(x), p_dot)
     return y, y_dot

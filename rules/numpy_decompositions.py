@@ -97,12 +97,31 @@ def solve_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     return x, solve_pullback
 
 
+def _adjugate(a: Any) -> Any:
+    """The adjugate of each matrix in a stack, `d det(a) = tr(adj(a) da)`: `det(a) inv(a)`
+    where `a` is invertible, and for a singular `a` (whose determinant still has this
+    derivative) from the SVD `a = u s v^H`: `adj(a) = det(u) det(v^H) v adj(s) u^H`, with
+    `adj(s)` the products of all singular values but one, formed without dividing."""
+    a = np.asarray(a)
+    try:
+        return np.linalg.det(a)[..., np.newaxis, np.newaxis] * np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        pass
+    u, s, vh = np.linalg.svd(a)
+    ones = np.ones((*s.shape[:-1], 1), dtype=s.dtype)
+    before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    phase = (np.linalg.det(u) * np.linalg.det(vh))[..., np.newaxis, np.newaxis]
+    return phase * (
+        (_conj_transpose(vh) * (before * after)[..., np.newaxis, :]) @ _conj_transpose(u)
+    )
+
+
 @rules.rrule(np.linalg.det)
 def det_rrule(a: Any) -> tuple[Any, Pullback]:
-    """Reverse rule for `np.linalg.det` (of a stack too): `a_bar = y_bar conj(det a) inv(a)^H`.
-
-    It needs `a` invertible, as the inverse is formed.
-    """
+    """Reverse rule for `np.linalg.det` (of a stack too): `a_bar = y_bar adj(a)^H`, which
+    is `y_bar conj(det a) inv(a)^H` for an invertible `a`; a singular `a` goes through its
+    SVD (see `_adjugate`), as its determinant has a derivative all the same."""
     y = np.linalg.det(a)
     project_a = ProjectTo(a)
 
@@ -110,8 +129,8 @@ def det_rrule(a: Any) -> tuple[Any, Pullback]:
         y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return NoTangent(), y_bar
-        scale = (np.asarray(y_bar) * conj(np.asarray(y)))[..., np.newaxis, np.newaxis]
-        return NoTangent(), project_a(scale * _conj_transpose(np.linalg.inv(a)))
+        scale = np.asarray(y_bar)[..., np.newaxis, np.newaxis]
+        return NoTangent(), project_a(scale * _conj_transpose(_adjugate(a)))
 
     return y, det_pullback
 
@@ -280,12 +299,16 @@ def solve_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 
 @rules.frule(np.linalg.det)
 def det_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
-    """Forward rule for `np.linalg.det`: `y_dot = det(a) tr(a^-1 a_dot)` (`a` invertible)."""
+    """Forward rule for `np.linalg.det`: `y_dot = tr(adj(a) a_dot)`, which is `det(a)
+    tr(a^-1 a_dot)` for an invertible `a` (see `_adjugate` for a singular one)."""
     y = np.linalg.det(a)
     (a_dot,) = _dots(dargs, 1)
     if isinstance(a_dot, AbstractZero):
         return y, ZeroTangent()
-    return y, y * _trace_of_solve(a, a_dot)
+    try:
+        return y, y * _trace_of_solve(a, a_dot)
+    except np.linalg.LinAlgError:
+        return y, np.trace(_adjugate(a) @ a_dot, axis1=-2, axis2=-1)
 
 
 @rules.frule(np.linalg.slogdet)

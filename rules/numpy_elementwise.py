@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.partials import power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, conj
 from srcad.registry import RuleSet, scalar_rrule
 from srcad.rules.numpy_reductions import _as_result
@@ -86,7 +87,7 @@ rules.scalar(np.log, lambda x, y: 1.0 / x)
 rules.scalar(np.log2, lambda x, y: 1.0 / (x * _LN2))
 rules.scalar(np.log10, lambda x, y: 1.0 / (x * _LN10))
 rules.scalar(np.log1p, lambda x, y: 1.0 / (1.0 + x))
-rules.scalar(np.sqrt, lambda x, y: 0.5 / y)
+rules.scalar(np.sqrt, lambda x, y: 0.5 * reciprocal(y))  # infinite at 0: `srcad.partials`
 rules.scalar(np.cbrt, lambda x, y: 1.0 / (3.0 * y * y))
 rules.scalar(np.square, lambda x, y: 2.0 * x)
 rules.scalar(np.reciprocal, lambda x, y: -y * y)
@@ -197,6 +198,12 @@ def _log_where_positive(x: Any) -> Any:
     return np.log(x, out=out, where=x > 0)
 
 
+def _float_power_slope(x: Any, p: Any) -> Any:
+    """The partial of `float_power(x, p)` in `x`, in double precision: `power_slope`'s
+    (an infinite slope at 0 below power 1, and none for `p == 0`; see `srcad.partials`)."""
+    return power_slope(np.asarray(x, np.result_type(x, np.float64)), p)
+
+
 @rules.rrule(np.float_power)
 def float_power_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.float_power`, which computes in double precision (the cotangents
@@ -213,10 +220,10 @@ def float_power_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
         y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return NoTangent(), y_bar, NoTangent() if integer_exponent else y_bar
-        x_bar = y_bar * conj(p * np.float_power(x, np.subtract(p, 1)))
+        x_bar = strong_product(conj(_float_power_slope(x, p)), y_bar)
         if integer_exponent:
             return NoTangent(), project_x(x_bar), NoTangent()
-        p_bar = y_bar * conj(y * _log_where_positive(x))
+        p_bar = strong_product(conj(y * _log_where_positive(x)), y_bar)
         return NoTangent(), project_x(x_bar), project_p(p_bar)
 
     return y, float_power_pullback
@@ -364,9 +371,9 @@ def float_power_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]
     x_dot, p_dot = unthunk(dargs[1]), unthunk(dargs[2])
     y_dot: Any = ZeroTangent()
     if not _zero(x_dot):
-        y_dot = x_dot * (p * np.float_power(x, np.subtract(p, 1)))
+        y_dot = strong_product(_float_power_slope(x, p), x_dot)
     if not _zero(p_dot) and np.asarray(p).dtype.kind not in "biu":
-        y_dot = y_dot + p_dot * (y * _log_where_positive(x))
+        y_dot = y_dot + strong_product(y * _log_where_positive(x), p_dot)
     return y, _result(y_dot, y)
 
 

@@ -36,13 +36,48 @@ def _inverse_differences(values: np.ndarray) -> np.ndarray:
     return inverse
 
 
+# --- the triangle a Hermitian-input routine reads ------------------------------------------
+#
+# Cholesky, eigh and `svd(hermitian=True)` read one triangle of `a` (LAPACK's UPLO) and the
+# real part of its diagonal, and factor the Hermitian matrix that triangle stands for:
+# `H(a) = T + T^H + Re diag(a)`, `T` the strict triangle read. `a` itself need not be
+# Hermitian; the entries not read have a zero derivative. The rules differentiate the
+# factorisation at `H(a)` and then through `H`, which is real-linear.
+
+
+def _reads_lower(uplo: Any) -> bool:
+    """Whether LAPACK reads the lower triangle, for NumPy's `UPLO` ("L" or "U", any case)."""
+    return str(uplo).upper() == "L"
+
+
+def _cotangent_of_triangle(h_bar: Any, lower: bool) -> Any:
+    """The cotangent of `a`, from the cotangent `h_bar` of the Hermitian matrix `H(a)` that
+    the factorisation read: the triangle read gets `h_bar + h_bar^H` (each entry stands for
+    itself and its mirror), its diagonal `Re diag(h_bar)`, and the other triangle zero."""
+    h_bar = np.asarray(h_bar)
+    both = h_bar + _conj_transpose(h_bar)
+    folded = np.tril(both, -1) if lower else np.triu(both, 1)
+    _diagonal_of(folded)[...] = np.real(np.diagonal(h_bar, axis1=-2, axis2=-1))
+    return folded
+
+
+def _tangent_of_triangle(a_dot: Any, lower: bool) -> Any:
+    """The tangent of the Hermitian matrix `H(a)` that the factorisation reads, from the
+    tangent of `a`: the triangle read, mirrored, with the real part of its diagonal."""
+    a_dot = np.asarray(a_dot)
+    strict = np.tril(a_dot, -1) if lower else np.triu(a_dot, 1)
+    h_dot = strict + _conj_transpose(strict)
+    _diagonal_of(h_dot)[...] = np.real(np.diagonal(a_dot, axis1=-2, axis2=-1))
+    return h_dot
+
+
 @rules.rrule(np.linalg.cholesky)
 def cholesky_rrule(a: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.linalg.cholesky(a, upper=False)`, also of a stack.
 
-    NumPy reads only one triangle of `a`, which is taken to be Hermitian (symmetric): the
-    cotangent is projected onto Hermitian matrices, so that it is the gradient for a
-    perturbation that keeps `a` Hermitian, the only kind the factorisation is defined for.
+    NumPy reads one triangle of `a` (the lower, or the upper with `upper=True`) and
+    factors the Hermitian matrix it stands for: the cotangent lies on that triangle (see
+    `_cotangent_of_triangle`), whether or not `a` is Hermitian.
     """
     factor = np.linalg.cholesky(a, **keywords)
     upper = bool(keywords.get("upper", False))
@@ -61,7 +96,7 @@ def cholesky_rrule(a: Any, **keywords: Any) -> tuple[Any, Pullback]:
         _diagonal_of(middle)[...] *= 0.5
         left = np.linalg.solve(lower_h, middle)
         a_bar = _conj_transpose(np.linalg.solve(lower_h, _conj_transpose(left)))
-        return NoTangent(), project_a(0.5 * (a_bar + _conj_transpose(a_bar)))
+        return NoTangent(), project_a(_cotangent_of_triangle(a_bar, lower=not upper))
 
     return factor, cholesky_pullback
 
@@ -71,10 +106,11 @@ def eigh_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `w, v = np.linalg.eigh(a, UPLO="L")`, also of a stack.
 
     The eigenvalues must be distinct, and a loss must not depend on each eigenvector's
-    sign (or phase): only such losses have a gradient. As NumPy reads one triangle of `a`,
-    the cotangent is projected onto Hermitian matrices (see `cholesky_rrule`).
+    sign (or phase): only such losses have a gradient. NumPy reads one triangle of `a`
+    (`UPLO`), so the cotangent lies on that triangle (see `_cotangent_of_triangle`).
     """
     result = np.linalg.eigh(a, *options, **keywords)
+    lower = _reads_lower(_given(("UPLO",), options, keywords).get("UPLO", "L"))
     w, v = result
     v_h = _conj_transpose(v)
     project_a = ProjectTo(a)
@@ -91,7 +127,7 @@ def eigh_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         if not isinstance(v_bar, AbstractZero):
             middle += _inverse_differences(w) * (v_h @ v_bar)
         a_bar = v @ middle @ v_h
-        return (NoTangent(), project_a(0.5 * (a_bar + _conj_transpose(a_bar))), *option_bars)
+        return (NoTangent(), project_a(_cotangent_of_triangle(a_bar, lower)), *option_bars)
 
     return result, eigh_pullback
 
@@ -160,8 +196,9 @@ def svd_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
 
     The singular values must be distinct and non-zero, and a loss must not depend on the
     sign (or phase) shared by a pair of singular vectors. `full_matrices=True` (NumPy's
-    default) is supported for square matrices only, where it changes nothing; with
-    `hermitian=True` the cotangent is projected onto Hermitian matrices.
+    default) is supported for square matrices only, where it changes nothing. With
+    `hermitian=True` NumPy goes through `eigh`, which reads the lower triangle of `a`: the
+    cotangent lies on it (see `_cotangent_of_triangle`).
     """
     result = np.linalg.svd(a, *options, **keywords)
     given = _given(("full_matrices", "compute_uv", "hermitian"), options, keywords)
@@ -212,18 +249,13 @@ def svd_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
                 extra += (u / s[..., np.newaxis, :]) @ _conj_transpose(v_bar - v @ h)
         a_bar = u @ middle @ vh + extra
         if hermitian:
-            a_bar = 0.5 * (a_bar + _conj_transpose(a_bar))
+            a_bar = _cotangent_of_triangle(a_bar, lower=True)
         return (NoTangent(), project_a(a_bar), *option_bars)
 
     return result, svd_pullback
 
 
 # --- forward rules: `frule((f_dot, *arg_dots), *args) -> (y, y_dot)` ------------------------
-
-
-def _hermitian_part(x: Any) -> Any:
-    """`(x + x^H) / 2`: the tangent a Hermitian-input rule reads, as its rrule projects."""
-    return 0.5 * (x + _conj_transpose(x))
 
 
 def _real_diagonal(x: np.ndarray) -> np.ndarray:
@@ -235,14 +267,15 @@ def _real_diagonal(x: np.ndarray) -> np.ndarray:
 def cholesky_frule(dargs: tuple[Any, ...], a: Any, **keywords: Any) -> tuple[Any, Any]:
     """Forward rule for `np.linalg.cholesky(a, upper=False)`: `dL = L phi(L^-1 dA L^-H)`,
     `phi` taking the lower triangle and half the diagonal, for the Hermitian part `dA` of
-    the tangent (see `cholesky_rrule`)."""
+    the tangent of the Hermitian matrix the triangle read stands for (see
+    `_tangent_of_triangle`)."""
     factor = np.linalg.cholesky(a, **keywords)
     (a_dot,) = _dots(dargs, 1)
     if isinstance(a_dot, AbstractZero):
         return factor, ZeroTangent()
     upper = bool(keywords.get("upper", False))
     lower = _conj_transpose(factor) if upper else factor
-    left = np.linalg.solve(lower, _hermitian_part(a_dot))  # L^-1 dA
+    left = np.linalg.solve(lower, _tangent_of_triangle(a_dot, lower=not upper))  # L^-1 dA
     middle = np.tril(_conj_transpose(np.linalg.solve(lower, _conj_transpose(left))))
     _diagonal_of(middle)[...] *= 0.5
     lower_dot = lower @ middle
@@ -251,8 +284,8 @@ def cholesky_frule(dargs: tuple[Any, ...], a: Any, **keywords: Any) -> tuple[Any
 
 @rules.frule(np.linalg.eigh)
 def eigh_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -> tuple[Any, Any]:
-    """Forward rule for `w, v = np.linalg.eigh(a, UPLO="L")`, for the Hermitian part of the
-    tangent and distinct eigenvalues.
+    """Forward rule for `w, v = np.linalg.eigh(a, UPLO="L")`, for distinct eigenvalues: the
+    tangent is that of the Hermitian matrix the triangle `UPLO` stands for.
 
     With `m = v^H a_dot v`: `w_dot = Re diag(m)` and `v_dot = v (F o m)`, `F_ij = 1/(w_j -
     w_i)` off the diagonal: each eigenvector's tangent is orthogonal to it (the gauge that
@@ -263,7 +296,8 @@ def eigh_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -
     if isinstance(a_dot, AbstractZero):
         return result, ZeroTangent()
     w, v = result
-    m = _conj_transpose(v) @ _hermitian_part(a_dot) @ v
+    lower = _reads_lower(_given(("UPLO",), options, keywords).get("UPLO", "L"))
+    m = _conj_transpose(v) @ _tangent_of_triangle(a_dot, lower) @ v
     return result, (_real_diagonal(m), v @ (_inverse_differences(w) * m))
 
 
@@ -331,7 +365,7 @@ def svd_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) ->
     if isinstance(a_dot, AbstractZero):
         return result, ZeroTangent()
     u, s, vh = result if compute_uv else np.linalg.svd(a, False, True, hermitian)
-    a_dot = _hermitian_part(a_dot) if hermitian else np.asarray(a_dot)
+    a_dot = _tangent_of_triangle(a_dot, lower=True) if hermitian else np.asarray(a_dot)
     u_h, v = _conj_transpose(u), _conj_transpose(vh)
     p = u_h @ a_dot @ v
     s_dot = _real_diagonal(p)

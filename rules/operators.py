@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 import operator
 from typing import Any
 
 import numpy as np
 
+from srcad.partials import log_base, power, power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, conj, expand
 from srcad.registry import RuleSet
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent
@@ -79,20 +79,11 @@ def pos_rrule(a: Any) -> tuple[Any, Pullback]:
     return +a, pos_pullback
 
 
-def _log_base(x: Any) -> Any:
-    """log(x) where x > 0, and 0 elsewhere: the exponent's partial is taken as 0 at x == 0
-    (its limit for a positive power) and is not real for x < 0, where it is NaN."""
-    if isinstance(x, float | int):
-        if x > 0:
-            return math.log(x)
-        return 0.0 if x == 0 else math.nan
-    x = np.asarray(x)
-    safe = np.where(x > 0, x, 1.0)  # no warning for the entries replaced below
-    return np.where(x > 0, np.log(safe), np.where(x == 0, 0.0, np.nan))
-
-
 @rules.rrule(operator.pow, np.power)
 def pow_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `x ** p`, with NumPy's float semantics at base 0 (an infinite
+    slope below power 1, never an exception, and a zero cotangent staying zero) and JAX's
+    `d/dp 0 ** p = 0`: see `srcad.partials`."""
     y = x**p
     project_x, project_p = ProjectTo(x), ProjectTo(p)
     # An integer exponent (bools included) is a constant: `x ** p` at negative x exists only
@@ -102,13 +93,25 @@ def pow_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
     def pow_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
         if isinstance(y_bar, AbstractZero):
             return NoTangent(), y_bar, NoTangent() if integer_exponent else y_bar
-        x_bar = y_bar * conj(p * x ** (p - 1))
+        x_bar = strong_product(conj(power_slope(x, p)), y_bar)
         if integer_exponent:
             return NoTangent(), project_x(x_bar), NoTangent()
-        p_bar = y_bar * conj(y * _log_base(x))
+        p_bar = strong_product(conj(y * log_base(x)), y_bar)
         return NoTangent(), project_x(x_bar), project_p(p_bar)
 
     return y, pow_pullback
+
+
+# The helpers of `srcad.partials` that rules and inlined derivatives call, as functions
+# srcad can differentiate again (reverse over forward mode, for second derivatives).
+rules.scalar(strong_product, lambda a, b, y: b, lambda a, b, y: a)
+rules.scalar(reciprocal, lambda x, y: -(y * y))
+rules.scalar(log_base, lambda x, y: reciprocal(x))
+rules.scalar(
+    power_slope,
+    lambda x, p, y: strong_product(p, power_slope(x, p - 1)),
+    lambda x, p, y: power(x, p - 1) * (1.0 + p * log_base(x)),
+)
 
 
 @rules.rrule(operator.matmul, np.matmul)
@@ -201,11 +204,12 @@ def pos_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
 
 @rules.frule(operator.pow, np.power)
 def pow_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
+    """Forward rule for `x ** p`, with `pow_rrule`'s partials."""
     _, x_dot, p_dot = dargs
     y = x**p
-    y_dot = x_dot * (p * x ** (p - 1)) if not isinstance(x_dot, AbstractZero) else x_dot
+    y_dot = x_dot if isinstance(x_dot, AbstractZero) else strong_product(power_slope(x, p), x_dot)
     if not isinstance(p_dot, AbstractZero):
-        y_dot = y_dot + p_dot * (y * _log_base(x))
+        y_dot = y_dot + strong_product(y * log_base(x), p_dot)
     return y, y_dot
 
 

@@ -24,6 +24,7 @@ from srcad.errors import (
     MutationError,
     SourceUnavailableError,
     SrcadError,
+    TangentShapeError,
     UnsupportedSyntaxError,
 )
 from srcad.projection import ProjectTo
@@ -54,6 +55,7 @@ __all__ = [
     "SourceUnavailableError",
     "SrcadError",
     "Tangent",
+    "TangentShapeError",
     "Thunk",
     "UnsupportedSyntaxError",
     "ZeroTangent",

@@ -27,6 +27,7 @@ from srcad.callables import (
 )
 from srcad.entry import Entry
 from srcad.errors import SrcadError
+from srcad.fitting import check_seed
 from srcad.kinds import Signature, signature
 from srcad.registry import REGISTRY, RuleFn, scalar_frule, scalar_rrule
 from srcad.tangents import NoTangent, ZeroTangent, materialize, unthunk
@@ -271,6 +272,8 @@ def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...])
         )
     if len(args) != len(tangents):
         raise SrcadError(f"jvp: {len(args)} arguments but {len(tangents)} tangents")
+    for position, (arg, tangent) in enumerate(zip(args, tangents, strict=True)):
+        check_seed(f"jvp: the tangent of argument {position}", tangent, arg)
     tangents = tuple(floating(t, a) for t, a in zip(tangents, args, strict=True))
     check_tangents(f, (NoTangent(), *tangents), args)
     y, y_dot = frule((NoTangent(), *tangents), f, *args)
@@ -283,6 +286,7 @@ def vjp(f: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[A
     y, pullback = rrule(f, *args)
 
     def vjp_fn(y_bar: Any) -> tuple[Any, ...]:
+        check_seed("vjp: the cotangent of the result", y_bar, y)
         bars = pullback(y_bar)[1:]
         return tuple(floating(unthunk(c), a) for c, a in zip(bars, args, strict=False))
 
@@ -608,7 +612,7 @@ def scalar_rule(f: Callable[..., Any], *partials: Callable[..., Any]) -> None:
     _check_registrable(f)
     for partial in partials:
         _checked_rule(partial, "a partial derivative")
-    REGISTRY.register_rrule(f, scalar_rrule(f, *partials))
+    REGISTRY.register_rrule(f, scalar_rrule(f, *partials), projected=True)
     REGISTRY.register_frule(f, scalar_frule(f, *partials))
 
 

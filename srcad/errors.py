@@ -83,3 +83,8 @@ class MissingRuleError(SrcadError):
 
 class MutationError(SrcadError):
     """The function mutates a value in a way that would make its gradient wrong."""
+
+
+class TangentShapeError(SrcadError):
+    """A rule returned, or a caller passed, a tangent or cotangent that does not fit the
+    value it belongs to (its shape, or the number of them)."""

@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from srcad.fitting import check_frule_tangent, check_rrule_cotangents
+from srcad.partials import strong_product
 from srcad.projection import ProjectTo, conj, expand
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
@@ -131,7 +133,8 @@ class RuleSet:
 
         Each partial takes the arguments and then the result (like ChainRules' `Ω`); the
         pullback scales the incoming cotangent by the conjugate of each partial and
-        projects it onto its argument, undoing broadcasting.
+        projects it onto its argument, undoing broadcasting. A zero cotangent (tangent)
+        stays zero where the partial is infinite (`srcad.partials.strong_product`).
         """
         rrule = scalar_rrule(primal, *partials, name=name)
         self.rrule(primal)(rrule)
@@ -150,7 +153,7 @@ def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
             project_x = ProjectTo(x)
 
             def pullback(y_bar: Any) -> tuple[Any, Any]:
-                return NoTangent(), project_x(y_bar * conj(d_x(x, y)))
+                return NoTangent(), project_x(strong_product(conj(d_x(x, y)), y_bar))
 
             named(pullback, f"{name}_pullback")
             return y, pullback
@@ -167,8 +170,8 @@ def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
             def pullback(y_bar: Any) -> tuple[Any, Any, Any]:
                 return (
                     NoTangent(),
-                    project_a(y_bar * conj(d_a(a, b, y))),
-                    project_b(y_bar * conj(d_b(a, b, y))),
+                    project_a(strong_product(conj(d_a(a, b, y)), y_bar)),
+                    project_b(strong_product(conj(d_b(a, b, y)), y_bar)),
                 )
 
             named(pullback, f"{name}_pullback")
@@ -194,7 +197,7 @@ def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
             x_dot = unthunk(dargs[1])
             if isinstance(x_dot, AbstractZero):
                 return y, ZeroTangent()
-            return y, d_x(x, y) * x_dot
+            return y, strong_product(d_x(x, y), x_dot)
 
         return named(frule1, f"{name}_frule")
     d_a, d_b = partials
@@ -205,9 +208,9 @@ def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
         b_dot = unthunk(dargs[2])
         y_dot: Any = ZeroTangent()
         if not isinstance(a_dot, AbstractZero):
-            y_dot = d_a(a, b, y) * a_dot
+            y_dot = strong_product(d_a(a, b, y), a_dot)
         if not isinstance(b_dot, AbstractZero):
-            y_dot = y_dot + d_b(a, b, y) * b_dot
+            y_dot = y_dot + strong_product(d_b(a, b, y), b_dot)
         # The tangent of an array with a float's partial (`np.add`'s 1.0) and tangent alone
         # is a float: the array's shape, filled with it.
         return y, expand(y_dot, y)
@@ -254,6 +257,64 @@ def with_config(fn: RuleFn) -> RuleFn:
 
     configured.configured_rule = fn  # type: ignore[attr-defined]
     return named(configured, getattr(fn, "__name__", "rule"))
+
+
+def checked_user_rrule(rule: RuleFn, instance_call: bool = False) -> RuleFn:
+    """A user's reverse rule, as the registry holds it: its pullback's cotangents are
+    checked against the arguments (one per positional argument, each of a shape that
+    projects onto it) and projected by `ProjectTo`, or refused with a `TangentShapeError`
+    naming the rule and the argument. The library's rules are not wrapped: their tests
+    prove their shapes, and they pay nothing; every path to a user's rule (compiled code,
+    `grad`'s entry, `srcad.rrule`) reads it from the registry, so none skips the check."""
+
+    def user_rrule(*args: Any, **kwargs: Any) -> Any:
+        y, pullback = rule(*args, **kwargs)
+
+        def user_pullback(y_bar: Any) -> tuple[Any, ...]:
+            return check_rrule_cotangents(rule, args, pullback(y_bar), instance_call)
+
+        user_pullback.__name__ = getattr(pullback, "__name__", "pullback")
+        user_pullback.__qualname__ = getattr(pullback, "__qualname__", "pullback")
+        return y, user_pullback
+
+    user_rrule.user_rule = rule  # type: ignore[attr-defined]
+    return _named_like(user_rrule, rule)
+
+
+def checked_user_frule(rule: RuleFn) -> RuleFn:
+    """A user's forward rule, as the registry holds it: the tangent it returns must have
+    its result's shape (see `checked_user_rrule`)."""
+
+    def user_frule(dargs: tuple[Any, ...], *args: Any, **kwargs: Any) -> Any:
+        y, y_dot = rule(dargs, *args, **kwargs)
+        check_frule_tangent(rule, y, y_dot)
+        return y, y_dot
+
+    user_frule.user_rule = rule  # type: ignore[attr-defined]
+    return _named_like(user_frule, rule)
+
+
+def checked_user_frule_rrule(rule: RuleFn) -> RuleFn:
+    """The reverse rule of a user's checked forward rule, for second derivatives (reverse
+    mode over forward mode differentiates the forward rule): the rule srcad compiles from
+    the user's source, with the tangent checked as `checked_user_frule` checks it."""
+
+    def user_frule_rrule(dargs: tuple[Any, ...], *args: Any, **kwargs: Any) -> Any:
+        result, pullback = CONFIG.rrule_via_ad(rule, dargs, *args, **kwargs)
+        check_frule_tangent(rule, *result)
+
+        def user_frule_pullback(bars: Any) -> Any:
+            return pullback(bars)
+
+        return result, user_frule_pullback
+
+    return named(user_frule_rrule, f"{getattr(rule, '__name__', 'frule')}_rrule")
+
+
+def _named_like(wrapper: RuleFn, rule: RuleFn) -> RuleFn:
+    """`wrapper` under the name of the rule it wraps (emitted code and messages use it)."""
+    name = getattr(rule, "__name__", None)
+    return named(wrapper, name) if isinstance(name, str) and name.isidentifier() else wrapper
 
 
 class Registry:
@@ -307,16 +368,29 @@ class Registry:
             return
         raise ValueError(f"{primal_name(key)} has rules in both {other} and {origin}")
 
-    def register_rrule(self, primal: Any, fn: RuleFn, config: bool = False) -> None:
-        """A user's rule: replaces any library rule for `primal`."""
+    def register_rrule(
+        self, primal: Any, fn: RuleFn, config: bool = False, projected: bool = False
+    ) -> None:
+        """A user's rule: replaces any library rule for `primal`. Its pullback's cotangents
+        are checked and projected wherever it is called (see `checked_user_rrule`), unless
+        srcad built it and it projects them itself (`projected`, as `scalar_rule`'s do)."""
         self._non_differentiables.discard(primal)
-        self._rrules[primal] = Rule(primal, with_config(fn) if config else fn, "user")
+        rule = with_config(fn) if config else fn
+        if not projected:
+            # A rule for calling instances (a class's `__call__`) takes the instance first
+            # and returns its cotangent in the function's place.
+            rule = checked_user_rrule(rule, getattr(primal, "__name__", None) == "__call__")
+        self._rrules[primal] = Rule(primal, rule, "user")
         self.version += 1
 
     def register_frule(self, primal: Any, fn: RuleFn, config: bool = False) -> None:
-        """A user's forward rule: replaces any library forward rule for `primal`."""
+        """A user's forward rule: replaces any library forward rule for `primal`. Its
+        tangents are checked wherever it is called (see `checked_user_frule`)."""
         self._non_differentiables.discard(primal)
-        self._frules[primal] = Rule(primal, with_config(fn) if config else fn, "user")
+        rule = with_config(fn) if config else fn
+        checked = checked_user_frule(rule)
+        self._frules[primal] = Rule(primal, checked, "user")
+        self._rrules[checked] = Rule(checked, checked_user_frule_rrule(rule), "user")
         self.version += 1
 
     def register_opt_out(self, primal: Any, predicate: Callable[..., bool]) -> None:

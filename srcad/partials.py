@@ -1,0 +1,115 @@
+"""Partial derivatives at the edges of their domains, and the chain rule's product.
+
+A function can be finite where its derivative is not: `sqrt(x)` and `x ** 0.5` at 0,
+`arcsin(x)` at 1. srcad follows NumPy's float semantics there: the partial is infinite (or
+NaN), never an exception, even for Python floats, where `0.0 ** -0.5` and `0.5 / 0.0` raise.
+And where a cotangent (in reverse mode) or a tangent (in forward mode) is exactly zero,
+nothing depends on, or nothing moves, that value: the product with its partial is zero, not
+`0 * inf = NaN`. So `np.maximum(x ** 0.5, 1.0)` has derivative 0 at 0, in both modes.
+
+For the exponent of a power at base 0, srcad follows JAX (`pow_p`'s jvp, which takes the
+logarithm of the base only where the base is not zero): `d/dp 0 ** p = 0`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from srcad.tangents import AbstractZero
+
+_REAL_NUMBERS = (float, int, bool)  # Python's; `x < 0` would raise for a complex
+_PYTHON_NUMBERS = (*_REAL_NUMBERS, complex)
+_SCALARS = (*_PYTHON_NUMBERS, np.generic)
+
+
+def strong_product(partial: Any, bar: Any) -> Any:
+    """`partial * bar`, a partial derivative times a cotangent or tangent, but exactly zero
+    wherever either factor is zero (an infinite partial times a zero cotangent, or a zero
+    partial times an infinite tangent, is 0 here, where IEEE arithmetic gives NaN).
+
+    Cheap where it can be: two Python numbers cost a comparison; a finite number times an
+    array is a plain product (it cannot make a new NaN); two arrays pay for one sum over
+    the product (its minimum), and a masked copy only where that finds a NaN.
+    """
+    if partial.__class__ in _PYTHON_NUMBERS and bar.__class__ in _PYTHON_NUMBERS:
+        product = partial * bar
+        if product == product:  # not NaN: the common case
+            return product
+        return 0.0 if partial == 0 or bar == 0 else product
+    if isinstance(bar, AbstractZero):
+        return bar
+    for number, other in ((partial, bar), (bar, partial)):
+        if isinstance(number, _SCALARS) and isinstance(other, np.ndarray | np.generic):
+            if number == 0:
+                return np.zeros(np.shape(other), np.result_type(number, other))[()]
+            if np.isfinite(number):
+                return partial * bar
+    with np.errstate(invalid="ignore"):  # 0 * inf, replaced below
+        product = partial * bar
+    if not isinstance(product, np.ndarray | np.generic) or product.dtype.kind not in "fc":
+        return product  # a symbolic zero, a structural tangent, an integer
+    # NaN propagates through `min`, the cheapest reduction (a sum for complex values).
+    if product.size == 0:
+        return product
+    probe = product.min() if product.dtype.kind == "f" else np.sum(product)
+    if probe == probe:
+        return product
+    zero = (np.asarray(partial) == 0) | (np.asarray(bar) == 0)
+    return np.where(zero, np.zeros((), product.dtype), product)[()]
+
+
+def reciprocal(x: Any) -> Any:
+    """`1 / x` in NumPy's float semantics: infinite (with the sign of a signed zero) at 0,
+    where Python's float division would raise."""
+    if x.__class__ is float or x.__class__ is int:
+        return 1.0 / x if x else math.copysign(math.inf, x)
+    with np.errstate(divide="ignore"):
+        return np.divide(1.0, x)
+
+
+def power(x: Any, q: Any) -> Any:
+    """`x ** q` in NumPy's float semantics: infinite at 0 for q < 0, where Python's
+    `0.0 ** -1.0` would raise."""
+    if x.__class__ in _REAL_NUMBERS and q.__class__ in _REAL_NUMBERS and (x != 0 or q >= 0):
+        return x**q
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.power(np.float64(x) if x.__class__ in _REAL_NUMBERS else x, q)
+
+
+def power_slope(x: Any, p: Any) -> Any:
+    """`d(x ** p)/dx = p x^(p-1)`, in NumPy's float semantics.
+
+    `x ** 0` is constant, so its slope is 0 everywhere (at x == 0, `p x^-1` would be
+    `0 * inf`). At x == 0 a power below 1 has an infinite slope, where Python's
+    `0.0 ** -0.5` would raise `ZeroDivisionError`.
+    """
+    if x.__class__ in _REAL_NUMBERS and p.__class__ in _REAL_NUMBERS:
+        if x == 0 and p < 1:
+            return 0.0 if p == 0 else math.copysign(math.inf, p)
+        return p * x ** (p - 1)
+    if np.ndim(p) == 0 and p == 0:
+        return np.zeros(np.shape(x))[()]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = np.multiply(p, np.power(x, np.subtract(p, 1)))
+    if np.ndim(p) == 0:
+        return slope
+    return np.where(np.asarray(p) == 0, np.zeros((), slope.dtype), slope)[()]
+
+
+def log_base(x: Any) -> Any:
+    """The partial of `x ** p` in `p` over `x ** p`: `log(x)` where x > 0, 0 at x == 0
+    (JAX's convention, and the limit for p > 0), NaN for x < 0, where `x ** p` is not
+    real as p moves. A complex `x` gets its principal logarithm, 0 at 0."""
+    if x.__class__ in _REAL_NUMBERS:
+        if x > 0:
+            return math.log(x)
+        return 0.0 if x == 0 else math.nan
+    x = np.asarray(x)
+    if x.dtype.kind == "c":
+        safe = np.where(x == 0, 1.0, x)
+        return np.log(safe)[()]
+    safe = np.where(x > 0, x, 1.0)  # no warning for the entries replaced below
+    return np.where(x > 0, np.log(safe), np.where(x == 0, 0.0, np.nan))[()]
