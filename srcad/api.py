@@ -66,15 +66,23 @@ def _seeded(rrule: RuleFn) -> RuleFn:
 
 
 def _check_scalar(y: Any, func: Callable[..., Any]) -> None:
+    problem = _not_scalar(y, func)
+    if problem is not None:
+        raise SrcadError(problem)
+
+
+def _not_scalar(y: Any, func: Callable[..., Any]) -> str | None:
+    """Why `y` cannot be what `grad` differentiates (None: it is a real scalar)."""
     integer = isinstance(y, int | np.integer) and not isinstance(y, bool)
     if isinstance(y, float | np.floating) or integer:
-        return
+        return None
     if isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "fiu":
-        return
-    raise SrcadError(
+        return None
+    shape = f" with shape {np.shape(y)}" if isinstance(y, np.ndarray | np.generic) else ""
+    return (
         f"grad needs {func.__name__} to return a real scalar, but it returned "
-        f"{type(y).__name__} with shape {np.shape(y)}; use srcad.rrule for a pullback "
-        "that takes any output cotangent"
+        f"{type(y).__name__}{shape}; use srcad.rrule (or srcad.vjp, srcad.jacobian) for "
+        "a pullback that takes any output cotangent"
     )
 
 
@@ -112,6 +120,7 @@ class Differentiable:
                 value=value,
                 general=functools.partial(self._general, value=value),
                 finish=functools.partial(self._finish, value=value),
+                failed=self._failed,
             )
             for value in (False, True)
         }
@@ -154,8 +163,24 @@ class Differentiable:
     def _general(self, args: tuple[Any, ...], kwargs: dict[str, Any], value: bool) -> Any:
         """What an entry function gives, for any call."""
         gradient, value_left_out = self._gradient_for(args, value)
-        y, cotangents = gradient(*args, **kwargs)
+        try:
+            y, cotangents = gradient(*args, **kwargs)
+        except Exception:
+            self._failed(args, kwargs)
+            raise
         return self._finish(y, cotangents, args, kwargs, value_left_out, value)
+
+    def _failed(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """Called where a gradient function raised: the pullback was seeded with 1.0, the
+        cotangent of a real scalar. If the function does not return one (a tuple, a list,
+        a dict, an array, None), that is the error to show; else the gradient's own is."""
+        try:
+            y = self.func(*args, **kwargs)
+        except Exception:
+            return  # the function itself fails: its own error is the one to see
+        problem = _not_scalar(y, self.func)
+        if problem is not None:
+            raise SrcadError(problem) from None
 
     def _finish(self, y: Any, cotangents: tuple[Any, ...], args: tuple[Any, ...],
                 kwargs: dict[str, Any], value_left_out: bool, value: bool) -> Any:  # fmt: skip
@@ -286,7 +311,8 @@ def vjp(f: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[A
     y, pullback = rrule(f, *args)
 
     def vjp_fn(y_bar: Any) -> tuple[Any, ...]:
-        return tuple(unthunk(c) for c in pullback(y_bar)[1:])
+        # One per argument passed (a compiled pullback has one per parameter besides).
+        return tuple(unthunk(c) for c in pullback(y_bar)[1 : 1 + len(args)])
 
     return y, vjp_fn
 
@@ -351,7 +377,8 @@ def _hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
     forward = compiler.compiled_frule(func).function
     tangents = [ZeroTangent()] * len(args)
     tangents[position] = direction
-    _, pullback = rrule(forward, (NoTangent(), *tangents), *args)
+    dargs = _tangent_per_parameter(func, (NoTangent(), *tangents))
+    _, pullback = rrule(forward, dargs, *args)
     cotangents = pullback((ZeroTangent(), 1.0))
     return tuple(unthunk(c) for c in cotangents[2:])
 
@@ -488,7 +515,8 @@ class FRule:
         if rule is not None:
             result: tuple[Any, Any] = rule.rrule(dargs, *args, **kwargs)
             return result
-        result = compiler.compiled_frule(f).function(dargs, *args, **kwargs)
+        forward = compiler.compiled_frule(f).function
+        result = forward(_tangent_per_parameter(f, dargs), *args, **kwargs)
         return result
 
     def register(
@@ -504,6 +532,15 @@ class FRule:
 
 
 frule = FRule()
+
+
+def _tangent_per_parameter(f: Callable[..., Any], dargs: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`dargs` with a zero tangent for each positional parameter the call left to its
+    default or passed by keyword (keyword arguments are not differentiated): a generated
+    frule takes one tangent per positional parameter."""
+    code = getattr(inspect.unwrap(f), "__code__", None)
+    missing = 1 + code.co_argcount - len(dargs) if code is not None else 0
+    return (*dargs, *(ZeroTangent(),) * missing) if missing > 0 else dargs
 
 
 def scalar_rule(f: Callable[..., Any], *partials: Callable[..., Any]) -> None:

@@ -49,7 +49,9 @@ class Entry:
     its positions `wrt` (`single`: whether the gradient is one value, not a tuple).
 
     `general(args, kwargs)` gives the result for any call; `finish(y, cotangents, args,
-    kwargs, value_left_out)` the result from what a gradient function gave, in general.
+    kwargs, value_left_out)` the result from what a gradient function gave, in general;
+    `failed(args, kwargs)`, called where a gradient function raised, raises the error to
+    show instead, if there is one (the function does not return a real scalar).
     """
 
     def __init__(
@@ -61,6 +63,7 @@ class Entry:
         value: bool,
         general: Callable[[tuple[Any, ...], dict[str, Any]], Any],
         finish: Callable[..., Any],
+        failed: Callable[[tuple[Any, ...], dict[str, Any]], None],
     ) -> None:
         self.name = name
         self.parameters = parameters
@@ -72,6 +75,7 @@ class Entry:
             "REGISTRY": REGISTRY,
             "general": general,
             "finish": finish,
+            "failed": failed,
             "kind_of": kind_of,
             "ndarray": np.ndarray,
             "float64": np.dtype(np.float64),
@@ -132,7 +136,11 @@ class Entry:
         returned = f"y, {gradient_value}" if self.value else gradient_value
         body = [
             f"if {' and '.join(tests) or 'True'}:",
-            f"    y, cotangents = gradient_{index}({', '.join(names)})",
+            "    try:",
+            f"        y, cotangents = gradient_{index}({', '.join(names)})",
+            "    except Exception:",
+            "        failed(args, kwargs)",
+            "        raise",
             *[f"    {result} = cotangents[{p + 1}]" for result, p in results.items()],
             f"    if {' and '.join(checks)}:",
             f"        return {returned}",
