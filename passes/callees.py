@@ -65,6 +65,7 @@ class FunctionValue:
     node: gast.Name
     definitions: tuple[gast.FunctionDef, ...]
     other: bool  # whether a binding that is not a nested function reaches it too
+    nested: bool  # whether the read is inside a nested function (its own body, say)
 
 
 @dataclass
@@ -102,9 +103,12 @@ class Callees(Analysis[CalleeInfo]):
         scopes = ctx.analysis(Scopes, tree)
         info = CalleeInfo()
         nodes = ctx.analysis(Nodes, tree)
-        nested = _nested_calls(function_of(tree), nodes, scopes, ctx, info)
+        # Calls inside nested functions are resolved where those are compiled, in their
+        # own scopes (where their own nested functions are defined).
+        inside = {id(n) for node in scopes.definitions.values() for n in syntax.walk(node)}
+        nested = _nested_calls(function_of(tree), nodes, scopes, ctx, info, inside)
         for node in nodes:
-            if not isinstance(node, gast.Call) or is_append_call(node):
+            if not isinstance(node, gast.Call) or is_append_call(node) or id(node) in inside:
                 continue  # `items.append(v)` becomes a primitive in the normal form
             callee = nested.get(node) or self._callee(node, scopes, ctx, info)
             name = getattr(node.func, "attr", None)
@@ -157,10 +161,12 @@ def _nested_calls(
     scopes: ScopeInfo,
     ctx: Context,
     info: CalleeInfo,
+    inside: set[int],
 ) -> dict[gast.Call, LocalFunction]:
     """The nested functions each call of a local name calls, where only nested functions'
     definitions reach it (by the def-use chains: a name defined twice, in both arms of an
-    `if` or again in a loop, is not one function). Calls that some definition reaches
+    `if` or again in a loop, is not one function). `inside`: the ids of the nodes inside
+    nested functions. Calls that some definition reaches
     together with another make one `LocalFunction` of all they reach, whose rules emitted
     code binds to one name. Every other read of a name such a definition reaches goes to
     `info.function_values`."""
@@ -178,7 +184,6 @@ def _nested_calls(
         for user in definition.users():
             if isinstance(user.node, gast.Name):
                 reaching.setdefault(user.node, []).append(definition.node)
-    inside = {id(n) for node in definitions.values() for n in syntax.walk(node)}
     callees = {
         id(node.func): node
         for node in nodes
@@ -201,7 +206,8 @@ def _nested_calls(
         other = len(reached) < len(bindings)
         call = callees.get(id(name))
         if call is None or other:
-            info.function_values.append(FunctionValue(name, tuple(reached), other))
+            value = FunctionValue(name, tuple(reached), other, id(name) in inside)
+            info.function_values.append(value)
             continue
         static[call] = reached
         for node in reached[1:]:

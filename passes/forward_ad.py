@@ -200,6 +200,6 @@ class ForwardAD(RuleCalls, Transform):
         local = self._local_function(function, lambda statement: True)
         if local is None:
             return []
-        captured = tuple(c for c in local.captured(self.outer) if c in self.active)
+        captured = tuple(c for c in local.captured_by(function, self.outer) if c in self.active)
         dots = {c: self._dot(c) for c in captured}
         return [self._nested_rule(function, local, captured, dots)]

@@ -140,14 +140,21 @@ class OperationRules(Analysis[RuleInfo]):
                 c for c in LocalFunction(node.id, value.definitions).captured(outer) if c in active
             ]
             if read:
-                info.diagnostics.append(ctx.diagnostic(
-                    node, ESCAPING_CLOSURE, f"the nested function `{node.id}` reads "
-                    f"differentiated values ({', '.join(f'`{c}`' for c in read)}) and "
-                    "is used here as a value; srcad differentiates it only where it is "
-                    "called by name, and every definition of the name that reaches the "
-                    "call is a nested function", f"pass {', '.join(read)} to `{node.id}` "
-                    "as arguments instead, or give the function a name of its own",
-                ))  # fmt: skip
+                names = ", ".join(f"`{c}`" for c in read)
+                if value.other:
+                    lines = ", ".join(str(d.lineno) for d in value.definitions)
+                    message = (f"`{node.id}` may be the nested function defined at line "
+                               f"{lines}, which reads differentiated values ({names}), or "
+                               "another value here")  # fmt: skip
+                    hint = "give the function a name of its own"
+                else:
+                    where = ("read here inside a nested function" if value.nested
+                             else "used here as a value")  # fmt: skip
+                    message = (f"the nested function `{node.id}` reads differentiated "
+                               f"values ({names}) and is {where}; srcad differentiates it "
+                               "only where the function defining it calls it by name")  # fmt: skip
+                    hint = f"pass {', '.join(read)} to `{node.id}` as arguments instead"
+                info.diagnostics.append(ctx.diagnostic(node, ESCAPING_CLOSURE, message, hint))
             elif node.id in active:
                 info.diagnostics.append(ctx.diagnostic(
                     node, ESCAPING_CLOSURE, f"`{node.id}` is read here as a value, and names "

@@ -411,7 +411,7 @@ class ReverseAD(RuleCalls, Transform):
         local = self._local_function(function, self._differentiated)
         if local is None:
             return []
-        captured = tuple(c for c in local.captured(self.outer) if c in self.active)
+        captured = tuple(c for c in local.captured_by(function, self.outer) if c in self.active)
         return [self._nested_rule(function, local, captured)]
 
     def _forward_if(self, statement: gast.If) -> list[gast.stmt]:

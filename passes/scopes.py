@@ -174,6 +174,14 @@ class LocalFunction:
         names = [name for node in self.nodes for name in captured_names(node, outer)]
         return list(dict.fromkeys(names))
 
+    def captured_by(self, node: gast.FunctionDef, outer: set[str]) -> list[str]:
+        """What the rule of one definition, `node`, gives cotangents (or reads tangents)
+        for: what any of the definitions reads, but the names `node` binds itself (those
+        are its own, not the enclosing function's). It gives a zero for what it does not
+        read, so each definition's cotangent for the function has the same fields."""
+        own = _bound_in(node)
+        return [name for name in self.captured(outer) if name not in own]
+
     def __repr__(self) -> str:
         lines = ", ".join(str(getattr(node, "lineno", "?")) for node in self.nodes)
         return f"<nested function {self.name} defined at line(s) {lines}>"
@@ -183,13 +191,18 @@ def parameters_of(node: gast.FunctionDef) -> tuple[str, ...]:
     return tuple(a.id for a in [*node.args.posonlyargs, *node.args.args])
 
 
-def captured_names(node: gast.FunctionDef | gast.Lambda, outer: set[str]) -> list[str]:
-    """The names of `outer` that a nested function reads (and does not assign itself)."""
-    own = {
+def _bound_in(node: gast.FunctionDef | gast.Lambda) -> set[str]:
+    """The names a nested function binds itself: its parameters and what it assigns."""
+    return {
         n.id
         for n in syntax.walk(node)
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store | gast.Param)
     }
+
+
+def captured_names(node: gast.FunctionDef | gast.Lambda, outer: set[str]) -> list[str]:
+    """The names of `outer` that a nested function reads (and does not assign itself)."""
+    own = _bound_in(node)
     read = [
         n.id for n in syntax.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
     ]

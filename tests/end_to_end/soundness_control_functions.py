@@ -118,7 +118,7 @@ def or_of_arrays(x):
 
 
 def conditional_of_arrays(x):
-    s = np.zeros_like(x)
+    s = 0.0 * x
     for j in range(4):
         s = s + (x * j if j % 2 else np.sin(x))
     return s
@@ -270,3 +270,143 @@ def string_result(x):
 
 def array_result(x):
     return x * 2.0
+
+
+def arms_read_different_names(x, y, flag):
+    if flag:
+
+        def inner(t):
+            return t * y
+
+    else:
+
+        def inner(t):
+            y = t * t  # its own `y`: the other definition's capture is not this one's
+            return y * x
+
+    return inner(x) + y
+
+
+def def_called_before_its_redefinition(x):
+    s = 0.0
+
+    def step(t):
+        return t * x
+
+    for j in range(3):
+        s = s + step(x)
+
+        def step(t):
+            return t * t * j  # noqa: B023 (called in the next iteration)
+
+    return s
+
+
+def def_and_call_in_one_arm(x, flag):
+    s = x
+    if flag:
+
+        def g(t):
+            return t * x
+
+        s = g(s)
+    else:
+
+        def g(t):
+            return t + x
+
+        s = g(s) * 2.0
+    return s
+
+
+def nested_in_nested(x):
+    def outer(t):
+        def inner(u):
+            return u * x
+
+        def inner(u):  # noqa: F811
+            return u * t
+
+        return inner(x)
+
+    return outer(x * 2.0)
+
+
+def defined_in_while(x):
+    s = 0.0
+    k = 0
+    while k < 4:
+        if k % 2:
+            g = lambda t: t * x  # noqa: E731
+        else:
+            g = lambda t: t * t  # noqa: E731
+        s = s + g(x)
+        k = k + 1
+    return s
+
+
+def parameter_then_def(x, g):
+    a = g(x)
+
+    def g(t):
+        return t * x
+
+    return a + g(x)
+
+
+# -- refused --
+
+
+def recursive_nested(x):
+    def power(n):
+        if n == 0:
+            return 1.0
+        return x * power(n - 1)
+
+    return power(3)
+
+
+def def_or_value(x, flag):
+    if flag:
+
+        def g(t):
+            return t * x
+
+    else:
+        g = abs
+    return g(2.0)
+
+
+def arms_with_different_parameters(x, flag):
+    if flag:
+
+        def g(t):
+            return t * x
+
+    else:
+
+        def g(t, u=1.0):
+            return t * u
+
+    return g(2.0)
+
+
+def nested_called_from_nested(x):
+    def a(t):
+        return t * x
+
+    def b(t):
+        return a(t) + t
+
+    return b(1.5)
+
+
+def def_value_and_differentiated_value(x, flag):
+    if flag:
+
+        def g(t):
+            return t
+
+    else:
+        g = x * 2.0
+    return g
