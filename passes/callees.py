@@ -165,11 +165,10 @@ def _nested_calls(
 ) -> dict[gast.Call, LocalFunction]:
     """The nested functions each call of a local name calls, where only nested functions'
     definitions reach it (by the def-use chains: a name defined twice, in both arms of an
-    `if` or again in a loop, is not one function). `inside`: the ids of the nodes inside
-    nested functions. Calls that some definition reaches
+    `if` or again in a loop, is not one function). Calls that some definition reaches
     together with another make one `LocalFunction` of all they reach, whose rules emitted
     code binds to one name. Every other read of a name such a definition reaches goes to
-    `info.function_values`."""
+    `info.function_values`. `inside`: the ids of the nodes inside nested functions."""
     definitions = scopes.definitions
     if not definitions:
         return {}
