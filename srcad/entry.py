@@ -15,7 +15,11 @@ floats, `srcad.grad(polynomial)` is:
             if len(args) == 1:
                 (x,) = args
                 if type(x) is float:
-                    y, cotangents = gradient_0(x)
+                    try:
+                        y, cotangents = gradient_0(x)
+                    except Exception:
+                        failed(args, kwargs)
+                        raise
                     dx = cotangents[1]
                     if type(dx) is float:
                         return dx
@@ -23,10 +27,13 @@ floats, `srcad.grad(polynomial)` is:
         return general(args, kwargs)
 
 A gradient of another type (a symbolic zero, a NumPy scalar) goes to `finish`, which
-checks and materialises it. Every other call (other kinds, keyword arguments, a rule
-registered since) takes the general path, `general`, which compiles what it needs and then
-adds a branch: the entry is written again, and its code replaces the code of the same
-function object, so what `grad` returned stays the function to call.
+checks and materialises it; a gradient function that raises goes to `failed` first, which
+raises srcad's error instead where the function's result is no real scalar (the pullback
+was seeded for one); from Python 3.11 the `try` costs nothing until something raises.
+Every other call (other kinds, keyword arguments, a rule registered since) takes the
+general path, `general`, which compiles what it needs and then adds a branch: the entry
+is written again, and its code replaces the code of the same function object, so what
+`grad` returned stays the function to call.
 """
 
 from __future__ import annotations
