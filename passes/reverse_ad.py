@@ -414,6 +414,22 @@ class ReverseAD(RuleCalls, Transform):
         captured = tuple(c for c in local.captured_by(function, self.outer) if c in self.active)
         return [self._nested_rule(function, local, captured)]
 
+    def _define_nested_rules(self, block: list[gast.stmt]) -> None:
+        """In a block the forward sweep keeps as it is (a loop that differentiates nothing),
+        put the rule of each nested function defined there beside it, as `_forward` does:
+        a differentiated call after the loop may call the definition the loop made."""
+        index = 0
+        while index < len(block):
+            statement = block[index]
+            if isinstance(statement, gast.FunctionDef):
+                rules = self._nested_rrule(statement)
+                block[index + 1 : index + 1] = rules
+                index += len(rules)
+            elif statement.__class__ in COMPOUND:
+                self._define_nested_rules(statement.body)
+                self._define_nested_rules(getattr(statement, "orelse", []))
+            index += 1
+
     def _forward_if(self, statement: gast.If) -> list[gast.stmt]:
         loop = self.enclosing[-1] if self.enclosing else None
         if loop is None or not self._has_content([statement]):
@@ -468,6 +484,7 @@ class ReverseAD(RuleCalls, Transform):
         # A `return` inside returns its pullback too, also where nothing else is differentiated.
         returns = any(isinstance(s, gast.Return) for s in self._nested(statement.body))
         if not returns and not self._has_content([statement]):
+            self._define_nested_rules(statement.body)
             return [statement]
         loop = Loop(statement, self.ctx.namer.fresh(f"{self.function.name}_tape"))
         loop.exit_count = self._count_exits(statement)

@@ -516,6 +516,11 @@ class FRule:
             result: tuple[Any, Any] = rule.rrule(dargs, *args, **kwargs)
             return result
         forward = compiler.compiled_frule(f).function
+        if len(dargs) != 1 + len(args):
+            raise SrcadError(
+                f"frule takes one tangent for {getattr(f, '__name__', 'the function')} and one "
+                f"per positional argument: {len(dargs)} tangents for {len(args)} arguments"
+            )
         result = forward(_tangent_per_parameter(f, dargs), *args, **kwargs)
         return result
 

@@ -354,6 +354,30 @@ def parameter_then_def(x, g):
     return a + g(x)
 
 
+def redefined_in_a_loop_that_differentiates_nothing(x, n):
+    def g(t):
+        return t * x
+
+    for _ in range(n):
+
+        def g(t):  # noqa: F811 (the point of the test)
+            return t * 2.0
+
+    return g(x)
+
+
+def redefined_in_one_arm(x, flag):
+    def g(t):
+        return t * x
+
+    if flag:
+
+        def g(t):
+            return t * 2.0
+
+    return g(x)
+
+
 # -- refused --
 
 

@@ -149,6 +149,10 @@ NESTED = [
     ("nested_in_nested", sc.nested_in_nested, (0.9,)),
     ("defined_in_while", sc.defined_in_while, (1.1,)),
     ("parameter_then_def", sc.parameter_then_def, (0.9, abs)),
+    ("redefined_in_a_loop_run", sc.redefined_in_a_loop_that_differentiates_nothing, (1.5, 2)),
+    ("redefined_in_a_loop_not_run", sc.redefined_in_a_loop_that_differentiates_nothing, (1.5, 0)),
+    ("redefined_in_one_arm_taken", sc.redefined_in_one_arm, (1.5, True)),
+    ("redefined_in_one_arm_not_taken", sc.redefined_in_one_arm, (1.5, False)),
     ("twice_if_0d_array", sc.twice_if, (np.array(2.0),)),
     ("def_in_loop_alternating_0d_array", sc.def_in_loop_alternating, (np.array(0.7),)),
 ]
@@ -298,3 +302,10 @@ def test_a_function_s_own_error_is_not_turned_into_a_refusal():
     close(gradient(0.5), 2.0)
     with pytest.raises(IndexError):
         gradient(2.5)
+
+
+def test_frule_with_a_tangent_missing_is_refused():
+    # A tangent left out is not taken for a zero: only a parameter the call leaves to its
+    # default, or passes by keyword, has a zero tangent.
+    with pytest.raises(srcad.SrcadError, match="2 tangents for 2 arguments"):
+        srcad.frule((srcad.NoTangent(), 1.0), sc.defaults, 3.0, 1.5)
