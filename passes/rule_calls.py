@@ -146,9 +146,10 @@ class RuleCalls:
         captured_dots: dict[str, str] | None = None,
     ) -> gast.FunctionDef:
         """The rule of one definition of `local`, compiled on its own, reading (and in
-        reverse mode giving cotangents for) what any of the definitions `captured`. All the
-        definitions' rules get one name, bound where each definition binds the function's
-        name: a call calls the rule of the definition that ran."""
+        reverse mode giving cotangents for) the enclosing function's names `captured`
+        (`LocalFunction.captured_by`). All the definitions' rules get one name, bound where
+        each definition binds the function's name: a call calls the rule of the definition
+        that ran."""
         nested = self.ctx.compile_nested(function, captured, self.ctx, captured_dots)
         nested.name = self.local_rules.setdefault(local, nested.name)
         return nested
