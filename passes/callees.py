@@ -218,18 +218,34 @@ def _nested_calls(
     for first, nodes_ in members.items():
         ordered = tuple(sorted(nodes_, key=lambda n: (n.lineno, n.col_offset)))
         locals_[first] = LocalFunction(ordered[0].name, ordered)
-        signatures = {parameters_of(n) for n in ordered}
+    by_keyword = {call for call in static if call.keywords}
+    for local in locals_.values():
+        # A call's pullback gives a cotangent per positional parameter (and per argument
+        # `*args` took), and keyword arguments go to parameters by name: the definitions
+        # one call may reach agree on those.
+        signatures = {_signature(n, any(local is locals_[root(static[c][0])] for c in by_keyword))
+                      for n in local.nodes}  # fmt: skip
         if len(signatures) > 1:
+            shown = "; ".join(f"({', '.join(parameters_of(n))})" for n in local.nodes)
             info.diagnostics.append(
                 ctx.diagnostic(
-                    ordered[-1],
+                    local.nodes[-1],
                     NESTED_SIGNATURES,
-                    f"the definitions of `{ordered[0].name}` that one call may reach take "
-                    f"different parameters ({'; '.join(', '.join(p) for p in sorted(signatures))})",
+                    f"the definitions of `{local.name}` that one call may reach take "
+                    f"different parameters: {shown}",
                     "give the functions different names",
                 )
             )
     return {call: locals_[root(reached[0])] for call, reached in static.items()}
+
+
+def _signature(node: gast.FunctionDef, by_name: bool) -> tuple[object, ...]:
+    """What the definitions of a `LocalFunction` agree on: the number of positional
+    parameters and whether it takes `*args`; their names too, where a call passes
+    keyword arguments."""
+    parameters = parameters_of(node)
+    named = parameters if by_name else len(parameters)
+    return (named, node.args.vararg is not None)
 
 
 def _is_callable_object(value: Any) -> bool:

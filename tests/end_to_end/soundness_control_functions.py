@@ -378,6 +378,20 @@ def redefined_in_one_arm(x, flag):
     return g(x)
 
 
+def arms_name_their_parameter_differently(x, flag):
+    if flag:
+
+        def g(t):
+            return t * x
+
+    else:
+
+        def g(s):
+            return s * s
+
+    return g(x)
+
+
 # -- refused --
 
 
@@ -434,3 +448,17 @@ def def_value_and_differentiated_value(x, flag):
     else:
         g = x * 2.0
     return g
+
+
+def keyword_call_of_differently_named_parameters(x, flag):
+    if flag:
+
+        def g(t):
+            return t * x
+
+    else:
+
+        def g(s):
+            return s * s
+
+    return g(t=x)

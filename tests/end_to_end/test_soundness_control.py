@@ -153,6 +153,8 @@ NESTED = [
     ("redefined_in_a_loop_not_run", sc.redefined_in_a_loop_that_differentiates_nothing, (1.5, 0)),
     ("redefined_in_one_arm_taken", sc.redefined_in_one_arm, (1.5, True)),
     ("redefined_in_one_arm_not_taken", sc.redefined_in_one_arm, (1.5, False)),
+    ("parameters_named_differently_then", sc.arms_name_their_parameter_differently, (1.5, True)),
+    ("parameters_named_differently_else", sc.arms_name_their_parameter_differently, (1.5, False)),
     ("twice_if_0d_array", sc.twice_if, (np.array(2.0),)),
     ("def_in_loop_alternating_0d_array", sc.def_in_loop_alternating, (np.array(0.7),)),
 ]
@@ -169,6 +171,30 @@ def test_twice_if_gives_the_issue_s_value():
     assert srcad.jvp(sc.twice_if, (2.0,), (1.0,)) == (3.0, 1.5)
 
 
+SECOND_ORDER = [
+    ("or_in_for", sc.or_in_for, (2.0,)),
+    ("nested_or_and", sc.nested_or_and, (0.7,)),
+    ("or_in_nested_loops", sc.or_in_nested_loops, (0.8,)),
+    ("twice_if", sc.twice_if, (2.0,)),
+    ("lambdas_in_branches", sc.lambdas_in_branches, (1.3, True)),
+    ("def_in_loop_alternating", sc.def_in_loop_alternating, (0.7,)),
+    ("redefined_in_a_loop", sc.redefined_in_a_loop_that_differentiates_nothing, (1.5, 2)),
+    ("keyword_only_defaults", sc.keyword_only_defaults, (1.5,)),
+]
+
+
+@pytest.mark.parametrize(
+    ("function", "args"), [c[1:] for c in SECOND_ORDER], ids=[c[0] for c in SECOND_ORDER]
+)
+def test_second_derivatives_through_the_generated_frule(function, args):
+    # The frule of each is differentiated in turn: its nested rules, in both arms, too.
+    gradient = srcad.grad(function)
+    h = 1e-4
+    want = (gradient(args[0] + h, *args[1:]) - gradient(args[0] - h, *args[1:])) / (2 * h)
+    np.testing.assert_allclose(srcad.hessian(function)(*args), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(srcad.grad(gradient)(*args), want, rtol=1e-5, atol=1e-6)
+
+
 def test_a_captured_name_another_definition_binds_itself():
     # The `else` definition's own `y` is not the enclosing `y`: its cotangent stays there.
     check_every_mode(sc.arms_read_different_names, (0.7, 1.3, False), position=1)
@@ -182,6 +208,9 @@ REFUSED = [
      "may be the nested function defined at line"),
     ("arms_with_different_parameters", sc.arms_with_different_parameters, (1.5, True), "E213",
      "def g(t, u=1.0)", "take different parameters"),
+    ("keyword_call_of_differently_named_parameters",
+     sc.keyword_call_of_differently_named_parameters, (1.5, True), "E213", "def g(s):",
+     "take different parameters: (t); (s)"),
     ("nested_called_from_nested", sc.nested_called_from_nested, (1.5,), "E212",
      "return a(t) + t", "read here inside a nested function"),
     ("def_value_and_differentiated_value", sc.def_value_and_differentiated_value,
