@@ -9,11 +9,11 @@ from typing import Any
 import gast
 import numpy as np
 
-from srcad import primitives, projection
+from srcad import primitives, projection, syntax
 from srcad.errors import Diagnostic
-from srcad.passes.base import Analysis, Context
+from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.nodes import Nodes
-from srcad.passes.scopes import ScopeInfo, Scopes
+from srcad.passes.scopes import LocalFunction, ScopeInfo, Scopes, parameters_of
 from srcad.primitives import logabsdet
 
 # Callables without side effects, whose calls a gradient may skip when nothing reads what
@@ -52,14 +52,31 @@ def is_append_call(node: gast.expr) -> bool:
 
 
 UNDEFINED_NAME = "E201"
+NESTED_SIGNATURES = "E213"
+
+
+@dataclass(frozen=True)
+class FunctionValue:
+    """A read of a name that a nested function's definition reaches, other than as the
+    callee of a call in the function's own statements that only such definitions reach:
+    the function is used as a value there (passed on, stored, called from another nested
+    function), or the name may hold something else (`other`)."""
+
+    node: gast.Name
+    definitions: tuple[gast.FunctionDef, ...]
+    other: bool  # whether a binding that is not a nested function reaches it too
+    nested: bool  # whether the read is inside a nested function (its own body, say)
 
 
 @dataclass
 class CalleeInfo:
-    """The object each call names, and the problems found on the way."""
+    """The object each call names, and the problems found on the way; and the reads of
+    nested functions as values, which `OperationRules` refuses where they read
+    differentiated values."""
 
     callees: dict[gast.Call, Any] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    function_values: list[FunctionValue] = field(default_factory=list)
 
 
 def static_path(node: gast.expr) -> list[str] | None:
@@ -85,10 +102,15 @@ class Callees(Analysis[CalleeInfo]):
     def run(self, tree: gast.Module, ctx: Context) -> CalleeInfo:
         scopes = ctx.analysis(Scopes, tree)
         info = CalleeInfo()
-        for node in ctx.analysis(Nodes, tree):
-            if not isinstance(node, gast.Call) or is_append_call(node):
+        nodes = ctx.analysis(Nodes, tree)
+        # Calls inside nested functions are resolved where those are compiled, in their
+        # own scopes (where their own nested functions are defined).
+        inside = {id(n) for node in scopes.definitions.values() for n in syntax.walk(node)}
+        nested = _nested_calls(function_of(tree), nodes, scopes, ctx, info, inside)
+        for node in nodes:
+            if not isinstance(node, gast.Call) or is_append_call(node) or id(node) in inside:
                 continue  # `items.append(v)` becomes a primitive in the normal form
-            callee = self._callee(node, scopes, ctx, info)
+            callee = nested.get(node) or self._callee(node, scopes, ctx, info)
             name = getattr(node.func, "attr", None)
             if callee is primitives.method and name in IN_PLACE_METHODS:
                 continue  # a method that changes its receiver: Mutations reports it
@@ -103,8 +125,6 @@ class Callees(Analysis[CalleeInfo]):
         variable, `primitives.method` for a method of a value."""
         path = static_path(node.func)
         if path is None or not is_static(node.func, scopes):
-            if path is not None and len(path) == 1 and path[0] in scopes.functions:
-                return scopes.functions[path[0]]
             return primitives.method if isinstance(node.func, gast.Attribute) else primitives.call
         found, value = static_value(path, ctx)
         if found == "undefined":
@@ -153,6 +173,99 @@ def static_value(path: list[str], ctx: Context) -> tuple[str, Any]:
     except AttributeError:
         return "undefined", None
     return found, value
+
+
+def _nested_calls(
+    function: gast.FunctionDef,
+    nodes: list[gast.AST],
+    scopes: ScopeInfo,
+    ctx: Context,
+    info: CalleeInfo,
+    inside: set[int],
+) -> dict[gast.Call, LocalFunction]:
+    """The nested functions each call of a local name calls, where only nested functions'
+    definitions reach it (by the def-use chains: a name defined twice, in both arms of an
+    `if` or again in a loop, is not one function). Calls that some definition reaches
+    together with another make one `LocalFunction` of all they reach, whose rules emitted
+    code binds to one name. Every other read of a name such a definition reaches goes to
+    `info.function_values`. `inside`: the ids of the nodes inside nested functions."""
+    definitions = scopes.definitions
+    if not definitions:
+        return {}
+    chains = scopes.chains
+    assert chains is not None, "a function with nested functions has def-use chains"
+    # Beniget's definition of each: the `def`, or the name a lambda is assigned to.
+    by_binding: dict[gast.AST, gast.FunctionDef] = {}
+    for statement, node in definitions.items():
+        by_binding[statement if statement is node else statement.targets[0]] = node
+    reaching: dict[gast.Name, list[gast.AST]] = {}
+    for definition in chains.locals[function]:
+        for user in definition.users():
+            if isinstance(user.node, gast.Name):
+                reaching.setdefault(user.node, []).append(definition.node)
+    callees = {
+        id(node.func): node
+        for node in nodes
+        if isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Name)
+        and id(node) not in inside
+    }
+    group: dict[gast.FunctionDef, gast.FunctionDef] = {}  # union-find over definitions
+
+    def root(node: gast.FunctionDef) -> gast.FunctionDef:
+        while group.get(node, node) is not node:
+            node = group[node]
+        return node
+
+    static: dict[gast.Call, list[gast.FunctionDef]] = {}
+    for name, bindings in reaching.items():
+        reached = [by_binding[b] for b in bindings if b in by_binding]
+        if not reached:
+            continue
+        other = len(reached) < len(bindings)
+        call = callees.get(id(name))
+        if call is None or other:
+            value = FunctionValue(name, tuple(reached), other, id(name) in inside)
+            info.function_values.append(value)
+            continue
+        static[call] = reached
+        for node in reached[1:]:
+            group[root(node)] = root(reached[0])
+    members: dict[gast.FunctionDef, list[gast.FunctionDef]] = {}
+    for node in definitions.values():
+        members.setdefault(root(node), []).append(node)
+    locals_: dict[gast.FunctionDef, LocalFunction] = {}
+    for first, nodes_ in members.items():
+        ordered = tuple(sorted(nodes_, key=lambda n: (n.lineno, n.col_offset)))
+        locals_[first] = LocalFunction(ordered[0].name, ordered)
+    by_keyword = {call for call in static if call.keywords}
+    for local in locals_.values():
+        # A call's pullback gives a cotangent per positional parameter (and per argument
+        # `*args` took), and keyword arguments go to parameters by name: the definitions
+        # one call may reach agree on those.
+        signatures = {_signature(n, any(local is locals_[root(static[c][0])] for c in by_keyword))
+                      for n in local.nodes}  # fmt: skip
+        if len(signatures) > 1:
+            shown = "; ".join(f"({', '.join(parameters_of(n))})" for n in local.nodes)
+            info.diagnostics.append(
+                ctx.diagnostic(
+                    local.nodes[-1],
+                    NESTED_SIGNATURES,
+                    f"the definitions of `{local.name}` that one call may reach take "
+                    f"different parameters: {shown}",
+                    "give the functions different names",
+                )
+            )
+    return {call: locals_[root(reached[0])] for call, reached in static.items()}
+
+
+def _signature(node: gast.FunctionDef, by_name: bool) -> tuple[object, ...]:
+    """What the definitions of a `LocalFunction` agree on: the number of positional
+    parameters and whether it takes `*args`; their names too, where a call passes
+    keyword arguments."""
+    parameters = parameters_of(node)
+    named = parameters if by_name else len(parameters)
+    return (named, node.args.vararg is not None)
 
 
 def _is_callable_object(value: Any) -> bool:

@@ -197,19 +197,9 @@ class ForwardAD(RuleCalls, Transform):
     def _nested_frule(self, function: gast.FunctionDef) -> list[gast.stmt]:
         """The forward rule of a nested function some statement calls, beside it: it reads
         the tangents of what it captures from this function, as it reads their values."""
-        called = any(
-            rule.origin == "local" and rule.primal.name == function.name
-            for rule in self.rules.values()
-        )
-        if not called:
+        local = self._local_function(function, lambda statement: True)
+        if local is None:
             return []
-        local = next(
-            r.primal
-            for r in self.rules.values()
-            if r.origin == "local" and r.primal.name == function.name
-        )
-        captured = tuple(c for c in local.captured(self.outer) if c in self.active)
+        captured = tuple(c for c in local.captured_by(function, self.outer) if c in self.active)
         dots = {c: self._dot(c) for c in captured}
-        nested = self.ctx.compile_nested(function, captured, self.ctx, dots)
-        self.local_rules[function.name] = nested.name
-        return [nested]
+        return [self._nested_rule(function, local, captured, dots)]

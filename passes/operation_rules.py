@@ -11,7 +11,7 @@ from typing import Any
 import gast
 import numpy as np
 
-from srcad import primitives, syntax
+from srcad import primitives
 from srcad.errors import Diagnostic
 from srcad.passes.activity import (
     OPERATORS,
@@ -192,36 +192,43 @@ class OperationRules(Analysis[RuleInfo]):
         tree: gast.Module, ctx: Context, active: set[str], info: RuleInfo
     ) -> None:
         """A nested function that reads differentiated values is differentiated where it is
-        called by name; used as a value (passed on, returned, stored), its pullback could
-        not send cotangents back to what it read, so it is refused."""
+        called by name and only nested functions' definitions reach the call; used as a
+        value (passed on, returned, stored, called from another nested function), or called
+        where the name may hold something else, its pullback could not send cotangents back
+        to what it read, so it is refused. So is any such read of a name that also holds a
+        differentiated value: the nested function's value has no tangent of its own."""
+        values = ctx.analysis(Callees, tree).function_values
+        if not values:
+            return  # no nested function is read as a value
         scopes = ctx.analysis(Scopes, tree)
-        if not scopes.functions:
-            return  # no nested function, so none can escape
         outer = set(scopes.parameters) | scopes.locals
-        function = function_of(tree)
-        called = {
-            id(s.value.func)
-            for s in walk_statements(function.body)
-            if isinstance(s, gast.Assign | gast.Expr) and isinstance(s.value, gast.Call)
-        }
-        for statement in walk_statements(function.body):
-            if isinstance(statement, gast.FunctionDef):
-                continue
-            for node in syntax.walk(statement):
-                if not (isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)):
-                    continue
-                local = scopes.functions.get(node.id)
-                if local is None or id(node) in called:
-                    continue
-                read = [c for c in local.captured(outer) if c in active]
-                if read:
-                    info.diagnostics.append(ctx.diagnostic(
-                        node, ESCAPING_CLOSURE, f"the nested function `{node.id}` reads "
-                        f"differentiated values ({', '.join(f'`{c}`' for c in read)}) and "
-                        "is used here as a value; srcad differentiates it only where it is "
-                        "called by name", f"pass {', '.join(read)} to `{node.id}` as "
-                        "arguments instead",
-                    ))  # fmt: skip
+        for value in values:
+            node = value.node
+            read = [
+                c for c in LocalFunction(node.id, value.definitions).captured(outer) if c in active
+            ]
+            if read:
+                names = ", ".join(f"`{c}`" for c in read)
+                if value.other:
+                    lines = ", ".join(str(d.lineno) for d in value.definitions)
+                    message = (f"`{node.id}` may be the nested function defined at line "
+                               f"{lines}, which reads differentiated values ({names}), or "
+                               "another value here")  # fmt: skip
+                    hint = "give the function a name of its own"
+                else:
+                    where = ("read here inside a nested function" if value.nested
+                             else "used here as a value")  # fmt: skip
+                    message = (f"the nested function `{node.id}` reads differentiated "
+                               f"values ({names}) and is {where}; srcad differentiates it "
+                               "only where the function defining it calls it by name")  # fmt: skip
+                    hint = f"pass {', '.join(read)} to `{node.id}` as arguments instead"
+                info.diagnostics.append(ctx.diagnostic(node, ESCAPING_CLOSURE, message, hint))
+            elif node.id in active:
+                info.diagnostics.append(ctx.diagnostic(
+                    node, ESCAPING_CLOSURE, f"`{node.id}` is read here as a value, and names "
+                    "a nested function and a differentiated value", "give the function a "
+                    "name of its own",
+                ))  # fmt: skip
 
     @staticmethod
     def _check_keywords(

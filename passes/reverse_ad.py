@@ -408,20 +408,27 @@ class ReverseAD(RuleCalls, Transform):
     def _nested_rrule(self, function: gast.FunctionDef) -> list[gast.stmt]:
         """The reverse rule of a nested function that a differentiated statement calls,
         defined beside it so that it reads the same variables."""
-        calls = [
-            s
-            for s, rule in self.rules.items()
-            if rule.origin == "local"
-            and rule.primal.name == function.name
-            and self._differentiated(s)
-        ]
-        if not calls:
+        local = self._local_function(function, self._differentiated)
+        if local is None:
             return []
-        local = self.callees[calls[0].value]
-        captured = tuple(c for c in local.captured(self.outer) if c in self.active)
-        nested = self.ctx.compile_nested(function, captured, self.ctx)
-        self.local_rules[function.name] = nested.name
-        return [nested]
+        captured = tuple(c for c in local.captured_by(function, self.outer) if c in self.active)
+        return [self._nested_rule(function, local, captured)]
+
+    def _define_nested_rules(self, block: list[gast.stmt]) -> None:
+        """In a block the forward sweep keeps as it is (a loop that differentiates nothing),
+        put the rule of each nested function defined there beside it, as `_forward` does:
+        a differentiated call after the loop may call the definition the loop made."""
+        index = 0
+        while index < len(block):
+            statement = block[index]
+            if isinstance(statement, gast.FunctionDef):
+                rules = self._nested_rrule(statement)
+                block[index + 1 : index + 1] = rules
+                index += len(rules)
+            elif statement.__class__ in COMPOUND:
+                self._define_nested_rules(statement.body)
+                self._define_nested_rules(getattr(statement, "orelse", []))
+            index += 1
 
     def _forward_if(self, statement: gast.If) -> list[gast.stmt]:
         loop = self.enclosing[-1] if self.enclosing else None
@@ -433,9 +440,12 @@ class ReverseAD(RuleCalls, Transform):
                     make(gast.If, test=statement.test, body=body, orelse=orelse), statement
                 )
             ]
-        # In a loop, each branch keeps its pullbacks in one tuple the iteration records.
-        if self._needs_test(statement) and isinstance(statement.test, gast.Name):
-            self._keep(statement.test.id)
+        # In a loop, each branch keeps its pullbacks in one tuple the iteration records,
+        # and the iteration keeps what the test reads (`if not either:` from `a or b`, too):
+        # the pullback tests each iteration's values again, not the last iteration's.
+        if self._needs_test(statement):
+            for name in _names_read(statement.test):
+                self._keep_once(name)
         package = self.ctx.namer.fresh("branch")
         self.packages[statement] = package
         body = self._forward_branch(statement, statement.body, package)
@@ -474,6 +484,7 @@ class ReverseAD(RuleCalls, Transform):
         # A `return` inside returns its pullback too, also where nothing else is differentiated.
         returns = any(isinstance(s, gast.Return) for s in self._nested(statement.body))
         if not returns and not self._has_content([statement]):
+            self._define_nested_rules(statement.body)
             return [statement]
         loop = Loop(statement, self.ctx.namer.fresh(f"{self.function.name}_tape"))
         loop.exit_count = self._count_exits(statement)
@@ -1264,6 +1275,12 @@ class ReverseAD(RuleCalls, Transform):
         text = source.line(statement.lineno).strip()
         where = f"{self.filename}:{statement.lineno}"
         return syntax.comment(f"{where}  {text}" if text else where)
+
+
+def _names_read(test: gast.expr) -> list[str]:
+    """The names a branch test reads, each once, in order."""
+    found = (n.id for n in syntax.walk(test) if isinstance(n, gast.Name))
+    return list(dict.fromkeys(found))
 
 
 def _same_code(one: list[gast.stmt], other: list[gast.stmt]) -> bool:

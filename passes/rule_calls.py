@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import gast
@@ -47,7 +48,7 @@ class RuleCalls:
     callees: dict[gast.Call, Any]
     active: set[str]
     outer: set[str]
-    local_rules: dict[str, str]  # nested function -> the name of its emitted rule
+    local_rules: dict[LocalFunction, str]  # nested functions -> the name of their rules
 
     def prepare(self, tree: gast.Module, ctx: Context) -> gast.FunctionDef:
         """Read the analyses a transform uses; the function it transforms."""
@@ -139,9 +140,41 @@ class RuleCalls:
             return []
         return [c for c in callee.captured(self.outer) if c in self.active]
 
+    def _local_function(
+        self, function: gast.FunctionDef, differentiated: Callable[[gast.stmt], bool]
+    ) -> LocalFunction | None:
+        """The nested functions, `function`'s definition among them, that a differentiated
+        statement calls; None if none does."""
+        for statement, rule in self.rules.items():
+            primal = rule.primal
+            if (
+                rule.origin == "local"
+                and isinstance(primal, LocalFunction)
+                and any(node is function for node in primal.nodes)
+                and differentiated(statement)
+            ):
+                return primal
+        return None
+
+    def _nested_rule(
+        self,
+        function: gast.FunctionDef,
+        local: LocalFunction,
+        captured: tuple[str, ...],
+        captured_dots: dict[str, str] | None = None,
+    ) -> gast.FunctionDef:
+        """The rule of one definition of `local`, compiled on its own, reading (and in
+        reverse mode giving cotangents for) the enclosing function's names `captured`
+        (`LocalFunction.captured_by`). All the definitions' rules get one name, bound where
+        each definition binds the function's name: a call calls the rule of the definition
+        that ran."""
+        nested = self.ctx.compile_nested(function, captured, self.ctx, captured_dots)
+        nested.name = self.local_rules.setdefault(local, nested.name)
+        return nested
+
     def _bind_rule(self, rule: Rule) -> str:
         if rule.origin == "local":
-            return self.local_rules[rule.primal.name]
+            return self.local_rules[rule.primal]
         return self._bind(rule.rrule, getattr(rule.rrule, "__name__", "rule"))
 
     def _index_value(self, index: gast.expr) -> gast.expr:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 import beniget
@@ -31,8 +30,15 @@ class ScopeInfo:
         every_arg += [a for a in (args.vararg, args.kwarg) if a is not None]
         self.parameters = [a.id for a in every_arg]
         self.locals = bound - set(self.parameters)
-        self.functions = local_functions(function)  # nested, by name
         self._function, self._source, self._name_nodes = function, ctx.source, names
+        # Beniget's def-use chains of the function, where `Scopes` needed them.
+        self.chains: beniget.DefUseChains | None = None
+
+    @cached_property
+    def definitions(self) -> dict[gast.stmt, gast.FunctionDef]:
+        """The nested functions defined in the function's own statements, by the statement
+        binding each (`nested_definitions`)."""
+        return nested_definitions(self._function)
 
     @property
     def kinds(self) -> dict[gast.Name, str]:
@@ -91,11 +97,14 @@ class Scopes(Analysis[ScopeInfo]):
     def run(self, tree: gast.Module, ctx: Context) -> ScopeInfo:
         function = function_of(tree)
         names, bound = _names_and_plain_locals(function, ctx.analysis(Nodes, tree))
+        chains = None
         if bound is None:
             chains = _QuietChains()
             chains.visit(gast.Module(body=[function], type_ignores=[]))
             bound = {d.name() for d in chains.locals[function]}
-        return ScopeInfo(function, bound, ctx, names)
+        info = ScopeInfo(function, bound, ctx, names)
+        info.chains = chains
+        return info
 
 
 # The nodes of a plain function: one that binds names only by assignment to a name and by
@@ -141,31 +150,59 @@ def scope_info(function: gast.FunctionDef, bound: set[str], ctx: Context) -> Sco
     return ScopeInfo(function, bound, ctx)
 
 
-@dataclass(frozen=True)
 class LocalFunction:
-    """A function defined inside the one being compiled (by `def` or `name = lambda`), which
-    calls resolve to: srcad emits its reverse rule next to it."""
+    """The nested functions (each defined by a `def` or by `name = lambda`) that a call of
+    a local name may call: the definitions of the name that reach it, found by the def-use
+    chains, and those reaching any other call that one of them reaches. Each definition is
+    compiled on its own; emitted code binds their rules to one name, wherever the function
+    binds its own name to one of them, so that each call calls the rule of the definition
+    that ran."""
 
-    name: str
-    node: gast.FunctionDef
+    __slots__ = ("name", "nodes")
+
+    def __init__(self, name: str, nodes: tuple[gast.FunctionDef, ...]) -> None:
+        self.name = name
+        self.nodes = nodes
 
     @property
     def parameters(self) -> tuple[str, ...]:
-        args = self.node.args
-        return tuple(a.id for a in [*args.posonlyargs, *args.args])
+        """The positional parameters (the same for each definition: `Callees` checks)."""
+        return parameters_of(self.nodes[0])
 
     def captured(self, outer: set[str]) -> list[str]:
-        """The enclosing function's names this function reads when called."""
-        return captured_names(self.node, outer)
+        """The enclosing function's names any of the definitions reads when called."""
+        names = [name for node in self.nodes for name in captured_names(node, outer)]
+        return list(dict.fromkeys(names))
+
+    def captured_by(self, node: gast.FunctionDef, outer: set[str]) -> list[str]:
+        """What the rule of one definition, `node`, gives cotangents (or reads tangents)
+        for: what any of the definitions reads, but the names `node` binds itself (those
+        are its own, not the enclosing function's). It gives a zero for what it does not
+        read, so each definition's cotangent for the function has the same fields."""
+        own = _bound_in(node)
+        return [name for name in self.captured(outer) if name not in own]
+
+    def __repr__(self) -> str:
+        lines = ", ".join(str(getattr(node, "lineno", "?")) for node in self.nodes)
+        return f"<nested function {self.name} defined at line(s) {lines}>"
 
 
-def captured_names(node: gast.FunctionDef | gast.Lambda, outer: set[str]) -> list[str]:
-    """The names of `outer` that a nested function reads (and does not assign itself)."""
-    own = {
+def parameters_of(node: gast.FunctionDef) -> tuple[str, ...]:
+    return tuple(a.id for a in [*node.args.posonlyargs, *node.args.args])
+
+
+def _bound_in(node: gast.FunctionDef | gast.Lambda) -> set[str]:
+    """The names a nested function binds itself: its parameters and what it assigns."""
+    return {
         n.id
         for n in syntax.walk(node)
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store | gast.Param)
     }
+
+
+def captured_names(node: gast.FunctionDef | gast.Lambda, outer: set[str]) -> list[str]:
+    """The names of `outer` that a nested function reads (and does not assign itself)."""
+    own = _bound_in(node)
     read = [
         n.id for n in syntax.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
     ]
@@ -197,18 +234,17 @@ COMPOUND: frozenset[type] = frozenset(
 )  # fmt: skip
 
 
-def local_functions(function: gast.FunctionDef) -> dict[str, LocalFunction]:
-    """Names that only a nested `def` (or a `name = lambda`) in `function` binds."""
-    found: dict[str, LocalFunction] = {}
-    bound: dict[str, int] = {}
-    statements = []  # every other statement, whose assignments count as bindings
+def nested_definitions(function: gast.FunctionDef) -> dict[gast.stmt, gast.FunctionDef]:
+    """Each nested function `function` defines in its own statements, by the statement that
+    binds it: a `def` (itself), or an assignment `name = lambda ...` (the `def` it is
+    equivalent to, made once here, which the normal form puts in its place)."""
+    found: dict[gast.stmt, gast.FunctionDef] = {}
     stack = list(function.body)
     while stack:
         statement = stack.pop()
         cls = statement.__class__
         if cls is gast.FunctionDef:
-            found[statement.name] = LocalFunction(statement.name, statement)
-            bound[statement.name] = bound.get(statement.name, 0) + 1
+            found[statement] = statement
             continue
         if cls is gast.Assign:
             target = statement.targets[0]
@@ -217,22 +253,8 @@ def local_functions(function: gast.FunctionDef) -> dict[str, LocalFunction]:
                 and target.__class__ is gast.Name
                 and statement.value.__class__ is gast.Lambda
             ):
-                found[target.id] = LocalFunction(
-                    target.id, as_function_def(target.id, statement.value)
-                )
-        statements.append(statement)
+                found[statement] = as_function_def(target.id, statement.value)
         if cls in COMPOUND:
             stack += statement.body
             stack += getattr(statement, "orelse", [])
-    if not found:
-        return found  # most functions define none: no need to count bindings
-    for statement in statements:  # its own parts: the statements of its blocks come apart
-        for name in statement._fields:
-            value = getattr(statement, name, None)
-            if name in ("body", "orelse") or not isinstance(value, gast.AST | list):
-                continue
-            for part in value if isinstance(value, list) else [value]:
-                for node in syntax.walk(part) if isinstance(part, gast.AST) else ():
-                    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-                        bound[node.id] = bound.get(node.id, 0) + 1
-    return {name: local for name, local in found.items() if bound.get(name) == 1}
+    return found

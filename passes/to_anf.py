@@ -205,15 +205,11 @@ class _Normaliser:
         self._emit(type(node)())
 
     def _assign_statement(self, node: gast.Assign) -> None:
-        target, value = node.targets[0], node.value
-        if (
-            value.__class__ is gast.Lambda
-            and target.__class__ is gast.Name
-            and target.id in self.scopes.functions
-        ):
-            self._emit(self.scopes.functions[target.id].node)
+        definition = self.scopes.definitions.get(node)  # `name = lambda ...`: a `def`
+        if definition is not None:
+            self._emit(definition)
         else:
-            self.assign_all(node.targets, value)
+            self.assign_all(node.targets, node.value)
 
     def _ann_assign(self, node: gast.AnnAssign) -> None:
         assert node.value is not None

@@ -9,7 +9,6 @@ import gast
 from srcad import syntax
 from srcad.errors import Diagnostic
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.scopes import local_functions
 
 # Diagnostic codes of this check.
 UNSUPPORTED_STATEMENT = "E101"
@@ -68,7 +67,6 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
 
         self._parameters(function.args, report)
         self.rule_hint = f"register a rule with @srcad.rrule.register({function.name})"
-        self.functions = local_functions(function)
         self._block(function.body, report)
         return found
 
@@ -100,14 +98,6 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                 and isinstance(statement.targets[0], gast.Name)
             ):
                 self._parameters(value.args, report)
-                if statement.targets[0].id not in self.functions:
-                    report(
-                        value,
-                        UNSUPPORTED_EXPRESSION,
-                        f"`{statement.targets[0].id}` holds a lambda here and is assigned "
-                        "elsewhere too",
-                        "give each lambda a name of its own, assigned only once",
-                    )
                 value = value.body  # `name = lambda ...` is a nested function
             self._expression(value, report)
         elif isinstance(statement, gast.FunctionDef):

@@ -44,15 +44,23 @@ def _seeded(rrule: RuleFn) -> RuleFn:
 
 
 def _check_scalar(y: Any, func: Callable[..., Any], what: str = "grad") -> None:
+    problem = _not_scalar(y, func, what)
+    if problem is not None:
+        raise SrcadError(problem)
+
+
+def _not_scalar(y: Any, func: Callable[..., Any], what: str = "grad") -> str | None:
+    """Why `y` cannot be what `what` differentiates (None: it is a real scalar)."""
     integer = isinstance(y, int | np.integer) and not isinstance(y, bool)
     if isinstance(y, float | np.floating) or integer:
-        return
+        return None
     if isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "fiu":
-        return
-    raise SrcadError(
+        return None
+    shape = f" with shape {np.shape(y)}" if isinstance(y, np.ndarray | np.generic) else ""
+    return (
         f"{what} needs {name_of(func)} to return a real scalar, but it returned "
-        f"{type(y).__name__} with shape {np.shape(y)}; use srcad.rrule for a pullback "
-        "that takes any output cotangent"
+        f"{type(y).__name__}{shape}; use srcad.rrule (or srcad.vjp, srcad.jacobian) for "
+        "a pullback that takes any output cotangent"
     )
 
 
@@ -105,6 +113,7 @@ class Differentiable:
                 value=value,
                 general=functools.partial(self._general, value=value),
                 finish=functools.partial(self._finish, value=value),
+                failed=self._failed,
             )
             for value in (False, True)
         }
@@ -157,11 +166,25 @@ class Differentiable:
         gradient, value_left_out = self._gradient_for(full_args, kwargs, value)
         try:
             y, cotangents = gradient(*full_args, **full_kwargs)
-        except TypeError:
-            _explain_failure(call, args, kwargs, self._entries[value].name)
+        except Exception as error:
+            if isinstance(error, TypeError):
+                _explain_failure(call, args, kwargs, self._entries[value].name)
+            self._failed(args, kwargs)
             raise
         cotangents = call.cotangents(cotangents)
         return self._finish(y, cotangents, args, kwargs, value_left_out, value)
+
+    def _failed(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """Called where a gradient function raised: the pullback was seeded with 1.0, the
+        cotangent of a real scalar. If the function does not return one (a tuple, a list,
+        a dict, an array, None), that is the error to show; else the gradient's own is."""
+        try:
+            y = self.func(*args, **kwargs)
+        except Exception:
+            return  # the function itself fails: its own error is the one to see
+        problem = _not_scalar(y, self.func)
+        if problem is not None:
+            raise SrcadError(problem) from None
 
     def _finish(self, y: Any, cotangents: tuple[Any, ...], args: tuple[Any, ...],
                 kwargs: dict[str, Any], value_left_out: bool, value: bool) -> Any:  # fmt: skip
@@ -287,7 +310,8 @@ def vjp(f: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[A
 
     def vjp_fn(y_bar: Any) -> tuple[Any, ...]:
         check_seed("vjp: the cotangent of the result", y_bar, y)
-        bars = pullback(y_bar)[1:]
+        # One per argument passed (a compiled pullback has one per parameter besides).
+        bars = pullback(y_bar)[1 : 1 + len(args)]
         return tuple(floating(unthunk(c), a) for c, a in zip(bars, args, strict=False))
 
     return y, vjp_fn
@@ -546,6 +570,11 @@ class FRule:
         if rule is not None:  # the rule's own convention for ints (np.full's: a zero)
             result: tuple[Any, Any] = rule.rrule(dargs, *args, **kwargs)
             return result
+        if len(dargs) != 1 + len(args):
+            raise SrcadError(
+                f"frule takes one tangent for {name_of(f)} and one per positional argument: "
+                f"{len(dargs)} tangents for {len(args)} arguments"
+            )
         if not isinstance(f, types.FunctionType):
             call = callee(f)
             if call.binds:

@@ -15,7 +15,11 @@ floats, `srcad.grad(polynomial)` is:
             if len(args) == 1:
                 (x,) = args
                 if type(x) is float:
-                    y, cotangents = gradient_0(x)
+                    try:
+                        y, cotangents = gradient_0(x)
+                    except Exception:
+                        failed(args, kwargs)
+                        raise
                     dx = cotangents[1]
                     if type(dx) is float:
                         return dx
@@ -23,10 +27,13 @@ floats, `srcad.grad(polynomial)` is:
         return general(args, kwargs)
 
 A gradient of another type (a symbolic zero, a NumPy scalar) goes to `finish`, which
-checks and materialises it. Every other call (other kinds, keyword arguments, a rule
-registered since) takes the general path, `general`, which compiles what it needs and then
-adds a branch: the entry is written again, and its code replaces the code of the same
-function object, so what `grad` returned stays the function to call.
+checks and materialises it; a gradient function that raises goes to `failed` first, which
+raises srcad's error instead where the function's result is no real scalar (the pullback
+was seeded for one); from Python 3.11 the `try` costs nothing until something raises.
+Every other call (other kinds, keyword arguments, a rule registered since) takes the
+general path, `general`, which compiles what it needs and then adds a branch: the entry
+is written again, and its code replaces the code of the same function object, so what
+`grad` returned stays the function to call.
 """
 
 from __future__ import annotations
@@ -49,7 +56,9 @@ class Entry:
     its positions `wrt` (`single`: whether the gradient is one value, not a tuple).
 
     `general(args, kwargs)` gives the result for any call; `finish(y, cotangents, args,
-    kwargs, value_left_out)` the result from what a gradient function gave, in general.
+    kwargs, value_left_out)` the result from what a gradient function gave, in general;
+    `failed(args, kwargs)`, called where a gradient function raised, raises the error to
+    show instead, if there is one (the function does not return a real scalar).
     """
 
     def __init__(
@@ -61,6 +70,7 @@ class Entry:
         value: bool,
         general: Callable[[tuple[Any, ...], dict[str, Any]], Any],
         finish: Callable[..., Any],
+        failed: Callable[[tuple[Any, ...], dict[str, Any]], None],
     ) -> None:
         self.name = name
         self.parameters = parameters
@@ -72,6 +82,7 @@ class Entry:
             "REGISTRY": REGISTRY,
             "general": general,
             "finish": finish,
+            "failed": failed,
             "kind_of": kind_of,
             "ndarray": np.ndarray,
             "float64": np.dtype(np.float64),
@@ -132,7 +143,11 @@ class Entry:
         returned = f"y, {gradient_value}" if self.value else gradient_value
         body = [
             f"if {' and '.join(tests) or 'True'}:",
-            f"    y, cotangents = gradient_{index}({', '.join(names)})",
+            "    try:",
+            f"        y, cotangents = gradient_{index}({', '.join(names)})",
+            "    except Exception:",
+            "        failed(args, kwargs)",
+            "        raise",
             *[f"    {result} = cotangents[{p + 1}]" for result, p in results.items()],
             f"    if {' and '.join(checks) or 'True'}:",  # an empty `wrt` checks nothing
             f"        return {returned}",

@@ -16,10 +16,13 @@ CASES = [
     ("loop_else", "def f(x):\n    while x:\n        x = x - 1\n    else:\n        x = 0\n"
      "    return x\n", [(5, 8, "E101")]),
     ("lambda_not_assigned", "def f(x):\n    return (lambda t: t)(x)\n", [(2, 12, "E102")]),
+    # Each `name = lambda ...` is a nested function of its own, whatever else the name is
+    # bound to (issue 17): calls resolve by the def-use chains, and `Callees` and
+    # `OperationRules` refuse what they cannot differentiate (test_soundness_control.py).
     ("lambda_name_assigned_again", "def f(x):\n    g = lambda t: t\n    g = x\n    return g\n",
-     [(2, 8, "E102")]),
+     []),
     ("lambdas_in_two_branches", "def f(x):\n    if x:\n        g = lambda t: t\n    else:\n"
-     "        g = lambda t: 2 * t\n    return g(x)\n", [(3, 12, "E102"), (5, 12, "E102")]),
+     "        g = lambda t: 2 * t\n    return g(x)\n", []),
     ("shift", "def f(x):\n    return x << 2\n", [(2, 11, "E102")]),
     ("augmented_shift", "def f(x):\n    x <<= 2\n    return x\n", [(2, 4, "E102")]),
     ("double_star_kwargs", "def f(**kw):\n    return kw\n", [(1, 8, "E103")]),

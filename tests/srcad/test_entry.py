@@ -46,19 +46,31 @@ def grad(*args, **kwargs):
         if len(args) == 1:
             (x,) = args
             if type(x) is float:
-                y, cotangents = gradient_0(x)
+                try:
+                    y, cotangents = gradient_0(x)
+                except Exception:
+                    failed(args, kwargs)
+                    raise
                 dx = cotangents[1]
                 if type(dx) is float:
                     return dx
                 return finish(y, cotangents, args, kwargs, True)
             if type(x) is ndarray and x.ndim == 1 and x.dtype is float64:
-                y, cotangents = gradient_1(x)
+                try:
+                    y, cotangents = gradient_1(x)
+                except Exception:
+                    failed(args, kwargs)
+                    raise
                 dx = cotangents[1]
                 if type(dx) is ndarray and dx.dtype is float64:
                     return dx
                 return finish(y, cotangents, args, kwargs, True)
             if type(x) is ndarray and x.ndim == 2 and x.dtype is float64:
-                y, cotangents = gradient_2(x)
+                try:
+                    y, cotangents = gradient_2(x)
+                except Exception:
+                    failed(args, kwargs)
+                    raise
                 dx = cotangents[1]
                 if type(dx) is ndarray and dx.dtype is float64:
                     return dx
