@@ -11,7 +11,8 @@ The outcome of a program is one of:
 Checks, in order (the first failing one names the outcome):
 - `grad`: `srcad.grad(f, wrt=every parameter)` dotted with a direction `u` against the central
   difference of `f` along `u`; called twice (the second call takes the entry's fast path);
-- `grad_first`: `srcad.grad(f)` (the first parameter only) against the same;
+- `grad_first`: `srcad.grad(f)` (the first parameter only) against the central difference
+  along the first parameter, and against `grad`'s first gradient;
 - `value_and_grad`: its value against the primal, its gradient against `grad`'s;
 - `jvp`: `srcad.jvp`'s value against the primal, its tangent against the central difference;
 - `vjp`: `srcad.vjp`'s value against the primal; `<vjp(v), u>` against `<v, J u>` by finite
@@ -48,6 +49,8 @@ class Outcome:
     kind: str  # pass, refused, skipped, invalid, WRONG, CRASH
     check: str = ""
     detail: str = ""
+    #: every check's own outcome, `(check, kind, detail)`, in the order they ran
+    every: tuple[tuple[str, str, str], ...] = dataclasses.field(default=(), compare=False)
 
     @property
     def signature(self) -> tuple[str, str, str]:
@@ -57,11 +60,11 @@ class Outcome:
         return (self.kind, self.check, head)
 
 
-class Mismatch(Exception):
+class MismatchError(Exception):
     """A check found two values that should agree and do not."""
 
 
-class Unusable(Exception):
+class UnusablePointError(Exception):
     """The program cannot be checked at this point (not finite, a kink): not srcad's fault."""
 
 
@@ -101,7 +104,7 @@ def call(f: Callable[..., Any], args: list) -> Any:
 
 
 def along(args: list, u: list, t: float) -> list:
-    return [a + t * d for a, d in zip(args, u)]
+    return [a + t * d for a, d in zip(args, u, strict=True)]
 
 
 def as_array(y: Any) -> np.ndarray:
@@ -112,21 +115,24 @@ def central(f: Callable[..., Any], args: list, u: list, h: float) -> np.ndarray:
     """The central difference of `f` along `u`, with Richardson's step (error O(h^4))."""
 
     def d(step: float) -> np.ndarray:
-        return (as_array(call(f, along(args, u, step))) - as_array(call(f, along(args, u, -step)))) / (2 * step)
+        return (
+            as_array(call(f, along(args, u, step))) - as_array(call(f, along(args, u, -step)))
+        ) / (2 * step)
 
     return (4 * d(h / 2) - d(h)) / 3
 
 
 def directional_derivative(f: Callable[..., Any], args: list, u: list, y: np.ndarray) -> np.ndarray:
-    """`J u` by finite differences, or `Unusable` where they cannot be trusted: the estimates
-    at two step sizes disagree (a branch switches within a step), or the one-sided slopes
-    differ by as much at a small step as at a ten times larger one (a kink on the point)."""
+    """`J u` by finite differences, or `UnusablePointError` where they cannot be trusted: the
+    estimates at two step sizes disagree (a branch switches within a step), or the one-sided
+    slopes differ by as much at a small step as at a ten times larger one (a kink on the
+    point)."""
     scale = 1.0 + float(np.max(np.abs(y), initial=0.0))
     first, second = central(f, args, u, 1e-3), central(f, args, u, 1e-4)
     if not (np.all(np.isfinite(first)) and np.all(np.isfinite(second))):
-        raise Unusable("finite differences are not finite")
+        raise UnusablePointError("finite differences are not finite")
     if np.max(np.abs(first - second), initial=0.0) > 1e-6 * scale * (1 + np.max(np.abs(first))):
-        raise Unusable("finite differences disagree at two step sizes")
+        raise UnusablePointError("finite differences disagree at two step sizes")
     y0 = as_array(call(f, args))
     for h in (1e-4, 1e-6):
         forward = (as_array(call(f, along(args, u, h))) - y0) / h
@@ -135,7 +141,7 @@ def directional_derivative(f: Callable[..., Any], args: list, u: list, y: np.nda
         if h == 1e-4:
             large = gap
         elif gap > 1e-4 * scale and gap > 0.3 * large:
-            raise Unusable("a kink at the point")
+            raise UnusablePointError("a kink at the point")
     return second
 
 
@@ -153,31 +159,38 @@ def flat(value: Any) -> np.ndarray:
     if isinstance(value, tuple | list):
         return np.concatenate([flat(v) for v in value]) if value else np.zeros(0)
     if isinstance(value, srcad.NoTangent | srcad.ZeroTangent):
-        raise Mismatch(f"a {type(value).__name__}() where a float or an array is due")
+        raise MismatchError(f"a {type(value).__name__}() where a float or an array is due")
     return np.asarray(value, dtype=float).reshape(-1)
 
 
 def agree(name: str, got: Any, want: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:
     got_a, want_a = as_array(got), as_array(want)
     if got_a.shape != want_a.shape:
-        raise Mismatch(f"{name}: shape {got_a.shape}, want {want_a.shape}")
+        raise MismatchError(f"{name}: shape {got_a.shape}, want {want_a.shape}")
     scale = atol + rtol * max(1.0, float(np.max(np.abs(want_a), initial=0.0)))
     error = float(np.max(np.abs(got_a - want_a), initial=0.0)) if got_a.size else 0.0
     if not error <= scale:
-        raise Mismatch(f"{name}: got {np.round(got_a, 6).tolist()}, want {np.round(want_a, 6).tolist()}")
+        raise MismatchError(
+            f"{name}: got {np.round(got_a, 6).tolist()}, want {np.round(want_a, 6).tolist()}"
+        )
 
 
 def same_shapes(name: str, gradient: Any, args: list) -> None:
     for i, (g, a) in enumerate(zip(gradient, args, strict=True)):
         if np.shape(g) != np.shape(a):
-            raise Mismatch(f"{name}: gradient {i} has shape {np.shape(g)}, argument {np.shape(a)}")
+            raise MismatchError(
+                f"{name}: gradient {i} has shape {np.shape(g)}, argument {np.shape(a)}"
+            )
 
 
 # ---- the checks
 def checks(f: Callable[..., Any], copy_f: Callable[..., Any], args: list, rng: np.random.Generator):
     """The checks of one program at one point, as (name, thunk) pairs."""
     y = as_array(call(f, args))
-    u = [float(rng.standard_normal()) if np.ndim(a) == 0 else rng.standard_normal(np.shape(a)) for a in args]
+    u = [
+        float(rng.standard_normal()) if np.ndim(a) == 0 else rng.standard_normal(np.shape(a))
+        for a in args
+    ]
     v = rng.standard_normal(y.shape) if y.ndim else float(rng.standard_normal())
     fd = directional_derivative(f, args, u, y)
     wrt = tuple(range(len(args)))
@@ -196,6 +209,9 @@ def checks(f: Callable[..., Any], copy_f: Callable[..., Any], args: list, rng: n
     def gradient_first() -> None:
         g = srcad.grad(f)(*copy.deepcopy(args))
         same_shapes("grad", (g,), args[:1])
+        first_only = [u[0]] + [0.0 * d for d in u[1:]]
+        fd_first = directional_derivative(f, args, first_only, y)
+        agree("grad(f) . u[0] vs finite differences", flat(g) @ flat(u[0]), fd_first)
         if "grad" in found:
             agree("grad(f) vs grad(f, wrt=all)[0]", flat(g), flat(found["grad"][0]), 1e-9, 1e-12)
 
@@ -216,7 +232,7 @@ def checks(f: Callable[..., Any], copy_f: Callable[..., Any], args: list, rng: n
     def reverse() -> None:
         value, vjp_fn = srcad.vjp(f, *copy.deepcopy(args))
         agree("vjp value vs primal", value, y, 1e-9, 1e-12)
-        cotangents = tuple(dense(c, a) for c, a in zip(vjp_fn(copy.deepcopy(v)), args))
+        cotangents = tuple(dense(c, a) for c, a in zip(vjp_fn(copy.deepcopy(v)), args, strict=True))
         same_shapes("vjp", cotangents, args)
         left = flat(cotangents) @ flat(u)
         agree("<vjp(v), u> vs <v, J u> by finite differences", left, flat(v) @ flat(fd))
@@ -228,35 +244,51 @@ def checks(f: Callable[..., Any], copy_f: Callable[..., Any], args: list, rng: n
             text = srcad.source(f, mode=mode, args=example)
             again = srcad.source(copy_f, mode=mode, args=example)
             if text != again:
-                raise Mismatch(f"source(mode={mode!r}, args={bool(example)}) differs between two compiles")
+                raise MismatchError(
+                    f"source(mode={mode!r}, args={bool(example)}) differs between two compiles"
+                )
 
     listed: list[tuple[str, Callable[[], None]]] = []
     if scalar:
-        listed += [("grad", gradient), ("grad_first", gradient_first), ("value_and_grad", value_and_gradient)]
+        listed += [
+            ("grad", gradient),
+            ("grad_first", gradient_first),
+            ("value_and_grad", value_and_gradient),
+        ]
     listed += [("jvp", forward), ("vjp", reverse), ("source", emitted)]
     return listed
 
 
-def run_checks(f: Callable[..., Any], copy_f: Callable[..., Any], args: list, rng: np.random.Generator) -> Outcome:
+def run_checks(
+    f: Callable[..., Any], copy_f: Callable[..., Any], args: list, rng: np.random.Generator
+) -> Outcome:
     outcomes = []
     for name, check in checks(f, copy_f, args, rng):
         try:
             with np.errstate(all="ignore"):
                 check()
-        except Mismatch as e:
+            outcomes.append(Outcome("pass", name))
+        except MismatchError as e:
             outcomes.append(Outcome("WRONG", name, str(e)))
+        except UnusablePointError as e:  # a kink along this check's own direction
+            outcomes.append(Outcome("skipped", name, str(e)))
         except srcad.SrcadError as e:
             outcomes.append(Outcome("refused", name, f"{type(e).__name__}: {_first_diagnostic(e)}"))
-        except Exception as e:  # noqa: BLE001 - any other exception is the finding
+        except Exception as e:
             where = traceback.extract_tb(e.__traceback__)[-1]
             outcomes.append(
-                Outcome("CRASH", name, f"{type(e).__name__}: {e} ({pathlib.Path(where.filename).name}:{where.lineno})")
+                Outcome(
+                    "CRASH",
+                    name,
+                    f"{type(e).__name__}: {e} ({pathlib.Path(where.filename).name}:{where.lineno})",
+                )
             )
+    every = tuple((o.check, o.kind, o.detail) for o in outcomes)
     for kind in ("WRONG", "CRASH", "refused"):
         for outcome in outcomes:
             if outcome.kind == kind:
-                return outcome
-    return Outcome("pass")
+                return dataclasses.replace(outcome, every=every)
+    return Outcome("pass", every=every)
 
 
 def _first_diagnostic(error: srcad.SrcadError) -> str:
@@ -268,14 +300,18 @@ def _first_diagnostic(error: srcad.SrcadError) -> str:
 
 def usable(value: Any) -> bool:
     y = np.asarray(value)
-    return y.dtype.kind == "f" and bool(np.all(np.isfinite(y))) and float(np.max(np.abs(y), initial=0.0)) < 1e4
+    return (
+        y.dtype.kind == "f"
+        and bool(np.all(np.isfinite(y)))
+        and float(np.max(np.abs(y), initial=0.0)) < 1e4
+    )
 
 
 def check_source(source: str, parameters, seed: int, workdir: pathlib.Path) -> Outcome:
     """Check one program's source: import two copies, find a usable point, run the checks."""
     try:
         first, second = load(source, workdir / "a"), load(source, workdir / "b")
-    except Exception as e:  # noqa: BLE001 - a program that does not import is not checked
+    except Exception as e:
         return Outcome("invalid", "import", f"{type(e).__name__}: {e}")
     try:
         rng = np.random.default_rng(seed)
@@ -285,9 +321,9 @@ def check_source(source: str, parameters, seed: int, workdir: pathlib.Path) -> O
                 if not usable(call(first.f, args)):
                     return Outcome("invalid", "primal", "not a finite, moderate float")
                 return run_checks(first.f, second.f, args, rng)
-            except Unusable as e:
+            except UnusablePointError as e:
                 reason = str(e)
-            except Exception as e:  # noqa: BLE001 - the primal itself failed
+            except Exception as e:
                 return Outcome("invalid", "primal", f"{type(e).__name__}: {e}")
         return Outcome("skipped", "finite differences", reason)
     finally:
@@ -297,4 +333,6 @@ def check_source(source: str, parameters, seed: int, workdir: pathlib.Path) -> O
 
 def check_program(program: Any) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="srcad-fuzz-") as directory:
-        return check_source(program.source, program.parameters, program.seed, pathlib.Path(directory))
+        return check_source(
+            program.source, program.parameters, program.seed, pathlib.Path(directory)
+        )

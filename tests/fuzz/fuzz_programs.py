@@ -81,7 +81,7 @@ class Program:
     result: Shape
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def slices_to(length: int, wanted: int) -> tuple[str, ...]:
     """Every slice text (`a:b:c`, parts left out where None) taking `wanted` elements of a
     sequence of `length`, negative bounds and steps included, in a fixed order."""
@@ -443,7 +443,9 @@ class Generator:
     def any_shape(self) -> Shape:
         return self.shapes[self.rng.choice([0, 0, 0, 1, 1, 2, 3])]
 
-    def block(self, scope: Scope, depth: int, count: int, result: Shape, in_loop: bool) -> list[str]:
+    def block(
+        self, scope: Scope, depth: int, count: int, result: Shape, in_loop: bool
+    ) -> list[str]:
         """`count` statements (at least one), in `scope` (updated with the names bound)."""
         lines: list[str] = []
         for _ in range(count):
@@ -520,7 +522,7 @@ class Generator:
         form = self.rng.randrange(3)
         if form == 0:
             names = (self.fresh("p"), self.fresh("q"))
-            for n, s in zip(names, shapes):
+            for n, s in zip(names, shapes, strict=True):
                 scope.names[n] = Value(s)
             return [f"{names[0]}, {names[1]} = {first}, {second}"]
         if form == 1:
@@ -541,7 +543,9 @@ class Generator:
         a, b = self.pick(pairs)  # type: ignore[misc]
         return [f"{a}, {b} = {b}, {a}"]
 
-    def pack_kept(self, scope: Scope, shapes: tuple[Shape, Shape], first: str, second: str) -> list[str]:
+    def pack_kept(
+        self, scope: Scope, shapes: tuple[Shape, Shape], first: str, second: str
+    ) -> list[str]:
         name = self.fresh("tup")
         scope.names[name] = TupleOf(shapes)
         return [f"{name} = {first}, {second}"]
@@ -576,7 +580,9 @@ class Generator:
 
     def build_dict(self, scope: Scope) -> list[str]:
         name = self.fresh("d")
-        items = tuple((key, self.any_shape()) for key in ("u", "v", "w")[: self.rng.randrange(1, 4)])
+        items = tuple(
+            (key, self.any_shape()) for key in ("u", "v", "w")[: self.rng.randrange(1, 4)]
+        )
         body = ", ".join(f"{k!r}: {self.expr(scope, s, 2)}" for k, s in items)
         scope.names[name] = DictOf(items)
         return [f"{name} = {{{body}}}"]
@@ -593,7 +599,9 @@ class Generator:
         nested_names = [n for n in same if n.startswith("g")]
         # Now and then a second definition under a name already bound (the call after it
         # must use the new one).
-        name = str(self.pick(nested_names)) if nested_names and self.chance(0.5) else self.fresh("g")
+        name = (
+            str(self.pick(nested_names)) if nested_names and self.chance(0.5) else self.fresh("g")
+        )
         body = self.expr(inner, result, 2)
         scope.names[name] = Function((shape,), result)
         if self.chance(0.4):
@@ -612,13 +620,17 @@ class Generator:
     def if_statement(self, scope: Scope, depth: int, result: Shape, in_loop: bool) -> list[str]:
         """`if`/`elif`/`else`; names first bound in a branch stay inside it."""
         lines = [f"if {self.condition(scope, 2)}:"]
-        lines += self.nested(self.block(scope.copy(), depth - 1, self.rng.randrange(1, 3), result, in_loop))
+        lines += self.nested(
+            self.block(scope.copy(), depth - 1, self.rng.randrange(1, 3), result, in_loop)
+        )
         if self.chance(0.3):
             lines.append(f"elif {self.condition(scope, 2)}:")
             lines += self.nested(self.block(scope.copy(), depth - 1, 1, result, in_loop))
         if self.chance(0.6):
             lines.append("else:")
-            lines += self.nested(self.block(scope.copy(), depth - 1, self.rng.randrange(1, 3), result, in_loop))
+            lines += self.nested(
+                self.block(scope.copy(), depth - 1, self.rng.randrange(1, 3), result, in_loop)
+            )
         return lines
 
     def for_loop(self, scope: Scope, depth: int, result: Shape) -> list[str]:
@@ -660,7 +672,11 @@ class Generator:
             bound = self.rng.randrange(1, 5)
             start = self.rng.randrange(0, 2) if bound > 1 else 0
             inner.names[index] = Int(bound)
-            header = f"for {index} in range({bound}):" if start == 0 else f"for {index} in range({start}, {bound}):"
+            header = (
+                f"for {index} in range({bound}):"
+                if start == 0
+                else f"for {index} in range({start}, {bound}):"
+            )
         return [header, *self.nested(self.loop_body(inner, depth, result))]
 
     def loop_body(self, scope: Scope, depth: int, result: Shape) -> list[str]:
@@ -694,7 +710,7 @@ class Generator:
         terms = [self.expr(scope, result, depth)]
         for name in names[: self.rng.randrange(1, 4)]:
             shape = scope.names[name].shape  # type: ignore[union-attr]
-            if shape == result or shape == SCALAR:
+            if shape in (result, SCALAR):
                 terms.append(name)
             else:
                 terms.append(str(self.pick([f"np.sum({name})", f"np.mean({name})"])))
@@ -708,7 +724,7 @@ class Generator:
         result = self.any_shape()
         inner = Scope({n: t for n, t in scope.names.items() if isinstance(t, Function)})
         names = [self.fresh("h") for _ in parameters]
-        for n, s in zip(names, parameters):
+        for n, s in zip(names, parameters, strict=True):
             inner.names[n] = Value(s)
         body = self.block(inner, 1, self.rng.randrange(0, 3), result, False)
         body = [line for line in body if line != "pass"]
@@ -728,7 +744,8 @@ class Generator:
             lines += ["", *text, ""]
         count = self.rng.randrange(1, 4)
         parameters = tuple(
-            (name, self.shapes[self.rng.choice([0, 0, 1, 2, 3])]) for name in ("x", "y", "z")[:count]
+            (name, self.shapes[self.rng.choice([0, 0, 1, 2, 3])])
+            for name in ("x", "y", "z")[:count]
         )
         scope = module.copy()
         for name, shape in parameters:

@@ -24,19 +24,19 @@ from typing import Any
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-import fuzz_oracle  # noqa: E402
-import fuzz_programs  # noqa: E402
-import fuzz_reduce  # noqa: E402
+import fuzz_oracle
+import fuzz_programs
+import fuzz_reduce
 
 OUTCOMES = ("pass", "refused", "skipped", "invalid", "WRONG", "CRASH")
 
 
-class Timeout(Exception):
+class CheckTimeoutError(Exception):
     """A program took longer than the limit to check."""
 
 
 def _alarm(signum: int, frame: Any) -> None:
-    raise Timeout("the program took too long to check")
+    raise CheckTimeoutError("the program took too long to check")
 
 
 def fuzz_one(seed: int, limit: int = 60) -> tuple[int, fuzz_programs.Program, fuzz_oracle.Outcome]:
@@ -49,7 +49,7 @@ def fuzz_one(seed: int, limit: int = 60) -> tuple[int, fuzz_programs.Program, fu
         signal.alarm(limit)
         try:
             outcome = fuzz_oracle.check_program(program)
-        except Timeout as e:
+        except CheckTimeoutError as e:
             outcome = fuzz_oracle.Outcome("CRASH", "timeout", str(e))
         finally:
             signal.alarm(0)
@@ -68,7 +68,7 @@ def reproducer(program: fuzz_programs.Program, outcome: fuzz_oracle.Outcome, bud
                 found = fuzz_oracle.check_source(
                     source, program.parameters, program.seed, pathlib.Path(directory)
                 )
-            except Exception:  # noqa: BLE001 - a broken candidate is just not kept
+            except Exception:
                 return False
         return found.signature == outcome.signature
 
@@ -91,9 +91,18 @@ def main(argv: list[str] | None = None) -> int:
         print(program.source)
         print(f"# parameters {program.parameters}, generator seed {program.seed}")
         print(f"# {outcome.kind} {outcome.check} {outcome.detail}")
+        for check, kind, detail in outcome.every:
+            print(f"#   {check}: {kind} {detail}")
         if outcome.kind in ("WRONG", "CRASH") and not options.no_reduce:
+            reduced = reproducer(program, outcome, options.budget)
             print("# reduced:")
-            print(reproducer(program, outcome, options.budget))
+            print(reduced)
+            with tempfile.TemporaryDirectory(prefix="srcad-reduced-") as directory:
+                again = fuzz_oracle.check_source(
+                    reduced, program.parameters, program.seed, pathlib.Path(directory)
+                )
+            for check, kind, detail in again.every:
+                print(f"#   {check}: {kind} {detail}")
         return 0 if outcome.kind not in ("WRONG", "CRASH") else 1
 
     seeds = range(options.seed, options.seed + options.count)
@@ -112,7 +121,9 @@ def main(argv: list[str] | None = None) -> int:
         if outcome.kind in ("WRONG", "CRASH"):
             groups[outcome.signature].append((seed, program, outcome))
         if outcome.kind == "refused":
-            refusals[outcome.detail.split(":", 1)[0] + ": " + outcome.detail.split(": ", 1)[-1][:70]] += 1
+            refusals[
+                outcome.detail.split(":", 1)[0] + ": " + outcome.detail.split(": ", 1)[-1][:70]
+            ] += 1
     print(f"{len(results)} programs (seeds {seeds.start}..{seeds.stop - 1}) in {elapsed:.1f} s")
     print("  " + "  ".join(f"{kind}: {counts.get(kind, 0)}" for kind in OUTCOMES))
     if refusals:
