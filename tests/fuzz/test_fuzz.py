@@ -24,7 +24,7 @@ _spec.loader.exec_module(run)
 
 MUTATING_CALLEE = (
     "issue 17 #1: a callee that mutates its argument (`push(stack, value)`: "
-    "stack.append(value)) is not analysed: grad and vjp crash, jvp gives 0"
+    "stack.append(value)) is not analysed: grad and vjp crash, jvp is wrong or crashes"
 )
 OR_READS_TARGET = (
     "`x = a or x` / `x = a and x * 2`: the target is bound to `a` before the right operand "
@@ -33,6 +33,14 @@ OR_READS_TARGET = (
 CLOSURE_ATTRIBUTE = (
     "a nested function or lambda reading an attribute of a captured value (`return x.T`): "
     "its derivative is dropped (zero) in every mode"
+)
+OR_IN_LOOP = (
+    "issue 17 #4: `or` inside a loop (`y = x * (i or y)`): the pullback re-tests the condition "
+    "of the last iteration; vjp wrong, jvp right"
+)
+APPEND_OWN_SUM = (
+    "`lst.append(sum(lst))`: a value computed from the list appended to it; reverse mode "
+    "raises ValueError 'cannot add tangents of 2 and 3 elements'"
 )
 
 #: Seeds that fail today, by the bug class whose fix they wait for (found in seeds 0-4999 of
@@ -43,6 +51,11 @@ KNOWN: dict[int, str] = {
     554: OR_READS_TARGET,
     983: OR_READS_TARGET,
     1470: CLOSURE_ATTRIBUTE,
+    3491: OR_READS_TARGET,
+    3674: MUTATING_CALLEE,
+    4326: OR_IN_LOOP,
+    4338: MUTATING_CALLEE,
+    4650: APPEND_OWN_SUM,
 }
 
 #: The seeds CI checks (about 25 s of one core here, 0.2 s a program), and the known failures.
