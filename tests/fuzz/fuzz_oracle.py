@@ -29,6 +29,7 @@ import dataclasses
 import importlib.util
 import itertools
 import pathlib
+import re
 import sys
 import tempfile
 import traceback
@@ -55,9 +56,13 @@ class Outcome:
     @property
     def signature(self) -> tuple[str, str, str]:
         """What two failures must share to be taken for the same bug: the outcome, the
-        check, and for a crash the exception's type."""
-        head = self.detail.split(":", 1)[0] if self.kind == "CRASH" else ""
-        return (self.kind, self.check, head)
+        check, and for a crash the exception's type and message."""
+        if self.kind != "CRASH":
+            return (self.kind, self.check, "")
+        # The exception's type and the start of its message, numbers left out: "ValueError:
+        # too many values to unpack" and "ValueError: cannot add tangents" are two bugs.
+        message = re.sub(r"[0-9]+", "N", self.detail.split(" (", 1)[0])
+        return (self.kind, self.check, message[:60])
 
 
 class MismatchError(Exception):

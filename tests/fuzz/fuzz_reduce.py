@@ -4,8 +4,8 @@ A candidate is the program with one change: a statement removed (an emptied bloc
 `pass`), a compound statement replaced by one of its blocks, or an expression replaced by one
 of its operands (`a + b` by `a` or `b`, `np.sin(a)` by `a`, `a if c else b` by `a` or `b`).
 A candidate is kept when it still fails with the same signature (outcome, check, exception
-type) at the same point; the first kept candidate restarts the search, until none is kept or
-the budget of checks is spent.
+type and message) at the same point; the first kept candidate restarts the search, until none
+is kept or the budget of checks is spent.
 """
 
 from __future__ import annotations

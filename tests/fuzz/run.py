@@ -6,8 +6,9 @@ each distinct failure.
 Fuzz seed `s` (from `--seed` to `--seed + --count - 1`) gives one program (the first of its
 attempts whose primal is finite and moderate at its test point); the same seed gives the same
 program, point and outcome on every run. `--only 17` checks one seed and prints its program.
-Failures are grouped by signature (outcome, check, exception type); the shortest program of
-each group is reduced (`fuzz_reduce`) unless `--no-reduce`.
+Failures are grouped by signature (outcome, check, exception type and message); the shortest
+program of each group is reduced (`fuzz_reduce`) unless `--no-reduce`. One group may hold more
+than one bug (a wrong value is a wrong value): `--only` each of its seeds to tell them apart.
 """
 
 from __future__ import annotations
