@@ -24,7 +24,8 @@ _spec.loader.exec_module(run)
 
 MUTATING_CALLEE = (
     "issue 17 #1: a callee that mutates its argument (`push(stack, value)`: "
-    "stack.append(value)) is not analysed: grad and vjp crash, jvp is wrong or crashes"
+    "stack.append(value)) is not analysed: grad(f) of one argument is silently wrong, "
+    "grad of several and vjp crash, jvp is wrong or crashes"
 )
 OR_READS_TARGET = (
     "`x = a or x` / `x = a and x * 2`: the target is bound to `a` before the right operand "
@@ -50,6 +51,7 @@ KNOWN: dict[int, str] = {
     1840: MUTATING_CALLEE,
     554: OR_READS_TARGET,
     983: OR_READS_TARGET,
+    1837: OR_READS_TARGET,
     1470: CLOSURE_ATTRIBUTE,
     3491: OR_READS_TARGET,
     3674: MUTATING_CALLEE,
