@@ -15,6 +15,7 @@ from srcad.passes.base import Analysis, Context
 from srcad.passes.nodes import Nodes
 from srcad.passes.scopes import ScopeInfo, Scopes
 from srcad.primitives import logabsdet
+from srcad.source import differentiated_function
 
 # Callables without side effects, whose calls a gradient may skip when nothing reads what
 # they give. Not those that raise for some shapes (`np.dot`, `np.reshape`, `@`) nor
@@ -112,12 +113,7 @@ class Callees(Analysis[CalleeInfo]):
             return primitives.method if isinstance(node.func, gast.Attribute) else primitives.call
         if len(path) == 1 and path[0] in ctx.runtime:  # a name srcad bound (`ctx.bind`)
             return ctx.runtime[path[0]]
-        found, value = ctx.source.lookup(path[0])
-        try:
-            for attr in path[1:]:
-                value = getattr(value, attr)
-        except AttributeError:
-            found = "undefined"
+        found, value = ctx.source.resolve(path)  # guarded: see `srcad.guards`
         if found == "undefined":
             info.diagnostics.append(
                 ctx.diagnostic(
@@ -142,6 +138,6 @@ def _is_callable_object(value: Any) -> bool:
     return (
         isinstance(call, types.FunctionType)
         and not isinstance(value, type)
-        and not hasattr(value, "__wrapped__")
+        and differentiated_function(value) is value  # not a transparent wrapper
         and not getattr(value, "is_generated_rule", False)
     )

@@ -144,12 +144,7 @@ class Mutations(Analysis[list[Diagnostic]]):
         path = static_path(node)
         if path is None:
             return None
-        kind, value = self.ctx.source.lookup(path[0])
-        if kind in ("undefined", "enclosing"):
-            return None
-        for attr in path[1:]:
-            value = getattr(value, attr, None)
-        return value
+        return self.ctx.source.resolve(path)[1]  # guarded: see `srcad.guards`
 
     def _check(self, node: gast.AST, function: gast.FunctionDef) -> list[Diagnostic]:
         if isinstance(node, gast.Assign | gast.AugAssign | gast.Delete):

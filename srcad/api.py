@@ -12,8 +12,10 @@ import numpy as np
 from srcad import compiler
 from srcad.entry import Entry
 from srcad.errors import SrcadError
+from srcad.guards import Guards
 from srcad.kinds import Signature, signature
 from srcad.registry import REGISTRY, RuleFn, scalar_frule, scalar_rrule
+from srcad.source import TRANSPARENT_WRAPPERS
 from srcad.tangents import NoTangent, ZeroTangent, materialize, unthunk
 
 Wrt = int | str | tuple[int | str, ...]
@@ -101,7 +103,7 @@ class Differentiable:
         self._single = None if self._wrt_is_tuple else self._positions[0]
         # The function giving `(y, cotangents)`, and whether it leaves `y` out (None,
         # proven a real float), by the kinds of the arguments and whether `y` is needed.
-        self._gradients: dict[tuple[Signature, bool], tuple[RuleFn, bool]] = {}
+        self._gradients: dict[tuple[Signature, bool], tuple[RuleFn, bool, Guards]] = {}
         self._version = -1
         self._entries = {
             value: Entry(
@@ -139,17 +141,17 @@ class Differentiable:
             self._gradients.clear()
             self._version = REGISTRY.version
         found = self._gradients.get((kinds, value))
-        if found is not None:
-            return found
+        if found is not None and found[2].hold():  # its guards: `srcad.guards`
+            return found[:2]
         rule = REGISTRY.rrule_for(self.func)  # a registered rule wins over the source
         if rule is not None:
-            found = (_seeded(rule.rrule), False)
+            found = (_seeded(rule.rrule), False, Guards())
         else:
             compiled = compiler.compiled(self.func, self.wrt, "reverse", kinds, True, value)
-            found = (compiled.function, compiled.value_left_out)
+            found = (compiled.function, compiled.value_left_out, compiled.guards)
         self._gradients[(kinds, value)] = found
         self._entries[value].add(kinds, *found)
-        return found
+        return found[:2]
 
     def _general(self, args: tuple[Any, ...], kwargs: dict[str, Any], value: bool) -> Any:
         """What an entry function gives, for any call."""
@@ -204,6 +206,10 @@ class Differentiable:
 
     def __repr__(self) -> str:
         return f"<srcad.Differentiable {self.func.__qualname__} wrt={self.wrt}>"
+
+
+# Calling a `Differentiable` calls its function: srcad differentiates that function.
+TRANSPARENT_WRAPPERS.add(Differentiable)
 
 
 def _perturbable(primal: Any) -> bool:
