@@ -150,7 +150,9 @@ class Differentiable:
             compiled = compiler.compiled(self.func, self.wrt, "reverse", kinds, True, value)
             found = (compiled.function, compiled.value_left_out, compiled.guards)
         self._gradients[(kinds, value)] = found
-        self._entries[value].add(kinds, *found)
+        self._entries[value].add(
+            kinds, found[0], found[1], _entry_guards(self.func, found[2], args)
+        )
         return found[:2]
 
     def _general(self, args: tuple[Any, ...], kwargs: dict[str, Any], value: bool) -> Any:
@@ -206,6 +208,16 @@ class Differentiable:
 
     def __repr__(self) -> str:
         return f"<srcad.Differentiable {self.func.__qualname__} wrt={self.wrt}>"
+
+
+def _entry_guards(func: Callable[..., Any], guards: Guards, args: tuple[Any, ...]) -> Guards:
+    """The guards an entry function's branch for `args` checks: a call passing every
+    positional argument, and none keyword-only, never reads the function's default values
+    (reading a function's attribute costs as much as the rest of the entry's checks)."""
+    code = getattr(func, "__code__", None)
+    if code is None or len(args) < code.co_argcount or code.co_kwonlyargcount:
+        return guards
+    return guards.without(func, ("__defaults__", "__kwdefaults__"))
 
 
 # Calling a `Differentiable` calls its function: srcad differentiates that function.

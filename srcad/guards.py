@@ -78,6 +78,15 @@ class Guards:
     def union(*groups: Guards) -> Guards:
         return Guards(fact for group in groups for fact in group.facts)
 
+    def without(self, holder: Any, keys: Iterable[str]) -> Guards:
+        """These guards less the facts about attributes `keys` of `holder`."""
+        left_out = set(keys)
+        return Guards(
+            fact
+            for fact in self.facts
+            if not (fact.holder is holder and fact.kind == "attribute" and fact.key in left_out)
+        )
+
     def failing(self) -> list[Fact]:
         """The facts that no longer hold (for messages and tests)."""
         return [fact for fact in self.facts if not _holds(fact)]
