@@ -86,7 +86,8 @@ class Differentiable:
     Calling it runs the primal, unchanged. `grad(*args)` gives the gradient with respect
     to `wrt` (one value, or a tuple for a tuple `wrt`), `value_and_grad(*args)` the primal
     value and the gradient; both compile on first use for the kinds of the arguments
-    (`srcad.kinds`) and reuse the compiled code until a rule is registered. They are
+    (`srcad.kinds`) and reuse the compiled code until a rule is registered or one of
+    the facts it relies on changes (`srcad.guards`). They are
     functions srcad writes for this function (`srcad/entry.py`), so that a call costs
     little more than the generated gradient function it calls.
     """

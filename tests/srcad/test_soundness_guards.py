@@ -195,6 +195,18 @@ def test_only_known_wrappers_are_transparent() -> None:
     assert differentiated_function(np.tril) is np.tril.__wrapped__
 
 
+def test_wrapper_made_after_compiling_has_its_own_rules() -> None:
+    """`functools.wraps` copies `__dict__`, where srcad keeps a function's compiled code."""
+
+    def base(x: Any) -> Any:
+        return x * x
+
+    assert srcad.grad(base)(2.0) == pytest.approx(4.0)
+    wrapper = times10(base)
+    assert srcad.grad(wrapper)(2.0) == pytest.approx(40.0)
+    assert srcad.grad(base)(2.0) == pytest.approx(4.0)
+
+
 class Scaled:
     """A class-based decorator: `__wrapped__`, and a `__call__` that changes the value."""
 
@@ -300,6 +312,25 @@ def test_rebound_global_helper(helpers: types.ModuleType) -> None:
     assert grad_f(1.5) == pytest.approx(expected, rel=1e-6)  # the same grad function
     for result in through_every_entry(helpers.f, 1.5):
         assert result == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    "derivative, before, after",
+    [
+        (lambda f: srcad.hessian(f)(1.5), 6.0, 27.0),  # 3 x^2, then 3 x^3
+        (lambda f: srcad.grad(srcad.grad(f))(1.5), 6.0, 27.0),
+        (lambda f: srcad.jacobian(f, mode="forward")(1.5), 9.0, 20.25),
+        (lambda f: srcad.jacobian(f, mode="reverse")(1.5), 9.0, 20.25),
+        (lambda f: srcad.hessian_vector_product(f)(1.5, 2.0), 12.0, 54.0),
+    ],
+    ids=["hessian", "grad-of-grad", "jacobian-forward", "jacobian-reverse", "hvp"],
+)
+def test_rebound_global_through_higher_order_entries(
+    helpers: types.ModuleType, derivative: Any, before: float, after: float
+) -> None:
+    assert float(derivative(helpers.f)) == pytest.approx(before, rel=1e-6)
+    helpers.helper = helpers.cube
+    assert float(derivative(helpers.f)) == pytest.approx(after, rel=1e-6)
 
 
 def test_rebound_global_inside_a_loop_and_branch(helpers: types.ModuleType) -> None:
