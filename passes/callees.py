@@ -15,6 +15,7 @@ from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.nodes import Nodes
 from srcad.passes.scopes import LocalFunction, ScopeInfo, Scopes, parameters_of
 from srcad.primitives import logabsdet
+from srcad.source import differentiated_function
 
 # Callables without side effects, whose calls a gradient may skip when nothing reads what
 # they give. Not those that raise for some shapes (`np.dot`, `np.reshape`, `@`) nor
@@ -163,16 +164,11 @@ def is_static(node: gast.expr, scopes: ScopeInfo) -> bool:
 
 def static_value(path: list[str], ctx: Context) -> tuple[str, Any]:
     """Where the dotted name `path` (rooted outside the function, see `is_static`) lives
-    ("runtime", "closure", "global", "builtin", or "undefined"), and its object now."""
+    ("runtime", "closure", "global", "builtin", or "undefined"), and its object now: a fact
+    the compiled rule relies on, which its guards check on every call."""
     if len(path) == 1 and path[0] in ctx.runtime:  # a name srcad bound (`ctx.bind`)
         return "runtime", ctx.runtime[path[0]]
-    found, value = ctx.source.lookup(path[0])
-    try:
-        for attr in path[1:]:
-            value = getattr(value, attr)
-    except AttributeError:
-        return "undefined", None
-    return found, value
+    return ctx.source.resolve(path)  # guarded: see `srcad.guards`
 
 
 def _nested_calls(
@@ -275,6 +271,6 @@ def _is_callable_object(value: Any) -> bool:
     return (
         isinstance(call, types.FunctionType)
         and not isinstance(value, type)
-        and not hasattr(value, "__wrapped__")
+        and differentiated_function(value) is value  # not a transparent wrapper
         and not getattr(value, "is_generated_rule", False)
     )

@@ -168,12 +168,10 @@ class Kinds(Analysis["Kinds"]):
         runtime = self.ctx.runtime
         if path[0] in runtime:
             value = runtime[path[0]]
+            for attr in path[1:]:
+                value = getattr(value, attr, None)
         else:
-            found, value = self.ctx.source.lookup(path[0])
-            if found not in ("global", "closure", "builtin"):
-                value = None
-        for attr in path[1:]:
-            value = getattr(value, attr, None)
+            value = self.ctx.source.resolve(path)[1]  # guarded: see `srcad.guards`
         try:
             hash(value)
         except TypeError:

@@ -13,7 +13,6 @@ import random
 import sys
 import threading
 import types
-import weakref
 from typing import Any
 
 import gast
@@ -236,12 +235,7 @@ class Mutations(Analysis[list[Diagnostic]]):
         root = _root(node)
         if path is None or self.callee_info[1].kinds.get(root) in ("local", "parameter"):
             return None
-        kind, value = self.ctx.source.lookup(path[0])
-        if kind in ("undefined", "enclosing"):
-            return None
-        for attr in path[1:]:
-            value = getattr(value, attr, None)
-        return value
+        return self.ctx.source.resolve(path)[1]  # guarded: see `srcad.guards`
 
     def _made_here(self, node: gast.expr) -> bool:
         """Whether `node` names a value this function made for itself, whose change no
@@ -799,10 +793,10 @@ class _Reading(threading.local):
 
 _reading = _Reading()
 
-# Each function's own changes, and its calls (`Findings`), by the code they were read from.
-_read: weakref.WeakKeyDictionary[types.FunctionType, tuple[Any, Findings]] = (
-    weakref.WeakKeyDictionary()
-)
+# Each function's own changes, and its calls (`Findings`), by the code they were read from,
+# are kept on the function itself (`func.__dict__[_READ]`): they live as long as it does,
+# even where they name it (a recursive closure), which a weak-keyed table would not allow.
+_READ = "__srcad_changes__"
 _read_lock = threading.Lock()
 
 
@@ -848,12 +842,12 @@ def _changes_of(
 def _own_changes(func: types.FunctionType, fresh_self: bool) -> Findings:
     """What `func`'s own source changes that its caller can see, and the calls it makes."""
     key = (func.__code__, fresh_self)
-    known = _read.get(func)
+    known = func.__dict__.get(_READ)  # copied by `functools.wraps`: the key tells
     if known is not None and known[0] == key:
         return known[1]
     found = _read_own_changes(func, fresh_self)
     with _read_lock:
-        _read[func] = (key, found)
+        func.__dict__[_READ] = (key, found)
     return found
 
 

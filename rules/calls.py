@@ -16,6 +16,7 @@ from srcad.primitives import call, method
 from srcad.projection import ProjectTo
 from srcad.registry import CONFIG, REGISTRY, RuleSet, with_config
 from srcad.rules.containers import _cotangent_of_elements
+from srcad.source import differentiated_function
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("calls")
@@ -24,8 +25,10 @@ Pullback = Any
 
 
 def _is_function(f: Any) -> bool:
+    """A function, or a transparent wrapper of one (`source.differentiated_function`):
+    not a callable object, whose class's `__call__` is differentiated."""
     return isinstance(f, types.FunctionType | types.BuiltinFunctionType | np.ufunc | type) or (
-        hasattr(f, "__wrapped__")
+        differentiated_function(f) is not f
     )
 
 

@@ -28,8 +28,10 @@ from srcad.callables import (
 from srcad.entry import Entry
 from srcad.errors import SrcadError
 from srcad.fitting import check_seed
+from srcad.guards import Guards
 from srcad.kinds import Signature, signature
 from srcad.registry import REGISTRY, RuleFn, scalar_frule, scalar_rrule
+from srcad.source import TRANSPARENT_WRAPPERS
 from srcad.tangents import NoTangent, ZeroTangent, materialize, unthunk
 
 
@@ -84,7 +86,8 @@ class Differentiable:
     Calling it runs the primal, unchanged. `grad(*args)` gives the gradient with respect
     to `wrt` (one value, or a tuple for a tuple `wrt`), `value_and_grad(*args)` the primal
     value and the gradient; both compile on first use for the kinds of the arguments
-    (`srcad.kinds`) and reuse the compiled code until a rule is registered. They are
+    (`srcad.kinds`) and reuse the compiled code until a rule is registered or one of
+    the facts it relies on changes (`srcad.guards`). They are
     functions srcad writes for this function (`srcad/entry.py`), so that a call costs
     little more than the generated gradient function it calls.
     """
@@ -102,7 +105,7 @@ class Differentiable:
         self._single = None if self._wrt_is_tuple else self._positions[0]
         # The function giving `(y, cotangents)`, and whether it leaves `y` out (None,
         # proven a real float), by the kinds of the arguments and whether `y` is needed.
-        self._gradients: dict[tuple[Signature, bool], tuple[RuleFn, bool]] = {}
+        self._gradients: dict[tuple[Signature, bool], tuple[RuleFn, bool, Guards]] = {}
         self._version = -1
         self._entries = {
             value: Entry(
@@ -144,20 +147,21 @@ class Differentiable:
             self._gradients.clear()
             self._version = REGISTRY.version
         found = self._gradients.get((kinds, value))
-        if found is not None:
-            return found
+        if found is not None and found[2].hold():  # its guards: `srcad.guards`
+            return found[:2]
         call = self._call
         call.check_arguments(args[len(call.bound) :], kwargs)
         rule = REGISTRY.rrule_for(call.function)  # a registered rule wins over the source
         if rule is not None:
-            found = (_seeded(rule.rrule), False)
+            found = (_seeded(rule.rrule), False, Guards())
         else:
             compiled = compiler.compiled(call.function, self.wrt, "reverse", kinds, True, value)
-            found = (compiled.function, compiled.value_left_out)
+            found = (compiled.function, compiled.value_left_out, compiled.guards)
         self._gradients[(kinds, value)] = found
         if not call.binds:  # the entry calls the gradient with the caller's arguments
-            self._entries[value].add(kinds, *found)
-        return found
+            guards = _entry_guards(call.function, found[2], args)
+            self._entries[value].add(kinds, found[0], found[1], guards)
+        return found[:2]
 
     def _general(self, args: tuple[Any, ...], kwargs: dict[str, Any], value: bool) -> Any:
         """What an entry function gives, for any call."""
@@ -228,6 +232,20 @@ class Differentiable:
 
     def __repr__(self) -> str:
         return f"<srcad.Differentiable {name_of(self.func)} wrt={self.wrt}>"
+
+
+def _entry_guards(func: Callable[..., Any], guards: Guards, args: tuple[Any, ...]) -> Guards:
+    """The guards an entry function's branch for `args` checks: a call passing every
+    positional argument, and none keyword-only, never reads the function's default values
+    (reading a function's attribute costs as much as the rest of the entry's checks)."""
+    code = getattr(func, "__code__", None)
+    if code is None or len(args) < code.co_argcount or code.co_kwonlyargcount:
+        return guards
+    return guards.without(func, ("__defaults__", "__kwdefaults__"))
+
+
+# Calling a `Differentiable` calls its function: srcad differentiates that function.
+TRANSPARENT_WRAPPERS.add(Differentiable)
 
 
 def differentiate(func: Callable[..., Any] | None = None, *, wrt: Wrt = 0) -> Any:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import ast
-import inspect
 import linecache
 import os
+import threading
 import types
-import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import gast
@@ -23,6 +22,7 @@ from srcad.errors import (
     SrcadError,
     UnsupportedSyntaxError,
 )
+from srcad.guards import Guards, function_facts
 from srcad.kinds import Signature, describe
 from srcad.passes import CHECKS, FORWARD, REVERSE, naming
 from srcad.passes.base import Context, function_of
@@ -32,7 +32,7 @@ from srcad.passes.operation_rules import MISSING_RULE, OperationRules
 from srcad.passes.scopes import Scopes
 from srcad.registry import REGISTRY, Rule
 from srcad.rules import RULE_SETS
-from srcad.source import FunctionSource, function_source
+from srcad.source import FunctionSource, differentiated_function, function_source
 
 REGISTRY.install(RULE_SETS)
 
@@ -47,14 +47,18 @@ class CompiledRule:
     filename: str
     callees: tuple[Callable[..., Any], ...] = ()
     value_left_out: bool = False  # a gradient function giving None for its proven-float value
+    # What the rule relies on that may change after it is compiled (`srcad.guards`):
+    # never call `function` unless `guards.hold()`.
+    guards: Guards = field(default_factory=Guards)
 
 
 class CompiledCall:
     """What emitted code calls for a Python function without a registered rule: the
     function's own generated rrule (or frule), compiled on first use and again after the
-    rule registry changes (so recursive functions can call themselves)."""
+    rule registry changes or its guards fail (so recursive functions can call themselves,
+    and a callee's rebound globals are seen)."""
 
-    __slots__ = ("__name__", "_rule", "_version", "func", "mode")
+    __slots__ = ("__name__", "_current", "func", "mode")
     is_generated_rule = True  # a call of it is a call of the function srcad generated
 
     def __init__(self, func: types.FunctionType, mode: str = "reverse") -> None:
@@ -62,20 +66,57 @@ class CompiledCall:
         self.mode = mode
         name = func.__name__.strip("<>")
         self.__name__ = naming.frule(name) if mode == "forward" else naming.rrule(name)
-        self._rule: Callable[..., Any] | None = None
-        self._version = -1
+        # The rule, its guards' check and the registry version it was compiled against:
+        # one tuple, replaced at once, so another thread never sees half of an update.
+        self._current: tuple[Callable[..., Any], Callable[[], bool], int] | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._version != REGISTRY.version or self._rule is None:
-            self._rule = compiled(self.func, None, self.mode).function
-            self._version = REGISTRY.version
-        return self._rule(*args, **kwargs)
+        current = self._current
+        if current is None or current[2] != REGISTRY.version or not current[1]():
+            rule = compiled(self.func, None, self.mode)
+            current = self._current = (rule.function, rule.guards.hold, REGISTRY.version)
+        return current[0](*args, **kwargs)
 
 
-_calls: dict[str, weakref.WeakKeyDictionary[types.FunctionType, CompiledCall]] = {
-    "reverse": weakref.WeakKeyDictionary(),
-    "forward": weakref.WeakKeyDictionary(),
-}
+def _nothing() -> None:
+    return None
+
+
+class _Compilations:
+    """What srcad compiled for one function: its rules by request (`compiled`) and the
+    `CompiledCall` of each mode. It is kept in the function's own `__dict__`, so that it
+    lives exactly as long as the function: a table keyed by weak references to functions
+    would keep every entry alive for good, since the entry holds its function (a
+    `CompiledCall`'s `func`, a guard's expected object, the closure cells of a recursive
+    nested function)."""
+
+    __slots__ = ("calls", "function", "rules")
+
+    def __init__(self, function: types.FunctionType) -> None:
+        self.function = function  # whose they are (`functools.wraps` copies `__dict__`)
+        # Replaced, never changed in place: a thread reading it never sees it change.
+        self.rules: dict[tuple[Any, ...], CompiledRule] = {}
+        self.calls: dict[str, CompiledCall] = {}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_nothing, ())  # pickling a function (cloudpickle) leaves compiled code out
+
+
+_COMPILATIONS = "__srcad_compiled__"
+
+# Held while compiling, so that two threads asking for one rule get the same one.
+# Re-entrant: compiling a function compiles the functions it calls.
+_lock = threading.RLock()
+
+
+def _compilations(func: types.FunctionType) -> _Compilations:
+    found = func.__dict__.get(_COMPILATIONS)
+    if found is None or found.function is not func:
+        with _lock:
+            found = func.__dict__.get(_COMPILATIONS)
+            if found is None or found.function is not func:
+                found = func.__dict__[_COMPILATIONS] = _Compilations(func)
+    return found
 
 
 class OptOutCall:
@@ -127,16 +168,18 @@ def forward_callee_rule(callee: Any) -> Rule | None:
 
 
 def compiled_rule(callee: Any, mode: str = "reverse") -> Rule | None:
-    """The rule srcad generates for `callee` if it is a Python function (or a decorated
-    one), else None."""
-    func = inspect.unwrap(callee) if hasattr(callee, "__wrapped__") else callee
+    """The rule srcad generates for `callee` if it is a Python function (or a function
+    behind a transparent wrapper, `source.differentiated_function`), else None."""
+    func = differentiated_function(callee)
     if not isinstance(func, types.FunctionType):
         return None
     code = func.__code__
     parameters = code.co_varnames[: code.co_argcount]
-    call = _calls[mode].get(func)
+    calls = _compilations(func).calls
+    call = calls.get(mode)
     if call is None:
-        call = _calls[mode][func] = CompiledCall(func, mode)
+        with _lock:
+            call = calls.setdefault(mode, CompiledCall(func, mode))
     return Rule(func, call, "compiled", parameters)
 
 
@@ -245,7 +288,8 @@ def _check_call_graph(ctx: Context, tree: gast.Module, name: str) -> None:
             continue  # recursion: the callee is this function, or one being compiled
         tried.add(rule.primal)
         try:
-            compiled(rule.primal, None, ctx.mode)
+            callee = compiled(rule.primal, None, ctx.mode)
+            ctx.source.facts += callee.guards.facts  # what it relies on, this rule does
         except SrcadError as error:
             callee = rule.primal.__qualname__
             where = ctx.diagnostic(
@@ -332,7 +376,8 @@ def emit(tree: gast.Module, ctx: Context, description: str) -> CompiledRule:
     compiled.__module__ = source.func.__module__
     compiled.__qualname__ = function.name  # as `srcad show` prints it, not the binder's locals
     callees = tuple(v.func for v in ctx.runtime.values() if isinstance(v, CompiledCall))
-    return CompiledRule(compiled, text, filename, callees, ctx.value_left_out)
+    guards = Guards([*function_facts(source.func), *source.facts])
+    return CompiledRule(compiled, text, filename, callees, ctx.value_left_out, guards)
 
 
 def _in_closure(module: ast.Module, free: list[str], runtime: list[str], name: str) -> ast.Module:
@@ -364,11 +409,6 @@ def _nested_code(code: types.CodeType, name: str) -> types.CodeType:
     raise AssertionError(f"no code object {name}")
 
 
-_cache: weakref.WeakKeyDictionary[Callable[..., Any], dict[tuple[Any, ...], CompiledRule]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
 def compiled_rrule(func: Callable[..., Any], wrt: tuple[str, ...] | None) -> CompiledRule:
     """`func`'s generated reverse rule for `wrt` (None: every positional parameter)."""
     return compiled(func, wrt, "reverse")
@@ -393,12 +433,19 @@ def compiled(
     `grad_f(*args) -> (y, pullback(1.0))` that `grad` calls; with `value=False`, `y` is
     None wherever the kinds prove it a real float, and the work done only for it is left
     out (`grad` needs the gradient alone)."""
-    key = (wrt, mode, REGISTRY.version, signature, fused, value)
-    if not isinstance(inspect.unwrap(func), types.FunctionType):
+    func = differentiated_function(func)
+    if not isinstance(func, types.FunctionType):
         function_source(func)  # raises SourceUnavailableError, naming what it is
-    per_function = _cache.setdefault(func, {})
-    found = per_function.get(key)
-    if found is None:
+    assert isinstance(func, types.FunctionType)
+    key = (wrt, mode, REGISTRY.version, signature, fused, value)
+    record = _compilations(func)
+    found = record.rules.get(key)
+    if found is not None and found.guards.hold():
+        return found
+    with _lock:
+        found = record.rules.get(key)  # compiled by another thread meanwhile?
+        if found is not None and found.guards.hold():
+            return found
         source = function_source(func)
         tree, ctx = new_context(source, wrt, mode, signature)
         ctx.fused = fused
@@ -409,10 +456,12 @@ def compiled(
         finally:
             _compiling.discard((func, mode))
         found = emit(tree, ctx, "gradient" if fused else f"{mode} rule")
-        # Rules compiled against an older registry are never asked for again.
-        for stale in [k for k in per_function if k[2] != REGISTRY.version]:
-            del per_function[stale]
-        per_function[key] = found
+        # Rules compiled against an older registry, or whose guards fail, are never
+        # asked for again.
+        version = REGISTRY.version
+        rules = {k: r for k, r in record.rules.items() if k[2] == version and r.guards.hold()}
+        rules[key] = found
+        record.rules = rules
     return found
 
 

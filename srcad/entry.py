@@ -11,7 +11,7 @@ kinds' gradient function, and returns what it gives where its type is the plain 
 floats, `srcad.grad(polynomial)` is:
 
     def grad(*args, **kwargs):
-        if not kwargs and REGISTRY.version == 12:
+        if not kwargs and REGISTRY.version == 12 and guards_hold():
             if len(args) == 1:
                 (x,) = args
                 if type(x) is float:
@@ -26,24 +26,38 @@ floats, `srcad.grad(polynomial)` is:
                     return finish(y, cotangents, args, kwargs, True)
         return general(args, kwargs)
 
+`guards_hold()` checks the guards of every branch's gradient function at once
+(`srcad.guards`: the callees named when they were compiled are still the objects those
+names name; one identity test each), and is left out where there are none.
+
 A gradient of another type (a symbolic zero, a NumPy scalar) goes to `finish`, which
 checks and materialises it; a gradient function that raises goes to `failed` first, which
 raises srcad's error instead where the function's result is no real scalar (the pullback
 was seeded for one); from Python 3.11 the `try` costs nothing until something raises.
-Every other call (other kinds, keyword arguments, a rule registered since) takes the
-general path, `general`, which compiles what it needs and then adds a branch: the entry
-is written again, and its code replaces the code of the same function object, so what
-`grad` returned stays the function to call.
+Every other call (other kinds, keyword arguments, a rule registered since, a guard that
+fails) takes the general path, `general`, which compiles what it needs and then adds a
+branch: the entry is written again, and its code replaces the code of the same function
+object, so what `grad` returned stays the function to call.
+
+Threads: `add` takes a lock; a call never does. A branch's gradient function lives in
+the namespace under a name that stays that of its kinds (`gradient_0` is always the one
+for the first kinds seen), and names are replaced, never deleted, before the code that
+reads them is: a thread still running the previous code calls a gradient for the kinds it
+tested.
 """
 
 from __future__ import annotations
 
+import builtins
 import keyword
+import threading
+import types
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from srcad.guards import Guards
 from srcad.kinds import FLOAT, INT, Kind, Signature, kind_of
 from srcad.registry import REGISTRY
 
@@ -77,7 +91,10 @@ class Entry:
         self.positions = positions
         self.single = single
         self.value = value
-        self.branches: dict[Signature, tuple[Callable[..., Any], bool]] = {}
+        # Per kinds: the gradient function, whether it leaves the value out, its guards.
+        self.branches: dict[Signature, tuple[Callable[..., Any], bool, Guards]] = {}
+        self._slots: dict[Signature, int] = {}  # the number in each kinds' `gradient_{n}`
+        self._lock = threading.Lock()
         self.namespace: dict[str, Any] = {
             "REGISTRY": REGISTRY,
             "general": general,
@@ -91,19 +108,33 @@ class Entry:
         self.version = REGISTRY.version
         self.function = self._written()
 
-    def add(self, kinds: Signature, gradient: Callable[..., Any], value_left_out: bool) -> None:
+    def add(
+        self,
+        kinds: Signature,
+        gradient: Callable[..., Any],
+        value_left_out: bool,
+        guards: Guards | None = None,
+    ) -> None:
         """A branch for arguments of `kinds`, calling `gradient`, which gives `(y,
-        cotangents)` (`y` None, proven a real float, where `value_left_out`)."""
-        if REGISTRY.version != self.version:
-            for index in range(len(self.branches)):
-                del self.namespace[f"gradient_{index}"]
-            self.branches.clear()
-            self.version = REGISTRY.version
-        if len(self.branches) >= MAX_BRANCHES or not self._plain_kinds(kinds):
-            return
-        self.namespace[f"gradient_{len(self.branches)}"] = gradient
-        self.branches[kinds] = (gradient, value_left_out)
-        self.function.__code__ = self._written().__code__
+        cotangents)` (`y` None, proven a real float, where `value_left_out`), as long as
+        its `guards` hold."""
+        guards = guards or Guards()
+        with self._lock:
+            if REGISTRY.version != self.version:
+                self.branches.clear()
+                self.version = REGISTRY.version
+            # A branch whose guards fail is compiled again when its kinds come back.
+            branches = {k: b for k, b in self.branches.items() if b[2].hold()}
+            if kinds not in branches and len(branches) >= MAX_BRANCHES:
+                return
+            if not self._plain_kinds(kinds):
+                return
+            slot = self._slots.setdefault(kinds, len(self._slots))
+            self.namespace[f"gradient_{slot}"] = gradient
+            branches[kinds] = (gradient, value_left_out, guards)
+            self.branches = branches
+            self.namespace["guards_hold"] = Guards.union(*(b[2] for b in branches.values())).hold
+            self.function.__code__ = self._code()
 
     def _plain_kinds(self, kinds: Signature) -> bool:
         """Whether the plain result for `kinds` is known: a float or float array in each
@@ -114,10 +145,12 @@ class Entry:
         """The entry function's text, as it stands."""
         lines = [f"def {self.name}(*args, **kwargs):"]
         if self.branches:
-            lines.append(f"    if not kwargs and REGISTRY.version == {self.version}:")
+            guarded = any(guards for _, _, guards in self.branches.values())
+            checked = " and guards_hold()" if guarded else ""
+            lines.append(f"    if not kwargs and REGISTRY.version == {self.version}{checked}:")
         by_count: dict[int, list[tuple[int, Signature]]] = {}  # branches by argument count
-        for index, kinds in enumerate(self.branches):
-            by_count.setdefault(len(kinds), []).append((index, kinds))
+        for kinds in self.branches:
+            by_count.setdefault(len(kinds), []).append((self._slots[kinds], kinds))
         for count, group in by_count.items():
             names = self._names(count)
             lines.append(f"        if len(args) == {count}:")
@@ -131,7 +164,7 @@ class Entry:
 
     def _branch(self, index: int, kinds: Signature, names: list[str]) -> list[str]:
         """The branch calling `gradient_{index}`, for arguments of `kinds`."""
-        _, value_left_out = self.branches[kinds]
+        _, value_left_out, _ = self.branches[kinds]
         tests = [_test(name, kind) for name, kind in zip(names, kinds, strict=True)]
         results = {f"d{names[p]}": p for p in self.positions}  # gradient: its position
         checks = [_result_test(result, kinds[p]) for result, p in results.items()]
@@ -158,8 +191,8 @@ class Entry:
     def _names(self, count: int) -> list[str]:
         """Local names for `count` positional arguments: the parameters' where they are
         free to use."""
-        taken = {*self.namespace, "args", "kwargs", "y", "cotangents"}
-        taken |= {f"gradient_{i}" for i in range(MAX_BRANCHES)}
+        taken = {*self.namespace, "args", "kwargs", "y", "cotangents", "guards_hold"}
+        taken |= {f"gradient_{i}" for i in range(len(self._slots) + MAX_BRANCHES)}
         names = []
         for i in range(count):
             name = self.parameters[i] if i < len(self.parameters) else ""
@@ -173,10 +206,19 @@ class Entry:
         return names
 
     def _written(self) -> Any:
-        text = self.source()
-        filename = f"<srcad entry {self.name}>"
-        exec(compile(text, filename, "exec"), self.namespace)
-        return self.namespace.pop(self.name)
+        """The entry function, as first written (no branches)."""
+        # As `exec` would: without it, every builtin the entry reads is a slow lookup.
+        self.namespace["__builtins__"] = builtins.__dict__
+        return types.FunctionType(self._code(), self.namespace, self.name)
+
+    def _code(self) -> types.CodeType:
+        """The code of the entry function as it stands (compiled, never run: the namespace
+        other threads read is left alone)."""
+        module = compile(self.source(), f"<srcad entry {self.name}>", "exec")
+        for constant in module.co_consts:
+            if isinstance(constant, types.CodeType) and constant.co_name == self.name:
+                return constant
+        raise AssertionError(f"no code object {self.name}")
 
 
 def _is_float(kind: Kind | None) -> bool:

@@ -1,20 +1,25 @@
 """Find a function's source tree and environment: parse its whole file, locate it by line."""
 
 from __future__ import annotations
+import __future__
 
 import ast
 import builtins
-import inspect
+import functools
 import linecache
+import sys
 import types
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import gast
+import numpy as np
 
 from srcad import syntax
 from srcad.errors import Diagnostic, SourceUnavailableError
+from srcad.guards import Fact, name_facts
 
 
 @dataclass
@@ -33,6 +38,8 @@ class FunctionSource:
     # names, which exist only while it runs.
     enclosing: frozenset[str] = frozenset()
     file: _File | None = None  # the parsed file `definition` is from, if any
+    # What the names this compilation resolved (`resolve`) named: the guards of its rule.
+    facts: list[Fact] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -70,6 +77,7 @@ class FunctionSource:
             self.globals,
             self.closure,
             frozenset(enclosing) | self.enclosing,
+            facts=self.facts,
         )
 
     def line(self, lineno: int) -> str:
@@ -105,6 +113,20 @@ class FunctionSource:
             return "builtin", builtins_ns[name]
         return "undefined", None
 
+    def resolve(self, path: list[str]) -> tuple[str, Any]:
+        """Where the dotted name `path` (`np.linalg.norm`, not bound in the function)
+        lives and the object it names now (None where it names none): what the compiled
+        rule relies on, so the guards of the rule (`srcad.guards`) check it is still so.
+        A name of the enclosing function (which exists only while it runs) gives
+        ("enclosing", None)."""
+        if path[0] in self.enclosing:
+            return "enclosing", None
+        facts, where, value = name_facts(path, self.closure, self.globals)
+        if where == "undefined":
+            return where, None  # a name that names nothing is refused where called
+        self.facts += facts
+        return where, value
+
 
 # A file's function and lambda nodes (`ast`'s), by line (see `_File`).
 Definitions = dict[int, list[ast.AST]]
@@ -127,6 +149,12 @@ class _File:
                     self.functions.setdefault(line, []).append(node)
         self._lambdas: Definitions | None = None
         self._converted: dict[ast.AST, gast.AST] = {}
+        # The definition each code object was found to be compiled from (`definition_of`).
+        self._definitions: weakref.WeakKeyDictionary[types.CodeType, ast.AST] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._classes: dict[ast.AST, str] | None = None
+        self._imports: set[str] | None = None
 
     def lambdas(self) -> Definitions:
         if self._lambdas is None:
@@ -145,6 +173,194 @@ class _File:
 
     def has_converted(self, node: ast.AST) -> bool:
         return node in self._converted
+
+    def definitions_of(self, code: types.CodeType, transformed: bool = False) -> list[ast.AST]:
+        """The definitions of the file that `code` was compiled from: those starting on its
+        first line that compile to the same code (one, unless several identical ones share
+        a line). Empty where the file has changed since.
+
+        `transformed`: the module was imported through a loader that may change the tree
+        before compiling it (pytest rewrites `assert`s, typeguard adds checks), so `code`
+        is compared with what the text compiles to more loosely (`_like_code`)."""
+        found = self._definitions.get(code)
+        if found is not None:
+            return [found]
+        candidates = self.candidates(code)
+        if transformed:
+            matches = [
+                node
+                for node in candidates
+                if _like_code(self._compiled(node, code), code) and _within(code, node)
+            ]
+        else:
+            matches = [n for n in candidates if _same_code(self._compiled(n, code), code)]
+        if len(matches) == 1:
+            self._definitions[code] = matches[0]
+        return matches
+
+    def candidates(self, code: types.CodeType) -> list[ast.AST]:
+        """The definitions starting on `code`'s first line (a `def` by any name: code may
+        be renamed, as `registry.named` does; a lambda, for a lambda's code)."""
+        line = code.co_firstlineno
+        found = list(self.functions.get(line, []))
+        if code.co_name == "<lambda>":
+            found += self.lambdas().get(line, [])
+        return found
+
+    def _compiled(self, node: ast.AST, code: types.CodeType) -> types.CodeType | None:
+        """The code the definition `node` compiles to in a scope like the one `code` was
+        compiled in: in a module importing what the file imports; inside a function
+        defining `code`'s free variables, if any (so they are free variables again); for a
+        definition in a class, in a class of that name (private names are mangled with it)."""
+        statement: ast.stmt = node if isinstance(node, ast.stmt) else ast.Expr(node)  # type: ignore[arg-type]
+        body: list[ast.stmt] = [statement]
+        owner = self._enclosing_classes().get(node)
+        if owner is not None:
+            body = [ast.ClassDef(owner, [], [], body, [])]
+        free = [name for name in code.co_freevars if name != "__class__"]
+        if free:  # else at the module's level: a name of its own is a global there
+            names: list[ast.expr] = [ast.Name(name, ast.Store()) for name in free]
+            body.insert(0, ast.Assign(names, ast.Constant(None)))
+            arguments = ast.arguments([], [], None, [], [], None, [])
+            body = [ast.FunctionDef("__srcad_outer__", arguments, body, [], None)]
+        # Python 3.11 compiles `np.sum(x)` differently where the module imports `np`.
+        imports: list[ast.stmt] = [
+            ast.Import([ast.alias(name)]) for name in sorted(self._imported_names())
+        ]
+        module = ast.Module([*imports, *body], [])
+        if statement is not node:
+            ast.copy_location(statement, node)
+        ast.fix_missing_locations(module)  # the wrapper's nodes: line 1
+        flags = code.co_flags & _FUTURE_FLAGS
+        try:
+            module_code = compile(module, code.co_filename, "exec", flags, dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return None
+        return _find_code(module_code, getattr(node, "name", "<lambda>"), code.co_firstlineno)
+
+    def _imported_names(self) -> set[str]:
+        """The names the module's own scope binds by `import`."""
+        if self._imports is None:
+            self._imports = set()
+            todo: list[ast.AST] = list(self.tree.body)
+            while todo:
+                node = todo.pop()
+                if isinstance(node, ast.Import | ast.ImportFrom):
+                    for alias in node.names:
+                        if alias.name != "*":
+                            self._imports.add((alias.asname or alias.name).split(".")[0])
+                elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    todo.extend(
+                        child
+                        for child in ast.iter_child_nodes(node)
+                        if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case)
+                    )
+        return self._imports
+
+    def _enclosing_classes(self) -> dict[ast.AST, str]:
+        """The innermost class each definition of the file is written in, if any."""
+        if self._classes is None:
+            self._classes = {}
+            todo: list[tuple[ast.AST, str | None]] = [(self.tree, None)]
+            while todo:
+                node, owner = todo.pop()
+                for child in ast.iter_child_nodes(node):
+                    if owner is not None and isinstance(child, _DEFINITIONS):
+                        self._classes[child] = owner
+                    todo.append((child, child.name if isinstance(child, ast.ClassDef) else owner))
+        return self._classes
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+# The `from __future__` flags a code object records, which change what its text compiles to.
+_FUTURE_FLAGS = functools.reduce(
+    lambda flags, name: flags | getattr(__future__, name).compiler_flag,
+    __future__.all_feature_names,
+    0,
+)
+# Flags that say where a code object was defined, not what it does.
+_PLACE_FLAGS = 0x10  # CO_NESTED
+
+
+def _like_code(ours: types.CodeType | None, theirs: types.CodeType) -> bool:
+    """Whether `theirs` may be `ours` with code added by an import hook: the same
+    parameters and first line, its own names, variables and constants among those of
+    `theirs`, and its lines those of the text."""
+    if ours is None:
+        return False
+    count = ours.co_argcount + ours.co_kwonlyargcount
+    if ours.co_varnames[:count] != theirs.co_varnames[:count] or (
+        ours.co_firstlineno,
+        ours.co_argcount,
+        ours.co_posonlyargcount,
+        ours.co_kwonlyargcount,
+    ) != (
+        theirs.co_firstlineno,
+        theirs.co_argcount,
+        theirs.co_posonlyargcount,
+        theirs.co_kwonlyargcount,
+    ):
+        return False
+    names = {*theirs.co_names, *theirs.co_freevars, *theirs.co_varnames, *theirs.co_cellvars}
+    if not {*ours.co_names, *ours.co_freevars, *ours.co_varnames, *ours.co_cellvars} <= names:
+        return False
+    constants = [c for c in theirs.co_consts if not isinstance(c, types.CodeType)]
+    if any(c not in constants for c in ours.co_consts if not isinstance(c, types.CodeType)):
+        return False
+    return {line for *_, line in ours.co_lines()} <= {line for *_, line in theirs.co_lines()} | {
+        None
+    }
+
+
+def _within(code: types.CodeType, node: ast.AST) -> bool:
+    """Whether the source positions of `code`'s instructions (Python 3.11+) lie in the
+    text of `node` (the prologue's, at column 0 of the first line, aside)."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None:
+        return True
+    start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    end = (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+    return all(
+        start <= (line, column) and (end_line, end_column) <= end
+        for line, end_line, column, end_column in positions()
+        if line is not None and column is not None and end_column
+    )
+
+
+def _find_code(code: types.CodeType, name: str, line: int) -> types.CodeType | None:
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            if constant.co_name == name and constant.co_firstlineno == line:
+                return constant
+            found = _find_code(constant, name, line)
+            if found is not None:
+                return found
+    return None
+
+
+def _same_code(ours: types.CodeType | None, theirs: types.CodeType) -> bool:
+    """Whether two code objects were compiled from the same text: the same instructions,
+    names, constants (nested code compared in turn) and source positions."""
+    if ours is None:
+        return False
+    fields = ("co_code", "co_names", "co_varnames", "co_freevars", "co_cellvars", "co_argcount",
+              "co_posonlyargcount", "co_kwonlyargcount", "co_firstlineno")  # fmt: skip
+    if any(getattr(ours, f) != getattr(theirs, f) for f in fields):
+        return False
+    if (ours.co_flags | _PLACE_FLAGS) != (theirs.co_flags | _PLACE_FLAGS):
+        return False
+    # Python 3.11+: columns tell apart the identical lambdas of one line.
+    positions = getattr(theirs, "co_positions", None)
+    if positions is not None and list(ours.co_positions()) != list(positions()):  # type: ignore[attr-defined]
+        return False
+    if len(ours.co_consts) != len(theirs.co_consts):
+        return False
+    return all(
+        _same_code(a, b)
+        if isinstance(a, types.CodeType) and isinstance(b, types.CodeType)
+        else type(a) is type(b) and (a == b or (a != a and b != b))
+        for a, b in zip(ours.co_consts, theirs.co_consts, strict=True)
+    )
 
 
 # The classes of statement that hold statements.
@@ -211,13 +427,55 @@ def _function_def(node: gast.AST) -> gast.FunctionDef:
     return syntax.located(function, node)
 
 
+# Wrappers whose call is the call of their `__wrapped__` function with the same arguments,
+# giving the same value (see `differentiated_function`); `srcad.api` adds `Differentiable`.
+TRANSPARENT_WRAPPERS: set[type] = {functools._lru_cache_wrapper, type(np.sum)}
+
+
+def differentiated_function(callee: Any) -> Any:
+    """What srcad differentiates for `callee`: `callee` itself, or the function behind a
+    wrapper known to be transparent, whose call is the call of its `__wrapped__` function
+    with the same arguments, giving the same value (`TRANSPARENT_WRAPPERS`): srcad's own
+    `Differentiable`; a `functools.lru_cache` or `functools.cache` (which returns what the
+    function returned for equal arguments: the gradient calls the function itself, and
+    neither reads nor fills the cache); a NumPy function's dispatcher (which calls its
+    implementation for arrays and floats, the arguments srcad's rules pass).
+
+    Any other wrapper, above all a `functools.wraps` decorator, is a function (or callable
+    object) of its own, differentiated through its own source: what it does to the value
+    (`return 10 * fn(*args)`) is part of the derivative."""
+    while isinstance(callee, tuple(TRANSPARENT_WRAPPERS)):
+        wrapped = getattr(callee, "__wrapped__", None)
+        if wrapped is None:
+            break
+        callee = wrapped
+    return callee
+
+
+def _transformed(func: types.FunctionType) -> bool:
+    """Whether `func`'s module was imported through a loader other than Python's own, which
+    may have changed its tree before compiling it (pytest's assertion rewriting)."""
+    module = sys.modules.get(func.__module__)
+    loader = getattr(getattr(module, "__spec__", None), "loader", None)
+    return loader is not None and type(loader).__module__ not in _PYTHON_LOADERS
+
+
+_PYTHON_LOADERS = frozenset({"_frozen_importlib_external", "_frozen_importlib", "zipimport"})
+
+
 def function_source(func: Callable[..., Any]) -> FunctionSource:
-    """Locate `func`'s definition in its file's syntax tree, with its globals and closure."""
-    func = inspect.unwrap(func)
+    """Locate `func`'s definition in its file's syntax tree, with its globals and closure.
+
+    The file is read again where it changed on disk since it was last read (`linecache`),
+    and the definition found is the one `func`'s code was compiled from: a definition
+    that compiles to other code (the file was edited, and its module not reloaded) is
+    refused, never differentiated in its place."""
+    func = differentiated_function(func)
     if not isinstance(func, types.FunctionType):
         raise _unavailable(func, f"it is a {type(func).__name__}, not a Python function")
     code = func.__code__
     filename = code.co_filename
+    linecache.checkcache(filename)  # a stat: compiling is rare, and this is once per compile
     lines = linecache.getlines(filename, func.__globals__)
     if not lines:
         raise _unavailable(func, f"its source file {filename!r} cannot be read")
@@ -225,18 +483,18 @@ def function_source(func: Callable[..., Any]) -> FunctionSource:
         file = _file(filename, lines)
     except SyntaxError as error:
         raise _unavailable(func, f"its file {filename!r} does not parse ({error})") from None
-    line = code.co_firstlineno
-    at_line = file.functions.get(line, [])  # a generated function may have been renamed
-    matches = [node for node in at_line if getattr(node, "name", None) == func.__name__]
-    if func.__name__ == "<lambda>":
-        matches += file.lambdas().get(line, [])
-    if not matches and len(at_line) == 1:
-        matches = at_line
+    matches = file.definitions_of(code, _transformed(func))
     if not matches:
-        raise _unavailable(func, f"no definition of it at {filename}:{code.co_firstlineno}")
-    if len(matches) > 1:
-        raise _unavailable(
-            func, f"{filename}:{code.co_firstlineno} defines {len(matches)} such functions"
+        where = f"{filename}:{code.co_firstlineno}"
+        problem = (
+            f"the definition at {where} is not the text it was compiled from"
+            if file.candidates(code)
+            else f"no definition of it at {where}"
+        )
+        raise SourceUnavailableError(
+            f"cannot differentiate {func.__qualname__}: {problem}: the file changed since its "
+            "module was imported; reload the module (importlib.reload) or define the "
+            "function again"
         )
     closure = dict(zip(code.co_freevars, func.__closure__ or (), strict=True))
     return FunctionSource(func, matches[0], filename, lines, func.__globals__, closure, file=file)

@@ -1,0 +1,194 @@
+"""Guards: the facts compiled code relies on that can change after it is compiled, each
+checked on entry by one generated function.
+
+srcad resolves a callee when it compiles: `helper(x)` becomes a call of the rule srcad
+built for the object `helper` named then, and `np.sum(x)` a call of `np.sum`'s rule. The
+primal reads those names when it runs, so a name rebound since (`M.helper = other`, a
+notebook cell defining `helper` again, `np.sum` monkeypatched, a closure cell set to
+another function, `%autoreload` replacing a function's `__code__`) would leave the
+gradient differentiating the old callee. Each such resolution is a `Fact`: reading
+`holder` (a namespace, a closure cell, an object's attribute) gives `expected` (the very
+object). A compiled rule keeps the facts it relies on, those of the rules it calls
+included, and is never used unless they all hold; when one fails, srcad compiles again.
+
+Values the emitted code reads live (a global constant `SCALE`) need no fact: the code
+reads the value it is called with, as the primal does.
+
+The check is generated Python, one identity test per fact, so that a guard costs a few
+nanoseconds (`grad`'s entry function calls it before the gradient function):
+
+    def guards_hold():
+        try:
+            return h0['helper'] is e0 and e0.__code__ is e1 and h1['np'] is e2 and e2.sum is e3
+        except Exception:  # a name deleted, an attribute gone, a cell emptied
+            return False
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
+
+
+@dataclass(frozen=True, eq=False)
+class Fact:
+    """Reading `holder` gives the object `expected`: `holder[key]` for a namespace
+    (`"item"`, `MISSING` where the name must be absent), `holder.cell_contents` for a
+    closure cell (`"cell"`), `getattr(holder, key)` for an attribute (`"attribute"`)."""
+
+    kind: str
+    holder: Any
+    key: str
+    expected: Any
+
+    @property
+    def identity(self) -> tuple[str, int, str]:
+        """What two facts about the same place share (the holder is kept alive by both)."""
+        return (self.kind, id(self.holder), self.key)
+
+    def describe(self) -> str:
+        where = {"item": f"[{self.key!r}]", "cell": ".cell_contents", "attribute": f".{self.key}"}
+        return f"{type(self.holder).__name__}{where[self.kind]} is {self.expected!r}"
+
+
+def _always() -> bool:
+    return True
+
+
+class Guards:
+    """A set of facts and the generated function `hold()` checking them all."""
+
+    __slots__ = ("facts", "hold")
+
+    def __init__(self, facts: Iterable[Fact] = ()) -> None:
+        unique: dict[tuple[str, int, str], Fact] = {}
+        for fact in facts:
+            unique.setdefault(fact.identity, fact)
+        self.facts: tuple[Fact, ...] = tuple(unique.values())
+        self.hold: Callable[[], bool] = _checker(self.facts) if self.facts else _always
+
+    def __bool__(self) -> bool:
+        return bool(self.facts)
+
+    @staticmethod
+    def union(*groups: Guards) -> Guards:
+        return Guards(fact for group in groups for fact in group.facts)
+
+    def without(self, holder: Any, keys: Iterable[str]) -> Guards:
+        """These guards less the facts about attributes `keys` of `holder`."""
+        left_out = set(keys)
+        return Guards(
+            fact
+            for fact in self.facts
+            if not (fact.holder is holder and fact.kind == "attribute" and fact.key in left_out)
+        )
+
+    def failing(self) -> list[Fact]:
+        """The facts that no longer hold (for messages and tests)."""
+        return [fact for fact in self.facts if not _holds(fact)]
+
+
+def _holds(fact: Fact) -> bool:
+    try:
+        if fact.kind == "item":
+            return fact.holder.get(fact.key, MISSING) is fact.expected
+        if fact.kind == "cell":
+            return fact.holder.cell_contents is fact.expected
+        return getattr(fact.holder, fact.key, MISSING) is fact.expected
+    except Exception:
+        return False
+
+
+def _checker(facts: tuple[Fact, ...]) -> Callable[[], bool]:
+    """`guards_hold()`: one expression of identity tests, the holders and expected objects
+    read as globals of its own namespace (the fastest names Python reads)."""
+    namespace: dict[str, Any] = {"MISSING": MISSING}
+    names: dict[int, str] = {}  # an object's id: its name, so a chain reads `e0.sum`
+
+    def name_of(value: Any, prefix: str) -> str:
+        found = names.get(id(value))
+        if found is None:
+            found = names[id(value)] = f"{prefix}{len(names)}"
+            namespace[found] = value
+        return found
+
+    tests = []
+    for fact in facts:
+        holder = name_of(fact.holder, "h")
+        if fact.kind == "item":
+            if fact.expected is MISSING:
+                tests.append(f"{fact.key!r} not in {holder}")
+                continue
+            read = f"{holder}[{fact.key!r}]"
+        elif fact.kind == "cell":
+            read = f"{holder}.cell_contents"
+        elif fact.key.isidentifier():
+            read = f"{holder}.{fact.key}"
+        else:
+            read = f"getattr({holder}, {fact.key!r})"
+        expected = "MISSING" if fact.expected is MISSING else name_of(fact.expected, "e")
+        tests.append(f"{read} is {expected}")
+    text = (
+        "def guards_hold():\n"
+        "    try:\n"
+        f"        return {' and '.join(tests)}\n"
+        "    except Exception:\n"
+        "        return False\n"
+    )
+    exec(compile(text, "<srcad guards>", "exec"), namespace)
+    checker: Callable[[], bool] = namespace.pop("guards_hold")
+    return checker
+
+
+def name_facts(
+    path: list[str],
+    closure: dict[str, Any],
+    globals_: dict[str, Any],
+) -> tuple[list[Fact], str, Any]:
+    """The facts of resolving the dotted name `path` (`np.linalg.norm`) from a function's
+    closure cells, globals and builtins, where it lives ("closure", "global", "builtin",
+    "undefined") and the object it names now (`MISSING` where it names none)."""
+    root = path[0]
+    facts: list[Fact] = []
+    if root in closure:
+        cell = closure[root]
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            return [Fact("cell", cell, "", MISSING)], "undefined", MISSING
+        facts.append(Fact("cell", cell, "", value))
+        where = "closure"
+    elif root in globals_:
+        value = globals_[root]
+        facts.append(Fact("item", globals_, root, value))
+        where = "global"
+    else:
+        namespace = globals_.get("__builtins__", builtins)
+        if not isinstance(namespace, dict):
+            namespace = vars(namespace)
+        value = namespace.get(root, MISSING)
+        facts += [Fact("item", globals_, root, MISSING), Fact("item", namespace, root, value)]
+        where = "undefined" if value is MISSING else "builtin"
+    for attr in path[1:]:
+        if value is MISSING:
+            break
+        holder, value = value, getattr(value, attr, MISSING)
+        facts.append(Fact("attribute", holder, attr, value))
+    if value is MISSING:
+        where = "undefined"
+    return facts, where, value
+
+
+def function_facts(func: Any) -> list[Fact]:
+    """What a compiled rule of the Python function `func` relies on about `func` itself:
+    its code (which `%autoreload` replaces in place) and its default values (which the
+    compiled function copies)."""
+    return [
+        Fact("attribute", func, "__code__", func.__code__),
+        Fact("attribute", func, "__defaults__", func.__defaults__),
+        Fact("attribute", func, "__kwdefaults__", func.__kwdefaults__),
+    ]
