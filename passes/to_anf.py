@@ -408,6 +408,11 @@ class _Normaliser:
     def into(self, name: str, value: gast.expr) -> None:
         """Assign the flattened `value` to `name`."""
         if short_circuits(value):
+            if any(n.__class__ is gast.Name and n.id == name for n in syntax.walk(value)):
+                # `x = a or x`: the branches bind their target before the later operands
+                # run, so a value that reads its own target is selected into a temporary.
+                self._assign(name, self.atom(value))
+                return
             self.branching(name, value)
             return
         self._assign(name, self.operation(value))
