@@ -582,10 +582,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="short timings; write nothing")
     parser.add_argument("--only", metavar="TEXT", help="only the cases whose name has TEXT")
     parser.add_argument("--no-write", action="store_true", help="leave README.md as it is")
+    parser.add_argument(
+        "--fixed-costs", action="store_true", help="only srcad's fixed costs; write nothing"
+    )
     options = parser.parse_args(argv)
 
     timing = Timing(0.02, 3, 0.5) if options.quick else Timing()
     selected = [c for c in cases.CASES if not options.only or options.only in c.name]
+    if options.fixed_costs:
+        print("\n".join(fixed_costs(timing, selected)))
+        return 0
     started = time.perf_counter()
     rows = []
     for seed, case in enumerate(selected):
