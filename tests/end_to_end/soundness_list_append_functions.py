@@ -107,3 +107,58 @@ def return_list_after_reads(x):
     lst.append(sum(lst) * x)
     lst.append(sum(lst) * x)
     return np.array(lst)
+
+
+def append_while_iterating(x):
+    lst = [x, 2.0 * x]
+    for v in lst:
+        if len(lst) < 5:
+            lst.append(v * x)  # grows the list the loop walks
+    return lst[-1]
+
+
+def append_while_enumerating(x):
+    lst = [x]
+    for i, v in enumerate(lst):
+        if i < 3:
+            lst.append(v * x)  # grows the list the loop walks
+    return lst[-1]
+
+
+def append_while_zipping(x):
+    lst = [x]
+    other = [1.0, 2.0, 3.0]
+    for v, w in zip(lst, other):
+        lst.append(v * w * x)  # grows the list the loop walks
+    return lst[-1]
+
+
+def append_in_nested_loop_over_list(x):
+    lst = [x]
+    for _ in range(2):
+        for v in lst:
+            if len(lst) < 6:
+                lst.append(v + x)  # grows the list the loop walks
+    return lst[-1]
+
+
+def append_while_iterating_a_copy(x):
+    lst = [x, 2.0 * x]
+    for v in list(lst):
+        lst.append(v * x)
+    return lst[-1] + lst[2]
+
+
+def append_while_iterating_a_range_of_len(x):
+    lst = [x, 0.5]
+    for i in range(len(lst)):
+        lst.append(lst[i] * x)
+    return lst[-1] * lst[-2]
+
+
+def append_after_iterating(x):
+    lst = [x, 3.0]
+    for v in lst:
+        x = x * v
+    lst.append(x)
+    return lst[-1]

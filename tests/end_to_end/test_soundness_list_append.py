@@ -5,6 +5,7 @@ new list, so a rule that kept the list it read (for its pullback or its tangent)
 list, not one that grew after it. Checked against central finite differences."""
 
 import importlib.util
+import inspect
 import pathlib
 
 import numpy as np
@@ -96,3 +97,41 @@ def test_primal_list_is_not_changed_behind_a_rule():
     value, pullback = srcad.rrule(la.sum_then_append, 1.5)
     assert value == la.sum_then_append(1.5) == 2.5
     assert pullback(1.0)[1] == pytest.approx(1.0)
+
+
+ITERATED_WHILE_GROWN = [
+    la.append_while_iterating,
+    la.append_while_enumerating,
+    la.append_while_zipping,
+    la.append_in_nested_loop_over_list,
+]
+
+
+@pytest.mark.parametrize("f", ITERATED_WHILE_GROWN, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_append_to_the_list_a_loop_walks_is_refused(f, mode):
+    """Python's loop sees the items appended in its body; the normal form iterates over
+    the items on entry. Refused, at the append, in both modes."""
+    lines, start = inspect.getsourcelines(f)
+    line = start + next(i for i, text in enumerate(lines) if "grows the list" in text)
+    with pytest.raises(srcad.MutationError) as raised:
+        if mode == "grad":
+            srcad.grad(f)(0.9)
+        else:
+            srcad.jvp(f, (0.9,), (1.0,))
+    found = [(d.file, d.line, d.code) for d in raised.value.diagnostics]
+    assert found == [(la.__file__, line, "E302")]
+    assert "the `for` loop on line" in raised.value.diagnostics[0].message
+    assert "list(lst)" in raised.value.diagnostics[0].hint
+
+
+ITERATED_NOT_GROWN = [
+    ("append_while_iterating_a_copy", la.append_while_iterating_a_copy, 1.1),
+    ("append_while_iterating_a_range_of_len", la.append_while_iterating_a_range_of_len, 0.8),
+    ("append_after_iterating", la.append_after_iterating, 0.7),
+]
+
+
+@pytest.mark.parametrize("name, f, x", ITERATED_NOT_GROWN, ids=[c[0] for c in ITERATED_NOT_GROWN])
+def test_append_while_a_loop_walks_a_copy(name, f, x):
+    check_every_mode(f, x)
