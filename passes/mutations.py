@@ -89,6 +89,10 @@ _IN_PLACE_FUNCTIONS = (
 _TRUSTED_MODULES = frozenset({"numpy", "scipy", "srcad"}) | frozenset(sys.stdlib_module_names)
 
 
+# Builtins whose iterator reads the list it was given as it goes, so sees items appended
+# while it runs.
+_LAZY_ITERATORS = (enumerate, zip, iter, map, filter)
+
 # Functions that read a list without keeping it: a list passed only to these (and indexed,
 # iterated, returned, appended to) is shared with nothing that could see an append.
 # The nodes that can change a value: assignments and deletions (of an item or attribute),
@@ -266,6 +270,16 @@ class Mutations(Analysis[list[Diagnostic]]):
         if is_append_call(node):
             receiver = node.func.value
             name = receiver.id
+            loop = self._loop_iterating(node, name)
+            if loop is not None:
+                return self._report(
+                    node,
+                    SHARED_LIST,
+                    f"`{name}.append(...)` grows the list that the `for` loop on line "
+                    f"{loop.lineno} iterates over: Python's loop sees the new items",
+                    f"iterate over a copy, `for ... in list({name}):`, or over "
+                    f"`range(n)` with a bound you compute; " + self.rule_hint,
+                )
             if not (self._made_here(receiver) or self._fresh_list(function, node)):
                 return self._report(
                     node,
@@ -630,6 +644,36 @@ class Mutations(Analysis[list[Diagnostic]]):
             ):
                 return False
         return True
+
+    def _loop_iterating(self, append: gast.Call, name: str) -> gast.For | None:
+        """The `for` loop, around `append`, whose iterator walks the list `name` itself
+        (`for v in name`, `enumerate(name)`, `zip(name, ...)`): Python's loop then sees
+        the items appended in its body, the normal form's (a copy taken on entry) does not."""
+        inside = append
+        for ancestor in self._ancestors(append):
+            if isinstance(ancestor, gast.FunctionDef | gast.Lambda):
+                return None
+            in_body = isinstance(ancestor, gast.For) and any(inside is s for s in ancestor.body)
+            if in_body and any(
+                self._walks(ancestor.iter, n, name) for n in syntax.walk(ancestor.iter)
+            ):
+                return ancestor
+            inside = ancestor
+        return None
+
+    def _walks(self, iterable: gast.expr, node: gast.AST, name: str) -> bool:
+        """Whether `node`, in a loop's `iterable`, is `name` read by the loop's iterator
+        as it goes: the iterable itself, or an argument of a lazy iterator over it."""
+        if not (isinstance(node, gast.Name) and node.id == name):
+            return False
+        if node is iterable:
+            return True
+        parent = self.parents.get(node)
+        return (
+            isinstance(parent, gast.Call)
+            and node in parent.args
+            and any(self._resolve(parent.func) is lazy for lazy in _LAZY_ITERATORS)
+        )
 
     def _ancestors(self, node: gast.AST) -> list[gast.AST]:
         chain = []

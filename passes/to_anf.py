@@ -253,7 +253,8 @@ class _Normaliser:
 
     def _append(self, name: str, value: gast.expr) -> None:
         """`items.append(value)` as `items = append(items, value)`, through a primitive with
-        a rule (the same list, mutated: the checks made sure nothing else holds it)."""
+        a rule. The primitive makes a new list (the checks made sure nothing else holds the
+        old one), so what a rule kept of the list before the append stays as it was."""
         atom = self.atom(value)
         function = self.ctx.bind(append, "append")
         call = make(gast.Call, func=load(function), args=[load(name), atom], keywords=[])

@@ -62,7 +62,9 @@ def make_dict_rrule(keys: tuple[Any, ...], *values: Any) -> tuple[dict[Any, Any]
 
 @rules.rrule(append)
 def append_rrule(items: list[Any], value: Any) -> tuple[list[Any], Pullback]:
-    """`items.append(value)` on a list only this function holds (the checks make sure)."""
+    """`items.append(value)` on a list only this function holds (the checks make sure), as
+    a new list: the cotangent of the old one is that of the new one less its last element,
+    which goes to `value`."""
     count = len(items) + 1
     result = append(items, value)
 

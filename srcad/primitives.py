@@ -24,10 +24,13 @@ def make_dict(keys: tuple[Any, ...], *values: Any) -> dict[Any, Any]:
 
 
 def append(items: list[Any], value: Any) -> list[Any]:
-    """`items.append(value)`, returning the same (mutated) list: the normal form rebinds
-    the name to it, which changes nothing for a list no one else holds."""
-    items.append(value)
-    return items
+    """`items.append(value)` as a new list, one longer: the normal form rebinds the name to
+    it, which changes nothing for a list no one else holds (the checks in
+    `passes/mutations.py` make sure). A new list, not the old one changed: a rule that read
+    the list whole before the append (`sum(items)`, `len`, `np.array`, indexing) may keep
+    it for its pullback or its tangent, and must see the list it was given, not one that
+    grew after it."""
+    return [*items, value]
 
 
 def iterate(value: Any) -> list[Any]:
