@@ -34,6 +34,14 @@ class ScopeInfo:
         # Beniget's def-use chains of the function, where `Scopes` needed them.
         self.chains: beniget.DefUseChains | None = None
 
+    @property
+    def capturable(self) -> set[str]:
+        """The names a function nested in this one may read from it: its parameters and
+        locals, and, in a nested function itself, those of the enclosing functions (a
+        function nested two deep reads them through this one, whose rule gives their
+        cotangents or reads their tangents in turn)."""
+        return set(self.parameters) | self.locals | self._source.enclosing
+
     @cached_property
     def definitions(self) -> dict[gast.stmt, gast.FunctionDef]:
         """The nested functions defined in the function's own statements, by the statement
