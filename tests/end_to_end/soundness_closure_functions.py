@@ -165,3 +165,20 @@ def scalar_nested_nested(x, y):
         return h() + x.real
 
     return g(y) * x
+
+
+def comprehension_variable_shadows_captured(x, y):
+    def g(s):
+        return sum([x * s for x in y]) + x.sum()
+
+    return np.sum(g(2.0) * x)
+
+
+def inner_parameter_shadows_captured(x, y):
+    def g(s):
+        def h(x):
+            return x * s
+
+        return h(s) + x.T.sum()
+
+    return np.sum(g(y) ** 2)

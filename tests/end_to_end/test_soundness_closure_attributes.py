@@ -1,8 +1,9 @@
 """A nested function or lambda reading a variable of the enclosing function (fuzzer seed
 1470: `def g(s): return x.T` gave zero derivatives in every mode). Each way Python allows
 (an attribute, a method call, a subscript, a comprehension, a function nested two or three
-deep) carries the derivative, checked against central finite differences in every entry
-point; a default value reading a differentiated value is refused with a located diagnostic.
+deep, with names that an inner scope shadows) carries the derivative, checked against
+central finite differences in every entry point; a default value reading a differentiated
+value is refused with a located diagnostic.
 """
 
 import importlib.util
@@ -92,6 +93,8 @@ ARRAY_READS = [
     sc.three_deep_reads_attribute,
     sc.captured_attribute_in_loop,
     sc.default_reads_only_constants,
+    sc.comprehension_variable_shadows_captured,
+    sc.inner_parameter_shadows_captured,
 ]
 FLOAT_READS = [sc.scalar_captured, sc.scalar_lambda_reads_attribute, sc.scalar_nested_nested]
 
