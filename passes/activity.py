@@ -142,7 +142,7 @@ class Activity(Analysis[set[str]]):
     def run(self, tree: gast.Module, ctx: Context) -> set[str]:
         callees = ctx.analysis(Callees, tree).callees
         scopes = ctx.analysis(Scopes, tree)
-        outer = set(scopes.parameters) | scopes.locals
+        outer = scopes.capturable
         # Each statement that may carry a derivative: the names it reads, and those it binds.
         flows: list[tuple[list[str], list[str]]] = []
         registry = ctx.registry

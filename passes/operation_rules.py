@@ -11,7 +11,7 @@ from typing import Any
 import gast
 import numpy as np
 
-from srcad import primitives
+from srcad import primitives, syntax
 from srcad.errors import Diagnostic
 from srcad.passes.activity import (
     OPERATORS,
@@ -31,6 +31,7 @@ MISSING_RULE = "E210"
 ACTIVE_KEYWORD = "E211"
 ESCAPING_CLOSURE = "E212"
 RULE_ARGUMENTS = "E213"
+ACTIVE_DEFAULT = "E214"
 
 # What to write instead of indexing NumPy's index tricks with differentiated values.
 _INSTEAD = {id(np.r_): "np.concatenate", id(np.c_): "np.column_stack"}
@@ -148,6 +149,7 @@ class OperationRules(Analysis[RuleInfo]):
                 continue
             info.rules[statement] = rule
         self._check_escaping_closures(tree, ctx, active, info)
+        self._check_active_defaults(tree, ctx, active, info)
         return info
 
     @staticmethod
@@ -201,7 +203,7 @@ class OperationRules(Analysis[RuleInfo]):
         if not values:
             return  # no nested function is read as a value
         scopes = ctx.analysis(Scopes, tree)
-        outer = set(scopes.parameters) | scopes.locals
+        outer = scopes.capturable
         for value in values:
             node = value.node
             read = [
@@ -229,6 +231,32 @@ class OperationRules(Analysis[RuleInfo]):
                     "a nested function and a differentiated value", "give the function a "
                     "name of its own",
                 ))  # fmt: skip
+
+    @staticmethod
+    def _check_active_defaults(
+        tree: gast.Module, ctx: Context, active: set[str], info: RuleInfo
+    ) -> None:
+        """A nested function's default value is computed once, where the function is
+        defined, and a call that leaves the argument out takes it: no rule has a cotangent
+        or tangent for it that reaches the names it read. Defaults reading differentiated
+        values are refused; constant ones (or ones reading other values) are fine."""
+        for function in ctx.analysis(Scopes, tree).definitions.values():
+            args = function.args
+            for default in [*args.defaults, *(d for d in args.kw_defaults if d is not None)]:
+                read = [
+                    n.id
+                    for n in syntax.walk(default)
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+                ]
+                read = [name for name in dict.fromkeys(read) if name in active]
+                if read:
+                    names = ", ".join(f"`{name}`" for name in read)
+                    info.diagnostics.append(ctx.diagnostic(
+                        default, ACTIVE_DEFAULT, f"the default value of a parameter of the "
+                        f"nested function `{function.name}` reads differentiated values "
+                        f"({names}); srcad does not differentiate through defaults",
+                        "read the value in the function's body, or pass it as an argument",
+                    ))  # fmt: skip
 
     @staticmethod
     def _check_keywords(

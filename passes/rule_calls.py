@@ -59,7 +59,7 @@ class RuleCalls:
         self.rules = ctx.analysis(OperationRules, tree).rules
         self.callees = ctx.analysis(Callees, tree).callees
         scopes = ctx.analysis(Scopes, tree)
-        self.outer = set(scopes.parameters) | scopes.locals
+        self.outer = scopes.capturable
         self.local_rules = {}
         self.bound: dict[int, str] = {}  # `_bind`'s answers, by the id of the value
         return function

@@ -34,6 +34,14 @@ class ScopeInfo:
         # Beniget's def-use chains of the function, where `Scopes` needed them.
         self.chains: beniget.DefUseChains | None = None
 
+    @property
+    def capturable(self) -> set[str]:
+        """The names a function nested in this one may read from it: its parameters and
+        locals, and, in a nested function itself, those of the enclosing functions (a
+        function nested two deep reads them through this one, whose rule gives their
+        cotangents or reads their tangents in turn)."""
+        return set(self.parameters) | self.locals | self._source.enclosing
+
     @cached_property
     def definitions(self) -> dict[gast.stmt, gast.FunctionDef]:
         """The nested functions defined in the function's own statements, by the statement
@@ -191,22 +199,83 @@ def parameters_of(node: gast.FunctionDef) -> tuple[str, ...]:
     return tuple(a.id for a in [*node.args.posonlyargs, *node.args.args])
 
 
+_SCOPES = (
+    gast.FunctionDef,
+    gast.Lambda,
+    gast.ListComp,
+    gast.SetComp,
+    gast.DictComp,
+    gast.GeneratorExp,
+)
+
+
 def _bound_in(node: gast.FunctionDef | gast.Lambda) -> set[str]:
-    """The names a nested function binds itself: its parameters and what it assigns."""
-    return {
-        n.id
-        for n in syntax.walk(node)
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store | gast.Param)
-    }
+    """The names a nested function binds in its own scope: its parameters and what it
+    assigns (not what a function nested in it, or a comprehension's variable, binds:
+    those live in scopes of their own)."""
+    return _scope_names(node)[0]
+
+
+def _scope_names(node: gast.AST) -> tuple[set[str], list[str]]:
+    """The names the scope `node` (a function, lambda or comprehension) binds, and the
+    free names it reads, in order: those read in it, or in a scope nested in it, that it
+    does not bind itself. A nested function's default values and decorators, and a
+    comprehension's first iterable, are read in the scope around it: they count as the
+    reads of the scope that defines it."""
+    bound: set[str] = set()
+    read: list[str] = []
+    if isinstance(node, gast.FunctionDef | gast.Lambda):
+        arguments = node.args
+        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+        bound |= {a.id for a in [*every, arguments.vararg, arguments.kwarg] if a is not None}
+        todo: list[gast.AST] = list(node.body) if isinstance(node.body, list) else [node.body]
+    else:  # a comprehension: its targets are its own, its first iterable is the outside's
+        generators = node.generators
+        todo = [node.key, node.value] if isinstance(node, gast.DictComp) else [node.elt]
+        for i, generator in enumerate(generators):
+            todo += [generator.target, *([generator.iter] if i else []), *generator.ifs]
+
+    def visit(child: gast.AST) -> None:  # in the order of the source, like `syntax.walk`
+        if isinstance(child, gast.Name):
+            if isinstance(child.ctx, gast.Load):
+                read.append(child.id)
+            else:
+                bound.add(child.id)
+        elif isinstance(child, _SCOPES):
+            if isinstance(child, gast.FunctionDef):
+                bound.add(child.name)
+            for part in _outside_reads(child):
+                visit(part)
+            read.extend(_scope_names(child)[1])
+        else:
+            for grandchild in gast.iter_child_nodes(child):
+                visit(grandchild)
+
+    for child in todo:
+        visit(child)
+    return bound, [name for name in dict.fromkeys(read) if name not in bound]
+
+
+def _outside_reads(node: gast.AST) -> list[gast.AST]:
+    """The parts of a scope `node` that the scope around it evaluates."""
+    if isinstance(node, gast.FunctionDef | gast.Lambda):
+        arguments = node.args
+        parts = [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
+        return parts + list(getattr(node, "decorator_list", []))
+    return [node.generators[0].iter]
 
 
 def captured_names(node: gast.FunctionDef | gast.Lambda, outer: set[str]) -> list[str]:
-    """The names of `outer` that a nested function reads (and does not assign itself)."""
-    own = _bound_in(node)
-    read = [
-        n.id for n in syntax.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+    """The names of `outer` that a nested function reads (its default values among them)
+    and does not bind itself, found by Python's scope rules."""
+    read = _scope_names(node)[1]
+    defaults = [
+        n.id
+        for part in _outside_reads(node)
+        for n in syntax.walk(part)
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
     ]
-    return [name for name in dict.fromkeys(read) if name in outer and name not in own]
+    return [name for name in dict.fromkeys(defaults + read) if name in outer]
 
 
 def as_function_def(name: str, node: gast.Lambda) -> gast.FunctionDef:

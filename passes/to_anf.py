@@ -153,7 +153,10 @@ class _Normaliser:
     def __init__(self, ctx: Context, scopes: ScopeInfo) -> None:
         self.ctx = ctx
         self.scopes = scopes
-        self.user = set(scopes.parameters) | scopes.locals
+        # The names whose values the user's code computes: the function's own, and, in a
+        # nested function, the enclosing functions' it reads (values of the call, maybe
+        # differentiated, never static like a global's or a closure cell's).
+        self.user = scopes.capturable
         self.out: list[gast.stmt] = []
         self.origin: gast.stmt | None = None
         self.bound: set[str] = set()  # the names the statements emitted so far bind
@@ -454,7 +457,9 @@ class _Normaliser:
     # -- expressions -------------------------------------------------------------------
 
     def _is_static(self, node: gast.expr) -> bool:
-        """A constant, or a dotted name rooted in a global, closure or builtin name."""
+        """A constant, or a dotted name rooted in a global, closure or builtin name (not
+        in a name of the function or of an enclosing function: `x.T` of a captured `x` is
+        an operation on a value the derivative flows through)."""
         cls = node.__class__
         if cls is gast.Constant:
             return True
