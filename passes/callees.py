@@ -113,7 +113,7 @@ class Callees(Analysis[CalleeInfo]):
             if not isinstance(node, gast.Call) or is_append_call(node) or id(node) in inside:
                 continue  # `items.append(v)` becomes a primitive in the normal form
             callee = nested.get(node) or self._callee(node, scopes, ctx, info)
-            if _unpacks(node) and not self._unpackable(node, callee, ctx, info):
+            if unpacks(node) and not self._unpackable(node, callee, ctx, info):
                 continue
             name = getattr(node.func, "attr", None)
             if callee is primitives.method and name in IN_PLACE_METHODS:
@@ -172,7 +172,7 @@ class Callees(Analysis[CalleeInfo]):
         return value
 
 
-def _unpacks(node: gast.Call) -> bool:
+def unpacks(node: gast.Call) -> bool:
     """Whether a call unpacks arguments: `f(*args)` or `f(**options)`."""
     return any(a.__class__ is gast.Starred for a in node.args) or any(
         k.arg is None for k in node.keywords

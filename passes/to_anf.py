@@ -9,7 +9,7 @@ import gast
 
 from srcad import primitives, syntax
 from srcad.passes.base import Context, Transform, function_of
-from srcad.passes.callees import Callees, is_append_call
+from srcad.passes.callees import Callees, is_append_call, unpacks
 from srcad.passes.naming import derived_name
 from srcad.passes.scopes import COMPOUND, ScopeInfo, Scopes, scope_info
 from srcad.primitives import append
@@ -511,9 +511,7 @@ class _Normaliser:
     def _call(self, node: gast.Call) -> gast.expr:
         callees = self.ctx.analysis_result(Callees).callees
         callee = callees.get(node)
-        if any(a.__class__ is gast.Starred for a in node.args) or any(
-            k.arg is None for k in node.keywords
-        ):
+        if unpacks(node):
             return self._unpacked_call(node, callees)
         if callee is primitives.call:
             node.func = self.atom(node.func)

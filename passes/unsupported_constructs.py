@@ -13,7 +13,6 @@ from srcad.passes.base import Analysis, Context, function_of
 # Diagnostic codes of this check.
 UNSUPPORTED_STATEMENT = "E101"
 UNSUPPORTED_EXPRESSION = "E102"
-UNSUPPORTED_PARAMETER = "E103"
 
 _STATEMENT_NAMES: dict[type, str] = {
     gast.AsyncFor: "an `async for` loop",
@@ -55,7 +54,8 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
     expression statements, `return` anywhere, `if`/`elif`/`else`, `for` and `while` loops
     with `break` and `continue`; the operators `+ - * / ** @`, unary `-`/`+`/`not`,
     comparisons, `and`/`or`, conditional expressions; calls of functions named through
-    globals, closures or builtins; attribute reads; indexing; tuple displays.
+    globals, closures or builtins, unpacking arguments too (`f(*args, **kwargs)`);
+    attribute reads; indexing; tuple displays.
     """
 
     def run(self, tree: gast.Module, ctx: Context) -> list[Diagnostic]:

@@ -223,7 +223,10 @@ def compile_nested(
     scopes = parent.analysis_result(Scopes)
     enclosing = set(scopes.parameters) | scopes.locals
     source = parent.source.nested(syntax.copy_tree(node), enclosing)
-    parameters = tuple(a.id for a in [*node.args.posonlyargs, *node.args.args])
+    # Every positional parameter, `*args` too: its pullback gives a cotangent for each
+    # argument it receives (left out, they were silently zero).
+    star = [node.args.vararg] if node.args.vararg is not None else []
+    parameters = tuple(a.id for a in [*node.args.posonlyargs, *node.args.args, *star])
     tree = gast.Module(body=[syntax.copy_tree(node)], type_ignores=[])
     child = Context(
         source,
@@ -474,11 +477,12 @@ def code_wrt(
     """`wrt`, named after `func`'s signature (which `inspect` reads through a wrapper's
     `__wrapped__`: a `functools.wraps` decorator's `(*args, **kwargs)` shows the wrapped
     function's `(x)`), as the parameters of `code`, the function whose source is compiled:
-    the parameter at the same position, or its `*args` where it has no named one there."""
+    the parameter at the same position (whatever its name), or its `*args` where it has
+    no named one there. The gradient takes the cotangent at that position."""
+    if wrt is None or (func is code and not hasattr(func, "__wrapped__")):
+        return wrt  # the signature shown is the code's own
     table = code.__code__
     own = table.co_varnames[: table.co_argcount]
-    if wrt is None or all(name in own for name in wrt):
-        return wrt
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     shown = [p.name for p in inspect.signature(func).parameters.values() if p.kind in kinds]
     star = None

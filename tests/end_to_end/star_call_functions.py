@@ -102,3 +102,50 @@ def method_unpacked(x: Any) -> Any:
 def starred_list_display(x: Any) -> Any:
     rest = (x, x)
     return sum([*rest, x])
+
+
+def first_named(fn: Any) -> Any:
+    """A wrapper naming its first parameter and forwarding the rest."""
+
+    @functools.wraps(fn)
+    def wrapper(x: Any, *rest: Any) -> Any:
+        return fn(np.sin(x), *rest)
+
+    return wrapper
+
+
+@first_named
+def sine_product(a: Any, b: Any, c: Any) -> Any:
+    return np.sum(a * b * c)
+
+
+def apply(f: Any, *args: Any) -> Any:
+    return f(*args)
+
+
+def applies(x: Any, y: Any) -> Any:
+    return np.sum(apply(np.multiply, x, y) + apply(weighted, x, y, x))
+
+
+def swapped(fn: Any) -> Any:
+    """A wrapper whose parameters are named in the other order than the wrapped's."""
+
+    @functools.wraps(fn)
+    def wrapper(y: Any, x: Any) -> Any:
+        return fn(y, x)
+
+    return wrapper
+
+
+@swapped
+def first_cubed(x: Any, y: Any) -> Any:
+    return x * x * x + 2.0 * y
+
+
+def nested_star_parameter(x: Any, y: Any) -> Any:
+    """A nested function whose `*rest` receives a differentiated argument."""
+
+    def inner(a: Any, *rest: Any, **options: Any) -> Any:
+        return a * rest[0] * options["scale"]
+
+    return inner(x, y, scale=3.0) + x

@@ -35,6 +35,11 @@ CASES: list[tuple[Any, tuple[Any, ...]]] = [
     (m.maximum_of_pair, (X, 2.0)),
     (m.all_unpacked, (1.2, 0.7, 0.3)),
     (m.list_unpacked, (1.2, X)),
+    (m.sine_product, (X, Y, 0.7)),
+    (m.applies, (X, Y)),
+    (m.applies, (0.4, Y)),
+    (m.nested_star_parameter, (2.0, 5.0)),
+    (m.nested_star_parameter, (X, Y)),
 ]
 
 
@@ -73,6 +78,18 @@ def test_wraps_decorator_values() -> None:
     assert (y, dy) == (pytest.approx(90.0), pytest.approx(60.0))
     y, pullback = srcad.vjp(m.h, X)
     np.testing.assert_allclose(pullback(np.ones(3))[0], 20 * X)
+
+
+def test_wrt_names_the_wrapped_functions_parameters() -> None:
+    """`wrt="c"` names the wrapped function's third parameter, which the wrapper receives
+    in `*rest`: its gradient alone, not a zero for a name the wrapper does not have."""
+    gradient = srcad.grad(m.sine_product, wrt="c")(X, Y, 0.7)
+    assert gradient == pytest.approx(np.sum(np.sin(X) * Y))
+    assert srcad.grad(m.first_cubed, wrt="x")(2.0, 5.0) == pytest.approx(12.0)
+    assert srcad.grad(m.first_cubed, wrt=("x", "y"))(2.0, 5.0) == pytest.approx((12.0, 2.0))
+    gx, gb = srcad.grad(m.sine_product, wrt=("a", "b"))(X, Y, 0.7)
+    np.testing.assert_allclose(gx, np.cos(X) * Y * 0.7)
+    np.testing.assert_allclose(gb, np.sin(X) * 0.7)
 
 
 def test_keyword_arguments_pass_through_undifferentiated() -> None:
