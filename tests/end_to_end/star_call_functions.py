@@ -149,3 +149,21 @@ def nested_star_parameter(x: Any, y: Any) -> Any:
         return a * rest[0] * options["scale"]
 
     return inner(x, y, scale=3.0) + x
+
+
+def unpack_array(v: Any) -> Any:
+    """An array unpacked into arguments: its rows."""
+    return weighted(*v)
+
+
+def poke(store: Any, *values: Any) -> float:
+    """Changes what its caller passed: not differentiable as a plain call."""
+    store.append(values[0])
+    return 0.0
+
+
+def passes_a_mutating_function(x: Any, f: Any) -> Any:
+    kept = [1.0]
+    pair = (kept, 2.0)
+    f(*pair)
+    return x * kept[0]

@@ -40,6 +40,8 @@ CASES: list[tuple[Any, tuple[Any, ...]]] = [
     (m.applies, (0.4, Y)),
     (m.nested_star_parameter, (2.0, 5.0)),
     (m.nested_star_parameter, (X, Y)),
+    (m.unpack_array, (X,)),
+    (m.unpack_array, (np.array([[1.0, 2.0], [0.5, -1.0], [3.0, 0.2]]),)),
 ]
 
 
@@ -96,6 +98,8 @@ def test_keyword_arguments_pass_through_undifferentiated() -> None:
     gradient = srcad.grad(m.options_passed)(X, scale=0.5)
     np.testing.assert_allclose(gradient, 10 * 0.5 * 2 * X)
     np.testing.assert_allclose(srcad.grad(m.scaled_sum)(X, Y, scale=3.0), 30 * Y)
+    check_rrule(m.options_passed, X, scale=0.5)
+    check_frule(m.options_passed, X, scale=0.5)
 
 
 def test_specialised_rule_agrees_with_the_general_one() -> None:
@@ -141,3 +145,12 @@ def test_star_in_a_list_display_stays_refused() -> None:
     (diagnostic,) = _refusal(m.starred_list_display, 1.0).diagnostics
     assert diagnostic.code == "E102"
     assert diagnostic.line == _line(m.starred_list_display, "[*rest, x]")
+
+
+def test_a_function_passed_in_and_star_called_is_checked_for_changes() -> None:
+    """Its function is seen only when the code runs: a guard reads it and refuses one that
+    changes what its caller can see, at the call."""
+    with pytest.raises(srcad.MutationError) as caught:
+        srcad.grad(m.passes_a_mutating_function)(2.0, m.poke)
+    lines = [d.line for d in caught.value.diagnostics]
+    assert _line(m.passes_a_mutating_function, "f(*pair)") in lines
