@@ -53,6 +53,7 @@ def is_append_call(node: gast.expr) -> bool:
 
 
 UNDEFINED_NAME = "E201"
+UNSUPPORTED_UNPACKING = "E102"  # the code of `UnsupportedConstructs`'s expressions
 NESTED_SIGNATURES = "E213"
 
 
@@ -112,12 +113,32 @@ class Callees(Analysis[CalleeInfo]):
             if not isinstance(node, gast.Call) or is_append_call(node) or id(node) in inside:
                 continue  # `items.append(v)` becomes a primitive in the normal form
             callee = nested.get(node) or self._callee(node, scopes, ctx, info)
+            if unpacks(node) and not self._unpackable(node, callee, ctx, info):
+                continue
             name = getattr(node.func, "attr", None)
             if callee is primitives.method and name in IN_PLACE_METHODS:
                 continue  # a method that changes its receiver: Mutations reports it
             if callee is not None:
                 info.callees[node] = callee
         return info
+
+    @staticmethod
+    def _unpackable(node: gast.Call, callee: Any, ctx: Context, info: CalleeInfo) -> bool:
+        """Whether a call that unpacks arguments (`f(*args)`) calls what `unpacked_call`
+        takes: a function or callable object, not a method of a value nor a nested
+        function (which are refused here, located)."""
+        if callee is primitives.method or isinstance(callee, LocalFunction):
+            what = "a method" if callee is primitives.method else "a nested function"
+            info.diagnostics.append(
+                ctx.diagnostic(
+                    node,
+                    UNSUPPORTED_UNPACKING,
+                    f"unpacking arguments (`*`, `**`) into {what} is not supported",
+                    "pass the arguments one by one",
+                )
+            )
+            return False
+        return True
 
     @staticmethod
     def _callee(node: gast.Call, scopes: ScopeInfo, ctx: Context, info: CalleeInfo) -> Any:
@@ -149,6 +170,13 @@ class Callees(Analysis[CalleeInfo]):
         if _is_callable_object(value):
             return primitives.call
         return value
+
+
+def unpacks(node: gast.Call) -> bool:
+    """Whether a call unpacks arguments: `f(*args)` or `f(**options)`."""
+    return any(a.__class__ is gast.Starred for a in node.args) or any(
+        k.arg is None for k in node.keywords
+    )
 
 
 def is_static(node: gast.expr, scopes: ScopeInfo) -> bool:

@@ -269,13 +269,18 @@ class OperationRules(Analysis[RuleInfo]):
             if keyword.arg in differentiated:
                 continue
             if any(n.id in active for n in operand_names(keyword.value)):
+                what = (
+                    "`**` arguments" if keyword.arg is None else f"keyword argument `{keyword.arg}`"
+                )
                 info.diagnostics.append(
                     ctx.diagnostic(
                         keyword.value,
                         ACTIVE_KEYWORD,
-                        f"keyword argument `{keyword.arg}` depends "
-                        "on a differentiated input, but keyword arguments are not differentiated",
-                        f"pass `{keyword.arg}` positionally",
+                        f"{what} depend{'s' if keyword.arg else ''} on a differentiated input, "
+                        "but keyword arguments are not differentiated",
+                        f"pass `{keyword.arg}` positionally"
+                        if keyword.arg
+                        else "pass them by name",
                     )
                 )
 

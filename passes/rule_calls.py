@@ -8,7 +8,7 @@ from typing import Any
 
 import gast
 
-from srcad import primitives
+from srcad import primitives, syntax
 from srcad.passes.activity import Activity, operand_names
 from srcad.passes.base import Context, function_of
 from srcad.passes.callees import Callees
@@ -82,6 +82,13 @@ class RuleCalls:
         if not isinstance(statement, gast.Assign | gast.Expr) or not isinstance(value, gast.Call):
             return statement
         callee = self.callees.get(value)
+        if callee is primitives.unpacked_call:  # `f(*args)`: the function is its first part
+            called = make(gast.Call, func=value.args[0], args=[], keywords=[])
+            syntax.located(called, value)
+            site = self._bind(guard_site(self.ctx, called), "call_site")
+            guard = self._bind(changes_nothing, "changes_nothing")
+            value.args[0] = call(guard, [value.args[0], load(site)])
+            return statement
         if callee is not primitives.call and callee is not primitives.method:
             return statement
         name = value.func.attr if isinstance(value.func, gast.Attribute) else "call"

@@ -9,7 +9,7 @@ import gast
 
 from srcad import primitives, syntax
 from srcad.passes.base import Context, Transform, function_of
-from srcad.passes.callees import Callees, is_append_call
+from srcad.passes.callees import Callees, is_append_call, unpacks
 from srcad.passes.naming import derived_name
 from srcad.passes.scopes import COMPOUND, ScopeInfo, Scopes, scope_info
 from srcad.primitives import append
@@ -515,7 +515,10 @@ class _Normaliser:
         )
 
     def _call(self, node: gast.Call) -> gast.expr:
-        callee = self.ctx.analysis_result(Callees).callees.get(node)
+        callees = self.ctx.analysis_result(Callees).callees
+        callee = callees.get(node)
+        if unpacks(node):
+            return self._unpacked_call(node, callees)
         if callee is primitives.call:
             node.func = self.atom(node.func)
         elif callee is primitives.method:
@@ -525,6 +528,31 @@ class _Normaliser:
         for keyword in node.keywords:
             keyword.value = self.atom(keyword.value)
         return node  # the same node: Callees is keyed on it
+
+    def _unpacked_call(self, node: gast.Call, callees: dict[gast.Call, Any]) -> gast.expr:
+        """`f(a, *rest, k=v, **options)` as `unpacked_call(f, ".*", a, rest, k=v,
+        **options)`: one primitive, whose rules give each part its cotangent (an unpacked
+        tuple's holds its elements'), for whatever `f` is when it runs. (`Callees` refuses
+        the callees it cannot take: methods and nested functions.)"""
+        function = self.atom(node.func)
+        layout = "".join("*" if a.__class__ is gast.Starred else "." for a in node.args)
+        parts = [self.atom(a.value if a.__class__ is gast.Starred else a) for a in node.args]
+        for keyword in node.keywords:
+            keyword.value = self.atom(keyword.value)
+        bound = self.ctx.bind(primitives.unpacked_call, "unpacked_call")
+        where = {
+            "lineno": getattr(node, "lineno", None),
+            "col_offset": getattr(node, "col_offset", 0),
+        }
+        unpacked = make(
+            gast.Call,
+            func=make(gast.Name, id=bound, ctx=LOAD, annotation=None, type_comment=None),
+            args=[function, make(gast.Constant, value=layout, kind=None), *parts],
+            keywords=node.keywords,
+            **where,
+        )
+        callees[unpacked] = primitives.unpacked_call
+        return unpacked
 
     def _attribute(self, node: gast.Attribute) -> gast.expr:
         projected = self._projection(node)

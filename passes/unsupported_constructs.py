@@ -13,7 +13,6 @@ from srcad.passes.base import Analysis, Context, function_of
 # Diagnostic codes of this check.
 UNSUPPORTED_STATEMENT = "E101"
 UNSUPPORTED_EXPRESSION = "E102"
-UNSUPPORTED_PARAMETER = "E103"
 
 _STATEMENT_NAMES: dict[type, str] = {
     gast.AsyncFor: "an `async for` loop",
@@ -55,7 +54,8 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
     expression statements, `return` anywhere, `if`/`elif`/`else`, `for` and `while` loops
     with `break` and `continue`; the operators `+ - * / ** @`, unary `-`/`+`/`not`,
     comparisons, `and`/`or`, conditional expressions; calls of functions named through
-    globals, closures or builtins; attribute reads; indexing; tuple displays.
+    globals, closures or builtins, unpacking arguments too (`f(*args, **kwargs)`);
+    attribute reads; indexing; tuple displays.
     """
 
     def run(self, tree: gast.Module, ctx: Context) -> list[Diagnostic]:
@@ -72,13 +72,9 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
 
     @staticmethod
     def _parameters(args: gast.arguments, report: Report) -> None:
-        if args.kwarg is not None:
-            report(
-                args.kwarg,
-                UNSUPPORTED_PARAMETER,
-                f"`**{args.kwarg.id}` parameters are not supported",
-                "list the keyword parameters explicitly",
-            )
+        """Every kind of parameter is supported: `*args` is differentiated (one cotangent
+        per argument received), keyword-only ones and `**kwargs` are not, as keyword
+        arguments never are."""
 
     def _block(self, statements: list[gast.stmt], report: Report) -> None:
         for statement in statements:
@@ -168,9 +164,14 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
         report(target, UNSUPPORTED_EXPRESSION, f"assigning to {what} is not supported")
 
     def _expression(self, node: gast.expr, report: Report) -> None:
+        unpacked: set[int] = set()  # `*rest` passed to a call (`walk` meets the call first)
         for child in syntax.walk(node):
             if child.__class__ not in _CHECKED:
                 continue  # a name, a constant, an attribute, an index...: most nodes
+            if isinstance(child, gast.Call):
+                unpacked.update(id(a) for a in child.args if isinstance(a, gast.Starred))
+            if isinstance(child, gast.Starred) and id(child) in unpacked:
+                continue  # unpacking arguments: `ToANF` makes it an `unpacked_call`
             bad_binary = isinstance(child, gast.BinOp) and not isinstance(child.op, _OPERATORS)
             bad_unary = isinstance(child, gast.UnaryOp) and not isinstance(child.op, _UNARY)
             if bad_binary or bad_unary:
@@ -179,13 +180,6 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                     UNSUPPORTED_EXPRESSION,
                     f"the operator `{_symbol(child.op)}` is not supported",
                     self.rule_hint,
-                )
-            elif isinstance(child, gast.Call) and any(k.arg is None for k in child.keywords):
-                report(
-                    child,
-                    UNSUPPORTED_EXPRESSION,
-                    "`**` arguments are not supported",
-                    "pass keyword arguments by name",
                 )
             elif isinstance(child, gast.Lambda):
                 report(

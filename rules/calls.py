@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from srcad.errors import MissingRuleError
-from srcad.primitives import call, method
+from srcad.primitives import call, method, unpacked_arguments, unpacked_call
 from srcad.projection import ProjectTo
 from srcad.registry import CONFIG, REGISTRY, RuleSet, with_config
 from srcad.rules.containers import _cotangent_of_elements
@@ -67,6 +67,50 @@ def call_rrule(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         return (NoTangent(), *own)
 
     return y, call_object_pullback
+
+
+def _unpackable(layout: str, parts: tuple[Any, ...]) -> None:
+    """A part unpacked into arguments is a tuple, a list or an array, whose cotangent is
+    made of its elements' (`_cotangent_of_elements`); another iterable (a generator, a
+    dict) is refused, not given a cotangent of the wrong kind."""
+    for kind, part in zip(layout, parts, strict=True):
+        if kind == "*" and not isinstance(part, tuple | list | np.ndarray):
+            raise MissingRuleError(
+                f"srcad differentiates `*` unpacking of tuples, lists and arrays only, "
+                f"not of a {type(part).__name__}; make it a tuple first"
+            )
+
+
+def _part_bars(layout: str, parts: tuple[Any, ...], argument_bars: tuple[Any, ...]) -> list[Any]:
+    """The cotangent of each part of an unpacking call, from one per argument received:
+    an unpacked part's is made of its elements'."""
+    bars: list[Any] = []
+    start = 0
+    for kind, part in zip(layout, parts, strict=True):
+        if kind == "*":
+            count = len(part)
+            bars.append(_cotangent_of_elements(part, tuple(argument_bars[start : start + count])))
+            start += count
+        else:
+            bars.append(argument_bars[start])
+            start += 1
+    return bars
+
+
+@rules.rrule(unpacked_call)
+def unpacked_call_rrule(f: Any, layout: str, *parts: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+    """A call that unpacks arguments, `f(a, *rest)`: the call of `f` with the arguments it
+    receives (through `call`'s rule), whose cotangents are gathered back into each part's
+    (an unpacked tuple's cotangent holds its elements'). Keyword arguments, `**` ones
+    included, are passed as they are and not differentiated."""
+    _unpackable(layout, parts)
+    y, pullback = call_rrule(f, *unpacked_arguments(layout, parts), **kwargs)
+
+    def unpacked_call_pullback(y_bar: Any) -> tuple[Any, ...]:
+        _, f_bar, *argument_bars = pullback(y_bar)
+        return (NoTangent(), f_bar, NoTangent(), *_part_bars(layout, parts, argument_bars))
+
+    return y, unpacked_call_pullback
 
 
 def _registered(function: Any) -> bool:
@@ -378,6 +422,24 @@ def call_frule(dargs: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> tup
         return CONFIG.frule_via_ad(dargs, f.__func__, f.__self__, *args, **kwargs)
     dunder = type(f).__call__
     return CONFIG.frule_via_ad((NoTangent(), f_dot, *arg_dots), dunder, f, *args, **kwargs)
+
+
+@rules.frule(unpacked_call)
+def unpacked_call_frule(
+    dargs: tuple[Any, ...], f: Any, layout: str, *parts: Any, **kwargs: Any
+) -> tuple[Any, Any]:
+    """A call that unpacks arguments: `call`'s forward rule, given each argument's tangent
+    (an unpacked part's tangent holds one per element)."""
+    _, f_dot, _, *part_dots = dargs
+    _unpackable(layout, parts)
+    argument_dots: list[Any] = []
+    for kind, part, dot in zip(layout, parts, part_dots, strict=True):
+        if kind == "*":
+            argument_dots.extend(elements_of(dot, len(part)))
+        else:
+            argument_dots.append(dot)
+    arguments = unpacked_arguments(layout, parts)
+    return call_frule((NoTangent(), f_dot, *argument_dots), f, *arguments, **kwargs)
 
 
 @rules.frule(method)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import inspect
 import linecache
 import os
 import threading
@@ -222,7 +223,10 @@ def compile_nested(
     scopes = parent.analysis_result(Scopes)
     enclosing = set(scopes.parameters) | scopes.locals
     source = parent.source.nested(syntax.copy_tree(node), enclosing)
-    parameters = tuple(a.id for a in [*node.args.posonlyargs, *node.args.args])
+    # Every positional parameter, `*args` too: its pullback gives a cotangent for each
+    # argument it receives (left out, they were silently zero).
+    star = [node.args.vararg] if node.args.vararg is not None else []
+    parameters = tuple(a.id for a in [*node.args.posonlyargs, *node.args.args, *star])
     tree = gast.Module(body=[syntax.copy_tree(node)], type_ignores=[])
     child = Context(
         source,
@@ -433,10 +437,12 @@ def compiled(
     `grad_f(*args) -> (y, pullback(1.0))` that `grad` calls; with `value=False`, `y` is
     None wherever the kinds prove it a real float, and the work done only for it is left
     out (`grad` needs the gradient alone)."""
-    func = differentiated_function(func)
-    if not isinstance(func, types.FunctionType):
-        function_source(func)  # raises SourceUnavailableError, naming what it is
-    assert isinstance(func, types.FunctionType)
+    code = differentiated_function(func)
+    if not isinstance(code, types.FunctionType):
+        function_source(code)  # raises SourceUnavailableError, naming what it is
+    assert isinstance(code, types.FunctionType)
+    wrt = code_wrt(func, code, wrt)
+    func = code
     key = (wrt, mode, REGISTRY.version, signature, fused, value)
     record = _compilations(func)
     found = record.rules.get(key)
@@ -463,6 +469,38 @@ def compiled(
         rules[key] = found
         record.rules = rules
     return found
+
+
+def code_wrt(
+    func: Callable[..., Any], code: types.FunctionType, wrt: tuple[str, ...] | None
+) -> tuple[str, ...] | None:
+    """`wrt`, named after `func`'s signature (which `inspect` reads through a wrapper's
+    `__wrapped__`: a `functools.wraps` decorator's `(*args, **kwargs)` shows the wrapped
+    function's `(x)`), as the parameters of `code`, the function whose source is compiled:
+    the parameter at the same position (whatever its name), or its `*args` where it has
+    no named one there. The gradient takes the cotangent at that position."""
+    if wrt is None or (func is code and not hasattr(func, "__wrapped__")):
+        return wrt  # the signature shown is the code's own
+    table = code.__code__
+    own = table.co_varnames[: table.co_argcount]
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    shown = [p.name for p in inspect.signature(func).parameters.values() if p.kind in kinds]
+    star = None
+    if table.co_flags & inspect.CO_VARARGS:
+        star = table.co_varnames[table.co_argcount + table.co_kwonlyargcount]
+    names: list[str] = []
+    for name in wrt:
+        position = shown.index(name) if name in shown else len(shown)
+        if position < len(own):
+            names.append(own[position])
+        elif star is not None and name in shown:
+            names.append(star)
+        else:
+            raise SrcadError(
+                f"cannot differentiate {code.__qualname__} with respect to `{name}`: "
+                "its own code has no parameter there"
+            )
+    return tuple(dict.fromkeys(names))
 
 
 def sources(

@@ -19,6 +19,7 @@ _SYNTAX = {
     primitives.append: "`items.append(v)` on a fresh list",
     primitives.call: "calling a value `f(x)`",
     primitives.method: "method call `x.m(...)`",
+    primitives.unpacked_call: "call unpacking arguments `f(a, *rest, **options)`",
     primitives.logabsdet: "`numpy.linalg.slogdet(a)[1]` (`.logabsdet`) alone",
 }
 

@@ -54,6 +54,24 @@ def call(function: Any, *args: Any, **kwargs: Any) -> Any:
     return function(*args, **kwargs)
 
 
+def unpacked_call(function: Any, layout: str, *parts: Any, **kwargs: Any) -> Any:
+    """The primal of a call that unpacks arguments, `f(a, *rest, b, **options)`:
+    `unpacked_call(f, ".*.", a, rest, b, **options)`. `layout` says, part by part, whether
+    it is one argument (`.`) or a sequence of them to unpack (`*`)."""
+    return function(*unpacked_arguments(layout, parts), **kwargs)
+
+
+def unpacked_arguments(layout: str, parts: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The positional arguments a call receives from its `parts` (see `unpacked_call`)."""
+    arguments: list[Any] = []
+    for kind, part in zip(layout, parts, strict=True):
+        if kind == "*":
+            arguments.extend(part)
+        else:
+            arguments.append(part)
+    return tuple(arguments)
+
+
 def method(receiver: Any, name: str, *args: Any, **kwargs: Any) -> Any:
     """The primal of a method call on a value: `receiver.name(*args, **kwargs)`."""
     return getattr(receiver, name)(*args, **kwargs)

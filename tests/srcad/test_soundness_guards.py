@@ -166,13 +166,12 @@ def calls_cube_any_arguments(x: Any) -> Any:
 
 
 @pytest.mark.parametrize("f", [cube_any_arguments, calls_cube_any_arguments])
-def test_wrapper_srcad_cannot_compile_is_refused_not_skipped(f: Any) -> None:
-    """`fn(*args)` is not supported: refused at the wrapper's line, never 1x."""
-    with pytest.raises(srcad.SrcadError) as raised:
-        srcad.grad(f)(1.3)
-    lines = [d.line for d in raised.value.diagnostics]
-    assert times10_any_arguments.__code__.co_firstlineno + 3 in lines
-    assert "fn(*args)" in str(raised.value)
+def test_wrapper_forwarding_star_args_is_differentiated(f: Any) -> None:
+    """`fn(*args)` in the wrapper is differentiated (`unpacked_call`): ten times the
+    derivative of the wrapped function, never 1x."""
+    gradient = srcad.grad(f)(1.3)
+    assert gradient == pytest.approx(30.0 * 1.3 * 1.3)
+    assert gradient == pytest.approx(central(f, 1.3), rel=1e-6)
 
 
 def test_wrapper_on_arrays_gives_ten_times() -> None:

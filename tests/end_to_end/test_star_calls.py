@@ -1,0 +1,156 @@
+"""Calls that unpack arguments (`f(*args)`, `f(**options)`): the `functools.wraps`
+decorator pattern and its relatives, in every mode, against finite differences; and the
+unpackings still refused, located."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import compiler
+from srcad.kinds import signature
+from srcad.testing import check_frule, check_rrule, finite_difference_vjp
+from tests.end_to_end import star_call_functions as m
+
+X = np.array([1.0, 2.0, -0.5])
+Y = np.array([0.5, -1.0, 2.0])
+
+CASES: list[tuple[Any, tuple[Any, ...]]] = [
+    (m.h, (3.0,)),
+    (m.h, (X,)),
+    (m.hcall, (3.0,)),
+    (m.hcall, (X,)),
+    (m.h_in_loop, (1.5,)),
+    (m.scaled_sum, (X, Y)),
+    (m.scaled_sum_call, (X, Y)),
+    (m.product, (X, Y)),
+    (m.product, (0.3, 1.7)),
+    (m.pair_call, (1.2, 0.7)),
+    (m.pair_call, (X, Y)),
+    (m.rest_call, (1.2, 0.7)),
+    (m.maximum_of_pair, (X, Y)),
+    (m.maximum_of_pair, (X, 2.0)),
+    (m.all_unpacked, (1.2, 0.7, 0.3)),
+    (m.list_unpacked, (1.2, X)),
+    (m.sine_product, (X, Y, 0.7)),
+    (m.applies, (X, Y)),
+    (m.applies, (0.4, Y)),
+    (m.nested_star_parameter, (2.0, 5.0)),
+    (m.nested_star_parameter, (X, Y)),
+    (m.unpack_array, (X,)),
+    (m.unpack_array, (np.array([[1.0, 2.0], [0.5, -1.0], [3.0, 0.2]]),)),
+]
+
+
+def _scalar(f: Any) -> Any:
+    return lambda *args: float(np.sum(f(*args)))
+
+
+@pytest.mark.parametrize(("f", "args"), CASES)
+def test_rrule_and_frule_against_finite_differences(f: Any, args: tuple[Any, ...]) -> None:
+    check_rrule(f, *args)
+    check_frule(f, *args)
+
+
+@pytest.mark.parametrize(("f", "args"), CASES)
+def test_specialised_gradient_against_finite_differences(f: Any, args: tuple[Any, ...]) -> None:
+    """`grad` (the kind-specialised, fused path) and `value_and_grad`, every argument."""
+    if f is m.all_unpacked:
+        pytest.skip("grad takes named parameters; *args alone is reached through rrule")
+    wrt = tuple(range(len(args)))
+    scalar = _scalar(f)
+    if np.ndim(f(*args)) != 0:
+        pytest.skip("grad takes real scalars")
+    value, gradient = srcad.value_and_grad(f, wrt)(*args)
+    assert value == pytest.approx(f(*args))
+    assert srcad.grad(f, wrt)(*args)[0] == pytest.approx(gradient[0])
+    for position, g in enumerate(gradient):
+        expected = finite_difference_vjp(scalar, args, 1.0, position)
+        np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-9)
+
+
+def test_wraps_decorator_values() -> None:
+    assert srcad.grad(m.h)(3.0) == pytest.approx(60.0)
+    assert srcad.grad(m.hcall)(3.0) == pytest.approx(61.0)
+    assert srcad.grad(m.h_in_loop)(3.0) == pytest.approx(180.0)
+    y, dy = srcad.jvp(m.h, (3.0,), (1.0,))
+    assert (y, dy) == (pytest.approx(90.0), pytest.approx(60.0))
+    y, pullback = srcad.vjp(m.h, X)
+    np.testing.assert_allclose(pullback(np.ones(3))[0], 20 * X)
+
+
+def test_wrt_names_the_wrapped_functions_parameters() -> None:
+    """`wrt="c"` names the wrapped function's third parameter, which the wrapper receives
+    in `*rest`: its gradient alone, not a zero for a name the wrapper does not have."""
+    gradient = srcad.grad(m.sine_product, wrt="c")(X, Y, 0.7)
+    assert gradient == pytest.approx(np.sum(np.sin(X) * Y))
+    assert srcad.grad(m.first_cubed, wrt="x")(2.0, 5.0) == pytest.approx(12.0)
+    assert srcad.grad(m.first_cubed, wrt=("x", "y"))(2.0, 5.0) == pytest.approx((12.0, 2.0))
+    gx, gb = srcad.grad(m.sine_product, wrt=("a", "b"))(X, Y, 0.7)
+    np.testing.assert_allclose(gx, np.cos(X) * Y * 0.7)
+    np.testing.assert_allclose(gb, np.sin(X) * 0.7)
+
+
+def test_keyword_arguments_pass_through_undifferentiated() -> None:
+    gradient = srcad.grad(m.options_passed)(X, scale=0.5)
+    np.testing.assert_allclose(gradient, 10 * 0.5 * 2 * X)
+    np.testing.assert_allclose(srcad.grad(m.scaled_sum)(X, Y, scale=3.0), 30 * Y)
+    check_rrule(m.options_passed, X, scale=0.5)
+    check_frule(m.options_passed, X, scale=0.5)
+
+
+def test_specialised_rule_agrees_with_the_general_one() -> None:
+    for f, args in CASES:
+        general = compiler.compiled(f, None, "reverse").function
+        specialised = compiler.compiled(f, None, "reverse", signature(args)).function
+        y, general_pullback = general(*args)
+        y2, specialised_pullback = specialised(*args)
+        np.testing.assert_allclose(np.asarray(y2), np.asarray(y))
+        seed = np.ones(np.shape(y)) if np.ndim(y) else 1.0
+        for e, s in zip(general_pullback(seed)[1:], specialised_pullback(seed)[1:], strict=True):
+            np.testing.assert_allclose(np.asarray(srcad.unthunk(s)), np.asarray(srcad.unthunk(e)))
+
+
+def _refusal(f: Any, *args: Any) -> srcad.SrcadError:
+    with pytest.raises(srcad.UnsupportedSyntaxError) as caught:
+        srcad.grad(f)(*args)
+    return caught.value
+
+
+def _line(f: Any, text: str) -> int:
+    import inspect
+
+    lines, start = inspect.getsourcelines(f)
+    return start + next(i for i, line in enumerate(lines) if text in line)
+
+
+def test_active_double_star_arguments_are_refused() -> None:
+    (diagnostic,) = _refusal(m.options_active, X).diagnostics
+    assert diagnostic.code == "E211"
+    assert diagnostic.line == _line(m.options_active, "**options")
+    assert "`**` arguments depend on a differentiated input" in diagnostic.message
+
+
+def test_unpacking_into_a_method_is_refused() -> None:
+    (diagnostic,) = _refusal(m.method_unpacked, np.ones(4)).diagnostics
+    assert diagnostic.code == "E102"
+    assert diagnostic.line == _line(m.method_unpacked, "reshape(*shape)")
+    assert "into a method" in diagnostic.message
+
+
+def test_star_in_a_list_display_stays_refused() -> None:
+    (diagnostic,) = _refusal(m.starred_list_display, 1.0).diagnostics
+    assert diagnostic.code == "E102"
+    assert diagnostic.line == _line(m.starred_list_display, "[*rest, x]")
+
+
+def test_a_function_passed_in_and_star_called_is_checked_for_changes() -> None:
+    """Its function is seen only when the code runs: a guard reads it and refuses one that
+    changes what its caller can see, at the call."""
+    with pytest.raises(srcad.MutationError) as caught:
+        srcad.grad(m.passes_a_mutating_function)(2.0, m.poke)
+    lines = [d.line for d in caught.value.diagnostics]
+    assert _line(m.passes_a_mutating_function, "f(*pair)") in lines
