@@ -208,6 +208,8 @@ def positional_parameters(func: Callable[..., Any]) -> list[str]:
     try:
         parameters = inspect.signature(func).parameters.values()
     except (TypeError, ValueError):
+        if isinstance(func, np.ufunc):  # NumPy before 2.1 gives ufuncs no signature
+            return [f"x{position}" for position in range(1, func.nin + 1)]
         raise SrcadError(
             f"cannot read the parameters of {name_of(func)}, so cannot choose the "
             "arguments to differentiate; wrap it in a Python function"

@@ -305,8 +305,11 @@ def _like_code(ours: types.CodeType | None, theirs: types.CodeType) -> bool:
     if not {*ours.co_names, *ours.co_freevars, *ours.co_varnames, *ours.co_cellvars} <= names:
         return False
     constants = [c for c in theirs.co_consts if not isinstance(c, types.CodeType)]
-    if any(c not in constants for c in ours.co_consts if not isinstance(c, types.CodeType)):
-        return False
+    for constant in ours.co_consts:
+        if isinstance(constant, types.CodeType) or constant in constants:
+            continue
+        if not any(_same_qualname(constant, c) for c in constants):
+            return False
     return {line for *_, line in ours.co_lines()} <= {line for *_, line in theirs.co_lines()} | {
         None
     }
@@ -358,9 +361,19 @@ def _same_code(ours: types.CodeType | None, theirs: types.CodeType) -> bool:
     return all(
         _same_code(a, b)
         if isinstance(a, types.CodeType) and isinstance(b, types.CodeType)
-        else type(a) is type(b) and (a == b or (a != a and b != b))
+        else type(a) is type(b) and (a == b or (a != a and b != b) or _same_qualname(a, b))
         for a, b in zip(ours.co_consts, theirs.co_consts, strict=True)
     )
+
+
+def _same_qualname(ours: object, theirs: object) -> bool:
+    """Before Python 3.11, a nested function's qualified name is a constant of the code
+    that makes it, and it names the scopes around the definition: `outer.<locals>.f` in
+    the file, `f` where srcad compiled the definition alone."""
+    if sys.version_info >= (3, 11) or not (isinstance(ours, str) and isinstance(theirs, str)):
+        return False
+    ours = ours.removeprefix("__srcad_outer__.<locals>.")  # `_compiled`'s own scope
+    return "<locals>" in theirs and theirs.endswith("." + ours)
 
 
 # The classes of statement that hold statements.
@@ -495,6 +508,14 @@ def function_source(func: Callable[..., Any]) -> FunctionSource:
             f"cannot differentiate {func.__qualname__}: {problem}: the file changed since its "
             "module was imported; reload the module (importlib.reload) or define the "
             "function again"
+        )
+    if len({ast.dump(node) for node in matches}) > 1:
+        # Only where a loader changed the code (its comparison is loose) and no column
+        # tells the definitions apart (before Python 3.11).
+        raise _unavailable(
+            func,
+            f"{filename}:{code.co_firstlineno} defines {len(matches)} functions its code may "
+            "be compiled from; put them on lines of their own",
         )
     closure = dict(zip(code.co_freevars, func.__closure__ or (), strict=True))
     return FunctionSource(func, matches[0], filename, lines, func.__globals__, closure, file=file)

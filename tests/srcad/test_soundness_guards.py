@@ -520,9 +520,16 @@ SAME = (lambda x: x * 2.0, lambda x: x * 2.0)
 
 
 def test_lambdas_on_one_line_are_told_apart() -> None:
+    assert srcad.grad(SAME[1])(2.0) == pytest.approx(2.0)
+    if sys.version_info < (3, 11):
+        # No columns in code objects, and pytest rewrote this module's code (so it is
+        # compared loosely): which lambda is which cannot be proved, and is refused.
+        for function in PAIR:
+            with pytest.raises(srcad.SourceUnavailableError, match="lines of their own"):
+                srcad.grad(function)(2.0)
+        return
     assert srcad.grad(PAIR[0])(2.0) == pytest.approx(4.0)
     assert srcad.grad(PAIR[1])(2.0) == pytest.approx(12.0)
-    assert srcad.grad(SAME[1])(2.0) == pytest.approx(2.0)
     assert srcad.jvp(PAIR[1], (2.0,), (1.0,))[1] == pytest.approx(12.0)
 
 
