@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from srcad.passes.callees import Callees
-from srcad.passes.forward_ad import ForwardAD
-from srcad.passes.fuse import Fuse
-from srcad.passes.mutations import Mutations
-from srcad.passes.prune import Prune
-from srcad.passes.release import Release
-from srcad.passes.reverse_ad import ReverseAD
-from srcad.passes.shapes import Shapes
-from srcad.passes.simplify import Simplify
-from srcad.passes.stores import Stores
-from srcad.passes.to_anf import ToANF
-from srcad.passes.unsupported_constructs import UnsupportedConstructs
+from srcad.passes.checks.callees import Callees
+from srcad.passes.checks.mutations import Mutations
+from srcad.passes.checks.unsupported_constructs import UnsupportedConstructs
+from srcad.passes.transforms.forward_ad import ForwardAD
+from srcad.passes.transforms.fuse import Fuse
+from srcad.passes.transforms.prune import Prune
+from srcad.passes.transforms.release import Release
+from srcad.passes.transforms.reverse_ad import ReverseAD
+from srcad.passes.transforms.shapes import Shapes
+from srcad.passes.transforms.simplify import Simplify
+from srcad.passes.transforms.stores import Stores
+from srcad.passes.transforms.to_anf import ToANF
 
 # Analyses whose diagnostics must be empty before anything is transformed.
 CHECKS = (UnsupportedConstructs, Mutations, Callees)

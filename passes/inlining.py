@@ -27,7 +27,7 @@ import numpy as np
 from srcad import syntax
 from srcad.kinds import Kind
 from srcad.partials import power_slope, reciprocal, strong_product
-from srcad.passes.kinds import binary, call, subscript
+from srcad.passes.analyses.value_kinds import binary, call, subscript
 from srcad.primitives import logabsdet
 from srcad.projection import fill_like, outer, sum_to
 from srcad.syntax import LOAD, make

@@ -9,13 +9,13 @@ from typing import Any
 import gast
 
 from srcad import primitives, syntax
-from srcad.passes.activity import Activity, operand_names
+from srcad.passes.analyses.activity import Activity, operand_names
+from srcad.passes.analyses.operation_rules import OperationRules
+from srcad.passes.analyses.scopes import LocalFunction, Scopes
 from srcad.passes.base import Context, function_of
-from srcad.passes.callees import Callees
-from srcad.passes.mutations import changes_nothing, guard_site
-from srcad.passes.operation_rules import OperationRules
-from srcad.passes.scopes import LocalFunction, Scopes
-from srcad.passes.to_anf import is_copy, is_unpacking
+from srcad.passes.checks.callees import Callees
+from srcad.passes.checks.mutations import changes_nothing, guard_site
+from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.registry import Rule
 from srcad.syntax import LOAD, load, make
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet, named
-from srcad.rules.containers import _cotangent_of_elements
+from srcad.rules._support import cotangent_of_elements
 from srcad.rules.operators import pow_frule, pow_rrule
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
 
@@ -106,7 +106,7 @@ def _extremum_rrule(
             if not isinstance(y_bar, AbstractZero):
                 bars[chosen] = projections[chosen](unthunk(y_bar))
             if single:
-                return NoTangent(), _cotangent_of_elements(args[0], tuple(bars))
+                return NoTangent(), cotangent_of_elements(args[0], tuple(bars))
             return (NoTangent(), *bars)
 
         return y, named(extremum_pullback, f"{name}_pullback")

@@ -15,7 +15,7 @@ from srcad.errors import MissingRuleError
 from srcad.primitives import call, method, unpacked_arguments, unpacked_call
 from srcad.projection import ProjectTo
 from srcad.registry import CONFIG, REGISTRY, RuleSet, with_config
-from srcad.rules.containers import _cotangent_of_elements
+from srcad.rules._support import cotangent_of_elements
 from srcad.source import differentiated_function
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -71,7 +71,7 @@ def call_rrule(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
 
 def _unpackable(layout: str, parts: tuple[Any, ...]) -> None:
     """A part unpacked into arguments is a tuple, a list or an array, whose cotangent is
-    made of its elements' (`_cotangent_of_elements`); another iterable (a generator, a
+    made of its elements' (`cotangent_of_elements`); another iterable (a generator, a
     dict) is refused, not given a cotangent of the wrong kind."""
     for kind, part in zip(layout, parts, strict=True):
         if kind == "*" and not isinstance(part, tuple | list | np.ndarray):
@@ -89,7 +89,7 @@ def _part_bars(layout: str, parts: tuple[Any, ...], argument_bars: tuple[Any, ..
     for kind, part in zip(layout, parts, strict=True):
         if kind == "*":
             count = len(part)
-            bars.append(_cotangent_of_elements(part, tuple(argument_bars[start : start + count])))
+            bars.append(cotangent_of_elements(part, tuple(argument_bars[start : start + count])))
             start += count
         else:
             bars.append(argument_bars[start])
@@ -397,7 +397,7 @@ def map_rrule(config: Any, f: Any, *iterables: Any) -> tuple[list[Any], Pullback
         for position, iterable in enumerate(iterables):
             element_bars = tuple(b[1 + position] for b in bars)
             element_bars += (ZeroTangent(),) * (len(iterable) - count)
-            iterable_bars.append(_cotangent_of_elements(iterable, element_bars))
+            iterable_bars.append(cotangent_of_elements(iterable, element_bars))
         return (NoTangent(), NoTangent(), *iterable_bars)
 
     return results, map_pullback

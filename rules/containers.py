@@ -23,6 +23,7 @@ from srcad.primitives import (
 )
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet, named
+from srcad.rules._support import cotangent_of_elements
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("containers")
@@ -94,7 +95,7 @@ def builtin_sum_rrule(values: Any, *start: Any, **keywords: Any) -> tuple[Any, P
                 *start_bars,
             )
         element_bars = tuple(ProjectTo(v)(y_bar) for v in values)
-        return (NoTangent(), _cotangent_of_elements(values, element_bars), *start_bars)
+        return (NoTangent(), cotangent_of_elements(values, element_bars), *start_bars)
 
     return y, builtin_sum_pullback
 
@@ -111,27 +112,10 @@ def array_rrule(values: Any, *options: Any, **keywords: Any) -> tuple[np.ndarray
         y_bar = np.asarray(y_bar)
         if isinstance(values, list | tuple):
             rows = tuple(ProjectTo(v)(y_bar[i]) for i, v in enumerate(values))
-            return (NoTangent(), _cotangent_of_elements(values, rows), *option_bars)
+            return (NoTangent(), cotangent_of_elements(values, rows), *option_bars)
         return (NoTangent(), ProjectTo(values)(y_bar), *option_bars)
 
     return y, array_pullback
-
-
-def _cotangent_of_elements(value: Any, element_bars: tuple[Any, ...]) -> Any:
-    """The cotangent of a sequence, given one cotangent per element."""
-    if isinstance(value, np.ndarray):
-        project = ProjectTo(value)
-        if all(isinstance(b, AbstractZero) for b in element_bars):
-            return ZeroTangent()
-        rows = [
-            np.zeros(value.shape[1:], value.dtype) if isinstance(b, AbstractZero) else b
-            for b in element_bars
-        ]
-        return project(np.stack([np.asarray(r) for r in rows]))
-    fields = getattr(type(value), "_fields", None)
-    if fields is not None:  # a NamedTuple: its tangent names its fields
-        return Tangent(type(value), **dict(zip(fields, element_bars, strict=True)))
-    return Tangent(type(value) if isinstance(value, tuple | list) else tuple, *element_bars)
 
 
 @rules.rrule(unpack)
@@ -140,7 +124,7 @@ def unpack_rrule(value: Any, count: int) -> tuple[tuple[Any, ...], Pullback]:
 
     def unpack_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
         element_bars = elements_of(y_bar, count)
-        return NoTangent(), _cotangent_of_elements(value, element_bars), NoTangent()
+        return NoTangent(), cotangent_of_elements(value, element_bars), NoTangent()
 
     return elements, unpack_pullback
 
@@ -153,7 +137,7 @@ def iterate_rrule(value: Any) -> tuple[list[Any], Pullback]:
     def iterate_pullback(items_bar: Any) -> tuple[Any, Any]:
         if isinstance(value, dict):  # iterating a dict walks its keys, which carry nothing
             return NoTangent(), ZeroTangent()
-        return NoTangent(), _cotangent_of_elements(value, tuple(elements_of(items_bar, len(items))))
+        return NoTangent(), cotangent_of_elements(value, tuple(elements_of(items_bar, len(items))))
 
     return items, iterate_pullback
 
@@ -177,7 +161,7 @@ def zip_rrule(*sequences: Any, **keywords: Any) -> tuple[list[tuple[Any, ...]], 
         for position, sequence in enumerate(sequences):
             element_bars = _items_of(pairs_bar, count, position)
             element_bars += (ZeroTangent(),) * (len(sequence) - count)
-            bars.append(_cotangent_of_elements(sequence, element_bars))
+            bars.append(cotangent_of_elements(sequence, element_bars))
         return (NoTangent(), *bars)
 
     return pairs, zip_pullback
@@ -195,7 +179,7 @@ def enumerate_rrule(
 
     def enumerate_pullback(pairs_bar: Any) -> tuple[Any, ...]:
         element_bars = _items_of(pairs_bar, count, 1)
-        return NoTangent(), _cotangent_of_elements(sequence, element_bars), *start_bars
+        return NoTangent(), cotangent_of_elements(sequence, element_bars), *start_bars
 
     return pairs, enumerate_pullback
 
@@ -258,7 +242,7 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
                     bars[position] = bar
             else:
                 bars[index] = y_bar
-            return NoTangent(), _cotangent_of_elements(x, tuple(bars)), NoTangent()
+            return NoTangent(), cotangent_of_elements(x, tuple(bars)), NoTangent()
 
         return y, getitem_sequence_pullback
     if selects(x):  # a string, a range, an index builder: an index picks what carries none
@@ -277,7 +261,7 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
 def transpose_attribute_rrule(x: Any) -> tuple[Any, Pullback]:
     """`.T` of an array (or a NumPy scalar); of any other value, a field read (`getattr`)."""
     if not isinstance(x, np.ndarray | np.generic):
-        from srcad.rules.calls import getattr_rrule  # (calls.py reads this module)
+        from srcad.rules.calls import getattr_rrule  # (calls.py reads this module
 
         y, pullback = getattr_rrule(x, "T")
 
@@ -327,7 +311,7 @@ def list_rrule(iterable: Any) -> tuple[list[Any], Pullback]:
     def list_pullback(y_bar: Any) -> tuple[Any, Any]:
         if isinstance(y_bar, AbstractZero):
             return NoTangent(), y_bar
-        return NoTangent(), _cotangent_of_elements(iterable, elements_of(y_bar, count))
+        return NoTangent(), cotangent_of_elements(iterable, elements_of(y_bar, count))
 
     return items, list_pullback
 
@@ -341,7 +325,7 @@ def tuple_rrule(iterable: Any) -> tuple[tuple[Any, ...], Pullback]:
     def tuple_pullback(y_bar: Any) -> tuple[Any, Any]:
         if isinstance(y_bar, AbstractZero):
             return NoTangent(), y_bar
-        return NoTangent(), _cotangent_of_elements(iterable, elements_of(y_bar, count))
+        return NoTangent(), cotangent_of_elements(iterable, elements_of(y_bar, count))
 
     return items, tuple_pullback
 
@@ -514,7 +498,7 @@ def getitem_frule(dargs: tuple[Any, ...], x: Any, index: Any) -> tuple[Any, Any]
 @rules.attribute_frule("T")
 def transpose_attribute_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
     if not isinstance(x, np.ndarray | np.generic):  # a field
-        from srcad.rules.calls import getattr_frule  # (calls.py reads this module)
+        from srcad.rules.calls import getattr_frule  # (calls.py reads this module
 
         return getattr_frule((dargs[0], dargs[1], NoTangent()), x, "T")
     dot = unthunk(dargs[1])

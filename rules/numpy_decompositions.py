@@ -8,16 +8,19 @@ from typing import Any
 import numpy as np
 
 from srcad.primitives import logabsdet
-from srcad.projection import ProjectTo, conj
+from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
-from srcad.rules.numpy_linalg import _dots, _given
+from srcad.rules._support import (
+    argument_tangents,
+    common_dtype,
+    conj_transpose,
+    element_cotangents,
+    options_by_name,
+)
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
-    Tangent,
     ZeroTangent,
-    elements_of,
-    field_names,
     unthunk,
 )
 
@@ -29,30 +32,6 @@ Pullback = Any
 _NUMPY_2 = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
 
 
-def _elements(y_bar: Any, count: int) -> tuple[Any, ...]:
-    """The cotangents of the elements of a tuple result, each computed if it was a thunk.
-
-    NumPy's results (`EighResult`, `SVDResult`, ...) are NamedTuples, whose tangents may
-    name their fields (`Tangent(SVDResult, S=s_bar)`); fields not named are zero.
-    """
-    y_bar = unthunk(y_bar)
-    if isinstance(y_bar, Tangent) and y_bar.fields:
-        parts = tuple(y_bar[name] for name in field_names(y_bar.primal_type))
-    else:
-        parts = elements_of(y_bar, count)
-    return tuple(unthunk(e) for e in parts)
-
-
-def _common_dtype(*values: Any) -> np.dtype[Any]:
-    """The dtype of arithmetic among `values`, leaving out symbolic zeros."""
-    return np.result_type(*(v for v in values if not isinstance(v, AbstractZero)))
-
-
-def _conj_transpose(x: Any) -> Any:
-    """The conjugate transpose of a matrix, or of each matrix in a stack."""
-    return conj(np.swapaxes(x, -1, -2))
-
-
 # --- np.linalg: inverses, solves and determinants -----------------------------------------
 
 
@@ -61,7 +40,7 @@ def inv_rrule(a: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.linalg.inv`, also of a stack of matrices."""
     y = np.linalg.inv(a)
     project_a = ProjectTo(a)
-    y_h = _conj_transpose(y)
+    y_h = conj_transpose(y)
 
     def inv_pullback(y_bar: Any) -> tuple[Any, Any]:
         y_bar = unthunk(y_bar)
@@ -82,7 +61,7 @@ def solve_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     x = np.linalg.solve(a, b)
     project_a, project_b = ProjectTo(a), ProjectTo(b)
     vector = np.ndim(b) == 1 if _NUMPY_2 else np.ndim(b) == np.ndim(a) - 1
-    a_h = _conj_transpose(np.asarray(a))
+    a_h = conj_transpose(np.asarray(a))
     x_columns = x[..., np.newaxis] if vector else x
 
     def solve_pullback(x_bar: Any) -> tuple[Any, Any, Any]:
@@ -91,7 +70,7 @@ def solve_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
             return NoTangent(), x_bar, x_bar
         x_bar = np.asarray(x_bar)
         b_bar = np.linalg.solve(a_h, x_bar[..., np.newaxis] if vector else x_bar)
-        a_bar = -(b_bar @ _conj_transpose(x_columns))
+        a_bar = -(b_bar @ conj_transpose(x_columns))
         return NoTangent(), project_a(a_bar), project_b(b_bar[..., 0] if vector else b_bar)
 
     return x, solve_pullback
@@ -112,9 +91,7 @@ def _adjugate(a: Any) -> Any:
     before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
     after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
     phase = (np.linalg.det(u) * np.linalg.det(vh))[..., np.newaxis, np.newaxis]
-    return phase * (
-        (_conj_transpose(vh) * (before * after)[..., np.newaxis, :]) @ _conj_transpose(u)
-    )
+    return phase * ((conj_transpose(vh) * (before * after)[..., np.newaxis, :]) @ conj_transpose(u))
 
 
 @rules.rrule(np.linalg.det)
@@ -130,7 +107,7 @@ def det_rrule(a: Any) -> tuple[Any, Pullback]:
         if isinstance(y_bar, AbstractZero):
             return NoTangent(), y_bar
         scale = np.asarray(y_bar)[..., np.newaxis, np.newaxis]
-        return NoTangent(), project_a(scale * _conj_transpose(_adjugate(a)))
+        return NoTangent(), project_a(scale * conj_transpose(_adjugate(a)))
 
     return y, det_pullback
 
@@ -148,7 +125,7 @@ def slogdet_rrule(a: Any) -> tuple[Any, Pullback]:
     real_matrix = type(a) is np.ndarray and a.dtype == np.float64 and a.ndim == 2
 
     def slogdet_pullback(y_bar: Any) -> tuple[Any, Any]:
-        sign_bar, logabsdet_bar = _elements(y_bar, 2)
+        sign_bar, logabsdet_bar = element_cotangents(y_bar, 2)
         if real_matrix and type(logabsdet_bar) in (float, np.float64):
             # The common case, directly: d logabsdet = tr(a^-1 da).
             return NoTangent(), logabsdet_bar * np.linalg.inv(a).T
@@ -160,7 +137,7 @@ def slogdet_rrule(a: Any) -> tuple[Any, Pullback]:
             # d sign = i sign Im tr(a^-1 da), d logabsdet = Re tr(a^-1 da).
             phase = np.imag(np.asarray(sign_bar) * np.conj(result[0]))
             scale = (0.0 if isinstance(logabsdet_bar, AbstractZero) else logabsdet_bar) + 1j * phase
-        a_bar = scale[..., np.newaxis, np.newaxis] * _conj_transpose(np.linalg.inv(a))
+        a_bar = scale[..., np.newaxis, np.newaxis] * conj_transpose(np.linalg.inv(a))
         return NoTangent(), project_a(a_bar)
 
     return result, slogdet_pullback
@@ -185,11 +162,11 @@ def matrix_power_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pul
     2(n-1) products; a negative power goes through the inverse, and `n = 0` gives zero.
     """
     y = np.linalg.matrix_power(a, *options, **keywords)
-    n = int(_given(("n",), options, keywords)["n"])
+    n = int(options_by_name(("n",), options, keywords)["n"])
     project_a = ProjectTo(a)
     option_bars = (NoTangent(),) * len(options)
     base = np.linalg.inv(a) if n < 0 else np.asarray(a)
-    base_h = _conj_transpose(base)
+    base_h = conj_transpose(base)
 
     def matrix_power_pullback(y_bar: Any) -> tuple[Any, ...]:
         y_bar = unthunk(y_bar)
@@ -227,7 +204,7 @@ def lstsq_rrule(a: Any, b: Any, *options: Any, **keywords: Any) -> tuple[Any, Pu
     option_bars = (NoTangent(),) * len(options)
 
     def lstsq_pullback(y_bar: Any) -> tuple[Any, ...]:
-        x_bar, residuals_bar, _, sv_bar = _elements(y_bar, 4)
+        x_bar, residuals_bar, _, sv_bar = element_cotangents(y_bar, 4)
         if residuals.size == 0:
             residuals_bar = ZeroTangent()
         if all(isinstance(t, AbstractZero) for t in (x_bar, residuals_bar, sv_bar)):
@@ -237,22 +214,22 @@ def lstsq_rrule(a: Any, b: Any, *options: Any, **keywords: Any) -> tuple[Any, Pu
         pinv_h = (u / s) @ vh  # the conjugate transpose of pinv(a)
         x_cols = x[:, np.newaxis] if vector else x
         r_cols = (b_array[:, np.newaxis] if vector else b_array) - a_array @ x_cols
-        dtype = _common_dtype(a_array, b_array, x_bar, residuals_bar, sv_bar)
+        dtype = common_dtype(a_array, b_array, x_bar, residuals_bar, sv_bar)
         a_bar = np.zeros(a_array.shape, dtype=dtype)
         b_bar = np.zeros(r_cols.shape, dtype=dtype)
         if not isinstance(x_bar, AbstractZero):
             # d pinv = -P da P + P P^H da^H (I - a P) + (I - P a) da^H P^H P, with P = pinv(a).
             x_bar_cols = np.asarray(x_bar).reshape(x_cols.shape)
             b_bar += pinv_h @ x_bar_cols
-            kernel_part = x_bar_cols - _conj_transpose(vh) @ (vh @ x_bar_cols)
-            a_bar += -b_bar @ _conj_transpose(x_cols)
-            a_bar += r_cols @ _conj_transpose(_conj_transpose(pinv_h) @ b_bar)
-            a_bar += pinv_h @ x_cols @ _conj_transpose(kernel_part)
+            kernel_part = x_bar_cols - conj_transpose(vh) @ (vh @ x_bar_cols)
+            a_bar += -b_bar @ conj_transpose(x_cols)
+            a_bar += r_cols @ conj_transpose(conj_transpose(pinv_h) @ b_bar)
+            a_bar += pinv_h @ x_cols @ conj_transpose(kernel_part)
         if not isinstance(residuals_bar, AbstractZero):
             # At the minimum a^H r = 0, so d residuals = 2 Re <r, db - da x> per column.
             weighted = 2.0 * r_cols * np.asarray(residuals_bar)
             b_bar += weighted
-            a_bar -= weighted @ _conj_transpose(x_cols)
+            a_bar -= weighted @ conj_transpose(x_cols)
         if not isinstance(sv_bar, AbstractZero):
             a_bar += (full_u * np.asarray(sv_bar)) @ full_vh
         b_bar_out = b_bar[:, 0] if vector else b_bar
@@ -273,7 +250,7 @@ def _trace_of_solve(a: Any, a_dot: Any) -> Any:
 def inv_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
     """Forward rule for `np.linalg.inv`: `y_dot = -y a_dot y`."""
     y = np.linalg.inv(a)
-    (a_dot,) = _dots(dargs, 1)
+    (a_dot,) = argument_tangents(dargs, 1)
     if isinstance(a_dot, AbstractZero):
         return y, ZeroTangent()
     return y, -(y @ a_dot @ y)
@@ -284,7 +261,7 @@ def solve_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     """Forward rule for `x = np.linalg.solve(a, b)`: `x_dot = solve(a, b_dot - a_dot x)`,
     a vector `b` taken as one column (see `solve_rrule`)."""
     x = np.linalg.solve(a, b)
-    a_dot, b_dot = _dots(dargs, 2)
+    a_dot, b_dot = argument_tangents(dargs, 2)
     if isinstance(a_dot, AbstractZero) and isinstance(b_dot, AbstractZero):
         return x, ZeroTangent()
     vector = np.ndim(b) == 1 if _NUMPY_2 else np.ndim(b) == np.ndim(a) - 1
@@ -302,7 +279,7 @@ def det_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
     """Forward rule for `np.linalg.det`: `y_dot = tr(adj(a) a_dot)`, which is `det(a)
     tr(a^-1 a_dot)` for an invertible `a` (see `_adjugate` for a singular one)."""
     y = np.linalg.det(a)
-    (a_dot,) = _dots(dargs, 1)
+    (a_dot,) = argument_tangents(dargs, 1)
     if isinstance(a_dot, AbstractZero):
         return y, ZeroTangent()
     try:
@@ -319,7 +296,7 @@ def slogdet_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
     turns, `sign_dot = i Im(t) sign`; a real sign is piecewise constant (`ZeroTangent()`).
     """
     result = np.linalg.slogdet(a)
-    (a_dot,) = _dots(dargs, 1)
+    (a_dot,) = argument_tangents(dargs, 1)
     if isinstance(a_dot, AbstractZero):
         return result, ZeroTangent()
     t = _trace_of_solve(a, a_dot)
@@ -344,8 +321,8 @@ def matrix_power_frule(
     power goes through the inverse, and `n = 0` gives zero.
     """
     y = np.linalg.matrix_power(a, *options, **keywords)
-    n = int(_given(("n",), options, keywords)["n"])
-    (a_dot,) = _dots(dargs, 1)
+    n = int(options_by_name(("n",), options, keywords)["n"])
+    (a_dot,) = argument_tangents(dargs, 1)
     if isinstance(a_dot, AbstractZero) or n == 0:
         return y, ZeroTangent()
     base, base_dot = np.asarray(a), a_dot
@@ -370,14 +347,14 @@ def lstsq_frule(
     """
     result = np.linalg.lstsq(a, b, *options, **keywords)
     x, residuals, rank, _ = result
-    a_dot, b_dot = _dots(dargs, 2)
+    a_dot, b_dot = argument_tangents(dargs, 2)
     if isinstance(a_dot, AbstractZero) and isinstance(b_dot, AbstractZero):
         return result, ZeroTangent()
     a_array, b_array = np.asarray(a), np.asarray(b)
     vector = b_array.ndim == 1
     full_u, full_s, full_vh = np.linalg.svd(a_array, full_matrices=False)
     u, s, vh = full_u[:, :rank], full_s[:rank], full_vh[:rank]
-    pinv = _conj_transpose(vh) @ (_conj_transpose(u) / s[:, np.newaxis])
+    pinv = conj_transpose(vh) @ (conj_transpose(u) / s[:, np.newaxis])
     x_cols = x[:, np.newaxis] if vector else x
     r_cols = (b_array[:, np.newaxis] if vector else b_array) - a_array @ x_cols
     x_dot: Any = ZeroTangent()
@@ -389,11 +366,11 @@ def lstsq_frule(
         r_dot = b_dot_cols
     if not isinstance(a_dot, AbstractZero):
         # d pinv = -P da P + P P^H da^H (I - a P) + (I - P a) da^H P^H P, with P = pinv(a).
-        a_dot_h = _conj_transpose(np.asarray(a_dot))
-        kernel_part = a_dot_h @ (_conj_transpose(pinv) @ x_cols)
-        kernel_part = kernel_part - _conj_transpose(vh) @ (vh @ kernel_part)
+        a_dot_h = conj_transpose(np.asarray(a_dot))
+        kernel_part = a_dot_h @ (conj_transpose(pinv) @ x_cols)
+        kernel_part = kernel_part - conj_transpose(vh) @ (vh @ kernel_part)
         x_dot = x_dot - pinv @ (a_dot @ x_cols)
-        x_dot = x_dot + pinv @ (_conj_transpose(pinv) @ (a_dot_h @ r_cols)) + kernel_part
+        x_dot = x_dot + pinv @ (conj_transpose(pinv) @ (a_dot_h @ r_cols)) + kernel_part
         r_dot = r_dot - a_dot @ x_cols
         sv_dot = np.real(np.einsum("ij,ik,jk->j", np.conj(full_u), a_dot, np.conj(full_vh)))
     # At the minimum a^H r = 0, so d residuals = 2 Re <r, db - da x> per column.

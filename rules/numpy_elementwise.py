@@ -21,7 +21,7 @@ import numpy as np
 from srcad.partials import power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, conj
 from srcad.registry import RuleSet, scalar_rrule
-from srcad.rules.numpy_reductions import _as_result
+from srcad.rules._support import as_result
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 rules = RuleSet("numpy_elementwise")
@@ -341,7 +341,7 @@ def _zero(dot: Any) -> bool:
 
 def _result(y_dot: Any, y: Any) -> Any:
     """A zero tangent as `ZeroTangent()`, any other broadcast to `y`'s shape and dtype."""
-    return ZeroTangent() if _zero(y_dot) else _as_result(y_dot, y)
+    return ZeroTangent() if _zero(y_dot) else as_result(y_dot, y)
 
 
 @rules.frule(np.absolute)
@@ -353,7 +353,7 @@ def absolute_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
     if _zero(x_dot):
         return y, ZeroTangent()
     y_dot = _absolute_partial(x, y) * x_dot
-    return y, _as_result(np.real(y_dot) if np.iscomplexobj(x) else y_dot, y)
+    return y, as_result(np.real(y_dot) if np.iscomplexobj(x) else y_dot, y)
 
 
 @rules.frule(np.conjugate)
@@ -408,7 +408,7 @@ def where_frule(dargs: tuple[Any, ...], condition: Any, *branches: Any) -> tuple
         return y, ZeroTangent()
     chosen = np.asarray(condition, dtype=bool)
     y_dot = np.where(chosen, 0 if _zero(a_dot) else a_dot, 0 if _zero(b_dot) else b_dot)
-    return y, _as_result(y_dot, y)
+    return y, as_result(y_dot, y)
 
 
 @rules.frule(np.real)
@@ -427,4 +427,4 @@ def imag_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
     y = np.imag(x)
     if _zero(x_dot) or not np.iscomplexobj(x):
         return y, ZeroTangent()
-    return y, _as_result(np.imag(x_dot), y)
+    return y, as_result(np.imag(x_dot), y)

@@ -9,8 +9,13 @@ import numpy as np
 
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
-from srcad.rules.numpy_decompositions import _common_dtype, _conj_transpose, _elements
-from srcad.rules.numpy_linalg import _dots, _given
+from srcad.rules._support import (
+    argument_tangents,
+    common_dtype,
+    conj_transpose,
+    element_cotangents,
+    options_by_name,
+)
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 rules = RuleSet("numpy_factorisations")
@@ -55,7 +60,7 @@ def _cotangent_of_triangle(h_bar: Any, lower: bool) -> Any:
     the factorisation read: the triangle read gets `h_bar + h_bar^H` (each entry stands for
     itself and its mirror), its diagonal `Re diag(h_bar)`, and the other triangle zero."""
     h_bar = np.asarray(h_bar)
-    both = h_bar + _conj_transpose(h_bar)
+    both = h_bar + conj_transpose(h_bar)
     folded = np.tril(both, -1) if lower else np.triu(both, 1)
     _diagonal_of(folded)[...] = np.real(np.diagonal(h_bar, axis1=-2, axis2=-1))
     return folded
@@ -66,7 +71,7 @@ def _tangent_of_triangle(a_dot: Any, lower: bool) -> Any:
     tangent of `a`: the triangle read, mirrored, with the real part of its diagonal."""
     a_dot = np.asarray(a_dot)
     strict = np.tril(a_dot, -1) if lower else np.triu(a_dot, 1)
-    h_dot = strict + _conj_transpose(strict)
+    h_dot = strict + conj_transpose(strict)
     _diagonal_of(h_dot)[...] = np.real(np.diagonal(a_dot, axis1=-2, axis2=-1))
     return h_dot
 
@@ -81,21 +86,21 @@ def cholesky_rrule(a: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """
     factor = np.linalg.cholesky(a, **keywords)
     upper = bool(keywords.get("upper", False))
-    lower = _conj_transpose(factor) if upper else factor
-    lower_h = _conj_transpose(lower)
+    lower = conj_transpose(factor) if upper else factor
+    lower_h = conj_transpose(lower)
     project_a = ProjectTo(a)
 
     def cholesky_pullback(factor_bar: Any) -> tuple[Any, Any]:
         factor_bar = unthunk(factor_bar)
         if isinstance(factor_bar, AbstractZero):
             return NoTangent(), factor_bar
-        lower_bar = _conj_transpose(np.asarray(factor_bar)) if upper else np.asarray(factor_bar)
+        lower_bar = conj_transpose(np.asarray(factor_bar)) if upper else np.asarray(factor_bar)
         # With dL = L phi(L^-1 dA L^-H), phi taking the lower triangle and half the diagonal:
         # a_bar = L^-H phi(L^H L_bar) L^-1.
         middle = np.tril(lower_h @ lower_bar)
         _diagonal_of(middle)[...] *= 0.5
         left = np.linalg.solve(lower_h, middle)
-        a_bar = _conj_transpose(np.linalg.solve(lower_h, _conj_transpose(left)))
+        a_bar = conj_transpose(np.linalg.solve(lower_h, conj_transpose(left)))
         return NoTangent(), project_a(_cotangent_of_triangle(a_bar, lower=not upper))
 
     return factor, cholesky_pullback
@@ -110,18 +115,18 @@ def eigh_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     (`UPLO`), so the cotangent lies on that triangle (see `_cotangent_of_triangle`).
     """
     result = np.linalg.eigh(a, *options, **keywords)
-    lower = _reads_lower(_given(("UPLO",), options, keywords).get("UPLO", "L"))
+    lower = _reads_lower(options_by_name(("UPLO",), options, keywords).get("UPLO", "L"))
     w, v = result
-    v_h = _conj_transpose(v)
+    v_h = conj_transpose(v)
     project_a = ProjectTo(a)
     option_bars = (NoTangent(),) * len(options)
 
     def eigh_pullback(y_bar: Any) -> tuple[Any, ...]:
-        w_bar, v_bar = _elements(y_bar, 2)
+        w_bar, v_bar = element_cotangents(y_bar, 2)
         if isinstance(w_bar, AbstractZero) and isinstance(v_bar, AbstractZero):
             return (NoTangent(), ZeroTangent(), *option_bars)
         # a_bar = v (diag(w_bar) + F o (v^H v_bar)) v^H, F_ij = 1 / (w_j - w_i).
-        middle = np.zeros(v.shape, dtype=_common_dtype(v, w_bar, v_bar))
+        middle = np.zeros(v.shape, dtype=common_dtype(v, w_bar, v_bar))
         if not isinstance(w_bar, AbstractZero):
             _diagonal_of(middle)[...] += w_bar
         if not isinstance(v_bar, AbstractZero):
@@ -138,16 +143,16 @@ def _qr_tall_cotangent(q: Any, r: Any, q_bar: Any, r_bar: Any) -> np.ndarray:
     With `m = r_bar r^H - q^H q_bar` and `h` its upper triangle (real diagonal) copied to a
     Hermitian matrix, `a_bar = (q_bar + q h) r^-H`.
     """
-    mixed = np.zeros(r.shape, dtype=_common_dtype(q, q_bar, r_bar))
+    mixed = np.zeros(r.shape, dtype=common_dtype(q, q_bar, r_bar))
     if not isinstance(r_bar, AbstractZero):
-        mixed += r_bar @ _conj_transpose(r)
+        mixed += r_bar @ conj_transpose(r)
     if not isinstance(q_bar, AbstractZero):
-        mixed -= _conj_transpose(q) @ q_bar
+        mixed -= conj_transpose(q) @ q_bar
     strict_upper = np.triu(mixed, 1)
-    hermitian = strict_upper + _conj_transpose(strict_upper)
+    hermitian = strict_upper + conj_transpose(strict_upper)
     _diagonal_of(hermitian)[...] = _diagonal_of(mixed).real
     b = q @ hermitian if isinstance(q_bar, AbstractZero) else q_bar + q @ hermitian
-    return _conj_transpose(np.linalg.solve(r, _conj_transpose(b)))
+    return conj_transpose(np.linalg.solve(r, conj_transpose(b)))
 
 
 @rules.rrule(np.linalg.qr)
@@ -159,7 +164,7 @@ def qr_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     (where `a` has full rank). A wide `a = [x | y]` factors as `x = q r1`, `y = q r2`.
     """
     result = np.linalg.qr(a, *options, **keywords)
-    mode = _given(("mode",), options, keywords).get("mode", "reduced")
+    mode = options_by_name(("mode",), options, keywords).get("mode", "reduced")
     if mode not in ("reduced", "r"):
         raise TypeError(f"srcad has no rule for np.linalg.qr with mode={mode!r}")
     q, r = np.linalg.qr(a) if mode == "r" else result
@@ -169,7 +174,10 @@ def qr_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     option_bars = (NoTangent(),) * len(options)
 
     def qr_pullback(y_bar: Any) -> tuple[Any, ...]:
-        q_bar, r_bar = (ZeroTangent(), unthunk(y_bar)) if mode == "r" else _elements(y_bar, 2)
+        if mode == "r":
+            q_bar, r_bar = ZeroTangent(), unthunk(y_bar)
+        else:
+            q_bar, r_bar = element_cotangents(y_bar, 2)
         if isinstance(q_bar, AbstractZero) and isinstance(r_bar, AbstractZero):
             return (NoTangent(), ZeroTangent(), *option_bars)
         if a_array.shape[-1] <= rows:
@@ -179,7 +187,7 @@ def qr_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         )
         y = a_array[..., rows:]
         if not isinstance(r2_bar, AbstractZero):
-            q_bar = q_bar + y @ _conj_transpose(r2_bar)
+            q_bar = q_bar + y @ conj_transpose(r2_bar)
         x_bar = _qr_tall_cotangent(q, r[..., :rows], q_bar, r1_bar)
         y_bar_part = (
             np.zeros(y.shape, x_bar.dtype) if isinstance(r2_bar, AbstractZero) else (q @ r2_bar)
@@ -201,7 +209,7 @@ def svd_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     cotangent lies on it (see `_cotangent_of_triangle`).
     """
     result = np.linalg.svd(a, *options, **keywords)
-    given = _given(("full_matrices", "compute_uv", "hermitian"), options, keywords)
+    given = options_by_name(("full_matrices", "compute_uv", "hermitian"), options, keywords)
     compute_uv, hermitian = given.get("compute_uv", True), given.get("hermitian", False)
     rows, columns = np.shape(a)[-2:]
     if compute_uv and given.get("full_matrices", True) and rows != columns:
@@ -210,14 +218,14 @@ def svd_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
             "full_matrices=False only: the extra singular vectors are not unique"
         )
     u, s, vh = result if compute_uv else np.linalg.svd(a, False, True, hermitian)
-    u_h, v = _conj_transpose(u), _conj_transpose(vh)
+    u_h, v = conj_transpose(u), conj_transpose(vh)
     project_a = ProjectTo(a)
     option_bars = (NoTangent(),) * len(options)
     size = s.shape[-1]
 
     def svd_pullback(y_bar: Any) -> tuple[Any, ...]:
         if compute_uv:
-            u_bar, s_bar, vh_bar = _elements(y_bar, 3)
+            u_bar, s_bar, vh_bar = element_cotangents(y_bar, 3)
         else:
             u_bar, s_bar, vh_bar = ZeroTangent(), unthunk(y_bar), ZeroTangent()
         if all(isinstance(t, AbstractZero) for t in (u_bar, s_bar, vh_bar)):
@@ -225,7 +233,7 @@ def svd_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         # a = u s v^H. The cotangent of `u^H da v` (`middle`) gathers the singular values'
         # cotangent, the rotations of u and v among themselves (through F), and the phases
         # they share (split evenly); rotations out of their span come last.
-        dtype = _common_dtype(u, u_bar, s_bar, vh_bar)
+        dtype = common_dtype(u, u_bar, s_bar, vh_bar)
         middle = np.zeros((*s.shape, size), dtype=dtype)
         extra = np.zeros(np.shape(a), dtype=dtype)
         diagonal = _diagonal_of(middle)
@@ -234,19 +242,19 @@ def svd_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         f = _inverse_differences(s * s)
         if not isinstance(u_bar, AbstractZero):
             g = u_h @ u_bar
-            middle += f * (g - _conj_transpose(g)) * s[..., np.newaxis, :]
+            middle += f * (g - conj_transpose(g)) * s[..., np.newaxis, :]
             if np.iscomplexobj(g):
                 diagonal += 0.5j * _diagonal_of(g).imag / s
             if rows > size:
                 extra += ((u_bar - u @ g) / s[..., np.newaxis, :]) @ vh
         if not isinstance(vh_bar, AbstractZero):
-            v_bar = _conj_transpose(vh_bar)
+            v_bar = conj_transpose(vh_bar)
             h = vh @ v_bar
-            middle += s[..., :, np.newaxis] * f * (h - _conj_transpose(h))
+            middle += s[..., :, np.newaxis] * f * (h - conj_transpose(h))
             if np.iscomplexobj(h):
                 diagonal -= 0.5j * _diagonal_of(h).imag / s
             if columns > size:
-                extra += (u / s[..., np.newaxis, :]) @ _conj_transpose(v_bar - v @ h)
+                extra += (u / s[..., np.newaxis, :]) @ conj_transpose(v_bar - v @ h)
         a_bar = u @ middle @ vh + extra
         if hermitian:
             a_bar = _cotangent_of_triangle(a_bar, lower=True)
@@ -270,16 +278,16 @@ def cholesky_frule(dargs: tuple[Any, ...], a: Any, **keywords: Any) -> tuple[Any
     the tangent of the Hermitian matrix the triangle read stands for (see
     `_tangent_of_triangle`)."""
     factor = np.linalg.cholesky(a, **keywords)
-    (a_dot,) = _dots(dargs, 1)
+    (a_dot,) = argument_tangents(dargs, 1)
     if isinstance(a_dot, AbstractZero):
         return factor, ZeroTangent()
     upper = bool(keywords.get("upper", False))
-    lower = _conj_transpose(factor) if upper else factor
+    lower = conj_transpose(factor) if upper else factor
     left = np.linalg.solve(lower, _tangent_of_triangle(a_dot, lower=not upper))  # L^-1 dA
-    middle = np.tril(_conj_transpose(np.linalg.solve(lower, _conj_transpose(left))))
+    middle = np.tril(conj_transpose(np.linalg.solve(lower, conj_transpose(left))))
     _diagonal_of(middle)[...] *= 0.5
     lower_dot = lower @ middle
-    return factor, _conj_transpose(lower_dot) if upper else lower_dot
+    return factor, conj_transpose(lower_dot) if upper else lower_dot
 
 
 @rules.frule(np.linalg.eigh)
@@ -292,12 +300,12 @@ def eigh_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -
     keeps its sign, or phase, fixed).
     """
     result = np.linalg.eigh(a, *options, **keywords)
-    (a_dot,) = _dots(dargs, 1)
+    (a_dot,) = argument_tangents(dargs, 1)
     if isinstance(a_dot, AbstractZero):
         return result, ZeroTangent()
     w, v = result
-    lower = _reads_lower(_given(("UPLO",), options, keywords).get("UPLO", "L"))
-    m = _conj_transpose(v) @ _tangent_of_triangle(a_dot, lower) @ v
+    lower = _reads_lower(options_by_name(("UPLO",), options, keywords).get("UPLO", "L"))
+    m = conj_transpose(v) @ _tangent_of_triangle(a_dot, lower) @ v
     return result, (_real_diagonal(m), v @ (_inverse_differences(w) * m))
 
 
@@ -307,10 +315,10 @@ def _qr_tall_tangent(q: Any, r: Any, a_dot: Any) -> tuple[Any, Any]:
     With `x = q^H a_dot r^-1 = q^H q_dot + r_dot r^-1`: the first is skew-Hermitian and the
     second upper triangular with a real diagonal (R's diagonal stays real), which splits x.
     """
-    a_dot_r_inverse = _conj_transpose(np.linalg.solve(_conj_transpose(r), _conj_transpose(a_dot)))
-    x = _conj_transpose(q) @ a_dot_r_inverse
+    a_dot_r_inverse = conj_transpose(np.linalg.solve(conj_transpose(r), conj_transpose(a_dot)))
+    x = conj_transpose(q) @ a_dot_r_inverse
     strict_lower = np.tril(x, -1)
-    skew = strict_lower - _conj_transpose(strict_lower)  # q^H q_dot
+    skew = strict_lower - conj_transpose(strict_lower)  # q^H q_dot
     if np.iscomplexobj(x):
         _diagonal_of(skew)[...] = 1j * _diagonal_of(x).imag
     upper = x - skew  # r_dot r^-1
@@ -324,10 +332,10 @@ def qr_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -> 
     A wide `a = [x | y]` factors as `x = q r1`, `y = q r2`: `r2_dot = q^H (y_dot - q_dot r2)`.
     """
     result = np.linalg.qr(a, *options, **keywords)
-    mode = _given(("mode",), options, keywords).get("mode", "reduced")
+    mode = options_by_name(("mode",), options, keywords).get("mode", "reduced")
     if mode not in ("reduced", "r"):
         raise TypeError(f"srcad has no rule for np.linalg.qr with mode={mode!r}")
-    (a_dot,) = _dots(dargs, 1)
+    (a_dot,) = argument_tangents(dargs, 1)
     if isinstance(a_dot, AbstractZero):
         return result, ZeroTangent()
     q, r = np.linalg.qr(a) if mode == "r" else result
@@ -337,7 +345,7 @@ def qr_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -> 
     else:
         a_dot = np.asarray(a_dot)
         q_dot, r1_dot = _qr_tall_tangent(q, r[..., :rows], a_dot[..., :rows])
-        r2_dot = _conj_transpose(q) @ (a_dot[..., rows:] - q_dot @ r[..., rows:])
+        r2_dot = conj_transpose(q) @ (a_dot[..., rows:] - q_dot @ r[..., rows:])
         r_dot = np.concatenate([r1_dot, r2_dot], axis=-1)
     return result, r_dot if mode == "r" else (q_dot, r_dot)
 
@@ -353,7 +361,7 @@ def svd_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) ->
     carries the phase change `i Im(p_jj) / s_j` (zero for real `a`).
     """
     result = np.linalg.svd(a, *options, **keywords)
-    given = _given(("full_matrices", "compute_uv", "hermitian"), options, keywords)
+    given = options_by_name(("full_matrices", "compute_uv", "hermitian"), options, keywords)
     compute_uv, hermitian = given.get("compute_uv", True), given.get("hermitian", False)
     rows, columns = np.shape(a)[-2:]
     if compute_uv and given.get("full_matrices", True) and rows != columns:
@@ -361,12 +369,12 @@ def svd_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) ->
             "srcad differentiates np.linalg.svd of a non-square matrix with "
             "full_matrices=False only: the extra singular vectors are not unique"
         )
-    (a_dot,) = _dots(dargs, 1)
+    (a_dot,) = argument_tangents(dargs, 1)
     if isinstance(a_dot, AbstractZero):
         return result, ZeroTangent()
     u, s, vh = result if compute_uv else np.linalg.svd(a, False, True, hermitian)
     a_dot = _tangent_of_triangle(a_dot, lower=True) if hermitian else np.asarray(a_dot)
-    u_h, v = _conj_transpose(u), _conj_transpose(vh)
+    u_h, v = conj_transpose(u), conj_transpose(vh)
     p = u_h @ a_dot @ v
     s_dot = _real_diagonal(p)
     if not compute_uv:
@@ -374,16 +382,16 @@ def svd_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) ->
     f = _inverse_differences(s * s)
     ps = p * s[..., np.newaxis, :]
     sp = s[..., :, np.newaxis] * p
-    u_turn = f * (ps + _conj_transpose(ps))
+    u_turn = f * (ps + conj_transpose(ps))
     if np.iscomplexobj(p):
         _diagonal_of(u_turn)[...] = 1j * _diagonal_of(p).imag / s
     u_dot = u @ u_turn
-    v_dot = v @ (f * (sp + _conj_transpose(sp)))
+    v_dot = v @ (f * (sp + conj_transpose(sp)))
     size = s.shape[-1]
     if rows > size:
         a_dot_v = a_dot @ v
         u_dot = u_dot + (a_dot_v - u @ (u_h @ a_dot_v)) / s[..., np.newaxis, :]
     if columns > size:
-        a_dot_h_u = _conj_transpose(a_dot) @ u
+        a_dot_h_u = conj_transpose(a_dot) @ u
         v_dot = v_dot + (a_dot_h_u - v @ (vh @ a_dot_h_u)) / s[..., np.newaxis, :]
-    return result, (u_dot, s_dot, _conj_transpose(v_dot))
+    return result, (u_dot, s_dot, conj_transpose(v_dot))

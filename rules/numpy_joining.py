@@ -18,7 +18,8 @@ import numpy as np
 
 from srcad.projection import ProjectTo
 from srcad.registry import RuleFn, RuleSet, named
-from srcad.rules.containers import _cotangent_of_elements, element_tangents
+from srcad.rules._support import cotangent_of_elements
+from srcad.rules.containers import element_tangents
 from srcad.rules.numpy_shape import bind_options, linear_frule
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
 
@@ -58,7 +59,7 @@ def _joined_cotangent(
         project(np.reshape(piece, np.shape(a)))
         for a, project, piece in zip(arrays, projections, pieces, strict=True)
     )
-    return _cotangent_of_elements(arrays, element_bars)
+    return cotangent_of_elements(arrays, element_bars)
 
 
 @rules.rrule(np.concatenate)

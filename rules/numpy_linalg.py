@@ -10,22 +10,12 @@ import numpy as np
 
 from srcad.projection import ProjectTo, conj
 from srcad.registry import RuleSet
+from srcad.rules._support import argument_tangents, options_by_name
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 rules = RuleSet("numpy_linalg")
 
 Pullback = Any
-
-
-def _given(
-    parameters: tuple[str, ...], options: tuple[Any, ...], keywords: dict[str, Any]
-) -> dict[str, Any]:
-    """The options of a call by name: those passed by position fill `parameters` in order."""
-    given = dict(zip(parameters, options, strict=False))
-    given.update(keywords)
-    if given.get("out") is not None:
-        raise TypeError("srcad cannot differentiate a call that writes into `out=`")
-    return given
 
 
 # --- np.dot -------------------------------------------------------------------------------
@@ -216,7 +206,7 @@ def einsum_rrule(subscripts: Any, *operands: Any, **keywords: Any) -> tuple[Any,
             return (NoTangent(), *bars)
 
         return y, einsum_sublist_pullback
-    y = np.einsum(subscripts, *operands, **_given((), (), keywords))
+    y = np.einsum(subscripts, *operands, **options_by_name((), (), keywords))
     inputs, output = einsum_terms(subscripts, [np.ndim(o) for o in operands])
     arrays = _Operands(operands)
 
@@ -277,7 +267,7 @@ def tensordot_rrule(a: Any, b: Any, *options: Any, **keywords: Any) -> tuple[Any
     """Reverse rule for `np.tensordot(a, b, axes=2)`, `axes` a count or a pair of axis
     lists (not differentiated; a `NoTangent()` when passed by position)."""
     y = np.tensordot(a, b, *options, **keywords)
-    axes = _given(("axes",), options, keywords).get("axes", 2)
+    axes = options_by_name(("axes",), options, keywords).get("axes", 2)
     inputs, output = _tensordot_terms(np.ndim(a), np.ndim(b), axes)
     factors = _Operands((a, b))
     option_bars = (NoTangent(),) * len(options)
@@ -331,7 +321,7 @@ def vdot_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 @rules.rrule(np.outer)
 def outer_rrule(a: Any, b: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.outer(a, b)` of the flattened arrays."""
-    y = np.outer(a, b, **_given((), (), keywords))
+    y = np.outer(a, b, **options_by_name((), (), keywords))
     project_a, project_b = ProjectTo(a), ProjectTo(b)
     a_array, b_array = np.asarray(a), np.asarray(b)
 
@@ -350,7 +340,7 @@ def outer_rrule(a: Any, b: Any, **keywords: Any) -> tuple[Any, Pullback]:
 def trace_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.trace(a, offset=0, axis1=0, axis2=1, dtype=None)`."""
     y = np.trace(a, *options, **keywords)
-    given = _given(("offset", "axis1", "axis2", "dtype", "out"), options, keywords)
+    given = options_by_name(("offset", "axis1", "axis2", "dtype", "out"), options, keywords)
     offset, axis1, axis2 = given.get("offset", 0), given.get("axis1", 0), given.get("axis2", 1)
     shape = np.shape(a)
     rows, columns = shape[axis1], shape[axis2]
@@ -375,7 +365,7 @@ def diag_rrule(v: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.diag(v, k=0)`: a vector onto the k-th diagonal of a square
     matrix, or the k-th diagonal of a matrix out as a vector."""
     y = np.diag(v, *options, **keywords)
-    k = int(_given(("k",), options, keywords).get("k", 0))
+    k = int(options_by_name(("k",), options, keywords).get("k", 0))
     shape = np.shape(v)
     project_v = ProjectTo(v)
     option_bars = (NoTangent(),) * len(options)
@@ -398,12 +388,6 @@ def diag_rrule(v: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
 # --- forward rules: `frule((f_dot, *arg_dots), *args) -> (y, y_dot)` ------------------------
 
 
-def _dots(dargs: tuple[Any, ...], count: int) -> list[Any]:
-    """The first `count` argument tangents (after the function's), each computed if it was
-    a thunk; the tangents of options that follow are not read."""
-    return [unthunk(d) for d in dargs[1 : 1 + count]]
-
-
 def multilinear_tangent(product: Any, operands: tuple[Any, ...], dots: list[Any]) -> Any:
     """The tangent of `product(*operands)`, linear in each operand: the sum over operands of
     the product with that operand replaced by its tangent, `ZeroTangent()` if all are zero."""
@@ -422,26 +406,26 @@ def _linear_tangent(linear: Any, dot: Any) -> Any:
 @rules.frule(np.dot)
 def dot_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     """Forward rule for `np.dot`: `a_dot . b + a . b_dot`."""
-    return np.dot(a, b), multilinear_tangent(np.dot, (a, b), _dots(dargs, 2))
+    return np.dot(a, b), multilinear_tangent(np.dot, (a, b), argument_tangents(dargs, 2))
 
 
 @rules.frule(np.vdot)
 def vdot_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     """Forward rule for `np.vdot`, antilinear in `a`: `vdot(a_dot, b)` conjugates `a_dot`."""
-    return np.vdot(a, b), multilinear_tangent(np.vdot, (a, b), _dots(dargs, 2))
+    return np.vdot(a, b), multilinear_tangent(np.vdot, (a, b), argument_tangents(dargs, 2))
 
 
 @rules.frule(np.inner)
 def inner_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     """Forward rule for `np.inner`."""
-    return np.inner(a, b), multilinear_tangent(np.inner, (a, b), _dots(dargs, 2))
+    return np.inner(a, b), multilinear_tangent(np.inner, (a, b), argument_tangents(dargs, 2))
 
 
 @rules.frule(np.outer)
 def outer_frule(dargs: tuple[Any, ...], a: Any, b: Any, **keywords: Any) -> tuple[Any, Any]:
     """Forward rule for `np.outer` (not into `out=`)."""
-    y = np.outer(a, b, **_given((), (), keywords))
-    return y, multilinear_tangent(np.outer, (a, b), _dots(dargs, 2))
+    y = np.outer(a, b, **options_by_name((), (), keywords))
+    return y, multilinear_tangent(np.outer, (a, b), argument_tangents(dargs, 2))
 
 
 @rules.frule(np.tensordot)
@@ -453,7 +437,7 @@ def tensordot_frule(
     def product(a: Any, b: Any) -> Any:
         return np.tensordot(a, b, *options, **keywords)
 
-    return product(a, b), multilinear_tangent(product, (a, b), _dots(dargs, 2))
+    return product(a, b), multilinear_tangent(product, (a, b), argument_tangents(dargs, 2))
 
 
 @rules.frule(np.einsum)
@@ -467,12 +451,12 @@ def einsum_frule(
         subscripts, operands = sublist_subscripts(arguments)
         operand_dots = [d for i, d in enumerate(dargs[1 : 1 + len(arguments)]) if i % 2 == 0]
         dargs = (NoTangent(), NoTangent(), *operand_dots[: len(operands)])
-    keywords = _given((), (), keywords)
+    keywords = options_by_name((), (), keywords)
 
     def product(*operands: Any) -> Any:
         return np.einsum(subscripts, *operands, **keywords)
 
-    operand_dots = _dots(dargs, 1 + len(operands))[1:]
+    operand_dots = argument_tangents(dargs, 1 + len(operands))[1:]
     return product(*operands), multilinear_tangent(product, operands, operand_dots)
 
 
@@ -485,7 +469,7 @@ def transpose_frule(
         raise TypeError(f"np.transpose takes x and axes, not {1 + len(positional_axes)} arguments")
     if positional_axes:
         axes = positional_axes[0]
-    (x_dot,) = _dots(dargs, 1)
+    (x_dot,) = argument_tangents(dargs, 1)
     return np.transpose(x, axes), _linear_tangent(lambda t: np.transpose(t, axes), x_dot)
 
 
@@ -493,8 +477,8 @@ def transpose_frule(
 def trace_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -> tuple[Any, Any]:
     """Forward rule for `np.trace(a, offset=0, axis1=0, axis2=1, dtype=None)`: the trace of
     the tangent."""
-    _given(("offset", "axis1", "axis2", "dtype", "out"), options, keywords)
-    (a_dot,) = _dots(dargs, 1)
+    options_by_name(("offset", "axis1", "axis2", "dtype", "out"), options, keywords)
+    (a_dot,) = argument_tangents(dargs, 1)
     y = np.trace(a, *options, **keywords)
     return y, _linear_tangent(lambda t: np.trace(t, *options, **keywords), a_dot)
 
@@ -502,6 +486,6 @@ def trace_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) 
 @rules.frule(np.diag)
 def diag_frule(dargs: tuple[Any, ...], v: Any, *options: Any, **keywords: Any) -> tuple[Any, Any]:
     """Forward rule for `np.diag(v, k=0)`: the same diagonal of (or onto) the tangent."""
-    (v_dot,) = _dots(dargs, 1)
+    (v_dot,) = argument_tangents(dargs, 1)
     y = np.diag(v, *options, **keywords)
     return y, _linear_tangent(lambda t: np.diag(t, *options, **keywords), v_dot)

@@ -8,12 +8,12 @@ import numpy as np
 
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
-from srcad.rules.numpy_reductions import (
-    _as_result,
-    _divide_or_zero,
-    _tied_share,
-    _with_reduced_axes,
+from srcad.rules._support import (
+    as_result,
+    divide_or_zero,
     reduced_axes,
+    tied_share,
+    with_reduced_axes,
 )
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
@@ -37,15 +37,15 @@ def _unit(x: Any) -> Any:
 def _vector_norm_gradient(x: np.ndarray, y: np.ndarray, order: Any, axes: Any) -> Any:
     """The gradient of the vector `order`-norm `y` (kept dimensions) of `x` along `axes`."""
     if order is None or order == 2:
-        return _divide_or_zero(x, y)
+        return divide_or_zero(x, y)
     if order == 1:
         return _unit(x)
     if order == 0:  # counts non-zeros: piecewise constant
         return np.zeros(x.shape)
     magnitude = np.abs(x)
     if order in (np.inf, -np.inf):
-        return _unit(x) * _tied_share(magnitude == y, axes)
-    ratio = _divide_or_zero(magnitude, y)
+        return _unit(x) * tied_share(magnitude == y, axes)
+    ratio = divide_or_zero(magnitude, y)
     scale = np.power(ratio, order - 1, out=np.zeros_like(ratio), where=ratio != 0)
     return _unit(x) * scale
 
@@ -54,7 +54,7 @@ def _matrix_norm_gradient(x: np.ndarray, y: np.ndarray, order: Any) -> Any:
     """The gradient of the matrix `order`-norm `y` of a stack `x` of matrices in the last two
     axes (`y` keeps them, with length 1)."""
     if order is None or order == "fro":
-        return _divide_or_zero(x, y)
+        return divide_or_zero(x, y)
     if order in ("nuc", 2, -2):
         u, s, vh = np.linalg.svd(x, full_matrices=False)
         if order == "nuc":
@@ -66,7 +66,7 @@ def _matrix_norm_gradient(x: np.ndarray, y: np.ndarray, order: Any) -> Any:
     # 1 and -1: the largest/smallest column sum of |x|; inf and -inf: row sums.
     along = -2 if order in (1, -1) else -1
     sums = np.sum(np.abs(x), axis=along, keepdims=True)
-    return _unit(x) * _tied_share(sums == y, -1 if along == -2 else -2)
+    return _unit(x) * tied_share(sums == y, -1 if along == -2 else -2)
 
 
 def _norm_call(x: Any, options: tuple[Any, ...], keywords: dict[str, Any]) -> tuple[Any, ...]:
@@ -87,7 +87,7 @@ def _norm_gradient(x: Any, y: Any, order: Any, axis: Any, keepdims: bool, matrix
     """The gradient of the norm `y` of `x` (the rrule's chosen subgradient at kinks), shaped
     like `x`: `dy = Re <gradient, dx>` over each reduced slice."""
     values = np.asarray(x)
-    y_kept = _with_reduced_axes(y, values.shape, axis, keepdims)
+    y_kept = with_reduced_axes(y, values.shape, axis, keepdims)
     if matrix_axes is None:
         return _vector_norm_gradient(values, y_kept, order, reduced_axes(axis, values.ndim))
     stacked = np.moveaxis(values, matrix_axes, (-2, -1))
@@ -116,7 +116,7 @@ def norm_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *option_bars)
         gradient = _norm_gradient(x, y, order, axis, keepdims, matrix_axes)
-        y_bar = _with_reduced_axes(y_bar, shape, axis, keepdims)
+        y_bar = with_reduced_axes(y_bar, shape, axis, keepdims)
         return (NoTangent(), project_x(y_bar * gradient), *option_bars)
 
     return y, norm_pullback
@@ -134,4 +134,4 @@ def norm_frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -
     gradient = _norm_gradient(x, y, order, axis, keepdims, matrix_axes)
     axes = matrix_axes or reduced_axes(axis, np.ndim(x))
     inner = np.sum(np.real(np.conj(gradient) * x_dot), axis=axes, keepdims=keepdims)
-    return y, _as_result(inner, y)
+    return y, as_result(inner, y)

@@ -15,6 +15,13 @@ import numpy as np
 
 from srcad.projection import ProjectTo, conj
 from srcad.registry import RuleFn, RuleSet, named, primal_name
+from srcad.rules._support import (
+    as_result,
+    divide_or_zero,
+    reduced_axes,
+    tied_share,
+    with_reduced_axes,
+)
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("numpy_reductions")
@@ -34,18 +41,6 @@ _MEDIAN_PARAMETERS = ("axis", "out", "overwrite_input", "keepdims")
 _ABSENT = object()
 
 
-def reduced_axes(axis: Any, ndim: int) -> tuple[int, ...]:
-    """The non-negative axes a reduction over `axis` (None, an int or a tuple) removes.
-
-    >>> reduced_axes(None, 3), reduced_axes(-1, 3), reduced_axes((0, -1), 3)
-    ((0, 1, 2), (2,), (0, 2))
-    """
-    if axis is None or ndim == 0:  # NumPy lets axis 0 or -1 "reduce" a 0-d array
-        return tuple(range(ndim))
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    return tuple(sorted(int(a) % ndim for a in axes))
-
-
 def expand_reduced(y_bar: Any, shape: tuple[int, ...], axis: Any, keepdims: bool) -> np.ndarray:
     """Spread the cotangent of a reduction over `axis` back to the reduced array's `shape`.
 
@@ -56,16 +51,7 @@ def expand_reduced(y_bar: Any, shape: tuple[int, ...], axis: Any, keepdims: bool
     array([[1., 1., 1.],
            [2., 2., 2.]])
     """
-    return np.array(np.broadcast_to(_with_reduced_axes(y_bar, shape, axis, keepdims), shape))
-
-
-def _with_reduced_axes(y: Any, shape: tuple[int, ...], axis: Any, keepdims: bool) -> np.ndarray:
-    """A reduction's result (or cotangent) with its reduced axes back as length-1 axes, so
-    that it broadcasts against the reduced array."""
-    y = np.asarray(y)
-    if not keepdims:
-        y = np.expand_dims(y, reduced_axes(axis, len(shape)))
-    return y
+    return np.array(np.broadcast_to(with_reduced_axes(y_bar, shape, axis, keepdims), shape))
 
 
 def _call_options(
@@ -131,20 +117,6 @@ def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...
 def _reverse_cumsum(a: np.ndarray, axis: int) -> np.ndarray:
     """Sums from each position to the end along `axis`: the adjoint of `np.cumsum`."""
     return np.flip(np.cumsum(np.flip(a, axis), axis), axis)
-
-
-def _divide_or_zero(a: Any, b: Any) -> np.ndarray:
-    """a / b where b is not 0, and 0 where it is (the subgradient the norms choose at 0)."""
-    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
-    out = np.zeros(a.shape, dtype=np.result_type(a, b, 1.0))
-    return np.divide(a, b, out=out, where=b != 0)
-
-
-def _tied_share(matches: np.ndarray, axes: Any) -> np.ndarray:
-    """1 / (how many elements match) on each matching element of a reduced slice, 0 elsewhere:
-    a tie shares the cotangent equally."""
-    count = np.sum(matches, axis=axes, keepdims=True)
-    return _divide_or_zero(matches, count)
 
 
 @rules.rrule(np.sum)
@@ -262,11 +234,11 @@ def _extremum_share(x: Any, y: Any, axis: Any, keepdims: bool) -> np.ndarray:
     """
     values = np.asarray(x)
     shape = values.shape
-    y_kept = _with_reduced_axes(y, shape, axis, keepdims)
+    y_kept = with_reduced_axes(y, shape, axis, keepdims)
     matches = np.asarray(values == y_kept)
     if values.dtype.kind in "fc":
         matches = matches | (np.isnan(values) & np.isnan(y_kept))
-    return _tied_share(matches, reduced_axes(axis, len(shape)))
+    return tied_share(matches, reduced_axes(axis, len(shape)))
 
 
 def _extremum_rrule(primal: Any, name: str) -> RuleFn:
@@ -283,7 +255,7 @@ def _extremum_rrule(primal: Any, name: str) -> RuleFn:
             if isinstance(y_bar, AbstractZero):
                 return (NoTangent(), y_bar, *option_bars)
             share = _extremum_share(x, y, axis, keepdims)
-            x_bar = share * _with_reduced_axes(y_bar, np.shape(x), axis, keepdims)
+            x_bar = share * with_reduced_axes(y_bar, np.shape(x), axis, keepdims)
             return (NoTangent(), project_x(x_bar), *option_bars)
 
         return y, named(extremum_pullback, f"{name}_pullback")
@@ -337,7 +309,7 @@ def var_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *option_bars)
-        y_bar = _with_reduced_axes(y_bar, shape, axis, keepdims)
+        y_bar = with_reduced_axes(y_bar, shape, axis, keepdims)
         x_bar = y_bar * (2.0 / divisor) * _centred(x, axis, mean)
         return (NoTangent(), project_x(x_bar), *option_bars)
 
@@ -361,9 +333,9 @@ def std_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *option_bars)
-        y_bar = _with_reduced_axes(y_bar, shape, axis, keepdims)
-        y_kept = _with_reduced_axes(y, shape, axis, keepdims)
-        x_bar = _divide_or_zero(y_bar, divisor * y_kept) * _centred(x, axis, mean)
+        y_bar = with_reduced_axes(y_bar, shape, axis, keepdims)
+        y_kept = with_reduced_axes(y, shape, axis, keepdims)
+        x_bar = divide_or_zero(y_bar, divisor * y_kept) * _centred(x, axis, mean)
         return (NoTangent(), project_x(x_bar), *option_bars)
 
     return y, std_pullback
@@ -498,15 +470,15 @@ def average_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback
         a_bar = ZeroTangent()
         w_bar = np.zeros(shape, dtype=np.result_type(values, w, 1.0))
         if not isinstance(average_bar, AbstractZero):
-            average_bar = _with_reduced_axes(average_bar, shape, axis, keepdims)
+            average_bar = with_reduced_axes(average_bar, shape, axis, keepdims)
             # d average / d a = w / total; d average / d w = (a - average) / total. Each
             # axis is either averaged over (w has it) or kept (average_bar has it), so the
             # product has the shape of `a`.
             a_bar = project_a(average_bar * conj(w_broadcast / total))
-            centred = values - _with_reduced_axes(average, shape, axis, keepdims)
+            centred = values - with_reduced_axes(average, shape, axis, keepdims)
             w_bar = w_bar + average_bar * conj(centred / total)
         if not isinstance(sum_bar, AbstractZero):  # d (sum of weights) / d w = 1
-            w_bar = w_bar + _with_reduced_axes(sum_bar, shape, axis, keepdims)
+            w_bar = w_bar + with_reduced_axes(sum_bar, shape, axis, keepdims)
         if weights_positional:
             assert project_weights is not None
             option_bars[1] = project_weights(_weights_cotangent(w_bar, w.shape, shape, axis))
@@ -553,18 +525,6 @@ def median_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]
 # -- forward rules: `frule((f_dot, x_dot, *option_dots), x, *options) -> (y, y_dot)` -------
 
 
-def _as_result(y_dot: Any, y: Any) -> Any:
-    """`y_dot` as the tangent of the result `y`: broadcast to its shape, in its dtype (a
-    complex tangent of a real result stays complex), an array only where `y` is one."""
-    out = np.asarray(y_dot)
-    complex_tangent = np.iscomplexobj(out) and not np.iscomplexobj(y)
-    dtype = np.result_type(y, out) if complex_tangent else np.result_type(y)
-    if out.shape != np.shape(y):
-        out = np.broadcast_to(out, np.shape(y)).astype(dtype)
-    out = out.astype(dtype, copy=False)
-    return out if isinstance(y, np.ndarray) else out[()]
-
-
 def _frule(primal: Any, parameters: tuple[str, ...], tangent: Any) -> RuleFn:
     """The forward rule of a reduction whose tangent, linear in `x_dot`, is
     `tangent(x, y, x_dot, options by name)`; a zero `x_dot` gives `ZeroTangent()`."""
@@ -574,7 +534,7 @@ def _frule(primal: Any, parameters: tuple[str, ...], tangent: Any) -> RuleFn:
         y, x_dot = primal(x, *options, **keywords), unthunk(dargs[1])
         if isinstance(x_dot, AbstractZero):
             return y, ZeroTangent()
-        return y, _as_result(tangent(x, y, np.asarray(x_dot), given), y)
+        return y, as_result(tangent(x, y, np.asarray(x_dot), given), y)
 
     return named(frule, f"{primal_name(primal)}_frule")
 
@@ -635,7 +595,7 @@ _TANGENTS: dict[Any, tuple[tuple[str, ...], Any]] = {
     **{f: (_MAX_PARAMETERS, _extremum_tangent) for f in (np.max, np.amax, np.min, np.amin)},
     np.var: (_VAR_PARAMETERS, lambda x, y, d, g: 2.0 * _half_var_tangent(x, d, g)),
     # 0 at a constant slice, as in the rrule.
-    np.std: (_VAR_PARAMETERS, lambda x, y, d, g: _divide_or_zero(_half_var_tangent(x, d, g), y)),
+    np.std: (_VAR_PARAMETERS, lambda x, y, d, g: divide_or_zero(_half_var_tangent(x, d, g), y)),
     np.cumsum: (_CUMULATIVE_PARAMETERS, lambda x, y, d, g: _summed(d, g, np.cumsum)),
     np.cumprod: (_CUMULATIVE_PARAMETERS, _cumprod_tangent),
     np.median: (_MEDIAN_PARAMETERS, _median_tangent),
@@ -665,11 +625,11 @@ def average_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any
         dots[0] = np.sum(w * np.asarray(a_dot), axis=axes, keepdims=True) / total
     if not isinstance(w_dot, AbstractZero):
         w_dot = np.broadcast_to(_broadcast_weights(np.asarray(w_dot), shape, axis), shape)
-        average = _with_reduced_axes(result[0] if returned else result, shape, axis, keepdims)
+        average = with_reduced_axes(result[0] if returned else result, shape, axis, keepdims)
         centred = np.asarray(a) - average
         dots[0] = dots[0] + np.sum(w_dot * centred, axis=axes, keepdims=True) / total
         dots[1] = np.sum(w_dot, axis=axes, keepdims=True)
     for k, y in enumerate(result if returned else (result,)):
         if not isinstance(dots[k], AbstractZero):
-            dots[k] = _as_result(dots[k] if keepdims else np.squeeze(dots[k], axes), y)
+            dots[k] = as_result(dots[k] if keepdims else np.squeeze(dots[k], axes), y)
     return result, Tangent(tuple, *dots) if returned else dots[0]

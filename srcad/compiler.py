@@ -26,11 +26,11 @@ from srcad.errors import (
 from srcad.guards import Guards, function_facts
 from srcad.kinds import Signature, describe
 from srcad.passes import CHECKS, FORWARD, REVERSE, naming
+from srcad.passes.analyses.operation_rules import MISSING_RULE, OperationRules
+from srcad.passes.analyses.scopes import Scopes
 from srcad.passes.base import Context, function_of
-from srcad.passes.mutations import CODES as MUTATION_CODES
+from srcad.passes.checks.mutations import CODES as MUTATION_CODES
 from srcad.passes.naming import Namer
-from srcad.passes.operation_rules import MISSING_RULE, OperationRules
-from srcad.passes.scopes import Scopes
 from srcad.registry import REGISTRY, Rule
 from srcad.rules import RULE_SETS
 from srcad.source import FunctionSource, differentiated_function, function_source

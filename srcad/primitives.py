@@ -26,7 +26,7 @@ def make_dict(keys: tuple[Any, ...], *values: Any) -> dict[Any, Any]:
 def append(items: list[Any], value: Any) -> list[Any]:
     """`items.append(value)` as a new list, one longer: the normal form rebinds the name to
     it, which changes nothing for a list no one else holds (the checks in
-    `passes/mutations.py` make sure). A new list, not the old one changed: a rule that read
+    `passes/checks/mutations.py` make sure). A new list, not the old one changed: a rule that read
     the list whole before the append (`sum(items)`, `len`, `np.array`, indexing) may keep
     it for its pullback or its tangent, and must see the list it was given, not one that
     grew after it."""
@@ -84,7 +84,7 @@ def logabsdet(a: Any) -> Any:
 
 
 # Elements of tuple results, by the function and the element's index and field name, as
-# functions of their own: the normal form calls them (`passes/to_anf.py`), so that their
+# functions of their own: the normal form calls them (`passes/transforms/to_anf.py`), so that their
 # rules, and their inlined derivatives, are those of the element alone, and what the rest
 # of the tuple would cost is never spent.
 PROJECTIONS: dict[tuple[Any, int | str], Any] = {

@@ -49,7 +49,8 @@ def unbroadcast(dx: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 # What the helpers below take for an array whose shape alone they read: an array, or the
-# `np.broadcast` of arrays (`passes/shapes.py`), which has the broadcast's shape and size.
+# `np.broadcast` of arrays (`passes/transforms/shapes.py`), which has the broadcast's shape
+# and size.
 SHAPED = (np.ndarray, np.broadcast)
 
 

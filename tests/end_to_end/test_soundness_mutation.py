@@ -221,7 +221,7 @@ def test_changes_no_caller_sees_are_differentiated_right(function, x):
 
 
 def test_a_callee_with_a_registered_rule_is_never_read(monkeypatch):
-    import srcad.passes.mutations as mutations
+    import srcad.passes.checks.mutations as mutations
 
     read = []
     real = mutations._read_own_changes
@@ -454,7 +454,7 @@ CALLEE_CASES = [
     ("name", "text", "expected"), CALLEE_CASES, ids=[c[0] for c in CALLEE_CASES]
 )
 def test_what_a_callee_changes_that_its_caller_sees(name, text, expected):
-    from srcad.passes.mutations import CalleeMutations
+    from srcad.passes.checks.mutations import CalleeMutations
     from srcad.passes.testing import context_for
 
     tree, ctx = context_for(text, env={"G": 1.0})

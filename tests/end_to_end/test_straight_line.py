@@ -231,7 +231,7 @@ def sum_through_slices(x):
 
 
 # Constant indices: each element's first cotangent is stored into the buffer, the next ones
-# added (passes/stores.py), never where two indices may name one element.
+# added (passes/transforms/stores.py), never where two indices may name one element.
 
 
 def repeated_indices(x):
@@ -246,7 +246,7 @@ def rows_and_elements(m):
     return np.sum(m[0] * m[1]) + m[0, 1] * 3.0 + m[1, -1] + m[-1, 0]
 
 
-# Slices `x[a:-b]` with equal `a + b` have one shape whatever `len(x)` (passes/shapes.py).
+# Slices `x[a:-b]` with equal `a + b` have one shape whatever `len(x)` (transforms/shapes.py).
 
 
 def slices_of_equal_length(x):

@@ -1,4 +1,4 @@
-"""Every before/after example in the passes' and core modules' docstrings holds."""
+"""Every example in the docstrings of the passes, the rules and the core modules holds."""
 
 import doctest
 import importlib
@@ -8,9 +8,11 @@ import pytest
 
 import srcad
 import srcad.passes
+import srcad.rules
 
 MODULES = sorted(
-    [f"srcad.passes.{m.name}" for m in pkgutil.iter_modules(srcad.passes.__path__)]
+    [m.name for m in pkgutil.walk_packages(srcad.passes.__path__, "srcad.passes.")]
+    + [m.name for m in pkgutil.walk_packages(srcad.rules.__path__, "srcad.rules.")]
     + [
         f"srcad.{m.name}"
         for m in pkgutil.iter_modules(srcad.__path__)

@@ -1,14 +1,14 @@
-"""The Kinds analysis: kinds of locals from the kinds of the parameters."""
+"""The ValueKinds analysis: kinds of locals from the kinds of the parameters."""
 
-from srcad.passes.kinds import Kinds
+from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.testing import context_for
-from srcad.passes.to_anf import ToANF
+from srcad.passes.transforms.to_anf import ToANF
 
 
 def kinds_of(text, kinds):
     tree, ctx = context_for(text, kinds=kinds)
     ToANF.apply(tree, ctx)
-    return ctx.analysis(Kinds, tree).kinds
+    return ctx.analysis(ValueKinds, tree).kinds
 
 
 def test_loop_carried_names_join_their_assignments():

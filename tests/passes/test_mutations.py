@@ -2,7 +2,7 @@
 
 import pytest
 
-from srcad.passes.mutations import Mutations
+from srcad.passes.checks.mutations import Mutations
 from srcad.passes.testing import context_for
 
 CASES = [

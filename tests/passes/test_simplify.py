@@ -1,8 +1,8 @@
 """Simplify on pullbacks written by hand, for cases the emitted code reaches rarely."""
 
 from srcad import syntax
-from srcad.passes.simplify import Simplify
 from srcad.passes.testing import context_for
+from srcad.passes.transforms.simplify import Simplify
 
 
 def _simplified(text: str, env: dict) -> str:

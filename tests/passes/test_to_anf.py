@@ -5,7 +5,7 @@ import textwrap
 import pytest
 
 from srcad.passes.testing import show
-from srcad.passes.to_anf import ToANF
+from srcad.passes.transforms.to_anf import ToANF
 
 CASES = {
     "nested_calls": (

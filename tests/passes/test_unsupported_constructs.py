@@ -2,9 +2,9 @@
 
 import pytest
 
-from srcad.passes.callees import Callees
+from srcad.passes.checks.callees import Callees
+from srcad.passes.checks.unsupported_constructs import UnsupportedConstructs
 from srcad.passes.testing import context_for
-from srcad.passes.unsupported_constructs import UnsupportedConstructs
 
 CASES = [
     ("try_statement", "def f(x):\n    try:\n        y = x\n    except E:\n        y = 0\n"

@@ -21,14 +21,7 @@ from srcad.rules.numpy_decompositions import (
 )
 from srcad.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
 from srcad.testing import check_frule, check_rrule, finite_difference_jvp
-
-
-def sample(shape: tuple[int, ...], seed: int, dtype: Any = np.float64) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    values = rng.standard_normal(shape)
-    if np.issubdtype(dtype, np.complexfloating):
-        values = values + 1j * rng.standard_normal(shape)
-    return np.asarray(values, dtype=dtype)
+from tests.conftest import sample
 
 
 def invertible(shape: tuple[int, ...], seed: int, dtype: Any = np.float64) -> np.ndarray:

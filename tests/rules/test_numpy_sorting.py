@@ -13,18 +13,11 @@ from srcad.rules import numpy_sorting
 from srcad.rules.numpy_sorting import sort_rrule
 from srcad.tangents import NoTangent, Thunk, ZeroTangent
 from srcad.testing import check_frule, check_rrule, finite_difference_vjp
+from tests.conftest import sample
 
 # The seed of random tangents, apart from the data's: a tangent equal to its primal (both
 # drawn from seed 0) would hide a rule that confuses the two.
 TANGENT_SEED = 7
-
-
-def sample(shape: tuple[int, ...], seed: int, dtype: Any = np.float64) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    values = rng.standard_normal(shape)
-    if np.issubdtype(dtype, np.complexfloating):
-        values = values + 1j * rng.standard_normal(shape)
-    return np.asarray(values, dtype=dtype)
 
 
 # (id, positional arguments, keyword arguments) of one np.sort call; random values, so no
@@ -113,7 +106,7 @@ def sorted_by_argsort_weighted(x):
     return np.sum(x[order] * np.sort(x) * np.arange(x.shape[0]))
 
 
-# passes/callees.py skips every call whose attribute is an in-place method name (`.sort`),
+# passes/checks/callees.py skips every call whose attribute is an in-place method name (`.sort`),
 # even when the receiver is the module `np`, so compiling a call to `np.sort` fails.
 
 

@@ -18,14 +18,7 @@ import pytest
 import srcad
 from srcad.partials import log_base, power_slope, reciprocal, strong_product
 from srcad.testing import check_frule, check_rrule, finite_difference_jvp, finite_difference_vjp
-
-
-def sample(shape: tuple[int, ...], seed: int, dtype: Any = np.float64) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    values = rng.standard_normal(shape)
-    if np.issubdtype(dtype, np.complexfloating):
-        values = values + 1j * rng.standard_normal(shape)
-    return np.asarray(values, dtype=dtype)
+from tests.conftest import sample
 
 
 def lopsided(shape: tuple[int, ...], seed: int, dtype: Any = np.float64) -> np.ndarray:

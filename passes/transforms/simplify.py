@@ -11,9 +11,9 @@ import numpy as np
 
 from srcad import syntax
 from srcad.passes.base import Context, Transform, function_of
-from srcad.passes.callees import PURE
+from srcad.passes.checks.callees import PURE
+from srcad.passes.normal_form import COMPOUND, walk_statements
 from srcad.passes.rule_calls import constant
-from srcad.passes.to_anf import COMPOUND, walk_statements
 from srcad.projection import expand, sum_to, unbroadcast
 from srcad.tangents import AbstractZero, ZeroTangent
 

@@ -7,10 +7,10 @@ import gast
 import numpy as np
 
 from srcad import syntax
+from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Context, Transform, function_of
-from srcad.passes.kinds import Kinds
-from srcad.passes.reverse_ad import assign
-from srcad.passes.to_anf import constant_int
+from srcad.passes.normal_form import constant_int
+from srcad.passes.transforms.reverse_ad import assign
 from srcad.projection import add_at
 from srcad.syntax import load
 
@@ -44,7 +44,7 @@ class Stores(Transform):
         return (None, (NO_TANGENT, x_bar))
     """
 
-    preserves = (Kinds,)  # a write of an element changes no name's kind
+    preserves = (ValueKinds,)  # a write of an element changes no name's kind
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         if not (ctx.fused and ctx.optimise and ctx.kinds):
@@ -53,7 +53,7 @@ class Stores(Transform):
         zeros = {name for name, value in ctx.runtime.items() if value is np.zeros}
         if not zeros:
             return False
-        kinds = ctx.analysis(Kinds, tree)
+        kinds = ctx.analysis(ValueKinds, tree)
         function = function_of(tree)
         fresh: dict[str, set[tuple[int, ...]]] = {}  # buffer: the indices written so far
         changed = False

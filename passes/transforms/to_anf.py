@@ -2,77 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import gast
 
 from srcad import primitives, syntax
+from srcad.passes.analyses.scopes import ScopeInfo, Scopes, scope_info
 from srcad.passes.base import Context, Transform, function_of
-from srcad.passes.callees import Callees, is_append_call, unpacks
+from srcad.passes.checks.callees import Callees, is_append_call, unpacks
 from srcad.passes.naming import derived_name
-from srcad.passes.scopes import COMPOUND, ScopeInfo, Scopes, scope_info
+from srcad.passes.normal_form import bound_names, constant_int, short_circuits
 from srcad.primitives import append
 from srcad.syntax import LOAD, STORE, load, make, store
-
-# The tests below compare classes, not `isinstance`: gast's node classes have no
-# subclasses, and the passes after ToANF ask them of every statement, many times over.
-
-
-def is_copy(statement: gast.stmt) -> bool:
-    """Whether a normal-form statement is a plain copy, `name = other_name`."""
-    return (
-        statement.__class__ is gast.Assign
-        and statement.targets[0].__class__ is gast.Name
-        and statement.value.__class__ is gast.Name
-    )
-
-
-def is_unpacking(statement: gast.stmt) -> bool:
-    """Whether a normal-form statement unpacks, `(a, b) = value`."""
-    return statement.__class__ is gast.Assign and statement.targets[0].__class__ is gast.Tuple
-
-
-def walk_statements(body: list[gast.stmt]) -> Iterator[gast.stmt]:
-    """Every statement of a normal-form body, nested blocks included, in source order."""
-    todo = body[::-1]
-    pop, extend = todo.pop, todo.extend
-    while todo:
-        statement = pop()
-        yield statement
-        if statement.__class__ in COMPOUND:  # not a nested function: its statements are its own
-            compound: Any = statement
-            extend(getattr(compound, "orelse", [])[::-1])
-            extend(compound.body[::-1])
-
-
-def bound_names(statement: gast.stmt) -> list[str]:
-    """The names a normal-form statement binds: its targets, or a nested function's name."""
-    cls = statement.__class__
-    if cls is gast.Assign:
-        targets = statement.targets
-        if len(targets) == 1 and targets[0].__class__ is gast.Name:
-            return [targets[0].id]  # most statements: nothing to walk
-    elif cls is gast.For:
-        targets = [statement.target]
-    elif cls is gast.FunctionDef:
-        return [statement.name]
-    else:
-        return []
-    return [n.id for t in targets for n in syntax.walk(t) if isinstance(n, gast.Name)]
-
-
-def falls_through(block: list[gast.stmt]) -> bool:
-    """Whether control can reach the end of `block` (no `break`, `continue` or `return`
-    on every path)."""
-    for statement in block:
-        if isinstance(statement, gast.Break | gast.Continue | gast.Return | gast.Raise):
-            return False
-        if isinstance(statement, gast.If) and not (
-            falls_through(statement.body) or falls_through(statement.orelse)
-        ):
-            return False
-    return True
 
 
 class _Rename(syntax.Rewriter):
@@ -653,20 +595,3 @@ _OPERATIONS: dict[type, Callable[[_Normaliser, Any], gast.expr]] = {
 
 # The signs that make a constant of a constant (`-1.0`).
 _SIGNS = frozenset({gast.USub, gast.UAdd})
-
-
-def short_circuits(node: gast.expr) -> bool:
-    """Whether an expression evaluates some operands only on condition (a conditional
-    expression, `and`/`or`, a chained comparison): it becomes `if` statements."""
-    cls = node.__class__
-    return cls is gast.IfExp or cls is gast.BoolOp or (cls is gast.Compare and len(node.ops) > 1)
-
-
-def constant_int(node: gast.expr) -> int | None:
-    """The value of `3` or `-3`; else None."""
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        inner = constant_int(node.operand)
-        return None if inner is None else -inner
-    if isinstance(node, gast.Constant) and type(node.value) is int:
-        return node.value
-    return None

@@ -10,10 +10,11 @@ import numpy as np
 
 from srcad import syntax
 from srcad.kinds import FLOAT
+from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Context, Transform, function_of
-from srcad.passes.callees import PURE
-from srcad.passes.kinds import Kinds
-from srcad.passes.shapes import (
+from srcad.passes.checks.callees import PURE
+from srcad.passes.normal_form import COMPOUND, walk_statements
+from srcad.passes.transforms.shapes import (
     SHAPE_ATTRIBUTES,
     is_array,
     load,
@@ -23,7 +24,6 @@ from srcad.passes.shapes import (
     shape_uses_at,
     store_counts,
 )
-from srcad.passes.to_anf import COMPOUND, walk_statements
 from srcad.syntax import store
 
 Use = tuple[gast.AST, str, int]  # a read of a name for its shape alone (`shape_uses`)
@@ -42,7 +42,7 @@ class Prune(Transform):
     - where the kinds prove the value a real float (at every `return`), the function
       returns None in its place (`grad` has nothing to check, and does not compute it);
     - a read of an array for its shape alone (`x.size`, `sum_to(dx, x)`) reads another
-      array of the same shape (`passes/shapes.py`) wherever that lets `x` go;
+      array of the same shape (`passes/transforms/shapes.py`) wherever that lets `x` go;
     - an assignment of arithmetic, indexing or a pure NumPy call goes when nothing kept
       reads its names; then a loop or `if` left with nothing to do.
 
@@ -59,14 +59,14 @@ class Prune(Transform):
 
     # What goes reads nothing that stays, and the names left keep their kinds (a kind the
     # removed assignments made unknown stays unknown: never wrong).
-    preserves = (Kinds,)
+    preserves = (ValueKinds,)
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         if not (ctx.fused and not ctx.value and ctx.optimise and ctx.kinds):
             return False
         function = function_of(tree)
         self.ctx = ctx
-        self.kinds = ctx.analysis(Kinds, tree)
+        self.kinds = ctx.analysis(ValueKinds, tree)
         # What `_removable` found, by statement: kept until a statement changes.
         self.removable: dict[gast.stmt, list[str] | None] = {}
         # Every statement, nested ones included: what goes only changes statements.

@@ -7,7 +7,7 @@ import gast
 from srcad import syntax
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.rule_calls import constant
-from srcad.passes.simplify import ConstantFolder, is_foldable
+from srcad.passes.transforms.simplify import ConstantFolder, is_foldable
 from srcad.tangents import NoTangent, ZeroTangent
 
 

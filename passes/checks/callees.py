@@ -11,9 +11,9 @@ import numpy as np
 
 from srcad import primitives, projection, syntax
 from srcad.errors import Diagnostic
+from srcad.passes.analyses.nodes import Nodes
+from srcad.passes.analyses.scopes import LocalFunction, ScopeInfo, Scopes, parameters_of
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.nodes import Nodes
-from srcad.passes.scopes import LocalFunction, ScopeInfo, Scopes, parameters_of
 from srcad.primitives import logabsdet
 from srcad.source import differentiated_function
 
@@ -187,7 +187,7 @@ def is_static(node: gast.expr, scopes: ScopeInfo) -> bool:
         root = root.value
     if root.__class__ is not gast.Name:
         return False
-    return scopes.kinds.get(root, "local") not in ("parameter", "local", "enclosing")
+    return scopes.bindings.get(root, "local") not in ("parameter", "local", "enclosing")
 
 
 def static_value(path: list[str], ctx: Context) -> tuple[str, Any]:

@@ -8,10 +8,10 @@ from typing import Any
 import gast
 
 from srcad import syntax
+from srcad.passes.analyses.scopes import LocalFunction, Scopes
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.callees import Callees, is_static, static_path, static_value
-from srcad.passes.scopes import LocalFunction, Scopes
-from srcad.passes.to_anf import walk_statements
+from srcad.passes.checks.callees import Callees, is_static, static_path, static_value
+from srcad.passes.normal_form import walk_statements
 from srcad.primitives import selects
 
 # The function each operator applies, so that rules and tables can be keyed on it.
@@ -83,9 +83,11 @@ def numeric(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
     """Whether `value` is proved a number or a NumPy array, by its kind (`srcad.kinds`)."""
     if value.__class__ is not gast.Name or not ctx.kinds:
         return False
-    from srcad.passes.kinds import Kinds  # (which reads this module's `OPERATORS`)
+    from srcad.passes.analyses.value_kinds import (
+        ValueKinds,
+    )  # (which reads this module's `OPERATORS`)
 
-    kind = ctx.analysis(Kinds, tree).of(value)
+    kind = ctx.analysis(ValueKinds, tree).of(value)
     return kind is not None and kind[0] in "fi"
 
 
@@ -107,9 +109,9 @@ def index_names(value: gast.Subscript, tree: gast.Module, ctx: Context) -> list[
         return []
     base = value.value
     if base.__class__ is gast.Name and ctx.kinds:
-        from srcad.passes.kinds import RANGE, Kinds
+        from srcad.passes.analyses.value_kinds import RANGE, ValueKinds
 
-        kind = ctx.analysis(Kinds, tree).of(base)
+        kind = ctx.analysis(ValueKinds, tree).of(base)
         if kind is not None and (kind[1] >= 1 or kind == RANGE):
             return []  # an array, or a range
     path = static_path(base)

@@ -8,13 +8,14 @@ import beniget
 import gast
 
 from srcad import syntax
+from srcad.passes.analyses.nodes import Nodes
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.nodes import Nodes
+from srcad.passes.normal_form import COMPOUND
 
 
 class ScopeInfo:
     """The parameters and locals of the function, its nested functions, and what each name
-    load refers to (`kinds`), with every identifier the function mentions (`names`).
+    load refers to (`bindings`), with every identifier the function mentions (`names`).
 
     Those last two are found from the function's name nodes when first asked for (like
     any analysis result, they describe the tree until a transform changes it): what
@@ -49,8 +50,9 @@ class ScopeInfo:
         return nested_definitions(self._function)
 
     @property
-    def kinds(self) -> dict[gast.Name, str]:
-        """What each name load refers to: "parameter", "local", or where Python finds it."""
+    def bindings(self) -> dict[gast.Name, str]:
+        """The binding kind of each name load: "parameter", "local", or where Python finds
+        it ("global", "closure", "builtin", ...)."""
         return self._by_name_node[0]
 
     @property
@@ -60,25 +62,25 @@ class ScopeInfo:
 
     @cached_property
     def _by_name_node(self) -> tuple[dict[gast.Name, str], set[str]]:
-        """`kinds` and `names`, from one look at each name node."""
+        """`bindings` and `names`, from one look at each name node."""
         names = self._name_nodes
         if names is None:
             names = [node for node in syntax.walk(self._function) if isinstance(node, gast.Name)]
         by_name: dict[str, str] = {}  # what each name is: the same for each of its loads
-        kinds: dict[gast.Name, str] = {}
+        bindings: dict[gast.Name, str] = {}
         every_name: set[str] = set()
         load = gast.Load
         for node in names:
             name = node.id
             every_name.add(name)
             if node.ctx.__class__ is load:
-                kind = by_name.get(name)
-                if kind is None:
-                    kind = by_name[name] = self._kind(name)
-                kinds[node] = kind
-        return kinds, every_name
+                binding = by_name.get(name)
+                if binding is None:
+                    binding = by_name[name] = self._binding(name)
+                bindings[node] = binding
+        return bindings, every_name
 
-    def _kind(self, name: str) -> str:
+    def _binding(self, name: str) -> str:
         if name in self.parameters:
             return "parameter"
         if name in self.locals:
@@ -291,16 +293,6 @@ def as_function_def(name: str, node: gast.Lambda) -> gast.FunctionDef:
         type_params=[],
     )
     return syntax.located(function, node)
-
-
-# The statements with blocks (`body`, and maybe `orelse`) whose statements are the
-# function's own: all but nested functions.
-COMPOUND: frozenset[type] = frozenset(
-    cls
-    for cls in vars(gast).values()
-    if isinstance(cls, type) and issubclass(cls, gast.stmt) and "body" in getattr(cls, "_fields")  # noqa: B009
-    and cls is not gast.FunctionDef
-)  # fmt: skip
 
 
 def nested_definitions(function: gast.FunctionDef) -> dict[gast.stmt, gast.FunctionDef]:

@@ -13,17 +13,17 @@ import numpy as np
 
 from srcad import primitives, syntax
 from srcad.errors import Diagnostic
-from srcad.passes.activity import (
+from srcad.passes.analyses.activity import (
     OPERATORS,
     Activity,
     index_names,
     operand_names,
     target_names,
 )
+from srcad.passes.analyses.scopes import LocalFunction, Scopes
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.callees import Callees, is_static, static_path, static_value
-from srcad.passes.scopes import LocalFunction, Scopes
-from srcad.passes.to_anf import is_copy, is_unpacking, walk_statements
+from srcad.passes.checks.callees import Callees, is_static, static_path, static_value
+from srcad.passes.normal_form import is_copy, is_unpacking, walk_statements
 from srcad.primitives import iterate, make_dict, make_list, make_tuple, selects, unpack
 from srcad.registry import Rule
 

@@ -20,11 +20,11 @@ import numpy as np
 
 from srcad import syntax
 from srcad.errors import CALLEE_FAILED, Diagnostic, MutationError, SrcadError
+from srcad.passes.analyses.nodes import Nodes
+from srcad.passes.analyses.scopes import LocalFunction, Scopes
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.callees import IN_PLACE_METHODS, Callees, is_append_call, static_path
+from srcad.passes.checks.callees import IN_PLACE_METHODS, Callees, is_append_call, static_path
 from srcad.passes.naming import Namer
-from srcad.passes.nodes import Nodes
-from srcad.passes.scopes import LocalFunction, Scopes
 from srcad.registry import REGISTRY, Registry
 from srcad.source import function_source
 
@@ -237,7 +237,7 @@ class Mutations(Analysis[list[Diagnostic]]):
         now; None for any other expression."""
         path = static_path(node)
         root = _root(node)
-        if path is None or self.callee_info[1].kinds.get(root) in ("local", "parameter"):
+        if path is None or self.callee_info[1].bindings.get(root) in ("local", "parameter"):
             return None
         return self.ctx.source.resolve(path)[1]  # guarded: see `srcad.guards`
 
@@ -426,7 +426,7 @@ class Mutations(Analysis[list[Diagnostic]]):
         named, method = node.func, None
         root = _root(named)
         if (
-            scopes.kinds.get(root) in ("local", "parameter")
+            scopes.bindings.get(root) in ("local", "parameter")
             and isinstance(named, gast.Attribute)
             and named.value is root
         ):
@@ -438,7 +438,7 @@ class Mutations(Analysis[list[Diagnostic]]):
         path = static_path(named)
         if path is None or not isinstance(root, gast.Name):
             return _UNKNOWN
-        kind = scopes.kinds.get(root)
+        kind = scopes.bindings.get(root)
         if kind == "global":
             namespace: Any = self.ctx.source.globals
         elif kind == "closure":

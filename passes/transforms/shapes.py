@@ -11,10 +11,10 @@ import numpy as np
 
 from srcad import syntax
 from srcad.kinds import Kind
+from srcad.passes.analyses.value_kinds import FLOAT_UFUNCS, SHAPE_PRESERVING, ValueKinds
 from srcad.passes.base import Context, Transform, function_of
-from srcad.passes.kinds import FLOAT_UFUNCS, SHAPE_PRESERVING, Kinds
-from srcad.passes.simplify import ConstantFolder, is_number, push_negations
-from srcad.passes.to_anf import constant_int
+from srcad.passes.normal_form import constant_int
+from srcad.passes.transforms.simplify import ConstantFolder, is_number, push_negations
 from srcad.projection import expand, fill_like, scatter, sum_to
 from srcad.syntax import load
 
@@ -38,7 +38,7 @@ class ShapeClasses:
     whatever the arguments' sizes; each atom's *root* is the first name holding it.
     """
 
-    kinds: Kinds
+    kinds: ValueKinds
     ctx: Context
     classes: dict[str, Class] = field(default_factory=dict)
     roots: dict[str, str] = field(default_factory=dict)  # atom: the first name holding it
@@ -92,7 +92,10 @@ ELEMENTWISE = FLOAT_UFUNCS | SHAPE_PRESERVING
 
 
 def shape_classes(
-    function: gast.FunctionDef, kinds: Kinds, ctx: Context, stores: dict[str, int] | None = None
+    function: gast.FunctionDef,
+    kinds: ValueKinds,
+    ctx: Context,
+    stores: dict[str, int] | None = None,
 ) -> ShapeClasses:
     """The shape classes of `function`'s arrays (see `ShapeClasses`); `stores`, where the
     caller has them, are `store_counts(function)`."""
@@ -232,7 +235,7 @@ class Shapes(Transform):
     """
 
     # The last round's kinds: the round changed nothing.
-    preserves = (Kinds,)
+    preserves = (ValueKinds,)
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         if not (ctx.fused and ctx.optimise and ctx.kinds):
@@ -244,7 +247,7 @@ class Shapes(Transform):
         self.copies: set[str] = set()  # names a rewrite left holding a number or a name
         changed = False
         while True:  # each round's kinds see the last round's floats
-            kinds = Kinds().run(tree, ctx)
+            kinds = ValueKinds().run(tree, ctx)
             self.found = shape_classes(function, kinds, ctx)
             rewritten = self._resolve_no_ops(function)
             rewritten = _propagate_copies(function, self.copies) or rewritten
@@ -252,7 +255,7 @@ class Shapes(Transform):
             folder.visit(function)
             rewritten = push_negations(function) or folder.changed or rewritten
             if not rewritten:
-                ctx.results[Kinds] = kinds  # the tree as it is now: the passes after read it
+                ctx.results[ValueKinds] = kinds  # the tree as it is now: the passes after read it
                 return changed
             changed = True
 

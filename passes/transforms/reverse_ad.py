@@ -15,13 +15,13 @@ import numpy as np
 from srcad import syntax
 from srcad.kinds import FLOAT
 from srcad.passes import naming
-from srcad.passes.activity import Activity, target_names
+from srcad.passes.analyses.activity import Activity, target_names
+from srcad.passes.analyses.operation_rules import OperationRules
+from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Context, Transform
 from srcad.passes.inlining import Plan, adjoint_of, index_adjoint
-from srcad.passes.kinds import Kinds
-from srcad.passes.operation_rules import OperationRules
+from srcad.passes.normal_form import COMPOUND, falls_through, is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call, constant
-from srcad.passes.to_anf import COMPOUND, falls_through, is_copy, is_unpacking
 from srcad.projection import add_at, expand, scatter
 from srcad.syntax import ADD, LOAD, STORE, load, make, store
 from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
@@ -52,7 +52,7 @@ def record_target(names: list[str]) -> gast.expr:
 
 def restoring(target: gast.expr) -> gast.expr:
     """Mark a target that gives names back the values a tape kept of them: an analysis of
-    the emitted code learns nothing new from it (`passes/kinds.py`)."""
+    the emitted code learns nothing new from it (`passes/analyses/value_kinds.py`)."""
     target.restores = True
     return target
 
@@ -574,7 +574,7 @@ class ReverseAD(RuleCalls, Transform):
         self.inlined: dict[gast.stmt, tuple[dict[str, gast.expr], Any]] = {}
         self.buffers: list[str] = []  # parameters whose cotangents indexing accumulates into
         inlining = self.ctx.optimise and self.ctx.kinds
-        self.kinds = self.ctx.analysis(Kinds, tree) if inlining else None
+        self.kinds = self.ctx.analysis(ValueKinds, tree) if inlining else None
         self.returned = {r.value.id for r in self.returns if isinstance(r.value, gast.Name)}
         self.plans: dict[gast.stmt, Plan] = {}
         if self.kinds is not None:

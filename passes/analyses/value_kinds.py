@@ -1,4 +1,4 @@
-"""Kinds: the kind (`srcad.kinds`) of every local name, from the kinds of the parameters."""
+"""ValueKinds: the kind (`srcad.kinds`) of every local name, from the kinds of the parameters."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import numpy as np
 
 from srcad import syntax
 from srcad.kinds import FLOAT, INT, Kind
-from srcad.passes.activity import OPERATORS
+from srcad.passes.analyses.activity import OPERATORS
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.callees import static_path
-from srcad.passes.to_anf import walk_statements
+from srcad.passes.checks.callees import static_path
+from srcad.passes.normal_form import walk_statements
 from srcad.primitives import logabsdet
 
 RANGE: Kind = ("range", 0)  # what `range(...)` gives: iterating it gives ints
@@ -33,7 +33,7 @@ SHAPE_PRESERVING = frozenset([np.abs, np.negative, abs, np.square])
 REDUCTIONS = frozenset([np.sum, np.mean])
 
 
-class Kinds(Analysis["Kinds"]):
+class ValueKinds(Analysis["ValueKinds"]):
     """The kind of each local name, or None where it is unknown or differs between the
     statements that assign it. Like `Activity`, the analysis ignores statement order: a
     name has one kind throughout, the join of what every assignment gives it. Names from
@@ -46,7 +46,7 @@ class Kinds(Analysis["Kinds"]):
     is looked up where Python would (`FunctionSource.lookup`); anything else calls what
     the kinds cannot tell."""
 
-    def run(self, tree: gast.Module, ctx: Context) -> Kinds:
+    def run(self, tree: gast.Module, ctx: Context) -> ValueKinds:
         function = function_of(tree)
         self.ctx = ctx
         self.kinds: dict[str, Kind | None] = {}
@@ -182,8 +182,8 @@ class Kinds(Analysis["Kinds"]):
 
 @dataclass(slots=True)
 class _Assignment:
-    """An assignment of one name (`name = value`, `for name in value`) as `Kinds` reads it
-    (one of several names gives each None, whatever the value: `Kinds` sets them at once)."""
+    """An assignment of one name (`name = value`, `for name in value`) as `ValueKinds` reads it
+    (one of several names gives each None, whatever the value: `ValueKinds` sets them at once)."""
 
     name: str
     value: gast.expr  # the value, or what the loop iterates over

@@ -5,9 +5,9 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax
+from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Context, Transform, function_of
-from srcad.passes.kinds import Kinds
-from srcad.passes.to_anf import falls_through
+from srcad.passes.normal_form import falls_through
 from srcad.syntax import store
 
 # Scopes of their own: a closure among them may read a name after its last statement does.
@@ -44,7 +44,7 @@ class Release(Transform):
         if not (ctx.fused and ctx.optimise and ctx.kinds):
             return False
         function = function_of(tree)
-        kinds = ctx.analysis(Kinds, tree)  # the names' kinds, as Stores left them
+        kinds = ctx.analysis(ValueKinds, tree)  # the names' kinds, as Stores left them
         computed: dict[int, str] = {}  # position: the array the statement there computes
         for position, statement in enumerate(function.body):
             name = _computed_array(statement, kinds)
@@ -84,7 +84,7 @@ class Release(Transform):
         return True
 
 
-def _computed_array(statement: gast.stmt, kinds: Kinds) -> str | None:
+def _computed_array(statement: gast.stmt, kinds: ValueKinds) -> str | None:
     """The name an assignment binds, where the value is an array it computes."""
     if not (
         isinstance(statement, gast.Assign)

@@ -6,11 +6,11 @@ import gast
 
 from srcad import syntax
 from srcad.passes import naming
-from srcad.passes.activity import Activity, target_names
+from srcad.passes.analyses.activity import Activity, target_names
+from srcad.passes.analyses.operation_rules import OperationRules
 from srcad.passes.base import Context, Transform
-from srcad.passes.operation_rules import OperationRules
+from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
-from srcad.passes.to_anf import is_copy, is_unpacking
 from srcad.syntax import load, store
 from srcad.tangents import NoTangent, ZeroTangent, elements_of
 

@@ -1,0 +1,123 @@
+"""Helpers the rule modules share: pure functions of values and (co)tangents, used by
+rules on more than one topic."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from srcad.projection import ProjectTo, conj
+from srcad.tangents import (
+    AbstractZero,
+    Tangent,
+    ZeroTangent,
+    elements_of,
+    field_names,
+    unthunk,
+)
+
+
+def cotangent_of_elements(value: Any, element_bars: tuple[Any, ...]) -> Any:
+    """The cotangent of a sequence, given one cotangent per element."""
+    if isinstance(value, np.ndarray):
+        project = ProjectTo(value)
+        if all(isinstance(b, AbstractZero) for b in element_bars):
+            return ZeroTangent()
+        rows = [
+            np.zeros(value.shape[1:], value.dtype) if isinstance(b, AbstractZero) else b
+            for b in element_bars
+        ]
+        return project(np.stack([np.asarray(r) for r in rows]))
+    fields = getattr(type(value), "_fields", None)
+    if fields is not None:  # a NamedTuple: its tangent names its fields
+        return Tangent(type(value), **dict(zip(fields, element_bars, strict=True)))
+    return Tangent(type(value) if isinstance(value, tuple | list) else tuple, *element_bars)
+
+
+def options_by_name(
+    parameters: tuple[str, ...], options: tuple[Any, ...], keywords: dict[str, Any]
+) -> dict[str, Any]:
+    """The options of a call by name: those passed by position fill `parameters` in order."""
+    given = dict(zip(parameters, options, strict=False))
+    given.update(keywords)
+    if given.get("out") is not None:
+        raise TypeError("srcad cannot differentiate a call that writes into `out=`")
+    return given
+
+
+def argument_tangents(dargs: tuple[Any, ...], count: int) -> list[Any]:
+    """The first `count` argument tangents (after the function's), each computed if it was
+    a thunk; the tangents of options that follow are not read."""
+    return [unthunk(d) for d in dargs[1 : 1 + count]]
+
+
+def reduced_axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """The non-negative axes a reduction over `axis` (None, an int or a tuple) removes.
+
+    >>> reduced_axes(None, 3), reduced_axes(-1, 3), reduced_axes((0, -1), 3)
+    ((0, 1, 2), (2,), (0, 2))
+    """
+    if axis is None or ndim == 0:  # NumPy lets axis 0 or -1 "reduce" a 0-d array
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return tuple(sorted(int(a) % ndim for a in axes))
+
+
+def with_reduced_axes(y: Any, shape: tuple[int, ...], axis: Any, keepdims: bool) -> np.ndarray:
+    """A reduction's result (or cotangent) with its reduced axes back as length-1 axes, so
+    that it broadcasts against the reduced array."""
+    y = np.asarray(y)
+    if not keepdims:
+        y = np.expand_dims(y, reduced_axes(axis, len(shape)))
+    return y
+
+
+def divide_or_zero(a: Any, b: Any) -> np.ndarray:
+    """a / b where b is not 0, and 0 where it is (the subgradient the norms choose at 0)."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    out = np.zeros(a.shape, dtype=np.result_type(a, b, 1.0))
+    return np.divide(a, b, out=out, where=b != 0)
+
+
+def tied_share(matches: np.ndarray, axes: Any) -> np.ndarray:
+    """1 / (how many elements match) on each matching element of a reduced slice, 0 elsewhere:
+    a tie shares the cotangent equally."""
+    count = np.sum(matches, axis=axes, keepdims=True)
+    return divide_or_zero(matches, count)
+
+
+def as_result(y_dot: Any, y: Any) -> Any:
+    """`y_dot` as the tangent of the result `y`: broadcast to its shape, in its dtype (a
+    complex tangent of a real result stays complex), an array only where `y` is one."""
+    out = np.asarray(y_dot)
+    complex_tangent = np.iscomplexobj(out) and not np.iscomplexobj(y)
+    dtype = np.result_type(y, out) if complex_tangent else np.result_type(y)
+    if out.shape != np.shape(y):
+        out = np.broadcast_to(out, np.shape(y)).astype(dtype)
+    out = out.astype(dtype, copy=False)
+    return out if isinstance(y, np.ndarray) else out[()]
+
+
+def element_cotangents(y_bar: Any, count: int) -> tuple[Any, ...]:
+    """The cotangents of the elements of a tuple result, each computed if it was a thunk.
+
+    NumPy's results (`EighResult`, `SVDResult`, ...) are NamedTuples, whose tangents may
+    name their fields (`Tangent(SVDResult, S=s_bar)`); fields not named are zero.
+    """
+    y_bar = unthunk(y_bar)
+    if isinstance(y_bar, Tangent) and y_bar.fields:
+        parts = tuple(y_bar[name] for name in field_names(y_bar.primal_type))
+    else:
+        parts = elements_of(y_bar, count)
+    return tuple(unthunk(e) for e in parts)
+
+
+def common_dtype(*values: Any) -> np.dtype[Any]:
+    """The dtype of arithmetic among `values`, leaving out symbolic zeros."""
+    return np.result_type(*(v for v in values if not isinstance(v, AbstractZero)))
+
+
+def conj_transpose(x: Any) -> Any:
+    """The conjugate transpose of a matrix, or of each matrix in a stack."""
+    return conj(np.swapaxes(x, -1, -2))
