@@ -282,8 +282,10 @@ def reduces(x):
 
 
 @pytest.fixture
-def helpers(tmp_path: Path) -> types.ModuleType:
-    name = f"guards_helpers_{id(tmp_path)}"
+def helpers(tmp_path: Path, request: pytest.FixtureRequest) -> types.ModuleType:
+    # One module per test, named after it: the emitted text names the file, and
+    # tools/emitted_text.py compares emitted texts between runs.
+    name = "guards_helpers_" + "".join(c if c.isalnum() else "_" for c in request.node.name)
     module = load(tmp_path, name, HELPERS)
     yield module
     sys.modules.pop(name, None)
