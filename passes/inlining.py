@@ -167,7 +167,8 @@ def adjoint_of(
     if primitive is None or primitive.inline is None or primitive.result is None:
         return None
     known: list[Kind] = kinds  # type: ignore[assignment]
-    texts = primitive.inline.texts(known, operands)
+    constants = [o.value if o.__class__ is gast.Constant else None for o in operands]
+    texts = primitive.inline.texts(known, constants)
     if texts is None or len(texts) != len(operands):
         return None
     result = primitive.result(kinds)

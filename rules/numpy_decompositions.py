@@ -388,7 +388,7 @@ def lstsq_frule(
 def of_one_matrix(text: str) -> Any:
     """Cotangent templates for a function of one matrix (a 2-d float array, not a stack)."""
 
-    def cotangents(kinds: Any, operands: Any) -> list[str | None] | None:
+    def cotangents(kinds: Any, constants: Any) -> list[str | None] | None:
         return [text] if len(kinds) == 1 and kinds[0] == ("f", 2) else None
 
     return cotangents

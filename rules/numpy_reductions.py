@@ -644,7 +644,7 @@ def whole_reduction(text: str, uniform: str) -> Inline:
     `text` of the array, or `uniform`, a float standing for an array filled with it, where
     the pullback keeps it uniform (see `passes/inlining.py`). Of a float: the identity."""
 
-    def cotangents(kinds: Any, operands: Any) -> list[str | None] | None:
+    def cotangents(kinds: Any, constants: Any) -> list[str | None] | None:
         if len(kinds) != 1:
             return None
         return [text if kinds[0][1] > 0 else "y_bar"]

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
 from typing import Any
 
-import gast
 import numpy as np
 
 from srcad.kinds import DIVIDED, MATRIX_PRODUCT, POWERED, PROMOTED, SAME_KIND, Kind
@@ -16,7 +14,6 @@ from srcad.registry import Inline, Linearity, RuleSet
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent
 
 rules = RuleSet("operators")
-
 Pullback = Any
 
 
@@ -237,20 +234,15 @@ def mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 # -- each operator's facts (its rules are above): result kind, inline derivative, linearity --
 
 
-def power_cotangents(
-    kinds: Sequence[Kind], operands: Sequence[gast.expr]
-) -> list[str | None] | None:
-    """The cotangent of `a` in `a ** exponent` for a constant exponent (none for `a ** 0`,
+def power_cotangents(kinds: Any, constants: list[Any]) -> list[str | None] | None:
+    """The cotangent of `a` in `a ** p` for a literal exponent `p` (none for `a ** 0`,
     whose derivative is zero), the exponent folded in; None for any other exponent. Below
     power 1 the slope is infinite at 0, where Python's `0.0 ** -0.5` raises: `power_slope`
     and `strong_product` follow NumPy's float semantics there, and keep a zero cotangent
     zero (see `srcad.partials`)."""
-    if len(operands) != 2:
+    if len(constants) != 2 or type(constants[1]) not in (int, float):
         return None
-    exponent = operands[1]
-    if not isinstance(exponent, gast.Constant) or type(exponent.value) not in (int, float):
-        return None
-    p = exponent.value
+    p = constants[1]
     if p == 0:
         text = None
     elif p < 1:
@@ -266,9 +258,7 @@ def power_cotangents(
     return [text, None]
 
 
-def matmul_cotangents(
-    kinds: Sequence[Kind], operands: Sequence[gast.expr]
-) -> tuple[str, str] | None:
+def matmul_cotangents(kinds: list[Kind], constants: Any) -> tuple[str, str] | None:
     """The cotangents of `a @ b`, by the operands' numbers of dimensions (matrices and
     vectors; None for stacks)."""
     if len(kinds) != 2:

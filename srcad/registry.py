@@ -39,8 +39,8 @@ class Linearity(enum.Enum):
     BILINEAR = "bilinear"
 
 
-# An inline derivative's cotangent templates, chosen from the operands' kinds and
-# expressions (None: none for these operands).
+# An inline derivative's cotangent templates, chosen from the operands' kinds and their
+# values where they are literal numbers (else None); None: none for these operands.
 Choose = Callable[[Sequence[Kind], Sequence[Any]], Sequence[str | None] | None]
 
 
@@ -54,7 +54,7 @@ class Inline:
     operands `a` and `b` (by position), the result `y` and its cotangent `y_bar`; every
     other name is one of `functions`, which emitted code binds under that name. Where the
     templates depend on the operands, `cotangents` is a function of their kinds and
-    expressions (`Choose`). A reduction of an array to a float says by `uniform` what the
+    constant values (`Choose`). A reduction of an array to a float says by `uniform` what the
     cotangent of `a` is when `y_bar` stands for an array filled with it.
 
     >>> import numpy as np
@@ -74,9 +74,10 @@ class Inline:
         object.__setattr__(self, "functions", functions)
         object.__setattr__(self, "uniform", uniform)
 
-    def texts(self, kinds: Sequence[Kind], operands: Sequence[Any]) -> list[str | None] | None:
-        """Each operand's cotangent template for these operands, or None."""
-        found = self.cotangents(kinds, operands) if callable(self.cotangents) else self.cotangents
+    def texts(self, kinds: Sequence[Kind], constants: Sequence[Any]) -> list[str | None] | None:
+        """Each operand's cotangent template, for operands of these kinds and (where they
+        are literal numbers) values; or None."""
+        found = self.cotangents(kinds, constants) if callable(self.cotangents) else self.cotangents
         return None if found is None else list(found)
 
 

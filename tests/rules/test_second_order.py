@@ -66,6 +66,5 @@ def test_the_entries_say_which_functions_are_linear():
         np.broadcast_to, np.diag, np.trace, np.real, np.imag, np.conjugate, operator.getitem,
         np.take,
     }  # fmt: skip
-    assert linear(Linearity.BILINEAR) == {
-        np.dot, np.inner, np.outer, np.tensordot, np.matmul, operator.matmul
-    }
+    bilinear = {np.dot, np.inner, np.outer, np.tensordot, np.matmul, operator.matmul}
+    assert linear(Linearity.BILINEAR) == bilinear
