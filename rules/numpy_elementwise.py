@@ -20,8 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.kinds import FLOAT_ELEMENTWISE as UFUNC
-from srcad.kinds import SAME_KIND
+from srcad.kinds import FLOAT_ELEMENTWISE, SAME_KIND
 from srcad.partials import power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, conj
 from srcad.registry import Inline, Linearity, RuleSet, scalar_rrule
@@ -72,52 +71,78 @@ def _minimum_share(a: Any, b: Any) -> Any:
 
 # Unary ufuncs: each partial takes the argument, then the result.
 rules.primitive(
-    np.sin, lambda x, y: np.cos(x), result=UFUNC, inline=Inline("y_bar * cos(a)", cos=np.cos)
+    np.sin,
+    lambda x, y: np.cos(x),
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar * cos(a)", cos=np.cos),
 )
 rules.primitive(
-    np.cos, lambda x, y: -np.sin(x), result=UFUNC, inline=Inline("-y_bar * sin(a)", sin=np.sin)
+    np.cos,
+    lambda x, y: -np.sin(x),
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("-y_bar * sin(a)", sin=np.sin),
 )
 rules.primitive(
-    np.tan, lambda x, y: 1.0 + y * y, result=UFUNC, inline=Inline("y_bar * (1.0 + y * y)")
+    np.tan,
+    lambda x, y: 1.0 + y * y,
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar * (1.0 + y * y)"),
 )
-rules.primitive(np.arcsin, lambda x, y: 1.0 / np.sqrt(1.0 - x * x), result=UFUNC)
-rules.primitive(np.arccos, lambda x, y: -1.0 / np.sqrt(1.0 - x * x), result=UFUNC)
+rules.primitive(np.arcsin, lambda x, y: 1.0 / np.sqrt(1.0 - x * x), result=FLOAT_ELEMENTWISE)
+rules.primitive(np.arccos, lambda x, y: -1.0 / np.sqrt(1.0 - x * x), result=FLOAT_ELEMENTWISE)
 rules.primitive(
     np.arctan,
     lambda x, y: 1.0 / (1.0 + x * x),
-    result=UFUNC,
+    result=FLOAT_ELEMENTWISE,
     inline=Inline("y_bar / (1.0 + a * a)"),
 )
 rules.primitive(
-    np.sinh, lambda x, y: np.cosh(x), result=UFUNC, inline=Inline("y_bar * cosh(a)", cosh=np.cosh)
+    np.sinh,
+    lambda x, y: np.cosh(x),
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar * cosh(a)", cosh=np.cosh),
 )
 rules.primitive(
-    np.cosh, lambda x, y: np.sinh(x), result=UFUNC, inline=Inline("y_bar * sinh(a)", sinh=np.sinh)
+    np.cosh,
+    lambda x, y: np.sinh(x),
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar * sinh(a)", sinh=np.sinh),
 )
 rules.primitive(
-    np.tanh, lambda x, y: 1.0 - y * y, result=UFUNC, inline=Inline("y_bar * (1.0 - y * y)")
+    np.tanh,
+    lambda x, y: 1.0 - y * y,
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar * (1.0 - y * y)"),
 )
 rules.scalar(np.arcsinh, lambda x, y: 1.0 / np.sqrt(x * x + 1.0))
 # sqrt(x - 1) * sqrt(x + 1), not sqrt(x * x - 1): the two differ for complex x with Re x < 0.
 rules.scalar(np.arccosh, lambda x, y: 1.0 / (np.sqrt(x - 1.0) * np.sqrt(x + 1.0)))
 rules.scalar(np.arctanh, lambda x, y: 1.0 / (1.0 - x * x))
-rules.primitive(np.exp, lambda x, y: y, result=UFUNC, inline=Inline("y_bar * y"))
+rules.primitive(np.exp, lambda x, y: y, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar * y"))
 rules.scalar(np.exp2, lambda x, y: y * _LN2)
-rules.primitive(np.expm1, lambda x, y: y + 1.0, result=UFUNC, inline=Inline("y_bar * (y + 1.0)"))
-rules.primitive(np.log, lambda x, y: 1.0 / x, result=UFUNC, inline=Inline("y_bar / a"))
-rules.primitive(np.log2, lambda x, y: 1.0 / (x * _LN2), result=UFUNC)
-rules.primitive(np.log10, lambda x, y: 1.0 / (x * _LN10), result=UFUNC)
 rules.primitive(
-    np.log1p, lambda x, y: 1.0 / (1.0 + x), result=UFUNC, inline=Inline("y_bar / (1.0 + a)")
+    np.expm1, lambda x, y: y + 1.0, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar * (y + 1.0)")
+)
+rules.primitive(np.log, lambda x, y: 1.0 / x, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar / a"))
+rules.primitive(np.log2, lambda x, y: 1.0 / (x * _LN2), result=FLOAT_ELEMENTWISE)
+rules.primitive(np.log10, lambda x, y: 1.0 / (x * _LN10), result=FLOAT_ELEMENTWISE)
+rules.primitive(
+    np.log1p,
+    lambda x, y: 1.0 / (1.0 + x),
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar / (1.0 + a)"),
 )
 # An infinite slope at 0: see `srcad.partials`.
 rules.primitive(
     np.sqrt,
     lambda x, y: 0.5 * reciprocal(y),
-    result=UFUNC,
-    inline=Inline("strong_product(0.5 * reciprocal(y), y_bar)", strong_product=strong_product,
-                  reciprocal=reciprocal),
-)  # fmt: skip
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline(
+        "strong_product(0.5 * reciprocal(y), y_bar)",
+        strong_product=strong_product,
+        reciprocal=reciprocal,
+    ),
+)
 rules.scalar(np.cbrt, lambda x, y: 1.0 / (3.0 * y * y))
 rules.primitive(np.square, lambda x, y: 2.0 * x, result=SAME_KIND, inline=Inline("y_bar * 2.0 * a"))
 rules.scalar(np.reciprocal, lambda x, y: -y * y)
@@ -396,7 +421,7 @@ rules.primitive(
 rules.primitive(
     np.fabs,
     lambda x, y: np.sign(x),
-    result=UFUNC,
+    result=FLOAT_ELEMENTWISE,
     inline=Inline("y_bar * sign(a)", sign=np.sign),
 )
 
