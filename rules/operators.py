@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.kinds import DIVIDED, MATRIX_PRODUCT, POWERED, PROMOTED, SAME_KIND, Kind
+from srcad.kinds import DIVIDED, MATRIX_PRODUCT, POWERED, PROMOTED, SAME_KIND
 from srcad.partials import log_base, power, power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, conj, expand, outer
 from srcad.registry import Inline, Linearity, RuleSet
@@ -234,7 +234,7 @@ def mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 # -- each operator's facts (its rules are above): result kind, inline derivative, linearity --
 
 
-def power_cotangents(kinds: Any, constants: list[Any]) -> list[str | None] | None:
+def power_cotangents(kinds: Any, constants: Any) -> list[str | None] | None:
     """The cotangent of `a` in `a ** p` for a literal exponent `p` (none for `a ** 0`,
     whose derivative is zero), the exponent folded in; None for any other exponent. Below
     power 1 the slope is infinite at 0, where Python's `0.0 ** -0.5` raises: `power_slope`
@@ -258,7 +258,7 @@ def power_cotangents(kinds: Any, constants: list[Any]) -> list[str | None] | Non
     return [text, None]
 
 
-def matmul_cotangents(kinds: list[Kind], constants: Any) -> tuple[str, str] | None:
+def matmul_cotangents(kinds: Any, constants: Any) -> tuple[str, str] | None:
     """The cotangents of `a @ b`, by the operands' numbers of dimensions (matrices and
     vectors; None for stacks)."""
     if len(kinds) != 2:

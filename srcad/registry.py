@@ -228,7 +228,24 @@ class RuleSet:
         its facts (`Primitive`). The rules come from its `partials` as `scalar` builds them,
         or are the given `rrule` and `frule`; with neither, they are the rules this set
         already registered for it (a decorated rule above the entry), or it has none (a
-        non-differentiable function, whose entry gives its result kind)."""
+        non-differentiable function, whose entry gives its result kind).
+
+        >>> import numpy as np
+        >>> from srcad.kinds import FLOAT_ELEMENTWISE
+        >>> rules = RuleSet("example")
+        >>> fact = rules.primitive(
+        ...     np.fabs,
+        ...     lambda x, y: np.sign(x),
+        ...     result=FLOAT_ELEMENTWISE,
+        ...     inline=Inline("y_bar * sign(a)", sign=np.sign),
+        ... )
+        >>> y, pullback = rules.rrules[np.fabs].rrule(-2.0)
+        >>> y_again, y_dot = rules.frules[np.fabs].rrule((None, 0.5), -2.0)
+        >>> float(y), pullback(3.0), float(y_dot)
+        (2.0, (NoTangent(), -3.0), -0.5)
+        >>> fact.result([("i", 1)]), fact.elementwise
+        (('f', 1), True)
+        """
         if function in self.primitives:
             raise ValueError(f"rule set {self.name!r} has two entries for {primal_name(function)}")
         if partials:
