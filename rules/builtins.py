@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.kinds import FLOAT_OF_FLOAT, SAME_KIND
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet, named
 from srcad.rules._support import cotangent_of_elements
@@ -141,3 +142,8 @@ def _extremum_frule(
 
 max_frule = rules.frule(max)(_extremum_frule(max, operator.gt, "max"))
 min_frule = rules.frule(min)(_extremum_frule(min, operator.lt, "min"))
+
+
+# The kinds of their results (their rules are above), for specialised code.
+rules.primitive(abs, result=SAME_KIND)
+rules.primitive(float, result=FLOAT_OF_FLOAT)

@@ -22,7 +22,7 @@ from srcad.primitives import (
     unpack,
 )
 from srcad.projection import ProjectTo
-from srcad.registry import RuleSet, named
+from srcad.registry import Linearity, RuleSet, named
 from srcad.rules._support import cotangent_of_elements
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -612,3 +612,7 @@ def dict_copy_frule(dargs: tuple[Any, ...], d: dict[Any, Any]) -> tuple[Any, Any
 @rules.frule(list.copy)
 def list_copy_frule(dargs: tuple[Any, ...], items: list[Any]) -> tuple[Any, Any]:
     return items.copy(), unthunk(dargs[1])
+
+
+# Indexing is linear in what it indexes (its rules are above).
+rules.primitive(operator.getitem, linearity=Linearity.LINEAR)

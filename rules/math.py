@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from srcad.kinds import FLOAT_OF_FLOAT
 from srcad.partials import log_base, power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo
-from srcad.registry import RuleSet
+from srcad.registry import Inline, RuleSet
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 rules = RuleSet("math")
@@ -31,26 +32,77 @@ def _hypot_partial(a: float, y: float) -> float:
     return a / y if y else 0.0
 
 
-rules.scalar(math.sin, lambda x, y: math.cos(x))
-rules.scalar(math.cos, lambda x, y: -math.sin(x))
-rules.scalar(math.tan, lambda x, y: 1.0 + y * y)
+rules.primitive(
+    math.sin,
+    lambda x, y: math.cos(x),
+    result=FLOAT_OF_FLOAT,
+    inline=Inline("y_bar * cos(a)", cos=math.cos),
+)
+rules.primitive(
+    math.cos,
+    lambda x, y: -math.sin(x),
+    result=FLOAT_OF_FLOAT,
+    inline=Inline("-y_bar * sin(a)", sin=math.sin),
+)
+rules.primitive(
+    math.tan,
+    lambda x, y: 1.0 + y * y,
+    result=FLOAT_OF_FLOAT,
+    inline=Inline("y_bar * (1.0 + y * y)"),
+)
 # At the ends of their domains (asin at 1, sqrt at 0, ...) the partials are infinite, where
 # Python's float division would raise: see `srcad.partials`.
-rules.scalar(math.asin, lambda x, y: reciprocal(math.sqrt(1.0 - x * x)))
-rules.scalar(math.acos, lambda x, y: -reciprocal(math.sqrt(1.0 - x * x)))
-rules.scalar(math.atan, lambda x, y: 1.0 / (1.0 + x * x))
-rules.scalar(math.sinh, lambda x, y: math.cosh(x))
-rules.scalar(math.cosh, lambda x, y: math.sinh(x))
-rules.scalar(math.tanh, lambda x, y: 1.0 - y * y)
+rules.primitive(math.asin, lambda x, y: reciprocal(math.sqrt(1.0 - x * x)), result=FLOAT_OF_FLOAT)
+rules.primitive(math.acos, lambda x, y: -reciprocal(math.sqrt(1.0 - x * x)), result=FLOAT_OF_FLOAT)
+rules.primitive(
+    math.atan,
+    lambda x, y: 1.0 / (1.0 + x * x),
+    result=FLOAT_OF_FLOAT,
+    inline=Inline("y_bar / (1.0 + a * a)"),
+)
+rules.primitive(
+    math.sinh,
+    lambda x, y: math.cosh(x),
+    result=FLOAT_OF_FLOAT,
+    inline=Inline("y_bar * cosh(a)", cosh=math.cosh),
+)
+rules.primitive(
+    math.cosh,
+    lambda x, y: math.sinh(x),
+    result=FLOAT_OF_FLOAT,
+    inline=Inline("y_bar * sinh(a)", sinh=math.sinh),
+)
+rules.primitive(
+    math.tanh,
+    lambda x, y: 1.0 - y * y,
+    result=FLOAT_OF_FLOAT,
+    inline=Inline("y_bar * (1.0 - y * y)"),
+)
 rules.scalar(math.asinh, lambda x, y: 1.0 / math.sqrt(x * x + 1.0))
 rules.scalar(math.acosh, lambda x, y: reciprocal(math.sqrt(x * x - 1.0)))
 rules.scalar(math.atanh, lambda x, y: 1.0 / (1.0 - x * x))
-rules.scalar(math.exp, lambda x, y: y)
-rules.scalar(math.expm1, lambda x, y: y + 1.0)
+rules.primitive(math.exp, lambda x, y: y, result=FLOAT_OF_FLOAT, inline=Inline("y_bar * y"))
+rules.primitive(
+    math.expm1, lambda x, y: y + 1.0, result=FLOAT_OF_FLOAT, inline=Inline("y_bar * (y + 1.0)")
+)
 rules.scalar(math.log2, lambda x, y: 1.0 / (x * _LN2))
 rules.scalar(math.log10, lambda x, y: 1.0 / (x * _LN10))
-rules.scalar(math.log1p, lambda x, y: 1.0 / (1.0 + x))
-rules.scalar(math.sqrt, lambda x, y: 0.5 * reciprocal(y))
+rules.primitive(
+    math.log1p,
+    lambda x, y: 1.0 / (1.0 + x),
+    result=FLOAT_OF_FLOAT,
+    inline=Inline("y_bar / (1.0 + a)"),
+)
+rules.primitive(
+    math.sqrt,
+    lambda x, y: 0.5 * reciprocal(y),
+    result=FLOAT_OF_FLOAT,
+    inline=Inline(
+        "strong_product(0.5 * reciprocal(y), y_bar)",
+        strong_product=strong_product,
+        reciprocal=reciprocal,
+    ),
+)
 rules.scalar(math.fabs, lambda x, y: _sign(x))
 rules.scalar(math.erf, lambda x, y: _TWO_OVER_SQRT_PI * math.exp(-x * x))
 rules.scalar(math.erfc, lambda x, y: -_TWO_OVER_SQRT_PI * math.exp(-x * x))
@@ -142,3 +194,7 @@ def pow_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
     if not isinstance(p_dot, AbstractZero) and not isinstance(p, int | np.integer):
         y_dot = y_dot + strong_product(y * log_base(x), p_dot)
     return y, y_dot
+
+
+# `math.log(x)`, with its rules above (which take a base too): a float, and inlined.
+rules.primitive(math.log, result=FLOAT_OF_FLOAT, inline=Inline("y_bar / a"))

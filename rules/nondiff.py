@@ -7,6 +7,7 @@ import operator
 
 import numpy as np
 
+from srcad.kinds import COUNT, PROMOTED, RANGE_OF_INTS
 from srcad.registry import RuleSet
 
 rules = RuleSet("nondiff")
@@ -34,3 +35,8 @@ rules.non_differentiable(
 if np.around is not np.round:  # one function in NumPy 1.x, two in 2.x
     rules.non_differentiable(np.around)
 rules.non_differentiable_attribute("shape", "ndim", "size", "dtype", "itemsize", "nbytes")
+
+# The kinds of some of their results (`srcad.kinds`), for specialised code.
+rules.primitive(len, result=COUNT)
+rules.primitive(range, result=RANGE_OF_INTS)
+rules.primitive(operator.floordiv, result=PROMOTED)

@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from srcad.kinds import FLOAT_OF_MATRIX, MATRIX_OF_MATRIX
 from srcad.primitives import logabsdet
 from srcad.projection import ProjectTo
-from srcad.registry import RuleSet
+from srcad.registry import Inline, RuleSet
 from srcad.rules._support import (
     argument_tangents,
     common_dtype,
@@ -379,3 +380,25 @@ def lstsq_frule(
         residuals_dot = 2.0 * np.real(np.sum(np.conj(r_cols) * r_dot, axis=0))
     x_dot = x_dot[:, 0] if vector else x_dot
     return result, (x_dot, residuals_dot, NoTangent(), sv_dot)
+
+
+# -- the facts of `inv` and `logabsdet` (their rules are above): kinds, inline derivatives --
+
+
+def of_one_matrix(text: str) -> Any:
+    """Cotangent templates for a function of one matrix (a 2-d float array, not a stack)."""
+
+    def cotangents(kinds: Any, constants: Any) -> list[str | None] | None:
+        return [text] if len(kinds) == 1 and kinds[0] == ("f", 2) else None
+
+    return cotangents
+
+
+rules.primitive(
+    np.linalg.inv, result=MATRIX_OF_MATRIX, inline=Inline(of_one_matrix("-(y.T @ y_bar @ y.T)"))
+)
+rules.primitive(
+    logabsdet,
+    result=FLOAT_OF_MATRIX,
+    inline=Inline(of_one_matrix("y_bar * inv(a).T"), inv=np.linalg.inv),
+)

@@ -1,14 +1,16 @@
 """Rules for NumPy's elementwise functions: the ufuncs (not `np.power` or `np.matmul`: see
 operators.py), `np.where`, `np.clip`, `np.real` and `np.imag`.
 
-Most rules come from the ufunc's partial derivatives through `rules.scalar`, which
-conjugates them (ChainRules' convention `x_bar = y_bar * conj(df/dx)`, right for holomorphic
-functions of complex arrays) and projects each cotangent onto its argument, undoing
-broadcasting. The functions that are not holomorphic (`absolute`, `conjugate`, `real`,
-`imag`), that choose between their arguments (`maximum`, `fmax`, `clip`, `where`, ...) or
-that need care at special points (`float_power`, `sinc`, `heaviside`) say below how they
-treat complex numbers, ties and NaNs; the real-only ufuncs (`cbrt`, `arctan2`, `hypot`,
-`logaddexp`, ...) reject complex inputs in NumPy itself.
+Most rules come from the ufunc's partial derivatives, in one entry per ufunc
+(`rules.primitive`) that also gives its result's kind and, where srcad inlines it, its
+derivative as arithmetic (`Inline`). The rules conjugate the partials (ChainRules'
+convention `x_bar = y_bar * conj(df/dx)`, right for holomorphic functions of complex
+arrays) and project each cotangent onto its argument, undoing broadcasting. The functions
+that are not holomorphic (`absolute`, `conjugate`, `real`, `imag`), that choose between
+their arguments (`maximum`, `fmax`, `clip`, `where`, ...) or that need care at special
+points (`float_power`, `sinc`, `heaviside`) say below how they treat complex numbers, ties
+and NaNs; the real-only ufuncs (`fabs`, `cbrt`, `arctan2`, `hypot`, `logaddexp`, ...)
+reject complex inputs in NumPy itself.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from srcad.kinds import FLOAT_ELEMENTWISE, SAME_KIND
 from srcad.partials import power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, conj
-from srcad.registry import RuleSet, scalar_rrule
+from srcad.registry import Inline, Linearity, RuleSet, scalar_rrule
 from srcad.rules._support import as_result
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
@@ -67,34 +70,85 @@ def _minimum_share(a: Any, b: Any) -> Any:
 
 
 # Unary ufuncs: each partial takes the argument, then the result.
-rules.scalar(np.sin, lambda x, y: np.cos(x))
-rules.scalar(np.cos, lambda x, y: -np.sin(x))
-rules.scalar(np.tan, lambda x, y: 1.0 + y * y)
-rules.scalar(np.arcsin, lambda x, y: 1.0 / np.sqrt(1.0 - x * x))
-rules.scalar(np.arccos, lambda x, y: -1.0 / np.sqrt(1.0 - x * x))
-rules.scalar(np.arctan, lambda x, y: 1.0 / (1.0 + x * x))
-rules.scalar(np.sinh, lambda x, y: np.cosh(x))
-rules.scalar(np.cosh, lambda x, y: np.sinh(x))
-rules.scalar(np.tanh, lambda x, y: 1.0 - y * y)
+rules.primitive(
+    np.sin,
+    lambda x, y: np.cos(x),
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar * cos(a)", cos=np.cos),
+)
+rules.primitive(
+    np.cos,
+    lambda x, y: -np.sin(x),
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("-y_bar * sin(a)", sin=np.sin),
+)
+rules.primitive(
+    np.tan,
+    lambda x, y: 1.0 + y * y,
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar * (1.0 + y * y)"),
+)
+rules.primitive(np.arcsin, lambda x, y: 1.0 / np.sqrt(1.0 - x * x), result=FLOAT_ELEMENTWISE)
+rules.primitive(np.arccos, lambda x, y: -1.0 / np.sqrt(1.0 - x * x), result=FLOAT_ELEMENTWISE)
+rules.primitive(
+    np.arctan,
+    lambda x, y: 1.0 / (1.0 + x * x),
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar / (1.0 + a * a)"),
+)
+rules.primitive(
+    np.sinh,
+    lambda x, y: np.cosh(x),
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar * cosh(a)", cosh=np.cosh),
+)
+rules.primitive(
+    np.cosh,
+    lambda x, y: np.sinh(x),
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar * sinh(a)", sinh=np.sinh),
+)
+rules.primitive(
+    np.tanh,
+    lambda x, y: 1.0 - y * y,
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar * (1.0 - y * y)"),
+)
 rules.scalar(np.arcsinh, lambda x, y: 1.0 / np.sqrt(x * x + 1.0))
 # sqrt(x - 1) * sqrt(x + 1), not sqrt(x * x - 1): the two differ for complex x with Re x < 0.
 rules.scalar(np.arccosh, lambda x, y: 1.0 / (np.sqrt(x - 1.0) * np.sqrt(x + 1.0)))
 rules.scalar(np.arctanh, lambda x, y: 1.0 / (1.0 - x * x))
-rules.scalar(np.exp, lambda x, y: y)
+rules.primitive(np.exp, lambda x, y: y, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar * y"))
 rules.scalar(np.exp2, lambda x, y: y * _LN2)
-rules.scalar(np.expm1, lambda x, y: y + 1.0)
-rules.scalar(np.log, lambda x, y: 1.0 / x)
-rules.scalar(np.log2, lambda x, y: 1.0 / (x * _LN2))
-rules.scalar(np.log10, lambda x, y: 1.0 / (x * _LN10))
-rules.scalar(np.log1p, lambda x, y: 1.0 / (1.0 + x))
-rules.scalar(np.sqrt, lambda x, y: 0.5 * reciprocal(y))  # infinite at 0: `srcad.partials`
+rules.primitive(
+    np.expm1, lambda x, y: y + 1.0, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar * (y + 1.0)")
+)
+rules.primitive(np.log, lambda x, y: 1.0 / x, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar / a"))
+rules.primitive(np.log2, lambda x, y: 1.0 / (x * _LN2), result=FLOAT_ELEMENTWISE)
+rules.primitive(np.log10, lambda x, y: 1.0 / (x * _LN10), result=FLOAT_ELEMENTWISE)
+rules.primitive(
+    np.log1p,
+    lambda x, y: 1.0 / (1.0 + x),
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar / (1.0 + a)"),
+)
+# An infinite slope at 0: see `srcad.partials`.
+rules.primitive(
+    np.sqrt,
+    lambda x, y: 0.5 * reciprocal(y),
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline(
+        "strong_product(0.5 * reciprocal(y), y_bar)",
+        strong_product=strong_product,
+        reciprocal=reciprocal,
+    ),
+)
 rules.scalar(np.cbrt, lambda x, y: 1.0 / (3.0 * y * y))
-rules.scalar(np.square, lambda x, y: 2.0 * x)
+rules.primitive(np.square, lambda x, y: 2.0 * x, result=SAME_KIND, inline=Inline("y_bar * 2.0 * a"))
 rules.scalar(np.reciprocal, lambda x, y: -y * y)
-rules.scalar(np.negative, lambda x, y: -1.0)
+rules.primitive(np.negative, lambda x, y: -1.0, result=SAME_KIND)
 rules.scalar(np.positive, lambda x, y: 1.0)
-# np.abs is np.absolute. Not holomorphic: its forward rule (below) takes the real part.
-rules.rrule(np.absolute)(scalar_rrule(np.absolute, _absolute_partial))
+# np.abs is np.absolute: see its entry below its forward rule, which is not holomorphic.
 rules.scalar(np.deg2rad, lambda x, y: _RADIANS_PER_DEGREE)
 rules.scalar(np.radians, lambda x, y: _RADIANS_PER_DEGREE)
 rules.scalar(np.rad2deg, lambda x, y: _DEGREES_PER_RADIAN)
@@ -344,7 +398,6 @@ def _result(y_dot: Any, y: Any) -> Any:
     return ZeroTangent() if _zero(y_dot) else as_result(y_dot, y)
 
 
-@rules.frule(np.absolute)
 def absolute_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
     """Forward rule for `np.absolute`: `sign(x) x_dot` for real `x`; for complex `x`, which
     |x| does not depend on holomorphically, `Re(conj(x) x_dot) / |x|` (0 at x == 0)."""
@@ -354,6 +407,23 @@ def absolute_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
         return y, ZeroTangent()
     y_dot = _absolute_partial(x, y) * x_dot
     return y, as_result(np.real(y_dot) if np.iscomplexobj(x) else y_dot, y)
+
+
+# np.abs is np.absolute. Not holomorphic: its forward rule takes the real part.
+rules.primitive(
+    np.absolute,
+    rrule=scalar_rrule(np.absolute, _absolute_partial),
+    frule=absolute_frule,
+    result=SAME_KIND,
+)
+
+# |x| of a real x (NumPy refuses complex numbers): its slope is sign(x), taken as 0 at the kink.
+rules.primitive(
+    np.fabs,
+    lambda x, y: np.sign(x),
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar * sign(a)", sign=np.sign),
+)
 
 
 @rules.frule(np.conjugate)
@@ -428,3 +498,10 @@ def imag_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
     if _zero(x_dot) or not np.iscomplexobj(x):
         return y, ZeroTangent()
     return y, as_result(np.imag(x_dot), y)
+
+
+# Linear in their argument (their rules are above): what gives their forward rules reverse
+# rules, for second derivatives (`rules/second_order.py`).
+rules.primitive(np.real, linearity=Linearity.LINEAR)
+rules.primitive(np.imag, linearity=Linearity.LINEAR)
+rules.primitive(np.conjugate, linearity=Linearity.LINEAR)

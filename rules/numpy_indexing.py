@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from srcad.projection import ProjectTo, unbroadcast
-from srcad.registry import RuleSet
+from srcad.registry import Linearity, RuleSet
 from srcad.rules.containers import dense_tangent
 from srcad.rules.numpy_shape import bind_options, linear_frule
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
@@ -180,3 +180,7 @@ def full_frule(dargs: tuple[Any, ...], shape: Any, *options: Any, **keywords: An
     if isinstance(fill_dot, AbstractZero) or y.dtype.kind not in "fc":
         return y, ZeroTangent()
     return y, np.full(shape, dense_tangent(fill_dot, options[0]), *options[1:], **keywords)
+
+
+# Linear in what it takes from (its rules are above).
+rules.primitive(np.take, linearity=Linearity.LINEAR)

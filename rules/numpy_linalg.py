@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from srcad.projection import ProjectTo, conj
-from srcad.registry import RuleSet
+from srcad.registry import Linearity, RuleSet
 from srcad.rules._support import argument_tangents, options_by_name
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
@@ -489,3 +489,14 @@ def diag_frule(dargs: tuple[Any, ...], v: Any, *options: Any, **keywords: Any) -
     (v_dot,) = argument_tangents(dargs, 1)
     y = np.diag(v, *options, **keywords)
     return y, _linear_tangent(lambda t: np.diag(t, *options, **keywords), v_dot)
+
+
+# Linear and bilinear functions (their rules are above): their forward rules get reverse
+# rules, for second derivatives (`rules/second_order.py`).
+rules.primitive(np.transpose, linearity=Linearity.LINEAR)
+rules.primitive(np.diag, linearity=Linearity.LINEAR)
+rules.primitive(np.trace, linearity=Linearity.LINEAR)
+rules.primitive(np.dot, linearity=Linearity.BILINEAR)
+rules.primitive(np.inner, linearity=Linearity.BILINEAR)
+rules.primitive(np.outer, linearity=Linearity.BILINEAR)
+rules.primitive(np.tensordot, linearity=Linearity.BILINEAR)

@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from srcad.projection import ProjectTo, conj
-from srcad.registry import RuleFn, RuleSet, named, primal_name
+from srcad.kinds import REDUCED_TO_FLOAT
+from srcad.projection import ProjectTo, conj, fill_like
+from srcad.registry import Inline, Linearity, RuleFn, RuleSet, named, primal_name
 from srcad.rules._support import (
     as_result,
     divide_or_zero,
@@ -633,3 +634,34 @@ def average_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any
         if not isinstance(dots[k], AbstractZero):
             dots[k] = as_result(dots[k] if keepdims else np.squeeze(dots[k], axes), y)
     return result, Tangent(tuple, *dots) if returned else dots[0]
+
+
+# -- the facts of the reductions above: result kind, inline derivative, linearity -----------
+
+
+def whole_reduction(text: str, uniform: str) -> Inline:
+    """The inline derivative of a reduction of a whole array to a float: the cotangent
+    `text` of the array, or `uniform`, a float standing for an array filled with it, where
+    the pullback keeps it uniform (see `passes/inlining.py`). Of a float: the identity."""
+
+    def cotangents(kinds: Any, constants: Any) -> list[str | None] | None:
+        if len(kinds) != 1:
+            return None
+        return [text if kinds[0][1] > 0 else "y_bar"]
+
+    return Inline(cotangents, uniform=uniform, fill_like=fill_like)
+
+
+rules.primitive(
+    np.sum,
+    result=REDUCED_TO_FLOAT,
+    inline=whole_reduction("fill_like(a, y_bar)", uniform="y_bar"),
+    linearity=Linearity.LINEAR,
+)
+rules.primitive(
+    np.mean,
+    result=REDUCED_TO_FLOAT,
+    inline=whole_reduction("fill_like(a, y_bar / a.size)", uniform="y_bar / a.size"),
+    linearity=Linearity.LINEAR,
+)
+rules.primitive(np.cumsum, linearity=Linearity.LINEAR)

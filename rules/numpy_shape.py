@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 
 from srcad.projection import ProjectTo, unbroadcast
-from srcad.registry import RuleFn, RuleSet, named
+from srcad.registry import Linearity, RuleFn, RuleSet, named
 from srcad.rules.containers import dense_tangent
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
 
@@ -448,7 +448,9 @@ _LINEAR = {
     "repeat": np.repeat,
 }
 for _name, _primal in _LINEAR.items():
-    rules.frule(_primal)(linear_frule(_primal, _name))
+    # Linear in `x`: their forward rules apply themselves to the tangent, and get reverse
+    # rules for second derivatives (`rules/second_order.py`).
+    rules.primitive(_primal, frule=linear_frule(_primal, _name), linearity=Linearity.LINEAR)
 
 
 @rules.frule(np.reshape)
@@ -513,3 +515,8 @@ def pad_frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) ->
         return y, ZeroTangent()
     rest = {k: v for k, v in given.items() if k not in ("pad_width", "mode", "constant_values")}
     return y, np.pad(dense_tangent(x_dot, x), given["pad_width"], mode, **rest)
+
+
+# Linear in `x` too (their rules are above).
+rules.primitive(np.reshape, linearity=Linearity.LINEAR)
+rules.primitive(np.ravel, linearity=Linearity.LINEAR)

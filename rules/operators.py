@@ -7,13 +7,13 @@ from typing import Any
 
 import numpy as np
 
+from srcad.kinds import DIVIDED, MATRIX_PRODUCT, POWERED, PROMOTED, SAME_KIND
 from srcad.partials import log_base, power, power_slope, reciprocal, strong_product
-from srcad.projection import ProjectTo, conj, expand
-from srcad.registry import RuleSet
+from srcad.projection import ProjectTo, conj, expand, outer
+from srcad.registry import Inline, Linearity, RuleSet
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent
 
 rules = RuleSet("operators")
-
 Pullback = Any
 
 
@@ -229,3 +229,64 @@ def mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
     y = a % b
     return y, expand(a_dot - b_dot * np.floor_divide(a, b), y)
+
+
+# -- each operator's facts (its rules are above): result kind, inline derivative, linearity --
+
+
+def power_cotangents(kinds: Any, constants: Any) -> list[str | None] | None:
+    """The cotangent of `a` in `a ** p` for a literal exponent `p` (none for `a ** 0`,
+    whose derivative is zero), the exponent folded in; None for any other exponent. Below
+    power 1 the slope is infinite at 0, where Python's `0.0 ** -0.5` raises: `power_slope`
+    and `strong_product` follow NumPy's float semantics there, and keep a zero cotangent
+    zero (see `srcad.partials`)."""
+    if len(constants) != 2 or type(constants[1]) not in (int, float):
+        return None
+    p = constants[1]
+    if p == 0:
+        text = None
+    elif p < 1:
+        text = f"strong_product(power_slope(a, {p!r}), y_bar)"
+    elif p == 1:
+        text = "y_bar"
+    elif p == 2:
+        text = f"y_bar * {p!r} * a"
+    elif p == 3:  # `a * a`: a product costs less than a power, and rounds the same
+        text = f"y_bar * {p!r} * (a * a)"
+    else:
+        text = f"y_bar * {p!r} * a ** {p - 1!r}"
+    return [text, None]
+
+
+def matmul_cotangents(kinds: Any, constants: Any) -> tuple[str, str] | None:
+    """The cotangents of `a @ b`, by the operands' numbers of dimensions (matrices and
+    vectors; None for stacks)."""
+    if len(kinds) != 2:
+        return None
+    return {
+        (2, 2): ("y_bar @ b.T", "a.T @ y_bar"),
+        (2, 1): ("outer(y_bar, b)", "a.T @ y_bar"),
+        (1, 2): ("b @ y_bar", "outer(a, y_bar)"),
+        (1, 1): ("y_bar * b", "a * y_bar"),
+    }.get((kinds[0][1], kinds[1][1]))
+
+
+rules.primitive(operator.add, result=PROMOTED, inline=Inline("y_bar", "y_bar"))
+rules.primitive(operator.sub, result=PROMOTED, inline=Inline("y_bar", "-y_bar"))
+rules.primitive(operator.mul, result=PROMOTED, inline=Inline("y_bar * b", "a * y_bar"))
+rules.primitive(operator.truediv, result=DIVIDED, inline=Inline("y_bar / b", "-y_bar * y / b"))
+rules.primitive(operator.mod, result=PROMOTED)
+rules.primitive(
+    operator.pow,
+    result=POWERED,
+    inline=Inline(power_cotangents, power_slope=power_slope, strong_product=strong_product),
+)
+rules.primitive(
+    operator.matmul,
+    result=MATRIX_PRODUCT,
+    inline=Inline(matmul_cotangents, outer=outer),
+    linearity=Linearity.BILINEAR,
+)
+rules.primitive(np.matmul, linearity=Linearity.BILINEAR)
+rules.primitive(operator.neg, result=SAME_KIND, inline=Inline("-y_bar"))
+rules.primitive(operator.pos, result=SAME_KIND, inline=Inline("y_bar"))

@@ -1,28 +1,20 @@
 """Reverse rules for the forward rules of linear and bilinear functions, built from their
-reverse rules: what lets srcad differentiate generated frules (second derivatives)."""
+reverse rules: what lets srcad differentiate generated frules (second derivatives).
+
+Which functions are linear or bilinear is a fact of each one's entry in the rule library
+(`RuleSet.primitive(..., linearity=...)`): for a linear one, `y_dot = f(x_dot)` (the first
+argument; the rest are options); for a bilinear one, `y_dot = f(a_dot, b) + f(a, b_dot)`
+(the first two)."""
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
-
-from srcad.registry import RuleFn, RuleSet, named
+from srcad.registry import Linearity, RuleFn, RuleSet, named
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 Pullback = Any
-
-# y_dot = L(x_dot) with L the function itself (its first argument; the rest are options).
-LINEAR = (
-    np.sum, np.mean, np.cumsum, np.reshape, np.transpose, np.swapaxes, np.moveaxis,
-    np.expand_dims, np.squeeze, np.ravel, np.flip, np.roll, np.tile, np.repeat,
-    np.broadcast_to, np.diag, np.trace, np.real, np.imag, np.conjugate, operator.getitem,
-    np.take,
-)  # fmt: skip
-# y_dot = B(a_dot, b) + B(a, b_dot) with B the function itself (its first two arguments).
-BILINEAR = (np.dot, np.inner, np.outer, np.tensordot, np.matmul, operator.matmul)
 
 
 def _linear(primal: Any, rrule: RuleFn) -> RuleFn:
@@ -90,11 +82,15 @@ def build(rule_sets: Iterable[RuleSet]) -> RuleSet:
     rules = RuleSet("second_order")
     rrules: dict[Any, Any] = {}
     frules: dict[Any, Any] = {}
+    linearities: dict[Any, Linearity] = {}
     for rule_set in rule_sets:
         rrules.update({k: r.rrule for k, r in rule_set.rrules.items()})
         frules.update({k: r.rrule for k, r in rule_set.frules.items()})
-    for family, make in ((LINEAR, _linear), (BILINEAR, _bilinear)):
-        for primal in family:
-            if primal in rrules and primal in frules and frules[primal] not in rules.rrules:
-                rules.rrule(frules[primal])(make(primal, rrules[primal]))
+        linearities.update(
+            {k: p.linearity for k, p in rule_set.primitives.items() if p.linearity is not None}
+        )
+    makers = {Linearity.LINEAR: _linear, Linearity.BILINEAR: _bilinear}
+    for primal, linearity in linearities.items():
+        if primal in rrules and primal in frules and frules[primal] not in rules.rrules:
+            rules.rrule(frules[primal])(makers[linearity](primal, rrules[primal]))
     return rules

@@ -16,6 +16,8 @@ an array's length never causes a recompilation.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,6 +27,7 @@ Signature = tuple[Kind | None, ...]
 
 FLOAT: Kind = ("f", 0)
 INT: Kind = ("i", 0)
+RANGE: Kind = ("range", 0)  # what `range(...)` gives: iterating it gives ints
 
 _SCALARS: dict[type, Kind] = {float: FLOAT, np.float64: FLOAT, int: INT}
 _SCALARS.update({t: INT for t in (np.int8, np.int16, np.int32, np.int64, np.intp)})
@@ -108,3 +111,136 @@ def _split(text: str) -> list[str]:
     if current.strip() or parts:
         parts.append(current)
     return parts
+
+
+# -- result kinds: how a primitive's result kind follows from its arguments' kinds ----------
+
+
+@dataclass(frozen=True)
+class ResultKind:
+    """How the kind of a primitive's result follows from the kinds of its positional
+    arguments (None where the kinds do not tell, and for calls with other numbers of
+    arguments). Each primitive's entry in `rules/` names one of those below; the value
+    kinds analysis (`passes/analyses/value_kinds.py`) asks the registry for it.
+
+    `elementwise`: the primitive acts on each element alone, so its result has the shape
+    of its (broadcast) arguments: what shape inference and uniform cotangents rely on.
+    """
+
+    name: str
+    of: Callable[[Sequence[Kind | None]], Kind | None]
+    elementwise: bool = False
+
+    def __call__(self, args: Sequence[Kind | None]) -> Kind | None:
+        return self.of(args)
+
+
+def _numeric(kind: Kind | None) -> bool:
+    return kind is not None and kind[0] in "fi"
+
+
+def _one(args: Sequence[Kind | None]) -> Kind | None:
+    """The one numeric argument, or None."""
+    return args[0] if len(args) == 1 and _numeric(args[0]) else None
+
+
+def _float_elementwise(args: Sequence[Kind | None]) -> Kind | None:
+    arg = _one(args)
+    return None if arg is None else ("f", arg[1])
+
+
+def _same(args: Sequence[Kind | None]) -> Kind | None:
+    return _one(args)
+
+
+def _float_of_float(args: Sequence[Kind | None]) -> Kind | None:
+    arg = _one(args)
+    return FLOAT if arg is not None and arg[1] == 0 else None
+
+
+def _to_float(args: Sequence[Kind | None]) -> Kind | None:
+    return FLOAT if _one(args) is not None else None
+
+
+def _of_matrix(result: Kind) -> Callable[[Sequence[Kind | None]], Kind | None]:
+    def of(args: Sequence[Kind | None]) -> Kind | None:
+        arg = _one(args)
+        return result if arg is not None and arg[1] == 2 else None
+
+    return of
+
+
+def _two(args: Sequence[Kind | None]) -> tuple[Kind, Kind, bool] | None:
+    """Two numeric arguments, and whether either is a float."""
+    if len(args) != 2:
+        return None
+    left, right = args
+    if left is None or right is None or left[0] not in "fi" or right[0] not in "fi":
+        return None
+    return left, right, "f" in (left[0], right[0])
+
+
+def _promoted(args: Sequence[Kind | None]) -> Kind | None:
+    both = _two(args)
+    if both is None:
+        return None
+    left, right, floats = both
+    return ("f" if floats else "i", max(left[1], right[1]))
+
+
+def _divided(args: Sequence[Kind | None]) -> Kind | None:
+    both = _two(args)
+    return None if both is None else ("f", max(both[0][1], both[1][1]))
+
+
+def _powered(args: Sequence[Kind | None]) -> Kind | None:
+    both = _two(args)
+    if both is None or not both[2]:  # an int to an int power may be a float (2 ** -1)
+        return None
+    return ("f", max(both[0][1], both[1][1]))
+
+
+_PRODUCT_NDIM = {(2, 2): 2, (2, 1): 1, (1, 2): 1, (1, 1): 0}
+
+
+def _matrix_product(args: Sequence[Kind | None]) -> Kind | None:
+    both = _two(args)
+    if both is None:
+        return None
+    left, right, floats = both
+    ndim = _PRODUCT_NDIM.get((left[1], right[1]))
+    return None if ndim is None else ("f" if floats else "i", ndim)
+
+
+def _count(args: Sequence[Kind | None]) -> Kind | None:
+    return INT if len(args) == 1 else None
+
+
+def _range(args: Sequence[Kind | None]) -> Kind | None:
+    return RANGE if args and all(a == INT for a in args) else None
+
+
+# NumPy's float ufuncs (`np.sin`): a float, or a float array of the argument's dimensions.
+FLOAT_ELEMENTWISE = ResultKind("float elementwise", _float_elementwise, elementwise=True)
+# `np.abs`, `np.square`, `-x`: the argument's own kind (an int stays an int).
+SAME_KIND = ResultKind("same kind", _same, elementwise=True)
+# `math.sin`, `float`: a float, of a float or an int only.
+FLOAT_OF_FLOAT = ResultKind("float of a float", _float_of_float, elementwise=True)
+# `np.sum`, `np.mean` without options: a float, of any number or array.
+REDUCED_TO_FLOAT = ResultKind("reduced to a float", _to_float)
+# `np.linalg.inv`: a float matrix, of a matrix.
+MATRIX_OF_MATRIX = ResultKind("matrix of a matrix", _of_matrix(("f", 2)))
+# `logabsdet`: a float, of a matrix.
+FLOAT_OF_MATRIX = ResultKind("float of a matrix", _of_matrix(FLOAT))
+# `+`, `-`, `*`, `%`, `//`: Python's and NumPy's promotion, broadcast.
+PROMOTED = ResultKind("promoted", _promoted, elementwise=True)
+# `/`: always a float.
+DIVIDED = ResultKind("divided", _divided, elementwise=True)
+# `**`: a float where either operand is one.
+POWERED = ResultKind("powered", _powered, elementwise=True)
+# `@`: by the numbers of dimensions of a matrix or vector product.
+MATRIX_PRODUCT = ResultKind("matrix product", _matrix_product)
+# `len`: an int.
+COUNT = ResultKind("count", _count)
+# `range` of ints.
+RANGE_OF_INTS = ResultKind("range of ints", _range)

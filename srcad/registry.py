@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import enum
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from srcad.fitting import check_frule_tangent, check_rrule_cotangents
+from srcad.kinds import Kind, ResultKind
 from srcad.partials import strong_product
 from srcad.projection import ProjectTo, conj, expand
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
@@ -25,6 +27,76 @@ class Rule:
     # For compiled rules: the pullback returns a cotangent per one of these parameters,
     # whether the call passed it by position, by keyword, or left it to its default.
     parameters: tuple[str, ...] | None = None
+
+
+class Linearity(enum.Enum):
+    """How a primitive depends on its differentiated arguments, where that gives its
+    forward rule's reverse rule (`rules/second_order.py`): `LINEAR`, `y_dot = f(x_dot)`
+    (the first argument; the rest are options); `BILINEAR`, `y_dot = f(a_dot, b) +
+    f(a, b_dot)` (the first two)."""
+
+    LINEAR = "linear"
+    BILINEAR = "bilinear"
+
+
+# An inline derivative's cotangent templates, chosen from the operands' kinds and their
+# values where they are literal numbers (else None); None: none for these operands.
+Choose = Callable[[Sequence[Kind], Sequence[Any]], Sequence[str | None] | None]
+
+
+@dataclass(frozen=True, init=False)
+class Inline:
+    """A primitive's derivative as arithmetic that the emitted pullback holds in place of a
+    call of its rule's pullback (`passes/inlining.py`), for operands of known kinds (real
+    floats and float arrays: no `conj`).
+
+    Per operand, the template of its cotangent (None: it gets none), written with the
+    operands `a` and `b` (by position), the result `y` and its cotangent `y_bar`; every
+    other name is one of `functions`, which emitted code binds under that name. Where the
+    templates depend on the operands, `cotangents` is a function of their kinds and
+    constant values (`Choose`). A reduction of an array to a float says by `uniform` what the
+    cotangent of `a` is when `y_bar` stands for an array filled with it.
+
+    >>> import numpy as np
+    >>> Inline("y_bar * cos(a)", cos=np.cos).texts([("f", 1)], [None])
+    ['y_bar * cos(a)']
+    """
+
+    cotangents: tuple[str | None, ...] | Choose
+    functions: Mapping[str, Any]
+    uniform: str | None
+
+    def __init__(self, *cotangents: str | Choose | None, uniform: str | None = None,
+                 **functions: Any) -> None:  # fmt: skip
+        chosen = cotangents[0] if len(cotangents) == 1 and callable(cotangents[0]) else None
+        texts = tuple(c for c in cotangents if c is None or isinstance(c, str))
+        object.__setattr__(self, "cotangents", chosen if chosen is not None else texts)
+        object.__setattr__(self, "functions", functions)
+        object.__setattr__(self, "uniform", uniform)
+
+    def texts(self, kinds: Sequence[Kind], constants: Sequence[Any]) -> list[str | None] | None:
+        """Each operand's cotangent template, for operands of these kinds and (where they
+        are literal numbers) values; or None."""
+        found = self.cotangents(kinds, constants) if callable(self.cotangents) else self.cotangents
+        return None if found is None else list(found)
+
+
+@dataclass(frozen=True)
+class Primitive:
+    """What srcad knows about one primitive function besides its rules, from the one entry
+    that registers it (`RuleSet.primitive`): the kind of its result, how its derivative is
+    inlined, and its linearity. Passes ask the registry for these (`Registry.primitive`)
+    and keep no tables of their own."""
+
+    function: Any
+    result: ResultKind | None = None
+    inline: Inline | None = None
+    linearity: Linearity | None = None
+
+    @property
+    def elementwise(self) -> bool:
+        """Whether it acts on each element alone (see `ResultKind.elementwise`)."""
+        return self.result is not None and self.result.elementwise
 
 
 def named(fn: RuleFn, name: str) -> RuleFn:
@@ -61,6 +133,7 @@ class RuleSet:
         self.attribute_rrules: dict[str, Rule] = {}
         self.attribute_frules: dict[str, Rule] = {}
         self.non_differentiable_attributes: set[str] = set()
+        self.primitives: dict[Any, Primitive] = {}
 
     def _claim(self, key: Any, what: str) -> None:
         if key in self.rrules or key in self.non_differentiables:
@@ -140,6 +213,50 @@ class RuleSet:
         self.rrule(primal)(rrule)
         self.frule(primal)(scalar_frule(primal, *partials, name=name))
         return rrule
+
+    def primitive(
+        self,
+        function: Any,
+        *partials: Callable[..., Any],
+        rrule: RuleFn | None = None,
+        frule: RuleFn | None = None,
+        result: ResultKind | None = None,
+        inline: Inline | None = None,
+        linearity: Linearity | None = None,
+    ) -> Primitive:
+        """Register everything srcad knows about `function`, in one entry: its rules and
+        its facts (`Primitive`). The rules come from its `partials` as `scalar` builds them,
+        or are the given `rrule` and `frule`; with neither, they are the rules this set
+        already registered for it (a decorated rule above the entry), or it has none (a
+        non-differentiable function, whose entry gives its result kind).
+
+        >>> import numpy as np
+        >>> from srcad.kinds import FLOAT_ELEMENTWISE
+        >>> rules = RuleSet("example")
+        >>> fact = rules.primitive(
+        ...     np.fabs,
+        ...     lambda x, y: np.sign(x),
+        ...     result=FLOAT_ELEMENTWISE,
+        ...     inline=Inline("y_bar * sign(a)", sign=np.sign),
+        ... )
+        >>> y, pullback = rules.rrules[np.fabs].rrule(-2.0)
+        >>> y_again, y_dot = rules.frules[np.fabs].rrule((None, 0.5), -2.0)
+        >>> float(y), pullback(3.0), float(y_dot)
+        (2.0, (NoTangent(), -3.0), -0.5)
+        >>> fact.result([("i", 1)]), fact.elementwise
+        (('f', 1), True)
+        """
+        if function in self.primitives:
+            raise ValueError(f"rule set {self.name!r} has two entries for {primal_name(function)}")
+        if partials:
+            self.scalar(function, *partials)
+        if rrule is not None:
+            self.rrule(function)(rrule)
+        if frule is not None:
+            self.frule(function)(frule)
+        fact = Primitive(function, result, inline, linearity)
+        self.primitives[function] = fact
+        return fact
 
 
 def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> RuleFn:
@@ -332,6 +449,7 @@ class Registry:
         self._attribute_frules: dict[str, Rule] = {}
         self._non_differentiable_attributes: set[str] = set()
         self._opt_outs: dict[Any, list[Callable[..., bool]]] = {}
+        self._primitives: dict[Any, Primitive] = {}
 
     def install(self, rule_sets: Iterable[RuleSet]) -> None:
         """Compose library rule sets in order; a primal defined twice names both modules."""
@@ -357,6 +475,10 @@ class Registry:
             for attr, rule in rules.attribute_frules.items():
                 self._attribute_frules[attr] = rule
             self._non_differentiable_attributes |= rules.non_differentiable_attributes
+            for key, fact in rules.primitives.items():
+                if key in self._primitives:
+                    raise ValueError(f"{primal_name(key)} has two entries, one in {rules.name}")
+                self._primitives[key] = fact
         self.version += 1
 
     def _check_fresh(self, key: Any, origin: str) -> None:
@@ -436,6 +558,18 @@ class Registry:
 
     def is_non_differentiable_attribute(self, name: str) -> bool:
         return name in self._non_differentiable_attributes
+
+    def primitive(self, function: Any) -> Primitive | None:
+        """The library's facts about `function` (its result kind, inline derivative and
+        linearity), from its entry in `rules/`; None for every other function."""
+        try:
+            return self._primitives.get(function)
+        except TypeError:  # unhashable callables are no primitives
+            return None
+
+    def primitives(self) -> list[Primitive]:
+        """Every primitive's facts, for checks over the whole table."""
+        return list(self._primitives.values())
 
     def rules(self) -> list[Rule]:
         """Every registered reverse rule, for registry-wide checks and the table of

@@ -2,35 +2,21 @@
 
 from __future__ import annotations
 
-import math
-import operator
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
 import gast
-import numpy as np
 
 from srcad import syntax
-from srcad.kinds import FLOAT, INT, Kind
+from srcad.kinds import FLOAT, INT, RANGE, Kind
 from srcad.passes.analyses.activity import OPERATORS
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
 from srcad.passes.normal_form import walk_statements
-from srcad.primitives import logabsdet
+from srcad.registry import Registry
 
-RANGE: Kind = ("range", 0)  # what `range(...)` gives: iterating it gives ints
 BOTTOM: Kind = ("unset", 0)  # a local no assignment has given a kind yet
-
-# Functions that act elementwise and give floats: NumPy's on a float or an array, `math`'s
-# on a float.
-FLOAT_UFUNCS = {np.sin, np.cos, np.tan, np.exp, np.log, np.sqrt, np.tanh, np.sinh, np.cosh}
-FLOAT_UFUNCS |= {np.arctan, np.log1p, np.expm1, np.log2, np.log10, np.arcsin, np.arccos}
-MATH_FUNCTIONS = {math.sin, math.cos, math.tan, math.exp, math.log, math.sqrt, math.tanh}
-MATH_FUNCTIONS |= {math.sinh, math.cosh, math.atan, math.log1p, math.expm1, math.asin, math.acos}
-SIGNS = frozenset([gast.USub, gast.UAdd])  # the unary operators that keep a kind
-SHAPE_PRESERVING = frozenset([np.abs, np.negative, abs, np.square])
-REDUCTIONS = frozenset([np.sum, np.mean])
 
 
 class ValueKinds(Analysis["ValueKinds"]):
@@ -44,7 +30,9 @@ class ValueKinds(Analysis["ValueKinds"]):
 
     A call's kind depends on what it calls: a dotted name (`np.exp`) that no local binds
     is looked up where Python would (`FunctionSource.lookup`); anything else calls what
-    the kinds cannot tell."""
+    the kinds cannot tell. What a primitive's result kind is, for an operator or a call,
+    is a fact of its entry in the rule library, which the registry gives
+    (`result_kind`)."""
 
     def run(self, tree: gast.Module, ctx: Context) -> ValueKinds:
         function = function_of(tree)
@@ -138,21 +126,23 @@ class ValueKinds(Analysis["ValueKinds"]):
                 return kinds[value.id]
             return BOTTOM if value.id in self.local else None
         if cls is gast.BinOp:
-            return binary(OPERATORS[type(value.op)], self.of(value.left), self.of(value.right))
+            operands = [self.of(value.left), self.of(value.right)]
+            return result_kind(self.ctx.registry, OPERATORS[type(value.op)], operands)
         if cls is gast.Constant:
             if type(value.value) is float:
                 return FLOAT
             return INT if type(value.value) is int else None
         if cls is gast.UnaryOp:
-            operand = self.of(value.operand)
-            return operand if value.op.__class__ in SIGNS else None
+            function = OPERATORS.get(value.op.__class__)
+            return result_kind(self.ctx.registry, function, [self.of(value.operand)])
         if cls is gast.Subscript:
             return subscript(self.of(value.value), value.slice, self.of)
         if cls is gast.Attribute and value.attr in ("size", "ndim"):
             base = self.of(value.value)
             return INT if base is not None and base[0] in "fi" and base[1] != 0 else None
         if cls is gast.Call and not value.keywords:
-            return call(self.callee(value), [self.of(a) for a in value.args])
+            arguments = [self.of(a) for a in value.args]
+            return result_kind(self.ctx.registry, self.callee(value), arguments)
         return None
 
     def callee(self, value: gast.Call) -> Any:
@@ -246,27 +236,13 @@ def _item(iterable: Kind | None) -> Kind | None:
     return (iterable[0], iterable[1] - 1)
 
 
-def _numeric(kind: Kind | None) -> bool:
-    return kind is not None and kind[0] in "fi"
-
-
-def binary(op: Any, left: Kind | None, right: Kind | None) -> Kind | None:
-    """The kind of `left op right` (Python's and NumPy's promotion, for these kinds)."""
-    if left is None or right is None or left[0] not in "fi" or right[0] not in "fi":
-        return None  # (`_numeric`, spelt out: this runs for every operation)
-    floats = "f" in (left[0], right[0])
-    if op is operator.matmul:
-        ndims = (left[1], right[1])
-        result = {(2, 2): 2, (2, 1): 1, (1, 2): 1, (1, 1): 0}.get(ndims)
-        return None if result is None else ("f" if floats else "i", result)
-    ndim = max(left[1], right[1])
-    if op in (operator.add, operator.sub, operator.mul, operator.mod, operator.floordiv):
-        return ("f" if floats else "i", ndim)
-    if op is operator.truediv:
-        return ("f", ndim)
-    if op is operator.pow and floats:  # an int to an int power may be a float (2 ** -1)
-        return ("f", ndim)
-    return None
+def result_kind(registry: Registry, function: Any, args: list[Kind | None]) -> Kind | None:
+    """The kind of `function`'s result for positional arguments of kinds `args`, where its
+    entry in the rule library tells (`srcad.kinds.ResultKind`); else None."""
+    primitive = registry.primitive(function)
+    if primitive is None or primitive.result is None:
+        return None
+    return primitive.result(args)
 
 
 def subscript(base: Kind | None, index: gast.expr, of: Any) -> Kind | None:
@@ -284,28 +260,3 @@ def subscript(base: Kind | None, index: gast.expr, of: Any) -> Kind | None:
     if removed > base[1]:
         return None
     return (base[0], base[1] - removed)
-
-
-def call(callee: Any, args: list[Kind | None]) -> Kind | None:
-    """The kind of a call's result, for the few callees whose results kinds tell."""
-    if callee is len and len(args) == 1:
-        return INT
-    if callee is range and args and all(a == INT for a in args):
-        return RANGE
-    if len(args) != 1 or not _numeric(args[0]):
-        return None
-    (arg,) = args
-    assert arg is not None
-    if callee in FLOAT_UFUNCS:
-        return ("f", arg[1])
-    if callee in MATH_FUNCTIONS or callee is float:
-        return FLOAT if arg[1] == 0 else None
-    if callee in SHAPE_PRESERVING:
-        return arg
-    if callee in REDUCTIONS:
-        return FLOAT
-    if callee is np.linalg.inv and arg[1] == 2:
-        return ("f", 2)
-    if callee is logabsdet and arg[1] == 2:
-        return FLOAT
-    return None

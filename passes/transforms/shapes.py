@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import gast
 import numpy as np
 
 from srcad import syntax
 from srcad.kinds import Kind
-from srcad.passes.analyses.value_kinds import FLOAT_UFUNCS, SHAPE_PRESERVING, ValueKinds
+from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.normal_form import constant_int
 from srcad.passes.transforms.simplify import ConstantFolder, is_number, push_negations
@@ -62,7 +63,7 @@ class ShapeClasses:
             isinstance(value, gast.Call)
             and len(value.args) == 1
             and not value.keywords
-            and self.kinds.callee(value) in ELEMENTWISE
+            and _elementwise(self.ctx, self.kinds.callee(value))
         ):
             return self.of(value.args[0])
         return None
@@ -88,7 +89,11 @@ class ShapeClasses:
         return gast.Call(func=broadcast, args=[load(r) for r in roots], keywords=[])
 
 
-ELEMENTWISE = FLOAT_UFUNCS | SHAPE_PRESERVING
+def _elementwise(ctx: Context, function: Any) -> bool:
+    """Whether `function`'s entry in the rule library says it acts elementwise (so that
+    its one argument's shape is its result's)."""
+    primitive = ctx.registry.primitive(function)
+    return primitive is not None and primitive.elementwise
 
 
 def shape_classes(

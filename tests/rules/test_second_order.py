@@ -1,11 +1,12 @@
 """Reverse rules of linear and bilinear forward rules: second derivatives through NumPy."""
 
+import operator
+
 import numpy as np
 import pytest
 
 import srcad
-from srcad.registry import REGISTRY
-from srcad.rules.second_order import BILINEAR, LINEAR
+from srcad.registry import REGISTRY, Linearity
 from srcad.testing import check_rrule
 
 rng = np.random.default_rng(11)
@@ -46,7 +47,24 @@ def test_reverse_rule_of_forward_rule_matches_finite_differences(primal, args, k
     check_rrule(frule, dargs, *args, **kwargs, rtol=1e-6, atol=1e-8)
 
 
-def test_every_listed_function_gets_one():
-    for primal in (*LINEAR, *BILINEAR):
-        if REGISTRY.frule_for(primal) is not None and REGISTRY.rrule_for(primal) is not None:
-            assert REGISTRY.rrule_for(frule_of(primal)) is not None, primal
+def linear(linearity):
+    return {p.function for p in REGISTRY.primitives() if p.linearity is linearity}
+
+
+def test_every_linear_function_gets_one():
+    for primal in linear(Linearity.LINEAR) | linear(Linearity.BILINEAR):
+        assert REGISTRY.frule_for(primal) is not None, primal
+        assert REGISTRY.rrule_for(primal) is not None, primal
+        assert REGISTRY.rrule_for(frule_of(primal)) is not None, primal
+
+
+def test_the_entries_say_which_functions_are_linear():
+    """The functions whose entries in the rule library say they are (bi)linear."""
+    assert linear(Linearity.LINEAR) == {
+        np.sum, np.mean, np.cumsum, np.reshape, np.transpose, np.swapaxes, np.moveaxis,
+        np.expand_dims, np.squeeze, np.ravel, np.flip, np.roll, np.tile, np.repeat,
+        np.broadcast_to, np.diag, np.trace, np.real, np.imag, np.conjugate, operator.getitem,
+        np.take,
+    }  # fmt: skip
+    bilinear = {np.dot, np.inner, np.outer, np.tensordot, np.matmul, operator.matmul}
+    assert linear(Linearity.BILINEAR) == bilinear

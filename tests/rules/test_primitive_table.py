@@ -1,0 +1,261 @@
+"""The table of primitives: every inline derivative the registry offers, checked by central
+finite differences of the primitive itself, and against its rule's pullback.
+
+Each primitive's entry in the rule library (`RuleSet.primitive`) may give its derivative as
+arithmetic (`srcad.registry.Inline`), which `passes/inlining.py` writes into emitted
+pullbacks. Here each one is planned for every combination of operand kinds it accepts
+(floats, vectors, matrices, and constant exponents), written out as the pullback would
+write it, evaluated, and compared with the cotangents finite differences give; where the
+plan lets a cotangent stay uniform (a float standing for a filled array), that form too.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import operator
+from typing import Any
+
+import gast
+import numpy as np
+import pytest
+
+from srcad import syntax
+from srcad.kinds import FLOAT, INT, Kind, kind_of
+from srcad.passes.inlining import Plan, adjoint_of
+from srcad.registry import REGISTRY, Primitive
+from srcad.syntax import load
+from srcad.testing import finite_difference_vjp
+
+KINDS: list[Kind] = [FLOAT, ("f", 1), ("f", 2)]
+# Constant exponents, for `a ** p`, whose inline derivative folds the exponent in.
+CONSTANTS: list[float | int] = [0, 1, 2, 3, 4, -1, 0.5, 1.5, 2.0, -0.5]
+
+
+def inlined() -> list[Primitive]:
+    return [p for p in REGISTRY.primitives() if p.inline is not None]
+
+
+def value_of(kind: Kind, seed: int) -> Any:
+    """A value of `kind` inside every inlined primitive's domain (positive, and a matrix
+    far from singular), of size 3 along each axis so that operands broadcast."""
+    rng = np.random.default_rng(seed)
+    if kind == FLOAT:
+        return float(rng.uniform(0.2, 0.8))
+    shape = (3,) * kind[1]
+    values = rng.uniform(0.2, 0.8, shape)
+    return values + 2.0 * np.eye(3) if kind[1] == 2 else values
+
+
+def operand_lists() -> list[tuple[str, list[gast.expr], dict[str, Any]]]:
+    """Operands for one and for two arguments: names of every kind, and a name to a
+    constant power."""
+    found = []
+    for k in KINDS:
+        found.append((f"a:{k}", [load("a")], {"a": value_of(k, 1)}))
+    for ka, kb in itertools.product(KINDS, KINDS):
+        values = {"a": value_of(ka, 1), "b": value_of(kb, 2)}
+        found.append((f"a:{ka}, b:{kb}", [load("a"), load("b")], values))
+    for k, p in itertools.product(KINDS, CONSTANTS):
+        constant = gast.Constant(value=p, kind=None)
+        found.append((f"a:{k}, {p!r}", [load("a"), constant], {"a": value_of(k, 1)}))
+    return found
+
+
+def planned(primitive: Primitive, operands: list[gast.expr], values: dict[str, Any]) -> Plan | None:
+    def kind_of_operand(operand: gast.expr) -> Kind | None:
+        if isinstance(operand, gast.Constant):
+            return FLOAT if type(operand.value) is float else INT
+        return kind_of(values[operand.id])
+
+    call = gast.Call(func=load("f"), args=operands, keywords=[])
+    return adjoint_of(primitive.function, call, "y", operands, set(values), kind_of_operand)
+
+
+def arguments(operands: list[gast.expr], values: dict[str, Any]) -> list[Any]:
+    return [o.value if isinstance(o, gast.Constant) else values[o.id] for o in operands]
+
+
+def cases() -> list[Any]:
+    found = []
+    for primitive in inlined():
+        name = getattr(primitive.function, "__name__", str(primitive.function))
+        module = getattr(primitive.function, "__module__", None) or "numpy"
+        for label, operands, values in operand_lists():
+            if planned(primitive, operands, values) is None:
+                continue
+            try:
+                with np.errstate(divide="raise"):
+                    primitive.function(*arguments(operands, values))
+            except (ZeroDivisionError, FloatingPointError):
+                continue  # `a / 0`
+            else:
+                found.append(
+                    pytest.param(primitive, operands, values, id=f"{module}.{name}({label})")
+                )
+    return found
+
+
+CASES = cases()
+
+
+def written(
+    plan: Plan, values: dict[str, Any], y: Any, y_bar: Any, uniform: bool
+) -> dict[str, Any]:
+    """Each operand's cotangent as the inlined pullback computes it."""
+    namespace: dict[str, Any] = {**values, "y": y, "y_bar": y_bar}
+
+    def bind(value: Any, name: str) -> str:
+        assert namespace.setdefault(name, value) is value, name
+        return name
+
+    # As the pullback does: the roles are the operands (a constant stays one), the result
+    # and the seed.
+    names: dict[str, gast.expr] = dict(zip(("a", "b"), plan.operands, strict=False))
+    names.update(y=load("y"), y_bar=load("y_bar"))
+    return {
+        operand: eval(syntax.unparse(expression), namespace)
+        for operand, expression in plan.write(names, bind, uniform=uniform)
+    }
+
+
+def test_every_inline_derivative_is_checked():
+    """No entry's inline derivative goes untested: each applies to some operands here."""
+    checked = {id(case.values[0]) for case in CASES}
+    assert {id(p) for p in inlined()} == checked
+    assert len(inlined()) >= 30
+
+
+@pytest.mark.parametrize(("primitive", "operands", "values"), CASES)
+def test_inline_derivative_matches_finite_differences(primitive, operands, values):
+    plan = planned(primitive, operands, values)
+    assert plan is not None
+    args = arguments(operands, values)
+    y = primitive.function(*args)
+    y_bar = value_of(kind_of(y) or FLOAT, 3) - 0.5
+    got = written(plan, values, y, y_bar, uniform=False)
+    _, pullback = REGISTRY.rrule_for(primitive.function).rrule(*args)
+    by_rule = pullback(y_bar)
+    for position, operand in enumerate(operands):
+        if not isinstance(operand, gast.Name):
+            continue
+        expected = finite_difference_vjp(primitive.function, tuple(args), y_bar, position)
+        if operand.id not in got:  # no cotangent: a zero one (`a ** 0`)
+            np.testing.assert_allclose(expected, 0.0, atol=1e-8)
+            continue
+        assert np.shape(got[operand.id]) == np.shape(args[position])
+        np.testing.assert_allclose(got[operand.id], expected, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(got[operand.id], by_rule[1 + position], rtol=1e-12, atol=1e-12)
+
+
+UNIFORM = [
+    case
+    for case in CASES
+    if (lambda plan: plan.reduction is not None or plan.passes_uniform)(planned(*case.values))
+]
+
+
+@pytest.mark.parametrize(("primitive", "operands", "values"), UNIFORM)
+def test_uniform_cotangents_match_finite_differences(primitive, operands, values):
+    """Where a float stands for an array filled with it (a reduction's cotangent, passed on
+    through elementwise operations), the cotangents written for it are those of the filled
+    array, once expanded to each operand's shape."""
+    plan = planned(primitive, operands, values)
+    assert plan is not None
+    args = arguments(operands, values)
+    y = primitive.function(*args)
+    seed = -0.7
+    plan.uniform_reads("y")
+    got = written(plan, values, y, seed, uniform=True)
+    for position, operand in enumerate(operands):
+        name = getattr(operand, "id", None)
+        if name not in got or (plan.reduction is None and name not in plan.passes_uniform):
+            continue
+        filled = seed if plan.reduction is not None else np.full(np.shape(y), seed)
+        expected = finite_difference_vjp(primitive.function, tuple(args), filled, position)
+        cotangent = np.broadcast_to(got[name], np.shape(args[position]))
+        np.testing.assert_allclose(cotangent, expected, rtol=1e-6, atol=1e-8)
+
+
+def test_the_table_covers_what_the_passes_inlined_before():
+    """The primitives inlined before the table was one (the templates `passes/inlining.py`
+    held), plus `np.fabs`, added by its entry alone."""
+    unary = [np.sin, np.cos, np.tan, np.exp, np.log, np.sqrt, np.tanh, np.sinh, np.cosh]
+    unary += [np.log1p, np.expm1, np.arctan, np.square, np.fabs]
+    unary += [math.sin, math.cos, math.tan, math.exp, math.log, math.sqrt, math.tanh]
+    unary += [math.sinh, math.cosh, math.log1p, math.expm1, math.atan]
+    binary = [operator.add, operator.sub, operator.mul, operator.truediv, operator.pow]
+    others = [operator.neg, operator.pos, operator.matmul, np.sum, np.mean, np.linalg.inv]
+    expected = {*unary, *binary, *others}
+    functions = {p.function for p in inlined()}
+    assert expected <= functions
+    assert len(functions - expected) == 1  # logabsdet
+
+
+# -- np.fabs: a primitive added by one entry (rules/numpy_elementwise.py) --------------------
+#
+# The entry gives its rule and forward rule (from its partial), its result kind and its inline
+# derivative; each is checked here by finite differences, away from the kink at 0.
+
+FABS_POINTS = [
+    pytest.param(-0.7, id="negative float"),
+    pytest.param(1.3, id="positive float"),
+    pytest.param(np.array([-1.5, 0.4, 2.0, -0.3]), id="vector"),
+    pytest.param(np.array([[0.5, -1.2, 0.8], [-2.0, 1.1, -0.6]]), id="matrix"),
+]
+
+
+@pytest.mark.parametrize("x", FABS_POINTS)
+def test_fabs_rules_match_finite_differences(x):
+    from srcad.testing import check_frule, check_rrule
+
+    check_rrule(np.fabs, x)
+    check_frule(np.fabs, x)
+
+
+def fabs_model(x):
+    return np.sum(np.fabs(x) * np.sin(x))
+
+
+def fabs_gradient(x):
+    """d/dx |x| sin x."""
+    return np.sign(x) * np.sin(x) + np.abs(x) * np.cos(x)
+
+
+def test_fabs_is_inlined_and_its_kind_known():
+    import srcad
+
+    x = np.array([-1.5, 0.4, 2.0, -0.3])
+    text = srcad.source(fabs_model, args=(x,))
+    assert "sign(" in text  # the entry's inline derivative, in the pullback
+    assert "fabs_pullback" not in text and "fabs_rrule" not in text
+    assert REGISTRY.primitive(np.fabs).result([("i", 2)]) == ("f", 2)
+
+
+@pytest.mark.parametrize("x", FABS_POINTS[2:])
+def test_fabs_gradient_in_both_modes(x):
+    import srcad
+
+    expected = finite_difference_vjp(fabs_model, (x,), 1.0, 0)
+    np.testing.assert_allclose(srcad.grad(fabs_model)(x), expected, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(fabs_gradient(x), expected, rtol=1e-6, atol=1e-9)
+    forward = srcad.jacobian(fabs_model, mode="forward")(x)
+    np.testing.assert_allclose(forward, expected, rtol=1e-6, atol=1e-9)
+    tangent = np.linspace(-1.0, 1.0, x.size).reshape(x.shape)
+    _, y_dot = srcad.jvp(fabs_model, (x,), (tangent,))
+    np.testing.assert_allclose(y_dot, np.sum(expected * tangent), rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("x", FABS_POINTS[2:])
+def test_fabs_second_order(x):
+    """The Hessian (reverse mode over the generated frule, through fabs's forward rule's own
+    reverse rule) against finite differences of the exact gradient."""
+    import srcad
+
+    hessian = srcad.hessian(fabs_model)(x)
+    columns = [
+        finite_difference_vjp(lambda z, i=i: fabs_gradient(z).reshape(-1)[i], (x,), 1.0, 0)
+        for i in range(x.size)
+    ]
+    expected = np.stack(columns).reshape(x.shape + x.shape)
+    np.testing.assert_allclose(hessian, expected, rtol=1e-6, atol=1e-8)
