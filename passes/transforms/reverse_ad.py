@@ -7,22 +7,24 @@ import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 import gast
 import numpy as np
 
 from srcad import syntax
-from srcad.kinds import FLOAT
 from srcad.passes import naming
-from srcad.passes.analyses.activity import Activity, target_names
+from srcad.passes.analyses.activity import Activity
+from srcad.passes.analyses.inline_plans import InlinePlans
+from srcad.passes.analyses.needed_cotangents import NeededCotangents
 from srcad.passes.analyses.operation_rules import OperationRules
-from srcad.passes.analyses.value_kinds import ValueKinds
+from srcad.passes.analyses.reverse_index import ReverseSteps
+from srcad.passes.analyses.statement_index import Statements
+from srcad.passes.analyses.uniform_cotangents import UniformCotangents
 from srcad.passes.base import Context, Transform
-from srcad.passes.inlining import Plan, adjoint_of, index_adjoint
 from srcad.passes.normal_form import COMPOUND, falls_through, is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call, constant
-from srcad.projection import add_at, expand, scatter
+from srcad.passes.transforms.inline_derivatives import InlinedDerivatives
+from srcad.projection import expand
 from srcad.syntax import ADD, LOAD, STORE, load, make, store
 from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
 
@@ -32,8 +34,6 @@ Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost firs
 # anew each time the test runs.
 _LOOPS = (gast.For, gast.While)
 _JUMPS = (gast.Break, gast.Continue)
-_BINDING = (gast.Assign, gast.For)
-_COPY_OR_INDEX = (gast.Name, gast.Subscript)  # the values of `name = other` and `y = a[i]`
 
 
 def assign(target: gast.expr, value: gast.expr) -> gast.Assign:
@@ -110,29 +110,35 @@ class ReverseAD(RuleCalls, Transform):
         return (out, f_pullback)
     """
 
-    requires = (Activity, OperationRules)
+    requires = (Activity, OperationRules, Statements, NeededCotangents, ReverseSteps)
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         function = self.prepare(tree, ctx)
-        self.filename = os.path.basename(ctx.source.filename)  # for location comments
+        self.index = ctx.analysis(Statements, tree)
+        self.needed = ctx.analysis(NeededCotangents, tree)
+        self.steps = ctx.analysis(ReverseSteps, tree)
+        self.inline = InlinedDerivatives(
+            ctx,
+            ctx.analysis(InlinePlans, tree),
+            ctx.analysis(UniformCotangents, tree),
+            self.index,
+            bind=self._bind,
+            index_value=self._index_value,
+            keep_once=self._keep_once,
+            bar=self._bar,
+            accumulate=self._accumulate,
+            restart=self._restart,
+        )
         self.bars: dict[str, str] = {}
         self.pullbacks: dict[gast.stmt, str] = {}
         self.packages: dict[gast.If, str] = {}
         self.loops: dict[gast.stmt, Loop] = {}
-        self.operand_names: dict[gast.stmt, list[str]] = {}  # `_operand_names`'s answers
-        self.targets: dict[gast.stmt, list[str]] = {}  # `_targets`'s answers
         self.falls: dict[int, bool] = {}  # `_falls_through`'s answers, by the block's id
-        self._index_statements(function)
-        self.returns = [s for s in self.statements if isinstance(s, gast.Return)]
-        self.needed = self._needed()
-        self.differentiated: dict[gast.stmt, bool] = {}  # filled by `_index_reverse`
-        self._index_reverse()
         self.enclosing: list[Loop] = []
         self.segments: list[Path] = []  # the path to each enclosing loop, outermost first
         self.path: Path = []  # the path from the innermost loop's body (or the function's)
         self.branch_names: dict[int, list[str]] = {}
         self.deferred: list[tuple[gast.FunctionDef, gast.Return, Path]] = []
-        self._index_definitions(tree)
         body = self._forward_block(function.body)
         # A pullback is written once every exit of every loop is known.
         self.unrecorded: set[int] = set()  # appends of records no pullback reads
@@ -146,220 +152,24 @@ class ReverseAD(RuleCalls, Transform):
         function.returns = None
         return True
 
-    # -- what is differentiated ----------------------------------------------------------
+    # -- what is differentiated (`analyses/needed_cotangents.py`, `reverse_index.py`) ------
 
-    def _needed(self) -> set[str]:
-        """Names whose cotangents some pullback computes: those a result depends on."""
-        needed = {
-            r.value.id
-            for r in self.returns
-            if isinstance(r.value, gast.Name) and r.value.id in self.active
-        }
-        feeds: dict[str, list[set[str]]] = {}  # a target -> the names each assignment reads
-        self.candidates: set[gast.stmt] = set()  # statements with rules, or active copies
-        for statement in self.statements:
-            if not self._candidate(statement):
-                continue
-            self.candidates.add(statement)
-            if statement.__class__ is gast.For:
-                read = {statement.iter.id}
-            else:
-                read = self.active.intersection(self._operand_names(statement))
-            for target in self._targets(statement):
-                feeds.setdefault(target, []).append(read)
-        todo = list(needed)
-        while todo:
-            for read in feeds.get(todo.pop(), ()):
-                todo += read - needed
-                needed |= read
-        return needed
+    def _differentiated(self, statement: gast.stmt) -> bool:
+        """Whether the reverse differentiates through `statement` (`ReverseIndex`)."""
+        return self.steps.differentiated[statement]
 
-    def _index_statements(self, function: gast.FunctionDef) -> None:
-        """Every statement of the function in source order (as `walk_statements` gives
-        them), with what the reverse asks of each place: the branches and the loop around
-        it, the span of each loop, and where each name is assigned."""
-        self.statements: list[gast.stmt] = []
-        self.order: dict[int, int] = {}  # a statement's id -> its position in source order
-        # Per statement, the branch of each `if` around it: two statements in different
-        # branches of one `if` never both run in one pass through it.
-        self.branches: list[dict[int, str]] = []
-        self.ends: list[int] = []  # per statement, the position of the last one nested in it
-        self.loop_around: dict[int, gast.stmt | None] = {}
-        # The span of each loop, by its position: the loop's, and its body's last statement's.
-        self.loop_spans: dict[int, tuple[int, int]] = {}
-        # name -> (position in source order, the loop around) of each assignment;
-        # a parameter's value counts as an assignment at position -1
-        self.definitions: dict[str, list[tuple[int, gast.stmt | None]]] = {}
-        self.defining: dict[str, list[gast.stmt]] = {}  # the statements assigning each name
-        for arg in function.args.posonlyargs + function.args.args:
-            self.definitions.setdefault(arg.id, []).append((-1, None))
+    def _targets(self, statement: gast.Assign | gast.For) -> list[str]:
+        """The names an assignment or a loop binds (`StatementIndex.targets`)."""
+        return self.index.targets[statement]
 
-        def index(block: list[gast.stmt], branches: dict[int, str], loop: gast.stmt | None
-                  ) -> None:  # fmt: skip
-            for statement in block:
-                k = len(self.statements)
-                self.statements.append(statement)
-                self.order[id(statement)] = k
-                self.branches.append(branches)
-                self.ends.append(k)
-                self.loop_around[id(statement)] = loop
-                if isinstance(statement, gast.Assign):
-                    names, place = self._targets(statement), (k, loop)
-                elif isinstance(statement, gast.For):  # assigned by each iteration
-                    names, place = self._targets(statement), (k, statement)
-                else:
-                    names = []
-                for name in names:
-                    self.definitions.setdefault(name, []).append(place)
-                    self.defining.setdefault(name, []).append(statement)
-                if statement.__class__ not in COMPOUND:
-                    continue  # nothing nested, or a function's own statements
-                if isinstance(statement, gast.If):
-                    index(statement.body, {**branches, id(statement): "body"}, loop)
-                    index(statement.orelse, {**branches, id(statement): "orelse"}, loop)
-                elif isinstance(statement, _LOOPS):
-                    index(statement.body, branches, statement)
-                    self.loop_spans[k] = (k, len(self.statements) - 1)
-                    index(statement.orelse, branches, statement)
-                else:
-                    index(getattr(statement, "body", []), branches, loop)
-                    index(getattr(statement, "orelse", []), branches, loop)
-                self.ends[k] = len(self.statements) - 1
-
-        index(function.body, {}, None)
-
-    def _nested(self, block: list[gast.stmt]) -> list[gast.stmt]:
-        """`walk_statements(block)`, read off the index: a statement and those nested in
-        it are consecutive in source order."""
-        if len(block) == 1:
-            k = self.order[id(block[0])]
-            return self.statements[k : self.ends[k] + 1]
-        out: list[gast.stmt] = []
-        for statement in block:
-            k = self.order[id(statement)]
-            out += self.statements[k : self.ends[k] + 1]
-        return out
-
-    def _index_reverse(self) -> None:
-        """What the reverse does at each statement, found in one pass in source order:
-        whether it differentiates through it; where each cotangent is read (the statements
-        differentiating through each name or assigning it: the reverse of an assignment
-        reads its target's cotangent); how many statements before each position have a
-        reverse that does something (`_has_content` of one statement), one more for the end;
-        and the names each statement overwrites (`_overwritten`) and touches (`_touched`)."""
-        self.uses: dict[str, list[int]] = {}
-        self.with_content = [0]
-        self.overwritten: dict[gast.stmt, list[str]] = {}
-        self.touches: list[list[str]] = []  # per statement, by position
-        differentiated = self.differentiated
-        for k, statement in enumerate(self.statements):
-            own = differentiated[statement] = self._differentiates(
-                statement, statement in self.candidates
-            )
-            cls = statement.__class__  # (gast's classes have no subclasses)
-            used: list[str] = []
-            if cls is gast.For and statement.iter.__class__ is gast.Name:
-                used = [statement.iter.id]
-                if own:
-                    used += self._targets(statement)
-            elif cls is gast.Assign and own:
-                used = [*self._operand_names(statement), *self._targets(statement)]
-            for name in used:
-                self.uses.setdefault(name, []).append(k)
-            # A value with no derivative resets the cotangents of the names it assigns.
-            overwritten: list[str] = []
-            if not own and cls in _BINDING:
-                overwritten = [n for n in self._targets(statement) if n in self.needed]
-            self.overwritten[statement] = overwritten
-            if cls is gast.For and statement in self.rules:
-                assert isinstance(statement.iter, gast.Name)
-                self.touches.append([*self._targets(statement), statement.iter.id])
-            elif cls is gast.Assign and own:
-                self.touches.append([*self._targets(statement), *self._operand_names(statement)])
-            else:
-                self.touches.append(overwritten)
-            self.with_content.append(self.with_content[-1] + (own or bool(overwritten)))
+    def _operand_names(self, statement: gast.Assign) -> list[str]:
+        """The names of `_operands(statement)`, for a statement a cotangent flows through."""
+        return self.needed.operand_names[statement]
 
     def _read_later(self, name: str, statement: gast.stmt) -> bool:
         """Whether the reverse may read `name`'s cotangent after reaching `statement`: it
-        is a parameter's, or something before it in the source (or anywhere in a loop
-        around it or that it is, for earlier iterations) differentiates through `name` or
-        assigns it."""
-        if name in self.ctx.wrt:
-            return True
-        k = self.order[id(statement)]
-        uses = self.uses.get(name, [])
-        if any(u < k and not self._exclusive(u, k) for u in uses):
-            return True
-        return any(
-            start <= k <= end and any(start <= u <= end for u in uses)
-            for start, end in self.loop_spans.values()
-        )
-
-    def _exclusive(self, one: int, other: int) -> bool:
-        """Whether the statements at these indices are in different branches of an `if`."""
-        mine, theirs = self.branches[one], self.branches[other]
-        return any(theirs.get(node, side) != side for node, side in mine.items())
-
-    def _candidate(self, statement: gast.stmt) -> bool:
-        if is_copy(statement):
-            assert isinstance(statement, gast.Assign) and isinstance(statement.value, gast.Name)
-            return statement.value.id in self.active
-        return statement in self.rules
-
-    def _differentiated(self, statement: gast.stmt) -> bool:
-        """Whether the reverse differentiates through `statement`: it has a rule (or copies
-        an active name) and assigns a name some cotangent needs. Asked many times of each
-        statement, answered once."""
-        known = self.differentiated.get(statement)
-        if known is None:
-            known = self.differentiated[statement] = self._differentiates(statement)
-        return known
-
-    def _differentiates(self, statement: gast.stmt, candidate: bool | None = None) -> bool:
-        """`_differentiated`'s answer; `candidate`: `_candidate`'s, where known."""
-        if not (self._candidate(statement) if candidate is None else candidate):
-            return False
-        return not self.needed.isdisjoint(self._targets(statement))
-
-    def _targets(self, statement: gast.Assign | gast.For) -> list[str]:
-        """The names an assignment or a loop binds, found once per statement."""
-        names = self.targets.get(statement)
-        if names is None:
-            target = statement.target if isinstance(statement, gast.For) else statement.targets[0]
-            names = self.targets[statement] = target_names(target)
-        return names
-
-    def _operand_names(self, statement: gast.Assign) -> list[str]:
-        """The names of `_operands(statement)`, found once per statement."""
-        names = self.operand_names.get(statement)
-        if names is None:
-            value = statement.value
-            if value.__class__ is gast.BinOp and statement.targets[0].__class__ is gast.Name:
-                # The common case, without `_operands`' tests for copies, indexing,
-                # unpacking and calls of nested functions: none of them is an operator.
-                names = [n.id for n in (value.left, value.right) if n.__class__ is gast.Name]
-            else:
-                names = [n.id for n in self._operands(statement)]
-            self.operand_names[statement] = names
-        return names
-
-    def _overwritten(self, statement: gast.stmt) -> list[str]:
-        """The names with cotangents that `statement` assigns a value with no derivative
-        (`r = clip`, `for r in constants`): the reverse resets their cotangents there, or
-        an earlier value of the name would receive what the later one was owed. Found for
-        every statement by `_index_reverse`."""
-        return self.overwritten[statement]
-
-    def _has_content(self, statements: list[gast.stmt]) -> bool:
-        """Whether the reverse of `statements` does anything: differentiates through one,
-        or resets a cotangent where one overwrites a name."""
-        counts = self.with_content  # read off the counts: no walk of the nested statements
-        for statement in statements:
-            k = self.order[id(statement)]
-            if counts[self.ends[k] + 1] > counts[k]:
-                return True
-        return False
+        is a parameter's, or `ReverseIndex.read_later`."""
+        return name in self.ctx.wrt or self.steps.read_later(name, statement)
 
     # -- forward sweep -------------------------------------------------------------------
 
@@ -390,7 +200,7 @@ class ReverseAD(RuleCalls, Transform):
         if not self._differentiated(statement) or is_copy(statement):
             return [self._as_it_runs(statement)]
         assert isinstance(statement, gast.Assign)
-        inlined = self._forward_inlined(statement)
+        inlined = self.inline.forward(statement)
         if inlined is not None:
             return inlined
         rule = self.rules[statement]
@@ -432,7 +242,7 @@ class ReverseAD(RuleCalls, Transform):
 
     def _forward_if(self, statement: gast.If) -> list[gast.stmt]:
         loop = self.enclosing[-1] if self.enclosing else None
-        if loop is None or not self._has_content([statement]):
+        if loop is None or not self.steps.has_content([statement]):
             body = self._forward_branch(statement, statement.body, None)
             orelse = self._forward_branch(statement, statement.orelse, None)
             return [
@@ -482,8 +292,8 @@ class ReverseAD(RuleCalls, Transform):
 
     def _forward_loop(self, statement: gast.For | gast.While) -> list[gast.stmt]:
         # A `return` inside returns its pullback too, also where nothing else is differentiated.
-        returns = any(isinstance(s, gast.Return) for s in self._nested(statement.body))
-        if not returns and not self._has_content([statement]):
+        returns = any(isinstance(s, gast.Return) for s in self.index.nested(statement.body))
+        if not returns and not self.steps.has_content([statement]):
             self._define_nested_rules(statement.body)
             return [statement]
         loop = Loop(statement, self.ctx.namer.fresh(f"{self.function.name}_tape"))
@@ -530,9 +340,9 @@ class ReverseAD(RuleCalls, Transform):
         loop (none in a loop inside it), and each `return` anywhere inside it (but in a
         nested function)."""
         count = 1 if self._falls_through(loop.body) else 0
-        for statement in self._nested(loop.body):
+        for statement in self.index.nested(loop.body):
             if isinstance(statement, gast.Return) or (
-                isinstance(statement, _JUMPS) and self.loop_around[id(statement)] is loop
+                isinstance(statement, _JUMPS) and self.index.loop_around[id(statement)] is loop
             ):
                 count += 1
         return count
@@ -566,222 +376,9 @@ class ReverseAD(RuleCalls, Transform):
         out += [pullback, make(gast.Return, value=result)]
         return [syntax.located(s, statement) for s in out]
 
-    # -- inlined derivatives -------------------------------------------------------------
-
-    def _index_definitions(self, tree: gast.Module) -> None:
-        """What inlined derivatives need: the kinds of the names, and which statements are
-        inlined."""
-        self.inlined: dict[gast.stmt, tuple[dict[str, gast.expr], Any]] = {}
-        self.buffers: list[str] = []  # parameters whose cotangents indexing accumulates into
-        inlining = self.ctx.optimise and self.ctx.kinds
-        self.kinds = self.ctx.analysis(ValueKinds, tree) if inlining else None
-        self.returned = {r.value.id for r in self.returns if isinstance(r.value, gast.Name)}
-        self.plans: dict[gast.stmt, Plan] = {}
-        if self.kinds is not None:
-            for statement in self.statements:
-                if statement.__class__ is not gast.Assign or not self.differentiated[statement]:
-                    continue
-                plan = self._plan(statement)
-                if plan is not None:
-                    self.plans[statement] = plan
-        self.uniform: set[str] = set()  # names whose cotangents may be uniform floats
-        self.uniform_reductions: set[gast.stmt] = set()
-        for statement, plan in self.plans.items():
-            if plan.reduction is not None and plan.texts[0] is not None:
-                operand = plan.operands[0]
-                assert isinstance(operand, gast.Name)
-                reached = self._reached_by_uniform(operand.id)
-                if reached is not None:
-                    self.uniform |= reached
-                    self.uniform_reductions.add(statement)
-
-    def _plan(self, statement: gast.Assign) -> Plan | None:
-        """How a differentiated assignment's derivative is inlined (not indexing's), if it is."""
-        target = statement.targets[0]
-        if not isinstance(target, gast.Name) or isinstance(statement.value, _COPY_OR_INDEX):
-            return None  # unpacking, a copy, or indexing (see `index_adjoint`)
-        assert self.kinds is not None
-        args, keywords = self._arguments(statement)
-        if keywords:
-            return None
-        # An int's cotangent is NoTangent(): ints pass nothing on.
-        active = {
-            n
-            for n in self._operand_names(statement)
-            if n in self.active and (self.kinds.kinds.get(n) or ("f", 0))[0] == "f"
-        }
-        primal = self.rules[statement].primal
-        return adjoint_of(primal, statement.value, target.id, args, active, self.kinds.of)
-
-    def _reached_by_uniform(self, start: str) -> set[str] | None:
-        """The names a uniform cotangent of `start` reaches through elementwise operations,
-        if every one of them handles a uniform cotangent; else None."""
-        captured = {c for s in self.rules for c in self._captured(s)}
-        reached, pending = {start}, [start]
-        while pending:
-            name = pending.pop()
-            if name in self.returned or name in captured or name in self.ctx.captured:
-                return None
-            definitions = self.defining.get(name, [])
-            if self.definitions.get(name, [(-1, None)])[0][0] == -1 and definitions:
-                return None  # a parameter assigned again
-            for statement in definitions:
-                plan = self.plans.get(statement)
-                if is_copy(statement):
-                    more = {statement.value.id}
-                elif plan is not None and plan.elementwise:
-                    more = plan.passes_uniform
-                elif plan is not None and plan.reduction is not None:
-                    more = set()  # a float's uniform cotangent is the float itself
-                elif isinstance(statement, gast.Assign) and self._indexing(statement):
-                    more = set()  # written into a buffer or zeros: broadcast there
-                else:
-                    return None
-                for other in more - reached:
-                    reached.add(other)
-                    pending.append(other)
-        return reached
-
-    def _indexing(self, statement: gast.Assign) -> bool:
-        value = statement.value
-        return (
-            self.kinds is not None
-            and isinstance(value, gast.Subscript)
-            and isinstance(value.value, gast.Name)
-            and index_adjoint(value, self.kinds.of) is not None
-        )
-
-    def _forward_inlined(self, statement: gast.Assign) -> list[gast.stmt] | None:
-        """The statement itself, keeping the values its inlined derivative reads; None
-        when its derivative is not inlined."""
-        if self.kinds is None or not isinstance(statement.targets[0], gast.Name):
-            return None
-        target = statement.targets[0].id
-        value = statement.value
-        reads: dict[str, str]
-        if isinstance(value, gast.Subscript):
-            index = index_adjoint(value, self.kinds.of)
-            if index is None or not isinstance(value.value, gast.Name):
-                return None
-            base = value.value.id
-            reads = {f"index {name}": name for name in index}
-            if self._is_parameter(base) and base not in self.returned:
-                if base not in self.buffers:
-                    self.buffers.append(base)
-            else:
-                reads["a"] = base
-            write = None
-        else:
-            plan = self.plans.get(statement)
-            if plan is None:
-                return None
-            if target in self.uniform and plan.elementwise:
-                plan.uniform_reads(target)
-            reads, write = plan.reads, plan
-        before: list[gast.stmt] = []
-        after: list[gast.stmt] = []
-        saved: dict[str, gast.expr] = {}
-        for role, name in reads.items():
-            is_result = role == "y"
-            kept = self._saved(name, statement, is_result, after if is_result else before)
-            saved[role] = load(kept)
-        if write is None:
-            saved["index"] = statement.value.slice
-        self.inlined[statement] = (saved, write)
-        return [*before, statement, *after]
-
-    def _is_parameter(self, name: str) -> bool:
-        return self.definitions.get(name) == [(-1, None)]
-
-    def _saved(self, name: str, statement: gast.stmt, is_result: bool,
-               out: list[gast.stmt]) -> str:  # fmt: skip
-        """The name under which the pullback reads `name`'s value at `statement` (before
-        it, or after it for its result): the name itself when nothing assigns it again
-        before the pullback reads it, else a copy; kept on the loop's tape in a loop."""
-        definitions = self.definitions.get(name, [])
-        loop = self.loop_around[id(statement)]
-        if len(definitions) == 1 and definitions[0][1] is None:
-            return name  # assigned once, outside loops: the closure reads it as it is
-        k = self.order[id(statement)]
-        if loop is not None:
-            start, end = self._span(loop)
-            if all(start <= d <= end and (d < k or (is_result and d == k)) for d, _ in definitions):
-                self._keep_once(name)  # each iteration's value, on the tape
-                return name
-        copy = self.ctx.namer.fresh(name)
-        out.append(assign(store(copy), load(name)))
-        if loop is not None:
-            self._keep_once(copy)
-        return copy
-
-    def _span(self, loop: gast.stmt) -> tuple[int, int]:
-        """The positions (in source order) of a loop and of the last statement in it."""
-        return self.loop_spans[self.order[id(loop)]]
-
     def _keep_once(self, name: str) -> None:
         if self.enclosing and name not in self.enclosing[-1].names:
             self._keep(name)
-
-    def _reverse_inlined(self, statement: gast.Assign) -> list[gast.stmt]:
-        """The inlined derivative: each operand's cotangent as arithmetic on the seed."""
-        assert isinstance(statement.targets[0], gast.Name)
-        target = statement.targets[0].id
-        saved, write = self.inlined[statement]
-        code: list[gast.stmt] = []
-        if target not in self.seen:  # a symbolic zero: nothing to pass on
-            return self._restart([target], statement)
-        seed = load(self._bar(target))
-        self.seen.discard(target)
-        if write is None:  # indexing: into the buffer, or a fresh array
-            value = statement.value
-            assert isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
-            base = value.value.id
-            index = self._substituted(saved["index"], saved)
-            if base in self.buffers and self.kinds is not None and self.kinds.of(value) == FLOAT:
-                # One element: `+=` on a float, which takes a symbolic zero too.
-                element = make(gast.Subscript, value=load(self._bar(base)), slice=index, ctx=STORE)
-                code.append(make(gast.AugAssign, target=element, op=ADD, value=seed))
-            elif base in self.buffers:
-                place = self._index_value(index)
-                added = call(self._bind(add_at, "add_at"), [load(self._bar(base)), place, seed])
-                code.append(make(gast.Expr, value=added))
-            else:
-                place = self._index_value(index)
-                scattered = call(self._bind(scatter, "scatter"), [saved["a"], place, seed])
-                self._accumulate(base, scattered, code)
-            return code + self._restart([target], statement)
-        names = dict(saved)
-        for role, arg in zip(("a", "b"), write.operands, strict=False):  # the rule's arguments
-            names.setdefault(role, arg)
-        names["y_bar"] = seed
-        totals: dict[str, gast.expr] = {}
-        uniform = statement in self.uniform_reductions or (
-            target in self.uniform and write.elementwise
-        )
-        for name, cotangent in write.write(names, self._bind, uniform):
-            previous = totals.get(name)
-            totals[name] = (
-                cotangent
-                if previous is None
-                else make(gast.BinOp, left=previous, op=ADD, right=cotangent)
-            )
-        # The result's own name last: its cotangent is the seed the others read.
-        last = [target] if target in totals else []
-        for name in [*(n for n in totals if n != target), *last]:
-            cotangent = totals[name]
-            if name == target and isinstance(cotangent, gast.Name) and name not in self.seen:
-                self.seen.add(name)  # `x_bar = x_bar`: the cotangent passes straight through
-                continue
-            self._accumulate(name, cotangent, code)
-        return code + self._restart([target], statement)
-
-    def _substituted(self, expression: gast.expr, saved: dict[str, gast.expr]) -> gast.expr:
-        """A copy of an index reading each name where the pullback keeps its value."""
-        fresh = syntax.copy_tree(expression)
-        for node in syntax.walk(fresh):
-            if isinstance(node, gast.Name) and f"index {node.id}" in saved:
-                node.id = saved[f"index {node.id}"].id
-        return fresh
 
     # -- pullback ------------------------------------------------------------------------
 
@@ -829,12 +426,12 @@ class ReverseAD(RuleCalls, Transform):
         self.runtime: list[set[str]] = []  # per enclosing region: cotangents bound at run time
         result = statement.value
         body: list[gast.stmt] = []
-        for name in self.buffers:  # cotangents that indexing accumulates into, in place
+        for name in self.inline.buffers:  # cotangents that indexing accumulates into, in place
             shape = make(gast.Attribute, value=load(name), attr="shape", ctx=LOAD)
             zeros = call(self._bind(np.zeros, "zeros"), [shape])
             body.append(assign(store(self._bar(name)), zeros))
             self.seen.add(name)
-        if isinstance(result, gast.Name) and result.id in self.needed:
+        if isinstance(result, gast.Name) and result.id in self.needed.names:
             self.seen.add(result.id)
         body += self._reverse_prefix(path)
         body.append(
@@ -844,6 +441,7 @@ class ReverseAD(RuleCalls, Transform):
 
     def _parameter_bars(self) -> list[gast.expr]:
         bars: list[gast.expr] = [self._zero(NoTangent)]
+        uniform = self.inline.uniform.names
         if self.ctx.captured:  # a nested function: its own cotangent holds what it read
             fields = [
                 make(
@@ -859,7 +457,7 @@ class ReverseAD(RuleCalls, Transform):
             kind = self.ctx.kinds.get(arg.id)
             if arg.id not in self.ctx.wrt or (kind is not None and kind[0] == "i"):
                 bars.append(self._zero(NoTangent))
-            elif arg.id in self.seen and arg.id in self.uniform:  # a uniform float: expanded
+            elif arg.id in self.seen and arg.id in uniform:  # a uniform float: expanded
                 bars.append(
                     call(self._bind(expand, "expand"), [load(self._bar(arg.id)), load(arg.id)])
                 )
@@ -932,22 +530,13 @@ class ReverseAD(RuleCalls, Transform):
                     code.append(assign(store(self._bar(name)), self._zero_for(name)))
         return code
 
-    def _touched(self, statements: list[gast.stmt]) -> list[str]:
-        """Active names whose cotangents the reverse of `statements` reads or writes."""
-        touched: list[str] = []
-        for statement in statements:  # each with those nested in it, read off the index
-            k = self.order[id(statement)]
-            for names in self.touches[k : self.ends[k] + 1]:
-                touched += names
-        return [n for n in dict.fromkeys(touched) if n in self.active]
-
     def _iteration_locals(self, statement: gast.For | gast.While) -> set[str]:
         """Names each iteration assigns before any use and nothing after the loop reads:
         their cotangents live within one iteration's reverse, like straight-line code."""
         defined = set(self._targets(statement)) if isinstance(statement, gast.For) else set()
         exposed: set[str] = set()
         for top in statement.body:
-            for inner in self._nested([top]):
+            for inner in self.index.nested([top]):
                 if isinstance(inner, gast.Assign) and self._differentiated(inner):
                     exposed |= set(self._operand_names(inner)) - defined
                 elif isinstance(inner, gast.For) and isinstance(inner.iter, gast.Name):
@@ -958,7 +547,7 @@ class ReverseAD(RuleCalls, Transform):
             n
             for top in statement.body
             if not isinstance(top, gast.Assign)
-            for inner in self._nested([top])
+            for inner in self.index.nested([top])
             for n in (self._targets(inner) if isinstance(inner, gast.Assign) else [])
         }
         return defined - exposed - nested - self.seen
@@ -988,10 +577,10 @@ class ReverseAD(RuleCalls, Transform):
             if self._falls_through(block)
             for s in block
         ]
-        if not self._has_content(live):
+        if not self.steps.has_content(live):
             return []
         out: list[gast.stmt] = []
-        with self._region(self._touched(live), out):
+        with self._region(self.steps.touched(live, self.active), out):
             branches = []
             entry = set(self.seen)
             for block in (statement.body, statement.orelse):
@@ -1018,11 +607,12 @@ class ReverseAD(RuleCalls, Transform):
             return []
         out: list[gast.stmt] = []
         local = self._iteration_locals(statement)
-        overwritten = self._overwritten(statement)  # the loop's target, from constants
+        overwritten = self.steps.overwritten[statement]  # the loop's target, from constants
         target = statement.target.id if isinstance(statement, gast.For) else None
         # Each iteration's reverse also resets the cotangent of the loop's own target.
         own = [target] if target is not None and target in self.active else []
-        runtime = [n for n in self._touched(statement.body) + own if n not in local]
+        touched = self.steps.touched(statement.body, self.active)
+        runtime = [n for n in touched + own if n not in local]
         with self._region(runtime, out):
             entry = set(self.seen)
             items_bar = index = None
@@ -1194,8 +784,8 @@ class ReverseAD(RuleCalls, Transform):
         return store(partial)
 
     def _reverse_assign(self, statement: gast.Assign) -> list[gast.stmt]:
-        if statement in self.inlined:
-            return self._reverse_inlined(statement)
+        if statement in self.inline.inlined:
+            return self.inline.reverse(statement, self.seen)
         defined = self._targets(statement)
         if is_unpacking(statement):
             seed: gast.expr = make(gast.Tuple, elts=[self._seed(n) for n in defined], ctx=LOAD)
@@ -1256,7 +846,7 @@ class ReverseAD(RuleCalls, Transform):
     def _zero_for(self, name: str) -> gast.expr:
         """The cotangent `name` starts from: 0.0 where its kind is a float (adding to it is
         then a float addition), else the symbolic zero."""
-        if self.kinds is not None and self.kinds.kinds.get(name) == FLOAT:
+        if self.inline.is_float(name):
             return constant(0.0)
         return self._zero(ZeroTangent)
 
@@ -1273,7 +863,7 @@ class ReverseAD(RuleCalls, Transform):
     def _location_comment(self, statement: gast.stmt) -> gast.stmt:
         source = self.ctx.source
         text = source.line(statement.lineno).strip()
-        where = f"{self.filename}:{statement.lineno}"
+        where = f"{os.path.basename(source.filename)}:{statement.lineno}"
         return syntax.comment(f"{where}  {text}" if text else where)
 
 
