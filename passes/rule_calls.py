@@ -17,12 +17,22 @@ from srcad.passes.checks.callees import Callees
 from srcad.passes.checks.mutations import changes_nothing, guard_site
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.registry import Rule
-from srcad.syntax import LOAD, load, make
+from srcad.syntax import LOAD, load, make, store
 
 
 def call(function: str, args: list[gast.expr], keywords: list[gast.keyword] | None = None
          ) -> gast.Call:  # fmt: skip
     return make(gast.Call, func=load(function), args=args, keywords=keywords or [])
+
+
+def assign(target: gast.expr, value: gast.expr) -> gast.Assign:
+    return make(gast.Assign, targets=[target], value=value, type_comment=None)
+
+
+def names_tuple(names: list[str], ctx: gast.AST) -> gast.Tuple:
+    """`(a, b)`, to read (`ctx` a `Load`) or to bind (a `Store`)."""
+    name = store if isinstance(ctx, gast.Store) else load
+    return make(gast.Tuple, elts=[name(n) for n in names], ctx=ctx)
 
 
 _NUMBERS = (int, float)  # a tuple: a union would be built anew on each call

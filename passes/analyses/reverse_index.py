@@ -42,6 +42,8 @@ class ReverseIndex:
     # earlier value of the name would receive what the later one was owed.
     overwritten: dict[gast.stmt, list[str]] = field(default_factory=dict)
     touches: list[list[str]] = field(default_factory=list)  # the cotangents each reads or writes
+    # The names of each differentiated assignment's operands (`Needed.operand_names`).
+    operand_names: dict[gast.stmt, list[str]] = field(default_factory=dict)
 
     def read_later(self, name: str, statement: gast.stmt) -> bool:
         """Whether the reverse may read `name`'s cotangent after reaching `statement`:
@@ -78,6 +80,29 @@ class ReverseIndex:
                 touched += names
         return [n for n in dict.fromkeys(touched) if n in active]
 
+    def iteration_locals(self, loop: gast.For | gast.While) -> set[str]:
+        """Names each iteration of `loop` assigns before any use: unless the reverse reads
+        them after the loop, their cotangents live within one iteration's reverse."""
+        targets, differentiated = self.index.targets, self.differentiated
+        defined = set(targets[loop]) if isinstance(loop, gast.For) else set()
+        exposed: set[str] = set()
+        for top in loop.body:
+            for inner in self.index.nested([top]):
+                if isinstance(inner, gast.Assign) and differentiated[inner]:
+                    exposed |= set(self.operand_names[inner]) - defined
+                elif isinstance(inner, gast.For) and isinstance(inner.iter, gast.Name):
+                    exposed |= {inner.iter.id} - defined
+            if isinstance(top, gast.Assign):
+                defined |= set(targets[top])
+        nested = {
+            n
+            for top in loop.body
+            if not isinstance(top, gast.Assign)
+            for inner in self.index.nested([top])
+            for n in (targets[inner] if isinstance(inner, gast.Assign) else [])
+        }
+        return defined - exposed - nested
+
 
 class ReverseSteps(Analysis[ReverseIndex]):
     """Index what the reverse does at each statement (see `ReverseIndex`).
@@ -107,7 +132,7 @@ class ReverseSteps(Analysis[ReverseIndex]):
         index = ctx.analysis(Statements, tree)
         needed = ctx.analysis(NeededCotangents, tree)
         rules = ctx.analysis(OperationRules, tree).rules
-        result = ReverseIndex(index)
+        result = ReverseIndex(index, operand_names=needed.operand_names)
         names, targets = needed.names, index.targets
         for k, statement in enumerate(index.statements):
             own = result.differentiated[statement] = (

@@ -6,7 +6,6 @@ import os
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 import gast
 import numpy as np
@@ -22,64 +21,24 @@ from srcad.passes.analyses.statement_index import Statements
 from srcad.passes.analyses.uniform_cotangents import UniformCotangents
 from srcad.passes.base import Context, Transform
 from srcad.passes.normal_form import COMPOUND, falls_through, is_copy, is_unpacking
-from srcad.passes.rule_calls import RuleCalls, call, constant
+from srcad.passes.rule_calls import RuleCalls, assign, call, constant, names_tuple
 from srcad.passes.transforms.inline_derivatives import InlinedDerivatives
+from srcad.passes.transforms.tape import (
+    Loop,
+    Path,
+    read_back,
+    record_exit,
+    remove,
+    trim_records,
+)
 from srcad.projection import expand
 from srcad.syntax import ADD, LOAD, STORE, load, make, store
 from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
-
-Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost first
 
 # Classes `isinstance` tests often, as tuples: a union (`gast.For | gast.While`) is built
 # anew each time the test runs.
 _LOOPS = (gast.For, gast.While)
 _JUMPS = (gast.Break, gast.Continue)
-
-
-def assign(target: gast.expr, value: gast.expr) -> gast.Assign:
-    return make(gast.Assign, targets=[target], value=value, type_comment=None)
-
-
-def names_tuple(names: list[str], ctx: gast.AST) -> gast.Tuple:
-    name = store if isinstance(ctx, gast.Store) else load
-    return make(gast.Tuple, elts=[name(n) for n in names], ctx=ctx)
-
-
-def record_target(names: list[str]) -> gast.expr:
-    """Where the pullback unpacks a tape record of `names` (no exit id)."""
-    return restoring(store(names[0]) if len(names) == 1 else names_tuple(names, STORE))
-
-
-def restoring(target: gast.expr) -> gast.expr:
-    """Mark a target that gives names back the values a tape kept of them: an analysis of
-    the emitted code learns nothing new from it (`passes/analyses/value_kinds.py`)."""
-    target.restores = True
-    return target
-
-
-@dataclass(slots=True)
-class Exit:
-    """One way out of a loop iteration: the end of the body, a `continue`, a `break` or a
-    `return`; the record appended there names what the iteration kept."""
-
-    path: Path  # from the loop body to the jump (empty for the end of the body)
-    names: list[str]
-    append: gast.Expr | None = None  # the statement appending the record to the tape
-
-
-@dataclass(slots=True)
-class Loop:
-    """A loop whose iterations keep records on a tape for the pullback."""
-
-    statement: gast.For | gast.While
-    tape: str
-    exits: list[Exit] = field(default_factory=list)
-    exit_count: int = 0  # how many exits the body has; records carry an id when more than one
-    names: list[str] = field(default_factory=list)  # what the current iteration has kept
-    items: str | None = None  # the list an active iterable was turned into
-    items_pullback: str | None = None
-    outermost: bool = True  # in no other loop (so its pullback is written once)
-    trimmed: bool = False  # whether `_trim_records` left records off its tape
 
 
 class ReverseAD(RuleCalls, Transform):
@@ -145,7 +104,7 @@ class ReverseAD(RuleCalls, Transform):
         for pullback, statement, path in self.deferred:
             self._write_pullback(pullback, statement, path)
         if self.unrecorded:
-            _remove(body, self.unrecorded)
+            remove(body, self.unrecorded)
         function.name = ctx.namer.fresh(naming.rrule(function.name))
         function.body = body
         function.decorator_list = []
@@ -157,14 +116,6 @@ class ReverseAD(RuleCalls, Transform):
     def _differentiated(self, statement: gast.stmt) -> bool:
         """Whether the reverse differentiates through `statement` (`ReverseIndex`)."""
         return self.steps.differentiated[statement]
-
-    def _targets(self, statement: gast.Assign | gast.For) -> list[str]:
-        """The names an assignment or a loop binds (`StatementIndex.targets`)."""
-        return self.index.targets[statement]
-
-    def _operand_names(self, statement: gast.Assign) -> list[str]:
-        """The names of `_operands(statement)`, for a statement a cotangent flows through."""
-        return self.needed.operand_names[statement]
 
     def _read_later(self, name: str, statement: gast.stmt) -> bool:
         """Whether the reverse may read `name`'s cotangent after reaching `statement`: it
@@ -208,7 +159,7 @@ class ReverseAD(RuleCalls, Transform):
         args, keywords = self._arguments(statement)
         if isinstance(statement.value, gast.Subscript):
             args[1] = self._index_value(args[1])
-        names = self._targets(statement)
+        names = self.index.targets[statement]
         pullback = self.ctx.namer.fresh(naming.pullback("_".join(names)))
         self.pullbacks[statement] = pullback
         self._keep(pullback)
@@ -349,19 +300,7 @@ class ReverseAD(RuleCalls, Transform):
 
     def _record_exit(self, loop: Loop) -> list[gast.stmt]:
         """Append the current iteration's record to the loop's tape."""
-        exit_ = Exit(list(self.path), list(loop.names))
-        loop.exits.append(exit_)
-        elements: list[gast.expr] = [load(n) for n in exit_.names]
-        if loop.exit_count > 1:
-            elements.insert(0, constant(len(loop.exits) - 1))
-        # One value is recorded as it is; several, or an exit id and values, as a tuple.
-        single = len(elements) == 1 and loop.exit_count == 1
-        record = elements[0] if single else make(gast.Tuple, elts=elements, ctx=LOAD)
-        append = make(gast.Attribute, value=load(loop.tape), attr="append", ctx=LOAD)
-        exit_.append = make(
-            gast.Expr, value=make(gast.Call, func=append, args=[record], keywords=[])
-        )
-        return [exit_.append]
+        return [record_exit(loop, self.path)]
 
     def _forward_return(self, statement: gast.Return) -> list[gast.stmt]:
         out: list[gast.stmt] = []
@@ -516,7 +455,7 @@ class ReverseAD(RuleCalls, Transform):
         if isinstance(statement, gast.Assign) and self._differentiated(statement):
             return self._reverse_assign(statement)
         if isinstance(statement, gast.Assign):  # a value with no derivative: a fresh start
-            return self._forget(self._targets(statement), statement)
+            return self._forget(self.index.targets[statement], statement)
         return []
 
     def _forget(self, names: list[str], statement: gast.stmt) -> list[gast.stmt]:
@@ -529,28 +468,6 @@ class ReverseAD(RuleCalls, Transform):
                 elif self._read_later(name, statement):
                     code.append(assign(store(self._bar(name)), self._zero_for(name)))
         return code
-
-    def _iteration_locals(self, statement: gast.For | gast.While) -> set[str]:
-        """Names each iteration assigns before any use and nothing after the loop reads:
-        their cotangents live within one iteration's reverse, like straight-line code."""
-        defined = set(self._targets(statement)) if isinstance(statement, gast.For) else set()
-        exposed: set[str] = set()
-        for top in statement.body:
-            for inner in self.index.nested([top]):
-                if isinstance(inner, gast.Assign) and self._differentiated(inner):
-                    exposed |= set(self._operand_names(inner)) - defined
-                elif isinstance(inner, gast.For) and isinstance(inner.iter, gast.Name):
-                    exposed |= {inner.iter.id} - defined
-            if isinstance(top, gast.Assign):
-                defined |= set(self._targets(top))
-        nested = {
-            n
-            for top in statement.body
-            if not isinstance(top, gast.Assign)
-            for inner in self.index.nested([top])
-            for n in (self._targets(inner) if isinstance(inner, gast.Assign) else [])
-        }
-        return defined - exposed - nested - self.seen
 
     @contextmanager
     def _region(self, runtime: list[str], out: list[gast.stmt]) -> Iterator[None]:
@@ -606,7 +523,9 @@ class ReverseAD(RuleCalls, Transform):
         if loop is None:
             return []
         out: list[gast.stmt] = []
-        local = self._iteration_locals(statement)
+        # Names whose cotangents live within one iteration's reverse, like straight-line
+        # code: unless the reverse reads them after the loop too.
+        local = self.steps.iteration_locals(statement) - self.seen
         overwritten = self.steps.overwritten[statement]  # the loop's target, from constants
         target = statement.target.id if isinstance(statement, gast.For) else None
         # Each iteration's reverse also resets the cotangent of the loop's own target.
@@ -645,65 +564,13 @@ class ReverseAD(RuleCalls, Transform):
                 code += self._forget(overwritten, statement)
                 codes[number] = code
             if self.ctx.optimise and index is None and loop.outermost and len(self.deferred) == 1:
-                self._trim_records(loop, codes)
+                self.unrecorded.update(map(id, trim_records(loop, codes)))
                 if not codes:  # no iteration's reverse does anything
                     return out
             if index is None and not any(codes.values()):
                 return out  # nothing to undo (the records serve another pullback)
-            several = len(codes) > 1
-            iteration: list[gast.stmt] = []
-            for number, code in codes.items():
-                names = loop.exits[number].names
-                if names and several:  # the record is the exit's id, then its values
-                    fields = [store("_"), *(store(n) for n in names)]
-                    unpack = restoring(make(gast.Tuple, elts=fields, ctx=STORE))
-                    code.insert(0, assign(unpack, load(record)))
-                if several:
-                    test = make(
-                        gast.Compare,
-                        left=make(gast.Subscript, value=load(record), slice=constant(0), ctx=LOAD),
-                        ops=[make(gast.Eq)],
-                        comparators=[constant(number)],
-                    )
-                    iteration = [
-                        make(gast.If, test=test, body=code or [make(gast.Pass)], orelse=iteration)
-                    ]
-                else:
-                    iteration = code
             self.seen = entry
-            if index is not None:
-                read = make(gast.Subscript, value=load(loop.tape), slice=load(index), ctx=LOAD)
-                first: list[gast.stmt] = []
-                if several:
-                    first = [assign(store(record), read)]
-                elif loop.exits[0].names:
-                    first = [assign(record_target(loop.exits[0].names), read)]
-                last = make(
-                    gast.BinOp,
-                    left=call(self._builtin(len), [load(loop.tape)]),
-                    op=make(gast.Sub),
-                    right=constant(1),
-                )
-                down = call(self._builtin(range), [last, constant(-1), constant(-1)])
-                walk: gast.stmt = make(
-                    gast.For,
-                    target=store(index),
-                    iter=down,
-                    body=[*first, *iteration] or [make(gast.Pass)],
-                    orelse=[],
-                    type_comment=None,
-                )
-            else:
-                names = [] if several else loop.exits[next(iter(codes))].names
-                each = record_target(names) if names else store(record)
-                walk = make(
-                    gast.For,
-                    target=each,
-                    iter=call(self._builtin(reversed), [load(loop.tape)]),
-                    body=iteration or [make(gast.Pass)],
-                    orelse=[],
-                    type_comment=None,
-                )
+            walk = read_back(loop, codes, record, index, self._builtin)
             out.append(walk)
             if items_bar is not None and loop.items_pullback is not None:
                 assert isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name)
@@ -713,49 +580,6 @@ class ReverseAD(RuleCalls, Transform):
                 out.append(assign(make(gast.Tuple, elts=parts, ctx=STORE), pullback_call))
                 out += after
         return out
-
-    def _trim_records(self, loop: Loop, codes: dict[int, list[gast.stmt]]) -> None:
-        """Keep on the tape only what the pullback needs to tell iterations apart:
-
-        - exits that keep nothing and whose reverse (`codes`, by exit) does nothing (a
-          `while` loop's last test, say) record nothing: they go from `codes`, and their
-          appends from the forward sweep (`self.unrecorded`);
-        - exits keeping the same names with the same reverse share one exit id;
-        - where one id is left, records lose it: they are the values kept.
-
-        Only for a loop whose records one pullback reads, once, and by position in none."""
-        assert not loop.trimmed, "a trimmed tape read twice"
-        loop.trimmed = True
-        members: dict[int, list[Exit]] = {}  # by the exit whose id their records carry
-        for number, exit_ in enumerate(loop.exits):
-            assert exit_.append is not None
-            if not (exit_.names or codes[number]):
-                self.unrecorded.add(id(exit_.append))
-                del codes[number]
-                continue
-            alike = (
-                other
-                for other in members
-                if loop.exits[other].names == exit_.names
-                and _same_code(codes[other], codes[number])
-            )
-            same = next(alike, number)
-            members.setdefault(same, []).append(exit_)
-            if same != number:
-                del codes[number]
-                record = exit_.append.value.args[0]
-                assert isinstance(record, gast.Tuple)
-                record.elts[0] = constant(same)
-        if len(members) == 1:
-            (group,) = members.values()
-            names = group[0].names
-            for exit_ in group:
-                assert exit_.append is not None and isinstance(exit_.append.value, gast.Call)
-                if len(names) == 1:
-                    record = load(names[0])
-                else:
-                    record = names_tuple(names, LOAD) if names else constant(None)
-                exit_.append.value.args = [record]
 
     def _accumulate(self, name: str, value: gast.expr, after: list[gast.stmt]) -> None:
         """Add `value` to `name`'s cotangent (binding it the first time)."""
@@ -786,7 +610,7 @@ class ReverseAD(RuleCalls, Transform):
     def _reverse_assign(self, statement: gast.Assign) -> list[gast.stmt]:
         if statement in self.inline.inlined:
             return self.inline.reverse(statement, self.seen)
-        defined = self._targets(statement)
+        defined = self.index.targets[statement]
         if is_unpacking(statement):
             seed: gast.expr = make(gast.Tuple, elts=[self._seed(n) for n in defined], ctx=LOAD)
         else:
@@ -871,22 +695,3 @@ def _names_read(test: gast.expr) -> list[str]:
     """The names a branch test reads, each once, in order."""
     found = (n.id for n in syntax.walk(test) if isinstance(n, gast.Name))
     return list(dict.fromkeys(found))
-
-
-def _same_code(one: list[gast.stmt], other: list[gast.stmt]) -> bool:
-    return len(one) == len(other) and all(
-        gast.dump(a) == gast.dump(b) for a, b in zip(one, other, strict=True)
-    )
-
-
-def _remove(body: list[gast.stmt], statements: set[int]) -> None:
-    """Take the statements whose ids are in `statements` out of `body`, at any depth (a
-    block left empty gets `pass`)."""
-    body[:] = [s for s in body if id(s) not in statements]
-    for statement in body:
-        for block in ("body", "orelse"):
-            inner = getattr(statement, block, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
-                _remove(inner, statements)
-                if not inner:
-                    inner.append(make(gast.Pass))
