@@ -35,6 +35,23 @@ def names_tuple(names: list[str], ctx: gast.AST) -> gast.Tuple:
     return make(gast.Tuple, elts=[name(n) for n in names], ctx=ctx)
 
 
+def function_def(name: str, parameter: str) -> gast.FunctionDef:
+    """`def name(parameter):` with an empty body, to fill."""
+    arguments = make(
+        gast.arguments,
+        args=[make(gast.Name, id=parameter, ctx=make(gast.Param), annotation=None,
+                   type_comment=None)],
+        posonlyargs=[],
+        vararg=None,
+        kwonlyargs=[],
+        kw_defaults=[],
+        kwarg=None,
+        defaults=[],
+    )  # fmt: skip
+    return make(gast.FunctionDef, name=name, args=arguments, body=[], decorator_list=[],
+                returns=None, type_comment=None, type_params=[])  # fmt: skip
+
+
 _NUMBERS = (int, float)  # a tuple: a union would be built anew on each call
 
 

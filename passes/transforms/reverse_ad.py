@@ -21,7 +21,14 @@ from srcad.passes.analyses.statement_index import Statements
 from srcad.passes.analyses.uniform_cotangents import UniformCotangents
 from srcad.passes.base import Context, Transform
 from srcad.passes.normal_form import COMPOUND, falls_through, is_copy, is_unpacking
-from srcad.passes.rule_calls import RuleCalls, assign, call, constant, names_tuple
+from srcad.passes.rule_calls import (
+    RuleCalls,
+    assign,
+    call,
+    constant,
+    function_def,
+    names_tuple,
+)
 from srcad.passes.transforms.inline_derivatives import InlinedDerivatives
 from srcad.passes.transforms.tape import (
     Loop,
@@ -52,6 +59,13 @@ class ReverseAD(RuleCalls, Transform):
     of that iteration, and which exit it took when there are several), and the pullback
     walks the tape backwards.
 
+    What it asks of the function is found first, by analyses: `Statements` (where each
+    statement sits), `NeededCotangents` (which names need cotangents), `ReverseSteps`
+    (what the reverse does at each statement), and, for a rule specialised for argument
+    kinds, `InlinePlans` and `UniformCotangents`. Its parts: `tape.py` (a loop's records
+    and the pullback's walk over them) and `InlinedDerivatives` (the derivatives written
+    as arithmetic in place of rule calls, statement by statement as it emits).
+
     >>> from srcad.passes.testing import show_reverse
     >>> print(show_reverse('''
     ... def f(x, y):
@@ -69,7 +83,15 @@ class ReverseAD(RuleCalls, Transform):
         return (out, f_pullback)
     """
 
-    requires = (Activity, OperationRules, Statements, NeededCotangents, ReverseSteps)
+    requires = (
+        Activity,
+        OperationRules,
+        Statements,
+        NeededCotangents,
+        ReverseSteps,
+        InlinePlans,
+        UniformCotangents,
+    )
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         function = self.prepare(tree, ctx)
@@ -327,33 +349,7 @@ class ReverseAD(RuleCalls, Transform):
         seed = self._bar(result.id) if isinstance(result, gast.Name) else None
         name = self.ctx.namer.fresh(naming.pullback(self.function.name))
         self.ctx.pullbacks.add(name)
-        parameter = make(
-            gast.Name,
-            id=seed or self.ctx.namer.fresh("out_bar"),
-            ctx=make(gast.Param),
-            annotation=None,
-            type_comment=None,
-        )
-        arguments = make(
-            gast.arguments,
-            args=[parameter],
-            posonlyargs=[],
-            vararg=None,
-            kwonlyargs=[],
-            kw_defaults=[],
-            kwarg=None,
-            defaults=[],
-        )
-        pullback = make(
-            gast.FunctionDef,
-            name=name,
-            args=arguments,
-            body=[],
-            decorator_list=[],
-            returns=None,
-            type_comment=None,
-            type_params=[],
-        )
+        pullback = function_def(name, seed or self.ctx.namer.fresh("out_bar"))
         self.deferred.append((pullback, statement, path))
         return pullback
 
