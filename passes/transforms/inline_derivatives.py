@@ -31,6 +31,7 @@ from srcad.passes.analyses.uniform_cotangents import Uniform
 from srcad.passes.base import Context
 from srcad.passes.inlining import Plan, index_adjoint
 from srcad.passes.rule_calls import call
+from srcad.passes.transforms.cotangents import Cotangents
 from srcad.projection import add_at, scatter
 from srcad.syntax import ADD, STORE, load, make, store
 
@@ -54,9 +55,9 @@ class InlinedDerivatives:
         return (y, f_pullback)
 
     The callbacks are ReverseAD's: `bind` (a runtime name for a value), `index_value`
-    (index syntax as the value `__getitem__` takes), `keep_once` (keep a name's value on
-    the current iteration's tape), `bar` (a name's cotangent variable), `accumulate` (add
-    into it) and `restart` (reset a reassigned name's cotangent inside a region).
+    (index syntax as the value `__getitem__` takes) and `keep_once` (keep a name's value
+    on the current iteration's tape); `cotangents` are the variables the pullback adds
+    each cotangent into.
     """
 
     def __init__(
@@ -69,9 +70,7 @@ class InlinedDerivatives:
         bind: Callable[[Any, str], str],
         index_value: Callable[[gast.expr], gast.expr],
         keep_once: Callable[[str], None],
-        bar: Callable[[str], str],
-        accumulate: Callable[[str, gast.expr, list[gast.stmt]], None],
-        restart: Callable[[list[str], gast.stmt], list[gast.stmt]],
+        cotangents: Cotangents,
     ) -> None:
         self.ctx = ctx
         self.kinds = plans.kinds  # None: nothing is inlined
@@ -80,15 +79,11 @@ class InlinedDerivatives:
         self.index = index
         self.returned = {r.value.id for r in index.returns if isinstance(r.value, gast.Name)}
         self.bind, self.index_value, self.keep_once = bind, index_value, keep_once
-        self.bar, self.accumulate, self.restart = bar, accumulate, restart
+        self.cotangents = cotangents
         self.buffers: list[str] = []  # parameters whose cotangents indexing accumulates into
         # Per inlined statement: the expressions under which the pullback reads each
         # value (by role), and its plan (None for indexing).
         self.inlined: dict[gast.stmt, tuple[dict[str, gast.expr], Plan | None]] = {}
-
-    def is_float(self, name: str) -> bool:
-        """Whether `name` is known to hold a float."""
-        return self.kinds is not None and self.kinds.kinds.get(name) == FLOAT
 
     def forward(self, statement: gast.Assign) -> list[gast.stmt] | None:
         """The statement itself, keeping the values its inlined derivative reads; None
@@ -152,16 +147,17 @@ class InlinedDerivatives:
             self.keep_once(copy)
         return copy
 
-    def reverse(self, statement: gast.Assign, seen: set[str]) -> list[gast.stmt]:
-        """The inlined derivative: each operand's cotangent as arithmetic on the seed;
-        `seen` holds the names whose cotangent variables are bound at this point."""
+    def reverse(self, statement: gast.Assign) -> list[gast.stmt]:
+        """The inlined derivative: each operand's cotangent as arithmetic on the seed."""
+        cotangents = self.cotangents
+        seen = cotangents.seen  # the names whose cotangent variables are bound here
         assert isinstance(statement.targets[0], gast.Name)
         target = statement.targets[0].id
         saved, write = self.inlined[statement]
         code: list[gast.stmt] = []
         if target not in seen:  # a symbolic zero: nothing to pass on
-            return self.restart([target], statement)
-        seed = load(self.bar(target))
+            return cotangents.restart([target], statement)
+        seed = load(cotangents.bar(target))
         seen.discard(target)
         if write is None:  # indexing: into the buffer, or a fresh array
             value = statement.value
@@ -170,17 +166,19 @@ class InlinedDerivatives:
             index = _substituted(saved["index"], saved)
             if base in self.buffers and self.kinds is not None and self.kinds.of(value) == FLOAT:
                 # One element: `+=` on a float, which takes a symbolic zero too.
-                element = make(gast.Subscript, value=load(self.bar(base)), slice=index, ctx=STORE)
+                element = make(
+                    gast.Subscript, value=load(cotangents.bar(base)), slice=index, ctx=STORE
+                )
                 code.append(make(gast.AugAssign, target=element, op=ADD, value=seed))
             elif base in self.buffers:
                 place = self.index_value(index)
-                added = call(self.bind(add_at, "add_at"), [load(self.bar(base)), place, seed])
+                added = call(self.bind(add_at, "add_at"), [load(cotangents.bar(base)), place, seed])
                 code.append(make(gast.Expr, value=added))
             else:
                 place = self.index_value(index)
                 scattered = call(self.bind(scatter, "scatter"), [saved["a"], place, seed])
-                self.accumulate(base, scattered, code)
-            return code + self.restart([target], statement)
+                cotangents.accumulate(base, scattered, code)
+            return code + cotangents.restart([target], statement)
         names = dict(saved)
         for role, arg in zip(("a", "b"), write.operands, strict=False):  # the rule's arguments
             names.setdefault(role, arg)
@@ -203,8 +201,8 @@ class InlinedDerivatives:
             if name == target and isinstance(cotangent, gast.Name) and name not in seen:
                 seen.add(name)  # `x_bar = x_bar`: the cotangent passes straight through
                 continue
-            self.accumulate(name, cotangent, code)
-        return code + self.restart([target], statement)
+            cotangents.accumulate(name, cotangent, code)
+        return code + cotangents.restart([target], statement)
 
 
 def _assign(target: str, source: str) -> gast.Assign:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import types
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import gast
 import numpy as np
@@ -29,6 +27,7 @@ from srcad.passes.rule_calls import (
     function_def,
     names_tuple,
 )
+from srcad.passes.transforms.cotangents import Cotangents
 from srcad.passes.transforms.inline_derivatives import InlinedDerivatives
 from srcad.passes.transforms.tape import (
     Loop,
@@ -98,19 +97,18 @@ class ReverseAD(RuleCalls, Transform):
         self.index = ctx.analysis(Statements, tree)
         self.needed = ctx.analysis(NeededCotangents, tree)
         self.steps = ctx.analysis(ReverseSteps, tree)
+        plans = ctx.analysis(InlinePlans, tree)
+        self.cotangents = Cotangents(ctx, self.steps, self.active, plans.kinds, self._zero)
         self.inline = InlinedDerivatives(
             ctx,
-            ctx.analysis(InlinePlans, tree),
+            plans,
             ctx.analysis(UniformCotangents, tree),
             self.index,
             bind=self._bind,
             index_value=self._index_value,
             keep_once=self._keep_once,
-            bar=self._bar,
-            accumulate=self._accumulate,
-            restart=self._restart,
+            cotangents=self.cotangents,
         )
-        self.bars: dict[str, str] = {}
         self.pullbacks: dict[gast.stmt, str] = {}
         self.packages: dict[gast.If, str] = {}
         self.loops: dict[gast.stmt, Loop] = {}
@@ -138,11 +136,6 @@ class ReverseAD(RuleCalls, Transform):
     def _differentiated(self, statement: gast.stmt) -> bool:
         """Whether the reverse differentiates through `statement` (`ReverseIndex`)."""
         return self.steps.differentiated[statement]
-
-    def _read_later(self, name: str, statement: gast.stmt) -> bool:
-        """Whether the reverse may read `name`'s cotangent after reaching `statement`: it
-        is a parameter's, or `ReverseIndex.read_later`."""
-        return name in self.ctx.wrt or self.steps.read_later(name, statement)
 
     # -- forward sweep -------------------------------------------------------------------
 
@@ -346,7 +339,7 @@ class ReverseAD(RuleCalls, Transform):
     def _pullback(self, statement: gast.Return, path: Path) -> gast.FunctionDef:
         """The pullback of the function for one `return`, named now and written at the end."""
         result = statement.value
-        seed = self._bar(result.id) if isinstance(result, gast.Name) else None
+        seed = self.cotangents.bar(result.id) if isinstance(result, gast.Name) else None
         name = self.ctx.namer.fresh(naming.pullback(self.function.name))
         self.ctx.pullbacks.add(name)
         pullback = function_def(name, seed or self.ctx.namer.fresh("out_bar"))
@@ -357,17 +350,16 @@ class ReverseAD(RuleCalls, Transform):
         self, pullback: gast.FunctionDef, statement: gast.Return, path: Path
     ) -> None:
         """The reverse of what ran before the `return`, as the pullback's body."""
-        self.seen: set[str] = set()  # names whose `_bar` holds their cotangent here
-        self.runtime: list[set[str]] = []  # per enclosing region: cotangents bound at run time
+        self.cotangents.start()
         result = statement.value
         body: list[gast.stmt] = []
         for name in self.inline.buffers:  # cotangents that indexing accumulates into, in place
             shape = make(gast.Attribute, value=load(name), attr="shape", ctx=LOAD)
             zeros = call(self._bind(np.zeros, "zeros"), [shape])
-            body.append(assign(store(self._bar(name)), zeros))
-            self.seen.add(name)
+            body.append(assign(store(self.cotangents.bar(name)), zeros))
+            self.cotangents.seen.add(name)
         if isinstance(result, gast.Name) and result.id in self.needed.names:
-            self.seen.add(result.id)
+            self.cotangents.seen.add(result.id)
         body += self._reverse_prefix(path)
         body.append(
             make(gast.Return, value=make(gast.Tuple, elts=self._parameter_bars(), ctx=LOAD))
@@ -376,14 +368,10 @@ class ReverseAD(RuleCalls, Transform):
 
     def _parameter_bars(self) -> list[gast.expr]:
         bars: list[gast.expr] = [self._zero(NoTangent)]
-        uniform = self.inline.uniform.names
+        cotangents = self.cotangents
         if self.ctx.captured:  # a nested function: its own cotangent holds what it read
             fields = [
-                make(
-                    gast.keyword,
-                    arg=name,
-                    value=load(self._bar(name)) if name in self.seen else self._zero(ZeroTangent),
-                )
+                make(gast.keyword, arg=name, value=cotangents.seed(name))
                 for name in self.ctx.captured
             ]
             function_type = load(self._bind(types.FunctionType, "FunctionType"))
@@ -392,32 +380,21 @@ class ReverseAD(RuleCalls, Transform):
             kind = self.ctx.kinds.get(arg.id)
             if arg.id not in self.ctx.wrt or (kind is not None and kind[0] == "i"):
                 bars.append(self._zero(NoTangent))
-            elif arg.id in self.seen and arg.id in uniform:  # a uniform float: expanded
-                bars.append(
-                    call(self._bind(expand, "expand"), [load(self._bar(arg.id)), load(arg.id)])
-                )
-            elif arg.id in self.seen:
-                bars.append(load(self._bar(arg.id)))
+            elif arg.id in cotangents.seen and arg.id in self.inline.uniform.names:
+                # A uniform float: expanded to the parameter's shape.
+                dx = load(cotangents.bar(arg.id))
+                bars.append(call(self._bind(expand, "expand"), [dx, load(arg.id)]))
             else:
-                bars.append(self._zero(ZeroTangent))
+                bars.append(cotangents.seed(arg.id))
         star = self.function.args.vararg
         if star is not None:  # one cotangent per argument `*args` received
-            bar = load(self._bar(star.id)) if star.id in self.seen else self._zero(ZeroTangent)
+            bar = cotangents.seed(star.id)
             if star.id not in self.ctx.wrt:
                 bar = self._zero(NoTangent)
             count = call(self._builtin(len), [load(star.id)])
             split = call(self._bind(elements_of, "elements_of"), [bar, count])
             bars.append(make(gast.Starred, value=split, ctx=LOAD))
         return bars
-
-    def _bar(self, name: str) -> str:
-        bar = self.bars.get(name)
-        if bar is None:
-            bar = self.bars[name] = self.ctx.namer.fresh(naming.bar(name))
-        return bar
-
-    def _seed(self, name: str) -> gast.expr:
-        return load(self._bar(name)) if name in self.seen else self._zero(ZeroTangent)
 
     def _reverse_prefix(self, path: Path) -> list[gast.stmt]:
         """The reverse of what ran along `path`: the statements before each step, and the
@@ -451,36 +428,8 @@ class ReverseAD(RuleCalls, Transform):
         if isinstance(statement, gast.Assign) and self._differentiated(statement):
             return self._reverse_assign(statement)
         if isinstance(statement, gast.Assign):  # a value with no derivative: a fresh start
-            return self._forget(self.index.targets[statement], statement)
+            return self.cotangents.forget(self.index.targets[statement], statement)
         return []
-
-    def _forget(self, names: list[str], statement: gast.stmt) -> list[gast.stmt]:
-        """Cotangents of values assigned before `statement` start from zero."""
-        code: list[gast.stmt] = []
-        for name in names:
-            if name in self.seen and name in self.active:
-                if not self._is_runtime(name):
-                    self.seen.discard(name)
-                elif self._read_later(name, statement):
-                    code.append(assign(store(self._bar(name)), self._zero_for(name)))
-        return code
-
-    @contextmanager
-    def _region(self, runtime: list[str], out: list[gast.stmt]) -> Iterator[None]:
-        """Inside a branch or a loop a cotangent may or may not have been set when the
-        reverse reaches a point: the region binds each of `runtime` first (to zero if
-        nothing has), accumulates into them, and resets them where their values are made."""
-        for name in runtime:
-            if name not in self.seen:
-                out.append(assign(store(self._bar(name)), self._zero_for(name)))
-                self.seen.add(name)
-        self.runtime.append(set(runtime))
-        yield
-        self.runtime.pop()
-        self.seen |= set(runtime)
-
-    def _is_runtime(self, name: str) -> bool:
-        return any(name in names for names in self.runtime)
 
     def _reverse_if(self, statement: gast.If) -> list[gast.stmt]:
         # Only a branch that falls through can have run before what follows the `if`.
@@ -493,11 +442,11 @@ class ReverseAD(RuleCalls, Transform):
         if not self.steps.has_content(live):
             return []
         out: list[gast.stmt] = []
-        with self._region(self.steps.touched(live, self.active), out):
+        with self.cotangents.region(self.steps.touched(live, self.active), out):
             branches = []
-            entry = set(self.seen)
+            entry = set(self.cotangents.seen)
             for block in (statement.body, statement.orelse):
-                self.seen = set(entry)
+                self.cotangents.seen = set(entry)
                 code: list[gast.stmt] = []
                 if statement in self.packages and self.branch_names.get(id(block)):
                     kept = self.branch_names[id(block)]
@@ -505,7 +454,7 @@ class ReverseAD(RuleCalls, Transform):
                 code += self._reverse_statements(block)
                 branches.append(code if self._falls_through(block) else None)
         then, orelse = branches
-        self.seen = entry
+        self.cotangents.seen = entry
         if then is not None and orelse is not None:
             out.append(
                 make(gast.If, test=statement.test, body=then or [make(gast.Pass)], orelse=orelse)
@@ -521,15 +470,15 @@ class ReverseAD(RuleCalls, Transform):
         out: list[gast.stmt] = []
         # Names whose cotangents live within one iteration's reverse, like straight-line
         # code: unless the reverse reads them after the loop too.
-        local = self.steps.iteration_locals(statement) - self.seen
+        local = self.steps.iteration_locals(statement) - self.cotangents.seen
         overwritten = self.steps.overwritten[statement]  # the loop's target, from constants
         target = statement.target.id if isinstance(statement, gast.For) else None
         # Each iteration's reverse also resets the cotangent of the loop's own target.
         own = [target] if target is not None and target in self.active else []
         touched = self.steps.touched(statement.body, self.active)
         runtime = [n for n in touched + own if n not in local]
-        with self._region(runtime, out):
-            entry = set(self.seen)
+        with self.cotangents.region(runtime, out):
+            entry = set(self.cotangents.seen)
             items_bar = index = None
             if loop.items is not None and target is not None:
                 items_bar = self.ctx.namer.fresh(naming.bar(loop.items))
@@ -545,19 +494,21 @@ class ReverseAD(RuleCalls, Transform):
             record = self.ctx.namer.fresh("record")
             codes: dict[int, list[gast.stmt]] = {}  # the reverse of each exit's iteration
             for number, exit_ in enumerate(loop.exits):
-                self.seen = set(entry)
+                self.cotangents.seen = set(entry)
                 if exit_.path:
                     code = self._reverse_prefix(exit_.path)
                 else:
                     code = self._reverse_statements(statement.body)
                 if items_bar is not None and index is not None and target is not None:
-                    if target in self.seen:  # the item's cotangent, for the iterable's pullback
+                    if (
+                        target in self.cotangents.seen
+                    ):  # the item's cotangent, for the iterable's pullback
                         element = make(
                             gast.Subscript, value=load(items_bar), slice=load(index), ctx=STORE
                         )
-                        code.append(assign(element, load(self._bar(target))))
-                    code += self._forget([target], statement)
-                code += self._forget(overwritten, statement)
+                        code.append(assign(element, load(self.cotangents.bar(target))))
+                    code += self.cotangents.forget([target], statement)
+                code += self.cotangents.forget(overwritten, statement)
                 codes[number] = code
             if self.ctx.optimise and index is None and loop.outermost and len(self.deferred) == 1:
                 self.unrecorded.update(map(id, trim_records(loop, codes)))
@@ -565,68 +516,44 @@ class ReverseAD(RuleCalls, Transform):
                     return out
             if index is None and not any(codes.values()):
                 return out  # nothing to undo (the records serve another pullback)
-            self.seen = entry
+            self.cotangents.seen = entry
             walk = read_back(loop, codes, record, index, self._builtin)
             out.append(walk)
             if items_bar is not None and loop.items_pullback is not None:
                 assert isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name)
                 after: list[gast.stmt] = []
-                parts = [store("_"), self._contribution(statement.iter.id, after)]
+                parts = [store("_"), self.cotangents.contribution(statement.iter.id, after)]
                 pullback_call = call(loop.items_pullback, [load(items_bar)])
                 out.append(assign(make(gast.Tuple, elts=parts, ctx=STORE), pullback_call))
                 out += after
         return out
 
-    def _accumulate(self, name: str, value: gast.expr, after: list[gast.stmt]) -> None:
-        """Add `value` to `name`'s cotangent (binding it the first time)."""
-        bar = self._bar(name)
-        if name in self.seen:
-            value = make(gast.BinOp, left=load(bar), op=ADD, right=value)
-        self.seen.add(name)
-        after.append(assign(store(bar), value))
-
-    def _contribution(self, name: str, after: list[gast.stmt]) -> gast.expr:
-        """Where a pullback's cotangent for `name` goes: its `_bar` the first time, else a
-        partial that `after` adds to it."""
-        if name not in self.active:
-            return store("_")
-        if name not in self.seen:
-            self.seen.add(name)
-            return store(self._bar(name))
-        partial = self.ctx.namer.fresh(naming.bar(name))
-        total = self._bar(name)
-        after.append(
-            assign(
-                store(total),
-                make(gast.BinOp, left=load(total), op=ADD, right=load(partial)),
-            )
-        )
-        return store(partial)
-
     def _reverse_assign(self, statement: gast.Assign) -> list[gast.stmt]:
         if statement in self.inline.inlined:
-            return self.inline.reverse(statement, self.seen)
+            return self.inline.reverse(statement)
         defined = self.index.targets[statement]
         if is_unpacking(statement):
-            seed: gast.expr = make(gast.Tuple, elts=[self._seed(n) for n in defined], ctx=LOAD)
+            seed: gast.expr = make(
+                gast.Tuple, elts=[self.cotangents.seed(n) for n in defined], ctx=LOAD
+            )
         else:
-            seed = self._seed(defined[0])
-        self.seen.difference_update(defined)
+            seed = self.cotangents.seed(defined[0])
+        self.cotangents.seen.difference_update(defined)
         after: list[gast.stmt] = []
         if is_copy(statement):
             assert isinstance(statement.value, gast.Name)
             source = statement.value.id
-            if source in self.seen:
-                total = load(self._bar(source))
+            if source in self.cotangents.seen:
+                total = load(self.cotangents.bar(source))
                 code: list[gast.stmt] = [
                     assign(
-                        store(self._bar(source)),
+                        store(self.cotangents.bar(source)),
                         make(gast.BinOp, left=total, op=ADD, right=seed),
                     )
                 ]
             else:
-                self.seen.add(source)
-                code = [assign(store(self._bar(source)), seed)]
+                self.cotangents.seen.add(source)
+                code = [assign(store(self.cotangents.bar(source)), seed)]
         else:
             args, keywords = self._arguments(statement)
             parameters = self.rules[statement].parameters
@@ -647,10 +574,10 @@ class ReverseAD(RuleCalls, Transform):
                     field = make(
                         gast.Subscript, value=load(closure), slice=constant(name), ctx=LOAD
                     )
-                    self._accumulate(name, field, after)
+                    self.cotangents.accumulate(name, field, after)
             for arg in args:
                 if id(arg) in differentiable and isinstance(arg, gast.Name):
-                    outputs.append(self._contribution(arg.id, after))
+                    outputs.append(self.cotangents.contribution(arg.id, after))
                 else:
                     outputs.append(store("_"))
             pullback = self.pullbacks[statement]
@@ -661,24 +588,7 @@ class ReverseAD(RuleCalls, Transform):
             else:
                 code = [assign(make(gast.Tuple, elts=outputs, ctx=STORE), call(pullback, [seed]))]
         code += after
-        return code + self._restart(defined, statement)
-
-    def _zero_for(self, name: str) -> gast.expr:
-        """The cotangent `name` starts from: 0.0 where its kind is a float (adding to it is
-        then a float addition), else the symbolic zero."""
-        if self.inline.is_float(name):
-            return constant(0.0)
-        return self._zero(ZeroTangent)
-
-    def _restart(self, defined: list[str], statement: gast.stmt) -> list[gast.stmt]:
-        """Inside a region, an earlier value of a name `statement` assigns starts from zero."""
-        code: list[gast.stmt] = []
-        for name in defined:
-            if name not in self.seen and self._is_runtime(name):
-                if self._read_later(name, statement):
-                    code.append(assign(store(self._bar(name)), self._zero_for(name)))
-                self.seen.add(name)
-        return code
+        return code + self.cotangents.restart(defined, statement)
 
     def _location_comment(self, statement: gast.stmt) -> gast.stmt:
         source = self.ctx.source

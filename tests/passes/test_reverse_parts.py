@@ -1,6 +1,7 @@
 """ReverseAD's parts, each run alone on a small function: its analyses (`Statements`,
 `NeededCotangents`, `ReverseSteps`, `InlinePlans`, `UniformCotangents`), the tape's
-vocabulary, the inlined derivatives, and ReverseAD itself (before and after)."""
+vocabulary, the cotangent variables, the inlined derivatives, and ReverseAD itself
+(before and after)."""
 
 import textwrap
 from typing import Any
@@ -19,6 +20,7 @@ from srcad.passes.analyses.uniform_cotangents import UniformCotangents
 from srcad.passes.base import Context
 from srcad.passes.testing import context_for, show_reverse
 from srcad.passes.transforms import tape
+from srcad.passes.transforms.cotangents import Cotangents
 from srcad.passes.transforms.reverse_ad import ReverseAD
 from srcad.passes.transforms.to_anf import ToANF
 from srcad.testing import finite_difference_vjp
@@ -309,3 +311,32 @@ def test_inlined_derivatives_replace_rule_calls_where_kinds_are_known():
     x = sample((5,), 0)
     expected = finite_difference_vjp(sum_of_sines_of_a_slice, (x,), 1.0, 0)
     np.testing.assert_allclose(srcad.grad(sum_of_sines_of_a_slice)(x), expected, rtol=1e-7)
+
+
+def test_cotangents_bind_in_a_region_what_may_not_have_run():
+    tree, ctx = normal_form(
+        """
+        def f(x, c):
+            y = x * 2.0
+            if c:
+                y = y * x
+            return y
+        """
+    )
+    steps = ctx.analysis(ReverseSteps, tree)
+
+    def zero(kind: type) -> gast.expr:
+        return gast.Call(func=gast.Name(kind.__name__, gast.Load(), None, None), args=[],
+                         keywords=[])  # fmt: skip
+
+    cotangents = Cotangents(ctx, steps, ctx.analysis(Activity, tree), None, zero)
+    cotangents.start()
+    cotangents.seen.add("y")  # the result's cotangent, the pullback's parameter
+    code: list[gast.stmt] = []
+    with cotangents.region(["y", "x"], code):  # the `if`: `x_bar` is bound before it
+        cotangents.accumulate("x", gast.Name("a", gast.Load(), None, None), code)
+    assert [syntax.unparse(c).strip() for c in code] == [
+        "x_bar = ZeroTangent()",
+        "x_bar = x_bar + a",
+    ]
+    assert cotangents.seen == {"x", "y"}
