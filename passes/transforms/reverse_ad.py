@@ -109,14 +109,14 @@ class ReverseAD(RuleCalls, Transform):
             keep_once=self._keep_once,
             cotangents=self.cotangents,
         )
-        self.pullbacks: dict[gast.stmt, str] = {}
-        self.packages: dict[gast.If, str] = {}
-        self.loops: dict[gast.stmt, Loop] = {}
+        self.pullbacks: dict[gast.stmt, str] = {}  # a rule call's -> the name of its pullback
+        self.packages: dict[gast.If, str] = {}  # an `if` in a loop -> the record of its branch
+        self.loops: dict[gast.stmt, Loop] = {}  # the loops that keep tapes
         self.falls: dict[int, bool] = {}  # `_falls_through`'s answers, by the block's id
         self.enclosing: list[Loop] = []
         self.segments: list[Path] = []  # the path to each enclosing loop, outermost first
         self.path: Path = []  # the path from the innermost loop's body (or the function's)
-        self.branch_names: dict[int, list[str]] = {}
+        self.branch_names: dict[int, list[str]] = {}  # what each branch's record holds
         self.deferred: list[tuple[gast.FunctionDef, gast.Return, Path]] = []
         body = self._forward_block(function.body)
         # A pullback is written once every exit of every loop is known.
