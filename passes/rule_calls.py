@@ -17,12 +17,39 @@ from srcad.passes.checks.callees import Callees
 from srcad.passes.checks.mutations import changes_nothing, guard_site
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.registry import Rule
-from srcad.syntax import LOAD, load, make
+from srcad.syntax import LOAD, load, make, store
 
 
 def call(function: str, args: list[gast.expr], keywords: list[gast.keyword] | None = None
          ) -> gast.Call:  # fmt: skip
     return make(gast.Call, func=load(function), args=args, keywords=keywords or [])
+
+
+def assign(target: gast.expr, value: gast.expr) -> gast.Assign:
+    return make(gast.Assign, targets=[target], value=value, type_comment=None)
+
+
+def names_tuple(names: list[str], ctx: gast.AST) -> gast.Tuple:
+    """`(a, b)`, to read (`ctx` a `Load`) or to bind (a `Store`)."""
+    name = store if isinstance(ctx, gast.Store) else load
+    return make(gast.Tuple, elts=[name(n) for n in names], ctx=ctx)
+
+
+def function_def(name: str, parameter: str) -> gast.FunctionDef:
+    """`def name(parameter):` with an empty body, to fill."""
+    arguments = make(
+        gast.arguments,
+        args=[make(gast.Name, id=parameter, ctx=make(gast.Param), annotation=None,
+                   type_comment=None)],
+        posonlyargs=[],
+        vararg=None,
+        kwonlyargs=[],
+        kw_defaults=[],
+        kwarg=None,
+        defaults=[],
+    )  # fmt: skip
+    return make(gast.FunctionDef, name=name, args=arguments, body=[], decorator_list=[],
+                returns=None, type_comment=None, type_params=[])  # fmt: skip
 
 
 _NUMBERS = (int, float)  # a tuple: a union would be built anew on each call
@@ -98,54 +125,15 @@ class RuleCalls:
 
     def _arguments(self, statement: gast.Assign) -> tuple[list[gast.expr], list[gast.keyword]]:
         """The positional and keyword arguments with which the rule is called."""
-        value = statement.value
-        if is_unpacking(statement):
-            assert isinstance(statement.targets[0], gast.Tuple)
-            return [value, constant(len(statement.targets[0].elts))], []
-        if isinstance(value, gast.BinOp):
-            return [value.left, value.right], []
-        if isinstance(value, gast.UnaryOp):
-            return [value.operand], []
-        if isinstance(value, gast.Call):
-            callee = self.callees.get(value)
-            if callee is primitives.call:
-                return [value.func, *value.args], list(value.keywords)
-            if callee is primitives.method:
-                assert isinstance(value.func, gast.Attribute)
-                name = constant(value.func.attr)
-                return [value.func.value, name, *value.args], list(value.keywords)
-            return list(value.args), list(value.keywords)
-        if isinstance(value, gast.Attribute):
-            if self.rules[statement].primal is getattr:
-                return [value.value, constant(value.attr)], []
-            return [value.value], []
-        if isinstance(value, gast.Subscript):
-            return [value.value, value.slice], []
-        if isinstance(value, gast.Tuple | gast.List):
-            return list(value.elts), []
-        if isinstance(value, gast.Dict):
-            keys = make(gast.Tuple, elts=list(value.keys), ctx=LOAD)
-            return [keys, *value.values], []
-        raise AssertionError(f"no rule arguments for {type(value).__name__}")
+        return rule_arguments(statement, self.callees, self.rules)
 
     def _operands(self, statement: gast.Assign) -> list[gast.Name]:
         """The operands whose cotangents the statement's pullback returns."""
-        if is_copy(statement):
-            assert isinstance(statement.value, gast.Name)
-            return [statement.value]
-        if isinstance(statement.value, gast.Subscript) or is_unpacking(statement):
-            value = statement.value
-            target = value.value if isinstance(value, gast.Subscript) else value
-            return [target] if isinstance(target, gast.Name) else []
-        return operand_names(statement.value) + [load(c) for c in self._captured(statement)]
+        return operands(statement, self.callees, self.outer, self.active)
 
     def _captured(self, statement: gast.stmt) -> list[str]:
         """For a call of a nested function: the active names it reads from this one."""
-        value = getattr(statement, "value", None)
-        callee = self.callees.get(value) if isinstance(value, gast.Call) else None
-        if not isinstance(callee, LocalFunction):
-            return []
-        return [c for c in callee.captured(self.outer) if c in self.active]
+        return captured_names(statement, self.callees, self.outer, self.active)
 
     def _local_function(
         self, function: gast.FunctionDef, differentiated: Callable[[gast.stmt], bool]
@@ -201,3 +189,65 @@ class RuleCalls:
 
     def _zero(self, kind: type[Any]) -> gast.Call:
         return call(self._bind(kind, kind.__name__), [])
+
+
+def rule_arguments(
+    statement: gast.Assign, callees: dict[gast.Call, Any], rules: dict[gast.stmt, Rule]
+) -> tuple[list[gast.expr], list[gast.keyword]]:
+    """The positional and keyword arguments with which a statement's rule is called."""
+    value = statement.value
+    if is_unpacking(statement):
+        assert isinstance(statement.targets[0], gast.Tuple)
+        return [value, constant(len(statement.targets[0].elts))], []
+    if isinstance(value, gast.BinOp):
+        return [value.left, value.right], []
+    if isinstance(value, gast.UnaryOp):
+        return [value.operand], []
+    if isinstance(value, gast.Call):
+        callee = callees.get(value)
+        if callee is primitives.call:
+            return [value.func, *value.args], list(value.keywords)
+        if callee is primitives.method:
+            assert isinstance(value.func, gast.Attribute)
+            name = constant(value.func.attr)
+            return [value.func.value, name, *value.args], list(value.keywords)
+        return list(value.args), list(value.keywords)
+    if isinstance(value, gast.Attribute):
+        if rules[statement].primal is getattr:
+            return [value.value, constant(value.attr)], []
+        return [value.value], []
+    if isinstance(value, gast.Subscript):
+        return [value.value, value.slice], []
+    if isinstance(value, gast.Tuple | gast.List):
+        return list(value.elts), []
+    if isinstance(value, gast.Dict):
+        keys = make(gast.Tuple, elts=list(value.keys), ctx=LOAD)
+        return [keys, *value.values], []
+    raise AssertionError(f"no rule arguments for {type(value).__name__}")
+
+
+def operands(
+    statement: gast.Assign, callees: dict[gast.Call, Any], outer: set[str], active: set[str]
+) -> list[gast.Name]:
+    """The operands whose cotangents a statement's pullback returns (`outer`: the names a
+    nested function may read from the function, `Scopes.capturable`)."""
+    if is_copy(statement):
+        assert isinstance(statement.value, gast.Name)
+        return [statement.value]
+    if isinstance(statement.value, gast.Subscript) or is_unpacking(statement):
+        value = statement.value
+        target = value.value if isinstance(value, gast.Subscript) else value
+        return [target] if isinstance(target, gast.Name) else []
+    captured = captured_names(statement, callees, outer, active)
+    return operand_names(statement.value) + [load(c) for c in captured]
+
+
+def captured_names(
+    statement: gast.stmt, callees: dict[gast.Call, Any], outer: set[str], active: set[str]
+) -> list[str]:
+    """For a call of a nested function: the active names it reads from the function."""
+    value = getattr(statement, "value", None)
+    callee = callees.get(value) if isinstance(value, gast.Call) else None
+    if not isinstance(callee, LocalFunction):
+        return []
+    return [c for c in callee.captured(outer) if c in active]

@@ -1,0 +1,218 @@
+"""InlinedDerivatives: the kind-specialised inlining of ReverseAD, a part it calls.
+
+Where `InlinePlans` planned an assignment's derivative, or the assignment indexes a float
+array with ints and slices (`inlining.index_adjoint`), the rule writes the operation as
+the function does and the pullback writes each operand's cotangent as arithmetic on the
+seed, instead of calling the operation's rule and its pullback.
+
+This is not a pipeline step of its own, though it is a transform in what it does: a step
+before ReverseAD would find no forward sweep or pullback to write into, and a step after
+it would find the rule calls already emitted, the fresh names already numbered and the
+tapes already laid out. The inlined statements interleave with the rest: the forward
+sweep keeps the values a derivative reads on the loop's tape while it lays that tape out,
+in source order; the pullback adds each cotangent into the same `_bar` names, in the same
+regions, as the derivatives around it. So ReverseAD calls it at each statement, through a
+narrow interface: `forward` at an assignment in the forward sweep, `reverse` at its place
+in the pullback, and the callbacks it is made with for the tape and the cotangents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import gast
+
+from srcad import syntax
+from srcad.kinds import FLOAT
+from srcad.passes.analyses.inline_plans import Plans
+from srcad.passes.analyses.statement_index import StatementIndex
+from srcad.passes.analyses.uniform_cotangents import Uniform
+from srcad.passes.base import Context
+from srcad.passes.inlining import Plan, index_adjoint
+from srcad.passes.rule_calls import call
+from srcad.passes.transforms.cotangents import Cotangents
+from srcad.projection import add_at, scatter
+from srcad.syntax import ADD, STORE, load, make, store
+
+
+class InlinedDerivatives:
+    """Inline the planned derivatives of one function as ReverseAD emits its rule.
+
+    >>> from srcad.passes.testing import show_reverse
+    >>> print(show_reverse('''
+    ... def f(x):
+    ...     y = np.sin(x)
+    ...     return y
+    ... ''', kinds="float[:]"), end="")
+    def rrule_f(x):
+        y = np.sin(x)
+    <BLANKLINE>
+        def f_pullback(y_bar):
+            # <doctest>:3  y = np.sin(x)
+            x_bar = y_bar * cos(x)
+            return (NoTangent(), x_bar)
+        return (y, f_pullback)
+
+    The callbacks are ReverseAD's: `bind` (a runtime name for a value), `index_value`
+    (index syntax as the value `__getitem__` takes) and `keep_once` (keep a name's value
+    on the current iteration's tape); `cotangents` are the variables the pullback adds
+    each cotangent into.
+    """
+
+    def __init__(
+        self,
+        ctx: Context,
+        plans: Plans,
+        uniform: Uniform,
+        index: StatementIndex,
+        *,
+        bind: Callable[[Any, str], str],
+        index_value: Callable[[gast.expr], gast.expr],
+        keep_once: Callable[[str], None],
+        cotangents: Cotangents,
+    ) -> None:
+        self.ctx = ctx
+        self.kinds = plans.kinds  # None: nothing is inlined
+        self.plans = plans.plans
+        self.uniform = uniform
+        self.index = index
+        self.returned = {r.value.id for r in index.returns if isinstance(r.value, gast.Name)}
+        self.bind, self.index_value, self.keep_once = bind, index_value, keep_once
+        self.cotangents = cotangents
+        self.buffers: list[str] = []  # parameters whose cotangents indexing accumulates into
+        # Per inlined statement: the expressions under which the pullback reads each
+        # value (by role), and its plan (None for indexing).
+        self.inlined: dict[gast.stmt, tuple[dict[str, gast.expr], Plan | None]] = {}
+
+    def forward(self, statement: gast.Assign) -> list[gast.stmt] | None:
+        """The statement itself, keeping the values its inlined derivative reads; None
+        when its derivative is not inlined."""
+        if self.kinds is None or not isinstance(statement.targets[0], gast.Name):
+            return None
+        target = statement.targets[0].id
+        value = statement.value
+        reads: dict[str, str]
+        write: Plan | None
+        if isinstance(value, gast.Subscript):
+            index = index_adjoint(value, self.kinds.of)
+            if index is None or not isinstance(value.value, gast.Name):
+                return None
+            base = value.value.id
+            reads = {f"index {name}": name for name in index}
+            if self.index.is_parameter(base) and base not in self.returned:
+                if base not in self.buffers:
+                    self.buffers.append(base)
+            else:
+                reads["a"] = base
+            write = None
+        else:
+            plan = self.plans.get(statement)
+            if plan is None:
+                return None
+            if target in self.uniform.names and plan.elementwise:
+                plan.uniform_reads(target)
+            reads, write = plan.reads, plan
+        before: list[gast.stmt] = []
+        after: list[gast.stmt] = []
+        saved: dict[str, gast.expr] = {}
+        for role, name in reads.items():
+            is_result = role == "y"
+            kept = self._saved(name, statement, is_result, after if is_result else before)
+            saved[role] = load(kept)
+        if write is None:
+            saved["index"] = statement.value.slice
+        self.inlined[statement] = (saved, write)
+        return [*before, statement, *after]
+
+    def _saved(self, name: str, statement: gast.stmt, is_result: bool,
+               out: list[gast.stmt]) -> str:  # fmt: skip
+        """The name under which the pullback reads `name`'s value at `statement` (before
+        it, or after it for its result): the name itself when nothing assigns it again
+        before the pullback reads it, else a copy; kept on the loop's tape in a loop."""
+        index = self.index
+        definitions = index.definitions.get(name, [])
+        loop = index.loop_around[id(statement)]
+        if len(definitions) == 1 and definitions[0][1] is None:
+            return name  # assigned once, outside loops: the closure reads it as it is
+        k = index.position(statement)
+        if loop is not None:
+            start, end = index.span(loop)
+            if all(start <= d <= end and (d < k or (is_result and d == k)) for d, _ in definitions):
+                self.keep_once(name)  # each iteration's value, on the tape
+                return name
+        copy = self.ctx.namer.fresh(name)
+        out.append(_assign(copy, name))
+        if loop is not None:
+            self.keep_once(copy)
+        return copy
+
+    def reverse(self, statement: gast.Assign) -> list[gast.stmt]:
+        """The inlined derivative: each operand's cotangent as arithmetic on the seed."""
+        cotangents = self.cotangents
+        seen = cotangents.seen  # the names whose cotangent variables are bound here
+        assert isinstance(statement.targets[0], gast.Name)
+        target = statement.targets[0].id
+        saved, write = self.inlined[statement]
+        code: list[gast.stmt] = []
+        if target not in seen:  # a symbolic zero: nothing to pass on
+            return cotangents.restart([target], statement)
+        seed = load(cotangents.bar(target))
+        seen.discard(target)
+        if write is None:  # indexing: into the buffer, or a fresh array
+            value = statement.value
+            assert isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
+            base = value.value.id
+            index = _substituted(saved["index"], saved)
+            if base in self.buffers and self.kinds is not None and self.kinds.of(value) == FLOAT:
+                # One element: `+=` on a float, which takes a symbolic zero too.
+                element = make(
+                    gast.Subscript, value=load(cotangents.bar(base)), slice=index, ctx=STORE
+                )
+                code.append(make(gast.AugAssign, target=element, op=ADD, value=seed))
+            elif base in self.buffers:
+                place = self.index_value(index)
+                added = call(self.bind(add_at, "add_at"), [load(cotangents.bar(base)), place, seed])
+                code.append(make(gast.Expr, value=added))
+            else:
+                place = self.index_value(index)
+                scattered = call(self.bind(scatter, "scatter"), [saved["a"], place, seed])
+                cotangents.accumulate(base, scattered, code)
+            return code + cotangents.restart([target], statement)
+        names = dict(saved)
+        for role, arg in zip(("a", "b"), write.operands, strict=False):  # the rule's arguments
+            names.setdefault(role, arg)
+        names["y_bar"] = seed
+        totals: dict[str, gast.expr] = {}
+        uniform = statement in self.uniform.reductions or (
+            target in self.uniform.names and write.elementwise
+        )
+        for name, cotangent in write.write(names, self.bind, uniform):
+            previous = totals.get(name)
+            totals[name] = (
+                cotangent
+                if previous is None
+                else make(gast.BinOp, left=previous, op=ADD, right=cotangent)
+            )
+        # The result's own name last: its cotangent is the seed the others read.
+        last = [target] if target in totals else []
+        for name in [*(n for n in totals if n != target), *last]:
+            cotangent = totals[name]
+            if name == target and isinstance(cotangent, gast.Name) and name not in seen:
+                seen.add(name)  # `x_bar = x_bar`: the cotangent passes straight through
+                continue
+            cotangents.accumulate(name, cotangent, code)
+        return code + cotangents.restart([target], statement)
+
+
+def _assign(target: str, source: str) -> gast.Assign:
+    return make(gast.Assign, targets=[store(target)], value=load(source), type_comment=None)
+
+
+def _substituted(expression: gast.expr, saved: dict[str, gast.expr]) -> gast.expr:
+    """A copy of an index reading each name where the pullback keeps its value."""
+    fresh = syntax.copy_tree(expression)
+    for node in syntax.walk(fresh):
+        if isinstance(node, gast.Name) and f"index {node.id}" in saved:
+            node.id = saved[f"index {node.id}"].id
+    return fresh

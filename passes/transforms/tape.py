@@ -1,0 +1,206 @@
+"""The tape of a loop: what each iteration records for the pullback, and how the pullback
+reads the records back, last first.
+
+ReverseAD decides what an iteration keeps (`Loop.names`) and writes the reverse of each
+way out of it; this module is the tape's own vocabulary: the records appended where an
+iteration ends (`record_exit`), the trimming of records the pullback does not need
+(`trim_records`), and the loop of the pullback that walks the tape backwards
+(`read_back`).
+
+A record is the values the iteration kept, as they are when one value and one exit, or a
+tuple; with several exits its first element is the exit's id, which the pullback tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import gast
+
+from srcad.passes.rule_calls import assign, call, constant, names_tuple
+from srcad.syntax import LOAD, STORE, load, make, store
+
+Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost first
+
+
+@dataclass(slots=True)
+class Exit:
+    """One way out of a loop iteration: the end of the body, a `continue`, a `break` or a
+    `return`; the record appended there names what the iteration kept."""
+
+    path: Path  # from the loop body to the jump (empty for the end of the body)
+    names: list[str]
+    append: gast.Expr | None = None  # the statement appending the record to the tape
+
+
+@dataclass(slots=True)
+class Loop:
+    """A loop whose iterations keep records on a tape for the pullback."""
+
+    statement: gast.For | gast.While
+    tape: str
+    exits: list[Exit] = field(default_factory=list)
+    exit_count: int = 0  # how many exits the body has; records carry an id when more than one
+    names: list[str] = field(default_factory=list)  # what the current iteration has kept
+    items: str | None = None  # the list an active iterable was turned into
+    items_pullback: str | None = None
+    outermost: bool = True  # in no other loop (so its pullback is written once)
+    trimmed: bool = False  # whether `trim_records` left records off its tape
+
+
+def record_target(names: list[str]) -> gast.expr:
+    """Where the pullback unpacks a tape record of `names` (no exit id)."""
+    return restoring(store(names[0]) if len(names) == 1 else names_tuple(names, STORE))
+
+
+def restoring(target: gast.expr) -> gast.expr:
+    """Mark a target that gives names back the values a tape kept of them: an analysis of
+    the emitted code learns nothing new from it (`passes/analyses/value_kinds.py`)."""
+    target.restores = True
+    return target
+
+
+def record_exit(loop: Loop, path: Path) -> gast.Expr:
+    """The statement appending the current iteration's record to the loop's tape, where
+    the iteration leaves by `path` (empty: the end of its body)."""
+    exit_ = Exit(list(path), list(loop.names))
+    loop.exits.append(exit_)
+    elements: list[gast.expr] = [load(n) for n in exit_.names]
+    if loop.exit_count > 1:
+        elements.insert(0, constant(len(loop.exits) - 1))
+    # One value is recorded as it is; several, or an exit id and values, as a tuple.
+    single = len(elements) == 1 and loop.exit_count == 1
+    record = elements[0] if single else make(gast.Tuple, elts=elements, ctx=LOAD)
+    append = make(gast.Attribute, value=load(loop.tape), attr="append", ctx=LOAD)
+    exit_.append = make(gast.Expr, value=make(gast.Call, func=append, args=[record], keywords=[]))
+    return exit_.append
+
+
+def trim_records(loop: Loop, codes: dict[int, list[gast.stmt]]) -> list[gast.Expr]:
+    """Keep on the tape only what the pullback needs to tell iterations apart; the
+    appends the forward sweep no longer makes:
+
+    - exits that keep nothing and whose reverse (`codes`, by exit) does nothing (a
+      `while` loop's last test, say) record nothing: they go from `codes`, and their
+      appends are returned;
+    - exits keeping the same names with the same reverse share one exit id;
+    - where one id is left, records lose it: they are the values kept.
+
+    Only for a loop whose records one pullback reads, once, and by position in none."""
+    assert not loop.trimmed, "a trimmed tape read twice"
+    loop.trimmed = True
+    unrecorded: list[gast.Expr] = []
+    members: dict[int, list[Exit]] = {}  # by the exit whose id their records carry
+    for number, exit_ in enumerate(loop.exits):
+        assert exit_.append is not None
+        if not (exit_.names or codes[number]):
+            unrecorded.append(exit_.append)
+            del codes[number]
+            continue
+        alike = (
+            other
+            for other in members
+            if loop.exits[other].names == exit_.names and _same_code(codes[other], codes[number])
+        )
+        same = next(alike, number)
+        members.setdefault(same, []).append(exit_)
+        if same != number:
+            del codes[number]
+            record = exit_.append.value.args[0]
+            assert isinstance(record, gast.Tuple)
+            record.elts[0] = constant(same)
+    if len(members) == 1:
+        (group,) = members.values()
+        names = group[0].names
+        for exit_ in group:
+            assert exit_.append is not None and isinstance(exit_.append.value, gast.Call)
+            if len(names) == 1:
+                record = load(names[0])
+            else:
+                record = names_tuple(names, LOAD) if names else constant(None)
+            exit_.append.value.args = [record]
+    return unrecorded
+
+
+def read_back(
+    loop: Loop,
+    codes: dict[int, list[gast.stmt]],
+    record: str,
+    index: str | None,
+    builtin: Callable[[Any], str],
+) -> gast.For:
+    """The pullback's loop over the tape, last record first, running the reverse of the
+    exit each record names (`codes`, by exit; changed in place). `index`: the name of
+    each record's position, where the reverse needs it; else the records are iterated.
+    `builtin` names a builtin the way emitted code reaches it."""
+    several = len(codes) > 1
+    iteration: list[gast.stmt] = []
+    for number, code in codes.items():
+        names = loop.exits[number].names
+        if names and several:  # the record is the exit's id, then its values
+            fields = [store("_"), *(store(n) for n in names)]
+            unpack = restoring(make(gast.Tuple, elts=fields, ctx=STORE))
+            code.insert(0, assign(unpack, load(record)))
+        if several:
+            test = make(
+                gast.Compare,
+                left=make(gast.Subscript, value=load(record), slice=constant(0), ctx=LOAD),
+                ops=[make(gast.Eq)],
+                comparators=[constant(number)],
+            )
+            iteration = [make(gast.If, test=test, body=code or [make(gast.Pass)], orelse=iteration)]
+        else:
+            iteration = code
+    if index is not None:
+        read = make(gast.Subscript, value=load(loop.tape), slice=load(index), ctx=LOAD)
+        first: list[gast.stmt] = []
+        if several:
+            first = [assign(store(record), read)]
+        elif loop.exits[0].names:
+            first = [assign(record_target(loop.exits[0].names), read)]
+        last = make(
+            gast.BinOp,
+            left=call(builtin(len), [load(loop.tape)]),
+            op=make(gast.Sub),
+            right=constant(1),
+        )
+        down = call(builtin(range), [last, constant(-1), constant(-1)])
+        return make(
+            gast.For,
+            target=store(index),
+            iter=down,
+            body=[*first, *iteration] or [make(gast.Pass)],
+            orelse=[],
+            type_comment=None,
+        )
+    names = [] if several else loop.exits[next(iter(codes))].names
+    each = record_target(names) if names else store(record)
+    return make(
+        gast.For,
+        target=each,
+        iter=call(builtin(reversed), [load(loop.tape)]),
+        body=iteration or [make(gast.Pass)],
+        orelse=[],
+        type_comment=None,
+    )
+
+
+def remove(body: list[gast.stmt], statements: set[int]) -> None:
+    """Take the statements whose ids are in `statements` out of `body`, at any depth (a
+    block left empty gets `pass`)."""
+    body[:] = [s for s in body if id(s) not in statements]
+    for statement in body:
+        for block in ("body", "orelse"):
+            inner = getattr(statement, block, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                remove(inner, statements)
+                if not inner:
+                    inner.append(make(gast.Pass))
+
+
+def _same_code(one: list[gast.stmt], other: list[gast.stmt]) -> bool:
+    return len(one) == len(other) and all(
+        gast.dump(a) == gast.dump(b) for a, b in zip(one, other, strict=True)
+    )
