@@ -42,6 +42,9 @@ class Context:
     kinds: dict[str, Any] = field(default_factory=dict)
     optimise: bool = True  # whether to run the optimising passes
     pullbacks: set[str] = field(default_factory=set)  # the names of the emitted pullbacks
+    # The targets in emitted code that give names back the values a tape kept of them
+    # (ReverseAD): an analysis of the emitted code learns nothing new from them.
+    restored: set[gast.expr] = field(default_factory=set)
     fused: bool = False  # a gradient function (`grad_f`) rather than an rrule
     value: bool = True  # whether `grad_f` must compute the value (else None where proven float)
     value_left_out: bool = False  # whether `grad_f` returns None for the value, proven a float

@@ -62,7 +62,7 @@ class ValueKinds(Analysis["ValueKinds"]):
                     nested.add(statement.name)
                 continue
             # A tape record read back gives names values they had: nothing new to learn.
-            restores = getattr(target, "restores", False)
+            restores = target in ctx.restored
             if target.__class__ is gast.Name:
                 local.add(target.id)
                 if not restores:

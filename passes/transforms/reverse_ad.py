@@ -517,7 +517,7 @@ class ReverseAD(RuleCalls, Transform):
             if index is None and not any(codes.values()):
                 return out  # nothing to undo (the records serve another pullback)
             self.cotangents.seen = entry
-            walk = read_back(loop, codes, record, index, self._builtin)
+            walk = read_back(loop, codes, record, index, self._builtin, self.ctx.restored)
             out.append(walk)
             if items_bar is not None and loop.items_pullback is not None:
                 assert isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name)

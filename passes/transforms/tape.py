@@ -50,15 +50,11 @@ class Loop:
     trimmed: bool = False  # whether `trim_records` left records off its tape
 
 
-def record_target(names: list[str]) -> gast.expr:
-    """Where the pullback unpacks a tape record of `names` (no exit id)."""
-    return restoring(store(names[0]) if len(names) == 1 else names_tuple(names, STORE))
-
-
-def restoring(target: gast.expr) -> gast.expr:
-    """Mark a target that gives names back the values a tape kept of them: an analysis of
-    the emitted code learns nothing new from it (`passes/analyses/value_kinds.py`)."""
-    target.restores = True
+def record_target(names: list[str], restored: set[gast.expr]) -> gast.expr:
+    """Where the pullback unpacks a tape record of `names` (no exit id); it goes into
+    `restored` (see `read_back`)."""
+    target = store(names[0]) if len(names) == 1 else names_tuple(names, STORE)
+    restored.add(target)
     return target
 
 
@@ -130,18 +126,22 @@ def read_back(
     record: str,
     index: str | None,
     builtin: Callable[[Any], str],
+    restored: set[gast.expr],
 ) -> gast.For:
     """The pullback's loop over the tape, last record first, running the reverse of the
     exit each record names (`codes`, by exit; changed in place). `index`: the name of
     each record's position, where the reverse needs it; else the records are iterated.
-    `builtin` names a builtin the way emitted code reaches it."""
+    `builtin` names a builtin the way emitted code reaches it. Each target that gives
+    names back the values the tape kept of them goes into `restored` (`Context.restored`):
+    an analysis of the emitted code learns nothing new from it (`ValueKinds`)."""
     several = len(codes) > 1
     iteration: list[gast.stmt] = []
     for number, code in codes.items():
         names = loop.exits[number].names
         if names and several:  # the record is the exit's id, then its values
             fields = [store("_"), *(store(n) for n in names)]
-            unpack = restoring(make(gast.Tuple, elts=fields, ctx=STORE))
+            unpack = make(gast.Tuple, elts=fields, ctx=STORE)
+            restored.add(unpack)
             code.insert(0, assign(unpack, load(record)))
         if several:
             test = make(
@@ -159,7 +159,7 @@ def read_back(
         if several:
             first = [assign(store(record), read)]
         elif loop.exits[0].names:
-            first = [assign(record_target(loop.exits[0].names), read)]
+            first = [assign(record_target(loop.exits[0].names, restored), read)]
         last = make(
             gast.BinOp,
             left=call(builtin(len), [load(loop.tape)]),
@@ -176,7 +176,7 @@ def read_back(
             type_comment=None,
         )
     names = [] if several else loop.exits[next(iter(codes))].names
-    each = record_target(names) if names else store(record)
+    each = record_target(names, restored) if names else store(record)
     return make(
         gast.For,
         target=each,

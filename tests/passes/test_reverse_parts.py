@@ -216,7 +216,9 @@ def test_the_tape_records_each_exit_and_reads_back_last_first():
         "f_tape.append((1, a))",
     ]
     codes = {0: [syntax.parse("a_bar = a").body[0]], 1: []}
-    walk = tape.read_back(loop, codes, "record", None, lambda builtin: builtin.__name__)
+    restored: set[gast.expr] = set()
+    walk = tape.read_back(loop, codes, "record", None, lambda f: f.__name__, restored)
+    assert [syntax.unparse(t).strip() for t in restored] == ["(_, a)", "(_, a)"]
     assert syntax.unparse(walk) == textwrap.dedent(
         """\
         for record in reversed(f_tape):
