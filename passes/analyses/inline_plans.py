@@ -83,7 +83,9 @@ class InlinePlans(Analysis[Plans]):
                 if n in active and (kinds.kinds.get(n) or ("f", 0))[0] == "f"
             }
             primal = rules[statement].primal
-            plan = adjoint_of(primal, statement.value, target.id, args, floats, kinds.of)
+            plan = adjoint_of(
+                primal, statement.value, target.id, args, floats, kinds.of, ctx.registry
+            )
             if plan is not None:
                 found.plans[statement] = plan
         return found
