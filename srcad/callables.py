@@ -24,21 +24,32 @@ from typing import Any
 
 import numpy as np
 
-from srcad import compiler
 from srcad.errors import SourceUnavailableError, SrcadError
 from srcad.projection import ProjectTo
 from srcad.registry import REGISTRY
+from srcad.requests import Mode
+from srcad.source import differentiated_function
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 Wrt = int | str | tuple[int | str, ...] | list[int | str]
 
 
+class Wrapper:
+    """A callable srcad made around a user's function `func` (`srcad.Differentiable`):
+    srcad differentiates `func`, and names the wrapper by it."""
+
+    func: Callable[..., Any]
+
+
+def unwrap(f: Any) -> Any:
+    """The user's function inside a `Wrapper`; any other callable as it is."""
+    return f.func if isinstance(f, Wrapper) else f
+
+
 def name_of(f: Any) -> str:
     """How messages name a callable the user gave: its qualified name; a partial, a
     callable object by the function they call."""
-    from srcad.api import Differentiable
-
-    if isinstance(f, Differentiable):
+    if isinstance(f, Wrapper):
         return name_of(f.func)
     if isinstance(f, functools.partial):
         return f"functools.partial({name_of(f.func)})"
@@ -159,9 +170,7 @@ def callee(f: Any) -> Call:
     saying why it cannot: `f` is not callable, or has neither a rule nor Python source."""
     if isinstance(f, types.FunctionType) or _registered(f):
         return Call(f, f)
-    from srcad.api import Differentiable
-
-    if isinstance(f, Differentiable):
+    if isinstance(f, Wrapper):
         return callee(f.func)
     if isinstance(f, functools.partial):
         inner = callee(f.func)
@@ -181,9 +190,9 @@ def callee(f: Any) -> Call:
     dunder = _python_call(f)
     if dunder is not None:
         return Call(f, dunder, (f,), None, True)  # a callable object
-    rule = compiler.compiled_rule(f)  # a function behind a transparent wrapper
-    if rule is not None:
-        return Call(f, rule.primal)
+    function = differentiated_function(f)  # a function behind a transparent wrapper
+    if isinstance(function, types.FunctionType):
+        return Call(f, function)
     name = name_of(f)
     raise SourceUnavailableError(
         f"cannot differentiate {name}: it is a {type(f).__module__}.{type(f).__qualname__} "
@@ -251,10 +260,11 @@ def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bo
     return tuple(names), isinstance(wrt, tuple)
 
 
-def checked_mode(mode: Any) -> str:
+def checked_mode(mode: Any) -> Mode:
+    """The mode a user names: "reverse" or "forward"."""
     if mode not in ("reverse", "forward"):
         raise SrcadError(f"mode={mode!r}: choose 'reverse' or 'forward'")
-    return str(mode)
+    return Mode(mode)
 
 
 # -- integers --------------------------------------------------------------------------------
@@ -327,3 +337,13 @@ def argument_at(args: tuple[Any, ...], kwargs: dict[str, Any], func: Any, positi
     if name in kwargs:
         return kwargs[name]
     return inspect.signature(func).parameters[name].default
+
+
+def padded(dargs: tuple[Any, ...], function: Callable[..., Any]) -> tuple[Any, ...]:
+    """Tangents for every positional parameter of a compiled forward rule: zeros for the
+    arguments a call leaves to their defaults (or passes by keyword, which are not
+    differentiated)."""
+    code = getattr(function, "__code__", None)
+    if code is None or len(dargs) > code.co_argcount:
+        return dargs
+    return (*dargs, *(ZeroTangent(),) * (code.co_argcount + 1 - len(dargs)))

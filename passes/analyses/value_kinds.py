@@ -13,10 +13,9 @@ import numpy as np
 
 from srcad import syntax
 from srcad.kinds import FLOAT, INT, Kind
-from srcad.passes.analyses.activity import OPERATORS
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
-from srcad.passes.normal_form import walk_statements
+from srcad.passes.normal_form import OPERATORS, walk_statements
 from srcad.primitives import logabsdet
 
 RANGE: Kind = ("range", 0)  # what `range(...)` gives: iterating it gives ints
@@ -53,12 +52,12 @@ class ValueKinds(Analysis["ValueKinds"]):
         self.local: set[str] = set()
         self.found: dict[tuple[str, ...], Any] = {}  # callees, by dotted path
         self.bound: set[str] | None = None  # the names the function binds (None: not known)
-        if not ctx.kinds:
+        if not ctx.request.kinds:
             return self
         args = function.args
         every_arg = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
         for name in [a.id for a in [*args.posonlyargs, *args.args]]:
-            self.kinds[name] = ctx.kinds.get(name)
+            self.kinds[name] = ctx.request.kinds.get(name)
         nested: set[str] = set()
         local = self.local
         kinds = self.kinds
@@ -165,7 +164,7 @@ class ValueKinds(Analysis["ValueKinds"]):
         key = tuple(path)
         if key in self.found:
             return self.found[key]
-        runtime = self.ctx.runtime
+        runtime = self.ctx.output.runtime
         if path[0] in runtime:
             value = runtime[path[0]]
             for attr in path[1:]:

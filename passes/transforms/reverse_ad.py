@@ -285,7 +285,7 @@ class ReverseAD(RuleCalls, Transform):
         is a parameter's, or something before it in the source (or anywhere in a loop
         around it or that it is, for earlier iterations) differentiates through `name` or
         assigns it."""
-        if name in self.ctx.wrt:
+        if name in self.ctx.request.wrt:
             return True
         k = self.order[id(statement)]
         uses = self.uses.get(name, [])
@@ -573,7 +573,7 @@ class ReverseAD(RuleCalls, Transform):
         inlined."""
         self.inlined: dict[gast.stmt, tuple[dict[str, gast.expr], Any]] = {}
         self.buffers: list[str] = []  # parameters whose cotangents indexing accumulates into
-        inlining = self.ctx.optimise and self.ctx.kinds
+        inlining = self.ctx.request.optimise and self.ctx.request.kinds
         self.kinds = self.ctx.analysis(ValueKinds, tree) if inlining else None
         self.returned = {r.value.id for r in self.returns if isinstance(r.value, gast.Name)}
         self.plans: dict[gast.stmt, Plan] = {}
@@ -620,7 +620,7 @@ class ReverseAD(RuleCalls, Transform):
         reached, pending = {start}, [start]
         while pending:
             name = pending.pop()
-            if name in self.returned or name in captured or name in self.ctx.captured:
+            if name in self.returned or name in captured or name in self.ctx.request.captured:
                 return None
             definitions = self.defining.get(name, [])
             if self.definitions.get(name, [(-1, None)])[0][0] == -1 and definitions:
@@ -790,7 +790,7 @@ class ReverseAD(RuleCalls, Transform):
         result = statement.value
         seed = self._bar(result.id) if isinstance(result, gast.Name) else None
         name = self.ctx.namer.fresh(naming.pullback(self.function.name))
-        self.ctx.pullbacks.add(name)
+        self.ctx.output.pullbacks.add(name)
         parameter = make(
             gast.Name,
             id=seed or self.ctx.namer.fresh("out_bar"),
@@ -844,20 +844,20 @@ class ReverseAD(RuleCalls, Transform):
 
     def _parameter_bars(self) -> list[gast.expr]:
         bars: list[gast.expr] = [self._zero(NoTangent)]
-        if self.ctx.captured:  # a nested function: its own cotangent holds what it read
+        if self.ctx.request.captured:  # a nested function: its own cotangent holds what it read
             fields = [
                 make(
                     gast.keyword,
                     arg=name,
                     value=load(self._bar(name)) if name in self.seen else self._zero(ZeroTangent),
                 )
-                for name in self.ctx.captured
+                for name in self.ctx.request.captured
             ]
             function_type = load(self._bind(types.FunctionType, "FunctionType"))
             bars[0] = call(self._bind(Tangent, "Tangent"), [function_type], fields)
         for arg in [*self.function.args.posonlyargs, *self.function.args.args]:
-            kind = self.ctx.kinds.get(arg.id)
-            if arg.id not in self.ctx.wrt or (kind is not None and kind[0] == "i"):
+            kind = self.ctx.request.kinds.get(arg.id)
+            if arg.id not in self.ctx.request.wrt or (kind is not None and kind[0] == "i"):
                 bars.append(self._zero(NoTangent))
             elif arg.id in self.seen and arg.id in self.uniform:  # a uniform float: expanded
                 bars.append(
@@ -870,7 +870,7 @@ class ReverseAD(RuleCalls, Transform):
         star = self.function.args.vararg
         if star is not None:  # one cotangent per argument `*args` received
             bar = load(self._bar(star.id)) if star.id in self.seen else self._zero(ZeroTangent)
-            if star.id not in self.ctx.wrt:
+            if star.id not in self.ctx.request.wrt:
                 bar = self._zero(NoTangent)
             count = call(self._builtin(len), [load(star.id)])
             split = call(self._bind(elements_of, "elements_of"), [bar, count])
@@ -1054,7 +1054,12 @@ class ReverseAD(RuleCalls, Transform):
                     code += self._forget([target], statement)
                 code += self._forget(overwritten, statement)
                 codes[number] = code
-            if self.ctx.optimise and index is None and loop.outermost and len(self.deferred) == 1:
+            if (
+                self.ctx.request.optimise
+                and index is None
+                and loop.outermost
+                and len(self.deferred) == 1
+            ):
                 self._trim_records(loop, codes)
                 if not codes:  # no iteration's reverse does anything
                     return out
