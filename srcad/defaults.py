@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from srcad.compiler import Compiler
 from srcad.registry import CONFIG, REGISTRY
+from srcad.requests import Request
 from srcad.rules import RULE_SETS
+
+__all__ = ["COMPILER", "Request"]  # the compiler, and what to ask it for
 
 COMPILER = Compiler(REGISTRY, CONFIG, RULE_SETS)

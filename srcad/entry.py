@@ -429,11 +429,14 @@ class Dispatcher:
         alone)."""
         body = self.source()
         what = f"entry {self.name} of {name_of(self.func)}"
-        text = f"# srcad: {what}, {len(self.branches)} branches\n{body}"
+        count = len(self.branches)
+        text = f"# srcad: {what}, {count} branch{'' if count == 1 else 'es'}\n{body}"
         filename = f"<srcad {what}>"
         register_text(filename, text)
-        module = compile(syntax.parse_ast(text), filename, "exec")
-        return nested_code(module, self.name)
+        # From the text, as `exec` would: compiling an `ast` tree from several threads at
+        # once fails in CPython 3.11 ("AST constructor recursion depth mismatch"), and
+        # entries are written by whichever thread calls them.
+        return nested_code(compile(text, filename, "exec"), self.name)
 
 
 # -- building the entry's tree -----------------------------------------------------------

@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.defaults import COMPILER
+from srcad.defaults import COMPILER, Request
 from srcad.kinds import signature
-from srcad.requests import Request
 from srcad.tangents import AbstractZero, unthunk
 from tests.end_to_end import test_closures_and_calls as calls
 from tests.end_to_end import test_containers as containers

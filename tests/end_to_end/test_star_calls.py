@@ -10,9 +10,8 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.defaults import COMPILER
+from srcad.defaults import COMPILER, Request
 from srcad.kinds import signature
-from srcad.requests import Request
 from srcad.testing import check_frule, check_rrule, finite_difference_vjp
 from tests.end_to_end import star_call_functions as m
 

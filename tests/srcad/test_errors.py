@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 import srcad
-from srcad.defaults import COMPILER
 from srcad.errors import (
     Diagnostic,
     MissingRuleError,
@@ -23,7 +22,6 @@ from srcad.errors import (
     SrcadError,
     UnsupportedSyntaxError,
 )
-from srcad.requests import Request
 
 
 def _line_of(func: Callable[..., Any], text: str) -> int:
@@ -435,4 +433,4 @@ def test_text_that_does_not_parse_back_to_the_tree_is_an_internal_error(monkeypa
 
     monkeypatch.setattr(syntax, "unparse", misprinted)
     with pytest.raises(SrcadError, match="does not parse back to the tree"):
-        COMPILER.compiled(_emitted_then_checked, None, Request.rrule())
+        srcad.defaults.COMPILER.compiled(_emitted_then_checked, None, srcad.defaults.Request())

@@ -21,10 +21,8 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.compiler import CompiledCall
-from srcad.defaults import COMPILER
+from srcad.defaults import COMPILER, Request
 from srcad.errors import SourceUnavailableError
-from srcad.requests import Request
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -454,8 +452,7 @@ def test_guards_are_the_facts_resolved_at_compile_time(helpers: types.ModuleType
         return x * x
 
     own = ["__code__", "__defaults__", "__kwdefaults__"]
-    facts = COMPILER.compiled(plain, None, Request.rrule()).guards.facts
-    assert [fact.key for fact in facts] == own
+    assert [f.key for f in COMPILER.compiled(plain, None, Request.rrule()).guards.facts] == own
     keys = [fact.key for fact in COMPILER.compiled(helpers.g, None, Request.rrule()).guards.facts]
     assert "middle" in keys  # g's own global callee
     assert "inner" in keys and "sin" in keys  # middle's, and `np.sin`, through middle
@@ -464,13 +461,11 @@ def test_guards_are_the_facts_resolved_at_compile_time(helpers: types.ModuleType
     assert "and guards_hold():" in grad_g._entries[False].source()
 
 
-def _square(x: float) -> float:
-    return x * x
-
-
 def test_entry_without_guards_checks_none() -> None:
     from srcad.entry import Dispatcher
 
+    # `grad` of `_square` (defined last in this file) with respect to `x`, given a gradient
+    # function without guards: its entry has no `guards_hold()` to call.
     entry = Dispatcher(COMPILER, _square, ("x",), (0,), False, False, ["x"])
     entry.add((("f", 0),), lambda x: (None, (None, 2.0 * x)), True)
     assert "guards_hold" not in entry.source()
@@ -694,7 +689,7 @@ def _live(kind: type) -> int:
 def test_compiled_code_dies_with_its_functions(make: Any, call: Any) -> None:
     count = 300
     gc.collect()
-    calls_before = _live(CompiledCall)
+    calls_before = _live(srcad.compiler.CompiledCall)
     functions: list[weakref.ref[Any]] = []
     for k in range(count):
         f = make(float(k))
@@ -703,4 +698,8 @@ def test_compiled_code_dies_with_its_functions(make: Any, call: Any) -> None:
         del f
     gc.collect()
     assert sum(ref() is not None for ref in functions) == 0
-    assert _live(CompiledCall) - calls_before <= 2
+    assert _live(srcad.compiler.CompiledCall) - calls_before <= 2
+
+
+def _square(x: float) -> float:
+    return x * x  # (for the entry test above)
