@@ -26,7 +26,7 @@ import numpy as np
 
 from srcad.errors import SourceUnavailableError, SrcadError
 from srcad.projection import ProjectTo
-from srcad.registry import REGISTRY
+from srcad.registry import REGISTRY, Registry
 from srcad.requests import Mode
 from srcad.source import differentiated_function
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
@@ -74,7 +74,7 @@ class Call:
     cotangent is NoTangent(), as bound arguments and keywords are not differentiated.
     """
 
-    __slots__ = ("bound", "count", "f", "function", "instance", "keywords")
+    __slots__ = ("bound", "count", "f", "function", "instance", "keywords", "registry")
 
     def __init__(
         self,
@@ -83,12 +83,14 @@ class Call:
         bound: tuple[Any, ...] = (),
         keywords: dict[str, Any] | None = None,
         instance: bool = False,
+        registry: Registry = REGISTRY,
     ) -> None:
         self.f = f
         self.function = function
         self.bound = bound
         self.keywords = keywords or {}
         self.instance = instance
+        self.registry = registry  # whose rules count (the compiler's calling it)
         # How many positional parameters `f` has (None: any number), each with a cotangent.
         self.count = _positional_count(f) if self.binds else None
 
@@ -127,7 +129,7 @@ class Call:
 
     def _registered_call(self) -> bool:
         function = self.function
-        return function.__name__ == "__call__" and REGISTRY.rrule_for(function) is not None
+        return function.__name__ == "__call__" and self.registry.rrule_for(function) is not None
 
     def check_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         """Raise a `SrcadError` naming `f` if `f` cannot be called with these arguments
@@ -165,23 +167,24 @@ def _described(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
     return f"{count} and keywords {sorted(kwargs)}" if kwargs else count
 
 
-def callee(f: Any) -> Call:
+def callee(f: Any, registry: Registry = REGISTRY) -> Call:
     """What srcad differentiates for a callable `f` (see `Call`), or a `SrcadError`
-    saying why it cannot: `f` is not callable, or has neither a rule nor Python source."""
-    if isinstance(f, types.FunctionType) or _registered(f):
-        return Call(f, f)
+    saying why it cannot: `f` is not callable, or has neither a rule (in `registry`: the
+    default compiler's, unless a compiler gives its own) nor Python source."""
+    if isinstance(f, types.FunctionType) or _registered(f, registry):
+        return Call(f, f, registry=registry)
     if isinstance(f, Wrapper):
-        return callee(f.func)
+        return callee(f.func, registry)
     if isinstance(f, functools.partial):
-        inner = callee(f.func)
+        inner = callee(f.func, registry)
         return Call(f, inner.function, (*inner.bound, *f.args), {**inner.keywords, **f.keywords},
-                    inner.instance)  # fmt: skip
+                    inner.instance, registry)  # fmt: skip
     if isinstance(f, types.MethodType):
-        inner = callee(f.__func__)
+        inner = callee(f.__func__, registry)
         own = not inner.bound and not isinstance(f.__self__, type)
-        return Call(f, inner.function, (*inner.bound, f.__self__), inner.keywords, own)
+        return Call(f, inner.function, (*inner.bound, f.__self__), inner.keywords, own, registry)
     if isinstance(f, staticmethod):
-        return callee(f.__func__)
+        return callee(f.__func__, registry)
     if not callable(f):
         raise SrcadError(
             f"srcad differentiates functions, but was given {type(f).__name__} {f!r:.60}, "
@@ -189,10 +192,10 @@ def callee(f: Any) -> Call:
         )
     dunder = _python_call(f)
     if dunder is not None:
-        return Call(f, dunder, (f,), None, True)  # a callable object
+        return Call(f, dunder, (f,), None, True, registry)  # a callable object
     function = differentiated_function(f)  # a function behind a transparent wrapper
     if isinstance(function, types.FunctionType):
-        return Call(f, function)
+        return Call(f, function, registry=registry)
     name = name_of(f)
     raise SourceUnavailableError(
         f"cannot differentiate {name}: it is a {type(f).__module__}.{type(f).__qualname__} "
@@ -207,8 +210,8 @@ def _python_call(f: Any) -> types.FunctionType | None:
     return dunder if isinstance(dunder, types.FunctionType) and not isinstance(f, type) else None
 
 
-def _registered(f: Any) -> bool:
-    return REGISTRY.rrule_for(f) is not None or REGISTRY.frule_for(f) is not None
+def _registered(f: Any, registry: Registry) -> bool:
+    return registry.rrule_for(f) is not None or registry.frule_for(f) is not None
 
 
 def positional_parameters(func: Callable[..., Any]) -> list[str]:

@@ -340,7 +340,7 @@ class Compiler:
             result: tuple[Any, Any] = rule.rrule(*args, **kwargs)
             return result
         if not isinstance(f, types.FunctionType):
-            call = callee(f)
+            call = callee(f, self.registry)
             if call.function is not f:
                 return self._bound_rrule(call, args, kwargs)
         function = self.compiled(f, None, Request.rrule(signature(args))).function
@@ -382,7 +382,7 @@ class Compiler:
                 f"{len(dargs)} tangents for {len(args)} arguments"
             )
         if not isinstance(f, types.FunctionType):
-            call = callee(f)
+            call = callee(f, self.registry)
             if call.binds:
                 full_args, full_kwargs = call.arguments(args, kwargs)
                 call.check_arguments(args, kwargs)

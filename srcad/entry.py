@@ -162,7 +162,7 @@ class Dispatcher:
         self.compiler = compiler
         self.registry = compiler.registry
         self.func = func
-        self.call = callee(func)
+        self.call = callee(func, self.registry)
         self.wrt = wrt
         self.positions = positions
         self.single = not as_tuple
