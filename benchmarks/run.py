@@ -45,8 +45,9 @@ sys.path.insert(0, str(HERE))
 import cases  # noqa: E402
 
 import srcad  # noqa: E402
-import srcad.compiler  # noqa: E402
+from srcad.defaults import COMPILER  # noqa: E402
 from srcad.kinds import signature  # noqa: E402
+from srcad.requests import Request  # noqa: E402
 
 README = HERE / "README.md"
 BEGIN = "<!-- BEGIN GENERATED RESULTS: python benchmarks/run.py -->"
@@ -372,9 +373,7 @@ def call_overhead(func: Callable[..., Any], wrt: Any, args: tuple[Any, ...], tim
     their differences: samples taken in turns, 9 of each."""
     differentiable = srcad.differentiate(func, wrt=wrt)
     kinds = signature(args)
-    gradient = srcad.compiler.compiled(
-        func, differentiable.wrt, "reverse", kinds, fused=True, value=False
-    )
+    gradient = COMPILER.compiled(func, differentiable.wrt, Request.grad(kinds, value=False))
 
     def direct() -> Any:
         return gradient.function(*args)
@@ -404,7 +403,7 @@ def compile_seconds(func: Callable[..., Any], args: tuple[Any, ...], copies: int
         fresh = namespace[func.__name__]
         wrt = srcad.differentiate(fresh).wrt
         start = time.perf_counter()
-        srcad.compiler.compiled(fresh, wrt, "reverse", signature(args), True, False)
+        COMPILER.compiled(fresh, wrt, Request.grad(signature(args), value=False))
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)
 
@@ -432,7 +431,7 @@ def case_compile_seconds(case: cases.Case) -> float:
     wrt = srcad.differentiate(fresh, wrt=case.wrt).wrt
     kinds = signature(case.make_args(np.random.default_rng(0)))
     start = time.perf_counter()
-    srcad.compiler.compiled(fresh, wrt, "reverse", kinds, True, False)
+    COMPILER.compiled(fresh, wrt, Request.grad(kinds, value=False))
     return time.perf_counter() - start
 
 

@@ -1,7 +1,13 @@
-"""The compiler passes over gast trees, one per module, and the pipelines that run them."""
+"""The compiler passes over gast trees, one per module, and the pipelines that run them.
+
+A pipeline is data: one tuple per target (`srcad.requests.Target`), run in order, each
+step in full (no pass decides for itself whether it runs). `CHECKS` run before any of them.
+"""
 
 from __future__ import annotations
 
+from srcad.passes.base import Transform
+from srcad.passes.checks.call_graph import CallGraph
 from srcad.passes.checks.callees import Callees
 from srcad.passes.checks.mutations import Mutations
 from srcad.passes.checks.unsupported_constructs import UnsupportedConstructs
@@ -14,9 +20,34 @@ from srcad.passes.transforms.shapes import Shapes
 from srcad.passes.transforms.simplify import Simplify
 from srcad.passes.transforms.stores import Stores
 from srcad.passes.transforms.to_anf import ToANF
+from srcad.requests import Target
 
 # Analyses whose diagnostics must be empty before anything is transformed.
 CHECKS = (UnsupportedConstructs, Mutations, Callees)
-# The reverse-mode and forward-mode pipelines, in order.
-REVERSE = (ToANF, ReverseAD, Simplify, Fuse, Shapes, Prune, Stores, Release)
-FORWARD = (ToANF, ForwardAD)
+
+_RRULE = (ToANF, CallGraph, ReverseAD, Simplify)
+# A gradient function for known kinds: the rrule fused with its pullback's call, then the
+# passes that need the kinds (shapes resolved, buffers accumulated into, arrays released).
+_GRADIENT = (*_RRULE, Fuse, Shapes, Stores, Release)
+
+PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
+    Target.RRULE: _RRULE,
+    # The same passes: ReverseAD inlines the derivatives the known kinds allow.
+    Target.SPECIALISED_RRULE: _RRULE,
+    Target.GRADIENT: _GRADIENT,
+    # Also drops the work done for the value alone, where it is proven a float.
+    Target.GRADIENT_WITHOUT_VALUE: (*_RRULE, Fuse, Shapes, Prune, Stores, Release),
+    # Without a known kind, nothing for the kind-specialised passes to go on.
+    Target.GENERAL_GRADIENT: (*_RRULE, Fuse),
+    Target.FRULE: (ToANF, CallGraph, ForwardAD),
+}
+
+# The passes that only optimise: left out of a pipeline when a request says not to optimise
+# (to show the code before them).
+OPTIMISING: tuple[type[Transform], ...] = (Simplify, Shapes, Prune, Stores, Release)
+
+
+def pipeline(target: Target, optimise: bool = True) -> tuple[type[Transform], ...]:
+    """The passes that compile `target`, in order."""
+    passes = PIPELINES[target]
+    return passes if optimise else tuple(p for p in passes if p not in OPTIMISING)

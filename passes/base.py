@@ -3,60 +3,119 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
 import gast
 
 from srcad.errors import Diagnostic
+from srcad.kinds import Kind
 from srcad.passes.naming import Namer
 from srcad.registry import Registry, Rule
+from srcad.requests import Mode, Target
 from srcad.source import FunctionSource
 
 T = TypeVar("T")
 
 
-@dataclass
-class Context:
-    """What passes share about one compilation: the source, the rules, names in use,
-    the differentiated parameters, and the results of analyses (until the tree changes)."""
+@dataclass(frozen=True)
+class CompilationRequest:
+    """What one compilation is asked for, fixed before the first pass runs: the
+    differentiated parameters, the mode and target (`srcad.requests`), the kinds of the
+    parameters the code is specialised for (`srcad.kinds`; empty: any), whether to
+    optimise, and for a function nested in the one compiled, what it reads of its parent
+    (`captured`; in forward mode the parent's tangent names of those, `captured_dots`)."""
 
-    source: FunctionSource
-    registry: Registry
     wrt: tuple[str, ...]
-    namer: Namer
-    # The rule for a callee: its registered rule (honouring opt-outs), else the rule srcad
-    # compiles from its source, else None; the driver provides it.
+    mode: Mode = Mode.REVERSE
+    target: Target = Target.RRULE
+    kinds: Mapping[str, Kind] = field(default_factory=dict)
+    optimise: bool = True
+    captured: tuple[str, ...] = ()
+    captured_dots: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Services:
+    """What the driver provides to the passes: the rule registry, the rule a callee's
+    calls use (its registered rule honouring opt-outs, else the rule srcad compiles from
+    its source, else None), the compilation of a function nested in the one compiled into
+    its own rule, and the check that a callee compiled from source compiles (`CallGraph`)."""
+
+    registry: Registry
     callee_rule: Callable[[Any], Rule | None] = lambda callee: None
-    # Compiles a function nested in this one into its own reverse rule (the driver's).
     compile_nested: Callable[..., gast.FunctionDef] = lambda node, captured, parent: node
-    captured: tuple[str, ...] = ()  # for a nested function: what it reads from its parent
-    mode: str = "reverse"  # or "forward": which rules the passes look up
-    # For a nested function in forward mode: the parent's tangent names of what it reads.
-    captured_dots: dict[str, str] = field(default_factory=dict)
-    results: dict[type, Any] = field(default_factory=dict)
-    runtime: dict[str, Any] = field(default_factory=dict)  # names emitted code gets from srcad
-    # The kinds (`srcad.kinds`) of the parameters the rule is specialised for; empty for a
-    # rule that takes anything.
-    kinds: dict[str, Any] = field(default_factory=dict)
-    optimise: bool = True  # whether to run the optimising passes
-    pullbacks: set[str] = field(default_factory=set)  # the names of the emitted pullbacks
+    # `(callee, mode)`: the callee's compiled rule's guards' facts; raises its `SrcadError`.
+    compile_callee: Callable[[Any, Mode], tuple[Any, ...]] = lambda callee, mode: ()
+    # `(callee, mode)`: whether that rule is being compiled now (recursion: not again).
+    compiling: Callable[[Any, Mode], bool] = lambda callee, mode: False
+
+
+class RuntimeNames(Mapping[str, Any]):
+    """The names emitted code reaches srcad's objects by (`ZeroTangent`, `sum_to`, a
+    callee's rule): one name per object, looked up either way."""
+
+    def __init__(self) -> None:
+        self._objects: dict[str, Any] = {}
+        self._names: dict[int, str] = {}  # by the object's id; the object is held above
+
+    def bind(self, value: Any, name: str) -> str:
+        """`value`'s name: the one it has, else `name`."""
+        found = self._names.get(id(value))
+        if found is not None:
+            return found
+        self._objects[name] = value
+        self._names[id(value)] = name
+        return name
+
+    def name_of(self, value: Any) -> str | None:
+        """The name emitted code reaches `value` by, if it has one."""
+        return self._names.get(id(value))
+
+    def __getitem__(self, name: str) -> Any:
+        return self._objects[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._objects)
+
+    def __len__(self) -> int:
+        return len(self._objects)
+
+
+@dataclass(slots=True)
+class Output:
+    """What the passes produce besides the tree: the runtime names the emitted code reads
+    (shared with the compilations of nested functions), the names of the emitted
+    pullbacks, whether a gradient function gives None for its value, proven a float, and
+    the targets that read values back from a tape."""
+
+    runtime: RuntimeNames = field(default_factory=RuntimeNames)
+    pullbacks: set[str] = field(default_factory=set)
+    value_left_out: bool = False
     # The targets in emitted code that give names back the values a tape kept of them
     # (ReverseAD): an analysis of the emitted code learns nothing new from them.
     restored: set[gast.expr] = field(default_factory=set)
-    fused: bool = False  # a gradient function (`grad_f`) rather than an rrule
-    value: bool = True  # whether `grad_f` must compute the value (else None where proven float)
-    value_left_out: bool = False  # whether `grad_f` returns None for the value, proven a float
+
+
+@dataclass(slots=True)
+class Context:
+    """What passes share about one compilation: the source, the request (inputs), the
+    driver's services, the names in use, the analyses' results (until the tree changes)
+    and the output the passes write. (Slots: a pass cannot hang a field of its own on it.)"""
+
+    source: FunctionSource
+    request: CompilationRequest
+    services: Services
+    namer: Namer
+    output: Output = field(default_factory=Output)
+    results: dict[type, Any] = field(default_factory=dict)
 
     def bind(self, value: Any, hint: str) -> str:
         """The name under which emitted code reaches `value` (one name per object)."""
-        for name, bound in self.runtime.items():
-            if bound is value:
-                return name
-        name = self.namer.fresh(hint)
-        self.runtime[name] = value
-        return name
+        runtime = self.output.runtime
+        found = runtime.name_of(value)
+        return found if found is not None else runtime.bind(value, self.namer.fresh(hint))
 
     def analysis(self, cls: type[Analysis[T]], tree: gast.Module) -> T:
         """The result of `cls` on `tree`, computed once and reused until a transform."""
@@ -69,14 +128,14 @@ class Context:
 
     def rule_for(self, primal: Any) -> Rule | None:
         """The registered rule of `primal` for this compilation's mode."""
-        if self.mode == "forward":
-            return self.registry.frule_for(primal)
-        return self.registry.rrule_for(primal)
+        if self.request.mode is Mode.FORWARD:
+            return self.services.registry.frule_for(primal)
+        return self.services.registry.rrule_for(primal)
 
     def attribute_rule(self, name: str) -> Rule | None:
-        if self.mode == "forward":
-            return self.registry.attribute_frule(name)
-        return self.registry.attribute_rrule(name)
+        if self.request.mode is Mode.FORWARD:
+            return self.services.registry.attribute_frule(name)
+        return self.services.registry.attribute_rrule(name)
 
     def analysis_result(self, cls: type[Analysis[T]]) -> T:
         """An analysis result computed earlier (for a transform that keeps it up to date)."""

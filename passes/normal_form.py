@@ -3,12 +3,30 @@ form (`transforms/to_anf.py`) is, for the passes that read that form."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator
 from typing import Any
 
 import gast
 
 from srcad import syntax
+
+# The function each operator applies, so that rules and tables can be keyed on it.
+OPERATORS: dict[type, Any] = {
+    gast.Add: operator.add,
+    gast.Sub: operator.sub,
+    gast.Mult: operator.mul,
+    gast.Div: operator.truediv,
+    gast.Pow: operator.pow,
+    gast.MatMult: operator.matmul,
+    gast.FloorDiv: operator.floordiv,
+    gast.Mod: operator.mod,
+    gast.USub: operator.neg,
+    gast.UAdd: operator.pos,
+    gast.BitOr: operator.or_,
+    gast.BitAnd: operator.and_,
+    gast.Invert: operator.invert,
+}
 
 # The statements with blocks (`body`, and maybe `orelse`) whose statements are the
 # function's own: all but nested functions.

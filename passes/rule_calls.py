@@ -16,7 +16,7 @@ from srcad.passes.base import Context, function_of
 from srcad.passes.checks.callees import Callees
 from srcad.passes.checks.mutations import changes_nothing, guard_site
 from srcad.passes.normal_form import is_copy, is_unpacking
-from srcad.registry import Rule
+from srcad.registry import Origin, Rule
 from srcad.syntax import LOAD, load, make, store
 
 
@@ -143,7 +143,7 @@ class RuleCalls:
         for statement, rule in self.rules.items():
             primal = rule.primal
             if (
-                rule.origin == "local"
+                rule.origin is Origin.LOCAL
                 and isinstance(primal, LocalFunction)
                 and any(node is function for node in primal.nodes)
                 and differentiated(statement)
@@ -163,12 +163,12 @@ class RuleCalls:
         (`LocalFunction.captured_by`). All the definitions' rules get one name, bound where
         each definition binds the function's name: a call calls the rule of the definition
         that ran."""
-        nested = self.ctx.compile_nested(function, captured, self.ctx, captured_dots)
+        nested = self.ctx.services.compile_nested(function, captured, self.ctx, captured_dots)
         nested.name = self.local_rules.setdefault(local, nested.name)
         return nested
 
     def _bind_rule(self, rule: Rule) -> str:
-        if rule.origin == "local":
+        if rule.origin is Origin.LOCAL:
             return self.local_rules[rule.primal]
         return self._bind(rule.rrule, getattr(rule.rrule, "__name__", "rule"))
 

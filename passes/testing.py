@@ -1,4 +1,8 @@
-"""Run passes on source text, for the passes' own doctests and golden tests."""
+"""Run passes on source text, for the passes' own doctests and golden tests.
+
+The passes are run by srcad's default compiler (`srcad.defaults.COMPILER`): what a
+callee's rule is, and how a nested function compiles, are its to say.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +15,10 @@ import gast
 import numpy as np
 
 from srcad import syntax
+from srcad.defaults import COMPILER
 from srcad.kinds import parse_signature
 from srcad.passes.base import Context, Transform
+from srcad.requests import Mode, Request
 from srcad.source import FunctionSource
 
 
@@ -22,11 +28,11 @@ def context_for(
     env: dict[str, Any] | None = None,
     mode: str = "reverse",
     kinds: str = "",
+    request: Request | None = None,
 ) -> tuple[gast.Module, Context]:
     """Parse `text` (one function) as if it lived in a file named `<doctest>`; `kinds`
-    (`float, float[:]`) are those of the arguments to specialise for."""
-    from srcad.compiler import new_context
-
+    (`float, float[:]`) are those of the arguments to specialise for (or `request` says
+    what to compile, kinds included)."""
     text = textwrap.dedent(text)
     module = syntax.parse(text)
     node = module.body[-1]
@@ -36,7 +42,9 @@ def context_for(
     func = namespace[node.name]
     assert isinstance(func, types.FunctionType)
     source = FunctionSource(func, node, "<doctest>", text.splitlines(True), namespace)
-    return new_context(source, wrt, mode, parse_signature(kinds) if kinds else ())
+    if request is None:
+        request = Request(Mode(mode), parse_signature(kinds) if kinds else ())
+    return COMPILER.new_context(source, wrt, request)
 
 
 def show(transform: type[Transform], text: str, wrt: tuple[str, ...] | None = None) -> str:
@@ -48,10 +56,8 @@ def show(transform: type[Transform], text: str, wrt: tuple[str, ...] | None = No
 
 def show_forward(text: str) -> str:
     """The emitted forward rule of the one function in `text`."""
-    from srcad.compiler import transformed_tree
-
     tree, ctx = context_for(text, mode="forward")
-    return syntax.unparse(transformed_tree(tree, ctx))
+    return syntax.unparse(COMPILER.transformed_tree(tree, ctx))
 
 
 def show_reverse(
@@ -65,10 +71,7 @@ def show_reverse(
     """The emitted reverse rule of the one function in `text`, specialised for arguments
     of `kinds` (none: any), optimised or not; or (`fused`) the gradient function, for
     `grad` alone where not `value`."""
-    from srcad.compiler import transformed_tree
-
-    tree, ctx = context_for(text, wrt, kinds=kinds)
-    ctx.optimise = optimise
-    ctx.fused = fused
-    ctx.value = value
-    return syntax.unparse(transformed_tree(tree, ctx))
+    signature = parse_signature(kinds) if kinds else ()
+    request = Request(Mode.REVERSE, signature, gradient=fused, value=value, optimise=optimise)
+    tree, ctx = context_for(text, wrt, request=request)
+    return syntax.unparse(COMPILER.transformed_tree(tree, ctx))

@@ -3,120 +3,61 @@
 from __future__ import annotations
 
 import functools
-import types
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from srcad import compiler
 from srcad.callables import (
-    Call,
+    Wrapper,
     Wrt,
-    argument_at,
     callee,
     check_perturbable,
     check_tangents,
     checked_mode,
     floating,
     name_of,
-    perturbable,
+    padded,
     positional_parameters,
-    refuse_unperturbable,
     resolve_wrt,
+    unwrap,
 )
-from srcad.entry import Entry
+from srcad.defaults import COMPILER
+from srcad.entry import Dispatcher, check_scalar, explain_failure
 from srcad.errors import SrcadError
 from srcad.fitting import check_seed
-from srcad.guards import Guards
-from srcad.kinds import Signature, signature
-from srcad.registry import REGISTRY, RuleFn, scalar_frule, scalar_rrule
+from srcad.kinds import signature
+from srcad.registry import RuleFn, scalar_frule, scalar_rrule
+from srcad.requests import Mode, Request
 from srcad.source import TRANSPARENT_WRAPPERS
 from srcad.tangents import NoTangent, ZeroTangent, materialize, unthunk
 
 
-def _seeded(rrule: RuleFn) -> RuleFn:
-    """`(y, pullback(1.0))` from a registered rrule, as a generated `grad_f` gives it."""
-
-    def gradient(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
-        y, pullback = rrule(*args, **kwargs)
-        return y, pullback(1.0)
-
-    return gradient
-
-
-def _check_scalar(y: Any, func: Callable[..., Any], what: str = "grad") -> None:
-    problem = _not_scalar(y, func, what)
-    if problem is not None:
-        raise SrcadError(problem)
-
-
-def _not_scalar(y: Any, func: Callable[..., Any], what: str = "grad") -> str | None:
-    """Why `y` cannot be what `what` differentiates (None: it is a real scalar)."""
-    integer = isinstance(y, int | np.integer) and not isinstance(y, bool)
-    if isinstance(y, float | np.floating) or integer:
-        return None
-    if isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "fiu":
-        return None
-    shape = f" with shape {np.shape(y)}" if isinstance(y, np.ndarray | np.generic) else ""
-    return (
-        f"{what} needs {name_of(func)} to return a real scalar, but it returned "
-        f"{type(y).__name__}{shape}; use srcad.rrule (or srcad.vjp, srcad.jacobian) for "
-        "a pullback that takes any output cotangent"
-    )
-
-
-def _explain_failure(call: Call, args: tuple[Any, ...], kwargs: dict[str, Any], what: str) -> None:
-    """After a `TypeError` from generated code, raise a `SrcadError` for either mistake that
-    causes one: arguments that do not fit `f`, or (for `what` needs a scalar: grad,
-    hessian) an output that is not a real scalar, such as a tuple, which the seed 1.0 cannot
-    be the cotangent of. Return if neither: the error is the function's own."""
-    call.check_arguments(args, kwargs)
-    full_args, full_kwargs = call.arguments(args, kwargs)
-    try:
-        y = call.function(*full_args, **full_kwargs)
-    except Exception:  # the primal fails too: the original error says why
-        return
-    _check_scalar(y, call.f, what)
-
-
-class Differentiable:
+class Differentiable(Wrapper):
     """A function together with its compiled gradient; what `@differentiate` returns.
 
     Calling it runs the primal, unchanged. `grad(*args)` gives the gradient with respect
     to `wrt` (one value, or a tuple for a tuple `wrt`), `value_and_grad(*args)` the primal
     value and the gradient; both compile on first use for the kinds of the arguments
     (`srcad.kinds`) and reuse the compiled code until a rule is registered or one of
-    the facts it relies on changes (`srcad.guards`). They are
-    functions srcad writes for this function (`srcad/entry.py`), so that a call costs
-    little more than the generated gradient function it calls.
+    the facts it relies on changes (`srcad.guards`). They are entry functions srcad writes
+    for this function (`srcad/entry.py`, a `Dispatcher` each), so that a call costs little
+    more than the generated gradient function it calls.
     """
 
     grad: Callable[..., Any]
     value_and_grad: Callable[..., tuple[Any, Any]]
 
     def __init__(self, func: Callable[..., Any], wrt: Wrt = 0) -> None:
-        self._call = callee(func)  # refuses what srcad cannot differentiate, now
+        callee(func)  # refuses what srcad cannot differentiate, now
         functools.update_wrapper(self, func)
         self.func = func
         self.wrt, self._wrt_is_tuple = resolve_wrt(func, wrt)
         params = positional_parameters(func)
         self._positions = tuple(params.index(name) for name in self.wrt)
-        self._single = None if self._wrt_is_tuple else self._positions[0]
-        # The function giving `(y, cotangents)`, and whether it leaves `y` out (None,
-        # proven a real float), by the kinds of the arguments and whether `y` is needed.
-        self._gradients: dict[tuple[Signature, bool], tuple[RuleFn, bool, Guards]] = {}
-        self._version = -1
         self._entries = {
-            value: Entry(
-                "value_and_grad" if value else "grad",
-                params,
-                self._positions,
-                single=not self._wrt_is_tuple,
-                value=value,
-                general=functools.partial(self._general, value=value),
-                finish=functools.partial(self._finish, value=value),
-                failed=self._failed,
+            value: Dispatcher(
+                COMPILER, func, self.wrt, self._positions, self._wrt_is_tuple, value, params
             )
             for value in (False, True)
         }
@@ -133,87 +74,6 @@ class Differentiable:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
-
-    def _gradient_for(
-        self, args: tuple[Any, ...], kwargs: dict[str, Any], value: bool
-    ) -> tuple[RuleFn, bool]:
-        """The function giving `(y, pullback(1.0))` for `wrt`, specialised for the kinds of
-        the arguments `function` gets for these (`Call.arguments`): the generated `grad_f`,
-        or a registered rule's; and whether it gives None for `y`, proven a real float
-        (only without `value`, for `grad`). The entry function gets a branch calling it.
-        Arguments that do not fit the function are refused before anything compiles."""
-        kinds = signature(args)
-        if self._version != REGISTRY.version:
-            self._gradients.clear()
-            self._version = REGISTRY.version
-        found = self._gradients.get((kinds, value))
-        if found is not None and found[2].hold():  # its guards: `srcad.guards`
-            return found[:2]
-        call = self._call
-        call.check_arguments(args[len(call.bound) :], kwargs)
-        rule = REGISTRY.rrule_for(call.function)  # a registered rule wins over the source
-        if rule is not None:
-            found = (_seeded(rule.rrule), False, Guards())
-        else:
-            compiled = compiler.compiled(call.function, self.wrt, "reverse", kinds, True, value)
-            found = (compiled.function, compiled.value_left_out, compiled.guards)
-        self._gradients[(kinds, value)] = found
-        if not call.binds:  # the entry calls the gradient with the caller's arguments
-            guards = _entry_guards(call.function, found[2], args)
-            self._entries[value].add(kinds, found[0], found[1], guards)
-        return found[:2]
-
-    def _general(self, args: tuple[Any, ...], kwargs: dict[str, Any], value: bool) -> Any:
-        """What an entry function gives, for any call."""
-        call = self._call
-        full_args, full_kwargs = call.arguments(args, kwargs)
-        gradient, value_left_out = self._gradient_for(full_args, kwargs, value)
-        try:
-            y, cotangents = gradient(*full_args, **full_kwargs)
-        except Exception as error:
-            if isinstance(error, TypeError):
-                _explain_failure(call, args, kwargs, self._entries[value].name)
-            self._failed(args, kwargs)
-            raise
-        cotangents = call.cotangents(cotangents)
-        return self._finish(y, cotangents, args, kwargs, value_left_out, value)
-
-    def _failed(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        """Called where a gradient function raised: the pullback was seeded with 1.0, the
-        cotangent of a real scalar. If the function does not return one (a tuple, a list,
-        a dict, an array, None), that is the error to show; else the gradient's own is."""
-        try:
-            y = self.func(*args, **kwargs)
-        except Exception:
-            return  # the function itself fails: its own error is the one to see
-        problem = _not_scalar(y, self.func)
-        if problem is not None:
-            raise SrcadError(problem) from None
-
-    def _finish(self, y: Any, cotangents: tuple[Any, ...], args: tuple[Any, ...],
-                kwargs: dict[str, Any], value_left_out: bool, value: bool) -> Any:  # fmt: skip
-        """The gradient (with `value`: `(y, gradient)`) from what a gradient function
-        gave, in general: the result checked, zeros materialised, tuples for tuples."""
-        if not (y is None and value_left_out):
-            _check_scalar(y, self.func, self._entries[value].name)
-        if self._single is not None:
-            gradient = self._gradient(cotangents[self._single + 1], args, kwargs, self._single)
-        else:
-            gradient = tuple(
-                self._gradient(cotangents[i + 1], args, kwargs, i) for i in self._positions
-            )
-        return (y, gradient) if value else gradient
-
-    def _gradient(
-        self, cotangent: Any, args: tuple[Any, ...], kwargs: dict[str, Any], position: int
-    ) -> Any:
-        if position < len(args):
-            primal = args[position]
-        else:
-            primal = argument_at(args, kwargs, self.func, position)
-        if isinstance(cotangent, NoTangent) or not perturbable(primal):
-            refuse_unperturbable(self.func, position, primal)
-        return floating(materialize(cotangent, primal), primal)
 
     def rrule(self, *args: Any, **kwargs: Any) -> tuple[Any, RuleFn]:
         """`(y, pullback)`, the pullback returning a cotangent for every positional argument."""
@@ -234,16 +94,6 @@ class Differentiable:
         return f"<srcad.Differentiable {name_of(self.func)} wrt={self.wrt}>"
 
 
-def _entry_guards(func: Callable[..., Any], guards: Guards, args: tuple[Any, ...]) -> Guards:
-    """The guards an entry function's branch for `args` checks: a call passing every
-    positional argument, and none keyword-only, never reads the function's default values
-    (reading a function's attribute costs as much as the rest of the entry's checks)."""
-    code = getattr(func, "__code__", None)
-    if code is None or len(args) < code.co_argcount or code.co_kwonlyargcount:
-        return guards
-    return guards.without(func, ("__defaults__", "__kwdefaults__"))
-
-
 # Calling a `Differentiable` calls its function: srcad differentiates that function.
 TRANSPARENT_WRAPPERS.add(Differentiable)
 
@@ -256,7 +106,7 @@ def differentiate(func: Callable[..., Any] | None = None, *, wrt: Wrt = 0) -> An
 
 
 def _unwrap(f: Any) -> Callable[..., Any]:
-    return f.func if isinstance(f, Differentiable) else f
+    return unwrap(f)
 
 
 def grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
@@ -292,15 +142,17 @@ def source(
     a callable object or a partial, it is the rule of the function they call."""
     f = _unwrap(f)
     call = callee(f)
-    mode = checked_mode(mode)
+    checked = checked_mode(mode)
     if not isinstance(args, tuple | list):
         raise SrcadError(
             f"source: args={args!r:.60} should be a tuple of example arguments, such as "
             "(1.0, np.zeros(3))"
         )
-    names = None if wrt is None or mode == "forward" else resolve_wrt(f, wrt)[0]
-    kinds = signature(call.arguments(tuple(args), {})[0]) if mode == "reverse" and args else ()
-    return compiler.sources(call.function, names, mode, kinds)
+    reverse = checked is Mode.REVERSE
+    names = None if wrt is None or not reverse else resolve_wrt(f, wrt)[0]
+    kinds = signature(call.arguments(tuple(args), {})[0]) if reverse and args else ()
+    request = Request.rrule(kinds) if reverse else Request.frule()
+    return COMPILER.sources(call.function, names, request)
 
 
 def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
@@ -358,12 +210,12 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
     `"forward"` one pushforward per input element."""
     func = _unwrap(f)
     callee(func)
-    mode = checked_mode(mode)
+    reverse = checked_mode(mode) is Mode.REVERSE
     positions, as_tuple = _positions(func, wrt)
 
     def jacobian_of(*args: Any) -> Any:
         check_perturbable(func, args, {}, positions)
-        if mode == "reverse":
+        if reverse:
             y, vjp_fn = vjp(func, *args)
             blocks = _reverse_jacobian(vjp_fn, y, args, positions)
         else:
@@ -400,17 +252,17 @@ def _hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
     """`(H @ v)` for each argument, with `v` the tangent `direction` of argument `position`:
     the reverse rule of `func`'s generated forward rule, seeded on the output tangent."""
     call = callee(func)
-    forward = compiler.compiled_frule(call.function).function
+    forward = COMPILER.compiled(call.function, None, Request.frule()).function
     tangents: list[Any] = [ZeroTangent()] * len(args)
     tangents[position] = direction
     full_args, keywords = call.arguments(args, {})
-    dargs = _padded(call.tangents((NoTangent(), *tangents)), call.function)
+    dargs = padded(call.tangents((NoTangent(), *tangents)), call.function)
     (y, _), pullback = rrule(forward, dargs, *full_args, **keywords)
-    _check_scalar(y, call.f, what)  # the seed 1.0 would sum the Hessians of an array's elements
+    check_scalar(y, call.f, what)  # the seed 1.0 would sum the Hessians of an array's elements
     try:
         cotangents = pullback((ZeroTangent(), 1.0))
     except TypeError:
-        _explain_failure(call, args, {}, what)
+        explain_failure(call, args, {}, what)
         raise
     return tuple(unthunk(c) for c in cotangents[2 + len(call.bound) :])
 
@@ -507,10 +359,6 @@ def _forward_jacobian(func: Callable[..., Any], args: tuple[Any, ...], position:
     return stacked.reshape(out_shape + np.shape(x))
 
 
-# Whether srcad generates forward-mode code from source (RuleConfig.has_forward_mode).
-FORWARD_MODE_AVAILABLE = True
-
-
 class RRule:
     """`srcad.rrule(f, *args)` gives `(y, pullback)`: `f`'s registered rule, else a compiled one.
 
@@ -518,34 +366,7 @@ class RRule:
     """
 
     def __call__(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, RuleFn]:
-        f = _unwrap(f)
-        rule = REGISTRY.rrule_for(f)
-        if rule is not None:
-            result: tuple[Any, RuleFn] = rule.rrule(*args, **kwargs)
-            return result
-        if not isinstance(f, types.FunctionType):
-            call = callee(f)
-            if call.function is not f:
-                return self._bound(call, args, kwargs)
-        kinds = signature(args)
-        function = compiler.compiled(f, None, "reverse", kinds).function
-        try:
-            return function(*args, **kwargs)
-        except TypeError:
-            Call(f, f).check_arguments(args, kwargs)  # arguments that do not fit: say so
-            raise
-
-    def _bound(self, call: Call, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """The rule of a callable that binds arguments (see `Call`)."""
-        full_args, full_kwargs = call.arguments(args, kwargs)
-        call.check_arguments(args, kwargs)
-        y, pullback = self(call.function, *full_args, **full_kwargs)
-
-        def bound_pullback(y_bar: Any) -> tuple[Any, ...]:
-            return call.cotangents(pullback(y_bar))
-
-        bound_pullback.__name__ = bound_pullback.__qualname__ = pullback.__name__
-        return y, bound_pullback
+        return COMPILER.rrule(f, *args, **kwargs)
 
     def register(
         self, primal: Callable[..., Any], *, config: bool = False
@@ -559,7 +380,7 @@ class RRule:
         _check_registrable(primal)
 
         def register(rule: RuleFn) -> RuleFn:
-            REGISTRY.register_rrule(_unwrap(primal), _checked_rule(rule), config=config)
+            COMPILER.registry.register_rrule(_unwrap(primal), _checked_rule(rule), config=config)
             return rule
 
         return register
@@ -579,38 +400,7 @@ class FRule:
     def __call__(
         self, dargs: tuple[Any, ...], f: Callable[..., Any], *args: Any, **kwargs: Any
     ) -> tuple[Any, Any]:
-        if not isinstance(dargs, tuple | list):
-            raise SrcadError(
-                f"frule takes the tangents first, a tuple (f_dot, *arg_dots), not {dargs!r:.60}"
-            )
-        f = _unwrap(f)
-        rule = REGISTRY.frule_for(f)
-        if rule is not None:  # the rule's own convention for ints (np.full's: a zero)
-            result: tuple[Any, Any] = rule.rrule(dargs, *args, **kwargs)
-            return result
-        if len(dargs) != 1 + len(args):
-            raise SrcadError(
-                f"frule takes one tangent for {name_of(f)} and one per positional argument: "
-                f"{len(dargs)} tangents for {len(args)} arguments"
-            )
-        if not isinstance(f, types.FunctionType):
-            call = callee(f)
-            if call.binds:
-                full_args, full_kwargs = call.arguments(args, kwargs)
-                call.check_arguments(args, kwargs)
-                check_tangents(f, dargs, args)
-                return self(call.tangents(tuple(dargs)), call.function, *full_args, **full_kwargs)
-            if call.function is not f:
-                return self(dargs, call.function, *args, **kwargs)
-        check_tangents(f, dargs, args)
-        function = compiler.compiled_frule(f).function
-        dargs = _padded(dargs, f)
-        try:
-            result = function(dargs, *args, **kwargs)
-        except TypeError:
-            Call(f, f).check_arguments(args, kwargs)  # arguments that do not fit: say so
-            raise
-        return result
+        return COMPILER.frule(dargs, f, *args, **kwargs)
 
     def register(
         self, primal: Callable[..., Any], *, config: bool = False
@@ -619,23 +409,13 @@ class FRule:
         _check_registrable(primal)
 
         def register(rule: RuleFn) -> RuleFn:
-            REGISTRY.register_frule(_unwrap(primal), _checked_rule(rule), config=config)
+            COMPILER.registry.register_frule(_unwrap(primal), _checked_rule(rule), config=config)
             return rule
 
         return register
 
 
 frule = FRule()
-
-
-def _padded(dargs: tuple[Any, ...], function: Callable[..., Any]) -> tuple[Any, ...]:
-    """Tangents for every positional parameter of a compiled forward rule: zeros for the
-    arguments a call leaves to their defaults (or passes by keyword, which are not
-    differentiated)."""
-    code = getattr(function, "__code__", None)
-    if code is None or len(dargs) > code.co_argcount:
-        return dargs
-    return (*dargs, *(ZeroTangent(),) * (code.co_argcount + 1 - len(dargs)))
 
 
 def _check_registrable(primal: Any) -> None:
@@ -659,15 +439,15 @@ def scalar_rule(f: Callable[..., Any], *partials: Callable[..., Any]) -> None:
     _check_registrable(f)
     for partial in partials:
         _checked_rule(partial, "a partial derivative")
-    REGISTRY.register_rrule(f, scalar_rrule(f, *partials), projected=True)
-    REGISTRY.register_frule(f, scalar_frule(f, *partials))
+    COMPILER.registry.register_rrule(f, scalar_rrule(f, *partials), projected=True)
+    COMPILER.registry.register_frule(f, scalar_frule(f, *partials))
 
 
 def non_differentiable(*functions: Callable[..., Any]) -> None:
     """Mark functions whose results carry no derivative (sizes, predicates, indices)."""
     for f in functions:
         _check_registrable(f)
-    REGISTRY.register_non_differentiable(*(_unwrap(f) for f in functions))
+    COMPILER.registry.register_non_differentiable(*(_unwrap(f) for f in functions))
 
 
 def opt_out(f: Callable[..., Any], predicate: Callable[..., bool]) -> None:
@@ -675,4 +455,4 @@ def opt_out(f: Callable[..., Any], predicate: Callable[..., bool]) -> None:
     through `f`'s own source instead of its registered rule."""
     _check_registrable(f)
     _checked_rule(predicate, "an opt-out predicate")
-    REGISTRY.register_opt_out(_unwrap(f), predicate)
+    COMPILER.registry.register_opt_out(_unwrap(f), predicate)

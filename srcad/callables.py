@@ -24,21 +24,32 @@ from typing import Any
 
 import numpy as np
 
-from srcad import compiler
 from srcad.errors import SourceUnavailableError, SrcadError
 from srcad.projection import ProjectTo
-from srcad.registry import REGISTRY
+from srcad.registry import REGISTRY, Registry
+from srcad.requests import Mode
+from srcad.source import differentiated_function
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 Wrt = int | str | tuple[int | str, ...] | list[int | str]
 
 
+class Wrapper:
+    """A callable srcad made around a user's function `func` (`srcad.Differentiable`):
+    srcad differentiates `func`, and names the wrapper by it."""
+
+    func: Callable[..., Any]
+
+
+def unwrap(f: Any) -> Any:
+    """The user's function inside a `Wrapper`; any other callable as it is."""
+    return f.func if isinstance(f, Wrapper) else f
+
+
 def name_of(f: Any) -> str:
     """How messages name a callable the user gave: its qualified name; a partial, a
     callable object by the function they call."""
-    from srcad.api import Differentiable
-
-    if isinstance(f, Differentiable):
+    if isinstance(f, Wrapper):
         return name_of(f.func)
     if isinstance(f, functools.partial):
         return f"functools.partial({name_of(f.func)})"
@@ -63,7 +74,7 @@ class Call:
     cotangent is NoTangent(), as bound arguments and keywords are not differentiated.
     """
 
-    __slots__ = ("bound", "count", "f", "function", "instance", "keywords")
+    __slots__ = ("bound", "count", "f", "function", "instance", "keywords", "registry")
 
     def __init__(
         self,
@@ -72,12 +83,14 @@ class Call:
         bound: tuple[Any, ...] = (),
         keywords: dict[str, Any] | None = None,
         instance: bool = False,
+        registry: Registry = REGISTRY,
     ) -> None:
         self.f = f
         self.function = function
         self.bound = bound
         self.keywords = keywords or {}
         self.instance = instance
+        self.registry = registry  # whose rules count (the compiler's calling it)
         # How many positional parameters `f` has (None: any number), each with a cotangent.
         self.count = _positional_count(f) if self.binds else None
 
@@ -116,7 +129,7 @@ class Call:
 
     def _registered_call(self) -> bool:
         function = self.function
-        return function.__name__ == "__call__" and REGISTRY.rrule_for(function) is not None
+        return function.__name__ == "__call__" and self.registry.rrule_for(function) is not None
 
     def check_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         """Raise a `SrcadError` naming `f` if `f` cannot be called with these arguments
@@ -154,25 +167,24 @@ def _described(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
     return f"{count} and keywords {sorted(kwargs)}" if kwargs else count
 
 
-def callee(f: Any) -> Call:
+def callee(f: Any, registry: Registry = REGISTRY) -> Call:
     """What srcad differentiates for a callable `f` (see `Call`), or a `SrcadError`
-    saying why it cannot: `f` is not callable, or has neither a rule nor Python source."""
-    if isinstance(f, types.FunctionType) or _registered(f):
-        return Call(f, f)
-    from srcad.api import Differentiable
-
-    if isinstance(f, Differentiable):
-        return callee(f.func)
+    saying why it cannot: `f` is not callable, or has neither a rule (in `registry`: the
+    default compiler's, unless a compiler gives its own) nor Python source."""
+    if isinstance(f, types.FunctionType) or _registered(f, registry):
+        return Call(f, f, registry=registry)
+    if isinstance(f, Wrapper):
+        return callee(f.func, registry)
     if isinstance(f, functools.partial):
-        inner = callee(f.func)
+        inner = callee(f.func, registry)
         return Call(f, inner.function, (*inner.bound, *f.args), {**inner.keywords, **f.keywords},
-                    inner.instance)  # fmt: skip
+                    inner.instance, registry)  # fmt: skip
     if isinstance(f, types.MethodType):
-        inner = callee(f.__func__)
+        inner = callee(f.__func__, registry)
         own = not inner.bound and not isinstance(f.__self__, type)
-        return Call(f, inner.function, (*inner.bound, f.__self__), inner.keywords, own)
+        return Call(f, inner.function, (*inner.bound, f.__self__), inner.keywords, own, registry)
     if isinstance(f, staticmethod):
-        return callee(f.__func__)
+        return callee(f.__func__, registry)
     if not callable(f):
         raise SrcadError(
             f"srcad differentiates functions, but was given {type(f).__name__} {f!r:.60}, "
@@ -180,10 +192,10 @@ def callee(f: Any) -> Call:
         )
     dunder = _python_call(f)
     if dunder is not None:
-        return Call(f, dunder, (f,), None, True)  # a callable object
-    rule = compiler.compiled_rule(f)  # a function behind a transparent wrapper
-    if rule is not None:
-        return Call(f, rule.primal)
+        return Call(f, dunder, (f,), None, True, registry)  # a callable object
+    function = differentiated_function(f)  # a function behind a transparent wrapper
+    if isinstance(function, types.FunctionType):
+        return Call(f, function, registry=registry)
     name = name_of(f)
     raise SourceUnavailableError(
         f"cannot differentiate {name}: it is a {type(f).__module__}.{type(f).__qualname__} "
@@ -198,8 +210,8 @@ def _python_call(f: Any) -> types.FunctionType | None:
     return dunder if isinstance(dunder, types.FunctionType) and not isinstance(f, type) else None
 
 
-def _registered(f: Any) -> bool:
-    return REGISTRY.rrule_for(f) is not None or REGISTRY.frule_for(f) is not None
+def _registered(f: Any, registry: Registry) -> bool:
+    return registry.rrule_for(f) is not None or registry.frule_for(f) is not None
 
 
 def positional_parameters(func: Callable[..., Any]) -> list[str]:
@@ -251,10 +263,11 @@ def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bo
     return tuple(names), isinstance(wrt, tuple)
 
 
-def checked_mode(mode: Any) -> str:
+def checked_mode(mode: Any) -> Mode:
+    """The mode a user names: "reverse" or "forward"."""
     if mode not in ("reverse", "forward"):
         raise SrcadError(f"mode={mode!r}: choose 'reverse' or 'forward'")
-    return str(mode)
+    return Mode(mode)
 
 
 # -- integers --------------------------------------------------------------------------------
@@ -327,3 +340,13 @@ def argument_at(args: tuple[Any, ...], kwargs: dict[str, Any], func: Any, positi
     if name in kwargs:
         return kwargs[name]
     return inspect.signature(func).parameters[name].default
+
+
+def padded(dargs: tuple[Any, ...], function: Callable[..., Any]) -> tuple[Any, ...]:
+    """Tangents for every positional parameter of a compiled forward rule: zeros for the
+    arguments a call leaves to their defaults (or passes by keyword, which are not
+    differentiated)."""
+    code = getattr(function, "__code__", None)
+    if code is None or len(dargs) > code.co_argcount:
+        return dargs
+    return (*dargs, *(ZeroTangent(),) * (code.co_argcount + 1 - len(dargs)))

@@ -47,8 +47,9 @@ def _target(spec: str) -> tuple[str, str]:
 def show(spec: str, mode: str, wrt: str | None, kinds: str | None = None) -> str:
     """The emitted source for `FILE:FUNC`; with `kinds` (`float, float[:], ?`), the reverse
     rule specialised for arguments of those kinds."""
-    from srcad import compiler
     from srcad.api import Differentiable, resolve_wrt, source
+    from srcad.defaults import COMPILER
+    from srcad.requests import Request
 
     path, name = _target(spec)
     module = load_file(path)
@@ -69,7 +70,7 @@ def show(spec: str, mode: str, wrt: str | None, kinds: str | None = None) -> str
     except ValueError as error:
         raise UsageError(str(error)) from None
     resolved = None if names is None else resolve_wrt(func, names)[0]
-    return compiler.sources(func, resolved, mode, signature)
+    return COMPILER.sources(func, resolved, Request.rrule(signature))
 
 
 def _functions_of(module: types.ModuleType, path: str) -> list[Callable[..., Any]]:
@@ -92,8 +93,8 @@ def _functions_of(module: types.ModuleType, path: str) -> list[Callable[..., Any
 def check(spec: str) -> list[Diagnostic]:
     """Every diagnostic of every function in `FILE` (or of `FILE:FUNC`), deduplicated and in
     source order. Functions with a registered rule are not inspected."""
-    from srcad import compiler
-    from srcad.registry import REGISTRY
+    from srcad.defaults import COMPILER
+    from srcad.requests import Request
 
     path, sep, name = spec.rpartition(":") if ":" in spec else (spec, "", "")
     module = load_file(path)
@@ -106,10 +107,10 @@ def check(spec: str) -> list[Diagnostic]:
         functions = _functions_of(module, path)
     found: dict[tuple[str, int, int, str, str], Diagnostic] = {}
     for func in functions:
-        if REGISTRY.rrule_for(func) is not None:
+        if COMPILER.registry.rrule_for(func) is not None:
             continue
         try:
-            compiler.compiled_rrule(func, None)
+            COMPILER.compiled(func, None, Request.rrule())
         except SrcadError as error:
             diagnostics = error.diagnostics or [Diagnostic(path, 0, 0, "E000", error.message)]
             for d in diagnostics:

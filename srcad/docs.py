@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from srcad import primitives
-from srcad.registry import REGISTRY
+from srcad.registry import REGISTRY, Origin
 
 _SYNTAX = {
     primitives.make_tuple: "tuple display `(a, b)`",
@@ -53,11 +53,11 @@ def supported_markdown() -> str:
         if isinstance(rule.primal, str) and REGISTRY.attribute_frule(rule.primal):
             forward.add(id(rule.primal))
     for rule in REGISTRY.rules():
-        if rule.origin == "user":
+        if rule.origin is Origin.USER:
             continue  # the library's rules, not ones registered in this process
         entry = (qualified_name(rule.primal), getattr(rule.rrule, "__name__", "?"),
                  id(rule.primal) in forward)  # fmt: skip
-        by_origin.setdefault(rule.origin, []).append(entry)
+        by_origin.setdefault(rule.rule_set, []).append(entry)
     lines = [
         "# Functions srcad differentiates",
         "",

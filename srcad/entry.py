@@ -1,9 +1,10 @@
-"""The functions `grad` and `value_and_grad` give: written by srcad for each differentiated
-function, one branch for each kinds of arguments (`srcad.kinds`) it has been called with.
+"""The functions `grad` and `value_and_grad` give: a dispatcher, written by srcad for each
+differentiated function, from the kinds of the arguments (`srcad.kinds`) to the gradient
+function compiled for them, with one branch for each kinds it has been called with.
 
 Such a function runs on every call, before and after the gradient function srcad generated
-for those kinds (`grad_f`, `compiler.compiled(..., fused=True)`); for a scalar polynomial
-the generated gradient takes about 0.2 µs, so a general dispatch (work out the kinds, look
+for those kinds (`grad_f`, the target `Target.GRADIENT`); for a scalar polynomial the
+generated gradient takes about 0.2 µs, so a general dispatch (work out the kinds, look
 them up in a table, check the result) would cost more than the gradient itself. The entry
 function instead tests the kinds inline, as plain `type(x) is float` comparisons, calls that
 kinds' gradient function, and returns what it gives where its type is the plain one
@@ -13,7 +14,7 @@ floats, `srcad.grad(polynomial)` is:
     def grad(*args, **kwargs):
         if not kwargs and REGISTRY.version == 12 and guards_hold():
             if len(args) == 1:
-                (x,) = args
+                x = args[0]
                 if type(x) is float:
                     try:
                         y, cotangents = gradient_0(x)
@@ -37,7 +38,13 @@ was seeded for one); from Python 3.11 the `try` costs nothing until something ra
 Every other call (other kinds, keyword arguments, a rule registered since, a guard that
 fails) takes the general path, `general`, which compiles what it needs and then adds a
 branch: the entry is written again, and its code replaces the code of the same function
-object, so what `grad` returned stays the function to call.
+object, so what `grad` returned stays the function to call. `general`, `finish` and
+`failed` are the dispatcher's own: it owns the table of gradient functions by kinds, and
+compiles them through its compiler.
+
+The entry is emitted as every other piece of srcad's code is: a gast tree, printed by
+`srcad.syntax`, registered in `linecache` (as `<srcad entry grad of f>`, its text headed
+`# srcad: entry ...`), and compiled from that text.
 
 Threads: `add` takes a lock; a call never does. A branch's gradient function lives in
 the namespace under a name that stays that of its kinds (`gradient_0` is always the one
@@ -55,58 +62,226 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+import gast
 import numpy as np
 
+from srcad import syntax
+from srcad.callables import (
+    Call,
+    argument_at,
+    callee,
+    floating,
+    name_of,
+    perturbable,
+    refuse_unperturbable,
+)
+from srcad.compiler import Compiler
+from srcad.emit import nested_code, register_text
+from srcad.errors import SrcadError
 from srcad.guards import Guards
-from srcad.kinds import FLOAT, INT, Kind, Signature, kind_of
-from srcad.registry import REGISTRY
+from srcad.kinds import FLOAT, INT, Kind, Signature, kind_of, signature
+from srcad.registry import RuleFn
+from srcad.requests import Request
+from srcad.tangents import NoTangent, materialize
 
 REAL = (float, np.float64, np.float32, np.float16)  # what a real scalar result may be
 MAX_BRANCHES = 8  # kinds of arguments past these take the general path
 
 
-class Entry:
-    """One entry function: `grad` (`value=False`) or `value_and_grad`, for a function and
-    its positions `wrt` (`single`: whether the gradient is one value, not a tuple).
+def not_scalar(y: Any, func: Callable[..., Any], what: str = "grad") -> str | None:
+    """Why `y` cannot be what `what` differentiates (None: it is a real scalar)."""
+    integer = isinstance(y, int | np.integer) and not isinstance(y, bool)
+    if isinstance(y, float | np.floating) or integer:
+        return None
+    if isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "fiu":
+        return None
+    shape = f" with shape {np.shape(y)}" if isinstance(y, np.ndarray | np.generic) else ""
+    return (
+        f"{what} needs {name_of(func)} to return a real scalar, but it returned "
+        f"{type(y).__name__}{shape}; use srcad.rrule (or srcad.vjp, srcad.jacobian) for "
+        "a pullback that takes any output cotangent"
+    )
 
-    `general(args, kwargs)` gives the result for any call; `finish(y, cotangents, args,
-    kwargs, value_left_out)` the result from what a gradient function gave, in general;
-    `failed(args, kwargs)`, called where a gradient function raised, raises the error to
-    show instead, if there is one (the function does not return a real scalar).
-    """
+
+def check_scalar(y: Any, func: Callable[..., Any], what: str = "grad") -> None:
+    problem = not_scalar(y, func, what)
+    if problem is not None:
+        raise SrcadError(problem)
+
+
+def explain_failure(call: Call, args: tuple[Any, ...], kwargs: dict[str, Any], what: str) -> None:
+    """After a `TypeError` from generated code, raise a `SrcadError` for either mistake that
+    causes one: arguments that do not fit `f`, or (for `what` needs a scalar: grad,
+    hessian) an output that is not a real scalar, such as a tuple, which the seed 1.0 cannot
+    be the cotangent of. Return if neither: the error is the function's own."""
+    call.check_arguments(args, kwargs)
+    full_args, full_kwargs = call.arguments(args, kwargs)
+    try:
+        y = call.function(*full_args, **full_kwargs)
+    except Exception:  # the primal fails too: the original error says why
+        return
+    check_scalar(y, call.f, what)
+
+
+def _seeded(rrule: RuleFn) -> RuleFn:
+    """`(y, pullback(1.0))` from a registered rrule, as a generated `grad_f` gives it."""
+
+    def gradient(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        y, pullback = rrule(*args, **kwargs)
+        return y, pullback(1.0)
+
+    return gradient
+
+
+def entry_guards(func: Callable[..., Any], guards: Guards, args: tuple[Any, ...]) -> Guards:
+    """The guards an entry function's branch for `args` checks: a call passing every
+    positional argument, and none keyword-only, never reads the function's default values
+    (reading a function's attribute costs as much as the rest of the entry's checks)."""
+    code = getattr(func, "__code__", None)
+    if code is None or len(args) < code.co_argcount or code.co_kwonlyargcount:
+        return guards
+    return guards.without(func, ("__defaults__", "__kwdefaults__"))
+
+
+class Dispatcher:
+    """`grad` (`value=False`) or `value_and_grad` of `func`, with respect to its
+    parameters `wrt` (a tuple of gradients where `as_tuple`): the gradient function for
+    each kinds of arguments, compiled by `compiler`, and the entry function (`function`)
+    that dispatches to them."""
 
     def __init__(
         self,
-        name: str,
-        parameters: list[str],
+        compiler: Compiler,
+        func: Callable[..., Any],
+        wrt: tuple[str, ...],
         positions: tuple[int, ...],
-        single: bool,
+        as_tuple: bool,
         value: bool,
-        general: Callable[[tuple[Any, ...], dict[str, Any]], Any],
-        finish: Callable[..., Any],
-        failed: Callable[[tuple[Any, ...], dict[str, Any]], None],
+        parameters: list[str],
     ) -> None:
-        self.name = name
-        self.parameters = parameters
+        self.compiler = compiler
+        self.registry = compiler.registry
+        self.func = func
+        self.call = callee(func, self.registry)
+        self.wrt = wrt
         self.positions = positions
-        self.single = single
+        self.single = not as_tuple
         self.value = value
-        # Per kinds: the gradient function, whether it leaves the value out, its guards.
+        self.name = "value_and_grad" if value else "grad"
+        self.parameters = parameters
+        # The gradient functions by kinds (any call), and the registry version they are of.
+        self._gradients: dict[Signature, tuple[RuleFn, bool, Guards]] = {}
+        self._version = -1
+        # The entry's branches, by kinds: the gradient function, whether it leaves the
+        # value out, its guards.
         self.branches: dict[Signature, tuple[Callable[..., Any], bool, Guards]] = {}
         self._slots: dict[Signature, int] = {}  # the number in each kinds' `gradient_{n}`
         self._lock = threading.Lock()
         self.namespace: dict[str, Any] = {
-            "REGISTRY": REGISTRY,
-            "general": general,
-            "finish": finish,
-            "failed": failed,
+            "REGISTRY": self.registry,
+            "general": self.general,
+            "finish": self.finish,
+            "failed": self.failed,
             "kind_of": kind_of,
             "ndarray": np.ndarray,
             "float64": np.dtype(np.float64),
             "REAL": REAL,
+            # As `exec` would: without it, every builtin the entry reads is a slow lookup.
+            "__builtins__": builtins.__dict__,
         }
-        self.version = REGISTRY.version
-        self.function = self._written()
+        self.version = self.registry.version
+        # The entry function: `add` replaces its code; the API gives it its attributes.
+        self.function: Any = types.FunctionType(self._code(), self.namespace, self.name)
+
+    # -- the general path --------------------------------------------------------------
+
+    def gradient_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[RuleFn, bool]:
+        """The function giving `(y, pullback(1.0))` for `wrt`, specialised for the kinds of
+        the arguments `function` gets for these (`Call.arguments`): the generated `grad_f`,
+        or a registered rule's; and whether it gives None for `y`, proven a real float
+        (only without `value`, for `grad`). The entry function gets a branch calling it.
+        Arguments that do not fit the function are refused before anything compiles."""
+        kinds = signature(args)
+        if self._version != self.registry.version:
+            self._gradients.clear()
+            self._version = self.registry.version
+        found = self._gradients.get(kinds)
+        if found is not None and found[2].hold():  # its guards: `srcad.guards`
+            return found[:2]
+        call = self.call
+        call.check_arguments(args[len(call.bound) :], kwargs)
+        rule = self.registry.rrule_for(call.function)  # a registered rule wins over the source
+        if rule is not None:
+            found = (_seeded(rule.rrule), False, Guards())
+        else:
+            request = Request.grad(kinds, self.value)
+            compiled = self.compiler.compiled(call.function, self.wrt, request)
+            found = (compiled.function, compiled.value_left_out, compiled.guards)
+        self._gradients[kinds] = found
+        if not call.binds:  # the entry calls the gradient with the caller's arguments
+            self.add(kinds, found[0], found[1], entry_guards(call.function, found[2], args))
+        return found[:2]
+
+    def general(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """What the entry function gives, for any call."""
+        call = self.call
+        full_args, full_kwargs = call.arguments(args, kwargs)
+        gradient, value_left_out = self.gradient_for(full_args, kwargs)
+        try:
+            y, cotangents = gradient(*full_args, **full_kwargs)
+        except Exception as error:
+            if isinstance(error, TypeError):
+                explain_failure(call, args, kwargs, self.name)
+            self.failed(args, kwargs)
+            raise
+        cotangents = call.cotangents(cotangents)
+        return self.finish(y, cotangents, args, kwargs, value_left_out)
+
+    def failed(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """Called where a gradient function raised: the pullback was seeded with 1.0, the
+        cotangent of a real scalar. If the function does not return one (a tuple, a list,
+        a dict, an array, None), that is the error to show; else the gradient's own is."""
+        try:
+            y = self.func(*args, **kwargs)
+        except Exception:
+            return  # the function itself fails: its own error is the one to see
+        problem = not_scalar(y, self.func)
+        if problem is not None:
+            raise SrcadError(problem) from None
+
+    def finish(
+        self,
+        y: Any,
+        cotangents: tuple[Any, ...],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        value_left_out: bool,
+    ) -> Any:
+        """The gradient (with `value`: `(y, gradient)`) from what a gradient function
+        gave, in general: the result checked, zeros materialised, tuples for tuples."""
+        if not (y is None and value_left_out):
+            check_scalar(y, self.func, self.name)
+        if self.single:
+            (position,) = self.positions
+            gradient = self._gradient(cotangents[position + 1], args, kwargs, position)
+        else:
+            gradient = tuple(
+                self._gradient(cotangents[i + 1], args, kwargs, i) for i in self.positions
+            )
+        return (y, gradient) if self.value else gradient
+
+    def _gradient(
+        self, cotangent: Any, args: tuple[Any, ...], kwargs: dict[str, Any], position: int
+    ) -> Any:
+        if position < len(args):
+            primal = args[position]
+        else:
+            primal = argument_at(args, kwargs, self.func, position)
+        if isinstance(cotangent, NoTangent) or not perturbable(primal):
+            refuse_unperturbable(self.func, position, primal)
+        return floating(materialize(cotangent, primal), primal)
+
+    # -- the entry function --------------------------------------------------------------
 
     def add(
         self,
@@ -120,9 +295,9 @@ class Entry:
         its `guards` hold."""
         guards = guards or Guards()
         with self._lock:
-            if REGISTRY.version != self.version:
+            if self.registry.version != self.version:
                 self.branches.clear()
-                self.version = REGISTRY.version
+                self.version = self.registry.version
             # A branch whose guards fail is compiled again when its kinds come back.
             branches = {k: b for k, b in self.branches.items() if b[2].hold()}
             if kinds not in branches and len(branches) >= MAX_BRANCHES:
@@ -143,50 +318,93 @@ class Entry:
 
     def source(self) -> str:
         """The entry function's text, as it stands."""
-        lines = [f"def {self.name}(*args, **kwargs):"]
-        if self.branches:
-            guarded = any(guards for _, _, guards in self.branches.values())
-            checked = " and guards_hold()" if guarded else ""
-            lines.append(f"    if not kwargs and REGISTRY.version == {self.version}{checked}:")
+        return syntax.unparse(self.tree())
+
+    def tree(self) -> gast.Module:
+        """The entry function as it stands, as a tree."""
+        body: list[gast.stmt] = []
         by_count: dict[int, list[tuple[int, Signature]]] = {}  # branches by argument count
         for kinds in self.branches:
             by_count.setdefault(len(kinds), []).append((self._slots[kinds], kinds))
         for count, group in by_count.items():
             names = self._names(count)
-            lines.append(f"        if len(args) == {count}:")
-            unpacked = f"({names[0]},)" if count == 1 else ", ".join(names)
-            if count:
-                lines.append(f"            {unpacked} = args")
+            block: list[gast.stmt] = []
+            if count == 1:
+                block.append(_assign(syntax.store(names[0]), _item("args", 0)))
+            elif count:
+                block.append(_assign(_tuple([syntax.store(n) for n in names]), _load("args")))
             for index, kinds in group:
-                lines += self._branch(index, kinds, names)
-        lines.append("    return general(args, kwargs)")
-        return "\n".join(lines) + "\n"
+                block.append(self._branch(index, kinds, names))
+            body.append(
+                _if(_compare(_call("len", _load("args")), gast.Eq(), _constant(count)), block)
+            )
+        general = gast.Return(value=_call("general", _load("args"), _load("kwargs")))
+        if body:
+            guarded = any(guards for _, _, guards in self.branches.values())
+            tests = [
+                gast.UnaryOp(op=gast.Not(), operand=_load("kwargs")),
+                _compare(_attribute("REGISTRY", "version"), gast.Eq(), _constant(self.version)),
+            ]
+            if guarded:
+                tests.append(_call("guards_hold"))
+            body = [_if(_and(tests), body)]
+        star = gast.Name(id="args", ctx=gast.Param(), annotation=None, type_comment=None)
+        stars = gast.Name(id="kwargs", ctx=gast.Param(), annotation=None, type_comment=None)
+        arguments = gast.arguments(
+            args=[],
+            posonlyargs=[],
+            vararg=star,
+            kwonlyargs=[],
+            kw_defaults=[],
+            kwarg=stars,
+            defaults=[],
+        )
+        function = gast.FunctionDef(
+            name=self.name,
+            args=arguments,
+            body=[*body, general],
+            decorator_list=[],
+            returns=None,
+            type_comment=None,
+            type_params=[],
+        )
+        return gast.Module(body=[function], type_ignores=[])
 
-    def _branch(self, index: int, kinds: Signature, names: list[str]) -> list[str]:
+    def _branch(self, index: int, kinds: Signature, names: list[str]) -> gast.stmt:
         """The branch calling `gradient_{index}`, for arguments of `kinds`."""
         _, value_left_out, _ = self.branches[kinds]
         tests = [_test(name, kind) for name, kind in zip(names, kinds, strict=True)]
         results = {f"d{names[p]}": p for p in self.positions}  # gradient: its position
         checks = [_result_test(result, kinds[p]) for result, p in results.items()]
         if not value_left_out:
-            checks.insert(0, "type(y) in REAL")
-        gradient_value = ", ".join(results)
-        if not self.single:
-            gradient_value = f"({gradient_value},)" if len(results) == 1 else f"({gradient_value})"
-        returned = f"y, {gradient_value}" if self.value else gradient_value
+            checks.insert(0, _compare(_call("type", _load("y")), gast.In(), _load("REAL")))
+        gradients = [_load(result) for result in results]
+        gradient_value = gradients[0] if self.single else _tuple(gradients)
+        returned = _tuple([_load("y"), gradient_value]) if self.value else gradient_value
+        arguments = [_load(name) for name in names]
+        gradient_call = _assign(
+            _tuple([syntax.store("y"), syntax.store("cotangents")]),
+            _call(f"gradient_{index}", *arguments),
+        )
+        failed = gast.ExceptHandler(
+            type=_load("Exception"),
+            name=None,
+            body=[
+                gast.Expr(value=_call("failed", _load("args"), _load("kwargs"))),
+                gast.Raise(exc=None, cause=None),
+            ],
+        )
+        finish = _call(
+            "finish", *map(_load, ("y", "cotangents", "args", "kwargs")), _constant(value_left_out)
+        )
         body = [
-            f"if {' and '.join(tests) or 'True'}:",
-            "    try:",
-            f"        y, cotangents = gradient_{index}({', '.join(names)})",
-            "    except Exception:",
-            "        failed(args, kwargs)",
-            "        raise",
-            *[f"    {result} = cotangents[{p + 1}]" for result, p in results.items()],
-            f"    if {' and '.join(checks) or 'True'}:",  # an empty `wrt` checks nothing
-            f"        return {returned}",
-            f"    return finish(y, cotangents, args, kwargs, {value_left_out})",
+            gast.Try(body=[gradient_call], handlers=[failed], orelse=[], finalbody=[]),
+            *[_assign(syntax.store(r), _item("cotangents", p + 1)) for r, p in results.items()],
+            # An empty `wrt` checks nothing.
+            _if(_and(checks), [gast.Return(value=returned)]),
+            gast.Return(value=finish),
         ]
-        return ["            " + line for line in body]
+        return _if(_and(tests), body)
 
     def _names(self, count: int) -> list[str]:
         """Local names for `count` positional arguments: the parameters' where they are
@@ -205,45 +423,101 @@ class Entry:
             taken |= {name, f"d{name}"}
         return names
 
-    def _written(self) -> Any:
-        """The entry function, as first written (no branches)."""
-        # As `exec` would: without it, every builtin the entry reads is a slow lookup.
-        self.namespace["__builtins__"] = builtins.__dict__
-        return types.FunctionType(self._code(), self.namespace, self.name)
-
     def _code(self) -> types.CodeType:
-        """The code of the entry function as it stands (compiled, never run: the namespace
-        other threads read is left alone)."""
-        module = compile(self.source(), f"<srcad entry {self.name}>", "exec")
-        for constant in module.co_consts:
-            if isinstance(constant, types.CodeType) and constant.co_name == self.name:
-                return constant
-        raise AssertionError(f"no code object {self.name}")
+        """The code of the entry function as it stands, compiled from its text, which
+        tracebacks show (compiled, never run: the namespace other threads read is left
+        alone)."""
+        body = self.source()
+        what = f"entry {self.name} of {name_of(self.func)}"
+        count = len(self.branches)
+        text = f"# srcad: {what}, {count} branch{'' if count == 1 else 'es'}\n{body}"
+        filename = f"<srcad {what}>"
+        register_text(filename, text)
+        # From the text, as `exec` would: compiling an `ast` tree from several threads at
+        # once fails in CPython 3.11 ("AST constructor recursion depth mismatch"), and
+        # entries are written by whichever thread calls them.
+        return nested_code(compile(text, filename, "exec"), self.name)
+
+
+# -- building the entry's tree -----------------------------------------------------------
+
+
+def _load(name: str) -> gast.Name:
+    return syntax.load(name)
+
+
+def _constant(value: Any) -> gast.Constant:
+    return gast.Constant(value=value, kind=None)
+
+
+def _call(function: str, *arguments: gast.expr) -> gast.Call:
+    return gast.Call(func=_load(function), args=list(arguments), keywords=[])
+
+
+def _attribute(name: str, attribute: str) -> gast.Attribute:
+    return gast.Attribute(value=_load(name), attr=attribute, ctx=gast.Load())
+
+
+def _item(name: str, index: int) -> gast.Subscript:
+    return gast.Subscript(value=_load(name), slice=_constant(index), ctx=gast.Load())
+
+
+def _tuple(elements: list[gast.expr]) -> gast.Tuple:
+    context = gast.Store() if elements and isinstance(elements[0].ctx, gast.Store) else gast.Load()
+    return gast.Tuple(elts=elements, ctx=context)
+
+
+def _compare(left: gast.expr, op: gast.cmpop, right: gast.expr) -> gast.Compare:
+    return gast.Compare(left=left, ops=[op], comparators=[right])
+
+
+def _and(values: list[gast.expr]) -> gast.expr:
+    """All of `values` (True for none)."""
+    if not values:
+        return _constant(True)
+    return values[0] if len(values) == 1 else gast.BoolOp(op=gast.And(), values=values)
+
+
+def _assign(target: gast.expr, value: gast.expr) -> gast.Assign:
+    return gast.Assign(targets=[target], value=value, type_comment=None)
+
+
+def _if(test: gast.expr, body: list[gast.stmt]) -> gast.If:
+    return gast.If(test=test, body=body, orelse=[])
+
+
+def _is_type(name: str, cls: str) -> gast.Compare:
+    """`type(name) is cls`."""
+    return _compare(_call("type", _load(name)), gast.Is(), _load(cls))
 
 
 def _is_float(kind: Kind | None) -> bool:
     return kind is not None and kind[0] == "f"
 
 
-def _test(name: str, kind: Kind | None) -> str:
-    """A Python test of whether the value of `name` has `kind` (the common types only: a
-    NumPy scalar, or an array of another byte order, takes the general path)."""
+def _test(name: str, kind: Kind | None) -> gast.expr:
+    """A test of whether the value of `name` has `kind` (the common types only: a NumPy
+    scalar, or an array of another byte order, takes the general path)."""
     if kind is None:
-        return f"kind_of({name}) is None"
+        return _compare(_call("kind_of", _load(name)), gast.Is(), _constant(None))
     if kind == FLOAT:
-        return f"type({name}) is float"
+        return _is_type(name, "float")
     if kind == INT:
-        return f"type({name}) is int"
+        return _is_type(name, "int")
     dtype, ndim = kind
-    array = f"type({name}) is ndarray and {name}.ndim == {ndim}"
+    ndim_is = _compare(_attribute(name, "ndim"), gast.Eq(), _constant(ndim))
+    array = [_is_type(name, "ndarray"), ndim_is]
+    dtype_of = _attribute(name, "dtype")
     if dtype == "f":
-        return f"{array} and {name}.dtype is float64"
-    return f"{array} and {name}.dtype.kind in 'iu'"
+        return _and([*array, _compare(dtype_of, gast.Is(), _load("float64"))])
+    kind_of_dtype = gast.Attribute(value=dtype_of, attr="kind", ctx=gast.Load())
+    return _and([*array, _compare(kind_of_dtype, gast.In(), _constant("iu"))])
 
 
-def _result_test(name: str, kind: Kind | None) -> str:
+def _result_test(name: str, kind: Kind | None) -> gast.expr:
     """The plain type of the gradient for an argument of `kind` (a float kind): a float,
     or a float64 array (the code may compute an int array, `d(x * n)/dx` for int `n`)."""
     if kind == FLOAT:
-        return f"type({name}) is float"
-    return f"type({name}) is ndarray and {name}.dtype is float64"
+        return _is_type(name, "float")
+    dtype_of = _attribute(name, "dtype")
+    return _and([_is_type(name, "ndarray"), _compare(dtype_of, gast.Is(), _load("float64"))])

@@ -282,6 +282,8 @@ class _Printer:
             self.lines.append(f"{indent}return{value}")
         elif cls is gast.FunctionDef:
             self._function(node, indent)
+        elif cls is gast.Try:  # in `grad`'s entry functions (`srcad/entry.py`)
+            self._try(node, indent)
         else:
             self.lines.append(indent + _simple_statement(node))
 
@@ -312,6 +314,16 @@ class _Printer:
         header = f"{indent}for {expression(node.target, TUPLE)} in {expression(node.iter)}:"
         self._suite(header, node.body, indent)
         self._orelse(node.orelse, indent)
+
+    def _try(self, node: gast.Try, indent: str) -> None:
+        self._suite(f"{indent}try:", node.body, indent)
+        for handler in node.handlers:
+            caught = "" if handler.type is None else " " + expression(handler.type)
+            named = "" if handler.name is None else f" as {handler.name.id}"
+            self._suite(f"{indent}except{caught}{named}:", handler.body, indent)
+        self._orelse(node.orelse, indent)
+        if node.finalbody:
+            self._suite(f"{indent}finally:", node.finalbody, indent)
 
     def _function(self, node: gast.FunctionDef, indent: str) -> None:
         if getattr(node, "type_params", None):

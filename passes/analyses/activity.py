@@ -2,34 +2,15 @@
 
 from __future__ import annotations
 
-import operator
-from typing import Any
-
 import gast
 
 from srcad import syntax
 from srcad.passes.analyses.scopes import LocalFunction, Scopes
+from srcad.passes.analyses.value_kinds import RANGE, ValueKinds
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import Callees, is_static, static_path, static_value
-from srcad.passes.normal_form import walk_statements
+from srcad.passes.normal_form import OPERATORS, walk_statements
 from srcad.primitives import selects
-
-# The function each operator applies, so that rules and tables can be keyed on it.
-OPERATORS: dict[type, Any] = {
-    gast.Add: operator.add,
-    gast.Sub: operator.sub,
-    gast.Mult: operator.mul,
-    gast.Div: operator.truediv,
-    gast.Pow: operator.pow,
-    gast.MatMult: operator.matmul,
-    gast.FloorDiv: operator.floordiv,
-    gast.Mod: operator.mod,
-    gast.USub: operator.neg,
-    gast.UAdd: operator.pos,
-    gast.BitOr: operator.or_,
-    gast.BitAnd: operator.and_,
-    gast.Invert: operator.invert,
-}
 
 
 def operand_names(value: gast.expr) -> list[gast.Name]:
@@ -69,7 +50,7 @@ def _differentiable(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
     nor an operator registered as such. (Those attributes are registered by name, for
     NumPy's values: a dataclass's field `size` is read through the `getattr` rule.)"""
     cls = value.__class__
-    registry = ctx.registry
+    registry = ctx.services.registry
     if cls is gast.Attribute:
         if not registry.is_non_differentiable_attribute(value.attr):
             return True
@@ -81,12 +62,8 @@ def _differentiable(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
 
 def numeric(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
     """Whether `value` is proved a number or a NumPy array, by its kind (`srcad.kinds`)."""
-    if value.__class__ is not gast.Name or not ctx.kinds:
+    if value.__class__ is not gast.Name or not ctx.request.kinds:
         return False
-    from srcad.passes.analyses.value_kinds import (
-        ValueKinds,
-    )  # (which reads this module's `OPERATORS`)
-
     kind = ctx.analysis(ValueKinds, tree).of(value)
     return kind is not None and kind[0] in "fi"
 
@@ -108,9 +85,7 @@ def index_names(value: gast.Subscript, tree: gast.Module, ctx: Context) -> list[
     if not names:
         return []
     base = value.value
-    if base.__class__ is gast.Name and ctx.kinds:
-        from srcad.passes.analyses.value_kinds import RANGE, ValueKinds
-
+    if base.__class__ is gast.Name and ctx.request.kinds:
         kind = ctx.analysis(ValueKinds, tree).of(base)
         if kind is not None and (kind[1] >= 1 or kind == RANGE):
             return []  # an array, or a range
@@ -147,7 +122,7 @@ class Activity(Analysis[set[str]]):
         outer = scopes.capturable
         # Each statement that may carry a derivative: the names it reads, and those it binds.
         flows: list[tuple[list[str], list[str]]] = []
-        registry = ctx.registry
+        registry = ctx.services.registry
         for statement in walk_statements(function_of(tree).body):
             kind = statement.__class__
             if kind is gast.Assign:
@@ -168,7 +143,7 @@ class Activity(Analysis[set[str]]):
                 flows.append((operands, target_names(statement.targets[0])))
             elif kind is gast.For and statement.iter.__class__ is gast.Name:
                 flows.append(([statement.iter.id], target_names(statement.target)))
-        active = set(ctx.wrt)
+        active = set(ctx.request.wrt)
         changed = True
         while changed:
             changed = False

@@ -57,7 +57,7 @@ class InlinePlans(Analysis[Plans]):
     requires = (Activity, OperationRules, NeededCotangents, ReverseSteps)
 
     def run(self, tree: gast.Module, ctx: Context) -> Plans:
-        if not (ctx.optimise and ctx.kinds):
+        if not (ctx.request.optimise and ctx.request.kinds):
             return Plans()
         kinds = ctx.analysis(ValueKinds, tree)
         active = ctx.analysis(Activity, tree)
@@ -84,7 +84,7 @@ class InlinePlans(Analysis[Plans]):
             }
             primal = rules[statement].primal
             plan = adjoint_of(
-                primal, statement.value, target.id, args, floats, kinds.of, ctx.registry
+                primal, statement.value, target.id, args, floats, kinds.of, ctx.services.registry
             )
             if plan is not None:
                 found.plans[statement] = plan

@@ -25,7 +25,8 @@ from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import Callees, is_static, static_path, static_value
 from srcad.passes.normal_form import is_copy, is_unpacking, walk_statements
 from srcad.primitives import iterate, make_dict, make_list, make_tuple, selects, unpack
-from srcad.registry import Rule
+from srcad.registry import Origin, Rule
+from srcad.requests import Mode
 
 MISSING_RULE = "E210"
 ACTIVE_KEYWORD = "E211"
@@ -117,16 +118,17 @@ class OperationRules(Analysis[RuleInfo]):
             elif isinstance(value, gast.Call):
                 callee = callees[value]
                 if isinstance(callee, LocalFunction):
-                    rule = Rule(callee, callee, "local", callee.parameters)
+                    rule = Rule(callee, callee, Origin.LOCAL, callee.parameters)
                 else:
-                    rule = ctx.callee_rule(callee)
+                    rule = ctx.services.callee_rule(callee)
                 self._check_keywords(value, active, ctx, info, rule)
-                if rule is not None and not _binds(rule, value, ctx.mode):
+                if rule is not None and not _binds(rule, value, ctx.request.mode):
                     info.diagnostics.append(
                         ctx.diagnostic(
                             value,
                             RULE_ARGUMENTS,
-                            f"the {ctx.mode} rule for `{'.'.join(static_path(value.func) or [])}` "
+                            f"the {ctx.request.mode.value} rule for "
+                            f"`{'.'.join(static_path(value.func) or [])}` "
                             "does not take the arguments of this call "
                             f"({_arguments_described(value)})",
                             "pass them as the rule takes them, or register a rule that takes these",
@@ -136,12 +138,12 @@ class OperationRules(Analysis[RuleInfo]):
                 what = ".".join(static_path(value.func) or ["call"])
             if rule is None:
                 name = what.rsplit(".", 1)[-1] if isinstance(value, gast.Call) else what
-                kind = "frule" if ctx.mode == "forward" else "rrule"
+                kind = "frule" if ctx.request.mode is Mode.FORWARD else "rrule"
                 info.diagnostics.append(
                     ctx.diagnostic(
                         value if hasattr(value, "lineno") else statement,
                         MISSING_RULE,
-                        f"no {ctx.mode} rule for `{what}`, which is called "
+                        f"no {ctx.request.mode.value} rule for `{what}`, which is called "
                         f"with a differentiated argument",
                         f"register a rule with @srcad.{kind}.register({name})",
                     )
@@ -176,7 +178,8 @@ class OperationRules(Analysis[RuleInfo]):
             f"write {instead}(...) instead"
             if instead
             else f"register a rule for `{type(outside).__qualname__}` indexing with "
-            f"@srcad.{'frule' if ctx.mode == 'forward' else 'rrule'}.register(operator.getitem)"
+            f"@srcad.{'frule' if ctx.request.mode is Mode.FORWARD else 'rrule'}"
+            ".register(operator.getitem)"
         )
         info.diagnostics.append(
             ctx.diagnostic(
@@ -285,13 +288,13 @@ class OperationRules(Analysis[RuleInfo]):
                 )
 
 
-def _binds(rule: Rule, call: gast.Call, mode: str) -> bool:
+def _binds(rule: Rule, call: gast.Call, mode: Mode) -> bool:
     """Whether a library or user rule takes the arguments of `call` (so many positional
     ones, these keywords), as Python would bind them: a call the rule cannot take must not
     pass compilation to raise `TypeError` from the rule when it runs. Compiled rules take
     what their function takes, methods and values called are resolved when the code runs,
     and `*args` or `**kwargs` in the call are not checked."""
-    if rule.origin in ("compiled", "local") or rule.parameters is not None:
+    if rule.origin in (Origin.COMPILED, Origin.LOCAL) or rule.parameters is not None:
         return True
     if rule.primal is primitives.method or rule.primal is primitives.call:
         return True  # called with the receiver or callee first, resolved when it runs
@@ -310,12 +313,12 @@ def _binds(rule: Rule, call: gast.Call, mode: str) -> bool:
 
 
 @functools.lru_cache(maxsize=1024)
-def _call_signature(rule: Any, mode: str) -> inspect.Signature | None:
+def _call_signature(rule: Any, mode: Mode) -> inspect.Signature | None:
     """The parameters a rule takes the primal's arguments in (after the config a
     configured rule receives, and the tangents a forward rule does); None where they
     cannot be read."""
     function = getattr(rule, "configured_rule", rule)
-    skip = (function is not rule) + (mode == "forward")
+    skip = (function is not rule) + (mode is Mode.FORWARD)
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):

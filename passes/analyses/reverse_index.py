@@ -49,7 +49,7 @@ class ReverseIndex:
         """Whether the reverse may read `name`'s cotangent after reaching `statement`:
         something before it in the source (or anywhere in a loop around it or that it is,
         for earlier iterations) differentiates through `name` or assigns it. (A
-        parameter's cotangent is always read: the caller asks that of `ctx.wrt` first.)"""
+        parameter's cotangent is always read: the caller asks that of `ctx.request.wrt` first.)"""
         index = self.index
         k = index.order[id(statement)]
         uses = self.uses.get(name, [])

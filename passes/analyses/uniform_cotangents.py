@@ -68,7 +68,7 @@ class UniformCotangents(Analysis[Uniform]):
         # What escapes: the results, and what nested functions read.
         escaping = {r.value.id for r in index.returns if isinstance(r.value, gast.Name)}
         escaping |= {c for s in rules for c in captured_names(s, callees, outer, active)}
-        escaping |= set(ctx.captured)
+        escaping |= set(ctx.request.captured)
         assert found.kinds is not None
         for statement, plan in found.plans.items():
             if plan.reduction is not None and plan.texts[0] is not None:

@@ -10,10 +10,9 @@ import gast
 
 from srcad import syntax
 from srcad.kinds import FLOAT, INT, RANGE, Kind
-from srcad.passes.analyses.activity import OPERATORS
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
-from srcad.passes.normal_form import walk_statements
+from srcad.passes.normal_form import OPERATORS, walk_statements
 from srcad.registry import Registry
 
 BOTTOM: Kind = ("unset", 0)  # a local no assignment has given a kind yet
@@ -41,12 +40,12 @@ class ValueKinds(Analysis["ValueKinds"]):
         self.local: set[str] = set()
         self.found: dict[tuple[str, ...], Any] = {}  # callees, by dotted path
         self.bound: set[str] | None = None  # the names the function binds (None: not known)
-        if not ctx.kinds:
+        if not ctx.request.kinds:
             return self
         args = function.args
         every_arg = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
         for name in [a.id for a in [*args.posonlyargs, *args.args]]:
-            self.kinds[name] = ctx.kinds.get(name)
+            self.kinds[name] = ctx.request.kinds.get(name)
         nested: set[str] = set()
         local = self.local
         kinds = self.kinds
@@ -62,7 +61,7 @@ class ValueKinds(Analysis["ValueKinds"]):
                     nested.add(statement.name)
                 continue
             # A tape record read back gives names values they had: nothing new to learn.
-            restores = target in ctx.restored
+            restores = target in ctx.output.restored
             if target.__class__ is gast.Name:
                 local.add(target.id)
                 if not restores:
@@ -127,14 +126,14 @@ class ValueKinds(Analysis["ValueKinds"]):
             return BOTTOM if value.id in self.local else None
         if cls is gast.BinOp:
             operands = [self.of(value.left), self.of(value.right)]
-            return result_kind(self.ctx.registry, OPERATORS[type(value.op)], operands)
+            return result_kind(self.ctx.services.registry, OPERATORS[type(value.op)], operands)
         if cls is gast.Constant:
             if type(value.value) is float:
                 return FLOAT
             return INT if type(value.value) is int else None
         if cls is gast.UnaryOp:
             function = OPERATORS.get(value.op.__class__)
-            return result_kind(self.ctx.registry, function, [self.of(value.operand)])
+            return result_kind(self.ctx.services.registry, function, [self.of(value.operand)])
         if cls is gast.Subscript:
             return subscript(self.of(value.value), value.slice, self.of)
         if cls is gast.Attribute and value.attr in ("size", "ndim"):
@@ -142,7 +141,7 @@ class ValueKinds(Analysis["ValueKinds"]):
             return INT if base is not None and base[0] in "fi" and base[1] != 0 else None
         if cls is gast.Call and not value.keywords:
             arguments = [self.of(a) for a in value.args]
-            return result_kind(self.ctx.registry, self.callee(value), arguments)
+            return result_kind(self.ctx.services.registry, self.callee(value), arguments)
         return None
 
     def callee(self, value: gast.Call) -> Any:
@@ -155,7 +154,7 @@ class ValueKinds(Analysis["ValueKinds"]):
         key = tuple(path)
         if key in self.found:
             return self.found[key]
-        runtime = self.ctx.runtime
+        runtime = self.ctx.output.runtime
         if path[0] in runtime:
             value = runtime[path[0]]
             for attr in path[1:]:

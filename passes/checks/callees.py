@@ -194,8 +194,8 @@ def static_value(path: list[str], ctx: Context) -> tuple[str, Any]:
     """Where the dotted name `path` (rooted outside the function, see `is_static`) lives
     ("runtime", "closure", "global", "builtin", or "undefined"), and its object now: a fact
     the compiled rule relies on, which its guards check on every call."""
-    if len(path) == 1 and path[0] in ctx.runtime:  # a name srcad bound (`ctx.bind`)
-        return "runtime", ctx.runtime[path[0]]
+    if len(path) == 1 and path[0] in ctx.output.runtime:  # a name srcad bound (`ctx.bind`)
+        return "runtime", ctx.output.runtime[path[0]]
     return ctx.source.resolve(path)  # guarded: see `srcad.guards`
 
 

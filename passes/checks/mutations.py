@@ -22,7 +22,7 @@ from srcad import syntax
 from srcad.errors import CALLEE_FAILED, Diagnostic, MutationError, SrcadError
 from srcad.passes.analyses.nodes import Nodes
 from srcad.passes.analyses.scopes import LocalFunction, Scopes
-from srcad.passes.base import Analysis, Context, function_of
+from srcad.passes.base import Analysis, CompilationRequest, Context, Services, function_of
 from srcad.passes.checks.callees import IN_PLACE_METHODS, Callees, is_append_call, static_path
 from srcad.passes.naming import Namer
 from srcad.registry import REGISTRY, Registry
@@ -403,7 +403,7 @@ class Mutations(Analysis[list[Diagnostic]]):
         if self.fresh_changes_allowed:
             self._calls.append(call)
             return []
-        return _changes_through(call, self.ctx.registry, self._listed, {})
+        return _changes_through(call, self.ctx.services.registry, self._listed, {})
 
     @property
     def callee_info(self) -> tuple[Any, Any]:
@@ -445,7 +445,7 @@ class Mutations(Analysis[list[Diagnostic]]):
             namespace = self.ctx.source.closure[root.id]
         elif kind == "builtin":
             namespace = vars(builtins)
-        elif path[0] in self.ctx.runtime:
+        elif path[0] in self.ctx.output.runtime:
             return None  # a name srcad bound (a generated rule)
         else:
             return _UNKNOWN
@@ -910,7 +910,7 @@ def _read_own_changes(func: types.FunctionType, fresh_self: bool) -> Findings:
             f"register a rule with @srcad.rrule.register({func.__name__})",
         )
         return Findings([[unreadable]])
-    ctx = Context(source, REGISTRY, (), Namer())
+    ctx = Context(source, CompilationRequest(()), Services(REGISTRY), Namer())
     check = InitialiserMutations if fresh_self else CalleeMutations
     found = ctx.analysis(check, tree)
     assert isinstance(found, Findings)

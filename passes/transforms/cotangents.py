@@ -73,7 +73,7 @@ class Cotangents:
     def read_later(self, name: str, statement: gast.stmt) -> bool:
         """Whether the reverse may read `name`'s cotangent after reaching `statement`: it
         is a parameter's, or `ReverseIndex.read_later`."""
-        return name in self.ctx.wrt or self.steps.read_later(name, statement)
+        return name in self.ctx.request.wrt or self.steps.read_later(name, statement)
 
     def bar(self, name: str) -> str:
         bar = self.bars.get(name)

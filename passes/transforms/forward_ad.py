@@ -42,7 +42,7 @@ class ForwardAD(RuleCalls, Transform):
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         function = self.prepare(tree, ctx)
-        self.dots: dict[str, str] = dict(ctx.captured_dots)
+        self.dots: dict[str, str] = dict(ctx.request.captured_dots)
         dargs = ctx.namer.fresh("dargs")
         args = function.args
         parameters = [a.id for a in [*args.posonlyargs, *args.args]]

@@ -18,7 +18,7 @@ class Fuse(Transform):
     function then costs the forward sweep and the reverse one, with no closure to create
     and no cells to read through.
 
-    It runs only when the driver asks for a gradient function (`ctx.fused`).
+    It is in the pipelines of the gradient targets (`srcad.passes.PIPELINES`).
 
     >>> from srcad.passes.testing import show_reverse
     >>> print(show_reverse('''
@@ -34,11 +34,9 @@ class Fuse(Transform):
     """
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
-        if not ctx.fused:
-            return False
         function = function_of(tree)
         self.ctx = ctx
-        self.pullbacks = ctx.pullbacks
+        self.pullbacks = ctx.output.pullbacks
         function.body = self._block(function.body)
         function.name = "grad_" + function.name.removeprefix("rrule_")
         return True
@@ -114,7 +112,7 @@ class Fuse(Transform):
         instance there is, bound to a name: calling the class costs 0.1 µs, a large part of
         a scalar function's gradient."""
         if isinstance(cotangent, gast.Call) and not cotangent.args and not cotangent.keywords:
-            kind = self.ctx.runtime.get(getattr(cotangent.func, "id", ""))
+            kind = self.ctx.output.runtime.get(getattr(cotangent.func, "id", ""))
             if kind in (NoTangent, ZeroTangent):
                 name = self.ctx.bind(kind(), "NO_TANGENT" if kind is NoTangent else "ZERO_TANGENT")
                 return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)

@@ -37,7 +37,7 @@ DIVISIONS = (
 
 
 class Prune(Transform):
-    """In the gradient function `grad` calls (`ctx.fused`, and `ctx.value` False):
+    """In the gradient function `grad` calls (the target `GRADIENT_WITHOUT_VALUE`):
 
     - where the kinds prove the value a real float (at every `return`), the function
       returns None in its place (`grad` has nothing to check, and does not compute it);
@@ -62,8 +62,6 @@ class Prune(Transform):
     preserves = (ValueKinds,)
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
-        if not (ctx.fused and not ctx.value and ctx.optimise and ctx.kinds):
-            return False
         function = function_of(tree)
         self.ctx = ctx
         self.kinds = ctx.analysis(ValueKinds, tree)
@@ -115,7 +113,7 @@ class Prune(Transform):
 
     def _drop_values(self, statements: list[gast.stmt]) -> bool:
         """Return None for the value where every return statement's is proven a real float
-        (so that None from the function means just that: `ctx.value_left_out`)."""
+        (so that None from the function means just that: `ctx.output.value_left_out`)."""
         returns = [
             statement.value
             for statement in statements
@@ -125,7 +123,7 @@ class Prune(Transform):
             return False
         for value in returns:
             value.elts[0] = gast.Constant(value=None, kind=None)
-        self.ctx.value_left_out = True
+        self.ctx.output.value_left_out = True
         return True
 
     def _check_broadcasts(self, function: gast.FunctionDef, needed: set[str]) -> bool:

@@ -15,7 +15,7 @@ NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
 class Release(Transform):
-    """In the gradient function `grad` calls (`ctx.fused`), each array that a top-level
+    """In the gradient function `grad` calls (a gradient target), each array that a top-level
     statement computes (arithmetic or a call: not a view, a copy, an attribute) is deleted
     right after the last statement that reads it (unless the function returns there).
 
@@ -41,8 +41,6 @@ class Release(Transform):
     """
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
-        if not (ctx.fused and ctx.optimise and ctx.kinds):
-            return False
         function = function_of(tree)
         kinds = ctx.analysis(ValueKinds, tree)  # the names' kinds, as Stores left them
         computed: dict[int, str] = {}  # position: the array the statement there computes

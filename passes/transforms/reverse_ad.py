@@ -341,7 +341,7 @@ class ReverseAD(RuleCalls, Transform):
         result = statement.value
         seed = self.cotangents.bar(result.id) if isinstance(result, gast.Name) else None
         name = self.ctx.namer.fresh(naming.pullback(self.function.name))
-        self.ctx.pullbacks.add(name)
+        self.ctx.output.pullbacks.add(name)
         pullback = function_def(name, seed or self.ctx.namer.fresh("out_bar"))
         self.deferred.append((pullback, statement, path))
         return pullback
@@ -369,16 +369,16 @@ class ReverseAD(RuleCalls, Transform):
     def _parameter_bars(self) -> list[gast.expr]:
         bars: list[gast.expr] = [self._zero(NoTangent)]
         cotangents = self.cotangents
-        if self.ctx.captured:  # a nested function: its own cotangent holds what it read
+        if self.ctx.request.captured:  # a nested function: its own cotangent holds what it read
             fields = [
                 make(gast.keyword, arg=name, value=cotangents.seed(name))
-                for name in self.ctx.captured
+                for name in self.ctx.request.captured
             ]
             function_type = load(self._bind(types.FunctionType, "FunctionType"))
             bars[0] = call(self._bind(Tangent, "Tangent"), [function_type], fields)
         for arg in [*self.function.args.posonlyargs, *self.function.args.args]:
-            kind = self.ctx.kinds.get(arg.id)
-            if arg.id not in self.ctx.wrt or (kind is not None and kind[0] == "i"):
+            kind = self.ctx.request.kinds.get(arg.id)
+            if arg.id not in self.ctx.request.wrt or (kind is not None and kind[0] == "i"):
                 bars.append(self._zero(NoTangent))
             elif arg.id in cotangents.seen and arg.id in self.inline.uniform.names:
                 # A uniform float: expanded to the parameter's shape.
@@ -389,7 +389,7 @@ class ReverseAD(RuleCalls, Transform):
         star = self.function.args.vararg
         if star is not None:  # one cotangent per argument `*args` received
             bar = cotangents.seed(star.id)
-            if star.id not in self.ctx.wrt:
+            if star.id not in self.ctx.request.wrt:
                 bar = self._zero(NoTangent)
             count = call(self._builtin(len), [load(star.id)])
             split = call(self._bind(elements_of, "elements_of"), [bar, count])
@@ -510,14 +510,19 @@ class ReverseAD(RuleCalls, Transform):
                     code += self.cotangents.forget([target], statement)
                 code += self.cotangents.forget(overwritten, statement)
                 codes[number] = code
-            if self.ctx.optimise and index is None and loop.outermost and len(self.deferred) == 1:
+            if (
+                self.ctx.request.optimise
+                and index is None
+                and loop.outermost
+                and len(self.deferred) == 1
+            ):
                 self.unrecorded.update(map(id, trim_records(loop, codes)))
                 if not codes:  # no iteration's reverse does anything
                     return out
             if index is None and not any(codes.values()):
                 return out  # nothing to undo (the records serve another pullback)
             self.cotangents.seen = entry
-            walk = read_back(loop, codes, record, index, self._builtin, self.ctx.restored)
+            walk = read_back(loop, codes, record, index, self._builtin, self.ctx.output.restored)
             out.append(walk)
             if items_bar is not None and loop.items_pullback is not None:
                 assert isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name)

@@ -92,7 +92,7 @@ class ShapeClasses:
 def _elementwise(ctx: Context, function: Any) -> bool:
     """Whether `function`'s entry in the rule library says it acts elementwise (so that
     its one argument's shape is its result's)."""
-    primitive = ctx.registry.primitive(function)
+    primitive = ctx.services.registry.primitive(function)
     return primitive is not None and primitive.elementwise
 
 
@@ -185,7 +185,7 @@ def shape_uses(function: gast.FunctionDef, ctx: Context) -> Iterator[tuple[gast.
 def shape_helpers(ctx: Context) -> dict[str, tuple[int, ...]]:
     """The names of the runtime helpers that read arguments for their shapes alone, with
     the positions of those arguments."""
-    return {name: SHAPE_ARGUMENTS[value] for name, value in ctx.runtime.items()
+    return {name: SHAPE_ARGUMENTS[value] for name, value in ctx.output.runtime.items()
             if _hashable(value) and value in SHAPE_ARGUMENTS}  # fmt: skip
 
 
@@ -243,10 +243,8 @@ class Shapes(Transform):
     preserves = (ValueKinds,)
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
-        if not (ctx.fused and ctx.optimise and ctx.kinds):
-            return False
         function = function_of(tree)
-        self.sum_to = next((k for k, v in ctx.runtime.items() if v is sum_to), None)
+        self.sum_to = ctx.output.runtime.name_of(sum_to)
         if self.sum_to is None:
             return False  # no derivative of an operation that broadcasts was inlined
         self.copies: set[str] = set()  # names a rewrite left holding a number or a name

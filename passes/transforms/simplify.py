@@ -69,16 +69,15 @@ class Simplify(Transform):
     """
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
-        if not ctx.optimise:
-            return False
-        self.zero = next((k for k, v in ctx.runtime.items() if v is ZeroTangent), None)
+        self.zero = ctx.output.runtime.name_of(ZeroTangent)
         # Functions linear in their first argument: a negation can move out of their calls.
-        self.linear = [k for k, v in ctx.runtime.items() if v is sum_to or v is expand]
+        runtime = ctx.output.runtime
+        self.linear = [n for n in map(runtime.name_of, (sum_to, expand)) if n is not None]
         # Functions that only read their arguments (`add_at` writes into its first).
-        self.readers = {k for k, v in ctx.runtime.items() if _only_reads(v)}
+        self.readers = {k for k, v in ctx.output.runtime.items() if _only_reads(v)}
         changed = False
         for statement in walk_statements(function_of(tree).body):
-            if isinstance(statement, gast.FunctionDef) and statement.name in ctx.pullbacks:
+            if isinstance(statement, gast.FunctionDef) and statement.name in ctx.output.pullbacks:
                 changed = self._simplify(statement) or changed
         return changed
 

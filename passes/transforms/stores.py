@@ -16,7 +16,7 @@ from srcad.syntax import load
 
 
 class Stores(Transform):
-    """In the gradient function `grad` calls (`ctx.fused`): the cotangent of an indexed
+    """In the gradient function `grad` calls (a gradient target): the cotangent of an indexed
     array accumulates into a buffer of zeros, `x_bar = zeros(x.shape)`, one `x_bar[i] +=
     v` per read `x[i]`. Where the index is a constant that no write since the buffer was
     made has used, the element is still zero, and `x_bar[i] = v` does the same at less
@@ -47,12 +47,11 @@ class Stores(Transform):
     preserves = (ValueKinds,)  # a write of an element changes no name's kind
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
-        if not (ctx.fused and ctx.optimise and ctx.kinds):
+        self.runtime = ctx.output.runtime
+        zeros_name = ctx.output.runtime.name_of(np.zeros)
+        if zeros_name is None:
             return False
-        self.runtime = ctx.runtime
-        zeros = {name for name, value in ctx.runtime.items() if value is np.zeros}
-        if not zeros:
-            return False
+        zeros = {zeros_name}
         kinds = ctx.analysis(ValueKinds, tree)
         function = function_of(tree)
         fresh: dict[str, set[tuple[int, ...]]] = {}  # buffer: the indices written so far

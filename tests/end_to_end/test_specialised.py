@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad import compiler
+from srcad.defaults import COMPILER, Request
 from srcad.kinds import signature
 from srcad.tangents import AbstractZero, unthunk
 from tests.end_to_end import test_closures_and_calls as calls
@@ -36,8 +36,8 @@ def _plain(value):
 @pytest.mark.parametrize(("function", "args"), list(_cases()))
 def test_specialised_rule_agrees_with_the_general_one(function, args):
     kinds = signature(args)
-    general = compiler.compiled(function, None, "reverse").function
-    specialised = compiler.compiled(function, None, "reverse", kinds).function
+    general = COMPILER.compiled(function, None, Request.rrule()).function
+    specialised = COMPILER.compiled(function, None, Request.rrule(kinds)).function
     y, general_pullback = general(*args)
     y_specialised, specialised_pullback = specialised(*args)
     np.testing.assert_allclose(np.asarray(y_specialised), np.asarray(y), rtol=1e-12)
@@ -67,10 +67,10 @@ def _assert_same_cotangents(expected, found, args):
 def test_gradient_function_agrees_with_the_general_rule(function, args, value):
     """`grad_f`, specialised and fused (for `grad` alone, without the work done only for the
     value, where not `value`), against the general rule's pullback seeded with 1.0."""
-    y, general_pullback = compiler.compiled(function, None, "reverse").function(*args)
+    y, general_pullback = COMPILER.compiled(function, None, Request.rrule()).function(*args)
     if np.ndim(y) != 0 or np.iscomplexobj(y) or isinstance(y, tuple | list):
         return  # `grad` takes real scalars alone
-    gradient = compiler.compiled(function, None, "reverse", signature(args), True, value)
+    gradient = COMPILER.compiled(function, None, Request.grad(signature(args), value))
     y_fused, found = gradient.function(*args)
     if y_fused is None:
         assert not value and isinstance(y, float)  # proven a float, so left out
@@ -110,7 +110,7 @@ def test_gradient_alone_raises_where_the_function_does(function):
     args = (np.ones(3), np.ones(4))
     with pytest.raises(ValueError, match="broadcast"):
         function(*args)
-    gradient = compiler.compiled(function, None, "reverse", signature(args), True, False)
+    gradient = COMPILER.compiled(function, None, Request.grad(signature(args), value=False))
     with pytest.raises(ValueError, match="broadcast"):
         gradient.function(*args)
     args = (np.ones(3), np.ones((2, 3)))
@@ -159,13 +159,15 @@ def test_gradient_alone_divides_by_zero_where_the_function_does(n, m):
     args = (np.ones(3), n, m)
     with pytest.raises(ZeroDivisionError):
         _unused_divisions(*args)
-    gradient = compiler.compiled(_unused_divisions, None, "reverse", signature(args), True, False)
+    request = Request.grad(signature(args), value=False)
+    gradient = COMPILER.compiled(_unused_divisions, None, request)
     with pytest.raises(ZeroDivisionError):
         gradient.function(*args)
     _, found = gradient.function(np.ones(3), 2, 3)
     np.testing.assert_allclose(found[1], 2.0 * np.ones(3))
-    text = compiler.compiled(_divides_anyway, None, "reverse", signature((np.ones(3), 2)), True,
-                             False).source  # fmt: skip
+    text = COMPILER.compiled(
+        _divides_anyway, None, Request.grad(signature((np.ones(3), 2)), value=False)
+    ).source
     assert "a divisor: zero raises" not in text
     with pytest.raises(ZeroDivisionError):
         srcad.grad(_divides_anyway)(np.ones(3), 0)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad import compiler
+from srcad.defaults import COMPILER, Request
 from srcad.kinds import signature
 from srcad.testing import check_frule, check_rrule, finite_difference_vjp
 from tests.end_to_end import star_call_functions as m
@@ -104,8 +104,8 @@ def test_keyword_arguments_pass_through_undifferentiated() -> None:
 
 def test_specialised_rule_agrees_with_the_general_one() -> None:
     for f, args in CASES:
-        general = compiler.compiled(f, None, "reverse").function
-        specialised = compiler.compiled(f, None, "reverse", signature(args)).function
+        general = COMPILER.compiled(f, None, Request.rrule()).function
+        specialised = COMPILER.compiled(f, None, Request.rrule(signature(args))).function
         y, general_pullback = general(*args)
         y2, specialised_pullback = specialised(*args)
         np.testing.assert_allclose(np.asarray(y2), np.asarray(y))

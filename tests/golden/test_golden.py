@@ -11,8 +11,9 @@ import sys
 import pytest
 
 import srcad
-from srcad import compiler
+from srcad.defaults import COMPILER
 from srcad.kinds import parse_signature
+from srcad.requests import Request
 from srcad.passes.testing import show_reverse
 
 HERE = pathlib.Path(__file__).parent
@@ -70,7 +71,7 @@ def _golden(name, text):
 def test_optimised_source_matches_golden_text(name):
     wrt = OPTIMISED_WRT.get(name)
     kinds = parse_signature(KINDS[name])
-    text = compiler.sources(getattr(functions, name), wrt, "reverse", kinds)
+    text = COMPILER.sources(getattr(functions, name), wrt, Request.rrule(kinds))
     _golden(f"{name}.optimised.txt", text)
 
 
@@ -87,7 +88,7 @@ def test_gradient_function_matches_golden_text(name):
     """`grad_f`, what `grad` calls: the rule and its pullback fused, the seed folded in."""
     function = getattr(functions, name)
     kinds = parse_signature(KINDS[name])
-    text = compiler.compiled(function, None, "reverse", kinds, fused=True).source
+    text = COMPILER.compiled(function, None, Request.grad(kinds)).source
     _golden(f"{name}.gradient.txt", text)
 
 
@@ -98,9 +99,9 @@ def test_gradient_only_function_matches_golden_text(name):
     `NAME.gradient.txt`, which computes the value)."""
     function = getattr(functions, name)
     kinds = parse_signature(KINDS[name])
-    fused = compiler.compiled(function, None, "reverse", kinds, fused=True)
+    fused = COMPILER.compiled(function, None, Request.grad(kinds))
     _golden(f"{name}.gradient.txt", fused.source)
-    alone = compiler.compiled(function, None, "reverse", kinds, fused=True, value=False)
+    alone = COMPILER.compiled(function, None, Request.grad(kinds, value=False))
     _golden(f"{name}.gradient_only.txt", alone.source)
 
 

@@ -272,7 +272,7 @@ def test_reverse_ad_alone_before_and_after():
             return (out, f_pullback)
         """
     )
-    assert ctx.pullbacks == {"f_pullback"}
+    assert ctx.output.pullbacks == {"f_pullback"}
 
 
 def sum_of_sines_of_a_slice(x):

@@ -7,7 +7,7 @@ from srcad.passes.transforms.simplify import Simplify
 
 def _simplified(text: str, env: dict) -> str:
     tree, ctx = context_for(text, env=env)
-    ctx.pullbacks = {"f_pullback"}
+    ctx.output.pullbacks = {"f_pullback"}
     Simplify.apply(tree, ctx)
     return syntax.unparse(tree)
 

@@ -44,7 +44,7 @@ def test_entry_starts_general_and_gains_a_branch_per_kinds() -> None:
 def grad(*args, **kwargs):
     if not kwargs and REGISTRY.version == {version} and guards_hold():
         if len(args) == 1:
-            (x,) = args
+            x = args[0]
             if type(x) is float:
                 try:
                     y, cotangents = gradient_0(x)
@@ -55,7 +55,7 @@ def grad(*args, **kwargs):
                 if type(dx) is float:
                     return dx
                 return finish(y, cotangents, args, kwargs, True)
-            if type(x) is ndarray and x.ndim == 1 and x.dtype is float64:
+            if type(x) is ndarray and x.ndim == 1 and (x.dtype is float64):
                 try:
                     y, cotangents = gradient_1(x)
                 except Exception:
@@ -65,7 +65,7 @@ def grad(*args, **kwargs):
                 if type(dx) is ndarray and dx.dtype is float64:
                     return dx
                 return finish(y, cotangents, args, kwargs, True)
-            if type(x) is ndarray and x.ndim == 2 and x.dtype is float64:
+            if type(x) is ndarray and x.ndim == 2 and (x.dtype is float64):
                 try:
                     y, cotangents = gradient_2(x)
                 except Exception:
@@ -102,10 +102,10 @@ def test_value_and_grad_entry_checks_the_value_and_returns_a_tuple() -> None:
     assert "(w, b, x, n) = args" not in text and "w, b, x, n = args" in text
     assert "type(n) is int" in text
     assert (
-        "if type(y) in REAL and type(dw) is ndarray and dw.dtype is float64 and type(db) is float:"
-        in text
+        "if type(y) in REAL and (type(dw) is ndarray and dw.dtype is float64)"
+        " and (type(db) is float):" in text
     )
-    assert "return y, (dw, db)" in text
+    assert "return (y, (dw, db))" in text
     assert f.value_and_grad(w, 0.2, x, 5)[1][1] == pytest.approx(db)  # through the branch
 
 

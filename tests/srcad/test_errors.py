@@ -433,4 +433,4 @@ def test_text_that_does_not_parse_back_to_the_tree_is_an_internal_error(monkeypa
 
     monkeypatch.setattr(syntax, "unparse", misprinted)
     with pytest.raises(SrcadError, match="does not parse back to the tree"):
-        srcad.compiler.compiled_rrule(_emitted_then_checked, None)
+        srcad.defaults.COMPILER.compiled(_emitted_then_checked, None, srcad.defaults.Request())

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from srcad.registry import REGISTRY, Registry, RuleSet, primal_name, scalar_rrule
+from srcad.registry import REGISTRY, Origin, Registry, RuleSet, primal_name, scalar_rrule
 from srcad.tangents import NoTangent
 
 
@@ -83,7 +83,7 @@ def test_rule_set_registers_one_rule_for_several_primals() -> None:
     rules.rrule(first_primal, second_primal)(identity_rrule)
     assert rules.rrules[first_primal].rrule is identity_rrule
     assert rules.rrules[second_primal].rrule is identity_rrule
-    assert rules.rrules[second_primal].origin == "topic"
+    assert rules.rrules[second_primal].rule_set == "topic"
 
 
 # --- Registry ----------------------------------------------------------------------------
@@ -147,8 +147,8 @@ def test_install_composes_sets_and_bumps_version() -> None:
     other.non_differentiable_attribute("shape")
     registry.install([_set_with_rule("rules.alpha"), other])
     assert registry.version == 1
-    assert registry.rrule_for(first_primal).origin == "rules.alpha"
-    assert registry.rrule_for(second_primal).origin == "rules.other"
+    assert registry.rrule_for(first_primal).rule_set == "rules.alpha"
+    assert registry.rrule_for(second_primal).rule_set == "rules.other"
     assert registry.is_non_differentiable(len)
     assert registry.is_non_differentiable_attribute("shape")
     assert len(registry.rules()) == 2
@@ -166,7 +166,7 @@ def test_register_rrule_bumps_version_and_overrides_library_rule() -> None:
     assert registry.version == before + 1
     # The registry holds the user's rule behind the check of its cotangents (issue 17).
     assert registry.rrule_for(first_primal).rrule.user_rule is user_rrule
-    assert registry.rrule_for(first_primal).origin == "user"
+    assert registry.rrule_for(first_primal).origin is Origin.USER
 
 
 def test_register_rrule_replaces_non_differentiable_mark() -> None:
@@ -205,7 +205,7 @@ def test_unhashable_callables_have_no_rules(lookup: Any) -> None:
 
 
 def test_library_registry_has_rules() -> None:
-    import srcad.compiler  # noqa: F401  (installs the library's rule sets)
+    import srcad.defaults  # noqa: F401  (its compiler installs the library's rule sets)
 
     assert REGISTRY.version >= 1
     assert REGISTRY.rrule_for(np.sin) is not None

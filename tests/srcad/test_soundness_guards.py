@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad import compiler
+from srcad.defaults import COMPILER, Request
 from srcad.errors import SourceUnavailableError
 
 # --------------------------------------------------------------------------------------
@@ -438,13 +438,13 @@ def test_rule_registered_after_compile(helpers: types.ModuleType) -> None:
 
 
 def test_cache_entry_is_never_used_without_its_guards(helpers: types.ModuleType) -> None:
-    first = compiler.compiled(helpers.f, None, "reverse")
-    assert compiler.compiled(helpers.f, None, "reverse") is first
+    first = COMPILER.compiled(helpers.f, None, Request.rrule())
+    assert COMPILER.compiled(helpers.f, None, Request.rrule()) is first
     assert first.guards.hold()
     helpers.helper = helpers.cube
     assert not first.guards.hold()
     assert [fact.key for fact in first.guards.failing()] == ["helper"]
-    second = compiler.compiled(helpers.f, None, "reverse")
+    second = COMPILER.compiled(helpers.f, None, Request.rrule())
     assert second is not first
     assert second.function(1.0)[1](1.0)[1] == pytest.approx(9.0)
 
@@ -454,8 +454,8 @@ def test_guards_are_the_facts_resolved_at_compile_time(helpers: types.ModuleType
         return x * x
 
     own = ["__code__", "__defaults__", "__kwdefaults__"]
-    assert [fact.key for fact in compiler.compiled(plain, None, "reverse").guards.facts] == own
-    keys = [fact.key for fact in compiler.compiled(helpers.g, None, "reverse").guards.facts]
+    assert [f.key for f in COMPILER.compiled(plain, None, Request.rrule()).guards.facts] == own
+    keys = [fact.key for fact in COMPILER.compiled(helpers.g, None, Request.rrule()).guards.facts]
     assert "middle" in keys  # g's own global callee
     assert "inner" in keys and "sin" in keys  # middle's, and `np.sin`, through middle
     grad_g = srcad.differentiate(helpers.g)
@@ -464,11 +464,11 @@ def test_guards_are_the_facts_resolved_at_compile_time(helpers: types.ModuleType
 
 
 def test_entry_without_guards_checks_none() -> None:
-    from srcad.entry import Entry
+    from srcad.entry import Dispatcher
 
-    entry = Entry(
-        "grad", ["x"], (0,), True, False, lambda a, k: None, lambda *a: None, lambda a, k: None
-    )
+    # `grad` of `_square` (defined last in this file) with respect to `x`, given a gradient
+    # function without guards: its entry has no `guards_hold()` to call.
+    entry = Dispatcher(COMPILER, _square, ("x",), (0,), False, False, ["x"])
     entry.add((("f", 0),), lambda x: (None, (None, 2.0 * x)), True)
     assert "guards_hold" not in entry.source()
     assert entry.function(3.0) == 6.0
@@ -627,7 +627,7 @@ def test_threads_compiling_one_function_agree() -> None:
 
     def work() -> None:
         start.wait()
-        results.append(compiler.compiled(fresh, ("x",), "reverse"))
+        results.append(COMPILER.compiled(fresh, ("x",), Request.rrule()))
 
     threads = [threading.Thread(target=work) for _ in range(8)]
     try:
@@ -691,7 +691,7 @@ def _live(kind: type) -> int:
 def test_compiled_code_dies_with_its_functions(make: Any, call: Any) -> None:
     count = 300
     gc.collect()
-    calls_before = _live(compiler.CompiledCall)
+    calls_before = _live(srcad.compiler.CompiledCall)
     functions: list[weakref.ref[Any]] = []
     for k in range(count):
         f = make(float(k))
@@ -700,4 +700,8 @@ def test_compiled_code_dies_with_its_functions(make: Any, call: Any) -> None:
         del f
     gc.collect()
     assert sum(ref() is not None for ref in functions) == 0
-    assert _live(compiler.CompiledCall) - calls_before <= 2
+    assert _live(srcad.compiler.CompiledCall) - calls_before <= 2
+
+
+def _square(x: float) -> float:
+    return x * x  # (for the entry test above)
