@@ -230,7 +230,10 @@ class _File:
         module = ast.Module([*imports, *body], [])
         if statement is not node:
             ast.copy_location(statement, node)
-        ast.fix_missing_locations(module)  # the wrapper's nodes: line 1
+        # The wrapper's nodes are put on line 1; the definition's own have their positions.
+        # (`ast.fix_missing_locations(module)` walks the whole definition: 10% of compiling
+        # robust_fit_loss, by benchmarks/profile_compile.py.)
+        _at_line_one(module, statement)
         flags = code.co_flags & _FUTURE_FLAGS
         try:
             module_code = compile(module, code.co_filename, "exec", flags, dont_inherit=True)
@@ -269,6 +272,21 @@ class _File:
                         self._classes[child] = owner
                     todo.append((child, child.name if isinstance(child, ast.ClassDef) else owner))
         return self._classes
+
+
+def _at_line_one(node: ast.AST, definition: ast.AST) -> None:
+    """Put the nodes of `node` made around `definition` (the imports, a class, an outer
+    function) on line 1, as `ast.fix_missing_locations` would, without walking
+    `definition`, which has its positions."""
+    todo = [node]
+    while todo:
+        node = todo.pop()
+        if node is definition:
+            continue
+        if "lineno" in node._attributes and not hasattr(node, "lineno"):
+            node.lineno, node.col_offset = 1, 0
+            node.end_lineno, node.end_col_offset = 1, 0
+        todo.extend(ast.iter_child_nodes(node))
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -509,7 +527,7 @@ def function_source(func: Callable[..., Any]) -> FunctionSource:
             "module was imported; reload the module (importlib.reload) or define the "
             "function again"
         )
-    if len({ast.dump(node) for node in matches}) > 1:
+    if len(matches) > 1 and len({ast.dump(node) for node in matches}) > 1:
         # Only where a loader changed the code (its comparison is loose) and no column
         # tells the definitions apart (before Python 3.11).
         raise _unavailable(
