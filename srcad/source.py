@@ -284,8 +284,10 @@ def _at_line_one(node: ast.AST, definition: ast.AST) -> None:
         if node is definition:
             continue
         if "lineno" in node._attributes and not hasattr(node, "lineno"):
-            node.lineno, node.col_offset = 1, 0
-            node.end_lineno, node.end_col_offset = 1, 0
+            for name in ("lineno", "end_lineno"):
+                setattr(node, name, 1)
+            for name in ("col_offset", "end_col_offset"):
+                setattr(node, name, 0)
         todo.extend(ast.iter_child_nodes(node))
 
 
