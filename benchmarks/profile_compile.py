@@ -21,8 +21,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import cases  # noqa: E402
-from run import compile_seconds, python_reference_seconds  # noqa: E402
+import cases
+from run import compile_seconds, python_reference_seconds
 
 
 def main() -> None:

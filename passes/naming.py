@@ -84,7 +84,7 @@ def expression_words(node: gast.AST) -> list[str]:
     """Words describing an expression whose operands are already names or constants."""
     # Classes compared, most common first (gast's node classes have no subclasses): every
     # temporary of ToANF is named from its expression.
-    cls = node.__class__
+    cls = type(node)
     if cls is gast.Name:
         return [node.id]
     if cls is gast.Constant:
@@ -93,8 +93,8 @@ def expression_words(node: gast.AST) -> list[str]:
         return [*expression_words(node.left), operator_word(node.op), *expression_words(node.right)]
     if cls is gast.Call:
         func = node.func
-        callee = func.id if func.__class__ is gast.Name else None
-        if func.__class__ is gast.Attribute:
+        callee = func.id if isinstance(func, gast.Name) else None
+        if isinstance(func, gast.Attribute):
             callee = func.attr
         words = [callee or "call"]
         for arg in node.args:

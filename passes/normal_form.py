@@ -27,15 +27,15 @@ COMPOUND: frozenset[type] = frozenset(
 def is_copy(statement: gast.stmt) -> bool:
     """Whether a normal-form statement is a plain copy, `name = other_name`."""
     return (
-        statement.__class__ is gast.Assign
-        and statement.targets[0].__class__ is gast.Name
-        and statement.value.__class__ is gast.Name
+        isinstance(statement, gast.Assign)
+        and isinstance(statement.targets[0], gast.Name)
+        and isinstance(statement.value, gast.Name)
     )
 
 
 def is_unpacking(statement: gast.stmt) -> bool:
     """Whether a normal-form statement unpacks, `(a, b) = value`."""
-    return statement.__class__ is gast.Assign and statement.targets[0].__class__ is gast.Tuple
+    return isinstance(statement, gast.Assign) and isinstance(statement.targets[0], gast.Tuple)
 
 
 def walk_statements(body: list[gast.stmt]) -> Iterator[gast.stmt]:
@@ -45,7 +45,7 @@ def walk_statements(body: list[gast.stmt]) -> Iterator[gast.stmt]:
     while todo:
         statement = pop()
         yield statement
-        if statement.__class__ in COMPOUND:  # not a nested function: its statements are its own
+        if type(statement) in COMPOUND:  # not a nested function: its statements are its own
             compound: Any = statement
             extend(getattr(compound, "orelse", [])[::-1])
             extend(compound.body[::-1])
@@ -53,10 +53,10 @@ def walk_statements(body: list[gast.stmt]) -> Iterator[gast.stmt]:
 
 def bound_names(statement: gast.stmt) -> list[str]:
     """The names a normal-form statement binds: its targets, or a nested function's name."""
-    cls = statement.__class__
+    cls = type(statement)
     if cls is gast.Assign:
         targets = statement.targets
-        if len(targets) == 1 and targets[0].__class__ is gast.Name:
+        if len(targets) == 1 and isinstance(targets[0], gast.Name):
             return [targets[0].id]  # most statements: nothing to walk
     elif cls is gast.For:
         targets = [statement.target]
@@ -83,7 +83,7 @@ def falls_through(block: list[gast.stmt]) -> bool:
 def short_circuits(node: gast.expr) -> bool:
     """Whether an expression evaluates some operands only on condition (a conditional
     expression, `and`/`or`, a chained comparison): it becomes `if` statements."""
-    cls = node.__class__
+    cls = type(node)
     return cls is gast.IfExp or cls is gast.BoolOp or (cls is gast.Compare and len(node.ops) > 1)
 
 

@@ -65,7 +65,7 @@ def lines(tree: gast.AST, comment_mark: str) -> list[str]:
 
 def expression(node: gast.AST, precedence: int = TEST) -> str:
     """The text of an expression standing where `precedence` is expected."""
-    cls = node.__class__
+    cls = type(node)
     if cls is gast.Name and node.annotation is None:
         return node.id  # half the expressions emitted: printed here, without a second call
     printer = _EXPRESSIONS.get(cls)
@@ -79,21 +79,21 @@ def _parenthesised(text: str, own: int, expected: int) -> str:
 
 
 def _binary(node: gast.BinOp, precedence: int) -> str:
-    operator, own = BINARY[node.op.__class__]
+    operator, own = BINARY[type(node.op)]
     left, right = (own + 1, own) if operator == "**" else (own, own + 1)
     text = f"{expression(node.left, left)} {operator} {expression(node.right, right)}"
     return _parenthesised(text, own, precedence)
 
 
 def _unary(node: gast.UnaryOp, precedence: int) -> str:
-    operator, own = UNARY[node.op.__class__]
+    operator, own = UNARY[type(node.op)]
     return _parenthesised(operator + expression(node.operand, own), own, precedence)
 
 
 def _compare(node: gast.Compare, precedence: int) -> str:
     parts = [expression(node.left, CMP + 1)]
     for operator, operand in zip(node.ops, node.comparators, strict=True):
-        parts += (COMPARISONS[operator.__class__], expression(operand, CMP + 1))
+        parts += (COMPARISONS[type(operator)], expression(operand, CMP + 1))
     return _parenthesised("".join(parts), CMP, precedence)
 
 
@@ -260,7 +260,7 @@ class _Printer:
     def statement(self, node: gast.stmt, indent: str) -> None:
         if getattr(node, "type_comment", None) is not None:
             raise UnprintableError("a type comment")
-        cls = node.__class__
+        cls = type(node)
         if cls is gast.Assign:
             targets = "".join([f"{expression(target, TUPLE)} = " for target in node.targets])
             self.lines.append(indent + targets + expression(node.value))
@@ -274,7 +274,7 @@ class _Printer:
             self._suite(f"{indent}while {expression(node.test)}:", node.body, indent)
             self._orelse(node.orelse, indent)
         elif cls is gast.AugAssign:
-            operator = BINARY[node.op.__class__][0]
+            operator = BINARY[type(node.op)][0]
             target = expression(node.target)
             self.lines.append(f"{indent}{target} {operator}= {expression(node.value)}")
         elif cls is gast.Return:
@@ -286,7 +286,7 @@ class _Printer:
             self.lines.append(indent + _simple_statement(node))
 
     def _expression_statement(self, value: gast.expr) -> str:
-        if value.__class__ is gast.Constant and value.value.__class__ is str:
+        if isinstance(value, gast.Constant) and isinstance(value.value, str):
             text = value.value
             if text.startswith(self.comment_mark) and len(text.splitlines()) <= 1:
                 return "# " + text[len(self.comment_mark) :]
@@ -303,7 +303,7 @@ class _Printer:
 
     def _if(self, node: gast.If, indent: str) -> None:
         self._suite(f"{indent}if {expression(node.test)}:", node.body, indent)
-        while len(node.orelse) == 1 and node.orelse[0].__class__ is gast.If:
+        while len(node.orelse) == 1 and isinstance(node.orelse[0], gast.If):
             node = node.orelse[0]  # an `else` holding only an `if` is an `elif`
             self._suite(f"{indent}elif {expression(node.test)}:", node.body, indent)
         self._orelse(node.orelse, indent)
@@ -327,7 +327,7 @@ class _Printer:
 
 def _simple_statement(node: gast.stmt) -> str:
     """A statement without a body."""
-    cls = node.__class__
+    cls = type(node)
     if cls is gast.Pass:
         return "pass"
     if cls is gast.Break:

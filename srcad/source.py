@@ -413,7 +413,7 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     while todo:
         node = todo.pop()
         yield node
-        if node.__class__ not in _COMPOUND:
+        if type(node) not in _COMPOUND:
             continue  # most statements hold none
         for holders in ("handlers", "cases"):
             for holder in getattr(node, holders, ()):

@@ -73,7 +73,7 @@ class ScopeInfo:
         for node in names:
             name = node.id
             every_name.add(name)
-            if node.ctx.__class__ is load:
+            if isinstance(node.ctx, load):
                 binding = by_name.get(name)
                 if binding is None:
                     binding = by_name[name] = self._binding(name)
@@ -303,7 +303,7 @@ def nested_definitions(function: gast.FunctionDef) -> dict[gast.stmt, gast.Funct
     stack = list(function.body)
     while stack:
         statement = stack.pop()
-        cls = statement.__class__
+        cls = type(statement)
         if cls is gast.FunctionDef:
             found[statement] = statement
             continue
@@ -311,8 +311,8 @@ def nested_definitions(function: gast.FunctionDef) -> dict[gast.stmt, gast.Funct
             target = statement.targets[0]
             if (
                 len(statement.targets) == 1
-                and target.__class__ is gast.Name
-                and statement.value.__class__ is gast.Lambda
+                and isinstance(target, gast.Name)
+                and isinstance(statement.value, gast.Lambda)
             ):
                 found[statement] = as_function_def(target.id, statement.value)
         if cls in COMPOUND:

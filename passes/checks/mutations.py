@@ -92,7 +92,7 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         self._calls: list[CallEdge] = []
         groups: list[list[Diagnostic]] = []
         for node in ctx.analysis(Nodes, tree):
-            if node.__class__ in _CHECKED:
+            if type(node) in _CHECKED:
                 found = self._check(node, function)
                 if found and found[0].code == CALLEE_FAILED:
                     groups.append(found)

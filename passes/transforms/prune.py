@@ -231,7 +231,7 @@ class Prune(Transform):
         where both are Python's; NumPy's give inf), but by nonzero constants."""
         divisions = self.survey.divisions.get(statement)
         if divisions is None:
-            if statement.__class__ in _LOOPS_AND_IFS:
+            if type(statement) in _LOOPS_AND_IFS:
                 return []
             divisions = _divisions(statement)  # a check put in since the survey
         found = []
@@ -333,11 +333,11 @@ class Prune(Transform):
 
     def _pure(self, node: gast.expr) -> bool:
         """Whether evaluating `node` has no effect but its value (on numbers and arrays)."""
-        cls = node.__class__  # the commonest first (gast's classes have no subclasses)
+        cls = type(node)  # the commonest first (gast's classes have no subclasses)
         if cls is gast.Name:
             return self.kinds.of(node) is not None
         if cls is gast.BinOp:
-            if node.op.__class__ is gast.MatMult:
+            if isinstance(node.op, gast.MatMult):
                 return False  # raises for shapes that do not match
             return self._pure(node.left) and self._pure(node.right)
         if cls is gast.Constant:
@@ -375,7 +375,7 @@ class Prune(Transform):
             if assignments and self._goes(statement, needed):
                 dropped = True
                 continue
-            if statement.__class__ in _LOOPS_AND_IFS:
+            if type(statement) in _LOOPS_AND_IFS:
                 for field in ("body", "orelse"):
                     inner = getattr(statement, field)
                     if inner:
@@ -440,7 +440,7 @@ class _Survey:
         self.stores: dict[str, int] = {}
         self.uses: list[Use] = []
         self.owners: list[gast.stmt | None] = []
-        self.complete = all(s.__class__ not in _OTHER_BLOCKS for s in self.statements)
+        self.complete = all(type(s) not in _OTHER_BLOCKS for s in self.statements)
         for field in reversed(syntax.child_fields(gast.FunctionDef)):
             if field == "body":
                 for statement in self.statements:
@@ -455,7 +455,7 @@ class _Survey:
         owner = statement if self.complete else None
         loads: list[gast.Name] = []
         self.loads[statement] = loads
-        cls = statement.__class__
+        cls = type(statement)
         if cls is gast.For:
             if owner is not None:
                 self._scan(statement.target, None, None, owner)
@@ -479,9 +479,9 @@ class _Survey:
     def _visit(self, node: gast.AST) -> None:
         """`_scan` of one node, then of its children in the order of their fields (as
         `syntax.walk` goes, at half its cost: no generator to resume for each node)."""
-        cls = node.__class__
+        cls = type(node)
         if cls is gast.Name:
-            if node.ctx.__class__ is gast.Load:
+            if isinstance(node.ctx, gast.Load):
                 if self._loads is not None:
                     self._loads.append(node)
             elif self._counts:
@@ -492,7 +492,7 @@ class _Survey:
         if cls is gast.Constant:
             return
         if cls is gast.BinOp:
-            if self._divisions is not None and node.op.__class__ in DIVISIONS:
+            if self._divisions is not None and type(node.op) in DIVISIONS:
                 self._divisions.append(node)
             self._visit(node.left)
             self._visit(node.right)
@@ -515,7 +515,7 @@ class _Survey:
             return
         if cls is gast.Call:
             func = node.func
-            if self.complete and func.__class__ is gast.Name and func.id in self.helpers:
+            if self.complete and isinstance(func, gast.Name) and func.id in self.helpers:
                 self._add_uses(node)
             self._visit(func)
             for argument in node.args:
@@ -533,7 +533,7 @@ class _Survey:
             fields = _FIELDS[cls] = tuple(reversed(syntax.child_fields(cls)))
         for field in fields:
             value = getattr(node, field, None)
-            if value.__class__ is list:
+            if isinstance(value, list):
                 for item in value:
                     if isinstance(item, gast.AST):
                         self._visit(item)
@@ -560,11 +560,11 @@ _OTHER_BLOCKS = COMPOUND - _LOOPS_AND_IFS
 
 def _bound(statement: gast.stmt) -> list[str] | None:
     """The names an assignment of names alone binds (`a = ...`, `a, b = ...`); else None."""
-    if statement.__class__ is not gast.Assign:
+    if not isinstance(statement, gast.Assign):
         return None
     assert isinstance(statement, gast.Assign)
     targets = statement.targets
-    if len(targets) == 1 and targets[0].__class__ is gast.Name:
+    if len(targets) == 1 and isinstance(targets[0], gast.Name):
         return [targets[0].id]  # most assignments
     names = []
     for target in targets:

@@ -296,7 +296,7 @@ class Simplify(Transform):
         if record is not None:
             return record
         record = _Record()
-        if statement.__class__ in COMPOUND:
+        if type(statement) in COMPOUND:
             for part in _own_parts(statement):
                 self._note(part, record)
             for inner in (*statement.body, *getattr(statement, "orelse", ())):
@@ -312,9 +312,9 @@ class Simplify(Transform):
         reads, stores, assigned = record.reads, record.stores, record.assigned
         touched: set[str] = set()  # passed to calls that may change them
         for node in syntax.walk(part):
-            cls = node.__class__  # (gast's classes have no subclasses)
+            cls = type(node)  # (gast's classes have no subclasses)
             if cls is gast.Name:
-                context = node.ctx.__class__
+                context = type(node.ctx)
                 if context is gast.Load:
                     reads[node.id] = reads.get(node.id, 0) + 1
                 else:
@@ -327,7 +327,7 @@ class Simplify(Transform):
             elif cls is gast.Assign or cls is gast.AugAssign:
                 assigned.update(_changed_by(node))
             elif cls is gast.UnaryOp:
-                self.negations = self.negations or node.op.__class__ is gast.USub
+                self.negations = self.negations or isinstance(node.op, gast.USub)
             elif cls is gast.BinOp and not self.foldable:
                 self.foldable = is_foldable(node)
         record.changed |= assigned | touched
@@ -388,10 +388,10 @@ def _own_parts(statement: gast.stmt) -> list[gast.AST]:
     """The nodes a statement with blocks holds outside them: a loop's target and
     iterable, a test..."""
     parts: list[gast.AST] = []
-    for field in syntax.child_fields(statement.__class__):
+    for field in syntax.child_fields(type(statement)):
         if field not in ("body", "orelse"):
             value = getattr(statement, field, None)
-            for part in value if value.__class__ is list else [value]:
+            for part in value if isinstance(value, list) else [value]:
                 if isinstance(part, gast.AST):
                     parts.append(part)
     return parts
@@ -403,7 +403,7 @@ def _all_but_body(function: gast.FunctionDef) -> list[gast.AST]:
     for field in syntax.child_fields(gast.FunctionDef):
         value = getattr(function, field, None)
         if field != "body":
-            nodes += [v for v in (value if value.__class__ is list else [value]) if v is not None]
+            nodes += [v for v in (value if isinstance(value, list) else [value]) if v is not None]
     return nodes
 
 
@@ -412,9 +412,9 @@ def _replace(places: list[gast.stmt], name: str, value: gast.expr) -> int:
     replaced = 0
     for place in places:
         for node in syntax.walk(place):
-            for field in syntax.child_fields(node.__class__):
+            for field in syntax.child_fields(type(node)):
                 child = getattr(node, field, None)
-                if child.__class__ is list:
+                if isinstance(child, list):
                     for k, item in enumerate(child):
                         if _reads_name(item, name):
                             child[k] = syntax.copy_tree(value)
@@ -479,9 +479,9 @@ def push_negations(function: gast.FunctionDef, linear: Collection[str] = ()) -> 
             changed = _sign_into_number(node) or changed
         elif isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add | gast.Sub):
             changed = _sign_into_operator(node) or changed
-        for field in syntax.child_fields(node.__class__):
+        for field in syntax.child_fields(type(node)):
             value = getattr(node, field, None)
-            if value.__class__ is list:
+            if isinstance(value, list):
                 for index, child in enumerate(value):
                     replaced = _negation_pushed(child, linear)
                     if replaced is not None:
