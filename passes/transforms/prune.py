@@ -476,69 +476,26 @@ class _Survey:
         self._counts = self.complete and owner is not None
         self._visit(node)
 
-    def _visit(self, node: gast.AST) -> None:
-        """`_scan` of one node, then of its children in the order of their fields (as
-        `syntax.walk` goes, at half its cost: no generator to resume for each node)."""
-        cls = type(node)
-        if cls is gast.Name:
-            if isinstance(node.ctx, gast.Load):
-                if self._loads is not None:
-                    self._loads.append(node)
-            elif self._counts:
-                self.stores[node.id] = self.stores.get(node.id, 0) + 1
-            if node.annotation is not None:
-                self._visit(node.annotation)
-            return
-        if cls is gast.Constant:
-            return
-        if cls is gast.BinOp:
-            if self._divisions is not None and type(node.op) in DIVISIONS:
-                self._divisions.append(node)
-            self._visit(node.left)
-            self._visit(node.right)
-            return
-        if cls is gast.Assign:
-            for target in node.targets:
-                self._visit(target)
-            self._visit(node.value)
-            return
-        if cls is gast.Tuple or cls is gast.List:
-            for element in node.elts:
-                self._visit(element)
-            return
-        if cls is gast.Expr:
-            self._visit(node.value)
-            return
-        if cls is gast.Subscript:
-            self._visit(node.value)
-            self._visit(node.slice)
-            return
-        if cls is gast.Call:
-            func = node.func
-            if self.complete and isinstance(func, gast.Name) and func.id in self.helpers:
+    def _visit(self, root: gast.AST) -> None:
+        """`_scan` of `root` and every node in it, in source order."""
+        for node in syntax.walk(root):
+            if isinstance(node, gast.Name):
+                if isinstance(node.ctx, gast.Load):
+                    if self._loads is not None:
+                        self._loads.append(node)
+                elif self._counts:
+                    self.stores[node.id] = self.stores.get(node.id, 0) + 1
+            elif isinstance(node, gast.BinOp):
+                if self._divisions is not None and isinstance(node.op, DIVISIONS):
+                    self._divisions.append(node)
+            elif isinstance(node, gast.Call):
+                func = node.func
+                if self.complete and isinstance(func, gast.Name) and func.id in self.helpers:
+                    self._add_uses(node)
+            elif (
+                isinstance(node, gast.Attribute) and self.complete and node.attr in SHAPE_ATTRIBUTES
+            ):
                 self._add_uses(node)
-            self._visit(func)
-            for argument in node.args:
-                self._visit(argument)
-            for keyword in node.keywords:
-                self._visit(keyword.value)
-            return
-        if cls is gast.Attribute:
-            if self.complete and node.attr in SHAPE_ATTRIBUTES:
-                self._add_uses(node)
-            self._visit(node.value)
-            return
-        fields = _FIELDS.get(cls)
-        if fields is None:
-            fields = _FIELDS[cls] = tuple(reversed(syntax.child_fields(cls)))
-        for field in fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, gast.AST):
-                        self._visit(item)
-            elif isinstance(value, gast.AST):
-                self._visit(value)
 
     def _add_uses(self, node: gast.AST) -> None:
         """Note the shape-only reads a call or attribute itself makes (`shape_uses_at`)."""
@@ -546,10 +503,6 @@ class _Survey:
             self.uses.append(use)
             self.owners.append(self._owner)
 
-
-# The fields of each class of node that may hold nodes, in order (`syntax.child_fields`
-# gives them last first).
-_FIELDS: dict[type, tuple[str, ...]] = {}
 
 _LOOPS_AND_IFS = frozenset([gast.For, gast.While, gast.If])
 
