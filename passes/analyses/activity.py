@@ -38,28 +38,24 @@ def operand_names(value: gast.expr) -> list[gast.Name]:
     Indices and callees are not among them; comparisons and `not` have none. Keyword
     arguments are (a rule refuses an active one; a compiled callee differentiates it).
     """
-    # Classes compared, not `isinstance`: gast's node classes have no subclasses, and this
-    # is asked of every statement by several passes.
-    name = gast.Name
-    cls = type(value)
-    if cls is name:
+    if isinstance(value, gast.Name):
         return [value]
-    if cls is gast.BinOp:
-        return [n for n in (value.left, value.right) if isinstance(n, name)]
-    if cls is gast.Call:
+    if isinstance(value, gast.BinOp):
+        return [n for n in (value.left, value.right) if isinstance(n, gast.Name)]
+    if isinstance(value, gast.Call):
         # The callee too, when it is a value (a function or object in a variable, or the
         # receiver of a method); a global callee's name is never active.
         function = value.func.value if isinstance(value.func, gast.Attribute) else value.func
         passed = [function, *value.args, *(k.value for k in value.keywords)]
-        return [a for a in passed if isinstance(a, name)]
-    if cls is gast.Subscript or cls is gast.Attribute:
-        return [value.value] if isinstance(value.value, name) else []
-    if cls is gast.UnaryOp and not isinstance(value.op, gast.Not):
-        return [value.operand] if isinstance(value.operand, name) else []
-    if cls is gast.Tuple or cls is gast.List:
-        return [e for e in value.elts if isinstance(e, name)]
-    if cls is gast.Dict:
-        return [v for v in value.values if isinstance(v, name)]
+        return [a for a in passed if isinstance(a, gast.Name)]
+    if isinstance(value, gast.Subscript | gast.Attribute):
+        return [value.value] if isinstance(value.value, gast.Name) else []
+    if isinstance(value, gast.UnaryOp) and not isinstance(value.op, gast.Not):
+        return [value.operand] if isinstance(value.operand, gast.Name) else []
+    if isinstance(value, gast.Tuple | gast.List):
+        return [e for e in value.elts if isinstance(e, gast.Name)]
+    if isinstance(value, gast.Dict):
+        return [v for v in value.values if isinstance(v, gast.Name)]
     return []
 
 
@@ -68,13 +64,12 @@ def _differentiable(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
     of a non-differentiable attribute (`.shape`) of a value proved a number or an array,
     nor an operator registered as such. (Those attributes are registered by name, for
     NumPy's values: a dataclass's field `size` is read through the `getattr` rule.)"""
-    cls = type(value)
     registry = ctx.registry
-    if cls is gast.Attribute:
+    if isinstance(value, gast.Attribute):
         if not registry.is_non_differentiable_attribute(value.attr):
             return True
         return not numeric(value.value, tree, ctx)
-    if cls is gast.BinOp or cls is gast.UnaryOp:
+    if isinstance(value, (gast.BinOp, gast.UnaryOp)):
         return not registry.is_non_differentiable(OPERATORS[type(value.op)])
     return True
 
@@ -149,24 +144,22 @@ class Activity(Analysis[set[str]]):
         flows: list[tuple[list[str], list[str]]] = []
         registry = ctx.registry
         for statement in walk_statements(function_of(tree).body):
-            kind = type(statement)
-            if kind is gast.Assign:
+            if isinstance(statement, gast.Assign):
                 value = statement.value
                 operands = [n.id for n in operand_names(value)]
-                cls = type(value)
-                if cls is gast.Call:  # a nested function also reads the names it captures
+                if isinstance(value, gast.Call):  # a nested function also reads what it captures
                     callee = callees.get(value)
                     if isinstance(callee, LocalFunction):
                         operands += callee.captured(outer)
                     if not operands or registry.is_non_differentiable(callee):
                         continue
                 else:
-                    if cls is gast.Subscript:
+                    if isinstance(value, gast.Subscript):
                         operands += index_names(value, tree, ctx)
                     if not operands or not _differentiable(value, tree, ctx):
                         continue
                 flows.append((operands, target_names(statement.targets[0])))
-            elif kind is gast.For and isinstance(statement.iter, gast.Name):
+            elif isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name):
                 flows.append(([statement.iter.id], target_names(statement.target)))
         active = set(ctx.wrt)
         changed = True

@@ -333,30 +333,29 @@ class Prune(Transform):
 
     def _pure(self, node: gast.expr) -> bool:
         """Whether evaluating `node` has no effect but its value (on numbers and arrays)."""
-        cls = type(node)  # the commonest first (gast's classes have no subclasses)
-        if cls is gast.Name:
+        if isinstance(node, gast.Name):
             return self.kinds.of(node) is not None
-        if cls is gast.BinOp:
+        if isinstance(node, gast.BinOp):
             if isinstance(node.op, gast.MatMult):
                 return False  # raises for shapes that do not match
             return self._pure(node.left) and self._pure(node.right)
-        if cls is gast.Constant:
+        if isinstance(node, gast.Constant):
             return True
-        if cls is gast.Call:
+        if isinstance(node, gast.Call):
             arguments = [*node.args, *(k.value for k in node.keywords)]
             return self._callee_is_pure(node) and all(self._pure(a) for a in arguments)
-        if cls is gast.Subscript:
+        if isinstance(node, gast.Subscript):
             return self._pure(node.value) and self._pure(node.slice)
-        if cls is gast.UnaryOp:
+        if isinstance(node, gast.UnaryOp):
             return self._pure(node.operand)
-        if cls is gast.Attribute:
+        if isinstance(node, gast.Attribute):
             return node.attr in PURE_ATTRIBUTES and self._pure(node.value)
-        if cls is gast.Compare:
+        if isinstance(node, gast.Compare):
             return self._pure(node.left) and all(self._pure(c) for c in node.comparators)
-        if cls is gast.Slice:
+        if isinstance(node, gast.Slice):
             parts = (node.lower, node.upper, node.step)
             return all(p is None or self._pure(p) for p in parts)
-        if cls is gast.Tuple:
+        if isinstance(node, gast.Tuple):
             return all(self._pure(e) for e in node.elts)
         return False
 
@@ -455,12 +454,11 @@ class _Survey:
         owner = statement if self.complete else None
         loads: list[gast.Name] = []
         self.loads[statement] = loads
-        cls = type(statement)
-        if cls is gast.For:
+        if isinstance(statement, gast.For):
             if owner is not None:
                 self._scan(statement.target, None, None, owner)
             self._scan(statement.iter, loads, None, owner)
-        elif cls is gast.If or cls is gast.While:
+        elif isinstance(statement, (gast.If, gast.While)):
             self._scan(statement.test, loads, None, owner)
         else:
             divisions: list[gast.BinOp] = []

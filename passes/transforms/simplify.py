@@ -312,23 +312,21 @@ class Simplify(Transform):
         reads, stores, assigned = record.reads, record.stores, record.assigned
         touched: set[str] = set()  # passed to calls that may change them
         for node in syntax.walk(part):
-            cls = type(node)  # (gast's classes have no subclasses)
-            if cls is gast.Name:
-                context = type(node.ctx)
-                if context is gast.Load:
+            if isinstance(node, gast.Name):
+                if isinstance(node.ctx, gast.Load):
                     reads[node.id] = reads.get(node.id, 0) + 1
                 else:
                     stores[node.id] = stores.get(node.id, 0) + 1
-                    if context is gast.Store:
+                    if isinstance(node.ctx, gast.Store):
                         assigned.add(node.id)
-            elif cls is gast.Call:
+            elif isinstance(node, gast.Call):
                 assigned.add("<call>")  # a call may change anything it is passed
                 touched.update(self._passed_to(node))
-            elif cls is gast.Assign or cls is gast.AugAssign:
+            elif isinstance(node, gast.Assign | gast.AugAssign):
                 assigned.update(_changed_by(node))
-            elif cls is gast.UnaryOp:
+            elif isinstance(node, gast.UnaryOp):
                 self.negations = self.negations or isinstance(node.op, gast.USub)
-            elif cls is gast.BinOp and not self.foldable:
+            elif isinstance(node, gast.BinOp) and not self.foldable:
                 self.foldable = is_foldable(node)
         record.changed |= assigned | touched
 

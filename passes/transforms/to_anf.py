@@ -402,10 +402,9 @@ class _Normaliser:
         """A constant, or a dotted name rooted in a global, closure or builtin name (not
         in a name of the function or of an enclosing function: `x.T` of a captured `x` is
         an operation on a value the derivative flows through)."""
-        cls = type(node)
-        if cls is gast.Constant:
+        if isinstance(node, gast.Constant):
             return True
-        if cls is gast.UnaryOp and type(node.op) in _SIGNS:
+        if isinstance(node, gast.UnaryOp) and type(node.op) in _SIGNS:
             return isinstance(node.operand, gast.Constant)
         while isinstance(node, gast.Attribute):
             node = node.value
