@@ -90,7 +90,9 @@ class Simplify(Transform):
         self.loads: dict[str, int] = {}
         # What each statement reads and assigns (`_record`), until it or a statement in
         # its blocks changes; `enclosing`: the statements whose blocks hold the one
-        # `_rewrite` looks at, which change with it.
+        # `_rewrite` looks at, which change with it. (Kept for its profile: computed
+        # afresh each time it is asked, Simplify takes 3.6 ms instead of 1.9 ms of the
+        # 18 ms compiling robust_fit_loss takes, `benchmarks/profile_compile.py`.)
         self.records: dict[gast.AST, _Record] = {}
         self.enclosing: list[gast.stmt] = []
         # Whether the pullback may hold a negation (else `push_negations` has nothing to
