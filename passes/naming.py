@@ -82,42 +82,39 @@ def _constant_word(value: object) -> str:
 
 def expression_words(node: gast.AST) -> list[str]:
     """Words describing an expression whose operands are already names or constants."""
-    # Classes compared, most common first (gast's node classes have no subclasses): every
-    # temporary of ToANF is named from its expression.
-    cls = node.__class__
-    if cls is gast.Name:
+    if isinstance(node, gast.Name):
         return [node.id]
-    if cls is gast.Constant:
+    if isinstance(node, gast.Constant):
         return [_constant_word(node.value)]
-    if cls is gast.BinOp:
+    if isinstance(node, gast.BinOp):
         return [*expression_words(node.left), operator_word(node.op), *expression_words(node.right)]
-    if cls is gast.Call:
+    if isinstance(node, gast.Call):
         func = node.func
-        callee = func.id if func.__class__ is gast.Name else None
-        if func.__class__ is gast.Attribute:
+        callee = func.id if isinstance(func, gast.Name) else None
+        if isinstance(func, gast.Attribute):
             callee = func.attr
         words = [callee or "call"]
         for arg in node.args:
             words += expression_words(arg)
         return words
-    if cls is gast.Subscript:
+    if isinstance(node, gast.Subscript):
         return [*expression_words(node.value), *expression_words(node.slice)]
-    if cls is gast.Attribute:
+    if isinstance(node, gast.Attribute):
         return [*expression_words(node.value), node.attr]
-    if cls is gast.Compare:
+    if isinstance(node, gast.Compare):
         words = expression_words(node.left)
         for op, right in zip(node.ops, node.comparators, strict=True):
             words += [operator_word(op), *expression_words(right)]
         return words
-    if cls is gast.UnaryOp:
+    if isinstance(node, gast.UnaryOp):
         return [operator_word(node.op), *expression_words(node.operand)]
-    if cls is gast.BoolOp:
+    if isinstance(node, gast.BoolOp):
         return ["both" if isinstance(node.op, gast.And) else "either"]
-    if cls is gast.Slice:
+    if isinstance(node, gast.Slice):
         return ["slice"]
-    if cls is gast.Tuple:
+    if isinstance(node, gast.Tuple):
         return [w for element in node.elts for w in expression_words(element)] or ["tuple"]
-    return [cls.__name__.lower()]
+    return [type(node).__name__.lower()]
 
 
 def derived_name(node: gast.AST) -> str:

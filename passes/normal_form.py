@@ -38,47 +38,41 @@ COMPOUND: frozenset[type] = frozenset(
 )  # fmt: skip
 
 
-# The tests below compare classes, not `isinstance`: gast's node classes have no
-# subclasses, and the passes after ToANF ask them of every statement, many times over.
-
-
 def is_copy(statement: gast.stmt) -> bool:
     """Whether a normal-form statement is a plain copy, `name = other_name`."""
     return (
-        statement.__class__ is gast.Assign
-        and statement.targets[0].__class__ is gast.Name
-        and statement.value.__class__ is gast.Name
+        isinstance(statement, gast.Assign)
+        and isinstance(statement.targets[0], gast.Name)
+        and isinstance(statement.value, gast.Name)
     )
 
 
 def is_unpacking(statement: gast.stmt) -> bool:
     """Whether a normal-form statement unpacks, `(a, b) = value`."""
-    return statement.__class__ is gast.Assign and statement.targets[0].__class__ is gast.Tuple
+    return isinstance(statement, gast.Assign) and isinstance(statement.targets[0], gast.Tuple)
 
 
 def walk_statements(body: list[gast.stmt]) -> Iterator[gast.stmt]:
     """Every statement of a normal-form body, nested blocks included, in source order."""
     todo = body[::-1]
-    pop, extend = todo.pop, todo.extend
     while todo:
-        statement = pop()
+        statement = todo.pop()
         yield statement
-        if statement.__class__ in COMPOUND:  # not a nested function: its statements are its own
+        if type(statement) in COMPOUND:  # not a nested function: its statements are its own
             compound: Any = statement
-            extend(getattr(compound, "orelse", [])[::-1])
-            extend(compound.body[::-1])
+            todo.extend(getattr(compound, "orelse", [])[::-1])
+            todo.extend(compound.body[::-1])
 
 
 def bound_names(statement: gast.stmt) -> list[str]:
     """The names a normal-form statement binds: its targets, or a nested function's name."""
-    cls = statement.__class__
-    if cls is gast.Assign:
+    if isinstance(statement, gast.Assign):
         targets = statement.targets
-        if len(targets) == 1 and targets[0].__class__ is gast.Name:
+        if len(targets) == 1 and isinstance(targets[0], gast.Name):
             return [targets[0].id]  # most statements: nothing to walk
-    elif cls is gast.For:
+    elif isinstance(statement, gast.For):
         targets = [statement.target]
-    elif cls is gast.FunctionDef:
+    elif isinstance(statement, gast.FunctionDef):
         return [statement.name]
     else:
         return []
@@ -101,8 +95,9 @@ def falls_through(block: list[gast.stmt]) -> bool:
 def short_circuits(node: gast.expr) -> bool:
     """Whether an expression evaluates some operands only on condition (a conditional
     expression, `and`/`or`, a chained comparison): it becomes `if` statements."""
-    cls = node.__class__
-    return cls is gast.IfExp or cls is gast.BoolOp or (cls is gast.Compare and len(node.ops) > 1)
+    return isinstance(node, (gast.IfExp, gast.BoolOp)) or (
+        isinstance(node, gast.Compare) and len(node.ops) > 1
+    )
 
 
 def constant_int(node: gast.expr) -> int | None:

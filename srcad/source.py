@@ -230,7 +230,10 @@ class _File:
         module = ast.Module([*imports, *body], [])
         if statement is not node:
             ast.copy_location(statement, node)
-        ast.fix_missing_locations(module)  # the wrapper's nodes: line 1
+        # The wrapper's nodes are put on line 1; the definition's own have their positions.
+        # (`ast.fix_missing_locations(module)` walks the whole definition: 10% of compiling
+        # robust_fit_loss, by benchmarks/profile_compile.py.)
+        _at_line_one(module, statement)
         flags = code.co_flags & _FUTURE_FLAGS
         try:
             module_code = compile(module, code.co_filename, "exec", flags, dont_inherit=True)
@@ -269,6 +272,23 @@ class _File:
                         self._classes[child] = owner
                     todo.append((child, child.name if isinstance(child, ast.ClassDef) else owner))
         return self._classes
+
+
+def _at_line_one(node: ast.AST, definition: ast.AST) -> None:
+    """Put the nodes of `node` made around `definition` (the imports, a class, an outer
+    function) on line 1, as `ast.fix_missing_locations` would, without walking
+    `definition`, which has its positions."""
+    todo = [node]
+    while todo:
+        node = todo.pop()
+        if node is definition:
+            continue
+        if "lineno" in node._attributes and not hasattr(node, "lineno"):
+            for name in ("lineno", "end_lineno"):
+                setattr(node, name, 1)
+            for name in ("col_offset", "end_col_offset"):
+                setattr(node, name, 0)
+        todo.extend(ast.iter_child_nodes(node))
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -393,7 +413,7 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     while todo:
         node = todo.pop()
         yield node
-        if node.__class__ not in _COMPOUND:
+        if type(node) not in _COMPOUND:
             continue  # most statements hold none
         for holders in ("handlers", "cases"):
             for holder in getattr(node, holders, ()):
@@ -509,7 +529,7 @@ def function_source(func: Callable[..., Any]) -> FunctionSource:
             "module was imported; reload the module (importlib.reload) or define the "
             "function again"
         )
-    if len({ast.dump(node) for node in matches}) > 1:
+    if len(matches) > 1 and len({ast.dump(node) for node in matches}) > 1:
         # Only where a loader changed the code (its comparison is loose) and no column
         # tells the definitions apart (before Python 3.11).
         raise _unavailable(

@@ -19,28 +19,24 @@ def operand_names(value: gast.expr) -> list[gast.Name]:
     Indices and callees are not among them; comparisons and `not` have none. Keyword
     arguments are (a rule refuses an active one; a compiled callee differentiates it).
     """
-    # Classes compared, not `isinstance`: gast's node classes have no subclasses, and this
-    # is asked of every statement by several passes.
-    name = gast.Name
-    cls = value.__class__
-    if cls is name:
+    if isinstance(value, gast.Name):
         return [value]
-    if cls is gast.BinOp:
-        return [n for n in (value.left, value.right) if n.__class__ is name]
-    if cls is gast.Call:
+    if isinstance(value, gast.BinOp):
+        return [n for n in (value.left, value.right) if isinstance(n, gast.Name)]
+    if isinstance(value, gast.Call):
         # The callee too, when it is a value (a function or object in a variable, or the
         # receiver of a method); a global callee's name is never active.
-        function = value.func.value if value.func.__class__ is gast.Attribute else value.func
+        function = value.func.value if isinstance(value.func, gast.Attribute) else value.func
         passed = [function, *value.args, *(k.value for k in value.keywords)]
-        return [a for a in passed if a.__class__ is name]
-    if cls is gast.Subscript or cls is gast.Attribute:
-        return [value.value] if value.value.__class__ is name else []
-    if cls is gast.UnaryOp and value.op.__class__ is not gast.Not:
-        return [value.operand] if value.operand.__class__ is name else []
-    if cls is gast.Tuple or cls is gast.List:
-        return [e for e in value.elts if e.__class__ is name]
-    if cls is gast.Dict:
-        return [v for v in value.values if v.__class__ is name]
+        return [a for a in passed if isinstance(a, gast.Name)]
+    if isinstance(value, gast.Subscript | gast.Attribute):
+        return [value.value] if isinstance(value.value, gast.Name) else []
+    if isinstance(value, gast.UnaryOp) and not isinstance(value.op, gast.Not):
+        return [value.operand] if isinstance(value.operand, gast.Name) else []
+    if isinstance(value, gast.Tuple | gast.List):
+        return [e for e in value.elts if isinstance(e, gast.Name)]
+    if isinstance(value, gast.Dict):
+        return [v for v in value.values if isinstance(v, gast.Name)]
     return []
 
 
@@ -49,20 +45,19 @@ def _differentiable(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
     of a non-differentiable attribute (`.shape`) of a value proved a number or an array,
     nor an operator registered as such. (Those attributes are registered by name, for
     NumPy's values: a dataclass's field `size` is read through the `getattr` rule.)"""
-    cls = value.__class__
     registry = ctx.services.registry
-    if cls is gast.Attribute:
+    if isinstance(value, gast.Attribute):
         if not registry.is_non_differentiable_attribute(value.attr):
             return True
         return not numeric(value.value, tree, ctx)
-    if cls is gast.BinOp or cls is gast.UnaryOp:
-        return not registry.is_non_differentiable(OPERATORS[value.op.__class__])
+    if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+        return not registry.is_non_differentiable(OPERATORS[type(value.op)])
     return True
 
 
 def numeric(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
     """Whether `value` is proved a number or a NumPy array, by its kind (`srcad.kinds`)."""
-    if value.__class__ is not gast.Name or not ctx.request.kinds:
+    if not isinstance(value, gast.Name) or not ctx.request.kinds:
         return False
     kind = ctx.analysis(ValueKinds, tree).of(value)
     return kind is not None and kind[0] in "fi"
@@ -79,13 +74,13 @@ def index_names(value: gast.Subscript, tree: gast.Module, ctx: Context) -> list[
     the compiler refuses it. Nothing is a constant for lack of a rule.
     """
     index = value.slice
-    if index.__class__ is gast.Constant:
+    if isinstance(index, gast.Constant):
         return []  # the common `x[0]`: nothing to look at
-    names = [n.id for n in syntax.walk(index) if n.__class__ is gast.Name]
+    names = [n.id for n in syntax.walk(index) if isinstance(n, gast.Name)]
     if not names:
         return []
     base = value.value
-    if base.__class__ is gast.Name and ctx.request.kinds:
+    if isinstance(base, gast.Name) and ctx.request.kinds:
         kind = ctx.analysis(ValueKinds, tree).of(base)
         if kind is not None and (kind[1] >= 1 or kind == RANGE):
             return []  # an array, or a range
@@ -99,7 +94,7 @@ def index_names(value: gast.Subscript, tree: gast.Module, ctx: Context) -> list[
 
 def target_names(target: gast.expr) -> list[str]:
     """Every name in an assignment target, in order."""
-    if target.__class__ is gast.Name:
+    if isinstance(target, gast.Name):
         return [target.id]  # the common case, without walking the name's children
     return [n.id for n in syntax.walk(target) if isinstance(n, gast.Name)]
 
@@ -124,24 +119,22 @@ class Activity(Analysis[set[str]]):
         flows: list[tuple[list[str], list[str]]] = []
         registry = ctx.services.registry
         for statement in walk_statements(function_of(tree).body):
-            kind = statement.__class__
-            if kind is gast.Assign:
+            if isinstance(statement, gast.Assign):
                 value = statement.value
                 operands = [n.id for n in operand_names(value)]
-                cls = value.__class__
-                if cls is gast.Call:  # a nested function also reads the names it captures
+                if isinstance(value, gast.Call):  # a nested function also reads what it captures
                     callee = callees.get(value)
                     if isinstance(callee, LocalFunction):
                         operands += callee.captured(outer)
                     if not operands or registry.is_non_differentiable(callee):
                         continue
                 else:
-                    if cls is gast.Subscript:
+                    if isinstance(value, gast.Subscript):
                         operands += index_names(value, tree, ctx)
                     if not operands or not _differentiable(value, tree, ctx):
                         continue
                 flows.append((operands, target_names(statement.targets[0])))
-            elif kind is gast.For and statement.iter.__class__ is gast.Name:
+            elif isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name):
                 flows.append(([statement.iter.id], target_names(statement.target)))
         active = set(ctx.request.wrt)
         changed = True

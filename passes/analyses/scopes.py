@@ -69,11 +69,10 @@ class ScopeInfo:
         by_name: dict[str, str] = {}  # what each name is: the same for each of its loads
         bindings: dict[gast.Name, str] = {}
         every_name: set[str] = set()
-        load = gast.Load
         for node in names:
             name = node.id
             every_name.add(name)
-            if node.ctx.__class__ is load:
+            if isinstance(node.ctx, gast.Load):
                 binding = by_name.get(name)
                 if binding is None:
                     binding = by_name[name] = self._binding(name)
@@ -303,19 +302,18 @@ def nested_definitions(function: gast.FunctionDef) -> dict[gast.stmt, gast.Funct
     stack = list(function.body)
     while stack:
         statement = stack.pop()
-        cls = statement.__class__
-        if cls is gast.FunctionDef:
+        if isinstance(statement, gast.FunctionDef):
             found[statement] = statement
             continue
-        if cls is gast.Assign:
+        if isinstance(statement, gast.Assign):
             target = statement.targets[0]
             if (
                 len(statement.targets) == 1
-                and target.__class__ is gast.Name
-                and statement.value.__class__ is gast.Lambda
+                and isinstance(target, gast.Name)
+                and isinstance(statement.value, gast.Lambda)
             ):
                 found[statement] = as_function_def(target.id, statement.value)
-        if cls in COMPOUND:
+        if type(statement) in COMPOUND:
             stack += statement.body
             stack += getattr(statement, "orelse", [])
     return found

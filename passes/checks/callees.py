@@ -163,7 +163,7 @@ class Callees(Analysis[CalleeInfo]):
             # A method of an object held in a global: `obj.m(x)` reads the method off its
             # receiver; a bound method held in a global itself (`M = obj.m`, a classmethod
             # `C = B.c`) is a value to call, whose receiver is part of it.
-            is_attribute = node.func.__class__ is gast.Attribute
+            is_attribute = isinstance(node.func, gast.Attribute)
             if is_attribute and not isinstance(value.__self__, type):
                 return primitives.method
             return primitives.call
@@ -174,7 +174,7 @@ class Callees(Analysis[CalleeInfo]):
 
 def unpacks(node: gast.Call) -> bool:
     """Whether a call unpacks arguments: `f(*args)` or `f(**options)`."""
-    return any(a.__class__ is gast.Starred for a in node.args) or any(
+    return any(isinstance(a, gast.Starred) for a in node.args) or any(
         k.arg is None for k in node.keywords
     )
 
@@ -183,9 +183,9 @@ def is_static(node: gast.expr, scopes: ScopeInfo) -> bool:
     """Whether `node` is a dotted name rooted in a global, closure or builtin name (or one
     srcad bound): an object the compiler can look at, not a value the function computes."""
     root = node
-    while root.__class__ is gast.Attribute:
+    while isinstance(root, gast.Attribute):
         root = root.value
-    if root.__class__ is not gast.Name:
+    if not isinstance(root, gast.Name):
         return False
     return scopes.bindings.get(root, "local") not in ("parameter", "local", "enclosing")
 

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import bisect
 import builtins
 import dataclasses
 import functools
-import heapq
-import math
-import operator
-import random
-import sys
 import threading
 import types
 from typing import Any
@@ -24,6 +18,8 @@ from srcad.passes.analyses.nodes import Nodes
 from srcad.passes.analyses.scopes import LocalFunction, Scopes
 from srcad.passes.base import Analysis, CompilationRequest, Context, Services, function_of
 from srcad.passes.checks.callees import IN_PLACE_METHODS, Callees, is_append_call, static_path
+from srcad.passes.checks.fresh_values import FreshValues
+from srcad.passes.checks.in_place import IN_PLACE_DUNDERS, IN_PLACE_FUNCTIONS, TRUSTED_MODULES
 from srcad.passes.naming import Namer
 from srcad.registry import REGISTRY, Registry
 from srcad.source import function_source
@@ -50,118 +46,9 @@ CODES = (
     UNREADABLE_CALLEE,
 )
 
-# Methods that change their receiver besides `IN_PLACE_METHODS` (which `Callees` also
-# reads): `append` other than `name.append(value)` (`self.items.append(v)`), and the
-# special methods behind assignment, called by name.
-_IN_PLACE_DUNDERS = frozenset({
-    "append", "__setitem__", "__delitem__", "__setattr__", "__delattr__", "__iadd__",
-    "__isub__", "__imul__", "__itruediv__", "__ior__", "__iand__",
-})  # fmt: skip
-
-# Library functions that change an argument in place (the first, unless named).
-_IN_PLACE_FUNCTIONS = (
-    np.copyto,
-    np.put,
-    np.place,
-    np.putmask,
-    np.fill_diagonal,
-    np.put_along_axis,
-    np.random.shuffle,
-    random.shuffle,
-    heapq.heappush,
-    heapq.heappop,
-    heapq.heapify,
-    heapq.heapreplace,
-    heapq.heappushpop,
-    bisect.insort,
-    bisect.insort_left,
-    bisect.insort_right,
-    operator.setitem,
-    operator.delitem,
-    operator.iadd,
-    operator.iconcat,
-    setattr,
-    delattr,
-)
-
-# Modules whose functions change their arguments only where their documentation says so
-# (`out=`, the functions above, the methods in `IN_PLACE_METHODS`): their source is not read.
-_TRUSTED_MODULES = frozenset({"numpy", "scipy", "srcad"}) | frozenset(sys.stdlib_module_names)
-
-
-# Builtins whose iterator reads the list it was given as it goes, so sees items appended
-# while it runs.
-_LAZY_ITERATORS = (enumerate, zip, iter, map, filter)
-
-# Functions that read a list without keeping it: a list passed only to these (and indexed,
-# iterated, returned, appended to) is shared with nothing that could see an append.
 # The nodes that can change a value: assignments and deletions (of an item or attribute),
 # and calls. `_check` finds nothing in any other.
 _CHECKED = frozenset([gast.Assign, gast.AugAssign, gast.Delete, gast.Call])
-_LIST_READERS = (
-    len,
-    sum,
-    tuple,
-    list,
-    zip,
-    enumerate,
-    max,
-    min,
-    sorted,
-    np.array,
-    np.asarray,
-    np.stack,
-    np.vstack,
-    np.hstack,
-    np.concatenate,
-)
-
-# Functions whose result is a new value, never a view of an argument.
-_FRESH_RESULTS = (
-    np.zeros,
-    np.ones,
-    np.empty,
-    np.full,
-    np.zeros_like,
-    np.ones_like,
-    np.empty_like,
-    np.full_like,
-    np.array,
-    np.copy,
-    np.arange,
-    np.linspace,
-    np.eye,
-    np.identity,
-    np.sum,
-    np.mean,
-    np.prod,
-    np.dot,
-    np.matmul,
-    np.outer,
-    np.stack,
-    np.concatenate,
-    np.vstack,
-    np.hstack,
-    np.where,
-    np.clip,
-    float,
-    int,
-    complex,
-    len,
-    abs,
-    sum,
-    print,
-    round,
-)
-
-
-def _is_fresh_function(value: Any) -> bool:
-    """Whether calling `value` gives a new value and keeps no reference to its arguments."""
-    if isinstance(value, np.ufunc):
-        return True
-    if getattr(value, "__module__", None) == "math" or value in vars(math).values():
-        return True
-    return any(value is f for f in _FRESH_RESULTS)
 
 
 class Findings(list[Diagnostic]):
@@ -175,7 +62,7 @@ class Findings(list[Diagnostic]):
         super().__init__(d for group in self.groups for d in group)
 
 
-class Mutations(Analysis[list[Diagnostic]]):
+class Mutations(FreshValues, Analysis[list[Diagnostic]]):
     """Item and attribute assignment, in-place methods, `out=`, `np.copyto` and `ufunc.at`,
     augmented assignment that could change, in place, an array something else holds, and
     calls of functions that change anything their caller can see (`CalleeMutations`, over
@@ -193,8 +80,6 @@ class Mutations(Analysis[list[Diagnostic]]):
     # callee that runs as it is (`CalleeMutations`); the function srcad differentiates
     # cannot make them, as its derivative would not see them.
     fresh_changes_allowed = False
-    # Whether the first parameter (`self` of an `__init__`) is a value made for the call.
-    fresh_first_parameter = False
 
     def run(self, tree: gast.Module, ctx: Context) -> list[Diagnostic]:
         function = function_of(tree)
@@ -207,7 +92,7 @@ class Mutations(Analysis[list[Diagnostic]]):
         self._calls: list[CallEdge] = []
         groups: list[list[Diagnostic]] = []
         for node in ctx.analysis(Nodes, tree):
-            if node.__class__ in _CHECKED:
+            if type(node) in _CHECKED:
                 found = self._check(node, function)
                 if found and found[0].code == CALLEE_FAILED:
                     groups.append(found)
@@ -216,18 +101,6 @@ class Mutations(Analysis[list[Diagnostic]]):
             elif self.fresh_changes_allowed and isinstance(node, gast.Global | gast.Nonlocal):
                 groups += [[d] for d in self._rebinding(node)]
         return Findings(groups, self._calls)
-
-    @property
-    def parents(self) -> dict[gast.AST, gast.AST]:
-        """Each node's parent: found when a check first asks (most functions have no
-        `append` and no augmented assignment, the checks that do)."""
-        if self._parents is None:
-            self._parents = {
-                child: node
-                for node in syntax.walk(self.function)
-                for child in syntax.children(node)
-            }
-        return self._parents
 
     def _report(self, node: gast.AST, code: str, message: str, hint: str) -> list[Diagnostic]:
         return [self.ctx.diagnostic(node, code, message, hint)]
@@ -291,7 +164,7 @@ class Mutations(Analysis[list[Diagnostic]]):
                 )
             return []
         if isinstance(node.func, gast.Attribute) and (
-            node.func.attr in IN_PLACE_METHODS or node.func.attr in _IN_PLACE_DUNDERS
+            node.func.attr in IN_PLACE_METHODS or node.func.attr in IN_PLACE_DUNDERS
         ):
             receiver = self._resolve(node.func.value)
             first = node.args[0] if node.args else None
@@ -323,7 +196,7 @@ class Mutations(Analysis[list[Diagnostic]]):
                     "use the returned value; " + self.rule_hint,
                 )
         callee = self._resolve(node.func)
-        if any(callee is f for f in _IN_PLACE_FUNCTIONS) or (
+        if any(callee is f for f in IN_PLACE_FUNCTIONS) or (
             getattr(callee, "__name__", None) == "at"
             and isinstance(getattr(callee, "__self__", None), np.ufunc)
         ):
@@ -474,81 +347,6 @@ class Mutations(Analysis[list[Diagnostic]]):
         paths = {tuple(static_path(c) or ()) for c in classes}
         return classes[0] if len(paths) == 1 else None
 
-    # -- fresh, unshared values ------------------------------------------------------------
-
-    def _scope(self, node: gast.AST) -> gast.AST:
-        """The function (or lambda) whose body holds `node`."""
-        while node in self.parents:
-            node = self.parents[node]
-            if isinstance(node, gast.FunctionDef | gast.Lambda):
-                return node
-        return node
-
-    def _fresh_local(self, name: str) -> bool:
-        """Whether every binding of `name` in the function is a new value (a display, a
-        copy, a NumPy constructor...), so changing it changes nothing a caller holds."""
-        bound = False
-        for node in syntax.walk(self.function):
-            if isinstance(node, gast.Global | gast.Nonlocal) and name in node.names:
-                return False
-            if not (isinstance(node, gast.Name) and node.id == name):
-                continue
-            if isinstance(node.ctx, gast.Param):
-                first = self.function.args.args[:1]
-                if not (self.fresh_first_parameter and first and node is first[0]):
-                    return False
-                bound = True
-            elif isinstance(node.ctx, gast.Store):
-                parent = self.parents.get(node)
-                if isinstance(parent, gast.AugAssign):
-                    continue  # in place, or a new value: either way made here
-                if not (
-                    isinstance(parent, gast.Assign)
-                    and parent.targets == [node]
-                    and self._makes_new_value(parent.value)
-                ):
-                    return False
-                bound = True
-        return bound
-
-    def _fresh_list(self, function: gast.FunctionDef, append: gast.Call) -> bool:
-        """Whether the list `append` changes is one made in the same function by a list
-        display, and only read, appended to or returned there."""
-        assert isinstance(append.func, gast.Attribute) and isinstance(append.func.value, gast.Name)
-        name = append.func.value.id
-        scope = self._scope(append)
-        made_here = False
-        for node in syntax.walk(function):
-            if isinstance(node, gast.Global | gast.Nonlocal) and name in node.names:
-                return False
-            if not isinstance(node, gast.Name) or node.id != name:
-                continue
-            parent = self.parents.get(node)
-            if isinstance(node.ctx, gast.Param):
-                return False
-            if isinstance(node.ctx, gast.Store):
-                if not (
-                    isinstance(parent, gast.Assign)
-                    and parent.targets == [node]
-                    and isinstance(parent.value, gast.List | gast.ListComp)
-                ):
-                    return False
-                made_here = made_here or self._scope(node) is scope
-                continue
-            if isinstance(parent, gast.Subscript | gast.For | gast.Return):
-                continue
-            if isinstance(parent, gast.Attribute) and is_append_call(self.parents.get(parent)):
-                # An append from a nested function changes the list behind its back.
-                if self._scope(node) is not scope:
-                    return False
-                continue
-            if isinstance(parent, gast.Call) and node in parent.args:
-                callee = self._resolve(parent.func)
-                if any(callee is reader for reader in _LIST_READERS):
-                    continue
-            return False
-        return made_here and isinstance(scope, gast.FunctionDef)
-
     def _augmented(self, node: gast.AugAssign, function: gast.FunctionDef) -> list[Diagnostic]:
         """`name += v` is a rebinding in srcad; Python changes an array in place. The two
         agree when `name` holds a value made here, and nothing else refers to it when the
@@ -566,121 +364,6 @@ class Mutations(Analysis[list[Diagnostic]]):
             f"write `{name} = {name} {_symbol(node.op)} ...` to make a new value; "
             + self.rule_hint,
         )
-
-    def _why_shared(self, function: gast.FunctionDef, name: str) -> str | None:
-        augmented = [
-            n
-            for n in syntax.walk(function)
-            if isinstance(n, gast.AugAssign)
-            and isinstance(n.target, gast.Name)
-            and n.target.id == name
-        ]
-        for node in syntax.walk(function):
-            if not (isinstance(node, gast.Name) and node.id == name):
-                continue
-            parent = self.parents.get(node)
-            if isinstance(node.ctx, gast.Param):
-                return f"`{name}` is a parameter, and may be the caller's array"
-            if isinstance(node.ctx, gast.Store):
-                if isinstance(parent, gast.AugAssign):
-                    continue
-                if not (
-                    isinstance(parent, gast.Assign)
-                    and parent.targets == [node]
-                    and self._makes_new_value(parent.value)
-                ):
-                    return f"`{name}` is assigned a value that may be shared (line {node.lineno})"
-                continue
-            if self._after_every_change(node, augmented):
-                continue
-            if not self._reads_without_keeping(node, parent):
-                return f"`{name}` is also used at line {node.lineno}, which may keep it"
-        return None
-
-    def _makes_new_value(self, value: gast.expr) -> bool:
-        if isinstance(
-            value,
-            gast.Constant
-            | gast.BinOp
-            | gast.UnaryOp
-            | gast.Compare
-            | gast.List
-            | gast.ListComp
-            | gast.Dict
-            | gast.DictComp
-            | gast.Set
-            | gast.SetComp
-            | gast.Tuple,
-        ):
-            return True
-        if not isinstance(value, gast.Call):
-            return False
-        if any(keyword.arg == "copy" for keyword in value.keywords):
-            return False  # `np.array(x, copy=False)` may be `x` itself
-        if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" and not value.args:
-            return True  # `x.copy()`: a new array, list, dict or set
-        return _is_fresh_function(self._resolve(value.func))
-
-    def _reads_without_keeping(self, node: gast.Name, parent: gast.AST | None) -> bool:
-        if isinstance(parent, gast.BinOp | gast.UnaryOp | gast.Compare | gast.BoolOp):
-            return True
-        if isinstance(parent, gast.AugAssign) and parent.value is not node:
-            return True  # the augmented assignment's own target
-        if isinstance(parent, gast.AugAssign):
-            return True
-        if isinstance(parent, gast.Call) and node in parent.args:
-            return _is_fresh_function(self._resolve(parent.func))
-        return isinstance(parent, gast.Subscript) and _is_element_read(parent)
-
-    def _after_every_change(self, node: gast.Name, augmented: list[gast.AugAssign]) -> bool:
-        """A read after the last change (and in no loop around one) sees the final value
-        whether the change was in place or not."""
-        position = (node.lineno, node.col_offset)
-        if any(position <= (a.lineno, a.col_offset) for a in augmented):
-            return False
-        for ancestor in self._ancestors(node):
-            if isinstance(ancestor, gast.For | gast.While) and any(
-                a in set(syntax.walk(ancestor)) for a in augmented
-            ):
-                return False
-        return True
-
-    def _loop_iterating(self, append: gast.Call, name: str) -> gast.For | None:
-        """The `for` loop, around `append`, whose iterator walks the list `name` itself
-        (`for v in name`, `enumerate(name)`, `zip(name, ...)`): Python's loop then sees
-        the items appended in its body, the normal form's (a copy taken on entry) does not."""
-        inside = append
-        for ancestor in self._ancestors(append):
-            if isinstance(ancestor, gast.FunctionDef | gast.Lambda):
-                return None
-            in_body = isinstance(ancestor, gast.For) and any(inside is s for s in ancestor.body)
-            if in_body and any(
-                self._walks(ancestor.iter, n, name) for n in syntax.walk(ancestor.iter)
-            ):
-                return ancestor
-            inside = ancestor
-        return None
-
-    def _walks(self, iterable: gast.expr, node: gast.AST, name: str) -> bool:
-        """Whether `node`, in a loop's `iterable`, is `name` read by the loop's iterator
-        as it goes: the iterable itself, or an argument of a lazy iterator over it."""
-        if not (isinstance(node, gast.Name) and node.id == name):
-            return False
-        if node is iterable:
-            return True
-        parent = self.parents.get(node)
-        return (
-            isinstance(parent, gast.Call)
-            and node in parent.args
-            and any(self._resolve(parent.func) is lazy for lazy in _LAZY_ITERATORS)
-        )
-
-    def _ancestors(self, node: gast.AST) -> list[gast.AST]:
-        chain = []
-        while node in self.parents:
-            node = self.parents[node]
-            chain.append(node)
-        return chain
 
 
 class CalleeMutations(Mutations):
@@ -772,7 +455,7 @@ def _function_called(callee: Any, registry: Registry) -> tuple[Any, bool] | None
     if not isinstance(callee, types.FunctionType):
         return None
     module = (getattr(callee, "__module__", None) or "").partition(".")[0]
-    if module in _TRUSTED_MODULES:
+    if module in TRUSTED_MODULES:
         return None
     if _covered(callee, registry):
         return None
@@ -962,13 +645,6 @@ def changes_nothing(callee: Any, site: CallSite) -> Any:
             f"cannot differentiate {site.caller}: {1 + len(changes)} problems", [at, *changes]
         )
     return callee
-
-
-def _is_element_read(subscript: gast.Subscript) -> bool:
-    """`x[i]` with a plain integer index reads one element (a copy, for numbers); slices,
-    arrays and tuples of indices may give views."""
-    index = subscript.slice
-    return isinstance(index, gast.Constant) and isinstance(index.value, int)
 
 
 _SYMBOLS = {

@@ -166,7 +166,7 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
     def _expression(self, node: gast.expr, report: Report) -> None:
         unpacked: set[int] = set()  # `*rest` passed to a call (`walk` meets the call first)
         for child in syntax.walk(node):
-            if child.__class__ not in _CHECKED:
+            if type(child) not in _CHECKED:
                 continue  # a name, a constant, an attribute, an index...: most nodes
             if isinstance(child, gast.Call):
                 unpacked.update(id(a) for a in child.args if isinstance(a, gast.Starred))

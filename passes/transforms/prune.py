@@ -229,7 +229,7 @@ class Prune(Transform):
         where both are Python's; NumPy's give inf), but by nonzero constants."""
         divisions = self.survey.divisions.get(statement)
         if divisions is None:
-            if statement.__class__ in _LOOPS_AND_IFS:
+            if type(statement) in _LOOPS_AND_IFS:
                 return []
             divisions = _divisions(statement)  # a check put in since the survey
         found = []
@@ -331,30 +331,29 @@ class Prune(Transform):
 
     def _pure(self, node: gast.expr) -> bool:
         """Whether evaluating `node` has no effect but its value (on numbers and arrays)."""
-        cls = node.__class__  # the commonest first (gast's classes have no subclasses)
-        if cls is gast.Name:
+        if isinstance(node, gast.Name):
             return self.kinds.of(node) is not None
-        if cls is gast.BinOp:
-            if node.op.__class__ is gast.MatMult:
+        if isinstance(node, gast.BinOp):
+            if isinstance(node.op, gast.MatMult):
                 return False  # raises for shapes that do not match
             return self._pure(node.left) and self._pure(node.right)
-        if cls is gast.Constant:
+        if isinstance(node, gast.Constant):
             return True
-        if cls is gast.Call:
+        if isinstance(node, gast.Call):
             arguments = [*node.args, *(k.value for k in node.keywords)]
             return self._callee_is_pure(node) and all(self._pure(a) for a in arguments)
-        if cls is gast.Subscript:
+        if isinstance(node, gast.Subscript):
             return self._pure(node.value) and self._pure(node.slice)
-        if cls is gast.UnaryOp:
+        if isinstance(node, gast.UnaryOp):
             return self._pure(node.operand)
-        if cls is gast.Attribute:
+        if isinstance(node, gast.Attribute):
             return node.attr in PURE_ATTRIBUTES and self._pure(node.value)
-        if cls is gast.Compare:
+        if isinstance(node, gast.Compare):
             return self._pure(node.left) and all(self._pure(c) for c in node.comparators)
-        if cls is gast.Slice:
+        if isinstance(node, gast.Slice):
             parts = (node.lower, node.upper, node.step)
             return all(p is None or self._pure(p) for p in parts)
-        if cls is gast.Tuple:
+        if isinstance(node, gast.Tuple):
             return all(self._pure(e) for e in node.elts)
         return False
 
@@ -373,7 +372,7 @@ class Prune(Transform):
             if assignments and self._goes(statement, needed):
                 dropped = True
                 continue
-            if statement.__class__ in _LOOPS_AND_IFS:
+            if type(statement) in _LOOPS_AND_IFS:
                 for field in ("body", "orelse"):
                     inner = getattr(statement, field)
                     if inner:
@@ -438,7 +437,7 @@ class _Survey:
         self.stores: dict[str, int] = {}
         self.uses: list[Use] = []
         self.owners: list[gast.stmt | None] = []
-        self.complete = all(s.__class__ not in _OTHER_BLOCKS for s in self.statements)
+        self.complete = all(type(s) not in _OTHER_BLOCKS for s in self.statements)
         for field in reversed(syntax.child_fields(gast.FunctionDef)):
             if field == "body":
                 for statement in self.statements:
@@ -453,12 +452,11 @@ class _Survey:
         owner = statement if self.complete else None
         loads: list[gast.Name] = []
         self.loads[statement] = loads
-        cls = statement.__class__
-        if cls is gast.For:
+        if isinstance(statement, gast.For):
             if owner is not None:
                 self._scan(statement.target, None, None, owner)
             self._scan(statement.iter, loads, None, owner)
-        elif cls is gast.If or cls is gast.While:
+        elif isinstance(statement, (gast.If, gast.While)):
             self._scan(statement.test, loads, None, owner)
         else:
             divisions: list[gast.BinOp] = []
@@ -474,69 +472,26 @@ class _Survey:
         self._counts = self.complete and owner is not None
         self._visit(node)
 
-    def _visit(self, node: gast.AST) -> None:
-        """`_scan` of one node, then of its children in the order of their fields (as
-        `syntax.walk` goes, at half its cost: no generator to resume for each node)."""
-        cls = node.__class__
-        if cls is gast.Name:
-            if node.ctx.__class__ is gast.Load:
-                if self._loads is not None:
-                    self._loads.append(node)
-            elif self._counts:
-                self.stores[node.id] = self.stores.get(node.id, 0) + 1
-            if node.annotation is not None:
-                self._visit(node.annotation)
-            return
-        if cls is gast.Constant:
-            return
-        if cls is gast.BinOp:
-            if self._divisions is not None and node.op.__class__ in DIVISIONS:
-                self._divisions.append(node)
-            self._visit(node.left)
-            self._visit(node.right)
-            return
-        if cls is gast.Assign:
-            for target in node.targets:
-                self._visit(target)
-            self._visit(node.value)
-            return
-        if cls is gast.Tuple or cls is gast.List:
-            for element in node.elts:
-                self._visit(element)
-            return
-        if cls is gast.Expr:
-            self._visit(node.value)
-            return
-        if cls is gast.Subscript:
-            self._visit(node.value)
-            self._visit(node.slice)
-            return
-        if cls is gast.Call:
-            func = node.func
-            if self.complete and func.__class__ is gast.Name and func.id in self.helpers:
+    def _visit(self, root: gast.AST) -> None:
+        """`_scan` of `root` and every node in it, in source order."""
+        for node in syntax.walk(root):
+            if isinstance(node, gast.Name):
+                if isinstance(node.ctx, gast.Load):
+                    if self._loads is not None:
+                        self._loads.append(node)
+                elif self._counts:
+                    self.stores[node.id] = self.stores.get(node.id, 0) + 1
+            elif isinstance(node, gast.BinOp):
+                if self._divisions is not None and isinstance(node.op, DIVISIONS):
+                    self._divisions.append(node)
+            elif isinstance(node, gast.Call):
+                func = node.func
+                if self.complete and isinstance(func, gast.Name) and func.id in self.helpers:
+                    self._add_uses(node)
+            elif (
+                isinstance(node, gast.Attribute) and self.complete and node.attr in SHAPE_ATTRIBUTES
+            ):
                 self._add_uses(node)
-            self._visit(func)
-            for argument in node.args:
-                self._visit(argument)
-            for keyword in node.keywords:
-                self._visit(keyword.value)
-            return
-        if cls is gast.Attribute:
-            if self.complete and node.attr in SHAPE_ATTRIBUTES:
-                self._add_uses(node)
-            self._visit(node.value)
-            return
-        fields = _FIELDS.get(cls)
-        if fields is None:
-            fields = _FIELDS[cls] = tuple(reversed(syntax.child_fields(cls)))
-        for field in fields:
-            value = getattr(node, field, None)
-            if value.__class__ is list:
-                for item in value:
-                    if isinstance(item, gast.AST):
-                        self._visit(item)
-            elif isinstance(value, gast.AST):
-                self._visit(value)
 
     def _add_uses(self, node: gast.AST) -> None:
         """Note the shape-only reads a call or attribute itself makes (`shape_uses_at`)."""
@@ -544,10 +499,6 @@ class _Survey:
             self.uses.append(use)
             self.owners.append(self._owner)
 
-
-# The fields of each class of node that may hold nodes, in order (`syntax.child_fields`
-# gives them last first).
-_FIELDS: dict[type, tuple[str, ...]] = {}
 
 _LOOPS_AND_IFS = frozenset([gast.For, gast.While, gast.If])
 
@@ -558,11 +509,11 @@ _OTHER_BLOCKS = COMPOUND - _LOOPS_AND_IFS
 
 def _bound(statement: gast.stmt) -> list[str] | None:
     """The names an assignment of names alone binds (`a = ...`, `a, b = ...`); else None."""
-    if statement.__class__ is not gast.Assign:
+    if not isinstance(statement, gast.Assign):
         return None
     assert isinstance(statement, gast.Assign)
     targets = statement.targets
-    if len(targets) == 1 and targets[0].__class__ is gast.Name:
+    if len(targets) == 1 and isinstance(targets[0], gast.Name):
         return [targets[0].id]  # most assignments
     names = []
     for target in targets:

@@ -269,14 +269,14 @@ class Shapes(Transform):
         for statement in function.body:
             rewritten = False
             for node in syntax.walk(statement):
-                for name in syntax.child_fields(node.__class__):
+                for name in syntax.child_fields(type(node)):
                     value = getattr(node, name, None)
-                    items = value if value.__class__ is list else [value]
+                    items = value if isinstance(value, list) else [value]
                     for index, child in enumerate(items):
                         replaced = self._no_op(child)
                         if replaced is None:
                             continue
-                        if value.__class__ is list:
+                        if isinstance(value, list):
                             value[index] = replaced
                         else:
                             setattr(node, name, replaced)

@@ -135,7 +135,7 @@ class _Normaliser:
         origin, self.origin = self.origin, node
         # `pass` has no entry, and goes; anything else without one was rejected by
         # UnsupportedConstructs.
-        normalise = _STATEMENTS.get(node.__class__)
+        normalise = _STATEMENTS.get(type(node))
         if normalise is not None:
             normalise(self, node)
         self.origin = origin
@@ -169,7 +169,7 @@ class _Normaliser:
 
     def _return(self, node: gast.Return) -> None:
         value = node.value or make(gast.Constant, value=None, kind=None)
-        if value.__class__ is gast.Name or self._is_static(value):
+        if isinstance(value, gast.Name) or self._is_static(value):
             self._emit(make(gast.Return, value=value))
         else:
             name = self.ctx.namer.fresh("out")
@@ -182,7 +182,7 @@ class _Normaliser:
             receiver = node.value.func.value
             assert isinstance(receiver, gast.Name)
             self._append(receiver.id, node.value.args[0])
-        elif node.value.__class__ is not gast.Constant:  # docstrings go
+        elif not isinstance(node.value, gast.Constant):  # docstrings go
             self._emit(make(gast.Expr, value=self.operation(node.value)))
 
     def _if(self, node: gast.If) -> None:
@@ -354,7 +354,7 @@ class _Normaliser:
     def into(self, name: str, value: gast.expr) -> None:
         """Assign the flattened `value` to `name`."""
         if short_circuits(value):
-            if any(n.__class__ is gast.Name and n.id == name for n in syntax.walk(value)):
+            if any(isinstance(n, gast.Name) and n.id == name for n in syntax.walk(value)):
                 # `x = a or x`: the branches bind their target before the later operands
                 # run, so a value that reads its own target is selected into a temporary.
                 self._assign(name, self.atom(value))
@@ -402,18 +402,17 @@ class _Normaliser:
         """A constant, or a dotted name rooted in a global, closure or builtin name (not
         in a name of the function or of an enclosing function: `x.T` of a captured `x` is
         an operation on a value the derivative flows through)."""
-        cls = node.__class__
-        if cls is gast.Constant:
+        if isinstance(node, gast.Constant):
             return True
-        if cls is gast.UnaryOp and node.op.__class__ in _SIGNS:
-            return node.operand.__class__ is gast.Constant
-        while node.__class__ is gast.Attribute:
+        if isinstance(node, gast.UnaryOp) and type(node.op) in _SIGNS:
+            return isinstance(node.operand, gast.Constant)
+        while isinstance(node, gast.Attribute):
             node = node.value
-        return node.__class__ is gast.Name and node.id not in self.user
+        return isinstance(node, gast.Name) and node.id not in self.user
 
     def atom(self, node: gast.expr) -> gast.expr:
         """`node` as an atom, binding it to a derived name first if it is an operation."""
-        if node.__class__ is gast.Name or self._is_static(node):
+        if isinstance(node, gast.Name) or self._is_static(node):
             return node
         if short_circuits(node):
             name = self.ctx.namer.fresh(
@@ -422,7 +421,7 @@ class _Normaliser:
             self.branching(name, node)
             return load(name)
         flat = self._operation(node)
-        if flat.__class__ is gast.Name:  # a comprehension already bound its list
+        if isinstance(flat, gast.Name):  # a comprehension already bound its list
             return flat
         name = self._fresh(flat)
         self._assign(name, flat)
@@ -430,7 +429,7 @@ class _Normaliser:
 
     def operation(self, node: gast.expr) -> gast.expr:
         """`node` with each of its operands made an atom."""
-        if node.__class__ is gast.Name or self._is_static(node):
+        if isinstance(node, gast.Name) or self._is_static(node):
             return node
         if short_circuits(node):
             return self.atom(node)
@@ -438,7 +437,7 @@ class _Normaliser:
 
     def _operation(self, node: gast.expr) -> gast.expr:
         """`operation(node)` for a node that is neither an atom nor short-circuits."""
-        flatten = _OPERATIONS.get(node.__class__)
+        flatten = _OPERATIONS.get(type(node))
         if flatten is None:
             raise AssertionError(f"UnsupportedConstructs let through {type(node).__name__}")
         return flatten(self, node)
@@ -477,8 +476,8 @@ class _Normaliser:
         tuple's holds its elements'), for whatever `f` is when it runs. (`Callees` refuses
         the callees it cannot take: methods and nested functions.)"""
         function = self.atom(node.func)
-        layout = "".join("*" if a.__class__ is gast.Starred else "." for a in node.args)
-        parts = [self.atom(a.value if a.__class__ is gast.Starred else a) for a in node.args]
+        layout = "".join("*" if isinstance(a, gast.Starred) else "." for a in node.args)
+        parts = [self.atom(a.value if isinstance(a, gast.Starred) else a) for a in node.args]
         for keyword in node.keywords:
             keyword.value = self.atom(keyword.value)
         bound = self.ctx.bind(primitives.unpacked_call, "unpacked_call")

@@ -1,0 +1,126 @@
+"""What library functions do to their arguments, as the mutation check needs to know it:
+which change an argument in place, which give a new value, which read a list without
+keeping it. Functions of the modules in `TRUSTED_MODULES` are judged by these tables (and
+`out=`, and `callees.IN_PLACE_METHODS`), never by reading their source."""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+import operator
+import random
+import sys
+from typing import Any
+
+import numpy as np
+
+# Methods that change their receiver besides `IN_PLACE_METHODS` (which `Callees` also
+# reads): `append` other than `name.append(value)` (`self.items.append(v)`), and the
+# special methods behind assignment, called by name.
+IN_PLACE_DUNDERS = frozenset({
+    "append", "__setitem__", "__delitem__", "__setattr__", "__delattr__", "__iadd__",
+    "__isub__", "__imul__", "__itruediv__", "__ior__", "__iand__",
+})  # fmt: skip
+
+# Library functions that change an argument in place (the first, unless named).
+IN_PLACE_FUNCTIONS = (
+    np.copyto,
+    np.put,
+    np.place,
+    np.putmask,
+    np.fill_diagonal,
+    np.put_along_axis,
+    np.random.shuffle,
+    random.shuffle,
+    heapq.heappush,
+    heapq.heappop,
+    heapq.heapify,
+    heapq.heapreplace,
+    heapq.heappushpop,
+    bisect.insort,
+    bisect.insort_left,
+    bisect.insort_right,
+    operator.setitem,
+    operator.delitem,
+    operator.iadd,
+    operator.iconcat,
+    setattr,
+    delattr,
+)
+
+# Modules whose functions change their arguments only where their documentation says so
+# (`out=`, the functions above, the methods in `IN_PLACE_METHODS`): their source is not read.
+TRUSTED_MODULES = frozenset({"numpy", "scipy", "srcad"}) | frozenset(sys.stdlib_module_names)
+
+
+# Builtins whose iterator reads the list it was given as it goes, so sees items appended
+# while it runs.
+LAZY_ITERATORS = (enumerate, zip, iter, map, filter)
+
+# Functions that read a list without keeping it: a list passed only to these (and indexed,
+# iterated, returned, appended to) is shared with nothing that could see an append.
+LIST_READERS = (
+    len,
+    sum,
+    tuple,
+    list,
+    zip,
+    enumerate,
+    max,
+    min,
+    sorted,
+    np.array,
+    np.asarray,
+    np.stack,
+    np.vstack,
+    np.hstack,
+    np.concatenate,
+)
+
+# Functions whose result is a new value, never a view of an argument.
+FRESH_RESULTS = (
+    np.zeros,
+    np.ones,
+    np.empty,
+    np.full,
+    np.zeros_like,
+    np.ones_like,
+    np.empty_like,
+    np.full_like,
+    np.array,
+    np.copy,
+    np.arange,
+    np.linspace,
+    np.eye,
+    np.identity,
+    np.sum,
+    np.mean,
+    np.prod,
+    np.dot,
+    np.matmul,
+    np.outer,
+    np.stack,
+    np.concatenate,
+    np.vstack,
+    np.hstack,
+    np.where,
+    np.clip,
+    float,
+    int,
+    complex,
+    len,
+    abs,
+    sum,
+    print,
+    round,
+)
+
+
+def is_fresh_function(value: Any) -> bool:
+    """Whether calling `value` gives a new value and keeps no reference to its arguments."""
+    if isinstance(value, np.ufunc):
+        return True
+    if getattr(value, "__module__", None) == "math" or value in vars(math).values():
+        return True
+    return any(value is f for f in FRESH_RESULTS)
