@@ -8,6 +8,7 @@ from srcad.rules import (
     calls,
     containers,
     math,
+    numpy_arrangement,
     nondiff,
     numpy_decompositions,
     numpy_elementwise,
@@ -39,6 +40,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_joining.rules,
     numpy_indexing.rules,
     numpy_sorting.rules,
+    numpy_arrangement.rules,
     nondiff.rules,
 )
 # Last, as it is built from the others: reverse rules of their linear forward rules.
