@@ -260,6 +260,26 @@ def select_frule(
     return y, y_dot
 
 
+@rules.rrule(select_frule)
+def select_frule_rrule(
+    dargs: tuple[Any, ...], condlist: Any, choicelist: Any, *options: Any, **keywords: Any
+) -> tuple[Any, Pullback]:
+    """Reverse rule of `select_frule` (second derivatives). At fixed conditions `np.select`
+    is linear in all it differentiates, and so is its forward rule in the tangents: both
+    results pull back through `select_rrule`'s pullback."""
+    y, pullback = select_rrule(condlist, choicelist, *options, **keywords)
+    _, y_dot = select_frule(dargs, condlist, choicelist, *options, **keywords)
+
+    def select_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        y_bar, y_dot_bar = elements_of(unthunk(bars), 2)
+        _, _, *argument_bars = pullback(y_bar)
+        _, _, *tangent_bars = pullback(y_dot_bar)
+        dargs_bar = Tangent(tuple, NoTangent(), NoTangent(), *tangent_bars)
+        return (NoTangent(), dargs_bar, NoTangent(), *argument_bars)
+
+    return (y, y_dot), select_frule_pullback
+
+
 # --- partition: a permutation -------------------------------------------------------------------
 
 
