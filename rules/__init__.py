@@ -13,6 +13,7 @@ from srcad.rules import (
     numpy_decompositions,
     numpy_elementwise,
     numpy_factorisations,
+    numpy_fft,
     numpy_indexing,
     numpy_joining,
     numpy_linalg,
@@ -41,6 +42,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_indexing.rules,
     numpy_sorting.rules,
     numpy_arrangement.rules,
+    numpy_fft.rules,
     nondiff.rules,
 )
 # Last, as it is built from the others: reverse rules of their linear forward rules.
