@@ -17,6 +17,7 @@ import numpy as np
 
 from srcad.projection import ProjectTo, conj, unbroadcast
 from srcad.registry import RuleFn, RuleSet, named
+from srcad.rules import numpy_sorting
 from srcad.rules._support import cotangent_of_elements
 from srcad.rules.containers import dense_tangent
 from srcad.rules.numpy_shape import bind_options, linear_frule
@@ -336,28 +337,51 @@ def partition_frule(
     return y, _permuted(a_dot, order, axis)
 
 
-@rules.rrule(partition_frule)
-def partition_frule_rrule(
-    dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any
-) -> tuple[Any, Pullback]:
-    """Reverse rule of `partition_frule` (second derivatives): both its results are the
-    same permutation of `a` and of its tangent, so the pullback undoes it on each."""
-    (y, y_dot) = partition_frule(dargs, a, *options, **keywords)
-    order, axis = _partitioning_order(a, options, keywords)
-    shape = np.shape(a)
-    project_a = ProjectTo(a)
+def _permutation_frule_rrule(
+    frule: RuleFn, permutation: Callable[..., tuple[np.ndarray, Any]], name: str
+) -> RuleFn:
+    """The reverse rule of the forward rule of a function that permutes `a` by
+    `permutation(a, options, keywords) -> (order, axis)`: both results of the forward rule
+    are the same permutation of `a` and of its tangent, so the pullback undoes it on each."""
 
-    def partition_frule_pullback(bars: Any) -> tuple[Any, ...]:
-        y_bar, y_dot_bar = (unthunk(b) for b in elements_of(unthunk(bars), 2))
-        back = [
-            ZeroTangent() if isinstance(b, AbstractZero)
-            else project_a(_unpermuted(np.asarray(b), order, axis, shape))
-            for b in (y_bar, y_dot_bar)
-        ]  # fmt: skip
-        dargs_bar = Tangent(tuple, NoTangent(), back[1], *(NoTangent() for _ in options))
-        return (NoTangent(), dargs_bar, back[0], *(NoTangent() for _ in options))
+    def frule_rrule(
+        dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any
+    ) -> tuple[Any, Pullback]:
+        y, y_dot = frule(dargs, a, *options, **keywords)
+        order, axis = permutation(a, options, keywords)
+        shape = np.shape(a)
+        project_a = ProjectTo(a)
+        option_bars = (NoTangent(),) * len(options)
 
-    return (y, y_dot), partition_frule_pullback
+        def pullback(bars: Any) -> tuple[Any, ...]:
+            y_bar, y_dot_bar = (unthunk(b) for b in elements_of(unthunk(bars), 2))
+            back = [
+                ZeroTangent() if isinstance(b, AbstractZero)
+                else project_a(_unpermuted(np.asarray(b), order, axis, shape))
+                for b in (y_bar, y_dot_bar)
+            ]  # fmt: skip
+            dargs_bar = Tangent(tuple, NoTangent(), back[1], *option_bars)
+            return (NoTangent(), dargs_bar, back[0], *option_bars)
+
+        return (y, y_dot), named(pullback, f"{name}_frule_pullback")
+
+    return named(frule_rrule, f"{name}_frule_rrule")
+
+
+def _sorting_order(a: Any, options: tuple[Any, ...], keywords: Given) -> tuple[Any, Any]:
+    """The permutation `np.sort(a, axis, kind, order)` moves `a`'s elements by (`np.argsort`
+    takes the same options, as `numpy_sorting.sort_rrule` relies on), and the axis."""
+    order = np.argsort(a, *options, **keywords)
+    return order, bind_options(("axis", "kind", "order"), options, keywords).get("axis", -1)
+
+
+# Second derivatives through np.partition and np.sort (whose rules are in numpy_sorting).
+rules.rrule(partition_frule)(
+    _permutation_frule_rrule(partition_frule, _partitioning_order, "partition")
+)
+rules.rrule(numpy_sorting.sort_frule)(
+    _permutation_frule_rrule(numpy_sorting.sort_frule, _sorting_order, "sort")
+)
 
 
 # --- kron and cross: bilinear ----------------------------------------------------------------

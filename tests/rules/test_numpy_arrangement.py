@@ -94,7 +94,11 @@ def test_forward_rule_matches_finite_differences(
 
 def test_every_reverse_rule_has_a_forward_rule() -> None:
     # The reverse rules of forward rules (second derivatives) are not primals.
-    frules = {numpy_arrangement.partition_frule, numpy_arrangement.select_frule}
+    frules = {
+        numpy_arrangement.partition_frule,
+        numpy_arrangement.select_frule,
+        numpy_arrangement.numpy_sorting.sort_frule,
+    }
     assert set(numpy_arrangement.rules.rrules) - frules <= set(numpy_arrangement.rules.frules)
 
 
@@ -135,6 +139,10 @@ def partition_loss(x: np.ndarray) -> Any:
     return np.sum(np.partition(x**2, 3, axis=None) * np.arange(20.0))
 
 
+def sort_loss(x: np.ndarray) -> Any:
+    return np.sum(np.sort(np.sin(x), axis=0) ** 2 * WEIGHTS)
+
+
 def kron_loss(x: np.ndarray) -> Any:
     return np.sum(np.kron(x, np.sin(x[:2, :2])) ** 2)
 
@@ -143,7 +151,7 @@ def cross_loss(x: np.ndarray) -> Any:
     return np.sum(np.cross(x[:, :3], x[:, 2:]) ** 2)
 
 
-NONLINEAR = [select_loss, partition_loss, kron_loss, cross_loss]
+NONLINEAR = [select_loss, partition_loss, sort_loss, kron_loss, cross_loss]
 LINEAR = [tril_loss, flips_loss, rollaxis_loss, diagonal_loss, diff_loss, append_loss]
 
 
