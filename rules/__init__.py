@@ -11,6 +11,7 @@ from srcad.rules import (
     numpy_arrangement,
     nondiff,
     numpy_decompositions,
+    numpy_eig,
     numpy_elementwise,
     numpy_factorisations,
     numpy_fft,
@@ -43,6 +44,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_sorting.rules,
     numpy_arrangement.rules,
     numpy_fft.rules,
+    numpy_eig.rules,
     nondiff.rules,
 )
 # Last, as it is built from the others: reverse rules of their linear forward rules.
