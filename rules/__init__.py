@@ -9,6 +9,7 @@ from srcad.rules import (
     containers,
     math,
     numpy_arrangement,
+    numpy_calculus,
     nondiff,
     numpy_decompositions,
     numpy_eig,
@@ -45,6 +46,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_arrangement.rules,
     numpy_fft.rules,
     numpy_eig.rules,
+    numpy_calculus.rules,
     nondiff.rules,
 )
 # Last, as it is built from the others: reverse rules of their linear forward rules.

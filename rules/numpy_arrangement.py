@@ -61,7 +61,7 @@ def _diagonal_adjoint(y_bar: np.ndarray, x: Any, given: Given) -> np.ndarray:
     return x_bar
 
 
-def _first_difference_adjoint(g: np.ndarray, axis: int) -> np.ndarray:
+def first_difference_adjoint(g: np.ndarray, axis: int) -> np.ndarray:
     """The adjoint of one `np.diff` along `axis`: `x_bar[i] = g[i - 1] - g[i]`, with `g` zero
     outside its range."""
     width = [(0, 0)] * g.ndim
@@ -76,7 +76,7 @@ def _diff_adjoint(y_bar: np.ndarray, x: Any, given: Given) -> np.ndarray:
     axis = int(given.get("axis", -1)) % max(np.ndim(x), 1)
     g = y_bar
     for _ in range(int(given.get("n", 1))):
-        g = _first_difference_adjoint(g, axis)
+        g = first_difference_adjoint(g, axis)
     before = 0
     if given.get("prepend", np._NoValue) is not np._NoValue:
         prepend = np.asarray(given["prepend"])

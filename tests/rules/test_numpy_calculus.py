@@ -1,0 +1,100 @@
+"""Rules for `np.linspace`, `np.gradient`, `np.trapezoid` and `np.interp`, checked against
+finite differences: each rule alone, then through the public API."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.testing import check_frule, check_rrule
+from tests.rules.through_the_api import check_through_api
+
+TANGENT_SEED = 7
+RNG = np.random.default_rng(9)
+V = RNG.standard_normal(7)
+M = RNG.standard_normal((4, 6))
+X = RNG.standard_normal((3, 4, 5))
+GRID = np.cumsum(RNG.uniform(0.5, 1.5, 7))
+GRID_2D = np.cumsum(RNG.uniform(0.5, 1.5, (4, 6)), axis=1)
+Z = V + 1j * RNG.standard_normal(7)
+
+Call = tuple[str, Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+
+CALLS: list[Call] = [
+    ("linspace", np.linspace, (0.5, 2.5), {}),
+    ("linspace-num", np.linspace, (-1.0, 3.0, 5), {}),
+    ("linspace-no-endpoint", np.linspace, (-1.0, 3.0, 4, False), {}),
+    ("linspace-one", np.linspace, (-1.0, 3.0), {"num": 1}),
+    ("linspace-retstep", np.linspace, (-1.0, 3.0, 6), {"retstep": True}),
+    ("linspace-arrays", np.linspace, (V[:3], M[:, :3], 5), {}),
+    ("linspace-axis", np.linspace, (V[:3], 2.0, 4), {"axis": -1}),
+    ("gradient", np.gradient, (V,), {}),
+    ("gradient-spacing", np.gradient, (V, 0.3), {}),
+    ("gradient-edge-order-2", np.gradient, (V, 0.7), {"edge_order": 2}),
+    ("gradient-2d", np.gradient, (M,), {}),
+    ("gradient-2d-spacings", np.gradient, (M, 0.5, 2.0), {"edge_order": 2}),
+    ("gradient-axis", np.gradient, (X, 1.5), {"axis": 1}),
+    ("gradient-axes", np.gradient, (X,), {"axis": (0, 2)}),
+    ("gradient-complex", np.gradient, (Z, 0.5), {}),
+    ("trapezoid", np.trapezoid, (V,), {}),
+    ("trapezoid-x", np.trapezoid, (V, GRID), {}),
+    ("trapezoid-x-axis", np.trapezoid, (M, GRID[:4]), {"axis": 0}),
+    ("trapezoid-x-2d", np.trapezoid, (M, GRID_2D), {}),
+    ("trapezoid-dx", np.trapezoid, (M, None, 0.3), {}),
+    ("trapezoid-dx-keyword", np.trapezoid, (X,), {"dx": 0.3, "axis": 1}),
+    ("trapezoid-complex", np.trapezoid, (Z, GRID), {}),
+    ("interp", np.interp, (V, GRID - 4.0, np.cos(V)), {}),
+    ("interp-outside", np.interp, (np.array([-10.0, 0.2, 10.0]), GRID - 4.0, V), {}),
+    ("interp-left-right", np.interp, (np.array([-10.0, 0.2, 10.0]), GRID - 4.0, V, -1.5, 2.5), {}),
+    ("interp-float", np.interp, (0.3, GRID - 4.0, V), {}),
+    ("interp-matrix", np.interp, (M, GRID - 4.0, V), {}),
+    ("interp-complex", np.interp, (V, GRID - 4.0, Z), {}),
+]
+
+
+@pytest.mark.parametrize(("f", "args", "kwargs"), [pytest.param(*c[1:], id=c[0]) for c in CALLS])
+def test_reverse_rule_matches_finite_differences(
+    f: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    check_rrule(f, *args, **kwargs)
+
+
+@pytest.mark.parametrize(("f", "args", "kwargs"), [pytest.param(*c[1:], id=c[0]) for c in CALLS])
+def test_forward_rule_matches_finite_differences(
+    f: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    check_frule(f, *args, **kwargs, seed=TANGENT_SEED)
+
+
+def test_gradient_refuses_coordinate_arrays() -> None:
+    with pytest.raises(TypeError, match="coordinate arrays"):
+        srcad.rrule(np.gradient, V, GRID)
+
+
+def linspace_loss(x: np.ndarray) -> Any:
+    return np.sum(np.sin(np.linspace(x[0, 0], x[1, 1], 9))) + np.sum(np.linspace(x[0], x[1], 3) ** 2)
+
+
+def gradient_loss(x: np.ndarray) -> Any:
+    gy, gx = np.gradient(x**2, 0.5, 2.0)
+    return np.sum(gy * gx) + np.sum(np.gradient(x[0], x[1, 1] ** 2 + 1.0) ** 2)
+
+
+def trapezoid_loss(x: np.ndarray) -> Any:
+    return np.trapezoid(np.exp(x[0]), np.cumsum(x[1] ** 2)) + np.sum(np.trapezoid(x**3, axis=0))
+
+
+def interp_loss(x: np.ndarray) -> Any:
+    return np.sum(np.interp(x[0], GRID - 4.0, np.sin(V)) * x[1]) + np.interp(0.1, x[2], x[3])
+
+
+LOSSES = [linspace_loss, gradient_loss, trapezoid_loss, interp_loss]
+
+
+@pytest.mark.parametrize("f", LOSSES, ids=lambda f: f.__name__)
+def test_first_order_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
+    check_through_api(f, np.sort(M, axis=1), second_order=False)
