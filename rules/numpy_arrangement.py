@@ -495,3 +495,55 @@ def cross_frule(
     if not isinstance(b_dot, AbstractZero):
         y_dot = y_dot + np.cross(a, b_dot, *options, **keywords)
     return y, y_dot
+
+
+# --- conversions: astype and real_if_close ----------------------------------------------------
+
+
+def _converted_tangent(dot: Any, x: Any, y: Any) -> Any:
+    """The tangent of `y`, a conversion of `x` (a cast, or the real part): the tangent cast
+    the same way, its real part where a complex value became real; no tangent for a
+    conversion to integers or booleans."""
+    if not np.issubdtype(np.asarray(y).dtype, np.inexact):
+        return ZeroTangent()
+    dot = dense_tangent(dot, x)
+    if np.iscomplexobj(dot) and not np.iscomplexobj(y):
+        dot = np.real(dot)
+    return np.asarray(dot).astype(np.asarray(y).dtype)
+
+
+def _conversion_rrule(primal: Any, name: str) -> RuleFn:
+    """The reverse rule of a conversion `primal(x, *options)`: the cotangent projected back
+    onto `x` (cast to its dtype; a real cotangent of a complex `x` stays real)."""
+
+    def rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+        y = primal(x, *options, **keywords)
+        project_x = ProjectTo(x)
+        differentiable = np.issubdtype(np.asarray(y).dtype, np.inexact)
+        option_bars = (NoTangent(),) * len(options)
+
+        def pullback(y_bar: Any) -> tuple[Any, ...]:
+            y_bar = unthunk(y_bar)
+            if isinstance(y_bar, AbstractZero) or not differentiable:
+                return (NoTangent(), ZeroTangent(), *option_bars)
+            return (NoTangent(), project_x(np.asarray(y_bar)), *option_bars)
+
+        return y, named(pullback, f"{name}_pullback")
+
+    return named(rrule, f"{name}_rrule")
+
+
+def _conversion_frule(primal: Any, name: str) -> RuleFn:
+    def frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -> tuple[Any, Any]:
+        y = primal(x, *options, **keywords)
+        x_dot = unthunk(dargs[1])
+        if isinstance(x_dot, AbstractZero):
+            return y, ZeroTangent()
+        return y, _converted_tangent(x_dot, x, y)
+
+    return named(frule, f"{name}_frule")
+
+
+for _name, _primal in (("astype", np.astype), ("real_if_close", np.real_if_close)):
+    rules.rrule(_primal)(_conversion_rrule(_primal, _name))
+    rules.frule(_primal)(_conversion_frule(_primal, _name))
