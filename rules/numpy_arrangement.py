@@ -261,24 +261,34 @@ def select_frule(
     return y, y_dot
 
 
-@rules.rrule(select_frule)
-def select_frule_rrule(
-    dargs: tuple[Any, ...], condlist: Any, choicelist: Any, *options: Any, **keywords: Any
-) -> tuple[Any, Pullback]:
-    """Reverse rule of `select_frule` (second derivatives). At fixed conditions `np.select`
-    is linear in all it differentiates, and so is its forward rule in the tangents: both
-    results pull back through `select_rrule`'s pullback."""
-    y, pullback = select_rrule(condlist, choicelist, *options, **keywords)
-    _, y_dot = select_frule(dargs, condlist, choicelist, *options, **keywords)
+def linear_frule_rrule(rrule: RuleFn, frule: RuleFn, name: str) -> RuleFn:
+    """The reverse rule of `frule`, the forward rule of a function linear in every argument
+    it differentiates (the others, like `np.select`'s conditions, piecewise constant): its
+    tangent is the same linear map of the argument tangents,
+    so the result and its tangent both pull back through `rrule`'s pullback, and the
+    tangent does not depend on the arguments. For functions `second_order.LINEAR` cannot
+    take: linear in several arguments, or whose forward rule is not the function applied
+    to the tangent (constants it joins, branches it takes on the values)."""
 
-    def select_frule_pullback(bars: Any) -> tuple[Any, ...]:
-        y_bar, y_dot_bar = elements_of(unthunk(bars), 2)
-        _, _, *argument_bars = pullback(y_bar)
-        _, _, *tangent_bars = pullback(y_dot_bar)
-        dargs_bar = Tangent(tuple, NoTangent(), NoTangent(), *tangent_bars)
-        return (NoTangent(), dargs_bar, NoTangent(), *argument_bars)
+    def frule_rrule(dargs: tuple[Any, ...], *args: Any, **keywords: Any) -> tuple[Any, Pullback]:
+        y, pullback = rrule(*args, **keywords)
+        _, y_dot = frule(dargs, *args, **keywords)
 
-    return (y, y_dot), select_frule_pullback
+        def frule_pullback(bars: Any) -> tuple[Any, ...]:
+            y_bar, y_dot_bar = elements_of(unthunk(bars), 2)
+            _, *argument_bars = pullback(y_bar)
+            _, *tangent_bars = pullback(y_dot_bar)
+            dargs_bar = Tangent(tuple, NoTangent(), *tangent_bars)
+            return (NoTangent(), dargs_bar, *argument_bars)
+
+        return (y, y_dot), named(frule_pullback, f"{name}_frule_pullback")
+
+    return named(frule_rrule, f"{name}_frule_rrule")
+
+
+rules.rrule(select_frule)(linear_frule_rrule(select_rrule, select_frule, "select"))
+rules.rrule(append_frule)(linear_frule_rrule(append_rrule, append_frule, "append"))
+rules.rrule(diff_frule)(linear_frule_rrule(rules.rrules[np.diff].rrule, diff_frule, "diff"))
 
 
 # --- partition: a permutation -------------------------------------------------------------------
@@ -545,5 +555,8 @@ def _conversion_frule(primal: Any, name: str) -> RuleFn:
 
 
 for _name, _primal in (("astype", np.astype), ("real_if_close", np.real_if_close)):
-    rules.rrule(_primal)(_conversion_rrule(_primal, _name))
-    rules.frule(_primal)(_conversion_frule(_primal, _name))
+    _rrule, _frule = _conversion_rrule(_primal, _name), _conversion_frule(_primal, _name)
+    rules.rrule(_primal)(_rrule)
+    rules.frule(_primal)(_frule)
+    # Not `second_order.LINEAR`'s: converting the tangent alone may take another branch.
+    rules.rrule(_frule)(linear_frule_rrule(_rrule, _frule, _name))

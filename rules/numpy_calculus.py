@@ -16,7 +16,7 @@ import numpy as np
 from srcad.projection import ProjectTo, conj, unbroadcast
 from srcad.registry import RuleSet
 from srcad.rules.containers import dense_tangent
-from srcad.rules.numpy_arrangement import first_difference_adjoint
+from srcad.rules.numpy_arrangement import first_difference_adjoint, linear_frule_rrule
 from srcad.rules.numpy_shape import bind_options
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
@@ -86,6 +86,9 @@ def linspace_frule(
         return result, ZeroTangent()
     dots = dense_tangent(start_dot, start), dense_tangent(stop_dot, stop)
     return result, np.linspace(*dots, *options, **keywords)
+
+
+rules.rrule(linspace_frule)(linear_frule_rrule(linspace_rrule, linspace_frule, "linspace"))
 
 
 # --- gradient: linear in the samples -----------------------------------------------------------

@@ -98,3 +98,7 @@ LOSSES = [linspace_loss, gradient_loss, trapezoid_loss, interp_loss]
 @pytest.mark.parametrize("f", LOSSES, ids=lambda f: f.__name__)
 def test_first_order_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
     check_through_api(f, np.sort(M, axis=1), second_order=False)
+
+
+def test_second_order_through_linspace() -> None:
+    check_through_api(linspace_loss, np.sort(M, axis=1))
