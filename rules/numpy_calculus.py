@@ -96,7 +96,7 @@ rules.rrule(linspace_frule)(linear_frule_rrule(linspace_rrule, linspace_frule, "
 _STENCIL_PERIOD = 5  # each result reads at most 3 neighbouring samples, within i - 2 .. i + 2
 
 
-def _gradient_adjoint_along(g: np.ndarray, spacing: Any, edge_order: int, axis: int) -> Any:
+def _gradient_adjoint_along(g: np.ndarray, spacing: Any, edge_order: Any, axis: int) -> Any:
     """The adjoint, along `axis`, of `np.gradient(., spacing, edge_order=edge_order)` (one
     axis, its spacing a scalar or the coordinates), applied to the cotangent `g`.
 
@@ -359,7 +359,6 @@ def interp_frule(
         return y, ZeroTangent()
     x_dot, xp_dot, fp_dot = (dense_tangent(d, a) for d, a in zip(dots, (x, xp, fp), strict=False))
     j, t, slope, below, above = _interp_segments(x, xp, fp)
-    inside = ~(below | above)
     fp_dot = np.asarray(fp_dot)
     xp_dot = np.asarray(xp_dot, dtype=float)
     moved = fp_dot[j] + t * (fp_dot[j + 1] - fp_dot[j])

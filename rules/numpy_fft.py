@@ -146,8 +146,11 @@ def _fft_rrule(primal: Any, name: str, parameters: tuple[str, ...], default_axes
         x_shape = np.shape(x)
         lengths = [y.shape[a] for a in axes]
         if kind == "real input":
-            lengths[-1] = int(given["n"]) if given.get("n") is not None else (
-                int(given["s"][-1]) if given.get("s") is not None else x_shape[axes[-1]])
+            lengths[-1] = (
+                int(given["n"])
+                if given.get("n") is not None
+                else (int(given["s"][-1]) if given.get("s") is not None else x_shape[axes[-1]])
+            )
         project_x = ProjectTo(x)
         option_bars = (NoTangent(),) * len(options)
 

@@ -76,7 +76,8 @@ def test_gradient_refuses_coordinate_arrays() -> None:
 
 
 def linspace_loss(x: np.ndarray) -> Any:
-    return np.sum(np.sin(np.linspace(x[0, 0], x[1, 1], 9))) + np.sum(np.linspace(x[0], x[1], 3) ** 2)
+    samples = np.linspace(x[0, 0], x[1, 1], 9)
+    return np.sum(np.sin(samples)) + np.sum(np.linspace(x[0], x[1], 3) ** 2)
 
 
 def gradient_loss(x: np.ndarray) -> Any:
