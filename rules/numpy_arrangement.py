@@ -113,14 +113,14 @@ def _linear_rrule(primal: Any, name: str, adjoint: Callable[..., np.ndarray]) ->
         project_x = ProjectTo(x)
         option_bars = (NoTangent(),) * len(options)
 
-        def pullback(y_bar: Any) -> tuple[Any, ...]:
+        def linear_pullback(y_bar: Any) -> tuple[Any, ...]:
             y_bar = unthunk(y_bar)
             if isinstance(y_bar, AbstractZero):
                 return (NoTangent(), y_bar, *option_bars)
             x_bar = adjoint(np.asarray(y_bar), x, given)
             return (NoTangent(), project_x(x_bar), *option_bars)
 
-        return y, named(pullback, f"{name}_pullback")
+        return y, named(linear_pullback, f"{name}_pullback")
 
     return named(rrule, f"{name}_rrule")
 
@@ -363,7 +363,7 @@ def _permutation_frule_rrule(
         project_a = ProjectTo(a)
         option_bars = (NoTangent(),) * len(options)
 
-        def pullback(bars: Any) -> tuple[Any, ...]:
+        def permutation_frule_pullback(bars: Any) -> tuple[Any, ...]:
             y_bar, y_dot_bar = (unthunk(b) for b in elements_of(unthunk(bars), 2))
             back = [
                 ZeroTangent() if isinstance(b, AbstractZero)
@@ -373,7 +373,7 @@ def _permutation_frule_rrule(
             dargs_bar = Tangent(tuple, NoTangent(), back[1], *option_bars)
             return (NoTangent(), dargs_bar, back[0], *option_bars)
 
-        return (y, y_dot), named(pullback, f"{name}_frule_pullback")
+        return (y, y_dot), named(permutation_frule_pullback, f"{name}_frule_pullback")
 
     return named(frule_rrule, f"{name}_frule_rrule")
 
@@ -532,13 +532,13 @@ def _conversion_rrule(primal: Any, name: str) -> RuleFn:
         differentiable = np.issubdtype(np.asarray(y).dtype, np.inexact)
         option_bars = (NoTangent(),) * len(options)
 
-        def pullback(y_bar: Any) -> tuple[Any, ...]:
+        def conversion_pullback(y_bar: Any) -> tuple[Any, ...]:
             y_bar = unthunk(y_bar)
             if isinstance(y_bar, AbstractZero) or not differentiable:
                 return (NoTangent(), ZeroTangent(), *option_bars)
             return (NoTangent(), project_x(np.asarray(y_bar)), *option_bars)
 
-        return y, named(pullback, f"{name}_pullback")
+        return y, named(conversion_pullback, f"{name}_pullback")
 
     return named(rrule, f"{name}_rrule")
 

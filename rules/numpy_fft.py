@@ -154,7 +154,7 @@ def _fft_rrule(primal: Any, name: str, parameters: tuple[str, ...], default_axes
         project_x = ProjectTo(x)
         option_bars = (NoTangent(),) * len(options)
 
-        def pullback(y_bar: Any) -> tuple[Any, ...]:
+        def transform_pullback(y_bar: Any) -> tuple[Any, ...]:
             y_bar = unthunk(y_bar)
             if isinstance(y_bar, AbstractZero):
                 return (NoTangent(), y_bar, *option_bars)
@@ -167,7 +167,7 @@ def _fft_rrule(primal: Any, name: str, parameters: tuple[str, ...], default_axes
                 x_bar = _real_output_adjoint(primal, y_bar, axes, norm, x_shape)
             return (NoTangent(), project_x(x_bar), *option_bars)
 
-        return y, named(pullback, f"{name}_pullback")
+        return y, named(transform_pullback, f"{name}_pullback")
 
     return named(rrule, f"{name}_rrule")
 
@@ -184,13 +184,13 @@ def _shift_rrule(primal: Any, inverse: Any, name: str) -> RuleFn:
         project_x = ProjectTo(x)
         option_bars = (NoTangent(),) * len(options)
 
-        def pullback(y_bar: Any) -> tuple[Any, ...]:
+        def shift_pullback(y_bar: Any) -> tuple[Any, ...]:
             y_bar = unthunk(y_bar)
             if isinstance(y_bar, AbstractZero):
                 return (NoTangent(), y_bar, *option_bars)
             return (NoTangent(), project_x(inverse(np.asarray(y_bar), axes)), *option_bars)
 
-        return y, named(pullback, f"{name}_pullback")
+        return y, named(shift_pullback, f"{name}_pullback")
 
     return named(rrule, f"{name}_rrule")
 

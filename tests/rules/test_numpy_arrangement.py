@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import srcad
+from srcad.registry import REGISTRY
 from srcad.rules import numpy_arrangement
 from srcad.tangents import NoTangent
 from srcad.testing import check_frule, check_rrule
@@ -194,3 +195,37 @@ def test_second_order_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
 @pytest.mark.parametrize("f", LINEAR, ids=lambda f: f.__name__)
 def test_second_order_of_linear_functions_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
     check_through_api(f, M)
+
+
+# -- reverse rules of forward rules (second derivatives), each checked alone -------------------
+
+FRULE_CASES = [
+    ("select_frule", np.select, ([V > 0, V < -1], np.stack([V**2, 3 * V]), -V)),
+    ("append_frule", np.append, (M, M[:2], 0)),
+    ("diff_frule", np.diff, (M, 2, 0)),
+    ("partition_frule", np.partition, (V, 2)),
+    ("sort_frule", np.sort, (M, 0)),
+    ("astype_frule", np.astype, (Z, np.complex128)),
+    ("real_if_close_frule", np.real_if_close, (M + 1e-16j,)),
+]
+
+
+def _tangent_like(x: Any, rng: np.random.Generator) -> Any:
+    if isinstance(x, list):
+        return [_tangent_like(e, rng) for e in x]
+    if isinstance(x, np.ndarray) and x.dtype.kind in "fc":
+        return rng.standard_normal(x.shape) + (0j if x.dtype.kind == "c" else 0.0)
+    return NoTangent()
+
+
+@pytest.mark.parametrize(("primal", "args"), [pytest.param(*c[1:], id=c[0]) for c in FRULE_CASES])
+def test_reverse_rule_of_forward_rule_matches_finite_differences(
+    primal: Any, args: tuple[Any, ...]
+) -> None:
+    frule = REGISTRY.frule_for(primal).rrule
+    assert REGISTRY.rrule_for(frule) is not None
+    rng = np.random.default_rng(TANGENT_SEED)
+    dargs = (NoTangent(), *(_tangent_like(a, rng) for a in args))
+    if primal is np.real_if_close:  # a real tangent keeps the result real (see above)
+        dargs = (NoTangent(), WEIGHTS + 0j)
+    check_rrule(frule, dargs, *args)

@@ -103,3 +103,12 @@ def test_first_order_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
 
 def test_second_order_through_linspace() -> None:
     check_through_api(linspace_loss, np.sort(M, axis=1))
+
+
+def test_reverse_rule_of_linspace_frule_matches_finite_differences() -> None:
+    from srcad.registry import REGISTRY
+    from srcad.tangents import NoTangent
+
+    linspace_frule = REGISTRY.frule_for(np.linspace).rrule
+    dargs = (NoTangent(), V[:3] * 0.5, 1.5, NoTangent())
+    check_rrule(linspace_frule, dargs, V[:3], 2.0, 4, retstep=True)
