@@ -18,7 +18,7 @@ from srcad.registry import RuleSet
 from srcad.rules.containers import dense_tangent
 from srcad.rules.numpy_arrangement import first_difference_adjoint, linear_frule_rrule
 from srcad.rules.numpy_shape import bind_options
-from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("numpy_calculus")
 
@@ -203,6 +203,66 @@ def gradient_frule(dargs: tuple[Any, ...], f: Any, *varargs: Any, **keywords: An
     return result, tangents[0] if len(axes) == 1 else tuple(tangents)
 
 
+def _real_inner(a: Any, b: Any) -> Any:
+    return np.real(np.sum(np.conj(a) * b))
+
+
+@rules.rrule(gradient_frule)
+def gradient_frule_rrule(
+    dargs: tuple[Any, ...], f: Any, *varargs: Any, **keywords: Any
+) -> tuple[Any, Pullback]:
+    """Reverse rule of `gradient_frule` (second derivatives). Along axis `k`, with `G_k` the
+    gradient at unit spacing and `h_k` the spacing: `y_k = G_k f / h_k` and
+    `y_dot_k = G_k f_dot / h_k - y_k h_dot_k / h_k`, differentiated in `f`, `f_dot`, `h_k`
+    and `h_dot_k`; `G_k`'s adjoint is `_gradient_adjoint_along` at unit spacing."""
+    result, result_dot = gradient_frule(dargs, f, *varargs, **keywords)
+    axes = _gradient_axes(f, keywords)
+    spacings = _spacings(varargs, len(axes))
+    edge_order = keywords.get("edge_order", 1)
+    f_dot = dense_tangent(unthunk(dargs[1]), f)
+    h_dots = [unthunk(d) for d in dargs[2 : 2 + len(varargs)]]
+    h_dots = [0.0 if isinstance(d, AbstractZero) else d for d in h_dots]
+    h_dots_per_axis = _spacings(tuple(h_dots), len(axes)) if varargs else [0.0] * len(axes)
+    units = [np.gradient(f, axis=k, edge_order=edge_order) for k in axes]
+    unit_dots = [np.gradient(f_dot, axis=k, edge_order=edge_order) for k in axes]
+    project_f = ProjectTo(f)
+    projections = [ProjectTo(v) for v in varargs]
+
+    def gradient_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        y_bar, y_dot_bar = elements_of(unthunk(bars), 2)
+        per_axis = []
+        for bar in (y_bar, y_dot_bar):
+            bar = unthunk(bar)
+            parts = [bar] if len(axes) == 1 else [unthunk(b) for b in elements_of(bar, len(axes))]
+            per_axis.append([
+                np.zeros(np.shape(f)) if isinstance(b, AbstractZero) else np.asarray(b)
+                for b in parts
+            ])  # fmt: skip
+        f_bar = np.zeros(np.shape(f), dtype=np.result_type(f, 1.0))
+        f_dot_bar = np.zeros_like(f_bar)
+        h_bars, h_dot_bars = [], []
+        for k, axis in enumerate(axes):
+            g, g_dot = per_axis[0][k], per_axis[1][k]
+            h, h_dot, unit, unit_dot = spacings[k], h_dots_per_axis[k], units[k], unit_dots[k]
+            adjoint = _gradient_adjoint_along(g, 1.0, edge_order, axis)
+            adjoint_dot = _gradient_adjoint_along(g_dot, 1.0, edge_order, axis)
+            f_bar = f_bar + adjoint / h - adjoint_dot * h_dot / h**2
+            f_dot_bar = f_dot_bar + adjoint_dot / h
+            h_bars.append(
+                -_real_inner(g, unit) / h**2 - _real_inner(g_dot, unit_dot) / h**2
+                + 2.0 * _real_inner(g_dot, unit) * h_dot / h**3
+            )  # fmt: skip
+            h_dot_bars.append(-_real_inner(g_dot, unit) / h**2)
+        if len(varargs) == 1:
+            h_bars, h_dot_bars = [sum(h_bars)], [sum(h_dot_bars)]
+        varargs_bars = [p(b) for p, b in zip(projections, h_bars, strict=False)]
+        varargs_dot_bars = [p(b) for p, b in zip(projections, h_dot_bars, strict=False)]
+        dargs_bar = Tangent(tuple, NoTangent(), project_f(f_dot_bar), *varargs_dot_bars)
+        return (NoTangent(), dargs_bar, project_f(f_bar), *varargs_bars)
+
+    return (result, result_dot), gradient_frule_pullback
+
+
 # --- trapezoid: bilinear in the samples and the spacings ---------------------------------------
 
 
@@ -282,6 +342,46 @@ def trapezoid_frule(dargs: tuple[Any, ...], y: Any, *options: Any, **keywords: A
     elif len(options) > 1 and x is None and not isinstance(option_dots[1], AbstractZero):
         result_dot = result_dot + np.sum(option_dots[1] * mean, axis=axis)
     return result, result_dot
+
+
+@rules.rrule(trapezoid_frule)
+def trapezoid_frule_rrule(
+    dargs: tuple[Any, ...], y: Any, *options: Any, **keywords: Any
+) -> tuple[Any, Pullback]:
+    """Reverse rule of `trapezoid_frule` (second derivatives). `np.trapezoid` is linear in
+    each of its differentiated arguments apart (`y`, and `x` or `dx` by position: the
+    result is bilinear in the samples and the spacings), so its tangent is the sum over
+    the arguments of the rule with that argument replaced by its tangent; each term pulls
+    back through `trapezoid_rrule`, its cotangent for the replaced argument going to that
+    argument's tangent."""
+    args = (y, *options)
+    result, pullback = trapezoid_rrule(*args, **keywords)
+    dots = [unthunk(d) for d in dargs[1 : 1 + len(args)]]
+    moving = [i for i, d in enumerate(dots) if not isinstance(d, AbstractZero | NoTangent)]
+    result_dot: Any = ZeroTangent()
+    terms = []
+    for i in moving:
+        replaced = (*args[:i], dots[i], *args[i + 1 :])
+        term, term_pullback = trapezoid_rrule(*replaced, **keywords)
+        result_dot = result_dot + term
+        terms.append((i, term_pullback))
+
+    def trapezoid_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        result_bar, result_dot_bar = elements_of(unthunk(bars), 2)
+        args_bars = list(pullback(result_bar)[1:])
+        dots_bars: list[Any] = [ZeroTangent()] * len(args)
+        for i, term_pullback in terms:
+            term_bars = term_pullback(result_dot_bar)[1:]
+            for j, bar in enumerate(term_bars):
+                if j == i:
+                    dots_bars[j] = bar
+                elif not isinstance(bar, AbstractZero | NoTangent):
+                    args_bars[j] = bar if isinstance(args_bars[j], AbstractZero) else (
+                        args_bars[j] + bar)  # fmt: skip
+        dargs_bar = Tangent(tuple, NoTangent(), *dots_bars)
+        return (NoTangent(), dargs_bar, *args_bars)
+
+    return (result, result_dot), trapezoid_frule_pullback
 
 
 # --- interp: piecewise linear --------------------------------------------------------------------

@@ -81,8 +81,8 @@ def linspace_loss(x: np.ndarray) -> Any:
 
 
 def gradient_loss(x: np.ndarray) -> Any:
-    gy, gx = np.gradient(x**2, 0.5, 2.0)
-    return np.sum(gy * gx) + np.sum(np.gradient(x[0], x[1, 1] ** 2 + 1.0) ** 2)
+    both = np.gradient(x**2, 0.5, 2.0)
+    return np.sum(both[0] * both[1]) + np.sum(np.gradient(x[0], x[1, 1] ** 2 + 1.0) ** 2)
 
 
 def trapezoid_loss(x: np.ndarray) -> Any:
@@ -101,8 +101,32 @@ def test_first_order_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
     check_through_api(f, np.sort(M, axis=1), second_order=False)
 
 
-def test_second_order_through_linspace() -> None:
-    check_through_api(linspace_loss, np.sort(M, axis=1))
+@pytest.mark.parametrize("f", [linspace_loss, trapezoid_loss, gradient_loss],
+                         ids=lambda f: f.__name__)  # fmt: skip
+def test_second_order_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
+    check_through_api(f, np.sort(M, axis=1))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param((M,), id="samples"),
+        pytest.param((M, GRID[:6]), id="coordinates"),
+        pytest.param((X, None, 0.4, 1), id="spacing"),
+    ],
+)
+def test_reverse_rule_of_trapezoid_frule_matches_finite_differences(args: tuple[Any, ...]) -> None:
+    from srcad.registry import REGISTRY
+    from srcad.tangents import NoTangent
+
+    trapezoid_frule = REGISTRY.frule_for(np.trapezoid).rrule
+    rng = np.random.default_rng(TANGENT_SEED)
+    dots = [
+        rng.standard_normal(np.shape(a)) if isinstance(a, np.ndarray) else
+        (0.3 if isinstance(a, float) else NoTangent())
+        for a in args
+    ]  # fmt: skip
+    check_rrule(trapezoid_frule, (NoTangent(), *dots), *args)
 
 
 def test_reverse_rule_of_linspace_frule_matches_finite_differences() -> None:
@@ -112,3 +136,64 @@ def test_reverse_rule_of_linspace_frule_matches_finite_differences() -> None:
     linspace_frule = REGISTRY.frule_for(np.linspace).rrule
     dargs = (NoTangent(), V[:3] * 0.5, 1.5, NoTangent())
     check_rrule(linspace_frule, dargs, V[:3], 2.0, 4, retstep=True)
+
+
+# -- functions that already had rules, in the forms issue 20 names -----------------------------
+
+AVERAGE_WEIGHTS = RNG.uniform(0.5, 2.0, 6)
+INDICES = np.argsort(M, axis=1)
+
+
+def average_loss(x: np.ndarray) -> Any:
+    return np.sum(np.average(np.sin(x), axis=1, weights=AVERAGE_WEIGHTS) ** 2)
+
+
+def trace_offset_loss(x: np.ndarray) -> Any:
+    return np.trace(x, 1) ** 2 + np.trace(x * x, -2)
+
+
+def take_along_axis_loss(x: np.ndarray) -> Any:
+    return np.sum(np.take_along_axis(x, INDICES, axis=1) ** 2 * np.arange(6.0))
+
+
+def einsum_sublist_loss(x: np.ndarray) -> Any:
+    return np.einsum(x, [0, 1], np.sin(x), [0, 1], []) + np.sum(np.einsum(x, [1, 0]) ** 3)
+
+
+def argsort_loss(x: np.ndarray) -> Any:
+    return np.sum(x[0][np.argsort(x[1])] * np.arange(6.0)) + np.sum(np.sort(x, axis=None) ** 2)
+
+
+EXISTING = [
+    average_loss,
+    trace_offset_loss,
+    take_along_axis_loss,
+    einsum_sublist_loss,
+    argsort_loss,
+]
+
+
+@pytest.mark.parametrize("f", EXISTING, ids=lambda f: f.__name__)
+def test_existing_rules_in_these_forms_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
+    check_through_api(f, M, second_order=f in (trace_offset_loss, argsort_loss))
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [
+        pytest.param((V,), {}, id="unit-spacing"),
+        pytest.param((V, 0.3), {"edge_order": 2}, id="spacing"),
+        pytest.param((M, 0.5, 2.0), {}, id="spacing-per-axis"),
+        pytest.param((X, 1.5), {"axis": (0, 2)}, id="one-spacing-two-axes"),
+    ],
+)
+def test_reverse_rule_of_gradient_frule_matches_finite_differences(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    from srcad.registry import REGISTRY
+    from srcad.tangents import NoTangent
+
+    gradient_frule = REGISTRY.frule_for(np.gradient).rrule
+    rng = np.random.default_rng(TANGENT_SEED)
+    dots = [rng.standard_normal(np.shape(a)) if isinstance(a, np.ndarray) else 0.3 for a in args]
+    check_rrule(gradient_frule, (NoTangent(), *dots), *args, **kwargs)
