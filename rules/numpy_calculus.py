@@ -469,3 +469,56 @@ def interp_frule(
         ends.append(dense_tangent(dots[3 + k], options[k]) if given_end else fp_dot[index])
     y_dot = np.where(below, ends[0], np.where(above, ends[1], moved))
     return y, y_dot if isinstance(y, np.ndarray) else y_dot[()]
+
+
+@rules.rrule(interp_frule)
+def interp_frule_rrule(
+    dargs: tuple[Any, ...], x: Any, xp: Any, fp: Any, *options: Any, **keywords: Any
+) -> tuple[Any, Pullback]:
+    """Reverse rule of `interp_frule` (second derivatives). The tangent is linear in the
+    argument tangents, so they pull back through `interp_rrule`; inside the samples it
+    also moves with the arguments, `y_dot = fp_dot[j] + t D_f + slope q` with
+    `D_f = fp_dot[j+1] - fp_dot[j]`, `q = x_dot - xp_dot[j] - t (xp_dot[j+1] - xp_dot[j])`:
+    its derivatives through `t` and `slope` give the arguments' cotangents from its own.
+    Outside the samples it does not move."""
+    y, pullback = interp_rrule(x, xp, fp, *options, **keywords)
+    _, y_dot = interp_frule(dargs, x, xp, fp, *options, **keywords)
+    j, t, slope, below, above = _interp_segments(x, xp, fp)
+    inside = ~(below | above)
+    dots = [unthunk(d) for d in dargs[1:4]]
+    x_dot, xp_dot, fp_dot = (
+        np.asarray(dense_tangent(d, a)) for d, a in zip(dots, (x, xp, fp), strict=True)
+    )
+    xp_array = np.asarray(xp, dtype=float)
+    width = xp_array[j + 1] - xp_array[j]
+    moved_xp = xp_dot[j + 1] - xp_dot[j]
+    q = x_dot - xp_dot[j] - t * moved_xp
+    turn = (fp_dot[j + 1] - fp_dot[j]) - slope * moved_xp  # D_f - slope (xp_dot[j+1] - xp_dot[j])
+    n = len(xp_array)
+    project_x, project_xp, project_fp = ProjectTo(x), ProjectTo(xp), ProjectTo(fp)
+
+    def interp_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        y_bar, y_dot_bar = elements_of(unthunk(bars), 2)
+        _, *argument_bars = pullback(y_bar)
+        _, *tangent_bars = pullback(y_dot_bar)
+        y_dot_bar = unthunk(y_dot_bar)
+        if not isinstance(y_dot_bar, AbstractZero):
+            c = np.where(inside, np.asarray(y_dot_bar), 0.0)
+            x_part = np.real(np.conj(turn / width) * c)
+            xp_j = np.real(np.conj((turn * (t - 1.0) + q * slope) / width) * c)
+            xp_next = np.real(np.conj((-turn * t - q * slope) / width) * c)
+            fp_next = np.conj(q / width) * c
+            xp_bar, fp_bar = np.zeros(n), np.zeros(n, dtype=np.result_type(fp_next, 1.0))
+            np.add.at(xp_bar, j, xp_j)
+            np.add.at(xp_bar, j + 1, xp_next)
+            np.add.at(fp_bar, j + 1, fp_next)
+            np.add.at(fp_bar, j, -fp_next)
+            parts = (project_x(x_part), project_xp(xp_bar), project_fp(fp_bar))
+            argument_bars[:3] = [
+                part if isinstance(bar, AbstractZero) else bar + part
+                for bar, part in zip(argument_bars[:3], parts, strict=True)
+            ]
+        dargs_bar = Tangent(tuple, NoTangent(), *tangent_bars)
+        return (NoTangent(), dargs_bar, *argument_bars)
+
+    return (y, y_dot), interp_frule_pullback

@@ -101,7 +101,7 @@ def test_first_order_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
     check_through_api(f, np.sort(M, axis=1), second_order=False)
 
 
-@pytest.mark.parametrize("f", [linspace_loss, trapezoid_loss, gradient_loss],
+@pytest.mark.parametrize("f", [linspace_loss, trapezoid_loss, gradient_loss, interp_loss],
                          ids=lambda f: f.__name__)  # fmt: skip
 def test_second_order_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
     check_through_api(f, np.sort(M, axis=1))
@@ -197,3 +197,25 @@ def test_reverse_rule_of_gradient_frule_matches_finite_differences(
     rng = np.random.default_rng(TANGENT_SEED)
     dots = [rng.standard_normal(np.shape(a)) if isinstance(a, np.ndarray) else 0.3 for a in args]
     check_rrule(gradient_frule, (NoTangent(), *dots), *args, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param((V, GRID - 4.0, np.cos(V)), id="inside-and-outside"),
+        pytest.param((np.array([-10.0, 0.2, 10.0]), GRID - 4.0, V, -1.5, 2.5), id="left-right"),
+        pytest.param((V, GRID - 4.0, Z), id="complex"),
+    ],
+)
+def test_reverse_rule_of_interp_frule_matches_finite_differences(args: tuple[Any, ...]) -> None:
+    from srcad.registry import REGISTRY
+    from srcad.tangents import NoTangent
+
+    interp_frule = REGISTRY.frule_for(np.interp).rrule
+    rng = np.random.default_rng(TANGENT_SEED)
+    dots = [
+        rng.standard_normal(np.shape(a)) + (0j if np.iscomplexobj(a) else 0.0)
+        if isinstance(a, np.ndarray) else 0.3
+        for a in args
+    ]  # fmt: skip
+    check_rrule(interp_frule, (NoTangent(), *dots), *args)
