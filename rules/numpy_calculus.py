@@ -126,6 +126,49 @@ def _gradient_axes(f: Any, given: dict[str, Any]) -> list[int]:
     return [int(a) % ndim for a in (axis if isinstance(axis, tuple | list) else (axis,))]
 
 
+_COMPLEX_STEP = 1e-20
+
+
+def _along_coordinates(
+    f: Any, coordinates: Any, direction: np.ndarray, edge_order: Any, axis: int
+) -> Any:
+    """The derivative of `np.gradient(f, coordinates, axis=axis)` as the coordinates move
+    along `direction`, by a complex step: the result is a rational function of the
+    coordinates, so the imaginary part of its value at `coordinates + i h direction`,
+    over `h`, is that derivative to rounding, whatever `h` this small. The gradient is
+    linear in `f`, so a complex `f` is stepped one part at a time."""
+    moved = np.asarray(coordinates, dtype=float) + 1j * _COMPLEX_STEP * direction
+    f = np.asarray(f)
+    parts = [(np.real(f), 1.0), (np.imag(f), 1j)] if np.iscomplexobj(f) else [(f, 1.0)]
+    total: Any = 0.0
+    for part, unit in parts:
+        stepped = np.gradient(part.astype(complex), moved, axis=axis, edge_order=edge_order)
+        total = total + unit * np.imag(stepped) / _COMPLEX_STEP
+    return total
+
+
+def _coordinates_cotangent(
+    g: np.ndarray, f: Any, coordinates: Any, edge_order: Any, axis: int
+) -> np.ndarray:
+    """The cotangent of the coordinates of `np.gradient(f, coordinates, axis=axis)` for
+    the result's cotangent `g`. A result reads coordinates among `i - 2 .. i + 2` (as
+    `_gradient_adjoint_along` explains), so moving the comb of coordinates `= r (mod 5)`
+    moves each result by the derivative in one coordinate: five complex steps give them
+    all, summed into the coordinates they belong to."""
+    n = np.shape(f)[axis]
+    positions = np.arange(n)
+    coordinates_bar = np.zeros(n)
+    for residue in range(_STENCIL_PERIOD):
+        comb = (positions % _STENCIL_PERIOD == residue).astype(float)
+        moved = _along_coordinates(f, coordinates, comb, edge_order, axis)
+        per_result = np.real(np.conj(g) * moved)
+        per_result = np.sum(np.moveaxis(per_result, axis, 0).reshape(n, -1), axis=1)
+        read = positions - 2 + (residue - (positions - 2)) % _STENCIL_PERIOD
+        inside = (read >= 0) & (read < n)
+        np.add.at(coordinates_bar, read[inside], per_result[inside])
+    return coordinates_bar
+
+
 def _spacings(varargs: tuple[Any, ...], count: int) -> list[Any]:
     """One spacing per differentiated axis, as `np.gradient` reads `varargs`."""
     if not varargs:
@@ -137,13 +180,8 @@ def _spacings(varargs: tuple[Any, ...], count: int) -> list[Any]:
 def gradient_rrule(f: Any, *varargs: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.gradient(f, *varargs, axis=None, edge_order=1)`: the samples get
     the adjoint of each axis's difference stencil; a scalar spacing `h` (a result is
-    proportional to `1 / h`) gets `-<result_bar, result> / h`. Coordinate arrays are
-    read as constants: the rule refuses them, as their cotangent is not implemented."""
-    if any(np.ndim(v) > 0 for v in varargs):
-        raise TypeError(
-            "srcad differentiates np.gradient with scalar spacings, not with coordinate "
-            "arrays (their derivative is not implemented)"
-        )
+    proportional to `1 / h`) gets `-<result_bar, result> / h`, coordinates the cotangent
+    `_coordinates_cotangent` finds."""
     result = np.gradient(f, *varargs, **keywords)
     axes = _gradient_axes(f, keywords)
     spacings = _spacings(varargs, len(axes))
@@ -164,7 +202,10 @@ def gradient_rrule(f: Any, *varargs: Any, **keywords: Any) -> tuple[Any, Pullbac
                 continue
             bar = np.asarray(bar)
             f_bar = f_bar + _gradient_adjoint_along(bar, h, edge_order, axis)
-            spacing_bars[k] = -np.real(np.sum(conj(bar) * value)) / h
+            if np.ndim(h) == 0:
+                spacing_bars[k] = -np.real(np.sum(conj(bar) * value)) / h
+            else:
+                spacing_bars[k] = _coordinates_cotangent(bar, f, h, edge_order, axis)
         if not varargs:
             varargs_bars = []
         elif len(varargs) == 1:
@@ -179,12 +220,8 @@ def gradient_rrule(f: Any, *varargs: Any, **keywords: Any) -> tuple[Any, Pullbac
 @rules.frule(np.gradient)
 def gradient_frule(dargs: tuple[Any, ...], f: Any, *varargs: Any, **keywords: Any) -> Any:
     """Forward rule for `np.gradient`: the gradient of the samples' tangent, less each
-    result times its spacing's relative tangent."""
-    if any(np.ndim(v) > 0 for v in varargs):
-        raise TypeError(
-            "srcad differentiates np.gradient with scalar spacings, not with coordinate "
-            "arrays (their derivative is not implemented)"
-        )
+    result times its spacing's relative tangent (for coordinates, plus the derivative
+    along their tangent, `_along_coordinates`)."""
     result = np.gradient(f, *varargs, **keywords)
     f_dot = unthunk(dargs[1])
     spacing_dots = [unthunk(d) for d in dargs[2 : 2 + len(varargs)]]
@@ -196,10 +233,13 @@ def gradient_frule(dargs: tuple[Any, ...], f: Any, *varargs: Any, **keywords: An
     derivative = np.gradient(dense_tangent(f_dot, f), *varargs, **keywords)
     values = [result] if len(axes) == 1 else list(result)
     derivatives = [derivative] if len(axes) == 1 else list(derivative)
+    edge_order = keywords.get("edge_order", 1)
     tangents = [
-        d if isinstance(h_dot, AbstractZero) else d - v * (h_dot / h)
-        for d, v, h, h_dot in zip(derivatives, values, spacings, dots, strict=True)
-    ]
+        d if isinstance(h_dot, AbstractZero)
+        else d - v * (h_dot / h) if np.ndim(h) == 0
+        else d + _along_coordinates(f, h, np.asarray(h_dot), edge_order, axis)
+        for d, v, h, h_dot, axis in zip(derivatives, values, spacings, dots, axes, strict=True)
+    ]  # fmt: skip
     return result, tangents[0] if len(axes) == 1 else tuple(tangents)
 
 
@@ -214,7 +254,13 @@ def gradient_frule_rrule(
     """Reverse rule of `gradient_frule` (second derivatives). Along axis `k`, with `G_k` the
     gradient at unit spacing and `h_k` the spacing: `y_k = G_k f / h_k` and
     `y_dot_k = G_k f_dot / h_k - y_k h_dot_k / h_k`, differentiated in `f`, `f_dot`, `h_k`
-    and `h_dot_k`; `G_k`'s adjoint is `_gradient_adjoint_along` at unit spacing."""
+    and `h_dot_k`; `G_k`'s adjoint is `_gradient_adjoint_along` at unit spacing. Spacings
+    given as coordinates are refused here: second derivatives in them are not implemented."""
+    if any(np.ndim(v) > 0 for v in varargs):
+        raise TypeError(
+            "srcad has first derivatives of np.gradient with coordinate arrays, but not "
+            "second derivatives"
+        )
     result, result_dot = gradient_frule(dargs, f, *varargs, **keywords)
     axes = _gradient_axes(f, keywords)
     spacings = _spacings(varargs, len(axes))

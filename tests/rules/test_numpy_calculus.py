@@ -40,6 +40,12 @@ CALLS: list[Call] = [
     ("gradient-axis", np.gradient, (X, 1.5), {"axis": 1}),
     ("gradient-axes", np.gradient, (X,), {"axis": (0, 2)}),
     ("gradient-complex", np.gradient, (Z, 0.5), {}),
+    ("gradient-coordinates", np.gradient, (V, GRID), {}),
+    ("gradient-coordinates-edge-order-2", np.gradient, (V, GRID), {"edge_order": 2}),
+    ("gradient-coordinates-axis", np.gradient, (M, GRID[:6]), {"axis": 1}),
+    ("gradient-mixed-spacings", np.gradient, (M, 0.5, GRID[:6]), {"edge_order": 2}),
+    ("gradient-coordinates-complex", np.gradient, (Z, GRID), {}),
+    ("gradient-coordinates-short", np.gradient, (V[:3], GRID[:3]), {"edge_order": 2}),
     ("trapezoid", np.trapezoid, (V,), {}),
     ("trapezoid-x", np.trapezoid, (V, GRID), {}),
     ("trapezoid-x-axis", np.trapezoid, (M, GRID[:4]), {"axis": 0}),
@@ -70,9 +76,13 @@ def test_forward_rule_matches_finite_differences(
     check_frule(f, *args, **kwargs, seed=TANGENT_SEED)
 
 
-def test_gradient_refuses_coordinate_arrays() -> None:
+def test_gradient_refuses_second_derivatives_in_coordinates() -> None:
+    from srcad.registry import REGISTRY
+    from srcad.tangents import NoTangent
+
+    gradient_frule = REGISTRY.frule_for(np.gradient).rrule
     with pytest.raises(TypeError, match="coordinate arrays"):
-        srcad.rrule(np.gradient, V, GRID)
+        srcad.rrule(gradient_frule, (NoTangent(), V, GRID), V, GRID)
 
 
 def linspace_loss(x: np.ndarray) -> Any:
@@ -93,7 +103,11 @@ def interp_loss(x: np.ndarray) -> Any:
     return np.sum(np.interp(x[0], GRID - 4.0, np.sin(V)) * x[1]) + np.interp(0.1, x[2], x[3])
 
 
-LOSSES = [linspace_loss, gradient_loss, trapezoid_loss, interp_loss]
+def gradient_on_coordinates_loss(x: np.ndarray) -> Any:
+    return np.sum(np.gradient(np.sin(x[0]), np.cumsum(x[1] ** 2 + 0.5), edge_order=2) ** 2)
+
+
+LOSSES = [linspace_loss, gradient_loss, gradient_on_coordinates_loss, trapezoid_loss, interp_loss]
 
 
 @pytest.mark.parametrize("f", LOSSES, ids=lambda f: f.__name__)
