@@ -196,7 +196,7 @@ def gradient_rrule(f: Any, *varargs: Any, **keywords: Any) -> tuple[Any, Pullbac
             return (NoTangent(), result_bar, *(result_bar for _ in varargs))
         bars = [result_bar] if len(axes) == 1 else [unthunk(b) for b in result_bar]
         f_bar = np.zeros(np.shape(f), dtype=np.result_type(f, 1.0))
-        spacing_bars = [0.0] * len(axes)
+        spacing_bars: list[Any] = [0.0] * len(axes)
         for k, (bar, axis, h, value) in enumerate(zip(bars, axes, spacings, results, strict=True)):
             if isinstance(bar, AbstractZero):
                 continue
