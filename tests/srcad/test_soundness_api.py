@@ -423,7 +423,7 @@ def test_functions_with_rules_need_no_source() -> None:
     assert srcad.jvp(math.sin, (0.5,), (2.0,))[1] == pytest.approx(2.0 * math.cos(0.5))
 
 
-# np.vander has no rule, and its source writes into an array it takes apart: refused.
+# np.vander has no rule, and its source changes an array in place: refused.
 NODES = np.arange(1.0, 4.0)
 
 
