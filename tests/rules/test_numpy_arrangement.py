@@ -134,7 +134,7 @@ def flips_loss(x: np.ndarray) -> Any:
 
 
 def rollaxis_loss(x: np.ndarray) -> Any:
-    return np.sum(np.cos(np.rollaxis(x[None], 2, 1)) * x.T)
+    return np.sum(np.cos(np.rollaxis(x[None], 2, 1)) * np.transpose(x))
 
 
 def diagonal_loss(x: np.ndarray) -> Any:

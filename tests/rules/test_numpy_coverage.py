@@ -98,3 +98,17 @@ def test_functions_compiled_from_numpy_source_match_finite_differences(name: str
     np.testing.assert_allclose(srcad.grad(f)(X), expected, rtol=1e-6, atol=1e-8)
     _, y_dot = srcad.jvp(f, (X,), (v,))
     np.testing.assert_allclose(y_dot, finite_difference_jvp(f, (X,), (v,)), rtol=1e-6)
+
+
+# Issue 20's list of NumPy functions refused or crashing before (besides autograd's), less
+# the elementwise ones and np.r_/np.c_: each now has both rules.
+BEYOND_AUTOGRAD = [
+    np.linalg.eigvals, np.select, np.append, np.trapezoid, np.interp, np.average, np.sort,
+    np.take_along_axis, np.einsum, np.trace,
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("function", BEYOND_AUTOGRAD, ids=lambda f: f.__name__)
+def test_the_functions_issue_20_names_have_rules(function: Any) -> None:
+    assert REGISTRY.rrule_for(function) is not None
+    assert REGISTRY.frule_for(function) is not None
