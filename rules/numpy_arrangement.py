@@ -1,11 +1,17 @@
 """Rules for NumPy functions that rearrange, mask or difference an array's elements:
 `tril`, `triu`, `fliplr`, `flipud`, `rot90`, `rollaxis`, `diagonal`, `diff`, `append`,
-`select`, `partition`, `kron` and `cross`.
+`select`, `partition`, `kron` and `cross`; and the conversions `astype` and
+`real_if_close`.
 
 Most are linear in their array: the pullback applies the adjoint (`ADJOINTS`), the forward
 rule applies the function to the tangent (`numpy_shape.linear_frule`). `append` and
 `select` are linear in several arguments, `kron` and `cross` bilinear; `partition` moves
 elements by the permutation NumPy's own `argpartition` finds, as `np.sort`'s rule does.
+
+Second derivatives: the functions linear in one array get theirs from
+`second_order.LINEAR`; those linear in all they differentiate but not of that form get a
+reverse rule of their forward rule from `linear_frule_rrule`, and the permutations
+(`partition`, and `sort` of `numpy_sorting`) from `_permutation_frule_rrule`.
 """
 
 from __future__ import annotations
