@@ -333,6 +333,8 @@ def _check_fields(
 def _zero_like(y_bar: Any) -> Any:
     from srcad.tangents import ZeroTangent
 
+    if hasattr(type(y_bar), "_fields"):  # a NamedTuple (`EigResult`) takes its fields apart
+        return type(y_bar)(*(ZeroTangent() for _ in y_bar))
     if isinstance(y_bar, tuple | list):
         return type(y_bar)(ZeroTangent() for _ in y_bar)
     return ZeroTangent()

@@ -95,10 +95,14 @@ def test_supported_table_is_up_to_date():
 
 
 LIBRARY = [r for r in RULES if provenance(r) not in ("user", "second_order")]
+# Reverse rules of forward rules give second derivatives; a forward rule needs no forward rule.
+FORWARD_RULES = {id(r.rrule) for r in REGISTRY.forward_rules()}
 
 
 @pytest.mark.parametrize("rule", LIBRARY, ids=[rule_id(r) for r in LIBRARY])
 def test_every_library_rule_has_a_forward_rule(rule):
+    if id(rule.primal) in FORWARD_RULES:
+        return
     if isinstance(rule.primal, str):
         assert REGISTRY.attribute_frule(rule.primal) is not None
     else:
