@@ -52,14 +52,14 @@ class _Substitute:
         self.text, self.names, self.bind, self.functions = text, names, bind, functions
 
     def copy(self, node: gast.AST) -> gast.AST:
-        cls = node.__class__
-        if cls is gast.Name:
+        if isinstance(node, gast.Name):
             return self._name(node)
+        cls: Any = type(node)
         new = cls.__new__(cls)
         state = new.__dict__ = node.__dict__.copy()
         for name in syntax.child_fields(cls):
             child = state.get(name)
-            if child.__class__ is list:
+            if isinstance(child, list):
                 state[name] = [self.copy(c) if isinstance(c, gast.AST) else c for c in child]
             elif isinstance(child, gast.AST):
                 state[name] = self.copy(child)
@@ -167,7 +167,7 @@ def adjoint_of(
     if primitive is None or primitive.inline is None or primitive.result is None:
         return None
     known: list[Kind] = kinds  # type: ignore[assignment]
-    constants = [o.value if o.__class__ is gast.Constant else None for o in operands]
+    constants = [o.value if isinstance(o, gast.Constant) else None for o in operands]
     texts = primitive.inline.texts(known, constants)
     if texts is None or len(texts) != len(operands):
         return None
@@ -187,7 +187,7 @@ def adjoint_of(
     roles = (("a", operands[0], known[0]), ("b", operands[-1], known[-1]))
     for position, text in enumerate(texts):
         operand = operands[position]
-        if text is None or not (operand.__class__ is gast.Name and operand.id in active):
+        if text is None or not (isinstance(operand, gast.Name) and operand.id in active):
             texts[position] = None
             continue
         used = _names_in(text)
@@ -198,7 +198,7 @@ def adjoint_of(
         if stretched[position]:  # `sum_to` reads the operand's own value too
             used = used | {"a" if position == 0 else "b"}
         for role, expression, _ in roles:
-            if role in used and expression.__class__ is gast.Name:
+            if role in used and isinstance(expression, gast.Name):
                 plan.reads[role] = expression.id
         if "y" in used:
             plan.reads["y"] = target

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from srcad.projection import ProjectTo, conj, unbroadcast
-from srcad.registry import RuleFn, RuleSet, named
+from srcad.registry import Linearity, RuleFn, RuleSet, named
 from srcad.rules import numpy_sorting
 from srcad.rules._support import cotangent_of_elements
 from srcad.rules.containers import dense_tangent
@@ -566,3 +566,8 @@ for _name, _primal in (("astype", np.astype), ("real_if_close", np.real_if_close
     rules.frule(_primal)(_frule)
     # Not `second_order.LINEAR`'s: converting the tangent alone may take another branch.
     rules.rrule(_frule)(linear_frule_rrule(_rrule, _frule, _name))
+
+# Linear in their array (the other arguments are options): that fact gives their forward
+# rules reverse rules, for second derivatives (`rules/second_order.py`).
+for _linear in (np.tril, np.triu, np.fliplr, np.flipud, np.rot90, np.rollaxis, np.diagonal):
+    rules.primitive(_linear, linearity=Linearity.LINEAR)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from srcad.projection import ProjectTo, conj
-from srcad.registry import RuleFn, RuleSet, named
+from srcad.registry import Linearity, RuleFn, RuleSet, named
 from srcad.rules.numpy_shape import bind_options, linear_frule
 from srcad.tangents import AbstractZero, NoTangent, unthunk
 
@@ -200,3 +200,23 @@ rules.rrule(np.fft.fftshift)(_shift_rrule(np.fft.fftshift, np.fft.ifftshift, "ff
 rules.rrule(np.fft.ifftshift)(_shift_rrule(np.fft.ifftshift, np.fft.fftshift, "ifftshift"))
 rules.frule(np.fft.fftshift)(linear_frule(np.fft.fftshift, "fftshift"))
 rules.frule(np.fft.ifftshift)(linear_frule(np.fft.ifftshift, "ifftshift"))
+
+# Linear in their array (the other arguments are options): that fact gives their forward
+# rules reverse rules, for second derivatives (`rules/second_order.py`).
+for _linear in (
+    np.fft.fft,
+    np.fft.ifft,
+    np.fft.fft2,
+    np.fft.ifft2,
+    np.fft.fftn,
+    np.fft.ifftn,
+    np.fft.rfft,
+    np.fft.rfft2,
+    np.fft.rfftn,
+    np.fft.irfft,
+    np.fft.irfft2,
+    np.fft.irfftn,
+    np.fft.fftshift,
+    np.fft.ifftshift,
+):
+    rules.primitive(_linear, linearity=Linearity.LINEAR)

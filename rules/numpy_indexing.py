@@ -184,3 +184,4 @@ def full_frule(dargs: tuple[Any, ...], shape: Any, *options: Any, **keywords: An
 
 # Linear in what it takes from (its rules are above).
 rules.primitive(np.take, linearity=Linearity.LINEAR)
+rules.primitive(np.take_along_axis, linearity=Linearity.LINEAR)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from srcad.projection import ProjectTo
-from srcad.registry import RuleFn, RuleSet, named
+from srcad.registry import Linearity, RuleFn, RuleSet, named
 from srcad.rules._support import cotangent_of_elements
 from srcad.rules.containers import element_tangents
 from srcad.rules.numpy_shape import bind_options, linear_frule
@@ -266,3 +266,8 @@ for _name, _primal in _JOINING.items():
 
 rules.frule(np.split)(linear_frule(np.split, "split"))
 rules.frule(np.array_split)(linear_frule(np.array_split, "array_split"))
+
+# Linear in their array (the other arguments are options): that fact gives their forward
+# rules reverse rules, for second derivatives (`rules/second_order.py`).
+for _linear in (np.split, np.array_split):
+    rules.primitive(_linear, linearity=Linearity.LINEAR)

@@ -67,7 +67,7 @@ class InlinePlans(Analysis[Plans]):
         steps = ctx.analysis(ReverseSteps, tree)
         found = Plans(kinds)
         for statement in steps.index.statements:
-            if statement.__class__ is not gast.Assign or not steps.differentiated[statement]:
+            if not isinstance(statement, gast.Assign) or not steps.differentiated[statement]:
                 continue
             assert isinstance(statement, gast.Assign)
             target = statement.targets[0]

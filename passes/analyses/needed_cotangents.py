@@ -73,7 +73,7 @@ class NeededCotangents(Analysis[Needed]):
             elif statement not in rules:
                 continue
             result.candidates.add(statement)
-            if statement.__class__ is gast.For:
+            if isinstance(statement, gast.For):
                 read = {statement.iter.id}
             else:
                 assert isinstance(statement, gast.Assign)

@@ -138,25 +138,24 @@ class ReverseSteps(Analysis[ReverseIndex]):
             own = result.differentiated[statement] = (
                 statement in needed.candidates and not names.isdisjoint(targets[statement])
             )
-            cls = statement.__class__  # (gast's classes have no subclasses)
             used: list[str] = []
-            if cls is gast.For and statement.iter.__class__ is gast.Name:
+            if isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name):
                 used = [statement.iter.id]
                 if own:
                     used += targets[statement]
-            elif cls is gast.Assign and own:
+            elif isinstance(statement, gast.Assign) and own:
                 used = [*needed.operand_names[statement], *targets[statement]]
             for name in used:
                 result.uses.setdefault(name, []).append(k)
             # A value with no derivative resets the cotangents of the names it assigns.
             overwritten: list[str] = []
-            if not own and cls in _BINDING:
+            if not own and type(statement) in _BINDING:
                 overwritten = [n for n in targets[statement] if n in names]
             result.overwritten[statement] = overwritten
-            if cls is gast.For and statement in rules:
+            if isinstance(statement, gast.For) and statement in rules:
                 assert isinstance(statement.iter, gast.Name)
                 result.touches.append([*targets[statement], statement.iter.id])
-            elif cls is gast.Assign and own:
+            elif isinstance(statement, gast.Assign) and own:
                 operands = needed.operand_names[statement]
                 result.touches.append([*targets[statement], *operands])
             else:

@@ -123,7 +123,7 @@ class Statements(Analysis[StatementIndex]):
                 for name in names:
                     definitions.setdefault(name, []).append(place)
                     defining.setdefault(name, []).append(statement)
-                if statement.__class__ not in COMPOUND:
+                if type(statement) not in COMPOUND:
                     continue  # nothing nested, or a function's own statements
                 if isinstance(statement, gast.If):
                     walk(statement.body, {**branches, id(statement): "body"}, loop)

@@ -51,18 +51,17 @@ class ValueKinds(Analysis["ValueKinds"]):
         kinds = self.kinds
         assignments: list[_Assignment] = []
         for statement in walk_statements(function.body):
-            cls = statement.__class__
-            if cls is gast.Assign:
+            if isinstance(statement, gast.Assign):
                 target, value, loop = statement.targets[0], statement.value, False
-            elif cls is gast.For:
+            elif isinstance(statement, gast.For):
                 target, value, loop = statement.target, statement.iter, True
             else:
-                if cls is gast.FunctionDef:
+                if isinstance(statement, gast.FunctionDef):
                     nested.add(statement.name)
                 continue
             # A tape record read back gives names values they had: nothing new to learn.
             restores = target in ctx.output.restored
-            if target.__class__ is gast.Name:
+            if isinstance(target, gast.Name):
                 local.add(target.id)
                 if not restores:
                     assignments.append(_Assignment(target.id, value, loop, _names(value)))
@@ -118,28 +117,27 @@ class ValueKinds(Analysis["ValueKinds"]):
 
     def of(self, value: gast.expr) -> Kind | None:
         """The kind of a normal-form expression, from the kinds found so far."""
-        cls = value.__class__  # (gast's classes have no subclasses)
-        if cls is gast.Name:
+        if isinstance(value, gast.Name):
             kinds = self.kinds
             if value.id in kinds:
                 return kinds[value.id]
             return BOTTOM if value.id in self.local else None
-        if cls is gast.BinOp:
+        if isinstance(value, gast.BinOp):
             operands = [self.of(value.left), self.of(value.right)]
             return result_kind(self.ctx.services.registry, OPERATORS[type(value.op)], operands)
-        if cls is gast.Constant:
+        if isinstance(value, gast.Constant):
             if type(value.value) is float:
                 return FLOAT
             return INT if type(value.value) is int else None
-        if cls is gast.UnaryOp:
-            function = OPERATORS.get(value.op.__class__)
+        if isinstance(value, gast.UnaryOp):
+            function = OPERATORS.get(type(value.op))
             return result_kind(self.ctx.services.registry, function, [self.of(value.operand)])
-        if cls is gast.Subscript:
+        if isinstance(value, gast.Subscript):
             return subscript(self.of(value.value), value.slice, self.of)
-        if cls is gast.Attribute and value.attr in ("size", "ndim"):
+        if isinstance(value, gast.Attribute) and value.attr in ("size", "ndim"):
             base = self.of(value.value)
             return INT if base is not None and base[0] in "fi" and base[1] != 0 else None
-        if cls is gast.Call and not value.keywords:
+        if isinstance(value, gast.Call) and not value.keywords:
             arguments = [self.of(a) for a in value.args]
             return result_kind(self.ctx.services.registry, self.callee(value), arguments)
         return None
@@ -190,33 +188,32 @@ def _names(node: gast.expr) -> list[str]:
 def _add_names(node: gast.AST, found: list[str]) -> None:
     """`_names`, by hand for the nodes normal-form code is made of (at a third of the cost
     of `syntax.walk`), in the order of their fields; through `syntax.walk` for the rest."""
-    cls = node.__class__
-    if cls is gast.Name and node.annotation is None:
+    if isinstance(node, gast.Name) and node.annotation is None:
         found.append(node.id)
-    elif cls is gast.BinOp:
+    elif isinstance(node, gast.BinOp):
         _add_names(node.left, found)
         _add_names(node.right, found)
-    elif cls is gast.Call:
+    elif isinstance(node, gast.Call):
         _add_names(node.func, found)
         for argument in node.args:
             _add_names(argument, found)
         for keyword in node.keywords:
             _add_names(keyword.value, found)
-    elif cls is gast.Tuple or cls is gast.List:
+    elif isinstance(node, (gast.Tuple, gast.List)):
         for element in node.elts:
             _add_names(element, found)
-    elif cls is gast.Subscript:
+    elif isinstance(node, gast.Subscript):
         _add_names(node.value, found)
         _add_names(node.slice, found)
-    elif cls is gast.Attribute:
+    elif isinstance(node, gast.Attribute):
         _add_names(node.value, found)
-    elif cls is gast.UnaryOp:
+    elif isinstance(node, gast.UnaryOp):
         _add_names(node.operand, found)
-    elif cls is gast.Compare:
+    elif isinstance(node, gast.Compare):
         _add_names(node.left, found)
         for comparator in node.comparators:
             _add_names(comparator, found)
-    elif cls is not gast.Constant:  # (a constant reads no name)
+    elif not isinstance(node, gast.Constant):  # (a constant reads no name)
         found += [n.id for n in syntax.walk(node) if isinstance(n, gast.Name)]
 
 

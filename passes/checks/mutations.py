@@ -593,6 +593,8 @@ def _read_own_changes(func: types.FunctionType, fresh_self: bool) -> Findings:
             f"register a rule with @srcad.rrule.register({func.__name__})",
         )
         return Findings([[unreadable]])
+    # What a function changes itself is read once, whoever asks; the calls it makes are
+    # followed with the asking compilation's registry (`_changes_through`).
     ctx = Context(source, CompilationRequest(()), Services(REGISTRY), Namer())
     check = InitialiserMutations if fresh_self else CalleeMutations
     found = ctx.analysis(check, tree)
@@ -608,6 +610,7 @@ class CallSite:
 
     caller: str
     diagnostic: Diagnostic
+    registry: Registry  # the compiling registry, whose rules cover some callees
 
 
 def guard_site(ctx: Context, call: gast.Call) -> CallSite:
@@ -623,6 +626,7 @@ def guard_site(ctx: Context, call: gast.Call) -> CallSite:
             "make `{function}` return a new value instead; or register a rule with "
             "@srcad.rrule.register({name})",
         ),
+        ctx.services.registry,
     )
 
 
@@ -630,11 +634,11 @@ def changes_nothing(callee: Any, site: CallSite) -> Any:
     """`callee`, once proved to change nothing its caller can see (read from its source,
     once per function); else a `MutationError` at `site` and at each change. The guard of
     a call whose function srcad sees only when the code runs."""
-    found = _function_called(callee, REGISTRY)
+    found = _function_called(callee, site.registry)
     if found is None:
         return callee
     function, fresh_self = found
-    changes = changes_of(function, REGISTRY, fresh_self)
+    changes = changes_of(function, site.registry, fresh_self)
     if changes:
         names = {"function": function.__qualname__, "name": function.__qualname__}
         at = site.diagnostic

@@ -201,7 +201,7 @@ class ReverseAD(RuleCalls, Transform):
                 rules = self._nested_rrule(statement)
                 block[index + 1 : index + 1] = rules
                 index += len(rules)
-            elif statement.__class__ in COMPOUND:
+            elif type(statement) in COMPOUND:
                 self._define_nested_rules(statement.body)
                 self._define_nested_rules(getattr(statement, "orelse", []))
             index += 1

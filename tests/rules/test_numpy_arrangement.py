@@ -190,8 +190,6 @@ def test_second_order_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
     check_through_api(f, M)
 
 
-# Expected to fail until `second_order.LINEAR` lists these functions linear in one array.
-@pytest.mark.xfail(strict=True, reason="second order of one-array linear rules")
 @pytest.mark.parametrize("f", LINEAR, ids=lambda f: f.__name__)
 def test_second_order_of_linear_functions_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
     check_through_api(f, M)

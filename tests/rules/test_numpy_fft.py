@@ -106,8 +106,6 @@ def test_first_order_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
     check_through_api(f, M, second_order=False)
 
 
-# Expected to fail until `second_order.LINEAR` lists these functions linear in one array.
-@pytest.mark.xfail(strict=True, reason="second order of one-array linear rules")
 @pytest.mark.parametrize("f", LOSSES, ids=lambda f: f.__name__)
 def test_second_order_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
     check_through_api(f, M)
