@@ -27,6 +27,7 @@ import numpy as np
 # Module-level constants, read by the functions below as globals.
 
 TOLERANCE = 1e-12  # Newton iterations stop below this residual
+ECCENTRICITY = 0.2056  # Mercury's orbit
 HORNER_COEFFICIENTS = (0.05, -0.3, 0.8, -1.1, 0.6, 0.2)  # highest degree first
 GRAVITY = 9.81
 LENGTH = 1.5
@@ -73,6 +74,18 @@ def kepler_grad(M, e):
 def kepler_jvp(M, e, M_dot, e_dot):
     E = kepler(M, e)
     return (M_dot + e_dot * math.sin(E)) / (1.0 - e * math.cos(E))
+
+
+def eccentric_anomaly(M):
+    """Kepler's equation for one orbit, its eccentricity a module constant."""
+    E = M
+    while abs(E - ECCENTRICITY * math.sin(E) - M) > TOLERANCE:
+        E = E - (E - ECCENTRICITY * math.sin(E) - M) / (1.0 - ECCENTRICITY * math.cos(E))
+    return E
+
+
+def eccentric_anomaly_grad(M):
+    return (1.0 / (1.0 - ECCENTRICITY * math.cos(eccentric_anomaly(M))),)
 
 
 def horner_sin_exp(x):

@@ -364,6 +364,14 @@ AS_WRITTEN_CASES = [
         LOOPS,
     ),
     Case(
+        "Kepler, module-level eccentricity",
+        aw.eccentric_anomaly,
+        aw.eccentric_anomaly_grad,
+        lambda r: (1.2,),
+        (0,),
+        LOOPS,
+    ),
+    Case(
         "Horner over a module tuple, math.sin/exp",
         aw.horner_sin_exp,
         aw.horner_sin_exp_grad,

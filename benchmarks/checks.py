@@ -109,6 +109,12 @@ def check_hand_written(case: Case, args: tuple[Any, ...], rng: np.random.Generat
     seeded = widened(seeds(case, args, rng))
     found = case.hand_grad(*wide, *seeded)
     for said, estimate in pairs(case, wide, seeded, found, rng):
-        scale = max(1e-6, float(np.max(np.abs(estimate))))
-        error = float(np.max(np.abs(np.asarray(said) - estimate))) / scale
+        error = relative_error(said, estimate)
         assert error <= 1e-4, f"{case.name}: the hand-written derivative is off by {error:.1e}"
+
+
+def relative_error(said: Any, estimate: Any) -> float:
+    """How far a derivative is from its finite-difference estimate, relative to the
+    estimate (or to 1e-6, below which differences of the function are noise)."""
+    scale = max(1e-6, float(np.max(np.abs(estimate))))
+    return float(np.max(np.abs(np.asarray(said) - estimate))) / scale

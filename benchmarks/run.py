@@ -117,6 +117,9 @@ MEMORY_TOOLS = ("hand", "srcad")
 # minutes to hours (its n=1000 row shows its cost per step), and a jax.jit trace of it
 # compiles for longer than that.
 BIG_LOOP_TOOLS = ("hand", "srcad")
+# The tools a first call is never interrupted in: a jax trace stopped half way leaves jax
+# slow for the cases after it (its jit calls ran 50 times slower).
+UNINTERRUPTIBLE = ("jax", "jax.jit")
 
 
 @dataclass
@@ -166,15 +169,19 @@ class _TooSlowError(Exception):
     pass
 
 
-def _time_limited(call: Call, seconds: float) -> Any:
+def _time_limited(call: Call, seconds: float | None) -> Any:
     """The call's result, or `_TooSlowError` once it has run for `seconds` (an alarm, which
     interrupts Python code: a loop, a tape, a trace; not a long call into C)."""
+    if seconds is None:
+        return call[0](*call[1])
 
     def alarm(signum: int, frame: Any) -> None:
         raise _TooSlowError
 
     previous = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # Again every 0.1 s after the first: an exception raised where Python ignores it (in a
+    # garbage collector's callback) does not stop the call, the next one does.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.1)
     try:
         return call[0](*call[1])
     finally:
@@ -212,7 +219,8 @@ def run_tool(
     try:
         (call, as_numpy) = tools.TOOLS[name](case, args, seeded)
         start = time.perf_counter()
-        out = _time_limited(call, timing.first_call_limit)
+        limit = None if name in UNINTERRUPTIBLE else timing.first_call_limit
+        out = _time_limited(call, limit)
         first_call = time.perf_counter() - start
     except tools.NotAvailableError as reason:
         return Result(problem=f"n/a ({reason})")

@@ -33,9 +33,6 @@ for _case in cases.CASES:
         _first.setdefault(_kinds(_case), _case)
 DISTINCT = list(_first.values())
 
-# Cases srcad does not get right today (issue 19): each a bug to fix, then to unmark.
-SRCAD_KNOWN = {}
-
 
 def _srcad_derivative(case, args, seeded):
     if case.mode == cases.GRAD:
@@ -50,27 +47,13 @@ def _srcad_derivative(case, args, seeded):
     return srcad.hessian_vector_product(case.func, wrt=case.wrt[0])(*args, *seeded)
 
 
-def _close(said, estimate, rtol):
-    scale = max(1.0, float(np.max(np.abs(estimate))))
-    np.testing.assert_allclose(said, estimate, rtol=0, atol=rtol * scale)
-
-
 @pytest.mark.parametrize("case", DISTINCT, ids=[c.name for c in DISTINCT])
 def test_hand_written_derivative_matches_finite_differences(case):
     rng = np.random.default_rng(7)
     checks.check_hand_written(case, case.make_args(rng), rng)
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        pytest.mark.xfail(reason=SRCAD_KNOWN[c.name], strict=True)(c)
-        if c.name in SRCAD_KNOWN
-        else c
-        for c in DISTINCT
-    ],
-    ids=[c.name for c in DISTINCT],
-)
+@pytest.mark.parametrize("case", DISTINCT, ids=[c.name for c in DISTINCT])
 def test_srcad_derivative_matches_finite_differences(case):
     rng = np.random.default_rng(7)
     args = case.make_args(rng)
@@ -83,7 +66,7 @@ def test_srcad_derivative_matches_finite_differences(case):
         )
     float32 = any(getattr(leaf, "dtype", None) == np.float32 for leaf in trees.leaves(args))
     for said, estimate in checks.pairs(case, args, seeded, found, rng):
-        _close(said, estimate, 1e-4 if float32 else 1e-5)
+        assert checks.relative_error(said, estimate) <= (1e-4 if float32 else 1e-5)
     if case.mode == cases.GRAD:  # each gradient in its argument's float type and shape
         for position, gradient in zip(case.wrt, found, strict=True):
             for leaf, arg in zip(trees.leaves(gradient), trees.leaves(args[position]), strict=True):
