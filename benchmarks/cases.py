@@ -15,11 +15,14 @@ is written the way a person would write it: vectorised NumPy.
 
 from __future__ import annotations
 
+import itertools
+import math
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import as_written as aw
 import numpy as np
 
 # --------------------------------------------------------------------------------------
@@ -164,13 +167,40 @@ def slogdet_loss_grad(A):
 # The cases
 
 
+# The groups the table's rows fall into, each with the figure the benchmark's targets are
+# stated in (a group's geometric mean): loop code against the primal, array code against
+# the hand-written gradient, forward mode against the primal.
+LOOPS = "scalar and loop code"
+SMALL = "small arrays"
+LARGE = "large arrays"
+FORWARD = "forward mode, loop code"
+SECOND = "Hessian-vector products"
+
+# What a case differentiates: `srcad.grad`, `srcad.jvp` (one tangent per differentiated
+# argument), `srcad.jacobian(mode="forward")`, `srcad.hessian_vector_product`.
+GRAD, JVP, JACOBIAN_FORWARD, HVP = "grad", "jvp", "jacobian forward", "hvp"
+
+
 @dataclass(frozen=True)
 class Case:
+    """One row of the table. `hand_grad` is the derivative written by hand, of the kind
+    `mode` asks for: a gradient (called with the arguments, returning one value per
+    position in `wrt`), a Jacobian-vector product (the arguments, then one tangent per
+    position in `wrt`; returns the output's tangent), a Jacobian (the arguments), or a
+    Hessian-vector product (the arguments, then the vector).
+
+    `float64_twin` names the case a float32 case is the same as, in float64; `big_loop`
+    marks a loop long enough that its peak memory is the point of the case."""
+
     name: str
     func: Callable[..., Any]
-    hand_grad: Callable[..., tuple[Any, ...]]
+    hand_grad: Callable[..., Any]
     make_args: Callable[[np.random.Generator], tuple[Any, ...]]
     wrt: tuple[int, ...]
+    group: str = SMALL
+    mode: str = GRAD
+    float64_twin: str | None = None
+    big_loop: bool = False
 
 
 def _well_conditioned(rng, n):
@@ -196,17 +226,22 @@ def _rnn_args(rng, hidden=16, steps=20):
     return W, rng.standard_normal(hidden), rng.standard_normal(steps), np.zeros(hidden)
 
 
-CASES = [
-    Case("mse loop, n=30", mse, mse_grad, lambda r: (r.random(30), r.random(30)), (0, 1)),
-    Case("mse loop, n=1000", mse, mse_grad, lambda r: (r.random(1000), r.random(1000)), (0, 1)),
-    Case("sum3, n=30", sum3, sum3_grad, lambda r: (r.random(30),), (0,)),
-    Case("polynomial, scalar", polynomial, polynomial_grad, lambda r: (1.3,), (0,)),
+def _pair(n, dtype=np.float64):
+    return lambda r: (r.random(n).astype(dtype), r.random(n).astype(dtype))
+
+
+SEED_CASES = [
+    Case("mse loop, n=30", mse, mse_grad, _pair(30), (0, 1), LOOPS),
+    Case("mse loop, n=1000", mse, mse_grad, _pair(1000), (0, 1), LOOPS),
+    Case("sum3, n=30", sum3, sum3_grad, lambda r: (r.random(30),), (0,), LOOPS),
+    Case("polynomial, scalar", polynomial, polynomial_grad, lambda r: (1.3,), (0,), LOOPS),
     Case(
         "Rosenbrock loop, n=30",
         rosenbrock_loop,
         rosenbrock_grad,
         lambda r: (r.uniform(-1.5, 1.5, 30),),
         (0,),
+        LOOPS,
     ),
     Case(
         "Rosenbrock NumPy, n=1e3",
@@ -221,6 +256,7 @@ CASES = [
         rosenbrock_grad,
         lambda r: (r.uniform(-1.5, 1.5, 1_000_000),),
         (0,),
+        LARGE,
     ),
     Case(
         "logistic loss, 1000x10",
@@ -231,7 +267,7 @@ CASES = [
     ),
     Case("MLP 32x16x1, 64 samples", mlp_loss, mlp_loss_grad, _mlp_args, (0, 1, 2, 3)),
     Case("RNN, 20 steps, h=16", rnn_loss, rnn_loss_grad, _rnn_args, (0, 1)),
-    Case("Newton sqrt (while)", newton_sqrt, newton_sqrt_grad, lambda r: (2.0,), (0,)),
+    Case("Newton sqrt (while)", newton_sqrt, newton_sqrt_grad, lambda r: (2.0,), (0,), LOOPS),
     Case(
         "sum(inv(A) @ b), 10x10",
         inv_loss,
@@ -249,14 +285,339 @@ CASES = [
 ]
 
 
+# --------------------------------------------------------------------------------------
+# Code as users write it (`as_written`): module constants, `math` calls, stable losses,
+# parameter containers, float32, forward mode and Hessian-vector products.
+
+
+def _classifier_args(rng, n, d_in=784, d_hidden=128, classes=10):
+    params = (
+        rng.standard_normal((d_in, d_hidden)) / np.sqrt(d_in),
+        0.1 * rng.standard_normal(d_hidden),
+        rng.standard_normal((d_hidden, classes)) / np.sqrt(d_hidden),
+        0.1 * rng.standard_normal(classes),
+    )
+    return params, rng.standard_normal((n, d_in)), rng.integers(0, classes, n)
+
+
+def _rnn_tuple_args(rng, batch, hidden=32, inputs=8, outputs=4, steps=20):
+    weights = (
+        0.9 * rng.standard_normal((hidden, hidden)) / np.sqrt(hidden),
+        rng.standard_normal((inputs, hidden)) / np.sqrt(inputs),
+        rng.standard_normal((hidden, outputs)) / np.sqrt(hidden),
+    )
+    xs = rng.standard_normal((steps, batch, inputs))
+    return weights, np.zeros((batch, hidden)), xs, rng.standard_normal((steps, batch, outputs))
+
+
+def _deep_mlp_args(rng, n=32, d_in=8, hidden=32, depth=3):
+    widths = [d_in, *[hidden] * depth, 1]
+    layers = [
+        (rng.standard_normal((a, b)) / np.sqrt(a), 0.1 * rng.standard_normal(b))
+        for a, b in itertools.pairwise(widths)
+    ]
+    return layers, rng.standard_normal((n, d_in)), rng.standard_normal((n, 1))
+
+
+def _heteroscedastic_args(rng, n=200, d=5):
+    params = {
+        "w_mean": rng.standard_normal(d),
+        "b_mean": 0.1,
+        "w_log_var": 0.1 * rng.standard_normal(d),
+        "b_log_var": -0.5,
+    }
+    X = rng.standard_normal((n, d))
+    return params, X, X @ rng.standard_normal(d) + rng.standard_normal(n)
+
+
+def _softmax_args(rng, n=64, d=20, classes=10):
+    W = rng.standard_normal((d, classes)) / np.sqrt(d)
+    return (
+        W,
+        0.1 * rng.standard_normal(classes),
+        rng.standard_normal((n, d)),
+        rng.integers(0, classes, n),
+    )
+
+
+def _robust_args(rng, n=100):
+    xs = rng.standard_normal(n)
+    return np.array([0.5, 1.5]), xs, 2.0 * xs + 0.3 + 1.5 * rng.standard_normal(n)
+
+
+AS_WRITTEN_CASES = [
+    # Scalar code and loops reading module constants, calling `math`, over float32.
+    Case(
+        "Newton sqrt, module-level tolerance",
+        aw.newton_sqrt_tolerance,
+        aw.newton_sqrt_tolerance_grad,
+        lambda r: (2.0,),
+        (0,),
+        LOOPS,
+    ),
+    Case(
+        "Kepler's equation (Newton, math.sin)",
+        aw.kepler,
+        aw.kepler_grad,
+        lambda r: (1.2, 0.3),
+        (0, 1),
+        LOOPS,
+    ),
+    Case(
+        "Kepler, module-level eccentricity",
+        aw.eccentric_anomaly,
+        aw.eccentric_anomaly_grad,
+        lambda r: (1.2,),
+        (0,),
+        LOOPS,
+    ),
+    Case(
+        "Horner over a module tuple, math.sin/exp",
+        aw.horner_sin_exp,
+        aw.horner_sin_exp_grad,
+        lambda r: (0.7,),
+        (0,),
+        LOOPS,
+    ),
+    Case(
+        "Gaussian NLL loop, math.exp/log, n=100",
+        aw.gaussian_nll_loop,
+        aw.gaussian_nll_loop_grad,
+        lambda r: (0.3, -0.2, r.standard_normal(100)),
+        (0, 1),
+        LOOPS,
+    ),
+    Case(
+        "pendulum, 300 steps, math.sin",
+        aw.pendulum,
+        aw.pendulum_grad,
+        lambda r: (1.0, 0.0, 0.1),
+        (0, 1, 2),
+        LOOPS,
+    ),
+    Case(
+        "robust regression, zip + huber, n=100",
+        aw.robust_regression,
+        aw.robust_regression_grad,
+        _robust_args,
+        (0,),
+        LOOPS,
+    ),
+    Case(
+        "mse loop, n=1000, float32",
+        mse,
+        mse_grad,
+        _pair(1000, np.float32),
+        (0, 1),
+        LOOPS,
+        float64_twin="mse loop, n=1000",
+    ),
+    Case("mse loop, n=1e6", mse, mse_grad, _pair(1_000_000), (0, 1), LOOPS, big_loop=True),
+    Case(
+        "mse loop, n=1e6, float32",
+        mse,
+        mse_grad,
+        _pair(1_000_000, np.float32),
+        (0, 1),
+        LOOPS,
+        float64_twin="mse loop, n=1e6",
+        big_loop=True,
+    ),
+    # Stable losses and parameter containers.
+    Case(
+        "stable logistic loss, 1000x10",
+        aw.logistic_loss_stable,
+        aw.logistic_loss_stable_grad,
+        _logistic_args,
+        (0, 1),
+    ),
+    Case(
+        "softmax cross-entropy, 64x20x10",
+        aw.softmax_cross_entropy,
+        aw.softmax_cross_entropy_grad,
+        _softmax_args,
+        (0, 1),
+    ),
+    Case(
+        "MLP 784x128x10, tuple params, batch 8",
+        aw.mlp_classifier,
+        aw.mlp_classifier_grad,
+        lambda r: _classifier_args(r, 8),
+        (0,),
+    ),
+    Case(
+        "tanh RNN, tuple weights, 20 steps, batch 1",
+        aw.rnn_tuple,
+        aw.rnn_tuple_grad,
+        lambda r: _rnn_tuple_args(r, 1),
+        (0,),
+    ),
+    Case(
+        "tanh RNN, tuple weights, 20 steps, batch 64",
+        aw.rnn_tuple,
+        aw.rnn_tuple_grad,
+        lambda r: _rnn_tuple_args(r, 64),
+        (0,),
+    ),
+    Case(
+        "MLP, list of (W, b) layers, 8x32x32x32x1",
+        aw.deep_mlp,
+        aw.deep_mlp_grad,
+        _deep_mlp_args,
+        (0,),
+    ),
+    Case(
+        "heteroscedastic NLL, dict params, 200x5",
+        aw.heteroscedastic_nll,
+        aw.heteroscedastic_nll_grad,
+        _heteroscedastic_args,
+        (0,),
+    ),
+    Case(
+        "stable logistic loss, 100000x100",
+        aw.logistic_loss_stable,
+        aw.logistic_loss_stable_grad,
+        lambda r: _logistic_args(r, 100_000, 100),
+        (0, 1),
+        LARGE,
+    ),
+    Case(
+        "MLP 784x128x10, tuple params, batch 64",
+        aw.mlp_classifier,
+        aw.mlp_classifier_grad,
+        lambda r: _classifier_args(r, 64),
+        (0,),
+        LARGE,
+    ),
+    # Forward mode on loop code, against the primal.
+    Case("jvp: mse loop, n=1000", mse, aw.mse_jvp, _pair(1000), (0, 1), FORWARD, JVP),
+    Case(
+        "jvp: Rosenbrock loop, n=30",
+        rosenbrock_loop,
+        aw.rosenbrock_jvp,
+        lambda r: (r.uniform(-1.5, 1.5, 30),),
+        (0,),
+        FORWARD,
+        JVP,
+    ),
+    Case(
+        "jvp: Newton sqrt (while)",
+        newton_sqrt,
+        aw.newton_sqrt_jvp,
+        lambda r: (2.0,),
+        (0,),
+        FORWARD,
+        JVP,
+    ),
+    Case(
+        "jvp: Newton sqrt, module-level tolerance",
+        aw.newton_sqrt_tolerance,
+        aw.newton_sqrt_tolerance_jvp,
+        lambda r: (2.0,),
+        (0,),
+        FORWARD,
+        JVP,
+    ),
+    Case(
+        "jvp: Kepler's equation",
+        aw.kepler,
+        aw.kepler_jvp,
+        lambda r: (1.2, 0.3),
+        (0, 1),
+        FORWARD,
+        JVP,
+    ),
+    Case(
+        "jvp: Horner, math.sin/exp",
+        aw.horner_sin_exp,
+        aw.horner_sin_exp_jvp,
+        lambda r: (0.7,),
+        (0,),
+        FORWARD,
+        JVP,
+    ),
+    Case(
+        "jvp: pendulum, 300 steps",
+        aw.pendulum,
+        aw.pendulum_jvp,
+        lambda r: (1.0, 0.0, 0.1),
+        (0, 1, 2),
+        FORWARD,
+        JVP,
+    ),
+    Case(
+        "jvp: robust regression, zip + huber",
+        aw.robust_regression,
+        aw.robust_regression_jvp,
+        _robust_args,
+        (0,),
+        FORWARD,
+        JVP,
+    ),
+    Case(
+        "forward Jacobian: Lorenz, 200 steps, 3x3",
+        aw.lorenz,
+        aw.lorenz_jacobian,
+        lambda r: (np.array([1.0, 1.0, 1.0]) + 0.1 * r.standard_normal(3),),
+        (0,),
+        FORWARD,
+        JACOBIAN_FORWARD,
+    ),
+    # Hessian-vector products: forward over reverse.
+    Case(
+        "hvp: Rosenbrock NumPy, n=1e3",
+        rosenbrock,
+        aw.rosenbrock_hvp,
+        lambda r: (r.uniform(-1.5, 1.5, 1000),),
+        (0,),
+        SECOND,
+        HVP,
+    ),
+    Case(
+        "hvp: stable logistic loss, 1000x10",
+        aw.logistic_loss_stable,
+        aw.logistic_loss_stable_hvp,
+        _logistic_args,
+        (0,),
+        SECOND,
+        HVP,
+    ),
+]
+
+CASES = SEED_CASES + AS_WRITTEN_CASES
+
+
 def written_with(func: Callable[..., Any], np_like: Any) -> Callable[..., Any]:
     """`func` with the same code, but `np` bound to `np_like` (jax.numpy, autograd.numpy,
-    torch): what a user of that library writes for the same function."""
+    torch): what a user of that library writes for the same function. So are the helpers
+    it calls from its own module (`huber`, `cross_entropy`); `math` becomes `math_like`."""
     namespace = dict(func.__globals__)
     namespace["np"] = np_like
+    namespace["math"] = math_like(np_like)
+    for name, value in func.__globals__.items():
+        if isinstance(value, types.FunctionType) and value.__globals__ is func.__globals__:
+            namespace[name] = types.FunctionType(
+                value.__code__, namespace, value.__name__, value.__defaults__, value.__closure__
+            )
     return types.FunctionType(
         func.__code__, namespace, func.__name__, func.__defaults__, func.__closure__
     )
+
+
+def math_like(np_like: Any) -> types.SimpleNamespace:
+    """`math` for a peer's user: on a plain number, `math`'s own function; on the peer's
+    value (a tracer, a tensor), the peer's function of the same name, as its user writes
+    `jnp.sin(x)` or `torch.sin(x)` where `math.sin(x)` would drop the derivative."""
+
+    def either(name: str) -> Callable[[Any], Any]:
+        own, theirs = getattr(math, name), getattr(np_like, name)
+        return lambda x: own(x) if isinstance(x, int | float) else theirs(x)
+
+    functions = {name: either(name) for name in MATH_FUNCTIONS if hasattr(np_like, name)}
+    return types.SimpleNamespace(**{**vars(math), **functions})
+
+
+MATH_FUNCTIONS = ("sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "log1p", "expm1")
 
 
 # --------------------------------------------------------------------------------------

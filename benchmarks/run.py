@@ -1,11 +1,14 @@
-"""Time srcad's gradients against the primal, hand-written gradients and peer AD systems.
+"""Time srcad's derivatives against the primal, hand-written derivatives and peer AD systems.
 
     python benchmarks/run.py            # full run; rewrites the table in benchmarks/README.md
     python benchmarks/run.py --quick    # short timings, prints the table, writes nothing
+    python benchmarks/run.py --only jvp # the cases whose name has "jvp"; writes nothing
 
-Every figure is a ratio of two times taken in the same run: a gradient's time over the
-NumPy primal's time, and srcad's time over the hand-written gradient's. A peer that is not
-installed, cannot be imported, fails on a case or gives a wrong gradient gets a cell saying so.
+Every figure is a ratio of two times taken in the same run: a derivative's time over the
+NumPy primal's time, and srcad's time over the hand-written derivative's. A peer that is not
+installed, cannot be imported, fails on a case or gives a wrong derivative gets a cell saying
+so. Next to the times, the peak memory of one call (`peak_bytes`); before the tables, each
+group's geometric mean against issue 19's targets (`targets`).
 """
 
 from __future__ import annotations
@@ -21,16 +24,19 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import argparse  # noqa: E402
 import datetime  # noqa: E402
+import gc  # noqa: E402
 import importlib.metadata  # noqa: E402
 import inspect  # noqa: E402
 import linecache  # noqa: E402
 import platform  # noqa: E402
+import signal  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import textwrap  # noqa: E402
 import time  # noqa: E402
 import timeit  # noqa: E402
+import tracemalloc  # noqa: E402
 import types  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
@@ -43,11 +49,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import cases  # noqa: E402
+import checks  # noqa: E402
 
 import srcad  # noqa: E402
+import tools  # noqa: E402
 from srcad.defaults import COMPILER  # noqa: E402
 from srcad.kinds import signature  # noqa: E402
 from srcad.requests import Request  # noqa: E402
+from tools import Call  # noqa: E402
 
 README = HERE / "README.md"
 BEGIN = "<!-- BEGIN GENERATED RESULTS: python benchmarks/run.py -->"
@@ -61,11 +70,13 @@ END = "<!-- END GENERATED RESULTS -->"
 @dataclass
 class Timing:
     """How long one measurement runs: each sample lasts at least `target` seconds, up to
-    `repeats` samples, and no more samples than fit in `cap` seconds (at least one)."""
+    `repeats` samples, and no more samples than fit in `cap` seconds (at least one). A
+    derivative whose first call runs past `first_call_limit` is not timed."""
 
     target: float = 0.2
     repeats: int = 5
     cap: float = 2.0
+    first_call_limit: float = 60.0  # seconds a derivative's first call may take
 
     def number(self, timer: timeit.Timer) -> tuple[int, float]:
         """How many calls make one sample last at least `target` seconds, and how long
@@ -97,162 +108,30 @@ class Timing:
 
 
 # --------------------------------------------------------------------------------------
-# Gradient tools: each builds, for a case and its arguments, a zero-argument function that
-# computes the gradient, and a function turning its result into a tuple of NumPy values.
-
-Call = tuple[Callable[..., Any], tuple[Any, ...]]  # a function and its arguments
-# How to call a tool's gradient, and how to turn its result into a tuple of NumPy values.
-Built = tuple[Call, Callable[[Any], tuple[Any, ...]]]
-
-
-class NotAvailableError(Exception):
-    """A tool that cannot run at all in this environment (not installed, not importable)."""
-
-
-def _as_tuple(result: Any, case: cases.Case) -> tuple[Any, ...]:
-    return tuple(result) if len(case.wrt) > 1 else (result,)
-
-
-def hand_written(case: cases.Case, args: tuple[Any, ...]) -> Built:
-    return (case.hand_grad, args), tuple
-
-
-def with_srcad(case: cases.Case, args: tuple[Any, ...]) -> Built:
-    return (srcad.grad(case.func, wrt=case.wrt), args), tuple
-
-
-def _argnums(case: cases.Case) -> int | tuple[int, ...]:
-    return case.wrt if len(case.wrt) > 1 else case.wrt[0]
-
-
-def with_autograd(case: cases.Case, args: tuple[Any, ...]) -> Built:
-    autograd, anp = peer("autograd")
-    gradient = autograd.grad(cases.written_with(case.func, anp), argnum=_argnums(case))
-    return (gradient, args), lambda out: _as_tuple(out, case)
-
-
-def _jax_args(jnp: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
-    return tuple(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
-
-
-def _jax_tuple(case: cases.Case) -> Callable[[Any], tuple[Any, ...]]:
-    return lambda out: tuple(np.asarray(g) for g in _as_tuple(out, case))
-
-
-def with_jax(case: cases.Case, args: tuple[Any, ...]) -> Built:
-    jax, jnp = peer("jax")
-    gradient = jax.grad(cases.written_with(case.func, jnp), argnums=_argnums(case))
-    return (_blocking(jax, gradient), _jax_args(jnp, args)), _jax_tuple(case)
-
-
-def with_jax_jit(case: cases.Case, args: tuple[Any, ...]) -> Built:
-    jax, jnp = peer("jax")
-    gradient = jax.jit(jax.grad(cases.written_with(case.func, jnp), argnums=_argnums(case)))
-    return (_blocking(jax, gradient), _jax_args(jnp, args)), _jax_tuple(case)
-
-
-def _blocking(jax: Any, gradient: Callable[..., Any]) -> Callable[..., Any]:
-    """The gradient, returning once its (asynchronously computed) result is ready."""
-    return lambda *args: jax.block_until_ready(gradient(*args))
-
-
-def with_torch(case: cases.Case, args: tuple[Any, ...]) -> Built:
-    torch, _ = peer("torch")
-    func = cases.written_with(case.func, torch)
-    targs = tuple(
-        torch.tensor(a, dtype=torch.float64, requires_grad=i in case.wrt)
-        for i, a in enumerate(args)
-    )
-    inputs = [targs[i] for i in case.wrt]
-
-    def gradient() -> Any:
-        return torch.autograd.grad(func(*targs), inputs)
-
-    return (gradient, ()), lambda out: tuple(g.numpy() for g in out)
-
-
-def with_tangent(case: cases.Case, args: tuple[Any, ...]) -> Built:
-    tangent, _ = peer("tangent")
-    gradient = tangent.grad(case.func, wrt=case.wrt, verbose=0)
-    return (gradient, args), lambda out: _as_tuple(out, case)
-
-
-# --------------------------------------------------------------------------------------
-# Peers: imported once; a failure is remembered as the reason for "n/a".
-
-_peers: dict[str, tuple[Any, Any] | str] = {}
-
-
-def _import_peer(name: str) -> tuple[Any, Any]:
-    if name == "autograd":
-        import autograd
-        import autograd.numpy
-
-        return autograd, autograd.numpy
-    if name == "jax":
-        import jax
-        import jax.numpy
-
-        jax.config.update("jax_enable_x64", True)
-        return jax, jax.numpy
-    if name == "torch":
-        import torch
-
-        torch.set_num_threads(1)
-        torch.set_num_interop_threads(1)
-        return torch, None
-    if name == "tangent":
-        import tangent
-
-        return tangent, None
-    raise ValueError(name)
-
-
-def peer(name: str) -> tuple[Any, Any]:
-    """The peer's module (and its NumPy-like module); raises `NotAvailableError` with a reason."""
-    if name not in _peers:
-        try:
-            _peers[name] = _import_peer(name)
-        except ModuleNotFoundError as error:
-            _peers[name] = f"{error.name} is not installed"
-        except Exception as error:  # anything else a broken install raises on import
-            _peers[name] = short(error)
-    found = _peers[name]
-    if isinstance(found, str):
-        raise NotAvailableError(found)
-    return found
-
-
-def version(distribution: str) -> str:
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
-
-
-# --------------------------------------------------------------------------------------
 # One case
 
-
-TOOLS: dict[str, Callable[[cases.Case, tuple[Any, ...]], Built]] = {
-    "hand": hand_written,
-    "srcad": with_srcad,
-    "autograd": with_autograd,
-    "jax": with_jax,
-    "jax.jit": with_jax_jit,
-    "torch": with_torch,
-    "tangent": with_tangent,
-}
+# The tools whose peak memory the table shows: NumPy's allocations are what tracemalloc
+# sees, and these allocate through NumPy and Python only (torch's and XLA's allocators
+# are their own, invisible to it).
+MEMORY_TOOLS = ("hand", "srcad")
+# The tools that run a 10^6-step loop: a peer's tape or trace of 10^6 Python steps takes
+# minutes to hours (its n=1000 row shows its cost per step), and a jax.jit trace of it
+# compiles for longer than that.
+BIG_LOOP_TOOLS = ("hand", "srcad")
+# The tools a first call is never interrupted in: a jax trace stopped half way leaves jax
+# slow for the cases after it (its jit calls ran 50 times slower).
+UNINTERRUPTIBLE = ("jax", "jax.jit")
 
 
 @dataclass
 class Result:
-    seconds: float | None = None  # steady-state time of one gradient
+    seconds: float | None = None  # steady-state time of one derivative
     primal: float | None = None  # the primal's time, measured right before `seconds`
     first_call: float | None = None  # seconds of the first call (jax.jit: tracing + compile)
-    problem: str | None = None  # "n/a (...)", "fails: ...", "wrong gradient ..."
-    ratio: float | None = None  # the gradient's time over the primal's, timed in turns
-    call: Call | None = None  # the gradient function and its arguments, once checked
+    problem: str | None = None  # "n/a (...)", "fails: ...", "wrong gradient ...", "too slow"
+    ratio: float | None = None  # the derivative's time over the primal's, timed in turns
+    call: Call | None = None  # the derivative's function and its arguments, once checked
+    peak: int | None = None  # bytes: the peak of NumPy and Python allocations in one call
 
 
 @dataclass
@@ -260,99 +139,116 @@ class Row:
     case: cases.Case
     results: dict[str, Result] = field(default_factory=dict)
     versus_hand: float | None = None  # srcad's time over the hand-written one's, in turns
+    primal_peak: int | None = None  # bytes, as `Result.peak`, of one call of the function
+    versus_float64: float | None = None  # srcad's time over srcad's on the float64 twin
 
     @property
-    def primal(self) -> float:
-        """The median of the primal's times measured beside each gradient."""
-        return statistics.median(r.primal for r in self.results.values() if r.primal)
+    def primal(self) -> float | None:
+        """The median of the primal's times measured beside each derivative."""
+        times = [r.primal for r in self.results.values() if r.primal]
+        return statistics.median(times) if times else None
 
 
-def short(error: BaseException, limit: int = 70) -> str:
-    """An exception's type and the first line of its message, shortened for a table cell."""
-    lines = str(error).strip().splitlines()
-    text = type(error).__name__ + (f": {lines[0]}" if lines else "")
-    text = text.replace("|", "/").replace("`", "'")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def same_gradient(got: tuple[Any, ...], expected: tuple[Any, ...]) -> str | None:
-    """None when `got` matches `expected` (to 1e-7 of the gradient's scale), else why not."""
+def same_gradient(got: list[Any], expected: list[Any]) -> str | None:
+    """None when `got` matches `expected`, leaf by leaf (to 1e-7 of the derivative's scale;
+    1e-4 where the expected values are float32), else why not."""
     if len(got) != len(expected):
-        return f"{len(got)} gradients, expected {len(expected)}"
+        return f"{len(got)} leaves, expected {len(expected)}"
     for index, (g, e) in enumerate(zip(got, expected, strict=True)):
+        tolerance = 1e-4 if np.asarray(e).dtype == np.float32 else 1e-7
         g, e = np.asarray(g, dtype=float), np.asarray(e, dtype=float)
         if g.shape != e.shape:
-            return f"gradient {index} has shape {g.shape}, expected {e.shape}"
+            return f"value {index} has shape {g.shape}, expected {e.shape}"
         scale = max(1.0, float(np.max(np.abs(e), initial=0.0)))
         error = float(np.max(np.abs(g - e), initial=0.0)) / scale
-        if not error <= 1e-7:
-            return f"gradient {index} is off by {error:.1e} (relative)"
+        if not error <= tolerance:
+            return f"value {index} is off by {error:.1e} (relative)"
     return None
 
 
-def finite_differences_check(case: cases.Case, args: tuple[Any, ...], rng: Any) -> None:
-    """Assert that the hand-written gradient matches central differences: every entry of
-    small arguments, twelve random entries of large ones."""
-    expected = case.hand_grad(*args)
-    for position, gradient in zip(case.wrt, expected, strict=True):
-        arg = args[position]
-        gradient = np.asarray(gradient, dtype=float)
-        scale = max(1.0, float(np.max(np.abs(gradient))))
-        size = np.size(arg)
-        entries = range(size) if size <= 64 else rng.choice(size, 12, replace=False)
-        for entry in entries:
-            value = arg if isinstance(arg, float) else arg.flat[entry]
-            h = 1e-5 * max(1.0, abs(value))
-            forward = _moved(case, args, position, entry, h)
-            backward = _moved(case, args, position, entry, -h)
-            estimate = (forward - backward) / (2.0 * h)
-            assert abs(estimate - gradient.flat[entry]) <= 1e-5 * scale, (
-                f"{case.name}: hand-written gradient of argument {position}, entry {entry}: "
-                f"{gradient.flat[entry]!r}, finite differences {estimate!r}"
-            )
+class _TooSlowError(Exception):
+    pass
 
 
-def _moved(case: cases.Case, args: tuple[Any, ...], position: int, entry: int, step: float):
-    """The case's function with one entry of one argument moved by `step`."""
-    arg = args[position]
-    if isinstance(arg, float):
-        moved = arg + step
-    else:
-        moved = arg.copy()
-        moved.flat[entry] += step
-    return case.func(*args[:position], moved, *args[position + 1 :])
+def _time_limited(call: Call, seconds: float | None) -> Any:
+    """The call's result, or `_TooSlowError` once it has run for `seconds` (an alarm, which
+    interrupts Python code: a loop, a tape, a trace; not a long call into C)."""
+    if seconds is None:
+        return call[0](*call[1])
+
+    def alarm(signum: int, frame: Any) -> None:
+        raise _TooSlowError
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    # Again every 0.1 s after the first: an exception raised where Python ignores it (in a
+    # garbage collector's callback) does not stop the call, the next one does.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.1)
+    try:
+        return call[0](*call[1])
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def peak_bytes(call: Call) -> int:
+    """The peak of the memory one call allocates (and has not freed) at any moment, as
+    tracemalloc sees it: Python objects and NumPy's array buffers, which is all the primal,
+    the hand-written derivative and srcad allocate. tracemalloc, not the process's
+    resident size (`resource`), because its peak can be reset for each call and counts
+    nothing allocated before it (the arguments, the imported libraries)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        call[0](*call[1])
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
 
 
 def run_tool(
-    name: str, case: cases.Case, args: tuple[Any, ...], expected: Any, timing: Timing
+    name: str,
+    case: cases.Case,
+    args: tuple[Any, ...],
+    seeded: tuple[Any, ...],
+    expected: list[Any],
+    timing: Timing,
 ) -> Result:
-    """Build, check and time one tool's gradient, in turns with the primal (so that a
+    """Build, check and time one tool's derivative, in turns with the primal (so that a
     change in the machine's load does not skew the ratio)."""
+    if case.big_loop and name not in BIG_LOOP_TOOLS:
+        return Result(problem="not run (10⁶ Python steps: see the n=1000 row)")
     try:
-        build = TOOLS[name]
-        (gradient, gradient_args), as_numpy = build(case, args)
+        (call, as_numpy) = tools.TOOLS[name](case, args, seeded)
         start = time.perf_counter()
-        out = gradient(*gradient_args)
+        limit = None if name in UNINTERRUPTIBLE else timing.first_call_limit
+        out = _time_limited(call, limit)
         first_call = time.perf_counter() - start
-    except NotAvailableError as reason:
+    except tools.NotAvailableError as reason:
         return Result(problem=f"n/a ({reason})")
+    except _TooSlowError:
+        return Result(problem=f"too slow: first call over {timing.first_call_limit:.0f} s")
     except Exception as error:
-        return Result(problem=f"fails: {short(error)}")
-    mismatch = same_gradient(as_numpy(out), expected)
+        return Result(problem=f"fails: {tools.short(error)}")
+    try:
+        mismatch = same_gradient(as_numpy(out), expected)
+    except Exception as error:  # a result of a structure other than the hand-written one's
+        mismatch = tools.short(error)
     if mismatch is not None:
         return Result(problem=f"wrong gradient: {mismatch}")
-    seconds, primal, ratio = timing.paired((gradient, gradient_args), (case.func, args))
-    return Result(seconds, primal, first_call, ratio=ratio, call=(gradient, gradient_args))
+    seconds, primal, ratio = timing.paired(call, (case.func, args))
+    peak = peak_bytes(call) if name in MEMORY_TOOLS else None
+    return Result(seconds, primal, first_call, ratio=ratio, call=call, peak=peak)
 
 
-def run_case(case: cases.Case, tools: list[str], timing: Timing, seed: int) -> Row:
+def run_case(case: cases.Case, tool_names: list[str], timing: Timing, seed: int) -> Row:
     rng = np.random.default_rng(seed)
     args = case.make_args(rng)
-    finite_differences_check(case, args, rng)
-    row = Row(case)
-    expected = case.hand_grad(*args)
-    for name in tools:
-        row.results[name] = run_tool(name, case, args, expected, timing)
+    checks.check_hand_written(case, args, rng)
+    seeded = checks.seeds(case, args, rng)
+    row = Row(case, primal_peak=peak_bytes((case.func, args)))
+    expected = tools.as_leaves(case, args, case.hand_grad(*args, *seeded))
+    for name in tool_names:
+        row.results[name] = run_tool(name, case, args, seeded, expected, timing)
         result = row.results[name]
         shown = result.problem or f"{result.ratio:.3g}x"
         print(f"  {name:9} {shown}", flush=True)
@@ -361,6 +257,16 @@ def run_case(case: cases.Case, tools: list[str], timing: Timing, seed: int) -> R
         row.versus_hand = timing.paired(ours.call, hand.call)[2]
         print(f"  srcad over hand-written {row.versus_hand:.3g}x", flush=True)
     return row
+
+
+def compare_float32(rows: list[Row], timing: Timing) -> None:
+    """For each float32 case, srcad's time over its time on the float64 twin, in turns."""
+    by_name = {row.case.name: row for row in rows}
+    for row in rows:
+        twin = by_name.get(row.case.float64_twin or "")
+        ours, theirs = row.results.get("srcad"), twin and twin.results.get("srcad")
+        if ours and theirs and ours.call and theirs.call:
+            row.versus_float64 = timing.paired(ours.call, theirs.call)[2]
 
 
 # --------------------------------------------------------------------------------------
@@ -483,7 +389,8 @@ def fixed_costs(timing: Timing, selected: list[cases.Case]) -> list[str]:
 def _distinct_functions(selected: list[cases.Case]) -> list[cases.Case]:
     seen: dict[Any, cases.Case] = {}
     for case in selected:
-        seen.setdefault(case.func, case)
+        if case.mode == cases.GRAD:
+            seen.setdefault(case.func, case)
     return list(seen.values())
 
 
@@ -524,17 +431,146 @@ def cell(result: Result, name: str) -> str:
     return text
 
 
+def size(peak: int | None) -> str:
+    if peak is None:
+        return "-"
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if peak >= scale:
+            return f"{peak / scale:.3g} {unit}"
+    return f"{peak} B"
+
+
+GROUPS = [cases.LOOPS, cases.SMALL, cases.LARGE, cases.FORWARD, cases.SECOND]
+
+
 def table(rows: list[Row]) -> list[str]:
+    """One table per group of cases, in `GROUPS`' order."""
     header = ["case", "primal", f"hand-written {TIMES}primal", COLUMNS[0][1]]
     header += [f"srcad {TIMES}hand-written", *(title for _, title in COLUMNS[1:])]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for row in rows:
-        hand, ours = row.results["hand"], row.results["srcad"]
-        cells = [row.case.name, duration(row.primal), cell(hand, "hand"), cell(ours, "srcad")]
-        cells.append(ratio(row.versus_hand) if row.versus_hand else "-")
-        cells += [cell(row.results[name], name) for name, _ in COLUMNS[1:]]
-        lines.append("| " + " | ".join(cells) + " |")
+    header.append("peak memory: primal / hand / srcad")
+    lines: list[str] = []
+    for group in GROUPS:
+        members = [row for row in rows if row.case.group == group]
+        if not members:
+            continue
+        lines += [f"#### {group[0].upper()}{group[1:]}", ""]
+        lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        for row in members:
+            hand, ours = row.results["hand"], row.results["srcad"]
+            primal = duration(row.primal) if row.primal else "-"
+            cells = [row.case.name, primal, cell(hand, "hand"), cell(ours, "srcad")]
+            cells.append(ratio(row.versus_hand) if row.versus_hand else "-")
+            cells += [cell(row.results[name], name) for name, _ in COLUMNS[1:]]
+            cells.append(" / ".join(size(p) for p in (row.primal_peak, hand.peak, ours.peak)))
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines[:-1]
+
+
+def _geometric_mean(rows: list[Row], of: Callable[[Row], float | None]) -> str:
+    """The geometric mean of `of` over the rows where it was measured, and which were not."""
+    values = [value for value in map(of, rows) if value]
+    missing = [row.case.name for row in rows if not of(row)]
+    text = ratio(statistics.geometric_mean(values)) if values else "-"
+    if missing:
+        text += f" (without {len(missing)} case{'s' if len(missing) > 1 else ''} srcad "
+        text += f"failed or was not timed on: {', '.join(missing)})"
+    return text
+
+
+def _over_primal(row: Row) -> float | None:
+    return row.results["srcad"].ratio
+
+
+def _over_hand(row: Row) -> float | None:
+    return row.versus_hand
+
+
+def targets(rows: list[Row]) -> list[str]:
+    """The figures issue 19's targets are stated in, each next to its target."""
+    group = {g: [row for row in rows if row.case.group == g] for g in GROUPS}
+    lines = ["### Against the targets", ""]
+    loops = group[cases.LOOPS]
+    if loops:
+        measured = [row for row in loops if _over_primal(row)]
+        worst = max(measured, key=lambda row: _over_primal(row) or 0.0, default=None)
+        worst_text = f"{ratio(_over_primal(worst) or 0.0)} ({worst.case.name})" if worst else "-"
+        over = [row.case.name for row in measured if (_over_primal(row) or 0.0) >= 5.0]
+        lines.append(
+            f"- Scalar and loop code, srcad {TIMES}primal: geometric mean "
+            f"{_geometric_mean(loops, _over_primal)} (target at most 2.5{TIMES}); worst "
+            f"{worst_text}; at or over 5{TIMES} (target: none): {', '.join(over) or 'none'}."
+        )
+    for name, target in ((cases.SMALL, "1.3"), (cases.LARGE, "1.15")):
+        if group[name]:
+            lines.append(
+                f"- {name[0].upper()}{name[1:]}, srcad {TIMES}hand-written: geometric mean "
+                f"{_geometric_mean(group[name], _over_hand)} (target at most {target}{TIMES})."
+            )
+    if group[cases.FORWARD]:
+        lines.append(
+            f"- Forward mode on loop code, srcad {TIMES}primal: geometric mean "
+            f"{_geometric_mean(group[cases.FORWARD], _over_primal)} (target at most 2{TIMES})."
+        )
+    if group[cases.SECOND]:
+        lines.append(
+            f"- Hessian-vector products, srcad {TIMES}primal: geometric mean "
+            f"{_geometric_mean(group[cases.SECOND], _over_primal)} (no target)."
+        )
+    lines += _float32_lines(rows) + _peer_lines(rows)
     return lines
+
+
+def _float32_lines(rows: list[Row]) -> list[str]:
+    by_name = {row.case.name: row for row in rows}
+    lines = []
+    for row in rows:
+        twin = by_name.get(row.case.float64_twin or "")
+        if twin is None:
+            continue
+        ours, theirs = row.results["srcad"], twin.results["srcad"]
+        time_text = ratio(row.versus_float64) if row.versus_float64 else "not measured"
+        memory = ratio(ours.peak / theirs.peak) if ours.peak and theirs.peak else "not measured"
+        lines.append(
+            f"- float32 against float64, srcad on `{row.case.name}` over `{twin.case.name}` "
+            f"(target: both within 1.5{TIMES}): time {time_text} (in turns), peak memory "
+            f"{memory} ({size(ours.peak)} against {size(theirs.peak)})."
+        )
+    return lines
+
+
+def _peer_lines(rows: list[Row]) -> list[str]:
+    """The cases where a peer is faster than srcad (target: none; jax.jit on loop code
+    with its first call, tracing and compiling included, as the time of one call)."""
+    lines = []
+    for name, label in (("torch", "torch eager"), ("autograd", "autograd"), ("jax.jit", "")):
+        faster = []
+        for row in rows:
+            ours, theirs = row.results["srcad"], row.results.get(name)
+            if theirs is None or theirs.seconds is None:
+                continue
+            if name == "jax.jit":
+                if row.case.group not in (cases.LOOPS, cases.FORWARD):
+                    continue
+                assert theirs.first_call is not None
+                theirs_time = theirs.first_call
+            else:
+                theirs_time = theirs.seconds
+            if ours.seconds is None or theirs_time < ours.seconds:
+                faster.append(row.case.name)
+        label = label or "jax.jit on loop code, its first call counted"
+        lines.append(
+            f"- Cases where {label} is faster than srcad (or srcad failed; target: none): "
+            f"{', '.join(faster) or 'none'}."
+        )
+    return lines
+
+
+def version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
 
 
 def environment() -> str:
@@ -586,7 +622,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     options = parser.parse_args(argv)
 
-    timing = Timing(0.02, 3, 0.5) if options.quick else Timing()
+    timing = Timing(0.02, 3, 0.5, 20.0) if options.quick else Timing()
     selected = [c for c in cases.CASES if not options.only or options.only in c.name]
     if options.fixed_costs:
         print("\n".join(fixed_costs(timing, selected)))
@@ -595,8 +631,10 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for seed, case in enumerate(selected):
         print(f"{case.name}", flush=True)
-        rows.append(run_case(case, list(TOOLS), timing, seed))
-    block = [environment(), "", *table(rows), "", *fixed_costs(timing, selected)]
+        rows.append(run_case(case, list(tools.TOOLS), timing, seed))
+    compare_float32(rows, timing)
+    block = [environment(), "", *targets(rows), "", *table(rows)]
+    block += ["", *fixed_costs(timing, selected)]
     minutes = (time.perf_counter() - started) / 60
     block += ["", f"The whole run took {minutes:.1f} minutes."]
     print("\n" + "\n".join(block))
