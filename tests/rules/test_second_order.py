@@ -64,7 +64,11 @@ def test_the_entries_say_which_functions_are_linear():
         np.sum, np.mean, np.cumsum, np.reshape, np.transpose, np.swapaxes, np.moveaxis,
         np.expand_dims, np.squeeze, np.ravel, np.flip, np.roll, np.tile, np.repeat,
         np.broadcast_to, np.diag, np.trace, np.real, np.imag, np.conjugate, operator.getitem,
-        np.take,
+        np.take, np.take_along_axis, np.split, np.array_split,
+        np.tril, np.triu, np.fliplr, np.flipud, np.rot90, np.rollaxis, np.diagonal,
+        np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
+        np.fft.rfft, np.fft.rfft2, np.fft.rfftn, np.fft.irfft, np.fft.irfft2, np.fft.irfftn,
+        np.fft.fftshift, np.fft.ifftshift,
     }  # fmt: skip
     bilinear = {np.dot, np.inner, np.outer, np.tensordot, np.matmul, operator.matmul}
     assert linear(Linearity.BILINEAR) == bilinear
