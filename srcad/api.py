@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +16,7 @@ from srcad.callables import (
     check_perturbable,
     check_tangents,
     checked_mode,
+    differentiated_parameters,
     floating,
     name_of,
     padded,
@@ -69,6 +71,8 @@ class Differentiable(Wrapper):
             )
             entry.function.__qualname__ = f"{name_of(func)}.{entry.name}"
             entry.function.srcad_gradient_of = self
+            # `f`'s parameters, so that `wrt` names them when it is differentiated in turn.
+            entry.function.__signature__ = _signature(func)
         self.grad = self._entries[False].function
         self.value_and_grad = self._entries[True].function
 
@@ -92,6 +96,13 @@ class Differentiable(Wrapper):
 
     def __repr__(self) -> str:
         return f"<srcad.Differentiable {name_of(self.func)} wrt={self.wrt}>"
+
+
+def _signature(func: Callable[..., Any]) -> inspect.Signature | None:
+    try:
+        return inspect.signature(func)
+    except (TypeError, ValueError):
+        return None
 
 
 # Calling a `Differentiable` calls its function: srcad differentiates that function.
@@ -252,10 +263,11 @@ def _hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
     """`(H @ v)` for each argument, with `v` the tangent `direction` of argument `position`:
     the reverse rule of `func`'s generated forward rule, seeded on the output tangent."""
     call = callee(func)
-    forward = COMPILER.compiled(call.function, None, Request.frule()).function
+    full_args, keywords = call.arguments(args, {})
+    wrt = differentiated_parameters(call.function, full_args)
+    forward = COMPILER.compiled(call.function, wrt, Request.frule()).function
     tangents: list[Any] = [ZeroTangent()] * len(args)
     tangents[position] = direction
-    full_args, keywords = call.arguments(args, {})
     dargs = padded(call.tangents((NoTangent(), *tangents)), call.function)
     (y, _), pullback = rrule(forward, dargs, *full_args, **keywords)
     check_scalar(y, call.f, what)  # the seed 1.0 would sum the Hessians of an array's elements

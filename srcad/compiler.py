@@ -12,8 +12,17 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.callables import Call, callee, check_tangents, name_of, padded, unwrap
+from srcad.callables import (
+    Call,
+    callee,
+    check_tangents,
+    differentiated_parameters,
+    name_of,
+    padded,
+    unwrap,
+)
 from srcad.emit import CompiledRule, emit
+from srcad.entry_rules import entry_rules
 from srcad.errors import Diagnostic, SrcadError, UnsupportedSyntaxError
 from srcad.guards import Fact
 from srcad.kinds import signature
@@ -156,6 +165,9 @@ class Compiler:
             return self.compiled_rule(
                 self.compiled(callee.func, None, Request(callee.mode)).function
             )
+        entry = entry_rules(self, callee)  # a function `grad` returned: `srcad.entry_rules`
+        if entry is not None:
+            return Rule(callee, entry.rrule, Origin.ENTRY)
         rule = self.registry.rrule_for(callee)
         if rule is None:
             return self.compiled_rule(callee)
@@ -169,6 +181,9 @@ class Compiler:
 
     def forward_callee_rule(self, callee: Any) -> Rule | None:
         """The forward rule a call of `callee` uses: registered, else compiled from source."""
+        entry = entry_rules(self, callee)
+        if entry is not None:
+            return Rule(callee, entry.frule, Origin.ENTRY)
         return self.registry.frule_for(callee) or self.compiled_rule(callee, Mode.FORWARD)
 
     def compiled_rule(self, callee: Any, mode: Mode = Mode.REVERSE) -> Rule | None:
@@ -335,6 +350,9 @@ class Compiler:
         the kinds of `args`). A callable that binds arguments (`Call`) gives the
         cotangents of its caller's arguments."""
         f = unwrap(f)
+        entry = entry_rules(self, f)
+        if entry is not None:  # a function `grad` returned
+            return entry.rrule(*args, **kwargs)
         rule = self.registry.rrule_for(f)
         if rule is not None:
             result: tuple[Any, Any] = rule.rrule(*args, **kwargs)
@@ -343,7 +361,8 @@ class Compiler:
             call = callee(f, self.registry)
             if call.function is not f:
                 return self._bound_rrule(call, args, kwargs)
-        function = self.compiled(f, None, Request.rrule(signature(args))).function
+        wrt = differentiated_parameters(f, args)
+        function = self.compiled(f, wrt, Request.rrule(signature(args))).function
         try:
             return function(*args, **kwargs)
         except TypeError:
@@ -372,6 +391,9 @@ class Compiler:
                 f"frule takes the tangents first, a tuple (f_dot, *arg_dots), not {dargs!r:.60}"
             )
         f = unwrap(f)
+        entry = entry_rules(self, f)
+        if entry is not None:  # a function `grad` returned
+            return entry.frule(dargs, *args, **kwargs)
         rule = self.registry.frule_for(f)
         if rule is not None:  # the rule's own convention for ints (np.full's: a zero)
             result: tuple[Any, Any] = rule.rrule(dargs, *args, **kwargs)
@@ -393,7 +415,7 @@ class Compiler:
             if call.function is not f:
                 return self.frule(dargs, call.function, *args, **kwargs)
         check_tangents(f, dargs, args)
-        function = self.compiled(f, None, Request.frule()).function
+        function = self.compiled(f, differentiated_parameters(f, args), Request.frule()).function
         dargs = padded(dargs, f)
         try:
             result = function(dargs, *args, **kwargs)
