@@ -149,8 +149,10 @@ def source(
 
     Given example arguments `args`, the reverse rule is the one srcad uses for arguments
     of their kinds (`srcad.kinds`: float, int, float or int arrays by number of dimensions):
-    where kinds are known, derivatives are inlined as plain arithmetic. For a bound method,
-    a callable object or a partial, it is the rule of the function they call."""
+    where kinds are known, derivatives are inlined as plain arithmetic. The forward rule
+    is the one `frule` and `jvp` use for such arguments: an int among them is not
+    differentiated. For a bound method, a callable object or a partial, it is the rule of
+    the function they call."""
     f = _unwrap(f)
     call = callee(f)
     checked = checked_mode(mode)
@@ -161,6 +163,8 @@ def source(
         )
     reverse = checked is Mode.REVERSE
     names = None if wrt is None or not reverse else resolve_wrt(f, wrt)[0]
+    if not reverse and args:
+        names = differentiated_parameters(call.function, call.arguments(tuple(args), {})[0])
     kinds = signature(call.arguments(tuple(args), {})[0]) if reverse and args else ()
     request = Request.rrule(kinds) if reverse else Request.frule()
     return COMPILER.sources(call.function, names, request)

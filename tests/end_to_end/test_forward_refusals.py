@@ -66,6 +66,12 @@ def test_forward_jacobian_leaves_the_int_out(function):
         close(forward[i], finite_difference_jvp(function, (X, 3), (basis, srcad.NoTangent())))
 
 
+def test_source_shows_the_forward_rule_for_an_int_argument():
+    text = srcad.source(fr.slice_object, mode="forward", args=(X, 2))
+    assert "differentiated with respect to: x\n" in text
+    assert "slice_frule" not in text
+
+
 def test_hessian_with_an_int_argument():
     hessian = srcad.hessian(fr.with_int)(X, 2)
     gradient = srcad.grad(fr.with_int)
