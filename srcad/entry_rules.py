@@ -24,21 +24,19 @@ from __future__ import annotations
 
 import inspect
 import types
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from srcad.callables import Call, check_tangents, differentiated_parameters, padded
 from srcad.errors import SrcadError
 from srcad.requests import Request
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
 
-if TYPE_CHECKING:
-    from srcad.compiler import Compiler
-
 DISPATCHER = "srcad_dispatcher"  # the attribute of an entry function naming its Dispatcher
 
 
-def entry_rules(compiler: Compiler, f: Any) -> EntryRules | None:
-    """The rules of `f` if it is an entry function srcad wrote, else None."""
+def entry_rules(compiler: Any, f: Any) -> EntryRules | None:
+    """The rules of `f` if it is an entry function srcad wrote, else None. (`compiler`,
+    a `srcad.compiler.Compiler`, imports this module: named here, it would be a cycle.)"""
     if not isinstance(f, types.FunctionType):
         return None
     dispatcher = f.__dict__.get(DISPATCHER)
@@ -48,7 +46,7 @@ def entry_rules(compiler: Compiler, f: Any) -> EntryRules | None:
 class EntryRules:
     """The reverse (`rrule`) and forward (`frule`) rules of one entry function."""
 
-    def __init__(self, compiler: Compiler, dispatcher: Any) -> None:
+    def __init__(self, compiler: Any, dispatcher: Any) -> None:
         self.compiler = compiler
         self.entry = dispatcher.function
         self.call: Call = dispatcher.call
