@@ -16,7 +16,6 @@ from srcad.callables import (
     check_perturbable,
     check_tangents,
     checked_mode,
-    differentiated_parameters,
     floating,
     name_of,
     padded,
@@ -164,7 +163,7 @@ def source(
     reverse = checked is Mode.REVERSE
     names = None if wrt is None or not reverse else resolve_wrt(f, wrt)[0]
     if not reverse and args:
-        names = differentiated_parameters(call.function, call.arguments(tuple(args), {})[0])
+        names = COMPILER.wrt_for(call.function, call.arguments(tuple(args), {})[0], Request.frule())
     kinds = signature(call.arguments(tuple(args), {})[0]) if reverse and args else ()
     request = Request.rrule(kinds) if reverse else Request.frule()
     return COMPILER.sources(call.function, names, request)
@@ -268,7 +267,7 @@ def _hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
     the reverse rule of `func`'s generated forward rule, seeded on the output tangent."""
     call = callee(func)
     full_args, keywords = call.arguments(args, {})
-    wrt = differentiated_parameters(call.function, full_args)
+    wrt = COMPILER.wrt_for(call.function, full_args, Request.frule())
     forward = COMPILER.compiled(call.function, wrt, Request.frule()).function
     tangents: list[Any] = [ZeroTangent()] * len(args)
     tangents[position] = direction

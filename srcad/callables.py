@@ -324,11 +324,11 @@ def check_tangents(f: Any, dargs: tuple[Any, ...], args: tuple[Any, ...]) -> Non
 def differentiated_parameters(
     func: Callable[..., Any], args: tuple[Any, ...]
 ) -> tuple[str, ...] | None:
-    """The parameters a rule compiled for these arguments differentiates: None (every one)
-    unless some argument cannot be perturbed (an int, a bool, a string). Such an argument
-    has no derivative (its tangent is a zero, `check_tangents`; its cotangent NoTangent()),
-    and neither has any value computed only from it: `x[slice(0, n)]` for an int `n` needs
-    no rule for `slice`, in either mode.
+    """The parameters these arguments let vary: None (every one) unless some argument
+    cannot be perturbed (an int, a bool, a string). Such an argument has no derivative
+    (its tangent is a zero, `check_tangents`; its cotangent NoTangent()), and neither has
+    any value computed only from it: `x[slice(0, n)]` for an int `n` needs no rule for
+    `slice`, in either mode (`Compiler.wrt_for`).
 
     Left as None for a function with `*args` or behind a wrapper, whose arguments do not
     map one to one onto the parameters of its code."""

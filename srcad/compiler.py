@@ -78,13 +78,15 @@ class _Compilations:
     `CompiledCall`'s `func`, a guard's expected object, the closure cells of a recursive
     nested function)."""
 
-    __slots__ = ("calls", "function", "rules")
+    __slots__ = ("calls", "function", "refused", "rules")
 
     def __init__(self, function: types.FunctionType) -> None:
         self.function = function  # whose they are (`functools.wraps` copies `__dict__`)
         # Replaced, never changed in place: a thread reading it never sees it change.
         self.rules: dict[tuple[Any, ...], CompiledRule] = {}
         self.calls: dict[Mode, CompiledCall] = {}
+        # The (request, registry version) keys refused with respect to every parameter.
+        self.refused: frozenset[tuple[Any, ...]] = frozenset()
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_nothing, ())  # pickling a function (cloudpickle) leaves compiled code out
@@ -326,6 +328,29 @@ class Compiler:
             record.rules = rules
         return found
 
+    def wrt_for(
+        self, func: Callable[..., Any], args: tuple[Any, ...], request: Request
+    ) -> tuple[str, ...] | None:
+        """The parameters `func`'s code for `request` differentiates, called with `args`:
+        every one (None), as for any arguments, unless that code is refused and some of
+        `args` cannot be perturbed (an int): then only the others
+        (`callables.differentiated_parameters`), so that values computed from ints alone
+        (`slice(0, n)`) need no rule. Every parameter first: code that compiles that way
+        stays as it is."""
+        narrowed = differentiated_parameters(func, args)
+        if narrowed is None or not isinstance(func, types.FunctionType):
+            return None
+        record = self._compilations(func)
+        key = (request, self.registry.version)
+        if key in record.refused:
+            return narrowed
+        try:
+            self.compiled(func, None, request)
+        except SrcadError:
+            record.refused = record.refused | {key}
+            return narrowed
+        return None
+
     def sources(
         self, func: Callable[..., Any], wrt: tuple[str, ...] | None, request: Request
     ) -> str:
@@ -361,8 +386,8 @@ class Compiler:
             call = callee(f, self.registry)
             if call.function is not f:
                 return self._bound_rrule(call, args, kwargs)
-        wrt = differentiated_parameters(f, args)
-        function = self.compiled(f, wrt, Request.rrule(signature(args))).function
+        request = Request.rrule(signature(args))
+        function = self.compiled(f, self.wrt_for(f, args, request), request).function
         try:
             return function(*args, **kwargs)
         except TypeError:
@@ -415,7 +440,8 @@ class Compiler:
             if call.function is not f:
                 return self.frule(dargs, call.function, *args, **kwargs)
         check_tangents(f, dargs, args)
-        function = self.compiled(f, differentiated_parameters(f, args), Request.frule()).function
+        wrt = self.wrt_for(f, args, Request.frule())
+        function = self.compiled(f, wrt, Request.frule()).function
         dargs = padded(dargs, f)
         try:
             result = function(dargs, *args, **kwargs)

@@ -26,7 +26,7 @@ import inspect
 import types
 from typing import Any
 
-from srcad.callables import Call, check_tangents, differentiated_parameters, padded
+from srcad.callables import Call, check_tangents, padded
 from srcad.errors import SrcadError
 from srcad.requests import Request
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
@@ -101,7 +101,7 @@ class EntryRules:
         `f`'s forward rule, its output seeded with `(ȳ, 1.0)`."""
         call = self.call
         full_args, keywords = call.arguments(args, kwargs)
-        wrt = differentiated_parameters(call.function, full_args)
+        wrt = self.compiler.wrt_for(call.function, full_args, Request.frule())
         forward = self.compiler.compiled(call.function, wrt, Request.frule()).function
         dargs = padded(call.tangents((NoTangent(), *tangents)), call.function)
         (_, y_dot), pullback = self.compiler.rrule(forward, dargs, *full_args, **keywords)
