@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -69,6 +70,8 @@ class Differentiable(Wrapper):
             )
             entry.function.__qualname__ = f"{name_of(func)}.{entry.name}"
             entry.function.srcad_gradient_of = self
+            # `f`'s parameters, so that `wrt` names them when it is differentiated in turn.
+            entry.function.__signature__ = _signature(func)
         self.grad = self._entries[False].function
         self.value_and_grad = self._entries[True].function
 
@@ -92,6 +95,13 @@ class Differentiable(Wrapper):
 
     def __repr__(self) -> str:
         return f"<srcad.Differentiable {name_of(self.func)} wrt={self.wrt}>"
+
+
+def _signature(func: Callable[..., Any]) -> inspect.Signature | None:
+    try:
+        return inspect.signature(func)
+    except (TypeError, ValueError):
+        return None
 
 
 # Calling a `Differentiable` calls its function: srcad differentiates that function.
@@ -138,8 +148,10 @@ def source(
 
     Given example arguments `args`, the reverse rule is the one srcad uses for arguments
     of their kinds (`srcad.kinds`: float, int, float or int arrays by number of dimensions):
-    where kinds are known, derivatives are inlined as plain arithmetic. For a bound method,
-    a callable object or a partial, it is the rule of the function they call."""
+    where kinds are known, derivatives are inlined as plain arithmetic. The forward rule
+    is the one `frule` and `jvp` use for such arguments: an int among them is not
+    differentiated. For a bound method, a callable object or a partial, it is the rule of
+    the function they call."""
     f = _unwrap(f)
     call = callee(f)
     checked = checked_mode(mode)
@@ -150,6 +162,8 @@ def source(
         )
     reverse = checked is Mode.REVERSE
     names = None if wrt is None or not reverse else resolve_wrt(f, wrt)[0]
+    if not reverse and args:
+        names = COMPILER.wrt_for(call.function, call.arguments(tuple(args), {})[0], Request.frule())
     kinds = signature(call.arguments(tuple(args), {})[0]) if reverse and args else ()
     request = Request.rrule(kinds) if reverse else Request.frule()
     return COMPILER.sources(call.function, names, request)
@@ -252,10 +266,11 @@ def _hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
     """`(H @ v)` for each argument, with `v` the tangent `direction` of argument `position`:
     the reverse rule of `func`'s generated forward rule, seeded on the output tangent."""
     call = callee(func)
-    forward = COMPILER.compiled(call.function, None, Request.frule()).function
+    full_args, keywords = call.arguments(args, {})
+    wrt = COMPILER.wrt_for(call.function, full_args, Request.frule())
+    forward = COMPILER.compiled(call.function, wrt, Request.frule()).function
     tangents: list[Any] = [ZeroTangent()] * len(args)
     tangents[position] = direction
-    full_args, keywords = call.arguments(args, {})
     dargs = padded(call.tangents((NoTangent(), *tangents)), call.function)
     (y, _), pullback = rrule(forward, dargs, *full_args, **keywords)
     check_scalar(y, call.f, what)  # the seed 1.0 would sum the Hessians of an array's elements

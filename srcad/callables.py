@@ -321,6 +321,27 @@ def check_tangents(f: Any, dargs: tuple[Any, ...], args: tuple[Any, ...]) -> Non
             refuse_unperturbable(f, position, primal, TANGENT_REMEDY)
 
 
+def differentiated_parameters(
+    func: Callable[..., Any], args: tuple[Any, ...]
+) -> tuple[str, ...] | None:
+    """The parameters these arguments let vary: None (every one) unless some argument
+    cannot be perturbed (an int, a bool, a string). Such an argument has no derivative
+    (its tangent is a zero, `check_tangents`; its cotangent NoTangent()), and neither has
+    any value computed only from it: `x[slice(0, n)]` for an int `n` needs no rule for
+    `slice`, in either mode (`Compiler.wrt_for`).
+
+    Left as None for a function with `*args` or behind a wrapper, whose arguments do not
+    map one to one onto the parameters of its code."""
+    code = getattr(func, "__code__", None)
+    if code is None or code.co_flags & inspect.CO_VARARGS or hasattr(func, "__wrapped__"):
+        return None
+    parameters = code.co_varnames[: code.co_argcount]
+    fixed = {p for p, a in zip(parameters, args, strict=False) if not perturbable(a)}
+    if not fixed:
+        return None
+    return tuple(p for p in parameters if p not in fixed)
+
+
 def floating(derivative: Any, primal: Any) -> Any:
     """A derivative for a float argument with the argument's float type, though the code
     computed it from ints (`d(x * n)/dx` is `n`)."""

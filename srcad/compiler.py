@@ -12,8 +12,17 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.callables import Call, callee, check_tangents, name_of, padded, unwrap
+from srcad.callables import (
+    Call,
+    callee,
+    check_tangents,
+    differentiated_parameters,
+    name_of,
+    padded,
+    unwrap,
+)
 from srcad.emit import CompiledRule, emit
+from srcad.entry_rules import entry_rules
 from srcad.errors import Diagnostic, SrcadError, UnsupportedSyntaxError
 from srcad.guards import Fact
 from srcad.kinds import signature
@@ -69,13 +78,15 @@ class _Compilations:
     `CompiledCall`'s `func`, a guard's expected object, the closure cells of a recursive
     nested function)."""
 
-    __slots__ = ("calls", "function", "rules")
+    __slots__ = ("calls", "function", "refused", "rules")
 
     def __init__(self, function: types.FunctionType) -> None:
         self.function = function  # whose they are (`functools.wraps` copies `__dict__`)
         # Replaced, never changed in place: a thread reading it never sees it change.
         self.rules: dict[tuple[Any, ...], CompiledRule] = {}
         self.calls: dict[Mode, CompiledCall] = {}
+        # The (request, registry version) keys refused with respect to every parameter.
+        self.refused: frozenset[tuple[Any, ...]] = frozenset()
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_nothing, ())  # pickling a function (cloudpickle) leaves compiled code out
@@ -156,6 +167,9 @@ class Compiler:
             return self.compiled_rule(
                 self.compiled(callee.func, None, Request(callee.mode)).function
             )
+        entry = entry_rules(self, callee)  # a function `grad` returned: `srcad.entry_rules`
+        if entry is not None:
+            return Rule(callee, entry.rrule, Origin.ENTRY)
         rule = self.registry.rrule_for(callee)
         if rule is None:
             return self.compiled_rule(callee)
@@ -169,6 +183,9 @@ class Compiler:
 
     def forward_callee_rule(self, callee: Any) -> Rule | None:
         """The forward rule a call of `callee` uses: registered, else compiled from source."""
+        entry = entry_rules(self, callee)
+        if entry is not None:
+            return Rule(callee, entry.frule, Origin.ENTRY)
         return self.registry.frule_for(callee) or self.compiled_rule(callee, Mode.FORWARD)
 
     def compiled_rule(self, callee: Any, mode: Mode = Mode.REVERSE) -> Rule | None:
@@ -311,6 +328,29 @@ class Compiler:
             record.rules = rules
         return found
 
+    def wrt_for(
+        self, func: Callable[..., Any], args: tuple[Any, ...], request: Request
+    ) -> tuple[str, ...] | None:
+        """The parameters `func`'s code for `request` differentiates, called with `args`:
+        every one (None), as for any arguments, unless that code is refused and some of
+        `args` cannot be perturbed (an int): then only the others
+        (`callables.differentiated_parameters`), so that values computed from ints alone
+        (`slice(0, n)`) need no rule. Every parameter first: code that compiles that way
+        stays as it is."""
+        narrowed = differentiated_parameters(func, args)
+        if narrowed is None or not isinstance(func, types.FunctionType):
+            return None
+        record = self._compilations(func)
+        key = (request, self.registry.version)
+        if key in record.refused:
+            return narrowed
+        try:
+            self.compiled(func, None, request)
+        except SrcadError:
+            record.refused = record.refused | {key}
+            return narrowed
+        return None
+
     def sources(
         self, func: Callable[..., Any], wrt: tuple[str, ...] | None, request: Request
     ) -> str:
@@ -335,6 +375,9 @@ class Compiler:
         the kinds of `args`). A callable that binds arguments (`Call`) gives the
         cotangents of its caller's arguments."""
         f = unwrap(f)
+        entry = entry_rules(self, f)
+        if entry is not None:  # a function `grad` returned
+            return entry.rrule(*args, **kwargs)
         rule = self.registry.rrule_for(f)
         if rule is not None:
             result: tuple[Any, Any] = rule.rrule(*args, **kwargs)
@@ -343,7 +386,8 @@ class Compiler:
             call = callee(f, self.registry)
             if call.function is not f:
                 return self._bound_rrule(call, args, kwargs)
-        function = self.compiled(f, None, Request.rrule(signature(args))).function
+        request = Request.rrule(signature(args))
+        function = self.compiled(f, self.wrt_for(f, args, request), request).function
         try:
             return function(*args, **kwargs)
         except TypeError:
@@ -372,6 +416,9 @@ class Compiler:
                 f"frule takes the tangents first, a tuple (f_dot, *arg_dots), not {dargs!r:.60}"
             )
         f = unwrap(f)
+        entry = entry_rules(self, f)
+        if entry is not None:  # a function `grad` returned
+            return entry.frule(dargs, *args, **kwargs)
         rule = self.registry.frule_for(f)
         if rule is not None:  # the rule's own convention for ints (np.full's: a zero)
             result: tuple[Any, Any] = rule.rrule(dargs, *args, **kwargs)
@@ -393,7 +440,8 @@ class Compiler:
             if call.function is not f:
                 return self.frule(dargs, call.function, *args, **kwargs)
         check_tangents(f, dargs, args)
-        function = self.compiled(f, None, Request.frule()).function
+        wrt = self.wrt_for(f, args, Request.frule())
+        function = self.compiled(f, wrt, Request.frule()).function
         dargs = padded(dargs, f)
         try:
             result = function(dargs, *args, **kwargs)

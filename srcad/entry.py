@@ -77,6 +77,7 @@ from srcad.callables import (
 )
 from srcad.compiler import Compiler
 from srcad.emit import nested_code, register_text
+from srcad.entry_rules import DISPATCHER
 from srcad.errors import SrcadError
 from srcad.guards import Guards
 from srcad.kinds import FLOAT, INT, Kind, Signature, kind_of, signature
@@ -192,6 +193,9 @@ class Dispatcher:
         self.version = self.registry.version
         # The entry function: `add` replaces its code; the API gives it its attributes.
         self.function: Any = types.FunctionType(self._code(), self.namespace, self.name)
+        # What srcad differentiates in its place (`srcad.entry_rules`).
+        self.function.__dict__[DISPATCHER] = self
+        self.function.__dict__["is_generated_rule"] = True  # it changes none of its arguments
 
     # -- the general path --------------------------------------------------------------
 
