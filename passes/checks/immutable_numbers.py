@@ -112,9 +112,7 @@ class _Kinds:
             return self.of(parent.value)
         if isinstance(parent, gast.AugAssign) and parent.target is node:
             operands = [self.found.get(node.id, BOTTOM), self.of(parent.value)]
-            if BOTTOM in operands:
-                return BOTTOM
-            return result_kind(self.registry, OPERATORS[type(parent.op)], operands)
+            return self._arithmetic(OPERATORS[type(parent.op)], operands)
         if isinstance(parent, gast.For) and parent.target is node:
             iterated = parent.iter
             if isinstance(iterated, gast.Call) and self.resolve(iterated.func) is builtins.range:
@@ -136,9 +134,10 @@ class _Kinds:
                 return self.found.get(value.id, BOTTOM)
             return None
         if isinstance(value, gast.BinOp):
-            return self._result(OPERATORS[type(value.op)], [value.left, value.right])
+            operands = [self.of(value.left), self.of(value.right)]
+            return self._arithmetic(OPERATORS[type(value.op)], operands)
         if isinstance(value, gast.UnaryOp) and not isinstance(value.op, gast.Not):
-            return self._result(OPERATORS[type(value.op)], [value.operand])
+            return self._arithmetic(OPERATORS[type(value.op)], [self.of(value.operand)])
         if isinstance(value, gast.Subscript):
             index = value.slice
             parts = index.elts if isinstance(index, gast.Tuple) else [index]
@@ -177,3 +176,13 @@ class _Kinds:
         if BOTTOM in kinds:
             return BOTTOM
         return result_kind(self.registry, function, kinds)
+
+    def _arithmetic(self, operator: Any, kinds: list[Kind | None]) -> Kind | None:
+        """An operator's result: of the kind its entry gives, else a number where every
+        operand is one (Python's numbers give numbers)."""
+        if BOTTOM in kinds:
+            return BOTTOM
+        kind = result_kind(self.registry, operator, kinds)
+        if kind is None and all(holds_number(k) for k in kinds):
+            return NUMBER
+        return kind
