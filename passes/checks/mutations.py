@@ -14,6 +14,7 @@ import numpy as np
 
 from srcad import syntax
 from srcad.errors import CALLEE_FAILED, Diagnostic, MutationError, SrcadError
+from srcad.kinds import Kind
 from srcad.passes.analyses.nodes import Nodes
 from srcad.passes.analyses.scopes import LocalFunction, Scopes
 from srcad.passes.base import Analysis, CompilationRequest, Context, Services, function_of
@@ -88,7 +89,7 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         self.function = function
         self._parents: dict[gast.AST, gast.AST] | None = None
         self.parameter_kinds = ctx.request.kinds
-        self._numbers = {}
+        self._numbers: dict[gast.AST, dict[str, Kind | None]] = {}
         self._callee_info: tuple[Any, Any] | None = None
         self._listed: set[Any] = set()  # callees whose changes are listed already
         self._calls: list[CallEdge] = []

@@ -177,7 +177,7 @@ def math_and_len_counters(x, y):
     n = 0
     total = math.sqrt(2.0)
     kept = []
-    for v in y:
+    for _ in y:
         n += 1
         total += math.log(n + 1.0)
         kept.append(total)
