@@ -145,7 +145,11 @@ class FreshValues:
                     return False
                 made_here = made_here or self._scope(node) is scope
                 continue
-            if isinstance(parent, gast.Subscript | gast.For | gast.Return):
+            if isinstance(parent, gast.Subscript | gast.For):
+                continue
+            if isinstance(parent, gast.Return) and self._scope(node) is scope:
+                # Returned by a nested function, the list escapes to its caller, which
+                # would see the appends that follow.
                 continue
             if isinstance(parent, gast.Attribute) and is_append_call(self.parents.get(parent)):
                 # An append from a nested function changes the list behind its back.

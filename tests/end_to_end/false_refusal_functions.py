@@ -103,6 +103,18 @@ def nested_function_rebinds_outer_list(x, y):
     return np.sum(np.array(shared[0]))
 
 
+def nested_function_returns_outer_list(x, y):
+    """`keep()` gives the list itself: the append that follows changes `alias` too."""
+    out = []
+
+    def keep():
+        return out
+
+    alias = keep()
+    out.append(x * 2.0)
+    return np.sum(np.array(alias)) + np.sum(x)
+
+
 # -- an integer option passed through as `axis=` ------------------------------------------------
 
 

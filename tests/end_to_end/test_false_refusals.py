@@ -126,6 +126,7 @@ def test_an_inner_local_of_the_same_name_leaves_the_outer_list_fresh(function, p
     [
         (fr.nested_function_appends_to_outer_list, "    out.append(v)"),
         (fr.nested_function_rebinds_outer_list, "out.append(x * 2.0)"),
+        (fr.nested_function_returns_outer_list, "out.append(x * 2.0)"),
     ],
     ids=lambda v: getattr(v, "__name__", ""),
 )
