@@ -21,6 +21,7 @@ from srcad.passes.analyses.activity import (
     target_names,
 )
 from srcad.passes.analyses.scopes import LocalFunction, Scopes
+from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import Callees, is_static, static_path, static_value
 from srcad.passes.normal_form import is_copy, is_unpacking, walk_statements
@@ -121,7 +122,7 @@ class OperationRules(Analysis[RuleInfo]):
                     rule = Rule(callee, callee, Origin.LOCAL, callee.parameters)
                 else:
                     rule = ctx.services.callee_rule(callee)
-                self._check_keywords(value, active, ctx, info, rule)
+                self._check_keywords(value, active, tree, ctx, info, rule)
                 if rule is not None and not _binds(rule, value, ctx.request.mode):
                     info.diagnostics.append(
                         ctx.diagnostic(
@@ -263,13 +264,19 @@ class OperationRules(Analysis[RuleInfo]):
 
     @staticmethod
     def _check_keywords(
-        call: gast.Call, active: set[str], ctx: Context, info: RuleInfo, rule: Rule | None
+        call: gast.Call,
+        active: set[str],
+        tree: gast.Module,
+        ctx: Context,
+        info: RuleInfo,
+        rule: Rule | None,
     ) -> None:
         """Rules differentiate positional arguments only; compiled callees also take their
-        positional parameters by keyword, but not their keyword-only ones."""
+        positional parameters by keyword, but not their keyword-only ones. A keyword
+        whose value has no derivative (`_underivable`) needs none."""
         differentiated = set(rule.parameters or ()) if rule is not None else set()
         for keyword in call.keywords:
-            if keyword.arg in differentiated:
+            if keyword.arg in differentiated or _underivable(keyword, tree, ctx, rule):
                 continue
             if any(n.id in active for n in operand_names(keyword.value)):
                 what = (
@@ -286,6 +293,37 @@ class OperationRules(Analysis[RuleInfo]):
                         else "pass them by name",
                     )
                 )
+
+
+# Keyword options of NumPy's functions that take no float: an axis (or axes) and a dtype,
+# which NumPy refuses a float for, and `keepdims`, read for its truth, on which the result
+# depends by steps. Whatever value reaches them, the result has no derivative with respect
+# to it: a rule that gives them no cotangent is right.
+NUMPY_OPTIONS = frozenset({"axis", "axes", "dtype", "keepdims"})
+
+
+def _underivable(keyword: gast.keyword, tree: gast.Module, ctx: Context, rule: Rule | None) -> bool:
+    """Whether the value a keyword passes surely has no derivative, whatever it depends on:
+    an option of a library rule for a NumPy function that takes no float there
+    (`NUMPY_OPTIONS`), or a value proved an integer (or integer array) by its kind
+    (`srcad.kinds`): integers are never differentiated."""
+    if (
+        keyword.arg in NUMPY_OPTIONS
+        and rule is not None
+        and rule.origin is Origin.LIBRARY
+        and _of_numpy(rule.primal)
+    ):
+        return True
+    if not (ctx.request.kinds and isinstance(keyword.value, gast.Name)):
+        return False
+    kind = ctx.analysis(ValueKinds, tree).of(keyword.value)
+    return kind is not None and kind[0] == "i"
+
+
+def _of_numpy(primal: Any) -> bool:
+    """Whether `primal` is one of NumPy's own functions (or ufuncs)."""
+    module = getattr(primal, "__module__", None) or ""
+    return isinstance(primal, np.ufunc) or module.partition(".")[0] == "numpy"
 
 
 def _binds(rule: Rule, call: gast.Call, mode: Mode) -> bool:

@@ -317,3 +317,53 @@ def nested_definitions(function: gast.FunctionDef) -> dict[gast.stmt, gast.Funct
             stack += statement.body
             stack += getattr(statement, "orelse", [])
     return found
+
+
+def variable_nodes(function: gast.FunctionDef, name: str) -> list[gast.Name]:
+    """The name nodes of `function`'s own variable `name`, in the order of `syntax.walk`:
+    those in a nested function, lambda or comprehension that binds `name` in its own scope
+    belong to another variable, by Python's scope rules (`_scope_names`), and are left
+    out (but for the defaults, decorators or first iterable the enclosing scope
+    evaluates). A scope that declares `name` `nonlocal` or `global` is not left out: the
+    callers refuse such a name."""
+    found: list[gast.Name] = []
+    stack: list[gast.AST] = [function]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.Name) and node.id == name:
+            found.append(node)
+        if node is not function and isinstance(node, _SCOPES) and _binds_own(node, name):
+            children: list[gast.AST] = _outside_reads(node)
+        else:
+            children = list(gast.iter_child_nodes(node))
+        stack += reversed(children)
+    return found
+
+
+def _binds_own(scope: gast.AST, name: str) -> bool:
+    """Whether `scope` (a nested function, lambda or comprehension) has a variable `name`
+    of its own: it binds the name and declares it neither `nonlocal` nor `global`."""
+    if name not in _scope_names(scope)[0]:
+        return False
+    return not any(
+        isinstance(n, gast.Global | gast.Nonlocal) and name in n.names for n in syntax.walk(scope)
+    )
+
+
+def owning_scope(node: gast.AST, ancestors: list[gast.AST], name: str) -> gast.AST | None:
+    """The scope whose variable `name` a use of it at `node` refers to: the innermost of
+    `ancestors` (`node`'s, innermost first, up to the function compiled) that is a
+    function, lambda or comprehension with a variable `name` of its own, where `node` is
+    not in a part the scope around it evaluates (a default value, a first iterable). None:
+    the name is not the function's (a global, a closure cell, a builtin)."""
+    path = {node}
+    for ancestor in ancestors:
+        own = isinstance(ancestor, _SCOPES) and not any(
+            part in path for part in _outside_reads(ancestor)
+        )
+        if own and ancestor is ancestors[-1]:
+            return ancestor if name in _bound_in(ancestor) else None
+        if own and _binds_own(ancestor, name):
+            return ancestor
+        path.add(ancestor)
+    return None

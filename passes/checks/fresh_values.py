@@ -5,12 +5,17 @@ then what the normal form's rebinding computes."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import gast
 
 from srcad import syntax
+from srcad.kinds import Kind
+from srcad.passes.analyses.scopes import owning_scope, variable_nodes
+from srcad.passes.base import Context
 from srcad.passes.checks.callees import is_append_call
+from srcad.passes.checks.immutable_numbers import holds_number, variable_kinds
 from srcad.passes.checks.in_place import LAZY_ITERATORS, LIST_READERS, is_fresh_function
 
 
@@ -22,6 +27,11 @@ class FreshValues:
     # Whether the first parameter (`self` of an `__init__`) is a value made for the call.
     fresh_first_parameter = False
     _parents: dict[gast.AST, gast.AST] | None
+    # The argument kinds of the function's parameters (`srcad.kinds`), where known.
+    parameter_kinds: Mapping[str, Kind | None]
+    # The kind of each variable of each scope (`immutable_numbers`), found when first asked.
+    _numbers: dict[gast.AST, dict[str, Kind | None]]
+    ctx: Context
 
     def _resolve(self, node: gast.expr) -> Any:
         """The object a dotted name refers to now (see `Mutations._resolve`)."""
@@ -47,15 +57,13 @@ class FreshValues:
                 return node
         return node
 
-    def _fresh_local(self, name: str) -> bool:
-        """Whether every binding of `name` in the function is a new value (a display, a
+    def _fresh_local(self, use: gast.Name) -> bool:
+        """Whether every binding of the variable `use` reads is a new value (a display, a
         copy, a NumPy constructor...), so changing it changes nothing a caller holds."""
+        if self._declared_outside(use.id):
+            return False
         bound = False
-        for node in syntax.walk(self.function):
-            if isinstance(node, gast.Global | gast.Nonlocal) and name in node.names:
-                return False
-            if not (isinstance(node, gast.Name) and node.id == name):
-                continue
+        for node in self._variable(use, use.id):
             if isinstance(node.ctx, gast.Param):
                 first = self.function.args.args[:1]
                 if not (self.fresh_first_parameter and first and node is first[0]):
@@ -74,18 +82,57 @@ class FreshValues:
                 bound = True
         return bound
 
+    def _variable(self, node: gast.AST, name: str) -> list[gast.Name]:
+        """The name nodes of the variable `name` that a use of it at `node` refers to, by
+        Python's scope rules (a nested function's own `name` is another variable). Where
+        a scope declares `name` `global` or `nonlocal`, or it is not the function's own
+        variable, every name node of that identifier in the function, to be safe."""
+        ancestors = self._ancestors(node)
+        owner = None
+        if ancestors and ancestors[-1] is self.function and not self._declared_outside(name):
+            owner = owning_scope(node, ancestors, name)
+        if owner is None:
+            return [
+                n for n in syntax.walk(self.function) if isinstance(n, gast.Name) and n.id == name
+            ]
+        return variable_nodes(owner, name)
+
+    def _holds_number(self, change: gast.AugAssign) -> bool:
+        """Whether the variable `change` (`name += v`) rebinds is proved to hold an
+        immutable number (`immutable_numbers`): Python then rebinds it too."""
+        assert isinstance(change.target, gast.Name)
+        name = change.target.id
+        ancestors = self._ancestors(change.target)
+        if not ancestors or ancestors[-1] is not self.function:
+            return False
+        owner = owning_scope(change.target, ancestors, name)
+        if not isinstance(owner, gast.FunctionDef | gast.Lambda):
+            return False
+        if owner not in self._numbers:
+            kinds = self.parameter_kinds if owner is self.function else {}
+            registry = self.ctx.services.registry
+            found = variable_kinds(owner, kinds, self._resolve, self.parents, registry)
+            self._numbers[owner] = found
+        return holds_number(self._numbers[owner].get(name))
+
+    def _declared_outside(self, name: str) -> bool:
+        """Whether some scope of the function declares `name` `global` or `nonlocal`: then
+        the variable is shared with a scope srcad does not see whole."""
+        return any(
+            isinstance(node, gast.Global | gast.Nonlocal) and name in node.names
+            for node in syntax.walk(self.function)
+        )
+
     def _fresh_list(self, function: gast.FunctionDef, append: gast.Call) -> bool:
         """Whether the list `append` changes is one made in the same function by a list
         display, and only read, appended to or returned there."""
         assert isinstance(append.func, gast.Attribute) and isinstance(append.func.value, gast.Name)
         name = append.func.value.id
         scope = self._scope(append)
+        if self._declared_outside(name):
+            return False
         made_here = False
-        for node in syntax.walk(function):
-            if isinstance(node, gast.Global | gast.Nonlocal) and name in node.names:
-                return False
-            if not isinstance(node, gast.Name) or node.id != name:
-                continue
+        for node in self._variable(append.func.value, name):
             parent = self.parents.get(node)
             if isinstance(node.ctx, gast.Param):
                 return False
@@ -98,7 +145,11 @@ class FreshValues:
                     return False
                 made_here = made_here or self._scope(node) is scope
                 continue
-            if isinstance(parent, gast.Subscript | gast.For | gast.Return):
+            if isinstance(parent, gast.Subscript | gast.For):
+                continue
+            if isinstance(parent, gast.Return) and self._scope(node) is scope:
+                # Returned by a nested function, the list escapes to its caller, which
+                # would see the appends that follow.
                 continue
             if isinstance(parent, gast.Attribute) and is_append_call(self.parents.get(parent)):
                 # An append from a nested function changes the list behind its back.
@@ -112,17 +163,19 @@ class FreshValues:
             return False
         return made_here and isinstance(scope, gast.FunctionDef)
 
-    def _why_shared(self, function: gast.FunctionDef, name: str) -> str | None:
+    def _why_shared(self, change: gast.AugAssign) -> str | None:
+        """Why the value `change` (`name += v`) changes may be held by something else; None
+        where every binding of the variable is a new value, read only in ways that keep
+        no reference to it until the last change."""
+        assert isinstance(change.target, gast.Name)
+        name = change.target.id
+        nodes = self._variable(change.target, name)
         augmented = [
-            n
-            for n in syntax.walk(function)
-            if isinstance(n, gast.AugAssign)
-            and isinstance(n.target, gast.Name)
-            and n.target.id == name
+            parent
+            for parent in map(self.parents.get, nodes)
+            if isinstance(parent, gast.AugAssign) and isinstance(parent.target, gast.Name)
         ]
-        for node in syntax.walk(function):
-            if not (isinstance(node, gast.Name) and node.id == name):
-                continue
+        for node in nodes:
             parent = self.parents.get(node)
             if isinstance(node.ctx, gast.Param):
                 return f"`{name}` is a parameter, and may be the caller's array"

@@ -14,6 +14,7 @@ import numpy as np
 
 from srcad import syntax
 from srcad.errors import CALLEE_FAILED, Diagnostic, MutationError, SrcadError
+from srcad.kinds import Kind
 from srcad.passes.analyses.nodes import Nodes
 from srcad.passes.analyses.scopes import LocalFunction, Scopes
 from srcad.passes.base import Analysis, CompilationRequest, Context, Services, function_of
@@ -87,6 +88,8 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         self.rule_hint = f"or register a rule with @srcad.rrule.register({function.name})"
         self.function = function
         self._parents: dict[gast.AST, gast.AST] | None = None
+        self.parameter_kinds = ctx.request.kinds
+        self._numbers: dict[gast.AST, dict[str, Kind | None]] = {}
         self._callee_info: tuple[Any, Any] | None = None
         self._listed: set[Any] = set()  # callees whose changes are listed already
         self._calls: list[CallEdge] = []
@@ -118,9 +121,7 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         """Whether `node` names a value this function made for itself, whose change no
         caller sees (only asked in a callee that runs as it is)."""
         return (
-            self.fresh_changes_allowed
-            and isinstance(node, gast.Name)
-            and self._fresh_local(node.id)
+            self.fresh_changes_allowed and isinstance(node, gast.Name) and self._fresh_local(node)
         )
 
     def _check(self, node: gast.AST, function: gast.FunctionDef) -> list[Diagnostic]:
@@ -353,7 +354,9 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         change happens."""
         assert isinstance(node.target, gast.Name)
         name = node.target.id
-        why = self._why_shared(function, name)
+        if self._holds_number(node):
+            return []
+        why = self._why_shared(node)
         if why is None:
             return []
         return self._report(
