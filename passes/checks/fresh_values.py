@@ -5,6 +5,7 @@ then what the normal form's rebinding computes."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,7 +20,7 @@ from srcad.passes.checks.immutable_numbers import holds_number, variable_kinds
 from srcad.passes.checks.in_place import LAZY_ITERATORS, LIST_READERS, is_fresh_function
 
 
-class FreshValues:
+class FreshValues(ABC):
     """What `Mutations` proves about the values of `function` (set by the check): each
     node's parent, and whether a name holds a value made here that nothing else holds."""
 
@@ -33,9 +34,9 @@ class FreshValues:
     _numbers: dict[gast.AST, dict[str, Kind | None]]
     ctx: Context
 
+    @abstractmethod
     def _resolve(self, node: gast.expr) -> Any:
-        """The object a dotted name refers to now (see `Mutations._resolve`)."""
-        raise NotImplementedError
+        """The object a dotted name refers to now (`Mutations._resolve`)."""
 
     @property
     def parents(self) -> dict[gast.AST, gast.AST]:
