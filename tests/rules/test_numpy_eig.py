@@ -26,7 +26,8 @@ RANK_2 = RNG.standard_normal((4, 2)) @ RNG.standard_normal((2, 3))
 
 def test_the_matrices_have_the_spectra_named() -> None:
     assert np.iscomplexobj(np.linalg.eigvals(GENERAL))
-    assert not np.iscomplexobj(np.linalg.eigvals(REAL_SPECTRUM))
+    # NumPy 2.5 returns a complex array even for a real spectrum.
+    assert np.all(np.imag(np.linalg.eigvals(REAL_SPECTRUM)) == 0)
 
 
 Call = tuple[str, Callable[..., Any], tuple[Any, ...], dict[str, Any]]
