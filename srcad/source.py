@@ -256,7 +256,7 @@ class _File:
                     todo.extend(
                         child
                         for child in ast.iter_child_nodes(node)
-                        if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case)
+                        if isinstance(child, _HOLDING_STATEMENTS)
                     )
         return self._imports
 
@@ -268,8 +268,11 @@ class _File:
             while todo:
                 node, owner = todo.pop()
                 for child in ast.iter_child_nodes(node):
-                    if owner is not None and isinstance(child, _DEFINITIONS):
-                        self._classes[child] = owner
+                    if owner is not None:  # any definition, a lambda in an expression too
+                        if isinstance(child, _DEFINITIONS):
+                            self._classes[child] = owner
+                    elif not isinstance(child, _HOLDING_STATEMENTS):
+                        continue  # a class statement is in no expression
                     todo.append((child, child.name if isinstance(child, ast.ClassDef) else owner))
         return self._classes
 
@@ -292,6 +295,9 @@ def _at_line_one(node: ast.AST, definition: ast.AST) -> None:
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+# The nodes that hold statements, where a class statement can be (outside a class, the walk
+# for classes reads no expression: most of a file).
+_HOLDING_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
 # The `from __future__` flags a code object records, which change what its text compiles to.
 _FUTURE_FLAGS = functools.reduce(
     lambda flags, name: flags | getattr(__future__, name).compiler_flag,
