@@ -19,6 +19,7 @@ from srcad.callables import (
     floating,
     name_of,
     padded,
+    perturbable,
     positional_parameters,
     resolve_wrt,
     unwrap,
@@ -31,7 +32,8 @@ from srcad.kinds import signature
 from srcad.registry import RuleFn, scalar_frule, scalar_rrule
 from srcad.requests import Mode, Request
 from srcad.source import TRANSPARENT_WRAPPERS
-from srcad.tangents import NoTangent, ZeroTangent, materialize, unthunk
+from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, materialize, unthunk
+from srcad.trees import children, leaves, structured, tree_map
 
 
 class Differentiable(Wrapper):
@@ -171,7 +173,10 @@ def source(
 
 def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
     """`(f(*args), J @ tangents)`: the Jacobian-vector product, in forward mode. A
-    tangent for a float argument is taken in that argument's float type."""
+    tangent for a float argument is taken in that argument's float type. An argument that
+    is a structure (a tuple, list, dict, NamedTuple, dataclass: `srcad.tree_map`) takes a
+    tangent of the same structure (or a `srcad.Tangent`, or a zero), and a result that is
+    one gives its tangent in its structure."""
     if not isinstance(args, tuple | list) or not isinstance(tangents, tuple | list):
         raise SrcadError(
             "jvp takes a tuple of arguments and a tuple of tangents, one for each: "
@@ -179,24 +184,44 @@ def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...])
         )
     if len(args) != len(tangents):
         raise SrcadError(f"jvp: {len(args)} arguments but {len(tangents)} tangents")
-    for position, (arg, tangent) in enumerate(zip(args, tangents, strict=True)):
-        check_seed(f"jvp: the tangent of argument {position}", tangent, arg)
-    tangents = tuple(floating(t, a) for t, a in zip(tangents, args, strict=True))
+    tangents = tuple(
+        _tangent_seed(f, position, tangent, arg)
+        for position, (arg, tangent) in enumerate(zip(args, tangents, strict=True))
+    )
     check_tangents(f, (NoTangent(), *tangents), args)
     y, y_dot = frule((NoTangent(), *tangents), f, *args)
-    return y, floating(_shaped_like(unthunk(y_dot), y), y)
+    return y, structured(y_dot, y)
+
+
+def _tangent_seed(f: Callable[..., Any], position: int, tangent: Any, arg: Any) -> Any:
+    """The tangent `jvp` passes for argument `position`: checked against the argument's
+    shape, in its float type, leaf by leaf in a structure (a part that cannot be perturbed,
+    an int, takes no tangent but a zero)."""
+    if isinstance(tangent, AbstractZero) or children(arg) is None:
+        check_seed(f"jvp: the tangent of argument {position}", tangent, arg)
+        return floating(tangent, arg)
+
+    def leaf(primal: Any, dot: Any) -> Any:
+        if not perturbable(primal) or callable(primal):
+            check_tangents(f, (NoTangent(), dot), (primal,))
+            return NoTangent()
+        check_seed(f"jvp: the tangent of a part of argument {position}", dot, primal)
+        return floating(unthunk(dot), primal)
+
+    return tree_map(leaf, arg, tangent)
 
 
 def vjp(f: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
-    """`(f(*args), vjp_fn)`; `vjp_fn(y_bar)` gives one cotangent per argument, projected
-    onto it (NoTangent() for an int, the argument's float type for a float)."""
+    """`(f(*args), vjp_fn)`; `vjp_fn(y_bar)` gives one cotangent per argument, in the
+    argument's structure (`srcad.tree_map`), zeros materialised: the argument's float
+    type for a float, NoTangent() for an int."""
     y, pullback = rrule(f, *args)
 
     def vjp_fn(y_bar: Any) -> tuple[Any, ...]:
         check_seed("vjp: the cotangent of the result", y_bar, y)
         # One per argument passed (a compiled pullback has one per parameter besides).
         bars = pullback(y_bar)[1 : 1 + len(args)]
-        return tuple(floating(unthunk(c), a) for c, a in zip(bars, args, strict=False))
+        return tuple(structured(c, a) for c, a in zip(bars, args, strict=False))
 
     return y, vjp_fn
 
@@ -352,26 +377,47 @@ def _reverse_jacobian(
         seed.reshape(-1)[index] = 1.0
         cotangents = vjp_fn(seed if out_shape else 1.0)
         for row, position in zip(rows, positions, strict=True):
-            row.append(np.asarray(_shaped_like(cotangents[position], args[position])))
+            row.append(cotangents[position])
+
+    def block(primal: Any, *leaf_rows: Any) -> Any:
+        if isinstance(leaf_rows[0], NoTangent):
+            return NoTangent()
+        return np.stack([np.asarray(r) for r in leaf_rows]).reshape(out_shape + np.shape(primal))
+
     return [
-        np.stack(row).reshape(out_shape + np.shape(args[position]))
-        for row, position in zip(rows, positions, strict=True)
+        tree_map(block, args[position], *row) for row, position in zip(rows, positions, strict=True)
     ]
 
 
 def _forward_jacobian(func: Callable[..., Any], args: tuple[Any, ...], position: int) -> Any:
+    """The Jacobian with respect to argument `position`, in its structure: a block for
+    each leaf, one pushforward per element of the leaf."""
     x = args[position]
+    count = len(leaves(x))
+    blocks = [_forward_block(func, args, position, leaf) for leaf in range(count)]
+    numbered = iter(blocks)
+    return tree_map(lambda _: next(numbered), x)
+
+
+def _forward_block(func: Callable[..., Any], args: tuple[Any, ...], position: int,
+                   leaf: int) -> Any:  # fmt: skip
+    x = args[position]
+    part = leaves(x)[leaf]
+    if not perturbable(part) or callable(part):
+        return NoTangent()
     columns = []
-    for index in range(int(np.size(x))):
-        basis = np.zeros(np.shape(x))
+    for index in range(int(np.size(part))):
+        basis = np.zeros(np.shape(part))
         basis.reshape(-1)[index] = 1.0
-        tangent = basis if isinstance(x, np.ndarray) else float(basis)
-        tangents = tuple(tangent if i == position else ZeroTangent() for i in range(len(args)))
+        tangent = basis if isinstance(part, np.ndarray) else float(basis)
+        numbered = iter(range(len(leaves(x))))
+        seed = tree_map(lambda _: tangent if next(numbered) == leaf else ZeroTangent(), x)
+        tangents = tuple(seed if i == position else ZeroTangent() for i in range(len(args)))
         y, y_dot = jvp(func, args, tangents)
         columns.append(np.asarray(y_dot))
     out_shape = np.shape(y)
     stacked = np.stack(columns, axis=-1)
-    return stacked.reshape(out_shape + np.shape(x))
+    return stacked.reshape(out_shape + np.shape(part))
 
 
 class RRule:

@@ -83,7 +83,8 @@ from srcad.guards import Guards
 from srcad.kinds import FLOAT, INT, Kind, Signature, kind_of, signature
 from srcad.registry import RuleFn
 from srcad.requests import Request
-from srcad.tangents import NoTangent, materialize
+from srcad.tangents import NoTangent
+from srcad.trees import structured
 
 REAL = (float, np.float64, np.float32, np.float16)  # what a real scalar result may be
 MAX_BRANCHES = 8  # kinds of arguments past these take the general path
@@ -283,7 +284,7 @@ class Dispatcher:
             primal = argument_at(args, kwargs, self.func, position)
         if isinstance(cotangent, NoTangent) or not perturbable(primal):
             refuse_unperturbable(self.func, position, primal)
-        return floating(materialize(cotangent, primal), primal)
+        return structured(cotangent, primal)
 
     # -- the entry function --------------------------------------------------------------
 
