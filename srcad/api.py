@@ -410,14 +410,19 @@ def _forward_block(func: Callable[..., Any], args: tuple[Any, ...], position: in
         basis = np.zeros(np.shape(part))
         basis.reshape(-1)[index] = 1.0
         tangent = basis if isinstance(part, np.ndarray) else float(basis)
-        numbered = iter(range(len(leaves(x))))
-        seed = tree_map(lambda _: tangent if next(numbered) == leaf else ZeroTangent(), x)
+        seed = _one_leaf(x, leaf, tangent)
         tangents = tuple(seed if i == position else ZeroTangent() for i in range(len(args)))
         y, y_dot = jvp(func, args, tangents)
         columns.append(np.asarray(y_dot))
     out_shape = np.shape(y)
     stacked = np.stack(columns, axis=-1)
     return stacked.reshape(out_shape + np.shape(part))
+
+
+def _one_leaf(tree: Any, leaf: Any, tangent: Any) -> Any:
+    """A tangent of `tree`: `tangent` at its leaf numbered `leaf`, zero everywhere else."""
+    numbered = iter(range(len(leaves(tree))))
+    return tree_map(lambda _: tangent if next(numbered) == leaf else ZeroTangent(), tree)
 
 
 class RRule:

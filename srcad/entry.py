@@ -70,7 +70,6 @@ from srcad.callables import (
     Call,
     argument_at,
     callee,
-    floating,
     name_of,
     perturbable,
     refuse_unperturbable,
