@@ -25,14 +25,14 @@ from srcad.callables import (
     unwrap,
 )
 from srcad.defaults import COMPILER
-from srcad.entry import Dispatcher, check_scalar, explain_failure
+from srcad.entry import Dispatcher, check_scalar, explain_failure, not_scalar
 from srcad.errors import SrcadError
 from srcad.fitting import check_seed
 from srcad.kinds import signature
 from srcad.registry import RuleFn, scalar_frule, scalar_rrule
 from srcad.requests import Mode, Request
 from srcad.source import TRANSPARENT_WRAPPERS
-from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, materialize, unthunk
+from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, materialize, unthunk
 from srcad.trees import children, leaves, structured, tree_map
 
 
@@ -121,22 +121,75 @@ def _unwrap(f: Any) -> Callable[..., Any]:
     return unwrap(f)
 
 
-def grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
-    """The gradient function of a real-scalar-valued `f` with respect to `wrt`.
+def grad(f: Callable[..., Any], wrt: Wrt = 0, has_aux: bool = False) -> Callable[..., Any]:
+    """The gradient function of a real-scalar-valued `f` with respect to `wrt`, shaped like
+    the argument: a float or array, or the argument's own tuple, list, dict, NamedTuple or
+    dataclass with a dense zero where it has no derivative (`srcad.tree_map`); a tuple of
+    them for a tuple (or list) `wrt`.
+
+    With `has_aux=True`, `f` returns a pair `(loss, aux)`: the gradient is the loss's, and
+    the function gives `(gradient, aux)`, `aux` as `f` returned it (not differentiated).
 
     Given a gradient function (`srcad.grad(g)` or a decorated `g.grad`) with respect to one
     argument, it gives the second derivatives: `grad(grad(g))(x)` is g''(x), computed by
     reverse mode over the frule srcad generates for `g`.
     """
+    if has_aux:
+        return _with_aux(_unwrap(f), wrt, value=False)
     inner = getattr(f, "srcad_gradient_of", None)
     if isinstance(inner, Differentiable) and f is inner.grad:
         return _second_derivative(inner, wrt)
     return Differentiable(_unwrap(f), wrt).grad
 
 
-def value_and_grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., tuple[Any, Any]]:
-    """A function returning `(f(...), gradient)`."""
+def value_and_grad(
+    f: Callable[..., Any], wrt: Wrt = 0, has_aux: bool = False
+) -> Callable[..., tuple[Any, Any]]:
+    """A function returning `(f(...), gradient)`, the gradient as `grad` gives it; with
+    `has_aux=True`, `((loss, aux), gradient)` for an `f` returning `(loss, aux)`."""
+    if has_aux:
+        return _with_aux(_unwrap(f), wrt, value=True)
     return Differentiable(_unwrap(f), wrt).value_and_grad
+
+
+def _with_aux(func: Callable[..., Any], wrt: Wrt, value: bool) -> Callable[..., Any]:
+    """`grad` or `value_and_grad` (`value`) of the loss of an `f` that returns `(loss,
+    aux)`: its reverse rule, pulled back from the cotangent `(1.0, ZeroTangent())`, so that
+    no derivative flows into `aux`, whatever it holds (arrays, dicts, ints)."""
+    call = callee(func)
+    positions, as_tuple = _positions(func, wrt)
+    what = f"{'value_and_grad' if value else 'grad'}(..., has_aux=True)"
+    try:
+        parameters: inspect.Signature | None = inspect.signature(func)
+    except (TypeError, ValueError):
+        parameters = None
+
+    def gradient_with_aux(*args: Any, **kwargs: Any) -> Any:
+        call.check_arguments(args, kwargs)
+        if parameters is not None:  # every positional parameter in place, for its cotangent
+            bound = parameters.bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
+        check_perturbable(func, args, kwargs, positions)
+        y, pullback = rrule(func, *args, **kwargs)
+        if not isinstance(y, tuple) or len(y) != 2:
+            raise SrcadError(
+                f"{what} needs {name_of(func)} to return a pair (loss, aux), but it "
+                f"returned {type(y).__name__} {y!r:.60}"
+            )
+        loss, aux = y
+        problem = not_scalar(loss, func, what)
+        if problem is not None:
+            raise SrcadError(problem.replace(" to return ", " to return a loss that is ", 1))
+        cotangents = pullback(Tangent(tuple, 1.0, ZeroTangent()))[1:]
+        gradients = tuple(structured(cotangents[p], args[p]) for p in positions)
+        gradient = gradients if as_tuple else gradients[0]
+        return ((loss, aux), gradient) if value else (gradient, aux)
+
+    gradient_with_aux.__name__ = "value_and_grad" if value else "grad"
+    gradient_with_aux.__qualname__ = f"{name_of(func)}.{gradient_with_aux.__name__}"
+    gradient_with_aux.__doc__ = f"{what} of {name_of(func)}: (gradient, aux)."
+    return gradient_with_aux
 
 
 def source(
@@ -345,6 +398,8 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
     at the cost of one forward and one reverse sweep, whatever the size."""
     func = _unwrap(f)
     callee(func)
+    if isinstance(wrt, np.integer):
+        wrt = int(wrt)
     if not isinstance(wrt, int | str):
         raise SrcadError(
             f"hessian_vector_product differentiates with respect to one argument: wrt "
@@ -499,9 +554,11 @@ def _checked_rule(rule: Any, what: str = "a rule") -> Any:
 
 
 def scalar_rule(f: Callable[..., Any], *partials: Callable[..., Any]) -> None:
-    """Both rules of a scalar (or elementwise) function from its partial derivatives, each
-    taking the arguments and then the result: `scalar_rule(math.sinh, lambda x, y: math.cosh(x))`.
-    """
+    """Both rules of a scalar (or elementwise) function from its partial derivatives, one
+    per argument, for any number of arguments: `scalar_rule(math.sinh, lambda x:
+    math.cosh(x))`. A partial takes the arguments, or the arguments and then the result
+    (`lambda x, y: ...`, which saves computing the result again), told apart by how many
+    it takes."""
     _check_registrable(f)
     for partial in partials:
         _checked_rule(partial, "a partial derivative")

@@ -230,8 +230,8 @@ def positional_parameters(func: Callable[..., Any]) -> list[str]:
 
 
 def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bool]:
-    """Turn `wrt` (an int, a parameter name, or a tuple or list of them) into parameter
-    names.
+    """Turn `wrt` (an int, a NumPy integer, a parameter name, or a tuple or list of them)
+    into parameter names.
 
     The flag says whether the caller asked for a tuple (and so gets a tuple back); an empty
     tuple asks for nothing, and gets an empty tuple.
@@ -242,8 +242,10 @@ def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bo
     items = wrt if isinstance(wrt, tuple) else (wrt,)
     names = []
     for item in items:
-        if isinstance(item, bool) or not isinstance(item, int | str):
+        if isinstance(item, bool | np.bool_) or not isinstance(item, int | np.integer | str):
             raise SrcadError(f"wrt takes ints and parameter names, not {item!r}")
+        if isinstance(item, np.integer):
+            item = int(item)
         if isinstance(item, int):
             if not -len(params) <= item < len(params):
                 raise SrcadError(
