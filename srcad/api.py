@@ -25,7 +25,7 @@ from srcad.callables import (
     unwrap,
 )
 from srcad.defaults import COMPILER
-from srcad.entry import Dispatcher, check_scalar, explain_failure, not_scalar
+from srcad.entry import Dispatcher, check_scalar, clear_entries, explain_failure, not_scalar
 from srcad.errors import SrcadError
 from srcad.fitting import check_seed
 from srcad.kinds import signature
@@ -564,6 +564,18 @@ def scalar_rule(f: Callable[..., Any], *partials: Callable[..., Any]) -> None:
         _checked_rule(partial, "a partial derivative")
     COMPILER.registry.register_rrule(f, scalar_rrule(f, *partials), projected=True)
     COMPILER.registry.register_frule(f, scalar_frule(f, *partials))
+
+
+def clear_cache() -> None:
+    """Forget everything srcad compiled, so that the next call of every gradient compiles
+    again from the source as it is now: the compiled rules of every function, the
+    branches of every function `grad` and `value_and_grad` returned, what the mutation
+    check read of each function, and the parsed source files.
+
+    Never needed for soundness (srcad recompiles when a fact its code relies on changes,
+    `srcad.guards`); it frees memory, and makes a timing include the compile again."""
+    COMPILER.clear_cache()
+    clear_entries()
 
 
 def non_differentiable(*functions: Callable[..., Any]) -> None:
