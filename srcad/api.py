@@ -23,6 +23,7 @@ from srcad.callables import (
     positional_parameters,
     resolve_wrt,
     unwrap,
+    wrt_parameters,
 )
 from srcad.defaults import COMPILER
 from srcad.entry import Dispatcher, check_scalar, clear_entries, explain_failure, not_scalar
@@ -55,9 +56,9 @@ class Differentiable(Wrapper):
         callee(func)  # refuses what srcad cannot differentiate, now
         functools.update_wrapper(self, func)
         self.func = func
-        self.wrt, self._wrt_is_tuple = resolve_wrt(func, wrt)
+        self.wrt, self._wrt_is_tuple = resolve_wrt(func, wrt, keywords=True)
         params = positional_parameters(func)
-        self._positions = tuple(params.index(name) for name in self.wrt)
+        self._positions = tuple(wrt_parameters(func).index(name) for name in self.wrt)
         self._entries = {
             value: Dispatcher(
                 COMPILER, func, self.wrt, self._positions, self._wrt_is_tuple, value, params
@@ -216,7 +217,7 @@ def source(
             "(1.0, np.zeros(3))"
         )
     reverse = checked is Mode.REVERSE
-    names = None if wrt is None or not reverse else resolve_wrt(f, wrt)[0]
+    names = None if wrt is None or not reverse else resolve_wrt(f, wrt, keywords=True)[0]
     if not reverse and args:
         names = COMPILER.wrt_for(call.function, call.arguments(tuple(args), {})[0], Request.frule())
     kinds = signature(call.arguments(tuple(args), {})[0]) if reverse and args else ()

@@ -145,6 +145,14 @@ def _rebuilt_dataclass(value: Any, names: list[str], parts: list[Any]) -> Any:
 
 
 def _rebuilt_object(value: Any, keys: list[str], parts: list[Any]) -> Any:
-    new = copy.copy(value)
+    """A new instance of `value`'s class with `value`'s attributes, `parts` replacing
+    those named `keys`: made without calling `__init__` or reading attributes (which a
+    `__getattr__` hook would answer), as `copy.copy` does where it can."""
+    cls = type(value)
+    try:
+        new = cls.__new__(cls)
+    except TypeError:  # a `__new__` that needs arguments
+        new = copy.copy(value)
+    vars(new).update(vars(value))
     vars(new).update(zip(keys, parts, strict=True))
     return new

@@ -545,3 +545,46 @@ def test_a_copy_of_a_structure_is_rebuilt_not_shared() -> None:
     assert gradient is not params and gradient.w is not params.w
     np.testing.assert_array_equal(params.w, before.w)
     assert isinstance(gradient.depth, srcad.NoTangent)
+
+
+def keyword_loss(x: np.ndarray, *, scale: float, shift: Any = 1.0, label: str = "a") -> Any:
+    return np.sum(np.sin(x) * scale + shift * x**2)
+
+
+@pytest.mark.parametrize(
+    "wrt",
+    ["scale", ("x", "shift", "scale"), ["shift"], [np.int64(0), "scale"]],
+    ids=["one", "all", "list", "mixed"],
+)
+def test_wrt_names_keyword_only_parameters(wrt: Any) -> None:
+    x = sample((3,), 12)
+    shift = sample((3,), 13)
+    names = [wrt] if isinstance(wrt, str) else ["x" if n == 0 else n for n in wrt]
+
+    def by_name(name: str) -> Any:
+        def moved(v: Any) -> Any:
+            keywords = {"scale": 1.7, "shift": shift, name: v}
+            return keyword_loss(keywords.pop("x", x), **keywords)
+
+        start = {"x": x, "scale": 1.7, "shift": shift}[name]
+        return fd_gradient(moved, (start,), 0)
+
+    gradient = srcad.grad(keyword_loss, wrt=wrt)(x, scale=1.7, shift=shift)
+    value, again = srcad.value_and_grad(keyword_loss, wrt=wrt)(x, shift=shift, scale=1.7)
+    assert value == pytest.approx(keyword_loss(x, scale=1.7, shift=shift))
+    for result in (gradient, again):
+        found = [result] if isinstance(wrt, str) else list(result)
+        for name, g in zip(names, found, strict=True):
+            np.testing.assert_allclose(g, by_name(name), rtol=1e-6, atol=1e-8)
+    # The default of a keyword-only parameter left out.
+    default = srcad.grad(keyword_loss, wrt="shift")(x, scale=1.7)
+    assert default == pytest.approx(np.sum(x**2), rel=1e-9)
+
+
+def test_a_keyword_only_wrt_is_refused_where_not_supported() -> None:
+    with pytest.raises(srcad.SrcadError, match="keyword-only parameter"):
+        srcad.jacobian(keyword_loss, wrt="scale")
+    with pytest.raises(srcad.SrcadError, match="cannot be perturbed"):
+        srcad.grad(keyword_loss, wrt="scale")(np.ones(2), scale=2)
+    with pytest.raises(srcad.SrcadError, match="names no parameter"):
+        srcad.grad(keyword_loss, wrt="scales")
