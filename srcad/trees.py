@@ -148,7 +148,7 @@ def _rebuilt_object(value: Any, keys: list[str], parts: list[Any]) -> Any:
     """A new instance of `value`'s class with `value`'s attributes, `parts` replacing
     those named `keys`: made without calling `__init__` or reading attributes (which a
     `__getattr__` hook would answer), as `copy.copy` does where it can."""
-    cls = type(value)
+    cls: Any = type(value)
     try:
         new = cls.__new__(cls)
     except TypeError:  # a `__new__` that needs arguments
