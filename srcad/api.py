@@ -251,12 +251,13 @@ def _tangent_seed(f: Callable[..., Any], position: int, tangent: Any, arg: Any) 
     """The tangent `jvp` passes for argument `position`: checked against the argument's
     shape, in its float type, leaf by leaf in a structure (a part that cannot be perturbed,
     an int, takes no tangent but a zero)."""
-    if isinstance(tangent, AbstractZero) or children(arg) is None:
+    structure = isinstance(tangent, Tangent) or children(tangent) is not None
+    if isinstance(tangent, AbstractZero) or children(arg) is None or not structure:
         check_seed(f"jvp: the tangent of argument {position}", tangent, arg)
         return floating(tangent, arg)
 
     def leaf(primal: Any, dot: Any) -> Any:
-        if not perturbable(primal) or callable(primal):
+        if not perturbable(primal):
             check_tangents(f, (NoTangent(), dot), (primal,))
             return NoTangent()
         check_seed(f"jvp: the tangent of a part of argument {position}", dot, primal)

@@ -280,9 +280,10 @@ def resolve_wrt(
                 "value_and_grad differentiate with respect to one; here, make it positional"
             )
         else:
+            also = " (nor a keyword-only one)" if len(named) > len(params) else ""
             raise SrcadError(
-                f"wrt={item!r} names no {'' if keywords else 'positional '}parameter of "
-                f"{name_of(func)}: choose from {tuple(named)}"
+                f"wrt={item!r} names no positional parameter of {name_of(func)}{also}: "
+                f"choose from {tuple(named)}"
             )
     if len(set(names)) != len(names):
         raise SrcadError(f"wrt={wrt!r} names a parameter twice")

@@ -13,9 +13,9 @@ the plain float or array of a float argument before ever reaching it (`srcad.ent
 The structures (`children`): a tuple or NamedTuple, a list, a dict (the same keys, in the
 same order), a dataclass (rebuilt with `dataclasses.replace`), and an object with a
 `__dict__` (a copy, with its attributes replaced). Everything else is a leaf. A leaf that
-cannot be perturbed (an int, a bool, a string, an integer array, a function) has no
-derivative: its place holds `NoTangent()`, which arithmetic leaves alone (`p - lr *
-NoTangent()` is `p`).
+cannot be perturbed (an int, a bool, a string, an integer array) has no derivative: its
+place holds `NoTangent()`, which arithmetic leaves alone (`p - lr * NoTangent()` is `p`).
+A function's cotangent (a closure's `Tangent` of what it captured) is kept as it is.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def structured(cotangent: Any, primal: Any) -> Any:
 
 
 def _leaf(primal: Any, tangent: Any) -> Any:
-    if not perturbable(primal) or callable(primal):
+    if not perturbable(primal):
         return NoTangent()
     tangent = materialize(tangent, primal)
     if isinstance(primal, np.ndarray) and np.shape(tangent) != primal.shape:
