@@ -3,6 +3,7 @@
 from srcad import testing
 from srcad.api import (
     Differentiable,
+    clear_cache,
     differentiate,
     frule,
     grad,
@@ -40,6 +41,7 @@ from srcad.tangents import (
     thunk,
     unthunk,
 )
+from srcad.trees import tree_map
 
 __all__ = [
     "CONFIG",
@@ -59,6 +61,7 @@ __all__ = [
     "Thunk",
     "UnsupportedSyntaxError",
     "ZeroTangent",
+    "clear_cache",
     "differentiate",
     "frule",
     "grad",
@@ -74,6 +77,7 @@ __all__ = [
     "source",
     "testing",
     "thunk",
+    "tree_map",
     "unthunk",
     "value_and_grad",
     "vjp",

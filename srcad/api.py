@@ -19,19 +19,22 @@ from srcad.callables import (
     floating,
     name_of,
     padded,
+    perturbable,
     positional_parameters,
     resolve_wrt,
     unwrap,
+    wrt_parameters,
 )
 from srcad.defaults import COMPILER
-from srcad.entry import Dispatcher, check_scalar, explain_failure
+from srcad.entry import Dispatcher, check_scalar, clear_entries, explain_failure, not_scalar
 from srcad.errors import SrcadError
 from srcad.fitting import check_seed
 from srcad.kinds import signature
 from srcad.registry import RuleFn, scalar_frule, scalar_rrule
 from srcad.requests import Mode, Request
 from srcad.source import TRANSPARENT_WRAPPERS
-from srcad.tangents import NoTangent, ZeroTangent, materialize, unthunk
+from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, materialize, unthunk
+from srcad.trees import children, leaves, structured, tree_map
 
 
 class Differentiable(Wrapper):
@@ -53,9 +56,9 @@ class Differentiable(Wrapper):
         callee(func)  # refuses what srcad cannot differentiate, now
         functools.update_wrapper(self, func)
         self.func = func
-        self.wrt, self._wrt_is_tuple = resolve_wrt(func, wrt)
+        self.wrt, self._wrt_is_tuple = resolve_wrt(func, wrt, keywords=True)
         params = positional_parameters(func)
-        self._positions = tuple(params.index(name) for name in self.wrt)
+        self._positions = tuple(wrt_parameters(func).index(name) for name in self.wrt)
         self._entries = {
             value: Dispatcher(
                 COMPILER, func, self.wrt, self._positions, self._wrt_is_tuple, value, params
@@ -119,22 +122,75 @@ def _unwrap(f: Any) -> Callable[..., Any]:
     return unwrap(f)
 
 
-def grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
-    """The gradient function of a real-scalar-valued `f` with respect to `wrt`.
+def grad(f: Callable[..., Any], wrt: Wrt = 0, has_aux: bool = False) -> Callable[..., Any]:
+    """The gradient function of a real-scalar-valued `f` with respect to `wrt`, shaped like
+    the argument: a float or array, or the argument's own tuple, list, dict, NamedTuple or
+    dataclass with a dense zero where it has no derivative (`srcad.tree_map`); a tuple of
+    them for a tuple (or list) `wrt`.
+
+    With `has_aux=True`, `f` returns a pair `(loss, aux)`: the gradient is the loss's, and
+    the function gives `(gradient, aux)`, `aux` as `f` returned it (not differentiated).
 
     Given a gradient function (`srcad.grad(g)` or a decorated `g.grad`) with respect to one
     argument, it gives the second derivatives: `grad(grad(g))(x)` is g''(x), computed by
     reverse mode over the frule srcad generates for `g`.
     """
+    if has_aux:
+        return _with_aux(_unwrap(f), wrt, value=False)
     inner = getattr(f, "srcad_gradient_of", None)
     if isinstance(inner, Differentiable) and f is inner.grad:
         return _second_derivative(inner, wrt)
     return Differentiable(_unwrap(f), wrt).grad
 
 
-def value_and_grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., tuple[Any, Any]]:
-    """A function returning `(f(...), gradient)`."""
+def value_and_grad(
+    f: Callable[..., Any], wrt: Wrt = 0, has_aux: bool = False
+) -> Callable[..., tuple[Any, Any]]:
+    """A function returning `(f(...), gradient)`, the gradient as `grad` gives it; with
+    `has_aux=True`, `((loss, aux), gradient)` for an `f` returning `(loss, aux)`."""
+    if has_aux:
+        return _with_aux(_unwrap(f), wrt, value=True)
     return Differentiable(_unwrap(f), wrt).value_and_grad
+
+
+def _with_aux(func: Callable[..., Any], wrt: Wrt, value: bool) -> Callable[..., Any]:
+    """`grad` or `value_and_grad` (`value`) of the loss of an `f` that returns `(loss,
+    aux)`: its reverse rule, pulled back from the cotangent `(1.0, ZeroTangent())`, so that
+    no derivative flows into `aux`, whatever it holds (arrays, dicts, ints)."""
+    call = callee(func)
+    positions, as_tuple = _positions(func, wrt)
+    what = f"{'value_and_grad' if value else 'grad'}(..., has_aux=True)"
+    try:
+        parameters: inspect.Signature | None = inspect.signature(func)
+    except (TypeError, ValueError):
+        parameters = None
+
+    def gradient_with_aux(*args: Any, **kwargs: Any) -> Any:
+        call.check_arguments(args, kwargs)
+        if parameters is not None:  # every positional parameter in place, for its cotangent
+            bound = parameters.bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
+        check_perturbable(func, args, kwargs, positions)
+        y, pullback = rrule(func, *args, **kwargs)
+        if not isinstance(y, tuple) or len(y) != 2:
+            raise SrcadError(
+                f"{what} needs {name_of(func)} to return a pair (loss, aux), but it "
+                f"returned {type(y).__name__} {y!r:.60}"
+            )
+        loss, aux = y
+        problem = not_scalar(loss, func, what)
+        if problem is not None:
+            raise SrcadError(problem.replace(" to return ", " to return a loss that is ", 1))
+        cotangents = pullback(Tangent(tuple, 1.0, ZeroTangent()))[1:]
+        gradients = tuple(structured(cotangents[p], args[p]) for p in positions)
+        gradient = gradients if as_tuple else gradients[0]
+        return ((loss, aux), gradient) if value else (gradient, aux)
+
+    gradient_with_aux.__name__ = "value_and_grad" if value else "grad"
+    gradient_with_aux.__qualname__ = f"{name_of(func)}.{gradient_with_aux.__name__}"
+    gradient_with_aux.__doc__ = f"{what} of {name_of(func)}: (gradient, aux)."
+    return gradient_with_aux
 
 
 def source(
@@ -161,7 +217,7 @@ def source(
             "(1.0, np.zeros(3))"
         )
     reverse = checked is Mode.REVERSE
-    names = None if wrt is None or not reverse else resolve_wrt(f, wrt)[0]
+    names = None if wrt is None or not reverse else resolve_wrt(f, wrt, keywords=True)[0]
     if not reverse and args:
         names = COMPILER.wrt_for(call.function, call.arguments(tuple(args), {})[0], Request.frule())
     kinds = signature(call.arguments(tuple(args), {})[0]) if reverse and args else ()
@@ -171,7 +227,10 @@ def source(
 
 def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
     """`(f(*args), J @ tangents)`: the Jacobian-vector product, in forward mode. A
-    tangent for a float argument is taken in that argument's float type."""
+    tangent for a float argument is taken in that argument's float type. An argument that
+    is a structure (a tuple, list, dict, NamedTuple, dataclass: `srcad.tree_map`) takes a
+    tangent of the same structure (or a `srcad.Tangent`, or a zero), and a result that is
+    one gives its tangent in its structure."""
     if not isinstance(args, tuple | list) or not isinstance(tangents, tuple | list):
         raise SrcadError(
             "jvp takes a tuple of arguments and a tuple of tangents, one for each: "
@@ -179,24 +238,45 @@ def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...])
         )
     if len(args) != len(tangents):
         raise SrcadError(f"jvp: {len(args)} arguments but {len(tangents)} tangents")
-    for position, (arg, tangent) in enumerate(zip(args, tangents, strict=True)):
-        check_seed(f"jvp: the tangent of argument {position}", tangent, arg)
-    tangents = tuple(floating(t, a) for t, a in zip(tangents, args, strict=True))
+    tangents = tuple(
+        _tangent_seed(f, position, tangent, arg)
+        for position, (arg, tangent) in enumerate(zip(args, tangents, strict=True))
+    )
     check_tangents(f, (NoTangent(), *tangents), args)
     y, y_dot = frule((NoTangent(), *tangents), f, *args)
-    return y, floating(_shaped_like(unthunk(y_dot), y), y)
+    return y, structured(y_dot, y)
+
+
+def _tangent_seed(f: Callable[..., Any], position: int, tangent: Any, arg: Any) -> Any:
+    """The tangent `jvp` passes for argument `position`: checked against the argument's
+    shape, in its float type, leaf by leaf in a structure (a part that cannot be perturbed,
+    an int, takes no tangent but a zero)."""
+    structure = isinstance(tangent, Tangent) or children(tangent) is not None
+    if isinstance(tangent, AbstractZero) or children(arg) is None or not structure:
+        check_seed(f"jvp: the tangent of argument {position}", tangent, arg)
+        return floating(tangent, arg)
+
+    def leaf(primal: Any, dot: Any) -> Any:
+        if not perturbable(primal):
+            check_tangents(f, (NoTangent(), dot), (primal,))
+            return NoTangent()
+        check_seed(f"jvp: the tangent of a part of argument {position}", dot, primal)
+        return floating(unthunk(dot), primal)
+
+    return tree_map(leaf, arg, tangent)
 
 
 def vjp(f: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
-    """`(f(*args), vjp_fn)`; `vjp_fn(y_bar)` gives one cotangent per argument, projected
-    onto it (NoTangent() for an int, the argument's float type for a float)."""
+    """`(f(*args), vjp_fn)`; `vjp_fn(y_bar)` gives one cotangent per argument, in the
+    argument's structure (`srcad.tree_map`), zeros materialised: the argument's float
+    type for a float, NoTangent() for an int."""
     y, pullback = rrule(f, *args)
 
     def vjp_fn(y_bar: Any) -> tuple[Any, ...]:
         check_seed("vjp: the cotangent of the result", y_bar, y)
         # One per argument passed (a compiled pullback has one per parameter besides).
         bars = pullback(y_bar)[1 : 1 + len(args)]
-        return tuple(floating(unthunk(c), a) for c, a in zip(bars, args, strict=False))
+        return tuple(structured(c, a) for c, a in zip(bars, args, strict=False))
 
     return y, vjp_fn
 
@@ -320,6 +400,8 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
     at the cost of one forward and one reverse sweep, whatever the size."""
     func = _unwrap(f)
     callee(func)
+    if isinstance(wrt, np.integer):
+        wrt = int(wrt)
     if not isinstance(wrt, int | str):
         raise SrcadError(
             f"hessian_vector_product differentiates with respect to one argument: wrt "
@@ -352,26 +434,52 @@ def _reverse_jacobian(
         seed.reshape(-1)[index] = 1.0
         cotangents = vjp_fn(seed if out_shape else 1.0)
         for row, position in zip(rows, positions, strict=True):
-            row.append(np.asarray(_shaped_like(cotangents[position], args[position])))
+            row.append(cotangents[position])
+
+    def block(primal: Any, *leaf_rows: Any) -> Any:
+        if isinstance(leaf_rows[0], NoTangent):
+            return NoTangent()
+        return np.stack([np.asarray(r) for r in leaf_rows]).reshape(out_shape + np.shape(primal))
+
     return [
-        np.stack(row).reshape(out_shape + np.shape(args[position]))
-        for row, position in zip(rows, positions, strict=True)
+        tree_map(block, args[position], *row) for row, position in zip(rows, positions, strict=True)
     ]
 
 
 def _forward_jacobian(func: Callable[..., Any], args: tuple[Any, ...], position: int) -> Any:
+    """The Jacobian with respect to argument `position`, in its structure: a block for
+    each leaf, one pushforward per element of the leaf."""
     x = args[position]
+    count = len(leaves(x))
+    blocks = [_forward_block(func, args, position, leaf) for leaf in range(count)]
+    numbered = iter(blocks)
+    return tree_map(lambda _: next(numbered), x)
+
+
+def _forward_block(func: Callable[..., Any], args: tuple[Any, ...], position: int,
+                   leaf: int) -> Any:  # fmt: skip
+    x = args[position]
+    part = leaves(x)[leaf]
+    if not perturbable(part) or callable(part):
+        return NoTangent()
     columns = []
-    for index in range(int(np.size(x))):
-        basis = np.zeros(np.shape(x))
+    for index in range(int(np.size(part))):
+        basis = np.zeros(np.shape(part))
         basis.reshape(-1)[index] = 1.0
-        tangent = basis if isinstance(x, np.ndarray) else float(basis)
-        tangents = tuple(tangent if i == position else ZeroTangent() for i in range(len(args)))
+        tangent = basis if isinstance(part, np.ndarray) else float(basis)
+        seed = _one_leaf(x, leaf, tangent)
+        tangents = tuple(seed if i == position else ZeroTangent() for i in range(len(args)))
         y, y_dot = jvp(func, args, tangents)
         columns.append(np.asarray(y_dot))
     out_shape = np.shape(y)
     stacked = np.stack(columns, axis=-1)
-    return stacked.reshape(out_shape + np.shape(x))
+    return stacked.reshape(out_shape + np.shape(part))
+
+
+def _one_leaf(tree: Any, leaf: Any, tangent: Any) -> Any:
+    """A tangent of `tree`: `tangent` at its leaf numbered `leaf`, zero everywhere else."""
+    numbered = iter(range(len(leaves(tree))))
+    return tree_map(lambda _: tangent if next(numbered) == leaf else ZeroTangent(), tree)
 
 
 class RRule:
@@ -448,14 +556,28 @@ def _checked_rule(rule: Any, what: str = "a rule") -> Any:
 
 
 def scalar_rule(f: Callable[..., Any], *partials: Callable[..., Any]) -> None:
-    """Both rules of a scalar (or elementwise) function from its partial derivatives, each
-    taking the arguments and then the result: `scalar_rule(math.sinh, lambda x, y: math.cosh(x))`.
-    """
+    """Both rules of a scalar (or elementwise) function from its partial derivatives, one
+    per argument, for any number of arguments: `scalar_rule(math.sinh, lambda x:
+    math.cosh(x))`. A partial takes the arguments, or the arguments and then the result
+    (`lambda x, y: ...`, which saves computing the result again), told apart by how many
+    it takes."""
     _check_registrable(f)
     for partial in partials:
         _checked_rule(partial, "a partial derivative")
     COMPILER.registry.register_rrule(f, scalar_rrule(f, *partials), projected=True)
     COMPILER.registry.register_frule(f, scalar_frule(f, *partials))
+
+
+def clear_cache() -> None:
+    """Forget everything srcad compiled, so that the next call of every gradient compiles
+    again from the source as it is now: the compiled rules of every function, the
+    branches of every function `grad` and `value_and_grad` returned, what the mutation
+    check read of each function, and the parsed source files.
+
+    Never needed for soundness (srcad recompiles when a fact its code relies on changes,
+    `srcad.guards`); it frees memory, and makes a timing include the compile again."""
+    COMPILER.clear_cache()
+    clear_entries()
 
 
 def non_differentiable(*functions: Callable[..., Any]) -> None:

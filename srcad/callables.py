@@ -229,21 +229,42 @@ def positional_parameters(func: Callable[..., Any]) -> list[str]:
     return [p.name for p in parameters if p.kind in kinds]
 
 
-def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bool]:
-    """Turn `wrt` (an int, a parameter name, or a tuple or list of them) into parameter
-    names.
+def wrt_parameters(func: Callable[..., Any]) -> list[str]:
+    """The parameters a gradient function gives cotangents for, in order: the positional
+    ones, then the keyword-only ones (those `wrt` names are appended to a compiled
+    pullback's cotangents). A function with `*args`, or behind a wrapper, has no
+    keyword-only ones here: where its cotangents end is not known in advance."""
+    params = positional_parameters(func)
+    code = getattr(func, "__code__", None)
+    if not isinstance(func, types.FunctionType) or code is None or hasattr(func, "__wrapped__"):
+        return params
+    if code.co_flags & inspect.CO_VARARGS:
+        return params
+    start = code.co_argcount
+    return [*params, *code.co_varnames[start : start + code.co_kwonlyargcount]]
+
+
+def resolve_wrt(
+    func: Callable[..., Any], wrt: Wrt, keywords: bool = False
+) -> tuple[tuple[str, ...], bool]:
+    """Turn `wrt` (an int, a NumPy integer, a parameter name, or a tuple or list of them)
+    into parameter names; with `keywords` (`grad`, `value_and_grad`), a name may be a
+    keyword-only parameter's (`wrt_parameters`). An int counts positional parameters.
 
     The flag says whether the caller asked for a tuple (and so gets a tuple back); an empty
     tuple asks for nothing, and gets an empty tuple.
     """
     params = positional_parameters(func)
+    named = wrt_parameters(func) if keywords else params
     if isinstance(wrt, list):
         wrt = tuple(wrt)
     items = wrt if isinstance(wrt, tuple) else (wrt,)
     names = []
     for item in items:
-        if isinstance(item, bool) or not isinstance(item, int | str):
+        if isinstance(item, bool | np.bool_) or not isinstance(item, int | np.integer | str):
             raise SrcadError(f"wrt takes ints and parameter names, not {item!r}")
+        if isinstance(item, np.integer):
+            item = int(item)
         if isinstance(item, int):
             if not -len(params) <= item < len(params):
                 raise SrcadError(
@@ -251,12 +272,18 @@ def resolve_wrt(func: Callable[..., Any], wrt: Wrt) -> tuple[tuple[str, ...], bo
                     f"positional parameters {tuple(params)}"
                 )
             names.append(params[item])
-        elif item in params:
+        elif item in named:
             names.append(item)
-        else:
+        elif item in wrt_parameters(func):
             raise SrcadError(
-                f"wrt={item!r} names no positional parameter of {name_of(func)}: "
-                f"choose from {tuple(params)}"
+                f"wrt={item!r} is a keyword-only parameter of {name_of(func)}: grad and "
+                "value_and_grad differentiate with respect to one; here, make it positional"
+            )
+        else:
+            also = " (nor a keyword-only one)" if len(named) > len(params) else ""
+            raise SrcadError(
+                f"wrt={item!r} names no positional parameter of {name_of(func)}{also}: "
+                f"choose from {tuple(named)}"
             )
     if len(set(names)) != len(names):
         raise SrcadError(f"wrt={wrt!r} names a parameter twice")
@@ -289,7 +316,7 @@ TANGENT_REMEDY = "pass a float (or a float array), or give it a zero tangent (No
 def refuse_unperturbable(func: Any, position: int, primal: Any, remedy: str = WRT_REMEDY) -> None:
     """Raise the error every entry point gives for a derivative with respect to an
     argument that cannot be perturbed (an int, a bool, an integer array...)."""
-    params = positional_parameters(func)
+    params = wrt_parameters(func)
     name = f"`{params[position]}`" if position < len(params) else f"argument {position}"
     what = f"{primal.dtype} array" if isinstance(primal, np.ndarray) else type(primal).__name__
     article = "an" if what[0] in "aeiou" else "a"
@@ -357,7 +384,7 @@ def floating(derivative: Any, primal: Any) -> Any:
 def argument_at(args: tuple[Any, ...], kwargs: dict[str, Any], func: Any, position: int) -> Any:
     if position < len(args):
         return args[position]
-    name = positional_parameters(func)[position]
+    name = wrt_parameters(func)[position]
     if name in kwargs:
         return kwargs[name]
     return inspect.signature(func).parameters[name].default

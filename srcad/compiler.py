@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 import threading
 import types
+import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -27,13 +28,20 @@ from srcad.errors import Diagnostic, SrcadError, UnsupportedSyntaxError
 from srcad.guards import Fact
 from srcad.kinds import signature
 from srcad.passes import CHECKS, naming, pipeline
+from srcad.passes.analyses.operation_rules import forget_rule_signatures
 from srcad.passes.analyses.scopes import Scopes
 from srcad.passes.base import CompilationRequest, Context, Services, function_of
 from srcad.passes.checks.call_graph import raise_if_any
+from srcad.passes.checks.mutations import forget_changes
 from srcad.passes.naming import Namer
 from srcad.registry import Origin, Registry, Rule, RuleConfig, RuleSet
 from srcad.requests import Mode, Request
-from srcad.source import FunctionSource, differentiated_function, function_source
+from srcad.source import (
+    FunctionSource,
+    differentiated_function,
+    forget_sources,
+    function_source,
+)
 
 __all__ = ["CompiledCall", "CompiledRule", "Compiler", "code_wrt"]
 
@@ -146,6 +154,8 @@ class Compiler:
         # Re-entrant: compiling a function compiles the functions it calls.
         self._lock = threading.RLock()
         self._compiling: set[tuple[Callable[..., Any], Mode]] = set()
+        # The functions holding this compiler's compilations, for `clear_cache`.
+        self._holders: weakref.WeakSet[types.FunctionType] = weakref.WeakSet()
 
     def _compilations(self, func: types.FunctionType) -> _Compilations:
         found = func.__dict__.get(self._attribute)
@@ -154,7 +164,20 @@ class Compiler:
                 found = func.__dict__.get(self._attribute)
                 if found is None or found.function is not func:
                     found = func.__dict__[self._attribute] = _Compilations(func)
+                    self._holders.add(func)
         return found
+
+    def clear_cache(self) -> None:
+        """Forget everything compiled: each function's rules and `CompiledCall`s, what
+        the mutation check read of each function, the parsed source files, the rule
+        signatures read; the next call compiles again from the source as it is now."""
+        with self._lock:
+            for func in list(self._holders):
+                func.__dict__.pop(self._attribute, None)
+            self._holders.clear()
+            forget_changes()
+            forget_sources()
+            forget_rule_signatures()
 
     # -- the rules calls use -------------------------------------------------------------
 

@@ -59,6 +59,7 @@ import builtins
 import keyword
 import threading
 import types
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -70,7 +71,6 @@ from srcad.callables import (
     Call,
     argument_at,
     callee,
-    floating,
     name_of,
     perturbable,
     refuse_unperturbable,
@@ -83,10 +83,13 @@ from srcad.guards import Guards
 from srcad.kinds import FLOAT, INT, Kind, Signature, kind_of, signature
 from srcad.registry import RuleFn
 from srcad.requests import Request
-from srcad.tangents import NoTangent, materialize
+from srcad.tangents import NoTangent
+from srcad.trees import structured
 
 REAL = (float, np.float64, np.float32, np.float16)  # what a real scalar result may be
 MAX_BRANCHES = 8  # kinds of arguments past these take the general path
+# Every dispatcher alive, for `srcad.clear_cache` (each lives as long as its entry function).
+DISPATCHERS: weakref.WeakSet[Dispatcher] = weakref.WeakSet()
 
 
 def not_scalar(y: Any, func: Callable[..., Any], what: str = "grad") -> str | None:
@@ -144,6 +147,12 @@ def entry_guards(func: Callable[..., Any], guards: Guards, args: tuple[Any, ...]
     return guards.without(func, ("__defaults__", "__kwdefaults__"))
 
 
+def clear_entries() -> None:
+    """Clear every entry function's branches and gradient functions."""
+    for dispatcher in list(DISPATCHERS):
+        dispatcher.clear()
+
+
 class Dispatcher:
     """`grad` (`value=False`) or `value_and_grad` of `func`, with respect to its
     parameters `wrt` (a tuple of gradients where `as_tuple`): the gradient function for
@@ -196,6 +205,15 @@ class Dispatcher:
         # What srcad differentiates in its place (`srcad.entry_rules`).
         self.function.__dict__[DISPATCHER] = self
         self.function.__dict__["is_generated_rule"] = True  # it changes none of its arguments
+        DISPATCHERS.add(self)
+
+    def clear(self) -> None:
+        """Forget every gradient function and branch (`srcad.clear_cache`): the next
+        call takes the general path, which compiles again."""
+        with self._lock:
+            self._gradients = {}
+            self.branches = {}
+            self.function.__code__ = self._code()
 
     # -- the general path --------------------------------------------------------------
 
@@ -283,7 +301,7 @@ class Dispatcher:
             primal = argument_at(args, kwargs, self.func, position)
         if isinstance(cotangent, NoTangent) or not perturbable(primal):
             refuse_unperturbable(self.func, position, primal)
-        return floating(materialize(cotangent, primal), primal)
+        return structured(cotangent, primal)
 
     # -- the entry function --------------------------------------------------------------
 

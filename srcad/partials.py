@@ -13,11 +13,14 @@ logarithm of the base only where the base is not zero): `d/dp 0 ** p = 0`.
 
 from __future__ import annotations
 
+import inspect
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from srcad.errors import SrcadError
 from srcad.tangents import AbstractZero
 
 _REAL_NUMBERS = (float, int, bool)  # Python's; `x < 0` would raise for a complex
@@ -113,3 +116,48 @@ def log_base(x: Any) -> Any:
         return np.log(safe)[()]
     safe = np.where(x > 0, x, 1.0)  # no warning for the entries replaced below
     return np.where(x > 0, np.log(safe), np.where(x == 0, 0.0, np.nan))[()]
+
+
+def taking_result(partials: tuple[Callable[..., Any], ...], name: str) -> tuple[Any, ...]:
+    """The partials of a scalar rule for `name`, each taking the arguments and then the
+    result, as the rules call them (ChainRules' `Ω`).
+
+    A user may write a partial of the inputs alone (`scalar_rule(math.sinh, lambda x:
+    math.cosh(x))`) or of the inputs and the result (`lambda x, y: ...`, which reads
+    the result to save recomputing it); the two are told apart by how many arguments the
+    partial takes: one per input, or one more. A partial that takes either is given the
+    result."""
+    count = len(partials)
+    return tuple(_with_result(p, count, name) for p in partials)
+
+
+def _with_result(partial: Callable[..., Any], count: int, name: str) -> Callable[..., Any]:
+    if _accepts(partial, count + 1):
+        return partial
+    if not _accepts(partial, count):
+        raise SrcadError(
+            f"a partial derivative of {name} takes its {count} argument"
+            f"{'s' if count != 1 else ''}, or those and the result ({count + 1}); "
+            f"`{getattr(partial, '__qualname__', repr(partial)):.60}` takes neither"
+        )
+
+    # Plain code, which srcad differentiates in turn for second derivatives.
+    def partial_of_inputs(*inputs_and_result: Any) -> Any:
+        return partial(*inputs_and_result[:-1])
+
+    partial_of_inputs.__qualname__ = getattr(partial, "__qualname__", "partial_of_inputs")
+    return partial_of_inputs
+
+
+def _accepts(function: Callable[..., Any], count: int) -> bool:
+    """Whether `function` can be called with `count` positional arguments (assumed where
+    its signature cannot be read, except for a ufunc, which says how many it takes)."""
+    if isinstance(function, np.ufunc):
+        return function.nin == count
+    try:
+        inspect.signature(function).bind(*range(count))
+    except TypeError:
+        return False
+    except ValueError:
+        return True
+    return True

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from srcad.fitting import check_frule_tangent, check_rrule_cotangents
 from srcad.kinds import Kind, ResultKind
-from srcad.partials import strong_product
+from srcad.partials import strong_product, taking_result
 from srcad.projection import ProjectTo, conj, expand
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
@@ -204,9 +204,10 @@ class RuleSet:
     def scalar(self, primal: Any, *partials: Callable[..., Any], name: str = "") -> RuleFn:
         """Register an elementwise rule from the partial derivatives of `primal`.
 
-        Each partial takes the arguments and then the result (like ChainRules' `Ω`); the
-        pullback scales the incoming cotangent by the conjugate of each partial and
-        projects it onto its argument, undoing broadcasting. A zero cotangent (tangent)
+        Each partial takes the arguments and then the result (like ChainRules' `Ω`), or the
+        arguments alone (`partials.taking_result`); the pullback scales the incoming
+        cotangent by the conjugate of each partial and projects it onto its argument,
+        undoing broadcasting. A zero cotangent (tangent)
         stays zero where the partial is infinite (`srcad.partials.strong_product`)."""
         rrule = scalar_rrule(primal, *partials, name=name)
         self.rrule(primal)(rrule)
@@ -261,6 +262,7 @@ class RuleSet:
 def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> RuleFn:
     """Build a named reverse rule from partial derivatives; see `RuleSet.scalar`."""
     name = name or primal_name(primal)
+    partials = taking_result(partials, name)
     if len(partials) == 1:
         (d_x,) = partials
 
@@ -294,14 +296,36 @@ def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
             return y, pullback
 
         return named(rrule2, f"{name}_rrule")
-    raise ValueError(f"scalar rules take one or two partials, not {len(partials)}")
+    if not partials:
+        raise ValueError("a scalar rule takes a partial derivative for each argument")
+    arity = len(partials)
+
+    def rrule_n(*args: Any) -> tuple[Any, RuleFn]:
+        _check_arity(name, args, arity)
+        y = primal(*args)
+        projections = [ProjectTo(a) for a in args]
+
+        def pullback(y_bar: Any) -> tuple[Any, ...]:
+            bars = [
+                project(strong_product(conj(d(*args, y)), y_bar))
+                for d, project in zip(partials, projections, strict=True)
+            ]
+            return (NoTangent(), *bars)
+
+        named(pullback, f"{name}_pullback")
+        return y, pullback
+
+    return named(rrule_n, f"{name}_rrule")
 
 
 def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> RuleFn:
     """Build a named forward rule from partial derivatives: `y_dot = sum(d_i * x_i_dot)`."""
     name = name or primal_name(primal)
-    if len(partials) not in (1, 2):
-        raise ValueError(f"scalar rules take one or two partials, not {len(partials)}")
+    partials = taking_result(partials, name)
+    if not partials:
+        raise ValueError("a scalar rule takes a partial derivative for each argument")
+    if len(partials) > 2:
+        return _scalar_frule_n(primal, partials, name)
 
     # Written as plain code (no closure made per call) so that srcad can differentiate the
     # forward rule itself: reverse mode over forward mode gives second derivatives.
@@ -332,6 +356,28 @@ def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
         return y, expand(y_dot, y)
 
     return named(frule2, f"{name}_frule")
+
+
+def _scalar_frule_n(primal: Any, partials: tuple[Callable[..., Any], ...], name: str) -> RuleFn:
+    """`scalar_frule` for three arguments or more, written as plain code too."""
+    arity = len(partials)
+
+    def frule_n(dargs: tuple[Any, ...], *args: Any) -> tuple[Any, Any]:
+        _check_arity(name, args, arity)
+        y = primal(*args)
+        y_dot: Any = ZeroTangent()
+        for d, dot in zip(partials, dargs[1:], strict=True):
+            dot = unthunk(dot)
+            if not isinstance(dot, AbstractZero):
+                y_dot = y_dot + strong_product(d(*args, y), dot)
+        return y, expand(y_dot, y)
+
+    return named(frule_n, f"{name}_frule")
+
+
+def _check_arity(name: str, args: tuple[Any, ...], arity: int) -> None:
+    if len(args) != arity:
+        raise TypeError(f"{name} takes {arity} arguments ({arity} partials), not {len(args)}")
 
 
 class Origin(enum.Enum):

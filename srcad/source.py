@@ -432,6 +432,11 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 _parsed: dict[str, _File] = {}
 
 
+def forget_sources() -> None:
+    """Parse every file again when next read (`srcad.clear_cache`)."""
+    _parsed.clear()
+
+
 def _file(filename: str, lines: list[str]) -> _File:
     cached = _parsed.get(filename)
     if cached is None or cached.lines != lines:

@@ -350,6 +350,11 @@ def _binds(rule: Rule, call: gast.Call, mode: Mode) -> bool:
     return True
 
 
+def forget_rule_signatures() -> None:
+    """Read every rule's signature again (`srcad.clear_cache`)."""
+    _call_signature.cache_clear()
+
+
 @functools.lru_cache(maxsize=1024)
 def _call_signature(rule: Any, mode: Mode) -> inspect.Signature | None:
     """The parameters a rule takes the primal's arguments in (after the config a

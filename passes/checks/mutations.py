@@ -528,6 +528,12 @@ _reading = _Reading()
 # even where they name it (a recursive closure), which a weak-keyed table would not allow.
 _READ = "__srcad_changes__"
 _read_lock = threading.Lock()
+_generation = [0]  # what was read before `forget_changes` is not used again
+
+
+def forget_changes() -> None:
+    """Read every function's changes again (`srcad.clear_cache`)."""
+    _generation[0] += 1
 
 
 def changes_of(
@@ -571,7 +577,7 @@ def _changes_of(
 
 def _own_changes(func: types.FunctionType, fresh_self: bool) -> Findings:
     """What `func`'s own source changes that its caller can see, and the calls it makes."""
-    key = (func.__code__, fresh_self)
+    key = (func.__code__, fresh_self, _generation[0])
     known = func.__dict__.get(_READ)  # copied by `functools.wraps`: the key tells
     if known is not None and known[0] == key:
         return known[1]

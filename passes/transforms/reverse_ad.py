@@ -394,6 +394,11 @@ class ReverseAD(RuleCalls, Transform):
             count = call(self._builtin(len), [load(star.id)])
             split = call(self._bind(elements_of, "elements_of"), [bar, count])
             bars.append(make(gast.Starred, value=split, ctx=LOAD))
+        # Keyword-only parameters come last, where `wrt` names one (`grad`'s).
+        keywords = self.function.args.kwonlyargs
+        if any(a.id in self.ctx.request.wrt for a in keywords):
+            bars += [cotangents.seed(a.id) if a.id in self.ctx.request.wrt
+                     else self._zero(NoTangent) for a in keywords]  # fmt: skip
         return bars
 
     def _reverse_prefix(self, path: Path) -> list[gast.stmt]:

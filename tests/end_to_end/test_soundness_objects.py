@@ -152,12 +152,17 @@ def test_a_property_is_differentiated_through_its_getter(function):
     """(Issue 17, item 9: `p.a2` was read as a field, so the gradient was Tangent(a2=1).)"""
     p = so.Point(1.3, -0.4)
     expected = field_gradient(function, p, ["a", "b"])
-    gradient = srcad.grad(function)(p)
-    assert isinstance(gradient, Tangent)
+    _, pullback = srcad.rrule(function, p)
+    cotangent = pullback(1.0)[1]
+    assert isinstance(cotangent, Tangent)
     for name, value in expected.items():
-        got = gradient[name] if name in gradient.fields else 0.0
+        got = cotangent[name] if name in cotangent.fields else 0.0
         np.testing.assert_allclose(float(np.asarray(srcad.unthunk(got))), value, atol=1e-6)
-    assert set(gradient.fields) <= {"a", "b"}  # no tangent for a property or class attribute
+    assert set(cotangent.fields) <= {"a", "b"}  # no tangent for a property or class attribute
+    gradient = srcad.grad(function)(p)  # shaped like the argument (issue 21)
+    assert isinstance(gradient, so.Point)
+    for name, value in expected.items():
+        np.testing.assert_allclose(getattr(gradient, name), value, atol=1e-6)
     direction = so.Point(0.6, -1.1)
     _, y_dot = srcad.jvp(function, (p,), (Tangent(so.Point, a=0.6, b=-1.1),))
     np.testing.assert_allclose(
@@ -171,7 +176,8 @@ def test_getattr_hook_is_differentiated():
         so.through_getattr_hook(so.Lazy(1.7 + H)) - so.through_getattr_hook(so.Lazy(1.7 - H))
     ) / (2 * H)
     gradient = srcad.grad(so.through_getattr_hook)(d)
-    np.testing.assert_allclose(gradient["v"], expected, atol=1e-6)
+    assert isinstance(gradient, so.Lazy)  # shaped like the argument (issue 21)
+    np.testing.assert_allclose(vars(gradient)["v"], expected, atol=1e-6)
     _, y_dot = srcad.jvp(so.through_getattr_hook, (d,), (Tangent(so.Lazy, v=1.0),))
     np.testing.assert_allclose(y_dot, expected, atol=1e-6)
 
@@ -197,8 +203,9 @@ def test_other_computed_attributes_are_refused(function, argument, why, mode):
 def test_plain_fields_stay_fields():
     p, s = so.Pair(1.5, -0.5), so.Slotted(0.7, 2.0)
     gp, gs = srcad.grad(so.plain_fields, wrt=(0, 1))(p, s)
-    assert (gp["first"], gp["second"]) == (-0.5, 1.5)
-    assert (gs["u"], gs["w"]) == (2.0, 0.7)
+    assert (gp.first, gp.second) == (-0.5, 1.5)
+    assert (gs.u, gs.w) == (2.0, 0.7)
+    assert (type(gp), type(gs)) == (so.Pair, so.Slotted)  # shaped like the arguments
 
 
 # -- crashes: argument forms the rules did not take ----------------------------------------
@@ -261,7 +268,7 @@ def test_fields_named_like_numpy_attributes_are_fields():
     constant)."""
     g = so.Gas(1.5, -0.5, 2.0)
     gradient = srcad.grad(so.array_named_fields)(g)
-    assert (gradient["T"], gradient["size"], gradient["shape"]) == (-0.5, 1.5, 4.0)
+    assert (gradient.T, gradient.size, gradient.shape) == (-0.5, 1.5, 4.0)
     _, y_dot = srcad.jvp(
         so.array_named_fields, (g,), (Tangent(so.Gas, T=1.0, size=2.0, shape=3.0),)
     )

@@ -278,11 +278,12 @@ def test_scalar_rrule_real_argument_gets_real_part() -> None:
     assert pullback(1.0) == (NoTangent(), 3.0 + 0j, 0.0)
 
 
-@pytest.mark.parametrize("count", [0, 3])
-def test_scalar_rrule_takes_one_or_two_partials(count: int) -> None:
-    partials = [lambda *args: 1.0] * count
-    with pytest.raises(ValueError, match=f"not {count}"):
-        scalar_rrule(math.sinh, *partials)
+def test_scalar_rrule_takes_a_partial_per_argument() -> None:
+    with pytest.raises(ValueError, match="a partial derivative for each argument"):
+        scalar_rrule(math.sinh)
+    # Any number of them (issue 21): tested against finite differences in test_api_shapes.
+    y, pullback = scalar_rrule(lambda *xs: sum(xs), *[lambda *args: 1.0] * 3)(1.0, 2.0, 3.0)
+    assert (y, pullback(2.0)) == (6.0, (NoTangent(), 2.0, 2.0, 2.0))
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,158 @@
+"""Values shaped like the user's arguments: the structures srcad knows, `tree_map` over
+them, and the conversion of a structural cotangent into the argument's own structure.
+
+Inside srcad, and for rule authors, the derivative of a structure is ChainRules' `Tangent`
+(`srcad.tangents`), with `ZeroTangent()` for a part that has none: cheap to add, and the
+same for every structure. A user who asks `grad` for the gradient with respect to a list
+of parameters wants a list back, to write `[p - lr * g for p, g in zip(params, grads)]`.
+So `grad`, `value_and_grad`, `vjp` and `jacobian` hand back `structured(cotangent,
+argument)`: the argument's own structure, with a dense zero for every part without a
+derivative. This is done once per call, on the way out: `grad`'s entry function returns
+the plain float or array of a float argument before ever reaching it (`srcad.entry`).
+
+The structures (`children`): a tuple or NamedTuple, a list, a dict (the same keys, in the
+same order), a dataclass (rebuilt with `dataclasses.replace`), and an object with a
+`__dict__` (a copy, with its attributes replaced). Everything else is a leaf. A leaf that
+cannot be perturbed (an int, a bool, a string, an integer array) has no derivative: its
+place holds `NoTangent()`, which arithmetic leaves alone (`p - lr * NoTangent()` is `p`).
+A function's cotangent (a closure's `Tangent` of what it captured) is kept as it is.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import types
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from srcad.callables import floating, perturbable
+from srcad.tangents import (
+    AbstractZero,
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    field_names,
+    materialize,
+    unthunk,
+)
+
+# Objects with a `__dict__` that are not data: never taken apart.
+_OPAQUE = (type, types.ModuleType, types.FunctionType, types.MethodType,
+           types.BuiltinFunctionType, functools.partial, np.ufunc)  # fmt: skip
+
+
+def children(value: Any) -> tuple[list[Any], Callable[[list[Any]], Any]] | None:
+    """The keys of a structure's parts and the function that rebuilds it from new parts
+    (given in the keys' order); None for a leaf."""
+    if isinstance(value, tuple):
+        keys = list(getattr(type(value), "_fields", range(len(value))))
+        if hasattr(value, "_make"):  # a NamedTuple
+            return keys, type(value)._make
+        return keys, tuple
+    if isinstance(value, list):
+        return list(range(len(value))), list
+    if isinstance(value, dict):
+        keys = list(value)
+        return keys, functools.partial(_rebuilt_mapping, value, keys)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = [f.name for f in dataclasses.fields(value)]
+        return names, functools.partial(_rebuilt_dataclass, value, names)
+    if hasattr(value, "__dict__") and not isinstance(value, _OPAQUE):
+        keys = list(vars(value))
+        return keys, functools.partial(_rebuilt_object, value, keys)
+    return None
+
+
+def part(value: Any, key: Any) -> Any:
+    """The part `key` of a structure, or of its (co)tangent: a symbolic zero has zero parts,
+    a `Tangent` the parts it was given (zero for the others)."""
+    value = unthunk(value)
+    if isinstance(value, AbstractZero):
+        return value
+    if isinstance(value, Tangent):
+        if value.elements:
+            if isinstance(key, str):  # a NamedTuple's, by position
+                key = field_names(value.primal_type).index(key)
+            return value.elements[key]
+        return value.fields.get(key, ZeroTangent())
+    if isinstance(value, dict | list):
+        return value[key]
+    if isinstance(value, tuple):
+        return value[key] if isinstance(key, int) else getattr(value, key)
+    return getattr(value, key)
+
+
+def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
+    """`f` applied to each leaf of `tree` (with the parts of `rest` at the same place), in
+    `tree`'s structure: `srcad.tree_map(lambda p, g: p - 0.1 * g, params, grads)`.
+
+    The structures are those srcad differentiates through and gives gradients shaped
+    like: tuples and NamedTuples, lists, dicts, dataclasses and objects with attributes;
+    anything else (a float, an array, an int) is a leaf. The trees in `rest` have `tree`'s
+    structure, or are its (co)tangents: a `srcad.Tangent`, or a symbolic zero whose every
+    part is zero.
+    """
+    found = children(tree)
+    if found is None:
+        return f(tree, *rest)
+    keys, rebuild = found
+    return rebuild([tree_map(f, part(tree, k), *(part(r, k) for r in rest)) for k in keys])
+
+
+def structured(cotangent: Any, primal: Any) -> Any:
+    """A (co)tangent of `primal` in `primal`'s own structure: zeros materialised, each leaf
+    a float or array of its leaf's float type, `NoTangent()` where a leaf cannot be
+    perturbed."""
+    return tree_map(_leaf, primal, cotangent)
+
+
+def _leaf(primal: Any, tangent: Any) -> Any:
+    if not perturbable(primal):
+        return NoTangent()
+    tangent = materialize(tangent, primal)
+    if isinstance(primal, np.ndarray) and np.shape(tangent) != primal.shape:
+        tangent = np.broadcast_to(tangent, primal.shape).copy()  # a uniform tangent, expanded
+    return floating(tangent, primal)
+
+
+def leaves(tree: Any) -> list[Any]:
+    """The leaves of `tree`, in order."""
+    found: list[Any] = []
+    tree_map(found.append, tree)
+    return found
+
+
+def _rebuilt_mapping(mapping: dict[Any, Any], keys: list[Any], parts: list[Any]) -> Any:
+    if type(mapping) is dict:
+        return dict(zip(keys, parts, strict=True))
+    new = copy.copy(mapping)  # an OrderedDict, a defaultdict (its factory kept)
+    new.update(zip(keys, parts, strict=True))
+    return new
+
+
+def _rebuilt_dataclass(value: Any, names: list[str], parts: list[Any]) -> Any:
+    fields = {f.name: f.init for f in dataclasses.fields(value)}
+    given = dict(zip(names, parts, strict=True))
+    new = dataclasses.replace(value, **{n: v for n, v in given.items() if fields[n]})
+    for name, v in given.items():
+        if not fields[name]:  # set by `__post_init__`: replaced as the others are
+            object.__setattr__(new, name, v)
+    return new
+
+
+def _rebuilt_object(value: Any, keys: list[str], parts: list[Any]) -> Any:
+    """A new instance of `value`'s class with `value`'s attributes, `parts` replacing
+    those named `keys`: made without calling `__init__` or reading attributes (which a
+    `__getattr__` hook would answer), as `copy.copy` does where it can."""
+    cls: Any = type(value)
+    try:
+        new = cls.__new__(cls)
+    except TypeError:  # a `__new__` that needs arguments
+        new = copy.copy(value)
+    vars(new).update(vars(value))
+    vars(new).update(zip(keys, parts, strict=True))
+    return new
