@@ -25,6 +25,7 @@ from srcad.callables import (
     unwrap,
 )
 from srcad.defaults import COMPILER
+from srcad.display import SourceText
 from srcad.entry import Dispatcher, check_scalar, explain_failure
 from srcad.errors import SrcadError
 from srcad.fitting import check_seed
@@ -103,11 +104,9 @@ class Differentiable(Wrapper):
         decorated function), else as the call that makes it again, with its function by
         reference (`srcad.pickling`)."""
         if pickling.found_by_name(self):
-            return self.__qualname__
-        return Differentiable, (
-            self.func,
-            _wrt_names(self.func, self.wrt if self._wrt_is_tuple else self.wrt[0]),
-        )
+            qualname: str = vars(self)["__qualname__"]  # `functools.update_wrapper`'s
+            return qualname
+        return Differentiable, (self.func, self.wrt if self._wrt_is_tuple else self.wrt[0])
 
     def __repr__(self) -> str:
         return f"<srcad.Differentiable {name_of(self.func)} wrt={self.wrt}>"
@@ -173,7 +172,8 @@ def source(
     where kinds are known, derivatives are inlined as plain arithmetic. The forward rule
     is the one `frule` and `jvp` use for such arguments: an int among them is not
     differentiated. For a bound method, a callable object or a partial, it is the rule of
-    the function they call."""
+    the function they call. The text shows highlighted as the last line of a notebook cell
+    (a `srcad.display.SourceText`)."""
     f = _unwrap(f)
     call = callee(f)
     checked = checked_mode(mode)
@@ -188,7 +188,7 @@ def source(
         names = COMPILER.wrt_for(call.function, call.arguments(tuple(args), {})[0], Request.frule())
     kinds = signature(call.arguments(tuple(args), {})[0]) if reverse and args else ()
     request = Request.rrule(kinds) if reverse else Request.frule()
-    return COMPILER.sources(call.function, names, request)
+    return SourceText(COMPILER.sources(call.function, names, request))
 
 
 def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:

@@ -24,7 +24,6 @@ import ast
 import importlib
 import sys
 import threading
-import types
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -44,7 +43,7 @@ _lock = threading.Lock()
 _counts: dict[str, int] = {}  # per call: how many functions it has made in this process
 
 
-def name(function: types.FunctionType, maker: str, target: Any, **options: Any) -> None:
+def name(function: Any, maker: str, target: Any, **options: Any) -> None:
     """Name `function`, made by `MAKERS[maker](target, **options)`, in this module, where
     `target` can be referred to (`reference`). `options` are literals (`wrt` as names)."""
     target_text = reference(target)

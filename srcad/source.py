@@ -8,6 +8,7 @@ import builtins
 import functools
 import linecache
 import sys
+import textwrap
 import types
 import weakref
 from collections.abc import Callable, Iterator
@@ -190,13 +191,29 @@ class _File:
             matches = [
                 node
                 for node in candidates
-                if _like_code(self._compiled(node, code), code) and _within(code, node)
+                if any(_like_code(ours, code) for ours in self._compilations(node, code))
+                and _within(code, node)
             ]
         else:
-            matches = [n for n in candidates if _same_code(self._compiled(n, code), code)]
+            matches = [
+                node
+                for node in candidates
+                if any(_same_code(ours, code) for ours in self._compilations(node, code))
+            ]
+        if not matches and not transformed:
+            matches = [
+                node
+                for node in self._named(code.co_name)
+                if _same_code(_reloaded(node, node in self._enclosing_classes(), code), code)
+            ]
         if len(matches) == 1:
             self._definitions[code] = matches[0]
         return matches
+
+    def _named(self, name: str) -> list[ast.AST]:
+        """The file's `def`s of that name, wherever they are."""
+        found = {id(n): n for nodes in self.functions.values() for n in nodes}
+        return [n for n in found.values() if getattr(n, "name", None) == name]
 
     def candidates(self, code: types.CodeType) -> list[ast.AST]:
         """The definitions starting on `code`'s first line (a `def` by any name: code may
@@ -207,10 +224,21 @@ class _File:
             found += self.lambdas().get(line, [])
         return found
 
-    def _compiled(self, node: ast.AST, code: types.CodeType) -> types.CodeType | None:
+    def _compilations(self, node: ast.AST, code: types.CodeType) -> Iterator[types.CodeType | None]:
+        """The code the definition `node` compiles to, as its file is compiled (with the
+        module's imports), then as IPython compiles a cell (each top-level statement on its
+        own, seeing no import: Python 3.11 compiles `np.sum(x)` differently where the unit
+        compiled imports `np`). Either way, the text compared is the definition's own."""
+        yield self._compiled(node, code)
+        if self._imported_names():
+            yield self._compiled(node, code, imports=False)
+
+    def _compiled(
+        self, node: ast.AST, code: types.CodeType, imports: bool = True
+    ) -> types.CodeType | None:
         """The code the definition `node` compiles to in a scope like the one `code` was
-        compiled in: in a module importing what the file imports; inside a function
-        defining `code`'s free variables, if any (so they are free variables again); for a
+        compiled in: in a module importing what the file imports (if `imports`); inside a
+        function defining `code`'s free variables, if any (so they are free variables again); for a
         definition in a class, in a class of that name (private names are mangled with it)."""
         statement: ast.stmt = node if isinstance(node, ast.stmt) else ast.Expr(node)  # type: ignore[arg-type]
         body: list[ast.stmt] = [statement]
@@ -224,10 +252,8 @@ class _File:
             arguments = ast.arguments([], [], None, [], [], None, [])
             body = [ast.FunctionDef("__srcad_outer__", arguments, body, [], None)]
         # Python 3.11 compiles `np.sum(x)` differently where the module imports `np`.
-        imports: list[ast.stmt] = [
-            ast.Import([ast.alias(name)]) for name in sorted(self._imported_names())
-        ]
-        module = ast.Module([*imports, *body], [])
+        imported = sorted(self._imported_names()) if imports else []
+        module = ast.Module([*(ast.Import([ast.alias(name)]) for name in imported), *body], [])
         if statement is not node:
             ast.copy_location(statement, node)
         # The wrapper's nodes are put on line 1; the definition's own have their positions.
@@ -272,6 +298,22 @@ class _File:
                         self._classes[child] = owner
                     todo.append((child, child.name if isinstance(child, ast.ClassDef) else owner))
         return self._classes
+
+
+def _reloaded(node: ast.AST, method: bool, code: types.CodeType) -> types.CodeType | None:
+    """The code of the definition `node` as IPython's `%autoreload` (its "deduperreload",
+    IPython 9) compiles a function whose text changed: the text `ast.unparse` gives of its
+    tree alone, dedented, from line 1 (a method's in a class `__autoreload_class__`), in the
+    module's file. The code it patches into the function is then found at no line of the
+    file, but compiles from the same tree as the `def` there: that `def` is its source."""
+    text = textwrap.dedent(ast.unparse(node))
+    if method:
+        text = "class __autoreload_class__:\n" + textwrap.indent(text, "    ")
+    try:
+        module = compile(text, code.co_filename, "exec", code.co_flags & _FUTURE_FLAGS, True)
+    except (SyntaxError, ValueError):
+        return None
+    return _find_code(module, code.co_name, code.co_firstlineno)
 
 
 def _at_line_one(node: ast.AST, definition: ast.AST) -> None:

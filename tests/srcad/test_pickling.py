@@ -27,7 +27,7 @@ import srcad
 from srcad.testing import finite_difference_vjp
 from tests.conftest import sample
 
-MODULE = '''
+MODULE = """
 import numpy as np
 import srcad
 
@@ -43,7 +43,7 @@ def decorated(w, b, x):
 
 def cubic(t, s):
     return t**3 * s
-'''
+"""
 
 W, B, X = sample((3,), 0), 0.3, sample((4, 3), 1)
 
