@@ -175,14 +175,18 @@ class _File:
     def has_converted(self, node: ast.AST) -> bool:
         return node in self._converted
 
-    def definitions_of(self, code: types.CodeType, transformed: bool = False) -> list[ast.AST]:
+    def definitions_of(
+        self, code: types.CodeType, transformed: bool = False, reloaded: bool = False
+    ) -> list[ast.AST]:
         """The definitions of the file that `code` was compiled from: those starting on its
         first line that compile to the same code (one, unless several identical ones share
         a line). Empty where the file has changed since.
 
         `transformed`: the module was imported through a loader that may change the tree
         before compiling it (pytest rewrites `assert`s, typeguard adds checks), so `code`
-        is compared with what the text compiles to more loosely (`_like_code`)."""
+        is compared with what the text compiles to more loosely (`_like_code`).
+        `reloaded`: IPython's `%autoreload` may have compiled `code` from a definition of
+        the file alone (`_reloaded`), which is then looked for by name."""
         found = self._definitions.get(code)
         if found is not None:
             return [found]
@@ -200,7 +204,7 @@ class _File:
                 for node in candidates
                 if any(_same_code(ours, code) for ours in self._compilations(node, code))
             ]
-        if not matches and not transformed:
+        if not matches and reloaded:
             matches = [
                 node
                 for node in self._named(code.co_name)
@@ -535,6 +539,19 @@ def _transformed(func: types.FunctionType) -> bool:
     return loader is not None and type(loader).__module__ not in _PYTHON_LOADERS
 
 
+def _autoreloaded(func: types.FunctionType) -> bool:
+    """Whether IPython's `%autoreload` watches `func`'s module in the IPython running
+    here, with its "deduperreload" (IPython 9), which compiles a changed function from its
+    definition alone (`_reloaded`): only then is a definition looked for away from the
+    line `func`'s code names (a definition moved in a file edited since is not)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    magics = getattr(getattr(shell, "magics_manager", None), "registry", {}).get("AutoreloadMagics")
+    deduper = getattr(getattr(magics, "_reloader", None), "deduper_reloader", None)
+    watched = getattr(deduper, "source_by_modname", {})
+    return bool(getattr(deduper, "enabled", False) and watched.get(func.__module__))
+
+
 _PYTHON_LOADERS = frozenset({"_frozen_importlib_external", "_frozen_importlib", "zipimport"})
 
 
@@ -558,7 +575,7 @@ def function_source(func: Callable[..., Any]) -> FunctionSource:
         file = _file(filename, lines)
     except SyntaxError as error:
         raise _unavailable(func, f"its file {filename!r} does not parse ({error})") from None
-    matches = file.definitions_of(code, _transformed(func))
+    matches = file.definitions_of(code, _transformed(func), _autoreloaded(func))
     if not matches:
         where = f"{filename}:{code.co_firstlineno}"
         problem = (

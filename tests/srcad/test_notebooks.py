@@ -66,6 +66,7 @@ def test_a_function_defined_in_a_cell(shell: Any, cell: str) -> None:
     np.testing.assert_allclose(run(shell, "srcad.grad(f)(x, y)"), numeric(shell, "f", x, y))
     value, (x_bar, y_bar) = run(shell, "srcad.value_and_grad(f, wrt=(0, 1))(x, y)")
     np.testing.assert_allclose(value, shell.user_ns["f"](x, y))
+    np.testing.assert_allclose(x_bar, numeric(shell, "f", x, y))
     np.testing.assert_allclose(y_bar, numeric(shell, "f", x, y, position=1))
     assert "ipython-input" in run(shell, "srcad.source(f)")
 
