@@ -16,6 +16,10 @@ call back, imports the function's module, and calls the maker. In the process th
 the function, the name finds that very function (pickle checks it does). A function
 differentiated that no name of its module finds (a lambda, a function defined inside
 another) gets no such name, and pickle refuses it as it refuses the function itself.
+
+The function's module must be importable by the worker: `multiprocessing`'s workers
+import a script run as `__main__` again, but joblib's (loky's) do not, so a gradient of a
+script's own function goes to joblib only from a module the script imports.
 """
 
 from __future__ import annotations
