@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad import pickling
 from srcad.callables import (
     Wrapper,
     Wrt,
@@ -26,6 +27,7 @@ from srcad.callables import (
     wrt_parameters,
 )
 from srcad.defaults import COMPILER
+from srcad.display import SourceText
 from srcad.entry import Dispatcher, check_scalar, clear_entries, explain_failure, not_scalar
 from srcad.errors import SrcadError
 from srcad.fitting import check_seed
@@ -72,9 +74,13 @@ class Differentiable(Wrapper):
                 else "The gradient with respect to `wrt`: one value, or a tuple for a tuple `wrt`."
             )
             entry.function.__qualname__ = f"{name_of(func)}.{entry.name}"
+            # Pickled by that name where the module binds the function to this object (a
+            # decorated function), else by the name `srcad.pickling` gives it, if any.
+            entry.function.__module__ = getattr(func, "__module__", None)
             entry.function.srcad_gradient_of = self
             # `f`'s parameters, so that `wrt` names them when it is differentiated in turn.
             entry.function.__signature__ = _signature(func)
+            pickling.name(entry.function, entry.name, func, wrt=_wrt_names(func, wrt))
         self.grad = self._entries[False].function
         self.value_and_grad = self._entries[True].function
 
@@ -96,8 +102,23 @@ class Differentiable(Wrapper):
         specialised for arguments like `args` (default: for any arguments)."""
         return source(self.func, mode=mode, wrt=self.wrt if wrt is None else wrt, args=args)
 
+    def __reduce__(self) -> str | tuple[Any, ...]:
+        """Pickled by reference: by its name where its module binds it to this object (a
+        decorated function), else as the call that makes it again, with its function by
+        reference (`srcad.pickling`)."""
+        if pickling.found_by_name(self):
+            qualname: str = vars(self)["__qualname__"]  # `functools.update_wrapper`'s
+            return qualname
+        return Differentiable, (self.func, self.wrt if self._wrt_is_tuple else self.wrt[0])
+
     def __repr__(self) -> str:
         return f"<srcad.Differentiable {name_of(self.func)} wrt={self.wrt}>"
+
+
+def _wrt_names(func: Callable[..., Any], wrt: Wrt) -> str | tuple[str, ...]:
+    """`wrt` as parameter names, as it may be passed again (`srcad.pickling`)."""
+    names, as_tuple = resolve_wrt(func, wrt)
+    return names if as_tuple else names[0]
 
 
 def _signature(func: Callable[..., Any]) -> inspect.Signature | None:
@@ -207,7 +228,8 @@ def source(
     where kinds are known, derivatives are inlined as plain arithmetic. The forward rule
     is the one `frule` and `jvp` use for such arguments: an int among them is not
     differentiated. For a bound method, a callable object or a partial, it is the rule of
-    the function they call."""
+    the function they call. The text shows highlighted as the last line of a notebook cell
+    (a `srcad.display.SourceText`)."""
     f = _unwrap(f)
     call = callee(f)
     checked = checked_mode(mode)
@@ -222,7 +244,7 @@ def source(
         names = COMPILER.wrt_for(call.function, call.arguments(tuple(args), {})[0], Request.frule())
     kinds = signature(call.arguments(tuple(args), {})[0]) if reverse and args else ()
     request = Request.rrule(kinds) if reverse else Request.frule()
-    return COMPILER.sources(call.function, names, request)
+    return SourceText(COMPILER.sources(call.function, names, request))
 
 
 def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
@@ -316,6 +338,7 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
             blocks = [_forward_jacobian(func, args, p) for p in positions]
         return tuple(blocks) if as_tuple else blocks[0]
 
+    pickling.name(jacobian_of, "jacobian", func, wrt=_wrt_names(func, wrt), mode=mode)
     return jacobian_of
 
 
@@ -338,6 +361,7 @@ def _second_derivative(first: Differentiable, wrt: Wrt) -> Callable[..., Any]:
         values = tuple(floating(_shaped_like(row[i], args[i]), args[i]) for i in outer)
         return values if as_tuple else values[0]
 
+    pickling.name(second_derivative, "grad", first.grad, wrt=_wrt_names(first.func, wrt))
     return second_derivative
 
 
@@ -392,6 +416,7 @@ def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
             return tuple(blocks)
         return blocks[0][0]
 
+    pickling.name(hessian_of, "hessian", func, wrt=_wrt_names(func, wrt))
     return hessian_of
 
 
@@ -421,6 +446,7 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
         hv = _hessian_row(func, tuple(args), position, v, "hessian_vector_product")[position]
         return floating(_shaped_like(hv, args[position]), args[position])
 
+    pickling.name(product, "hessian_vector_product", func, wrt=_wrt_names(func, wrt))
     return product
 
 
@@ -593,3 +619,13 @@ def opt_out(f: Callable[..., Any], predicate: Callable[..., bool]) -> None:
     _check_registrable(f)
     _checked_rule(predicate, "an opt-out predicate")
     COMPILER.registry.register_opt_out(_unwrap(f), predicate)
+
+
+# The functions srcad makes, made again by unpickling them in another process.
+pickling.MAKERS.update(
+    grad=grad,
+    value_and_grad=value_and_grad,
+    jacobian=jacobian,
+    hessian=hessian,
+    hessian_vector_product=hessian_vector_product,
+)

@@ -8,6 +8,7 @@ import builtins
 import functools
 import linecache
 import sys
+import textwrap
 import types
 import weakref
 from collections.abc import Callable, Iterator
@@ -174,14 +175,18 @@ class _File:
     def has_converted(self, node: ast.AST) -> bool:
         return node in self._converted
 
-    def definitions_of(self, code: types.CodeType, transformed: bool = False) -> list[ast.AST]:
+    def definitions_of(
+        self, code: types.CodeType, transformed: bool = False, reloaded: bool = False
+    ) -> list[ast.AST]:
         """The definitions of the file that `code` was compiled from: those starting on its
         first line that compile to the same code (one, unless several identical ones share
         a line). Empty where the file has changed since.
 
         `transformed`: the module was imported through a loader that may change the tree
         before compiling it (pytest rewrites `assert`s, typeguard adds checks), so `code`
-        is compared with what the text compiles to more loosely (`_like_code`)."""
+        is compared with what the text compiles to more loosely (`_like_code`).
+        `reloaded`: IPython's `%autoreload` may have compiled `code` from a definition of
+        the file alone (`_reloaded`), which is then looked for by name."""
         found = self._definitions.get(code)
         if found is not None:
             return [found]
@@ -190,13 +195,29 @@ class _File:
             matches = [
                 node
                 for node in candidates
-                if _like_code(self._compiled(node, code), code) and _within(code, node)
+                if any(_like_code(ours, code) for ours in self._compilations(node, code))
+                and _within(code, node)
             ]
         else:
-            matches = [n for n in candidates if _same_code(self._compiled(n, code), code)]
+            matches = [
+                node
+                for node in candidates
+                if any(_same_code(ours, code) for ours in self._compilations(node, code))
+            ]
+        if not matches and reloaded:
+            matches = [
+                node
+                for node in self._named(code.co_name)
+                if _same_code(_reloaded(node, node in self._enclosing_classes(), code), code)
+            ]
         if len(matches) == 1:
             self._definitions[code] = matches[0]
         return matches
+
+    def _named(self, name: str) -> list[ast.AST]:
+        """The file's `def`s of that name, wherever they are."""
+        found = {id(n): n for nodes in self.functions.values() for n in nodes}
+        return [n for n in found.values() if getattr(n, "name", None) == name]
 
     def candidates(self, code: types.CodeType) -> list[ast.AST]:
         """The definitions starting on `code`'s first line (a `def` by any name: code may
@@ -207,10 +228,21 @@ class _File:
             found += self.lambdas().get(line, [])
         return found
 
-    def _compiled(self, node: ast.AST, code: types.CodeType) -> types.CodeType | None:
+    def _compilations(self, node: ast.AST, code: types.CodeType) -> Iterator[types.CodeType | None]:
+        """The code the definition `node` compiles to, as its file is compiled (with the
+        module's imports), then as IPython compiles a cell (each top-level statement on its
+        own, seeing no import: Python 3.11 compiles `np.sum(x)` differently where the unit
+        compiled imports `np`). Either way, the text compared is the definition's own."""
+        yield self._compiled(node, code)
+        if self._imported_names():
+            yield self._compiled(node, code, imports=False)
+
+    def _compiled(
+        self, node: ast.AST, code: types.CodeType, imports: bool = True
+    ) -> types.CodeType | None:
         """The code the definition `node` compiles to in a scope like the one `code` was
-        compiled in: in a module importing what the file imports; inside a function
-        defining `code`'s free variables, if any (so they are free variables again); for a
+        compiled in: in a module importing what the file imports (if `imports`); inside a
+        function defining `code`'s free variables, if any (so they are free variables again); for a
         definition in a class, in a class of that name (private names are mangled with it)."""
         statement: ast.stmt = node if isinstance(node, ast.stmt) else ast.Expr(node)  # type: ignore[arg-type]
         body: list[ast.stmt] = [statement]
@@ -224,10 +256,8 @@ class _File:
             arguments = ast.arguments([], [], None, [], [], None, [])
             body = [ast.FunctionDef("__srcad_outer__", arguments, body, [], None)]
         # Python 3.11 compiles `np.sum(x)` differently where the module imports `np`.
-        imports: list[ast.stmt] = [
-            ast.Import([ast.alias(name)]) for name in sorted(self._imported_names())
-        ]
-        module = ast.Module([*imports, *body], [])
+        imported = sorted(self._imported_names()) if imports else []
+        module = ast.Module([*(ast.Import([ast.alias(name)]) for name in imported), *body], [])
         if statement is not node:
             ast.copy_location(statement, node)
         # The wrapper's nodes are put on line 1; the definition's own have their positions.
@@ -275,6 +305,22 @@ class _File:
                         continue  # a class statement is in no expression
                     todo.append((child, child.name if isinstance(child, ast.ClassDef) else owner))
         return self._classes
+
+
+def _reloaded(node: ast.AST, method: bool, code: types.CodeType) -> types.CodeType | None:
+    """The code of the definition `node` as IPython's `%autoreload` (its "deduperreload",
+    IPython 9) compiles a function whose text changed: the text `ast.unparse` gives of its
+    tree alone, dedented, from line 1 (a method's in a class `__autoreload_class__`), in the
+    module's file. The code it patches into the function is then found at no line of the
+    file, but compiles from the same tree as the `def` there: that `def` is its source."""
+    text = textwrap.dedent(ast.unparse(node))
+    if method:
+        text = "class __autoreload_class__:\n" + textwrap.indent(text, "    ")
+    try:
+        module = compile(text, code.co_filename, "exec", code.co_flags & _FUTURE_FLAGS, True)
+    except (SyntaxError, ValueError):
+        return None
+    return _find_code(module, code.co_name, code.co_firstlineno)
 
 
 def _at_line_one(node: ast.AST, definition: ast.AST) -> None:
@@ -504,6 +550,19 @@ def _transformed(func: types.FunctionType) -> bool:
     return loader is not None and type(loader).__module__ not in _PYTHON_LOADERS
 
 
+def _autoreloaded(func: types.FunctionType) -> bool:
+    """Whether IPython's `%autoreload` watches `func`'s module in the IPython running
+    here, with its "deduperreload" (IPython 9), which compiles a changed function from its
+    definition alone (`_reloaded`): only then is a definition looked for away from the
+    line `func`'s code names (a definition moved in a file edited since is not)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    magics = getattr(getattr(shell, "magics_manager", None), "registry", {}).get("AutoreloadMagics")
+    deduper = getattr(getattr(magics, "_reloader", None), "deduper_reloader", None)
+    watched = getattr(deduper, "source_by_modname", {})
+    return bool(getattr(deduper, "enabled", False) and watched.get(func.__module__))
+
+
 _PYTHON_LOADERS = frozenset({"_frozen_importlib_external", "_frozen_importlib", "zipimport"})
 
 
@@ -527,7 +586,7 @@ def function_source(func: Callable[..., Any]) -> FunctionSource:
         file = _file(filename, lines)
     except SyntaxError as error:
         raise _unavailable(func, f"its file {filename!r} does not parse ({error})") from None
-    matches = file.definitions_of(code, _transformed(func))
+    matches = file.definitions_of(code, _transformed(func), _autoreloaded(func))
     if not matches:
         where = f"{filename}:{code.co_firstlineno}"
         problem = (

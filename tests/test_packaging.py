@@ -137,3 +137,60 @@ def test_the_three_roots_are_mapped() -> None:
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="compares against tomllib")
 def test_regex_fallback_reads_what_tomllib_reads() -> None:
     assert _setuptools_table_by_regex(PYPROJECT.read_text()) == _setuptools_table()
+
+
+# --- newer Pythons ------------------------------------------------------------------------
+
+
+def test_requires_python_has_no_upper_bound() -> None:
+    """A cap (`<3.14`) refuses to install on every newer Python, tested or not."""
+    (line,) = [x for x in PYPROJECT.read_text().splitlines() if x.startswith("requires-python")]
+    specifiers = line.split("=", 1)[1].strip().strip('"').split(",")
+    assert [s.strip() for s in specifiers if s.strip().startswith(("<", "~=", "=="))] == []
+
+
+# The `ast` classes deprecated since Python 3.8 (`Constant` replaced them) and removed in
+# 3.14, those removed earlier, and the `Constant` attributes removed with them.
+REMOVED_AST_NAMES = {"Num", "Str", "Bytes", "NameConstant", "Ellipsis", "Index", "ExtSlice",
+                     "Suite", "Param", "AugLoad", "AugStore"}  # fmt: skip
+
+
+def _python_files() -> list[Path]:
+    roots = ["srcad", "rules", "passes", "tools", "tests", "examples", "benchmarks"]
+    return sorted(
+        p for root in roots for p in (ROOT / root).rglob("*.py") if "golden" not in p.parts
+    )
+
+
+def test_no_removed_ast_class_is_used() -> None:
+    """`ast.Num` and the like are gone from Python 3.14: the code reads `ast.Constant`."""
+    used = [found for path in _python_files() for found in _removed_ast_names(path)]
+    assert not used, used
+
+
+def _removed_ast_names(path: Path) -> list[str]:
+    import ast
+
+    tree = ast.parse(path.read_text(), str(path))
+    used = [
+        f"{path.name}:{node.lineno}: ast.{node.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "ast"
+        and node.attr in REMOVED_AST_NAMES
+    ]
+    used += [
+        f"{path.name}:{node.lineno}: from ast import {alias.name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "ast"
+        for alias in node.names
+        if alias.name in REMOVED_AST_NAMES
+    ]
+    return used
+
+
+def test_the_scan_sees_a_removed_ast_class(tmp_path: Path) -> None:
+    sample = tmp_path / "old.py"
+    sample.write_text("import ast\nfrom ast import Str\nnode = ast.Num(1)\n")
+    assert _removed_ast_names(sample) == ["old.py:3: ast.Num", "old.py:2: from ast import Str"]
