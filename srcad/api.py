@@ -80,7 +80,7 @@ class Differentiable(Wrapper):
             entry.function.srcad_gradient_of = self
             # `f`'s parameters, so that `wrt` names them when it is differentiated in turn.
             entry.function.__signature__ = _signature(func)
-            pickling.name(entry.function, entry.name, func, wrt=_wrt_names(func, wrt))
+            pickling.name(entry.function, entry.name, func, wrt=self._wrt_as_given())
         self.grad = self._entries[False].function
         self.value_and_grad = self._entries[True].function
 
@@ -109,7 +109,11 @@ class Differentiable(Wrapper):
         if pickling.found_by_name(self):
             qualname: str = vars(self)["__qualname__"]  # `functools.update_wrapper`'s
             return qualname
-        return Differentiable, (self.func, self.wrt if self._wrt_is_tuple else self.wrt[0])
+        return Differentiable, (self.func, self._wrt_as_given())
+
+    def _wrt_as_given(self) -> str | tuple[str, ...]:
+        """`wrt` as parameter names, as it may be passed again (`srcad.pickling`)."""
+        return self.wrt if self._wrt_is_tuple else self.wrt[0]
 
     def __repr__(self) -> str:
         return f"<srcad.Differentiable {name_of(self.func)} wrt={self.wrt}>"
