@@ -139,10 +139,7 @@ def logsumexp_frule(
     a_dot = unthunk(dargs[1])
     b_dot = unthunk(dargs[3]) if len(dargs) > 3 else ZeroTangent()
     kept = special.logsumexp(a, axis, b, True, return_sign)
-    if return_sign:
-        weights = kept[1] * np.exp(a - kept[0])
-    else:
-        weights = np.exp(a - kept)
+    weights = kept[1] * np.exp(a - kept[0]) if return_sign else np.exp(a - kept)
     y_dot: Any = ZeroTangent()
     if not isinstance(a_dot, AbstractZero):
         scaled = weights if b is None else weights * b
