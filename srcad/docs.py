@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import types
 from typing import Any
 
@@ -33,20 +34,33 @@ def qualified_name(primal: Any) -> str:
     name = getattr(primal, "__name__", repr(primal))
     if isinstance(primal, types.MethodDescriptorType):  # `dict.get`: a method, by its class
         return f"{primal.__objclass__.__name__}.{name}"
+    if isinstance(primal, np.ufunc) and getattr(np, name, None) is not primal:
+        return f"scipy.special.{name}" if _is_scipy_special(primal, name) else name
     if isinstance(primal, np.ufunc) or getattr(primal, "__module__", "") in ("numpy",):
         return f"numpy.{name}"
     module = (getattr(primal, "__module__", None) or "").lstrip("_")
     if module.startswith("numpy"):
         public = "numpy.linalg" if "linalg" in module else "numpy"
         return f"{public}.{name}"
+    if module.startswith("scipy."):  # `scipy.special._logsumexp`: its public module
+        public = ".".join(part for part in module.split(".") if not part.startswith("_"))
+        return f"{public}.{name}"
     if isinstance(primal, types.BuiltinFunctionType | type) and module == "builtins":
         return name
     return f"{module}.{name}" if module else name
 
 
+def _is_scipy_special(primal: Any, name: str) -> bool:
+    """Whether the ufunc `primal` is SciPy's (a ufunc has no `__module__` to say so)."""
+    special = sys.modules.get("scipy.special")
+    return special is not None and getattr(special, name, None) is primal
+
+
 def supported_markdown() -> str:
     """The table, as Markdown: every reverse rule by rule module, then the functions and
-    attributes known to carry no derivative."""
+    attributes known to carry no derivative. The rules of optional libraries (SciPy) are
+    installed for it, where the library is installed."""
+    REGISTRY.install_deferred()
     by_origin: dict[str, list[tuple[str, str, bool]]] = {}
     forward = {id(rule.primal) for rule in REGISTRY.forward_rules()}
     for rule in REGISTRY.rules():

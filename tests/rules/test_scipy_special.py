@@ -189,6 +189,12 @@ SCIPY_SPECIAL = [
 ]  # fmt: skip
 
 
+def test_digamma_is_named_psi() -> None:
+    """`digamma` is the ufunc `psi`, under which the table lists its rule."""
+    assert special.digamma is special.psi
+    assert REGISTRY.rrule_for(special.psi).rrule.__name__ == "psi_rrule"
+
+
 @pytest.mark.parametrize("f", SCIPY_SPECIAL, ids=lambda f: f.__name__)
 def test_issue_20s_functions_have_both_rules(f: Any) -> None:
     assert REGISTRY.rrule_for(f) is not None
