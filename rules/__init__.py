@@ -59,5 +59,6 @@ RULE_SETS += (second_order.build(RULE_SETS),)
 SCIPY_RULE_SETS: tuple[DeferredRuleSet, ...] = (
     DeferredRuleSet("scipy.special", "srcad.rules.scipy_special"),
     DeferredRuleSet("scipy.linalg", "srcad.rules.scipy_linalg"),
+    DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate"),
 )
 DEFERRED_RULE_SETS = SCIPY_RULE_SETS if find_spec("scipy") is not None else ()

@@ -42,12 +42,21 @@ def qualified_name(primal: Any) -> str:
     if module.startswith("numpy"):
         public = "numpy.linalg" if "linalg" in module else "numpy"
         return f"{public}.{name}"
-    if module.startswith("scipy."):  # `scipy.special._logsumexp`: its public module
-        public = ".".join(part for part in module.split(".") if not part.startswith("_"))
-        return f"{public}.{name}"
+    if module.startswith("scipy."):  # `scipy.special._logsumexp`: the module users import
+        return f"{_public_module(primal, module, name)}.{name}"
     if isinstance(primal, types.BuiltinFunctionType | type) and module == "builtins":
         return name
     return f"{module}.{name}" if module else name
+
+
+def _public_module(primal: Any, module: str, name: str) -> str:
+    """The shortest parent of `module` that exposes `primal` as `name`."""
+    parts = module.split(".")
+    for end in range(1, len(parts) + 1):
+        candidate = ".".join(parts[:end])
+        if getattr(sys.modules.get(candidate), name, None) is primal:
+            return candidate
+    return module
 
 
 def _is_scipy_special(primal: Any, name: str) -> bool:
@@ -72,6 +81,10 @@ def supported_markdown() -> str:
         entry = (qualified_name(rule.primal), getattr(rule.rrule, "__name__", "?"),
                  id(rule.primal) in forward)  # fmt: skip
         by_origin.setdefault(rule.rule_set, []).append(entry)
+    for primal, why, rule_set in REGISTRY.refusals():
+        by_origin.setdefault(rule_set, []).append(
+            (qualified_name(primal), f"refused: {why}", False)
+        )
     lines = [
         "# Functions srcad differentiates",
         "",
@@ -82,7 +95,8 @@ def supported_markdown() -> str:
     for origin in by_origin:
         lines += [f"## {origin}", "", "| function | reverse rule | forward rule |", "|---|---|---|"]
         for name, rule_name, has_forward in sorted(by_origin[origin]):
-            lines.append(f"| {name} | `{rule_name}` | {'yes' if has_forward else ''} |")
+            rule_text = rule_name if rule_name.startswith("refused") else f"`{rule_name}`"
+            lines.append(f"| {name} | {rule_text} | {'yes' if has_forward else ''} |")
         lines.append("")
     lines += ["## No derivative", ""]
     names = sorted(qualified_name(p) for p in REGISTRY.non_differentiables())

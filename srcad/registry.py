@@ -135,6 +135,7 @@ class RuleSet:
         self.attribute_frules: dict[str, Rule] = {}
         self.non_differentiable_attributes: set[str] = set()
         self.primitives: dict[Any, Primitive] = {}
+        self.refusals: dict[Any, str] = {}
 
     def _claim(self, key: Any, what: str) -> None:
         if key in self.rrules or key in self.non_differentiables:
@@ -197,6 +198,13 @@ class RuleSet:
         for primal in primals:
             self._claim(primal, f"{primal_name(primal)} as non-differentiable")
             self.non_differentiables.add(primal)
+
+    def refuse(self, primal: Any, reason: str) -> None:
+        """Mark a function srcad refuses to differentiate, for `reason`, without reading its
+        source (which would only list problems in the library's files): a call of it with a
+        differentiated argument is refused at the caller's line, with the reason."""
+        self._claim(primal, f"{primal_name(primal)} as refused")
+        self.refusals[primal] = reason
 
     def non_differentiable_attribute(self, *names: str) -> None:
         """Mark attributes (`.shape`, `.dtype`, ...) that carry no derivative."""
@@ -504,6 +512,7 @@ class Registry:
         self._non_differentiable_attributes: set[str] = set()
         self._opt_outs: dict[Any, list[Callable[..., bool]]] = {}
         self._primitives: dict[Any, Primitive] = {}
+        self._refusals: dict[Any, tuple[str, str]] = {}  # primal: (reason, rule set)
         self._deferred: tuple[DeferredRuleSet, ...] = ()
 
     def install(self, rule_sets: Iterable[RuleSet]) -> None:
@@ -534,6 +543,7 @@ class Registry:
                 if key in self._primitives:
                     raise ValueError(f"{primal_name(key)} has two entries, one in {rules.name}")
                 self._primitives[key] = fact
+            self._refusals.update({k: (why, rules.name) for k, why in rules.refusals.items()})
         self.version += 1
 
     def defer(self, *deferred: DeferredRuleSet) -> None:
@@ -634,6 +644,21 @@ class Registry:
             return primal in self._non_differentiables
         except TypeError:
             return False
+
+    def refusal(self, primal: Any) -> str | None:
+        """Why srcad refuses to differentiate `primal` (`RuleSet.refuse`), or None. A rule
+        the user registers for it comes first."""
+        self._install_imported()
+        try:
+            found = self._refusals.get(primal)
+        except TypeError:
+            return None
+        return None if found is None else found[0]
+
+    def refusals(self) -> list[tuple[Any, str, str]]:
+        """Every refused function, with the reason and its rule set's name."""
+        self._install_imported()
+        return [(primal, why, rule_set) for primal, (why, rule_set) in self._refusals.items()]
 
     def attribute_rrule(self, name: str) -> Rule | None:
         return self._attribute_rrules.get(name)
