@@ -60,5 +60,6 @@ SCIPY_RULE_SETS: tuple[DeferredRuleSet, ...] = (
     DeferredRuleSet("scipy.special", "srcad.rules.scipy_special"),
     DeferredRuleSet("scipy.linalg", "srcad.rules.scipy_linalg"),
     DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate"),
+    DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats"),
 )
 DEFERRED_RULE_SETS = SCIPY_RULE_SETS if find_spec("scipy") is not None else ()

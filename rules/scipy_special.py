@@ -33,6 +33,7 @@ rules = RuleSet("scipy_special")
 Pullback = Any
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 def _divisor(x: Any, d: Any) -> Any:
@@ -52,6 +53,15 @@ rules.primitive(
 )
 rules.primitive(
     special.erfc, lambda x, y: -_TWO_OVER_SQRT_PI * np.exp(-x * x), result=FLOAT_ELEMENTWISE
+)
+# The normal distribution's cdf and its logarithm (which `norm.logcdf` uses).
+rules.primitive(
+    special.ndtr, lambda x, y: np.exp(-0.5 * x * x - _HALF_LOG_2PI), result=FLOAT_ELEMENTWISE
+)
+rules.primitive(
+    special.log_ndtr,
+    lambda x, y: np.exp(-0.5 * x * x - _HALF_LOG_2PI - y),
+    result=FLOAT_ELEMENTWISE,
 )
 rules.primitive(
     special.xlogy,

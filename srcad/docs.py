@@ -43,7 +43,10 @@ def qualified_name(primal: Any) -> str:
         public = "numpy.linalg" if "linalg" in module else "numpy"
         return f"{public}.{name}"
     if module.startswith("scipy."):  # `scipy.special._logsumexp`: the module users import
-        return f"{_public_module(primal, module, name)}.{name}"
+        qualname = getattr(primal, "__qualname__", name)  # a method: `rv_continuous.logpdf`
+        owner = qualname.split(".")[0]
+        defined = getattr(sys.modules.get(getattr(primal, "__module__", "")), owner, None)
+        return f"{_public_module(defined, module, owner)}.{qualname}"
     if isinstance(primal, types.BuiltinFunctionType | type) and module == "builtins":
         return name
     return f"{module}.{name}" if module else name

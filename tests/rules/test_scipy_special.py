@@ -37,6 +37,8 @@ UNARY = [
     pytest.param(special.erf, X, id="erf"),
     pytest.param(special.erfc, X, id="erfc"),
     pytest.param(special.erf, X[0] + 0.5j * X[1], id="erf-complex"),
+    pytest.param(special.ndtr, 2.0 * X, id="ndtr"),
+    pytest.param(special.log_ndtr, 4.0 * X, id="log_ndtr"),
 ]
 
 
@@ -185,7 +187,7 @@ def test_logsumexp_with_its_sign_through_the_api() -> None:
 SCIPY_SPECIAL = [
     special.expit, special.logit, special.logsumexp, special.softmax, special.log_softmax,
     special.gammaln, special.digamma, special.erf, special.erfc, special.xlogy,
-    special.xlog1py, special.polygamma,
+    special.xlog1py, special.polygamma, special.ndtr, special.log_ndtr,
 ]  # fmt: skip
 
 
