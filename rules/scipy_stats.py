@@ -177,3 +177,126 @@ _method_rules(rv_continuous, "logpdf")
 _method_rules(rv_continuous, "logcdf")
 _method_rules(rv_discrete, "logpmf")
 _method_rules(rv_discrete, "logcdf")
+
+
+# --- multivariate_normal.logpdf -----------------------------------------------------------------
+
+_MVN_PARAMETERS = ("mean", "cov", "allow_singular")
+
+
+def _mvn_parts(x: Any, mean: Any, cov: Any) -> tuple[Any, Any, int]:
+    """The residuals `x - mean` (one row per point), the covariance as the full matrix the
+    density uses (`cov` may be a number, the diagonal, or the matrix, of which SciPy reads
+    the lower triangle), and its size."""
+    x = np.asarray(x, dtype=float)
+    if mean is not None and np.ndim(mean) == 1:
+        size = np.shape(mean)[0]
+    elif np.ndim(cov) >= 1:
+        size = np.shape(cov)[-1]
+    else:
+        size = x.shape[-1] if x.ndim else 1
+    full = np.asarray(cov, dtype=float)
+    if full.ndim == 0:
+        full = full * np.eye(size)
+    elif full.ndim == 1:
+        full = np.diag(full)
+    else:
+        full = _symmetric_of_lower(full)
+    residuals = x - (0.0 if mean is None else np.asarray(mean))
+    return residuals, full, size
+
+
+def _symmetric_of_lower(m: Any) -> Any:
+    """The symmetric matrix the lower triangle of `m` stands for."""
+    return np.tril(m) + np.transpose(np.tril(m, -1))
+
+
+def _read_lower(g: Any) -> Any:
+    """The cotangent of a covariance SciPy reads through its lower triangle (`eigh`), from
+    the symmetric cotangent `g` of the matrix it stands for."""
+    return np.tril(g + np.transpose(g), -1) + np.diag(np.diag(g))
+
+
+def _covariance_bar(cov: Any, g: Any) -> Any:
+    """`g`, the cotangent of the full covariance, as the cotangent of `cov` as passed."""
+    if np.ndim(cov) == 0:
+        return np.trace(g)
+    if np.ndim(cov) == 1:
+        return np.diag(g).copy()
+    return _read_lower(g)
+
+
+def _mvn_options(args: tuple[Any, ...], kwds: dict[str, Any]) -> dict[str, Any]:
+    given = dict(zip(_MVN_PARAMETERS, args, strict=False))
+    given.update(kwds)
+    if given.get("allow_singular"):
+        raise TypeError(
+            "srcad cannot differentiate multivariate_normal.logpdf(allow_singular=True)"
+        )
+    return given
+
+
+@rules.rrule(type(stats.multivariate_normal).logpdf)
+def multivariate_normal_logpdf_rrule(dist: Any, x: Any, *args: Any, **kwds: Any
+                                     ) -> tuple[Any, Pullback]:  # fmt: skip
+    """Reverse rule for `multivariate_normal.logpdf(x, mean, cov)`, `-(d^T S^-1 d) / 2 -
+    log det S / 2 - n log(2 pi) / 2` with `d = x - mean`: `x_bar = -S^-1 d y_bar`,
+    `mean_bar = -x_bar` (summed over the points), and `S_bar = (S^-1 d d^T S^-1 - S^-1) y_bar
+    / 2`, onto the lower triangle SciPy reads (or the diagonal, or the number, as passed).
+    `mean` and `cov` are differentiated where passed by position."""
+    given = _mvn_options(args, kwds)
+    mean, cov = given.get("mean"), given.get("cov", 1)
+    y = dist.logpdf(x, *args, **kwds)
+    residuals, full, _ = _mvn_parts(x, mean, cov)
+    inverse = np.linalg.inv(full)
+    scaled = residuals @ inverse  # S^-1 d, one row per point
+    project_x = ProjectTo(x)
+    projects = [ProjectTo(value) for value in args[:2]]
+
+    def multivariate_normal_logpdf_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), NoTangent(), y_bar, *(y_bar for _ in args))
+        weights = np.asarray(y_bar)[..., np.newaxis]
+        x_bar = -scaled * weights
+        points = np.reshape(scaled, (-1, np.shape(full)[0]))
+        total = float(np.sum(y_bar))
+        outer = np.einsum("pi,pj,p->ij", points, points, np.reshape(np.asarray(y_bar), -1))
+        g = 0.5 * (outer - total * inverse)
+        bars: list[Any] = [NoTangent()] * len(args)
+        if projects:
+            bars[0] = projects[0](unbroadcast(-x_bar, np.shape(args[0])))
+        if len(projects) > 1:
+            bars[1] = projects[1](_covariance_bar(args[1], g))
+        return (NoTangent(), NoTangent(), project_x(x_bar), *bars)
+
+    return y, multivariate_normal_logpdf_pullback
+
+
+@rules.frule(type(stats.multivariate_normal).logpdf)
+def multivariate_normal_logpdf_frule(dargs: tuple[Any, ...], dist: Any, x: Any, *args: Any,
+                                     **kwds: Any) -> tuple[Any, Any]:  # fmt: skip
+    """Forward rule for `multivariate_normal.logpdf`, with the partials of its reverse rule."""
+    given = _mvn_options(args, kwds)
+    mean, cov = given.get("mean"), given.get("cov", 1)
+    y = dist.logpdf(x, *args, **kwds)
+    residuals, full, size = _mvn_parts(x, mean, cov)
+    inverse = np.linalg.inv(full)
+    scaled = residuals @ inverse
+    dots = [unthunk(d) for d in dargs[2:]]
+    y_dot: Any = ZeroTangent()
+    if not isinstance(dots[0], AbstractZero):
+        y_dot = y_dot - np.sum(scaled * np.asarray(dots[0]), axis=-1)
+    if len(dots) > 1 and not isinstance(dots[1], AbstractZero):
+        y_dot = y_dot + np.sum(scaled * np.asarray(dots[1]), axis=-1)
+    if len(dots) > 2 and not isinstance(dots[2], AbstractZero):
+        cov_dot = np.asarray(dots[2], dtype=float)
+        if cov_dot.ndim == 0:
+            full_dot = cov_dot * np.eye(size)
+        elif cov_dot.ndim == 1:
+            full_dot = np.diag(cov_dot)
+        else:  # the matrix the lower triangle stands for
+            full_dot = _symmetric_of_lower(cov_dot)
+        quadratic = np.einsum("...i,ij,...j->...", scaled, full_dot, scaled)
+        y_dot = y_dot + 0.5 * (quadratic - np.trace(inverse @ full_dot))
+    return y, y_dot

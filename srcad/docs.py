@@ -46,7 +46,12 @@ def qualified_name(primal: Any) -> str:
         qualname = getattr(primal, "__qualname__", name)  # a method: `rv_continuous.logpdf`
         owner = qualname.split(".")[0]
         defined = getattr(sys.modules.get(getattr(primal, "__module__", "")), owner, None)
-        return f"{_public_module(defined, module, owner)}.{qualname}"
+        public = _public_module(defined, module, owner)
+        # A distribution's class (`multivariate_normal_gen`) is private; its instance is not.
+        instance = getattr(sys.modules.get("scipy.stats"), owner.removesuffix("_gen"), None)
+        if public == module and isinstance(defined, type) and isinstance(instance, defined):
+            return f"scipy.stats.{owner.removesuffix('_gen')}.{qualname.split('.', 1)[1]}"
+        return f"{public}.{qualname}"
     if isinstance(primal, types.BuiltinFunctionType | type) and module == "builtins":
         return name
     return f"{module}.{name}" if module else name

@@ -106,3 +106,46 @@ def test_the_shared_methods_have_both_rules(distribution: str, method: str) -> N
     function = getattr(getattr(_distn_infrastructure, distribution), method)
     assert REGISTRY.rrule_for(function) is not None
     assert REGISTRY.frule_for(function) is not None
+
+
+# --- multivariate_normal.logpdf ----------------------------------------------------------------
+
+N = 3
+_M = RNG.standard_normal((N, N))
+COV = _M @ _M.T + N * np.eye(N)
+# SciPy reads the lower triangle of the covariance: the upper one here is something else.
+LOPSIDED = COV + np.triu(RNG.standard_normal((N, N)), 1)
+MEAN = RNG.standard_normal(N)
+POINT = RNG.standard_normal(N)
+POINTS = RNG.standard_normal((5, N))
+
+MULTIVARIATE = [
+    pytest.param((POINT, MEAN, COV), {}, id="point"),
+    pytest.param((POINTS, MEAN, COV), {}, id="points"),
+    pytest.param((POINTS, MEAN, LOPSIDED), {}, id="lower-triangle-read"),
+    pytest.param((POINT, MEAN), {}, id="identity-covariance"),
+    pytest.param((POINTS, MEAN, 2.0), {}, id="number-covariance"),
+    pytest.param((POINTS, MEAN, np.array([1.0, 2.0, 0.5])), {}, id="diagonal-covariance"),
+    pytest.param((POINTS,), {"mean": MEAN, "cov": COV}, id="keywords"),
+]
+
+
+@pytest.mark.parametrize(("args", "kwargs"), MULTIVARIATE)
+@BOTH_RULES
+def test_multivariate_normal_logpdf_matches_finite_differences(
+    args: Any, kwargs: Any, check: Any
+) -> None:
+    check(stats.multivariate_normal.logpdf, *args, **kwargs)
+
+
+def test_multivariate_normal_refuses_a_singular_covariance() -> None:
+    with pytest.raises(TypeError, match="allow_singular"):
+        srcad.rrule(stats.multivariate_normal.logpdf, POINT, MEAN, COV, True)
+
+
+def gaussian_fit(p: np.ndarray) -> Any:
+    return np.sum(stats.multivariate_normal.logpdf(POINTS, p[:3], COV * (p[3] ** 2 + 1.0)))
+
+
+def test_multivariate_normal_through_the_api() -> None:
+    check_through_api(gaussian_fit, np.array([0.1, 0.2, -0.3, 0.5]), second_order=False)
