@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from srcad.registry import RuleSet
+from importlib.util import find_spec
+
+from srcad.registry import DeferredRuleSet, RuleSet
 from srcad.rules import (
     builtins,
     calls,
@@ -51,3 +53,13 @@ RULE_SETS: tuple[RuleSet, ...] = (
 )
 # Last, as it is built from the others: reverse rules of their linear forward rules.
 RULE_SETS += (second_order.build(RULE_SETS),)
+
+# SciPy's rules, where SciPy is installed (an optional dependency: `pip install srcad[scipy]`):
+# each set is installed once the user imports the SciPy module it covers (`Registry.defer`).
+SCIPY_RULE_SETS: tuple[DeferredRuleSet, ...] = (
+    DeferredRuleSet("scipy.special", "srcad.rules.scipy_special"),
+    DeferredRuleSet("scipy.linalg", "srcad.rules.scipy_linalg"),
+    DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate"),
+    DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats"),
+)
+DEFERRED_RULE_SETS = SCIPY_RULE_SETS if find_spec("scipy") is not None else ()

@@ -214,6 +214,8 @@ class Compiler:
     def compiled_rule(self, callee: Any, mode: Mode = Mode.REVERSE) -> Rule | None:
         """The rule srcad generates for `callee` if it is a Python function (or a function
         behind a transparent wrapper, `source.differentiated_function`), else None."""
+        if self.registry.refusal(callee) is not None:
+            return None  # refused by the rule library, its source unread
         func = differentiated_function(callee)
         if not isinstance(func, types.FunctionType):
             return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import types
 from typing import Any
 
@@ -33,20 +34,50 @@ def qualified_name(primal: Any) -> str:
     name = getattr(primal, "__name__", repr(primal))
     if isinstance(primal, types.MethodDescriptorType):  # `dict.get`: a method, by its class
         return f"{primal.__objclass__.__name__}.{name}"
+    if isinstance(primal, np.ufunc) and getattr(np, name, None) is not primal:
+        return f"scipy.special.{name}" if _is_scipy_special(primal, name) else name
     if isinstance(primal, np.ufunc) or getattr(primal, "__module__", "") in ("numpy",):
         return f"numpy.{name}"
     module = (getattr(primal, "__module__", None) or "").lstrip("_")
     if module.startswith("numpy"):
         public = "numpy.linalg" if "linalg" in module else "numpy"
         return f"{public}.{name}"
+    if module.startswith("scipy."):  # `scipy.special._logsumexp`: the module users import
+        qualname = getattr(primal, "__qualname__", name)  # a method: `rv_continuous.logpdf`
+        owner = qualname.split(".")[0]
+        defined = getattr(sys.modules.get(getattr(primal, "__module__", "")), owner, None)
+        public = _public_module(defined, module, owner)
+        # A distribution's class (`multivariate_normal_gen`) is private; its instance is not.
+        instance = getattr(sys.modules.get("scipy.stats"), owner.removesuffix("_gen"), None)
+        if public == module and isinstance(defined, type) and isinstance(instance, defined):
+            return f"scipy.stats.{owner.removesuffix('_gen')}.{qualname.split('.', 1)[1]}"
+        return f"{public}.{qualname}"
     if isinstance(primal, types.BuiltinFunctionType | type) and module == "builtins":
         return name
     return f"{module}.{name}" if module else name
 
 
+def _public_module(primal: Any, module: str, name: str) -> str:
+    """The shortest parent of `module` that exposes `primal` as `name`."""
+    parts = module.split(".")
+    for end in range(1, len(parts) + 1):
+        candidate = ".".join(parts[:end])
+        if getattr(sys.modules.get(candidate), name, None) is primal:
+            return candidate
+    return module
+
+
+def _is_scipy_special(primal: Any, name: str) -> bool:
+    """Whether the ufunc `primal` is SciPy's (a ufunc has no `__module__` to say so)."""
+    special = sys.modules.get("scipy.special")
+    return special is not None and getattr(special, name, None) is primal
+
+
 def supported_markdown() -> str:
     """The table, as Markdown: every reverse rule by rule module, then the functions and
-    attributes known to carry no derivative."""
+    attributes known to carry no derivative. The rules of optional libraries (SciPy) are
+    installed for it, where the library is installed."""
+    REGISTRY.install_deferred()
     by_origin: dict[str, list[tuple[str, str, bool]]] = {}
     forward = {id(rule.primal) for rule in REGISTRY.forward_rules()}
     for rule in REGISTRY.rules():
@@ -58,6 +89,10 @@ def supported_markdown() -> str:
         entry = (qualified_name(rule.primal), getattr(rule.rrule, "__name__", "?"),
                  id(rule.primal) in forward)  # fmt: skip
         by_origin.setdefault(rule.rule_set, []).append(entry)
+    for primal, why, rule_set in REGISTRY.refusals():
+        by_origin.setdefault(rule_set, []).append(
+            (qualified_name(primal), f"refused: {why}", False)
+        )
     lines = [
         "# Functions srcad differentiates",
         "",
@@ -68,7 +103,8 @@ def supported_markdown() -> str:
     for origin in by_origin:
         lines += [f"## {origin}", "", "| function | reverse rule | forward rule |", "|---|---|---|"]
         for name, rule_name, has_forward in sorted(by_origin[origin]):
-            lines.append(f"| {name} | `{rule_name}` | {'yes' if has_forward else ''} |")
+            rule_text = rule_name if rule_name.startswith("refused") else f"`{rule_name}`"
+            lines.append(f"| {name} | {rule_text} | {'yes' if has_forward else ''} |")
         lines.append("")
     lines += ["## No derivative", ""]
     names = sorted(qualified_name(p) for p in REGISTRY.non_differentiables())

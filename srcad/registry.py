@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import importlib
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -134,6 +135,7 @@ class RuleSet:
         self.attribute_frules: dict[str, Rule] = {}
         self.non_differentiable_attributes: set[str] = set()
         self.primitives: dict[Any, Primitive] = {}
+        self.refusals: dict[Any, str] = {}
 
     def _claim(self, key: Any, what: str) -> None:
         if key in self.rrules or key in self.non_differentiables:
@@ -196,6 +198,13 @@ class RuleSet:
         for primal in primals:
             self._claim(primal, f"{primal_name(primal)} as non-differentiable")
             self.non_differentiables.add(primal)
+
+    def refuse(self, primal: Any, reason: str) -> None:
+        """Mark a function srcad refuses to differentiate, for `reason`, without reading its
+        source (which would only list problems in the library's files): a call of it with a
+        differentiated argument is refused at the caller's line, with the reason."""
+        self._claim(primal, f"{primal_name(primal)} as refused")
+        self.refusals[primal] = reason
 
     def non_differentiable_attribute(self, *names: str) -> None:
         """Mark attributes (`.shape`, `.dtype`, ...) that carry no derivative."""
@@ -516,6 +525,23 @@ def _named_like(wrapper: RuleFn, rule: RuleFn) -> RuleFn:
     return named(wrapper, name) if isinstance(name, str) and name.isidentifier() else wrapper
 
 
+@dataclass(frozen=True)
+class DeferredRuleSet:
+    """The rules for a library srcad does not import itself (SciPy, an optional
+    dependency): `rules_module` (a module of the rule library, which imports the library)
+    defines them as `rules`, installed the first time the registry is consulted after the
+    user has imported `module`. A function of it reaches srcad only through code that
+    imported it, so its rules are there when asked for, and importing srcad does not import
+    the library (SciPy's statistics take seconds)."""
+
+    module: str
+    rules_module: str
+
+    def load(self) -> RuleSet:
+        rules: RuleSet = importlib.import_module(self.rules_module).rules
+        return rules
+
+
 class Registry:
     """The live table consulted by the compiler: library rule sets, then user rules.
 
@@ -532,6 +558,8 @@ class Registry:
         self._non_differentiable_attributes: set[str] = set()
         self._opt_outs: dict[Any, list[Callable[..., bool]]] = {}
         self._primitives: dict[Any, Primitive] = {}
+        self._refusals: dict[Any, tuple[str, str]] = {}  # primal: (reason, rule set)
+        self._deferred: tuple[DeferredRuleSet, ...] = ()
 
     def install(self, rule_sets: Iterable[RuleSet]) -> None:
         """Compose library rule sets in order; a primal defined twice names both modules."""
@@ -561,7 +589,30 @@ class Registry:
                 if key in self._primitives:
                     raise ValueError(f"{primal_name(key)} has two entries, one in {rules.name}")
                 self._primitives[key] = fact
+            self._refusals.update({k: (why, rules.name) for k, why in rules.refusals.items()})
         self.version += 1
+
+    def defer(self, *deferred: DeferredRuleSet) -> None:
+        """Rule sets to install once their library is imported (`DeferredRuleSet`)."""
+        self._deferred += deferred
+        self._install_imported()
+
+    def install_deferred(self) -> None:
+        """Install every deferred rule set now, importing its library (for the table of
+        supported functions)."""
+        for deferred in self._deferred:
+            importlib.import_module(deferred.module)
+        self._install_imported()
+
+    def _install_imported(self) -> None:
+        """Install the deferred rule sets whose library the user has imported. Every method
+        that reads or changes the rules calls this first, so that a library rule is in place
+        before any lookup of its function and before a user rule that replaces it."""
+        if not self._deferred or not any(d.module in sys.modules for d in self._deferred):
+            return
+        ready = tuple(d for d in self._deferred if d.module in sys.modules)
+        self._deferred = tuple(d for d in self._deferred if d not in ready)
+        self.install(d.load() for d in ready)
 
     def _check_fresh(self, key: Any, origin: str) -> None:
         if key in self._rrules:
@@ -578,6 +629,7 @@ class Registry:
         """A user's rule: replaces any library rule for `primal`. Its pullback's cotangents
         are checked and projected wherever it is called (see `checked_user_rrule`), unless
         srcad built it and it projects them itself (`projected`, as `scalar_rule`'s do)."""
+        self._install_imported()
         self._non_differentiables.discard(primal)
         rule = with_config(fn) if config else fn
         if not projected:
@@ -590,6 +642,7 @@ class Registry:
     def register_frule(self, primal: Any, fn: RuleFn, config: bool = False) -> None:
         """A user's forward rule: replaces any library forward rule for `primal`. Its
         tangents are checked wherever it is called (see `checked_user_frule`)."""
+        self._install_imported()
         self._non_differentiables.discard(primal)
         rule = with_config(fn) if config else fn
         checked = checked_user_frule(rule)
@@ -599,38 +652,59 @@ class Registry:
 
     def register_opt_out(self, primal: Any, predicate: Callable[..., bool]) -> None:
         """Calls of `primal` whose arguments satisfy `predicate` skip its rule."""
+        self._install_imported()
         self._opt_outs.setdefault(primal, []).append(predicate)
         self.version += 1
 
     def opt_outs(self, primal: Any) -> list[Callable[..., bool]]:
+        self._install_imported()
         try:
             return self._opt_outs.get(primal, [])
         except TypeError:
             return []
 
     def frule_for(self, primal: Any) -> Rule | None:
+        self._install_imported()
         try:
             return self._frules.get(primal)
         except TypeError:
             return None
 
     def register_non_differentiable(self, *primals: Any) -> None:
+        self._install_imported()
         for primal in primals:
             self._rrules.pop(primal, None)
             self._non_differentiables.add(primal)
         self.version += 1
 
     def rrule_for(self, primal: Any) -> Rule | None:
+        self._install_imported()
         try:
             return self._rrules.get(primal)
         except TypeError:  # unhashable callables have no rules
             return None
 
     def is_non_differentiable(self, primal: Any) -> bool:
+        self._install_imported()
         try:
             return primal in self._non_differentiables
         except TypeError:
             return False
+
+    def refusal(self, primal: Any) -> str | None:
+        """Why srcad refuses to differentiate `primal` (`RuleSet.refuse`), or None. A rule
+        the user registers for it comes first."""
+        self._install_imported()
+        try:
+            found = self._refusals.get(primal)
+        except TypeError:
+            return None
+        return None if found is None else found[0]
+
+    def refusals(self) -> list[tuple[Any, str, str]]:
+        """Every refused function, with the reason and its rule set's name."""
+        self._install_imported()
+        return [(primal, why, rule_set) for primal, (why, rule_set) in self._refusals.items()]
 
     def attribute_rrule(self, name: str) -> Rule | None:
         return self._attribute_rrules.get(name)
@@ -644,6 +718,7 @@ class Registry:
     def primitive(self, function: Any) -> Primitive | None:
         """The library's facts about `function` (its result kind, inline derivative and
         linearity), from its entry in `rules/`; None for every other function."""
+        self._install_imported()
         try:
             return self._primitives.get(function)
         except TypeError:  # unhashable callables are no primitives
@@ -651,17 +726,21 @@ class Registry:
 
     def primitives(self) -> list[Primitive]:
         """Every primitive's facts, for checks over the whole table."""
+        self._install_imported()
         return list(self._primitives.values())
 
     def rules(self) -> list[Rule]:
         """Every registered reverse rule, for registry-wide checks and the table of
         supported functions."""
+        self._install_imported()
         return [*self._rrules.values(), *self._attribute_rrules.values()]
 
     def forward_rules(self) -> list[Rule]:
+        self._install_imported()
         return list(self._frules.values())
 
     def non_differentiables(self) -> list[Any]:
+        self._install_imported()
         return list(self._non_differentiables)
 
 

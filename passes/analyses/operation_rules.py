@@ -140,12 +140,16 @@ class OperationRules(Analysis[RuleInfo]):
             if rule is None:
                 name = what.rsplit(".", 1)[-1] if isinstance(value, gast.Call) else what
                 kind = "frule" if ctx.request.mode is Mode.FORWARD else "rrule"
+                refusal = ctx.services.registry.refusal(callees.get(value))
+                message = (
+                    f"no {ctx.request.mode.value} rule for `{what}`, which is called "
+                    f"with a differentiated argument"
+                )
                 info.diagnostics.append(
                     ctx.diagnostic(
                         value if hasattr(value, "lineno") else statement,
                         MISSING_RULE,
-                        f"no {ctx.request.mode.value} rule for `{what}`, which is called "
-                        f"with a differentiated argument",
+                        message if refusal is None else f"{message}: {refusal}",
                         f"register a rule with @srcad.{kind}.register({name})",
                     )
                 )

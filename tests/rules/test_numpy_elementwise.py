@@ -569,6 +569,8 @@ HAND_WRITTEN = [
     pytest.param(np.where, (CONDITION, sample((2, 3), -2, 2), sample((3,), -2, 2)), id="where"),
     pytest.param(np.real, (complex_sample((2, 3)),), id="real"),
     pytest.param(np.imag, (complex_sample((2, 3)),), id="imag"),
+    pytest.param(np.angle, (complex_sample((2, 3)),), id="angle"),
+    pytest.param(np.nan_to_num, (sample((2, 3), -2, 2),), id="nan_to_num"),
 ]
 
 
@@ -615,3 +617,94 @@ def test_frule_with_some_zero_tangents_matches_finite_differences(
 def test_where_frule_gives_indices_no_tangent() -> None:
     _, y_dot = frule((NoTangent(), NoTangent()), np.where, CONDITION)
     assert y_dot is NoTangent()
+
+
+# --- np.angle and np.nan_to_num ---------------------------------------------------------------
+
+ANGLES = [
+    pytest.param((complex_sample((2, 3)),), {}, id="complex"),
+    pytest.param((complex_sample((4,)), True), {}, id="degrees"),
+    pytest.param((complex_sample((4,)),), {"deg": True}, id="degrees-keyword"),
+    pytest.param((complex_sample(()).item(),), {}, id="complex-scalar"),
+    pytest.param((sample((2, 3), -2, 2, signed=True),), {}, id="real"),
+    pytest.param((-1.5,), {}, id="real-float"),
+]
+
+
+@pytest.mark.parametrize(("args", "kwargs"), ANGLES)
+@BOTH_RULES
+def test_angle_matches_finite_differences(args: Any, kwargs: Any, check: Check) -> None:
+    check(np.angle, *args, **kwargs)
+
+
+def test_angle_keeps_complex64_precision() -> None:
+    z = complex_sample((3,)).astype(np.complex64)
+    check_rrule(np.angle, z, rtol=1e-3, atol=1e-4)
+    check_frule(np.angle, z, rtol=1e-3, atol=1e-4)
+
+
+def test_angle_at_the_origin_has_zero_derivative_not_nan() -> None:
+    from srcad.api import rrule
+
+    z = np.array([0.0 + 0.0j, 1.0 + 1.0j])
+    _, pullback = rrule(np.angle, z)
+    assert np.all(np.isfinite(pullback(np.ones(2))[1]))
+    _, y_dot = frule((NoTangent(), np.ones(2, complex)), np.angle, z)
+    assert y_dot[0] == 0.0 and np.isfinite(y_dot[1])
+
+
+NOT_FINITE = np.array([1.5, np.nan, -np.inf, -0.7, np.inf, 2.0])
+
+NAN_TO_NUM = [
+    # Replacement values kept small: finite differences of the largest float overflow.
+    pytest.param((NOT_FINITE,), {"posinf": 5.0, "neginf": -4.0}, id="real"),
+    pytest.param((NOT_FINITE, True, 3.0, 1.0, -2.0), {}, id="options-by-position"),
+    pytest.param((sample((2, 3), -2, 2),), {}, id="all-finite"),
+    pytest.param((2.5,), {}, id="float"),
+    pytest.param(
+        (np.array([1.0 + 1.0j, np.nan + 2.0j, 3.0 + np.inf * 1j]),), {"posinf": 5.0}, id="complex"
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "kwargs"), NAN_TO_NUM)
+@BOTH_RULES
+def test_nan_to_num_matches_finite_differences(args: Any, kwargs: Any, check: Check) -> None:
+    with np.errstate(invalid="ignore"):
+        check(np.nan_to_num, *args, **kwargs)
+
+
+@pytest.mark.parametrize("copy", [pytest.param((False,), id="position"), pytest.param({}, id="kw")])
+def test_nan_to_num_refuses_to_write_into_its_argument(copy: Any) -> None:
+    from srcad.api import rrule
+
+    x = NOT_FINITE.copy()
+    args, kwargs = ((x, *copy), {}) if isinstance(copy, tuple) else ((x,), {"copy": False})
+    with pytest.raises(TypeError, match="copy=False"):
+        rrule(np.nan_to_num, *args, **kwargs)
+    with pytest.raises(TypeError, match="copy=False"):
+        frule((NoTangent(), np.ones(6), NoTangent()), np.nan_to_num, *args, **kwargs)
+    np.testing.assert_equal(x, NOT_FINITE)
+
+
+def angle_model(x: np.ndarray) -> Any:
+    z = (x + 0.5) * np.exp(1j * x) + 0.2j
+    return np.sum(np.angle(z) ** 2 + np.angle(x) * x**2)
+
+
+def nan_to_num_model(x: np.ndarray) -> Any:
+    return np.sum(np.nan_to_num(np.log(x), neginf=-3.0) * x**2)
+
+
+@pytest.mark.parametrize(
+    ("f", "x"),
+    [
+        pytest.param(angle_model, np.array([0.3, -1.2, 0.8, 1.9]), id="angle"),
+        pytest.param(nan_to_num_model, np.array([0.5, -1.0, 2.0, 3.0]), id="nan_to_num"),
+    ],
+)
+def test_angle_and_nan_to_num_through_the_api(f: Any, x: np.ndarray) -> None:
+    from tests.rules.through_the_api import check_through_api
+
+    with np.errstate(invalid="ignore"):
+        check_through_api(f, x)
