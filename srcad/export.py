@@ -28,6 +28,7 @@ import importlib
 import inspect
 import math
 import os
+import re
 import sys
 import textwrap
 import types
@@ -36,8 +37,10 @@ from typing import Any
 
 import gast
 
-from srcad.compiler import CompiledCall, CompiledRule
+from srcad import tracebacks
+from srcad.compiler import CompiledCall, CompiledRule, Compiler
 from srcad.errors import SrcadError
+from srcad.registry import Registry, RuleConfig
 from srcad.requests import Request
 from srcad.source import function_source
 from srcad.tangents import materialize
@@ -75,19 +78,24 @@ def _definition(tree: ast.Module, qualname: str) -> ast.AST | None:
         )
         if found is None:
             return None
-        body = found.body  # type: ignore[attr-defined]
+        body = found.body
     return found
 
 
 def fingerprint(path: str, qualname: str) -> str | None:
     """SHA-256 of the text of `qualname`'s definition in the file at `path` (decorators
-    included), or None where the file or the definition is gone."""
+    included; the whole file for a function without a name of its own, a lambda), or None
+    where the file or the definition is gone."""
     try:
         with open(path, encoding="utf-8") as file:
             text = file.read()
-        node = _definition(ast.parse(text), qualname)
+        tree = ast.parse(text)
     except (OSError, SyntaxError, ValueError):
         return None
+    if not all(part.isidentifier() for part in qualname.split(".")):
+        # A lambda, a nested function: the whole file stands for it.
+        return hashlib.sha256(text.encode()).hexdigest()
+    node = _definition(tree, qualname)
     if node is None:
         return None
     decorators = getattr(node, "decorator_list", [])
@@ -105,7 +113,7 @@ def check_export(path: str) -> list[str]:
         raise ExportError(f"{path} has no srcad fingerprint: it was not written by srcad export")
     drifted = []
     for line in lines:
-        source, qualname, digest = line[len(FINGERPRINT_MARK) :].split()
+        source, qualname, digest = line[len(FINGERPRINT_MARK) :].strip().rsplit(" ", 2)
         where = os.path.join(os.path.dirname(os.path.abspath(path)), source)
         now = fingerprint(where, qualname)
         if now != digest:
@@ -246,6 +254,29 @@ def _loads(code: types.CodeType, early: bool) -> Iterator[tuple[str, bool]]:
             yield from _loads(constant, nested_early)
 
 
+def _where_used(rule: CompiledRule, source: types.FunctionType, name: str) -> str:
+    """Where in the user's source the emitted `rule` first uses `name`: `file:line
+    (function)`, for an error's chain of references."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    for number, line in enumerate(rule.source.splitlines(), 1):
+        if word.search(line) and not line.lstrip().startswith("#"):
+            found = tracebacks.origin(rule.filename, number)
+            if found is not None:
+                return f"{found[0]}:{found[1]} ({source.__qualname__})"
+    return f"{source.__qualname__}'s rule"
+
+
+def _refuse_machinery(value: Any, chain: str) -> None:
+    """srcad's rule registry and compiler cannot be copied: a rule that looks rules up at
+    run time (a method call, a higher-order function such as `map`) cannot be exported."""
+    if isinstance(value, Registry | RuleConfig | Compiler):
+        raise ExportError(
+            f"cannot export {chain}: this rule looks up srcad's rules when it runs, which a "
+            "module without srcad cannot do (a method call such as `x.sum()`: call the "
+            "function, `np.sum(x)`; a higher-order function such as `map`: write the loop)"
+        )
+
+
 class _Runtime:
     """The copy of srcad's runtime objects an exported module defines: one top-level name
     per name the rules (and what they copy) read, checked to mean one object."""
@@ -286,7 +317,7 @@ class _Runtime:
         self.claim(rule.function.__name__, rule, source.__qualname__)
         module = self.module_names.get(source.__module__, source.__module__)
         for name, _ in _global_names(code):
-            chain = f"{source.__qualname__}'s rule"
+            chain = _where_used(rule, source, name)
             if name in rule.runtime:
                 self.bind_late(name, rule.runtime[name], chain)
             elif name in source.__globals__:
@@ -357,6 +388,7 @@ class _Runtime:
         return found
 
     def _define(self, value: Any, hint: str, chain: str) -> str:
+        _refuse_machinery(value, chain)
         if isinstance(value, types.ModuleType):
             if _is_srcad(value.__name__):
                 raise ExportError(f"cannot export {chain}: it uses srcad's {value.__name__}")
@@ -375,6 +407,11 @@ class _Runtime:
             return self._class(value, chain)
         if isinstance(value, CompiledCall | CompiledRule):
             raise ExportError(f"cannot export {chain}: generated code reached indirectly")
+        if isinstance(value, type | types.FunctionType | types.BuiltinFunctionType):
+            raise ExportError(
+                f"cannot export {chain}: {getattr(value, '__qualname__', value)!r} is "
+                "defined where the exported module cannot import it"
+            )
         return self._rebuilt(value, hint, chain)
 
     def _importable(self, value: Any) -> str | None:
@@ -383,19 +420,19 @@ class _Runtime:
         qualname = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
         if not isinstance(module, str) or not isinstance(qualname, str) or _is_srcad(module):
             return None
-        if module.startswith("srcad_cli_") or module == "__main__":
+        name = self.module_names.get(module, module)  # a script the command line loaded
+        if name.startswith("srcad_cli_") or name == "__main__":
             return None
         try:
-            found: Any = importlib.import_module(module)
+            found: Any = sys.modules.get(module) or importlib.import_module(module)
             for part in qualname.split("."):
                 found = getattr(found, part)
         except (ImportError, AttributeError):
             return None
         if found is not value:
             return None
-        name = self.module_names.get(module, module)
         self.modules.add(name)
-        self.claim(name.split(".")[0], sys.modules[module.split(".")[0]], qualname)
+        self.claim(name.split(".")[0], sys.modules.get(name.split(".")[0], name), qualname)
         return f"{name}.{qualname}"
 
     def _container(self, value: Any, hint: str, chain: str) -> str:
@@ -422,6 +459,7 @@ class _Runtime:
             if name in skip or (name.startswith("__") and name.endswith("__")):
                 continue  # a class body's `__module__ = __name__`: the exported module's
             if name in namespace:
+                _refuse_machinery(namespace[name], f"{chain} → {name}")
                 if early:
                     expression = self.expression(namespace[name], name, chain)
                     if expression != name and self.claim(name, namespace[name], chain):
@@ -514,7 +552,7 @@ class _Runtime:
             module = sys.modules[type(value).__module__]
             return self.expression(getattr(module, reduced), reduced, chain)
         make, args, state, items, pairs = (*reduced, None, None, None)[:5]
-        if make is copyreg.__newobj__:
+        if make is vars(copyreg)["__newobj__"]:  # `cls.__new__(cls, *args)`
             cls = self.expression(args[0], "type", chain)
             rest = [self.expression(a, hint, chain) for a in args[1:]]
             call = f"{cls}.__new__({', '.join([cls, *rest])})"
@@ -525,7 +563,7 @@ class _Runtime:
         self.claim(name, value, chain)
         lines = [f"{name} = {call}"]
         if state is not None:
-            if hasattr(type(value), "__setstate__") and not isinstance(state, dict | tuple):
+            if hasattr(type(value), "__setstate__"):  # its own: NumPy's arrays and dtypes
                 lines.append(f"{name}.__setstate__({self.expression(state, hint, chain)})")
             else:
                 slots: dict[str, Any] = {}

@@ -24,7 +24,7 @@ import traceback
 import types
 from typing import Any
 
-__all__ = ["annotate", "excepthook", "install", "record_origins"]
+__all__ = ["annotate", "excepthook", "install", "origin", "record_origins"]
 
 # An emitted file name: the user's file, and for each emitted line the user's line.
 _ORIGINS: dict[str, tuple[str, dict[int, int]]] = {}
@@ -84,6 +84,14 @@ def _is_comment(node: Any) -> bool:
     from srcad import syntax
 
     return bool(syntax.is_comment(node))
+
+
+def origin(filename: str, line: int) -> tuple[str, int] | None:
+    """The user's file and line that line `line` of the emitted `filename` came from."""
+    found = _ORIGINS.get(filename)
+    if found is None or line not in found[1]:
+        return None
+    return found[0], found[1][line]
 
 
 def notes_for(error: BaseException) -> list[str]:

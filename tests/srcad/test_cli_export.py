@@ -181,12 +181,19 @@ def test_export_check_tells_whether_the_source_drifted(tmp_path: Path) -> None:
     assert srcad_cli("export", "--check", "plain.py", cwd=tmp_path).returncode == 2
 
 
-def test_export_refuses_what_it_cannot_copy_with_a_clear_error(tmp_path: Path) -> None:
-    (tmp_path / "hof.py").write_text(
-        "import numpy as np\n\n\ndef f(x):\n    return sum(map(np.sin, [x, x]))\n"
-    )
+@pytest.mark.parametrize(
+    ("body", "through"),
+    [
+        pytest.param("sum(map(np.sin, [x, x]))", "map_rrule", id="higher-order"),
+        pytest.param("x.sum() * 2.0", "method_rrule", id="method-call"),
+    ],
+)
+def test_export_refuses_what_it_cannot_copy_with_a_located_error(
+    tmp_path: Path, body: str, through: str
+) -> None:
+    (tmp_path / "hof.py").write_text(f"import numpy as np\n\n\ndef f(x):\n    return {body}\n")
     result = srcad_cli("export", "hof.py:f", "-o", "out.py", cwd=tmp_path)
     assert result.returncode == 2
-    assert result.stderr.startswith("srcad: error: cannot export")
-    assert "map_rrule" in result.stderr
+    assert result.stderr.startswith(f"srcad: error: cannot export {tmp_path / 'hof.py'}:5 (f)")
+    assert through in result.stderr and "looks up srcad's rules when it runs" in result.stderr
     assert not (tmp_path / "out.py").exists()
