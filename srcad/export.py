@@ -147,7 +147,11 @@ def export_module(
     grad_wrt = grad_wrt or parameters[:1]
     positions = [parameters.index(name) for name in grad_wrt if name in parameters]
     if len(positions) != len(grad_wrt) or (wrt is not None and not set(grad_wrt) <= set(wrt)):
-        raise ExportError(f"grad_{func.__name__}: cannot take the gradient wrt {grad_wrt}")
+        raise ExportError(
+            f"cannot export grad_{func.__name__} with respect to {', '.join(grad_wrt)}: name "
+            f"positional parameters of {func.__name__} (among those of --wrt)"
+        )
+    copy.claim(f"grad_{func.__name__}", export_module, "grad")
     copy.bind_late("materialize", materialize, "grad")
     copy.resolve()
     prints = [
@@ -157,8 +161,8 @@ def export_module(
     ]
     header = [
         f'"""The gradient of {func.__qualname__}, exported by srcad: needs NumPy and the',
-        "modules it imports from, not srcad. Check it still matches its source with",
-        "`srcad export --check` (exit status 1 where the source has drifted).",
+        "modules it imports from (on sys.path), not srcad. Check it still matches its source",
+        "with `srcad export --check` (exit status 1 where the source has drifted).",
         '"""',
         *prints,
         "",
@@ -172,7 +176,7 @@ def export_module(
     grad = [
         f"def grad_{name}(*args):",
         f'    """The gradient of {name} wrt {", ".join(grad_wrt)}, as srcad.grad gives it."""',
-        f"    _, pullback = rrule_{name}(*args)",
+        f"    _, pullback = {rules[0][0].function.__name__}(*args)",
         "    cotangents = pullback(1.0)",
         f"    return {gradients}" if len(positions) == 1 else f"    return ({gradients})",
     ]
@@ -186,15 +190,9 @@ def _rules(
 ) -> list[tuple[CompiledRule, types.FunctionType]]:
     """`func`'s generic rrule (sound for arguments of every kind, as no guard in the
     exported module could tell the kinds apart) and those of its generated callees."""
-    found = [(compiler.compiled(func, wrt, Request.rrule()), func)]
-    seen, pending = {func}, list(found[0][0].callees)
-    while pending:
-        called = pending.pop(0)
-        if called in seen:
-            continue
-        seen.add(called)
-        found.append((compiler.compiled(called, None, Request.rrule()), called))
-        pending += found[-1][0].callees
+    found: list[tuple[CompiledRule, types.FunctionType]] = compiler.rules_called(
+        func, wrt, Request.rrule()
+    )
     for rule, source in found:
         free = set(rule.function.__code__.co_freevars) - set(rule.runtime)
         if free:
