@@ -233,15 +233,14 @@ def _compile(text: str, filename: str) -> types.CodeType:
     return compile(text, filename, "exec", flags=flags, dont_inherit=True)
 
 
-def _global_names(code: types.CodeType) -> Iterator[tuple[str, bool]]:
+_GLOBAL_READS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS"})
+
+
+def _global_names(code: types.CodeType, early: bool = True) -> Iterator[tuple[str, bool]]:
     """The global names `code` and the code nested in it read, each with whether it is
     read when `code` runs (True) or only later, when a function it defines is called."""
-    yield from _loads(code, True)
-
-
-def _loads(code: types.CodeType, early: bool) -> Iterator[tuple[str, bool]]:
     for instruction in dis.get_instructions(code):
-        if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+        if instruction.opname in _GLOBAL_READS:
             yield instruction.argval, early
         elif instruction.opname == "IMPORT_NAME" and _is_srcad(instruction.argval):
             yield f"import {instruction.argval}", early
@@ -249,7 +248,7 @@ def _loads(code: types.CodeType, early: bool) -> Iterator[tuple[str, bool]]:
         if isinstance(constant, types.CodeType):
             # A class body runs where it is defined; a function body when called.
             nested_early = early and not (constant.co_flags & inspect.CO_NEWLOCALS)
-            yield from _loads(constant, nested_early)
+            yield from _global_names(constant, nested_early)
 
 
 def _where_used(rule: CompiledRule, source: types.FunctionType, name: str) -> str:
@@ -484,28 +483,30 @@ class _Runtime:
                 arg.annotation = None
         text = ast.unparse(gast.gast_to_ast(gast.Module(body=[node], type_ignores=[])))
         text, imported = _without_srcad_imports(text)
-        free = code.co_freevars
-        cells = dict(zip(free, func.__closure__ or (), strict=True))
+        # A closure cell holding the function itself (a recursive nested function) is the
+        # name its copy binds inside the function that makes it.
+        free = [v for v in code.co_freevars if v != inner]
+        cells = dict(zip(code.co_freevars, func.__closure__ or (), strict=True))
         name = inner if not free else self.fresh(inner)
         self.claim(name, func, chain)
         compiled = _compile(text, code.co_filename)
         namespace = {**func.__globals__, **imported}
-        self._globals_of(compiled, namespace, chain, set(free) | {inner})
+        self._globals_of(compiled, namespace, chain, {*code.co_freevars, inner})
         if free:
             values = []
-            for variable, cell in cells.items():
+            for variable in free:
                 try:
-                    content = cell.cell_contents
+                    content = cells[variable].cell_contents
                 except ValueError:
                     raise ExportError(f"cannot export {chain}: {variable} is unbound") from None
                 values.append(self.expression(content, variable, chain))
+            maker = self.fresh("make_" + inner)
             text = (
-                f"def {self.fresh('make_' + inner)}({', '.join(free)}):\n"
+                f"def {maker}({', '.join(free)}):\n"
                 + textwrap.indent(text, "    ")
                 + f"\n    return {inner}\n"
+                + f"{name} = {maker}({', '.join(values)})"
             )
-            maker = text.split("(", 1)[0][4:]
-            text += f"{name} = {maker}({', '.join(values)})"
         self.definitions.append(text)
         self._attributes(name, func, inner, chain)
         return name
