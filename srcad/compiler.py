@@ -381,17 +381,25 @@ class Compiler:
     ) -> str:
         """The emitted text of `func`'s code for `request` followed by those of the
         functions it calls through generated rules, each once."""
+        return "\n\n".join(rule.source for rule, _ in self.rules_called(func, wrt, request))
+
+    def rules_called(
+        self, func: Callable[..., Any], wrt: tuple[str, ...] | None, request: Request
+    ) -> list[tuple[CompiledRule, Any]]:
+        """`func`'s code for `request` and the rules of the functions it calls through
+        generated rules (in its mode, for any arguments), each once, with the function
+        each was compiled from."""
         first = self.compiled(func, wrt, request)
-        texts, seen, pending = [first.source], {func}, list(first.callees)
+        found, seen, pending = [(first, func)], {func}, list(first.callees)
         while pending:
             called = pending.pop(0)
             if called in seen:
                 continue
             seen.add(called)
             rule = self.compiled(called, None, Request(request.mode))
-            texts.append(rule.source)
+            found.append((rule, called))
             pending += rule.callees
-        return "\n\n".join(texts)
+        return found
 
     # -- calling rules, for the API and for rules of higher-order functions ---------------
 

@@ -25,6 +25,11 @@ _SYNTAX = {
 }
 
 
+# Rule sets for functions only srcad's own code calls (the reverse rules of forward rules,
+# for second derivatives): no user function is differentiated through them.
+INTERNAL_RULE_SETS = frozenset({"second_order"})
+
+
 def qualified_name(primal: Any) -> str:
     """`numpy.sin`, `math.exp`, `operator.add`, `sum`, or what a syntax primitive stands for."""
     if primal in _SYNTAX:
@@ -84,8 +89,8 @@ def supported_markdown() -> str:
         if isinstance(rule.primal, str) and REGISTRY.attribute_frule(rule.primal):
             forward.add(id(rule.primal))
     for rule in REGISTRY.rules():
-        if rule.origin is Origin.USER:
-            continue  # the library's rules, not ones registered in this process
+        if rule.origin is Origin.USER or rule.rule_set in INTERNAL_RULE_SETS:
+            continue  # the library's rules for users' functions, not srcad's own
         entry = (qualified_name(rule.primal), getattr(rule.rrule, "__name__", "?"),
                  id(rule.primal) in forward)  # fmt: skip
         by_origin.setdefault(rule.rule_set, []).append(entry)

@@ -12,7 +12,7 @@ from typing import Any
 
 import gast
 
-from srcad import syntax
+from srcad import syntax, tracebacks
 from srcad.errors import SrcadError
 from srcad.guards import Guards, function_facts
 from srcad.kinds import describe
@@ -32,11 +32,15 @@ class CompiledRule:
     # What the rule relies on that may change after it is compiled (`srcad.guards`):
     # never call `function` unless `guards.hold()`.
     guards: Guards = field(default_factory=Guards)
+    # The objects the text reaches by name besides the user's globals (`RuntimeNames`):
+    # what `srcad export` must define for the text to run without srcad.
+    runtime: dict[str, Any] = field(default_factory=dict)
 
 
 def register_text(filename: str, text: str) -> None:
     """Make tracebacks show the emitted `text` itself, as `srcad show` prints it."""
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    tracebacks.install()  # so that `python script.py` shows them too, before Python 3.13
 
 
 def _strip_signature(function: gast.FunctionDef) -> None:
@@ -82,6 +86,7 @@ def emit(
             f"internal error: the code emitted for {description} does not parse back to the "
             "tree srcad built; please report this with the function's source"
         )
+    tracebacks.record_origins(filename, text, module.body, tree.body, source.filename)
     runtime = ctx.output.runtime
     free = [name for name in source.closure if name in ctx.namer.taken]
     module = _in_closure(module, free, list(runtime), function.name)
@@ -96,7 +101,9 @@ def emit(
     compiled.__module__ = source.func.__module__
     compiled.__qualname__ = function.name  # as `srcad show` prints it, not the binder's locals
     guards = Guards([*function_facts(source.func), *source.facts])
-    return CompiledRule(compiled, text, filename, callees, ctx.output.value_left_out, guards)
+    return CompiledRule(
+        compiled, text, filename, callees, ctx.output.value_left_out, guards, dict(runtime)
+    )
 
 
 def _in_closure(module: ast.Module, free: list[str], runtime: list[str], name: str) -> ast.Module:

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import builtins
 import keyword
+import sys
 import threading
 import types
 import weakref
@@ -84,6 +85,7 @@ from srcad.kinds import FLOAT, INT, Kind, Signature, kind_of, signature
 from srcad.registry import RuleFn
 from srcad.requests import Request
 from srcad.tangents import NoTangent
+from srcad.tracebacks import annotate
 from srcad.trees import structured
 
 REAL = (float, np.float64, np.float32, np.float16)  # what a real scalar result may be
@@ -262,7 +264,11 @@ class Dispatcher:
     def failed(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         """Called where a gradient function raised: the pullback was seeded with 1.0, the
         cotangent of a real scalar. If the function does not return one (a tuple, a list,
-        a dict, an array, None), that is the error to show; else the gradient's own is."""
+        a dict, an array, None), that is the error to show; else the gradient's own is,
+        with a note naming the user's line it came from (`srcad.tracebacks`)."""
+        error = sys.exc_info()[1]
+        if error is not None:
+            annotate(error)
         try:
             y = self.func(*args, **kwargs)
         except Exception:
