@@ -33,6 +33,21 @@ def append(items: list[Any], value: Any) -> list[Any]:
     return [*items, value]
 
 
+def index_update(items: Any, index: Any, value: Any) -> Any:
+    """`items[index] = value` as a new value: a copy of the array, list or dict `items` with
+    the item written. The normal form rebinds the name to it (`passes/transforms/to_anf.py`),
+    which changes nothing for a value no one else holds (the checks in
+    `passes/checks/mutations.py` make sure); a rule that read the old value keeps it as it was."""
+    if not isinstance(items, np.ndarray | list | dict):
+        raise TypeError(
+            f"srcad differentiates item assignment into arrays, lists and dicts, "
+            f"not into a {type(items).__name__}"
+        )
+    result = items.copy()
+    result[index] = value
+    return result
+
+
 def iterate(value: Any) -> list[Any]:
     """The primal of iterating in a `for` loop: the items, in order."""
     return list(value)

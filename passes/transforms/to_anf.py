@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import gast
+import numpy as np
 
 from srcad import primitives, syntax
 from srcad.passes.analyses.scopes import ScopeInfo, Scopes, scope_info
@@ -13,7 +14,7 @@ from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.checks.callees import Callees, is_append_call, unpacks
 from srcad.passes.naming import derived_name
 from srcad.passes.normal_form import bound_names, constant_int, short_circuits
-from srcad.primitives import append
+from srcad.primitives import append, index_update
 from srcad.syntax import LOAD, STORE, load, make, store
 
 
@@ -161,6 +162,9 @@ class _Normaliser:
         self.assign_all([node.target], node.value)
 
     def _aug_assign(self, node: gast.AugAssign) -> None:
+        if isinstance(node.target, gast.Subscript):
+            self._write_item(node.target, node.value, node.op)
+            return
         assert isinstance(node.target, gast.Name)
         right = self.atom(node.value)
         self.into(
@@ -205,6 +209,32 @@ class _Normaliser:
         call = make(gast.Call, func=load(function), args=[load(name), atom], keywords=[])
         self.ctx.analysis_result(Callees).callees[call] = append
         self._assign(name, call)
+
+    def _write_item(self, target: gast.Subscript, value: gast.expr, op: Any = None) -> None:
+        """`items[index] = value` (with `op`: `items[index] op= value`) as `items =
+        index_update(items, index, new)`, through a primitive with rules that makes a new
+        value (the checks made sure nothing else holds the old one). `op=` reads the item
+        first, with the same index, as Python does: `out[[0, 0]] += v` adds once."""
+        assert isinstance(target.value, gast.Name)
+        name = target.value.id
+        written = self.atom(value) if op is None else None
+        index = self._index_value(target.slice)
+        if op is not None:
+            item = make(gast.Subscript, value=load(name), slice=index, ctx=LOAD)
+            old = self.atom(item)
+            written = self.atom(make(gast.BinOp, left=old, op=op, right=self.atom(value)))
+        function = self.ctx.bind(index_update, "index_update")
+        call = make(gast.Call, func=load(function), args=[load(name), index, written], keywords=[])
+        self.ctx.analysis_result(Callees).callees[call] = index_update
+        self._assign(name, call)
+
+    def _index_value(self, index: gast.expr) -> gast.expr:
+        """An index as a value to pass on: an atom, or, where it holds slices (`:, j`),
+        NumPy's index builder applied to it (`np.s_[:, j]`), whose items carry nothing."""
+        if not any(isinstance(part, gast.Slice) for part in syntax.walk(index)):
+            return self.atom(index)
+        builder = load(self.ctx.bind(np.s_, "index_of"))
+        return self.atom(make(gast.Subscript, value=builder, slice=index, ctx=LOAD))
 
     def comprehension(self, node: gast.ListComp | gast.GeneratorExp) -> gast.Name:
         """A list comprehension (or a generator expression, which a call consumes at once)
@@ -310,6 +340,9 @@ class _Normaliser:
     def assign(self, target: gast.expr, value: gast.expr) -> None:
         if isinstance(target, gast.Name):
             self.into(target.id, value)
+            return
+        if isinstance(target, gast.Subscript):
+            self._write_item(target, value)
             return
         assert isinstance(target, gast.Tuple | gast.List)
         if isinstance(value, gast.Tuple | gast.List) and len(value.elts) == len(target.elts):

@@ -213,13 +213,13 @@ def with_non_ascii(x):
 
 def with_item_assignment(x):
     y = x * 2.0
-    y[0] = 1.0
+    x[0] = 1.0
     return y
 
 
 def with_mutation_and_try(x):
     y = x * 2.0
-    y[0] = 1.0
+    x[0] = 1.0
     try:
         y = y * x
     except ValueError:
@@ -232,7 +232,10 @@ def _unsupported(what: str) -> str:
 
 
 LOOP_ELSE = "an `else` clause on a loop is not supported"
-ITEM_ASSIGNMENT = "item assignment mutates a value, which srcad cannot differentiate"
+ITEM_ASSIGNMENT = (
+    "item assignment mutates a value, which srcad cannot differentiate, as it may be shared: "
+    "`x` is a parameter, and may be the caller's array"
+)
 CARET = "the operator `^` is not supported"
 
 # (function, error type, [(code, text on the offending line, start of the node, message), ...])
@@ -294,14 +297,14 @@ LOCATED = [
     pytest.param(
         with_item_assignment,
         MutationError,
-        [("E301", "y[0] = 1.0", "y[0]", ITEM_ASSIGNMENT)],
+        [("E301", "x[0] = 1.0", "x[0]", ITEM_ASSIGNMENT)],
         id="mutation",
     ),
     pytest.param(
         with_mutation_and_try,
         UnsupportedSyntaxError,
         [
-            ("E301", "y[0] = 1.0", "y[0]", ITEM_ASSIGNMENT),
+            ("E301", "x[0] = 1.0", "x[0]", ITEM_ASSIGNMENT),
             ("E101", "try:", "try", _unsupported("a `try` statement")),
         ],
         id="mutation-and-try",
