@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.errors import MissingRuleError
+from srcad.errors import MissingRuleError, MutationError
 from srcad.primitives import index_update
 from srcad.projection import ProjectTo, unbroadcast
 from srcad.registry import RuleSet
@@ -37,7 +37,7 @@ def _refuse_repeats(shape: tuple[int, ...], index: Any) -> None:
     hits = np.zeros(shape, dtype=np.intp)
     np.add.at(hits, index, 1)
     if hits.max(initial=0) > 1:
-        raise ValueError(
+        raise MutationError(
             "srcad cannot differentiate an item assignment whose index writes an element "
             "more than once (only the last write stays); write each element once, or "
             "accumulate with `np.add.at` into a new array"
