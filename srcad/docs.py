@@ -17,6 +17,7 @@ _SYNTAX = {
     primitives.unpack: "unpacking `a, b = t`",
     primitives.iterate: "`for` over a value",
     primitives.append: "`items.append(v)` on a fresh list",
+    primitives.index_update: "`items[i] = v` (and `op=`) into a fresh array, list or dict",
     primitives.call: "calling a value `f(x)`",
     primitives.method: "method call `x.m(...)`",
     primitives.unpacked_call: "call unpacking arguments `f(a, *rest, **options)`",
