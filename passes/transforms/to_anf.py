@@ -147,6 +147,11 @@ class _Normaliser:
     def _raise(self, node: gast.Raise) -> None:
         self._emit(node)  # it ends the call; its expression is not differentiated
 
+    def _assert(self, node: gast.Assert) -> None:
+        """`assert test, message`: the test runs in the forward sweep, as an atom; the
+        message, read only where the test fails, is a `raise`'s expression."""
+        self._emit(make(gast.Assert, test=self.atom(node.test), msg=node.msg))
+
     def _jump(self, node: gast.Break | gast.Continue) -> None:
         self._emit(type(node)())
 
@@ -291,7 +296,21 @@ class _Normaliser:
         self._assign(name, atom)
         return load(name)
 
+    def _loop_else(self, node: gast.For | gast.While) -> None:
+        """A loop's `else` clause, which runs where the loop ends without `break`: a flag,
+        cleared before each `break` of this loop, tested after it."""
+        completed = self.ctx.namer.fresh("completed")
+        self._assign(completed, make(gast.Constant, value=True, kind=None))
+        clear = make(gast.Constant, value=False, kind=None)
+        node.body = _flag_breaks(node.body, completed, clear)
+        orelse, node.orelse = node.orelse, []
+        self.statement(node)
+        self._if(make(gast.If, test=load(completed), body=orelse, orelse=[]))
+
     def for_loop(self, node: gast.For) -> None:
+        if node.orelse:
+            self._loop_else(node)
+            return
         iterable = self.atom(node.iter)
         body: list[gast.stmt] = []
         if isinstance(node.target, gast.Name):
@@ -313,6 +332,9 @@ class _Normaliser:
         self._emit(loop)
 
     def while_loop(self, node: gast.While) -> None:
+        if node.orelse:
+            self._loop_else(node)
+            return
         true = make(gast.Constant, value=True, kind=None)
         if isinstance(node.test, gast.Constant) and node.test.value is True:  # `while True:`
             self._emit(make(gast.While, test=true, body=self.block(node.body), orelse=[]))
@@ -553,6 +575,21 @@ class _Normaliser:
     def _list(self, node: gast.List) -> gast.expr:
         return make(gast.List, elts=[self.atom(e) for e in node.elts], ctx=LOAD)
 
+    def _joined_str(self, node: gast.JoinedStr) -> gast.expr:
+        """An f-string, each formatted value an atom (a string carries no derivative)."""
+        values: list[gast.expr] = []
+        for part in node.values:
+            if isinstance(part, gast.FormattedValue):
+                spec = part.format_spec
+                part = make(
+                    gast.FormattedValue,
+                    value=self.atom(part.value),
+                    conversion=part.conversion,
+                    format_spec=None if spec is None else self._joined_str(spec),
+                )
+            values.append(part)
+        return make(gast.JoinedStr, values=values)
+
     def _dict(self, node: gast.Dict) -> gast.expr:
         keys = [self.atom(k) for k in node.keys if k is not None]
         return make(gast.Dict, keys=keys, values=[self.atom(v) for v in node.values])
@@ -594,6 +631,25 @@ class _Normaliser:
         return self.atom(node)
 
 
+def _flag_breaks(block: list[gast.stmt], flag: str, value: gast.expr) -> list[gast.stmt]:
+    """`block` with `flag = value` before each `break` that leaves the loop it is the body
+    of (not those of loops inside it)."""
+    out: list[gast.stmt] = []
+    for statement in block:
+        if isinstance(statement, gast.Break):
+            out.append(syntax.located(
+                make(gast.Assign, targets=[store(flag)], value=value, type_comment=None),
+                statement,
+            ))  # fmt: skip
+        elif isinstance(statement, gast.If):
+            statement.body = _flag_breaks(statement.body, flag, value)
+            statement.orelse = _flag_breaks(statement.orelse, flag, value)
+        elif isinstance(statement, gast.For | gast.While):
+            statement.orelse = _flag_breaks(statement.orelse, flag, value)  # runs after it
+        out.append(statement)
+    return out
+
+
 # How `_Normaliser.statement` normalises each class of statement.
 _STATEMENTS: dict[type, Callable[[_Normaliser, Any], None]] = {
     gast.Assign: _Normaliser._assign_statement,
@@ -606,6 +662,7 @@ _STATEMENTS: dict[type, Callable[[_Normaliser, Any], None]] = {
     gast.While: _Normaliser.while_loop,
     gast.FunctionDef: _Normaliser._function_def,
     gast.Raise: _Normaliser._raise,
+    gast.Assert: _Normaliser._assert,
     gast.Break: _Normaliser._jump,
     gast.Continue: _Normaliser._jump,
 }
@@ -621,6 +678,7 @@ _OPERATIONS: dict[type, Callable[[_Normaliser, Any], gast.expr]] = {
     gast.Tuple: _Normaliser._tuple,
     gast.List: _Normaliser._list,
     gast.Dict: _Normaliser._dict,
+    gast.JoinedStr: _Normaliser._joined_str,
     gast.ListComp: _Normaliser.comprehension,
     gast.GeneratorExp: _Normaliser.comprehension,
 }

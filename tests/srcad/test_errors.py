@@ -231,7 +231,6 @@ def _unsupported(what: str) -> str:
     return f"{what} is not supported here"
 
 
-LOOP_ELSE = "an `else` clause on a loop is not supported"
 ITEM_ASSIGNMENT = (
     "item assignment mutates a value, which srcad cannot differentiate, as it may be shared: "
     "`x` is a parameter, and may be the caller's array"
@@ -253,12 +252,6 @@ LOCATED = [
         id="with",
     ),
     pytest.param(
-        with_loop_else,
-        UnsupportedSyntaxError,
-        [("E101", "x = x + 1.0", "x", LOOP_ELSE)],
-        id="loop-else-at-its-first-statement",
-    ),
-    pytest.param(
         with_try_in_with,
         UnsupportedSyntaxError,
         [("E101", "with contextlib", "with", _unsupported("a `with` statement"))],
@@ -276,7 +269,6 @@ LOCATED = [
         [
             ("E101", "import math", "import", _unsupported("an `import` inside the function")),
             ("E101", "global _counter", "global", _unsupported("a `global` declaration")),
-            ("E101", "assert y > 0.0", "assert", _unsupported("an `assert` statement")),
             ("E101", "class Box:", "class", _unsupported("a class definition")),
             ("E101", "del x", "del", _unsupported("a `del` statement")),
         ],
@@ -368,14 +360,19 @@ READABLE = [
         id="try",
     ),
     pytest.param(
-        with_loop_else,
-        "x = x + 1.0",
-        9,
-        "an `else` clause on a loop is not supported",
-        "set a flag before `break` and test it after the loop",
-        id="loop-else",
+        with_with,
+        "with contextlib.suppress(ValueError):",
+        5,
+        "a `with` statement is not supported here",
+        "register a rule with @srcad.rrule.register(with_with)",
+        id="with",
     ),
 ]
+
+
+def test_a_loop_else_clause_is_no_longer_refused() -> None:
+    """`for ... else` runs its `else` where no `break` left the loop (issue 20)."""
+    assert srcad.grad(with_loop_else)(1.5) == pytest.approx(8.0)
 
 
 @pytest.mark.parametrize(("func", "line_text", "column", "message", "hint"), READABLE)
