@@ -515,6 +515,9 @@ class _Normaliser:
         callee = callees.get(node)
         if unpacks(node):
             return self._unpacked_call(node, callees)
+        if callee is dict and not node.args:  # `dict(a=x)` is the display `{"a": x}`
+            keys = [make(gast.Constant, value=k.arg, kind=None) for k in node.keywords]
+            return self._dict(make(gast.Dict, keys=keys, values=[k.value for k in node.keywords]))
         if callee is primitives.call:
             node.func = self.atom(node.func)
         elif callee is primitives.method:

@@ -1,0 +1,57 @@
+"""Functions calling `dict(a=x)`, `sorted` and `reversed` on lists of floats (issue 20). Read
+by `test_call_values.py`."""
+
+import numpy as np
+
+
+def dict_of_keywords(x, y):
+    d = dict(a=x * 2.0, b=np.sin(x))
+    return np.sum(d["a"] * d["b"]) + y[0]
+
+
+def dict_then_written(x, y):
+    d = dict()
+    d["a"] = x * y[1]
+    e = dict(b=y[0], c=np.sum(x))
+    return np.sum(d["a"]) * e["b"] + e["c"]
+
+
+def sorted_floats(x, y):
+    ys = sorted([x[0, 0] * 2.0, y[0], x[1, 2], y[1] * x[0, 1]])
+    return ys[0] * 3.0 + ys[3] ** 2 + ys[1] * ys[2]
+
+
+def sorted_reversed_with_a_key(x, y):
+    ys = sorted([x[0, 0] - 0.4, y[1] - 0.1, -x[1, 2]], key=abs, reverse=True)
+    return ys[0] * 3.0 + ys[2] ** 2 + ys[1]
+
+
+def sorted_array(x, y):
+    ys = sorted(x[1] * y[0])
+    return ys[0] * 3.0 + ys[2] ** 2
+
+
+def reversed_list(x, y):
+    ys = list(reversed([x[0, 0] * 2.0, y[1], np.sin(x[1, 1])]))
+    return ys[0] * 3.0 + ys[2] * ys[1]
+
+
+def loop_over_reversed(x, y):
+    total = y[0]
+    for v in reversed([x[0, 1], y[1] * 2.0, np.sin(x[1, 0])]):
+        total = total * 0.5 + v * v
+    return total
+
+
+CALLS = [
+    dict_of_keywords,
+    dict_then_written,
+    sorted_floats,
+    sorted_reversed_with_a_key,
+    sorted_array,
+    reversed_list,
+    loop_over_reversed,
+]
+# Twice differentiable here; the others' second derivatives wait on the reverse rules of the
+# container forward rules (`make_dict_frule`, `list_frule`, `iterate_frule`).
+SECOND_ORDER = [sorted_floats, sorted_reversed_with_a_key, sorted_array]
