@@ -1,5 +1,5 @@
-"""Functions calling `dict(a=x)`, `sorted` and `reversed` on lists of floats (issue 20). Read
-by `test_call_values.py`."""
+"""Functions calling `dict(a=x)`, `sorted` and `reversed` on lists of floats, and lambdas used
+as values (issue 20). Read by `test_call_values.py`."""
 
 import numpy as np
 
@@ -43,6 +43,37 @@ def loop_over_reversed(x, y):
     return total
 
 
+def sorted_by_a_lambda(x, y):
+    ys = sorted([x[0, 0], y[0] * 2.0, x[1, 2] - 1.0], key=lambda v: -v)
+    return ys[0] * 3.0 + ys[2] * ys[1]
+
+
+def mapped_by_a_lambda(x, y):
+    ys = list(map(np.sin, [x[0, 1], y[1]]))
+    return sum(map(lambda v: v * v, ys)) + y[0]
+
+
+def two_lambdas_on_one_line(x, y):
+    f, g = (lambda v: v * 2.0), (lambda v: np.sin(v))
+    return np.sum(f(x) * g(x)) * y[0]
+
+
+def two_lambdas_in_one_call(x, y):
+    return np.sum(compose(lambda v: v * 2.0, lambda v: np.cos(v), x)) * y[0]
+
+
+def compose(f, g, v):
+    return f(g(v))
+
+
+def lambda_called_at_once(x, y):
+    return np.sum((lambda t: t * t)(x)) + y[1]
+
+
+def lambda_passed_on_reads_x(x, y):
+    return sum(map(lambda v: v * x[0, 0], [y[0], y[1]]))
+
+
 CALLS = [
     dict_of_keywords,
     dict_then_written,
@@ -51,7 +82,12 @@ CALLS = [
     sorted_array,
     reversed_list,
     loop_over_reversed,
+    sorted_by_a_lambda,
+    mapped_by_a_lambda,
+    two_lambdas_on_one_line,
+    two_lambdas_in_one_call,
+    lambda_called_at_once,
 ]
 # Twice differentiable here; the others' second derivatives wait on the reverse rules of the
 # container forward rules (`make_dict_frule`, `list_frule`, `iterate_frule`).
-SECOND_ORDER = [sorted_floats, sorted_reversed_with_a_key, sorted_array]
+SECOND_ORDER = [sorted_floats, sorted_reversed_with_a_key, sorted_array, sorted_by_a_lambda]

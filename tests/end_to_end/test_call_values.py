@@ -1,6 +1,7 @@
-"""`dict(a=x)` (the display `{"a": x}` in the normal form), and `sorted` and `reversed` of
-lists of floats (rules that move each item's cotangent back to its place; a `key` only
-orders): against central finite differences, reverse and forward, and to second order."""
+"""`dict(a=x)` (the display `{"a": x}` in the normal form), `sorted` and `reversed` of lists
+of floats (rules that move each item's cotangent back to its place; a `key` only orders),
+and lambdas used as values (bound to names first: `passes/transforms/lambdas.py`): against
+central finite differences, reverse and forward, and to second order."""
 
 import importlib.util
 import pathlib
@@ -83,3 +84,15 @@ def test_ties_keep_python_s_order():
         moved = list(bars)
         assert sorted(moved) == [1.0, 2.0, 3.0, 4.0, 5.0]
         assert [values[i] for i in np.argsort(moved)] == y
+
+
+def test_a_lambda_passed_on_that_reads_a_differentiated_value_stays_refused():
+    """Its pullback would have to send a cotangent to `x` through the function value: as
+    for a nested function passed on (E212), at the lambda."""
+    for call in (
+        lambda: srcad.grad(cv.lambda_passed_on_reads_x)(*ARGS),
+        lambda: srcad.jvp(cv.lambda_passed_on_reads_x, ARGS, ARGS),
+    ):
+        with pytest.raises(srcad.SrcadError) as caught:
+            call()
+        assert [d.code for d in caught.value.diagnostics] == ["E212"]
