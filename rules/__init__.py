@@ -26,6 +26,7 @@ from srcad.rules import (
     numpy_sorting,
     operators,
     second_order,
+    structs,
 )
 
 RULE_SETS: tuple[RuleSet, ...] = (
@@ -44,6 +45,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_joining.rules,
     numpy_indexing.rules,
     item_writes.rules,
+    structs.rules,
     numpy_sorting.rules,
     numpy_arrangement.rules,
     numpy_fft.rules,

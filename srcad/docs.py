@@ -18,6 +18,8 @@ _SYNTAX = {
     primitives.iterate: "`for` over a value",
     primitives.append: "`items.append(v)` on a fresh list",
     primitives.index_update: "`items[i] = v` (and `op=`) into a fresh array, list or dict",
+    primitives.make_struct: "building a NamedTuple or dataclass `Kind(a, b=v)`",
+    primitives.replace_fields: "`dataclasses.replace(value, b=v)`",
     primitives.call: "calling a value `f(x)`",
     primitives.method: "method call `x.m(...)`",
     primitives.unpacked_call: "call unpacking arguments `f(a, *rest, **options)`",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -518,6 +519,14 @@ class _Normaliser:
         if callee is dict and not node.args:  # `dict(a=x)` is the display `{"a": x}`
             keys = [make(gast.Constant, value=k.arg, kind=None) for k in node.keywords]
             return self._dict(make(gast.Dict, keys=keys, values=[k.value for k in node.keywords]))
+        fields = primitives.struct_fields(callee)
+        if fields is not None:
+            return self._struct(node, fields) or self._plain_call(node, callee)
+        if callee is dataclasses.replace and len(node.args) == 1:
+            return self._replace(node)
+        return self._plain_call(node, callee)
+
+    def _plain_call(self, node: gast.Call, callee: Any) -> gast.expr:
         if callee is primitives.call:
             node.func = self.atom(node.func)
         elif callee is primitives.method:
@@ -527,6 +536,37 @@ class _Normaliser:
         for keyword in node.keywords:
             keyword.value = self.atom(keyword.value)
         return node  # the same node: Callees is keyed on it
+
+    def _struct(self, node: gast.Call, fields: tuple[str, ...]) -> gast.expr | None:
+        """`Kind(a, b=v)` of a NamedTuple or dataclass that only stores its fields, as
+        `make_struct(Kind, a, v)`: the keywords in field order, so that each value gets its
+        cotangent (a rule's keywords get none). None where the values given leave a gap
+        (a default between them) or name no field: the call then stays as it is."""
+        given = len(node.args)
+        names = [k.arg for k in node.keywords]
+        if any(isinstance(a, gast.Starred) for a in node.args) or set(names) != set(
+            fields[given : given + len(names)]
+        ):
+            return None
+        args = [self.atom(a) for a in node.args]
+        passed = {k.arg: self.atom(k.value) for k in node.keywords}
+        ordered = args + [passed[name] for name in fields[given : given + len(names)]]
+        return self._primitive_call(primitives.make_struct, [node.func, *ordered], node)
+
+    def _replace(self, node: gast.Call) -> gast.expr:
+        """`dataclasses.replace(value, b=v)` as `replace_fields(value, ("b",), v)`."""
+        value = self.atom(node.args[0])
+        names = make(gast.Tuple, elts=[make(gast.Constant, value=k.arg, kind=None)
+                                       for k in node.keywords], ctx=LOAD)  # fmt: skip
+        values = [self.atom(k.value) for k in node.keywords]
+        return self._primitive_call(primitives.replace_fields, [value, names, *values], node)
+
+    def _primitive_call(self, function: Any, args: list[gast.expr], node: gast.Call) -> gast.Call:
+        bound = self.ctx.bind(function, function.__name__)
+        where = {"lineno": getattr(node, "lineno", None), "col_offset": node.col_offset}
+        call = make(gast.Call, func=load(bound), args=args, keywords=[], **where)
+        self.ctx.analysis_result(Callees).callees[call] = function
+        return call
 
     def _unpacked_call(self, node: gast.Call, callees: dict[gast.Call, Any]) -> gast.expr:
         """`f(a, *rest, k=v, **options)` as `unpacked_call(f, ".*", a, rest, k=v,
