@@ -220,10 +220,21 @@ class FreshValues(ABC):
         name = write.value.id
         if self._declared_outside(name):
             return f"`{name}` is declared global or nonlocal"
-        for node in [write.value, *self._variable(write.value, name)]:
-            if self._scope(node) is not self.function:
+        scope = self._scope(write)  # the function, or a nested one writing its own local
+        if not isinstance(scope, gast.FunctionDef):
+            return f"`{name}` is written in a lambda"
+        for node in self._variable(write.value, name):
+            if self._scope(node) is not scope:
                 return f"`{name}` is used by a nested function (line {node.lineno})"
         return self._why_shared(write.value)
+
+    def _owns(self, node: gast.expr) -> bool:
+        """Whether the variable `node` names is a local of the function whose body holds
+        `node` (not one it reads from an enclosing function)."""
+        if not isinstance(node, gast.Name) or self._declared_outside(node.id):
+            return False
+        scope = self._scope(node)
+        return all(self._scope(n) is scope for n in self._variable(node, node.id))
 
     def _change_of(self, node: gast.Name) -> gast.stmt | None:
         """The statement that changes the value of the variable `node` is a name of, where
@@ -263,8 +274,8 @@ class FreshValues(ABC):
     def _reads_without_keeping(self, node: gast.expr, parent: gast.AST | None) -> bool:
         if isinstance(parent, gast.BinOp | gast.UnaryOp | gast.Compare | gast.BoolOp):
             return True
-        if isinstance(parent, gast.Return) and self._scope(node) is self.function:
-            return True  # nothing of the function runs after it
+        if isinstance(parent, gast.Return) and self._owns(node):
+            return True  # nothing of the function that owns the variable runs after it
         if isinstance(parent, gast.Subscript) and parent.value is node:
             # An item read: of an array, maybe a view (`rows[0]` of a matrix), so kept only
             # as far as the item itself is.

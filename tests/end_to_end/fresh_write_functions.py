@@ -77,6 +77,16 @@ def fill_from(v):
     return out
 
 
+def written_in_a_nested_function(x, y):
+    def fill(v):
+        out = np.zeros(3)
+        for i in range(3):
+            out[i] = v[i] * y[0]
+        return out
+
+    return np.sum(fill(x[1]) ** 2)
+
+
 def dict_filled(x, y):
     d = {}
     d["a"] = x[0] * y[0]
@@ -127,6 +137,7 @@ WRITTEN = [
     copy_of_a_parameter,
     unpacked_into_items,
     written_in_a_helper,
+    written_in_a_nested_function,
     dict_filled,
     list_filled,
     trajectory_then_array,
