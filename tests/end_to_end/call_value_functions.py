@@ -1,5 +1,7 @@
-"""Functions calling `dict(a=x)`, `sorted` and `reversed` on lists of floats, and lambdas used
-as values (issue 20). Read by `test_call_values.py`."""
+"""Functions calling `dict(a=x)`, `sorted` and `reversed` on lists of floats, lambdas used as
+values and `functools.partial` (issue 20). Read by `test_call_values.py`."""
+
+import functools
 
 import numpy as np
 
@@ -74,6 +76,30 @@ def lambda_passed_on_reads_x(x, y):
     return sum(map(lambda v: v * x[0, 0], [y[0], y[1]]))
 
 
+def power(v, p):
+    return v**p
+
+
+def partial_with_a_keyword(x, y):
+    square = functools.partial(power, p=2.0)
+    return np.sum(square(x)) * y[0]
+
+
+def partial_binding_a_differentiated_value(x, y):
+    scaled = functools.partial(np.multiply, y[0] * 2.0)
+    return np.sum(scaled(x))
+
+
+def partial_of_a_partial(x, y):
+    f = functools.partial(functools.partial(power, x[1, 1]), y[0] + 2.0)
+    return f() * y[1]
+
+
+def partial_binding_a_differentiated_keyword(x, y):
+    p = functools.partial(power, p=y[0])
+    return np.sum(p(x))
+
+
 CALLS = [
     dict_of_keywords,
     dict_then_written,
@@ -87,6 +113,9 @@ CALLS = [
     two_lambdas_on_one_line,
     two_lambdas_in_one_call,
     lambda_called_at_once,
+    partial_with_a_keyword,
+    partial_binding_a_differentiated_value,
+    partial_of_a_partial,
 ]
 # Twice differentiable here; the others' second derivatives wait on the reverse rules of the
 # container forward rules (`make_dict_frule`, `list_frule`, `iterate_frule`).

@@ -1,6 +1,7 @@
 """`dict(a=x)` (the display `{"a": x}` in the normal form), `sorted` and `reversed` of lists
 of floats (rules that move each item's cotangent back to its place; a `key` only orders),
-and lambdas used as values (bound to names first: `passes/transforms/lambdas.py`): against
+lambdas used as values (bound to names first: `passes/transforms/lambdas.py`) and partials
+made in the function (their bound arguments' cotangents are the partial's own): against
 central finite differences, reverse and forward, and to second order."""
 
 import importlib.util
@@ -96,3 +97,10 @@ def test_a_lambda_passed_on_that_reads_a_differentiated_value_stays_refused():
         with pytest.raises(srcad.SrcadError) as caught:
             call()
         assert [d.code for d in caught.value.diagnostics] == ["E212"]
+
+
+def test_a_partial_binding_a_differentiated_keyword_stays_refused():
+    """Keyword arguments are never differentiated: at the keyword (E211)."""
+    with pytest.raises(srcad.SrcadError) as caught:
+        srcad.grad(cv.partial_binding_a_differentiated_keyword, wrt=1)(*ARGS)
+    assert [d.code for d in caught.value.diagnostics] == ["E211"]
