@@ -223,9 +223,12 @@ class FreshValues(ABC):
         scope = self._scope(write)  # the function, or a nested one writing its own local
         if not isinstance(scope, gast.FunctionDef):
             return f"`{name}` is written in a lambda"
-        for node in self._variable(write.value, name):
+        nodes = self._variable(write.value, name)
+        for node in nodes:
             if self._scope(node) is not scope:
                 return f"`{name}` is used by a nested function (line {node.lineno})"
+        if not any(isinstance(node.ctx, gast.Store | gast.Param) for node in nodes):
+            return f"`{name}` is not made in this function (a global, or a builtin)"
         return self._why_shared(write.value)
 
     def _owns(self, node: gast.expr) -> bool:

@@ -213,6 +213,14 @@ def kept_buffer(x):
     return x
 
 
+BUFFER = np.zeros(3)
+
+
+def into_a_global(x, y):
+    BUFFER[0] = x[0, 0]
+    return np.sum(BUFFER) + y[0]
+
+
 def element_written_twice(x, y):
     out = np.zeros(3)
     out[[0, 0]] = x[0, :2] * y[0]

@@ -129,6 +129,7 @@ REFUSED = [
     (fw.into_an_item_of_an_item, "rows[0][1] = x[0, 0]", "E301", "only an item of a variable"),
     (fw.after_a_view_of_an_element, "z *= y[0]", "E306", "also used at line"),
     (fw.returned_by_a_helper_then_written, "out[0, 0] = y[0]", "E301", "may be shared"),
+    (fw.into_a_global, "BUFFER[0] = x[0, 0]", "E301", "not made in this function"),
 ]
 
 
