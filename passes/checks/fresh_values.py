@@ -275,8 +275,14 @@ class FreshValues(ABC):
         return is_fresh_function(self._resolve(value.func))
 
     def _reads_without_keeping(self, node: gast.expr, parent: gast.AST | None) -> bool:
-        if isinstance(parent, gast.BinOp | gast.UnaryOp | gast.Compare | gast.BoolOp):
+        if isinstance(parent, gast.BinOp | gast.UnaryOp | gast.Compare):
             return True
+        if isinstance(parent, gast.BoolOp | gast.IfExp):
+            # `a or b` and `b if c else d` give an operand itself (`zs = ys or []` is `ys`):
+            # kept as far as their value is; the test of a conditional is only read.
+            if isinstance(parent, gast.IfExp) and node is parent.test:
+                return True
+            return self._reads_without_keeping(parent, self.parents.get(parent))
         if isinstance(parent, gast.Return) and self._owns(node):
             return True  # nothing of the function that owns the variable runs after it
         if isinstance(parent, gast.Subscript) and parent.value is node:

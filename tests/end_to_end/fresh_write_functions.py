@@ -213,6 +213,13 @@ def kept_buffer(x):
     return x
 
 
+def kept_through_or(x, y):
+    ys = [x[0, 0] * 1.0]
+    zs = ys or [0.0]
+    ys += [y[0] * 2.0]  # a list's `+=` extends it in place: `zs` is `ys`
+    return sum(zs)
+
+
 BUFFER = np.zeros(3)
 
 

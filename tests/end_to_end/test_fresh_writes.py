@@ -130,6 +130,7 @@ REFUSED = [
     (fw.after_a_view_of_an_element, "z *= y[0]", "E306", "also used at line"),
     (fw.returned_by_a_helper_then_written, "out[0, 0] = y[0]", "E301", "may be shared"),
     (fw.into_a_global, "BUFFER[0] = x[0, 0]", "E301", "not made in this function"),
+    (fw.kept_through_or, "ys += [y[0] * 2.0]", "E306", "also used at line"),
 ]
 
 
