@@ -71,6 +71,15 @@ def post_init_stays_refused(x, y):
     return c.w
 
 
+@dataclasses.dataclass
+class Registered:
+    a: float
+
+
+def builds_registered(x, y):
+    return Registered(x[0, 0]).a
+
+
 STRUCTS = [
     by_keywords,
     by_position_and_keyword,

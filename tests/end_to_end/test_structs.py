@@ -56,3 +56,16 @@ def test_the_fields_that_are_proved_stored():
     assert struct_fields(st.Point) == ("x", "y")
     assert struct_fields(st.Checked) is None  # `__post_init__`
     assert struct_fields(dict) is None
+
+
+def test_a_rule_registered_for_the_class_is_used():
+    """The normal form builds a struct itself only where no rule is registered for it."""
+
+    @srcad.rrule.register(st.Registered)
+    def registered_rrule(a):
+        def registered_pullback(bar):
+            return srcad.NoTangent(), 5.0  # not the structural cotangent: the user's word
+
+        return st.Registered(a), registered_pullback
+
+    close(srcad.grad(st.builds_registered)(*ARGS), [[5.0, 0, 0], [0, 0, 0]])
