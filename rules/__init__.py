@@ -9,6 +9,7 @@ from srcad.rules import (
     builtins,
     calls,
     containers,
+    item_writes,
     math,
     nondiff,
     numpy_arrangement,
@@ -27,6 +28,7 @@ from srcad.rules import (
     numpy_sorting,
     operators,
     second_order,
+    structs,
 )
 
 RULE_SETS: tuple[RuleSet, ...] = (
@@ -44,6 +46,8 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_shape.rules,
     numpy_joining.rules,
     numpy_indexing.rules,
+    item_writes.rules,
+    structs.rules,
     numpy_sorting.rules,
     numpy_arrangement.rules,
     numpy_fft.rules,

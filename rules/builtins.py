@@ -1,4 +1,5 @@
-"""Rules for Python's numeric builtins: `abs`, `pow`, `float`, `min` and `max`."""
+"""Rules for Python's numeric builtins: `abs`, `pow`, `float`, `min` and `max`; and `sorted` and
+`reversed`, which move items without changing them."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from srcad.projection import ProjectTo
 from srcad.registry import RuleSet, named
 from srcad.rules._support import cotangent_of_elements
 from srcad.rules.operators import pow_frule, pow_rrule
-from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
+from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("builtins")
 
@@ -145,5 +146,89 @@ min_frule = rules.frule(min)(_extremum_frule(min, operator.lt, "min"))
 
 
 # The kinds of their results (their rules are above), for specialised code.
+def _sorted_order(items: list[Any], options: dict[str, Any]) -> list[int]:
+    """The positions of `items` in the order `sorted(items, **options)` gives them: Python's
+    sort makes the same comparisons of the same keys, so ties keep the same order."""
+    key = options.get("key")
+    ranked = items.__getitem__ if key is None else (lambda i: key(items[i]))
+    return sorted(range(len(items)), key=ranked, reverse=bool(options.get("reverse", False)))
+
+
+@rules.rrule(sorted)
+def sorted_rrule(values: Any, **options: Any) -> tuple[list[Any], Pullback]:
+    """`sorted(values, key=..., reverse=...)`: each item's cotangent goes back to the place
+    it came from (the key only orders them: it is not differentiated)."""
+    items = list(values)
+    order = _sorted_order(items, options)
+    count = len(items)
+
+    def sorted_pullback(y_bar: Any) -> tuple[Any, Any]:
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar
+        bars: list[Any] = [ZeroTangent()] * count
+        for position, bar in zip(order, elements_of(unthunk(y_bar), count), strict=True):
+            bars[position] = bar
+        return NoTangent(), cotangent_of_elements(values, tuple(bars))
+
+    return [items[i] for i in order], sorted_pullback
+
+
+@rules.frule(sorted)
+def sorted_frule(dargs: tuple[Any, ...], values: Any, **options: Any) -> tuple[list[Any], Any]:
+    items = list(values)
+    order = _sorted_order(items, options)
+    dot = unthunk(dargs[1])
+    y = [items[i] for i in order]
+    if isinstance(dot, AbstractZero):
+        return y, ZeroTangent()
+    dots = elements_of(dot, len(items))
+    return y, [unthunk(dots[i]) for i in order]
+
+
+@rules.rrule(reversed)
+def reversed_rrule(values: Any) -> tuple[Any, Pullback]:
+    """`reversed(values)`, an iterator over a sequence's items, last first: consumed by
+    `list`, a `for` loop or `sorted`, whose cotangent, one per item, it turns round."""
+    count = len(values)
+
+    def reversed_pullback(y_bar: Any) -> tuple[Any, Any]:
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar
+        bars = elements_of(unthunk(y_bar), count)
+        return NoTangent(), cotangent_of_elements(values, tuple(bars[::-1]))
+
+    return reversed(values), reversed_pullback
+
+
+@rules.frule(reversed)
+def reversed_frule(dargs: tuple[Any, ...], values: Any) -> tuple[Any, Any]:
+    dot = unthunk(dargs[1])
+    if isinstance(dot, AbstractZero):
+        return reversed(values), ZeroTangent()
+    return reversed(values), [unthunk(d) for d in elements_of(dot, len(values))[::-1]]
+
+
+def _moving_frule_rrule(frule: Any, rrule: Any) -> Any:
+    """The reverse rule of the forward rule of a function that moves items (`sorted`,
+    `reversed`): the tangent moves as the value does, so both pull back through `rrule`."""
+
+    def moving_frule_rrule(dargs: tuple[Any, ...], values: Any, **options: Any) -> Any:
+        y, y_dot = frule(dargs, values, **options)
+        _, pullback = rrule(values, **options)
+
+        def moving_frule_pullback(bars: Any) -> tuple[Any, ...]:
+            y_bar, y_dot_bar = elements_of(bars, 2)
+            _, values_bar = pullback(y_bar)
+            _, dot_bar = pullback(y_dot_bar)
+            return NoTangent(), Tangent(tuple, NoTangent(), dot_bar), values_bar
+
+        return (y, y_dot), named(moving_frule_pullback, f"{frule.__name__}_pullback")
+
+    return named(moving_frule_rrule, f"{frule.__name__}_rrule")
+
+
+rules.rrule(sorted_frule)(_moving_frule_rrule(sorted_frule, sorted_rrule))
+rules.rrule(reversed_frule)(_moving_frule_rrule(reversed_frule, reversed_rrule))
+
 rules.primitive(abs, result=SAME_KIND)
 rules.primitive(float, result=FLOAT_OF_FLOAT)

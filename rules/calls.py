@@ -57,6 +57,8 @@ def call_rrule(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
             return (NoTangent(), *bars[1 : 2 + count])
 
         return y, bound_method_pullback
+    if isinstance(f, functools.partial):
+        return _partial_call_rrule(f, *args, **kwargs)
     dunder = type(f).__call__
     registered = _registered(dunder)
     y, pullback = CONFIG.rrule_via_ad(dunder, f, *args, **kwargs)
@@ -67,6 +69,58 @@ def call_rrule(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         return (NoTangent(), *own)
 
     return y, call_object_pullback
+
+
+# A `functools.partial`'s (co)tangent is `Tangent(functools.partial, func_bar, *bound_bars)`:
+# its function's, then one per bound positional argument (bound keywords are never
+# differentiated: `functools.partial(f, k=x)` with a differentiated `x` is refused, E211).
+
+
+@rules.rrule(functools.partial)
+def partial_rrule(func: Any, *args: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Making a partial: its cotangent's parts go back to its function and bound arguments.
+    A partial of a partial is flattened by Python (one function, both arguments bound): the
+    inner partial's part is its function's and its own bound arguments'."""
+    y = functools.partial(func, *args, **keywords)
+    inner = len(y.args) - len(args)  # bound by `func` itself, where it was flattened
+
+    def partial_pullback(y_bar: Any) -> tuple[Any, ...]:
+        func_bar, *bars = elements_of(unthunk(y_bar), 1 + len(y.args))
+        if y.func is not func:
+            own = [func_bar, *bars[:inner]]
+            zero = all(isinstance(b, AbstractZero) for b in own)
+            func_bar = ZeroTangent() if zero else Tangent(functools.partial, *own)
+        return (NoTangent(), func_bar, *bars[inner:])
+
+    return y, partial_pullback
+
+
+@rules.frule(functools.partial)
+def partial_frule(dargs: tuple[Any, ...], func: Any, *args: Any, **keywords: Any) -> Any:
+    dots = [unthunk(d) for d in dargs[1 : 2 + len(args)]]
+    y = functools.partial(func, *args, **keywords)
+    if y.func is not func:  # flattened: the inner partial's parts first
+        inner = len(y.args) - len(args)
+        dots = [*elements_of(dots[0], 1 + inner), *dots[1:]]
+    if all(isinstance(d, AbstractZero) for d in dots):
+        return y, ZeroTangent()
+    return y, Tangent(functools.partial, *dots)
+
+
+def _partial_call_rrule(f: functools.partial, *args: Any, **kwargs: Any) -> Any:
+    """Calling a partial: a call of its function with the bound arguments in front, whose
+    cotangents (and the function's) are the partial's own."""
+    bound, count = len(f.args), len(args)
+    y, pullback = call_rrule(f.func, *f.args, *args, **{**f.keywords, **kwargs})
+
+    def partial_call_pullback(y_bar: Any) -> tuple[Any, ...]:
+        _, func_bar, *bars = pullback(y_bar)
+        own = [func_bar, *bars[:bound]]
+        zero = all(isinstance(b, AbstractZero) for b in own)
+        partial_bar = ZeroTangent() if zero else Tangent(functools.partial, *own)
+        return (NoTangent(), partial_bar, *bars[bound : bound + count])
+
+    return y, partial_call_pullback
 
 
 def _unpackable(layout: str, parts: tuple[Any, ...]) -> None:
@@ -420,6 +474,10 @@ def call_frule(dargs: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> tup
     if isinstance(f, types.MethodType):
         dargs = (NoTangent(), f_dot, *arg_dots)
         return CONFIG.frule_via_ad(dargs, f.__func__, f.__self__, *args, **kwargs)
+    if isinstance(f, functools.partial):  # its function, with the bound arguments in front
+        own = elements_of(unthunk(f_dot), 1 + len(f.args))
+        dargs = (NoTangent(), *own, *arg_dots)
+        return call_frule(dargs, f.func, *f.args, *args, **{**f.keywords, **kwargs})
     dunder = type(f).__call__
     return CONFIG.frule_via_ad((NoTangent(), f_dot, *arg_dots), dunder, f, *args, **kwargs)
 

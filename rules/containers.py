@@ -184,7 +184,7 @@ def enumerate_rrule(
     return pairs, enumerate_pullback
 
 
-def _is_basic_index(index: Any) -> bool:
+def is_basic_index(index: Any) -> bool:
     """Integers, slices, `None` and `...` select each element at most once."""
     parts = index if isinstance(index, tuple) else (index,)
     return all(
@@ -199,7 +199,7 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
     y = x[index]
     if isinstance(x, np.ndarray):
         project_x = ProjectTo(x)
-        basic = _is_basic_index(index)
+        basic = is_basic_index(index)
 
         def getitem_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
             y_bar = unthunk(y_bar)  # written into a buffer, so needed now

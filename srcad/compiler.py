@@ -34,6 +34,7 @@ from srcad.passes.base import CompilationRequest, Context, Services, function_of
 from srcad.passes.checks.call_graph import raise_if_any
 from srcad.passes.checks.mutations import forget_changes
 from srcad.passes.naming import Namer
+from srcad.passes.transforms.lambdas import hoist_lambdas
 from srcad.registry import Origin, Registry, Rule, RuleConfig, RuleSet
 from srcad.requests import Mode, Request
 from srcad.source import (
@@ -255,6 +256,7 @@ class Compiler:
             raise UnsupportedSyntaxError(f"cannot differentiate {source.name}: 1 problem",
                                          [diagnostic])  # fmt: skip
         node.decorator_list = []
+        hoist_lambdas(node)
         if wrt is None:
             star = [node.args.vararg] if node.args.vararg is not None else []
             wrt = tuple(a.id for a in [*node.args.posonlyargs, *node.args.args, *star])

@@ -3,6 +3,8 @@ and the elements of tuple results that have derivatives of their own (`PROJECTIO
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 from typing import Any
 
 import numpy as np
@@ -31,6 +33,55 @@ def append(items: list[Any], value: Any) -> list[Any]:
     it for its pullback or its tangent, and must see the list it was given, not one that
     grew after it."""
     return [*items, value]
+
+
+def index_update(items: Any, index: Any, value: Any) -> Any:
+    """`items[index] = value` as a new value: a copy of the array, list or dict `items` with
+    the item written. The normal form rebinds the name to it (`passes/transforms/to_anf.py`),
+    which changes nothing for a value no one else holds (the checks in
+    `passes/checks/mutations.py` make sure); a rule that read the old value keeps it as it was."""
+    if not isinstance(items, np.ndarray | list | dict):
+        raise TypeError(
+            f"srcad differentiates item assignment into arrays, lists and dicts, "
+            f"not into a {type(items).__name__}"
+        )
+    result = items.copy()
+    result[index] = value
+    return result
+
+
+def make_struct(kind: type, *values: Any) -> Any:
+    """`kind(a, b, ...)` of a NamedTuple or dataclass whose initialiser only stores its
+    fields (`struct_fields`): the normal form's call, keyword arguments put in field order."""
+    return kind(*values)
+
+
+def replace_fields(value: Any, names: tuple[str, ...], *values: Any) -> Any:
+    """`dataclasses.replace(value, name=v, ...)`, the new values passed by position."""
+    return dataclasses.replace(value, **dict(zip(names, values, strict=True)))
+
+
+def struct_fields(kind: Any) -> tuple[str, ...] | None:
+    """The fields, in order, that `kind(...)` takes and stores as they are: a NamedTuple's,
+    or a dataclass's whose `__init__` is the generated one (every field an `init` one, no
+    `__post_init__`, no `InitVar`, none keyword-only); None for anything else."""
+    if not isinstance(kind, type):
+        return None
+    generated = "<string>"  # the file name of the code dataclasses and namedtuple generate
+    if issubclass(kind, tuple) and hasattr(kind, "_fields"):
+        code = getattr(kind.__new__, "__code__", None) if "__new__" in vars(kind) else None
+        return tuple(kind._fields) if code is not None and code.co_filename == generated else None
+    if not dataclasses.is_dataclass(kind) or hasattr(kind, "__post_init__"):
+        return None
+    code = getattr(vars(kind).get("__init__"), "__code__", None)
+    if code is None or code.co_filename != generated:
+        return None
+    names = tuple(f.name for f in dataclasses.fields(kind))
+    parameters = list(inspect.signature(kind).parameters.values())
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    if [p.name for p in parameters] != list(names) or any(p.kind != positional for p in parameters):
+        return None
+    return names
 
 
 def iterate(value: Any) -> list[Any]:

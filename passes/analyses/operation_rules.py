@@ -118,6 +118,10 @@ class OperationRules(Analysis[RuleInfo]):
                 what = f"attribute .{value.attr}"
             elif isinstance(value, gast.Call):
                 callee = callees[value]
+                if ctx.services.registry.is_non_differentiable(callee):
+                    # (`b = np.empty_like(a)`, where `b` is active only once an item of it
+                    # is written: its value has no derivative, like a comparison's)
+                    continue
                 if isinstance(callee, LocalFunction):
                     rule = Rule(callee, callee, Origin.LOCAL, callee.parameters)
                 else:

@@ -125,6 +125,7 @@ _PLAIN_NODES = (
     gast.IfExp, gast.Dict, gast.List, gast.Tuple, gast.Call, gast.keyword, gast.Compare,
     gast.Attribute, gast.Subscript, gast.Slice, gast.Name, gast.Constant, gast.arguments,
     gast.Load, gast.Store, gast.Param, gast.operator, gast.unaryop, gast.cmpop, gast.boolop,
+    gast.Assert, gast.JoinedStr, gast.FormattedValue,
 )  # fmt: skip
 
 

@@ -126,28 +126,45 @@ class FreshValues(ABC):
 
     def _fresh_list(self, function: gast.FunctionDef, append: gast.Call) -> bool:
         """Whether the list `append` changes is one made in the same function by a list
-        display, and only read, appended to or returned there."""
+        display, and only read, appended to or returned there, or used in any way (bound
+        to a new value: `traj = np.array(traj)`) once no append follows."""
         assert isinstance(append.func, gast.Attribute) and isinstance(append.func.value, gast.Name)
         name = append.func.value.id
         scope = self._scope(append)
         if self._declared_outside(name):
             return False
         made_here = False
-        for node in self._variable(append.func.value, name):
+        nodes = self._variable(append.func.value, name)
+        appends = [
+            self.parents[self.parents[node]]
+            for node in nodes
+            if isinstance(self.parents.get(node), gast.Attribute)
+            and is_append_call(self.parents.get(self.parents[node]))
+        ]
+        appended_here = all(self._scope(a) is self.function for a in appends)
+        for node in nodes:
             parent = self.parents.get(node)
             if isinstance(node.ctx, gast.Param):
                 return False
             if isinstance(node.ctx, gast.Store):
-                if not (
-                    isinstance(parent, gast.Assign)
-                    and parent.targets == [node]
-                    and isinstance(parent.value, gast.List | gast.ListComp)
+                value = None
+                if isinstance(parent, gast.Assign) and parent.targets == [node]:
+                    value = parent.value
+                if isinstance(value, gast.List | gast.ListComp):
+                    made_here = made_here or self._scope(node) is scope
+                    continue
+                if (
+                    value is not None
+                    and appended_here
+                    and self._makes_new_value(value)
+                    and self._after_every_change(node, appends)
                 ):
-                    return False
-                made_here = made_here or self._scope(node) is scope
-                continue
+                    continue  # `traj = np.array(traj)` once the list is complete
+                return False
             if isinstance(parent, gast.Subscript | gast.For):
                 continue
+            if appended_here and self._after_every_change(node, appends):
+                continue  # (no append follows: whatever keeps the list sees it complete)
             if isinstance(parent, gast.Return) and self._scope(node) is scope:
                 # Returned by a nested function, the list escapes to its caller, which
                 # would see the appends that follow.
@@ -164,18 +181,13 @@ class FreshValues(ABC):
             return False
         return made_here and isinstance(scope, gast.FunctionDef)
 
-    def _why_shared(self, change: gast.AugAssign) -> str | None:
-        """Why the value `change` (`name += v`) changes may be held by something else; None
-        where every binding of the variable is a new value, read only in ways that keep
-        no reference to it until the last change."""
-        assert isinstance(change.target, gast.Name)
-        name = change.target.id
-        nodes = self._variable(change.target, name)
-        augmented = [
-            parent
-            for parent in map(self.parents.get, nodes)
-            if isinstance(parent, gast.AugAssign) and isinstance(parent.target, gast.Name)
-        ]
+    def _why_shared(self, use: gast.Name) -> str | None:
+        """Why the value a change of the variable `use` reads (`name += v`, `name[i] = v`)
+        may be held by something else; None where every binding of the variable is a new
+        value, read only in ways that keep no reference to it until its last change."""
+        name = use.id
+        nodes = self._variable(use, name)
+        changes = [change for change in map(self._change_of, nodes) if change is not None]
         for node in nodes:
             parent = self.parents.get(node)
             if isinstance(node.ctx, gast.Param):
@@ -190,11 +202,53 @@ class FreshValues(ABC):
                 ):
                     return f"`{name}` is assigned a value that may be shared (line {node.lineno})"
                 continue
-            if self._after_every_change(node, augmented):
+            if _written_item(node, parent) is not None:
+                continue  # the change itself
+            if self._after_every_change(node, changes):
                 continue
             if not self._reads_without_keeping(node, parent):
                 return f"`{name}` is also used at line {node.lineno}, which may keep it"
         return None
+
+    def _why_not_writable(self, write: gast.Subscript) -> str | None:
+        """Why `name[index] = v` (or `name[index] op= v`) cannot be rewritten as binding
+        `name` to a new value with the item written (`primitives.index_update`): None
+        where `name` is a variable of the function itself, read by no nested function,
+        holding a value made here that nothing else holds when it changes."""
+        if not isinstance(write.value, gast.Name):
+            return "only an item of a variable can be written (`x[i, j] = v`, not `x[i][j] = v`)"
+        name = write.value.id
+        if self._declared_outside(name):
+            return f"`{name}` is declared global or nonlocal"
+        scope = self._scope(write)  # the function, or a nested one writing its own local
+        if not isinstance(scope, gast.FunctionDef):
+            return f"`{name}` is written in a lambda"
+        nodes = self._variable(write.value, name)
+        for node in nodes:
+            if self._scope(node) is not scope:
+                return f"`{name}` is used by a nested function (line {node.lineno})"
+        if not any(isinstance(node.ctx, gast.Store | gast.Param) for node in nodes):
+            return f"`{name}` is not made in this function (a global, or a builtin)"
+        return self._why_shared(write.value)
+
+    def _owns(self, node: gast.expr) -> bool:
+        """Whether the variable `node` names is a local of the function whose body holds
+        `node` (not one it reads from an enclosing function)."""
+        if not isinstance(node, gast.Name) or self._declared_outside(node.id):
+            return False
+        scope = self._scope(node)
+        return all(self._scope(n) is scope for n in self._variable(node, node.id))
+
+    def _change_of(self, node: gast.Name) -> gast.stmt | None:
+        """The statement that changes the value of the variable `node` is a name of, where
+        `node` is the name it changes: `name += v`, or the item written in `name[i] = v`."""
+        parent = self.parents.get(node)
+        if isinstance(parent, gast.AugAssign) and parent.target is node:
+            return parent
+        write = _written_item(node, parent)
+        while write is not None and not isinstance(write, gast.stmt):
+            write = self.parents.get(write)
+        return write
 
     def _makes_new_value(self, value: gast.expr) -> bool:
         if isinstance(
@@ -220,26 +274,39 @@ class FreshValues(ABC):
             return True  # `x.copy()`: a new array, list, dict or set
         return is_fresh_function(self._resolve(value.func))
 
-    def _reads_without_keeping(self, node: gast.Name, parent: gast.AST | None) -> bool:
-        if isinstance(parent, gast.BinOp | gast.UnaryOp | gast.Compare | gast.BoolOp):
+    def _reads_without_keeping(self, node: gast.expr, parent: gast.AST | None) -> bool:
+        if isinstance(parent, gast.BinOp | gast.UnaryOp | gast.Compare):
             return True
-        if isinstance(parent, gast.AugAssign) and parent.value is not node:
-            return True  # the augmented assignment's own target
+        if isinstance(parent, gast.BoolOp | gast.IfExp):
+            # `a or b` and `b if c else d` give an operand itself (`zs = ys or []` is `ys`):
+            # kept as far as their value is; the test of a conditional is only read.
+            if isinstance(parent, gast.IfExp) and node is parent.test:
+                return True
+            return self._reads_without_keeping(parent, self.parents.get(parent))
+        if isinstance(parent, gast.Return) and self._owns(node):
+            return True  # nothing of the function that owns the variable runs after it
+        if isinstance(parent, gast.Subscript) and parent.value is node:
+            # An item read: of an array, maybe a view (`rows[0]` of a matrix), so kept only
+            # as far as the item itself is.
+            return isinstance(parent.ctx, gast.Load) and self._reads_without_keeping(
+                parent, self.parents.get(parent)
+            )
         if isinstance(parent, gast.AugAssign):
-            return True
+            return True  # its own target, or the value it adds: read before the change
         if isinstance(parent, gast.Call) and node in parent.args:
             return is_fresh_function(self._resolve(parent.func))
-        return isinstance(parent, gast.Subscript) and is_element_read(parent)
+        return False
 
-    def _after_every_change(self, node: gast.Name, augmented: list[gast.AugAssign]) -> bool:
+    def _after_every_change(self, node: gast.expr, changes: list[gast.AST]) -> bool:
         """A read after the last change (and in no loop around one) sees the final value
-        whether the change was in place or not."""
+        whether the change was in place or not. A read inside a change statement is not
+        after it: `items[0] = items` stores the value it changes."""
         position = (node.lineno, node.col_offset)
-        if any(position <= (a.lineno, a.col_offset) for a in augmented):
+        if any(position <= _end(change) for change in changes):
             return False
         for ancestor in self._ancestors(node):
             if isinstance(ancestor, gast.For | gast.While) and any(
-                a in set(syntax.walk(ancestor)) for a in augmented
+                change in set(syntax.walk(ancestor)) for change in changes
             ):
                 return False
         return True
@@ -282,8 +349,18 @@ class FreshValues(ABC):
         return chain
 
 
-def is_element_read(subscript: gast.Subscript) -> bool:
-    """`x[i]` with a plain integer index reads one element (a copy, for numbers); slices,
-    arrays and tuples of indices may give views."""
-    index = subscript.slice
-    return isinstance(index, gast.Constant) and isinstance(index.value, int)
+def _written_item(node: gast.AST, parent: gast.AST | None) -> gast.Subscript | None:
+    """The item assignment target `node[index]` (`node[index] = v`, `op=`), if `parent` is one."""
+    if (
+        isinstance(parent, gast.Subscript)
+        and parent.value is node
+        and isinstance(parent.ctx, gast.Store)
+    ):
+        return parent
+    return None
+
+
+def _end(node: gast.AST) -> tuple[int, int]:
+    """Where `node`'s text ends."""
+    line = getattr(node, "end_lineno", None) or node.lineno
+    return (line, getattr(node, "end_col_offset", None) or 0)

@@ -109,6 +109,7 @@ FRESH_RESULTS = (
     float,
     int,
     complex,
+    dict,  # (of pairs or keywords: an array's rows, which would be views, make no dict)
     len,
     abs,
     sum,

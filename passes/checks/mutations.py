@@ -47,9 +47,9 @@ CODES = (
     UNREADABLE_CALLEE,
 )
 
-# The nodes that can change a value: assignments and deletions (of an item or attribute),
-# and calls. `_check` finds nothing in any other.
-_CHECKED = frozenset([gast.Assign, gast.AugAssign, gast.Delete, gast.Call])
+# The nodes that can change a value: assignments (a `for` loop's too) and deletions (of an
+# item or attribute), and calls. `_check` finds nothing in any other.
+_CHECKED = frozenset([gast.Assign, gast.AugAssign, gast.Delete, gast.For, gast.Call])
 
 
 class Findings(list[Diagnostic]):
@@ -125,8 +125,8 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         )
 
     def _check(self, node: gast.AST, function: gast.FunctionDef) -> list[Diagnostic]:
-        if isinstance(node, gast.Assign | gast.AugAssign | gast.Delete):
-            targets = [node.target] if isinstance(node, gast.AugAssign) else node.targets
+        if isinstance(node, gast.Assign | gast.AugAssign | gast.Delete | gast.For):
+            targets = node.targets if isinstance(node, gast.Assign | gast.Delete) else [node.target]
             found = []
             for target in targets:
                 for part in syntax.walk(target):
@@ -220,13 +220,25 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         return self._callee_changes(node)
 
     def _assignment(self, target: gast.Subscript | gast.Attribute) -> list[Diagnostic]:
+        """An item or attribute assignment or deletion: refused, but for an item written
+        into a value the differentiated function made and shares with nothing, which the
+        normal form rewrites as a new value (`primitives.index_update`)."""
         kind = "item" if isinstance(target, gast.Subscript) else "attribute"
         verb = f"deleting an {kind}" if isinstance(target.ctx, gast.Del) else f"{kind} assignment"
+        why = ""
+        writes = isinstance(target, gast.Subscript) and isinstance(target.ctx, gast.Store)
+        if writes and not self.fresh_changes_allowed:  # (a callee's caller may hold it)
+            reason = self._why_not_writable(target)
+            if reason is None:
+                return []
+            why = f", as it may be shared: {reason}"
         return self._report(
             target,
             ASSIGNMENT,
-            f"{verb} mutates a value, which srcad cannot differentiate",
-            "build a new value instead (for arrays: np.where, np.concatenate); " + self.rule_hint,
+            f"{verb} mutates a value, which srcad cannot differentiate{why}",
+            "write into a value made in this function (`out = np.zeros(n)`, `d = {}`, "
+            "`x.copy()`) and used by nothing else until it is complete, or build a new value "
+            "(for arrays: np.where, np.concatenate); " + self.rule_hint,
         )
 
     def _rebinding(self, node: gast.Global | gast.Nonlocal) -> list[Diagnostic]:
@@ -305,8 +317,8 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
             and named.value is root
         ):
             made_by = self._instance_class(root.id)  # `box = Box(...)`, then `box.method()`
-            if made_by is None:
-                return _UNKNOWN
+            if made_by is None or not isinstance(self._resolve(made_by), type):
+                return _UNKNOWN  # (`out = np.zeros(n)`, then `out.sum()`: not a class's)
             named, method = made_by, named.attr
             root = _root(named)
         path = static_path(named)
@@ -356,7 +368,7 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         name = node.target.id
         if self._holds_number(node):
             return []
-        why = self._why_shared(node)
+        why = self._why_shared(node.target)
         if why is None:
             return []
         return self._report(

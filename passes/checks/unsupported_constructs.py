@@ -19,7 +19,6 @@ _STATEMENT_NAMES: dict[type, str] = {
     gast.With: "a `with` statement",
     gast.AsyncWith: "an `async with` statement",
     gast.Try: "a `try` statement",
-    gast.Assert: "an `assert` statement",
     gast.Import: "an `import` inside the function",
     gast.ImportFrom: "an `import` inside the function",
     gast.Global: "a `global` declaration",
@@ -36,7 +35,6 @@ _EXPRESSION_NAMES: dict[type, str] = {
     gast.Yield: "`yield`",
     gast.YieldFrom: "`yield from`",
     gast.NamedExpr: "an assignment expression (`:=`)",
-    gast.JoinedStr: "an f-string",
     gast.Set: "a set display",
     gast.Starred: "star-unpacking",
 }
@@ -52,10 +50,10 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
 
     Supported: assignments (tuple unpacking included) and augmented assignment to a name,
     expression statements, `return` anywhere, `if`/`elif`/`else`, `for` and `while` loops
-    with `break` and `continue`; the operators `+ - * / ** @`, unary `-`/`+`/`not`,
-    comparisons, `and`/`or`, conditional expressions; calls of functions named through
-    globals, closures or builtins, unpacking arguments too (`f(*args, **kwargs)`);
-    attribute reads; indexing; tuple displays.
+    with `break`, `continue` and `else`, `assert` and `raise`; the operators `+ - * / **
+    @`, unary `-`/`+`/`not`, comparisons, `and`/`or`, conditional expressions, f-strings;
+    calls of functions named through globals, closures or builtins, unpacking arguments
+    too (`f(*args, **kwargs)`); attribute reads; indexing; tuple displays.
     """
 
     def run(self, tree: gast.Module, ctx: Context) -> list[Diagnostic]:
@@ -111,6 +109,8 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
             self._expression(statement.value, report)
         elif isinstance(statement, gast.Raise):
             pass  # it ends the call: nothing after it is differentiated
+        elif isinstance(statement, gast.Assert):
+            self._expression(statement.test, report)  # its message is a `raise`'s
         elif isinstance(statement, gast.AugAssign):
             self._target(statement.target, report)
             if not isinstance(statement.op, _OPERATORS):
@@ -134,13 +134,7 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
             else:
                 self._expression(statement.test, report)
             self._block(statement.body, report)
-            if statement.orelse:  # reported after the body: diagnostics go in source order
-                report(
-                    statement.orelse[0],
-                    UNSUPPORTED_STATEMENT,
-                    "an `else` clause on a loop is not supported",
-                    "set a flag before `break` and test it after the loop",
-                )
+            self._block(statement.orelse, report)  # `ToANF` tests a flag `break` clears
         elif isinstance(statement, gast.Delete) and not any(
             isinstance(t, gast.Name) for t in statement.targets
         ):

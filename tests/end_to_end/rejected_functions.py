@@ -12,6 +12,11 @@ def addone(a):
     return np.sum(b)
 
 
+def addone_into(a, b):
+    b[:] = a + 1.0
+    return np.sum(b)
+
+
 def exception(x):
     try:
         return x**2

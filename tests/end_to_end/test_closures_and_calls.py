@@ -83,9 +83,16 @@ def test_active_keyword_only_argument_is_refused():
 
 
 def test_lambda_that_is_not_assigned_is_refused_with_its_line():
+    """A lambda used as a value is bound to a name first, but for one with a default value
+    (evaluated where the lambda is), which stays refused."""
+
     def immediately_called(x):
         return (lambda t: t * 2.0)(x)
 
+    def with_a_default(x):
+        return (lambda t, s=2.0: t * s)(x)
+
+    assert srcad.grad(immediately_called)(1.0) == 2.0
     with pytest.raises(srcad.UnsupportedSyntaxError) as raised:
-        srcad.grad(immediately_called)(1.0)
+        srcad.grad(with_a_default)(1.0)
     assert {d.code for d in raised.value.diagnostics} == {"E102"}

@@ -25,17 +25,24 @@ def line_of(function, text):
     return start + next(i for i, line in enumerate(lines) if text in line)
 
 
-def test_addone_is_refused_at_the_mutation():
+def test_addone_into_an_argument_is_refused_at_the_mutation():
     with pytest.raises(srcad.MutationError) as raised:
-        srcad.grad(rf.addone)(np.ones(3))
+        srcad.grad(rf.addone_into)(np.ones(3), np.zeros(3))
     (diagnostic,) = raised.value.diagnostics
     assert (diagnostic.file, diagnostic.line, diagnostic.column, diagnostic.code) == (
         FILE,
-        line_of(rf.addone, "b[:] ="),
+        line_of(rf.addone_into, "b[:] ="),
         4,
         "E301",
     )
-    assert "@srcad.rrule.register(addone)" in diagnostic.hint
+    assert "@srcad.rrule.register(addone_into)" in diagnostic.hint
+
+
+def test_addone_into_its_own_array_is_differentiated():
+    """`addone`'s write goes into an array it made and shares with nothing: rewritten as a
+    new value (`primitives.index_update`), it needs no rule."""
+    check_rrule(rf.addone, np.array([0.5, 1.5, -2.0]))
+    np.testing.assert_allclose(srcad.grad(rf.addone)(np.array([1.0, 2.0])), [1.0, 1.0])
 
 
 def test_exception_is_refused_at_the_try():
@@ -55,11 +62,14 @@ def test_the_seeds_rules_make_them_differentiable():
     def uses_addone(a):
         return 3.0 * rf.addone(a * a)
 
+    def uses_addone_into(a):
+        return 3.0 * rf.addone_into(a * a, np.zeros(3))
+
     def uses_exception(x):
         return rf.exception(x) * x
 
     with pytest.raises(srcad.MutationError):
-        srcad.grad(uses_addone)(np.ones(3))
+        srcad.grad(uses_addone_into)(np.ones(3))
 
     @srcad.rrule.register(rf.addone)
     def addone_rrule(a):

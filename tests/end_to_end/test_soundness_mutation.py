@@ -292,12 +292,13 @@ FIVE_PROBLEMS = textwrap.dedent(
 
     def items(x):
         y = np.zeros(2)
+        w = y
         y[0] = x
         try:
             z = x * 2
         except ValueError:
             z = 0.0
-        return y + z
+        return w + z
 
 
     def rebinds(x):

@@ -46,6 +46,8 @@ class Generator(Expressions):
     """Writes one program from a seeded `random.Random`: statements and helpers, over the
     expressions of `Expressions`."""
 
+    writes = False  # whether it writes items of arrays it made (`write_items`)
+
     # ---- statements
     def any_shape(self) -> Shape:
         return self.shapes[self.rng.choice([0, 0, 0, 1, 1, 2, 3])]
@@ -78,6 +80,8 @@ class Generator(Expressions):
             ]
         if in_loop:
             kinds.append((1.2, lambda: self.jump(scope)))
+        if self.writes:  # last, so that programs without it stay as they were
+            kinds.append((1.5, lambda: self.write_items(scope)))
         total = sum(w for w, _ in kinds)
         r = self.rng.random() * total
         for weight, make in kinds:
@@ -184,6 +188,52 @@ class Generator(Expressions):
         if "push" in scope.names and self.chance(0.5):  # through a helper that mutates
             return [f"push({name}, {value})"]
         return [f"{name}.append({value})"]
+
+    def write_items(self, scope: Scope) -> list[str]:
+        """An array the function makes and then writes item by item (`w = np.zeros(3)`,
+        `w[i] = ...`, `w[:, 1] += ...`, `w[w > 0.5] = ...`, in a loop over its rows too),
+        which srcad rewrites as new values; now and then an index that writes an element
+        twice (`w[[0, 0]] = ...`), which it must refuse."""
+        shape = (self.rows, self.cols) if self.chance(0.5) else (self.pick([self.rows, self.cols]),)
+        name = self.fresh("w")
+        sources = scope.of(lambda t: isinstance(t, Value) and t.shape == shape)
+        made = [f"np.zeros({shape})", f"np.ones({shape})"]
+        if sources:
+            made += [f"{self.pick(sources)}.copy()", f"np.array({self.pick(sources)})"]
+        lines = [f"{name} = {self.pick(made)}"]
+        scope.names[name] = Value(shape)
+        for _ in range(self.rng.randrange(1, 4)):
+            if self.chance(0.3):
+                index = self.fresh("i")
+                inner = scope.copy()
+                inner.names[index] = Int(shape[0])
+                lines += [f"for {index} in range({shape[0]}):"]
+                lines += self.nested(self.item_write(inner, name, shape, index))
+            else:
+                lines += self.item_write(scope, name, shape, None)
+        return lines
+
+    def item_write(self, scope: Scope, name: str, shape: Shape, index: str | None) -> list[str]:
+        """One `name[...] op= value` into the array `name` of `shape`, at row `index` (a
+        loop's) or at an index of any kind: an int, slices, a tuple, a mask, a list."""
+        rows = shape[0]
+        first = index or str(self.rng.randrange(-rows, rows))
+        forms: list[tuple[str, Shape]] = [(first, shape[1:])]
+        if len(shape) == 2:
+            column = self.rng.randrange(-shape[1], shape[1])
+            forms += [(f"{first}, {column}", SCALAR), (f":, {column}", (rows,))]
+            forms += [(f"{first}, 1:", (shape[1] - 1,))]
+        else:
+            forms += [("1:", (rows - 1,)), (f"{name} > 0.5", SCALAR), ("[0, -1]", (2,))]
+            if self.chance(0.1):
+                forms.append(("[0, 0]", (2,)))  # an element written twice: refused
+        where, item = self.pick(forms)  # type: ignore[misc]
+        value_shape = item if self.chance(0.7) else SCALAR
+        value = self.expr(scope, value_shape, 2)
+        op = str(self.pick(["=", "=", "+=", "-=", "*="]))
+        if op == "*=":
+            value = f"np.tanh({value})"
+        return [f"{name}[{where}] {op} {value}"]
 
     def build_dict(self, scope: Scope) -> list[str]:
         name = self.fresh("d")
@@ -364,9 +414,12 @@ class Generator(Expressions):
         return Program(self.seed, "\n".join(lines), parameters, result)
 
 
-def generate(seed: int) -> Program:
-    """The program of `seed` (one of a sequence of attempts: see `attempts`)."""
-    return Generator(seed).program()
+def generate(seed: int, writes: bool = False) -> Program:
+    """The program of `seed` (one of a sequence of attempts: see `attempts`); with `writes`,
+    its statements include writes into arrays it made (`Generator.write_items`)."""
+    generator = Generator(seed)
+    generator.writes = writes
+    return generator.program()
 
 
 def attempts(seed: int, tries: int = 20) -> list[int]:

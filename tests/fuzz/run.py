@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import multiprocessing
 import pathlib
 import signal
@@ -40,13 +41,15 @@ def _alarm(signum: int, frame: Any) -> None:
     raise CheckTimeoutError("the program took too long to check")
 
 
-def fuzz_one(seed: int, limit: int = 60) -> tuple[int, fuzz_programs.Program, fuzz_oracle.Outcome]:
-    """The program of fuzz seed `seed` and its outcome."""
+def fuzz_one(
+    seed: int, limit: int = 60, writes: bool = False
+) -> tuple[int, fuzz_programs.Program, fuzz_oracle.Outcome]:
+    """The program of fuzz seed `seed` and its outcome (`writes`: see `fuzz_programs.generate`)."""
     signal.signal(signal.SIGALRM, _alarm)
     program = None
     outcome = fuzz_oracle.Outcome("invalid")
     for attempt in fuzz_programs.attempts(seed):
-        program = fuzz_programs.generate(attempt)
+        program = fuzz_programs.generate(attempt, writes)
         signal.alarm(limit)
         try:
             outcome = fuzz_oracle.check_program(program)
@@ -85,10 +88,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-reduce", action="store_true", help="print failures unreduced")
     parser.add_argument("--budget", type=int, default=400, help="checks spent reducing each")
     parser.add_argument("--show", type=int, default=3, help="seeds listed per failure group")
+    parser.add_argument(
+        "--writes", action="store_true", help="programs also write items of arrays they made"
+    )
     options = parser.parse_args(argv)
 
     if options.only is not None:
-        _, program, outcome = fuzz_one(options.only)
+        _, program, outcome = fuzz_one(options.only, writes=options.writes)
         print(program.source)
         print(f"# parameters {program.parameters}, generator seed {program.seed}")
         print(f"# {outcome.kind} {outcome.check} {outcome.detail}")
@@ -110,9 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     if options.jobs > 1:
         with multiprocessing.get_context("fork").Pool(options.jobs) as pool:
-            results = list(pool.imap_unordered(fuzz_one, seeds, chunksize=8))
+            one = functools.partial(fuzz_one, writes=options.writes)
+            results = list(pool.imap_unordered(one, seeds, chunksize=8))
     else:
-        results = [fuzz_one(s) for s in seeds]
+        results = [fuzz_one(s, writes=options.writes) for s in seeds]
     elapsed = time.perf_counter() - start
 
     counts = collections.Counter(outcome.kind for _, _, outcome in results)

@@ -13,9 +13,18 @@ CASES = [
      [(2, 4, "E101")]),
     ("nested_in_a_loop", "def f(x):\n    for i in range(3):\n        if x:\n            del x\n"
      "    return x\n", [(4, 12, "E101")]),
+    # A loop's `else`, `assert` and f-strings run in the forward sweep (issue 20); what they
+    # hold is checked as the rest is.
     ("loop_else", "def f(x):\n    while x:\n        x = x - 1\n    else:\n        x = 0\n"
-     "    return x\n", [(5, 8, "E101")]),
-    ("lambda_not_assigned", "def f(x):\n    return (lambda t: t)(x)\n", [(2, 12, "E102")]),
+     "    return x\n", []),
+    ("in_a_loop_else", "def f(x):\n    for i in x:\n        x = x - 1\n    else:\n"
+     "        del x\n    return x\n", [(5, 8, "E101")]),
+    ("assert_and_f_string", "def f(x):\n    assert x, f'{x!r:>4}'\n    return f'{x}'\n", []),
+    ("in_an_assert", "def f(x):\n    assert x << 2\n    return x\n", [(2, 11, "E102")]),
+    # A lambda used as a value is bound to a name first (`passes/transforms/lambdas.py`),
+    # but for one with defaults, evaluated where the lambda is.
+    ("lambda_not_assigned", "def f(x):\n    return (lambda t, s=1: t)(x)\n", [(2, 12, "E102")]),
+    ("lambda_value", "def f(x):\n    return (lambda t: t)(x)\n", []),
     # Each `name = lambda ...` is a nested function of its own, whatever else the name is
     # bound to (issue 17): calls resolve by the def-use chains, and `Callees` and
     # `OperationRules` refuse what they cannot differentiate (test_soundness_control.py).

@@ -14,7 +14,7 @@ MODEL = textwrap.dedent(
 
 
     def first(x):
-        y = np.zeros(3)
+        y = np.asarray(x)
         y[0] = x
         try:
             z = x * 2

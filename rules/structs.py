@@ -1,0 +1,92 @@
+"""Rules for building NamedTuples and dataclasses (`primitives.make_struct`, the normal form
+of `Kind(a, b=v)` where `primitives.struct_fields` proves the initialiser only stores its
+fields) and for `dataclasses.replace` (`primitives.replace_fields`). Their cotangents and
+tangents are structural `Tangent`s, by field name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from srcad.errors import MissingRuleError
+from srcad.primitives import make_struct, replace_fields, struct_fields
+from srcad.registry import RuleSet
+from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
+
+rules = RuleSet("structs")
+
+Pullback = Any
+
+
+def _fields_of(kind: type) -> tuple[str, ...]:
+    fields = struct_fields(kind)
+    if fields is None:
+        raise MissingRuleError(
+            f"srcad builds only NamedTuples and dataclasses whose initialiser stores its "
+            f"fields as they are, not a {kind.__name__}; register a rule for it"
+        )
+    return fields
+
+
+def _field_bars(bar: Any, kind: type, names: tuple[str, ...]) -> list[Any]:
+    """The (co)tangents of the fields `names` of a value of `kind`, from its own."""
+    bar = unthunk(bar)
+    if isinstance(bar, AbstractZero):
+        return [ZeroTangent()] * len(names)
+    fields = _fields_of(kind)
+    if issubclass(kind, tuple):  # a NamedTuple's: by element, or by field name
+        by_name = dict(zip(fields, elements_of(bar, len(fields)), strict=True))
+        return [by_name[name] for name in names]
+    return [getattr(bar, name) for name in names]
+
+
+def _struct_tangent(kind: type, names: tuple[str, ...], dots: list[Any]) -> Any:
+    given = {name: dot for name, dot in zip(names, dots, strict=True)}
+    if all(isinstance(d, AbstractZero) for d in given.values()):
+        return ZeroTangent()
+    return Tangent(kind, **given)
+
+
+@rules.rrule(make_struct)
+def make_struct_rrule(kind: type, *values: Any) -> tuple[Any, Pullback]:
+    names = _fields_of(kind)[: len(values)]
+
+    def make_struct_pullback(y_bar: Any) -> tuple[Any, ...]:
+        return (NoTangent(), NoTangent(), *_field_bars(y_bar, kind, names))
+
+    return make_struct(kind, *values), make_struct_pullback
+
+
+@rules.frule(make_struct)
+def make_struct_frule(dargs: tuple[Any, ...], kind: type, *values: Any) -> tuple[Any, Any]:
+    names = _fields_of(kind)[: len(values)]
+    dots = [unthunk(d) for d in dargs[2:]]
+    return make_struct(kind, *values), _struct_tangent(kind, names, dots)
+
+
+@rules.rrule(replace_fields)
+def replace_fields_rrule(value: Any, names: tuple[str, ...], *values: Any) -> tuple[Any, Pullback]:
+    """`dataclasses.replace`: the replaced fields' cotangents go to the new values, the
+    others' to the value replaced in."""
+    kind = type(value)
+    kept = tuple(name for name in _fields_of(kind) if name not in names)
+
+    def replace_fields_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if isinstance(unthunk(y_bar), AbstractZero):
+            return (NoTangent(), ZeroTangent(), NoTangent(), *(ZeroTangent() for _ in values))
+        value_bar = _struct_tangent(kind, kept, _field_bars(y_bar, kind, kept))
+        return (NoTangent(), value_bar, NoTangent(), *_field_bars(y_bar, kind, names))
+
+    return replace_fields(value, names, *values), replace_fields_pullback
+
+
+@rules.frule(replace_fields)
+def replace_fields_frule(
+    dargs: tuple[Any, ...], value: Any, names: tuple[str, ...], *values: Any
+) -> tuple[Any, Any]:
+    kind = type(value)
+    fields = _fields_of(kind)
+    dots = dict(zip(fields, _field_bars(dargs[1], kind, fields), strict=True))
+    dots.update(zip(names, (unthunk(d) for d in dargs[3:]), strict=True))
+    return replace_fields(value, names, *values), _struct_tangent(
+        kind, fields, [dots[name] for name in fields]
+    )
