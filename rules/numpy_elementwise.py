@@ -386,90 +386,6 @@ def imag_rrule(x: Any) -> tuple[Any, Pullback]:
     return y, imag_pullback
 
 
-def _angle_scale(options: tuple[Any, ...], keywords: dict[str, Any]) -> float:
-    """Degrees per radian for `np.angle(z, deg=True)`, else 1."""
-    deg = options[0] if options else keywords.get("deg", False)
-    return _DEGREES_PER_RADIAN if deg else 1.0
-
-
-@rules.rrule(np.angle)
-def angle_rrule(z: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
-    """Reverse rule for `np.angle(z, deg)`, the argument `arctan2(imag z, real z)`.
-
-    Not holomorphic: `d angle = Im(conj(z) dz) / |z|^2`, so the cotangent is
-    `1j z y_bar / |z|^2` (0 at z == 0, where the angle has no derivative). The angle of a
-    real number is 0 or pi, piecewise constant: its cotangent is zero."""
-    y = np.angle(z, *options, **keywords)
-    project_z = ProjectTo(z)
-    scale = _angle_scale(options, keywords)
-    option_bars = (NoTangent(),) * len(options)
-
-    def angle_pullback(y_bar: Any) -> tuple[Any, ...]:
-        y_bar = unthunk(y_bar)
-        if isinstance(y_bar, AbstractZero) or not np.iscomplexobj(z):
-            return (NoTangent(), project_z(ZeroTangent()), *option_bars)
-        z_bar = divide_or_zero(1j * scale * np.asarray(z) * np.real(y_bar), np.abs(z) ** 2)
-        return (NoTangent(), project_z(z_bar), *option_bars)
-
-    return y, angle_pullback
-
-
-def _parts(x: Any) -> tuple[Any, ...]:
-    """The real parts NumPy's `nan_to_num` treats separately: `x`, or its real and imaginary
-    parts."""
-    return (np.real(x), np.imag(x)) if np.iscomplexobj(x) else (x,)
-
-
-def _replaced(part: Any) -> tuple[Any, Any, Any]:
-    """Where `nan_to_num` puts each of its replacement values (`nan`, `posinf`, `neginf`)."""
-    infinite = np.isinf(part)
-    return np.isnan(part), infinite & (part > 0), infinite & (part < 0)
-
-
-def _finite_parts(x: Any, x_bar: Any) -> Any:
-    """`x_bar` where `x` is finite and 0 elsewhere; for complex `x`, part by part (NumPy's
-    `nan_to_num` replaces the real and imaginary parts separately)."""
-    if np.iscomplexobj(x):
-        real = np.where(np.isfinite(np.real(x)), np.real(x_bar), 0.0)
-        return real + 1j * np.where(np.isfinite(np.imag(x)), np.imag(x_bar), 0.0)
-    return np.where(np.isfinite(x), x_bar, 0.0)
-
-
-def _copies(options: tuple[Any, ...], keywords: dict[str, Any]) -> None:
-    """Refuse `nan_to_num(x, copy=False)`, which writes into `x`."""
-    if not (options[0] if options else keywords.get("copy", True)):
-        raise TypeError("srcad cannot differentiate `nan_to_num(x, copy=False)`, which changes x")
-
-
-@rules.rrule(np.nan_to_num)
-def nan_to_num_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
-    """Reverse rule for `np.nan_to_num(x, copy, nan, posinf, neginf)`: the identity on the
-    finite elements; each element that is not finite is the replacement value passed for
-    it, which gets the sum of their cotangents (for complex `x`, of the real and imaginary
-    parts replaced). `None` (the largest float) and `copy` get none, nor does any option
-    passed by keyword, as for every function."""
-    _copies(options, keywords)
-    y = np.nan_to_num(x, *options, **keywords)
-    project_x = ProjectTo(x)
-    replacements = options[1:]
-    projects = [None if value is None else ProjectTo(value) for value in replacements]
-
-    def nan_to_num_pullback(y_bar: Any) -> tuple[Any, ...]:
-        y_bar = unthunk(y_bar)
-        if isinstance(y_bar, AbstractZero):
-            return (NoTangent(), y_bar, *(NoTangent() for _ in options))
-        value_bars = [NoTangent() if p is None else 0.0 for p in projects]
-        for part, part_bar in zip(_parts(x), _parts(y_bar), strict=True):
-            for k, (project, where) in enumerate(zip(projects, _replaced(part), strict=False)):
-                if project is not None:
-                    value_bars[k] = value_bars[k] + np.sum(np.where(where, part_bar, 0.0))
-        projected = (b if p is None else p(b) for p, b in zip(projects, value_bars, strict=True))
-        copy_bar = (NoTangent(),) if options else ()
-        return (NoTangent(), project_x(_finite_parts(x, y_bar)), *copy_bar, *projected)
-
-    return y, nan_to_num_pullback
-
-
 # -- forward rules: `frule((f_dot, *arg_dots), *args) -> (y, y_dot)` -----------------------
 
 
@@ -584,6 +500,100 @@ def imag_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
     return y, as_result(np.imag(x_dot), y)
 
 
+# Linear in their argument (their rules are above): what gives their forward rules reverse
+# rules, for second derivatives (`rules/second_order.py`).
+rules.primitive(np.real, linearity=Linearity.LINEAR)
+rules.primitive(np.imag, linearity=Linearity.LINEAR)
+rules.primitive(np.conjugate, linearity=Linearity.LINEAR)
+
+
+# -- np.angle and np.nan_to_num ------------------------------------------------------------
+
+
+def _angle_scale(options: tuple[Any, ...], keywords: dict[str, Any]) -> float:
+    """Degrees per radian for `np.angle(z, deg=True)`, else 1."""
+    deg = options[0] if options else keywords.get("deg", False)
+    return _DEGREES_PER_RADIAN if deg else 1.0
+
+
+@rules.rrule(np.angle)
+def angle_rrule(z: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.angle(z, deg)`, the argument `arctan2(imag z, real z)`.
+
+    Not holomorphic: `d angle = Im(conj(z) dz) / |z|^2`, so the cotangent is
+    `1j z y_bar / |z|^2` (0 at z == 0, where the angle has no derivative). The angle of a
+    real number is 0 or pi, piecewise constant: its cotangent is zero."""
+    y = np.angle(z, *options, **keywords)
+    project_z = ProjectTo(z)
+    scale = _angle_scale(options, keywords)
+    option_bars = (NoTangent(),) * len(options)
+
+    def angle_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero) or not np.iscomplexobj(z):
+            return (NoTangent(), project_z(ZeroTangent()), *option_bars)
+        z_bar = divide_or_zero(1j * scale * np.asarray(z) * np.real(y_bar), np.abs(z) ** 2)
+        return (NoTangent(), project_z(z_bar), *option_bars)
+
+    return y, angle_pullback
+
+
+def _parts(x: Any) -> tuple[Any, ...]:
+    """The real parts NumPy's `nan_to_num` treats separately: `x`, or its real and imaginary
+    parts."""
+    return (np.real(x), np.imag(x)) if np.iscomplexobj(x) else (x,)
+
+
+def _replaced(part: Any) -> tuple[Any, Any, Any]:
+    """Where `nan_to_num` puts each of its replacement values (`nan`, `posinf`, `neginf`)."""
+    infinite = np.isinf(part)
+    return np.isnan(part), infinite & (part > 0), infinite & (part < 0)
+
+
+def _finite_parts(x: Any, x_bar: Any) -> Any:
+    """`x_bar` where `x` is finite and 0 elsewhere; for complex `x`, part by part (NumPy's
+    `nan_to_num` replaces the real and imaginary parts separately)."""
+    if np.iscomplexobj(x):
+        real = np.where(np.isfinite(np.real(x)), np.real(x_bar), 0.0)
+        return real + 1j * np.where(np.isfinite(np.imag(x)), np.imag(x_bar), 0.0)
+    return np.where(np.isfinite(x), x_bar, 0.0)
+
+
+def _copies(options: tuple[Any, ...], keywords: dict[str, Any]) -> None:
+    """Refuse `nan_to_num(x, copy=False)`, which writes into `x`."""
+    if not (options[0] if options else keywords.get("copy", True)):
+        raise TypeError("srcad cannot differentiate `nan_to_num(x, copy=False)`, which changes x")
+
+
+@rules.rrule(np.nan_to_num)
+def nan_to_num_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `np.nan_to_num(x, copy, nan, posinf, neginf)`: the identity on the
+    finite elements; each element that is not finite is the replacement value passed for
+    it, which gets the sum of their cotangents (for complex `x`, of the real and imaginary
+    parts replaced). `None` (the largest float) and `copy` get none, nor does any option
+    passed by keyword, as for every function."""
+    _copies(options, keywords)
+    y = np.nan_to_num(x, *options, **keywords)
+    project_x = ProjectTo(x)
+    replacements = options[1:]
+    projects = [None if value is None else ProjectTo(value) for value in replacements]
+
+    def nan_to_num_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), y_bar, *(NoTangent() for _ in options))
+        value_bars = [NoTangent() if p is None else 0.0 for p in projects]
+        for part, part_bar in zip(_parts(x), _parts(y_bar), strict=True):
+            for k, (project, where) in enumerate(zip(projects, _replaced(part), strict=False)):
+                if project is not None:
+                    value_bars[k] = value_bars[k] + np.sum(np.where(where, part_bar, 0.0))
+        projected = (b if p is None else p(b) for p, b in zip(projects, value_bars, strict=True))
+        copy_bar = (NoTangent(),) if options else ()
+        return (NoTangent(), project_x(_finite_parts(x, y_bar)), *copy_bar, *projected)
+
+    return y, nan_to_num_pullback
+
+
 @rules.frule(np.angle)
 def angle_frule(dargs: tuple[Any, ...], z: Any, *options: Any, **keywords: Any) -> tuple[Any, Any]:
     """Forward rule for `np.angle`: `Im(conj(z) z_dot) / |z|^2` (0 at z == 0), zero for real
@@ -615,10 +625,3 @@ def nan_to_num_frule(
             moved = [np.where(_replaced(part)[k], value_dot, 0.0) for part in parts]
             y_dot = y_dot + (moved[0] + 1j * moved[1] if len(moved) == 2 else moved[0])
     return y, y_dot
-
-
-# Linear in their argument (their rules are above): what gives their forward rules reverse
-# rules, for second derivatives (`rules/second_order.py`).
-rules.primitive(np.real, linearity=Linearity.LINEAR)
-rules.primitive(np.imag, linearity=Linearity.LINEAR)
-rules.primitive(np.conjugate, linearity=Linearity.LINEAR)

@@ -15,11 +15,10 @@ import scipy.integrate as integrate
 
 from srcad.registry import RuleSet
 
-rules = RuleSet("scipy_integrate")
+rules = RuleSet("scipy_integrate")  # none yet: the solvers are refused
 
 _ADJOINT = (
     "srcad does not differentiate SciPy's ODE solvers yet (their rule, the adjoint method, "
     "is not written); integrate with a loop of your own steps, or register a rule"
 )
-rules.refuse(integrate.odeint, _ADJOINT)
-rules.refuse(integrate.solve_ivp, _ADJOINT)
+REFUSED = {integrate.odeint: _ADJOINT, integrate.solve_ivp: _ADJOINT}

@@ -9,7 +9,8 @@ and each parameter, passed by position; keywords such as `loc=` are options, whi
 does not differentiate), and refuses, naming it, a family or method it has none for.
 The partials are written with functions that have rules, so that the forward rules are
 differentiated in turn. Outside the support, where the log density is `-inf` (or where
-SciPy gives NaN for invalid parameters), the partials are 0.
+SciPy gives NaN for invalid parameters), the partials are 0. A frozen distribution's
+methods (`norm(loc, scale).logpdf(x)`) are refused, saying what to write instead.
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ from typing import Any
 import numpy as np
 import scipy.special as special
 from scipy import stats
-from scipy.stats._distn_infrastructure import rv_continuous, rv_discrete
+from scipy.stats._distn_infrastructure import (
+    rv_continuous,
+    rv_continuous_frozen,
+    rv_discrete,
+    rv_discrete_frozen,
+    rv_frozen,
+    rv_generic,
+)
 
 from srcad.errors import MissingRuleError
 from srcad.projection import ProjectTo, unbroadcast
@@ -177,6 +185,20 @@ _method_rules(rv_continuous, "logpdf")
 _method_rules(rv_continuous, "logcdf")
 _method_rules(rv_discrete, "logpmf")
 _method_rules(rv_discrete, "logcdf")
+
+# A frozen distribution (`norm(loc, scale).logpdf(x)`) keeps its parameters in the object,
+# whose cotangent srcad does not build yet: refused, saying what to write instead.
+_FROZEN = (
+    "srcad does not differentiate through a frozen distribution's parameters yet; pass "
+    "them to the distribution's method instead: `norm.logpdf(x, loc, scale)`"
+)
+REFUSED = {
+    rv_generic.__call__: _FROZEN,
+    rv_generic.freeze: _FROZEN,
+    rv_continuous_frozen.logpdf: _FROZEN,
+    rv_frozen.logcdf: _FROZEN,
+    rv_discrete_frozen.logpmf: _FROZEN,
+}
 
 
 # --- multivariate_normal.logpdf -----------------------------------------------------------------

@@ -24,7 +24,7 @@ from srcad.callables import (
 )
 from srcad.emit import CompiledRule, emit
 from srcad.entry_rules import entry_rules
-from srcad.errors import Diagnostic, SrcadError, UnsupportedSyntaxError
+from srcad.errors import Diagnostic, MissingRuleError, SrcadError, UnsupportedSyntaxError
 from srcad.guards import Fact
 from srcad.kinds import signature
 from srcad.passes import CHECKS, naming, pipeline
@@ -417,6 +417,7 @@ class Compiler:
         if rule is not None:
             result: tuple[Any, Any] = rule.rrule(*args, **kwargs)
             return result
+        self._check_not_refused(f)
         if not isinstance(f, types.FunctionType):
             call = callee(f, self.registry)
             if call.function is not f:
@@ -428,6 +429,13 @@ class Compiler:
         except TypeError:
             Call(f, f).check_arguments(args, kwargs)  # arguments that do not fit: say so
             raise
+
+    def _check_not_refused(self, f: Any) -> None:
+        """A function the rule library refuses (`registry.DeferredRuleSet`) is not compiled
+        from its source: its call is refused with the reason."""
+        refusal = self.registry.refusal(f)
+        if refusal is not None:
+            raise MissingRuleError(f"srcad has no rule for `{name_of(f)}`: {refusal}")
 
     def _bound_rrule(self, call: Call, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """The rule of a callable that binds arguments (see `Call`)."""
@@ -458,6 +466,7 @@ class Compiler:
         if rule is not None:  # the rule's own convention for ints (np.full's: a zero)
             result: tuple[Any, Any] = rule.rrule(dargs, *args, **kwargs)
             return result
+        self._check_not_refused(f)
         if len(dargs) != 1 + len(args):
             raise SrcadError(
                 f"frule takes one tangent for {name_of(f)} and one per positional argument: "

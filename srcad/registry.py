@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import importlib
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -135,7 +134,6 @@ class RuleSet:
         self.attribute_frules: dict[str, Rule] = {}
         self.non_differentiable_attributes: set[str] = set()
         self.primitives: dict[Any, Primitive] = {}
-        self.refusals: dict[Any, str] = {}
 
     def _claim(self, key: Any, what: str) -> None:
         if key in self.rrules or key in self.non_differentiables:
@@ -198,13 +196,6 @@ class RuleSet:
         for primal in primals:
             self._claim(primal, f"{primal_name(primal)} as non-differentiable")
             self.non_differentiables.add(primal)
-
-    def refuse(self, primal: Any, reason: str) -> None:
-        """Mark a function srcad refuses to differentiate, for `reason`, without reading its
-        source (which would only list problems in the library's files): a call of it with a
-        differentiated argument is refused at the caller's line, with the reason."""
-        self._claim(primal, f"{primal_name(primal)} as refused")
-        self.refusals[primal] = reason
 
     def non_differentiable_attribute(self, *names: str) -> None:
         """Mark attributes (`.shape`, `.dtype`, ...) that carry no derivative."""
@@ -532,14 +523,18 @@ class DeferredRuleSet:
     defines them as `rules`, installed the first time the registry is consulted after the
     user has imported `module`. A function of it reaches srcad only through code that
     imported it, so its rules are there when asked for, and importing srcad does not import
-    the library (SciPy's statistics take seconds)."""
+    the library (SciPy's statistics take seconds). The module may also refuse functions by
+    name, `REFUSED = {function: reason}`: srcad then never reads their source, and a call
+    of one with a differentiated argument is refused at the caller's line, with the reason
+    (SciPy's ODE solvers, whose rule is not written)."""
 
     module: str
     rules_module: str
 
-    def load(self) -> RuleSet:
-        rules: RuleSet = importlib.import_module(self.rules_module).rules
-        return rules
+    def load(self) -> tuple[RuleSet, dict[Any, str]]:
+        """Its rule set and refusals, importing the rule module (and so the library)."""
+        loaded = __import__(self.rules_module, fromlist=["rules"])
+        return loaded.rules, getattr(loaded, "REFUSED", {})
 
 
 class Registry:
@@ -589,7 +584,6 @@ class Registry:
                 if key in self._primitives:
                     raise ValueError(f"{primal_name(key)} has two entries, one in {rules.name}")
                 self._primitives[key] = fact
-            self._refusals.update({k: (why, rules.name) for k, why in rules.refusals.items()})
         self.version += 1
 
     def defer(self, *deferred: DeferredRuleSet) -> None:
@@ -601,7 +595,7 @@ class Registry:
         """Install every deferred rule set now, importing its library (for the table of
         supported functions)."""
         for deferred in self._deferred:
-            importlib.import_module(deferred.module)
+            __import__(deferred.module)
         self._install_imported()
 
     def _install_imported(self) -> None:
@@ -612,7 +606,10 @@ class Registry:
             return
         ready = tuple(d for d in self._deferred if d.module in sys.modules)
         self._deferred = tuple(d for d in self._deferred if d not in ready)
-        self.install(d.load() for d in ready)
+        for deferred in ready:
+            rules, refused = deferred.load()
+            self._refusals.update({f: (why, rules.name) for f, why in refused.items()})
+            self.install([rules])
 
     def _check_fresh(self, key: Any, origin: str) -> None:
         if key in self._rrules:
@@ -692,7 +689,7 @@ class Registry:
             return False
 
     def refusal(self, primal: Any) -> str | None:
-        """Why srcad refuses to differentiate `primal` (`RuleSet.refuse`), or None. A rule
+        """Why srcad refuses to differentiate `primal` (`DeferredRuleSet`), or None. A rule
         the user registers for it comes first."""
         self._install_imported()
         try:

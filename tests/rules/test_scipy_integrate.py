@@ -58,3 +58,11 @@ def test_a_constant_ode_solution_is_still_computed() -> None:
 
     x = np.array([0.5, -1.0])
     np.testing.assert_allclose(srcad.grad(loss)(x), np.exp(-0.5) * np.array([1.0, 2.0]), 1e-6)
+
+
+def test_a_solver_passed_to_the_api_is_refused_with_the_reason() -> None:
+    with pytest.raises(MissingRuleError, match="adjoint method"):
+        srcad.rrule(integrate.odeint, decay, np.array([1.0, 2.0]), TIMES)
+    with pytest.raises(MissingRuleError, match="adjoint method"):
+        dots = (srcad.NoTangent(), srcad.NoTangent(), np.ones(2), srcad.ZeroTangent())
+        srcad.frule(dots, integrate.odeint, decay, np.array([1.0, 2.0]), TIMES)

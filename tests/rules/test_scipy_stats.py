@@ -149,3 +149,17 @@ def gaussian_fit(p: np.ndarray) -> Any:
 
 def test_multivariate_normal_through_the_api() -> None:
     check_through_api(gaussian_fit, np.array([0.1, 0.2, -0.3, 0.5]), second_order=False)
+
+
+def frozen_fit(p: np.ndarray) -> Any:
+    return np.sum(stats.norm(p[0], 2.0).logpdf(X))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_frozen_distribution_is_refused_saying_what_to_write(mode: str) -> None:
+    p = np.array([0.3, 1.1])
+    with pytest.raises(srcad.SrcadError, match=r"norm\.logpdf\(x, loc, scale\)"):
+        if mode == "reverse":
+            srcad.grad(frozen_fit)(p)
+        else:
+            srcad.jvp(frozen_fit, (p,), (np.ones(2),))
