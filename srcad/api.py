@@ -121,7 +121,7 @@ class Differentiable(Wrapper):
 
 def _wrt_names(func: Callable[..., Any], wrt: Wrt) -> str | tuple[str, ...]:
     """`wrt` as parameter names, as it may be passed again (`srcad.pickling`)."""
-    names, as_tuple = resolve_wrt(func, wrt)
+    names, as_tuple = resolve_wrt(func, wrt, keywords=True)
     return names if as_tuple else names[0]
 
 
@@ -215,6 +215,8 @@ def _with_aux(func: Callable[..., Any], wrt: Wrt, value: bool) -> Callable[..., 
     gradient_with_aux.__name__ = "value_and_grad" if value else "grad"
     gradient_with_aux.__qualname__ = f"{name_of(func)}.{gradient_with_aux.__name__}"
     gradient_with_aux.__doc__ = f"{what} of {name_of(func)}: (gradient, aux)."
+    maker = "value_and_grad" if value else "grad"
+    pickling.name(gradient_with_aux, maker, func, wrt=_wrt_names(func, wrt), has_aux=True)
     return gradient_with_aux
 
 

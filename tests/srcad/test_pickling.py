@@ -43,6 +43,11 @@ def decorated(w, b, x):
 
 def cubic(t, s):
     return t**3 * s
+
+
+def loss_and_activations(w, b, x):
+    h = np.tanh(x @ w + b)
+    return np.sum(h**2), {"h": h}
 """
 
 W, B, X = sample((3,), 0), 0.3, sample((4, 3), 1)
@@ -103,6 +108,32 @@ def value_and_grad(m: ModuleType) -> Any:
         _close(expected[1])((w_bar, b_bar))
 
     return srcad.value_and_grad(m.loss, wrt=("w", 1)), args, check
+
+
+@case
+def grad_with_aux(m: ModuleType) -> Any:
+    args = (W, B, X)
+    expected_aux = np.tanh(X @ W + B)
+
+    def check(got: Any) -> None:
+        w_bar, aux = got
+        _close(_numeric_grad(m.loss, args, 0))(w_bar)
+        _close(expected_aux)(aux["h"])
+
+    return srcad.grad(m.loss_and_activations, has_aux=True), args, check
+
+
+@case
+def value_and_grad_with_aux(m: ModuleType) -> Any:
+    args = (W, B, X)
+
+    def check(got: Any) -> None:
+        (value, aux), b_bar = got
+        _close(m.loss(*args))(value)
+        _close(np.tanh(X @ W + B))(aux["h"])
+        _close(_numeric_grad(m.loss, args, 1))(b_bar)
+
+    return srcad.value_and_grad(m.loss_and_activations, wrt="b", has_aux=True), args, check
 
 
 @case
