@@ -32,6 +32,7 @@ from srcad.entry import Dispatcher, check_scalar, clear_entries, explain_failure
 from srcad.errors import SrcadError
 from srcad.fitting import check_seed
 from srcad.kinds import signature
+from srcad.partials import taking_result
 from srcad.registry import RuleFn, scalar_frule, scalar_rrule
 from srcad.requests import Mode, Request
 from srcad.source import TRANSPARENT_WRAPPERS
@@ -596,6 +597,7 @@ def scalar_rule(f: Callable[..., Any], *partials: Callable[..., Any]) -> None:
     _check_registrable(f)
     for partial in partials:
         _checked_rule(partial, "a partial derivative")
+    partials = taking_result(partials, name_of(f))
     COMPILER.registry.register_rrule(f, scalar_rrule(f, *partials), projected=True)
     COMPILER.registry.register_frule(f, scalar_frule(f, *partials))
 

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from srcad.fitting import check_frule_tangent, check_rrule_cotangents
 from srcad.kinds import Kind, ResultKind
-from srcad.partials import strong_product, taking_result
+from srcad.partials import strong_product
 from srcad.projection import ProjectTo, conj, expand
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
@@ -204,10 +204,9 @@ class RuleSet:
     def scalar(self, primal: Any, *partials: Callable[..., Any], name: str = "") -> RuleFn:
         """Register an elementwise rule from the partial derivatives of `primal`.
 
-        Each partial takes the arguments and then the result (like ChainRules' `Ω`), or the
-        arguments alone (`partials.taking_result`); the pullback scales the incoming
-        cotangent by the conjugate of each partial and projects it onto its argument,
-        undoing broadcasting. A zero cotangent (tangent)
+        Each partial takes the arguments and then the result (like ChainRules' `Ω`); the
+        pullback scales the incoming cotangent by the conjugate of each partial and
+        projects it onto its argument, undoing broadcasting. A zero cotangent (tangent)
         stays zero where the partial is infinite (`srcad.partials.strong_product`)."""
         rrule = scalar_rrule(primal, *partials, name=name)
         self.rrule(primal)(rrule)
@@ -262,7 +261,6 @@ class RuleSet:
 def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> RuleFn:
     """Build a named reverse rule from partial derivatives; see `RuleSet.scalar`."""
     name = name or primal_name(primal)
-    partials = taking_result(partials, name)
     if len(partials) == 1:
         (d_x,) = partials
 
@@ -296,35 +294,13 @@ def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
             return y, pullback
 
         return named(rrule2, f"{name}_rrule")
-    if not partials:
-        raise ValueError("a scalar rule takes a partial derivative for each argument")
-    arity = len(partials)
-
-    def rrule_n(*args: Any) -> tuple[Any, RuleFn]:
-        _check_arity(name, args, arity)
-        y = primal(*args)
-        projections = [ProjectTo(a) for a in args]
-
-        def pullback(y_bar: Any) -> tuple[Any, ...]:
-            bars = [
-                project(strong_product(conj(d(*args, y)), y_bar))
-                for d, project in zip(partials, projections, strict=True)
-            ]
-            return (NoTangent(), *bars)
-
-        named(pullback, f"{name}_pullback")
-        return y, pullback
-
-    return named(rrule_n, f"{name}_rrule")
+    return _scalar_rrule_n(primal, partials, name)  # any other number
 
 
 def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> RuleFn:
     """Build a named forward rule from partial derivatives: `y_dot = sum(d_i * x_i_dot)`."""
     name = name or primal_name(primal)
-    partials = taking_result(partials, name)
-    if not partials:
-        raise ValueError("a scalar rule takes a partial derivative for each argument")
-    if len(partials) > 2:
+    if len(partials) not in (1, 2):
         return _scalar_frule_n(primal, partials, name)
 
     # Written as plain code (no closure made per call) so that srcad can differentiate the
@@ -358,8 +334,35 @@ def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
     return named(frule2, f"{name}_frule")
 
 
+def _scalar_rrule_n(primal: Any, partials: tuple[Callable[..., Any], ...], name: str) -> RuleFn:
+    """`scalar_rrule` for three arguments or more."""
+    if not partials:
+        raise ValueError("a scalar rule takes a partial derivative for each argument")
+    arity = len(partials)
+
+    def rrule_n(*args: Any) -> tuple[Any, RuleFn]:
+        _check_arity(name, args, arity)
+        y = primal(*args)
+        projections = [ProjectTo(a) for a in args]
+
+        def pullback(y_bar: Any) -> tuple[Any, ...]:
+            bars = [
+                project(strong_product(conj(d(*args, y)), y_bar))
+                for d, project in zip(partials, projections, strict=True)
+            ]
+            return (NoTangent(), *bars)
+
+        named(pullback, f"{name}_pullback")
+        return y, pullback
+
+    return named(rrule_n, f"{name}_rrule")
+
+
 def _scalar_frule_n(primal: Any, partials: tuple[Callable[..., Any], ...], name: str) -> RuleFn:
-    """`scalar_frule` for three arguments or more, written as plain code too."""
+    """`scalar_frule` for three arguments or more, written as plain code too: srcad
+    differentiates it in turn, for second derivatives."""
+    if not partials:
+        raise ValueError("a scalar rule takes a partial derivative for each argument")
     arity = len(partials)
 
     def frule_n(dargs: tuple[Any, ...], *args: Any) -> tuple[Any, Any]:

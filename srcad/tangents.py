@@ -95,25 +95,6 @@ class NoTangent(AbstractZero):
         return cls._instance
 
 
-class _DictView:
-    """A dict method of a dict's `Tangent` (`keys`, `values`, `items`); for any other
-    primal, the field of that name (a dataclass may have a field `values`)."""
-
-    def __init__(self, method: Any) -> None:
-        self.method = method
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, tangent: Any, owner: type | None = None) -> Any:
-        if tangent is None:
-            return self
-        primal_type = tangent.primal_type
-        if isinstance(primal_type, type) and issubclass(primal_type, dict):
-            return self.method(tangent.fields)
-        return tangent.__getattr__(self.name)
-
-
 class Tangent:
     """The structural tangent of a tuple, NamedTuple, dataclass, dict or object.
 
@@ -160,28 +141,10 @@ class Tangent:
         raise AttributeError(f"a tangent of {primal_type.__name__} has no field {name!r}")
 
     def __iter__(self) -> Iterator[Any]:
-        """As its primal iterates: a tuple's or list's elements (a NamedTuple's in the
-        order of its fields), a dict's keys; a dataclass or object, which does not
-        iterate, raises."""
-        primal_type = self.primal_type
-        if self.elements:
-            return iter(self.elements)
-        if isinstance(primal_type, type) and issubclass(primal_type, dict):
-            return iter(self.fields)
-        if isinstance(primal_type, type) and issubclass(primal_type, tuple | list):
-            return iter([self[name] for name in field_names(primal_type)])  # by field
-        raise TypeError(
-            f"a tangent of {self.primal_type.__name__} does not iterate, as its primal does "
-            "not: read its fields by name"
-        )
+        return _iterated(self)  # as its primal iterates: a dict's keys (`keys()`, `items()`)
 
     def __len__(self) -> int:
         return len(self.elements) if self.elements else len(self.fields)
-
-    # A dict's tangent reads as a dict: `keys()`, `values()`, `items()` (the keys it has).
-    keys = _DictView(lambda fields: fields.keys)
-    values = _DictView(lambda fields: fields.values)
-    items = _DictView(lambda fields: fields.items)
 
     def _zip(self, other: Tangent | tuple[Any, ...]) -> tuple[list[Any], dict[str, Any]]:
         if isinstance(other, tuple):
@@ -446,3 +409,46 @@ def materialize(tangent: Any, primal: Any) -> Any:
     if isinstance(primal, tuple):
         return tuple(materialize(tangent, p) for p in primal)
     return tangent
+
+
+# -- a Tangent read as its primal is (defined last, so that the lines above, which emitted
+# code names in its comments, keep their numbers) ------------------------------------------
+
+
+def _iterated(tangent: Tangent) -> Iterator[Any]:
+    """A `Tangent` iterates as its primal does: a tuple's or list's elements (a
+    NamedTuple's in the order of its fields), a dict's keys; a dataclass's or object's,
+    whose primal does not iterate, raises (it used to give nothing, silently)."""
+    primal_type = tangent.primal_type
+    if tangent.elements:
+        return iter(tangent.elements)
+    if isinstance(primal_type, type) and issubclass(primal_type, dict):
+        return iter(tangent.fields)
+    if isinstance(primal_type, type) and issubclass(primal_type, tuple | list):
+        return iter([tangent[name] for name in field_names(primal_type)])  # by field
+    raise TypeError(
+        f"a tangent of {primal_type.__name__} does not iterate, as its primal does not: "
+        "read its fields by name"
+    )
+
+
+class _DictView:
+    """A dict method of a dict's `Tangent` (`keys`, `values`, `items`: those of the keys it
+    has); for any other primal, the field of that name (a dataclass may have a field
+    `values`)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, tangent: Any, owner: type | None = None) -> Any:
+        if tangent is None:
+            return self
+        primal_type = tangent.primal_type
+        if isinstance(primal_type, type) and issubclass(primal_type, dict):
+            return getattr(tangent.fields, self.name)
+        return tangent.__getattr__(self.name)
+
+
+Tangent.keys = _DictView("keys")  # type: ignore[attr-defined]
+Tangent.values = _DictView("values")  # type: ignore[attr-defined]
+Tangent.items = _DictView("items")  # type: ignore[attr-defined]

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from srcad.callables import floating, perturbable
+from srcad.errors import SrcadError
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
@@ -100,7 +101,21 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
     if found is None:
         return f(tree, *rest)
     keys, rebuild = found
+    for other in rest:
+        _check_fits(other, tree, keys)
     return rebuild([tree_map(f, part(tree, k), *(part(r, k) for r in rest)) for k in keys])
+
+
+def _check_fits(tangent: Any, tree: Any, keys: list[Any]) -> None:
+    """Refuse a `Tangent` with a part `tree` has no place for: dropping it would hide a
+    derivative (a tangent for a property, read as a field, was such a bug)."""
+    if not isinstance(tangent, Tangent):
+        return
+    extra = [k for k in tangent.fields if k not in keys]
+    if tangent.elements and len(tangent.elements) != len(keys):
+        extra = [f"{len(tangent.elements)} elements for {len(keys)}"]
+    if extra:
+        raise SrcadError(f"a tangent of {type(tree).__name__} has parts it has not: {extra!r:.80}")
 
 
 def structured(cotangent: Any, primal: Any) -> Any:

@@ -276,6 +276,10 @@ def test_tree_map() -> None:
     zero = srcad.tree_map(lambda p, t: t, tree, srcad.ZeroTangent())
     assert all(isinstance(v, srcad.ZeroTangent) for v in leaves(zero))
     assert srcad.tree_map(lambda v: v + 1, 1.0) == 2.0  # a leaf alone
+    with pytest.raises(srcad.SrcadError, match="has parts it has not"):
+        srcad.tree_map(lambda p, t: t, Layer(np.zeros(2), 3.0), srcad.Tangent(Layer, c=1.0))
+    with pytest.raises(srcad.SrcadError, match="has parts it has not"):
+        srcad.tree_map(lambda p, t: t, [1.0, 2.0], srcad.Tangent(list, 1.0))
     model = Model(W, 0.5)
     moved = srcad.tree_map(lambda v: v if isinstance(v, str) else v * 0, model)
     assert isinstance(moved, Model) and moved.name == "model" and model.b == 0.5
