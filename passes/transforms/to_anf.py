@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 import gast
-import numpy as np
 
 from srcad import primitives, syntax
 from srcad.passes.analyses.scopes import ScopeInfo, Scopes, scope_info
@@ -15,7 +14,8 @@ from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.checks.callees import Callees, is_append_call, unpacks
 from srcad.passes.naming import derived_name
 from srcad.passes.normal_form import bound_names, constant_int, short_circuits
-from srcad.primitives import append, index_update
+from srcad.passes.transforms.anf_rewrites import SyntaxRewrites
+from srcad.primitives import append
 from srcad.syntax import LOAD, STORE, load, make, store
 
 
@@ -93,7 +93,7 @@ class ToANF(Transform):
         return True
 
 
-class _Normaliser:
+class _Normaliser(SyntaxRewrites):
     def __init__(self, ctx: Context, scopes: ScopeInfo) -> None:
         self.ctx = ctx
         self.scopes = scopes
@@ -147,11 +147,6 @@ class _Normaliser:
 
     def _raise(self, node: gast.Raise) -> None:
         self._emit(node)  # it ends the call; its expression is not differentiated
-
-    def _assert(self, node: gast.Assert) -> None:
-        """`assert test, message`: the test runs in the forward sweep, as an atom; the
-        message, read only where the test fails, is a `raise`'s expression."""
-        self._emit(make(gast.Assert, test=self.atom(node.test), msg=node.msg))
 
     def _jump(self, node: gast.Break | gast.Continue) -> None:
         self._emit(type(node)())
@@ -216,32 +211,6 @@ class _Normaliser:
         self.ctx.analysis_result(Callees).callees[call] = append
         self._assign(name, call)
 
-    def _write_item(self, target: gast.Subscript, value: gast.expr, op: Any = None) -> None:
-        """`items[index] = value` (with `op`: `items[index] op= value`) as `items =
-        index_update(items, index, new)`, through a primitive with rules that makes a new
-        value (the checks made sure nothing else holds the old one). `op=` reads the item
-        first, with the same index, as Python does: `out[[0, 0]] += v` adds once."""
-        assert isinstance(target.value, gast.Name)
-        name = target.value.id
-        written = self.atom(value) if op is None else None
-        index = self._index_value(target.slice)
-        if op is not None:
-            item = make(gast.Subscript, value=load(name), slice=index, ctx=LOAD)
-            old = self.atom(item)
-            written = self.atom(make(gast.BinOp, left=old, op=op, right=self.atom(value)))
-        function = self.ctx.bind(index_update, "index_update")
-        call = make(gast.Call, func=load(function), args=[load(name), index, written], keywords=[])
-        self.ctx.analysis_result(Callees).callees[call] = index_update
-        self._assign(name, call)
-
-    def _index_value(self, index: gast.expr) -> gast.expr:
-        """An index as a value to pass on: an atom, or, where it holds slices (`:, j`),
-        NumPy's index builder applied to it (`np.s_[:, j]`), whose items carry nothing."""
-        if not any(isinstance(part, gast.Slice) for part in syntax.walk(index)):
-            return self.atom(index)
-        builder = load(self.ctx.bind(np.s_, "index_of"))
-        return self.atom(make(gast.Subscript, value=builder, slice=index, ctx=LOAD))
-
     def comprehension(self, node: gast.ListComp | gast.GeneratorExp) -> gast.Name:
         """A list comprehension (or a generator expression, which a call consumes at once)
         as a loop appending to a fresh list, its variables renamed where they would
@@ -296,17 +265,6 @@ class _Normaliser:
         name = self.ctx.namer.fresh("cond")
         self._assign(name, atom)
         return load(name)
-
-    def _loop_else(self, node: gast.For | gast.While) -> None:
-        """A loop's `else` clause, which runs where the loop ends without `break`: a flag,
-        cleared before each `break` of this loop, tested after it."""
-        completed = self.ctx.namer.fresh("completed")
-        self._assign(completed, make(gast.Constant, value=True, kind=None))
-        clear = make(gast.Constant, value=False, kind=None)
-        node.body = _flag_breaks(node.body, completed, clear)
-        orelse, node.orelse = node.orelse, []
-        self.statement(node)
-        self._if(make(gast.If, test=load(completed), body=orelse, orelse=[]))
 
     def for_loop(self, node: gast.For) -> None:
         if node.orelse:
@@ -540,37 +498,6 @@ class _Normaliser:
             keyword.value = self.atom(keyword.value)
         return node  # the same node: Callees is keyed on it
 
-    def _struct(self, node: gast.Call, fields: tuple[str, ...]) -> gast.expr | None:
-        """`Kind(a, b=v)` of a NamedTuple or dataclass that only stores its fields, as
-        `make_struct(Kind, a, v)`: the keywords in field order, so that each value gets its
-        cotangent (a rule's keywords get none). None where the values given leave a gap
-        (a default between them) or name no field: the call then stays as it is."""
-        given = len(node.args)
-        names = [k.arg for k in node.keywords]
-        if any(isinstance(a, gast.Starred) for a in node.args) or set(names) != set(
-            fields[given : given + len(names)]
-        ):
-            return None
-        args = [self.atom(a) for a in node.args]
-        passed = {k.arg: self.atom(k.value) for k in node.keywords}
-        ordered = args + [passed[name] for name in fields[given : given + len(names)]]
-        return self._primitive_call(primitives.make_struct, [node.func, *ordered], node)
-
-    def _replace(self, node: gast.Call) -> gast.expr:
-        """`dataclasses.replace(value, b=v)` as `replace_fields(value, ("b",), v)`."""
-        value = self.atom(node.args[0])
-        names = make(gast.Tuple, elts=[make(gast.Constant, value=k.arg, kind=None)
-                                       for k in node.keywords], ctx=LOAD)  # fmt: skip
-        values = [self.atom(k.value) for k in node.keywords]
-        return self._primitive_call(primitives.replace_fields, [value, names, *values], node)
-
-    def _primitive_call(self, function: Any, args: list[gast.expr], node: gast.Call) -> gast.Call:
-        bound = self.ctx.bind(function, function.__name__)
-        where = {"lineno": getattr(node, "lineno", None), "col_offset": node.col_offset}
-        call = make(gast.Call, func=load(bound), args=args, keywords=[], **where)
-        self.ctx.analysis_result(Callees).callees[call] = function
-        return call
-
     def _unpacked_call(self, node: gast.Call, callees: dict[gast.Call, Any]) -> gast.expr:
         """`f(a, *rest, k=v, **options)` as `unpacked_call(f, ".*", a, rest, k=v,
         **options)`: one primitive, whose rules give each part its cotangent (an unpacked
@@ -621,21 +548,6 @@ class _Normaliser:
     def _list(self, node: gast.List) -> gast.expr:
         return make(gast.List, elts=[self.atom(e) for e in node.elts], ctx=LOAD)
 
-    def _joined_str(self, node: gast.JoinedStr) -> gast.expr:
-        """An f-string, each formatted value an atom (a string carries no derivative)."""
-        values: list[gast.expr] = []
-        for part in node.values:
-            if isinstance(part, gast.FormattedValue):
-                spec = part.format_spec
-                part = make(
-                    gast.FormattedValue,
-                    value=self.atom(part.value),
-                    conversion=part.conversion,
-                    format_spec=None if spec is None else self._joined_str(spec),
-                )
-            values.append(part)
-        return make(gast.JoinedStr, values=values)
-
     def _dict(self, node: gast.Dict) -> gast.expr:
         keys = [self.atom(k) for k in node.keys if k is not None]
         return make(gast.Dict, keys=keys, values=[self.atom(v) for v in node.values])
@@ -675,25 +587,6 @@ class _Normaliser:
         if isinstance(node, gast.Tuple):
             return make(gast.Tuple, elts=[self.index(e) for e in node.elts], ctx=LOAD)
         return self.atom(node)
-
-
-def _flag_breaks(block: list[gast.stmt], flag: str, value: gast.expr) -> list[gast.stmt]:
-    """`block` with `flag = value` before each `break` that leaves the loop it is the body
-    of (not those of loops inside it)."""
-    out: list[gast.stmt] = []
-    for statement in block:
-        if isinstance(statement, gast.Break):
-            out.append(syntax.located(
-                make(gast.Assign, targets=[store(flag)], value=value, type_comment=None),
-                statement,
-            ))  # fmt: skip
-        elif isinstance(statement, gast.If):
-            statement.body = _flag_breaks(statement.body, flag, value)
-            statement.orelse = _flag_breaks(statement.orelse, flag, value)
-        elif isinstance(statement, gast.For | gast.While):
-            statement.orelse = _flag_breaks(statement.orelse, flag, value)  # runs after it
-        out.append(statement)
-    return out
 
 
 # How `_Normaliser.statement` normalises each class of statement.

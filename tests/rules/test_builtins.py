@@ -73,4 +73,6 @@ def test_zero_tangent_stays_symbolic(function, args, kwargs, dots):
 
 
 def test_every_reverse_rule_has_a_forward_rule():
-    assert set(builtins.rules.rrules) <= set(builtins.rules.frules)
+    # (but for the reverse rules of forward rules, which give second derivatives)
+    forward = {rule.rrule for rule in builtins.rules.frules.values()}
+    assert set(builtins.rules.rrules) - forward <= set(builtins.rules.frules)

@@ -1,0 +1,152 @@
+"""The Python syntax the normal form (`to_anf.py`) turns into calls of primitives with rules,
+or into plainer statements: item writes into values the function made (`index_update`),
+NamedTuples and dataclasses built (`make_struct`), `dataclasses.replace` (`replace_fields`),
+f-strings (their formatted values atoms), `assert` (its test an atom) and a loop's `else`
+(a flag each `break` of the loop clears). `SyntaxRewrites` is a part of `_Normaliser`."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import gast
+import numpy as np
+
+from srcad import primitives, syntax
+from srcad.passes.base import Context
+from srcad.passes.checks.callees import Callees
+from srcad.primitives import index_update
+from srcad.syntax import LOAD, load, make, store
+
+
+class SyntaxRewrites(ABC):
+    """The normaliser's rewrites of the syntax above, over its atoms and statements."""
+
+    ctx: Context
+
+    @abstractmethod
+    def atom(self, node: gast.expr) -> gast.expr:
+        """`node` as an atom (`_Normaliser.atom`)."""
+
+    @abstractmethod
+    def _emit(self, statement: gast.stmt) -> None:
+        """Put `statement` next in the output (`_Normaliser._emit`)."""
+
+    @abstractmethod
+    def _assign(self, name: str, value: gast.expr) -> None:
+        """Emit `name = value` (`_Normaliser._assign`)."""
+
+    @abstractmethod
+    def statement(self, node: gast.stmt) -> None:
+        """Normalise one statement (`_Normaliser.statement`)."""
+
+    @abstractmethod
+    def _if(self, node: gast.If) -> None:
+        """Normalise an `if` statement (`_Normaliser._if`)."""
+
+    def _assert(self, node: gast.Assert) -> None:
+        """`assert test, message`: the test runs in the forward sweep, as an atom; the
+        message, read only where the test fails, is a `raise`'s expression."""
+        self._emit(make(gast.Assert, test=self.atom(node.test), msg=node.msg))
+
+    def _write_item(self, target: gast.Subscript, value: gast.expr, op: Any = None) -> None:
+        """`items[index] = value` (with `op`: `items[index] op= value`) as `items =
+        index_update(items, index, new)`, through a primitive with rules that makes a new
+        value (the checks made sure nothing else holds the old one). `op=` reads the item
+        first, with the same index, as Python does: `out[[0, 0]] += v` adds once."""
+        assert isinstance(target.value, gast.Name)
+        name = target.value.id
+        written = self.atom(value) if op is None else None
+        index = self._index_value(target.slice)
+        if op is not None:
+            item = make(gast.Subscript, value=load(name), slice=index, ctx=LOAD)
+            old = self.atom(item)
+            written = self.atom(make(gast.BinOp, left=old, op=op, right=self.atom(value)))
+        function = self.ctx.bind(index_update, "index_update")
+        call = make(gast.Call, func=load(function), args=[load(name), index, written], keywords=[])
+        self.ctx.analysis_result(Callees).callees[call] = index_update
+        self._assign(name, call)
+
+    def _index_value(self, index: gast.expr) -> gast.expr:
+        """An index as a value to pass on: an atom, or, where it holds slices (`:, j`),
+        NumPy's index builder applied to it (`np.s_[:, j]`), whose items carry nothing."""
+        if not any(isinstance(part, gast.Slice) for part in syntax.walk(index)):
+            return self.atom(index)
+        builder = load(self.ctx.bind(np.s_, "index_of"))
+        return self.atom(make(gast.Subscript, value=builder, slice=index, ctx=LOAD))
+
+    def _loop_else(self, node: gast.For | gast.While) -> None:
+        """A loop's `else` clause, which runs where the loop ends without `break`: a flag,
+        cleared before each `break` of this loop, tested after it."""
+        completed = self.ctx.namer.fresh("completed")
+        self._assign(completed, make(gast.Constant, value=True, kind=None))
+        clear = make(gast.Constant, value=False, kind=None)
+        node.body = _flag_breaks(node.body, completed, clear)
+        orelse, node.orelse = node.orelse, []
+        self.statement(node)
+        self._if(make(gast.If, test=load(completed), body=orelse, orelse=[]))
+
+    def _struct(self, node: gast.Call, fields: tuple[str, ...]) -> gast.expr | None:
+        """`Kind(a, b=v)` of a NamedTuple or dataclass that only stores its fields, as
+        `make_struct(Kind, a, v)`: the keywords in field order, so that each value gets its
+        cotangent (a rule's keywords get none). None where the values given leave a gap
+        (a default between them) or name no field: the call then stays as it is."""
+        given = len(node.args)
+        names = [k.arg for k in node.keywords]
+        if any(isinstance(a, gast.Starred) for a in node.args) or set(names) != set(
+            fields[given : given + len(names)]
+        ):
+            return None
+        args = [self.atom(a) for a in node.args]
+        passed = {k.arg: self.atom(k.value) for k in node.keywords}
+        ordered = args + [passed[name] for name in fields[given : given + len(names)]]
+        return self._primitive_call(primitives.make_struct, [node.func, *ordered], node)
+
+    def _replace(self, node: gast.Call) -> gast.expr:
+        """`dataclasses.replace(value, b=v)` as `replace_fields(value, ("b",), v)`."""
+        value = self.atom(node.args[0])
+        names = make(gast.Tuple, elts=[make(gast.Constant, value=k.arg, kind=None)
+                                       for k in node.keywords], ctx=LOAD)  # fmt: skip
+        values = [self.atom(k.value) for k in node.keywords]
+        return self._primitive_call(primitives.replace_fields, [value, names, *values], node)
+
+    def _primitive_call(self, function: Any, args: list[gast.expr], node: gast.Call) -> gast.Call:
+        bound = self.ctx.bind(function, function.__name__)
+        where = {"lineno": getattr(node, "lineno", None), "col_offset": node.col_offset}
+        call = make(gast.Call, func=load(bound), args=args, keywords=[], **where)
+        self.ctx.analysis_result(Callees).callees[call] = function
+        return call
+
+    def _joined_str(self, node: gast.JoinedStr) -> gast.expr:
+        """An f-string, each formatted value an atom (a string carries no derivative)."""
+        values: list[gast.expr] = []
+        for part in node.values:
+            if isinstance(part, gast.FormattedValue):
+                spec = part.format_spec
+                part = make(
+                    gast.FormattedValue,
+                    value=self.atom(part.value),
+                    conversion=part.conversion,
+                    format_spec=None if spec is None else self._joined_str(spec),
+                )
+            values.append(part)
+        return make(gast.JoinedStr, values=values)
+
+
+def _flag_breaks(block: list[gast.stmt], flag: str, value: gast.expr) -> list[gast.stmt]:
+    """`block` with `flag = value` before each `break` that leaves the loop it is the body
+    of (not those of loops inside it)."""
+    out: list[gast.stmt] = []
+    for statement in block:
+        if isinstance(statement, gast.Break):
+            out.append(syntax.located(
+                make(gast.Assign, targets=[store(flag)], value=value, type_comment=None),
+                statement,
+            ))  # fmt: skip
+        elif isinstance(statement, gast.If):
+            statement.body = _flag_breaks(statement.body, flag, value)
+            statement.orelse = _flag_breaks(statement.orelse, flag, value)
+        elif isinstance(statement, gast.For | gast.While):
+            statement.orelse = _flag_breaks(statement.orelse, flag, value)  # runs after it
+        out.append(statement)
+    return out
