@@ -10,7 +10,7 @@ import numpy as np
 
 from srcad.kinds import FLOAT_OF_FLOAT, SAME_KIND
 from srcad.projection import ProjectTo
-from srcad.registry import RuleSet, named
+from srcad.registry import Linearity, RuleSet, named
 from srcad.rules._support import cotangent_of_elements
 from srcad.rules.operators import pow_frule, pow_rrule
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
@@ -145,5 +145,8 @@ min_frule = rules.frule(min)(_extremum_frule(min, operator.lt, "min"))
 
 
 # The kinds of their results (their rules are above), for specialised code.
-rules.primitive(abs, result=SAME_KIND)
-rules.primitive(float, result=FLOAT_OF_FLOAT)
+rules.primitive(abs, result=SAME_KIND, linearity=Linearity.PIECEWISE_LINEAR)
+rules.primitive(float, result=FLOAT_OF_FLOAT, linearity=Linearity.LINEAR)
+# The tangent of the item chosen: piecewise linear (for second derivatives).
+rules.primitive(max, linearity=Linearity.PIECEWISE_LINEAR)
+rules.primitive(min, linearity=Linearity.PIECEWISE_LINEAR)

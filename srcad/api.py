@@ -267,8 +267,7 @@ def _hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
     the reverse rule of `func`'s generated forward rule, seeded on the output tangent."""
     call = callee(func)
     full_args, keywords = call.arguments(args, {})
-    wrt = COMPILER.wrt_for(call.function, full_args, Request.frule())
-    forward = COMPILER.compiled(call.function, wrt, Request.frule()).function
+    forward = COMPILER.forward_rule(call.function, full_args)
     tangents: list[Any] = [ZeroTangent()] * len(args)
     tangents[position] = direction
     dargs = padded(call.tangents((NoTangent(), *tangents)), call.function)

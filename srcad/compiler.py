@@ -328,6 +328,17 @@ class Compiler:
             record.rules = rules
         return found
 
+    def forward_rule(
+        self, func: Callable[..., Any], args: tuple[Any, ...], wrt: tuple[str, ...] | None = None
+    ) -> Callable[..., Any]:
+        """The forward rule generated for the Python function `func` called with `args`,
+        with respect to `wrt` (None: as `wrt_for` chooses): what reverse mode
+        differentiates for a second derivative."""
+        request = Request.frule()
+        if wrt is None:
+            wrt = self.wrt_for(func, args, request)
+        return self.compiled(func, wrt, request).function
+
     def wrt_for(
         self, func: Callable[..., Any], args: tuple[Any, ...], request: Request
     ) -> tuple[str, ...] | None:

@@ -101,8 +101,7 @@ class EntryRules:
         `f`'s forward rule, its output seeded with `(ȳ, 1.0)`."""
         call = self.call
         full_args, keywords = call.arguments(args, kwargs)
-        wrt = self.compiler.wrt_for(call.function, full_args, Request.frule())
-        forward = self.compiler.compiled(call.function, wrt, Request.frule()).function
+        forward = self.compiler.forward_rule(call.function, full_args)
         dargs = padded(call.tangents((NoTangent(), *tangents)), call.function)
         (_, y_dot), pullback = self.compiler.rrule(forward, dargs, *full_args, **keywords)
         cotangents = pullback((y_bar, 1.0))

@@ -33,10 +33,18 @@ class Linearity(enum.Enum):
     """How a primitive depends on its differentiated arguments, where that gives its
     forward rule's reverse rule (`rules/second_order.py`): `LINEAR`, `y_dot = f(x_dot)`
     (the first argument; the rest are options); `BILINEAR`, `y_dot = f(a_dot, b) +
-    f(a, b_dot)` (the first two)."""
+    f(a, b_dot)` (the first two); `MULTILINEAR`, linear in each argument with the others
+    fixed, `y_dot` the sum of `f` with one argument replaced by its tangent (`np.einsum`);
+    `PIECEWISE_LINEAR`, `y_dot` a linear map of the argument tangents whose coefficients
+    do not vary with the arguments, or only by jumps (a selection, a sign: `np.where`,
+    `np.maximum`, `np.concatenate`), so that its reverse rule's pullback is that map's
+    adjoint, and the map has no derivative with respect to the arguments (the jumps are
+    kinks, where the second derivative is taken as 0)."""
 
     LINEAR = "linear"
     BILINEAR = "bilinear"
+    MULTILINEAR = "multilinear"
+    PIECEWISE_LINEAR = "piecewise linear"
 
 
 # An inline derivative's cotangent templates, chosen from the operands' kinds and their
@@ -86,12 +94,18 @@ class Primitive:
     """What srcad knows about one primitive function besides its rules, from the one entry
     that registers it (`RuleSet.primitive`): the kind of its result, how its derivative is
     inlined, and its linearity. Passes ask the registry for these (`Registry.primitive`)
-    and keep no tables of their own."""
+    and keep no tables of their own.
+
+    `definition`, for a function that is none of the `Linearity` kinds: a plain Python
+    function taking the same arguments and computing the same values from functions srcad
+    differentiates to any order; its second derivatives are those of the definition (the
+    reverse rule of the forward rule srcad compiles for it, `rules/second_order.py`)."""
 
     function: Any
     result: ResultKind | None = None
     inline: Inline | None = None
     linearity: Linearity | None = None
+    definition: Callable[..., Any] | None = None
 
     @property
     def elementwise(self) -> bool:
@@ -222,6 +236,7 @@ class RuleSet:
         result: ResultKind | None = None,
         inline: Inline | None = None,
         linearity: Linearity | None = None,
+        definition: Callable[..., Any] | None = None,
     ) -> Primitive:
         """Register everything srcad knows about `function`, in one entry: its rules and
         its facts (`Primitive`). The rules come from its `partials` as `scalar` builds them,
@@ -253,7 +268,7 @@ class RuleSet:
             self.rrule(function)(rrule)
         if frule is not None:
             self.frule(function)(frule)
-        fact = Primitive(function, result, inline, linearity)
+        fact = Primitive(function, result, inline, linearity, definition)
         self.primitives[function] = fact
         return fact
 
@@ -362,6 +377,10 @@ class AD(Protocol):
         self, dargs: tuple[Any, ...], f: Callable[..., Any], *args: Any, **kwargs: Any
     ) -> tuple[Any, Any]: ...
 
+    def forward_rule(
+        self, f: Callable[..., Any], args: tuple[Any, ...], wrt: tuple[str, ...] | None = None
+    ) -> Callable[..., Any]: ...
+
 
 class RuleConfig:
     """What the AD system calling a rule can do, for rules of higher-order functions
@@ -394,6 +413,15 @@ class RuleConfig:
     ) -> tuple[Any, Any]:
         """`(y, y_dot)` for `f`: its registered forward rule, else srcad's forward mode."""
         return self._compiler().frule(dargs, f, *args, **kwargs)
+
+    def forward_rule(
+        self, f: Callable[..., Any], args: tuple[Any, ...], wrt: tuple[str, ...] | None = None
+    ) -> Callable[..., Any]:
+        """The forward rule srcad generates from the source of the Python function `f`, for
+        arguments like `args`, with respect to the parameters `wrt` (None: every one it
+        can): a function `(dargs, *args) -> (y, y_dot)` that srcad differentiates in turn
+        (its reverse rule: second derivatives)."""
+        return self._compiler().forward_rule(f, args, wrt)
 
 
 # The default compiler's rule configuration and registry (`srcad.defaults.COMPILER`): made
