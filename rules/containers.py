@@ -24,7 +24,15 @@ from srcad.primitives import (
 from srcad.projection import ProjectTo
 from srcad.registry import Linearity, RuleSet, named
 from srcad.rules._support import cotangent_of_elements
-from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
+from srcad.tangents import (
+    AbstractZero,
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    elements_of,
+    field_names,
+    unthunk,
+)
 
 rules = RuleSet("containers")
 
@@ -616,3 +624,30 @@ def list_copy_frule(dargs: tuple[Any, ...], items: list[Any]) -> tuple[Any, Any]
 
 # Indexing is linear in what it indexes (its rules are above).
 rules.primitive(operator.getitem, linearity=Linearity.LINEAR)
+# Building, reading and copying containers moves values and tangents alike: linear in
+# every argument, so the forward rules' reverse rules pull the result and its tangent back
+# through the same pullback (`second_order.linear_frule_rrule`), for second derivatives.
+for _moving in (make_tuple, make_list, make_dict, append, sum, np.array, np.asarray, unpack,
+                iterate, list, tuple, zip, enumerate, dict.get, dict.values, dict.items,
+                dict.copy, list.copy):  # fmt: skip
+    rules.primitive(_moving, linearity=Linearity.PIECEWISE_LINEAR)
+
+
+@rules.rrule(elements_of)
+def elements_of_rrule(tangent: Any, count: int) -> tuple[Any, Pullback]:
+    """`elements_of(tangent, count)`, which generated forward rules call to take a tuple's
+    tangent apart: linear in it, so its reverse rule (for second derivatives) puts the
+    elements' cotangents together again, as the tangent's type holds them."""
+    y = elements_of(tangent, count)
+
+    def elements_of_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        bars = tuple(unthunk(b) for b in elements_of(unthunk(y_bar), count))
+        if all(isinstance(b, AbstractZero) for b in bars):
+            return NoTangent(), ZeroTangent(), NoTangent()
+        if isinstance(tangent, Tangent) and tangent.fields:
+            names = field_names(tangent.primal_type)
+            fields = dict(zip(names, bars, strict=True))
+            return NoTangent(), Tangent(tangent.primal_type, **fields), NoTangent()
+        return NoTangent(), Tangent(tuple, *bars), NoTangent()
+
+    return y, elements_of_pullback
