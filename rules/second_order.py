@@ -175,6 +175,7 @@ def _complex(value: Any) -> bool:
         isinstance(value, np.ndarray) and value.dtype.kind == "c"
     )
 
+
 def _through_definition(primal: Any, definition: Any) -> RuleFn:
     """The reverse rule of the forward rule of `primal`, which is no `Linearity` kind, from
     its `Primitive.definition`: the reverse rule of the forward rule srcad compiles for the

@@ -28,7 +28,6 @@ from typing import Any
 
 from srcad.callables import Call, check_tangents, padded
 from srcad.errors import SrcadError
-from srcad.requests import Request
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
 
 DISPATCHER = "srcad_dispatcher"  # the attribute of an entry function naming its Dispatcher

@@ -205,9 +205,9 @@ def containers(x):
     total = 0.0
     for index, item in enumerate(items):
         total = total + item * (index + 1.0)
-    for a, b in zip(items, [first, second, x]):
+    for a, b in zip(items, [first, second, x]):  # noqa: B905 (srcad's zip rule)
         total = total + a * b
-    return np.sum(np.sin(np.asarray(total)) * np.array(list(tuple(items))[0]))
+    return np.sum(np.sin(np.asarray(total)) * np.array(list(tuple(items))[0]))  # noqa: RUF015
 
 
 def dictionary(x):
@@ -218,7 +218,7 @@ def dictionary(x):
 def container_methods(x):
     table = {"a": x, "b": x * x}
     total = table.get("b") + sum(table.values())
-    for key, value in table.copy().items():
+    for _key, value in table.copy().items():
         total = total + value * value
     copied = [x, total].copy()
     return np.sum(np.sin(copied[1]) * copied[0])
@@ -234,7 +234,7 @@ def appending(x):
 def operators(x):
     a = x[:3]
     b = x[3:]
-    y = operator.mul(a, b) + a / b - b ** 2.5 + (-a) * (+b) + a ** b + b % 0.3
+    y = operator.mul(a, b) + a / b - b**2.5 + (-a) * (+b) + a**b + b % 0.3
     return np.sum(np.sin(y + 1.0 / a + a @ b))
 
 
@@ -300,12 +300,13 @@ def calls(x):
     f = np.sin
     y = f(x)
     pieces = list(map(np.cos, [x, y]))
-    return np.sum(np.sin(getattr(x, "real") * pieces[1] + np.add(*[x, y])) * y)
+    real = getattr(x, "real")  # noqa: B009 (the primitive `getattr`)
+    return np.sum(np.sin(real * pieces[1] + np.add(*[x, y])) * y)
 
 
 def slogdet(m):
     sign, logdet = np.linalg.slogdet(m)
-    return sign * logdet ** 2 + np.linalg.slogdet(m * m)[1]
+    return sign * logdet**2 + np.linalg.slogdet(m * m)[1]
 
 
 def lstsq(m):
@@ -378,19 +379,62 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     np.linalg.eigvals: (eigenvalues, (MATRIX,)),
     np.interp: (interp, (VECTOR,)),
     np.linspace: (linspace, (VECTOR,)),
-    **{f: (reduction(f), (MATRIX,)) for f in (np.sum, np.mean, np.prod, np.max, np.amax,
-                                             np.min, np.amin, np.cumsum, np.cumprod,
-                                             np.average)},
+    **{
+        f: (reduction(f), (MATRIX,))
+        for f in (
+            np.sum,
+            np.mean,
+            np.prod,
+            np.max,
+            np.amax,
+            np.min,
+            np.amin,
+            np.cumsum,
+            np.cumprod,
+            np.average,
+        )
+    },
     **{f: (of_two(f), (MATRIX,)) for f in (np.dot, np.inner, np.outer, np.linalg.solve)},
     np.tensordot: (tensordot, (MATRIX,)),
-    **{f: (of_array(f), (MATRIX,)) for f in (
-        np.real, np.imag, np.transpose, np.diag, np.squeeze, np.ravel, np.sort, np.tril,
-        np.triu, np.fliplr, np.flipud, np.rot90, np.diagonal, np.diff, np.real_if_close,
-        np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
-        np.fft.rfft, np.fft.rfft2, np.fft.rfftn, np.fft.irfft, np.fft.irfft2, np.fft.irfftn,
-        np.fft.fftshift, np.fft.ifftshift, np.gradient, np.trapezoid, np.linalg.inv,
-        np.linalg.det, np.linalg.pinv,
-    )},  # fmt: skip
+    **{
+        f: (of_array(f), (MATRIX,))
+        for f in (
+            np.real,
+            np.imag,
+            np.transpose,
+            np.diag,
+            np.squeeze,
+            np.ravel,
+            np.sort,
+            np.tril,
+            np.triu,
+            np.fliplr,
+            np.flipud,
+            np.rot90,
+            np.diagonal,
+            np.diff,
+            np.real_if_close,
+            np.fft.fft,
+            np.fft.ifft,
+            np.fft.fft2,
+            np.fft.ifft2,
+            np.fft.fftn,
+            np.fft.ifftn,
+            np.fft.rfft,
+            np.fft.rfft2,
+            np.fft.rfftn,
+            np.fft.irfft,
+            np.fft.irfft2,
+            np.fft.irfftn,
+            np.fft.fftshift,
+            np.fft.ifftshift,
+            np.gradient,
+            np.trapezoid,
+            np.linalg.inv,
+            np.linalg.det,
+            np.linalg.pinv,
+        )
+    },
     np.trace: (of_array(np.trace), (MATRIX,)),
     np.expand_dims: (of_array(np.expand_dims, 0), (MATRIX,)),
     np.broadcast_to: (of_array(np.broadcast_to, (2, 3, 3)), (MATRIX,)),
@@ -417,21 +461,52 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     np.astype: (of_array(np.astype, np.float64), (MATRIX,)),
     logabsdet: (slogdet, (MATRIX,)),
     sum: (builtin_sum, (VECTOR,)),
-    **{f: (operators, (VECTOR,)) for f in (
-        operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos,
-        operator.pow, operator.mod, strong_product, power_slope, reciprocal, log_base,
-    )},  # fmt: skip
-    **{f: (containers, (VECTOR,)) for f in (
-        primitives.make_tuple, primitives.make_list,
-        primitives.unpack, primitives.iterate, np.array, np.asarray, list, tuple, zip,
-        enumerate, operator.getitem,
-    )},  # fmt: skip
-    **{f: (container_methods, (VECTOR,)) for f in (
-        dict.get, dict.values, dict.items, dict.copy, list.copy
-    )},  # fmt: skip
-    **{f: (calls, (VECTOR,)) for f in (
-        primitives.call, primitives.unpacked_call, getattr, map,
-    )},  # fmt: skip
+    **{
+        f: (operators, (VECTOR,))
+        for f in (
+            operator.add,
+            operator.sub,
+            operator.mul,
+            operator.truediv,
+            operator.neg,
+            operator.pos,
+            operator.pow,
+            operator.mod,
+            strong_product,
+            power_slope,
+            reciprocal,
+            log_base,
+        )
+    },
+    **{
+        f: (containers, (VECTOR,))
+        for f in (
+            primitives.make_tuple,
+            primitives.make_list,
+            primitives.unpack,
+            primitives.iterate,
+            np.array,
+            np.asarray,
+            list,
+            tuple,
+            zip,
+            enumerate,
+            operator.getitem,
+        )
+    },
+    **{
+        f: (container_methods, (VECTOR,))
+        for f in (dict.get, dict.values, dict.items, dict.copy, list.copy)
+    },
+    **{
+        f: (calls, (VECTOR,))
+        for f in (
+            primitives.call,
+            primitives.unpacked_call,
+            getattr,
+            map,
+        )
+    },
     primitives.method: (method_calls, (VECTOR,)),
     primitives.append: (appending, (VECTOR,)),
     primitives.make_dict: (dictionary, (VECTOR,)),

@@ -8,7 +8,6 @@ has a forward rule but neither an objective here nor a reason in `REFUSED`."""
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any
 
 import numpy as np
@@ -96,7 +95,8 @@ def elementwise_cases() -> dict[Any, tuple[Any, tuple[Any, ...]]]:
             if primal in MATH_BINARY:
                 found[primal] = (cases.scalar_binary(primal), (0.6, 0.4))
             else:
-                found[primal] = (cases.scalar_unary(primal), (1.5 if primal is math.acosh else 0.6,))
+                at = 1.5 if primal is math.acosh else 0.6
+                found[primal] = (cases.scalar_unary(primal), (at,))
     return found
 
 
