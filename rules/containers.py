@@ -651,3 +651,22 @@ def elements_of_rrule(tangent: Any, count: int) -> tuple[Any, Pullback]:
         return NoTangent(), Tangent(tuple, *bars), NoTangent()
 
     return y, elements_of_pullback
+
+
+@rules.rrule(unthunk)
+def unthunk_rrule(tangent: Any) -> tuple[Any, Pullback]:
+    """`unthunk(tangent)`, which rules call on the tangents they are given: the identity on
+    values (a thunk computed), for the rules that srcad differentiates in turn."""
+
+    def unthunk_pullback(y_bar: Any) -> tuple[Any, Any]:
+        return NoTangent(), y_bar
+
+    return unthunk(tangent), unthunk_pullback
+
+
+@rules.frule(unthunk)
+def unthunk_frule(dargs: tuple[Any, ...], tangent: Any) -> tuple[Any, Any]:
+    return unthunk(tangent), unthunk(dargs[1])
+
+
+rules.primitive(unthunk, linearity=Linearity.LINEAR)

@@ -207,6 +207,27 @@ def _through_definition(primal: Any, definition: Any) -> RuleFn:
     return named(definition_frule_rrule, f"{name}_frule_rrule")
 
 
+def _linear_frule_frule(primal: Any, frule: RuleFn) -> RuleFn:
+    """The forward rule of the forward rule of a function whose tangent is a linear map of
+    its argument tangents with coefficients constant in the arguments (`LINEAR`,
+    `PIECEWISE_LINEAR`): the result and its tangent move by the same map, applied to the
+    arguments' tangents and to the tangents' own; forward over forward mode, for
+    `jacobian(jacobian(f))`."""
+
+    def linear_frule_frule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], *args: Any,
+                           **keywords: Any) -> tuple[Any, Any]:  # fmt: skip
+        result = frule(inner_dargs, *args, **keywords)
+        moved = frule((NoTangent(), *dargs[2:]), *args, **keywords)[1]
+        inner_dots = unthunk(dargs[1])
+        if isinstance(inner_dots, AbstractZero):
+            return result, Tangent(tuple, moved, ZeroTangent())
+        dots = elements_of(inner_dots, len(inner_dargs))
+        tangent_moved = frule((NoTangent(), *dots[1:]), *args, **keywords)[1]
+        return result, Tangent(tuple, moved, tangent_moved)
+
+    return named(linear_frule_frule, f"{primal_name(primal)}_frule_frule")
+
+
 def build(rule_sets: Iterable[RuleSet]) -> RuleSet:
     """Rules keyed on the forward rules (the functions) of the linear and bilinear primals
     that `rule_sets` give both rules for."""
@@ -234,6 +255,10 @@ def build(rule_sets: Iterable[RuleSet]) -> RuleSet:
         if primal in rrules and primal in frules and frules[primal] not in rules.rrules:
             rule = makers[linearity](primal, rrules[primal], frules[primal])
             rules.rrule(frules[primal])(rule)
+    for primal, linearity in linearities.items():
+        linear_in_all = linearity in (Linearity.LINEAR, Linearity.PIECEWISE_LINEAR)
+        if linear_in_all and primal in frules and frules[primal] not in rules.frules:
+            rules.frule(frules[primal])(_linear_frule_frule(primal, frules[primal]))
     for primal, definition in definitions.items():
         if primal in frules and frules[primal] not in rules.rrules:
             rules.rrule(frules[primal])(_through_definition(primal, definition))

@@ -25,6 +25,13 @@ from srcad.callables import (
 )
 from srcad.defaults import COMPILER
 from srcad.entry import Dispatcher, check_scalar, explain_failure
+from srcad.entry_rules import (
+    DERIVATIVE,
+    GRADIENT,
+    JACOBIAN,
+    derivative_array,
+    directional_gradient,
+)
 from srcad.errors import SrcadError
 from srcad.fitting import check_seed
 from srcad.kinds import signature
@@ -128,7 +135,13 @@ def grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     """
     inner = getattr(f, "srcad_gradient_of", None)
     if isinstance(inner, Differentiable) and f is inner.grad:
-        return _second_derivative(inner, wrt)
+        if inner._wrt_is_tuple:
+            raise SrcadError("grad of a gradient with respect to several arguments is not a "
+                             "scalar function; use srcad.hessian")  # fmt: skip
+        return _higher_derivative(inner.func, list(inner._positions), wrt)
+    higher = getattr(f, DERIVATIVE, None)
+    if higher is not None and higher[2] == GRADIENT:  # grad(grad(...(f))), to any order
+        return _higher_derivative(higher[0], higher[1], wrt)
     return Differentiable(_unwrap(f), wrt).grad
 
 
@@ -222,6 +235,9 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
     `output.shape + argument.shape` (the argument's shape for a scalar output); a tuple of
     them for a tuple `wrt`. `mode="reverse"` takes one pullback per output element,
     `"forward"` one pushforward per input element."""
+    higher = getattr(f, DERIVATIVE, None)
+    if higher is not None and higher[2] == JACOBIAN:  # jacobian(jacobian(...(f))), any order
+        return _higher_jacobian(higher[0], higher[1], wrt)
     func = _unwrap(f)
     callee(func)
     reverse = checked_mode(mode) is Mode.REVERSE
@@ -236,29 +252,77 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
             blocks = [_forward_jacobian(func, args, p) for p in positions]
         return tuple(blocks) if as_tuple else blocks[0]
 
+    _named_like(jacobian_of, func, "jacobian")
+    _derivative_of(jacobian_of, func, None if as_tuple else positions, JACOBIAN)
     return jacobian_of
 
 
-def _second_derivative(first: Differentiable, wrt: Wrt) -> Callable[..., Any]:
-    if first._wrt_is_tuple:
-        raise SrcadError("grad of a gradient with respect to several arguments is not a "
-                         "scalar function; use srcad.hessian")  # fmt: skip
-    outer, as_tuple = _positions(first.func, wrt)
-    (inner,) = first._positions
+def _higher_jacobian(func: Callable[..., Any], directions: list[int], wrt: Wrt) -> Any:
+    """`jacobian` of `jacobian(...(jacobian(func)))` (or of `hessian(func)`), the inner ones
+    with respect to the arguments at `directions` (innermost first): the array of `func`'s
+    derivatives of that order, of shape `output.shape + x_1.shape + ... + x_k.shape`, each
+    element in forward mode (`entry_rules.directional_derivative`)."""
+    if not isinstance(wrt, int | str):
+        raise SrcadError(
+            "jacobian of a jacobian differentiates with respect to one argument at a time: "
+            f"wrt takes an int or a parameter name, not {wrt!r}"
+        )
+    (outer,), _ = _positions(func, wrt)
+    positions = [*directions, outer]
 
-    def second_derivative(*args: Any) -> Any:
-        callee(first.func).check_arguments(args, {})
-        check_perturbable(first.func, args, {}, [inner, *outer])
-        if np.ndim(args[inner]) != 0:
+    def higher_jacobian(*args: Any) -> Any:
+        callee(func).check_arguments(args, {})
+        check_perturbable(func, args, {}, positions)
+        return derivative_array(COMPILER, callee(func), args, positions)
+
+    _named_like(higher_jacobian, func, "jacobian")
+    _derivative_of(higher_jacobian, func, positions, JACOBIAN)
+    return higher_jacobian
+
+
+def _higher_derivative(func: Callable[..., Any], directions: list[int], wrt: Wrt) -> Any:
+    """`grad` of `grad(...(grad(func)))`, the inner ones with respect to the scalar
+    arguments at `directions` (innermost first): the gradient with respect to `wrt` of
+    `func`'s derivative along them (`entry_rules.directional_gradient`). Its own `grad`
+    is one order higher, while `wrt` names a scalar argument."""
+    outer, as_tuple = _positions(func, wrt)
+
+    def higher_derivative(*args: Any) -> Any:
+        callee(func).check_arguments(args, {})
+        check_perturbable(func, args, {}, [*directions, *outer])
+        if any(np.ndim(args[p]) != 0 for p in directions):
             raise SrcadError(
                 "grad of a gradient needs the gradient to be a scalar: differentiate with "
                 "respect to a scalar argument, or use srcad.hessian"
             )
-        row = _hessian_row(first.func, args, inner, 1.0, "grad of a gradient")
+        tangents = [
+            tuple(1.0 if i == p else ZeroTangent() for i in range(len(args))) for p in directions
+        ]
+        y, row = directional_gradient(COMPILER, callee(func), args, tangents)
+        check_scalar(y, func, "grad of a gradient")
         values = tuple(floating(_shaped_like(row[i], args[i]), args[i]) for i in outer)
         return values if as_tuple else values[0]
 
-    return second_derivative
+    _named_like(higher_derivative, func, "grad")
+    _derivative_of(higher_derivative, func, None if as_tuple else [*directions, *outer], GRADIENT)
+    return higher_derivative
+
+
+def _derivative_of(derivative: Any, func: Any, positions: list[int] | None, kind: str) -> None:
+    """Mark a derivative function srcad returns (`entry_rules.DERIVATIVE`), so that it is
+    differentiated only through its rules, never from its own source."""
+    derivative.__dict__[DERIVATIVE] = None if positions is None else (func, positions, kind)
+
+
+def _named_like(derivative: Any, func: Callable[..., Any], what: str) -> None:
+    """Name a derivative function srcad returns after `func`, with `func`'s signature, so
+    that `wrt` names `func`'s parameters when it is differentiated in turn."""
+    derivative.__name__ = f"{what}_{getattr(func, '__name__', 'f')}"
+    derivative.__qualname__ = f"{name_of(func)}.{what}"
+    derivative.__doc__ = f"srcad.{what} of {name_of(func)}"
+    signature = _signature(func)
+    if signature is not None:
+        derivative.__signature__ = signature
 
 
 def _hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
@@ -311,6 +375,8 @@ def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
             return tuple(blocks)
         return blocks[0][0]
 
+    _named_like(hessian_of, func, "hessian")
+    _derivative_of(hessian_of, func, None if as_tuple else positions * 2, JACOBIAN)
     return hessian_of
 
 
@@ -338,6 +404,18 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
         hv = _hessian_row(func, tuple(args), position, v, "hessian_vector_product")[position]
         return floating(_shaped_like(hv, args[position]), args[position])
 
+    _named_like(product, func, "hessian_vector_product")
+    _derivative_of(product, func, None, GRADIENT)
+    signature = _signature(func)
+    if signature is not None:  # f's parameters, then the vector
+        v = inspect.Parameter("v", inspect.Parameter.POSITIONAL_ONLY)
+        parameters = [
+            p.replace(kind=inspect.Parameter.POSITIONAL_ONLY)
+            for p in signature.parameters.values()
+            if p.kind
+            in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        ]
+        product.__signature__ = signature.replace(parameters=[*parameters, v])  # type: ignore[attr-defined]
     return product
 
 

@@ -22,7 +22,7 @@ from srcad.callables import (
     unwrap,
 )
 from srcad.emit import CompiledRule, emit
-from srcad.entry_rules import entry_rules
+from srcad.entry_rules import DERIVATIVE, entry_rules
 from srcad.errors import Diagnostic, SrcadError, UnsupportedSyntaxError
 from srcad.guards import Fact
 from srcad.kinds import signature
@@ -295,6 +295,8 @@ class Compiler:
         """`func`'s generated code for `request` (`srcad.requests`), differentiated with
         respect to `wrt` (None: every positional parameter): compiled once per function,
         `wrt`, request and rule-registry version, and used again while its guards hold."""
+        if DERIVATIVE in getattr(func, "__dict__", {}):  # srcad's own: only through its rules
+            entry_rules(self, func).rrule()  # type: ignore[union-attr]  # raises, saying why
         code = differentiated_function(func)
         if not isinstance(code, types.FunctionType):
             function_source(code)  # raises SourceUnavailableError, naming what it is
