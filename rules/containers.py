@@ -653,6 +653,16 @@ def elements_of_rrule(tangent: Any, count: int) -> tuple[Any, Pullback]:
     return y, elements_of_pullback
 
 
+@rules.frule(elements_of)
+def elements_of_frule(dargs: tuple[Any, ...], tangent: Any, count: int) -> tuple[Any, Any]:
+    """Forward rule of `elements_of` (forward over forward mode): linear, its tangent's
+    elements."""
+    return elements_of(tangent, count), Tangent(tuple, *elements_of(unthunk(dargs[1]), count))
+
+
+rules.primitive(elements_of, linearity=Linearity.LINEAR)
+
+
 @rules.rrule(unthunk)
 def unthunk_rrule(tangent: Any) -> tuple[Any, Pullback]:
     """`unthunk(tangent)`, which rules call on the tangents they are given: the identity on

@@ -11,7 +11,7 @@ from srcad.kinds import DIVIDED, MATRIX_PRODUCT, POWERED, PROMOTED, SAME_KIND
 from srcad.partials import log_base, power, power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, conj, expand, outer
 from srcad.registry import Inline, Linearity, RuleSet
-from srcad.tangents import AbstractZero, NoTangent, ZeroTangent
+from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 rules = RuleSet("operators")
 Pullback = Any
@@ -291,3 +291,28 @@ rules.primitive(
 rules.primitive(np.matmul, linearity=Linearity.BILINEAR)
 rules.primitive(operator.neg, result=SAME_KIND, inline=Inline("-y_bar"))
 rules.primitive(operator.pos, result=SAME_KIND, inline=Inline("y_bar"))
+
+
+@rules.rrule(expand)
+def expand_rrule(dx: Any, x: Any) -> tuple[Any, Pullback]:
+    """`expand(dx, x)`, which forward rules call to give a float tangent an array's shape:
+    linear in `dx`, so its pullback sums the cotangent back to `dx`'s shape (for the
+    rules srcad differentiates in turn)."""
+    y = expand(dx, x)
+    project_dx = ProjectTo(unthunk(dx))
+
+    def expand_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar, NoTangent()
+        return NoTangent(), project_dx(y_bar), NoTangent()
+
+    return y, expand_pullback
+
+
+@rules.frule(expand)
+def expand_frule(dargs: tuple[Any, ...], dx: Any, x: Any) -> tuple[Any, Any]:
+    return expand(dx, x), expand(unthunk(dargs[1]), x)
+
+
+rules.primitive(expand, linearity=Linearity.LINEAR)

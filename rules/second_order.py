@@ -228,6 +228,35 @@ def _linear_frule_frule(primal: Any, frule: RuleFn) -> RuleFn:
     return named(linear_frule_frule, f"{primal_name(primal)}_frule_frule")
 
 
+def _linear_frule_frule_rrule(primal: Any, rrule: RuleFn, frule_frule: RuleFn) -> RuleFn:
+    """The reverse rule of `_linear_frule_frule` (third derivatives): its four results, the
+    value, its tangent and their tangents, are the same linear map of the arguments, of
+    their tangents and of those tangents' own, so each pulls back through `rrule`'s
+    pullback to the one it was made from."""
+
+    def linear_frule_frule_rrule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...],
+                                 *args: Any, **keywords: Any) -> tuple[Any, Pullback]:  # fmt: skip
+        result = frule_frule(dargs, inner_dargs, *args, **keywords)
+        _, pullback = rrule(*args, **keywords)
+
+        def back(bar: Any) -> list[Any]:
+            return list(pullback(bar)[1:])
+
+        def linear_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+            outer, outer_dot = elements_of(unthunk(bars), 2)
+            y_bar, y_dot_bar = elements_of(unthunk(outer), 2)
+            moved_bar, tangent_moved_bar = elements_of(unthunk(outer_dot), 2)
+            inner_bar = Tangent(tuple, NoTangent(), *back(y_dot_bar))
+            inner_dot_bar = Tangent(tuple, NoTangent(), *back(tangent_moved_bar))
+            dargs_bar = Tangent(tuple, NoTangent(), inner_dot_bar, *back(moved_bar))
+            return (NoTangent(), dargs_bar, inner_bar, *back(y_bar))
+
+        return result, named(linear_frule_frule_pullback, f"{name}_frule_frule_pullback")
+
+    name = primal_name(primal)
+    return named(linear_frule_frule_rrule, f"{name}_frule_frule_rrule")
+
+
 def build(rule_sets: Iterable[RuleSet]) -> RuleSet:
     """Rules keyed on the forward rules (the functions) of the linear and bilinear primals
     that `rule_sets` give both rules for."""
@@ -258,7 +287,9 @@ def build(rule_sets: Iterable[RuleSet]) -> RuleSet:
     for primal, linearity in linearities.items():
         linear_in_all = linearity in (Linearity.LINEAR, Linearity.PIECEWISE_LINEAR)
         if linear_in_all and primal in frules and frules[primal] not in rules.frules:
-            rules.frule(frules[primal])(_linear_frule_frule(primal, frules[primal]))
+            frule_frule = _linear_frule_frule(primal, frules[primal])
+            rules.frule(frules[primal])(frule_frule)
+            rules.rrule(frule_frule)(_linear_frule_frule_rrule(primal, rrules[primal], frule_frule))
     for primal, definition in definitions.items():
         if primal in frules and frules[primal] not in rules.rrules:
             rules.rrule(frules[primal])(_through_definition(primal, definition))

@@ -407,14 +407,14 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
     _named_like(product, func, "hessian_vector_product")
     _derivative_of(product, func, None, GRADIENT)
     signature = _signature(func)
-    if signature is not None:  # f's parameters, then the vector
-        v = inspect.Parameter("v", inspect.Parameter.POSITIONAL_ONLY)
+    if signature is not None:  # f's positional parameters, then the vector
+        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         parameters = [
             p.replace(kind=inspect.Parameter.POSITIONAL_ONLY)
             for p in signature.parameters.values()
-            if p.kind
-            in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            if p.kind in positional
         ]
+        v = inspect.Parameter("v", inspect.Parameter.POSITIONAL_ONLY)
         product.__signature__ = signature.replace(parameters=[*parameters, v])  # type: ignore[attr-defined]
     return product
 

@@ -196,12 +196,12 @@ class _Named:
 def directional_gradient(
     compiler: Any, call: Call, args: tuple[Any, ...], directions: list[tuple[Any, ...]]
 ) -> tuple[Any, tuple[Any, ...]]:
-    """`f`'s value and `∇ ∂ᵏf[t₁, ..., tₖ]`, one cotangent per argument of `args`: the gradient of the k-th
-    directional derivative of the real-scalar `f` along `directions` (each a tangent per
-    argument). The route `srcad.hessian` takes, to any order: `F₁` is `f`'s generated
-    forward rule, `Fₖ` the forward rule srcad generates for `Fₖ₋₁` (its tangents are
-    constants: zero tangents), and the reverse rule of `Fₖ`, seeded with 1.0 on the
-    innermost tangent of its nested output, gives the gradient. This is what
+    """`f`'s value and `∇ ∂ᵏf[t₁, ..., tₖ]`, one cotangent per argument of `args`: the
+    gradient of the k-th directional derivative of the real-scalar `f` along `directions`
+    (each a tangent per argument). The route `srcad.hessian` takes, to any order: `F₁` is
+    `f`'s generated forward rule, `Fₖ` the forward rule srcad generates for `Fₖ₋₁` (its
+    tangents are constants: zero tangents), and the reverse rule of `Fₖ`, seeded with 1.0
+    on the innermost tangent of its nested output, gives the gradient. This is what
     `grad(grad(...grad(f)))` computes (`srcad.api`)."""
     full_args, keywords = call.arguments(args, {})
     function, leading = _nested_forward_rule(compiler, call, full_args, directions)
@@ -258,9 +258,10 @@ def derivative_array(
     ... + x_k.shape` (`jacobian(jacobian(f))`); with `last`, a tangent per argument, each
     differentiated once more along it (their forward rule)."""
     shapes = [np.shape(args[p]) for p in positions]
-    elements, y = [], None
+    elements: list[np.ndarray] = []
+    y: Any = None
     for indices in np.ndindex(*(int(np.prod(shape)) for shape in shapes)):
-        directions = []
+        directions: list[tuple[Any, ...]] = []
         for position, index in zip(positions, indices, strict=True):
             basis = np.zeros(shapes[len(directions)])
             basis.reshape(-1)[index] = 1.0
