@@ -298,7 +298,11 @@ def _higher_derivative(func: Callable[..., Any], directions: list[int], wrt: Wrt
         tangents = [
             tuple(1.0 if i == p else ZeroTangent() for i in range(len(args))) for p in directions
         ]
-        y, row = directional_gradient(COMPILER, callee(func), args, tangents)
+        try:
+            y, row = directional_gradient(COMPILER, callee(func), args, tangents)
+        except TypeError:  # the seed 1.0 is no cotangent of what `func` returns?
+            explain_failure(callee(func), args, {}, "grad of a gradient")
+            raise
         check_scalar(y, func, "grad of a gradient")
         values = tuple(floating(_shaped_like(row[i], args[i]), args[i]) for i in outer)
         return values if as_tuple else values[0]
@@ -407,10 +411,10 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
     _named_like(product, func, "hessian_vector_product")
     _derivative_of(product, func, None, GRADIENT)
     signature = _signature(func)
-    if signature is not None:  # f's positional parameters, then the vector
+    if signature is not None:  # f's positional parameters (all passed), then the vector
         positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         parameters = [
-            p.replace(kind=inspect.Parameter.POSITIONAL_ONLY)
+            p.replace(kind=inspect.Parameter.POSITIONAL_ONLY, default=inspect.Parameter.empty)
             for p in signature.parameters.values()
             if p.kind in positional
         ]
