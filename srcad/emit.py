@@ -39,6 +39,17 @@ def register_text(filename: str, text: str) -> None:
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
 
 
+def _own_filename(filename: str, text: str) -> str:
+    """`filename`, or a numbered variant where another text has it: the closures of one
+    definition (the `frule1` of each `scalar_rule`) are compiled to one name, and each
+    keeps its own text, which srcad reads back to differentiate it in turn."""
+    candidate, number = filename, 1
+    while linecache.cache.get(candidate, (0, None, None))[2] not in (None, text.splitlines(True)):
+        number += 1
+        candidate = f"{filename[:-1]} #{number}>"
+    return candidate
+
+
 def _strip_signature(function: gast.FunctionDef) -> None:
     """Defaults and annotations are not re-evaluated: the compiled function gets the
     primal's own default values."""
@@ -73,7 +84,7 @@ def emit(
         f"# differentiated with respect to: {', '.join(wrt) or 'nothing'}{kinds}",
     ]
     text = "\n".join(header) + "\n" + body
-    filename = f"<srcad {function.name} {origin} wrt={','.join(wrt)}{kinds}>"
+    filename = _own_filename(f"<srcad {function.name} {origin} wrt={','.join(wrt)}{kinds}>", text)
     register_text(filename, text)
     # The text is parsed once: to check it is the tree srcad built, and to compile.
     module = syntax.parse_ast(text)

@@ -7,6 +7,10 @@ def sin_cubed(x):
     return np.sin(x) * x**3
 
 
+def exp_cos(x):
+    return np.exp(0.5 * x) * np.cos(x) + x * x
+
+
 def exp_power(x):
     return np.exp(0.5 * x) * x**2 + x**4 / (1.0 + x * x)
 

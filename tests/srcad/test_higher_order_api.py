@@ -34,7 +34,7 @@ def difference(f, args, position):
     return stacked.reshape(np.shape(columns[0]) + np.shape(x))
 
 
-@pytest.mark.parametrize("f", [functions.sin_cubed, functions.exp_power])
+@pytest.mark.parametrize("f", [functions.sin_cubed, functions.exp_power, functions.exp_cos])
 @pytest.mark.parametrize("x", [0.7, -1.3, 2.1])
 def test_third_derivative_of_a_scalar_function(f, x):
     second = srcad.grad(srcad.grad(f))
