@@ -30,7 +30,6 @@ from srcad.tangents import (
     Tangent,
     ZeroTangent,
     elements_of,
-    field_names,
     unthunk,
 )
 
@@ -631,52 +630,3 @@ for _moving in (make_tuple, make_list, make_dict, append, sum, np.array, np.asar
                 iterate, list, tuple, zip, enumerate, dict.get, dict.values, dict.items,
                 dict.copy, list.copy):  # fmt: skip
     rules.primitive(_moving, linearity=Linearity.PIECEWISE_LINEAR)
-
-
-@rules.rrule(elements_of)
-def elements_of_rrule(tangent: Any, count: int) -> tuple[Any, Pullback]:
-    """`elements_of(tangent, count)`, which generated forward rules call to take a tuple's
-    tangent apart: linear in it, so its reverse rule (for second derivatives) puts the
-    elements' cotangents together again, as the tangent's type holds them."""
-    y = elements_of(tangent, count)
-
-    def elements_of_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
-        bars = tuple(unthunk(b) for b in elements_of(unthunk(y_bar), count))
-        if all(isinstance(b, AbstractZero) for b in bars):
-            return NoTangent(), ZeroTangent(), NoTangent()
-        if isinstance(tangent, Tangent) and tangent.fields:
-            names = field_names(tangent.primal_type)
-            fields = dict(zip(names, bars, strict=True))
-            return NoTangent(), Tangent(tangent.primal_type, **fields), NoTangent()
-        return NoTangent(), Tangent(tuple, *bars), NoTangent()
-
-    return y, elements_of_pullback
-
-
-@rules.frule(elements_of)
-def elements_of_frule(dargs: tuple[Any, ...], tangent: Any, count: int) -> tuple[Any, Any]:
-    """Forward rule of `elements_of` (forward over forward mode): linear, its tangent's
-    elements."""
-    return elements_of(tangent, count), Tangent(tuple, *elements_of(unthunk(dargs[1]), count))
-
-
-rules.primitive(elements_of, linearity=Linearity.LINEAR)
-
-
-@rules.rrule(unthunk)
-def unthunk_rrule(tangent: Any) -> tuple[Any, Pullback]:
-    """`unthunk(tangent)`, which rules call on the tangents they are given: the identity on
-    values (a thunk computed), for the rules that srcad differentiates in turn."""
-
-    def unthunk_pullback(y_bar: Any) -> tuple[Any, Any]:
-        return NoTangent(), y_bar
-
-    return unthunk(tangent), unthunk_pullback
-
-
-@rules.frule(unthunk)
-def unthunk_frule(dargs: tuple[Any, ...], tangent: Any) -> tuple[Any, Any]:
-    return unthunk(tangent), unthunk(dargs[1])
-
-
-rules.primitive(unthunk, linearity=Linearity.LINEAR)

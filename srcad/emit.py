@@ -43,8 +43,8 @@ def _own_filename(filename: str, text: str) -> str:
     """`filename`, or a numbered variant where another text has it: the closures of one
     definition (the `frule1` of each `scalar_rule`) are compiled to one name, and each
     keeps its own text, which srcad reads back to differentiate it in turn."""
-    candidate, number = filename, 1
-    while linecache.cache.get(candidate, (0, None, None))[2] not in (None, text.splitlines(True)):
+    lines, candidate, number = text.splitlines(True), filename, 1
+    while (held := linecache.cache.get(candidate)) is not None and held[2:3] != (lines,):
         number += 1
         candidate = f"{filename[:-1]} #{number}>"
     return candidate
