@@ -120,16 +120,23 @@ def _multilinear(primal: Any, rrule: RuleFn, frule: RuleFn) -> RuleFn:
     return named(multilinear_frule_rrule, f"{name}_frule_rrule")
 
 
-def linear_frule_rrule(rrule: RuleFn, frule: RuleFn, name: str) -> RuleFn:
+def linear_frule_rrule(rrule: RuleFn, frule: RuleFn, name: str, real_only: bool = False
+                       ) -> RuleFn:  # fmt: skip
     """The reverse rule of `frule`, the forward rule of a function linear in every argument
     it differentiates (the others, like `np.select`'s conditions, piecewise constant): its
     tangent is the same linear map of the argument tangents,
     so the result and its tangent both pull back through `rrule`'s pullback, and the
     tangent does not depend on the arguments. For functions `Linearity.LINEAR` cannot
     take: linear in several arguments, or whose forward rule is not the function applied
-    to the tangent (constants it joins, branches it takes on the values)."""
+    to the tangent (constants it joins, branches it takes on the values). `real_only`:
+    refuse complex arguments (see `_piecewise_linear`)."""
 
     def frule_rrule(dargs: tuple[Any, ...], *args: Any, **keywords: Any) -> tuple[Any, Pullback]:
+        if real_only and any(_complex(a) for a in (*args, *keywords.values())):
+            raise SrcadError(
+                f"srcad takes second derivatives through {name} of real arguments only; "
+                "it was given a complex one"
+            )
         y, pullback = rrule(*args, **keywords)
         _, y_dot = frule(dargs, *args, **keywords)
 
@@ -153,19 +160,7 @@ def _piecewise_linear(primal: Any, rrule: RuleFn, frule: RuleFn) -> RuleFn:
     Over the reals only: `|z|` of a complex `z` is no such function (its coefficient
     `conj(z) / |z|` varies smoothly), so a complex argument is refused rather than given
     a second derivative of 0."""
-    name = primal_name(primal)
-    through = linear_frule_rrule(rrule, frule, name)
-
-    def piecewise_linear_frule_rrule(dargs: tuple[Any, ...], *args: Any, **keywords: Any
-                                     ) -> tuple[Any, Pullback]:  # fmt: skip
-        if any(_complex(a) for a in (*args, *keywords.values())):
-            raise SrcadError(
-                f"srcad takes second derivatives through {name} of real arguments only; "
-                "it was given a complex one"
-            )
-        return through(dargs, *args, **keywords)
-
-    return named(piecewise_linear_frule_rrule, f"{name}_frule_rrule")
+    return linear_frule_rrule(rrule, frule, primal_name(primal), real_only=True)
 
 
 def _complex(value: Any) -> bool:
