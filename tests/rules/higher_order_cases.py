@@ -13,8 +13,10 @@ from typing import Any
 import numpy as np
 
 from srcad import primitives
-from srcad.partials import log_base, power_slope, reciprocal, strong_product
+from srcad.partials import log_base, power, power_slope, reciprocal, strong_product
 from srcad.primitives import logabsdet
+from srcad.projection import expand
+from srcad.tangents import elements_of, unthunk
 
 Objective = Callable[..., Any]
 
@@ -474,6 +476,10 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
             operator.mod,
             strong_product,
             power_slope,
+            power,
+            expand,
+            elements_of,
+            unthunk,
             reciprocal,
             log_base,
         )

@@ -109,7 +109,10 @@ def label(primal: Any) -> str:
 
 
 def test_every_forward_rule_is_walked():
-    missing = [label(r.primal) for r in REGISTRY.forward_rules() if r.primal not in CASES]
+    """Every forward rule of the library, but those `rules/second_order.py` builds (forward
+    rules of forward rules, reached by the third derivatives of `test_higher_order_api`)."""
+    rules = [r for r in REGISTRY.forward_rules() if r.rule_set != "second_order"]
+    missing = [label(r.primal) for r in rules if r.primal not in CASES]
     assert not missing, missing
 
 
