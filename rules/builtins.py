@@ -11,7 +11,7 @@ import numpy as np
 
 from srcad.kinds import FLOAT_OF_FLOAT, SAME_KIND
 from srcad.projection import ProjectTo
-from srcad.registry import RuleSet, named
+from srcad.registry import Linearity, RuleSet, named
 from srcad.rules._support import cotangent_of_elements
 from srcad.rules.operators import pow_frule, pow_rrule
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
@@ -145,7 +145,9 @@ max_frule = rules.frule(max)(_extremum_frule(max, operator.gt, "max"))
 min_frule = rules.frule(min)(_extremum_frule(min, operator.lt, "min"))
 
 
-# The kinds of their results (their rules are above), for specialised code.
+# -- sorted and reversed: items moved, cotangents moved back -----------------------------
+
+
 def _sorted_order(items: list[Any], options: dict[str, Any]) -> list[int]:
     """The positions of `items` in the order `sorted(items, **options)` gives them: Python's
     sort makes the same comparisons of the same keys, so ties keep the same order."""
@@ -230,5 +232,10 @@ def _moving_frule_rrule(frule: Any, rrule: Any) -> Any:
 rules.rrule(sorted_frule)(_moving_frule_rrule(sorted_frule, sorted_rrule))
 rules.rrule(reversed_frule)(_moving_frule_rrule(reversed_frule, reversed_rrule))
 
-rules.primitive(abs, result=SAME_KIND)
-rules.primitive(float, result=FLOAT_OF_FLOAT)
+
+# The kinds of their results (their rules are above), for specialised code.
+rules.primitive(abs, result=SAME_KIND, linearity=Linearity.PIECEWISE_LINEAR)
+rules.primitive(float, result=FLOAT_OF_FLOAT, linearity=Linearity.LINEAR)
+# The tangent of the item chosen: piecewise linear (for second derivatives).
+rules.primitive(max, linearity=Linearity.PIECEWISE_LINEAR)
+rules.primitive(min, linearity=Linearity.PIECEWISE_LINEAR)

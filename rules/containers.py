@@ -24,7 +24,14 @@ from srcad.primitives import (
 from srcad.projection import ProjectTo
 from srcad.registry import Linearity, RuleSet, named
 from srcad.rules._support import cotangent_of_elements
-from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
+from srcad.tangents import (
+    AbstractZero,
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    elements_of,
+    unthunk,
+)
 
 rules = RuleSet("containers")
 
@@ -616,3 +623,10 @@ def list_copy_frule(dargs: tuple[Any, ...], items: list[Any]) -> tuple[Any, Any]
 
 # Indexing is linear in what it indexes (its rules are above).
 rules.primitive(operator.getitem, linearity=Linearity.LINEAR)
+# Building, reading and copying containers moves values and tangents alike: linear in
+# every argument, so the forward rules' reverse rules pull the result and its tangent back
+# through the same pullback (`second_order.linear_frule_rrule`), for second derivatives.
+for _moving in (make_tuple, make_list, make_dict, append, sum, np.array, np.asarray, unpack,
+                iterate, list, tuple, zip, enumerate, dict.get, dict.values, dict.items,
+                dict.copy, list.copy):  # fmt: skip
+    rules.primitive(_moving, linearity=Linearity.PIECEWISE_LINEAR)

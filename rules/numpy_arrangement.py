@@ -27,6 +27,7 @@ from srcad.rules import numpy_sorting
 from srcad.rules._support import cotangent_of_elements
 from srcad.rules.containers import dense_tangent
 from srcad.rules.numpy_shape import bind_options, linear_frule
+from srcad.rules.second_order import linear_frule_rrule
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("numpy_arrangement")
@@ -265,31 +266,6 @@ def select_frule(
     if not isinstance(default_dot, AbstractZero):
         y_dot = np.where(rest, default_dot, y_dot)
     return y, y_dot
-
-
-def linear_frule_rrule(rrule: RuleFn, frule: RuleFn, name: str) -> RuleFn:
-    """The reverse rule of `frule`, the forward rule of a function linear in every argument
-    it differentiates (the others, like `np.select`'s conditions, piecewise constant): its
-    tangent is the same linear map of the argument tangents,
-    so the result and its tangent both pull back through `rrule`'s pullback, and the
-    tangent does not depend on the arguments. For functions `second_order.LINEAR` cannot
-    take: linear in several arguments, or whose forward rule is not the function applied
-    to the tangent (constants it joins, branches it takes on the values)."""
-
-    def frule_rrule(dargs: tuple[Any, ...], *args: Any, **keywords: Any) -> tuple[Any, Pullback]:
-        y, pullback = rrule(*args, **keywords)
-        _, y_dot = frule(dargs, *args, **keywords)
-
-        def frule_pullback(bars: Any) -> tuple[Any, ...]:
-            y_bar, y_dot_bar = elements_of(unthunk(bars), 2)
-            _, *argument_bars = pullback(y_bar)
-            _, *tangent_bars = pullback(y_dot_bar)
-            dargs_bar = Tangent(tuple, NoTangent(), *tangent_bars)
-            return (NoTangent(), dargs_bar, *argument_bars)
-
-        return (y, y_dot), named(frule_pullback, f"{name}_frule_pullback")
-
-    return named(frule_rrule, f"{name}_frule_rrule")
 
 
 rules.rrule(select_frule)(linear_frule_rrule(select_rrule, select_frule, "select"))
@@ -571,3 +547,6 @@ for _name, _primal in (("astype", np.astype), ("real_if_close", np.real_if_close
 # rules reverse rules, for second derivatives (`rules/second_order.py`).
 for _linear in (np.tril, np.triu, np.fliplr, np.flipud, np.rot90, np.rollaxis, np.diagonal):
     rules.primitive(_linear, linearity=Linearity.LINEAR)
+# Bilinear in their two arrays (their rules are above).
+rules.primitive(np.kron, linearity=Linearity.BILINEAR)
+rules.primitive(np.cross, linearity=Linearity.BILINEAR)

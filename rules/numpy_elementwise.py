@@ -415,6 +415,7 @@ rules.primitive(
     rrule=scalar_rrule(np.absolute, _absolute_partial),
     frule=absolute_frule,
     result=SAME_KIND,
+    linearity=Linearity.PIECEWISE_LINEAR,  # over the reals: sign(x) x_dot
 )
 
 # |x| of a real x (NumPy refuses complex numbers): its slope is sign(x), taken as 0 at the kink.
@@ -505,6 +506,10 @@ def imag_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
 rules.primitive(np.real, linearity=Linearity.LINEAR)
 rules.primitive(np.imag, linearity=Linearity.LINEAR)
 rules.primitive(np.conjugate, linearity=Linearity.LINEAR)
+# Piecewise linear (their rules are above): each tangent is the argument tangents chosen
+# (or split at a tie) where the values choose; for second derivatives too.
+for _choosing in (np.where, np.clip, np.maximum, np.minimum, np.fmax, np.fmin, np.heaviside):
+    rules.primitive(_choosing, linearity=Linearity.PIECEWISE_LINEAR)
 
 
 # -- np.angle and np.nan_to_num ------------------------------------------------------------

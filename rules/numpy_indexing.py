@@ -185,3 +185,5 @@ def full_frule(dargs: tuple[Any, ...], shape: Any, *options: Any, **keywords: An
 # Linear in what it takes from (its rules are above).
 rules.primitive(np.take, linearity=Linearity.LINEAR)
 rules.primitive(np.take_along_axis, linearity=Linearity.LINEAR)
+# Linear in its fill value (piecewise constant where an integer dtype rounds it).
+rules.primitive(np.full, linearity=Linearity.PIECEWISE_LINEAR)

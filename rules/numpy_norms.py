@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import SrcadError
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
 from srcad.rules._support import (
@@ -135,3 +136,30 @@ def norm_frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -
     axes = matrix_axes or reduced_axes(axis, np.ndim(x))
     inner = np.sum(np.real(np.conj(gradient) * x_dot), axis=axes, keepdims=keepdims)
     return y, as_result(inner, y)
+
+
+# -- a definition, for second derivatives (`Primitive.definition`) ----------------------------
+
+
+def _refuse_other_orders(ndim: int, order: Any, axis: Any) -> None:
+    """Raise unless `np.linalg.norm(x, order, axis)` of an `ndim`-array is the square root
+    of a sum of squares (what `sum_of_squares_norm` computes)."""
+    vector = (axis is None and ndim == 1) or isinstance(axis, int)
+    if order is None or order == "fro" or (order == 2 and vector):
+        return
+    raise SrcadError(
+        f"srcad takes second derivatives of np.linalg.norm for the 2-norm of vectors and the "
+        f"Frobenius norm only, not ord={order!r}; write the norm out with np.sum and np.abs"
+    )
+
+
+def sum_of_squares_norm(x: Any, ord: Any = None, axis: Any = None, keepdims: Any = False) -> Any:
+    """`np.linalg.norm` for its norms that are square roots of sums of squares: the 2-norm
+    of vectors, the Frobenius norm of matrices (the other orders are refused). Options by
+    position, as `numpy_reductions.variance` passes them."""
+    _refuse_other_orders(np.ndim(x), ord, axis)
+    return np.sqrt(np.sum(np.real(x * np.conj(x)), axis, None, None, keepdims))
+
+
+rules.non_differentiable(_refuse_other_orders)
+rules.primitive(np.linalg.norm, definition=sum_of_squares_norm)

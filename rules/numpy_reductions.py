@@ -665,3 +665,31 @@ rules.primitive(
     linearity=Linearity.LINEAR,
 )
 rules.primitive(np.cumsum, linearity=Linearity.LINEAR)
+# The tangent of the extrema (or of the middle elements) chosen, or of the numbers that are
+# not NaN: piecewise linear, for second derivatives (`rules/second_order.py`).
+for _choosing in (np.max, np.amax, np.min, np.amin, np.median, np.nansum):
+    rules.primitive(_choosing, linearity=Linearity.PIECEWISE_LINEAR)
+
+
+# -- definitions, for second derivatives (`Primitive.definition`) -----------------------------
+
+
+def variance(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0,
+             keepdims: Any = False) -> Any:  # fmt: skip
+    """`np.var` from sums: the mean squared distance from the mean, over `N - ddof`. (The
+    options are passed by position: reverse mode over its forward rule differentiates
+    every parameter, and a rule's positional options get no cotangent.)"""
+    centred = a - np.mean(a, axis, None, None, True)
+    squares = np.real(centred * np.conj(centred))
+    count = np.size(a) // np.size(np.sum(squares, axis))
+    return np.sum(squares, axis, None, None, keepdims) / (count - ddof)
+
+
+def standard_deviation(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+                       ddof: Any = 0, keepdims: Any = False) -> Any:  # fmt: skip
+    """`np.std`: the square root of `variance`."""
+    return np.sqrt(variance(a, axis, dtype, out, ddof, keepdims))
+
+
+rules.primitive(np.var, definition=variance)
+rules.primitive(np.std, definition=standard_deviation)

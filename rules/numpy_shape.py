@@ -520,3 +520,7 @@ def pad_frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) ->
 # Linear in `x` too (their rules are above).
 rules.primitive(np.reshape, linearity=Linearity.LINEAR)
 rules.primitive(np.ravel, linearity=Linearity.LINEAR)
+# Linear in every array, not of the form `f(x_dot)` (padding writes constants, `atleast_*`
+# takes several arrays): their forward rules' reverse rules pull back through the pullback.
+for _padding in (np.pad, *_ATLEAST.values()):
+    rules.primitive(_padding, linearity=Linearity.PIECEWISE_LINEAR)

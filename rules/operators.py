@@ -11,7 +11,15 @@ from srcad.kinds import DIVIDED, MATRIX_PRODUCT, POWERED, PROMOTED, SAME_KIND
 from srcad.partials import log_base, power, power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, conj, expand, outer
 from srcad.registry import Inline, Linearity, RuleSet
-from srcad.tangents import AbstractZero, NoTangent, ZeroTangent
+from srcad.tangents import (
+    AbstractZero,
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    elements_of,
+    field_names,
+    unthunk,
+)
 
 rules = RuleSet("operators")
 Pullback = Any
@@ -112,6 +120,7 @@ rules.scalar(
     lambda x, p, y: strong_product(p, power_slope(x, p - 1)),
     lambda x, p, y: power(x, p - 1) * (1.0 + p * log_base(x)),
 )
+rules.scalar(power, power_slope, lambda x, p, y: strong_product(y, log_base(x)))
 
 
 @rules.rrule(operator.matmul, np.matmul)
@@ -290,3 +299,81 @@ rules.primitive(
 rules.primitive(np.matmul, linearity=Linearity.BILINEAR)
 rules.primitive(operator.neg, result=SAME_KIND, inline=Inline("-y_bar"))
 rules.primitive(operator.pos, result=SAME_KIND, inline=Inline("y_bar"))
+
+
+# -- srcad's own helpers that rules and generated forward rules call: linear, with rules
+# of their own so that srcad differentiates those rules in turn (higher derivatives) ----
+
+
+@rules.rrule(expand)
+def expand_rrule(dx: Any, x: Any) -> tuple[Any, Pullback]:
+    """`expand(dx, x)`, which forward rules call to give a float tangent an array's shape:
+    linear in `dx`, so its pullback sums the cotangent back to `dx`'s shape (for the
+    rules srcad differentiates in turn)."""
+    y = expand(dx, x)
+    project_dx = ProjectTo(unthunk(dx))
+
+    def expand_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar, NoTangent()
+        return NoTangent(), project_dx(y_bar), NoTangent()
+
+    return y, expand_pullback
+
+
+@rules.frule(expand)
+def expand_frule(dargs: tuple[Any, ...], dx: Any, x: Any) -> tuple[Any, Any]:
+    return expand(dx, x), expand(unthunk(dargs[1]), x)
+
+
+rules.primitive(expand, linearity=Linearity.LINEAR)
+
+
+@rules.rrule(elements_of)
+def elements_of_rrule(tangent: Any, count: int) -> tuple[Any, Pullback]:
+    """`elements_of(tangent, count)`, which generated forward rules call to take a tuple's
+    tangent apart: linear in it, so its reverse rule (for second derivatives) puts the
+    elements' cotangents together again, as the tangent's type holds them."""
+    y = elements_of(tangent, count)
+
+    def elements_of_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        bars = tuple(unthunk(b) for b in elements_of(unthunk(y_bar), count))
+        if all(isinstance(b, AbstractZero) for b in bars):
+            return NoTangent(), ZeroTangent(), NoTangent()
+        if isinstance(tangent, Tangent) and tangent.fields:
+            names = field_names(tangent.primal_type)
+            fields = dict(zip(names, bars, strict=True))
+            return NoTangent(), Tangent(tangent.primal_type, **fields), NoTangent()
+        return NoTangent(), Tangent(tuple, *bars), NoTangent()
+
+    return y, elements_of_pullback
+
+
+@rules.frule(elements_of)
+def elements_of_frule(dargs: tuple[Any, ...], tangent: Any, count: int) -> tuple[Any, Any]:
+    """Forward rule of `elements_of` (forward over forward mode): linear, its tangent's
+    elements."""
+    return elements_of(tangent, count), Tangent(tuple, *elements_of(unthunk(dargs[1]), count))
+
+
+rules.primitive(elements_of, linearity=Linearity.LINEAR)
+
+
+@rules.rrule(unthunk)
+def unthunk_rrule(tangent: Any) -> tuple[Any, Pullback]:
+    """`unthunk(tangent)`, which rules call on the tangents they are given: the identity on
+    values (a thunk computed), for the rules that srcad differentiates in turn."""
+
+    def unthunk_pullback(y_bar: Any) -> tuple[Any, Any]:
+        return NoTangent(), y_bar
+
+    return unthunk(tangent), unthunk_pullback
+
+
+@rules.frule(unthunk)
+def unthunk_frule(dargs: tuple[Any, ...], tangent: Any) -> tuple[Any, Any]:
+    return unthunk(tangent), unthunk(dargs[1])
+
+
+rules.primitive(unthunk, linearity=Linearity.LINEAR)

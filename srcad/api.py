@@ -29,12 +29,25 @@ from srcad.callables import (
 from srcad.defaults import COMPILER
 from srcad.display import SourceText
 from srcad.entry import Dispatcher, check_scalar, clear_entries, explain_failure, not_scalar
+from srcad.entry_rules import (
+    DERIVATIVE,
+    GRADIENT,
+    JACOBIAN,
+    derivative_array,
+    directional_gradient,
+)
 from srcad.errors import SrcadError
 from srcad.fitting import check_seed
 from srcad.kinds import signature
-from srcad.partials import taking_result
-from srcad.registry import RuleFn, scalar_frule, scalar_rrule
+from srcad.registry import RuleFn
 from srcad.requests import Mode, Request
+from srcad.rule_api import FRule as FRule
+from srcad.rule_api import RRule as RRule
+from srcad.rule_api import frule as frule
+from srcad.rule_api import non_differentiable as non_differentiable
+from srcad.rule_api import opt_out as opt_out
+from srcad.rule_api import rrule as rrule
+from srcad.rule_api import scalar_rule as scalar_rule
 from srcad.source import TRANSPARENT_WRAPPERS
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, materialize, unthunk
 from srcad.trees import children, leaves, structured, tree_map
@@ -164,9 +177,19 @@ def grad(f: Callable[..., Any], wrt: Wrt = 0, has_aux: bool = False) -> Callable
     if has_aux:
         return _with_aux(_unwrap(f), wrt, value=False)
     inner = getattr(f, "srcad_gradient_of", None)
+    higher = getattr(f, DERIVATIVE, None)
     if isinstance(inner, Differentiable) and f is inner.grad:
-        return _second_derivative(inner, wrt)
-    return Differentiable(_unwrap(f), wrt).grad
+        if inner._wrt_is_tuple:
+            raise SrcadError("grad of a gradient with respect to several arguments is not a "
+                             "scalar function; use srcad.hessian")  # fmt: skip
+        func, directions = inner.func, list(inner._positions)
+    elif higher is not None and higher[2] == GRADIENT:  # grad(grad(...(f))), to any order
+        func, directions = higher[0], higher[1]
+    else:
+        return Differentiable(_unwrap(f), wrt).grad
+    derivative = _higher_derivative(func, directions, wrt)
+    pickling.name(derivative, "grad", f, wrt=_wrt_names(func, wrt))
+    return derivative
 
 
 def value_and_grad(
@@ -331,6 +354,9 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
     `output.shape + argument.shape` (the argument's shape for a scalar output); a tuple of
     them for a tuple `wrt`. `mode="reverse"` takes one pullback per output element,
     `"forward"` one pushforward per input element."""
+    higher = getattr(f, DERIVATIVE, None)
+    if higher is not None and higher[2] == JACOBIAN:  # jacobian(jacobian(...(f))), any order
+        return _higher_jacobian(higher[0], higher[1], wrt)
     func = _unwrap(f)
     callee(func)
     reverse = checked_mode(mode) is Mode.REVERSE
@@ -345,31 +371,82 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
             blocks = [_forward_jacobian(func, args, p) for p in positions]
         return tuple(blocks) if as_tuple else blocks[0]
 
+    _named_like(jacobian_of, func, "jacobian")
+    _derivative_of(jacobian_of, func, None if as_tuple else positions, JACOBIAN)
     pickling.name(jacobian_of, "jacobian", func, wrt=_wrt_names(func, wrt), mode=mode)
     return jacobian_of
 
 
-def _second_derivative(first: Differentiable, wrt: Wrt) -> Callable[..., Any]:
-    if first._wrt_is_tuple:
-        raise SrcadError("grad of a gradient with respect to several arguments is not a "
-                         "scalar function; use srcad.hessian")  # fmt: skip
-    outer, as_tuple = _positions(first.func, wrt)
-    (inner,) = first._positions
+def _higher_jacobian(func: Callable[..., Any], directions: list[int], wrt: Wrt) -> Any:
+    """`jacobian` of `jacobian(...(jacobian(func)))` (or of `hessian(func)`), the inner ones
+    with respect to the arguments at `directions` (innermost first): the array of `func`'s
+    derivatives of that order, of shape `output.shape + x_1.shape + ... + x_k.shape`, each
+    element in forward mode (`entry_rules.directional_derivative`)."""
+    if not isinstance(wrt, int | str):
+        raise SrcadError(
+            "jacobian of a jacobian differentiates with respect to one argument at a time: "
+            f"wrt takes an int or a parameter name, not {wrt!r}"
+        )
+    (outer,), _ = _positions(func, wrt)
+    positions = [*directions, outer]
 
-    def second_derivative(*args: Any) -> Any:
-        callee(first.func).check_arguments(args, {})
-        check_perturbable(first.func, args, {}, [inner, *outer])
-        if np.ndim(args[inner]) != 0:
+    def higher_jacobian(*args: Any) -> Any:
+        callee(func).check_arguments(args, {})
+        check_perturbable(func, args, {}, positions)
+        return derivative_array(COMPILER, callee(func), args, positions)
+
+    _named_like(higher_jacobian, func, "jacobian")
+    _derivative_of(higher_jacobian, func, positions, JACOBIAN)
+    return higher_jacobian
+
+
+def _higher_derivative(func: Callable[..., Any], directions: list[int], wrt: Wrt) -> Any:
+    """`grad` of `grad(...(grad(func)))`, the inner ones with respect to the scalar
+    arguments at `directions` (innermost first): the gradient with respect to `wrt` of
+    `func`'s derivative along them (`entry_rules.directional_gradient`). Its own `grad`
+    is one order higher, while `wrt` names a scalar argument."""
+    outer, as_tuple = _positions(func, wrt)
+
+    def higher_derivative(*args: Any) -> Any:
+        callee(func).check_arguments(args, {})
+        check_perturbable(func, args, {}, [*directions, *outer])
+        if any(np.ndim(args[p]) != 0 for p in directions):
             raise SrcadError(
                 "grad of a gradient needs the gradient to be a scalar: differentiate with "
                 "respect to a scalar argument, or use srcad.hessian"
             )
-        row = _hessian_row(first.func, args, inner, 1.0, "grad of a gradient")
+        tangents = [
+            tuple(1.0 if i == p else ZeroTangent() for i in range(len(args))) for p in directions
+        ]
+        try:
+            y, row = directional_gradient(COMPILER, callee(func), args, tangents)
+        except TypeError:  # the seed 1.0 is no cotangent of what `func` returns?
+            explain_failure(callee(func), args, {}, "grad of a gradient")
+            raise
+        check_scalar(y, func, "grad of a gradient")
         values = tuple(floating(_shaped_like(row[i], args[i]), args[i]) for i in outer)
         return values if as_tuple else values[0]
 
-    pickling.name(second_derivative, "grad", first.grad, wrt=_wrt_names(first.func, wrt))
-    return second_derivative
+    _named_like(higher_derivative, func, "grad")
+    _derivative_of(higher_derivative, func, None if as_tuple else [*directions, *outer], GRADIENT)
+    return higher_derivative
+
+
+def _derivative_of(derivative: Any, func: Any, positions: list[int] | None, kind: str) -> None:
+    """Mark a derivative function srcad returns (`entry_rules.DERIVATIVE`), so that it is
+    differentiated only through its rules, never from its own source."""
+    derivative.__dict__[DERIVATIVE] = None if positions is None else (func, positions, kind)
+
+
+def _named_like(derivative: Any, func: Callable[..., Any], what: str) -> None:
+    """Name a derivative function srcad returns after `func`, with `func`'s signature, so
+    that `wrt` names `func`'s parameters when it is differentiated in turn."""
+    derivative.__name__ = f"{what}_{getattr(func, '__name__', 'f')}"
+    derivative.__qualname__ = f"{name_of(func)}.{what}"
+    derivative.__doc__ = f"srcad.{what} of {name_of(func)}"
+    signature = _signature(func)
+    if signature is not None:
+        derivative.__signature__ = signature
 
 
 def _hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
@@ -378,8 +455,7 @@ def _hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
     the reverse rule of `func`'s generated forward rule, seeded on the output tangent."""
     call = callee(func)
     full_args, keywords = call.arguments(args, {})
-    wrt = COMPILER.wrt_for(call.function, full_args, Request.frule())
-    forward = COMPILER.compiled(call.function, wrt, Request.frule()).function
+    forward = COMPILER.forward_rule(call.function, full_args)
     tangents: list[Any] = [ZeroTangent()] * len(args)
     tangents[position] = direction
     dargs = padded(call.tangents((NoTangent(), *tangents)), call.function)
@@ -423,6 +499,8 @@ def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
             return tuple(blocks)
         return blocks[0][0]
 
+    _named_like(hessian_of, func, "hessian")
+    _derivative_of(hessian_of, func, None if as_tuple else positions * 2, JACOBIAN)
     pickling.name(hessian_of, "hessian", func, wrt=_wrt_names(func, wrt))
     return hessian_of
 
@@ -453,6 +531,18 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
         hv = _hessian_row(func, tuple(args), position, v, "hessian_vector_product")[position]
         return floating(_shaped_like(hv, args[position]), args[position])
 
+    _named_like(product, func, "hessian_vector_product")
+    _derivative_of(product, func, None, GRADIENT)
+    signature = _signature(func)
+    if signature is not None:  # f's positional parameters (all passed), then the vector
+        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        parameters = [
+            p.replace(kind=inspect.Parameter.POSITIONAL_ONLY, default=inspect.Parameter.empty)
+            for p in signature.parameters.values()
+            if p.kind in positional
+        ]
+        v = inspect.Parameter("v", inspect.Parameter.POSITIONAL_ONLY)
+        product.__signature__ = signature.replace(parameters=[*parameters, v])  # type: ignore[attr-defined]
     pickling.name(product, "hessian_vector_product", func, wrt=_wrt_names(func, wrt))
     return product
 
@@ -515,93 +605,6 @@ def _one_leaf(tree: Any, leaf: Any, tangent: Any) -> Any:
     return tree_map(lambda _: tangent if next(numbered) == leaf else ZeroTangent(), tree)
 
 
-class RRule:
-    """`srcad.rrule(f, *args)` gives `(y, pullback)`: `f`'s registered rule, else a compiled one.
-
-    `@srcad.rrule.register(f)` registers the decorated function as `f`'s reverse rule.
-    """
-
-    def __call__(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, RuleFn]:
-        return COMPILER.rrule(f, *args, **kwargs)
-
-    def register(
-        self, primal: Callable[..., Any], *, config: bool = False
-    ) -> Callable[[RuleFn], RuleFn]:
-        """Decorator registering a reverse rule `rule(*args) -> (y, pullback)` for `primal`
-        (with `config=True`, `rule(config, *args)`, for rules that call back into srcad).
-
-        `primal` may be a function, a class (a rule for its constructor), or a class's
-        `__call__` (a rule for calling its instances: the pullback's first cotangent is
-        then the instance's)."""
-        _check_registrable(primal)
-
-        def register(rule: RuleFn) -> RuleFn:
-            COMPILER.registry.register_rrule(_unwrap(primal), _checked_rule(rule), config=config)
-            return rule
-
-        return register
-
-
-rrule = RRule()
-
-
-class FRule:
-    """`srcad.frule((f_dot, *arg_dots), f, *args)` gives `(y, y_dot)`: `f`'s registered
-    forward rule, else the one srcad compiles from its source.
-
-    `@srcad.frule.register(f)` registers one: `rule((f_dot, *arg_dots), *args)`. A nonzero
-    tangent for an argument that cannot be perturbed (an int) is refused.
-    """
-
-    def __call__(
-        self, dargs: tuple[Any, ...], f: Callable[..., Any], *args: Any, **kwargs: Any
-    ) -> tuple[Any, Any]:
-        return COMPILER.frule(dargs, f, *args, **kwargs)
-
-    def register(
-        self, primal: Callable[..., Any], *, config: bool = False
-    ) -> Callable[[RuleFn], RuleFn]:
-        """Decorator registering a forward rule `rule((f_dot, *arg_dots), *args)`."""
-        _check_registrable(primal)
-
-        def register(rule: RuleFn) -> RuleFn:
-            COMPILER.registry.register_frule(_unwrap(primal), _checked_rule(rule), config=config)
-            return rule
-
-        return register
-
-
-frule = FRule()
-
-
-def _check_registrable(primal: Any) -> None:
-    if not callable(primal) and not isinstance(primal, staticmethod | classmethod):
-        raise SrcadError(
-            f"rules are for functions (or classes, or a class's __call__), not for "
-            f"{type(primal).__name__} {primal!r:.60}"
-        )
-
-
-def _checked_rule(rule: Any, what: str = "a rule") -> Any:
-    if not callable(rule):
-        raise SrcadError(f"{what} must be a function, not {type(rule).__name__} {rule!r:.60}")
-    return rule
-
-
-def scalar_rule(f: Callable[..., Any], *partials: Callable[..., Any]) -> None:
-    """Both rules of a scalar (or elementwise) function from its partial derivatives, one
-    per argument, for any number of arguments: `scalar_rule(math.sinh, lambda x:
-    math.cosh(x))`. A partial takes the arguments, or the arguments and then the result
-    (`lambda x, y: ...`, which saves computing the result again), told apart by how many
-    it takes."""
-    _check_registrable(f)
-    for partial in partials:
-        _checked_rule(partial, "a partial derivative")
-    partials = taking_result(partials, name_of(f))
-    COMPILER.registry.register_rrule(f, scalar_rrule(f, *partials), projected=True)
-    COMPILER.registry.register_frule(f, scalar_frule(f, *partials))
-
-
 def clear_cache() -> None:
     """Forget everything srcad compiled, so that the next call of every gradient compiles
     again from the source as it is now: the compiled rules of every function, the
@@ -612,21 +615,6 @@ def clear_cache() -> None:
     `srcad.guards`); it frees memory, and makes a timing include the compile again."""
     COMPILER.clear_cache()
     clear_entries()
-
-
-def non_differentiable(*functions: Callable[..., Any]) -> None:
-    """Mark functions whose results carry no derivative (sizes, predicates, indices)."""
-    for f in functions:
-        _check_registrable(f)
-    COMPILER.registry.register_non_differentiable(*(_unwrap(f) for f in functions))
-
-
-def opt_out(f: Callable[..., Any], predicate: Callable[..., bool]) -> None:
-    """Calls of `f` whose arguments satisfy `predicate(*args, **kwargs)` are differentiated
-    through `f`'s own source instead of its registered rule."""
-    _check_registrable(f)
-    _checked_rule(predicate, "an opt-out predicate")
-    COMPILER.registry.register_opt_out(_unwrap(f), predicate)
 
 
 # The functions srcad makes, made again by unpickling them in another process.

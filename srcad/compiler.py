@@ -23,7 +23,7 @@ from srcad.callables import (
     unwrap,
 )
 from srcad.emit import CompiledRule, emit
-from srcad.entry_rules import entry_rules
+from srcad.entry_rules import DERIVATIVE, entry_rules
 from srcad.errors import Diagnostic, MissingRuleError, SrcadError, UnsupportedSyntaxError
 from srcad.guards import Fact
 from srcad.kinds import signature
@@ -322,6 +322,8 @@ class Compiler:
         """`func`'s generated code for `request` (`srcad.requests`), differentiated with
         respect to `wrt` (None: every positional parameter): compiled once per function,
         `wrt`, request and rule-registry version, and used again while its guards hold."""
+        if DERIVATIVE in getattr(func, "__dict__", {}):  # srcad's own: only through its rules
+            entry_rules(self, func).rrule()  # type: ignore[union-attr]  # raises, saying why
         code = differentiated_function(func)
         if not isinstance(code, types.FunctionType):
             function_source(code)  # raises SourceUnavailableError, naming what it is
@@ -354,6 +356,17 @@ class Compiler:
             rules[key] = found
             record.rules = rules
         return found
+
+    def forward_rule(
+        self, func: Callable[..., Any], args: tuple[Any, ...], wrt: tuple[str, ...] | None = None
+    ) -> Callable[..., Any]:
+        """The forward rule generated for the Python function `func` called with `args`,
+        with respect to `wrt` (None: as `wrt_for` chooses): what reverse mode
+        differentiates for a second derivative."""
+        request = Request.frule()
+        if wrt is None:
+            wrt = self.wrt_for(func, args, request)
+        return self.compiled(func, wrt, request).function
 
     def wrt_for(
         self, func: Callable[..., Any], args: tuple[Any, ...], request: Request

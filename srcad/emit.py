@@ -43,6 +43,17 @@ def register_text(filename: str, text: str) -> None:
     tracebacks.install()  # so that `python script.py` shows them too, before Python 3.13
 
 
+def _own_filename(filename: str, text: str) -> str:
+    """`filename`, or a numbered variant where another text has it: the closures of one
+    definition (the `frule1` of each `scalar_rule`) are compiled to one name, and each
+    keeps its own text, which srcad reads back to differentiate it in turn."""
+    lines, candidate, number = text.splitlines(True), filename, 1
+    while (held := linecache.cache.get(candidate)) is not None and held[2:3] != (lines,):
+        number += 1
+        candidate = f"{filename[:-1]} #{number}>"
+    return candidate
+
+
 def _strip_signature(function: gast.FunctionDef) -> None:
     """Defaults and annotations are not re-evaluated: the compiled function gets the
     primal's own default values."""
@@ -77,7 +88,7 @@ def emit(
         f"# differentiated with respect to: {', '.join(wrt) or 'nothing'}{kinds}",
     ]
     text = "\n".join(header) + "\n" + body
-    filename = f"<srcad {function.name} {origin} wrt={','.join(wrt)}{kinds}>"
+    filename = _own_filename(f"<srcad {function.name} {origin} wrt={','.join(wrt)}{kinds}>", text)
     register_text(filename, text)
     # The text is parsed once: to check it is the tree srcad built, and to compile.
     module = syntax.parse_ast(text)

@@ -26,21 +26,76 @@ import inspect
 import types
 from typing import Any
 
+import numpy as np
+
 from srcad.callables import Call, check_tangents, padded
+from srcad.callables import callee as callee_of
 from srcad.errors import SrcadError
-from srcad.requests import Request
-from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
+from srcad.tangents import (
+    AbstractZero,
+    NoTangent,
+    ZeroTangent,
+    elements_of,
+    materialize,
+    unthunk,
+)
 
 DISPATCHER = "srcad_dispatcher"  # the attribute of an entry function naming its Dispatcher
+# The attribute of every other derivative function srcad returns (`jacobian`, `hessian`,
+# `grad` of a gradient, ...): `(f, positions, kind)`, the function, the arguments it is a
+# derivative of `f` with respect to (innermost first) and its kind; None where it cannot be
+# differentiated in turn (a tuple `wrt`). Such a function is never differentiated from
+# its own source (`Compiler.compiled` refuses it): only through rules from here.
+DERIVATIVE = "srcad_derivative_of"
+# Its kind: `JACOBIAN`, the array of the derivatives of that order (`jacobian`, `hessian`);
+# `GRADIENT`, the gradient of the directional derivative (`grad` of a gradient).
+JACOBIAN, GRADIENT = "jacobian", "gradient"
 
 
-def entry_rules(compiler: Any, f: Any) -> EntryRules | None:
-    """The rules of `f` if it is an entry function srcad wrote, else None. (`compiler`,
-    a `srcad.compiler.Compiler`, imports this module: named here, it would be a cycle.)"""
+def entry_rules(compiler: Any, f: Any) -> EntryRules | DerivativeRules | None:
+    """The rules of `f` if it is an entry function srcad wrote or another derivative
+    function it returned, else None. (`compiler`, a `srcad.compiler.Compiler`, imports
+    this module: named here, it would be a cycle.)"""
     if not isinstance(f, types.FunctionType):
         return None
     dispatcher = f.__dict__.get(DISPATCHER)
-    return None if dispatcher is None else EntryRules(compiler, dispatcher)
+    if dispatcher is not None:
+        return EntryRules(compiler, dispatcher)
+    if DERIVATIVE in f.__dict__:
+        return DerivativeRules(compiler, f)
+    return None
+
+
+class DerivativeRules:
+    """The rules of a derivative function srcad returned other than `grad`'s entry: its
+    forward rule, one more direction (`derivative_array`), where it is a `JACOBIAN` of
+    `f`; every other rule is refused, naming what to do instead."""
+
+    def __init__(self, compiler: Any, function: Any) -> None:
+        self.compiler = compiler
+        self.function = function
+        self.of = function.__dict__[DERIVATIVE]
+        self.rrule = _Named(self._refuse, f"rrule_{function.__name__}")
+        self.frule = _Named(self._frule, f"frule_{function.__name__}", forward=True)
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise SrcadError(
+            f"srcad differentiates {self.function.__qualname__}, a derivative it returned, "
+            "in forward mode only (srcad.jvp; jacobian and grad of it compose: "
+            "jacobian(jacobian(f)), grad(grad(f)))"
+        )
+
+    def _frule(self, dargs: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        if self.of is None or self.of[2] != JACOBIAN or kwargs:
+            self._refuse()
+        func, positions, _ = self.of
+        check_tangents(self.function, dargs, args)
+        tangents = tuple(dargs[1 : 1 + len(args)])
+        result = self.function(*args)
+        if all(isinstance(unthunk(t), AbstractZero) for t in tangents):
+            return result, ZeroTangent()
+        call = callee_of(func)
+        return result, derivative_array(self.compiler, call, args, positions, tangents)
 
 
 class EntryRules:
@@ -101,8 +156,7 @@ class EntryRules:
         `f`'s forward rule, its output seeded with `(ȳ, 1.0)`."""
         call = self.call
         full_args, keywords = call.arguments(args, kwargs)
-        wrt = self.compiler.wrt_for(call.function, full_args, Request.frule())
-        forward = self.compiler.compiled(call.function, wrt, Request.frule()).function
+        forward = self.compiler.forward_rule(call.function, full_args)
         dargs = padded(call.tangents((NoTangent(), *tangents)), call.function)
         (_, y_dot), pullback = self.compiler.rrule(forward, dargs, *full_args, **keywords)
         cotangents = pullback((y_bar, 1.0))
@@ -137,3 +191,88 @@ class _Named:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.function(*args, **kwargs)
+
+
+def directional_gradient(
+    compiler: Any, call: Call, args: tuple[Any, ...], directions: list[tuple[Any, ...]]
+) -> tuple[Any, tuple[Any, ...]]:
+    """`f`'s value and `∇ ∂ᵏf[t₁, ..., tₖ]`, one cotangent per argument of `args`: the
+    gradient of the k-th directional derivative of the real-scalar `f` along `directions`
+    (each a tangent per argument). The route `srcad.hessian` takes, to any order: `F₁` is
+    `f`'s generated forward rule, `Fₖ` the forward rule srcad generates for `Fₖ₋₁` (its
+    tangents are constants: zero tangents), and the reverse rule of `Fₖ`, seeded with 1.0
+    on the innermost tangent of its nested output, gives the gradient. This is what
+    `grad(grad(...grad(f)))` computes (`srcad.api`)."""
+    full_args, keywords = call.arguments(args, {})
+    function, leading = _nested_forward_rule(compiler, call, full_args, directions)
+    result, pullback = compiler.rrule(function, *leading, *full_args, **keywords)
+    seed: Any = (ZeroTangent(), 1.0)  # the cotangent of `(value, tangent)`, nested k deep
+    for _ in directions[1:]:
+        seed = (ZeroTangent(), seed)
+        result = result[0]
+    cotangents = pullback(seed)
+    start = 1 + len(leading) + len(call.bound)
+    return result[0], tuple(unthunk(c) for c in cotangents[start : start + len(args)])
+
+
+def directional_derivative(
+    compiler: Any, call: Call, args: tuple[Any, ...], directions: list[tuple[Any, ...]]
+) -> tuple[Any, Any]:
+    """`f`'s value and its k-th directional derivative `∂ᵏf[t₁, ..., tₖ]` along `directions`
+    (each a tangent per argument), for `f` of any output: the innermost tangent of the
+    nested output of `Fₖ` (see `directional_gradient`), in forward mode alone. An element
+    of `jacobian(jacobian(f))` (`srcad.api`)."""
+    full_args, keywords = call.arguments(args, {})
+    function, leading = _nested_forward_rule(compiler, call, full_args, directions)
+    value, derivative = function(*leading, *full_args, **keywords)
+    for _ in directions[1:]:
+        value, derivative = value[0], derivative[1]
+    return value, derivative
+
+
+def _nested_forward_rule(
+    compiler: Any, call: Call, full_args: tuple[Any, ...], directions: list[tuple[Any, ...]]
+) -> tuple[Any, tuple[Any, ...]]:
+    """`Fₖ` for `k = len(directions)` and the tangents it takes before `f`'s arguments
+    (those of `Fₖ`, ..., of `F₁`): `F₁` is `f`'s generated forward rule, `Fₖ` the one srcad
+    generates for `Fₖ₋₁`, with a zero tangent for each tangent `Fₖ₋₁` takes."""
+    function: Any = call.function
+    leading: tuple[Any, ...] = ()
+    for tangents in directions:
+        dots = padded(call.tangents((NoTangent(), *tangents)), call.function)[1:]
+        forward = compiler.forward_rule(function, (*leading, *full_args))
+        leading = ((NoTangent(), *(ZeroTangent() for _ in leading), *dots), *leading)
+        function = forward
+    return function, leading
+
+
+def derivative_array(
+    compiler: Any,
+    call: Call,
+    args: tuple[Any, ...],
+    positions: list[int],
+    last: tuple[Any, ...] | None = None,
+) -> Any:
+    """The derivatives of `f` of order `len(positions)`, one along each basis direction of
+    the argument at each of `positions`, as an array of shape `output.shape + x_1.shape +
+    ... + x_k.shape` (`jacobian(jacobian(f))`); with `last`, a tangent per argument, each
+    differentiated once more along it (their forward rule)."""
+    shapes = [np.shape(args[p]) for p in positions]
+    elements: list[np.ndarray] = []
+    y: Any = None
+    for indices in np.ndindex(*(int(np.prod(shape)) for shape in shapes)):
+        directions: list[tuple[Any, ...]] = []
+        for position, index in zip(positions, indices, strict=True):
+            basis = np.zeros(shapes[len(directions)])
+            basis.reshape(-1)[index] = 1.0
+            direction = basis if isinstance(args[position], np.ndarray) else float(basis)
+            directions.append(
+                tuple(direction if i == position else ZeroTangent() for i in range(len(args)))
+            )
+        if last is not None:
+            directions.append(last)
+        y, derivative = directional_derivative(compiler, call, args, directions)
+        derivative = materialize(unthunk(derivative), y)
+        elements.append(np.broadcast_to(np.asarray(derivative, dtype=float), np.shape(y)))
+    stacked = np.stack(elements, axis=-1)
+    return stacked.reshape(np.shape(y) + sum(shapes, ()))

@@ -10,11 +10,11 @@ from typing import Any, Protocol
 
 from srcad.fitting import check_frule_tangent, check_rrule_cotangents
 from srcad.kinds import Kind, ResultKind
-from srcad.partials import strong_product
-from srcad.projection import ProjectTo, conj, expand
-from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
-
-RuleFn = Callable[..., Any]
+from srcad.scalar_rules import RuleFn as RuleFn
+from srcad.scalar_rules import named as named
+from srcad.scalar_rules import primal_name as primal_name
+from srcad.scalar_rules import scalar_frule as scalar_frule
+from srcad.scalar_rules import scalar_rrule as scalar_rrule
 
 
 @dataclass(frozen=True)
@@ -33,10 +33,18 @@ class Linearity(enum.Enum):
     """How a primitive depends on its differentiated arguments, where that gives its
     forward rule's reverse rule (`rules/second_order.py`): `LINEAR`, `y_dot = f(x_dot)`
     (the first argument; the rest are options); `BILINEAR`, `y_dot = f(a_dot, b) +
-    f(a, b_dot)` (the first two)."""
+    f(a, b_dot)` (the first two); `MULTILINEAR`, linear in each argument with the others
+    fixed, `y_dot` the sum of `f` with one argument replaced by its tangent (`np.einsum`);
+    `PIECEWISE_LINEAR`, `y_dot` a linear map of the argument tangents whose coefficients
+    do not vary with the arguments, or only by jumps (a selection, a sign: `np.where`,
+    `np.maximum`, `np.concatenate`), so that its reverse rule's pullback is that map's
+    adjoint, and the map has no derivative with respect to the arguments (the jumps are
+    kinks, where the second derivative is taken as 0)."""
 
     LINEAR = "linear"
     BILINEAR = "bilinear"
+    MULTILINEAR = "multilinear"
+    PIECEWISE_LINEAR = "piecewise linear"
 
 
 # An inline derivative's cotangent templates, chosen from the operands' kinds and their
@@ -86,32 +94,23 @@ class Primitive:
     """What srcad knows about one primitive function besides its rules, from the one entry
     that registers it (`RuleSet.primitive`): the kind of its result, how its derivative is
     inlined, and its linearity. Passes ask the registry for these (`Registry.primitive`)
-    and keep no tables of their own."""
+    and keep no tables of their own.
+
+    `definition`, for a function that is none of the `Linearity` kinds: a plain Python
+    function taking the same arguments and computing the same values from functions srcad
+    differentiates to any order; its second derivatives are those of the definition (the
+    reverse rule of the forward rule srcad compiles for it, `rules/second_order.py`)."""
 
     function: Any
     result: ResultKind | None = None
     inline: Inline | None = None
     linearity: Linearity | None = None
+    definition: Callable[..., Any] | None = None
 
     @property
     def elementwise(self) -> bool:
         """Whether it acts on each element alone (see `ResultKind.elementwise`)."""
         return self.result is not None and self.result.elementwise
-
-
-def named(fn: RuleFn, name: str) -> RuleFn:
-    """Give a generated function its own name, also in tracebacks (which read the code)."""
-    code = fn.__code__.replace(co_name=name)
-    if sys.version_info >= (3, 11):
-        code = code.replace(co_qualname=name)
-    fn.__code__ = code
-    fn.__name__ = fn.__qualname__ = name
-    return fn
-
-
-def primal_name(primal: Any) -> str:
-    """The short name rules and generated code use for a primal function."""
-    return str(getattr(primal, "__name__", type(primal).__name__)).strip("_<>") or "call"
 
 
 class RuleSet:
@@ -222,6 +221,7 @@ class RuleSet:
         result: ResultKind | None = None,
         inline: Inline | None = None,
         linearity: Linearity | None = None,
+        definition: Callable[..., Any] | None = None,
     ) -> Primitive:
         """Register everything srcad knows about `function`, in one entry: its rules and
         its facts (`Primitive`). The rules come from its `partials` as `scalar` builds them,
@@ -253,134 +253,9 @@ class RuleSet:
             self.rrule(function)(rrule)
         if frule is not None:
             self.frule(function)(frule)
-        fact = Primitive(function, result, inline, linearity)
+        fact = Primitive(function, result, inline, linearity, definition)
         self.primitives[function] = fact
         return fact
-
-
-def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> RuleFn:
-    """Build a named reverse rule from partial derivatives; see `RuleSet.scalar`."""
-    name = name or primal_name(primal)
-    if len(partials) == 1:
-        (d_x,) = partials
-
-        def rrule1(x: Any) -> tuple[Any, RuleFn]:
-            y = primal(x)
-            project_x = ProjectTo(x)
-
-            def pullback(y_bar: Any) -> tuple[Any, Any]:
-                return NoTangent(), project_x(strong_product(conj(d_x(x, y)), y_bar))
-
-            named(pullback, f"{name}_pullback")
-            return y, pullback
-
-        return named(rrule1, f"{name}_rrule")
-    if len(partials) == 2:
-        d_a, d_b = partials
-
-        def rrule2(a: Any, b: Any) -> tuple[Any, RuleFn]:
-            y = primal(a, b)
-            project_a = ProjectTo(a)
-            project_b = ProjectTo(b)
-
-            def pullback(y_bar: Any) -> tuple[Any, Any, Any]:
-                return (
-                    NoTangent(),
-                    project_a(strong_product(conj(d_a(a, b, y)), y_bar)),
-                    project_b(strong_product(conj(d_b(a, b, y)), y_bar)),
-                )
-
-            named(pullback, f"{name}_pullback")
-            return y, pullback
-
-        return named(rrule2, f"{name}_rrule")
-    return _scalar_rrule_n(primal, partials, name)  # any other number
-
-
-def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> RuleFn:
-    """Build a named forward rule from partial derivatives: `y_dot = sum(d_i * x_i_dot)`."""
-    name = name or primal_name(primal)
-    if len(partials) not in (1, 2):
-        return _scalar_frule_n(primal, partials, name)
-
-    # Written as plain code (no closure made per call) so that srcad can differentiate the
-    # forward rule itself: reverse mode over forward mode gives second derivatives.
-    if len(partials) == 1:
-        (d_x,) = partials
-
-        def frule1(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
-            y = primal(x)
-            x_dot = unthunk(dargs[1])
-            if isinstance(x_dot, AbstractZero):
-                return y, ZeroTangent()
-            return y, strong_product(d_x(x, y), x_dot)
-
-        return named(frule1, f"{name}_frule")
-    d_a, d_b = partials
-
-    def frule2(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
-        y = primal(a, b)
-        a_dot = unthunk(dargs[1])
-        b_dot = unthunk(dargs[2])
-        y_dot: Any = ZeroTangent()
-        if not isinstance(a_dot, AbstractZero):
-            y_dot = strong_product(d_a(a, b, y), a_dot)
-        if not isinstance(b_dot, AbstractZero):
-            y_dot = y_dot + strong_product(d_b(a, b, y), b_dot)
-        # The tangent of an array with a float's partial (`np.add`'s 1.0) and tangent alone
-        # is a float: the array's shape, filled with it.
-        return y, expand(y_dot, y)
-
-    return named(frule2, f"{name}_frule")
-
-
-def _scalar_rrule_n(primal: Any, partials: tuple[Callable[..., Any], ...], name: str) -> RuleFn:
-    """`scalar_rrule` for three arguments or more."""
-    if not partials:
-        raise ValueError("a scalar rule takes a partial derivative for each argument")
-    arity = len(partials)
-
-    def rrule_n(*args: Any) -> tuple[Any, RuleFn]:
-        _check_arity(name, args, arity)
-        y = primal(*args)
-        projections = [ProjectTo(a) for a in args]
-
-        def pullback(y_bar: Any) -> tuple[Any, ...]:
-            bars = [
-                project(strong_product(conj(d(*args, y)), y_bar))
-                for d, project in zip(partials, projections, strict=True)
-            ]
-            return (NoTangent(), *bars)
-
-        named(pullback, f"{name}_pullback")
-        return y, pullback
-
-    return named(rrule_n, f"{name}_rrule")
-
-
-def _scalar_frule_n(primal: Any, partials: tuple[Callable[..., Any], ...], name: str) -> RuleFn:
-    """`scalar_frule` for three arguments or more, written as plain code too: srcad
-    differentiates it in turn, for second derivatives."""
-    if not partials:
-        raise ValueError("a scalar rule takes a partial derivative for each argument")
-    arity = len(partials)
-
-    def frule_n(dargs: tuple[Any, ...], *args: Any) -> tuple[Any, Any]:
-        _check_arity(name, args, arity)
-        y = primal(*args)
-        y_dot: Any = ZeroTangent()
-        for d, dot in zip(partials, dargs[1:], strict=True):
-            dot = unthunk(dot)
-            if not isinstance(dot, AbstractZero):
-                y_dot = y_dot + strong_product(d(*args, y), dot)
-        return y, expand(y_dot, y)
-
-    return named(frule_n, f"{name}_frule")
-
-
-def _check_arity(name: str, args: tuple[Any, ...], arity: int) -> None:
-    if len(args) != arity:
-        raise TypeError(f"{name} takes {arity} arguments ({arity} partials), not {len(args)}")
 
 
 class Origin(enum.Enum):
@@ -410,6 +285,10 @@ class AD(Protocol):
     def frule(
         self, dargs: tuple[Any, ...], f: Callable[..., Any], *args: Any, **kwargs: Any
     ) -> tuple[Any, Any]: ...
+
+    def forward_rule(
+        self, f: Callable[..., Any], args: tuple[Any, ...], wrt: tuple[str, ...] | None = None
+    ) -> Callable[..., Any]: ...
 
 
 class RuleConfig:
@@ -443,6 +322,15 @@ class RuleConfig:
     ) -> tuple[Any, Any]:
         """`(y, y_dot)` for `f`: its registered forward rule, else srcad's forward mode."""
         return self._compiler().frule(dargs, f, *args, **kwargs)
+
+    def forward_rule(
+        self, f: Callable[..., Any], args: tuple[Any, ...], wrt: tuple[str, ...] | None = None
+    ) -> Callable[..., Any]:
+        """The forward rule srcad generates from the source of the Python function `f`, for
+        arguments like `args`, with respect to the parameters `wrt` (None: every one it
+        can): a function `(dargs, *args) -> (y, y_dot)` that srcad differentiates in turn
+        (its reverse rule: second derivatives)."""
+        return self._compiler().forward_rule(f, args, wrt)
 
 
 # The default compiler's rule configuration and registry (`srcad.defaults.COMPILER`): made

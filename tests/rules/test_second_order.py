@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 import srcad
+from srcad.projection import expand
 from srcad.registry import REGISTRY, Linearity
+from srcad.tangents import elements_of, unthunk
 from srcad.testing import check_rrule
 
 rng = np.random.default_rng(11)
@@ -52,7 +54,7 @@ def linear(linearity):
 
 
 def test_every_linear_function_gets_one():
-    for primal in linear(Linearity.LINEAR) | linear(Linearity.BILINEAR):
+    for primal in {p.function for p in REGISTRY.primitives() if p.linearity or p.definition}:
         assert REGISTRY.frule_for(primal) is not None, primal
         assert REGISTRY.rrule_for(primal) is not None, primal
         assert REGISTRY.rrule_for(frule_of(primal)) is not None, primal
@@ -68,7 +70,9 @@ def test_the_entries_say_which_functions_are_linear():
         np.tril, np.triu, np.fliplr, np.flipud, np.rot90, np.rollaxis, np.diagonal,
         np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
         np.fft.rfft, np.fft.rfft2, np.fft.rfftn, np.fft.irfft, np.fft.irfft2, np.fft.irfftn,
-        np.fft.fftshift, np.fft.ifftshift,
+        np.fft.fftshift, np.fft.ifftshift, float, unthunk, elements_of, expand,
     }  # fmt: skip
-    bilinear = {np.dot, np.inner, np.outer, np.tensordot, np.matmul, operator.matmul}
+    bilinear = {np.dot, np.inner, np.outer, np.tensordot, np.matmul, operator.matmul,
+                np.vdot, np.kron, np.cross}  # fmt: skip
     assert linear(Linearity.BILINEAR) == bilinear
+    assert linear(Linearity.MULTILINEAR) == {np.einsum}

@@ -1,0 +1,182 @@
+"""Second derivatives through every primitive srcad has a forward rule for: the Hessian
+(reverse mode over the generated forward rule), the Hessian-vector product, and the
+Jacobian of the gradient in both modes, each against central differences of `srcad.grad`.
+
+A walk over the registry (`test_every_forward_rule_is_walked`) fails on a primitive that
+has a forward rule but neither an objective here nor a reason in `REFUSED`."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import primitives
+from srcad.errors import SrcadError
+from srcad.registry import REGISTRY, Linearity
+from srcad.testing import finite_difference_jvp, inner
+from tests.rules import higher_order_cases as cases
+
+_PARTIAL = "its partial derivative writes into an array (`out=`, `where=`) to be 0 at a point"
+_HELPERS = (
+    "its forward rule calls helpers srcad does not differentiate (in-place writes, `try`); "
+    "second derivatives need a definition (`Primitive.definition`) or a rule of their own"
+)
+_RUN_TIME = (
+    "it calls a function or method known only at run time, whose forward rule's reverse "
+    "rule no rule gives yet"
+)
+# The primitives whose second derivatives srcad refuses (with a SrcadError), and why.
+REFUSED: dict[Any, str] = {
+    np.hypot: _PARTIAL,
+    np.float_power: _PARTIAL,
+    np.sinc: _PARTIAL,
+    np.prod: _HELPERS,
+    np.cumprod: _HELPERS,
+    np.average: _HELPERS,
+    np.linalg.det: _HELPERS,
+    np.linalg.matrix_power: _HELPERS,
+    np.linalg.cholesky: _HELPERS,
+    np.linalg.eigh: _HELPERS,
+    np.linalg.qr: _HELPERS,
+    np.linalg.svd: _HELPERS,
+    np.linalg.eig: _HELPERS,
+    np.linalg.eigvals: _HELPERS,
+    **dict.fromkeys((dict.get, dict.values, dict.items, dict.copy, list.copy), _RUN_TIME),
+    **dict.fromkeys((primitives.call, primitives.unpacked_call, primitives.method), _RUN_TIME),
+    getattr: _RUN_TIME,
+    map: _RUN_TIME,
+    primitives.make_dict: "a dict's tangent is a `Tangent`, which reverse mode cannot index",
+}
+
+
+def hessian_by_differences(f: Any, args: tuple[Any, ...]) -> np.ndarray:
+    """The Hessian with respect to the first argument: columns of central differences of
+    srcad's gradient (itself checked against differences of `f` elsewhere)."""
+    gradient = srcad.grad(f)
+    x = args[0]
+    columns = []
+    for index in range(int(np.size(x))):
+        basis = np.zeros(np.shape(x))
+        basis.reshape(-1)[index] = 1.0
+        direction = basis if isinstance(x, np.ndarray) else float(basis)
+        rest = tuple(srcad.ZeroTangent() for _ in args[1:])
+        columns.append(np.asarray(finite_difference_jvp(gradient, args, (direction, *rest))))
+    return np.stack(columns, axis=-1).reshape(np.shape(x) + np.shape(x))
+
+
+def check_second_order(f: Any, args: tuple[Any, ...]) -> None:
+    expected = hessian_by_differences(f, args)
+    tolerance = {"rtol": 1e-5, "atol": 1e-7}
+    np.testing.assert_allclose(srcad.hessian(f)(*args), expected, **tolerance)
+    v = np.cos(np.arange(np.size(args[0])) + 1.0).reshape(np.shape(args[0]))
+    v = v if isinstance(args[0], np.ndarray) else float(v)
+    product = srcad.hessian_vector_product(f)(*args, v)
+    np.testing.assert_allclose(product, np.tensordot(expected, v, np.ndim(v)), **tolerance)
+    for mode in ("reverse", "forward"):
+        jacobian = srcad.jacobian(srcad.grad(f), mode=mode)(*args)
+        np.testing.assert_allclose(jacobian, expected, **tolerance)
+
+
+def elementwise_cases() -> dict[Any, tuple[Any, tuple[Any, ...]]]:
+    """An objective for each ufunc and `math` function with a forward rule."""
+    found: dict[Any, tuple[Any, tuple[Any, ...]]] = {}
+    for rule in REGISTRY.forward_rules():
+        primal = rule.primal
+        if isinstance(primal, np.ufunc) and primal.nin == 1:
+            shift = 1.5 if primal is np.arccosh else 0.0
+            found[primal] = (cases.unary(primal), (cases.POSITIVE + shift,))
+        elif isinstance(primal, np.ufunc) and primal.nin == 2:
+            found[primal] = (cases.binary(primal), (cases.VECTOR,))
+        elif getattr(primal, "__module__", None) == "math" or primal in MATH_BINARY:
+            if primal in MATH_BINARY:
+                found[primal] = (cases.scalar_binary(primal), (0.6, 0.4))
+            else:
+                at = 1.5 if primal is math.acosh else 0.6
+                found[primal] = (cases.scalar_unary(primal), (at,))
+    return found
+
+
+MATH_BINARY = {math.atan2, math.hypot, math.pow}
+CASES = {**elementwise_cases(), **cases.BY_PRIMITIVE}
+
+
+def label(primal: Any) -> str:
+    return f"{getattr(primal, '__module__', None) or 'numpy'}.{getattr(primal, '__name__', primal)}"
+
+
+def test_every_forward_rule_is_walked():
+    """Every forward rule of the library, but those `rules/second_order.py` builds (forward
+    rules of forward rules, reached by the third derivatives of `test_higher_order_api`)."""
+    rules = [r for r in REGISTRY.forward_rules() if r.rule_set != "second_order"]
+    missing = [label(r.primal) for r in rules if r.primal not in CASES]
+    assert not missing, missing
+
+
+@pytest.mark.parametrize("primal", [p for p in CASES if p not in REFUSED], ids=label)
+def test_second_derivatives_match_differences_of_the_gradient(primal):
+    objective, args = CASES[primal]
+    check_second_order(objective, args)
+
+
+@pytest.mark.parametrize("primal", list(REFUSED), ids=label)
+def test_a_refused_second_derivative_is_an_error_not_a_number(primal):
+    objective, args = CASES[primal]
+    np.testing.assert_allclose(srcad.grad(objective)(*args), srcad.grad(objective)(*args))
+    with pytest.raises(SrcadError):
+        srcad.hessian(objective)(*args)
+
+
+@pytest.mark.parametrize("objective", cases.NAMED, ids=lambda f: f.__name__)
+def test_the_functions_issue_20_names(objective):
+    check_second_order(objective, (cases.SIGNED,))
+
+
+def piecewise_linear() -> list[Any]:
+    return [p.function for p in REGISTRY.primitives() if p.linearity is Linearity.PIECEWISE_LINEAR]
+
+
+@pytest.mark.parametrize(
+    ("primal", "args"),
+    [
+        (np.maximum, (np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.0, 3.0]))),
+        (np.minimum, (np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.0, 3.0]))),
+        (np.clip, (np.array([0.0, 0.5, 1.0, 2.0]), 0.5, 1.0)),
+        (np.max, (np.array([[1.0, 2.0], [2.0, 2.0]]), 0)),
+        (np.amin, (np.array([[1.0, 1.0], [0.0, 2.0]]),)),
+        (np.median, (np.array([1.0, 2.0, 2.0, 3.0]),)),
+        (np.absolute, (np.array([-1.0, 0.0, 2.0]),)),
+        (np.where, (np.array([True, False]), np.array([1.0, 2.0]), np.array([3.0, 4.0]))),
+    ],
+    ids=lambda value: getattr(value, "__name__", ""),
+)
+def test_piecewise_linear_pullback_is_the_adjoint_of_the_tangent_at_ties(primal, args):
+    """At a tie (a kink) the pullback of the tangent must be the adjoint of the tangent map
+    the forward rule chose, so that second derivatives through it are one linear map."""
+    assert primal in piecewise_linear()
+    rng = np.random.default_rng(3)
+    dots = tuple(
+        rng.standard_normal(np.shape(a)) if np.asarray(a).dtype.kind == "f" else srcad.NoTangent()
+        for a in args
+    )
+    (y, y_dot), pullback = REGISTRY.rrule_for(REGISTRY.frule_for(primal).rrule).rrule(
+        (srcad.NoTangent(), *dots), *args
+    )
+    y_dot_bar = rng.standard_normal(np.shape(y))
+    _, dargs_bar, *_ = pullback((srcad.ZeroTangent(), y_dot_bar))
+    bars = list(dargs_bar)[1:]
+    lhs = sum(inner(b, d) for b, d in zip(bars, dots, strict=True) if isinstance(d, np.ndarray))
+    assert lhs == pytest.approx(inner(y_dot_bar, y_dot), rel=1e-12, abs=1e-12)
+
+
+def test_a_complex_argument_is_refused_by_a_piecewise_linear_second_derivative():
+    z = np.array([1.0 + 2.0j, -0.5j])
+
+    def objective(x):
+        return np.sum(np.abs(x * z) ** 3)
+
+    with pytest.raises(SrcadError, match="real arguments only"):
+        srcad.hessian(objective)(np.array([0.3, 0.4]))

@@ -1,0 +1,132 @@
+"""The transforms compose, as in JAX: `grad(grad(grad(f)))`, `jacobian(jacobian(f))`,
+`jvp(jacobian(f))`, `jacobian(grad(f))`, each against central differences of the
+transform one order lower; the functions they return keep `f`'s signature, so that `wrt`
+names its parameters; and such a function is never differentiated from its own source."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.testing import finite_difference_jvp
+from tests.srcad import higher_order_api_functions as functions
+
+RNG = np.random.default_rng(5)
+
+
+def difference(f, args, position):
+    """The derivative of `f` with respect to argument `position`, by central differences:
+    an array of shape `f(*args).shape + args[position].shape`."""
+    x = args[position]
+    columns = []
+    for index in range(int(np.size(x))):
+        basis = np.zeros(np.shape(x))
+        basis.reshape(-1)[index] = 1.0
+        direction = basis if isinstance(x, np.ndarray) else float(basis)
+        tangents = tuple(
+            direction if i == position else srcad.ZeroTangent() for i in range(len(args))
+        )
+        columns.append(np.asarray(finite_difference_jvp(f, args, tangents)))
+    stacked = np.stack(columns, axis=-1)
+    return stacked.reshape(np.shape(columns[0]) + np.shape(x))
+
+
+@pytest.mark.parametrize("f", [functions.sin_cubed, functions.exp_power, functions.exp_cos])
+@pytest.mark.parametrize("x", [0.7, -1.3, 2.1])
+def test_third_derivative_of_a_scalar_function(f, x):
+    second = srcad.grad(srcad.grad(f))
+    third = srcad.grad(second)
+    assert third(x) == pytest.approx(float(difference(second, (x,), 0)), rel=1e-6, abs=1e-8)
+
+
+@pytest.mark.parametrize("order", ["xxx", "xyx", "yxy", "yyx"])
+def test_mixed_third_derivatives_name_their_arguments(order):
+    """Each `grad` takes `wrt` by name, on what the `grad` before it returned."""
+    f = functions.two_scalars
+    lower = srcad.grad(srcad.grad(f, order[0]), order[1])
+    third = srcad.grad(lower, order[2])
+    args = (0.6, -0.8)
+    position = "xy".index(order[2])
+    expected = float(difference(lower, args, position))
+    assert third(*args) == pytest.approx(expected, rel=1e-6, abs=1e-8)
+
+
+def test_grad_of_grad_of_a_function_of_an_array_and_a_scalar():
+    w = RNG.standard_normal(3)
+    second = srcad.grad(srcad.grad(functions.with_an_array, "x"), "x")
+    mixed = srcad.grad(srcad.grad(functions.with_an_array, "x"), "w")
+    np.testing.assert_allclose(
+        mixed(w, 0.4),
+        difference(srcad.grad(functions.with_an_array, "x"), (w, 0.4), 0),
+        rtol=1e-6,
+        atol=1e-8,
+    )
+    third = srcad.grad(second, "w")
+    np.testing.assert_allclose(third(w, 0.4), difference(second, (w, 0.4), 0), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("f", "x"),
+    [
+        (functions.vector_map, RNG.standard_normal(3)),
+        (functions.matrix_map, RNG.standard_normal((2, 2))),
+        (functions.sin_cubed, 0.8),
+    ],
+)
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_jacobian_of_jacobian(f, x, mode):
+    first = srcad.jacobian(f, mode=mode)
+    second = srcad.jacobian(first)
+    np.testing.assert_allclose(second(x), difference(first, (x,), 0), rtol=1e-6, atol=1e-8)
+
+
+def test_jvp_of_a_jacobian_and_jacobian_of_a_hessian_vector():
+    x = RNG.standard_normal(3)
+    t = RNG.standard_normal(3)
+    first = srcad.jacobian(functions.vector_map)
+    _, tangent = srcad.jvp(first, (x,), (t,))
+    expected = finite_difference_jvp(first, (x,), (t,))
+    np.testing.assert_allclose(tangent, expected, rtol=1e-6, atol=1e-8)
+    hessian = srcad.hessian(functions.scalar_of_vector)
+    np.testing.assert_allclose(
+        hessian(x),
+        difference(srcad.grad(functions.scalar_of_vector), (x,), 0),
+        rtol=1e-6,
+        atol=1e-8,
+    )
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_jacobian_of_grad_names_arguments(mode):
+    f = functions.two_scalars
+    block = srcad.jacobian(srcad.grad(f, "y"), "x", mode=mode)(0.6, -0.8)
+    assert block == pytest.approx(float(difference(srcad.grad(f, "y"), (0.6, -0.8), 0)), rel=1e-6)
+
+
+def test_the_functions_returned_keep_the_signature():
+    f = functions.two_scalars
+    expected = inspect.signature(f)
+    for derivative in (
+        srcad.grad(f),
+        srcad.value_and_grad(f),
+        srcad.jacobian(f),
+        srcad.hessian(f),
+        srcad.grad(srcad.grad(f)),
+        srcad.jacobian(srcad.jacobian(f)),
+    ):
+        assert inspect.signature(derivative) == expected, derivative
+    product = srcad.hessian_vector_product(f)
+    assert list(inspect.signature(product).parameters) == ["x", "y", "v"]
+
+
+def test_a_derivative_srcad_returned_is_never_differentiated_from_its_source():
+    """Reverse mode of a `jacobian` is refused (its rules give forward mode and the
+    compositions above); before its rules, its code read as constants gave 0."""
+    jacobian = srcad.jacobian(functions.sin_cubed)
+    with pytest.raises(srcad.SrcadError, match="forward mode only"):
+        srcad.grad(jacobian)(0.7)
+    with pytest.raises(srcad.SrcadError, match="forward mode only"):
+        srcad.vjp(jacobian, 0.7)
