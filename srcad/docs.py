@@ -91,9 +91,13 @@ def supported_markdown() -> str:
     for rule in REGISTRY.rules():
         if isinstance(rule.primal, str) and REGISTRY.attribute_frule(rule.primal):
             forward.add(id(rule.primal))
+    # A reverse rule of a forward rule (for second derivatives) is srcad's own.
+    forward_rules = {id(rule.rrule) for rule in REGISTRY.forward_rules()}
     for rule in REGISTRY.rules():
         if rule.origin is Origin.USER or rule.rule_set in INTERNAL_RULE_SETS:
             continue  # the library's rules for users' functions, not srcad's own
+        if id(rule.primal) in forward_rules:
+            continue
         entry = (qualified_name(rule.primal), getattr(rule.rrule, "__name__", "?"),
                  id(rule.primal) in forward)  # fmt: skip
         by_origin.setdefault(rule.rule_set, []).append(entry)
