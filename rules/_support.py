@@ -3,6 +3,7 @@ rules on more than one topic."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -121,3 +122,11 @@ def common_dtype(*values: Any) -> np.dtype[Any]:
 def conj_transpose(x: Any) -> Any:
     """The conjugate transpose of a matrix, or of each matrix in a stack."""
     return conj(np.swapaxes(x, -1, -2))
+
+
+def reusable(value: Any) -> Any:
+    """`value`, or the list of its items where it is an iterator (`reversed(xs)`, a
+    generator), which a second reading would find empty: a reverse rule of a forward rule
+    reads its arguments twice, and both must see every item (else the second derivative
+    through `list(reversed(xs))` is silently 0)."""
+    return list(value) if isinstance(value, Iterator) else value

@@ -12,7 +12,7 @@ import numpy as np
 from srcad.kinds import FLOAT_OF_FLOAT, SAME_KIND
 from srcad.projection import ProjectTo
 from srcad.registry import Linearity, RuleSet, named
-from srcad.rules._support import cotangent_of_elements
+from srcad.rules._support import cotangent_of_elements, reusable
 from srcad.rules.operators import pow_frule, pow_rrule
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -215,6 +215,7 @@ def _moving_frule_rrule(frule: Any, rrule: Any) -> Any:
     `reversed`): the tangent moves as the value does, so both pull back through `rrule`."""
 
     def moving_frule_rrule(dargs: tuple[Any, ...], values: Any, **options: Any) -> Any:
+        values = reusable(values)  # read twice, below
         y, y_dot = frule(dargs, values, **options)
         _, pullback = rrule(values, **options)
 

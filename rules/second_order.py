@@ -18,6 +18,7 @@ import numpy as np
 from srcad.callables import padded, perturbable
 from srcad.errors import SrcadError
 from srcad.registry import CONFIG, Linearity, RuleFn, RuleSet, named, primal_name
+from srcad.rules._support import reusable
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 Pullback = Any
@@ -137,6 +138,7 @@ def linear_frule_rrule(rrule: RuleFn, frule: RuleFn, name: str, real_only: bool 
                 f"srcad takes second derivatives through {name} of real arguments only; "
                 "it was given a complex one"
             )
+        args = tuple(reusable(a) for a in args)  # read twice, below
         y, pullback = rrule(*args, **keywords)
         _, y_dot = frule(dargs, *args, **keywords)
 

@@ -5,10 +5,12 @@ first derivative twice over."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -344,6 +346,62 @@ VECTOR = RNG.uniform(0.2, 0.8, 6)
 MATRIX = RNG.uniform(0.2, 0.8, (3, 3)) + 2.0 * np.eye(3)
 
 # Each primitive that is no elementwise function, by what reaches it.
+# -- the Python constructs the normal form turns into primitives ------------------------
+
+
+class Pair(NamedTuple):
+    first: Any
+    second: Any
+
+
+@dataclasses.dataclass
+class Box:
+    first: Any
+    second: Any
+
+
+def partial_of_multiply(x):
+    scale = functools.partial(np.multiply, x)
+    return np.sum(scale(np.sin(x)) ** 2)
+
+
+def sorted_items(x):
+    ys = sorted([x[0], x[1] * x[2], x[2] ** 2])
+    return ys[0] ** 3 + ys[1] * ys[2] ** 2
+
+
+def reversed_items(x):
+    ys = list(reversed([x[0], x[1] ** 2, x[2]]))
+    return ys[0] * ys[1] ** 2 + ys[2] ** 3
+
+
+def angle(x):
+    z = x[0] + 1j * x[1]
+    return np.angle(z) * x[2] ** 2 + np.angle(z) ** 2
+
+
+def nan_to_num(x):
+    return np.sum(np.nan_to_num(x * x) ** 2 * x)
+
+
+def item_writes(x):
+    out = np.zeros(3)
+    out[0] = x[0] * x[1]
+    out[1:] = x[1:] ** 2
+    out[2] += x[0]
+    return np.sum(out**3)
+
+
+def named_tuple(x):
+    pair = Pair(x * x, np.sin(x))
+    return np.sum(pair.first * pair.second)
+
+
+def replaced_field(x):
+    box = dataclasses.replace(Box(x, x * x), second=np.sin(x))
+    return np.sum(box.first * box.second**2)
+
+
 BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     np.where: (where, (VECTOR,)),
     np.clip: (clip_array_bounds, (VECTOR,)),
@@ -363,6 +421,14 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     np.atleast_2d: (atleast_2d, (VECTOR,)),
     np.atleast_3d: (atleast_3d, (VECTOR,)),
     np.linalg.norm: (norm, (VECTOR,)),
+    functools.partial: (partial_of_multiply, (VECTOR,)),
+    sorted: (sorted_items, (POSITIVE,)),
+    reversed: (reversed_items, (POSITIVE,)),
+    np.angle: (angle, (POSITIVE,)),
+    np.nan_to_num: (nan_to_num, (VECTOR,)),
+    primitives.index_update: (item_writes, (POSITIVE,)),
+    primitives.make_struct: (named_tuple, (VECTOR,)),
+    primitives.replace_fields: (replaced_field, (VECTOR,)),
     np.var: (var, (VECTOR,)),
     np.std: (std, (VECTOR,)),
     np.nansum: (nansum, (VECTOR,)),

@@ -7,6 +7,7 @@ has a forward rule but neither an objective here nor a reason in `REFUSED`."""
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -29,6 +30,10 @@ _RUN_TIME = (
     "it calls a function or method known only at run time, whose forward rule's reverse "
     "rule no rule gives yet"
 )
+_STRUCT = (
+    "its forward rule reads the class's fields through `dataclasses.fields`, which srcad "
+    "does not differentiate (a `try` statement)"
+)
 # The primitives whose second derivatives srcad refuses (with a SrcadError), and why.
 REFUSED: dict[Any, str] = {
     np.hypot: _PARTIAL,
@@ -48,6 +53,9 @@ REFUSED: dict[Any, str] = {
     **dict.fromkeys((dict.get, dict.values, dict.items, dict.copy, list.copy), _RUN_TIME),
     **dict.fromkeys((primitives.call, primitives.unpacked_call, primitives.method), _RUN_TIME),
     getattr: _RUN_TIME,
+    functools.partial: _RUN_TIME,
+    primitives.make_struct: _STRUCT,
+    primitives.replace_fields: _STRUCT,
     map: _RUN_TIME,
     primitives.make_dict: "a dict's tangent is a `Tangent`, which reverse mode cannot index",
 }
@@ -180,3 +188,21 @@ def test_a_complex_argument_is_refused_by_a_piecewise_linear_second_derivative()
 
     with pytest.raises(SrcadError, match="real arguments only"):
         srcad.hessian(objective)(np.array([0.3, 0.4]))
+
+
+def reversed_twice_read(x):
+    return np.sum(np.asarray(tuple(reversed([x[0], x[1] ** 2, x[2]]))) ** 3)
+
+
+def sorted_reversed(x):
+    ys = sorted(reversed([x[2] * x[0], x[1] ** 2, x[0]]))
+    return ys[0] * ys[1] ** 3 + ys[2] ** 2
+
+
+@pytest.mark.parametrize(
+    "objective", [reversed_twice_read, sorted_reversed], ids=lambda f: f.__name__
+)
+def test_an_iterator_is_read_whole_by_a_second_derivative(objective):
+    """`reversed(xs)` is an iterator: the reverse rule of a forward rule that takes one reads
+    it twice (for the value and for the tangent), and must see every item both times."""
+    check_second_order(objective, (cases.POSITIVE,))
