@@ -11,6 +11,7 @@ from srcad.passes.checks.call_graph import CallGraph
 from srcad.passes.checks.callees import Callees
 from srcad.passes.checks.mutations import Mutations
 from srcad.passes.checks.unsupported_constructs import UnsupportedConstructs
+from srcad.passes.transforms.constants import Constants
 from srcad.passes.transforms.forward_ad import ForwardAD
 from srcad.passes.transforms.fuse import Fuse
 from srcad.passes.transforms.prune import Prune
@@ -26,17 +27,19 @@ from srcad.requests import Target
 CHECKS = (UnsupportedConstructs, Mutations, Callees)
 
 _RRULE = (ToANF, CallGraph, ReverseAD, Simplify)
+# For known kinds: the module constants specialised on read once on entry, first.
+_SPECIALISED_RRULE = (ToANF, Constants, CallGraph, ReverseAD, Simplify)
 # A gradient function for known kinds: the rrule fused with its pullback's call, then the
 # passes that need the kinds (shapes resolved, buffers accumulated into, arrays released).
-_GRADIENT = (*_RRULE, Fuse, Shapes, Stores, Release)
+_GRADIENT = (*_SPECIALISED_RRULE, Fuse, Shapes, Stores, Release)
 
 PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
     Target.RRULE: _RRULE,
     # The same passes: ReverseAD inlines the derivatives the known kinds allow.
-    Target.SPECIALISED_RRULE: _RRULE,
+    Target.SPECIALISED_RRULE: _SPECIALISED_RRULE,
     Target.GRADIENT: _GRADIENT,
     # Also drops the work done for the value alone, where it is proven a float.
-    Target.GRADIENT_WITHOUT_VALUE: (*_RRULE, Fuse, Shapes, Prune, Stores, Release),
+    Target.GRADIENT_WITHOUT_VALUE: (*_SPECIALISED_RRULE, Fuse, Shapes, Prune, Stores, Release),
     # Without a known kind, nothing for the kind-specialised passes to go on.
     Target.GENERAL_GRADIENT: (*_RRULE, Fuse),
     Target.FRULE: (ToANF, CallGraph, ForwardAD),

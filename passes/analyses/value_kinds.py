@@ -9,7 +9,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import FLOAT, INT, RANGE, Kind
+from srcad.kinds import FLOAT, FLOATS, INT, RANGE, Kind
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
 from srcad.passes.normal_form import OPERATORS, walk_statements
@@ -21,9 +21,10 @@ BOTTOM: Kind = ("unset", 0)  # a local no assignment has given a kind yet
 class ValueKinds(Analysis["ValueKinds"]):
     """The kind of each local name, or None where it is unknown or differs between the
     statements that assign it. Like `Activity`, the analysis ignores statement order: a
-    name has one kind throughout, the join of what every assignment gives it. Names from
-    outside the function (globals, closure cells) have no kind: they may change between
-    calls, and a signature only covers the arguments.
+    name has one kind throughout, the join of what every assignment gives it. A name from
+    outside the function (a global, a closure cell) has the kind of what it holds now
+    where that is a number or a tuple of floats (`outside`), which the rule's guards
+    check on entry; anything else from outside has none.
 
     The result is the analysis itself: `kinds` by name, and `of` for any expression.
 
@@ -39,6 +40,7 @@ class ValueKinds(Analysis["ValueKinds"]):
         self.kinds: dict[str, Kind | None] = {}
         self.local: set[str] = set()
         self.found: dict[tuple[str, ...], Any] = {}  # callees, by dotted path
+        self.constants: dict[str, Kind | None] = {}  # names read from outside, by name
         self.bound: set[str] | None = None  # the names the function binds (None: not known)
         if not ctx.request.kinds:
             return self
@@ -121,7 +123,7 @@ class ValueKinds(Analysis["ValueKinds"]):
             kinds = self.kinds
             if value.id in kinds:
                 return kinds[value.id]
-            return BOTTOM if value.id in self.local else None
+            return BOTTOM if value.id in self.local else self.outside(value.id)
         if isinstance(value, gast.BinOp):
             operands = [self.of(value.left), self.of(value.right)]
             return result_kind(self.ctx.services.registry, OPERATORS[type(value.op)], operands)
@@ -141,6 +143,17 @@ class ValueKinds(Analysis["ValueKinds"]):
             arguments = [self.of(a) for a in value.args]
             return result_kind(self.ctx.services.registry, self.callee(value), arguments)
         return None
+
+    def outside(self, name: str) -> Kind | None:
+        """The kind of a name read from outside the function: a module constant or closure
+        cell of a kind compiled code may rely on (`FunctionSource.constant_kind`, which
+        guards it; `Constants` reads it once on entry); None for anything else, and for
+        the names srcad binds for emitted code."""
+        if self.bound is None or name in self.bound or name in self.ctx.output.runtime:
+            return None
+        if name not in self.constants:
+            self.constants[name] = self.ctx.source.constant_kind(name)
+        return self.constants[name]
 
     def callee(self, value: gast.Call) -> Any:
         """What a call calls, where a dotted name not bound in the function names it: the
@@ -227,6 +240,8 @@ def _item(iterable: Kind | None) -> Kind | None:
     """The kind of what iterating a value of this kind gives."""
     if iterable == RANGE:
         return INT
+    if iterable == FLOATS:
+        return FLOAT
     if iterable is None or iterable[1] == 0:
         return None
     return (iterable[0], iterable[1] - 1)
@@ -245,6 +260,8 @@ def subscript(base: Kind | None, index: gast.expr, of: Any) -> Kind | None:
     """The kind of `base[index]` for basic indices: ints and slices."""
     if base is None or base[1] == 0 or base == RANGE:
         return None
+    if base == FLOATS:  # a tuple of floats: an int index gives a float, a slice a tuple
+        return FLOAT if of(index) == INT else None
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     removed = 0
     for part in parts:
