@@ -12,6 +12,7 @@ from srcad.passes.checks.callees import Callees
 from srcad.passes.checks.mutations import Mutations
 from srcad.passes.checks.unsupported_constructs import UnsupportedConstructs
 from srcad.passes.transforms.constants import Constants
+from srcad.passes.transforms.iteration import Iteration
 from srcad.passes.transforms.forward_ad import ForwardAD
 from srcad.passes.transforms.fuse import Fuse
 from srcad.passes.transforms.prune import Prune
@@ -27,8 +28,9 @@ from srcad.requests import Target
 CHECKS = (UnsupportedConstructs, Mutations, Callees)
 
 _RRULE = (ToANF, CallGraph, ReverseAD, Simplify)
-# For known kinds: the module constants specialised on read once on entry, first.
-_SPECIALISED_RRULE = (ToANF, Constants, CallGraph, ReverseAD, Simplify)
+# For known kinds: the module constants specialised on read once on entry, and loops over
+# arrays made loops over their indices, first.
+_SPECIALISED_RRULE = (ToANF, Constants, Iteration, CallGraph, ReverseAD, Simplify)
 # A gradient function for known kinds: the rrule fused with its pullback's call, then the
 # passes that need the kinds (shapes resolved, buffers accumulated into, arrays released).
 _GRADIENT = (*_SPECIALISED_RRULE, Fuse, Shapes, Stores, Release)
@@ -47,7 +49,7 @@ PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
 
 # The passes that only optimise: left out of a pipeline when a request says not to optimise
 # (to show the code before them).
-OPTIMISING: tuple[type[Transform], ...] = (Simplify, Shapes, Prune, Stores, Release)
+OPTIMISING: tuple[type[Transform], ...] = (Iteration, Simplify, Shapes, Prune, Stores, Release)
 
 
 def pipeline(target: Target, optimise: bool = True) -> tuple[type[Transform], ...]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.kinds import FLOAT_OF_FLOAT, SAME_KIND
+from srcad.kinds import EXTREMUM, FLOAT_OF_FLOAT, SAME_KIND
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet, named
 from srcad.rules._support import cotangent_of_elements
@@ -147,3 +147,5 @@ min_frule = rules.frule(min)(_extremum_frule(min, operator.lt, "min"))
 # The kinds of their results (their rules are above), for specialised code.
 rules.primitive(abs, result=SAME_KIND)
 rules.primitive(float, result=FLOAT_OF_FLOAT)
+rules.primitive(min, result=EXTREMUM)
+rules.primitive(max, result=EXTREMUM)

@@ -15,7 +15,7 @@ import gast
 from srcad import syntax
 from srcad.errors import SrcadError
 from srcad.guards import Guards, function_facts
-from srcad.kinds import describe
+from srcad.kinds import Kind, Signature, describe
 from srcad.passes.base import Context, function_of
 
 
@@ -27,11 +27,15 @@ class CompiledRule:
     function: Callable[..., Any]
     source: str
     filename: str
-    callees: tuple[Callable[..., Any], ...] = ()
+    # The functions it calls through their own generated rules, each with the argument
+    # kinds its rule is compiled for (`srcad.kinds.Signature`; empty: any).
+    callees: tuple[tuple[Callable[..., Any], Signature], ...] = ()
     value_left_out: bool = False  # a gradient function giving None for its proven-float value
     # What the rule relies on that may change after it is compiled (`srcad.guards`):
     # never call `function` unless `guards.hold()`.
     guards: Guards = field(default_factory=Guards)
+    # The kind of its primal's result (`srcad.kinds`), where its arguments' kinds tell.
+    result: Kind | None = None
 
 
 def register_text(filename: str, text: str) -> None:
@@ -54,11 +58,12 @@ def emit(
     tree: gast.Module,
     ctx: Context,
     description: str,
-    callees: tuple[Callable[..., Any], ...] = (),
+    callees: tuple[tuple[Callable[..., Any], Signature], ...] = (),
 ) -> CompiledRule:
     """Print the tree, check the text parses back to it, and compile that parse in the
     user's globals with the user's closure cells and srcad's runtime names. `callees`:
-    the functions the code calls through their own generated rules."""
+    the functions the code calls through their own generated rules, with the kinds of
+    arguments each rule is compiled for."""
     function = function_of(tree)
     _strip_signature(function)
     body = syntax.unparse(tree)
@@ -96,7 +101,9 @@ def emit(
     compiled.__module__ = source.func.__module__
     compiled.__qualname__ = function.name  # as `srcad show` prints it, not the binder's locals
     guards = Guards([*function_facts(source.func), *source.facts])
-    return CompiledRule(compiled, text, filename, callees, ctx.output.value_left_out, guards)
+    return CompiledRule(
+        compiled, text, filename, callees, ctx.output.value_left_out, guards, ctx.output.result_kind
+    )
 
 
 def _in_closure(module: ast.Module, free: list[str], runtime: list[str], name: str) -> ast.Module:

@@ -229,6 +229,14 @@ def _matrix_product(args: Sequence[Kind | None]) -> Kind | None:
     return None if ndim is None else ("f" if floats else "i", ndim)
 
 
+def _extremum(args: Sequence[Kind | None]) -> Kind | None:
+    """`min(a, b)` of numbers of one kind returns one of them: that kind."""
+    first = args[0] if len(args) >= 2 else None
+    if first is None or first[1] != 0 or first[0] not in "fi":
+        return None
+    return first if all(arg == first for arg in args) else None
+
+
 def _count(args: Sequence[Kind | None]) -> Kind | None:
     return INT if len(args) == 1 else None
 
@@ -257,6 +265,8 @@ DIVIDED = ResultKind("divided", _divided, elementwise=True)
 POWERED = ResultKind("powered", _powered, elementwise=True)
 # `@`: by the numbers of dimensions of a matrix or vector product.
 MATRIX_PRODUCT = ResultKind("matrix product", _matrix_product)
+# `min`, `max` of several numbers of one kind (their items' kind).
+EXTREMUM = ResultKind("one of its arguments", _extremum)
 # `len`: an int.
 COUNT = ResultKind("count", _count)
 # `range` of ints.

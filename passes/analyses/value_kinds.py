@@ -9,7 +9,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import FLOAT, FLOATS, INT, RANGE, Kind
+from srcad.kinds import FLOAT, FLOATS, INT, RANGE, Kind, Signature
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
 from srcad.passes.normal_form import OPERATORS, walk_statements
@@ -41,6 +41,8 @@ class ValueKinds(Analysis["ValueKinds"]):
         self.local: set[str] = set()
         self.found: dict[tuple[str, ...], Any] = {}  # callees, by dotted path
         self.constants: dict[str, Kind | None] = {}  # names read from outside, by name
+        self.results: dict[tuple[Any, Signature], Kind | None] = {}  # callees' result kinds
+        self.returns: Kind | None = None  # the kind of what the function returns
         self.bound: set[str] | None = None  # the names the function binds (None: not known)
         if not ctx.request.kinds:
             return self
@@ -103,7 +105,19 @@ class ValueKinds(Analysis["ValueKinds"]):
                         pending.append(reader)
         for name in local:
             kinds.setdefault(name, None)  # every local has its kind: none is BOTTOM
+        self.returns = self._returned(function)
         return self
+
+    def _returned(self, function: gast.FunctionDef) -> Kind | None:
+        """The one kind of every value the function returns (None: unknown, or several)."""
+        found: Kind | None = BOTTOM
+        for statement in walk_statements(function.body):
+            if isinstance(statement, gast.Return):
+                kind = self.of(statement.value) if statement.value is not None else None
+                if found is not BOTTOM and kind != found:
+                    return None
+                found = kind
+        return None if found is BOTTOM else found
 
     def _assigned(self, assignment: _Assignment) -> Kind | None:
         """What the assignment gives the name it binds: BOTTOM while a name its value
@@ -141,8 +155,26 @@ class ValueKinds(Analysis["ValueKinds"]):
             return INT if base is not None and base[0] in "fi" and base[1] != 0 else None
         if isinstance(value, gast.Call) and not value.keywords:
             arguments = [self.of(a) for a in value.args]
-            return result_kind(self.ctx.services.registry, self.callee(value), arguments)
+            callee = self.callee(value)
+            kind = result_kind(self.ctx.services.registry, callee, arguments)
+            starred = any(isinstance(a, gast.Starred) for a in value.args)
+            if kind is None and callee is not None and BOTTOM not in arguments and not starred:
+                kind = self.returned(callee, tuple(arguments))
+            return kind
         return None
+
+    def returned(self, callee: Any, arguments: Signature) -> Kind | None:
+        """The kind of what a function srcad compiles from source returns for arguments
+        of these kinds (`Services.result_kind`), which this rule then relies on: the
+        callee's guards join its own. None where no argument's kind is known."""
+        if all(kind is None for kind in arguments):
+            return None
+        key = (callee, arguments)
+        if key not in self.results:
+            kind, facts = self.ctx.services.result_kind(callee, arguments)
+            self.ctx.source.facts += facts
+            self.results[key] = kind
+        return self.results[key]
 
     def outside(self, name: str) -> Kind | None:
         """The kind of a name read from outside the function: a module constant or closure
