@@ -12,9 +12,9 @@ from srcad.passes.checks.callees import Callees
 from srcad.passes.checks.mutations import Mutations
 from srcad.passes.checks.unsupported_constructs import UnsupportedConstructs
 from srcad.passes.transforms.constants import Constants
-from srcad.passes.transforms.iteration import Iteration
 from srcad.passes.transforms.forward_ad import ForwardAD
 from srcad.passes.transforms.fuse import Fuse
+from srcad.passes.transforms.iteration import Iteration
 from srcad.passes.transforms.prune import Prune
 from srcad.passes.transforms.release import Release
 from srcad.passes.transforms.reverse_ad import ReverseAD

@@ -80,7 +80,7 @@ class Guards:
     __slots__ = ("facts", "hold")
 
     def __init__(self, facts: Iterable[Fact] = ()) -> None:
-        unique: dict[tuple[str, int, str], Fact] = {}
+        unique: dict[tuple[str, int, str, bool], Fact] = {}
         for fact in facts:
             unique.setdefault(fact.identity, fact)
         self.facts: tuple[Fact, ...] = tuple(unique.values())

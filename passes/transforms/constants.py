@@ -80,4 +80,3 @@ def _own_nodes(statement: gast.stmt) -> list[gast.AST]:
                 if isinstance(child, gast.AST) and not isinstance(child, gast.Lambda)
             ]
     return found
-

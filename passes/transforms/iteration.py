@@ -81,7 +81,7 @@ class Iteration(Transform):
     ) -> tuple[bool, list[gast.stmt]] | None:
         """The statements replacing `loop` (and the statement before it, where that made
         the `zip` or `enumerate` it iterates over), or None to leave it."""
-        iterated = loop.iter.id  # type: ignore[attr-defined]
+        iterated = loop.iter.id
         if not all(self._is_builtin(name) for name in ("len", "min", "range")):
             return None  # the module rebinds a builtin the rewritten loop calls
         if isinstance(loop.target, gast.Name) and self._array(iterated):
@@ -106,7 +106,7 @@ class Iteration(Transform):
         ):
             return None
         targets = [t.id for t in unpack.targets[0].elts]
-        arrays = [a.id for a in maker.args]  # type: ignore[attr-defined]
+        arrays = [a.id for a in maker.args]
         if maker.keywords or not arrays or not all(map(self._array, arrays)):
             return None
         if self._rebinds(loop, arrays):
@@ -114,7 +114,9 @@ class Iteration(Transform):
         callee = self._builtin(maker.func)
         if callee is zip and len(targets) == len(arrays):
             counter = self.ctx.namer.fresh("index")
-            reads = [_assign(t, _subscript(a, counter)) for t, a in zip(targets, arrays)]
+            reads = [
+                _assign(t, _subscript(a, counter)) for t, a in zip(targets, arrays, strict=True)
+            ]
         elif callee is enumerate and len(arrays) == 1 and len(targets) == 2:
             counter = targets[0]
             reads = [_assign(targets[1], _subscript(arrays[0], counter))]
@@ -130,7 +132,9 @@ class Iteration(Transform):
         its body after `reads`; with the statements computing the range before it."""
         namer = self.ctx.namer
         lengths = [namer.fresh(f"len_{a}") for a in arrays]
-        statements = [_assign(n, _call("len", _name(a))) for n, a in zip(lengths, arrays)]
+        statements = [
+            _assign(n, _call("len", _name(a))) for n, a in zip(lengths, arrays, strict=True)
+        ]
         count = lengths[0]
         if len(lengths) > 1:
             count = namer.fresh("count")

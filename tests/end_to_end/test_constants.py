@@ -98,7 +98,7 @@ def check(func: Any, x: Any) -> None:
     value, gradient = srcad.value_and_grad(func)(x)
     np.testing.assert_allclose(value, func(x), rtol=1e-12)
     np.testing.assert_allclose(gradient, expected, rtol=1e-6, atol=1e-8)
-    y, pullback = srcad.rrule(func, x)
+    _, pullback = srcad.rrule(func, x)
     np.testing.assert_allclose(pullback(1.0)[1], expected, rtol=1e-6, atol=1e-8)
 
 
