@@ -45,6 +45,8 @@ PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
     # Without a known kind, nothing for the kind-specialised passes to go on.
     Target.GENERAL_GRADIENT: (*_RRULE, Fuse),
     Target.FRULE: (ToANF, CallGraph, ForwardAD),
+    # ForwardAD writes the tangents the known kinds allow as arithmetic.
+    Target.SPECIALISED_FRULE: (ToANF, Constants, Iteration, CallGraph, ForwardAD),
 }
 
 # The passes that only optimise: left out of a pipeline when a request says not to optimise

@@ -475,8 +475,9 @@ class Compiler:
             if call.function is not f:
                 return self.frule(dargs, call.function, *args, **kwargs)
         check_tangents(f, dargs, args)
-        wrt = self.wrt_for(f, args, Request.frule())
-        function = self.compiled(f, wrt, Request.frule()).function
+        request = Request.frule(signature(args))
+        wrt = self.wrt_for(f, args, request)
+        function = self.compiled(f, wrt, request).function
         dargs = padded(dargs, f)
         try:
             result = function(dargs, *args, **kwargs)
