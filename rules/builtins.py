@@ -10,7 +10,7 @@ import numpy as np
 
 from srcad.kinds import EXTREMUM, FLOAT_OF_FLOAT, SAME_KIND
 from srcad.projection import ProjectTo
-from srcad.registry import RuleSet, named
+from srcad.registry import Inline, RuleSet, named
 from srcad.rules._support import cotangent_of_elements
 from srcad.rules.operators import pow_frule, pow_rrule
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
@@ -145,7 +145,8 @@ min_frule = rules.frule(min)(_extremum_frule(min, operator.lt, "min"))
 
 
 # The kinds of their results (their rules are above), for specialised code.
-rules.primitive(abs, result=SAME_KIND)
+# |x| of a real number: its slope is sign(x), 0 at the kink, as `abs`'s rules give.
+rules.primitive(abs, result=SAME_KIND, inline=Inline("y_bar * sign(a)", sign=np.sign))
 rules.primitive(float, result=FLOAT_OF_FLOAT)
 rules.primitive(min, result=EXTREMUM)
 rules.primitive(max, result=EXTREMUM)
