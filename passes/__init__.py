@@ -11,8 +11,10 @@ from srcad.passes.checks.call_graph import CallGraph
 from srcad.passes.checks.callees import Callees
 from srcad.passes.checks.mutations import Mutations
 from srcad.passes.checks.unsupported_constructs import UnsupportedConstructs
+from srcad.passes.transforms.constants import Constants
 from srcad.passes.transforms.forward_ad import ForwardAD
 from srcad.passes.transforms.fuse import Fuse
+from srcad.passes.transforms.iteration import Iteration
 from srcad.passes.transforms.prune import Prune
 from srcad.passes.transforms.release import Release
 from srcad.passes.transforms.reverse_ad import ReverseAD
@@ -26,25 +28,30 @@ from srcad.requests import Target
 CHECKS = (UnsupportedConstructs, Mutations, Callees)
 
 _RRULE = (ToANF, CallGraph, ReverseAD, Simplify)
+# For known kinds: the module constants specialised on read once on entry, and loops over
+# arrays made loops over their indices, first.
+_SPECIALISED_RRULE = (ToANF, Constants, Iteration, CallGraph, ReverseAD, Simplify)
 # A gradient function for known kinds: the rrule fused with its pullback's call, then the
 # passes that need the kinds (shapes resolved, buffers accumulated into, arrays released).
-_GRADIENT = (*_RRULE, Fuse, Shapes, Stores, Release)
+_GRADIENT = (*_SPECIALISED_RRULE, Fuse, Shapes, Stores, Release)
 
 PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
     Target.RRULE: _RRULE,
     # The same passes: ReverseAD inlines the derivatives the known kinds allow.
-    Target.SPECIALISED_RRULE: _RRULE,
+    Target.SPECIALISED_RRULE: _SPECIALISED_RRULE,
     Target.GRADIENT: _GRADIENT,
     # Also drops the work done for the value alone, where it is proven a float.
-    Target.GRADIENT_WITHOUT_VALUE: (*_RRULE, Fuse, Shapes, Prune, Stores, Release),
+    Target.GRADIENT_WITHOUT_VALUE: (*_SPECIALISED_RRULE, Fuse, Shapes, Prune, Stores, Release),
     # Without a known kind, nothing for the kind-specialised passes to go on.
     Target.GENERAL_GRADIENT: (*_RRULE, Fuse),
     Target.FRULE: (ToANF, CallGraph, ForwardAD),
+    # ForwardAD writes the tangents the known kinds allow as arithmetic.
+    Target.SPECIALISED_FRULE: (ToANF, Constants, Iteration, CallGraph, ForwardAD),
 }
 
 # The passes that only optimise: left out of a pipeline when a request says not to optimise
 # (to show the code before them).
-OPTIMISING: tuple[type[Transform], ...] = (Simplify, Shapes, Prune, Stores, Release)
+OPTIMISING: tuple[type[Transform], ...] = (Iteration, Simplify, Shapes, Prune, Stores, Release)
 
 
 def pipeline(target: Target, optimise: bool = True) -> tuple[type[Transform], ...]:

@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import gast
 
 from srcad.errors import Diagnostic
-from srcad.kinds import Kind
+from srcad.kinds import Kind, Signature
 from srcad.passes.naming import Namer
 from srcad.registry import Registry, Rule
 from srcad.requests import Mode, Target
@@ -41,15 +41,27 @@ class Services:
     """What the driver provides to the passes: the rule registry, the rule a callee's
     calls use (its registered rule honouring opt-outs, else the rule srcad compiles from
     its source, else None), the compilation of a function nested in the one compiled into
-    its own rule, and the check that a callee compiled from source compiles (`CallGraph`)."""
+    its own rule, the check that a callee compiled from source compiles (`CallGraph`), and
+    the kind of what a callee compiled from source returns for arguments of known kinds.
+
+    A callee compiled from source is compiled for the kinds of the arguments of the call
+    (`kinds`, a `Signature`; empty: any), as Julia specialises a method for its argument
+    types: a helper called with floats gets derivatives inlined for floats."""
 
     registry: Registry
-    callee_rule: Callable[[Any], Rule | None] = lambda callee: None
+    # `(callee, kinds=())`: the rule a call of `callee` with arguments of `kinds` uses.
+    callee_rule: Callable[..., Rule | None] = lambda callee, kinds=(): None
     compile_nested: Callable[..., gast.FunctionDef] = lambda node, captured, parent: node
-    # `(callee, mode)`: the callee's compiled rule's guards' facts; raises its `SrcadError`.
-    compile_callee: Callable[[Any, Mode], tuple[Any, ...]] = lambda callee, mode: ()
+    # `(callee, mode, kinds)`: the callee's compiled rule's guards' facts; raises its
+    # `SrcadError`.
+    compile_callee: Callable[[Any, Mode, Signature], tuple[Any, ...]] = lambda c, m, k: ()
     # `(callee, mode)`: whether that rule is being compiled now (recursion: not again).
     compiling: Callable[[Any, Mode], bool] = lambda callee, mode: False
+    # `(callee, kinds)`: the kind of the callee's result for arguments of `kinds`, and the
+    # facts (`srcad.guards`) that kind relies on; (None, ()) where not known.
+    result_kind: Callable[[Any, Signature], tuple[Kind | None, tuple[Any, ...]]] = (
+        lambda callee, kinds: (None, ())
+    )
 
 
 class RuntimeNames(Mapping[str, Any]):
@@ -96,6 +108,9 @@ class Output:
     # The targets in emitted code that give names back the values a tape kept of them
     # (ReverseAD): an analysis of the emitted code learns nothing new from them.
     restored: set[gast.expr] = field(default_factory=set)
+    # The kind of what the function returns, where its parameters' kinds tell
+    # (`CallGraph`, from `ValueKinds.returns`): what a specialised caller learns from it.
+    result_kind: Kind | None = None
 
 
 @dataclass(slots=True)

@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from srcad.kinds import FLOAT_OF_FLOAT, SAME_KIND
+from srcad.kinds import EXTREMUM, FLOAT_OF_FLOAT, SAME_KIND
 from srcad.projection import ProjectTo
-from srcad.registry import Linearity, RuleSet, named
+from srcad.registry import Inline, Linearity, RuleSet, named
 from srcad.rules._support import cotangent_of_elements, reusable
 from srcad.rules.operators import pow_frule, pow_rrule
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
@@ -235,8 +235,14 @@ rules.rrule(reversed_frule)(_moving_frule_rrule(reversed_frule, reversed_rrule))
 
 
 # The kinds of their results (their rules are above), for specialised code.
-rules.primitive(abs, result=SAME_KIND, linearity=Linearity.PIECEWISE_LINEAR)
+# |x| of a real number: its slope is sign(x), 0 at the kink, as `abs`'s rules give; piecewise
+# linear, and so is the item `min` and `max` choose (for second derivatives).
+rules.primitive(
+    abs,
+    result=SAME_KIND,
+    inline=Inline("y_bar * sign(a)", sign=np.sign),
+    linearity=Linearity.PIECEWISE_LINEAR,
+)
 rules.primitive(float, result=FLOAT_OF_FLOAT, linearity=Linearity.LINEAR)
-# The tangent of the item chosen: piecewise linear (for second derivatives).
-rules.primitive(max, linearity=Linearity.PIECEWISE_LINEAR)
-rules.primitive(min, linearity=Linearity.PIECEWISE_LINEAR)
+rules.primitive(min, result=EXTREMUM, linearity=Linearity.PIECEWISE_LINEAR)
+rules.primitive(max, result=EXTREMUM, linearity=Linearity.PIECEWISE_LINEAR)

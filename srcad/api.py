@@ -270,10 +270,12 @@ def source(
         )
     reverse = checked is Mode.REVERSE
     names = None if wrt is None or not reverse else resolve_wrt(f, wrt, keywords=True)[0]
+    kinds = signature(call.arguments(tuple(args), {})[0]) if args else ()
     if not reverse and args:
-        names = COMPILER.wrt_for(call.function, call.arguments(tuple(args), {})[0], Request.frule())
-    kinds = signature(call.arguments(tuple(args), {})[0]) if reverse and args else ()
-    request = Request.rrule(kinds) if reverse else Request.frule()
+        names = COMPILER.wrt_for(
+            call.function, call.arguments(tuple(args), {})[0], Request.frule(kinds)
+        )
+    request = Request.rrule(kinds) if reverse else Request.frule(kinds)
     return SourceText(COMPILER.sources(call.function, names, request))
 
 

@@ -26,7 +26,7 @@ from srcad.emit import CompiledRule, emit
 from srcad.entry_rules import DERIVATIVE, entry_rules
 from srcad.errors import Diagnostic, MissingRuleError, SrcadError, UnsupportedSyntaxError
 from srcad.guards import Fact
-from srcad.kinds import signature
+from srcad.kinds import Kind, Signature, signature
 from srcad.passes import CHECKS, naming, pipeline
 from srcad.passes.analyses.operation_rules import forget_rule_signatures
 from srcad.passes.analyses.scopes import Scopes
@@ -53,13 +53,17 @@ class CompiledCall:
     rule registry changes or its guards fail (so recursive functions can call themselves,
     and a callee's rebound globals are seen)."""
 
-    __slots__ = ("__name__", "_current", "compiler", "func", "mode")
+    __slots__ = ("__name__", "_current", "compiler", "func", "mode", "signature")
     is_generated_rule = True  # a call of it is a call of the function srcad generated
 
-    def __init__(self, compiler: Compiler, func: types.FunctionType, mode: Mode) -> None:
+    def __init__(self, compiler: Compiler, func: types.FunctionType, mode: Mode,
+                 signature: Signature = ()) -> None:  # fmt: skip
+        """`signature`: the kinds of the arguments every call passes, proved by the
+        caller's code specialised for its own (empty: any)."""
         self.compiler = compiler
         self.func = func
         self.mode = mode
+        self.signature = signature
         name = func.__name__.strip("<>")
         self.__name__ = naming.frule(name) if mode is Mode.FORWARD else naming.rrule(name)
         # The rule, its guards' check and the registry version it was compiled against:
@@ -70,7 +74,7 @@ class CompiledCall:
         current = self._current
         version = self.compiler.registry.version
         if current is None or current[2] != version or not current[1]():
-            rule = self.compiler.compiled(self.func, None, Request(self.mode))
+            rule = self.compiler.compiled(self.func, None, Request(self.mode, self.signature))
             current = self._current = (rule.function, rule.guards.hold, version)
         return current[0](*args, **kwargs)
 
@@ -93,7 +97,7 @@ class _Compilations:
         self.function = function  # whose they are (`functools.wraps` copies `__dict__`)
         # Replaced, never changed in place: a thread reading it never sees it change.
         self.rules: dict[tuple[Any, ...], CompiledRule] = {}
-        self.calls: dict[Mode, CompiledCall] = {}
+        self.calls: dict[tuple[Mode, Signature], CompiledCall] = {}
         # The (request, registry version) keys refused with respect to every parameter.
         self.refused: frozenset[tuple[Any, ...]] = frozenset()
 
@@ -182,21 +186,22 @@ class Compiler:
 
     # -- the rules calls use -------------------------------------------------------------
 
-    def callee_rule(self, callee: Any) -> Rule | None:
+    def callee_rule(self, callee: Any, kinds: Signature = ()) -> Rule | None:
         """The rule a call of `callee` uses: the registered one (through its opt-outs), else
-        the one srcad compiles from the callee's source, else None. A call of generated code
+        the one srcad compiles from the callee's source (for arguments of `kinds`, proved by
+        the caller: `Services`), else None. A call of generated code
         (a `CompiledCall`) is a call of the function srcad generated: that is compiled in
         turn, which is how srcad differentiates its own output."""
         if isinstance(callee, CompiledCall):
             return self.compiled_rule(
-                self.compiled(callee.func, None, Request(callee.mode)).function
+                self.compiled(callee.func, None, Request(callee.mode, callee.signature)).function
             )
         entry = entry_rules(self, callee)  # a function `grad` returned: `srcad.entry_rules`
         if entry is not None:
             return Rule(callee, entry.rrule, Origin.ENTRY)
         rule = self.registry.rrule_for(callee)
         if rule is None:
-            return self.compiled_rule(callee)
+            return self.compiled_rule(callee, kinds=kinds)
         predicates = self.registry.opt_outs(callee)
         through_source = self.compiled_rule(callee) if predicates else None
         if through_source is None:
@@ -205,16 +210,21 @@ class Compiler:
         call = OptOutCall(rule.rrule, predicates, through_source.rrule)
         return Rule(callee, call, rule.origin, rule_set=rule.rule_set)
 
-    def forward_callee_rule(self, callee: Any) -> Rule | None:
-        """The forward rule a call of `callee` uses: registered, else compiled from source."""
+    def forward_callee_rule(self, callee: Any, kinds: Signature = ()) -> Rule | None:
+        """The forward rule a call of `callee` uses: registered, else compiled from source
+        (for arguments of `kinds`)."""
         entry = entry_rules(self, callee)
         if entry is not None:
             return Rule(callee, entry.frule, Origin.ENTRY)
-        return self.registry.frule_for(callee) or self.compiled_rule(callee, Mode.FORWARD)
+        rule = self.registry.frule_for(callee)
+        return rule or self.compiled_rule(callee, Mode.FORWARD, kinds)
 
-    def compiled_rule(self, callee: Any, mode: Mode = Mode.REVERSE) -> Rule | None:
+    def compiled_rule(
+        self, callee: Any, mode: Mode = Mode.REVERSE, kinds: Signature = ()
+    ) -> Rule | None:
         """The rule srcad generates for `callee` if it is a Python function (or a function
-        behind a transparent wrapper, `source.differentiated_function`), else None."""
+        behind a transparent wrapper, `source.differentiated_function`), compiled for
+        arguments of `kinds` (empty: any), else None."""
         if self.registry.refusal(callee) is not None:
             return None  # refused by the rule library, its source unread
         func = differentiated_function(callee)
@@ -222,11 +232,12 @@ class Compiler:
             return None
         code = func.__code__
         parameters = code.co_varnames[: code.co_argcount]
+        kinds = kinds if any(kind is not None for kind in kinds) else ()
         calls = self._compilations(func).calls
-        call = calls.get(mode)
+        call = calls.get((mode, kinds))
         if call is None:
             with self._lock:
-                call = calls.setdefault(mode, CompiledCall(self, func, mode))
+                call = calls.setdefault((mode, kinds), CompiledCall(self, func, mode, kinds))
         return Rule(func, call, Origin.COMPILED, parameters)
 
     # -- compiling -----------------------------------------------------------------------
@@ -234,11 +245,35 @@ class Compiler:
     def _services(self, mode: Mode) -> Services:
         rules = self.forward_callee_rule if mode is Mode.FORWARD else self.callee_rule
         return Services(
-            self.registry, rules, self.compile_nested, self._compile_callee, self._is_compiling
+            self.registry,
+            rules,
+            self.compile_nested,
+            self._compile_callee,
+            self._is_compiling,
+            self._result_kind,
         )
 
-    def _compile_callee(self, primal: Any, mode: Mode) -> tuple[Fact, ...]:
-        return self.compiled(primal, None, Request(mode)).guards.facts
+    def _compile_callee(self, primal: Any, mode: Mode, kinds: Signature) -> tuple[Fact, ...]:
+        return self.compiled(primal, None, Request(mode, kinds)).guards.facts
+
+    def _result_kind(self, callee: Any, kinds: Signature) -> tuple[Kind | None, tuple[Fact, ...]]:
+        """The kind of what `callee`, a function srcad compiles from source, returns for
+        arguments of `kinds`, from its reverse rule compiled for them, and the facts that
+        rule relies on; (None, ()) for any other callee, one being compiled (recursion),
+        or one that does not compile (its call's own diagnostics say why)."""
+        func = differentiated_function(callee)
+        if (
+            not isinstance(func, types.FunctionType)
+            or self.registry.rrule_for(callee) is not None
+            or entry_rules(self, callee) is not None
+            or self._is_compiling(func, Mode.REVERSE)
+        ):
+            return None, ()
+        try:
+            rule = self.compiled(func, None, Request(Mode.REVERSE, kinds))
+        except SrcadError:
+            return None, ()
+        return rule.result, rule.guards.facts
 
     def _is_compiling(self, primal: Any, mode: Mode) -> bool:
         return (primal, mode) in self._compiling
@@ -347,7 +382,7 @@ class Compiler:
             finally:
                 self._compiling.discard((func, request.mode))
             runtime = ctx.output.runtime.values()
-            callees = tuple(v.func for v in runtime if isinstance(v, CompiledCall))
+            callees = tuple((v.func, v.signature) for v in runtime if isinstance(v, CompiledCall))
             found = emit(tree, ctx, request.description, callees)
             # Rules compiled against an older registry, or whose guards fail, are never
             # asked for again.
@@ -405,13 +440,13 @@ class Compiler:
         generated rules (in its mode, for any arguments), each once, with the function
         each was compiled from."""
         first = self.compiled(func, wrt, request)
-        found, seen, pending = [(first, func)], {func}, list(first.callees)
+        found, seen, pending = [(first, func)], {(func, request.signature)}, list(first.callees)
         while pending:
-            called = pending.pop(0)
-            if called in seen:
+            called, kinds = pending.pop(0)
+            if (called, kinds) in seen:
                 continue
-            seen.add(called)
-            rule = self.compiled(called, None, Request(request.mode))
+            seen.add((called, kinds))
+            rule = self.compiled(called, None, Request(request.mode, kinds))
             found.append((rule, called))
             pending += rule.callees
         return found
@@ -497,8 +532,9 @@ class Compiler:
             if call.function is not f:
                 return self.frule(dargs, call.function, *args, **kwargs)
         check_tangents(f, dargs, args)
-        wrt = self.wrt_for(f, args, Request.frule())
-        function = self.compiled(f, wrt, Request.frule()).function
+        request = Request.frule(signature(args))
+        wrt = self.wrt_for(f, args, request)
+        function = self.compiled(f, wrt, request).function
         dargs = padded(dargs, f)
         try:
             result = function(dargs, *args, **kwargs)

@@ -15,7 +15,7 @@ import gast
 from srcad import syntax, tracebacks
 from srcad.errors import SrcadError
 from srcad.guards import Guards, function_facts
-from srcad.kinds import describe
+from srcad.kinds import Kind, Signature, describe
 from srcad.passes.base import Context, function_of
 
 
@@ -27,7 +27,9 @@ class CompiledRule:
     function: Callable[..., Any]
     source: str
     filename: str
-    callees: tuple[Callable[..., Any], ...] = ()
+    # The functions it calls through their own generated rules, each with the argument
+    # kinds its rule is compiled for (`srcad.kinds.Signature`; empty: any).
+    callees: tuple[tuple[Callable[..., Any], Signature], ...] = ()
     value_left_out: bool = False  # a gradient function giving None for its proven-float value
     # What the rule relies on that may change after it is compiled (`srcad.guards`):
     # never call `function` unless `guards.hold()`.
@@ -35,6 +37,8 @@ class CompiledRule:
     # The objects the text reaches by name besides the user's globals (`RuntimeNames`):
     # what `srcad export` must define for the text to run without srcad.
     runtime: dict[str, Any] = field(default_factory=dict)
+    # The kind of its primal's result (`srcad.kinds`), where its arguments' kinds tell.
+    result: Kind | None = None
 
 
 def register_text(filename: str, text: str) -> None:
@@ -69,11 +73,12 @@ def emit(
     tree: gast.Module,
     ctx: Context,
     description: str,
-    callees: tuple[Callable[..., Any], ...] = (),
+    callees: tuple[tuple[Callable[..., Any], Signature], ...] = (),
 ) -> CompiledRule:
     """Print the tree, check the text parses back to it, and compile that parse in the
     user's globals with the user's closure cells and srcad's runtime names. `callees`:
-    the functions the code calls through their own generated rules."""
+    the functions the code calls through their own generated rules, with the kinds of
+    arguments each rule is compiled for."""
     function = function_of(tree)
     _strip_signature(function)
     body = syntax.unparse(tree)
@@ -113,7 +118,14 @@ def emit(
     compiled.__qualname__ = function.name  # as `srcad show` prints it, not the binder's locals
     guards = Guards([*function_facts(source.func), *source.facts])
     return CompiledRule(
-        compiled, text, filename, callees, ctx.output.value_left_out, guards, dict(runtime)
+        compiled,
+        text,
+        filename,
+        callees,
+        ctx.output.value_left_out,
+        guards,
+        runtime=dict(runtime),
+        result=ctx.output.result_kind,
     )
 
 

@@ -11,15 +11,18 @@ gradient differentiating the old callee. Each such resolution is a `Fact`: readi
 object). A compiled rule keeps the facts it relies on, those of the rules it calls
 included, and is never used unless they all hold; when one fails, srcad compiles again.
 
-Values the emitted code reads live (a global constant `SCALE`) need no fact: the code
-reads the value it is called with, as the primal does.
+Values the emitted code reads live (a global `SCALE` holding an object) need no fact: the
+code reads the value it is called with, as the primal does. A module constant that code is
+specialised on (a float, an int, a tuple of floats: `srcad.kinds.constant_kind`) is read once
+on entry and has a fact: its type for a number, so that `TOLERANCE = 1e-10` needs no new
+compilation, and its identity for a tuple.
 
 The check is generated Python, one identity test per fact, so that a guard costs a few
 nanoseconds (`grad`'s entry function calls it before the gradient function):
 
     def guards_hold():
         try:
-            return h0['helper'] is e0 and e0.__code__ is e1 and h1['np'] is e2 and e2.sum is e3
+            return h0['helper'] is e0 and e0.__code__ is e1 and type(h0['TOLERANCE']) is e2
         except Exception:  # a name deleted, an attribute gone, a cell emptied
             return False
 """
@@ -38,21 +41,33 @@ MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 class Fact:
     """Reading `holder` gives the object `expected`: `holder[key]` for a namespace
     (`"item"`, `MISSING` where the name must be absent), `holder.cell_contents` for a
-    closure cell (`"cell"`), `getattr(holder, key)` for an attribute (`"attribute"`)."""
+    closure cell (`"cell"`), `getattr(holder, key)` for an attribute (`"attribute"`).
+
+    `of_type`: reading it gives an object whose type is exactly `expected` (a module
+    constant `TOLERANCE` that code is specialised on as a float, `srcad.kinds.constant_kind`,
+    and which may be rebound to another float without compiling again)."""
 
     kind: str
     holder: Any
     key: str
     expected: Any
+    of_type: bool = False
 
     @property
-    def identity(self) -> tuple[str, int, str]:
+    def identity(self) -> tuple[str, int, str, bool]:
         """What two facts about the same place share (the holder is kept alive by both)."""
-        return (self.kind, id(self.holder), self.key)
+        return (self.kind, id(self.holder), self.key, self.of_type)
 
     def describe(self) -> str:
         where = {"item": f"[{self.key!r}]", "cell": ".cell_contents", "attribute": f".{self.key}"}
-        return f"{type(self.holder).__name__}{where[self.kind]} is {self.expected!r}"
+        read = f"{type(self.holder).__name__}{where[self.kind]}"
+        if self.of_type:
+            return f"type({read}) is {self.expected.__name__}"
+        return f"{read} is {self.expected!r}"
+
+    def by_type(self) -> Fact:
+        """The same place, checked for the type of what it holds now, not its identity."""
+        return Fact(self.kind, self.holder, self.key, type(self.expected), of_type=True)
 
 
 def _always() -> bool:
@@ -65,7 +80,7 @@ class Guards:
     __slots__ = ("facts", "hold")
 
     def __init__(self, facts: Iterable[Fact] = ()) -> None:
-        unique: dict[tuple[str, int, str], Fact] = {}
+        unique: dict[tuple[str, int, str, bool], Fact] = {}
         for fact in facts:
             unique.setdefault(fact.identity, fact)
         self.facts: tuple[Fact, ...] = tuple(unique.values())
@@ -95,12 +110,14 @@ class Guards:
 def _holds(fact: Fact) -> bool:
     try:
         if fact.kind == "item":
-            return fact.holder.get(fact.key, MISSING) is fact.expected
-        if fact.kind == "cell":
-            return fact.holder.cell_contents is fact.expected
-        return getattr(fact.holder, fact.key, MISSING) is fact.expected
+            found = fact.holder.get(fact.key, MISSING)
+        elif fact.kind == "cell":
+            found = fact.holder.cell_contents
+        else:
+            found = getattr(fact.holder, fact.key, MISSING)
     except Exception:
         return False
+    return (type(found) if fact.of_type else found) is fact.expected
 
 
 def _checker(facts: tuple[Fact, ...]) -> Callable[[], bool]:
@@ -131,7 +148,7 @@ def _checker(facts: tuple[Fact, ...]) -> Callable[[], bool]:
         else:
             read = f"getattr({holder}, {fact.key!r})"
         expected = "MISSING" if fact.expected is MISSING else name_of(fact.expected, "e")
-        tests.append(f"{read} is {expected}")
+        tests.append(f"type({read}) is {expected}" if fact.of_type else f"{read} is {expected}")
     text = (
         "def guards_hold():\n"
         "    try:\n"

@@ -28,6 +28,9 @@ Signature = tuple[Kind | None, ...]
 FLOAT: Kind = ("f", 0)
 INT: Kind = ("i", 0)
 RANGE: Kind = ("range", 0)  # what `range(...)` gives: iterating it gives ints
+# A tuple of Python floats (a module's coefficients): iterating it, or indexing it with an
+# int, gives a float. Only constants read from outside the function have it (`constant_kind`).
+FLOATS: Kind = ("floats", 1)
 
 _SCALARS: dict[type, Kind] = {float: FLOAT, np.float64: FLOAT, int: INT}
 _SCALARS.update({t: INT for t in (np.int8, np.int16, np.int32, np.int64, np.intp)})
@@ -52,6 +55,20 @@ def kind_of(value: Any) -> Kind | None:
     if value.dtype.kind in "iu":
         return ("i", ndim)
     return None
+
+
+def constant_kind(value: Any) -> Kind | None:
+    """The kind of a value a function reads from outside (a module constant, a closure
+    cell) that compiled code may be specialised on, or None: a number (`kind_of`), or a
+    non-empty tuple of floats (`FLOATS`). Never an array: its contents, and even its
+    number of dimensions (`a.shape = ...`), change in place, which no entry guard sees.
+
+    >>> constant_kind(1e-12), constant_kind((0.5, -1.0)), constant_kind((1, 2.0))
+    (('f', 0), ('floats', 1), None)
+    """
+    if type(value) is tuple:
+        return FLOATS if value and all(type(item) is float for item in value) else None
+    return kind_of(value) if type(value) is not np.ndarray else None
 
 
 def signature(args: tuple[Any, ...]) -> Signature:
@@ -212,6 +229,14 @@ def _matrix_product(args: Sequence[Kind | None]) -> Kind | None:
     return None if ndim is None else ("f" if floats else "i", ndim)
 
 
+def _extremum(args: Sequence[Kind | None]) -> Kind | None:
+    """`min(a, b)` of numbers of one kind returns one of them: that kind."""
+    first = args[0] if len(args) >= 2 else None
+    if first is None or first[1] != 0 or first[0] not in "fi":
+        return None
+    return first if all(arg == first for arg in args) else None
+
+
 def _count(args: Sequence[Kind | None]) -> Kind | None:
     return INT if len(args) == 1 else None
 
@@ -240,6 +265,8 @@ DIVIDED = ResultKind("divided", _divided, elementwise=True)
 POWERED = ResultKind("powered", _powered, elementwise=True)
 # `@`: by the numbers of dimensions of a matrix or vector product.
 MATRIX_PRODUCT = ResultKind("matrix product", _matrix_product)
+# `min`, `max` of several numbers of one kind (their items' kind).
+EXTREMUM = ResultKind("one of its arguments", _extremum)
 # `len`: an int.
 COUNT = ResultKind("count", _count)
 # `range` of ints.

@@ -31,6 +31,7 @@ class Target(enum.Enum):
     GRADIENT_WITHOUT_VALUE = "gradient without value"  # the same, `y` None where proven float
     GENERAL_GRADIENT = "general gradient"  # `grad_f` where no argument's kind is known
     FRULE = "frule"  # `frule_f((f_dot, *arg_dots), *args) -> (y, y_dot)`
+    SPECIALISED_FRULE = "specialised frule"  # the same, tangents inlined for known kinds
 
     @property
     def fused(self) -> bool:
@@ -57,8 +58,8 @@ class Request:
         return cls(Mode.REVERSE, signature)
 
     @classmethod
-    def frule(cls) -> Request:
-        return cls(Mode.FORWARD)
+    def frule(cls, signature: Signature = ()) -> Request:
+        return cls(Mode.FORWARD, signature)
 
     @classmethod
     def grad(cls, signature: Signature, value: bool = True) -> Request:
@@ -68,7 +69,7 @@ class Request:
         """The target this request asks for, where the kinds of some parameters are known
         (`specialised`) or not."""
         if self.mode is Mode.FORWARD:
-            return Target.FRULE
+            return Target.SPECIALISED_FRULE if specialised else Target.FRULE
         if not self.gradient:
             return Target.SPECIALISED_RRULE if specialised else Target.RRULE
         if not specialised:

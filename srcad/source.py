@@ -21,6 +21,7 @@ import numpy as np
 from srcad import syntax
 from srcad.errors import Diagnostic, SourceUnavailableError
 from srcad.guards import Fact, name_facts
+from srcad.kinds import FLOATS, Kind, constant_kind
 
 
 @dataclass
@@ -127,6 +128,19 @@ class FunctionSource:
             return where, None  # a name that names nothing is refused where called
         self.facts += facts
         return where, value
+
+    def constant_kind(self, name: str) -> Kind | None:
+        """The kind (`srcad.kinds.constant_kind`) of what the global or closure cell `name`
+        (not bound in the function) holds now, or None; code specialised on it relies on
+        it, so the rule's guards check it: the type of a number, the identity of a tuple."""
+        if name in self.enclosing:
+            return None
+        facts, where, value = name_facts([name], self.closure, self.globals)
+        kind = constant_kind(value) if where in ("global", "closure") else None
+        if kind is None:
+            return None
+        self.facts += facts if kind == FLOATS else [fact.by_type() for fact in facts]
+        return kind
 
 
 # A file's function and lambda nodes (`ast`'s), by line (see `_File`).

@@ -125,7 +125,7 @@ class OperationRules(Analysis[RuleInfo]):
                 if isinstance(callee, LocalFunction):
                     rule = Rule(callee, callee, Origin.LOCAL, callee.parameters)
                 else:
-                    rule = ctx.services.callee_rule(callee)
+                    rule = ctx.services.callee_rule(callee, _argument_kinds(value, tree, ctx))
                 self._check_keywords(value, active, tree, ctx, info, rule)
                 if rule is not None and not _binds(rule, value, ctx.request.mode):
                     info.diagnostics.append(
@@ -326,6 +326,16 @@ def _underivable(keyword: gast.keyword, tree: gast.Module, ctx: Context, rule: R
         return False
     kind = ctx.analysis(ValueKinds, tree).of(keyword.value)
     return kind is not None and kind[0] == "i"
+
+
+def _argument_kinds(call: gast.Call, tree: gast.Module, ctx: Context) -> tuple[Any, ...]:
+    """The kinds of a call's positional arguments, where the code is specialised for known
+    kinds and each argument lands on the parameter at its position (no `*args`): what a
+    callee compiled from source is compiled for (`Services.callee_rule`)."""
+    if not ctx.request.kinds or any(isinstance(a, gast.Starred) for a in call.args):
+        return ()
+    kinds = ctx.analysis(ValueKinds, tree)
+    return tuple(kinds.of(argument) for argument in call.args)
 
 
 def _of_numpy(primal: Any) -> bool:

@@ -9,7 +9,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import FLOAT, INT, RANGE, Kind
+from srcad.kinds import FLOAT, FLOATS, INT, RANGE, Kind, Signature
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
 from srcad.passes.normal_form import OPERATORS, walk_statements
@@ -21,9 +21,10 @@ BOTTOM: Kind = ("unset", 0)  # a local no assignment has given a kind yet
 class ValueKinds(Analysis["ValueKinds"]):
     """The kind of each local name, or None where it is unknown or differs between the
     statements that assign it. Like `Activity`, the analysis ignores statement order: a
-    name has one kind throughout, the join of what every assignment gives it. Names from
-    outside the function (globals, closure cells) have no kind: they may change between
-    calls, and a signature only covers the arguments.
+    name has one kind throughout, the join of what every assignment gives it. A name from
+    outside the function (a global, a closure cell) has the kind of what it holds now
+    where that is a number or a tuple of floats (`outside`), which the rule's guards
+    check on entry; anything else from outside has none.
 
     The result is the analysis itself: `kinds` by name, and `of` for any expression.
 
@@ -39,6 +40,9 @@ class ValueKinds(Analysis["ValueKinds"]):
         self.kinds: dict[str, Kind | None] = {}
         self.local: set[str] = set()
         self.found: dict[tuple[str, ...], Any] = {}  # callees, by dotted path
+        self.constants: dict[str, Kind | None] = {}  # names read from outside, by name
+        self.results: dict[tuple[Any, Signature], Kind | None] = {}  # callees' result kinds
+        self.returns: Kind | None = None  # the kind of what the function returns
         self.bound: set[str] | None = None  # the names the function binds (None: not known)
         if not ctx.request.kinds:
             return self
@@ -101,7 +105,19 @@ class ValueKinds(Analysis["ValueKinds"]):
                         pending.append(reader)
         for name in local:
             kinds.setdefault(name, None)  # every local has its kind: none is BOTTOM
+        self.returns = self._returned(function)
         return self
+
+    def _returned(self, function: gast.FunctionDef) -> Kind | None:
+        """The one kind of every value the function returns (None: unknown, or several)."""
+        found: Kind | None = BOTTOM
+        for statement in walk_statements(function.body):
+            if isinstance(statement, gast.Return):
+                kind = self.of(statement.value) if statement.value is not None else None
+                if found is not BOTTOM and kind != found:
+                    return None
+                found = kind
+        return None if found is BOTTOM else found
 
     def _assigned(self, assignment: _Assignment) -> Kind | None:
         """What the assignment gives the name it binds: BOTTOM while a name its value
@@ -121,7 +137,7 @@ class ValueKinds(Analysis["ValueKinds"]):
             kinds = self.kinds
             if value.id in kinds:
                 return kinds[value.id]
-            return BOTTOM if value.id in self.local else None
+            return BOTTOM if value.id in self.local else self.outside(value.id)
         if isinstance(value, gast.BinOp):
             operands = [self.of(value.left), self.of(value.right)]
             return result_kind(self.ctx.services.registry, OPERATORS[type(value.op)], operands)
@@ -139,8 +155,37 @@ class ValueKinds(Analysis["ValueKinds"]):
             return INT if base is not None and base[0] in "fi" and base[1] != 0 else None
         if isinstance(value, gast.Call) and not value.keywords:
             arguments = [self.of(a) for a in value.args]
-            return result_kind(self.ctx.services.registry, self.callee(value), arguments)
+            callee = self.callee(value)
+            kind = result_kind(self.ctx.services.registry, callee, arguments)
+            starred = any(isinstance(a, gast.Starred) for a in value.args)
+            if kind is None and callee is not None and BOTTOM not in arguments and not starred:
+                kind = self.returned(callee, tuple(arguments))
+            return kind
         return None
+
+    def returned(self, callee: Any, arguments: Signature) -> Kind | None:
+        """The kind of what a function srcad compiles from source returns for arguments
+        of these kinds (`Services.result_kind`), which this rule then relies on: the
+        callee's guards join its own. None where no argument's kind is known."""
+        if all(kind is None for kind in arguments):
+            return None
+        key = (callee, arguments)
+        if key not in self.results:
+            kind, facts = self.ctx.services.result_kind(callee, arguments)
+            self.ctx.source.facts += facts
+            self.results[key] = kind
+        return self.results[key]
+
+    def outside(self, name: str) -> Kind | None:
+        """The kind of a name read from outside the function: a module constant or closure
+        cell of a kind compiled code may rely on (`FunctionSource.constant_kind`, which
+        guards it; `Constants` reads it once on entry); None for anything else, and for
+        the names srcad binds for emitted code."""
+        if self.bound is None or name in self.bound or name in self.ctx.output.runtime:
+            return None
+        if name not in self.constants:
+            self.constants[name] = self.ctx.source.constant_kind(name)
+        return self.constants[name]
 
     def callee(self, value: gast.Call) -> Any:
         """What a call calls, where a dotted name not bound in the function names it: the
@@ -227,6 +272,8 @@ def _item(iterable: Kind | None) -> Kind | None:
     """The kind of what iterating a value of this kind gives."""
     if iterable == RANGE:
         return INT
+    if iterable == FLOATS:
+        return FLOAT
     if iterable is None or iterable[1] == 0:
         return None
     return (iterable[0], iterable[1] - 1)
@@ -245,6 +292,8 @@ def subscript(base: Kind | None, index: gast.expr, of: Any) -> Kind | None:
     """The kind of `base[index]` for basic indices: ints and slices."""
     if base is None or base[1] == 0 or base == RANGE:
         return None
+    if base == FLOATS:  # a tuple of floats: an int index gives a float, a slice a tuple
+        return FLOAT if of(index) == INT else None
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     removed = 0
     for part in parts:

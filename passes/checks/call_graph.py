@@ -15,6 +15,7 @@ from srcad.errors import (
     UnsupportedSyntaxError,
 )
 from srcad.passes.analyses.operation_rules import MISSING_RULE, OperationRules
+from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Context, Transform
 from srcad.passes.checks.mutations import CODES as MUTATION_CODES
 from srcad.registry import Origin
@@ -37,9 +38,12 @@ class CallGraph(Transform):
     driver compiles it, `Services.compile_callee`): all the problems of the whole call
     graph are reported in one error, each callee's listed under the call that reaches it
     (code E220). What a callee's rule relies on, this rule relies on too (its guards'
-    facts join the function's). The tree is not changed."""
+    facts join the function's). And what a caller compiled for known kinds learns from
+    this function, the kind of its result (`ValueKinds.returns`), is recorded for it
+    (`Output.result_kind`), before the reverse or forward transform changes the returns.
+    The tree is not changed."""
 
-    requires = (OperationRules,)
+    requires = (OperationRules, ValueKinds)
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         name = ctx.source.func.__qualname__
@@ -47,17 +51,19 @@ class CallGraph(Transform):
         mode = ctx.request.mode
         missing = list(info.diagnostics)
         unsupported: list[Diagnostic] = []
+        ctx.output.result_kind = ctx.analysis(ValueKinds, tree).returns
         tried: set[Any] = set()
         for statement, rule in info.rules.items():
+            kinds = getattr(rule.rrule, "signature", ())  # a `CompiledCall`'s
             if (
                 rule.origin is not Origin.COMPILED
                 or ctx.services.compiling(rule.primal, mode)
-                or rule.primal in tried
+                or (rule.primal, kinds) in tried
             ):
                 continue  # recursion: the callee is this function, or one being compiled
-            tried.add(rule.primal)
+            tried.add((rule.primal, kinds))
             try:
-                ctx.source.facts += ctx.services.compile_callee(rule.primal, mode)
+                ctx.source.facts += ctx.services.compile_callee(rule.primal, mode, kinds)
             except SrcadError as error:
                 callee = rule.primal.__qualname__
                 where = ctx.diagnostic(

@@ -8,7 +8,9 @@ from srcad import syntax
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity, target_names
 from srcad.passes.analyses.operation_rules import OperationRules
+from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Context, Transform
+from srcad.passes.inlining import adjoint_of, template
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
 from srcad.syntax import load, store
@@ -43,6 +45,10 @@ class ForwardAD(RuleCalls, Transform):
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         function = self.prepare(tree, ctx)
         self.dots: dict[str, str] = dict(ctx.request.captured_dots)
+        # The names' kinds, where the rule is specialised for its arguments' and optimised:
+        # tangents of numbers are then written as arithmetic (`_inlined`).
+        specialised = ctx.request.kinds and ctx.request.optimise
+        self.kinds = ctx.analysis(ValueKinds, tree) if specialised else None
         dargs = ctx.namer.fresh("dargs")
         args = function.args
         parameters = [a.id for a in [*args.posonlyargs, *args.args]]
@@ -129,7 +135,61 @@ class ForwardAD(RuleCalls, Transform):
             return [self._as_it_runs(statement), *self._zeros_for(names)]
         return self._rule_call(statement, names)
 
+    def _inlined(self, statement: gast.Assign) -> list[gast.stmt] | None:
+        """`y = op(a, b)` on floats whose kinds are known, for a primitive with an inline
+        derivative (`passes/inlining.py`), as the function runs it, and its tangent as
+        arithmetic: the sum, over the operands that vary, of each one's template with
+        its tangent for `y_bar` (an elementwise derivative of numbers is its own
+        transpose: `y_bar * cos(a)` gives `a_dot * cos(a)`). Operands that do not vary
+        add no term: their zeros are folded away. None where it does not apply (arrays,
+        whose tangents broadcasting would have to shape, go through their rules)."""
+        target = statement.targets[0]
+        if self.kinds is None or not isinstance(target, gast.Name):
+            return None
+        if isinstance(statement.value, gast.Name | gast.Subscript):
+            return None
+        args, keywords = self._arguments(statement)
+        kinds = [self.kinds.of(a) for a in args]
+        if keywords or not all(k is not None and k[1] == 0 for k in kinds):
+            return None
+        differentiable = {id(n) for n in self._operands(statement)}
+        floats = {
+            a.id
+            for a, k in zip(args, kinds, strict=True)
+            if isinstance(a, gast.Name)
+            and id(a) in differentiable
+            and a.id in self.active
+            and k is not None
+            and k[0] == "f"
+        }
+        rule = self.rules[statement]
+        plan = adjoint_of(
+            rule.primal, statement.value, target.id, args, floats, self.kinds.of,
+            self.ctx.services.registry,
+        )  # fmt: skip
+        if plan is None or not plan.elementwise:
+            return None
+        roles = {"a": args[0], "b": args[-1], "y": load(target.id)}
+        terms = [
+            template(
+                text, {**roles, "y_bar": load(self._dot(operand.id))}, self._bind, plan.functions
+            )
+            for text, operand in zip(plan.texts, args, strict=True)
+            if text is not None and isinstance(operand, gast.Name)
+        ]
+        dot: gast.expr = terms[0] if terms else self._zero(ZeroTangent)
+        for term in terms[1:]:
+            dot = gast.BinOp(left=dot, op=gast.Add(), right=term)
+        tangent = assign(store(self._dot(target.id)), dot)
+        if "y" not in plan.reads:  # before the statement: `s = s * x` rebinds an operand
+            return [tangent, statement]
+        rebinds = any(isinstance(a, gast.Name) and a.id == target.id for a in args)
+        return None if rebinds else [statement, tangent]
+
     def _rule_call(self, statement: gast.Assign, names: list[str]) -> list[gast.stmt]:
+        inlined = self._inlined(statement)
+        if inlined is not None:
+            return inlined
         rule = self.rules[statement]
         args, keywords = self._arguments(statement)
         if isinstance(statement.value, gast.Subscript):

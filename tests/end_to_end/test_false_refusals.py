@@ -16,11 +16,14 @@ located diagnostic.
 import importlib.util
 import inspect
 import pathlib
+import textwrap
 
 import numpy as np
 import pytest
 
 import srcad
+from srcad.defaults import COMPILER
+from srcad.passes.testing import context_for
 from srcad.tangents import materialize
 from srcad.testing import finite_difference_jvp, finite_difference_vjp
 
@@ -200,11 +203,15 @@ KINDS_PROVE = [
     "function, args, text", KINDS_PROVE, ids=lambda v: getattr(v, "__name__", "")
 )
 def test_a_float_proved_by_the_argument_kinds(function, args, position, text):
-    """Reverse mode specialises on the arguments' kinds, which prove these floats; forward
-    mode compiles for any kinds, where the value may be an array: still refused there."""
-    check_reverse(function, args, position)
-    tangents = tuple(tangent_like(a) for a in args)
-    assert_refused_at(lambda: srcad.jvp(function, args, tangents), function, text, "E306")
+    """Both modes specialise on the arguments' kinds (forward mode too since issue 19),
+    which prove these floats; the rule for any kinds, where the value may be an array,
+    still refuses them."""
+    check_every_mode(function, args, position)
+    source = inspect.getsource(function)
+    tree, ctx = context_for(textwrap.dedent(source), mode="forward")
+    with pytest.raises(srcad.SrcadError) as caught:
+        COMPILER.transformed_tree(tree, ctx)
+    assert "E306" in str(caught.value) and text in str(caught.value)
 
 
 @pytest.mark.parametrize(

@@ -98,8 +98,20 @@ def test_indexing_a_local_object_with_its_own_getitem_is_refused_when_it_runs(mo
             srcad.grad(so.index_local_object)(1.5)
         else:
             srcad.jvp(so.index_local_object, (1.5,), (1.0,))
+    # Its index counts the items of `x`: of a list, with its kinds unknown, the counter is
+    # read from the items `enumerate` gives, as a value that may vary with `x`...
     with pytest.raises(srcad.MissingRuleError, match="no rule for indexing a Squarer"):
-        srcad.grad(so.index_parameter)(np.array([1.0, 2.0]), so.SQUARER)
+        srcad.grad(so.index_parameter)([1.0, 2.0], so.SQUARER)
+    # ... of an array, the loop is one over its indices (issue 19): the counter is an int
+    # that does not vary, and `table[i]` a value computed from it alone.
+    x = np.array([1.0, 2.0])
+    h = 1e-6
+    expected = [
+        (so.index_parameter(x + h * e, so.SQUARER) - so.index_parameter(x - h * e, so.SQUARER))
+        / (2 * h)
+        for e in np.eye(2)
+    ]
+    np.testing.assert_allclose(srcad.grad(so.index_parameter)(x, so.SQUARER), expected, atol=1e-7)
 
 
 @pytest.mark.parametrize(

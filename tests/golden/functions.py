@@ -80,3 +80,19 @@ def newton_sqrt(a):
     while abs(x * x - a) > 1e-12 * a:
         x = 0.5 * (x + a / x)
     return x
+
+
+DELTA = 1.0  # a module constant: read once on entry, its type guarded
+
+
+def huber(r, delta):
+    if abs(r) <= delta:
+        return 0.5 * r * r
+    return delta * (abs(r) - 0.5 * delta)
+
+
+def robust_fit(w, xs, ys):
+    total = 0.0
+    for x, y in zip(xs, ys):
+        total += huber(w[0] + w[1] * x - y, DELTA)
+    return total / len(xs)

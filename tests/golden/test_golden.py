@@ -126,3 +126,14 @@ def test_same_text_in_another_process():
         for _ in range(2)
     ]
     assert runs[0] == runs[1] == srcad.source(functions.logistic)
+
+
+def test_constants_callees_and_zip_match_golden_text():
+    """Issue 19: a module constant read once on entry (its type guarded), `zip` over arrays
+    as a loop over indices, and the helper compiled for the floats it is called with
+    (`robust_fit.optimised.txt` holds the helper's specialised rule after the caller's)."""
+    kinds = parse_signature("float[:], float[:], float[:]")
+    text = COMPILER.sources(functions.robust_fit, None, Request.rrule(kinds))
+    _golden("robust_fit.optimised.txt", text)
+    alone = COMPILER.compiled(functions.robust_fit, None, Request.grad(kinds, value=False))
+    _golden("robust_fit.gradient_only.txt", alone.source)

@@ -85,7 +85,7 @@ def test_a_request_names_its_target(request_: Request, specialised: bool, target
 def test_each_target_has_one_pipeline_with_the_call_graph_checked_first() -> None:
     assert set(PIPELINES) == set(Target)
     for target, passes in PIPELINES.items():
-        transform = ForwardAD if target is Target.FRULE else ReverseAD
+        transform = ForwardAD if target in (Target.FRULE, Target.SPECIALISED_FRULE) else ReverseAD
         assert passes.index(CallGraph) + 1 == passes.index(transform)
     assert Prune in PIPELINES[Target.GRADIENT_WITHOUT_VALUE]
     assert Prune not in PIPELINES[Target.GRADIENT]

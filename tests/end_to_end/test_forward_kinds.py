@@ -1,0 +1,162 @@
+"""Issue 19, item 3: forward rules specialised for their arguments' kinds, with module
+constants read once on entry, loops over arrays by index, callees compiled for their
+arguments' kinds and the tangents of numbers written as arithmetic (`ForwardAD._inlined`).
+Every case against central differences, and again after a constant changed kind."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+import types
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.defaults import COMPILER, Request
+from srcad.kinds import signature
+
+MODULE = """
+import math
+import numpy as np
+
+SCALE = 0.2056
+STEPS = 30
+COEFFICIENTS = (0.05, -0.3, 0.8, -1.1, 0.6)
+
+
+def kepler(M, e):
+    E = M
+    while abs(E - e * math.sin(E) - M) > 1e-12:
+        E = E - (E - e * math.sin(E) - M) / (1.0 - e * math.cos(E))
+    return E
+
+
+def pendulum(theta, omega, damping):
+    for _ in range(STEPS):
+        omega = omega - 0.01 * (9.81 / 1.5 * math.sin(theta) + damping * omega)
+        theta = theta + 0.01 * omega
+    return theta
+
+
+def horner(x, y):
+    p = 0.0
+    for c in COEFFICIENTS:
+        p = p * x + c
+    return math.sin(p) + math.exp(-p * p) * y
+
+
+def rebinding(x, y):
+    s = x * 1.0
+    s += y
+    s *= x
+    s -= y / 2.0
+    s /= 1.5
+    s **= 2
+    s = math.exp(s) * SCALE
+    return s
+
+
+def helper(r, delta):
+    if abs(r) <= delta:
+        return 0.5 * r * r
+    return delta * (abs(r) - 0.5 * delta)
+
+
+def robust(w, xs, ys):
+    total = 0.0
+    for x, y in zip(xs, ys):
+        total += helper(w[0] + w[1] * x - y, SCALE * 5.0)
+    return total / len(xs)
+
+
+def squared_error(y, yhat):
+    s = 0.0
+    for i in range(len(y)):
+        s += (y[i] - yhat[i]) ** 2.0
+    return s / len(y)
+"""
+
+
+def load(path: Path, text: str) -> types.ModuleType:
+    name = f"forward_kinds_{abs(hash(str(path)))}"
+    file = path / f"{name}.py"
+    file.write_text(textwrap.dedent(text))
+    spec = importlib.util.spec_from_file_location(name, file)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def module(tmp_path: Path) -> types.ModuleType:
+    return load(tmp_path, MODULE)
+
+
+ARGUMENTS = {
+    "kepler": (1.2, 0.3),
+    "pendulum": (1.0, 0.2, 0.1),
+    "horner": (0.7, -0.4),
+    "rebinding": (0.6, 0.3),
+}
+
+
+def arrays(name: str) -> tuple[Any, ...]:
+    rng = np.random.default_rng(5)
+    if name == "robust":
+        return np.array([0.5, 1.5]), rng.standard_normal(9), rng.standard_normal(9)
+    return rng.standard_normal(9), rng.standard_normal(9)
+
+
+def tangents_of(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    rng = np.random.default_rng(7)
+    return tuple(rng.standard_normal(np.shape(a)) if np.ndim(a) else 0.7 - 0.3 * i
+                 for i, a in enumerate(args))  # fmt: skip
+
+
+def check(func: Any, args: tuple[Any, ...], h: float = 1e-6) -> None:
+    """jvp against central differences along the tangents."""
+    tangents = tangents_of(args)
+    value, tangent = srcad.jvp(func, args, tangents)
+    plus = func(*(a + h * t for a, t in zip(args, tangents, strict=True)))
+    minus = func(*(a - h * t for a, t in zip(args, tangents, strict=True)))
+    np.testing.assert_allclose(value, func(*args), rtol=1e-12)
+    np.testing.assert_allclose(tangent, (plus - minus) / (2 * h), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", sorted(ARGUMENTS))
+def test_scalar_code_is_inlined_and_right(module: Any, name: str) -> None:
+    func, args = getattr(module, name), ARGUMENTS[name]
+    check(func, args)
+    text = COMPILER.compiled(func, None, Request.frule(signature(args))).source
+    for rule in ("mul_frule", "add_frule", "sub_frule", "sin_frule", "truediv_frule"):
+        assert rule not in text
+
+
+@pytest.mark.parametrize("name", ["robust", "squared_error"])
+def test_loops_over_arrays_and_callees_are_right(module: Any, name: str) -> None:
+    check(getattr(module, name), arrays(name))
+
+
+def test_arguments_of_other_kinds_afterwards(module: Any) -> None:
+    check(module.rebinding, (0.6, 0.3))
+    single = srcad.jvp(module.rebinding, (np.float32(0.6), 0.3), (0.7, 0.4))[1]
+    double = srcad.jvp(module.rebinding, (0.6, 0.3), (0.7, 0.4))[1]
+    np.testing.assert_allclose(single, double, rtol=1e-5)  # float32: to its precision
+    check(module.squared_error, arrays("squared_error"))
+    check(module.squared_error, tuple(list(a) for a in arrays("squared_error")))
+
+
+@pytest.mark.parametrize("value", [0.9, 3, np.array(0.5), (1.0, 2.0)], ids=repr)
+def test_a_rebound_constant_gives_the_right_tangent(module: Any, value: Any) -> None:
+    check(module.horner, ARGUMENTS["horner"])
+    check(module.robust, arrays("robust"))
+    name = "COEFFICIENTS" if isinstance(value, tuple) else "SCALE"
+    setattr(module, name, value)
+    check(module.horner, ARGUMENTS["horner"])
+    check(module.robust, arrays("robust"))
