@@ -91,7 +91,7 @@ class _Compilations:
     `CompiledCall`'s `func`, a guard's expected object, the closure cells of a recursive
     nested function)."""
 
-    __slots__ = ("calls", "function", "refused", "rules")
+    __slots__ = ("calls", "function", "refused", "rules", "unknown_results")
 
     def __init__(self, function: types.FunctionType) -> None:
         self.function = function  # whose they are (`functools.wraps` copies `__dict__`)
@@ -100,6 +100,10 @@ class _Compilations:
         self.calls: dict[tuple[Mode, Signature], CompiledCall] = {}
         # The (request, registry version) keys refused with respect to every parameter.
         self.refused: frozenset[tuple[Any, ...]] = frozenset()
+        # The (argument kinds, registry version) for which it does not compile, so its
+        # result's kind is unknown (`Compiler._result_kind`: asked again on every round of
+        # kinds, and failing costs a whole compile each time).
+        self.unknown_results: frozenset[tuple[Signature, int]] = frozenset()
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_nothing, ())  # pickling a function (cloudpickle) leaves compiled code out
@@ -269,9 +273,14 @@ class Compiler:
             or self._is_compiling(func, Mode.REVERSE)
         ):
             return None, ()
+        record = self._compilations(func)
+        key = (kinds, self.registry.version)
+        if key in record.unknown_results:
+            return None, ()  # unknown is always sound: the caller takes the general path
         try:
             rule = self.compiled(func, None, Request(Mode.REVERSE, kinds))
         except SrcadError:
+            record.unknown_results = record.unknown_results | {key}
             return None, ()
         return rule.result, rule.guards.facts
 

@@ -135,3 +135,30 @@ def test_the_entry_is_emitted_text_tracebacks_show() -> None:
     assert code.co_filename == "<srcad entry grad of uses_scaled>"
     assert lines[0].startswith("# srcad: entry grad of uses_scaled, 1 branch\n")
     assert "".join(lines[1:]) == g.srcad_gradient_of._entries[False].source()
+
+
+def _unreadable_helper(x):  # a `try`: srcad does not compile it
+    try:
+        return x * 2.0
+    except ValueError:
+        return x
+
+
+def test_a_callee_that_does_not_compile_is_compiled_once_for_its_result_kind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each round of kinds asks a callee's result kind again: one that does not compile is
+    unknown (the sound answer) without compiling it again (which made compiling a
+    logistic loss 8 times slower through srcad's own `sum_to`)."""
+    tried = []
+    compiled = type(COMPILER).compiled
+
+    def counting(self: Any, func: Any, wrt: Any, request: Any) -> Any:
+        if func is _unreadable_helper:
+            tried.append(request)
+        return compiled(self, func, wrt, request)
+
+    monkeypatch.setattr(type(COMPILER), "compiled", counting)
+    for _ in range(3):
+        assert COMPILER._result_kind(_unreadable_helper, (FLOAT,)) == (None, ())
+    assert len(tried) == 1
