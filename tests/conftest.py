@@ -1,5 +1,10 @@
 """What the test modules share."""
 
+import importlib.util
+import sys
+import textwrap
+import types
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -12,3 +17,16 @@ def sample(shape: tuple[int, ...], seed: int, dtype: Any = np.float64) -> np.nda
     if np.issubdtype(dtype, np.complexfloating):
         values = values + 1j * rng.standard_normal(shape)
     return np.asarray(values, dtype=dtype)
+
+
+def user_module(path: Path, name: str, text: str) -> types.ModuleType:
+    """Write `text` to `path/name.py` and import it as a module of its own, as a user's
+    module is (so that srcad reads its functions' source from a file)."""
+    file = path / f"{name}.py"
+    file.write_text(textwrap.dedent(text))
+    spec = importlib.util.spec_from_file_location(name, file)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

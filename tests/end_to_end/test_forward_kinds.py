@@ -5,9 +5,6 @@ Every case against central differences, and again after a constant changed kind.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import textwrap
 import types
 from pathlib import Path
 from typing import Any
@@ -18,6 +15,7 @@ import pytest
 import srcad
 from srcad.defaults import COMPILER, Request
 from srcad.kinds import signature
+from tests.conftest import user_module
 
 MODULE = """
 import math
@@ -81,21 +79,9 @@ def squared_error(y, yhat):
 """
 
 
-def load(path: Path, text: str) -> types.ModuleType:
-    name = f"forward_kinds_{abs(hash(str(path)))}"
-    file = path / f"{name}.py"
-    file.write_text(textwrap.dedent(text))
-    spec = importlib.util.spec_from_file_location(name, file)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
 def module(tmp_path: Path) -> types.ModuleType:
-    return load(tmp_path, MODULE)
+    return user_module(tmp_path, f"forward_kinds_{abs(hash(str(tmp_path)))}", MODULE)
 
 
 ARGUMENTS = {

@@ -23,6 +23,7 @@ import pytest
 import srcad
 from srcad.defaults import COMPILER, Request
 from srcad.errors import SourceUnavailableError
+from tests.conftest import user_module as load
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -39,18 +40,6 @@ def central(f: Any, x: Any, h: float = 1e-6) -> Any:
         step[i] = h
         out[i] = (f(x + step) - f(x - step)) / (2 * h)
     return out
-
-
-def load(path: Path, name: str, text: str) -> types.ModuleType:
-    """Write `text` to `path/name.py` and import it as a module of its own."""
-    file = path / f"{name}.py"
-    file.write_text(textwrap.dedent(text))
-    spec = importlib.util.spec_from_file_location(name, file)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def rewrite(module: types.ModuleType, text: str) -> None:
