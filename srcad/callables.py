@@ -292,8 +292,8 @@ def resolve_wrt(
 
 def checked_mode(mode: Any) -> Mode:
     """The mode a user names: "reverse" or "forward"."""
-    if mode not in ("reverse", "forward"):
-        raise SrcadError(f"mode={mode!r}: choose 'reverse' or 'forward'")
+    if not isinstance(mode, str) or mode not in ("reverse", "forward"):
+        raise SrcadError(f"mode={mode!r:.60}: choose 'reverse' or 'forward'")
     return Mode(mode)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from srcad.fitting import check_frule_tangent, check_rrule_cotangents
@@ -605,12 +605,27 @@ class Registry:
 
     def primitive(self, function: Any) -> Primitive | None:
         """The library's facts about `function` (its result kind, inline derivative and
-        linearity), from its entry in `rules/`; None for every other function."""
+        linearity), from its entry in `rules/`; None for every other function.
+
+        The inline derivative is the library rule's derivative written out: it is left
+        out once a user's rule or opt-out replaces that rule, so that the user's rule is
+        what every compiled derivative calls (the result kind, a fact of the primal
+        itself, stays)."""
         self._install_imported()
         try:
-            return self._primitives.get(function)
+            fact = self._primitives.get(function)
         except TypeError:  # unhashable callables are no primitives
             return None
+        if fact is not None and fact.inline is not None and self._replaced(function):
+            return replace(fact, inline=None)
+        return fact
+
+    def _replaced(self, function: Any) -> bool:
+        """Whether a user's rule or opt-out replaces the library's rules of `function`."""
+        return function in self._opt_outs or any(
+            rule is not None and rule.origin is Origin.USER
+            for rule in (self._rrules.get(function), self._frules.get(function))
+        )
 
     def primitives(self) -> list[Primitive]:
         """Every primitive's facts, for checks over the whole table."""

@@ -575,6 +575,9 @@ BAD_INPUT = [
     pytest.param(lambda: srcad.hessian_vector_product(cube)(), "then the vector v", id="hvp-0"),
     pytest.param(lambda: srcad.jacobian(cube, mode="sideways"), "choose 'reverse'", id="mode"),
     pytest.param(lambda: srcad.source(cube, mode="sideways"), "choose 'reverse'", id="src-mode"),
+    pytest.param(  # example arguments passed where the mode goes
+        lambda: srcad.source(cube, np.ones(2)), "choose 'reverse'", id="src-mode-array"
+    ),
     pytest.param(lambda: srcad.source(cube, args=5), "tuple of example arguments", id="src-args"),
     pytest.param(lambda: srcad.jvp(cube, 2.0, 1.0), "a tuple of arguments", id="jvp-tuples"),
     pytest.param(lambda: srcad.jvp(cube, (2.0,), ()), "1 arguments but 0", id="jvp-count"),
