@@ -18,8 +18,12 @@ Checks, in order (the first failing one names the outcome):
 - `vjp`: `srcad.vjp`'s value against the primal; `<vjp(v), u>` against `<v, J u>` by finite
   differences, and against `<v, jvp(u)>` (the dot-product test, both modes);
 - `source`: the emitted text (`reverse`, `forward`, `reverse` for the arguments' kinds) is the
-  same for two copies of the module, each compiled from scratch.
-`grad` and `value_and_grad` are asked only of programs with a scalar result.
+  same for two copies of the module, each compiled from scratch;
+- `second_order` (asked for with `second_order=True`: `run.py --second-order`): with respect
+  to the first parameter, `srcad.hessian_vector_product(f)` along `u[0]`, `srcad.hessian(f)`
+  contracted with `u[0]`, and `jacobian(grad(f), mode="forward")` likewise, each against the
+  central difference of `srcad.grad(f)` along `u[0]` (itself checked by `grad_first`).
+`grad`, `value_and_grad` and `second_order` are asked only of programs with a scalar result.
 """
 
 from __future__ import annotations
@@ -189,7 +193,13 @@ def same_shapes(name: str, gradient: Any, args: list) -> None:
 
 
 # ---- the checks
-def checks(f: Callable[..., Any], copy_f: Callable[..., Any], args: list, rng: np.random.Generator):
+def checks(
+    f: Callable[..., Any],
+    copy_f: Callable[..., Any],
+    args: list,
+    rng: np.random.Generator,
+    second_order: bool = False,
+):
     """The checks of one program at one point, as (name, thunk) pairs."""
     y = as_array(call(f, args))
     u = [
@@ -253,6 +263,22 @@ def checks(f: Callable[..., Any], copy_f: Callable[..., Any], args: list, rng: n
                     f"source(mode={mode!r}, args={bool(example)}) differs between two compiles"
                 )
 
+    def second() -> None:
+        gradient_f = srcad.grad(f)
+        first_only = [u[0]] + [0.0 * d for d in u[1:]]
+        g0 = as_array(call(gradient_f, args))
+        want = directional_derivative(lambda *a: as_array(gradient_f(*a)), args, first_only, g0)
+        direction = copy.deepcopy(u[0])
+        product = srcad.hessian_vector_product(f)(*copy.deepcopy(args), direction)
+        agree("hessian_vector_product vs finite differences of grad", product, want)
+        rank = np.ndim(args[0])
+        hessian = srcad.hessian(f)(*copy.deepcopy(args))
+        agree("hessian . u[0] vs finite differences of grad",
+              np.tensordot(hessian, direction, rank), want)  # fmt: skip
+        jacobian = srcad.jacobian(srcad.grad(f), mode="forward")(*copy.deepcopy(args))
+        agree("jacobian(grad, forward) . u[0] vs finite differences of grad",
+              np.tensordot(jacobian, direction, rank), want)  # fmt: skip
+
     listed: list[tuple[str, Callable[[], None]]] = []
     if scalar:
         listed += [
@@ -261,14 +287,20 @@ def checks(f: Callable[..., Any], copy_f: Callable[..., Any], args: list, rng: n
             ("value_and_grad", value_and_gradient),
         ]
     listed += [("jvp", forward), ("vjp", reverse), ("source", emitted)]
+    if scalar and second_order:
+        listed.append(("second_order", second))
     return listed
 
 
 def run_checks(
-    f: Callable[..., Any], copy_f: Callable[..., Any], args: list, rng: np.random.Generator
+    f: Callable[..., Any],
+    copy_f: Callable[..., Any],
+    args: list,
+    rng: np.random.Generator,
+    second_order: bool = False,
 ) -> Outcome:
     outcomes = []
-    for name, check in checks(f, copy_f, args, rng):
+    for name, check in checks(f, copy_f, args, rng, second_order):
         try:
             with np.errstate(all="ignore"):
                 check()
@@ -312,8 +344,11 @@ def usable(value: Any) -> bool:
     )
 
 
-def check_source(source: str, parameters, seed: int, workdir: pathlib.Path) -> Outcome:
-    """Check one program's source: import two copies, find a usable point, run the checks."""
+def check_source(
+    source: str, parameters, seed: int, workdir: pathlib.Path, second_order: bool = False
+) -> Outcome:
+    """Check one program's source: import two copies, find a usable point, run the checks
+    (`second_order`: its second derivatives too)."""
     try:
         first, second = load(source, workdir / "a"), load(source, workdir / "b")
     except Exception as e:
@@ -325,7 +360,7 @@ def check_source(source: str, parameters, seed: int, workdir: pathlib.Path) -> O
             try:
                 if not usable(call(first.f, args)):
                     return Outcome("invalid", "primal", "not a finite, moderate float")
-                return run_checks(first.f, second.f, args, rng)
+                return run_checks(first.f, second.f, args, rng, second_order)
             except UnusablePointError as e:
                 reason = str(e)
             except Exception as e:
@@ -336,8 +371,12 @@ def check_source(source: str, parameters, seed: int, workdir: pathlib.Path) -> O
         unload(second)
 
 
-def check_program(program: Any) -> Outcome:
+def check_program(program: Any, second_order: bool = False) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="srcad-fuzz-") as directory:
         return check_source(
-            program.source, program.parameters, program.seed, pathlib.Path(directory)
+            program.source,
+            program.parameters,
+            program.seed,
+            pathlib.Path(directory),
+            second_order,
         )

@@ -42,9 +42,10 @@ def _alarm(signum: int, frame: Any) -> None:
 
 
 def fuzz_one(
-    seed: int, limit: int = 60, writes: bool = False
+    seed: int, limit: int = 60, writes: bool = False, second_order: bool = False
 ) -> tuple[int, fuzz_programs.Program, fuzz_oracle.Outcome]:
-    """The program of fuzz seed `seed` and its outcome (`writes`: see `fuzz_programs.generate`)."""
+    """The program of fuzz seed `seed` and its outcome (`writes`: see `fuzz_programs.generate`;
+    `second_order`: its second derivatives are checked too)."""
     signal.signal(signal.SIGALRM, _alarm)
     program = None
     outcome = fuzz_oracle.Outcome("invalid")
@@ -52,7 +53,7 @@ def fuzz_one(
         program = fuzz_programs.generate(attempt, writes)
         signal.alarm(limit)
         try:
-            outcome = fuzz_oracle.check_program(program)
+            outcome = fuzz_oracle.check_program(program, second_order)
         except CheckTimeoutError as e:
             outcome = fuzz_oracle.Outcome("CRASH", "timeout", str(e))
         finally:
@@ -63,15 +64,21 @@ def fuzz_one(
     return seed, program, outcome
 
 
-def reproducer(program: fuzz_programs.Program, outcome: fuzz_oracle.Outcome, budget: int) -> str:
+def reproducer(
+    program: fuzz_programs.Program,
+    outcome: fuzz_oracle.Outcome,
+    budget: int,
+    second_order: bool = False,
+) -> str:
     """The program reduced while it fails with `outcome`'s signature at the same point."""
 
     def fails(source: str) -> bool:
         with tempfile.TemporaryDirectory(prefix="srcad-reduce-") as directory:
             try:
                 found = fuzz_oracle.check_source(
-                    source, program.parameters, program.seed, pathlib.Path(directory)
-                )
+                    source, program.parameters, program.seed, pathlib.Path(directory),
+                    second_order,
+                )  # fmt: skip
             except Exception:
                 return False
         return found.signature == outcome.signature
@@ -91,23 +98,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--writes", action="store_true", help="programs also write items of arrays they made"
     )
+    parser.add_argument("--second-order", action="store_true", help="check second derivatives too")
     options = parser.parse_args(argv)
 
     if options.only is not None:
-        _, program, outcome = fuzz_one(options.only, writes=options.writes)
+        _, program, outcome = fuzz_one(
+            options.only, writes=options.writes, second_order=options.second_order
+        )
         print(program.source)
         print(f"# parameters {program.parameters}, generator seed {program.seed}")
         print(f"# {outcome.kind} {outcome.check} {outcome.detail}")
         for check, kind, detail in outcome.every:
             print(f"#   {check}: {kind} {detail}")
         if outcome.kind in ("WRONG", "CRASH") and not options.no_reduce:
-            reduced = reproducer(program, outcome, options.budget)
+            reduced = reproducer(program, outcome, options.budget, options.second_order)
             print("# reduced:")
             print(reduced)
             with tempfile.TemporaryDirectory(prefix="srcad-reduced-") as directory:
                 again = fuzz_oracle.check_source(
-                    reduced, program.parameters, program.seed, pathlib.Path(directory)
-                )
+                    reduced, program.parameters, program.seed, pathlib.Path(directory),
+                    options.second_order,
+                )  # fmt: skip
             for check, kind, detail in again.every:
                 print(f"#   {check}: {kind} {detail}")
         return 0 if outcome.kind not in ("WRONG", "CRASH") else 1
@@ -116,10 +127,14 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     if options.jobs > 1:
         with multiprocessing.get_context("fork").Pool(options.jobs) as pool:
-            one = functools.partial(fuzz_one, writes=options.writes)
+            one = functools.partial(
+                fuzz_one, writes=options.writes, second_order=options.second_order
+            )
             results = list(pool.imap_unordered(one, seeds, chunksize=8))
     else:
-        results = [fuzz_one(s, writes=options.writes) for s in seeds]
+        results = [
+            fuzz_one(s, writes=options.writes, second_order=options.second_order) for s in seeds
+        ]
     elapsed = time.perf_counter() - start
 
     counts = collections.Counter(outcome.kind for _, _, outcome in results)
@@ -147,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         if options.no_reduce:
             print(program.source)
         else:
-            print(reproducer(program, outcome, options.budget))
+            print(reproducer(program, outcome, options.budget, options.second_order))
     return 1 if groups else 0
 
 
