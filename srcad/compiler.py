@@ -356,8 +356,14 @@ class Compiler:
             groups += getattr(found, "groups", None) or [[d] for d in found]
         groups.sort(key=lambda group: (group[0].line, group[0].column))
         raise_if_any([d for group in groups for d in group], name)
-        for transform in pipeline(ctx.request.target, ctx.request.optimise):
-            transform.apply(tree, ctx)
+        try:
+            for transform in pipeline(ctx.request.target, ctx.request.optimise):
+                transform.apply(tree, ctx)
+        finally:
+            # The analyses are done with: dropped now, since some hold the context (a
+            # `ValueKinds` is its own result), a reference cycle that kept them and the
+            # trees they read until the cycle collector found it (see `Transform.apply`).
+            ctx.results.clear()
         return tree
 
     def compiled(

@@ -96,46 +96,52 @@ class Statements(Analysis[StatementIndex]):
     def run(self, tree: gast.Module, ctx: Context) -> StatementIndex:
         function = function_of(tree)
         index = StatementIndex()
-        statements, order, ends = index.statements, index.order, index.ends
-        definitions, defining, targets = index.definitions, index.defining, index.targets
         for arg in function.args.posonlyargs + function.args.args:
-            definitions.setdefault(arg.id, []).append((-1, None))
-
-        def walk(block: list[gast.stmt], branches: dict[int, str], loop: gast.stmt | None
-                 ) -> None:  # fmt: skip
-            for statement in block:
-                k = len(statements)
-                statements.append(statement)
-                order[id(statement)] = k
-                index.branches.append(branches)
-                ends.append(k)
-                index.loop_around[id(statement)] = loop
-                if isinstance(statement, gast.Assign):
-                    names = targets[statement] = target_names(statement.targets[0])
-                    place = (k, loop)
-                elif isinstance(statement, gast.For):  # assigned by each iteration
-                    names = targets[statement] = target_names(statement.target)
-                    place = (k, statement)
-                else:
-                    names = []
-                    if isinstance(statement, gast.Return):
-                        index.returns.append(statement)
-                for name in names:
-                    definitions.setdefault(name, []).append(place)
-                    defining.setdefault(name, []).append(statement)
-                if type(statement) not in COMPOUND:
-                    continue  # nothing nested, or a function's own statements
-                if isinstance(statement, gast.If):
-                    walk(statement.body, {**branches, id(statement): "body"}, loop)
-                    walk(statement.orelse, {**branches, id(statement): "orelse"}, loop)
-                elif isinstance(statement, _LOOPS):
-                    walk(statement.body, branches, statement)
-                    index.loop_spans[k] = (k, len(statements) - 1)
-                    walk(statement.orelse, branches, statement)
-                else:
-                    walk(getattr(statement, "body", []), branches, loop)
-                    walk(getattr(statement, "orelse", []), branches, loop)
-                ends[k] = len(statements) - 1
-
-        walk(function.body, {}, None)
+            index.definitions.setdefault(arg.id, []).append((-1, None))
+        _walk(index, function.body, {}, None)
         return index
+
+
+def _walk(index: StatementIndex, block: list[gast.stmt], branches: dict[int, str],
+          loop: gast.stmt | None) -> None:  # fmt: skip
+    """Index the statements of `block`, and those of the blocks they hold, in order.
+
+    A function of its own, not a closure: a closure that calls itself is a reference
+    cycle, which kept the index, and the statements it lists, alive until the cycle
+    collector ran (`benchmarks/profile_compile.py --phases` of robust_fit_loss: the
+    collector's time is counted in whichever phase it interrupts)."""
+    statements, order, ends = index.statements, index.order, index.ends
+    definitions, defining, targets = index.definitions, index.defining, index.targets
+    for statement in block:
+        k = len(statements)
+        statements.append(statement)
+        order[id(statement)] = k
+        index.branches.append(branches)
+        ends.append(k)
+        index.loop_around[id(statement)] = loop
+        if isinstance(statement, gast.Assign):
+            names = targets[statement] = target_names(statement.targets[0])
+            place = (k, loop)
+        elif isinstance(statement, gast.For):  # assigned by each iteration
+            names = targets[statement] = target_names(statement.target)
+            place = (k, statement)
+        else:
+            names = []
+            if isinstance(statement, gast.Return):
+                index.returns.append(statement)
+        for name in names:
+            definitions.setdefault(name, []).append(place)
+            defining.setdefault(name, []).append(statement)
+        if type(statement) not in COMPOUND:
+            continue  # nothing nested, or a function's own statements
+        if isinstance(statement, gast.If):
+            _walk(index, statement.body, {**branches, id(statement): "body"}, loop)
+            _walk(index, statement.orelse, {**branches, id(statement): "orelse"}, loop)
+        elif isinstance(statement, _LOOPS):
+            _walk(index, statement.body, branches, statement)
+            index.loop_spans[k] = (k, len(statements) - 1)
+            _walk(index, statement.orelse, branches, statement)
+        else:
+            _walk(index, getattr(statement, "body", []), branches, loop)
+            _walk(index, getattr(statement, "orelse", []), branches, loop)
+        ends[k] = len(statements) - 1
