@@ -34,7 +34,7 @@ Installed once the user imports `scipy.integrate` (`rules/__init__.py: SCIPY_RUL
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import scipy.integrate as integrate
@@ -438,3 +438,17 @@ def ode_result_field_frule(dargs: tuple[Any, ...], result: Any, name: str) -> tu
     if name in _CONSTANT_FIELDS or not isinstance(result_dot, Tangent):
         return value, ZeroTangent()
     return value, result_dot.fields.get(name, ZeroTangent())
+
+
+# --- second derivatives -------------------------------------------------------------------
+
+
+@rules.rrule(odeint_frule, solve_ivp_frule)
+def ode_frule_rrule(*args: Any, **kwargs: Any) -> NoReturn:
+    """Second derivatives differentiate forward rules in reverse mode: the solvers' would
+    need the adjoint of the tangent equation, which is not written. Refused, with this
+    reason, rather than with the problems srcad finds in the forward rule's own source."""
+    raise MissingRuleError(
+        "srcad has no second derivative of SciPy's ODE solvers (the reverse rule of their "
+        "forward rule is not written); take first derivatives of them only"
+    )

@@ -430,7 +430,7 @@ class DeferredRuleSet:
     the library (SciPy's statistics take seconds). The module may also refuse functions by
     name, `REFUSED = {function: reason}`: srcad then never reads their source, and a call
     of one with a differentiated argument is refused at the caller's line, with the reason
-    (SciPy's ODE solvers, whose rule is not written)."""
+    (SciPy's adaptive quadrature, whose rule is not written)."""
 
     module: str
     rules_module: str

@@ -297,8 +297,10 @@ def test_second_derivatives_are_refused_not_wrong() -> None:
     def loss(y0: np.ndarray) -> Any:
         return np.sum(integrate.odeint(linear, y0, TIMES, (A,))[-1] ** 2)
 
-    with pytest.raises(srcad.SrcadError):
+    with pytest.raises(MissingRuleError, match="second derivative of SciPy's ODE solvers"):
         srcad.hessian(loss)(Y0)
+    with pytest.raises(MissingRuleError, match="second derivative of SciPy's ODE solvers"):
+        srcad.jacobian(srcad.grad(loss))(Y0)
 
 
 # --- refused by name ----------------------------------------------------------------------
