@@ -183,6 +183,16 @@ def test_a_nested_right_hand_side_of_constants_is_taken() -> None:
     check_both_modes(loss, Y0)
 
 
+def through_lambdas(y0: np.ndarray, k: float) -> Any:
+    first = integrate.odeint(lambda y, t, c: -c * y, y0, TIMES, (k,), **TIGHT)
+    rate = 0.25
+    return np.sum(integrate.odeint(lambda y, t: -rate * y, first[-1], TIMES, **TIGHT)[-1])
+
+
+def test_lambdas_as_right_hand_sides() -> None:
+    check_both_modes(through_lambdas, Y0, 0.7)
+
+
 def captured_rate(y0: np.ndarray, k: float) -> Any:
     def decay(y: np.ndarray, t: float) -> Any:
         return -k * y
