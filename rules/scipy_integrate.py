@@ -155,8 +155,10 @@ def _tangent(problem: _Problem, y0: Vector, y0_dot: Vector, t0: float, t0_dot: f
     return tangents
 
 
-def _flat_dot(value: Any, dot: Any) -> Vector:
-    return flat_cotangent(value, dot)
+def _tolerance(value: Any, default: float) -> float:
+    """A tolerance for the rules' own systems, which are longer than the user's: the
+    smallest of a tolerance given per component."""
+    return default if value is None else float(np.min(value))
 
 
 def _dots(dargs: tuple[Any, ...], count: int) -> list[Any]:
@@ -186,8 +188,8 @@ def _odeint_call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ..
 
 
 def _odeint_problem(func: Any, args: tuple[Any, ...], options: dict[str, Any]) -> _Problem:
-    rtol = options.get("rtol") or _ODEINT_TOLERANCE
-    atol = options.get("atol") or _ODEINT_TOLERANCE
+    rtol = _tolerance(options.get("rtol"), _ODEINT_TOLERANCE)
+    atol = _tolerance(options.get("atol"), _ODEINT_TOLERANCE)
     steps = options.get("mxstep") or 0
 
     def solve(rhs: Callable[..., Vector], state: Vector, t0: float, times: Vector) -> np.ndarray:
@@ -234,17 +236,17 @@ def odeint_frule(dargs: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any
     ys = result[0] if options.get("full_output") else result
     func_dot, y0_dot, t_dot, args_dot = _dots(dargs, 4)
     times = np.asarray(t, dtype=float)
-    times_dot = _flat_dot(t, t_dot) if np.size(times) else times
+    times_dot = flat_cotangent(t, t_dot) if np.size(times) else times
     arg_dots = list(elements_of(args_dot, len(ode_args)))
     if (isinstance(y0_dot, AbstractZero) and not np.any(times_dot)
             and all(isinstance(d, AbstractZero) for d in (func_dot, *arg_dots))):  # fmt: skip
         return result, ZeroTangent()
     problem = _odeint_problem(func, ode_args, options)
     y0_flat = np.ravel(ys[0])
-    tangents = _tangent(problem, y0_flat, _flat_dot(y0, y0_dot), float(times[0]),
+    tangents = _tangent(problem, y0_flat, flat_cotangent(y0, y0_dot), float(times[0]),
                         float(times_dot[0]), times[1:], times_dot[1:], ys[1:], func_dot,
                         arg_dots)  # fmt: skip
-    start = _flat_dot(y0, y0_dot)  # the output at t0 is y0 itself
+    start = flat_cotangent(y0, y0_dot)  # the output at t0 is y0 itself
     ys_dot = np.concatenate([start[None, :], tangents]).reshape(ys.shape)
     if options.get("full_output"):
         return result, Tangent(tuple, ys_dot, NoTangent())
@@ -278,7 +280,9 @@ class _IvpCall:
 
     def problem(self) -> _Problem:
         method = self.given.get("method", "RK45")
-        tolerances = {k: v for k, v in self.options.items() if k in ("rtol", "atol", "max_step")}
+        tolerances = {k: v for k, v in self.options.items() if k in ("rtol", "max_step")}
+        if "atol" in self.options:
+            tolerances["atol"] = _tolerance(self.options["atol"], 1e-6)
 
         def solve(rhs: Callable[..., Vector], state: Vector, t0: float, times: Vector) -> Any:
             if not len(times):
@@ -369,14 +373,14 @@ def solve_ivp_frule(dargs: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[
     result = integrate.solve_ivp(*args, **kwargs)
     dots = dict(zip(SOLVE_IVP_PARAMETERS, _dots(dargs, len(SOLVE_IVP_PARAMETERS)), strict=True))
     arg_dots = list(elements_of(dots["args"], len(ivp.ode_args)))
-    span_dot = _flat_dot(ivp.t_span, dots["t_span"])
-    y0_dot = _flat_dot(ivp.y0, dots["y0"])
+    span_dot = flat_cotangent(ivp.t_span, dots["t_span"])
+    y0_dot = flat_cotangent(ivp.y0, dots["y0"])
     times = np.asarray(result.t, dtype=float)
     if ivp.t_eval is None:
         times_dot = np.zeros(len(times))
         times_dot[[0, -1]] = span_dot if len(times) > 1 else span_dot[:1]
     else:
-        times_dot = _flat_dot(ivp.t_eval, dots["t_eval"])
+        times_dot = flat_cotangent(ivp.t_eval, dots["t_eval"])
     if (not np.any(y0_dot) and not np.any(span_dot) and not np.any(times_dot)
             and all(isinstance(d, AbstractZero) for d in (dots["fun"], *arg_dots))):  # fmt: skip
         return result, ZeroTangent()

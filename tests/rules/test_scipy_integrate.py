@@ -102,6 +102,21 @@ def test_a_nonlinear_ode_in_its_parameters() -> None:
     check_both_modes(predator_prey, np.array([1.0, 0.7]), 1.1, 0.6, 0.8)
 
 
+def test_a_tolerance_per_component() -> None:
+    def loss(y0: np.ndarray) -> Any:
+        ys = integrate.odeint(linear, y0, TIMES, (A,), rtol=1e-10, atol=np.array([1e-10, 1e-11]))
+        return np.sum(ys[-1] ** 2)
+
+    def ivp_loss(y0: np.ndarray) -> Any:
+        solution = integrate.solve_ivp(
+            lambda t, y: A @ y, (0.0, 1.0), y0, rtol=1e-10, atol=np.array([1e-10, 1e-11])
+        )
+        return np.sum(solution.y[:, -1] ** 2)
+
+    check_both_modes(loss, Y0)
+    check_both_modes(ivp_loss, Y0)
+
+
 def pendulum(t: float, state: np.ndarray, length: float) -> Any:
     return np.array([state[1], -9.81 / length * np.sin(state[0])])
 
