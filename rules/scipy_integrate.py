@@ -42,7 +42,7 @@ from scipy.integrate._ivp.ivp import OdeResult
 
 from srcad.errors import MissingRuleError
 from srcad.primitives import call
-from srcad.registry import CONFIG, RuleSet
+from srcad.registry import CONFIG, RuleSet, named
 from srcad.rules._flat import cotangent_of, flat_cotangent, size
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -447,12 +447,25 @@ def ode_result_field_frule(dargs: tuple[Any, ...], result: Any, name: str) -> tu
 # --- second derivatives -------------------------------------------------------------------
 
 
-@rules.rrule(odeint_frule, solve_ivp_frule)
-def ode_frule_rrule(*args: Any, **kwargs: Any) -> NoReturn:
-    """Second derivatives differentiate forward rules in reverse mode: the solvers' would
-    need the adjoint of the tangent equation, which is not written. Refused, with this
-    reason, rather than with the problems srcad finds in the forward rule's own source."""
-    raise MissingRuleError(
-        "srcad has no second derivative of SciPy's ODE solvers (the reverse rule of their "
-        "forward rule is not written); take first derivatives of them only"
-    )
+def _second_derivative_refused(frule: Callable[..., Any]) -> None:
+    """The reverse rule of a solver's forward rule (second derivatives differentiate
+    forward rules in reverse mode): its value is the forward rule's, and its pullback is
+    refused, with the reason, rather than with the problems srcad would find in the forward
+    rule's own source. It would need the adjoint of the tangent equation."""
+
+    def ode_frule_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+        result = frule(*args, **kwargs)
+
+        def ode_frule_pullback(result_bar: Any) -> NoReturn:
+            raise MissingRuleError(
+                "srcad has no second derivative of SciPy's ODE solvers (the reverse rule "
+                "of their forward rule is not written); take first derivatives of them only"
+            )
+
+        return result, ode_frule_pullback
+
+    rules.rrule(frule)(named(ode_frule_rrule, f"{frule.__name__}_rrule"))
+
+
+_second_derivative_refused(odeint_frule)
+_second_derivative_refused(solve_ivp_frule)

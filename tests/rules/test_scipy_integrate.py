@@ -18,6 +18,8 @@ linalg = pytest.importorskip("scipy.linalg")
 
 import srcad  # noqa: E402
 from srcad.errors import MissingRuleError, UnsupportedSyntaxError  # noqa: E402
+from srcad.registry import REGISTRY  # noqa: E402
+from srcad.rules import scipy_integrate  # noqa: E402
 
 TIMES = np.linspace(0.0, 1.0, 5)
 TIGHT = {"rtol": 1e-10, "atol": 1e-10}
@@ -319,13 +321,23 @@ def test_solve_ivp_rules_alone_match_finite_differences() -> None:
 
 
 def test_second_derivatives_are_refused_not_wrong() -> None:
+    """`hessian` differentiates the forward rules (`odeint_frule`, `solve_ivp_frule`) in
+    reverse mode: their reverse rules refuse, with the reason."""
+
     def loss(y0: np.ndarray) -> Any:
         return np.sum(integrate.odeint(linear, y0, TIMES, (A,))[-1] ** 2)
 
+    def ivp_loss(y0: np.ndarray) -> Any:
+        return np.sum(integrate.solve_ivp(lambda t, y: A @ y, (0.0, 1.0), y0).y[:, -1] ** 2)
+
     with pytest.raises(MissingRuleError, match="second derivative of SciPy's ODE solvers"):
         srcad.hessian(loss)(Y0)
+    with pytest.raises(srcad.SrcadError):  # (reading `.y` has no second derivative either)
+        srcad.hessian(ivp_loss)(Y0)
     with pytest.raises(MissingRuleError, match="second derivative of SciPy's ODE solvers"):
         srcad.jacobian(srcad.grad(loss))(Y0)
+    for frule in (scipy_integrate.odeint_frule, scipy_integrate.solve_ivp_frule):
+        assert REGISTRY.rrule_for(frule) is not None
 
 
 # --- refused by name ----------------------------------------------------------------------
