@@ -81,9 +81,9 @@ class _Problem:
     float vectors, and `solve(rhs, state, t0, times)`, the user's solver (its method and
     tolerances) applied to another system."""
 
-    def __init__(self, func: Any, args: tuple[Any, ...], tfirst: bool,
+    def __init__(self, func: Any, args: tuple[Any, ...] | list[Any], tfirst: bool,
                  solve: Callable[..., np.ndarray]) -> None:  # fmt: skip
-        self.func, self.args, self.tfirst, self.solve = func, args, tfirst, solve
+        self.func, self.args, self.tfirst, self.solve = func, tuple(args), tfirst, solve
         self.parameters = (func, args)  # what the right-hand side reads besides y and t
 
     def _ordered(self, y: Any, t: Any) -> tuple[Any, Any]:
@@ -167,8 +167,12 @@ def _dots(dargs: tuple[Any, ...], count: int) -> list[Any]:
     return given + [ZeroTangent()] * (count - len(given))
 
 
-def _as_tuple(args: Any) -> tuple[Any, ...]:
-    return args if isinstance(args, tuple) else (args,)
+def _extra_arguments(args: Any) -> tuple[Any, ...] | list[Any]:
+    """`args` as the solver passes them on: a tuple or a list (`solve_ivp` takes both), as
+    given, so that their cotangent has their type; anything else, alone."""
+    if args is None:
+        return ()
+    return args if isinstance(args, tuple | list) else (args,)
 
 
 # --- odeint -------------------------------------------------------------------------------
@@ -184,7 +188,7 @@ def _odeint_call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ..
         )
     options = {k: v for k, v in kwargs.items() if k not in ODEINT_PARAMETERS}
     func, y0, t = given["func"], given["y0"], given["t"]
-    return func, y0, t, _as_tuple(given.get("args", ())), options
+    return func, y0, t, _extra_arguments(given.get("args")), options
 
 
 def _odeint_problem(func: Any, args: tuple[Any, ...], options: dict[str, Any]) -> _Problem:
@@ -267,7 +271,7 @@ class _IvpCall:
         self.options = {k: v for k, v in kwargs.items() if k not in SOLVE_IVP_PARAMETERS}
         self.func, self.t_span, self.y0 = given["fun"], given["t_span"], given["y0"]
         self.t_eval = given.get("t_eval")
-        self.ode_args = _as_tuple(given["args"]) if given.get("args") is not None else ()
+        self.ode_args = _extra_arguments(given.get("args"))
         self.t0 = float(self.t_span[0])
         if given.get("events") is not None:
             raise MissingRuleError(

@@ -255,6 +255,16 @@ def test_solve_ivp_at_given_times(method: str) -> None:
     check_both_modes(loss, np.array([1.0, 0.5]), 1.1, 0.7, np.array([0.5, 1.0, 1.7]))
 
 
+def test_solve_ivp_takes_its_args_as_a_list() -> None:
+    def loss(z0: np.ndarray, a: float) -> Any:
+        solution = integrate.solve_ivp(
+            lv_ivp, (0.0, 1.0), z0, args=[a, 0.7], rtol=1e-10, atol=1e-10
+        )
+        return np.sum(solution.y[:, -1] ** 2)
+
+    check_both_modes(loss, np.array([1.0, 0.5]), 1.1)
+
+
 def test_solve_ivp_in_its_initial_time_and_output_times() -> None:
     check_both_modes(at_given_times, np.array([1.0, 0.5]), 1.1, 0.7, 0.1, np.array([0.5, 1.9]))
 
