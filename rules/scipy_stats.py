@@ -1,6 +1,7 @@
 """Rules for `scipy.stats`: the log densities of `norm`, `t`, `gamma` and `beta`
-(`logpdf`, and `norm.logcdf`), and of `poisson` (`logpmf`, `logcdf`), called on the
-distribution objects: `norm.logpdf(x, loc, scale)`.
+(`logpdf`, `logcdf`), and of `poisson` (`logpmf`, `logcdf`), and their exponentials
+(`pdf`, `pmf`, `cdf`), called on the distribution objects, `norm.logpdf(x, loc, scale)`,
+or on frozen ones, `norm(loc, scale).logpdf(x)`; and `multivariate_normal.logpdf`.
 
 Installed once the user imports `scipy.stats` (`rules/__init__.py: SCIPY_RULE_SETS`).
 SciPy computes these through one method of `rv_continuous` or `rv_discrete` shared by
@@ -9,8 +10,10 @@ and each parameter, passed by position; keywords such as `loc=` are options, whi
 does not differentiate), and refuses, naming it, a family or method it has none for.
 The partials are written with functions that have rules, so that the forward rules are
 differentiated in turn. Outside the support, where the log density is `-inf` (or where
-SciPy gives NaN for invalid parameters), the partials are 0. A frozen distribution's
-methods (`norm(loc, scale).logpdf(x)`) are refused, saying what to write instead.
+SciPy gives NaN for invalid parameters), the partials are 0. The log cdfs of `t`, `gamma`
+and `beta` have no partial in their shape parameters (`df`, `a`, `b`: derivatives of the
+incomplete beta and gamma functions in their parameters): a cotangent there is a
+not-implemented one (an error where it is used), a tangent there is refused.
 """
 
 from __future__ import annotations
@@ -30,11 +33,20 @@ from scipy.stats._distn_infrastructure import (
     rv_frozen,
     rv_generic,
 )
+from scipy.stats._multivariate import multivariate_normal_frozen
 
 from srcad.errors import MissingRuleError
 from srcad.projection import ProjectTo, unbroadcast
-from srcad.registry import RuleSet, named
-from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from srcad.registry import CONFIG, RuleSet, named
+from srcad.tangents import (
+    AbstractZero,
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    elements_of,
+    not_implemented,
+    unthunk,
+)
 
 rules = RuleSet("scipy_stats")
 
@@ -80,6 +92,22 @@ def _beta_logpdf(x: Any, a: Any, b: Any, loc: Any, scale: Any, y: Any) -> list[A
     return [slope / scale, d_a, d_b, -slope / scale, -(slope * z + 1.0) / scale]
 
 
+def _continuous_logcdf(family: Any) -> Partials:
+    """The partials of `family.logcdf(x, *shapes, loc, scale)` in the point, `loc` and
+    `scale`: with `h = pdf / cdf` (the log density less the log cdf, exponentiated), `h`,
+    `-h` and `-h z`. Those in the shapes (derivatives of incomplete gamma and beta
+    functions in their parameters) are not written: None, which the rules give as a
+    not-implemented cotangent (an error if used) and refuse as a tangent."""
+
+    def partials(x: Any, *rest: Any) -> list[Any]:
+        *shapes, loc, scale, y = rest
+        z = (x - loc) / scale
+        hazard = np.exp(family.logpdf(x, *shapes, loc, scale) - y)
+        return [hazard, *(None for _ in shapes), -hazard, -hazard * z]
+
+    return partials
+
+
 def _poisson_logpmf(k: Any, mu: Any, loc: Any, y: Any) -> list[Any]:
     return [np.zeros(np.shape(y)), (k - loc) / mu - 1.0, np.zeros(np.shape(y))]
 
@@ -95,9 +123,15 @@ def _poisson_logcdf(k: Any, mu: Any, loc: Any, y: Any) -> list[Any]:
 # result.
 _FAMILIES: dict[type, tuple[tuple[str, ...], dict[str, Partials]]] = {
     type(stats.norm): ((), {"logpdf": _norm_logpdf, "logcdf": _norm_logcdf}),
-    type(stats.t): (("df",), {"logpdf": _t_logpdf}),
-    type(stats.gamma): (("a",), {"logpdf": _gamma_logpdf}),
-    type(stats.beta): (("a", "b"), {"logpdf": _beta_logpdf}),
+    type(stats.t): (("df",), {"logpdf": _t_logpdf, "logcdf": _continuous_logcdf(stats.t)}),
+    type(stats.gamma): (
+        ("a",),
+        {"logpdf": _gamma_logpdf, "logcdf": _continuous_logcdf(stats.gamma)},
+    ),
+    type(stats.beta): (
+        ("a", "b"),
+        {"logpdf": _beta_logpdf, "logcdf": _continuous_logcdf(stats.beta)},
+    ),
     type(stats.poisson): (("mu",), {"logpmf": _poisson_logpmf, "logcdf": _poisson_logcdf}),
 }
 
@@ -138,14 +172,42 @@ def _on_support(partial: Any, y: Any) -> Any:
     return np.where(np.isfinite(y), partial, 0.0)
 
 
+def _unwritten(dist: Any, method: str, position: int) -> str:
+    shapes, _ = _FAMILIES.get(type(dist), ((), {}))
+    name = ("x", *shapes)[position] if position <= len(shapes) else f"argument {position}"
+    return (
+        f"the derivative of `{getattr(dist, 'name', '')}.{method}` in its shape parameter "
+        f"`{name}` is not written; srcad differentiates it in x, loc and scale"
+    )
+
+
+# The methods that are the exponentials of the log methods: their partials are those of
+# the log method times the value.
+_EXPONENTIALS = {"pdf": "logpdf", "pmf": "logpmf", "cdf": "logcdf"}
+
+
 def _method_rules(owner: type, method: str) -> None:
-    """Both rules of `owner.method` (`rv_continuous.logpdf`, ...), for every family."""
+    """Both rules of `owner.method` (`rv_continuous.logpdf`, `rv_continuous.pdf`, ...), for
+    every family: the partials of the log method, times the value for `pdf`, `pmf` and
+    `cdf`."""
     function = getattr(owner, method)
+    log_method = _EXPONENTIALS.get(method, method)
+    log_function = getattr(owner, log_method)
+
+    def weighted(dist: Any, x: Any, args: tuple[Any, ...], kwds: dict[str, Any], y: Any
+                 ) -> list[Any]:  # fmt: skip
+        """The partials of `method` in the point and each parameter (None: not written)."""
+        shapes, partials = _partials_of(dist, log_method)
+        values = _arguments(dist, shapes, x, args, kwds)
+        log_y = y if log_method == method else log_function(dist, x, *args, **kwds)
+        with np.errstate(all="ignore"):  # outside the support: masked
+            found = partials(*values, log_y)
+            scale = 1.0 if log_method == method else y
+            return [None if p is None else _on_support(p, log_y) * scale for p in found]
 
     def method_rrule(dist: Any, x: Any, *args: Any, **kwds: Any) -> tuple[Any, Pullback]:
-        shapes, partials = _partials_of(dist, method)
+        _partials_of(dist, log_method)
         y = function(dist, x, *args, **kwds)
-        values = _arguments(dist, shapes, x, args, kwds)
         positional = (x, *args)
         projects = [ProjectTo(value) for value in positional]
 
@@ -153,11 +215,14 @@ def _method_rules(owner: type, method: str) -> None:
             y_bar = unthunk(y_bar)
             if isinstance(y_bar, AbstractZero):
                 return (NoTangent(), NoTangent(), *(y_bar for _ in positional))
-            with np.errstate(all="ignore"):  # outside the support: masked
-                found = partials(*values, y)
+            found = weighted(dist, x, args, kwds, y)
             bars = [
-                project(unbroadcast(np.asarray(_on_support(p, y) * y_bar), np.shape(value)))
-                for project, p, value in zip(projects, found, positional, strict=False)
+                not_implemented(_unwritten(dist, method, k))
+                if p is None
+                else project(unbroadcast(np.asarray(p * y_bar), np.shape(value)))
+                for k, (project, p, value) in enumerate(
+                    zip(projects, found, positional, strict=False)
+                )
             ]
             return (NoTangent(), NoTangent(), *bars)
 
@@ -166,39 +231,115 @@ def _method_rules(owner: type, method: str) -> None:
 
     def method_frule(dargs: tuple[Any, ...], dist: Any, x: Any, *args: Any, **kwds: Any
                      ) -> tuple[Any, Any]:  # fmt: skip
-        shapes, partials = _partials_of(dist, method)
+        _partials_of(dist, log_method)
         y = function(dist, x, *args, **kwds)
-        values = _arguments(dist, shapes, x, args, kwds)
-        found = partials(*values, y)
+        found = weighted(dist, x, args, kwds, y)
         y_dot: Any = ZeroTangent()
         for k in range(1 + len(args)):
-            dot = unthunk(dargs[2 + k])
-            if not isinstance(dot, AbstractZero):
-                y_dot = y_dot + _on_support(found[k], y) * dot
+            dot = unthunk(dargs[2 + k]) if 2 + k < len(dargs) else ZeroTangent()
+            if isinstance(dot, AbstractZero):
+                continue
+            if found[k] is None:
+                raise MissingRuleError(f"srcad cannot differentiate: {_unwritten(dist, method, k)}")
+            y_dot = y_dot + found[k] * dot
         return y, y_dot
 
     rules.rrule(function)(named(method_rrule, f"{method}_rrule"))
     rules.frule(function)(named(method_frule, f"{method}_frule"))
 
 
-_method_rules(rv_continuous, "logpdf")
-_method_rules(rv_continuous, "logcdf")
-_method_rules(rv_discrete, "logpmf")
-_method_rules(rv_discrete, "logcdf")
-
-# A frozen distribution (`norm(loc, scale).logpdf(x)`) keeps its parameters in the object,
-# whose cotangent srcad does not build yet: refused, saying what to write instead.
-_FROZEN = (
-    "srcad does not differentiate through a frozen distribution's parameters yet; pass "
-    "them to the distribution's method instead: `norm.logpdf(x, loc, scale)`"
+_METHODS: tuple[tuple[type, tuple[str, ...]], ...] = (
+    (rv_continuous, ("logpdf", "logcdf", "pdf", "cdf")),
+    (rv_discrete, ("logpmf", "logcdf", "pmf", "cdf")),
 )
-REFUSED = {
-    rv_generic.__call__: _FROZEN,
-    rv_generic.freeze: _FROZEN,
-    rv_continuous_frozen.logpdf: _FROZEN,
-    rv_frozen.logcdf: _FROZEN,
-    rv_discrete_frozen.logpmf: _FROZEN,
-}
+for _owner, _methods in _METHODS:
+    for _method in _methods:
+        _method_rules(_owner, _method)
+
+
+# --- frozen distributions -----------------------------------------------------------------
+# `norm(loc, scale)` (`rv_generic.__call__`, `freeze`) keeps its arguments in the frozen
+# object, whose (co)tangent is `Tangent(kind, args=Tangent(tuple, *one_per_argument))`; its
+# methods (`.logpdf(x)`, `.cdf(x)`, ...) are the distribution's, called with those
+# arguments, through their rules. Arguments given by keyword (`scale=2.0`) are options, not
+# differentiated (E211 refuses a differentiated one where the distribution is frozen).
+
+
+def _frozen_tangent(frozen: Any, dots: Any) -> Any:
+    if all(isinstance(unthunk(d), AbstractZero) for d in dots):
+        return ZeroTangent()
+    return Tangent(type(frozen), args=Tangent(tuple, *dots))
+
+
+def _frozen_argument_tangents(frozen: Any, frozen_tangent: Any) -> tuple[Any, ...]:
+    frozen_tangent = unthunk(frozen_tangent)
+    if isinstance(frozen_tangent, Tangent):
+        return elements_of(unthunk(frozen_tangent.args), len(frozen.args))
+    return (ZeroTangent(),) * len(frozen.args)
+
+
+@rules.rrule(rv_generic.__call__)
+def frozen_rrule(dist: Any, *args: Any, **kwds: Any) -> tuple[Any, Pullback]:
+    """`norm(loc, scale)`: the cotangent of each argument is the frozen object's part.
+    (Called as an object, its pullback gives the distribution's cotangent first.)"""
+    frozen = dist(*args, **kwds)
+
+    def frozen_pullback(frozen_bar: Any) -> tuple[Any, ...]:
+        return (NoTangent(), *_frozen_argument_tangents(frozen, frozen_bar))
+
+    return frozen, frozen_pullback
+
+
+@rules.rrule(rv_generic.freeze)
+def freeze_rrule(dist: Any, *args: Any, **kwds: Any) -> tuple[Any, Pullback]:
+    """`norm.freeze(loc, scale)`, as `norm(loc, scale)`."""
+    frozen, pullback = frozen_rrule(dist, *args, **kwds)
+
+    def freeze_pullback(frozen_bar: Any) -> tuple[Any, ...]:
+        return (NoTangent(), *pullback(frozen_bar))
+
+    return frozen, freeze_pullback
+
+
+@rules.frule(rv_generic.__call__, rv_generic.freeze)
+def frozen_frule(dargs: tuple[Any, ...], dist: Any, *args: Any, **kwds: Any) -> tuple[Any, Any]:
+    frozen = dist(*args, **kwds)
+    return frozen, _frozen_tangent(frozen, dargs[2 : 2 + len(args)])
+
+
+def _frozen_method_rules(owner: type, method: str) -> None:
+    """Both rules of a frozen distribution's `owner.method` (`rv_continuous_frozen.logpdf`):
+    the rules of the distribution's own method, with the frozen arguments."""
+    function = getattr(owner, method)
+
+    def frozen_method_rrule(frozen: Any, x: Any) -> tuple[Any, Pullback]:
+        base = getattr(type(frozen.dist), method)
+        y, pullback = CONFIG.rrule_via_ad(base, frozen.dist, x, *frozen.args, **frozen.kwds)
+
+        def frozen_method_pullback(y_bar: Any) -> tuple[Any, ...]:
+            _, _, x_bar, *arg_bars = pullback(y_bar)
+            return (NoTangent(), _frozen_tangent(frozen, arg_bars), x_bar)
+
+        named(frozen_method_pullback, f"frozen_{method}_pullback")
+        return y, frozen_method_pullback
+
+    def frozen_method_frule(dargs: tuple[Any, ...], frozen: Any, x: Any) -> tuple[Any, Any]:
+        base = getattr(type(frozen.dist), method)
+        dots = (NoTangent(), NoTangent(), dargs[2], *_frozen_argument_tangents(frozen, dargs[1]))
+        return CONFIG.frule_via_ad(dots, base, frozen.dist, x, *frozen.args, **frozen.kwds)
+
+    rules.rrule(function)(named(frozen_method_rrule, f"frozen_{method}_rrule"))
+    rules.frule(function)(named(frozen_method_frule, f"frozen_{method}_frule"))
+
+
+_FROZEN_METHODS: tuple[tuple[type, tuple[str, ...]], ...] = (
+    (rv_continuous_frozen, ("logpdf", "pdf")),
+    (rv_discrete_frozen, ("logpmf", "pmf")),
+    (rv_frozen, ("logcdf", "cdf")),
+)
+for _owner, _methods in _FROZEN_METHODS:
+    for _method in _methods:
+        _frozen_method_rules(_owner, _method)
 
 
 # --- multivariate_normal.logpdf -----------------------------------------------------------------
@@ -322,3 +463,96 @@ def multivariate_normal_logpdf_frule(dargs: tuple[Any, ...], dist: Any, x: Any, 
         quadratic = np.einsum("...i,ij,...j->...", scaled, full_dot, scaled)
         y_dot = y_dot + 0.5 * (quadratic - np.trace(inverse @ full_dot))
     return y, y_dot
+
+
+# --- multivariate_normal(mean, cov), frozen ---------------------------------------------
+# Its (co)tangent is `Tangent(kind, args=Tangent(tuple, mean_part, cov_part))`, with the
+# covariance's part that of the full matrix (`frozen.cov`) as `multivariate_normal.logpdf`'s
+# rules take it: their cotangent of a matrix read through its lower triangle, their tangent
+# of a matrix whose lower triangle is read.
+
+_MVN = type(stats.multivariate_normal)
+
+
+def _covariance_as_passed(cov: Any, full_bar: Any) -> Any:
+    """The cotangent of `cov` as passed (a number, the diagonal or the matrix) from the
+    cotangent of the full matrix read through its lower triangle."""
+    if np.ndim(cov) == 0:
+        return np.trace(full_bar)
+    if np.ndim(cov) == 1:
+        return np.diag(full_bar).copy()
+    return full_bar
+
+
+def _full_covariance_tangent(cov_dot: Any, size: int) -> Any:
+    cov_dot = np.asarray(cov_dot, dtype=float)
+    if cov_dot.ndim == 0:
+        return cov_dot * np.eye(size)
+    return np.diag(cov_dot) if cov_dot.ndim == 1 else cov_dot
+
+
+@rules.rrule(_MVN.__call__)
+def multivariate_normal_frozen_rrule(dist: Any, *args: Any, **kwds: Any) -> tuple[Any, Pullback]:
+    """`multivariate_normal(mean, cov)`: `mean` and `cov` differentiated where passed by
+    position. (Called as an object, its pullback gives the distribution's cotangent first.)"""
+    _mvn_options(args, kwds)
+    frozen = dist(*args, **kwds)
+    projects = [ProjectTo(a) if a is not None else None for a in args[:2]]
+
+    def multivariate_normal_frozen_pullback(frozen_bar: Any) -> tuple[Any, ...]:
+        mean_bar, full_bar = _frozen_parts(frozen_bar, 2)
+        bars: list[Any] = [NoTangent()] * len(args)
+        if projects and projects[0] is not None and not isinstance(mean_bar, AbstractZero):
+            bars[0] = projects[0](unbroadcast(mean_bar, np.shape(args[0])))
+        project_cov = projects[1] if len(projects) > 1 else None
+        if project_cov is not None and not isinstance(full_bar, AbstractZero):
+            bars[1] = project_cov(_covariance_as_passed(args[1], full_bar))
+        return (NoTangent(), *bars)
+
+    return frozen, multivariate_normal_frozen_pullback
+
+
+@rules.frule(_MVN.__call__)
+def multivariate_normal_frozen_frule(dargs: tuple[Any, ...], dist: Any, *args: Any,
+                                     **kwds: Any) -> tuple[Any, Any]:  # fmt: skip
+    _mvn_options(args, kwds)
+    frozen = dist(*args, **kwds)
+    dots = [unthunk(d) for d in dargs[2 : 2 + min(len(args), 2)]]
+    dots += [ZeroTangent()] * (2 - len(dots))
+    if not isinstance(dots[1], AbstractZero):
+        dots[1] = _full_covariance_tangent(dots[1], frozen.dim)
+    return frozen, _frozen_tangent(frozen, dots)
+
+
+def _frozen_parts(frozen_tangent: Any, count: int) -> tuple[Any, ...]:
+    frozen_tangent = unthunk(frozen_tangent)
+    if isinstance(frozen_tangent, Tangent):
+        return tuple(unthunk(e) for e in elements_of(unthunk(frozen_tangent.args), count))
+    return (ZeroTangent(),) * count
+
+
+@rules.rrule(multivariate_normal_frozen.logpdf)
+def multivariate_normal_frozen_logpdf_rrule(frozen: Any, x: Any) -> tuple[Any, Pullback]:
+    """A frozen multivariate normal's `logpdf(x)`: `multivariate_normal.logpdf`'s rule,
+    with its mean and full covariance."""
+    y = frozen.logpdf(x)
+    _, pullback = multivariate_normal_logpdf_rrule(
+        stats.multivariate_normal, x, frozen.mean, frozen.cov
+    )
+
+    def multivariate_normal_frozen_logpdf_pullback(y_bar: Any) -> tuple[Any, ...]:
+        _, _, x_bar, mean_bar, cov_bar = pullback(y_bar)
+        return (NoTangent(), _frozen_tangent(frozen, (mean_bar, cov_bar)), x_bar)
+
+    return y, multivariate_normal_frozen_logpdf_pullback
+
+
+@rules.frule(multivariate_normal_frozen.logpdf)
+def multivariate_normal_frozen_logpdf_frule(dargs: tuple[Any, ...], frozen: Any, x: Any
+                                            ) -> tuple[Any, Any]:  # fmt: skip
+    mean_dot, cov_dot = _frozen_parts(dargs[1], 2)
+    dots = (NoTangent(), NoTangent(), dargs[2], mean_dot, cov_dot)
+    _, y_dot = multivariate_normal_logpdf_frule(
+        dots, stats.multivariate_normal, x, frozen.mean, frozen.cov
+    )
+    return frozen.logpdf(x), y_dot

@@ -24,7 +24,9 @@ class Rule:
     primal: Any
     rrule: RuleFn
     origin: Origin
-    # Compiled rules: the pullback gives a cotangent per parameter here, passed or not.
+    # Compiled rules, and library rules that differentiate arguments passed by name
+    # (`odeint(..., args=(p,))`): the pullback gives a cotangent per parameter here,
+    # passed or not.
     parameters: tuple[str, ...] | None = None
     rule_set: str = ""  # a library rule's: the name of its rule set (`provenance`)
 
@@ -138,20 +140,29 @@ class RuleSet:
         if key in self.rrules or key in self.non_differentiables:
             raise ValueError(f"rule set {self.name!r} defines {what} twice")
 
-    def rrule(self, *primals: Any) -> Callable[[RuleFn], RuleFn]:
-        """Register the decorated function as the reverse rule of each of `primals`."""
+    def rrule(
+        self, *primals: Any, parameters: tuple[str, ...] | None = None
+    ) -> Callable[[RuleFn], RuleFn]:
+        """Register the decorated function as the reverse rule of each of `primals`. With
+        `parameters`, its pullback gives a cotangent per parameter named, passed by
+        position or by name (`Rule.parameters`), as a compiled rule's does."""
 
         def register(fn: RuleFn) -> RuleFn:
             for primal in primals:
                 self._claim(primal, f"a rule for {primal_name(primal)}")
-                self.rrules[primal] = Rule(primal, fn, Origin.LIBRARY, rule_set=self.name)
+                self.rrules[primal] = Rule(
+                    primal, fn, Origin.LIBRARY, parameters, rule_set=self.name
+                )
             return fn
 
         return register
 
-    def frule(self, *primals: Any) -> Callable[[RuleFn], RuleFn]:
+    def frule(
+        self, *primals: Any, parameters: tuple[str, ...] | None = None
+    ) -> Callable[[RuleFn], RuleFn]:
         """Register the decorated function as the forward rule of each of `primals`:
-        `frule((f_dot, *arg_dots), *args) -> (y, y_dot)`."""
+        `frule((f_dot, *arg_dots), *args) -> (y, y_dot)` (with `parameters`, an argument
+        tangent per parameter named, passed by position or by name)."""
 
         def register(fn: RuleFn) -> RuleFn:
             for primal in primals:
@@ -160,7 +171,9 @@ class RuleSet:
                         f"rule set {self.name!r} defines two forward rules for "
                         f"{primal_name(primal)}"
                     )
-                self.frules[primal] = Rule(primal, fn, Origin.LIBRARY, rule_set=self.name)
+                self.frules[primal] = Rule(
+                    primal, fn, Origin.LIBRARY, parameters, rule_set=self.name
+                )
             return fn
 
         return register
@@ -417,7 +430,7 @@ class DeferredRuleSet:
     the library (SciPy's statistics take seconds). The module may also refuse functions by
     name, `REFUSED = {function: reason}`: srcad then never reads their source, and a call
     of one with a differentiated argument is refused at the caller's line, with the reason
-    (SciPy's ODE solvers, whose rule is not written)."""
+    (SciPy's adaptive quadrature, whose rule is not written)."""
 
     module: str
     rules_module: str

@@ -44,6 +44,13 @@ CALLS = [
     pytest.param(stats.poisson.logpmf, (COUNTS, 2.5), {}, id="poisson.logpmf"),
     pytest.param(stats.poisson.logpmf, (COUNTS + 1, POSITIVE, 1), {}, id="poisson.logpmf-loc"),
     pytest.param(stats.poisson.logcdf, (COUNTS, 2.5), {}, id="poisson.logcdf"),
+    pytest.param(stats.norm.pdf, (X, 0.3, 1.7), {}, id="norm.pdf"),
+    pytest.param(stats.norm.cdf, (X, 0.3, 1.7), {}, id="norm.cdf"),
+    pytest.param(stats.t.pdf, (X, POSITIVE, 0.2, 1.5), {}, id="t.pdf"),
+    pytest.param(stats.gamma.pdf, (POSITIVE, 1.5, 0.1, 2.0), {}, id="gamma.pdf"),
+    pytest.param(stats.beta.pdf, (UNIT, 2.0, 3.0), {}, id="beta.pdf"),
+    pytest.param(stats.poisson.pmf, (COUNTS, 2.5), {}, id="poisson.pmf"),
+    pytest.param(stats.poisson.cdf, (COUNTS, POSITIVE), {}, id="poisson.cdf"),
 ]
 
 
@@ -61,8 +68,8 @@ def test_outside_the_support_the_derivative_is_zero() -> None:
 
 
 def test_a_family_without_rules_is_refused_by_name() -> None:
-    with pytest.raises(MissingRuleError, match=r"`t\.logcdf`.*norm\.logpdf"):
-        srcad.rrule(stats.t.logcdf, X, 3.0)
+    with pytest.raises(MissingRuleError, match=r"`lognorm\.logcdf`.*norm\.logpdf"):
+        srcad.rrule(stats.lognorm.logcdf, X, 3.0)
     with pytest.raises(MissingRuleError, match=r"`lognorm\.logpdf`"):
         srcad.frule((srcad.NoTangent(),) * 3, stats.lognorm.logpdf, POSITIVE, 0.5)
 
@@ -151,15 +158,93 @@ def test_multivariate_normal_through_the_api() -> None:
     check_through_api(gaussian_fit, np.array([0.1, 0.2, -0.3, 0.5]), second_order=False)
 
 
-def frozen_fit(p: np.ndarray) -> Any:
-    return np.sum(stats.norm(p[0], 2.0).logpdf(X))
+# --- the log cdfs of t, gamma and beta: in x, loc and scale --------------------------------
+
+
+def cdf_fit(p: np.ndarray) -> Any:
+    t_part = np.sum(stats.t.logcdf(X * p[0], 3.5, p[1], 1.5 + p[0] ** 2))
+    gamma_part = np.sum(stats.gamma.logcdf(POSITIVE, 2.5, 0.1 * p[1], p[0] ** 2 + 1.0))
+    beta_part = np.sum(stats.beta.cdf(UNIT * 0.9, 2.0, 3.0, 0.05 * p[1], 1.0 + 0.1 * p[0]))
+    return t_part + gamma_part + beta_part
+
+
+def test_log_cdfs_in_the_point_and_location_and_scale() -> None:
+    check_through_api(cdf_fit, np.array([0.3, 1.1]), second_order=False)
+
+
+def cdf_in_the_shape(p: np.ndarray) -> Any:
+    return np.sum(stats.t.logcdf(X, p[0] ** 2 + 2.0))
 
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
-def test_a_frozen_distribution_is_refused_saying_what_to_write(mode: str) -> None:
+def test_a_log_cdf_in_its_shape_parameter_is_refused_not_wrong(mode: str) -> None:
     p = np.array([0.3, 1.1])
-    with pytest.raises(srcad.SrcadError, match=r"norm\.logpdf\(x, loc, scale\)"):
+    with pytest.raises(srcad.SrcadError, match=r"`t\.logcdf` in its shape parameter `df`"):
         if mode == "reverse":
-            srcad.grad(frozen_fit)(p)
+            srcad.grad(cdf_in_the_shape)(p)
         else:
-            srcad.jvp(frozen_fit, (p,), (np.ones(2),))
+            srcad.jvp(cdf_in_the_shape, (p,), (np.ones(2),))
+
+
+# --- frozen distributions ------------------------------------------------------------------
+
+
+def frozen_fit(p: np.ndarray) -> Any:
+    """A likelihood written with frozen distributions, every method and family with rules."""
+    normal = stats.norm(p[0], p[1] ** 2 + 0.5)
+    total = np.sum(normal.logpdf(X)) + np.sum(normal.logcdf(X)) + np.sum(normal.pdf(X))
+    total = total + np.sum(stats.norm(p[1], scale=2.0).cdf(X))
+    total = total + np.sum(stats.t(p[0] ** 2 + 2.0, p[1], 1.5).logpdf(X))
+    total = total + np.sum(stats.t(3.0, p[1]).logcdf(X))
+    total = total + np.sum(stats.gamma(p[0] ** 2 + 1.0, 0.0, p[1] ** 2 + 1.0).logpdf(POSITIVE))
+    total = total + np.sum(stats.beta.freeze(p[0] ** 2 + 1.0, 2.0).pdf(UNIT))
+    rate = stats.poisson(p[1] ** 2 + 1.0)
+    return total + np.sum(rate.logpmf(COUNTS)) + np.sum(rate.pmf(COUNTS) + rate.cdf(COUNTS))
+
+
+def test_frozen_distributions_through_the_api() -> None:
+    check_through_api(frozen_fit, np.array([0.3, 1.1]), second_order=False)
+
+
+@pytest.mark.parametrize(
+    ("frozen", "x"),
+    [
+        pytest.param(stats.norm(0.3, 1.7), X, id="norm"),
+        pytest.param(stats.t(3.5, 0.2, 1.5), X, id="t"),
+        pytest.param(stats.gamma(2.5), POSITIVE, id="gamma"),
+        pytest.param(stats.poisson(2.5), COUNTS, id="poisson"),
+    ],
+)
+@BOTH_RULES
+def test_a_frozen_method_matches_finite_differences_in_the_point(frozen: Any, x: Any,
+                                                                 check: Any) -> None:  # fmt: skip
+    method = frozen.logpmf if hasattr(frozen, "logpmf") else frozen.logpdf
+    check(method, x)
+    check(frozen.logcdf, x)
+
+
+def frozen_gaussian_fit(p: np.ndarray) -> Any:
+    """Frozen multivariate normals with a matrix, a number and a diagonal as covariance."""
+    matrix = stats.multivariate_normal(p[:3], LOPSIDED * (p[3] ** 2 + 1.0))
+    number = stats.multivariate_normal(p[:3] * 0.5, p[3] ** 2 + 1.0)
+    diagonal = stats.multivariate_normal(p[:3], np.array([1.0, 2.0, 0.5]) * (1.0 + p[3] ** 2))
+    total = np.sum(matrix.logpdf(POINTS * p[3])) + np.sum(number.logpdf(POINTS))
+    return total + np.sum(diagonal.logpdf(POINT))
+
+
+def test_frozen_multivariate_normals_through_the_api() -> None:
+    check_through_api(frozen_gaussian_fit, np.array([0.1, 0.2, -0.3, 0.5]), second_order=False)
+
+
+def frozen_family_without_rules(p: np.ndarray) -> Any:
+    return np.sum(stats.lognorm(p[0] ** 2 + 0.5).logpdf(POSITIVE))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_frozen_family_without_rules_is_refused_by_name(mode: str) -> None:
+    p = np.array([0.3, 1.1])
+    with pytest.raises(MissingRuleError, match=r"`lognorm\.logpdf`"):
+        if mode == "reverse":
+            srcad.grad(frozen_family_without_rules)(p)
+        else:
+            srcad.jvp(frozen_family_without_rules, (p,), (np.ones(2),))
