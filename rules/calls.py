@@ -437,8 +437,10 @@ def _field_tangent(kind: type, name: str, bar: Any) -> Tangent:
 
 def map_rrule(config: Any, f: Any, *iterables: Any) -> tuple[list[Any], Pullback]:
     """The builtin `map`, as the list of results a consumer (`list`, `sum`, a loop) walks:
-    each call goes through `f`'s own rule (registered, else compiled), via the config."""
-    calls = [config.rrule_via_ad(f, *items) for items in zip(*iterables)]  # noqa: B905
+    each call goes through `call`'s rule, via the config, so that `f` itself gets the sum
+    of its cotangents over the calls (a `functools.partial` holding a differentiated
+    value, a callable object with fields)."""
+    calls = [config.rrule_via_ad(call, f, *items) for items in zip(*iterables)]  # noqa: B905
     results = [y for y, _ in calls]
     count = len(calls)
 
@@ -447,12 +449,15 @@ def map_rrule(config: Any, f: Any, *iterables: Any) -> tuple[list[Any], Pullback
             pullback(bar)
             for (_, pullback), bar in zip(calls, elements_of(results_bar, count), strict=True)
         ]
+        f_bar: Any = ZeroTangent()
+        for own in bars:
+            f_bar = f_bar + own[1]
         iterable_bars = []
         for position, iterable in enumerate(iterables):
-            element_bars = tuple(b[1 + position] for b in bars)
+            element_bars = tuple(b[2 + position] for b in bars)
             element_bars += (ZeroTangent(),) * (len(iterable) - count)
             iterable_bars.append(cotangent_of_elements(iterable, element_bars))
-        return (NoTangent(), NoTangent(), *iterable_bars)
+        return (NoTangent(), f_bar, *iterable_bars)
 
     return results, map_pullback
 
@@ -558,12 +563,13 @@ def getattr_frule(dargs: tuple[Any, ...], obj: Any, name: str, *default: Any) ->
 
 
 def map_frule(config: Any, dargs: tuple[Any, ...], f: Any, *iterables: Any) -> tuple[Any, Any]:
-    """The builtin `map`: each call through `f`'s forward rule, via the config."""
-    _, _, *iterable_dots = dargs
+    """The builtin `map`: each call through `call`'s forward rule, via the config, with
+    `f`'s own tangent (a `functools.partial` holding a differentiated value)."""
+    _, f_dot, *iterable_dots = dargs
     columns = [elements_of(dot, len(it)) for dot, it in zip(iterable_dots, iterables, strict=True)]
     results, dots = [], []
     for items, item_dots in zip(zip(*iterables), zip(*columns), strict=False):  # noqa: B905
-        y, y_dot = config.frule_via_ad((NoTangent(), *item_dots), f, *items)
+        y, y_dot = config.frule_via_ad((NoTangent(), f_dot, *item_dots), call, f, *items)
         results.append(y)
         dots.append(y_dot)
     return results, dots

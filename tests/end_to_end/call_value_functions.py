@@ -100,6 +100,20 @@ def partial_binding_a_differentiated_keyword(x, y):
     return np.sum(p(x))
 
 
+def mapped_by_a_partial_of_a_differentiated_value(x, y):
+    # `map` gives the function its own cotangent: here, the bound x[0, 1]'s.
+    return sum(map(functools.partial(power_of, x[0, 1]), [y[0], y[1], 2.0]))
+
+
+def power_of(base, p):
+    return base**p + p * base
+
+
+def mapped_over_two_lists_by_a_partial(x, y):
+    scaled = functools.partial(np.multiply, y[0] * 2.0)
+    return sum(map(functools.partial(np.add, x[1, 2]), list(map(scaled, [x[0, 0], y[1]]))))
+
+
 CALLS = [
     dict_of_keywords,
     dict_then_written,
@@ -116,6 +130,8 @@ CALLS = [
     partial_with_a_keyword,
     partial_binding_a_differentiated_value,
     partial_of_a_partial,
+    mapped_by_a_partial_of_a_differentiated_value,
+    mapped_over_two_lists_by_a_partial,
 ]
 # Twice differentiable here; the others' second derivatives wait on the reverse rules of the
 # container forward rules (`make_dict_frule`, `list_frule`, `iterate_frule`).
