@@ -33,8 +33,9 @@ arguments whose tangent is a value only (`Compiler.compiled`'s `wrt`): a zero ta
 contributes nothing to the result's, so its whole chain of tangents is folded away when
 compiling, instead of being carried as `ZeroTangent` through every operation. Every
 other call (other kinds, a list of arguments, NumPy scalars, structures, a rule
-registered since, a guard that fails) takes the general path, which is `jvp` as it always
-was (`api._general_jvp`), and then adds a branch where the kinds allow one.
+registered since, a guard that fails) takes the general path: where the kinds allow a
+branch, it compiles the forward rule for them, adds the branch and calls the rule; else
+it is `jvp` as it always was (`api._general_jvp`).
 
 Guards, registry version, threads and the entry's text work as in `srcad/entry.py`: the
 branch's forward rule keeps the facts it relies on (`srcad.guards`), checked by one
@@ -180,12 +181,16 @@ class ForwardDispatcher:
     # -- the general path --------------------------------------------------------------
 
     def general(self, args: Any, tangents: Any) -> tuple[Any, Any]:
-        """`jvp` as it always was; then a branch for these kinds, where they allow one."""
-        result = self.general_jvp(self.func, args, tangents)
+        """What the entry function gives, for any call: where the kinds allow a branch,
+        the forward rule compiled for them (and a branch calling it from now on), which
+        gives what the general path would (the tangents it takes need no seeding, and
+        pass `jvp`'s checks); else `jvp`'s general path."""
         kinds = self._kinds(args, tangents)
         if kinds is not None and (kinds, self.registry.version) not in self._refused:
-            self._compile_branch(kinds)
-        return result
+            frule = self._compile_branch(kinds)
+            if frule is not None:
+                return _finish(*frule((NoTangent(), *tangents), *args))
+        return self.general_jvp(self.func, args, tangents)
 
     def _kinds(self, args: Any, tangents: Any) -> Kinds | None:
         """The kinds a branch for this call tests, or None where no branch may serve it:
@@ -205,10 +210,11 @@ class ForwardDispatcher:
             return None
         return kinds, dots  # type: ignore[return-value]
 
-    def _compile_branch(self, kinds: Kinds) -> None:
+    def _compile_branch(self, kinds: Kinds) -> Callable[..., Any] | None:
         """Compile the forward rule for `kinds`, with respect to the arguments whose
         tangent is a value, and add its branch, where `func` is differentiated from its
-        own source (no registered rule, no derivative function srcad returned)."""
+        own source (no registered rule, no derivative function srcad returned); None where
+        it is not, or does not compile so (the general path then says why)."""
         func = self.func
         if (
             entry_rules(self.compiler, func) is not None
@@ -217,7 +223,7 @@ class ForwardDispatcher:
             or differentiated_function(func) is not func
             or hasattr(func, "__wrapped__")
         ):
-            return
+            return None
         arg_kinds, dots = kinds
         wrt = tuple(p for p, dot in zip(self.parameters, dots, strict=True) if dot == DOT)
         try:
@@ -226,8 +232,9 @@ class ForwardDispatcher:
             )
         except SrcadError:
             self._refused.add((kinds, self.registry.version))
-            return
+            return None
         self.add(kinds, compiled.function, entry_guards(func, compiled.guards, arg_kinds))
+        return compiled.function
 
     # -- the entry function --------------------------------------------------------------
 
