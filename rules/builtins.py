@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from srcad.kinds import EXTREMUM, FLOAT_OF_FLOAT, SAME_KIND
+from srcad.partials import sign
 from srcad.projection import ProjectTo
 from srcad.registry import Inline, Linearity, RuleSet, named
 from srcad.rules._support import cotangent_of_elements, reusable
@@ -240,7 +241,7 @@ rules.rrule(reversed_frule)(_moving_frule_rrule(reversed_frule, reversed_rrule))
 rules.primitive(
     abs,
     result=SAME_KIND,
-    inline=Inline("y_bar * sign(a)", sign=np.sign),
+    inline=Inline("y_bar * sign(a)", sign=sign),
     linearity=Linearity.PIECEWISE_LINEAR,
 )
 rules.primitive(float, result=FLOAT_OF_FLOAT, linearity=Linearity.LINEAR)

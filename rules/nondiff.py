@@ -8,6 +8,7 @@ import operator
 import numpy as np
 
 from srcad.kinds import COUNT, PROMOTED, RANGE_OF_INTS
+from srcad.partials import sign
 from srcad.registry import RuleSet
 
 rules = RuleSet("nondiff")
@@ -32,6 +33,8 @@ rules.non_differentiable(
     np.isclose, np.allclose, np.isreal, np.iscomplex, np.iscomplexobj, np.signbit,
     np.any, np.all, np.count_nonzero, np.nonzero, np.argwhere, np.searchsorted,
 )  # fmt: skip
+# The slope of `abs` its inline derivative calls (a float's without NumPy): flat as np.sign.
+rules.non_differentiable(sign)
 if np.around is not np.round:  # one function in NumPy 1.x, two in 2.x
     rules.non_differentiable(np.around)
 rules.non_differentiable_attribute("shape", "ndim", "size", "dtype", "itemsize", "nbytes")

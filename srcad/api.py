@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -38,6 +39,7 @@ from srcad.entry_rules import (
 )
 from srcad.errors import SrcadError
 from srcad.fitting import check_seed
+from srcad.forward_entry import clear_forward_entries, forward_entry
 from srcad.kinds import signature
 from srcad.registry import RuleFn
 from srcad.requests import Mode, Request
@@ -284,7 +286,22 @@ def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...])
     tangent for a float argument is taken in that argument's float type. An argument that
     is a structure (a tuple, list, dict, NamedTuple, dataclass: `srcad.tree_map`) takes a
     tangent of the same structure (or a `srcad.Tangent`, or a zero), and a result that is
-    one gives its tangent in its structure."""
+    one gives its tangent in its structure.
+
+    For a Python function, the call goes through the function's forward entry
+    (`srcad/forward_entry.py`), which calls the forward rule compiled for the kinds of the
+    arguments and tangents directly, and takes the path below for any other call."""
+    if type(f) is types.FunctionType:
+        entry: Callable[[Any, Any], tuple[Any, Any]] = forward_entry(COMPILER, f, _general_jvp)
+        return entry(args, tangents)
+    return _general_jvp(f, args, tangents)
+
+
+def _general_jvp(
+    f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...]
+) -> tuple[Any, Any]:
+    """`jvp` for any call: the tangents checked and seeded, the forward rule found (and
+    compiled) anew, the result's tangent in its structure."""
     if not isinstance(args, tuple | list) or not isinstance(tangents, tuple | list):
         raise SrcadError(
             "jvp takes a tuple of arguments and a tuple of tangents, one for each: "
@@ -617,6 +634,7 @@ def clear_cache() -> None:
     `srcad.guards`); it frees memory, and makes a timing include the compile again."""
     COMPILER.clear_cache()
     clear_entries()
+    clear_forward_entries()
 
 
 # The functions srcad makes, made again by unpickling them in another process.

@@ -64,6 +64,19 @@ def strong_product(partial: Any, bar: Any) -> Any:
     return np.where(zero, np.zeros((), product.dtype), product)[()]
 
 
+def sign(x: Any) -> Any:
+    """`np.sign(x)`, the slope of `abs`: for a Python float, as a float (1.0, -1.0, 0.0 at
+    either zero, NaN for NaN), without NumPy's call, which costs as much as ten float
+    operations; anything else through `np.sign`."""
+    if x.__class__ is float:
+        if x > 0.0:
+            return 1.0
+        if x < 0.0:
+            return -1.0
+        return 0.0 if x == 0.0 else x
+    return np.sign(x)
+
+
 def reciprocal(x: Any) -> Any:
     """`1 / x` in NumPy's float semantics: infinite (with the sign of a signed zero) at 0,
     where Python's float division would raise."""

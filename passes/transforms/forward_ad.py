@@ -5,6 +5,7 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax
+from srcad.kinds import INT
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity, target_names
 from srcad.passes.analyses.operation_rules import OperationRules
@@ -49,6 +50,9 @@ class ForwardAD(RuleCalls, Transform):
         # tangents of numbers are then written as arithmetic (`_inlined`).
         specialised = ctx.request.kinds and ctx.request.optimise
         self.kinds = ctx.analysis(ValueKinds, tree) if specialised else None
+        # The tangents written as arithmetic on names (`_inlined`, `_indexed`): computing
+        # one changes nothing else, so one that nothing reads is left out (`_unread_dropped`).
+        self.arithmetic: set[gast.stmt] = set()
         dargs = ctx.namer.fresh("dargs")
         args = function.args
         parameters = [a.id for a in [*args.posonlyargs, *args.args]]
@@ -74,6 +78,8 @@ class ForwardAD(RuleCalls, Transform):
             function.args.args = function.args.args[1:]
         function.name = ctx.namer.fresh(naming.frule(function.name))
         function.body = body
+        if self.arithmetic:
+            _unread_dropped(function, self.arithmetic)
         function.decorator_list = []
         function.returns = None
         for node in syntax.walk(function):
@@ -179,15 +185,44 @@ class ForwardAD(RuleCalls, Transform):
         ]
         dot: gast.expr = terms[0] if terms else self._zero(ZeroTangent)
         for term in terms[1:]:
-            dot = gast.BinOp(left=dot, op=gast.Add(), right=term)
+            # `p + -q * r` is `p - q * r`, exactly: floating point negates without rounding.
+            positive = _without_negation(term)
+            if positive is None:
+                dot = gast.BinOp(left=dot, op=gast.Add(), right=term)
+            else:
+                dot = gast.BinOp(left=dot, op=gast.Sub(), right=positive)
         tangent = assign(store(self._dot(target.id)), dot)
+        self.arithmetic.add(tangent)
         if "y" not in plan.reads:  # before the statement: `s = s * x` rebinds an operand
             return [tangent, statement]
         rebinds = any(isinstance(a, gast.Name) and a.id == target.id for a in args)
         return None if rebinds else [statement, tangent]
 
+    def _indexed(self, statement: gast.Assign) -> list[gast.stmt] | None:
+        """`y = a[i]` of a float vector `a` and an int `i`, whose kinds are known: its
+        tangent is the same element of `a`'s, `a_dot[i]`, as `getitem`'s forward rule
+        gives it (a zero's element is a zero, `AbstractZero.__getitem__`), without the
+        rule call. Written before the statement, which may rebind `a` or `i`. None where
+        it does not apply."""
+        value, target = statement.value, statement.targets[0]
+        if self.kinds is None or not isinstance(value, gast.Subscript):
+            return None
+        base, index = value.value, value.slice
+        if not (isinstance(target, gast.Name) and isinstance(base, gast.Name)):
+            return None
+        if base.id not in self.active or self.kinds.of(base) != ("f", 1):
+            return None
+        if not isinstance(index, gast.Name | gast.Constant) or self.kinds.of(index) != INT:
+            return None
+        item = gast.Subscript(value=load(self._dot(base.id)), slice=index, ctx=gast.Load())
+        tangent = assign(store(self._dot(target.id)), item)
+        self.arithmetic.add(tangent)
+        return [tangent, statement]
+
     def _rule_call(self, statement: gast.Assign, names: list[str]) -> list[gast.stmt]:
         inlined = self._inlined(statement)
+        if inlined is None:
+            inlined = self._indexed(statement)
         if inlined is not None:
             return inlined
         rule = self.rules[statement]
@@ -263,3 +298,56 @@ class ForwardAD(RuleCalls, Transform):
         captured = tuple(c for c in local.captured_by(function, self.outer) if c in self.active)
         dots = {c: self._dot(c) for c in captured}
         return [self._nested_rule(function, local, captured, dots)]
+
+
+def _without_negation(value: gast.expr) -> gast.expr | None:
+    """`e` for a value `-e`, and `a * b / c` for `-a * b / c`: the same number but for its
+    sign, exactly (floating point negates without rounding); None for any other."""
+    if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+        return value.operand
+    if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult | gast.Div):
+        left = _without_negation(value.left)
+        if left is not None:
+            return gast.BinOp(left=left, op=value.op, right=value.right)
+    return None
+
+
+def _unread_dropped(function: gast.FunctionDef, arithmetic: set[gast.stmt]) -> None:
+    """Leave out the statements of `arithmetic` (`name = arithmetic on names`) whose name
+    nothing in `function` reads (a nested function's read counts), until none is left:
+    the tangent of a value the result does not depend on through arithmetic, such as
+    `abs(r)` in a test, or a chain of them."""
+    reads: dict[str, int] = {}
+    for node in syntax.walk(function):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            reads[node.id] = reads.get(node.id, 0) + 1
+
+    def unread(statement: gast.stmt) -> bool:
+        if statement not in arithmetic:
+            return False
+        assert isinstance(statement, gast.Assign) and isinstance(statement.targets[0], gast.Name)
+        if reads.get(statement.targets[0].id, 0):
+            return False
+        for node in syntax.walk(statement.value):
+            if isinstance(node, gast.Name):
+                reads[node.id] -= 1
+        return True
+
+    def block(statements: list[gast.stmt]) -> tuple[list[gast.stmt], bool]:
+        kept, dropped = [], False
+        for statement in statements:
+            if unread(statement):
+                dropped = True
+                continue
+            for field in ("body", "orelse"):
+                inner = getattr(statement, field, None)
+                if inner and not isinstance(statement, gast.FunctionDef):
+                    new, inner_dropped = block(inner)
+                    setattr(statement, field, new or [gast.Pass()])
+                    dropped = dropped or inner_dropped
+            kept.append(statement)
+        return kept, dropped
+
+    dropped = True
+    while dropped:
+        function.body, dropped = block(function.body)
