@@ -22,6 +22,7 @@ from srcad.callables import (
     padded,
     unwrap,
 )
+from srcad.constructors import constructed_class, initialiser_facts
 from srcad.emit import CompiledRule, emit
 from srcad.entry_rules import DERIVATIVE, entry_rules
 from srcad.errors import Diagnostic, MissingRuleError, SrcadError, UnsupportedSyntaxError
@@ -236,6 +237,8 @@ class Compiler:
             return None
         code = func.__code__
         parameters = code.co_varnames[: code.co_argcount]
+        if constructed_class(func) is not None:
+            parameters = parameters[1:]  # an initialiser makes its `self` itself
         kinds = kinds if any(kind is not None for kind in kinds) else ()
         calls = self._compilations(func).calls
         call = calls.get((mode, kinds))
@@ -301,15 +304,20 @@ class Compiler:
                                          [diagnostic])  # fmt: skip
         node.decorator_list = []
         hoist_lambdas(node)
+        constructs = constructed_class(source.func)
+        made = 1 if constructs is not None else 0  # an initialiser's `self`: made, not passed
+        if constructs is not None:
+            source.facts += initialiser_facts(constructs)
+        parameters = [a.id for a in [*node.args.posonlyargs, *node.args.args]][made:]
         if wrt is None:
-            star = [node.args.vararg] if node.args.vararg is not None else []
-            wrt = tuple(a.id for a in [*node.args.posonlyargs, *node.args.args, *star])
+            star = [node.args.vararg.id] if node.args.vararg is not None else []
+            wrt = tuple([*parameters, *star])
         tree = gast.Module(body=[node], type_ignores=[])
-        parameters = [a.id for a in [*node.args.posonlyargs, *node.args.args]]
         kinds = {p: k for p, k in zip(parameters, request.signature, strict=False) if k is not None}
         inputs = CompilationRequest(
-            wrt, request.mode, request.target(bool(kinds)), kinds, request.optimise
-        )
+            wrt, request.mode, request.target(bool(kinds)), kinds, request.optimise,
+            constructs=constructs,
+        )  # fmt: skip
         return tree, Context(source, inputs, self._services(request.mode), Namer())
 
     def compile_nested(

@@ -88,6 +88,8 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         self.rule_hint = f"or register a rule with @srcad.rrule.register({function.name})"
         self.function = function
         self._parents: dict[gast.AST, gast.AST] | None = None
+        if ctx.request.constructs is not None:  # a class's initialiser: `self` is made for it
+            self.fresh_first_parameter = True
         self.parameter_kinds = ctx.request.kinds
         self._numbers: dict[gast.AST, dict[str, Kind | None]] = {}
         self._callee_info: tuple[Any, Any] | None = None
@@ -226,7 +228,9 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         kind = "item" if isinstance(target, gast.Subscript) else "attribute"
         verb = f"deleting an {kind}" if isinstance(target.ctx, gast.Del) else f"{kind} assignment"
         why = ""
-        writes = isinstance(target, gast.Subscript) and isinstance(target.ctx, gast.Store)
+        writes = isinstance(target.ctx, gast.Store) and (
+            isinstance(target, gast.Subscript) or self._builds(target)
+        )
         if writes and not self.fresh_changes_allowed:  # (a callee's caller may hold it)
             reason = self._why_not_writable(target)
             if reason is None:
@@ -239,6 +243,18 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
             "write into a value made in this function (`out = np.zeros(n)`, `d = {}`, "
             "`x.copy()`) and used by nothing else until it is complete, or build a new value "
             "(for arrays: np.where, np.concatenate); " + self.rule_hint,
+        )
+
+    def _builds(self, target: gast.Attribute) -> bool:
+        """Whether `target` is `self.name` in the body of a class's initialiser
+        (`srcad.constructors`), an attribute of the instance it makes."""
+        first = self.function.args.args[:1]
+        return (
+            self.fresh_first_parameter
+            and bool(first)
+            and isinstance(target.value, gast.Name)
+            and target.value.id == first[0].id
+            and self._scope(target) is self.function
         )
 
     def _rebinding(self, node: gast.Global | gast.Nonlocal) -> list[Diagnostic]:

@@ -1,8 +1,10 @@
 """The Python syntax the normal form (`to_anf.py`) turns into calls of primitives with rules,
 or into plainer statements: item writes into values the function made (`index_update`),
 NamedTuples and dataclasses built (`make_struct`), `dataclasses.replace` (`replace_fields`),
-f-strings (their formatted values atoms), `assert` (its test an atom) and a loop's `else`
-(a flag each `break` of the loop clears). `SyntaxRewrites` is a part of `_Normaliser`."""
+f-strings (their formatted values atoms), `assert` (its test an atom), a loop's `else`
+(a flag each `break` of the loop clears), and a class's `__init__` compiled as the function
+that builds the instance (`srcad.constructors`: `new_instance`, `with_attribute`).
+`SyntaxRewrites` is a part of `_Normaliser`."""
 
 from __future__ import annotations
 
@@ -67,6 +69,29 @@ class SyntaxRewrites(ABC):
         self.ctx.analysis_result(Callees).callees[call] = index_update
         self._assign(name, call)
 
+    def made_instance(self, function: gast.FunctionDef, kind: type) -> str:
+        """A class's initialiser (`srcad.constructors`): its first parameter, `self`, is
+        no parameter but the instance the call makes first, `self = new_instance(Kind)`.
+        Its name, which the rewrites below write into and return."""
+        parameters = function.args.posonlyargs or function.args.args
+        instance = parameters.pop(0).id
+        kind_name = load(self.ctx.bind(kind, kind.__name__))
+        self._assign(instance, self._primitive_call(primitives.new_instance, [kind_name], function))
+        return instance
+
+    def _write_attribute(self, target: gast.Attribute, value: gast.expr, op: Any = None) -> None:
+        """`self.name = value` (with `op`: `self.name op= value`) in a class's initialiser,
+        the only attribute write the checks let through, as `self = with_attribute(self,
+        "name", value)`: a new instance (nothing else holds the old one yet)."""
+        assert isinstance(target.value, gast.Name)
+        instance = target.value.id
+        if op is not None:
+            old = self.atom(make(gast.Attribute, value=load(instance), attr=target.attr, ctx=LOAD))
+            value = make(gast.BinOp, left=old, op=op, right=self.atom(value))
+        name = make(gast.Constant, value=target.attr, kind=None)
+        args = [load(instance), name, self.atom(value)]
+        self._assign(instance, self._primitive_call(primitives.with_attribute, args, target))
+
     def _index_value(self, index: gast.expr) -> gast.expr:
         """An index as a value to pass on: an atom, or, where it holds slices (`:, j`),
         NumPy's index builder applied to it (`np.s_[:, j]`), whose items carry nothing."""
@@ -110,7 +135,7 @@ class SyntaxRewrites(ABC):
         values = [self.atom(k.value) for k in node.keywords]
         return self._primitive_call(primitives.replace_fields, [value, names, *values], node)
 
-    def _primitive_call(self, function: Any, args: list[gast.expr], node: gast.Call) -> gast.Call:
+    def _primitive_call(self, function: Any, args: list[gast.expr], node: gast.AST) -> gast.Call:
         bound = self.ctx.bind(function, function.__name__)
         where = {"lineno": getattr(node, "lineno", None), "col_offset": node.col_offset}
         call = make(gast.Call, func=load(bound), args=args, keywords=[], **where)
