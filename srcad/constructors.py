@@ -47,7 +47,7 @@ def plain_class(kind: Any) -> bool:
         for k in kind.__mro__
     ):
         return False
-    init = kind.__init__
+    init = getattr(kind, "__init__", None)  # (through the MRO)
     return isinstance(init, types.FunctionType) and init.__code__.co_filename != "<string>"
 
 
@@ -58,7 +58,7 @@ def initialiser(kind: Any) -> types.FunctionType | None:
     it); None for any other class or value."""
     if not plain_class(kind):
         return None
-    init = kind.__init__
+    init = getattr(kind, "__init__")  # noqa: B009 (a class's, which mypy reads as unsound)
     found = _INITIALISERS.get(kind)
     if found is not None and found[0] is init:
         return found[1]
@@ -85,3 +85,13 @@ def initialiser_facts(kind: type) -> list[Fact]:
         Fact("attribute", kind, name, getattr(kind, name))
         for name in ("__init__", "__new__", "__setattr__")
     ]
+
+
+def attribute_descriptor(kind: type, name: str) -> Any:
+    """The descriptor of `kind` (or a base) that an assignment `instance.name = v` would
+    run instead of storing `v` in the instance (a property, a slot), else None."""
+    for klass in kind.__mro__:
+        found = vars(klass).get(name)
+        if found is not None:
+            return found if hasattr(type(found), "__set__") else None
+    return None

@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from srcad.constructors import attribute_descriptor
+
 
 def make_tuple(*elements: Any) -> tuple[Any, ...]:
     """The primal of a tuple display `(a, b, ...)`."""
@@ -68,14 +70,13 @@ def with_attribute(instance: Any, name: str, value: Any) -> Any:
     else holds the instance yet). An attribute a descriptor of the class would store
     (a property, a slot) is refused: its setter runs code srcad did not read."""
     kind = type(instance)
-    for klass in kind.__mro__:
-        found = vars(klass).get(name)
-        if found is not None and hasattr(type(found), "__set__"):
-            raise TypeError(
-                f"srcad differentiates attribute assignment in `{kind.__qualname__}.__init__` "
-                f"into plain attributes, not into `.{name}`, which a "
-                f"{type(found).__name__} of the class stores"
-            )
+    found = attribute_descriptor(kind, name)
+    if found is not None:
+        raise TypeError(
+            f"srcad differentiates attribute assignment in `{kind.__qualname__}.__init__` "
+            f"into plain attributes, not into `.{name}`, which a "
+            f"{type(found).__name__} of the class stores"
+        )
     result = object.__new__(kind)
     result.__dict__.update(instance.__dict__)
     result.__dict__[name] = value

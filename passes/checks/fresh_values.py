@@ -12,6 +12,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
+from srcad.constructors import attribute_descriptor
 from srcad.kinds import Kind
 from srcad.passes.analyses.scopes import owning_scope, variable_nodes
 from srcad.passes.base import Context
@@ -87,6 +88,27 @@ class FreshValues(ABC):
         instance Python makes for the call."""
         first = self.function.args.args[:1]
         return self.fresh_first_parameter and bool(first) and parameter is first[0]
+
+    def _builds(self, target: gast.Attribute) -> bool:
+        """Whether `target` is `self.name` in the body of a class's initialiser
+        (`srcad.constructors`), an attribute of the instance it makes."""
+        first = self.function.args.args[:1]
+        return (
+            self.fresh_first_parameter
+            and bool(first)
+            and isinstance(target.value, gast.Name)
+            and target.value.id == first[0].id
+            and self._scope(target) is self.function
+        )
+
+    def _why_not_stored(self, target: gast.Attribute) -> str | None:
+        """Why `self.name = v` in a class's initialiser does not store `v` in the instance:
+        a descriptor of the class (a property's setter, a slot) runs instead."""
+        kind = self.ctx.request.constructs
+        found = attribute_descriptor(kind, target.attr) if kind is not None else None
+        if found is None:
+            return None
+        return f"`.{target.attr}` is stored by a {type(found).__name__} of the class"
 
     def _variable(self, node: gast.AST, name: str) -> list[gast.Name]:
         """The name nodes of the variable `name` that a use of it at `node` refers to, by

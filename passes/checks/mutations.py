@@ -233,6 +233,8 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         )
         if writes and not self.fresh_changes_allowed:  # (a callee's caller may hold it)
             reason = self._why_not_writable(target)
+            if isinstance(target, gast.Attribute) and reason is None:
+                reason = self._why_not_stored(target)
             if reason is None:
                 return []
             why = f", as it may be shared: {reason}"
@@ -243,18 +245,6 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
             "write into a value made in this function (`out = np.zeros(n)`, `d = {}`, "
             "`x.copy()`) and used by nothing else until it is complete, or build a new value "
             "(for arrays: np.where, np.concatenate); " + self.rule_hint,
-        )
-
-    def _builds(self, target: gast.Attribute) -> bool:
-        """Whether `target` is `self.name` in the body of a class's initialiser
-        (`srcad.constructors`), an attribute of the instance it makes."""
-        first = self.function.args.args[:1]
-        return (
-            self.fresh_first_parameter
-            and bool(first)
-            and isinstance(target.value, gast.Name)
-            and target.value.id == first[0].id
-            and self._scope(target) is self.function
         )
 
     def _rebinding(self, node: gast.Global | gast.Nonlocal) -> list[Diagnostic]:

@@ -397,6 +397,19 @@ def named_tuple(x):
     return np.sum(pair.first * pair.second)
 
 
+class Built:
+    """A class built by its own `__init__` (`srcad.constructors`)."""
+
+    def __init__(self, first, second):
+        self.first = first
+        self.second = second * first
+
+
+def built_instance(x):
+    built = Built(x * x, np.sin(x))
+    return np.sum(built.first * built.second)
+
+
 def replaced_field(x):
     box = dataclasses.replace(Box(x, x * x), second=np.sin(x))
     return np.sum(box.first * box.second**2)
@@ -428,6 +441,7 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     np.nan_to_num: (nan_to_num, (VECTOR,)),
     primitives.index_update: (item_writes, (POSITIVE,)),
     primitives.make_struct: (named_tuple, (VECTOR,)),
+    primitives.with_attribute: (built_instance, (VECTOR,)),
     primitives.replace_fields: (replaced_field, (VECTOR,)),
     np.var: (var, (VECTOR,)),
     np.std: (std, (VECTOR,)),

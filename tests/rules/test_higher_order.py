@@ -55,6 +55,10 @@ REFUSED: dict[Any, str] = {
     getattr: _RUN_TIME,
     functools.partial: _RUN_TIME,
     primitives.make_struct: _STRUCT,
+    primitives.with_attribute: (
+        "it builds an instance's tangent, whose fields reverse mode reads through `getattr`, "
+        "itself refused here"
+    ),
     primitives.replace_fields: _STRUCT,
     map: _RUN_TIME,
     primitives.make_dict: "a dict's tangent is a `Tangent`, which reverse mode cannot index",
