@@ -35,6 +35,7 @@ from srcad.passes.base import CompilationRequest, Context, Services, function_of
 from srcad.passes.checks.call_graph import raise_if_any
 from srcad.passes.checks.mutations import forget_changes
 from srcad.passes.naming import Namer
+from srcad.passes.transforms.generators import collect_yields, is_generator
 from srcad.passes.transforms.lambdas import hoist_lambdas
 from srcad.registry import Origin, Registry, Rule, RuleConfig, RuleSet
 from srcad.requests import Mode, Request
@@ -304,6 +305,8 @@ class Compiler:
                                          [diagnostic])  # fmt: skip
         node.decorator_list = []
         hoist_lambdas(node)
+        if is_generator(source.func):  # as the list of what it yields
+            collect_yields(node)
         constructs = constructed_class(source.func)
         made = 1 if constructs is not None else 0  # an initialiser's `self`: made, not passed
         if constructs is not None:
