@@ -48,7 +48,11 @@ def plain_class(kind: Any) -> bool:
     ):
         return False
     init = getattr(kind, "__init__", None)  # (through the MRO)
-    return isinstance(init, types.FunctionType) and init.__code__.co_filename != "<string>"
+    return (
+        isinstance(init, types.FunctionType)
+        and init.__code__.co_filename != "<string>"
+        and init.__code__.co_argcount >= 1  # a `self` to make (not `def __init__(*args)`)
+    )
 
 
 def initialiser(kind: Any) -> types.FunctionType | None:
@@ -68,14 +72,15 @@ def initialiser(kind: Any) -> types.FunctionType | None:
     copy.__kwdefaults__ = init.__kwdefaults__
     copy.__qualname__ = init.__qualname__
     copy.__module__ = init.__module__
-    setattr(copy, _CONSTRUCTS, kind)
+    setattr(copy, _CONSTRUCTS, weakref.ref(kind))  # (the class keeps its copy alive)
     _INITIALISERS[kind] = (init, copy)
     return copy
 
 
 def constructed_class(func: Any) -> type | None:
     """The class an initialiser (`initialiser`) builds; None for any other function."""
-    return getattr(func, _CONSTRUCTS, None) if isinstance(func, types.FunctionType) else None
+    found = getattr(func, _CONSTRUCTS, None) if isinstance(func, types.FunctionType) else None
+    return found() if found is not None else None
 
 
 def initialiser_facts(kind: type) -> list[Fact]:

@@ -21,6 +21,7 @@ _SYNTAX = {
     primitives.index_update: "`items[i] = v` (and `op=`) into a fresh array, list or dict",
     primitives.make_struct: "building a NamedTuple or dataclass `Kind(a, b=v)`",
     primitives.replace_fields: "`dataclasses.replace(value, b=v)`",
+    primitives.with_attribute: "`self.name = v` in a class's `__init__`, building `Kind(a, b)`",
     primitives.call: "calling a value `f(x)`",
     primitives.method: "method call `x.m(...)`",
     primitives.unpacked_call: "call unpacking arguments `f(a, *rest, **options)`",
