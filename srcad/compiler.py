@@ -67,7 +67,8 @@ class CompiledCall:
         self.mode = mode
         self.signature = signature
         name = func.__name__.strip("<>")
-        self.__name__ = naming.frule(name) if mode is Mode.FORWARD else naming.rrule(name)
+        rule = naming.frule(name) if mode is Mode.FORWARD else naming.rrule(name)
+        self.__name__ = naming.identifier(rule)  # as the emitted rule is named (`__init__`'s)
         # The rule, its guards' check and the registry version it was compiled against:
         # one tuple, replaced at once, so another thread never sees half of an update.
         self._current: tuple[Callable[..., Any], Callable[[], bool], int] | None = None
