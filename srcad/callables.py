@@ -26,6 +26,8 @@ import numpy as np
 
 from srcad.constructors import constructed_class
 from srcad.errors import SourceUnavailableError, SrcadError
+from srcad.keywords import is_positional_form
+from srcad.keywords import parameters as keyword_parameters
 from srcad.projection import ProjectTo
 from srcad.registry import REGISTRY, Registry
 from srcad.requests import Mode
@@ -366,6 +368,8 @@ def differentiated_parameters(
     parameters = code.co_varnames[: code.co_argcount]
     if constructed_class(func) is not None:
         parameters = parameters[1:]  # a class's initialiser makes its `self` itself
+    elif is_positional_form(func):
+        parameters = keyword_parameters(func)  # keyword-only ones and `**kwargs` too
     fixed = {p for p, a in zip(parameters, args, strict=False) if not perturbable(a)}
     if not fixed:
         return None
@@ -401,6 +405,8 @@ def padded(dargs: tuple[Any, ...], function: Callable[..., Any]) -> tuple[Any, .
     if code is None:
         return dargs
     count = code.co_argcount - (constructed_class(function) is not None)  # `self`: made
+    if is_positional_form(function):
+        count = len(keyword_parameters(function))
     if len(dargs) > count:
         return dargs
     return (*dargs, *(ZeroTangent(),) * (count + 1 - len(dargs)))

@@ -27,6 +27,7 @@ from srcad.emit import CompiledRule, emit
 from srcad.entry_rules import DERIVATIVE, entry_rules
 from srcad.errors import Diagnostic, MissingRuleError, SrcadError, UnsupportedSyntaxError
 from srcad.guards import Fact
+from srcad.keywords import is_positional_form
 from srcad.kinds import Kind, Signature, signature
 from srcad.passes import CHECKS, naming, pipeline
 from srcad.passes.analyses.operation_rules import forget_rule_signatures
@@ -308,6 +309,12 @@ class Compiler:
         hoist_lambdas(node)
         if is_generator(source.func):  # as the list of what it yields
             collect_yields(node)
+        if is_positional_form(source.func):  # every parameter positional (`srcad.keywords`)
+            arguments = node.args
+            star = [arguments.kwarg] if arguments.kwarg is not None else []
+            arguments.args = [*arguments.args, *arguments.kwonlyargs, *star]
+            arguments.kwonlyargs, arguments.kw_defaults, arguments.defaults = [], [], []
+            arguments.kwarg = None
         constructs = constructed_class(source.func)
         made = 1 if constructs is not None else 0  # an initialiser's `self`: made, not passed
         if constructs is not None:

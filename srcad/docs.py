@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from srcad import primitives
+from srcad.keywords import keyword_call
 from srcad.registry import REGISTRY, Origin
 
 _SYNTAX = {
@@ -25,6 +26,7 @@ _SYNTAX = {
     primitives.call: "calling a value `f(x)`",
     primitives.method: "method call `x.m(...)`",
     primitives.unpacked_call: "call unpacking arguments `f(a, *rest, **options)`",
+    keyword_call: "keywords into keyword-only parameters or `**kwargs`, `f(x, k=v, **options)`",
     primitives.logabsdet: "`numpy.linalg.slogdet(a)[1]` (`.logabsdet`) alone",
 }
 

@@ -15,8 +15,10 @@ import gast
 import numpy as np
 
 from srcad import primitives, syntax
+from srcad.keywords import keyword_call, takes_keywords
 from srcad.passes.base import Context
 from srcad.passes.checks.callees import Callees
+from srcad.passes.checks.in_place import TRUSTED_MODULES
 from srcad.primitives import index_update
 from srcad.syntax import LOAD, load, make, store
 
@@ -29,6 +31,10 @@ class SyntaxRewrites(ABC):
     @abstractmethod
     def atom(self, node: gast.expr) -> gast.expr:
         """`node` as an atom (`_Normaliser.atom`)."""
+
+    @abstractmethod
+    def _is_static(self, node: gast.expr) -> bool:
+        """Whether `node` is a constant or a dotted global name (`_Normaliser._is_static`)."""
 
     @abstractmethod
     def _emit(self, statement: gast.stmt) -> None:
@@ -91,6 +97,38 @@ class SyntaxRewrites(ABC):
         name = make(gast.Constant, value=target.attr, kind=None)
         args = [load(instance), name, self.atom(value)]
         self._assign(instance, self._primitive_call(primitives.with_attribute, args, target))
+
+    def _keyword_call(self, node: gast.Call, callee: Any) -> gast.expr | None:
+        """`g(a, *rest, k=v, **options)` as `keyword_call(g, ".*", ("k", None), a, rest, v,
+        options)` (`srcad.keywords`), where `g` is a Python function (no rule of its own,
+        no `*args`) and a keyword it cannot take by position passes a value the function
+        computes: one for a keyword-only parameter or its `**kwargs`, or a dict unpacked
+        with `**`. The keyword values are then parts with cotangents of their own. None
+        for any other call, which stays as it is: a library's function (NumPy's, SciPy's,
+        the standard library's) keeps its rule or its refusal."""
+        module = (getattr(callee, "__module__", None) or "").partition(".")[0]
+        registry = self.ctx.services.registry
+        if (
+            not takes_keywords(callee)
+            or module in TRUSTED_MODULES  # NumPy's, SciPy's, the standard library's, srcad's
+            or registry.rrule_for(callee) is not None
+            or registry.frule_for(callee) is not None
+        ):
+            return None
+        code = callee.__code__
+        positional = code.co_varnames[: code.co_argcount]
+        if not any(
+            (k.arg is None or k.arg not in positional) and not self._is_static(k.value)
+            for k in node.keywords
+        ):
+            return None
+        layout = "".join("*" if isinstance(a, gast.Starred) else "." for a in node.args)
+        parts = [self.atom(a.value if isinstance(a, gast.Starred) else a) for a in node.args]
+        names = make(gast.Tuple, elts=[make(gast.Constant, value=k.arg, kind=None)
+                                       for k in node.keywords], ctx=LOAD)  # fmt: skip
+        values = [self.atom(k.value) for k in node.keywords]
+        head = [self.atom(node.func), make(gast.Constant, value=layout, kind=None), names]
+        return self._primitive_call(keyword_call, [*head, *parts, *values], node)
 
     def _index_value(self, index: gast.expr) -> gast.expr:
         """An index as a value to pass on: an atom, or, where it holds slices (`:, j`),

@@ -489,6 +489,9 @@ class _Normaliser(SyntaxRewrites):
     def _call(self, node: gast.Call) -> gast.expr:
         callees = self.ctx.analysis_result(Callees).callees
         callee = callees.get(node)
+        with_keywords = self._keyword_call(node, callee) if node.keywords else None
+        if with_keywords is not None:
+            return with_keywords
         if unpacks(node):
             return self._unpacked_call(node, callees)
         registry = self.ctx.services.registry
