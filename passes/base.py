@@ -25,7 +25,8 @@ class CompilationRequest:
     differentiated parameters, the mode and target (`srcad.requests`), the kinds of the
     parameters the code is specialised for (`srcad.kinds`; empty: any), whether to
     optimise, and for a function nested in the one compiled, what it reads of its parent
-    (`captured`; in forward mode the parent's tangent names of those, `captured_dots`)."""
+    (`captured`; in forward mode the parent's tangent names of those, `captured_dots`);
+    for a class's initialiser, the class it builds (`constructs`)."""
 
     wrt: tuple[str, ...]
     mode: Mode = Mode.REVERSE
@@ -34,6 +35,9 @@ class CompilationRequest:
     optimise: bool = True
     captured: tuple[str, ...] = ()
     captured_dots: Mapping[str, str] = field(default_factory=dict)
+    # For a class's initialiser (`srcad.constructors`): the class it builds, whose instance
+    # takes the place of the first parameter, and is returned.
+    constructs: type | None = None
 
 
 @dataclass(frozen=True)

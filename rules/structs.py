@@ -1,14 +1,21 @@
 """Rules for building NamedTuples and dataclasses (`primitives.make_struct`, the normal form
 of `Kind(a, b=v)` where `primitives.struct_fields` proves the initialiser only stores its
-fields) and for `dataclasses.replace` (`primitives.replace_fields`). Their cotangents and
-tangents are structural `Tangent`s, by field name."""
+fields), for `dataclasses.replace` (`primitives.replace_fields`), and for the steps of a
+class's own `__init__` as srcad compiles it (`srcad.constructors`: `new_instance`,
+`with_attribute`). Their cotangents and tangents are structural `Tangent`s, by field name."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from srcad.errors import MissingRuleError
-from srcad.primitives import make_struct, replace_fields, struct_fields
+from srcad.primitives import (
+    make_struct,
+    new_instance,
+    replace_fields,
+    struct_fields,
+    with_attribute,
+)
 from srcad.registry import RuleSet
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -90,3 +97,42 @@ def replace_fields_frule(
     return replace_fields(value, names, *values), _struct_tangent(
         kind, fields, [dots[name] for name in fields]
     )
+
+
+# An instance `__init__` is building: its attributes have no derivative before they are
+# set, so the empty instance has none.
+rules.non_differentiable(new_instance)
+
+
+def _without(bar: Any, name: str) -> Any:
+    """The part of an instance's (co)tangent `bar` (a `Tangent` by attribute name) that is
+    not the attribute `name`'s."""
+    rest = {k: v for k, v in bar.fields.items() if k != name}
+    return Tangent.of_mapping(bar.primal_type, rest) if rest else ZeroTangent()
+
+
+@rules.rrule(with_attribute)
+def with_attribute_rrule(instance: Any, name: str, value: Any) -> tuple[Any, Pullback]:
+    """Setting an attribute as a new instance: the attribute's cotangent goes to the value
+    set, the others' to the instance it was set on."""
+
+    def with_attribute_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), ZeroTangent(), NoTangent(), ZeroTangent())
+        return (NoTangent(), _without(y_bar, name), NoTangent(), y_bar[name])
+
+    return with_attribute(instance, name, value), with_attribute_pullback
+
+
+@rules.frule(with_attribute)
+def with_attribute_frule(
+    dargs: tuple[Any, ...], instance: Any, name: str, value: Any
+) -> tuple[Any, Any]:
+    instance_dot, value_dot = unthunk(dargs[1]), unthunk(dargs[3])
+    fields = {} if isinstance(instance_dot, AbstractZero) else dict(instance_dot.fields)
+    fields[name] = value_dot
+    y = with_attribute(instance, name, value)
+    if all(isinstance(d, AbstractZero) for d in fields.values()):
+        return y, ZeroTangent()
+    return y, Tangent.of_mapping(type(instance), fields)

@@ -24,7 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from srcad.constructors import constructed_class
 from srcad.errors import SourceUnavailableError, SrcadError
+from srcad.keywords import is_positional_form
+from srcad.keywords import parameters as keyword_parameters
 from srcad.projection import ProjectTo
 from srcad.registry import REGISTRY, Registry
 from srcad.requests import Mode
@@ -363,6 +366,10 @@ def differentiated_parameters(
     if code is None or code.co_flags & inspect.CO_VARARGS or hasattr(func, "__wrapped__"):
         return None
     parameters = code.co_varnames[: code.co_argcount]
+    if constructed_class(func) is not None:
+        parameters = parameters[1:]  # a class's initialiser makes its `self` itself
+    elif is_positional_form(func):
+        parameters = keyword_parameters(func)  # keyword-only ones and `**kwargs` too
     fixed = {p for p, a in zip(parameters, args, strict=False) if not perturbable(a)}
     if not fixed:
         return None
@@ -395,6 +402,11 @@ def padded(dargs: tuple[Any, ...], function: Callable[..., Any]) -> tuple[Any, .
     arguments a call leaves to their defaults (or passes by keyword, which are not
     differentiated)."""
     code = getattr(function, "__code__", None)
-    if code is None or len(dargs) > code.co_argcount:
+    if code is None:
         return dargs
-    return (*dargs, *(ZeroTangent(),) * (code.co_argcount + 1 - len(dargs)))
+    count = code.co_argcount - (constructed_class(function) is not None)  # `self`: made
+    if is_positional_form(function):
+        count = len(keyword_parameters(function))
+    if len(dargs) > count:
+        return dargs
+    return (*dargs, *(ZeroTangent(),) * (count + 1 - len(dargs)))

@@ -22,10 +22,12 @@ from srcad.callables import (
     padded,
     unwrap,
 )
+from srcad.constructors import constructed_class, initialiser_facts
 from srcad.emit import CompiledRule, emit
 from srcad.entry_rules import DERIVATIVE, entry_rules
 from srcad.errors import Diagnostic, MissingRuleError, SrcadError, UnsupportedSyntaxError
 from srcad.guards import Fact
+from srcad.keywords import is_positional_form
 from srcad.kinds import Kind, Signature, signature
 from srcad.passes import CHECKS, naming, pipeline
 from srcad.passes.analyses.operation_rules import forget_rule_signatures
@@ -34,6 +36,7 @@ from srcad.passes.base import CompilationRequest, Context, Services, function_of
 from srcad.passes.checks.call_graph import raise_if_any
 from srcad.passes.checks.mutations import forget_changes
 from srcad.passes.naming import Namer
+from srcad.passes.transforms.generators import collect_yields, is_generator
 from srcad.passes.transforms.lambdas import hoist_lambdas
 from srcad.registry import Origin, Registry, Rule, RuleConfig, RuleSet
 from srcad.requests import Mode, Request
@@ -65,7 +68,8 @@ class CompiledCall:
         self.mode = mode
         self.signature = signature
         name = func.__name__.strip("<>")
-        self.__name__ = naming.frule(name) if mode is Mode.FORWARD else naming.rrule(name)
+        rule = naming.frule(name) if mode is Mode.FORWARD else naming.rrule(name)
+        self.__name__ = naming.identifier(rule)  # as the emitted rule is named (`__init__`'s)
         # The rule, its guards' check and the registry version it was compiled against:
         # one tuple, replaced at once, so another thread never sees half of an update.
         self._current: tuple[Callable[..., Any], Callable[[], bool], int] | None = None
@@ -236,6 +240,8 @@ class Compiler:
             return None
         code = func.__code__
         parameters = code.co_varnames[: code.co_argcount]
+        if constructed_class(func) is not None:
+            parameters = parameters[1:]  # an initialiser makes its `self` itself
         kinds = kinds if any(kind is not None for kind in kinds) else ()
         calls = self._compilations(func).calls
         call = calls.get((mode, kinds))
@@ -301,15 +307,28 @@ class Compiler:
                                          [diagnostic])  # fmt: skip
         node.decorator_list = []
         hoist_lambdas(node)
+        if is_generator(source.func):  # as the list of what it yields
+            collect_yields(node)
+        if is_positional_form(source.func):  # every parameter positional (`srcad.keywords`)
+            arguments = node.args
+            star = [arguments.kwarg] if arguments.kwarg is not None else []
+            arguments.args = [*arguments.args, *arguments.kwonlyargs, *star]
+            arguments.kwonlyargs, arguments.kw_defaults, arguments.defaults = [], [], []
+            arguments.kwarg = None
+        constructs = constructed_class(source.func)
+        made = 1 if constructs is not None else 0  # an initialiser's `self`: made, not passed
+        if constructs is not None:
+            source.facts += initialiser_facts(constructs)
+        parameters = [a.id for a in [*node.args.posonlyargs, *node.args.args]][made:]
         if wrt is None:
-            star = [node.args.vararg] if node.args.vararg is not None else []
-            wrt = tuple(a.id for a in [*node.args.posonlyargs, *node.args.args, *star])
+            star = [node.args.vararg.id] if node.args.vararg is not None else []
+            wrt = tuple([*parameters, *star])
         tree = gast.Module(body=[node], type_ignores=[])
-        parameters = [a.id for a in [*node.args.posonlyargs, *node.args.args]]
         kinds = {p: k for p, k in zip(parameters, request.signature, strict=False) if k is not None}
         inputs = CompilationRequest(
-            wrt, request.mode, request.target(bool(kinds)), kinds, request.optimise
-        )
+            wrt, request.mode, request.target(bool(kinds)), kinds, request.optimise,
+            constructs=constructs,
+        )  # fmt: skip
         return tree, Context(source, inputs, self._services(request.mode), Namer())
 
     def compile_nested(

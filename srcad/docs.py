@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from srcad import primitives
+from srcad.keywords import keyword_call
 from srcad.registry import REGISTRY, Origin
 
 _SYNTAX = {
@@ -21,9 +22,11 @@ _SYNTAX = {
     primitives.index_update: "`items[i] = v` (and `op=`) into a fresh array, list or dict",
     primitives.make_struct: "building a NamedTuple or dataclass `Kind(a, b=v)`",
     primitives.replace_fields: "`dataclasses.replace(value, b=v)`",
+    primitives.with_attribute: "`self.name = v` in a class's `__init__`, building `Kind(a, b)`",
     primitives.call: "calling a value `f(x)`",
     primitives.method: "method call `x.m(...)`",
     primitives.unpacked_call: "call unpacking arguments `f(a, *rest, **options)`",
+    keyword_call: "keywords into keyword-only parameters or `**kwargs`, `f(x, k=v, **options)`",
     primitives.logabsdet: "`numpy.linalg.slogdet(a)[1]` (`.logabsdet`) alone",
 }
 

@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from srcad.constructors import attribute_descriptor
+
 
 def make_tuple(*elements: Any) -> tuple[Any, ...]:
     """The primal of a tuple display `(a, b, ...)`."""
@@ -54,6 +56,31 @@ def make_struct(kind: type, *values: Any) -> Any:
     """`kind(a, b, ...)` of a NamedTuple or dataclass whose initialiser only stores its
     fields (`struct_fields`): the normal form's call, keyword arguments put in field order."""
     return kind(*values)
+
+
+def new_instance(kind: type) -> Any:
+    """The instance a call of the class `kind` hands its `__init__`, made as Python makes
+    it (`constructors.plain_class`): the first line of a class's compiled initialiser."""
+    return object.__new__(kind)
+
+
+def with_attribute(instance: Any, name: str, value: Any) -> Any:
+    """`instance.name = value` in a class's initialiser, as a new instance with the
+    attribute set (the normal form rebinds `self` to it: the mutation check proved nothing
+    else holds the instance yet). An attribute a descriptor of the class would store
+    (a property, a slot) is refused: its setter runs code srcad did not read."""
+    kind = type(instance)
+    found = attribute_descriptor(kind, name)
+    if found is not None:
+        raise TypeError(
+            f"srcad differentiates attribute assignment in `{kind.__qualname__}.__init__` "
+            f"into plain attributes, not into `.{name}`, which a "
+            f"{type(found).__name__} of the class stores"
+        )
+    result = object.__new__(kind)
+    result.__dict__.update(instance.__dict__)
+    result.__dict__[name] = value
+    return result
 
 
 def replace_fields(value: Any, names: tuple[str, ...], *values: Any) -> Any:

@@ -19,6 +19,7 @@ import gast
 import numpy as np
 
 from srcad import syntax
+from srcad.constructors import initialiser
 from srcad.errors import Diagnostic, SourceUnavailableError
 from srcad.guards import Fact, name_facts
 from srcad.kinds import FLOATS, Kind, constant_kind
@@ -547,12 +548,18 @@ def differentiated_function(callee: Any) -> Any:
 
     Any other wrapper, above all a `functools.wraps` decorator, is a function (or callable
     object) of its own, differentiated through its own source: what it does to the value
-    (`return 10 * fn(*args)`) is part of the derivative."""
+    (`return 10 * fn(*args)`) is part of the derivative.
+
+    A class whose instances its own Python `__init__` builds is differentiated through
+    that `__init__`, as the function that returns the instance
+    (`constructors.initialiser`)."""
     while isinstance(callee, tuple(TRANSPARENT_WRAPPERS)):
         wrapped = getattr(callee, "__wrapped__", None)
         if wrapped is None:
             break
         callee = wrapped
+    if isinstance(callee, type):  # a class built by its own `__init__`: its initialiser
+        return initialiser(callee) or callee
     return callee
 
 

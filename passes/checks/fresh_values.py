@@ -12,6 +12,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
+from srcad.constructors import attribute_descriptor
 from srcad.kinds import Kind
 from srcad.passes.analyses.scopes import owning_scope, variable_nodes
 from srcad.passes.base import Context
@@ -66,8 +67,7 @@ class FreshValues(ABC):
         bound = False
         for node in self._variable(use, use.id):
             if isinstance(node.ctx, gast.Param):
-                first = self.function.args.args[:1]
-                if not (self.fresh_first_parameter and first and node is first[0]):
+                if not self._made_for_call(node):
                     return False
                 bound = True
             elif isinstance(node.ctx, gast.Store):
@@ -82,6 +82,33 @@ class FreshValues(ABC):
                     return False
                 bound = True
         return bound
+
+    def _made_for_call(self, parameter: gast.Name) -> bool:
+        """Whether `parameter` is the first one, `self`, of a class's `__init__`, whose
+        instance Python makes for the call."""
+        first = self.function.args.args[:1]
+        return self.fresh_first_parameter and bool(first) and parameter is first[0]
+
+    def _builds(self, target: gast.Attribute) -> bool:
+        """Whether `target` is `self.name` in the body of a class's initialiser
+        (`srcad.constructors`), an attribute of the instance it makes."""
+        first = self.function.args.args[:1]
+        return (
+            self.fresh_first_parameter
+            and bool(first)
+            and isinstance(target.value, gast.Name)
+            and target.value.id == first[0].id
+            and self._scope(target) is self.function
+        )
+
+    def _why_not_stored(self, target: gast.Attribute) -> str | None:
+        """Why `self.name = v` in a class's initialiser does not store `v` in the instance:
+        a descriptor of the class (a property's setter, a slot) runs instead."""
+        kind = self.ctx.request.constructs
+        found = attribute_descriptor(kind, target.attr) if kind is not None else None
+        if found is None:
+            return None
+        return f"`.{target.attr}` is stored by a {type(found).__name__} of the class"
 
     def _variable(self, node: gast.AST, name: str) -> list[gast.Name]:
         """The name nodes of the variable `name` that a use of it at `node` refers to, by
@@ -191,6 +218,8 @@ class FreshValues(ABC):
         for node in nodes:
             parent = self.parents.get(node)
             if isinstance(node.ctx, gast.Param):
+                if self._made_for_call(node):
+                    continue
                 return f"`{name}` is a parameter, and may be the caller's array"
             if isinstance(node.ctx, gast.Store):
                 if isinstance(parent, gast.AugAssign):
@@ -285,6 +314,10 @@ class FreshValues(ABC):
             return self._reads_without_keeping(parent, self.parents.get(parent))
         if isinstance(parent, gast.Return) and self._owns(node):
             return True  # nothing of the function that owns the variable runs after it
+        if isinstance(parent, gast.Attribute) and parent.value is node:
+            # In a class's initialiser, an attribute it stored before: the value stored,
+            # not the instance (a descriptor that stores it is refused when it runs).
+            return isinstance(parent.ctx, gast.Load) and self._stored_before(parent)
         if isinstance(parent, gast.Subscript) and parent.value is node:
             # An item read: of an array, maybe a view (`rows[0]` of a matrix), so kept only
             # as far as the item itself is.
@@ -296,6 +329,20 @@ class FreshValues(ABC):
         if isinstance(parent, gast.Call) and node in parent.args:
             return is_fresh_function(self._resolve(parent.func))
         return False
+
+    def _stored_before(self, read: gast.Attribute) -> bool:
+        """Whether the attribute `read` reads (`self.name`) is assigned, on the same
+        variable, earlier in the function's text."""
+        assert isinstance(read.value, gast.Name)
+        return any(
+            isinstance(node, gast.Attribute)
+            and isinstance(node.ctx, gast.Store)
+            and node.attr == read.attr
+            and isinstance(node.value, gast.Name)
+            and node.value.id == read.value.id
+            and _end(node) < (read.lineno, read.col_offset)
+            for node in syntax.walk(self.function)
+        )
 
     def _after_every_change(self, node: gast.expr, changes: list[gast.AST]) -> bool:
         """A read after the last change (and in no loop around one) sees the final value
@@ -349,10 +396,14 @@ class FreshValues(ABC):
         return chain
 
 
-def _written_item(node: gast.AST, parent: gast.AST | None) -> gast.Subscript | None:
-    """The item assignment target `node[index]` (`node[index] = v`, `op=`), if `parent` is one."""
+def _written_item(
+    node: gast.AST, parent: gast.AST | None
+) -> gast.Subscript | gast.Attribute | None:
+    """The item assignment target `node[index]` (`node[index] = v`, `op=`), if `parent` is
+    one; or the attribute `node.name` so written (only an initialiser's `self` gets that
+    far: every other attribute write is refused)."""
     if (
-        isinstance(parent, gast.Subscript)
+        isinstance(parent, gast.Subscript | gast.Attribute)
         and parent.value is node
         and isinstance(parent.ctx, gast.Store)
     ):

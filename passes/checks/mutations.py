@@ -88,6 +88,8 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         self.rule_hint = f"or register a rule with @srcad.rrule.register({function.name})"
         self.function = function
         self._parents: dict[gast.AST, gast.AST] | None = None
+        if ctx.request.constructs is not None:  # a class's initialiser: `self` is made for it
+            self.fresh_first_parameter = True
         self.parameter_kinds = ctx.request.kinds
         self._numbers: dict[gast.AST, dict[str, Kind | None]] = {}
         self._callee_info: tuple[Any, Any] | None = None
@@ -226,9 +228,13 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         kind = "item" if isinstance(target, gast.Subscript) else "attribute"
         verb = f"deleting an {kind}" if isinstance(target.ctx, gast.Del) else f"{kind} assignment"
         why = ""
-        writes = isinstance(target, gast.Subscript) and isinstance(target.ctx, gast.Store)
+        writes = isinstance(target.ctx, gast.Store) and (
+            isinstance(target, gast.Subscript) or self._builds(target)
+        )
         if writes and not self.fresh_changes_allowed:  # (a callee's caller may hold it)
             reason = self._why_not_writable(target)
+            if isinstance(target, gast.Attribute) and reason is None:
+                reason = self._why_not_stored(target)
             if reason is None:
                 return []
             why = f", as it may be shared: {reason}"

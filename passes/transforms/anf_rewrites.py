@@ -1,8 +1,10 @@
 """The Python syntax the normal form (`to_anf.py`) turns into calls of primitives with rules,
 or into plainer statements: item writes into values the function made (`index_update`),
 NamedTuples and dataclasses built (`make_struct`), `dataclasses.replace` (`replace_fields`),
-f-strings (their formatted values atoms), `assert` (its test an atom) and a loop's `else`
-(a flag each `break` of the loop clears). `SyntaxRewrites` is a part of `_Normaliser`."""
+f-strings (their formatted values atoms), `assert` (its test an atom), a loop's `else`
+(a flag each `break` of the loop clears), and a class's `__init__` compiled as the function
+that builds the instance (`srcad.constructors`: `new_instance`, `with_attribute`).
+`SyntaxRewrites` is a part of `_Normaliser`."""
 
 from __future__ import annotations
 
@@ -13,8 +15,10 @@ import gast
 import numpy as np
 
 from srcad import primitives, syntax
+from srcad.keywords import keyword_call, takes_keywords
 from srcad.passes.base import Context
 from srcad.passes.checks.callees import Callees
+from srcad.passes.checks.in_place import TRUSTED_MODULES
 from srcad.primitives import index_update
 from srcad.syntax import LOAD, load, make, store
 
@@ -27,6 +31,10 @@ class SyntaxRewrites(ABC):
     @abstractmethod
     def atom(self, node: gast.expr) -> gast.expr:
         """`node` as an atom (`_Normaliser.atom`)."""
+
+    @abstractmethod
+    def _is_static(self, node: gast.expr) -> bool:
+        """Whether `node` is a constant or a dotted global name (`_Normaliser._is_static`)."""
 
     @abstractmethod
     def _emit(self, statement: gast.stmt) -> None:
@@ -66,6 +74,61 @@ class SyntaxRewrites(ABC):
         call = make(gast.Call, func=load(function), args=[load(name), index, written], keywords=[])
         self.ctx.analysis_result(Callees).callees[call] = index_update
         self._assign(name, call)
+
+    def made_instance(self, function: gast.FunctionDef, kind: type) -> str:
+        """A class's initialiser (`srcad.constructors`): its first parameter, `self`, is
+        no parameter but the instance the call makes first, `self = new_instance(Kind)`.
+        Its name, which the rewrites below write into and return."""
+        parameters = function.args.posonlyargs or function.args.args
+        instance = parameters.pop(0).id
+        kind_name = load(self.ctx.bind(kind, kind.__name__))
+        self._assign(instance, self._primitive_call(primitives.new_instance, [kind_name], function))
+        return instance
+
+    def _write_attribute(self, target: gast.Attribute, value: gast.expr, op: Any = None) -> None:
+        """`self.name = value` (with `op`: `self.name op= value`) in a class's initialiser,
+        the only attribute write the checks let through, as `self = with_attribute(self,
+        "name", value)`: a new instance (nothing else holds the old one yet)."""
+        assert isinstance(target.value, gast.Name)
+        instance = target.value.id
+        if op is not None:
+            old = self.atom(make(gast.Attribute, value=load(instance), attr=target.attr, ctx=LOAD))
+            value = make(gast.BinOp, left=old, op=op, right=self.atom(value))
+        name = make(gast.Constant, value=target.attr, kind=None)
+        args = [load(instance), name, self.atom(value)]
+        self._assign(instance, self._primitive_call(primitives.with_attribute, args, target))
+
+    def _keyword_call(self, node: gast.Call, callee: Any) -> gast.expr | None:
+        """`g(a, *rest, k=v, **options)` as `keyword_call(g, ".*", ("k", None), a, rest, v,
+        options)` (`srcad.keywords`), where `g` is a Python function (no rule of its own,
+        no `*args`) and a keyword it cannot take by position passes a value the function
+        computes: one for a keyword-only parameter or its `**kwargs`, or a dict unpacked
+        with `**`. The keyword values are then parts with cotangents of their own. None
+        for any other call, which stays as it is: a library's function (NumPy's, SciPy's,
+        the standard library's) keeps its rule or its refusal."""
+        module = (getattr(callee, "__module__", None) or "").partition(".")[0]
+        registry = self.ctx.services.registry
+        if (
+            not takes_keywords(callee)
+            or module in TRUSTED_MODULES  # NumPy's, SciPy's, the standard library's, srcad's
+            or registry.rrule_for(callee) is not None
+            or registry.frule_for(callee) is not None
+        ):
+            return None
+        code = callee.__code__
+        positional = code.co_varnames[: code.co_argcount]
+        if not any(
+            (k.arg is None or k.arg not in positional) and not self._is_static(k.value)
+            for k in node.keywords
+        ):
+            return None
+        layout = "".join("*" if isinstance(a, gast.Starred) else "." for a in node.args)
+        parts = [self.atom(a.value if isinstance(a, gast.Starred) else a) for a in node.args]
+        names = make(gast.Tuple, elts=[make(gast.Constant, value=k.arg, kind=None)
+                                       for k in node.keywords], ctx=LOAD)  # fmt: skip
+        values = [self.atom(k.value) for k in node.keywords]
+        head = [self.atom(node.func), make(gast.Constant, value=layout, kind=None), names]
+        return self._primitive_call(keyword_call, [*head, *parts, *values], node)
 
     def _index_value(self, index: gast.expr) -> gast.expr:
         """An index as a value to pass on: an atom, or, where it holds slices (`:, j`),
@@ -110,7 +173,7 @@ class SyntaxRewrites(ABC):
         values = [self.atom(k.value) for k in node.keywords]
         return self._primitive_call(primitives.replace_fields, [value, names, *values], node)
 
-    def _primitive_call(self, function: Any, args: list[gast.expr], node: gast.Call) -> gast.Call:
+    def _primitive_call(self, function: Any, args: list[gast.expr], node: gast.AST) -> gast.Call:
         bound = self.ctx.bind(function, function.__name__)
         where = {"lineno": getattr(node, "lineno", None), "col_offset": node.col_offset}
         call = make(gast.Call, func=load(bound), args=args, keywords=[], **where)

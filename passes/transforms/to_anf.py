@@ -81,9 +81,12 @@ class ToANF(Transform):
         scopes = ctx.analysis(Scopes, tree)
         ctx.namer.reserve(scopes.names)
         normaliser = _Normaliser(ctx, scopes)
-        body = normaliser.block(function.body)
+        if ctx.request.constructs is not None:  # a class's `__init__`, returning the instance
+            normaliser.origin = function
+            normaliser.instance = normaliser.made_instance(function, ctx.request.constructs)
+        body = normaliser.out + normaliser.block(function.body)
         if not body or not isinstance(body[-1], gast.Return):
-            body.append(make(gast.Return, value=make(gast.Constant, value=None, kind=None)))
+            body.append(make(gast.Return, value=normaliser.returned(None)))
             syntax.located(body[-1], function)
         function.body = body
         # The normal form binds names only by assignment, `for` and `def`: its scopes
@@ -104,6 +107,7 @@ class _Normaliser(SyntaxRewrites):
         self.out: list[gast.stmt] = []
         self.origin: gast.stmt | None = None
         self.bound: set[str] = set()  # the names the statements emitted so far bind
+        self.instance: str | None = None  # in a class's initialiser: the instance it builds
 
     def _emit(self, statement: gast.stmt) -> None:
         """Put `statement` next in the output (every statement of the normal form that
@@ -166,14 +170,24 @@ class _Normaliser(SyntaxRewrites):
         if isinstance(node.target, gast.Subscript):
             self._write_item(node.target, node.value, node.op)
             return
+        if isinstance(node.target, gast.Attribute):
+            self._write_attribute(node.target, node.value, node.op)
+            return
         assert isinstance(node.target, gast.Name)
         right = self.atom(node.value)
         self.into(
             node.target.id, make(gast.BinOp, left=load(node.target.id), op=node.op, right=right)
         )
 
+    def returned(self, value: gast.expr | None) -> gast.expr:
+        """What `return value` returns: a class's initialiser returns the instance."""
+        if self.instance is not None:
+            assert value is None or (isinstance(value, gast.Constant) and value.value is None)
+            return load(self.instance)
+        return value or make(gast.Constant, value=None, kind=None)
+
     def _return(self, node: gast.Return) -> None:
-        value = node.value or make(gast.Constant, value=None, kind=None)
+        value = self.returned(node.value)
         if isinstance(value, gast.Name) or self._is_static(value):
             self._emit(make(gast.Return, value=value))
         else:
@@ -325,6 +339,9 @@ class _Normaliser(SyntaxRewrites):
         if isinstance(target, gast.Subscript):
             self._write_item(target, value)
             return
+        if isinstance(target, gast.Attribute):
+            self._write_attribute(target, value)
+            return
         assert isinstance(target, gast.Tuple | gast.List)
         if isinstance(value, gast.Tuple | gast.List) and len(value.elts) == len(target.elts):
             self.parallel(target.elts, value.elts)
@@ -472,6 +489,9 @@ class _Normaliser(SyntaxRewrites):
     def _call(self, node: gast.Call) -> gast.expr:
         callees = self.ctx.analysis_result(Callees).callees
         callee = callees.get(node)
+        with_keywords = self._keyword_call(node, callee) if node.keywords else None
+        if with_keywords is not None:
+            return with_keywords
         if unpacks(node):
             return self._unpacked_call(node, callees)
         registry = self.ctx.services.registry

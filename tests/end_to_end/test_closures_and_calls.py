@@ -74,12 +74,15 @@ def test_captured_cell_is_read_live():
         cell.cell_contents = 3.0
 
 
-def test_active_keyword_only_argument_is_refused():
+def test_active_keyword_only_argument_is_differentiated():
+    """(Refused before issue 20: `srcad.keywords` differentiates keyword-only parameters.)"""
+
     def passes_active_power(x):
         return cf.keyword_only(2.0, power=x)
 
-    with pytest.raises(srcad.SrcadError, match="keyword argument `power`"):
-        srcad.grad(passes_active_power)(1.5)
+    assert srcad.grad(passes_active_power)(1.5) == pytest.approx(2.0**1.5 * np.log(2.0))
+    _, y_dot = srcad.jvp(passes_active_power, (1.5,), (1.0,))
+    assert y_dot == pytest.approx(2.0**1.5 * np.log(2.0))
 
 
 def test_lambda_that_is_not_assigned_is_refused_with_its_line():

@@ -94,7 +94,9 @@ MORE_CASES = [
     ("global", "def f(x):\n    global g\n    return x\n", [(2, 4, "E101")]),
     ("nonlocal", "def f(x):\n    y = x\n    def g(t):\n        nonlocal y\n        return t\n"
      "    return g(x)\n", [(4, 8, "E101")]),
-    ("yield", "def f(x):\n    yield x\n", [(2, 4, "E102")]),
+    # (a `yield` statement is differentiated: passes/transforms/generators.py)
+    ("yield", "def f(x):\n    y = yield x\n    return y\n", [(2, 8, "E102")]),
+    ("yield_in_while", "def f(x):\n    while True:\n        yield x\n", [(3, 8, "E102")]),
     ("yield_from", "def f(x):\n    yield from x\n", [(2, 4, "E102")]),
     ("import", "def f(x):\n    import math\n    return x\n", [(2, 4, "E101")]),
     ("del_name", "def f(x):\n    y = x\n    del y\n    return x\n", [(3, 4, "E101")]),

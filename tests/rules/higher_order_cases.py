@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from srcad import primitives
+from srcad.keywords import keyword_call
 from srcad.partials import log_base, power, power_slope, reciprocal, strong_product
 from srcad.primitives import logabsdet
 from srcad.projection import expand
@@ -397,6 +398,27 @@ def named_tuple(x):
     return np.sum(pair.first * pair.second)
 
 
+class Built:
+    """A class built by its own `__init__` (`srcad.constructors`)."""
+
+    def __init__(self, first, second):
+        self.first = first
+        self.second = second * first
+
+
+def built_instance(x):
+    built = Built(x * x, np.sin(x))
+    return np.sum(built.first * built.second)
+
+
+def _keyword_only(x, *, scale):
+    return x * scale
+
+
+def keyword_only(x):
+    return np.sum(_keyword_only(x, scale=np.sin(x)))
+
+
 def replaced_field(x):
     box = dataclasses.replace(Box(x, x * x), second=np.sin(x))
     return np.sum(box.first * box.second**2)
@@ -428,6 +450,8 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     np.nan_to_num: (nan_to_num, (VECTOR,)),
     primitives.index_update: (item_writes, (POSITIVE,)),
     primitives.make_struct: (named_tuple, (VECTOR,)),
+    primitives.with_attribute: (built_instance, (VECTOR,)),
+    keyword_call: (keyword_only, (VECTOR,)),
     primitives.replace_fields: (replaced_field, (VECTOR,)),
     np.var: (var, (VECTOR,)),
     np.std: (std, (VECTOR,)),

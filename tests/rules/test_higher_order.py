@@ -17,6 +17,7 @@ import pytest
 import srcad
 from srcad import primitives
 from srcad.errors import SrcadError
+from srcad.keywords import keyword_call
 from srcad.registry import REGISTRY, Linearity, Origin
 from srcad.testing import finite_difference_jvp, inner
 from tests.rules import higher_order_cases as cases
@@ -53,8 +54,13 @@ REFUSED: dict[Any, str] = {
     **dict.fromkeys((dict.get, dict.values, dict.items, dict.copy, list.copy), _RUN_TIME),
     **dict.fromkeys((primitives.call, primitives.unpacked_call, primitives.method), _RUN_TIME),
     getattr: _RUN_TIME,
+    keyword_call: _RUN_TIME,
     functools.partial: _RUN_TIME,
     primitives.make_struct: _STRUCT,
+    primitives.with_attribute: (
+        "it builds an instance's tangent, whose fields reverse mode reads through `getattr`, "
+        "itself refused here"
+    ),
     primitives.replace_fields: _STRUCT,
     map: _RUN_TIME,
     primitives.make_dict: "a dict's tangent is a `Tangent`, which reverse mode cannot index",
