@@ -279,6 +279,15 @@ def _divided(args: Sequence[Kind | None]) -> Kind | None:
     return _arithmetic(left, right, max(left[1], right[1]), divides=True)
 
 
+def _float_ufunc_of_two(args: Sequence[Kind | None]) -> Kind | None:
+    """`_divided`, but as SciPy's ufuncs give it: of two Python floats, a NumPy float64;
+    with a float32, none (`xlogy(0.5, np.float32(1))` is a float64, unlike NumPy's own)."""
+    kind = _divided(args)
+    if kind is None or kind[0] not in ("w", "f"):
+        return None
+    return (FLOAT[0], kind[1])
+
+
 def _powered(args: Sequence[Kind | None]) -> Kind | None:
     both = _two(args)
     if both is None or not both[2]:  # an int to an int power may be a float (2 ** -1)
@@ -334,6 +343,8 @@ FLOAT_OF_MATRIX = ResultKind("float of a matrix", _of_matrix(0))
 PROMOTED = ResultKind("promoted", _promoted, elementwise=True)
 # `/`: always a float.
 DIVIDED = ResultKind("divided", _divided, elementwise=True)
+# `scipy.special.xlogy`: a float64, of two numbers (no float32: SciPy promotes its own way).
+FLOAT_UFUNC_OF_TWO = ResultKind("float ufunc of two", _float_ufunc_of_two, elementwise=True)
 # `**`: a float where either operand is one.
 POWERED = ResultKind("powered", _powered, elementwise=True)
 # `@`: by the numbers of dimensions of a matrix or vector product.
