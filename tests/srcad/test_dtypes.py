@@ -6,6 +6,7 @@ width for `int`, ...) is passed, and every result must be a value of the kind pr
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import warnings
@@ -18,10 +19,9 @@ from srcad import dtypes
 from srcad.kinds import FLOAT, INT, PYTHON_FLOAT, Kind, join, kind_of
 from srcad.registry import REGISTRY
 
-try:  # SciPy's primitives are installed once it is imported (`Registry.defer`)
+# SciPy's primitives are installed once it is imported (`Registry.defer`), where it is.
+with contextlib.suppress(ImportError):
     import scipy.special  # noqa: F401
-except ImportError:  # pragma: no cover - an optional dependency
-    pass
 
 F32: Kind = ("f4", 0)
 F32_OR_PYTHON: Kind = ("f4w", 0)
