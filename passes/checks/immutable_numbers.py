@@ -22,7 +22,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import INT, PYTHON_FLOAT, RANGE, Kind, is_numeric
+from srcad.kinds import INT, PYTHON_FLOAT, RANGE, Kind, is_numeric, join
 from srcad.passes.analyses.scopes import variable_nodes
 from srcad.passes.analyses.value_kinds import BOTTOM, result_kind, subscript
 from srcad.passes.normal_form import OPERATORS
@@ -77,7 +77,7 @@ def variable_kinds(
                 if kind is BOTTOM:
                     continue  # what it reads has no kind yet
                 known = kinds.found.get(name, BOTTOM)
-                joined = kind if known is BOTTOM or known == kind else None
+                joined = kind if known is BOTTOM else join(known, kind)
                 if joined != known:
                     kinds.found[name] = joined
                     changed = True
