@@ -25,7 +25,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import Kind
+from srcad.kinds import Kind, is_real
 from srcad.passes.analyses.value_kinds import subscript
 from srcad.projection import sum_to
 from srcad.registry import REGISTRY, Registry
@@ -172,7 +172,7 @@ def adjoint_of(
     if texts is None or len(texts) != len(operands):
         return None
     result = primitive.result(kinds)
-    if result is None or result[0] != "f":
+    if result is None or not is_real(result):
         return None
     elementwise = primitive.elementwise
     broadcasts = elementwise and len(operands) == 2  # either operand may be stretched
@@ -219,7 +219,7 @@ def index_adjoint(
     """For `y = a[index]` with a float array `a` and an index of ints and slices: the names
     the index reads (its cotangent goes into `a_bar[index]`); else None."""
     base = kind_of(value.value)
-    if base is None or base[0] != "f" or base[1] == 0:
+    if base is None or not is_real(base) or base[1] == 0:
         return None
     if subscript(base, value.slice, kind_of) is None:  # ints and slices only
         return None

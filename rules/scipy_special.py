@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import scipy.special as special
 
-from srcad.kinds import DIVIDED, FLOAT_ELEMENTWISE
+from srcad.kinds import FLOAT_ELEMENTWISE, FLOAT_UFUNC_OF_TWO
 from srcad.projection import ProjectTo, conj, unbroadcast
 from srcad.registry import RuleSet
 from srcad.rules._support import options_by_name, with_reduced_axes
@@ -67,13 +67,13 @@ rules.primitive(
     special.xlogy,
     lambda x, y, z: np.log(y),
     lambda x, y, z: x / _divisor(x, y),
-    result=DIVIDED,
+    result=FLOAT_UFUNC_OF_TWO,
 )
 rules.primitive(
     special.xlog1py,
     lambda x, y, z: np.log1p(y),
     lambda x, y, z: x / _divisor(x, 1.0 + y),
-    result=DIVIDED,
+    result=FLOAT_UFUNC_OF_TWO,
 )
 # polygamma(n, x): the order `n` is an integer, which gets no cotangent (`ProjectTo`).
 rules.primitive(

@@ -378,10 +378,14 @@ def differentiated_parameters(
 
 def floating(derivative: Any, primal: Any) -> Any:
     """A derivative for a float argument with the argument's float type, though the code
-    computed it from ints (`d(x * n)/dx` is `n`)."""
+    computed it from ints (`d(x * n)/dx` is `n`), or (for a float32 argument) in float64,
+    which NumPy's promotion gives where a float64 value meets it."""
     integral = isinstance(derivative, bool | int | np.integer) or (
         isinstance(derivative, np.ndarray) and derivative.dtype.kind in "biu"
     )
+    if isinstance(primal, np.float32 | np.ndarray) and primal.dtype == np.float32:
+        widened = isinstance(derivative, np.ndarray | np.generic) and derivative.dtype == np.float64
+        return ProjectTo(primal)(derivative) if integral or widened else derivative
     inexact = isinstance(primal, float | complex | np.inexact) or (
         isinstance(primal, np.ndarray) and primal.dtype.kind in "fc"
     )

@@ -81,7 +81,7 @@ from srcad.emit import nested_code, register_text
 from srcad.entry_rules import DISPATCHER
 from srcad.errors import SrcadError
 from srcad.guards import Guards
-from srcad.kinds import FLOAT, INT, Kind, Signature, kind_of, signature
+from srcad.kinds import FLOAT, INT, Kind, Signature, is_real, kind_of, signature
 from srcad.registry import RuleFn
 from srcad.requests import Request
 from srcad.tangents import NoTangent
@@ -197,6 +197,8 @@ class Dispatcher:
             "kind_of": kind_of,
             "ndarray": np.ndarray,
             "float64": np.dtype(np.float64),
+            "float32": np.dtype(np.float32),
+            "float32_scalar": np.float32,
             "REAL": REAL,
             # As `exec` would: without it, every builtin the entry reads is a slow lookup.
             "__builtins__": builtins.__dict__,
@@ -520,7 +522,13 @@ def _is_type(name: str, cls: str) -> gast.Compare:
 
 
 def _is_float(kind: Kind | None) -> bool:
-    return kind is not None and kind[0] == "f"
+    return is_real(kind)
+
+
+# The type of an argument of a float kind other than FLOAT, and the dtype of its array:
+# a gradient of that kind has the argument's float type (`srcad.dtypes`).
+_SCALAR_TYPES = {"f4": "float32_scalar"}
+_DTYPES = {"f": "float64", "f4": "float32"}
 
 
 def _test(name: str, kind: Kind | None) -> gast.expr:
@@ -533,19 +541,26 @@ def _test(name: str, kind: Kind | None) -> gast.expr:
     if kind == INT:
         return _is_type(name, "int")
     dtype, ndim = kind
+    if ndim == 0:
+        return _is_type(name, _SCALAR_TYPES[dtype])
     ndim_is = _compare(_attribute(name, "ndim"), gast.Eq(), _constant(ndim))
     array = [_is_type(name, "ndarray"), ndim_is]
     dtype_of = _attribute(name, "dtype")
-    if dtype == "f":
-        return _and([*array, _compare(dtype_of, gast.Is(), _load("float64"))])
+    if dtype in _DTYPES:
+        return _and([*array, _compare(dtype_of, gast.Is(), _load(_DTYPES[dtype]))])
     kind_of_dtype = gast.Attribute(value=dtype_of, attr="kind", ctx=gast.Load())
     return _and([*array, _compare(kind_of_dtype, gast.In(), _constant("iu"))])
 
 
 def _result_test(name: str, kind: Kind | None) -> gast.expr:
     """The plain type of the gradient for an argument of `kind` (a float kind): a float,
-    or a float64 array (the code may compute an int array, `d(x * n)/dx` for int `n`)."""
+    or an array of the argument's dtype (the code may compute an int array, `d(x * n)/dx`
+    for int `n`, or a float64 one for a float32 argument); a float32 for a float32."""
+    assert kind is not None
     if kind == FLOAT:
         return _is_type(name, "float")
+    if kind[1] == 0:
+        return _is_type(name, _SCALAR_TYPES[kind[0]])
     dtype_of = _attribute(name, "dtype")
-    return _and([_is_type(name, "ndarray"), _compare(dtype_of, gast.Is(), _load("float64"))])
+    dtype = _load(_DTYPES[kind[0]])
+    return _and([_is_type(name, "ndarray"), _compare(dtype_of, gast.Is(), dtype)])

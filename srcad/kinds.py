@@ -2,9 +2,16 @@
 
 A kind is `(dtype, ndim)`: `("f", 0)` a real float (a Python `float` or a NumPy float64
 scalar), `("i", 0)` an int (Python or NumPy, never a bool), `("f", n)` and `("i", n)` a
-float64 or integer `ndarray` with `n >= 1` dimensions. Everything else (complex numbers,
-float32, bools, lists, 0-d arrays, objects) has no kind, written `None`: code touching it
-calls the general rules, which handle any type.
+float64 or integer `ndarray` with `n >= 1` dimensions; `("f4", 0)` a NumPy float32 scalar
+and `("f4", n)` a float32 array. Two kinds of floats only code gives (never an argument):
+`("w", 0)`, a Python float for sure (a literal `2.0`, `math.sin`'s result), and `("f4w",
+0)`, a float32 scalar or a Python float (`s = 0.0` then `s += x[i]` over a float32 array).
+They matter because NumPy 2 promotes a Python float weakly (NEP 50): `float32 array * 2.0`
+is a float32 array, `float32 array * np.float64(2.0)` a float64 one, so the kind of a
+result follows the dtype class of its operands (`promoted`, below, NumPy's own rules).
+Everything else (complex numbers, float16, bools, lists, 0-d arrays, objects) has no kind,
+written `None`: code touching it calls the general rules, which handle any type (complex
+values above all: the inline derivatives are written for real numbers, without `conj`).
 
 Compiled rules are specialised on the kinds of the arguments they are called with (their
 *signature*): where every operand of an operation has a kind, the emitted code can do the
@@ -22,17 +29,20 @@ from typing import Any
 
 import numpy as np
 
+from srcad import dtypes
+
 Kind = tuple[str, int]
 Signature = tuple[Kind | None, ...]
 
 FLOAT: Kind = ("f", 0)
+PYTHON_FLOAT: Kind = ("w", 0)  # a Python float for sure: a literal (`srcad.dtypes`)
 INT: Kind = ("i", 0)
 RANGE: Kind = ("range", 0)  # what `range(...)` gives: iterating it gives ints
 # A tuple of Python floats (a module's coefficients): iterating it, or indexing it with an
 # int, gives a float. Only constants read from outside the function have it (`constant_kind`).
 FLOATS: Kind = ("floats", 1)
 
-_SCALARS: dict[type, Kind] = {float: FLOAT, np.float64: FLOAT, int: INT}
+_SCALARS: dict[type, Kind] = {float: FLOAT, np.float64: FLOAT, int: INT, np.float32: ("f4", 0)}
 _SCALARS.update({t: INT for t in (np.int8, np.int16, np.int32, np.int64, np.intp)})
 _SCALARS.update({t: INT for t in (np.uint8, np.uint16, np.uint32, np.uint64)})
 
@@ -41,7 +51,7 @@ def kind_of(value: Any) -> Kind | None:
     """The kind of one value, or None.
 
     >>> kind_of(1.5), kind_of(np.zeros((2, 3))), kind_of(True), kind_of(np.float32(1))
-    (('f', 0), ('f', 2), None, None)
+    (('f', 0), ('f', 2), None, ('f4', 0))
     """
     kind = _SCALARS.get(type(value))
     if kind is not None or type(value) is not np.ndarray:
@@ -52,6 +62,8 @@ def kind_of(value: Any) -> Kind | None:
     code = value.dtype.char
     if code == "d":
         return ("f", ndim)
+    if code == "f":  # NumPy's character code of float32
+        return ("f4", ndim)
     if value.dtype.kind in "iu":
         return ("i", ndim)
     return None
@@ -83,11 +95,13 @@ def describe(kind: Kind | None) -> str:
     if kind is None:
         return "?"
     dtype, ndim = kind
-    base = "float" if dtype == "f" else "int"
+    base = _NAMES.get(dtype, "?")
     return base if ndim == 0 else f"{base}[{', '.join([':'] * ndim)}]"
 
 
-_KIND = re.compile(r"\s*(float|int|\?)\s*(?:\[\s*(:(?:\s*,\s*:)*)\s*\])?\s*")
+_NAMES = {"f": "float", "w": "float", "f4": "float32", "i": "int"}
+_CODES = {"float": "f", "float32": "f4", "int": "i"}
+_KIND = re.compile(r"\s*(float32|float|int|\?)\s*(?:\[\s*(:(?:\s*,\s*:)*)\s*\])?\s*")
 
 
 def parse_signature(text: str) -> Signature:
@@ -102,7 +116,7 @@ def parse_signature(text: str) -> Signature:
         if match is None:
             raise ValueError(
                 f"cannot read the argument kind {part.strip()!r}: write float, int, "
-                "float[:] (one `:` per dimension), int[:, :], or ? for anything else"
+                "float[:] (one `:` per dimension), int[:, :], float32[:], or ? for anything else"
             )
         base, dims = match.groups()
         if base == "?":
@@ -111,7 +125,7 @@ def parse_signature(text: str) -> Signature:
             kinds.append(None)
             continue
         ndim = dims.count(":") if dims else 0
-        kinds.append(("f" if base == "float" else "i", ndim))
+        kinds.append((_CODES[base], ndim))
     return tuple(kinds)
 
 
@@ -152,8 +166,33 @@ class ResultKind:
         return self.of(args)
 
 
-def _numeric(kind: Kind | None) -> bool:
-    return kind is not None and kind[0] in "fi"
+def is_real(kind: Kind | None) -> bool:
+    """Whether values of this kind are real floats or float arrays, of any precision
+    (`srcad.dtypes`): what an inline derivative, written without `conj`, may act on."""
+    return kind is not None and dtypes.is_real(kind[0])
+
+
+def is_real_scalar(kind: Kind | None) -> bool:
+    """Whether values of this kind are real floats of no dimensions (immutable numbers)."""
+    return is_real(kind) and kind is not None and kind[1] == 0
+
+
+def is_numeric(kind: Kind | None) -> bool:
+    """Whether values of this kind are real floats, ints, or arrays of them."""
+    return kind is not None and (kind[0] == "i" or dtypes.is_real(kind[0]))
+
+
+def join(first: Kind | None, second: Kind | None) -> Kind | None:
+    """A kind holding the values of both (a name assigned by two statements), or None."""
+    if first == second or first is None or second is None:
+        return first if first == second else None
+    if first[1] != 0 or second[1] != 0:
+        return None
+    code = dtypes.joined(first[0], second[0])
+    return None if code is None else (code, 0)
+
+
+_numeric = is_numeric
 
 
 def _one(args: Sequence[Kind | None]) -> Kind | None:
@@ -161,28 +200,45 @@ def _one(args: Sequence[Kind | None]) -> Kind | None:
     return args[0] if len(args) == 1 and _numeric(args[0]) else None
 
 
+def _float_function(arg: Kind | None, ndim: int) -> Kind | None:
+    """A NumPy float function's result of `ndim` dimensions, for one argument of this
+    kind (`srcad.dtypes.float_function`)."""
+    code = None if arg is None else dtypes.float_function(arg[0])
+    return None if code is None else (code, ndim)
+
+
 def _float_elementwise(args: Sequence[Kind | None]) -> Kind | None:
     arg = _one(args)
-    return None if arg is None else ("f", arg[1])
+    return None if arg is None else _float_function(arg, arg[1])
 
 
 def _same(args: Sequence[Kind | None]) -> Kind | None:
-    return _one(args)
+    """The argument's kind, but a Python float may come back a NumPy float64 (`np.abs`)
+    and a float32-or-Python-float either."""
+    arg = _one(args)
+    if arg is None or arg[0] == "f4w":
+        return None
+    return FLOAT if arg[0] == "w" else arg
 
 
 def _float_of_float(args: Sequence[Kind | None]) -> Kind | None:
     arg = _one(args)
-    return FLOAT if arg is not None and arg[1] == 0 else None
+    return PYTHON_FLOAT if arg is not None and arg[1] == 0 else None
 
 
 def _to_float(args: Sequence[Kind | None]) -> Kind | None:
-    return FLOAT if _one(args) is not None else None
+    arg = _one(args)
+    return None if arg is None else _float_function(arg, 0)
 
 
-def _of_matrix(result: Kind) -> Callable[[Sequence[Kind | None]], Kind | None]:
+def _of_matrix(ndim: int) -> Callable[[Sequence[Kind | None]], Kind | None]:
+    """A float of `ndim` dimensions from a matrix: float64 from ints, else its own."""
+
     def of(args: Sequence[Kind | None]) -> Kind | None:
         arg = _one(args)
-        return result if arg is not None and arg[1] == 2 else None
+        if arg is None or arg[1] != 2:
+            return None
+        return ("f", ndim) if arg[0] == "i" else _float_function(arg, ndim)
 
     return of
 
@@ -192,29 +248,52 @@ def _two(args: Sequence[Kind | None]) -> tuple[Kind, Kind, bool] | None:
     if len(args) != 2:
         return None
     left, right = args
-    if left is None or right is None or left[0] not in "fi" or right[0] not in "fi":
+    if not (_numeric(left) and _numeric(right)):
         return None
-    return left, right, "f" in (left[0], right[0])
+    assert left is not None and right is not None
+    return left, right, is_real(left) or is_real(right)
+
+
+def _arithmetic(left: Kind, right: Kind, ndim: int, divides: bool = False) -> Kind | None:
+    """The result of `ndim` dimensions of NumPy's arithmetic on `left` and `right`: ints
+    stay ints (`/` aside), floats follow NumPy's promotion (`srcad.dtypes.promoted`)."""
+    if left[0] == "i" and right[0] == "i" and not divides:
+        return ("i", ndim)
+    code = dtypes.promoted((left, right), divides)
+    return None if code is None or code == "i" else (code, ndim)
 
 
 def _promoted(args: Sequence[Kind | None]) -> Kind | None:
     both = _two(args)
     if both is None:
         return None
-    left, right, floats = both
-    return ("f" if floats else "i", max(left[1], right[1]))
+    left, right, _ = both
+    return _arithmetic(left, right, max(left[1], right[1]))
 
 
 def _divided(args: Sequence[Kind | None]) -> Kind | None:
     both = _two(args)
-    return None if both is None else ("f", max(both[0][1], both[1][1]))
+    if both is None:
+        return None
+    left, right, _ = both
+    return _arithmetic(left, right, max(left[1], right[1]), divides=True)
+
+
+def _float_ufunc_of_two(args: Sequence[Kind | None]) -> Kind | None:
+    """`_divided`, but as SciPy's ufuncs give it: of two Python floats, a NumPy float64;
+    with a float32, none (`xlogy(0.5, np.float32(1))` is a float64, unlike NumPy's own)."""
+    kind = _divided(args)
+    if kind is None or kind[0] not in ("w", "f"):
+        return None
+    return (FLOAT[0], kind[1])
 
 
 def _powered(args: Sequence[Kind | None]) -> Kind | None:
     both = _two(args)
     if both is None or not both[2]:  # an int to an int power may be a float (2 ** -1)
         return None
-    return ("f", max(both[0][1], both[1][1]))
+    left, right, _ = both
+    return _arithmetic(left, right, max(left[1], right[1]))
 
 
 _PRODUCT_NDIM = {(2, 2): 2, (2, 1): 1, (1, 2): 1, (1, 1): 0}
@@ -224,17 +303,19 @@ def _matrix_product(args: Sequence[Kind | None]) -> Kind | None:
     both = _two(args)
     if both is None:
         return None
-    left, right, floats = both
+    left, right, _ = both
     ndim = _PRODUCT_NDIM.get((left[1], right[1]))
-    return None if ndim is None else ("f" if floats else "i", ndim)
+    return None if ndim is None else _arithmetic(left, right, ndim)
 
 
 def _extremum(args: Sequence[Kind | None]) -> Kind | None:
-    """`min(a, b)` of numbers of one kind returns one of them: that kind."""
-    first = args[0] if len(args) >= 2 else None
-    if first is None or first[1] != 0 or first[0] not in "fi":
+    """`min(a, b)` of numbers returns one of them: a kind holding each of theirs."""
+    if len(args) < 2 or not all(_numeric(arg) and arg[1] == 0 for arg in args):  # type: ignore[index]
         return None
-    return first if all(arg == first for arg in args) else None
+    found = args[0]
+    for arg in args[1:]:
+        found = join(found, arg)
+    return found
 
 
 def _count(args: Sequence[Kind | None]) -> Kind | None:
@@ -245,27 +326,30 @@ def _range(args: Sequence[Kind | None]) -> Kind | None:
     return RANGE if args and all(a == INT for a in args) else None
 
 
-# NumPy's float ufuncs (`np.sin`): a float, or a float array of the argument's dimensions.
+# NumPy's float ufuncs (`np.sin`): a float, or a float array of the argument's dimensions,
+# of the argument's precision.
 FLOAT_ELEMENTWISE = ResultKind("float elementwise", _float_elementwise, elementwise=True)
 # `np.abs`, `np.square`, `-x`: the argument's own kind (an int stays an int).
 SAME_KIND = ResultKind("same kind", _same, elementwise=True)
-# `math.sin`, `float`: a float, of a float or an int only.
+# `math.sin`, `float`: a Python float, of a float or an int only.
 FLOAT_OF_FLOAT = ResultKind("float of a float", _float_of_float, elementwise=True)
-# `np.sum`, `np.mean` without options: a float, of any number or array.
+# `np.sum`, `np.mean` without options: a float of the array's precision.
 REDUCED_TO_FLOAT = ResultKind("reduced to a float", _to_float)
 # `np.linalg.inv`: a float matrix, of a matrix.
-MATRIX_OF_MATRIX = ResultKind("matrix of a matrix", _of_matrix(("f", 2)))
+MATRIX_OF_MATRIX = ResultKind("matrix of a matrix", _of_matrix(2))
 # `logabsdet`: a float, of a matrix.
-FLOAT_OF_MATRIX = ResultKind("float of a matrix", _of_matrix(FLOAT))
+FLOAT_OF_MATRIX = ResultKind("float of a matrix", _of_matrix(0))
 # `+`, `-`, `*`, `%`, `//`: Python's and NumPy's promotion, broadcast.
 PROMOTED = ResultKind("promoted", _promoted, elementwise=True)
 # `/`: always a float.
 DIVIDED = ResultKind("divided", _divided, elementwise=True)
+# `scipy.special.xlogy`: a float64, of two numbers (no float32: SciPy promotes its own way).
+FLOAT_UFUNC_OF_TWO = ResultKind("float ufunc of two", _float_ufunc_of_two, elementwise=True)
 # `**`: a float where either operand is one.
 POWERED = ResultKind("powered", _powered, elementwise=True)
 # `@`: by the numbers of dimensions of a matrix or vector product.
 MATRIX_PRODUCT = ResultKind("matrix product", _matrix_product)
-# `min`, `max` of several numbers of one kind (their items' kind).
+# `min`, `max` of several numbers (one of their items: a kind holding each of theirs).
 EXTREMUM = ResultKind("one of its arguments", _extremum)
 # `len`: an int.
 COUNT = ResultKind("count", _count)

@@ -255,8 +255,8 @@ class RuleSet:
         >>> y_again, y_dot = rules.frules[np.fabs].rrule((None, 0.5), -2.0)
         >>> float(y), pullback(3.0), float(y_dot)
         (2.0, (NoTangent(), -3.0), -0.5)
-        >>> fact.result([("i", 1)]), fact.elementwise
-        (('f', 1), True)
+        >>> fact.result([("f4", 1)]), fact.elementwise
+        (('f4', 1), True)
         """
         if function in self.primitives:
             raise ValueError(f"rule set {self.name!r} has two entries for {primal_name(function)}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax
+from srcad.kinds import is_numeric
 from srcad.passes.analyses.scopes import LocalFunction, Scopes
 from srcad.passes.analyses.value_kinds import RANGE, ValueKinds
 from srcad.passes.base import Analysis, Context, function_of
@@ -60,7 +61,7 @@ def numeric(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
     if not isinstance(value, gast.Name) or not ctx.request.kinds:
         return False
     kind = ctx.analysis(ValueKinds, tree).of(value)
-    return kind is not None and kind[0] in "fi"
+    return is_numeric(kind)
 
 
 def index_names(value: gast.Subscript, tree: gast.Module, ctx: Context) -> list[str]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import gast
 
+from srcad.kinds import FLOAT, is_real
 from srcad.passes.analyses.activity import Activity
 from srcad.passes.analyses.needed_cotangents import NeededCotangents
 from srcad.passes.analyses.operation_rules import OperationRules
@@ -80,7 +81,7 @@ class InlinePlans(Analysis[Plans]):
             floats = {
                 n
                 for n in operand_names[statement]
-                if n in active and (kinds.kinds.get(n) or ("f", 0))[0] == "f"
+                if n in active and is_real(kinds.kinds.get(n) or FLOAT)
             }
             primal = rules[statement].primal
             plan = adjoint_of(

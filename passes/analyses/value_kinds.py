@@ -9,7 +9,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import FLOAT, FLOATS, INT, RANGE, Kind, Signature
+from srcad.kinds import FLOATS, INT, PYTHON_FLOAT, RANGE, Kind, Signature, is_numeric, join
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
 from srcad.passes.normal_form import OPERATORS, walk_statements
@@ -109,13 +109,15 @@ class ValueKinds(Analysis["ValueKinds"]):
         return self
 
     def _returned(self, function: gast.FunctionDef) -> Kind | None:
-        """The one kind of every value the function returns (None: unknown, or several)."""
+        """A kind of every value the function returns (None: unknown, or none holds them all)."""
         found: Kind | None = BOTTOM
         for statement in walk_statements(function.body):
             if isinstance(statement, gast.Return):
                 kind = self.of(statement.value) if statement.value is not None else None
-                if found is not BOTTOM and kind != found:
-                    return None
+                if found is not BOTTOM:
+                    kind = join(found, kind)
+                    if kind is None:
+                        return None
                 found = kind
         return None if found is BOTTOM else found
 
@@ -143,7 +145,7 @@ class ValueKinds(Analysis["ValueKinds"]):
             return result_kind(self.ctx.services.registry, OPERATORS[type(value.op)], operands)
         if isinstance(value, gast.Constant):
             if type(value.value) is float:
-                return FLOAT
+                return PYTHON_FLOAT  # weak in NumPy's promotion (`srcad.dtypes`)
             return INT if type(value.value) is int else None
         if isinstance(value, gast.UnaryOp):
             function = OPERATORS.get(type(value.op))
@@ -152,7 +154,7 @@ class ValueKinds(Analysis["ValueKinds"]):
             return subscript(self.of(value.value), value.slice, self.of)
         if isinstance(value, gast.Attribute) and value.attr in ("size", "ndim"):
             base = self.of(value.value)
-            return INT if base is not None and base[0] in "fi" and base[1] != 0 else None
+            return INT if is_numeric(base) and base is not None and base[1] != 0 else None
         if isinstance(value, gast.Call) and not value.keywords:
             arguments = [self.of(a) for a in value.args]
             callee = self.callee(value)
@@ -265,7 +267,7 @@ def _add_names(node: gast.AST, found: list[str]) -> None:
 def _join(found: dict[str, Kind | None], name: str, kind: Kind | None) -> Kind | None:
     if name not in found:
         return kind
-    return found[name] if found[name] == kind else None
+    return join(found[name], kind)
 
 
 def _item(iterable: Kind | None) -> Kind | None:
@@ -273,7 +275,7 @@ def _item(iterable: Kind | None) -> Kind | None:
     if iterable == RANGE:
         return INT
     if iterable == FLOATS:
-        return FLOAT
+        return PYTHON_FLOAT
     if iterable is None or iterable[1] == 0:
         return None
     return (iterable[0], iterable[1] - 1)
@@ -293,7 +295,7 @@ def subscript(base: Kind | None, index: gast.expr, of: Any) -> Kind | None:
     if base is None or base[1] == 0 or base == RANGE:
         return None
     if base == FLOATS:  # a tuple of floats: an int index gives a float, a slice a tuple
-        return FLOAT if of(index) == INT else None
+        return PYTHON_FLOAT if of(index) == INT else None
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     removed = 0
     for part in parts:

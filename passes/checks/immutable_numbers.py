@@ -22,7 +22,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import FLOAT, INT, RANGE, Kind
+from srcad.kinds import INT, PYTHON_FLOAT, RANGE, Kind, is_numeric, join
 from srcad.passes.analyses.scopes import variable_nodes
 from srcad.passes.analyses.value_kinds import BOTTOM, result_kind, subscript
 from srcad.passes.normal_form import OPERATORS
@@ -32,12 +32,12 @@ from srcad.registry import Registry
 NUMBER: Kind = ("number", 0)
 
 # Builtins whose result is a number of this kind whatever their arguments (or an error).
-_RESULTS: dict[Any, Kind] = {float: FLOAT, int: INT, len: INT, bool: NUMBER}
+_RESULTS: dict[Any, Kind] = {float: PYTHON_FLOAT, int: INT, len: INT, bool: NUMBER}
 
 
 def holds_number(kind: Kind | None) -> bool:
     """Whether a value of this kind is surely an immutable number (no array, no 0-d array)."""
-    return kind is not None and kind[1] == 0 and kind[0] in ("f", "i", NUMBER[0])
+    return kind is not None and kind[1] == 0 and (is_numeric(kind) or kind == NUMBER)
 
 
 def variable_kinds(
@@ -77,7 +77,7 @@ def variable_kinds(
                 if kind is BOTTOM:
                     continue  # what it reads has no kind yet
                 known = kinds.found.get(name, BOTTOM)
-                joined = kind if known is BOTTOM or known == kind else None
+                joined = kind if known is BOTTOM else join(known, kind)
                 if joined != known:
                     kinds.found[name] = joined
                     changed = True
@@ -127,7 +127,7 @@ class _Kinds:
         """The kind of an expression (BOTTOM while a variable it reads has none yet)."""
         if isinstance(value, gast.Constant):
             if type(value.value) is float:
-                return FLOAT
+                return PYTHON_FLOAT
             return INT if type(value.value) is int else None
         if isinstance(value, gast.Name):
             if value.id in self.variables:

@@ -18,7 +18,7 @@ from typing import Any
 
 import gast
 
-from srcad.kinds import FLOAT
+from srcad.kinds import is_real_scalar
 from srcad.passes import naming
 from srcad.passes.analyses.reverse_index import ReverseIndex
 from srcad.passes.analyses.value_kinds import ValueKinds
@@ -141,7 +141,7 @@ class Cotangents:
     def zero_for(self, name: str) -> gast.expr:
         """The cotangent `name` starts from: 0.0 where its kind is a float (adding to it is
         then a float addition), else the symbolic zero."""
-        if self.kinds is not None and self.kinds.kinds.get(name) == FLOAT:
+        if self.kinds is not None and is_real_scalar(self.kinds.kinds.get(name)):
             return constant(0.0)
         return self.zero(ZeroTangent)
 

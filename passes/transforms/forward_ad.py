@@ -5,7 +5,7 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax
-from srcad.kinds import INT
+from srcad.kinds import INT, is_real
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity, target_names
 from srcad.passes.analyses.operation_rules import OperationRules
@@ -165,8 +165,7 @@ class ForwardAD(RuleCalls, Transform):
             if isinstance(a, gast.Name)
             and id(a) in differentiable
             and a.id in self.active
-            and k is not None
-            and k[0] == "f"
+            and is_real(k)
         }
         rule = self.rules[statement]
         plan = adjoint_of(

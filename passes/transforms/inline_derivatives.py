@@ -24,7 +24,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import FLOAT
+from srcad.kinds import is_real_scalar
 from srcad.passes.analyses.inline_plans import Plans
 from srcad.passes.analyses.statement_index import StatementIndex
 from srcad.passes.analyses.uniform_cotangents import Uniform
@@ -164,7 +164,8 @@ class InlinedDerivatives:
             assert isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
             base = value.value.id
             index = _substituted(saved["index"], saved)
-            if base in self.buffers and self.kinds is not None and self.kinds.of(value) == FLOAT:
+            kinds = self.kinds
+            if base in self.buffers and kinds is not None and is_real_scalar(kinds.of(value)):
                 # One element: `+=` on a float, which takes a symbolic zero too.
                 element = make(
                     gast.Subscript, value=load(cotangents.bar(base)), slice=index, ctx=STORE

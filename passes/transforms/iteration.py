@@ -8,7 +8,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import Kind
+from srcad.kinds import Kind, is_numeric
 from srcad.passes.analyses.scopes import Scopes
 from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Context, Transform, function_of
@@ -155,7 +155,7 @@ class Iteration(Transform):
 
     def _array(self, name: str) -> bool:
         kind: Kind | None = self.kinds.kinds.get(name)
-        return kind is not None and kind[0] in ("f", "i") and kind[1] >= 1
+        return kind is not None and is_numeric(kind) and kind[1] >= 1
 
     def _builtin(self, func: gast.expr) -> Any:
         """The builtin a call's function names (guarded, `FunctionSource.resolve`), or None."""

@@ -9,7 +9,7 @@ import gast
 import numpy as np
 
 from srcad import syntax
-from srcad.kinds import FLOAT
+from srcad.kinds import is_real_scalar
 from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.checks.callees import PURE
@@ -119,7 +119,8 @@ class Prune(Transform):
             for statement in statements
             if isinstance(statement, gast.Return) and isinstance(statement.value, gast.Tuple)
         ]
-        if not returns or any(self.kinds.of(value.elts[0]) != FLOAT for value in returns):
+        floats = all(is_real_scalar(self.kinds.of(value.elts[0])) for value in returns)
+        if not returns or not floats:
             return False
         for value in returns:
             value.elts[0] = gast.Constant(value=None, kind=None)

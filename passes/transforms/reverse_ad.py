@@ -9,6 +9,7 @@ import gast
 import numpy as np
 
 from srcad import syntax
+from srcad.kinds import FLOAT
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity
 from srcad.passes.analyses.inline_plans import InlinePlans
@@ -355,7 +356,12 @@ class ReverseAD(RuleCalls, Transform):
         body: list[gast.stmt] = []
         for name in self.inline.buffers:  # cotangents that indexing accumulates into, in place
             shape = make(gast.Attribute, value=load(name), attr="shape", ctx=LOAD)
-            zeros = call(self._bind(np.zeros, "zeros"), [shape])
+            arguments = [shape]
+            kinds = self.inline.kinds
+            if kinds is not None and (kinds.kinds.get(name) or FLOAT)[0] != FLOAT[0]:
+                # Of the array's own dtype (float64 is `zeros`' own): a float32 stays one.
+                arguments.append(make(gast.Attribute, value=load(name), attr="dtype", ctx=LOAD))
+            zeros = call(self._bind(np.zeros, "zeros"), arguments)
             body.append(assign(store(self.cotangents.bar(name)), zeros))
             self.cotangents.seen.add(name)
         if isinstance(result, gast.Name) and result.id in self.needed.names:

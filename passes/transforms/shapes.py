@@ -11,7 +11,7 @@ import gast
 import numpy as np
 
 from srcad import syntax
-from srcad.kinds import Kind
+from srcad.kinds import Kind, is_numeric
 from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.normal_form import constant_int
@@ -48,7 +48,7 @@ class ShapeClasses:
     def of(self, value: gast.expr) -> Class | None:
         """The class of an expression, None where its kind or shape is not known."""
         kind = self.kinds.of(value)
-        if kind is None or not isinstance(kind[1], int) or kind[0] not in "fi":
+        if kind is None or not isinstance(kind[1], int) or not is_numeric(kind):
             return None
         if kind[1] == 0:
             return SCALAR
@@ -147,7 +147,7 @@ def store_counts(function: gast.FunctionDef) -> dict[str, int]:
 
 
 def is_array(kind: Kind | None) -> bool:
-    return kind is not None and kind[0] in "fi" and isinstance(kind[1], int) and kind[1] >= 1
+    return kind is not None and is_numeric(kind) and isinstance(kind[1], int) and kind[1] >= 1
 
 
 def _constant_slice(value: gast.Subscript, found: ShapeClasses) -> bool:

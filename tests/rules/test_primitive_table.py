@@ -230,7 +230,10 @@ def test_fabs_is_inlined_and_its_kind_known():
     text = srcad.source(fabs_model, args=(x,))
     assert "sign(" in text  # the entry's inline derivative, in the pullback
     assert "fabs_pullback" not in text and "fabs_rrule" not in text
-    assert REGISTRY.primitive(np.fabs).result([("i", 2)]) == ("f", 2)
+    result = REGISTRY.primitive(np.fabs).result
+    assert result([("f", 2)]) == ("f", 2) and result([("f4", 2)]) == ("f4", 2)
+    # Of an int array, a float of the ints' width (float16 of int8s): no kind.
+    assert result([("i", 2)]) is None
 
 
 @pytest.mark.parametrize("x", FABS_POINTS[2:])

@@ -1,0 +1,132 @@
+"""The dtype class of a kind (`srcad.kinds`): the first of its two parts, and how NumPy's
+type promotion carries it from the operands of an operation to its result.
+
+A class names the set of types a value of the kind may have, as NumPy promotes them: a
+Python number by its type (NumPy 2 promotes it *weakly*, NEP 50: `float32 array * 2.0` is a
+float32 array), a NumPy scalar or array by its dtype (strongly: `float32 array *
+np.float64(2.0)` is a float64 array). The classes:
+
+- `"f"`: a float64 array; of no dimensions, a Python float or a NumPy float64 (what
+  `float` arguments and the elements of float64 arrays are);
+- `"f4"`: a float32 array, or a NumPy float32;
+- `"w"`: a Python float, for sure (a literal `2.0`, `math.sin`'s result); no argument has
+  it, and it joins `"f"` into `"f"` (`s = 0.0`, then `s += x[i]`);
+- `"f4w"`: a NumPy float32 or a Python float (that `s`, over a float32 array);
+- `"i"`: an int of any width (Python or NumPy, scalar or array), never a bool.
+
+Each class's members are listed once (`_members`), and a result's class is worked out from
+NumPy's own `result_type` over every pair of members (`promoted`), so the model is NumPy's
+promotion, not a table kept beside it; where the members' results span two classes (a
+float32 with an int of unknown width: float32 for int16, float64 for int32) the result has
+no class, and its kind is unknown. `tests/srcad/test_dtypes.py` checks every primitive with
+a result kind against what NumPy returns, for every pair of operand kinds.
+
+Complex numbers, float16, longdouble and bools have no class: the inline derivatives are
+written for real floats (no `conj`), so such values always take the general rules.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from typing import Any
+
+import numpy as np
+
+FLOAT64, FLOAT32, PYTHON_FLOAT, FLOAT32_OR_PYTHON, INTEGER = "f", "f4", "w", "f4w", "i"
+REAL = frozenset({FLOAT64, FLOAT32, PYTHON_FLOAT, FLOAT32_OR_PYTHON})  # the real floats
+
+_F8, _F4 = np.dtype(np.float64), np.dtype(np.float32)
+_INTS = tuple(np.dtype(c) for c in "bhilqBHILQ")  # every NumPy int width, signed or not
+
+
+def is_real(code: str) -> bool:
+    """Whether values of this class are real floats (of some precision)."""
+    return code in REAL
+
+
+def _members(code: str, ndim: int) -> tuple[Any, ...] | None:
+    """What a value of class `code` with `ndim` dimensions may be: `float` and `int` for
+    Python's numbers, a dtype for NumPy's scalars and arrays; None: no such kind."""
+    scalar = ndim == 0
+    if code == FLOAT64:
+        return (float, _F8) if scalar else (_F8,)
+    if code == FLOAT32:
+        return (_F4,)
+    if code == PYTHON_FLOAT:
+        return (float,) if scalar else None
+    if code == FLOAT32_OR_PYTHON:
+        return (float, _F4) if scalar else None
+    if code == INTEGER:
+        return (int, *_INTS) if scalar else _INTS
+    return None
+
+
+def _class_of(results: list[Any]) -> str | None:
+    """The smallest class holding every one of `results` (types and dtypes), or None."""
+    # By identity and dtype character, never `==` nor a set of both: `np.dtype(np.float64)
+    # == float` holds, and the two hash alike.
+    names = {"float" if r is float else "int" if r is int else r.char for r in results}
+    if names <= {"float"}:
+        return PYTHON_FLOAT
+    if names <= {"float", "d"}:
+        return FLOAT64
+    if names <= {"f"}:
+        return FLOAT32
+    if names <= {"float", "f"}:
+        return FLOAT32_OR_PYTHON
+    if names <= {"int", *(dtype.char for dtype in _INTS)}:
+        return INTEGER
+    return None
+
+
+def _weak(member: Any) -> Any:
+    """What `np.result_type` reads a member as: a Python number stands for its own type."""
+    return 1.0 if member is float else 1 if member is int else member
+
+
+@functools.cache
+def promoted(operands: tuple[tuple[str, int], ...], divides: bool = False) -> str | None:
+    """The class of the result of an arithmetic operation (`+`, `*`, `**`, `@`, ...; `/`
+    where `divides`, which makes ints floats) on operands of these `(class, ndim)`, by
+    NumPy 2's promotion and Python's for two Python numbers; None where it depends on
+    which member a value is.
+
+    >>> promoted((("f4", 1), ("w", 0))), promoted((("f4", 1), ("f", 0)))
+    ('f4', None)
+    >>> promoted((("f4w", 0), ("f4", 0))), promoted((("f4", 1), ("i", 0)))
+    ('f4', None)
+    """
+    choices = [_members(code, ndim) for code, ndim in operands]
+    if any(members is None for members in choices):
+        return None
+    results: list[Any] = []
+    for combination in itertools.product(*choices):  # type: ignore[arg-type]
+        # (by identity: a dtype compares equal to the type it stands for, `_F8 == float`)
+        if all(member is float or member is int for member in combination):  # Python's
+            results.append(float if divides or float in combination else int)
+            continue
+        dtype = np.result_type(*map(_weak, combination))
+        results.append(_F8 if divides and dtype.kind in "iu" else dtype)
+    return _class_of(results)
+
+
+def float_function(code: str) -> str | None:
+    """The class of what a NumPy float function (`np.sin`, `np.sum`, `np.linalg.inv`)
+    gives for a real argument of class `code`: float32 for float32 (for a float32 or a
+    Python float, either: none), float64 for a Python float. Ints get none: NumPy picks
+    the float by their width (float16 for int8)."""
+    return {FLOAT64: FLOAT64, PYTHON_FLOAT: FLOAT64, FLOAT32: FLOAT32}.get(code)
+
+
+def joined(first: str, second: str) -> str | None:
+    """The class holding both classes' members (of no dimensions: an array's class is its
+    dtype, and two dtypes never join), or None.
+
+    >>> joined("w", "f"), joined("w", "f4"), joined("f", "f4")
+    ('f', 'f4w', None)
+    """
+    if first == second:
+        return first
+    members = [*(_members(first, 0) or (None,)), *(_members(second, 0) or (None,))]
+    return None if any(m is None for m in members) else _class_of(members)

@@ -1,0 +1,136 @@
+"""The result kinds of primitives against what NumPy (and Python) actually return, dtype
+included: for every primitive with a result kind and every pair (or one) of operand kinds,
+each value a kind may hold (a Python float and a NumPy float64 for `float`, every int
+width for `int`, ...) is passed, and every result must be a value of the kind predicted
+(`srcad.dtypes`: NumPy 2's promotion, NEP 50's weak Python numbers included)."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+from srcad import dtypes
+from srcad.kinds import FLOAT, INT, PYTHON_FLOAT, Kind, join, kind_of
+from srcad.registry import REGISTRY
+
+# SciPy's primitives are installed once it is imported (`Registry.defer`), where it is.
+with contextlib.suppress(ImportError):
+    import scipy.special  # noqa: F401
+
+F32: Kind = ("f4", 0)
+F32_OR_PYTHON: Kind = ("f4w", 0)
+SCALARS: list[Kind] = [FLOAT, PYTHON_FLOAT, F32, F32_OR_PYTHON, INT]
+ARRAYS: list[Kind] = [(code, n) for n in (1, 2) for code in ("f", "f4", "i")]
+KINDS = SCALARS + ARRAYS
+_INT_TYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+
+
+def members(kind: Kind) -> list[Any]:
+    """Every sort of value of `kind`, positive and inside every primitive's domain (a
+    matrix far from singular, numbers at most 1 for `arcsin`)."""
+    code, ndim = kind
+    if ndim == 0:
+        return {
+            "f": [0.5, np.float64(0.5)],
+            "w": [0.5],
+            "f4": [np.float32(0.5)],
+            "f4w": [0.5, np.float32(0.5)],
+            "i": [1, *(t(1) for t in _INT_TYPES)],
+        }[code]
+    dtypes_ = {"f": [np.float64], "f4": [np.float32], "i": list(_INT_TYPES)}[code]
+    base = np.full((2,) * ndim, 0.25) + (0.5 * np.eye(2) if ndim == 2 else 0.0)
+    if code == "i":
+        base = np.ones((2,) * ndim) + (np.eye(2) if ndim == 2 else 0.0)
+    return [base.astype(t) for t in dtypes_]
+
+
+def belongs(value: Any, kind: Kind) -> bool:
+    """Whether `value` is one of the values of `kind`."""
+    code, ndim = kind
+    if ndim == 0:
+        if code == "i":
+            return type(value) is int or type(value) in _INT_TYPES
+        allowed = {
+            "f": (float, np.float64),
+            "w": (float,),
+            "f4": (np.float32,),
+            "f4w": (float, np.float32),
+        }[code]
+        return type(value) in allowed
+    return kind_of(value) == kind
+
+
+def _signed_with_unsigned(values: tuple[Any, ...]) -> bool:
+    """Whether NumPy ints of both signs meet, which NumPy promotes to a float64 (where
+    no int type holds both), though `int` arithmetic's kind says an int."""
+    kinds = {np.asarray(v).dtype.kind for v in values if type(v) is not int}
+    return kinds == {"i", "u"}
+
+
+def primitives_with_result_kinds() -> list[Any]:
+    return [p for p in REGISTRY.primitives() if p.result is not None]
+
+
+def _calls(primitive: Any) -> list[tuple[Kind, ...]]:
+    ones = [(k,) for k in KINDS]
+    twos = list(itertools.product(KINDS, KINDS))
+    return ones + twos + [(FLOAT, FLOAT, FLOAT), (F32, F32, F32), (INT, INT, INT)]
+
+
+@pytest.mark.parametrize(
+    "primitive",
+    primitives_with_result_kinds(),
+    ids=lambda p: getattr(p.function, "__name__", str(p.function)),
+)
+def test_result_kind_is_what_numpy_returns(primitive):
+    if primitive.function in (range, len):
+        return  # kinds of their own (`RANGE`, `INT`), not dtypes
+    for kinds in _calls(primitive):
+        predicted = primitive.result(list(kinds))
+        if predicted is None:
+            continue  # unknown: nothing is claimed
+        for values in itertools.product(*map(members, kinds)):
+            if _signed_with_unsigned(values):
+                continue  # a known gap, ints only (no derivative): int64 + uint64 is a float64
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                result = primitive.function(*values)
+            described = [f"{type(v).__name__} {getattr(v, 'dtype', '')}" for v in values]
+            assert belongs(result, predicted), (
+                f"{primitive.function} of {described} gives {type(result).__name__} "
+                f"{getattr(result, 'dtype', '')}, not {predicted}"
+            )
+
+
+def test_a_kind_is_given_for_float32_code_as_people_write_it():
+    """The table is not vacuous: float32 arithmetic with literals and float32 operands keeps
+    its kind, and what NEP 50 makes float64 (a NumPy float64 scalar) is float64 or unknown."""
+    add = REGISTRY.primitive(__import__("operator").add).result
+    assert add([("f4", 1), PYTHON_FLOAT]) == ("f4", 1)
+    assert add([("f4", 1), ("f", 1)]) == ("f", 1)
+    assert add([("f4", 1), FLOAT]) is None  # a Python float or a NumPy float64: either
+    assert add([F32_OR_PYTHON, F32]) == F32
+    assert add([F32, INT]) is None  # float32 with an int32 is float64, with an int8 float32
+    assert REGISTRY.primitive(np.sin).result([F32]) == F32
+    assert REGISTRY.primitive(math.sin).result([F32]) == PYTHON_FLOAT
+    assert REGISTRY.primitive(np.sum).result([("f4", 2)]) == F32
+
+
+@pytest.mark.parametrize(("first", "second"), list(itertools.product(SCALARS, SCALARS)))
+def test_join_holds_both(first, second):
+    joined = join(first, second)
+    if joined is not None:
+        for value in members(first) + members(second):
+            assert belongs(value, joined)
+
+
+def test_complex_and_half_precision_have_no_class():
+    for value in (1j, np.complex64(1), np.zeros(2, complex), np.float16(1), np.zeros(2, "e")):
+        assert kind_of(value) is None
+    assert not dtypes.is_real("c")
