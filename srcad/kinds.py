@@ -18,12 +18,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
 Kind = tuple[str, int]
-Signature = tuple[Kind | None, ...]
+# What an argument's kind may be: a value kind, a container's (`Structure`, below), or none.
+ArgumentKind: TypeAlias = "Kind | Structure | None"
+Signature: TypeAlias = "tuple[ArgumentKind, ...]"
 
 FLOAT: Kind = ("f", 0)
 INT: Kind = ("i", 0)
@@ -72,16 +74,20 @@ def constant_kind(value: Any) -> Kind | None:
 
 
 def signature(args: tuple[Any, ...]) -> Signature:
-    """The kinds of a call's positional arguments."""
+    """The kinds of a call's positional arguments: a value kind, or a container's
+    (`argument_kind`)."""
     if len(args) == 1:  # the common case, without building a list
-        return (kind_of(args[0]),)
-    return tuple(map(kind_of, args))
+        return (argument_kind(args[0]),)
+    return tuple(map(argument_kind, args))
 
 
-def describe(kind: Kind | None) -> str:
-    """A kind in the notation `srcad show --args` reads: `float`, `int[:, :]`, `?`."""
+def describe(kind: Kind | Structure | None) -> str:
+    """A kind in the notation `srcad show --args` reads: `float`, `int[:, :]`, `?`; a
+    container's as `tuple(float[:, :], float)`, `dict(w=float[:], b=float)`."""
     if kind is None:
         return "?"
+    if isinstance(kind, Structure):
+        return kind.describe()
     dtype, ndim = kind
     base = "float" if dtype == "f" else "int"
     return base if ndim == 0 else f"{base}[{', '.join([':'] * ndim)}]"
@@ -271,3 +277,126 @@ EXTREMUM = ResultKind("one of its arguments", _extremum)
 COUNT = ResultKind("count", _count)
 # `range` of ints.
 RANGE_OF_INTS = ResultKind("range of ints", _range)
+
+
+# -- container kinds: a tuple, list, dict, NamedTuple or dataclass argument's structure ------
+
+# The containers that get a structure: at most this many items (a container of parameters,
+# not of data: each length is a signature of its own), nested at most this deep.
+MAX_ITEMS = 16
+MAX_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class Structure:
+    """The kind of a container argument, its structure part of it: its type (`tuple`,
+    `list`, `dict`, or a NamedTuple or dataclass class whose fields `struct_fields` gives),
+    its keys (a dict's, in order; a NamedTuple's or dataclass's field names; none for a
+    tuple or list, whose length is that of `items`), and the kind of each item, itself a
+    value kind, a structure, or None.
+
+    Only arguments have one (`argument_kind`): the entry of `grad` tests it inline, as it
+    tests a float (`srcad.entry`), and `ValueKinds` gives what the code reads of it (an
+    unpacked item, `p[0]`, `p["w"]`, `p.w`, an item of a `for` over items of one kind) the
+    item's kind. The function cannot change the container (`Mutations` refuses a change of
+    a parameter or of what it holds), so its structure on entry is its structure throughout.
+    """
+
+    container: type
+    keys: tuple[Any, ...]
+    items: tuple[ArgumentKind, ...]
+
+    def item(self, key: Any) -> ArgumentKind:
+        """The kind of the item `key` selects (an int for a tuple or list, negative from
+        the end; a key of a dict; a field name): None where there is none."""
+        if self.container is tuple or self.container is list:
+            if type(key) is not int or not -len(self.items) <= key < len(self.items):
+                return None
+            return self.items[key]
+        try:
+            return dict(zip(self.keys, self.items, strict=True)).get(key)
+        except TypeError:  # an unhashable key
+            return None
+
+    @property
+    def fields(self) -> bool:
+        """Whether the items are read as attributes (a NamedTuple's or dataclass's)."""
+        return self.container not in (tuple, list, dict)
+
+    @property
+    def uniform(self) -> ArgumentKind:
+        """The one kind of every item of a tuple or list (what iterating it gives), or None."""
+        if self.container is not tuple and self.container is not list:
+            return None
+        first = self.items[0]
+        return first if all(item == first for item in self.items) else None
+
+    def sliced(self, index: slice) -> Structure | None:
+        """The structure of a slice of a tuple or list (None if empty, or not one)."""
+        if self.container is not tuple and self.container is not list:
+            return None
+        try:
+            items = self.items[index]
+        except ValueError:  # a step of 0
+            return None
+        return Structure(self.container, (), items) if items else None
+
+    def describe(self) -> str:
+        """`tuple(float[:, :], float)`, `dict(w=float[:])`, `Params(w=float[:])`."""
+        if not self.keys:
+            parts = [describe(item) for item in self.items]
+        else:
+            parts = [
+                f"{key}={describe(item)}" for key, item in zip(self.keys, self.items, strict=True)
+            ]
+        return f"{self.container.__name__}({', '.join(parts)})"
+
+
+def argument_kind(value: Any) -> ArgumentKind:
+    """The kind of an argument: its value kind, or its container's structure, or None.
+
+    >>> argument_kind((np.zeros((2, 3)), 1.5)).describe()
+    'tuple(float[:, :], float)'
+    """
+    kind = kind_of(value)
+    return kind if kind is not None else structure_of(value, MAX_DEPTH)
+
+
+def structure_of(value: Any, depth: int) -> Structure | None:
+    """The structure of a container (`Structure`), or None: not a container, empty, over
+    `MAX_ITEMS` items or `depth` levels, a dict with a key other than a str or an int, or
+    no item of a known kind (nothing to specialise on)."""
+    cls = type(value)
+    if cls is tuple or cls is list:
+        keys: tuple[Any, ...] = ()
+        values = value
+    elif cls is dict:
+        keys = tuple(value)
+        if not all(type(key) is str or type(key) is int for key in keys):
+            return None
+        values = tuple(value.values())
+    else:
+        names = _fields(cls)
+        if names is None:
+            return None
+        keys, values = names, tuple(getattr(value, name) for name in names)
+    if not values or len(values) > MAX_ITEMS or depth <= 1:
+        return None
+    items = tuple(
+        kind if (kind := kind_of(item)) is not None else structure_of(item, depth - 1)
+        for item in values
+    )
+    return Structure(cls, keys, items) if any(item is not None for item in items) else None
+
+
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def _fields(cls: type) -> tuple[str, ...] | None:
+    """The fields of a NamedTuple or plain dataclass (`primitives.struct_fields`), once per
+    class; None for any other type."""
+    if cls not in _FIELDS:
+        from srcad.primitives import struct_fields  # (imports numpy only; kept out of the way)
+
+        _FIELDS[cls] = struct_fields(cls) if cls.__module__ != "builtins" else None
+    return _FIELDS[cls]
