@@ -86,7 +86,7 @@ from srcad.registry import RuleFn
 from srcad.requests import Request
 from srcad.tangents import NoTangent
 from srcad.tracebacks import annotate
-from srcad.trees import structured
+from srcad.trees import shaped, structured
 
 REAL = (float, np.float64, np.float32, np.float16)  # what a real scalar result may be
 MAX_BRANCHES = 8  # kinds of arguments past these take the general path
@@ -189,6 +189,7 @@ class Dispatcher:
         self.branches: dict[Signature, tuple[Callable[..., Any], bool, Guards]] = {}
         self._slots: dict[Signature, int] = {}  # the number in each kinds' `gradient_{n}`
         self._type_names: dict[type, str] = {}  # containers' types, by name (`_bind_types`)
+        self._structure_names: dict[Structure, str] = {}  # and their kinds
         self._lock = threading.Lock()
         self.namespace: dict[str, Any] = {
             "REGISTRY": self.registry,
@@ -196,6 +197,7 @@ class Dispatcher:
             "finish": self.finish,
             "failed": self.failed,
             "kind_of": kind_of,
+            "shaped": shaped,
             "ndarray": np.ndarray,
             "float64": np.dtype(np.float64),
             "REAL": REAL,
@@ -350,11 +352,15 @@ class Dispatcher:
             for p in self.positions
         )
 
-    def _bind_types(self, kind: ArgumentKind) -> None:
-        """Give the NamedTuple and dataclass types in a container's kind a name in the
-        entry's namespace (`type_of_Params`), for its test of `type(x) is ...`."""
+    def _bind_types(self, kind: ArgumentKind, top: bool = True) -> None:
+        """Give a container's kind (`structure_0`) and the NamedTuple and dataclass types in
+        it (`type_of_Params`) names in the entry's namespace, for its tests and results."""
         if not isinstance(kind, Structure):
             return
+        if top and kind not in self._structure_names:
+            name = f"structure_{len(self._structure_names)}"
+            self.namespace[name] = kind
+            self._structure_names[kind] = name
         if kind.fields and kind.container not in self._type_names:
             name = f"type_of_{kind.container.__name__}"
             while name in self.namespace:
@@ -362,7 +368,7 @@ class Dispatcher:
             self.namespace[name] = kind.container
             self._type_names[kind.container] = name
         for item in kind.items:
-            self._bind_types(item)
+            self._bind_types(item, False)
 
     def source(self) -> str:
         """The entry function's text, as it stands."""
@@ -423,9 +429,7 @@ class Dispatcher:
         _, value_left_out, _ = self.branches[kinds]
         tests = [self._test(_load(name), kind) for name, kind in zip(names, kinds, strict=True)]
         results = {f"d{names[p]}": p for p in self.positions}  # gradient: its position
-        # A container's gradient is a `Tangent`, which `finish` shapes like the container.
-        plain = not any(isinstance(kinds[p], Structure) for p in self.positions)
-        checks = [_result_test(result, kinds[p]) for result, p in results.items() if plain]
+        checks = [_result_test(result, kinds[p]) for result, p in results.items()]
         if not value_left_out:
             checks.insert(0, _compare(_call("type", _load("y")), gast.In(), _load("REAL")))
         gradients = [_load(result) for result in results]
@@ -450,15 +454,23 @@ class Dispatcher:
         body = [
             gast.Try(body=[gradient_call], handlers=[failed], orelse=[], finalbody=[]),
             *[
-                _assign(syntax.store(r), _item("cotangents", p + 1))
+                _assign(syntax.store(r), self._result(kinds[p], p, names))
                 for r, p in results.items()
-                if plain
             ],
             # An empty `wrt` checks nothing.
-            *([_if(_and(checks), [gast.Return(value=returned)])] if plain else []),
+            _if(_and(checks), [gast.Return(value=returned)]),
             gast.Return(value=finish),
         ]
         return _if(_and(tests), body)
+
+    def _result(self, kind: ArgumentKind, position: int, names: list[str]) -> gast.expr:
+        """The gradient for the argument at `position`: its cotangent, or for a container
+        its cotangent shaped like it (`trees.shaped`; None where `finish` must)."""
+        cotangent = _item("cotangents", position + 1)
+        if not isinstance(kind, Structure):
+            return cotangent
+        structure = _load(self._structure_names[kind])
+        return _call("shaped", cotangent, _load(names[position]), structure)
 
     def _test(self, value: gast.expr, kind: ArgumentKind) -> gast.expr:
         """A test of whether `value` has `kind`; for a container's, of its type, its length
@@ -596,7 +608,10 @@ def _test(value: gast.expr, kind: Kind | None) -> gast.expr:
 
 def _result_test(name: str, kind: ArgumentKind) -> gast.expr:
     """The plain type of the gradient for an argument of `kind` (a float kind): a float,
-    or a float64 array (the code may compute an int array, `d(x * n)/dx` for int `n`)."""
+    or a float64 array (the code may compute an int array, `d(x * n)/dx` for int `n`); a
+    container's, shaped (`trees.shaped`: None where it could not)."""
+    if isinstance(kind, Structure):
+        return _compare(_load(name), gast.IsNot(), _constant(None))
     if kind == FLOAT:
         return _is_type(name, "float")
     dtype_of = _attribute(name, "dtype")
