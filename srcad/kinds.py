@@ -307,12 +307,12 @@ class Structure:
     items: tuple[ArgumentKind, ...]
 
     def item(self, key: Any) -> ArgumentKind:
-        """The kind of the item `key` selects (an int for a tuple or list, negative from
-        the end; a key of a dict; a field name): None where there is none."""
+        """The kind of the item `key` selects (an int for a tuple, list or NamedTuple,
+        negative from the end; a key of a dict; a field name): None where there is none."""
+        if type(key) is int and self.positional:
+            return self.items[key] if -len(self.items) <= key < len(self.items) else None
         if self.container is tuple or self.container is list:
-            if type(key) is not int or not -len(self.items) <= key < len(self.items):
-                return None
-            return self.items[key]
+            return None
         try:
             return dict(zip(self.keys, self.items, strict=True)).get(key)
         except TypeError:  # an unhashable key
@@ -324,22 +324,36 @@ class Structure:
         return self.container not in (tuple, list, dict)
 
     @property
+    def positional(self) -> bool:
+        """Whether an int index, unpacking and iteration read the items in order: a tuple,
+        a list, a NamedTuple that keeps `tuple`'s own `__getitem__` and `__iter__`."""
+        container = self.container
+        if container is tuple or container is list:
+            return True
+        return (
+            issubclass(container, tuple)
+            and container.__getitem__ is tuple.__getitem__
+            and container.__iter__ is tuple.__iter__
+        )
+
+    @property
     def uniform(self) -> ArgumentKind:
         """The one kind of every item of a tuple or list (what iterating it gives), or None."""
-        if self.container is not tuple and self.container is not list:
+        if not self.positional:
             return None
         first = self.items[0]
         return first if all(item == first for item in self.items) else None
 
     def sliced(self, index: slice) -> Structure | None:
         """The structure of a slice of a tuple or list (None if empty, or not one)."""
-        if self.container is not tuple and self.container is not list:
+        if not self.positional:
             return None
         try:
             items = self.items[index]
         except ValueError:  # a step of 0
             return None
-        return Structure(self.container, (), items) if items else None
+        container = list if self.container is list else tuple  # (a NamedTuple's: a tuple)
+        return Structure(container, (), items) if items else None
 
     def describe(self) -> str:
         """`tuple(float[:, :], float)`, `dict(w=float[:])`, `Params(w=float[:])`."""

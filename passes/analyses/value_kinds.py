@@ -212,7 +212,7 @@ class ValueKinds(Analysis["ValueKinds"]):
         if isinstance(read, gast.Attribute):
             return structure.item(read.attr) if structure.fields else None
         index = read.slice
-        if structure.fields:
+        if not structure.positional and structure.container is not dict:
             return None
         if isinstance(index, gast.Constant):
             return structure.item(index.value)
@@ -224,7 +224,7 @@ class ValueKinds(Analysis["ValueKinds"]):
             if any(b is None for b, part in zip(bounds, parts, strict=True) if part is not None):
                 return None
             return structure.sliced(slice(*bounds))
-        if self.of(index) == INT and not structure.fields:
+        if self.of(index) == INT:
             return structure.uniform
         return None
 
@@ -272,7 +272,7 @@ class ValueKinds(Analysis["ValueKinds"]):
         if loop or not isinstance(target, (gast.Tuple, gast.List)):
             return None  # (the normal form unpacks a loop's item in the loop's body)
         structure = self.structure(value)
-        if structure is None or structure.fields or structure.container is dict:
+        if structure is None or not structure.positional:
             return None
         if len(structure.items) != len(target.elts):
             return None

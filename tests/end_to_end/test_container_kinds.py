@@ -46,6 +46,12 @@ def fields(params, X, y):
     return np.mean(np.sin(mean - y) ** 2) * params.scale
 
 
+def unpacked_fields(params, X, y):
+    w, b, scale = params
+    mean = X @ w + params[1]
+    return np.mean(np.sin(mean - y) ** 2 * scale) + b
+
+
 def layers(layers, X, y):
     h = X
     for W, b in layers[:-1]:
@@ -246,6 +252,16 @@ def test_a_named_tuple_or_dataclass_of_parameters(module: Any, cls: type) -> Non
     check(grad_f, module.fields, args)
     check(grad_f, module.fields, (cls(params.w, r.standard_normal(5), 2.0), *args[1:]))
     check(grad_f, module.fields, (cls(params.w[:, None], 0.1, 2.0), *args[1:2], args[2][:, None]))
+
+
+def test_a_named_tuple_unpacked_and_indexed(module: Any) -> None:
+    grad_f = srcad.grad(module.unpacked_fields)
+    args = (Params(_rng(6).standard_normal(3), 0.1, 2.0), *_data())
+    check(grad_f, module.unpacked_fields, args)
+    assert "sin_rrule" not in srcad.source(module.unpacked_fields, args=args)
+    check(grad_f, module.unpacked_fields, args)
+    check(grad_f, module.unpacked_fields, ((args[0].w, 0.1, 2.0), *args[1:]))  # a plain tuple
+    check(grad_f, module.unpacked_fields, (Params(args[0].w, 0.1, np.ones(5)), *args[1:]))
 
 
 def test_a_list_of_layers_iterated_and_sliced(module: Any) -> None:
