@@ -3,8 +3,10 @@
 A kind is `(dtype, ndim)`: `("f", 0)` a real float (a Python `float` or a NumPy float64
 scalar), `("i", 0)` an int (Python or NumPy, never a bool), `("f", n)` and `("i", n)` a
 float64 or integer `ndarray` with `n >= 1` dimensions. Everything else (complex numbers,
-float32, bools, lists, 0-d arrays, objects) has no kind, written `None`: code touching it
-calls the general rules, which handle any type.
+float32, bools, 0-d arrays, objects) has no kind, written `None`: code touching it calls
+the general rules, which handle any type. An argument that is a container of values with
+kinds (a tuple, list, dict, NamedTuple or dataclass) has its structure as its kind
+(`Structure`, at the end of this module).
 
 Compiled rules are specialised on the kinds of the arguments they are called with (their
 *signature*): where every operand of an operation has a kind, the emitted code can do the

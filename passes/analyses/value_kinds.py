@@ -23,7 +23,7 @@ class ValueKinds(Analysis["ValueKinds"]):
     statements that assign it. Like `Activity`, the analysis ignores statement order: a
     name has one kind throughout, the join of what every assignment gives it. A name from
     outside the function (a global, a closure cell) has the kind of what it holds now
-    where that is a number or a tuple of floats (`outside`), which the rule's guards
+    where that is a number, a tuple of floats or an array (`outside`), which the rule's guards
     check on entry; anything else from outside has none.
 
     The result is the analysis itself: `kinds` by name, and `of` for any expression.
