@@ -31,6 +31,11 @@ floats, `srcad.grad(polynomial)` is:
 (`srcad.guards`: the callees named when they were compiled are still the objects those
 names name; one identity test each), and is left out where there are none.
 
+A container argument (a tuple, list, dict, NamedTuple or dataclass of arrays and floats)
+is tested by its structure (`srcad.kinds.Structure`): `type(p) is tuple and len(p) == 4`
+and each item's test, read as the code reads it (`p[0]`, `p['w']`, `p.w`); its gradient
+is shaped like it by `trees.shaped` for that structure.
+
 A gradient of another type (a symbolic zero, a NumPy scalar) goes to `finish`, which
 checks and materialises it; a gradient function that raises goes to `failed` first, which
 raises srcad's error instead where the function's result is no real scalar (the pullback

@@ -12,7 +12,7 @@ from srcad import syntax
 from srcad.kinds import FLOAT, FLOATS, INT, RANGE, Kind, Signature, Structure
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
-from srcad.passes.normal_form import OPERATORS, walk_statements
+from srcad.passes.normal_form import OPERATORS, bound_names, walk_statements
 from srcad.registry import Registry
 
 BOTTOM: Kind = ("unset", 0)  # a local no assignment has given a kind yet
@@ -23,8 +23,8 @@ class ValueKinds(Analysis["ValueKinds"]):
     statements that assign it. Like `Activity`, the analysis ignores statement order: a
     name has one kind throughout, the join of what every assignment gives it. A name from
     outside the function (a global, a closure cell) has the kind of what it holds now
-    where that is a number, a tuple of floats or an array (`outside`), which the rule's guards
-    check on entry; anything else from outside has none.
+    where that is a number, a tuple of floats or an array (`outside`), which the rule's
+    guards check on entry; anything else from outside has none.
 
     The result is the analysis itself: `kinds` by name, and `of` for any expression.
 
@@ -235,12 +235,8 @@ class ValueKinds(Analysis["ValueKinds"]):
         has none."""
         bindings: dict[str, int] = {}
         for statement in walk_statements(function.body):
-            if isinstance(statement, (gast.Assign, gast.For)):
-                target = (
-                    statement.targets[0] if isinstance(statement, gast.Assign) else statement.target
-                )
-                for name in _names(target):
-                    bindings[name] = bindings.get(name, 0) + 1
+            for name in bound_names(statement):
+                bindings[name] = bindings.get(name, 0) + 1
         for name in [n for n in self.structures if n in bindings]:
             del self.structures[name]
         for statement in walk_statements(function.body):
