@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import gast
 
 from srcad.errors import Diagnostic
-from srcad.kinds import Kind, Signature
+from srcad.kinds import Kind, Signature, Structure
 from srcad.passes.naming import Namer
 from srcad.registry import Registry, Rule
 from srcad.requests import Mode, Target
@@ -31,7 +31,7 @@ class CompilationRequest:
     wrt: tuple[str, ...]
     mode: Mode = Mode.REVERSE
     target: Target = Target.RRULE
-    kinds: Mapping[str, Kind] = field(default_factory=dict)
+    kinds: Mapping[str, Kind | Structure] = field(default_factory=dict)
     optimise: bool = True
     captured: tuple[str, ...] = ()
     captured_dots: Mapping[str, str] = field(default_factory=dict)

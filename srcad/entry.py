@@ -31,6 +31,11 @@ floats, `srcad.grad(polynomial)` is:
 (`srcad.guards`: the callees named when they were compiled are still the objects those
 names name; one identity test each), and is left out where there are none.
 
+A container argument (a tuple, list, dict, NamedTuple or dataclass of arrays and floats)
+is tested by its structure (`srcad.kinds.Structure`): `type(p) is tuple and len(p) == 4`
+and each item's test, read as the code reads it (`p[0]`, `p['w']`, `p.w`); its gradient
+is shaped like it by `trees.shaped` for that structure.
+
 A gradient of another type (a symbolic zero, a NumPy scalar) goes to `finish`, which
 checks and materialises it; a gradient function that raises goes to `failed` first, which
 raises srcad's error instead where the function's result is no real scalar (the pullback
@@ -81,12 +86,12 @@ from srcad.emit import nested_code, register_text
 from srcad.entry_rules import DISPATCHER
 from srcad.errors import SrcadError
 from srcad.guards import Guards
-from srcad.kinds import FLOAT, INT, Kind, Signature, is_real, kind_of, signature
+from srcad.kinds import FLOAT, INT, ArgumentKind, Kind, Signature, Structure, is_real, kind_of, signature
 from srcad.registry import RuleFn
 from srcad.requests import Request
 from srcad.tangents import NoTangent
 from srcad.tracebacks import annotate
-from srcad.trees import structured
+from srcad.trees import shaped, structured
 
 REAL = (float, np.float64, np.float32, np.float16)  # what a real scalar result may be
 MAX_BRANCHES = 8  # kinds of arguments past these take the general path
@@ -188,6 +193,8 @@ class Dispatcher:
         # value out, its guards.
         self.branches: dict[Signature, tuple[Callable[..., Any], bool, Guards]] = {}
         self._slots: dict[Signature, int] = {}  # the number in each kinds' `gradient_{n}`
+        self._type_names: dict[type, str] = {}  # containers' types, by name (`_bind_types`)
+        self._structure_names: dict[Structure, str] = {}  # and their kinds
         self._lock = threading.Lock()
         self.namespace: dict[str, Any] = {
             "REGISTRY": self.registry,
@@ -195,6 +202,7 @@ class Dispatcher:
             "finish": self.finish,
             "failed": self.failed,
             "kind_of": kind_of,
+            "shaped": shaped,
             "ndarray": np.ndarray,
             "float64": np.dtype(np.float64),
             "float32": np.dtype(np.float32),
@@ -335,6 +343,8 @@ class Dispatcher:
             if not self._plain_kinds(kinds):
                 return
             slot = self._slots.setdefault(kinds, len(self._slots))
+            for kind in kinds:
+                self._bind_types(kind)
             self.namespace[f"gradient_{slot}"] = gradient
             branches[kinds] = (gradient, value_left_out, guards)
             self.branches = branches
@@ -343,8 +353,29 @@ class Dispatcher:
 
     def _plain_kinds(self, kinds: Signature) -> bool:
         """Whether the plain result for `kinds` is known: a float or float array in each
-        position `wrt`."""
-        return all(p < len(kinds) and _is_float(kinds[p]) for p in self.positions)
+        position `wrt`, or a container (whose gradient `finish` shapes like it)."""
+        return all(
+            p < len(kinds) and (_is_float(kinds[p]) or isinstance(kinds[p], Structure))
+            for p in self.positions
+        )
+
+    def _bind_types(self, kind: ArgumentKind, top: bool = True) -> None:
+        """Give a container's kind (`structure_0`) and the NamedTuple and dataclass types in
+        it (`type_of_Params`) names in the entry's namespace, for its tests and results."""
+        if not isinstance(kind, Structure):
+            return
+        if top and kind not in self._structure_names:
+            name = f"structure_{len(self._structure_names)}"
+            self.namespace[name] = kind
+            self._structure_names[kind] = name
+        if kind.fields and kind.container not in self._type_names:
+            name = f"type_of_{kind.container.__name__}"
+            while name in self.namespace:
+                name += "_"
+            self.namespace[name] = kind.container
+            self._type_names[kind.container] = name
+        for item in kind.items:
+            self._bind_types(item, False)
 
     def source(self) -> str:
         """The entry function's text, as it stands."""
@@ -403,7 +434,7 @@ class Dispatcher:
     def _branch(self, index: int, kinds: Signature, names: list[str]) -> gast.stmt:
         """The branch calling `gradient_{index}`, for arguments of `kinds`."""
         _, value_left_out, _ = self.branches[kinds]
-        tests = [_test(name, kind) for name, kind in zip(names, kinds, strict=True)]
+        tests = [self._test(_load(name), kind) for name, kind in zip(names, kinds, strict=True)]
         results = {f"d{names[p]}": p for p in self.positions}  # gradient: its position
         checks = [_result_test(result, kinds[p]) for result, p in results.items()]
         if not value_left_out:
@@ -429,12 +460,48 @@ class Dispatcher:
         )
         body = [
             gast.Try(body=[gradient_call], handlers=[failed], orelse=[], finalbody=[]),
-            *[_assign(syntax.store(r), _item("cotangents", p + 1)) for r, p in results.items()],
+            *[
+                _assign(syntax.store(r), self._result(kinds[p], p, names))
+                for r, p in results.items()
+            ],
             # An empty `wrt` checks nothing.
             _if(_and(checks), [gast.Return(value=returned)]),
             gast.Return(value=finish),
         ]
         return _if(_and(tests), body)
+
+    def _result(self, kind: ArgumentKind, position: int, names: list[str]) -> gast.expr:
+        """The gradient for the argument at `position`: its cotangent, or for a container
+        its cotangent shaped like it (`trees.shaped`; None where `finish` must)."""
+        cotangent = _item("cotangents", position + 1)
+        if not isinstance(kind, Structure):
+            return cotangent
+        structure = _load(self._structure_names[kind])
+        return _call("shaped", cotangent, _load(names[position]), structure)
+
+    def _test(self, value: gast.expr, kind: ArgumentKind) -> gast.expr:
+        """A test of whether `value` has `kind`; for a container's, of its type, its length
+        (a dict's keys) and each item's kind, read as the code reads it."""
+        if not isinstance(kind, Structure):
+            return _test(value, kind)
+        cls = kind.container
+        name = self._type_names.get(cls, cls.__name__)
+        tests: list[gast.expr] = [_is_type(value, name)]
+        if not kind.fields:
+            count = _call("len", value)
+            tests.append(_compare(count, gast.Eq(), _constant(len(kind.items))))
+        keys = kind.keys or range(len(kind.items))
+        for key, item in zip(keys, kind.items, strict=True):
+            if kind.fields:
+                part: gast.expr = _attribute(value, key)
+            else:
+                part = gast.Subscript(value=value, slice=_constant(key), ctx=gast.Load())
+            if cls is dict:  # every key there (with the length: no other key)
+                tests.append(_compare(_constant(key), gast.In(), value))
+            test = self._test(part, item)
+            both = isinstance(test, gast.BoolOp)  # (`a and b`, not `a and (b and c)`)
+            tests += test.values if both else [test]
+        return _and(tests)
 
     def _names(self, count: int) -> list[str]:
         """Local names for `count` positional arguments: the parameters' where they are
@@ -484,8 +551,9 @@ def _call(function: str, *arguments: gast.expr) -> gast.Call:
     return gast.Call(func=_load(function), args=list(arguments), keywords=[])
 
 
-def _attribute(name: str, attribute: str) -> gast.Attribute:
-    return gast.Attribute(value=_load(name), attr=attribute, ctx=gast.Load())
+def _attribute(value: gast.expr | str, attribute: str) -> gast.Attribute:
+    value = _load(value) if isinstance(value, str) else value
+    return gast.Attribute(value=value, attr=attribute, ctx=gast.Load())
 
 
 def _item(name: str, index: int) -> gast.Subscript:
@@ -516,13 +584,14 @@ def _if(test: gast.expr, body: list[gast.stmt]) -> gast.If:
     return gast.If(test=test, body=body, orelse=[])
 
 
-def _is_type(name: str, cls: str) -> gast.Compare:
-    """`type(name) is cls`."""
-    return _compare(_call("type", _load(name)), gast.Is(), _load(cls))
+def _is_type(value: gast.expr | str, cls: str) -> gast.Compare:
+    """`type(value) is cls`."""
+    value = _load(value) if isinstance(value, str) else value
+    return _compare(_call("type", value), gast.Is(), _load(cls))
 
 
-def _is_float(kind: Kind | None) -> bool:
-    return is_real(kind)
+def _is_float(kind: ArgumentKind) -> bool:
+    return isinstance(kind, tuple) and is_real(kind)
 
 
 # The type of an argument of a float kind other than FLOAT, and the dtype of its array:
@@ -531,32 +600,35 @@ _SCALAR_TYPES = {"f4": "float32_scalar"}
 _DTYPES = {"f": "float64", "f4": "float32"}
 
 
-def _test(name: str, kind: Kind | None) -> gast.expr:
-    """A test of whether the value of `name` has `kind` (the common types only: a NumPy
-    scalar, or an array of another byte order, takes the general path)."""
+def _test(value: gast.expr, kind: Kind | None) -> gast.expr:
+    """A test of whether `value` has `kind` (the common types only: a NumPy scalar, or an
+    array of another byte order, takes the general path)."""
     if kind is None:
-        return _compare(_call("kind_of", _load(name)), gast.Is(), _constant(None))
+        return _compare(_call("kind_of", value), gast.Is(), _constant(None))
     if kind == FLOAT:
-        return _is_type(name, "float")
+        return _is_type(value, "float")
     if kind == INT:
-        return _is_type(name, "int")
+        return _is_type(value, "int")
     dtype, ndim = kind
     if ndim == 0:
-        return _is_type(name, _SCALAR_TYPES[dtype])
-    ndim_is = _compare(_attribute(name, "ndim"), gast.Eq(), _constant(ndim))
-    array = [_is_type(name, "ndarray"), ndim_is]
-    dtype_of = _attribute(name, "dtype")
+        return _is_type(value, _SCALAR_TYPES[dtype])
+    ndim_is = _compare(_attribute(value, "ndim"), gast.Eq(), _constant(ndim))
+    array = [_is_type(value, "ndarray"), ndim_is]
+    dtype_of = _attribute(value, "dtype")
     if dtype in _DTYPES:
         return _and([*array, _compare(dtype_of, gast.Is(), _load(_DTYPES[dtype]))])
     kind_of_dtype = gast.Attribute(value=dtype_of, attr="kind", ctx=gast.Load())
     return _and([*array, _compare(kind_of_dtype, gast.In(), _constant("iu"))])
 
 
-def _result_test(name: str, kind: Kind | None) -> gast.expr:
+def _result_test(name: str, kind: ArgumentKind) -> gast.expr:
     """The plain type of the gradient for an argument of `kind` (a float kind): a float,
     or an array of the argument's dtype (the code may compute an int array, `d(x * n)/dx`
-    for int `n`, or a float64 one for a float32 argument); a float32 for a float32."""
+    for int `n`, or a float64 one for a float32 argument); a float32 for a float32; a
+    container's, shaped (`trees.shaped`: None where it could not)."""
     assert kind is not None
+    if isinstance(kind, Structure):
+        return _compare(_load(name), gast.IsNot(), _constant(None))
     if kind == FLOAT:
         return _is_type(name, "float")
     if kind[1] == 0:

@@ -13,9 +13,10 @@ included, and is never used unless they all hold; when one fails, srcad compiles
 
 Values the emitted code reads live (a global `SCALE` holding an object) need no fact: the
 code reads the value it is called with, as the primal does. A module constant that code is
-specialised on (a float, an int, a tuple of floats: `srcad.kinds.constant_kind`) is read once
-on entry and has a fact: its type for a number, so that `TOLERANCE = 1e-10` needs no new
-compilation, and its identity for a tuple.
+specialised on (a float, an int, a tuple of floats, an array: `srcad.kinds.constant_kind`) is
+read once on entry and has a fact: its type for a number, so that `TOLERANCE = 1e-10` needs
+no new compilation, its identity for a tuple, and for an array its identity, its dtype and
+its number of dimensions (which change in place).
 
 The check is generated Python, one identity test per fact, so that a guard costs a few
 nanoseconds (`grad`'s entry function calls it before the gradient function):

@@ -9,9 +9,11 @@ and `("f4", n)` a float32 array. Two kinds of floats only code gives (never an a
 They matter because NumPy 2 promotes a Python float weakly (NEP 50): `float32 array * 2.0`
 is a float32 array, `float32 array * np.float64(2.0)` a float64 one, so the kind of a
 result follows the dtype class of its operands (`promoted`, below, NumPy's own rules).
-Everything else (complex numbers, float16, bools, lists, 0-d arrays, objects) has no kind,
+Everything else (complex numbers, float16, bools, 0-d arrays, objects) has no kind,
 written `None`: code touching it calls the general rules, which handle any type (complex
 values above all: the inline derivatives are written for real numbers, without `conj`).
+An argument that is a container of values with kinds (a tuple, list, dict, NamedTuple or
+dataclass) has its structure as its kind (`Structure`, at the end of this module).
 
 Compiled rules are specialised on the kinds of the arguments they are called with (their
 *signature*): where every operand of an operation has a kind, the emitted code can do the
@@ -25,14 +27,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
 from srcad import dtypes
 
 Kind = tuple[str, int]
-Signature = tuple[Kind | None, ...]
+# What an argument's kind may be: a value kind, a container's (`Structure`, below), or none.
+ArgumentKind: TypeAlias = "Kind | Structure | None"
+Signature: TypeAlias = "tuple[ArgumentKind, ...]"
 
 FLOAT: Kind = ("f", 0)
 PYTHON_FLOAT: Kind = ("w", 0)  # a Python float for sure: a literal (`srcad.dtypes`)
@@ -71,29 +75,37 @@ def kind_of(value: Any) -> Kind | None:
 
 def constant_kind(value: Any) -> Kind | None:
     """The kind of a value a function reads from outside (a module constant, a closure
-    cell) that compiled code may be specialised on, or None: a number (`kind_of`), or a
-    non-empty tuple of floats (`FLOATS`). Never an array: its contents, and even its
-    number of dimensions (`a.shape = ...`), change in place, which no entry guard sees.
+    cell) that compiled code may be specialised on, or None: a number (`kind_of`), a
+    non-empty tuple of floats (`FLOATS`), or a float64 or integer array of one dimension
+    or more (`kind_of`). An array's dtype and number of dimensions change in place
+    (`a.shape = ...`, `a.dtype = ...`): its guard checks them on every entry, with its
+    identity (`FunctionSource.constant_kind`); its contents are read when the code runs.
 
     >>> constant_kind(1e-12), constant_kind((0.5, -1.0)), constant_kind((1, 2.0))
     (('f', 0), ('floats', 1), None)
+    >>> constant_kind(np.ones((2, 3))), constant_kind(np.float32([1.0])), constant_kind(np.array(1))
+    (('f', 2), None, None)
     """
     if type(value) is tuple:
         return FLOATS if value and all(type(item) is float for item in value) else None
-    return kind_of(value) if type(value) is not np.ndarray else None
+    return kind_of(value)
 
 
 def signature(args: tuple[Any, ...]) -> Signature:
-    """The kinds of a call's positional arguments."""
+    """The kinds of a call's positional arguments: a value kind, or a container's
+    (`argument_kind`)."""
     if len(args) == 1:  # the common case, without building a list
-        return (kind_of(args[0]),)
-    return tuple(map(kind_of, args))
+        return (argument_kind(args[0]),)
+    return tuple(map(argument_kind, args))
 
 
-def describe(kind: Kind | None) -> str:
-    """A kind in the notation `srcad show --args` reads: `float`, `int[:, :]`, `?`."""
+def describe(kind: Kind | Structure | None) -> str:
+    """A kind in the notation `srcad show --args` reads: `float`, `int[:, :]`, `?`; a
+    container's as `tuple(float[:, :], float)`, `dict(w=float[:], b=float)`."""
     if kind is None:
         return "?"
+    if isinstance(kind, Structure):
+        return kind.describe()
     dtype, ndim = kind
     base = _NAMES.get(dtype, "?")
     return base if ndim == 0 else f"{base}[{', '.join([':'] * ndim)}]"
@@ -355,3 +367,140 @@ EXTREMUM = ResultKind("one of its arguments", _extremum)
 COUNT = ResultKind("count", _count)
 # `range` of ints.
 RANGE_OF_INTS = ResultKind("range of ints", _range)
+
+
+# -- container kinds: a tuple, list, dict, NamedTuple or dataclass argument's structure ------
+
+# The containers that get a structure: at most this many items (a container of parameters,
+# not of data: each length is a signature of its own), nested at most this deep.
+MAX_ITEMS = 16
+MAX_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class Structure:
+    """The kind of a container argument, its structure part of it: its type (`tuple`,
+    `list`, `dict`, or a NamedTuple or dataclass class whose fields `struct_fields` gives),
+    its keys (a dict's, in order; a NamedTuple's or dataclass's field names; none for a
+    tuple or list, whose length is that of `items`), and the kind of each item, itself a
+    value kind, a structure, or None.
+
+    Only arguments have one (`argument_kind`): the entry of `grad` tests it inline, as it
+    tests a float (`srcad.entry`), and `ValueKinds` gives what the code reads of it (an
+    unpacked item, `p[0]`, `p["w"]`, `p.w`, an item of a `for` over items of one kind) the
+    item's kind. The function cannot change the container (`Mutations` refuses a change of
+    a parameter or of what it holds), so its structure on entry is its structure throughout.
+    """
+
+    container: type
+    keys: tuple[Any, ...]
+    items: tuple[ArgumentKind, ...]
+
+    def item(self, key: Any) -> ArgumentKind:
+        """The kind of the item `key` selects (an int for a tuple, list or NamedTuple,
+        negative from the end; a key of a dict; a field name): None where there is none."""
+        if type(key) is int and self.positional:
+            return self.items[key] if -len(self.items) <= key < len(self.items) else None
+        if self.container is tuple or self.container is list:
+            return None
+        try:
+            return dict(zip(self.keys, self.items, strict=True)).get(key)
+        except TypeError:  # an unhashable key
+            return None
+
+    @property
+    def fields(self) -> bool:
+        """Whether the items are read as attributes (a NamedTuple's or dataclass's)."""
+        return self.container not in (tuple, list, dict)
+
+    @property
+    def positional(self) -> bool:
+        """Whether an int index, unpacking and iteration read the items in order: a tuple,
+        a list, a NamedTuple that keeps `tuple`'s own `__getitem__` and `__iter__`."""
+        container = self.container
+        if container is tuple or container is list:
+            return True
+        return (
+            issubclass(container, tuple)
+            and container.__getitem__ is tuple.__getitem__
+            and container.__iter__ is tuple.__iter__
+        )
+
+    @property
+    def uniform(self) -> ArgumentKind:
+        """The one kind of every item of a tuple or list (what iterating it gives), or None."""
+        if not self.positional:
+            return None
+        first = self.items[0]
+        return first if all(item == first for item in self.items) else None
+
+    def sliced(self, index: slice) -> Structure | None:
+        """The structure of a slice of a tuple or list (None if empty, or not one)."""
+        if not self.positional:
+            return None
+        try:
+            items = self.items[index]
+        except ValueError:  # a step of 0
+            return None
+        container = list if self.container is list else tuple  # (a NamedTuple's: a tuple)
+        return Structure(container, (), items) if items else None
+
+    def describe(self) -> str:
+        """`tuple(float[:, :], float)`, `dict(w=float[:])`, `Params(w=float[:])`."""
+        if not self.keys:
+            parts = [describe(item) for item in self.items]
+        else:
+            parts = [
+                f"{key}={describe(item)}" for key, item in zip(self.keys, self.items, strict=True)
+            ]
+        return f"{self.container.__name__}({', '.join(parts)})"
+
+
+def argument_kind(value: Any) -> ArgumentKind:
+    """The kind of an argument: its value kind, or its container's structure, or None.
+
+    >>> argument_kind((np.zeros((2, 3)), 1.5)).describe()
+    'tuple(float[:, :], float)'
+    """
+    kind = kind_of(value)
+    return kind if kind is not None else structure_of(value, MAX_DEPTH)
+
+
+def structure_of(value: Any, depth: int) -> Structure | None:
+    """The structure of a container (`Structure`), or None: not a container, empty, over
+    `MAX_ITEMS` items or `depth` levels, a dict with a key other than a str or an int, or
+    no item of a known kind (nothing to specialise on)."""
+    cls = type(value)
+    if cls is tuple or cls is list:
+        keys: tuple[Any, ...] = ()
+        values = value
+    elif cls is dict:
+        keys = tuple(value)
+        if not all(type(key) is str or type(key) is int for key in keys):
+            return None
+        values = tuple(value.values())
+    else:
+        names = _fields(cls)
+        if names is None:
+            return None
+        keys, values = names, tuple(getattr(value, name) for name in names)
+    if not values or len(values) > MAX_ITEMS or depth <= 1:
+        return None
+    items = tuple(
+        kind if (kind := kind_of(item)) is not None else structure_of(item, depth - 1)
+        for item in values
+    )
+    return Structure(cls, keys, items) if any(item is not None for item in items) else None
+
+
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def _fields(cls: type) -> tuple[str, ...] | None:
+    """The fields of a NamedTuple or plain dataclass (`primitives.struct_fields`), once per
+    class; None for any other type."""
+    if cls not in _FIELDS:
+        from srcad.primitives import struct_fields  # (imports numpy only; kept out of the way)
+
+        _FIELDS[cls] = struct_fields(cls) if cls.__module__ != "builtins" else None
+    return _FIELDS[cls]

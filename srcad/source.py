@@ -133,14 +133,23 @@ class FunctionSource:
     def constant_kind(self, name: str) -> Kind | None:
         """The kind (`srcad.kinds.constant_kind`) of what the global or closure cell `name`
         (not bound in the function) holds now, or None; code specialised on it relies on
-        it, so the rule's guards check it: the type of a number, the identity of a tuple."""
+        it, so the rule's guards check it: the type of a number, the identity of a tuple,
+        the identity of an array with its dtype and number of dimensions (which change in
+        place: `a.shape = ...`)."""
         if name in self.enclosing:
             return None
         facts, where, value = name_facts([name], self.closure, self.globals)
         kind = constant_kind(value) if where in ("global", "closure") else None
         if kind is None:
             return None
-        self.facts += facts if kind == FLOATS else [fact.by_type() for fact in facts]
+        if type(value) is np.ndarray:
+            # (`ndim` by identity: CPython keeps one object per small int, and NumPy's
+            # numbers of dimensions are all small.)
+            facts += [Fact("attribute", value, "dtype", value.dtype),
+                      Fact("attribute", value, "ndim", value.ndim)]  # fmt: skip
+        elif kind != FLOATS:
+            facts = [fact.by_type() for fact in facts]
+        self.facts += facts
         return kind
 
 

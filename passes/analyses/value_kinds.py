@@ -9,10 +9,10 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import FLOATS, INT, PYTHON_FLOAT, RANGE, Kind, Signature, is_numeric, join
+from srcad.kinds import FLOATS, INT, PYTHON_FLOAT, RANGE, Kind, Signature, Structure, is_numeric, join
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
-from srcad.passes.normal_form import OPERATORS, walk_statements
+from srcad.passes.normal_form import OPERATORS, bound_names, walk_statements
 from srcad.registry import Registry
 
 BOTTOM: Kind = ("unset", 0)  # a local no assignment has given a kind yet
@@ -23,8 +23,8 @@ class ValueKinds(Analysis["ValueKinds"]):
     statements that assign it. Like `Activity`, the analysis ignores statement order: a
     name has one kind throughout, the join of what every assignment gives it. A name from
     outside the function (a global, a closure cell) has the kind of what it holds now
-    where that is a number or a tuple of floats (`outside`), which the rule's guards
-    check on entry; anything else from outside has none.
+    where that is a number, a tuple of floats or an array (`outside`), which the rule's
+    guards check on entry; anything else from outside has none.
 
     The result is the analysis itself: `kinds` by name, and `of` for any expression.
 
@@ -32,7 +32,13 @@ class ValueKinds(Analysis["ValueKinds"]):
     is looked up where Python would (`FunctionSource.lookup`); anything else calls what
     the kinds cannot tell. What a primitive's result kind is, for an operator or a call,
     is a fact of its entry in the rule library, which the registry gives
-    (`result_kind`)."""
+    (`result_kind`).
+
+    A container parameter's kind is its structure (`srcad.kinds.Structure`), kept apart in
+    `structures` (its name's kind is None, as every pass reads kinds): what the code reads
+    of it has its item's kind (`_item_of`). So does a name bound once to part of it (a
+    slice, an item that is a container, a loop's item), and each name an unpacking binds.
+    """
 
     def run(self, tree: gast.Module, ctx: Context) -> ValueKinds:
         function = function_of(tree)
@@ -44,12 +50,18 @@ class ValueKinds(Analysis["ValueKinds"]):
         self.results: dict[tuple[Any, Signature], Kind | None] = {}  # callees' result kinds
         self.returns: Kind | None = None  # the kind of what the function returns
         self.bound: set[str] | None = None  # the names the function binds (None: not known)
+        self.structures: dict[str, Structure] = {}  # containers' structures, by name
         if not ctx.request.kinds:
             return self
         args = function.args
         every_arg = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
         for name in [a.id for a in [*args.posonlyargs, *args.args]]:
-            self.kinds[name] = ctx.request.kinds.get(name)
+            kind = ctx.request.kinds.get(name)
+            if isinstance(kind, Structure):
+                self.structures[name] = kind
+                kind = None
+            self.kinds[name] = kind
+        self._find_structures(function)
         nested: set[str] = set()
         local = self.local
         kinds = self.kinds
@@ -72,9 +84,15 @@ class ValueKinds(Analysis["ValueKinds"]):
                 continue
             names = _names(target)
             local.update(names)
-            if not restores:
-                # Several names bound at once: each gets None, whatever the value reads.
-                kinds.update(dict.fromkeys(names))
+            if restores:
+                continue
+            unpacked = self._unpacked(target, value, loop)
+            if unpacked is not None:  # of a container of a known structure: each its item
+                for name, item in unpacked:
+                    assignments.append(_Assignment(name, item, False, _names(value)))
+                continue
+            # Several names bound at once: each gets None, whatever the value reads.
+            kinds.update(dict.fromkeys(names))
         # What shadows a global or builtin callee.
         self.bound = local | nested | {a.id for a in every_arg if a is not None}
         # Every other name starts unset (BOTTOM); each assignment joins in what it gives,
@@ -128,6 +146,11 @@ class ValueKinds(Analysis["ValueKinds"]):
         for name in assignment.reads:
             if name not in kinds and name in local:
                 return BOTTOM
+        if assignment.loop:
+            structure = self.structure(assignment.value)
+            if structure is not None:  # a loop over a tuple or list's items
+                item = structure.uniform
+                return item if not isinstance(item, Structure) else None
         kind = self.of(assignment.value)
         if assignment.loop and kind is not BOTTOM:
             kind = _item(kind)
@@ -150,6 +173,11 @@ class ValueKinds(Analysis["ValueKinds"]):
         if isinstance(value, gast.UnaryOp):
             function = OPERATORS.get(type(value.op))
             return result_kind(self.ctx.services.registry, function, [self.of(value.operand)])
+        if isinstance(value, (gast.Subscript, gast.Attribute)) and self.structures:
+            structure = self.structure(value.value)
+            if structure is not None:
+                item = self._item_of(structure, value)
+                return item if not isinstance(item, Structure) else None
         if isinstance(value, gast.Subscript):
             return subscript(self.of(value.value), value.slice, self.of)
         if isinstance(value, gast.Attribute) and value.attr in ("size", "ndim"):
@@ -164,6 +192,99 @@ class ValueKinds(Analysis["ValueKinds"]):
                 kind = self.returned(callee, tuple(arguments))
             return kind
         return None
+
+    # -- containers ---------------------------------------------------------------------
+
+    def structure(self, value: gast.expr) -> Structure | None:
+        """The structure of a container an expression gives: a name's (`structures`), or
+        an item or slice of a container of a known structure."""
+        if isinstance(value, gast.Name):
+            return self.structures.get(value.id)
+        if isinstance(value, (gast.Subscript, gast.Attribute)):
+            base = self.structure(value.value)
+            if base is not None:
+                item = self._item_of(base, value)
+                return item if isinstance(item, Structure) else None
+        return None
+
+    def _item_of(self, structure: Structure, read: gast.Subscript | gast.Attribute) -> Any:
+        """The kind (or `Structure`) of what `read` reads of a container of `structure`:
+        a field; an item at a constant key or index, or at any int index of a tuple or list
+        whose items have one kind; a tuple or list sliced by constants. None where unknown."""
+        if isinstance(read, gast.Attribute):
+            return structure.item(read.attr) if structure.fields else None
+        index = read.slice
+        if not structure.positional and structure.container is not dict:
+            return None
+        if isinstance(index, gast.Constant):
+            return structure.item(index.value)
+        if _int_value(index) is not None:
+            return structure.item(_int_value(index))
+        if isinstance(index, gast.Slice):
+            parts = (index.lower, index.upper, index.step)
+            bounds = [None if part is None else _int_value(part) for part in parts]
+            if any(b is None for b, part in zip(bounds, parts, strict=True) if part is not None):
+                return None
+            return structure.sliced(slice(*bounds))
+        if self.of(index) == INT:
+            return structure.uniform
+        return None
+
+    def _find_structures(self, function: gast.FunctionDef) -> None:
+        """The structures of the names bound once, in order, to part of a container of a
+        known structure (`x = params[0]`, `for layer in layers`, `(W, b), c = pair`): each
+        binding of such a name gives it that structure. A parameter bound again in the body
+        has none."""
+        bindings: dict[str, int] = {}
+        for statement in walk_statements(function.body):
+            for name in bound_names(statement):
+                bindings[name] = bindings.get(name, 0) + 1
+        for name in [n for n in self.structures if n in bindings]:
+            del self.structures[name]
+        for statement in walk_statements(function.body):
+            if isinstance(statement, gast.Assign):
+                target, value, loop = statement.targets[0], statement.value, False
+            elif isinstance(statement, gast.For):
+                target, value, loop = statement.target, statement.iter, True
+            else:
+                continue
+            pairs = self._unpacked(target, value, loop)
+            if pairs is None:
+                if not isinstance(target, gast.Name):
+                    continue
+                pairs = [(target.id, value)]
+            for name, item in pairs:
+                structure = self.structure(item)
+                if loop and structure is not None:  # each item the loop gives
+                    uniform = structure.uniform
+                    structure = uniform if isinstance(uniform, Structure) else None
+                if structure is not None and bindings.get(name) == 1:
+                    self.structures[name] = structure
+
+    def _unpacked(
+        self, target: gast.expr, value: gast.expr, loop: bool
+    ) -> list[tuple[str, gast.expr]] | None:
+        """Each name a tuple target binds, with the item of the value it gets (`value[i]`,
+        nested), where the value is a tuple or list of a known structure of that length (or
+        for a loop's target, each item of one); else None."""
+        if loop or not isinstance(target, (gast.Tuple, gast.List)):
+            return None  # (the normal form unpacks a loop's item in the loop's body)
+        structure = self.structure(value)
+        if structure is None or not structure.positional:
+            return None
+        if len(structure.items) != len(target.elts):
+            return None
+        pairs: list[tuple[str, gast.expr]] = []
+        for position, element in enumerate(target.elts):
+            item = _index(value, gast.Constant(value=position, kind=None))
+            if isinstance(element, gast.Name):
+                pairs.append((element.id, item))
+                continue
+            nested = self._unpacked(element, item, False)
+            if nested is None:
+                return None
+            pairs += nested
+        return pairs
 
     def returned(self, callee: Any, arguments: Signature) -> Kind | None:
         """The kind of what a function srcad compiles from source returns for arguments
@@ -223,6 +344,21 @@ class _Assignment:
     value: gast.expr  # the value, or what the loop iterates over
     loop: bool  # a loop's target: it binds an item of `value`
     reads: list[str]  # the names the value reads
+
+
+def _index(value: gast.expr, index: gast.expr) -> gast.Subscript:
+    """`value[index]`, an expression `ValueKinds.of` reads (it is never emitted)."""
+    return gast.Subscript(value=value, slice=index, ctx=gast.Load())
+
+
+def _int_value(node: gast.expr) -> int | None:
+    """The int a constant index is (`2`, `-1`), or None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        value = _int_value(node.operand)
+        return None if value is None else -value
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return node.value
+    return None
 
 
 def _names(node: gast.expr) -> list[str]:

@@ -14,7 +14,7 @@ import numpy as np
 
 from srcad import syntax
 from srcad.errors import CALLEE_FAILED, Diagnostic, MutationError, SrcadError
-from srcad.kinds import Kind
+from srcad.kinds import Kind, Structure
 from srcad.passes.analyses.nodes import Nodes
 from srcad.passes.analyses.scopes import LocalFunction, Scopes
 from srcad.passes.base import Analysis, CompilationRequest, Context, Services, function_of
@@ -90,7 +90,9 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         self._parents: dict[gast.AST, gast.AST] | None = None
         if ctx.request.constructs is not None:  # a class's initialiser: `self` is made for it
             self.fresh_first_parameter = True
-        self.parameter_kinds = ctx.request.kinds
+        # (A container's kind, its `Structure`, proves no parameter a number.)
+        kinds = ctx.request.kinds.items()
+        self.parameter_kinds = {n: k for n, k in kinds if not isinstance(k, Structure)}
         self._numbers: dict[gast.AST, dict[str, Kind | None]] = {}
         self._callee_info: tuple[Any, Any] | None = None
         self._listed: set[Any] = set()  # callees whose changes are listed already

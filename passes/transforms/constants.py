@@ -12,8 +12,9 @@ from srcad.passes.normal_form import walk_statements
 
 class Constants(Transform):
     """Bind each global or closure cell the function reads whose kind specialised code
-    relies on (a number, a tuple of floats: `FunctionSource.constant_kind`, which records
-    the guard) to a local on entry, and read the local instead.
+    relies on (a number, a tuple of floats, a float64 or integer array:
+    `FunctionSource.constant_kind`, which records the guard) to a local on entry, and read
+    the local instead.
 
     Two reasons. The derivatives ReverseAD inlines for known kinds read their operands
     where the pullback runs: a global read there would give the value it has when the

@@ -384,7 +384,8 @@ class ReverseAD(RuleCalls, Transform):
             bars[0] = call(self._bind(Tangent, "Tangent"), [function_type], fields)
         for arg in [*self.function.args.posonlyargs, *self.function.args.args]:
             kind = self.ctx.request.kinds.get(arg.id)
-            if arg.id not in self.ctx.request.wrt or (kind is not None and kind[0] == "i"):
+            integer = isinstance(kind, tuple) and kind[0] == "i"  # (not a `Structure`)
+            if arg.id not in self.ctx.request.wrt or integer:
                 bars.append(self._zero(NoTangent))
             elif arg.id in cotangents.seen and arg.id in self.inline.uniform.names:
                 # A uniform float: expanded to the parameter's shape.

@@ -36,7 +36,7 @@ def test_kind_of(value, kind):
 
 
 def test_signature_and_notation_round_trip():
-    args = (1.0, np.zeros((2, 2)), [1.0], np.arange(4))
+    args = (1.0, np.zeros((2, 2)), ["a"], np.arange(4))  # (a list of floats: a `Structure`)
     kinds = signature(args)
     assert kinds == (("f", 0), ("f", 2), None, ("i", 1))
     text = ", ".join(map(describe, kinds))
