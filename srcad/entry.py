@@ -86,7 +86,17 @@ from srcad.emit import nested_code, register_text
 from srcad.entry_rules import DISPATCHER
 from srcad.errors import SrcadError
 from srcad.guards import Guards
-from srcad.kinds import FLOAT, INT, ArgumentKind, Kind, Signature, Structure, is_real, kind_of, signature
+from srcad.kinds import (
+    FLOAT,
+    INT,
+    ArgumentKind,
+    Kind,
+    Signature,
+    Structure,
+    is_real,
+    kind_of,
+    signature,
+)
 from srcad.registry import RuleFn
 from srcad.requests import Request
 from srcad.tangents import NoTangent

@@ -77,7 +77,7 @@ from srcad.entry import (
 from srcad.entry_rules import entry_rules
 from srcad.errors import SrcadError
 from srcad.guards import Guards
-from srcad.kinds import FLOAT, INT, Kind, Signature, kind_of, signature
+from srcad.kinds import FLOAT, INT, Kind, kind_of
 from srcad.requests import Request
 from srcad.source import differentiated_function
 from srcad.tangents import NoTangent, ZeroTangent
@@ -89,7 +89,7 @@ ZERO, DOT = "zero", "dot"  # a tangent's kind: a symbolic zero, or a value of it
 FORWARD_DISPATCHERS: weakref.WeakSet[ForwardDispatcher] = weakref.WeakSet()
 
 # (argument kinds, tangent kinds): what a branch tests.
-Kinds = tuple[Signature, tuple[str, ...]]
+Kinds = tuple[tuple[Kind | None, ...], tuple[str, ...]]  # value kinds, tangent kinds
 General = Callable[[Callable[..., Any], Any, Any], tuple[Any, Any]]
 
 
@@ -120,7 +120,8 @@ def _plain(value: Any, kind: Kind | None) -> bool:
         return type(value) is int
     if kind[0] == "f":
         return value.dtype is np.dtype(np.float64)
-    return True  # an int array: its dtype's kind is all the test reads
+    return kind[0] == "i"  # an int array: its dtype's kind is all the test reads; other
+    # dtype classes (float32, `srcad.dtypes`) take the general path
 
 
 def tangent_kind(tangent: Any, value: Any, kind: Kind | None) -> str | None:
@@ -202,7 +203,7 @@ class ForwardDispatcher:
             return None
         if self.func.__code__.co_flags & 0x04:  # CO_VARARGS: arguments are not parameters
             return None
-        kinds = signature(args)
+        kinds = tuple(map(kind_of, args))  # value kinds: a container takes the general path
         if not all(_plain(a, k) for a, k in zip(args, kinds, strict=True)):
             return None
         dots = tuple(tangent_kind(t, a, k) for t, a, k in zip(tangents, args, kinds, strict=True))

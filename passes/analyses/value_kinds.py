@@ -9,7 +9,17 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import FLOATS, INT, PYTHON_FLOAT, RANGE, Kind, Signature, Structure, is_numeric, join
+from srcad.kinds import (
+    FLOATS,
+    INT,
+    PYTHON_FLOAT,
+    RANGE,
+    Kind,
+    Signature,
+    Structure,
+    is_numeric,
+    join,
+)
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
 from srcad.passes.normal_form import OPERATORS, bound_names, walk_statements
