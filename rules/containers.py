@@ -24,7 +24,6 @@ from srcad.primitives import (
 from srcad.projection import ProjectTo
 from srcad.registry import Linearity, RuleSet, named
 from srcad.rules._support import cotangent_of_elements
-from srcad.rules.second_order import linear_frule_rrule
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
@@ -511,23 +510,6 @@ def transpose_attribute_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]
         return getattr_frule((dargs[0], dargs[1], NoTangent()), x, "T")
     dot = unthunk(dargs[1])
     return x.T, ZeroTangent() if isinstance(dot, AbstractZero) else np.asarray(dot).T
-
-
-_transpose_frule_rrule = linear_frule_rrule(
-    transpose_attribute_rrule, transpose_attribute_frule, "`.T`"
-)
-
-
-@rules.rrule(transpose_attribute_frule)
-def transpose_attribute_frule_rrule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Pullback]:
-    """Second derivatives through `.T` of an array, which is linear: its value and its
-    tangent pull back through `.T`'s own pullback (`linear_frule_rrule`). `.T` of another
-    value reads a field or a property, whose second derivatives no rule gives."""
-    if not isinstance(x, np.ndarray | np.generic):
-        raise MissingRuleError(
-            f"srcad takes second derivatives through `.T` of arrays, not of a {type(x).__name__}"
-        )
-    return _transpose_frule_rrule(dargs, x)
 
 
 # -- methods of dicts, lists and tuples that change nothing ----------------------------------

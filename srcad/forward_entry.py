@@ -313,7 +313,7 @@ class ForwardDispatcher:
 
     def _branch(self, kinds: Kinds, names: list[str], dot_names: list[str]) -> gast.stmt:
         arg_kinds, dots = kinds
-        tests = [_test(name, kind) for name, kind in zip(names, arg_kinds, strict=True)]
+        tests = [_test(_load(name), kind) for name, kind in zip(names, arg_kinds, strict=True)]
         tests += [
             _tangent_test(dot_name, dot, name, kind)
             for name, dot_name, dot, kind in zip(names, dot_names, dots, arg_kinds, strict=True)

@@ -350,3 +350,6 @@ def _unread_dropped(function: gast.FunctionDef, arithmetic: set[gast.stmt]) -> N
     dropped = True
     while dropped:
         function.body, dropped = block(function.body)
+    # `block` calls itself through its cell: emptied, the cell frees it and what it reads
+    # (the tree) by reference counting, not by the cycle collector.
+    del block

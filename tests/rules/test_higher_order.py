@@ -217,37 +217,3 @@ def test_an_iterator_is_read_whole_by_a_second_derivative(objective):
     """`reversed(xs)` is an iterator: the reverse rule of a forward rule that takes one reads
     it twice (for the value and for the tangent), and must see every item both times."""
     check_second_order(objective, (cases.POSITIVE,))
-
-
-def transposed_rows(x):
-    a = np.arange(6.0).reshape(2, 3) - 2.0
-    return np.sum(np.sin(a @ x.T) ** 2)
-
-
-def transposed_vector(x):
-    return np.sum(x.T * np.cos(x) * x)
-
-
-@pytest.mark.parametrize(
-    ("objective", "x"),
-    [
-        (transposed_rows, np.array([[0.3, -0.2, 0.5]])),
-        (transposed_rows, np.array([[0.3, -0.2, 0.5], [0.1, 0.7, -0.4]])),
-        (transposed_vector, np.array([0.3, -0.2, 0.5])),
-    ],
-)
-def test_transpose_attribute_to_second_order(objective, x):
-    """`.T` of an array is linear: its forward rule has a reverse rule (found by the fuzzer's
-    second-order check, where every program reading `x.T` was refused)."""
-    check_second_order(objective, (x,))
-
-
-def test_transpose_attribute_of_an_object_is_refused_to_second_order():
-    """`.T` of another value reads a field or a property: no second derivatives for it."""
-    from srcad.rules.containers import transpose_attribute_frule_rrule
-
-    class Pair:
-        T = 2.0
-
-    with pytest.raises(SrcadError, match=r"second derivatives through `\.T` of arrays"):
-        transpose_attribute_frule_rrule((srcad.NoTangent(), srcad.ZeroTangent()), Pair())
