@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import gast
 
 from srcad import syntax
@@ -332,24 +334,27 @@ def _unread_dropped(function: gast.FunctionDef, arithmetic: set[gast.stmt]) -> N
                 reads[node.id] -= 1
         return True
 
-    def block(statements: list[gast.stmt]) -> tuple[list[gast.stmt], bool]:
-        kept, dropped = [], False
-        for statement in statements:
-            if unread(statement):
-                dropped = True
-                continue
-            for field in ("body", "orelse"):
-                inner = getattr(statement, field, None)
-                if inner and not isinstance(statement, gast.FunctionDef):
-                    new, inner_dropped = block(inner)
-                    setattr(statement, field, new or [gast.Pass()])
-                    dropped = dropped or inner_dropped
-            kept.append(statement)
-        return kept, dropped
-
     dropped = True
     while dropped:
-        function.body, dropped = block(function.body)
-    # `block` calls itself through its cell: emptied, the cell frees it and what it reads
-    # (the tree) by reference counting, not by the cycle collector.
-    del block
+        function.body, dropped = _kept(function.body, unread)
+
+
+def _kept(
+    statements: list[gast.stmt], unread: Callable[[gast.stmt], bool]
+) -> tuple[list[gast.stmt], bool]:
+    """The statements of a block that are not `unread`, blocks inside them likewise, and
+    whether any was left out. (A function of the module: a closure calling itself would
+    keep itself, and the tree, in a reference cycle.)"""
+    kept, dropped = [], False
+    for statement in statements:
+        if unread(statement):
+            dropped = True
+            continue
+        for field in ("body", "orelse"):
+            inner = getattr(statement, field, None)
+            if inner and not isinstance(statement, gast.FunctionDef):
+                new, inner_dropped = _kept(inner, unread)
+                setattr(statement, field, new or [gast.Pass()])
+                dropped = dropped or inner_dropped
+        kept.append(statement)
+    return kept, dropped
