@@ -86,6 +86,20 @@ def reproducer(
     return fuzz_reduce.reduce(program.source, fails, budget)
 
 
+def _with_progress(outcomes: Any, count: int, every: int = 500) -> list[Any]:
+    """The outcomes, with a line on standard error every `every` programs (a long run's
+    progress, and its counts so far, survive the run being stopped)."""
+    results: list[Any] = []
+    counts: collections.Counter[str] = collections.Counter()
+    for result in outcomes:
+        results.append(result)
+        counts[result[2].kind] += 1
+        if len(results) % every == 0:
+            done = "  ".join(f"{kind}: {counts.get(kind, 0)}" for kind in OUTCOMES)
+            print(f"{len(results)}/{count} programs: {done}", file=sys.stderr, flush=True)
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=200, help="how many programs")
@@ -130,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
             one = functools.partial(
                 fuzz_one, writes=options.writes, second_order=options.second_order
             )
-            results = list(pool.imap_unordered(one, seeds, chunksize=8))
+            results = _with_progress(pool.imap_unordered(one, seeds, chunksize=8), len(seeds))
     else:
         results = [
             fuzz_one(s, writes=options.writes, second_order=options.second_order) for s in seeds
