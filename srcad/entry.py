@@ -419,27 +419,7 @@ class Dispatcher:
             if guarded:
                 tests.append(_call("guards_hold"))
             body = [_if(_and(tests), body)]
-        star = gast.Name(id="args", ctx=gast.Param(), annotation=None, type_comment=None)
-        stars = gast.Name(id="kwargs", ctx=gast.Param(), annotation=None, type_comment=None)
-        arguments = gast.arguments(
-            args=[],
-            posonlyargs=[],
-            vararg=star,
-            kwonlyargs=[],
-            kw_defaults=[],
-            kwarg=stars,
-            defaults=[],
-        )
-        function = gast.FunctionDef(
-            name=self.name,
-            args=arguments,
-            body=[*body, general],
-            decorator_list=[],
-            returns=None,
-            type_comment=None,
-            type_params=[],
-        )
-        return gast.Module(body=[function], type_ignores=[])
+        return function_module(self.name, [*body, general], vararg="args", kwarg="kwargs")
 
     def _branch(self, index: int, kinds: Signature, names: list[str]) -> gast.stmt:
         """The branch calling `gradient_{index}`, for arguments of `kinds`."""
@@ -588,6 +568,39 @@ def _and(values: list[gast.expr]) -> gast.expr:
 
 def _assign(target: gast.expr, value: gast.expr) -> gast.Assign:
     return gast.Assign(targets=[target], value=value, type_comment=None)
+
+
+def function_module(
+    name: str,
+    body: list[gast.stmt],
+    args: tuple[str, ...] = (),
+    vararg: str | None = None,
+    kwarg: str | None = None,
+) -> gast.Module:
+    """A module holding `def name(*args, *vararg, **kwarg): body` (an entry's code)."""
+
+    def parameter(name: str) -> gast.Name:
+        return gast.Name(id=name, ctx=gast.Param(), annotation=None, type_comment=None)
+
+    arguments = gast.arguments(
+        args=[parameter(a) for a in args],
+        posonlyargs=[],
+        vararg=None if vararg is None else parameter(vararg),
+        kwonlyargs=[],
+        kw_defaults=[],
+        kwarg=None if kwarg is None else parameter(kwarg),
+        defaults=[],
+    )
+    function = gast.FunctionDef(
+        name=name,
+        args=arguments,
+        body=body,
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+        type_params=[],
+    )
+    return gast.Module(body=[function], type_ignores=[])
 
 
 def _if(test: gast.expr, body: list[gast.stmt]) -> gast.If:

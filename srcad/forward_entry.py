@@ -73,6 +73,7 @@ from srcad.entry import (
     _test,
     _tuple,
     entry_guards,
+    function_module,
 )
 from srcad.entry_rules import entry_rules
 from srcad.errors import SrcadError
@@ -287,29 +288,7 @@ class ForwardDispatcher:
             if any(guards for _, guards in self.branches.values()):
                 tests.append(_call("guards_hold"))
             body = [_if(_and(tests), [_if(_and(sizes), block)])]
-        parameters = [
-            gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
-            for n in ("args", "tangents")
-        ]
-        arguments = gast.arguments(
-            args=parameters,
-            posonlyargs=[],
-            vararg=None,
-            kwonlyargs=[],
-            kw_defaults=[],
-            kwarg=None,
-            defaults=[],
-        )
-        function = gast.FunctionDef(
-            name="jvp",
-            args=arguments,
-            body=[*body, general],
-            decorator_list=[],
-            returns=None,
-            type_comment=None,
-            type_params=[],
-        )
-        return gast.Module(body=[function], type_ignores=[])
+        return function_module("jvp", [*body, general], args=("args", "tangents"))
 
     def _branch(self, kinds: Kinds, names: list[str], dot_names: list[str]) -> gast.stmt:
         arg_kinds, dots = kinds

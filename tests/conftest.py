@@ -30,3 +30,21 @@ def user_module(path: Path, name: str, text: str) -> types.ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def close(got: Any, want: Any) -> None:
+    """Equal as floats, to the tolerance finite differences allow."""
+    np.testing.assert_allclose(np.asarray(got, float), np.asarray(want, float), 1e-6, 1e-8)
+
+
+def check_two_argument_gradient(f: Any, args: tuple[Any, ...]) -> None:
+    """`value_and_grad` of `f` with respect to its two arguments against the primal and
+    central differences, and its rule against `srcad.testing.check_rrule`."""
+    import srcad
+    from srcad.testing import check_rrule, finite_difference_vjp
+
+    value, gradient = srcad.value_and_grad(f, wrt=(0, 1))(*args)
+    close(value, f(*args))
+    for position, g in enumerate(gradient):
+        close(g, finite_difference_vjp(f, args, 1.0, position))
+    check_rrule(f, *args)

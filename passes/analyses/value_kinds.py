@@ -22,7 +22,7 @@ from srcad.kinds import (
 )
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
-from srcad.passes.normal_form import OPERATORS, bound_names, walk_statements
+from srcad.passes.normal_form import OPERATORS, bound_names, constant_int, walk_statements
 from srcad.registry import Registry
 
 BOTTOM: Kind = ("unset", 0)  # a local no assignment has given a kind yet
@@ -77,14 +77,12 @@ class ValueKinds(Analysis["ValueKinds"]):
         kinds = self.kinds
         assignments: list[_Assignment] = []
         for statement in walk_statements(function.body):
-            if isinstance(statement, gast.Assign):
-                target, value, loop = statement.targets[0], statement.value, False
-            elif isinstance(statement, gast.For):
-                target, value, loop = statement.target, statement.iter, True
-            else:
+            binding = _binding(statement)
+            if binding is None:
                 if isinstance(statement, gast.FunctionDef):
                     nested.add(statement.name)
                 continue
+            target, value, loop = binding
             # A tape record read back gives names values they had: nothing new to learn.
             restores = target in ctx.output.restored
             if isinstance(target, gast.Name):
@@ -228,11 +226,12 @@ class ValueKinds(Analysis["ValueKinds"]):
             return None
         if isinstance(index, gast.Constant):
             return structure.item(index.value)
-        if _int_value(index) is not None:
-            return structure.item(_int_value(index))
+        position = constant_int(index)
+        if position is not None:
+            return structure.item(position)
         if isinstance(index, gast.Slice):
             parts = (index.lower, index.upper, index.step)
-            bounds = [None if part is None else _int_value(part) for part in parts]
+            bounds = [None if part is None else constant_int(part) for part in parts]
             if any(b is None for b, part in zip(bounds, parts, strict=True) if part is not None):
                 return None
             return structure.sliced(slice(*bounds))
@@ -252,12 +251,10 @@ class ValueKinds(Analysis["ValueKinds"]):
         for name in [n for n in self.structures if n in bindings]:
             del self.structures[name]
         for statement in walk_statements(function.body):
-            if isinstance(statement, gast.Assign):
-                target, value, loop = statement.targets[0], statement.value, False
-            elif isinstance(statement, gast.For):
-                target, value, loop = statement.target, statement.iter, True
-            else:
+            binding = _binding(statement)
+            if binding is None:
                 continue
+            target, value, loop = binding
             pairs = self._unpacked(target, value, loop)
             if pairs is None:
                 if not isinstance(target, gast.Name):
@@ -356,19 +353,19 @@ class _Assignment:
     reads: list[str]  # the names the value reads
 
 
+def _binding(statement: gast.stmt) -> tuple[gast.expr, gast.expr, bool] | None:
+    """What a normal-form statement binds: `(target, value, False)` of an assignment,
+    `(target, iterable, True)` of a loop; None for any other statement."""
+    if isinstance(statement, gast.Assign):
+        return statement.targets[0], statement.value, False
+    if isinstance(statement, gast.For):
+        return statement.target, statement.iter, True
+    return None
+
+
 def _index(value: gast.expr, index: gast.expr) -> gast.Subscript:
     """`value[index]`, an expression `ValueKinds.of` reads (it is never emitted)."""
     return gast.Subscript(value=value, slice=index, ctx=gast.Load())
-
-
-def _int_value(node: gast.expr) -> int | None:
-    """The int a constant index is (`2`, `-1`), or None."""
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        value = _int_value(node.operand)
-        return None if value is None else -value
-    if isinstance(node, gast.Constant) and type(node.value) is int:
-        return node.value
-    return None
 
 
 def _names(node: gast.expr) -> list[str]:

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.testing import check_frule, check_rrule, finite_difference_jvp, finite_difference_vjp
+from srcad.testing import check_frule, finite_difference_jvp, finite_difference_vjp
+from tests.conftest import check_two_argument_gradient, close
 from tests.end_to_end import class_functions as m
 
 SCALARS = [
@@ -30,10 +31,6 @@ POINTS = [(0.7, 0.6), (-1.3, 0.4), (2.0, -0.9)]
 VECTOR = np.array([0.7, -1.3, 0.2])
 
 
-def close(got, want):
-    np.testing.assert_allclose(np.asarray(got, float), np.asarray(want, float), 1e-6, 1e-8)
-
-
 def _cases():
     for f in SCALARS:
         for args in POINTS:
@@ -48,11 +45,7 @@ CASES = list(_cases())
 
 @pytest.mark.parametrize(("f", "args"), CASES, ids=lambda v: getattr(v, "__name__", ""))
 def test_reverse_mode(f, args):
-    value, gradient = srcad.value_and_grad(f, wrt=(0, 1))(*args)
-    close(value, f(*args))
-    for position, g in enumerate(gradient):
-        close(g, finite_difference_vjp(f, args, 1.0, position))
-    check_rrule(f, *args)
+    check_two_argument_gradient(f, args)
 
 
 @pytest.mark.parametrize(("f", "args"), CASES, ids=lambda v: getattr(v, "__name__", ""))

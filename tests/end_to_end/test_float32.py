@@ -169,9 +169,10 @@ def test_every_case_in_float32_agrees_with_the_general_rule(function, args):
     found = COMPILER.compiled(function, None, Request.rrule(kinds)).function
     with np.errstate(all="ignore"):
         try:
-            y, general_pullback = general(*args)
-        except Exception:
-            pytest.skip("the case fails in float32 (a NumPy function without float32)")
+            function(*args)
+        except Exception as error:  # the function itself: NumPy has no float32 version
+            pytest.skip(f"the function itself fails on float32 arrays ({type(error).__name__})")
+        y, general_pullback = general(*args)
         y_found, found_pullback = found(*args)
         seed = np.random.default_rng(5).standard_normal(np.shape(y)).astype(np.asarray(y).dtype)
         seed = seed[()] if np.ndim(y) == 0 else seed

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.testing import check_frule, check_rrule, finite_difference_jvp, finite_difference_vjp
+from srcad.testing import check_frule, finite_difference_jvp
+from tests.conftest import check_two_argument_gradient, close
 from tests.end_to_end import keyword_functions as m
 
 V = np.array([0.7, -1.3, 0.4])
@@ -19,17 +20,9 @@ CASES = [
 ] + [(m.on_arrays, (V, W))]
 
 
-def close(got, want):
-    np.testing.assert_allclose(np.asarray(got, float), np.asarray(want, float), 1e-6, 1e-8)
-
-
 @pytest.mark.parametrize(("f", "args"), CASES, ids=lambda v: getattr(v, "__name__", ""))
 def test_reverse_mode(f, args):
-    value, gradient = srcad.value_and_grad(f, wrt=(0, 1))(*args)
-    close(value, f(*args))
-    for position, g in enumerate(gradient):
-        close(g, finite_difference_vjp(f, args, 1.0, position))
-    check_rrule(f, *args)
+    check_two_argument_gradient(f, args)
 
 
 @pytest.mark.parametrize(("f", "args"), CASES, ids=lambda v: getattr(v, "__name__", ""))
