@@ -131,17 +131,32 @@ def central(f: Callable[..., Any], args: list, u: list, h: float) -> np.ndarray:
     return (4 * d(h / 2) - d(h)) / 3
 
 
+def jumps_near(f: Callable[..., Any], args: list, u: list, scale: float) -> bool:
+    """Whether `f` jumps within a few steps of `1e-4` along `u`. The third differences of the
+    samples at `x + k h u` (k = -6..6) are of the order of `h**3` times the third derivative for
+    a smooth `f`, and of the size of the jump where a branch switches between two samples. A
+    comparison that rounding decides (`x > np.mean(x * np.ones(n))`) switches at every scale,
+    and may do so between the points the central differences use without changing them."""
+    h = 1e-4
+    samples = np.stack([as_array(call(f, along(args, u, k * h))) for k in range(-6, 7)])
+    if not np.all(np.isfinite(samples)):
+        return True
+    return float(np.max(np.abs(np.diff(samples, n=3, axis=0)), initial=0.0)) > 1e-6 * scale
+
+
 def directional_derivative(f: Callable[..., Any], args: list, u: list, y: np.ndarray) -> np.ndarray:
     """`J u` by finite differences, or `UnusablePointError` where they cannot be trusted: the
-    estimates at two step sizes disagree (a branch switches within a step), or the one-sided
-    slopes differ by as much at a small step as at a ten times larger one (a kink on the
-    point)."""
+    estimates at two step sizes disagree (a branch switches within a step), the primal jumps
+    between samples a step apart, or the one-sided slopes differ by as much at a small step as
+    at a ten times larger one (a kink on the point)."""
     scale = 1.0 + float(np.max(np.abs(y), initial=0.0))
     first, second = central(f, args, u, 1e-3), central(f, args, u, 1e-4)
     if not (np.all(np.isfinite(first)) and np.all(np.isfinite(second))):
         raise UnusablePointError("finite differences are not finite")
     if np.max(np.abs(first - second), initial=0.0) > 1e-6 * scale * (1 + np.max(np.abs(first))):
         raise UnusablePointError("finite differences disagree at two step sizes")
+    if jumps_near(f, args, u, scale):
+        raise UnusablePointError("the function jumps near the point")
     y0 = as_array(call(f, args))
     for h in (1e-4, 1e-6):
         forward = (as_array(call(f, along(args, u, h))) - y0) / h
