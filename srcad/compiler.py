@@ -3,11 +3,13 @@ code; and the `Compiler` that owns the rule registry and every cache of compiled
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import inspect
 import threading
 import types
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import gast
@@ -136,6 +138,24 @@ class OptOutCall:
             return pullback(y_bar)[:count]
 
         return y, opted_out_pullback
+
+
+@contextlib.contextmanager
+def cycle_collector_paused() -> Iterator[None]:
+    """Compiling makes tens of thousands of short-lived containers (trees, analyses, passes)
+    and leaves no reference cycles (`test_a_compilation_leaves_no_reference_cycles`):
+    reference counting frees them as it goes. The cycle collector's passes over them, each
+    few hundred allocations and now and then over the whole heap, are wasted work: about a
+    third of compiling `robust_fit_loss` (`benchmarks/run.py --fixed-costs`), and more in a
+    process with a larger heap. So it waits until the outermost compilation returns, unless
+    the program had turned it off itself."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class Compiler:
@@ -408,16 +428,19 @@ class Compiler:
             found = record.rules.get(key)  # compiled by another thread meanwhile?
             if found is not None and found.guards.hold():
                 return found
-            source = function_source(func)
-            tree, ctx = self.new_context(source, wrt, request)
-            self._compiling.add((func, request.mode))
-            try:
-                self.transformed_tree(tree, ctx)
-            finally:
-                self._compiling.discard((func, request.mode))
-            runtime = ctx.output.runtime.values()
-            callees = tuple((v.func, v.signature) for v in runtime if isinstance(v, CompiledCall))
-            found = emit(tree, ctx, request.description, callees)
+            with cycle_collector_paused():
+                source = function_source(func)
+                tree, ctx = self.new_context(source, wrt, request)
+                self._compiling.add((func, request.mode))
+                try:
+                    self.transformed_tree(tree, ctx)
+                finally:
+                    self._compiling.discard((func, request.mode))
+                runtime = ctx.output.runtime.values()
+                callees = tuple(
+                    (v.func, v.signature) for v in runtime if isinstance(v, CompiledCall)
+                )
+                found = emit(tree, ctx, request.description, callees)
             # Rules compiled against an older registry, or whose guards fail, are never
             # asked for again.
             version = self.registry.version
