@@ -14,7 +14,7 @@ from srcad.registry import RuleSet
 rules = RuleSet("nondiff")
 
 rules.non_differentiable(
-    len, range, int, bool, str, isinstance, type, print, repr, id, hash, round,
+    len, range, slice, int, bool, str, isinstance, type, print, repr, id, hash, round,
     operator.floordiv, np.floor_divide, operator.or_, operator.and_, operator.invert,
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
     np.shape, np.ndim, np.size, np.zeros, np.ones, np.empty, np.arange, np.eye,
@@ -24,7 +24,9 @@ rules.non_differentiable(
     np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
     np.logical_and, np.logical_or, np.logical_not,
 )  # fmt: skip
-# Predicates, counts and positions: booleans and integers, which cannot be perturbed.
+# Predicates, counts and positions: booleans and integers, which cannot be perturbed (a
+# `slice`'s bounds too: slicing takes ints or None, and a selection by float labels is flat in
+# them).
 # (np.heaviside is not here: it is flat in x, but equal to its second argument where x == 0,
 # so numpy_elementwise gives it a rule. np.histogram is not here either: its bin edges, and
 # its densities, vary with the data's range. Nor are np.linspace, np.logspace, np.full_like:

@@ -52,3 +52,12 @@ def two_argument(x, y):
 
 def with_int(x, n):
     return np.sum(x[slice(0, n)] ** 3) * x[n]
+
+
+def calls_with_ints(x):
+    """Each helper above called with an int: a helper is compiled for any arguments, so at
+    second order its int parameter is differentiated, and so is `slice(0, n)` of it."""
+    return (
+        slice_object(x, 2) + slice_of_sum(x, 3) + head(x, 4) * loop_to(x, 3) + picked(x, 1)
+        + reshaped(x, 2) + sized(x, 3) + with_int(x, 2)
+    )  # fmt: skip

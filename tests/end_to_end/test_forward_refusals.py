@@ -67,8 +67,11 @@ def test_forward_jacobian_leaves_the_int_out(function):
 
 
 def test_source_shows_the_forward_rule_for_an_int_argument():
+    """`slice(0, n)` needs no rule of its own (its bounds carry no derivative), so the code
+    for every parameter compiles, and `n`'s tangent is left unread."""
     text = srcad.source(fr.slice_object, mode="forward", args=(X, 2))
-    assert "differentiated with respect to: x; for x: float[:], n: int\n" in text
+    assert "differentiated with respect to: x, n; for x: float[:], n: int\n" in text
+    assert "    slice_0_n = slice(0, n)\n" in text
     assert "slice_frule" not in text
 
 
@@ -78,6 +81,20 @@ def test_hessian_with_an_int_argument():
     for i in range(X.size):
         basis = np.eye(X.size)[i]
         close(hessian[:, i], finite_difference_jvp(gradient, (X, 2), (basis, srcad.NoTangent())))
+
+
+def test_second_derivatives_through_helpers_called_with_ints():
+    """A helper is compiled for any arguments, its int parameter differentiated too: at
+    second order `slice(0, n)` of it asked for a rule of `slice` (E210), whose bounds are ints
+    or None and carry no derivative."""
+    gradient = srcad.grad(fr.calls_with_ints)
+    columns = [finite_difference_jvp(gradient, (X,), (np.eye(X.size)[i],)) for i in range(X.size)]
+    expected = np.stack(columns, axis=-1)
+    close(srcad.hessian(fr.calls_with_ints)(X), expected)
+    v = np.linspace(1.0, -1.0, X.size)
+    close(srcad.hessian_vector_product(fr.calls_with_ints)(X, v), expected @ v)
+    for mode in ("reverse", "forward"):
+        close(srcad.jacobian(gradient, mode=mode)(X), expected)
 
 
 # -- srcad differentiates its own output ------------------------------------------------
