@@ -32,6 +32,9 @@ class ScopeInfo:
         self.parameters = [a.id for a in every_arg]
         self.locals = bound - set(self.parameters)
         self._function, self._source, self._name_nodes = function, ctx.source, names
+        # The name nodes of comprehensions' own variables (`comprehension_variables`), where
+        # the function has comprehensions: `Scopes` sets them.
+        self.comprehension_variables: frozenset[int] = frozenset()
         # Beniget's def-use chains of the function, where `Scopes` needed them.
         self.chains: beniget.DefUseChains | None = None
 
@@ -73,6 +76,9 @@ class ScopeInfo:
             name = node.id
             every_name.add(name)
             if isinstance(node.ctx, gast.Load):
+                if id(node) in self.comprehension_variables:
+                    bindings[node] = "local"  # a loop variable once `ToANF` lowers it
+                    continue
                 binding = by_name.get(name)
                 if binding is None:
                     binding = by_name[name] = self._binding(name)
@@ -113,6 +119,8 @@ class Scopes(Analysis[ScopeInfo]):
             bound = {d.name() for d in chains.locals[function]}
         info = ScopeInfo(function, bound, ctx, names)
         info.chains = chains
+        if chains is not None:  # a plain function has no comprehension
+            info.comprehension_variables = comprehension_variables(function)
         return info
 
 
@@ -256,6 +264,25 @@ def _scope_names(node: gast.AST) -> tuple[set[str], list[str]]:
     for child in todo:
         visit(child)
     return bound, [name for name in dict.fromkeys(read) if name not in bound]
+
+
+def comprehension_variables(function: gast.FunctionDef) -> frozenset[int]:
+    """The ids of the name nodes that refer to a comprehension's own variable: `fn` in
+    `[fn(x) for fn in fs]` is that comprehension's, not a global `fn` (which the function's
+    other reads of `fn` may be), and `ToANF` makes it a local of the loop it lowers the
+    comprehension to. Everything a comprehension binds is its own (Python 3 scopes), but for
+    the first iterable, which the scope around it evaluates."""
+    found: set[int] = set()
+    for node in syntax.walk(function):
+        if isinstance(node, gast.ListComp | gast.SetComp | gast.DictComp | gast.GeneratorExp):
+            own = _scope_names(node)[0]
+            outside = {id(n) for part in _outside_reads(node) for n in syntax.walk(part)}
+            found.update(
+                id(child)
+                for child in syntax.walk(node)
+                if isinstance(child, gast.Name) and child.id in own and id(child) not in outside
+            )
+    return frozenset(found)
 
 
 def _outside_reads(node: gast.AST) -> list[gast.AST]:

@@ -228,13 +228,19 @@ class _Normaliser(SyntaxRewrites):
     def comprehension(self, node: gast.ListComp | gast.GeneratorExp) -> gast.Name:
         """A list comprehension (or a generator expression, which a call consumes at once)
         as a loop appending to a fresh list, its variables renamed where they would
-        clash with the function's."""
+        clash with the function's, or with a global, closure cell or builtin it reads
+        elsewhere (a local of that name would hide it there)."""
         renames = {}
+        outside = {n.id for n, b in self.scopes.bindings.items() if b not in ("parameter", "local")}
         for generator in node.generators:
             for target in syntax.walk(generator.target):
-                if isinstance(target, gast.Name) and target.id in self.user:
+                if isinstance(target, gast.Name) and (
+                    target.id in self.user or target.id in outside
+                ):
                     renames[target.id] = self.ctx.namer.fresh(target.id)
+        first = node.generators[0].iter  # read in the scope around: not renamed
         node = _Rename(renames).visit(node)
+        node.generators[0].iter = first
         result = self.ctx.namer.fresh("values")
         self._assign(result, make(gast.List, elts=[], ctx=LOAD))
         inner: list[gast.stmt] = [
