@@ -238,7 +238,12 @@ class _Normaliser(SyntaxRewrites):
                     target.id in self.user or target.id in outside
                 ):
                     renames[target.id] = self.ctx.namer.fresh(target.id)
-        first = node.generators[0].iter  # read in the scope around: not renamed
+        # The first iterable is read in the scope around: kept out of the renaming (which
+        # rewrites the nodes it visits in place).
+        first, node.generators[0].iter = (
+            node.generators[0].iter,
+            make(gast.Tuple, elts=[], ctx=LOAD),
+        )
         node = _Rename(renames).visit(node)
         node.generators[0].iter = first
         result = self.ctx.namer.fresh("values")

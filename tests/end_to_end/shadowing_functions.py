@@ -66,3 +66,12 @@ def nested_function_parameter(x):
 def iterable_is_the_parameter(x):
     """The same for a parameter: the first iterable is `x` the argument, the rest its items."""
     return sum(x * x for x in x) + x[0]
+
+
+def first_iterable_holds_the_global(x):
+    """The tuple is read outside the generator: its `fn` is the global `np.tan`."""
+    return sum(np.sum(fn(x)) for fn in (np.sin, fn))
+
+
+def first_iterable_slices_the_parameter(x):
+    return np.sum(np.array([x * 2.0 for x in x[1:]]) ** 2)

@@ -31,6 +31,8 @@ NAMES = [
     "method_of_comprehension_variable",
     "iterable_reads_the_global",
     "iterable_is_the_parameter",
+    "first_iterable_holds_the_global",
+    "first_iterable_slices_the_parameter",
     "comprehension_in_loop",
     "lambda_parameter",
     "nested_function_parameter",

@@ -95,6 +95,9 @@ class Expressions:
     """Writes expressions of known shapes from a seeded `random.Random`."""
 
     MAX_DEPTH = 3
+    # Whether the variables of comprehensions and nested functions now and then reuse a name
+    # in scope (a global's, a parameter's, a local's), which they hide inside: `shadowing`.
+    shadowing = False
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
@@ -115,6 +118,16 @@ class Expressions:
     def fresh(self, stem: str) -> str:
         self.counter += 1
         return f"{stem}{self.counter}"
+
+    def own_name(self, scope: Scope, stem: str) -> str:
+        """A name for a variable of a comprehension or nested function: fresh, or, with
+        `shadowing`, now and then the name of a value or function in scope, which it hides
+        inside that scope only."""
+        if self.shadowing and self.chance(0.5):
+            names = scope.of(lambda t: isinstance(t, Value | Function))
+            if names:
+                return str(self.pick(names))
+        return self.fresh(stem)
 
     def constant(self) -> str:
         value = round(self.rng.uniform(-2.0, 2.0), 2)
@@ -282,6 +295,8 @@ class Expressions:
                 out.append((1, lambda: f"({e(shape, d)} * {self.pick(ints)})"))
             out.append((3, lambda: self.reduction(scope, d)))
             out.append((2, lambda: self.element(scope, SCALAR)))
+            if self.shadowing:
+                out.append((1, lambda: self.over_functions(scope, d)))
         if len(shape) == 1:
             out.append((2, lambda: self.element(scope, shape) or e(shape, d)))
             out.append((2, lambda: self.axis_reduction(scope, shape, d)))
@@ -395,12 +410,26 @@ class Expressions:
         )
         if lists and self.chance(0.4):
             return f"np.array({self.pick(lists)})"
-        item = self.fresh("t")
+        item = self.own_name(scope, "t")
         source = self.expr(scope, shape, depth)
         inner = scope.copy()
         inner.names[item] = Value(SCALAR)
         body = self.expr(inner, SCALAR, depth)
         return f"np.array([{body} for {item} in {source}])"
+
+    def over_functions(self, scope: Scope, depth: int) -> str:
+        """`sum(fn(e) for fn in (np.sin, np.tanh, fn))`: a generator over functions, its
+        variable named now and then like a function in scope, which the tuple (read outside
+        the generator) may hold too."""
+        functions = scope.of(lambda t: t == Function((SCALAR,), SCALAR))
+        item = str(self.pick(functions)) if functions and self.chance(0.6) else self.fresh("fn")
+        options = ["np.sin", "np.tanh", "np.cos", *functions]
+        count = self.rng.randrange(1, 4)
+        iterable = ", ".join(str(self.pick(options)) for _ in range(count))
+        inner = scope.copy()
+        inner.names[item] = Function((SCALAR,), SCALAR)
+        body = f"{item}({self.expr(inner, SCALAR, depth)})"
+        return f"sum({body} for {item} in ({iterable},))"
 
     def container_reads(self, scope: Scope, shape: Shape) -> list[str]:
         """Reads of list elements, dict values and tuple elements of `shape`."""

@@ -31,6 +31,14 @@ from fuzz_expressions import (
     Value,
 )
 
+# The module's globals of a program generated with `shadowing`: read by its functions, never
+# rebound (a function assigning one would make it a local of its own), and hidden now and
+# then by a comprehension's or nested function's variable of the same name.
+GLOBALS: dict[str, tuple[str, Value | Function]] = {
+    "fn": ("np.tanh", Function((SCALAR,), SCALAR)),
+    "c0": ("0.7", Value(SCALAR)),
+}
+
 
 @dataclasses.dataclass(frozen=True)
 class Program:
@@ -99,7 +107,7 @@ class Generator(Expressions):
 
     def update(self, scope: Scope) -> list[str]:
         """Rebind a float name: `a = ...`, `a += ...`, `a -= ...`, `a *= ...`."""
-        names = scope.of(lambda t: isinstance(t, Value))
+        names = [n for n in scope.of(lambda t: isinstance(t, Value)) if n not in GLOBALS]
         if not names:
             return self.assign(scope)
         scalars = [n for n in names if scope.names[n] == Value(SCALAR)]
@@ -118,7 +126,7 @@ class Generator(Expressions):
 
     def alias(self, scope: Scope) -> list[str]:
         """`b = a; a = a * 2.0`: the new binding of `a` must not change `b`."""
-        names = scope.of(lambda t: isinstance(t, Value))
+        names = [n for n in scope.of(lambda t: isinstance(t, Value)) if n not in GLOBALS]
         if not names:
             return self.assign(scope)
         name = str(self.pick(names))
@@ -246,7 +254,7 @@ class Generator(Expressions):
 
     def define_function(self, scope: Scope) -> list[str]:
         """A nested function or a lambda closing over the values in scope."""
-        parameter = self.fresh("s")
+        parameter = self.own_name(scope, "s")
         shape, result = self.any_shape(), self.any_shape()
         if self.chance(0.5):
             result = shape
@@ -379,7 +387,7 @@ class Generator(Expressions):
         count = self.rng.randrange(1, 3)
         parameters = tuple(self.any_shape() for _ in range(count))
         result = self.any_shape()
-        inner = Scope({n: t for n, t in scope.names.items() if isinstance(t, Function)})
+        inner = Scope({n: t for n, t in scope.names.items() if isinstance(t, Function | Value)})
         names = [self.fresh("h") for _ in parameters]
         for n, s in zip(names, parameters, strict=True):
             inner.names[n] = Value(s)
@@ -392,6 +400,9 @@ class Generator(Expressions):
     def program(self) -> Program:
         module = Scope()
         lines = ["import numpy as np", ""]
+        if self.shadowing:  # globals, which the variables of nested scopes may hide
+            lines += [f"{name} = {value}" for name, (value, _) in GLOBALS.items()]
+            module.names.update({name: t for name, (_, t) in GLOBALS.items()})
         if self.chance(0.15):  # a helper that mutates its argument and returns nothing
             module.names["push"] = Function((), (-1,))  # a result no expression asks for
             lines += ["", "def push(stack, value):", "    stack.append(value)", ""]
@@ -414,11 +425,15 @@ class Generator(Expressions):
         return Program(self.seed, "\n".join(lines), parameters, result)
 
 
-def generate(seed: int, writes: bool = False) -> Program:
+def generate(seed: int, writes: bool = False, shadowing: bool = False) -> Program:
     """The program of `seed` (one of a sequence of attempts: see `attempts`); with `writes`,
-    its statements include writes into arrays it made (`Generator.write_items`)."""
+    its statements include writes into arrays it made (`Generator.write_items`); with
+    `shadowing`, the module has globals (`GLOBALS`), and comprehensions and nested functions
+    name their variables now and then like a global or local in scope
+    (`Expressions.own_name`, `Expressions.over_functions`)."""
     generator = Generator(seed)
     generator.writes = writes
+    generator.shadowing = shadowing
     return generator.program()
 
 

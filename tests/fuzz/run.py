@@ -42,15 +42,19 @@ def _alarm(signum: int, frame: Any) -> None:
 
 
 def fuzz_one(
-    seed: int, limit: int = 60, writes: bool = False, second_order: bool = False
+    seed: int,
+    limit: int = 60,
+    writes: bool = False,
+    second_order: bool = False,
+    shadowing: bool = False,
 ) -> tuple[int, fuzz_programs.Program, fuzz_oracle.Outcome]:
-    """The program of fuzz seed `seed` and its outcome (`writes`: see `fuzz_programs.generate`;
-    `second_order`: its second derivatives are checked too)."""
+    """The program of fuzz seed `seed` and its outcome (`writes`, `shadowing`: see
+    `fuzz_programs.generate`; `second_order`: its second derivatives are checked too)."""
     signal.signal(signal.SIGALRM, _alarm)
     program = None
     outcome = fuzz_oracle.Outcome("invalid")
     for attempt in fuzz_programs.attempts(seed):
-        program = fuzz_programs.generate(attempt, writes)
+        program = fuzz_programs.generate(attempt, writes, shadowing)
         signal.alarm(limit)
         try:
             outcome = fuzz_oracle.check_program(program, second_order)
@@ -113,12 +117,20 @@ def main(argv: list[str] | None = None) -> int:
         "--writes", action="store_true", help="programs also write items of arrays they made"
     )
     parser.add_argument("--second-order", action="store_true", help="check second derivatives too")
+    parser.add_argument(
+        "--shadowing",
+        action="store_true",
+        help="programs also have globals, and nested scopes whose variables hide names in scope",
+    )
     options = parser.parse_args(argv)
+    variant = {
+        "writes": options.writes,
+        "second_order": options.second_order,
+        "shadowing": options.shadowing,
+    }
 
     if options.only is not None:
-        _, program, outcome = fuzz_one(
-            options.only, writes=options.writes, second_order=options.second_order
-        )
+        _, program, outcome = fuzz_one(options.only, **variant)
         print(program.source)
         print(f"# parameters {program.parameters}, generator seed {program.seed}")
         print(f"# {outcome.kind} {outcome.check} {outcome.detail}")
@@ -141,14 +153,10 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     if options.jobs > 1:
         with multiprocessing.get_context("fork").Pool(options.jobs) as pool:
-            one = functools.partial(
-                fuzz_one, writes=options.writes, second_order=options.second_order
-            )
+            one = functools.partial(fuzz_one, **variant)
             results = _with_progress(pool.imap_unordered(one, seeds, chunksize=8), len(seeds))
     else:
-        results = [
-            fuzz_one(s, writes=options.writes, second_order=options.second_order) for s in seeds
-        ]
+        results = [fuzz_one(s, **variant) for s in seeds]
     elapsed = time.perf_counter() - start
 
     counts = collections.Counter(outcome.kind for _, _, outcome in results)
