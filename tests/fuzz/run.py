@@ -50,18 +50,21 @@ def fuzz_one(
 ) -> tuple[int, fuzz_programs.Program, fuzz_oracle.Outcome]:
     """The program of fuzz seed `seed` and its outcome (`writes`, `shadowing`: see
     `fuzz_programs.generate`; `second_order`: its second derivatives are checked too)."""
-    signal.signal(signal.SIGALRM, _alarm)
+    # The limit is on the process's CPU time, not the clock's: a program that loops forever
+    # is caught all the same, and a busy machine (a run beside others, at a low priority)
+    # does not make a slow check a crash.
+    signal.signal(signal.SIGPROF, _alarm)
     program = None
     outcome = fuzz_oracle.Outcome("invalid")
     for attempt in fuzz_programs.attempts(seed):
         program = fuzz_programs.generate(attempt, writes, shadowing)
-        signal.alarm(limit)
+        signal.setitimer(signal.ITIMER_PROF, limit)
         try:
             outcome = fuzz_oracle.check_program(program, second_order)
         except CheckTimeoutError as e:
             outcome = fuzz_oracle.Outcome("CRASH", "timeout", str(e))
         finally:
-            signal.alarm(0)
+            signal.setitimer(signal.ITIMER_PROF, 0)
         if outcome.kind != "invalid":
             break
     assert program is not None
