@@ -252,6 +252,17 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
             return NoTangent(), cotangent_of_elements(x, tuple(bars)), NoTangent()
 
         return y, getitem_sequence_pullback
+    if isinstance(x, Tangent) and not x.elements:
+        # A dict's (or an object's) tangent, read by key where reverse mode differentiates
+        # a forward rule (`getitem_frule`): the cotangent holds the key's entry alone.
+        kind = x.primal_type
+
+        def getitem_tangent_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+            if isinstance(y_bar, AbstractZero):
+                return NoTangent(), y_bar, NoTangent()
+            return NoTangent(), Tangent.of_mapping(kind, {index: y_bar}), NoTangent()
+
+        return y, getitem_tangent_pullback
     if selects(x):  # a string, a range, an index builder: an index picks what carries none
 
         def getitem_no_derivative_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
