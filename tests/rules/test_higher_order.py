@@ -38,8 +38,6 @@ REFUSED: dict[Any, str] = {
     np.linalg.eigh: _HELPERS,
     np.linalg.qr: _HELPERS,
     np.linalg.svd: _HELPERS,
-    np.linalg.eig: _HELPERS,
-    np.linalg.eigvals: _HELPERS,
 }
 
 
