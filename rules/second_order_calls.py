@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.callables import callee, padded, unwrap
+from srcad.callables import callee, check_tangents, padded, unwrap
 from srcad.entry_rules import DERIVATIVE
 from srcad.errors import MissingRuleError, SrcadError
 from srcad.keywords import keyword_call, positional_form
@@ -63,6 +63,12 @@ def dispatched_frule_rrule(
                 )
             if call.function is not f:
                 return dispatched_frule_rrule(dargs, call.function, *args, **kwargs)
+        if len(dargs) != 1 + len(args):
+            raise SrcadError(
+                f"frule takes one tangent for {f!r:.60} and one per positional argument: "
+                f"{len(dargs)} tangents for {len(args)} arguments"
+            )
+        check_tangents(f, tuple(dargs), args)
         forward = CONFIG.forward_rule(f, args)
         every = padded(tuple(dargs), f)
     result, pullback = CONFIG.rrule_via_ad(forward, every, *args, **kwargs)

@@ -123,6 +123,49 @@ def through_array_methods(x):
     return np.sin(x.sum()) * m.max() + np.sum(m.T**3) + np.sum(x.copy() * x.astype(float))
 
 
+class Lazy:
+    """Attributes computed by `__getattr__`."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __getattr__(self, name):
+        return self.a**3 if name == "cube" else None
+
+
+class Cached:
+    def __init__(self, a):
+        self.a = a
+
+    @functools.cached_property
+    def square(self):
+        return np.sin(self.a) * self.a
+
+
+def through_computed_attributes(x):
+    cached = Cached(x * x)
+    return np.sum(Lazy(x * 2.0).cube * x) + np.sum(cached.square**2)
+
+
+def through_methods_without_derivative(x):
+    table = {"a": x, "b": x * x}
+    total = 0.0
+    for key in table.keys():  # noqa: SIM118 (the method `dict.keys`)
+        total = total + table[key] ** 2
+    items = [x[0], x[1] ** 2]
+    return np.sum(total) * items[items.index(x[0])] + items[1] ** 2
+
+
+def through_a_mapped_object(x):
+    return np.sum(sum(map(Scaler(x[0] * x[1]), [x, x**2])) ** 2)
+
+
+def through_a_class_value(x):
+    kinds = [Model]
+    model = kinds[0](x * x, np.sin(x))
+    return np.sum(model.apply(x) ** 2)
+
+
 FUNCTIONS = [
     parameter_dict,
     through_a_dataclass,
@@ -135,4 +178,8 @@ FUNCTIONS = [
     through_star_arguments,
     through_keywords,
     through_array_methods,
+    through_computed_attributes,
+    through_methods_without_derivative,
+    through_a_mapped_object,
+    through_a_class_value,
 ]
