@@ -24,7 +24,7 @@ from srcad.entry_rules import DERIVATIVE
 from srcad.errors import MissingRuleError, SrcadError
 from srcad.keywords import keyword_call, positional_form
 from srcad.primitives import unpacked_arguments
-from srcad.registry import CONFIG, REGISTRY, RuleSet
+from srcad.registry import CONFIG, REGISTRY, RuleFn, RuleSet
 from srcad.rules import calls, containers, keywords
 from srcad.rules.second_order import linear_frule_rrule
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
@@ -106,9 +106,7 @@ def call_frule_rrule(
     its function with the bound arguments in front."""
     f_dot, arg_dots = dargs[1], tuple(dargs[2:])
     count = len(args)
-    if isinstance(f, functools.partial):
-        return _partial_call(dargs, f, *args, **kwargs)
-    if calls._is_function(f):
+    if calls._is_function(f):  # (in `call_frule`'s order)
         result, back = dispatched_frule_rrule((NoTangent(), *arg_dots), f, *args, **kwargs)
 
         def function_call_pullback(bars: Any) -> tuple[Any, ...]:
@@ -119,6 +117,8 @@ def call_frule_rrule(
         return result, function_call_pullback
     if isinstance(f, types.MethodType):
         function, receiver = f.__func__, f.__self__
+    elif isinstance(f, functools.partial):
+        return _partial_call(dargs, f, *args, **kwargs)
     else:
         function, receiver = type(f).__call__, f
     result, back = dispatched_frule_rrule(
@@ -336,15 +336,18 @@ def map_frule_rrule(
     return (results, dots), map_frule_pullback
 
 
+# Keyed on the forward rules (the functions `RuleSet.frule` registered), as
+# `second_order.build`'s are; a rule set of that name, which the docs leave out.
 rules = RuleSet("second_order")
-for _primal, _rrule in {
+DISPATCHERS: dict[Any, RuleFn] = {
     calls.call: call_frule_rrule,
     calls.unpacked_call: unpacked_call_frule_rrule,
     calls.method: method_frule_rrule,
     getattr: getattr_frule_rrule,
     keyword_call: keyword_call_frule_rrule,
     map: map_frule_rrule,
-}.items():
+}
+for _primal, _rrule in DISPATCHERS.items():
     _frule = (calls.rules.frules.get(_primal) or keywords.rules.frules[_primal]).rrule
     rules.rrule(_frule)(_rrule)
 rules.rrule(containers.transpose_attribute_frule)(transpose_attribute_frule_rrule)
