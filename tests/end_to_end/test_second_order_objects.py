@@ -10,7 +10,6 @@ import srcad
 from srcad.testing import finite_difference_jvp
 from tests.end_to_end import second_order_object_functions as functions
 from tests.end_to_end import test_bound_methods as bound_methods
-from tests.end_to_end import test_call_values as call_values
 from tests.end_to_end import test_classes as classes
 from tests.end_to_end import test_closures_and_calls as closures
 from tests.end_to_end import test_keywords as keywords
@@ -42,13 +41,13 @@ def _hessian_by_differences(f, args, position):
 
 
 def _other_suites():
-    """One point of each case of the first-order suites of these constructs."""
+    """One point of each case of the first-order suites of these constructs (those of
+    `test_call_values.py` are checked there, to second order)."""
     seen = set()
     for f, args in [
         *classes.CASES,
         *keywords.CASES,
         *bound_methods.CASES,
-        *[(f, call_values.ARGS) for f in call_values.cv.CALLS],
         *[(f, structs.ARGS) for f in structs.st.STRUCTS],
         *[case[1:] for case in closures.CASES],
         *[case for case in star_calls.CASES if case[0] in STAR_CALLS],
