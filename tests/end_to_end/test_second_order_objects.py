@@ -50,25 +50,20 @@ def _other_suites():
         *bound_methods.CASES,
         *[(f, structs.ARGS) for f in structs.st.STRUCTS],
         *[case[1:] for case in closures.CASES],
-        *[case for case in star_calls.CASES if case[0] in STAR_CALLS],
+        *[case for case in star_calls.CASES if np.ndim(case[0](*case[1])) == 0],
     ]:
         if f not in seen:
             seen.add(f)
             yield f, args
 
 
-# `f(*args)` of functions without a `*args` parameter (the others are refused: see
-# docs/higher_order.md).
-STAR_CALLS = {star_calls.m.pair_call, star_calls.m.rest_call, star_calls.m.maximum_of_pair,
-              star_calls.m.unpack_array}  # fmt: skip
-# Closures that read differentiated values and a `*args` function are refused at first
-# order or at second (`test_refusals_stay_errors`).
-FIRST_ORDER_ONLY = {closures.cf.star_caller, closures.cf.total}
+# Functions of `*args` alone have no argument to differentiate by position.
+NO_POSITION = {closures.cf.total, star_calls.m.all_unpacked}
 
 
 @pytest.mark.parametrize(
     ("f", "args"),
-    [c for c in _other_suites() if c[0] not in FIRST_ORDER_ONLY],
+    [c for c in _other_suites() if c[0] not in NO_POSITION],
     ids=lambda v: getattr(v, "__name__", ""),
 )
 def test_the_first_order_suites_to_second_order(f, args):
@@ -81,11 +76,3 @@ def test_the_first_order_suites_to_second_order(f, args):
         for mode in ("reverse", "forward"):
             jacobian = srcad.jacobian(srcad.grad(f, wrt=position), wrt=position, mode=mode)
             np.testing.assert_allclose(jacobian(*args), expected, rtol=1e-5, atol=1e-6)
-
-
-@pytest.mark.parametrize("f", [closures.cf.star_caller, star_calls.m.h], ids=lambda f: f.__name__)
-def test_refusals_stay_errors(f):
-    """A function with a `*args` parameter: its generated forward rule unpacks its
-    tangents with `*`, which reverse mode does not compile."""
-    with pytest.raises(srcad.SrcadError):
-        srcad.hessian(f)(0.7, 1.3) if f is closures.cf.star_caller else srcad.hessian(f)(3.0)
