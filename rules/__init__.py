@@ -29,6 +29,7 @@ from srcad.rules import (
     numpy_sorting,
     operators,
     second_order,
+    second_order_calls,
     structs,
 )
 
@@ -58,7 +59,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     nondiff.rules,
 )
 # Last, as it is built from the others: reverse rules of their linear forward rules.
-RULE_SETS += (second_order.build(RULE_SETS),)
+RULE_SETS += (second_order_calls.rules, second_order.build(RULE_SETS))
 
 # SciPy's rules, where SciPy is installed (an optional dependency: `pip install srcad[scipy]`):
 # each set is installed once the user imports the SciPy module it covers (`Registry.defer`).

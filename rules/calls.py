@@ -14,7 +14,7 @@ import numpy as np
 from srcad.errors import MissingRuleError
 from srcad.primitives import call, method, unpacked_arguments, unpacked_call
 from srcad.projection import ProjectTo
-from srcad.registry import CONFIG, REGISTRY, RuleSet, with_config
+from srcad.registry import CONFIG, REGISTRY, Linearity, RuleSet, with_config
 from srcad.rules._support import cotangent_of_elements
 from srcad.source import differentiated_function
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
@@ -105,6 +105,11 @@ def partial_frule(dargs: tuple[Any, ...], func: Any, *args: Any, **keywords: Any
     if all(isinstance(d, AbstractZero) for d in dots):
         return y, ZeroTangent()
     return y, Tangent(functools.partial, *dots)
+
+
+# A partial's tangent holds its function's and bound arguments' as they are: linear in
+# each, so its forward rule's reverse rule is its own pullback (second derivatives).
+rules.primitive(functools.partial, linearity=Linearity.PIECEWISE_LINEAR)
 
 
 def _partial_call_rrule(f: functools.partial, *args: Any, **kwargs: Any) -> Any:

@@ -201,6 +201,20 @@ def is_basic_index(index: Any) -> bool:
     ) and not any(isinstance(p, bool) for p in parts)
 
 
+def _tangent_key(x: Any, index: Any) -> tuple[Any] | None:
+    """The field a structural `Tangent` of fields holds the item `x[index]` under: the key,
+    of a dict's; the field at that position, of a NamedTuple's; None for any other (its
+    indexing is refused, not read as a missing field's zero)."""
+    if not isinstance(x, Tangent) or x.elements:
+        return None
+    if x.primal_type is dict:
+        return (index,)
+    fields = getattr(x.primal_type, "_fields", None)
+    if fields is not None and isinstance(index, int | np.integer) and not isinstance(index, bool):
+        return (fields[index],)
+    return None
+
+
 @rules.rrule(operator.getitem)
 def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
     y = x[index]
@@ -252,6 +266,19 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
             return NoTangent(), cotangent_of_elements(x, tuple(bars)), NoTangent()
 
         return y, getitem_sequence_pullback
+    key = _tangent_key(x, index)
+    if key is not None:
+        # A dict's or a NamedTuple's tangent, read where reverse mode differentiates a
+        # forward rule (`getitem_frule`): the cotangent holds that entry alone.
+        kind, name = x.primal_type, key[0]
+        y = x.fields.get(name, ZeroTangent())
+
+        def getitem_tangent_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+            if isinstance(y_bar, AbstractZero):
+                return NoTangent(), y_bar, NoTangent()
+            return NoTangent(), Tangent.of_mapping(kind, {name: y_bar}), NoTangent()
+
+        return y, getitem_tangent_pullback
     if selects(x):  # a string, a range, an index builder: an index picks what carries none
 
         def getitem_no_derivative_pullback(y_bar: Any) -> tuple[Any, Any, Any]:

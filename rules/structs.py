@@ -16,7 +16,7 @@ from srcad.primitives import (
     struct_fields,
     with_attribute,
 )
-from srcad.registry import RuleSet
+from srcad.registry import Linearity, RuleSet
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("structs")
@@ -136,3 +136,10 @@ def with_attribute_frule(
     if all(isinstance(d, AbstractZero) for d in fields.values()):
         return y, ZeroTangent()
     return y, Tangent.of_mapping(type(instance), fields)
+
+
+# Building a struct, replacing its fields and setting an attribute move values and tangents
+# alike, by field name: linear in every argument, so their forward rules' reverse rules
+# pull the result and its tangent back through the same pullback (second derivatives).
+for _moving in (make_struct, replace_fields, with_attribute):
+    rules.primitive(_moving, linearity=Linearity.PIECEWISE_LINEAR)

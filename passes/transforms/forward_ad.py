@@ -20,6 +20,12 @@ from srcad.syntax import load, store
 from srcad.tangents import NoTangent, ZeroTangent, elements_of
 
 
+def _sliced(name: str, lower: gast.expr | None, upper: gast.expr | None) -> gast.Subscript:
+    """`name[lower:upper]`."""
+    part = gast.Slice(lower=lower, upper=upper, step=None)
+    return gast.Subscript(value=load(name), slice=part, ctx=gast.Load())
+
+
 def assign(target: gast.expr, value: gast.expr) -> gast.Assign:
     return gast.Assign(targets=[target], value=value, type_comment=None)
 
@@ -59,10 +65,16 @@ class ForwardAD(RuleCalls, Transform):
         args = function.args
         parameters = [a.id for a in [*args.posonlyargs, *args.args]]
         targets = [store("_")] + [store(self._dot(p)) for p in parameters]
+        header = [assign(gast.Tuple(elts=targets, ctx=gast.Store()), load(dargs))]
         if args.vararg is not None:
-            targets.append(gast.Starred(value=store(self._dot(args.vararg.id)), ctx=gast.Store()))
-        header = assign(gast.Tuple(elts=targets, ctx=gast.Store()), load(dargs))
-        body = [header, *self._block(function.body)]
+            # `*args`'s tangents are the rest, sliced rather than star-unpacked, so that
+            # reverse mode can differentiate this rule in its turn (second derivatives).
+            count = gast.Constant(value=len(targets), kind=None)
+            header = [
+                assign(header[0].targets[0], _sliced(dargs, None, count)),
+                assign(store(self._dot(args.vararg.id)), _sliced(dargs, count, None)),
+            ]
+        body = [*header, *self._block(function.body)]
         function.args = gast.arguments(
             args=[
                 gast.Name(id=dargs, ctx=gast.Param(), annotation=None, type_comment=None),

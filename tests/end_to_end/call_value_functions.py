@@ -133,6 +133,6 @@ CALLS = [
     mapped_by_a_partial_of_a_differentiated_value,
     mapped_over_two_lists_by_a_partial,
 ]
-# Twice differentiable here; the others' second derivatives wait on the reverse rules of the
-# container forward rules (`make_dict_frule`, `list_frule`, `iterate_frule`).
-SECOND_ORDER = [sorted_floats, sorted_reversed_with_a_key, sorted_array, sorted_by_a_lambda]
+# Every one is twice differentiable: dicts, lambdas called as values, partials and `map`
+# have reverse rules of their forward rules (`rules/second_order_calls.py`).
+SECOND_ORDER = CALLS

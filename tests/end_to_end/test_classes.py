@@ -115,11 +115,18 @@ def test_a_changed_init_is_compiled_again():
     assert srcad.grad(build)(1.0) == pytest.approx(3.0)
 
 
-def test_second_order_is_refused_not_wrong():
-    """An instance's tangent is read field by field through `getattr`, whose forward rule
-    has no reverse rule (docs/higher_order.md)."""
-    with pytest.raises(srcad.SrcadError):
-        srcad.hessian(m.build_and_read)(0.7, 0.6)
+def test_second_order_through_an_instance():
+    """An instance's tangent is read field by field through `getattr`, whose forward rule's
+    reverse rule reads the cotangent the same way (`rules/second_order_calls.py`): the
+    Hessian is the Jacobian of the gradient (more in `test_second_order_objects.py`)."""
+    args = (0.7, 0.6)
+    hessian = srcad.hessian(m.build_and_read, wrt=(0, 1))(*args)
+    for position in (0, 1):
+        gradient = srcad.grad(m.build_and_read, wrt=position)
+        for other in (0, 1):
+            step = tuple(1.0 if k == other else 0.0 for k in (0, 1))
+            want = finite_difference_jvp(gradient, args, step)
+            assert hessian[position][other] == pytest.approx(want, rel=1e-6, abs=1e-8)
 
 
 def _line(f, text):

@@ -46,7 +46,7 @@ def test_both_modes(f, args):
     check_frule(f, *args)
 
 
-TWICE = [(f, args) for f, args in CASES if f not in (m.zip_star, m.zip_star_arrays)]
+TWICE = CASES  # `zip(*pairs)` too: `unpacked_call`'s forward rule has a reverse rule
 
 
 @pytest.mark.parametrize(("f", "args"), TWICE, ids=lambda v: getattr(v, "__name__", ""))
@@ -64,13 +64,6 @@ def test_second_order(f, args):
         zero = tuple(srcad.ZeroTangent() for _ in rest)
         column = finite_difference_jvp(gradient, args, (direction, *zero))
         close(hessian.reshape(size, size)[:, index], np.reshape(column, size))
-
-
-def test_zip_star_is_refused_at_second_order():
-    """`zip(*pairs)` is a call that unpacks its arguments, whose forward rule has no reverse
-    rule (docs/higher_order.md): refused, never a number."""
-    with pytest.raises(srcad.SrcadError):
-        srcad.hessian(m.zip_star)(0.7, -0.4)
 
 
 def test_a_network_of_layers_unpacked_by_a_generator():

@@ -44,9 +44,12 @@ def test_the_callee_itself_takes_keywords_through_the_api():
     close(y_dot, 3.0 + 4.0 * 0.7)
 
 
-def test_second_order_is_refused_not_wrong():
-    with pytest.raises(srcad.SrcadError):
-        srcad.hessian(m.to_keyword_only)(0.7, 0.6)
+def test_second_order():
+    """Through the reverse rule of `keyword_call`'s forward rule (`rules/second_order_calls.py`);
+    every case here to second order: `test_second_order_objects.py`."""
+    gradient = srcad.grad(m.to_keyword_only)
+    want = finite_difference_jvp(gradient, (0.7, 0.6), (1.0, 0.0))
+    assert srcad.hessian(m.to_keyword_only)(0.7, 0.6) == pytest.approx(want, rel=1e-6)
 
 
 def test_a_keyword_passed_twice_fails_as_in_python():

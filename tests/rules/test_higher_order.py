@@ -7,7 +7,6 @@ has a forward rule but neither an objective here nor a reason in `REFUSED`."""
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
@@ -15,9 +14,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad import primitives
 from srcad.errors import SrcadError
-from srcad.keywords import keyword_call
 from srcad.registry import REGISTRY, Linearity, Origin
 from srcad.testing import finite_difference_jvp, inner
 from tests.rules import higher_order_cases as cases
@@ -26,14 +23,6 @@ _PARTIAL = "its partial derivative writes into an array (`out=`, `where=`) to be
 _HELPERS = (
     "its forward rule calls helpers srcad does not differentiate (in-place writes, `try`); "
     "second derivatives need a definition (`Primitive.definition`) or a rule of their own"
-)
-_RUN_TIME = (
-    "it calls a function or method known only at run time, whose forward rule's reverse "
-    "rule no rule gives yet"
-)
-_STRUCT = (
-    "its forward rule reads the class's fields through `dataclasses.fields`, which srcad "
-    "does not differentiate (a `try` statement)"
 )
 # The primitives whose second derivatives srcad refuses (with a SrcadError), and why.
 REFUSED: dict[Any, str] = {
@@ -49,21 +38,6 @@ REFUSED: dict[Any, str] = {
     np.linalg.eigh: _HELPERS,
     np.linalg.qr: _HELPERS,
     np.linalg.svd: _HELPERS,
-    np.linalg.eig: _HELPERS,
-    np.linalg.eigvals: _HELPERS,
-    **dict.fromkeys((dict.get, dict.values, dict.items, dict.copy, list.copy), _RUN_TIME),
-    **dict.fromkeys((primitives.call, primitives.unpacked_call, primitives.method), _RUN_TIME),
-    getattr: _RUN_TIME,
-    keyword_call: _RUN_TIME,
-    functools.partial: _RUN_TIME,
-    primitives.make_struct: _STRUCT,
-    primitives.with_attribute: (
-        "it builds an instance's tangent, whose fields reverse mode reads through `getattr`, "
-        "itself refused here"
-    ),
-    primitives.replace_fields: _STRUCT,
-    map: _RUN_TIME,
-    primitives.make_dict: "a dict's tangent is a `Tangent`, which reverse mode cannot index",
 }
 
 
