@@ -327,6 +327,14 @@ def decomposed(fn: Any, part: int) -> Objective:
     return objective
 
 
+def matrix_power(m):
+    """Positive, negative and zero powers (the cube is scaled down: `sin` of the cube of
+    `m * m` turns too fast for central differences of the gradient at their step)."""
+    cube = np.linalg.matrix_power(0.3 * m, 3)
+    inverse_square = np.linalg.matrix_power(m, -2)
+    return np.sum(np.sin(cube)) + np.sum(inverse_square**2) + np.sum(np.linalg.matrix_power(m, 0))
+
+
 def eigenvalues(m):
     return np.sum(np.real(np.sin(np.linalg.eigvals(m @ m.T)))) + np.sum(
         np.real(np.linalg.eig(m @ m.T)[0]) ** 2
@@ -544,7 +552,7 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     np.take_along_axis: (of_array(np.take_along_axis, np.array([[0], [2], [1]]), 1), (MATRIX,)),
     np.partition: (of_array(np.partition, 1), (MATRIX,)),
     np.append: (of_array(np.append, [1.0, 2.0]), (MATRIX,)),
-    np.linalg.matrix_power: (of_array(np.linalg.matrix_power, 3), (MATRIX,)),
+    np.linalg.matrix_power: (matrix_power, (MATRIX,)),
     np.linalg.cholesky: (decomposed(np.linalg.cholesky, 0), (MATRIX,)),
     np.linalg.eigh: (decomposed(np.linalg.eigh, 0), (MATRIX,)),
     np.linalg.qr: (decomposed(np.linalg.qr, 1), (MATRIX,)),

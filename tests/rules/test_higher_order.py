@@ -44,13 +44,10 @@ REFUSED: dict[Any, str] = {
     np.cumprod: _HELPERS,
     np.average: _HELPERS,
     np.linalg.det: _HELPERS,
-    np.linalg.matrix_power: _HELPERS,
     np.linalg.cholesky: _HELPERS,
     np.linalg.eigh: _HELPERS,
     np.linalg.qr: _HELPERS,
     np.linalg.svd: _HELPERS,
-    np.linalg.eig: _HELPERS,
-    np.linalg.eigvals: _HELPERS,
     **dict.fromkeys((dict.get, dict.values, dict.items, dict.copy, list.copy), _RUN_TIME),
     **dict.fromkeys((primitives.call, primitives.unpacked_call, primitives.method), _RUN_TIME),
     getattr: _RUN_TIME,
@@ -217,3 +214,27 @@ def test_an_iterator_is_read_whole_by_a_second_derivative(objective):
     """`reversed(xs)` is an iterator: the reverse rule of a forward rule that takes one reads
     it twice (for the value and for the tangent), and must see every item both times."""
     check_second_order(objective, (cases.POSITIVE,))
+
+
+ROTATING = np.array([[1.0, 2.0, 0.0], [-2.0, 1.0, 0.3], [0.1, 0.0, 3.0]])  # a complex pair
+
+
+def complex_eigenvalues(m):
+    w = np.linalg.eigvals(m)
+    return np.sum(np.real(w) ** 2 * np.imag(w)) + np.sum(np.real(np.sin(w) * np.conj(w)))
+
+
+def complex_eigenvectors(m):
+    """Through the moduli of the eigenvectors' entries, which do not depend on the phase
+    `eig` picks, and the eigenvalues taken from the same call."""
+    result = np.linalg.eig(m)
+    w, v = result[0], result[1]
+    return np.sum(np.real(v * np.conj(v)) ** 2 * np.arange(3.0)) + np.sum(np.real(w) * np.imag(w))
+
+
+@pytest.mark.parametrize("objective", [complex_eigenvalues, complex_eigenvectors],
+                         ids=lambda f: f.__name__)  # fmt: skip
+def test_second_derivatives_of_complex_eigenvalues_and_eigenvectors(objective):
+    """`eig` of a real matrix with a complex pair of eigenvalues: complex results."""
+    assert np.iscomplexobj(np.linalg.eigvals(ROTATING))
+    check_second_order(objective, (ROTATING,))
