@@ -37,9 +37,6 @@ _STRUCT = (
 )
 # The primitives whose second derivatives srcad refuses (with a SrcadError), and why.
 REFUSED: dict[Any, str] = {
-    np.hypot: _PARTIAL,
-    np.float_power: _PARTIAL,
-    np.sinc: _PARTIAL,
     np.prod: _HELPERS,
     np.cumprod: _HELPERS,
     np.average: _HELPERS,
@@ -238,3 +235,30 @@ def test_second_derivatives_of_complex_eigenvalues_and_eigenvectors(objective):
     """`eig` of a real matrix with a complex pair of eigenvalues: complex results."""
     assert np.iscomplexobj(np.linalg.eigvals(ROTATING))
     check_second_order(objective, (ROTATING,))
+
+
+def sinc_near_zero(x):
+    return np.sum(np.sin(np.sinc(x)) * x) + np.sum(np.sinc(3.0 * x) ** 2)
+
+
+def float_power_at_zero(x):
+    return np.sum(np.sin(np.float_power(x, 3.0)) * x) + np.sum(np.float_power(x * x + 0.5, 1.5))
+
+
+def hypot_of_a_vector(x):
+    return np.sum(np.hypot(x, x[::-1] * 2.0) ** 3) + np.sum(np.sin(np.hypot(x, 0.5)))
+
+
+@pytest.mark.parametrize(
+    ("objective", "x"),
+    [
+        # At 0 and around it, where sinc's partial switches to its Taylor series.
+        (sinc_near_zero, np.array([0.0, 4e-4, -2e-3, 0.4, 1.3])),
+        # A power of 0: its partials there (3 x^2 and 6 x) are 0, not NaN.
+        (float_power_at_zero, np.array([0.0, 0.3, -0.7])),
+        (hypot_of_a_vector, np.array([0.0, 0.3, -0.7, 1.5])),
+    ],
+    ids=lambda value: getattr(value, "__name__", ""),
+)
+def test_second_derivatives_of_elementwise_functions_at_their_special_points(objective, x):
+    check_second_order(objective, (x,))
