@@ -335,6 +335,13 @@ def matrix_power(m):
     return np.sum(np.sin(cube)) + np.sum(inverse_square**2) + np.sum(np.linalg.matrix_power(m, 0))
 
 
+def determinant(m):
+    """Of a matrix and of a stack (`sin` of the determinant of `m * m` turns too fast for
+    central differences of the gradient at their step)."""
+    stack = np.stack([m, 0.3 * (m @ m)])
+    return np.sin(np.linalg.det(0.5 * m)) + np.sum(np.linalg.det(stack))
+
+
 def eigenvalues(m):
     return np.sum(np.real(np.sin(np.linalg.eigvals(m @ m.T)))) + np.sum(
         np.real(np.linalg.eig(m @ m.T)[0]) ** 2
@@ -531,7 +538,6 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
             np.gradient,
             np.trapezoid,
             np.linalg.inv,
-            np.linalg.det,
             np.linalg.pinv,
         )
     },
@@ -553,6 +559,7 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     np.partition: (of_array(np.partition, 1), (MATRIX,)),
     np.append: (of_array(np.append, [1.0, 2.0]), (MATRIX,)),
     np.linalg.matrix_power: (matrix_power, (MATRIX,)),
+    np.linalg.det: (determinant, (MATRIX,)),
     np.linalg.cholesky: (decomposed(np.linalg.cholesky, 0), (MATRIX,)),
     np.linalg.eigh: (decomposed(np.linalg.eigh, 0), (MATRIX,)),
     np.linalg.qr: (decomposed(np.linalg.qr, 1), (MATRIX,)),

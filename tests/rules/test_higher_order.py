@@ -37,10 +37,6 @@ _STRUCT = (
 )
 # The primitives whose second derivatives srcad refuses (with a SrcadError), and why.
 REFUSED: dict[Any, str] = {
-    np.prod: _HELPERS,
-    np.cumprod: _HELPERS,
-    np.average: _HELPERS,
-    np.linalg.det: _HELPERS,
     np.linalg.cholesky: _HELPERS,
     np.linalg.eigh: _HELPERS,
     np.linalg.qr: _HELPERS,
