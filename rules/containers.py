@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.errors import MissingRuleError, SrcadError
+from srcad.errors import MissingRuleError
 from srcad.primitives import (
     append,
     iterate,
@@ -24,7 +24,6 @@ from srcad.primitives import (
 from srcad.projection import ProjectTo
 from srcad.registry import Linearity, RuleSet, named
 from srcad.rules._support import cotangent_of_elements
-from srcad.rules.second_order import linear_frule_rrule
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
@@ -511,24 +510,6 @@ def transpose_attribute_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]
         return getattr_frule((dargs[0], dargs[1], NoTangent()), x, "T")
     dot = unthunk(dargs[1])
     return x.T, ZeroTangent() if isinstance(dot, AbstractZero) else np.asarray(dot).T
-
-
-_transpose_frule_rrule = linear_frule_rrule(
-    transpose_attribute_rrule, transpose_attribute_frule, "transpose_attribute"
-)
-
-
-@rules.rrule(transpose_attribute_frule)
-def transpose_attribute_frule_rrule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Pullback]:
-    """The reverse rule of `.T`'s forward rule, for second derivatives: `.T` of an array is
-    linear, so its value and tangent pull back through its own pullback. Of any other
-    value `.T` reads a field through `getattr`, refused at second order as `getattr` is."""
-    if not isinstance(x, np.ndarray | np.generic):
-        raise SrcadError(
-            f"srcad takes second derivatives through `.T` of arrays only, not of a "
-            f"{type(x).__name__}"
-        )
-    return _transpose_frule_rrule(dargs, x)
 
 
 # -- methods of dicts, lists and tuples that change nothing ----------------------------------

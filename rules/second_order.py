@@ -254,6 +254,28 @@ def _linear_frule_frule_rrule(primal: Any, rrule: RuleFn, frule_frule: RuleFn) -
     return named(linear_frule_frule_rrule, f"{name}_frule_frule_rrule")
 
 
+# Attributes linear in the array they are read from: their forward rules get the reverse
+# rule of a linear function, as the primitives with `Linearity.LINEAR` do.
+LINEAR_ATTRIBUTES = ("T",)
+
+
+def _linear_attribute(name: str, rrule: RuleFn, frule: RuleFn) -> RuleFn:
+    """The reverse rule of the forward rule of `.name`, linear for an array. Of any other
+    value the attribute is a field read through `getattr`, refused at second order as
+    `getattr` itself is (`tests/rules/test_higher_order.py`)."""
+    linear = linear_frule_rrule(rrule, frule, f"{name}_attribute")
+
+    def attribute_frule_rrule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Pullback]:
+        if not isinstance(x, np.ndarray | np.generic):
+            raise SrcadError(
+                f"srcad takes second derivatives through `.{name}` of arrays only, not of "
+                f"a {type(x).__name__}"
+            )
+        return linear(dargs, x)
+
+    return named(attribute_frule_rrule, f"{name}_attribute_frule_rrule")
+
+
 def build(rule_sets: Iterable[RuleSet]) -> RuleSet:
     """Rules keyed on the forward rules (the functions) of the linear and bilinear primals
     that `rule_sets` give both rules for."""
@@ -290,4 +312,10 @@ def build(rule_sets: Iterable[RuleSet]) -> RuleSet:
     for primal, definition in definitions.items():
         if primal in frules and frules[primal] not in rules.rrules:
             rules.rrule(frules[primal])(_through_definition(primal, definition))
+    for rule_set in rule_sets:
+        for name in LINEAR_ATTRIBUTES:
+            if name in rule_set.attribute_rrules and name in rule_set.attribute_frules:
+                frule = rule_set.attribute_frules[name].rrule
+                rrule = rule_set.attribute_rrules[name].rrule
+                rules.rrule(frule)(_linear_attribute(name, rrule, frule))
     return rules

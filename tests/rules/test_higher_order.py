@@ -37,10 +37,6 @@ _STRUCT = (
 )
 # The primitives whose second derivatives srcad refuses (with a SrcadError), and why.
 REFUSED: dict[Any, str] = {
-    np.linalg.cholesky: _HELPERS,
-    np.linalg.eigh: _HELPERS,
-    np.linalg.qr: _HELPERS,
-    np.linalg.svd: _HELPERS,
     **dict.fromkeys((dict.get, dict.values, dict.items, dict.copy, list.copy), _RUN_TIME),
     **dict.fromkeys((primitives.call, primitives.unpacked_call, primitives.method), _RUN_TIME),
     getattr: _RUN_TIME,
