@@ -22,11 +22,6 @@ from srcad.registry import REGISTRY, Linearity, Origin
 from srcad.testing import finite_difference_jvp, inner
 from tests.rules import higher_order_cases as cases
 
-_PARTIAL = "its partial derivative writes into an array (`out=`, `where=`) to be 0 at a point"
-_HELPERS = (
-    "its forward rule calls helpers srcad does not differentiate (in-place writes, `try`); "
-    "second derivatives need a definition (`Primitive.definition`) or a rule of their own"
-)
 _RUN_TIME = (
     "it calls a function or method known only at run time, whose forward rule's reverse "
     "rule no rule gives yet"
