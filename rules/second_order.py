@@ -271,7 +271,12 @@ def _linear_attribute(name: str, rrule: RuleFn, frule: RuleFn) -> RuleFn:
                 f"srcad takes second derivatives through `.{name}` of arrays only, not of "
                 f"a {type(x).__name__}"
             )
-        return linear(dargs, x)
+        result, pullback = linear(dargs, x)
+
+        def attribute_frule_pullback(bars: Any) -> tuple[Any, ...]:
+            return pullback(bars)  # (named after the attribute, as every pullback is)
+
+        return result, named(attribute_frule_pullback, f"{name}_attribute_frule_pullback")
 
     return named(attribute_frule_rrule, f"{name}_attribute_frule_rrule")
 

@@ -19,6 +19,7 @@ from srcad.keywords import keyword_call
 from srcad.partials import log_base, power, power_slope, reciprocal, strong_product
 from srcad.primitives import logabsdet
 from srcad.projection import expand
+from srcad.rules.numpy_factorisations import _inverse_differences
 from srcad.tangents import elements_of, unthunk
 
 Objective = Callable[..., Any]
@@ -342,6 +343,11 @@ def determinant(m):
     return np.sin(np.linalg.det(0.5 * m)) + np.sum(np.linalg.det(stack))
 
 
+def inverse_differences(x):
+    """Through the helper of eigh's and svd's forward rules that has rules of its own."""
+    return np.sum(np.sin(_inverse_differences(x * x + np.arange(6.0))) * x)
+
+
 def eigenvalues(m):
     return np.sum(np.real(np.sin(np.linalg.eigvals(m @ m.T)))) + np.sum(
         np.real(np.linalg.eig(m @ m.T)[0]) ** 2
@@ -560,6 +566,7 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     np.append: (of_array(np.append, [1.0, 2.0]), (MATRIX,)),
     np.linalg.matrix_power: (matrix_power, (MATRIX,)),
     np.linalg.det: (determinant, (MATRIX,)),
+    _inverse_differences: (inverse_differences, (VECTOR,)),
     np.linalg.cholesky: (decomposed(np.linalg.cholesky, 0), (MATRIX,)),
     np.linalg.eigh: (decomposed(np.linalg.eigh, 0), (MATRIX,)),
     np.linalg.qr: (decomposed(np.linalg.qr, 1), (MATRIX,)),
