@@ -54,7 +54,7 @@ def _product_layout(
     result_shape = (
         tuple(1 if k in axes else n for k, n in enumerate(shape)) if keepdims else kept_shape
     )
-    return kept + axes, (*kept_shape, count), result_shape, np.result_type(a)
+    return kept + axes, (*kept_shape, count), result_shape, np.asarray(a).dtype
 
 
 def product(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: Any = False,
@@ -74,27 +74,27 @@ def product(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdi
     return np.reshape(running, result_shape)
 
 
-def _cumulative_layout(a: Any, axis: Any, dtype: Any, out: Any) -> tuple[int, int, np.ndarray, Any]:
-    """How `cumulative_product` runs: the axis (of `a` flattened where `axis` is None), its
-    length `n`, the `n x n` mask of the elements each running product takes (`j <= k`),
-    and the dtype the products start in."""
+def _cumulative_layout(a: Any, axis: Any, dtype: Any, out: Any) -> tuple[int, Any]:
+    """How `cumulative_product` runs: the axis (of `a` flattened where `axis` is None), and
+    the dtype of its products."""
     _refuse_options("np.cumprod", dtype=dtype, out=out)
     along = 0 if axis is None else int(axis) % max(np.ndim(a), 1)
-    count = int(np.size(a)) if axis is None else int(np.shape(a)[along])
-    return along, count, np.tri(count, dtype=bool), np.result_type(a)
+    return along, np.asarray(a).dtype
 
 
 def cumulative_product(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
-    """`np.cumprod`: the `k`-th running product is the product of the elements with `j <=
-    k` (the others replaced by 1), taken one element at a time, exact where elements are
-    zero (see `product`)."""
-    along, count, taken, start = _cumulative_layout(a, axis, dtype, out)
+    """`np.cumprod`: the running product along the axis, one element at a time, each
+    written into the array of results (a fresh array srcad differentiates the writes
+    into): exact where elements are zero (see `product`), for complex arrays too."""
+    along, start = _cumulative_layout(a, axis, dtype, out)
     values = np.reshape(a, (-1,)) if axis is None else np.moveaxis(a, along, -1)
-    masked = np.where(taken, values[..., np.newaxis, :], 1.0)  # [..., k, j]
-    running = np.ones(np.shape(values), start)
-    for j in range(count):
-        running = running * masked[..., j]
-    return running if axis is None else np.moveaxis(running, -1, along)
+    shape = np.shape(values)
+    products = np.zeros(shape, start)
+    running = np.ones(shape[:-1], start)
+    for k in range(shape[-1]):
+        running = running * values[..., k]
+        products[..., k] = running
+    return products if axis is None else np.moveaxis(products, -1, along)
 
 
 rules.non_differentiable(_refuse_options, _product_layout, _cumulative_layout)

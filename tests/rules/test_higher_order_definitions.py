@@ -42,6 +42,22 @@ def test_products_with_zeros(objective):
     check_second_order(objective, (WITH_ZEROS,))
 
 
+def products_of_a_list_and_of_complex_numbers(x):
+    """`np.prod` of a list, along negative and tuple axes of a 3-d array, and of complex
+    arrays (products are holomorphic: the real and imaginary parts both count)."""
+    t = np.reshape(x, (2, 3, 2))
+    z = t + 1j * t[::-1]
+    complex_part = np.real(np.prod(z[0], axis=(0, 1)) * 3) + np.imag(np.sum(np.cumprod(z, 2)))
+    listed = np.prod([t[0, 0, 0], t[1, 2, 1], 2.0]) ** 2
+    return listed + np.sum(np.prod(t, -2) ** 2) + np.sum(np.cumprod(t, axis=-1) ** 2) + complex_part
+
+
+def test_products_of_lists_of_complex_numbers_and_along_any_axes():
+    x = np.linspace(-0.5, 1.2, 12)
+    x[3] = 0.0
+    check_second_order(products_of_a_list_and_of_complex_numbers, (x,))
+
+
 def average_with_moving_weights(z):
     """Weights passed by position are differentiated, with the array: `a` and the weights
     both come from `z`."""
