@@ -65,8 +65,19 @@ def svd_parts(m):
             + np.sum((wide[0][:, :1] * wide[2][:1, :]) ** 2) + np.sum(values**3))  # fmt: skip
 
 
+def svd_hermitian_and_complex(m):
+    """`hermitian=True` (of an indefinite matrix, whose `u` and `v` differ in sign), and a
+    complex matrix through phase-free products of its singular vectors."""
+    u, s, vh = np.linalg.svd(m + m.T - np.eye(3), hermitian=True)
+    r = np.linalg.svd(m + 0.3j * m.T)
+    rank_one = r[0][:, :1] * r[2][:1, :]
+    return (np.sum((u[:, :1] * vh[:1, :]) ** 3) + np.sum(s**3) + np.sum(r[1] ** 3)
+            + np.sum(np.real(rank_one * np.conj(rank_one)) ** 2))  # fmt: skip
+
+
 @pytest.mark.parametrize(
-    "objective", [cholesky_both_triangles, eigh_vectors, qr_parts, svd_parts],
+    "objective",
+    [cholesky_both_triangles, eigh_vectors, qr_parts, svd_parts, svd_hermitian_and_complex],
     ids=lambda f: f.__name__,
 )  # fmt: skip
 def test_second_derivatives_through_every_part(objective):
