@@ -16,6 +16,7 @@ from srcad.rules import (
     numpy_arrangement,
     numpy_calculus,
     numpy_decompositions,
+    numpy_definitions,
     numpy_eig,
     numpy_elementwise,
     numpy_factorisations,
@@ -56,6 +57,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_fft.rules,
     numpy_eig.rules,
     numpy_calculus.rules,
+    numpy_definitions.rules,
     nondiff.rules,
 )
 # Last, as it is built from the others: reverse rules of their linear forward rules.

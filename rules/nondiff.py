@@ -20,7 +20,7 @@ rules.non_differentiable(
     np.shape, np.ndim, np.size, np.zeros, np.ones, np.empty, np.arange, np.eye,
     np.zeros_like, np.ones_like, np.empty_like,
     np.sign, np.floor, np.ceil, np.rint, np.trunc, np.round, np.isnan, np.isinf, np.isfinite,
-    np.argmax, np.argmin, np.argsort,
+    np.argmax, np.argmin, np.argsort, np.result_type,
     np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
     np.logical_and, np.logical_or, np.logical_not,
 )  # fmt: skip

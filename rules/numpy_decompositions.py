@@ -312,6 +312,13 @@ def logabsdet_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
     return y, tangent if isinstance(tangent, AbstractZero) else tangent[1]
 
 
+def _power_of(options: tuple[Any, ...], keywords: dict[str, Any]) -> int:
+    """The power `n` of a call `np.linalg.matrix_power(a, n)`, an integer: not
+    differentiated (a helper of `matrix_power_frule`, which srcad compiles for second
+    derivatives, marked non-differentiable below)."""
+    return int(options_by_name(("n",), options, keywords)["n"])
+
+
 @rules.frule(np.linalg.matrix_power)
 def matrix_power_frule(
     dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any
@@ -322,7 +329,7 @@ def matrix_power_frule(
     power goes through the inverse, and `n = 0` gives zero.
     """
     y = np.linalg.matrix_power(a, *options, **keywords)
-    n = int(options_by_name(("n",), options, keywords)["n"])
+    n = _power_of(options, keywords)
     (a_dot,) = argument_tangents(dargs, 1)
     if isinstance(a_dot, AbstractZero) or n == 0:
         return y, ZeroTangent()
@@ -394,6 +401,7 @@ def of_one_matrix(text: str) -> Any:
     return cotangents
 
 
+rules.non_differentiable(_power_of)
 rules.primitive(
     np.linalg.inv, result=MATRIX_OF_MATRIX, inline=Inline(of_one_matrix("-(y.T @ y_bar @ y.T)"))
 )

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import SrcadError
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
 from srcad.rules._support import (
@@ -33,12 +34,53 @@ def _inverse_differences(values: np.ndarray) -> np.ndarray:
 
     Eigenvector and singular-vector derivatives divide by these gaps; equal values (a
     degenerate spectrum) give infinities, where the vectors themselves are not defined.
+    (Its reverse rule, for second derivatives through the forward rules that call it, is
+    `inverse_differences_rrule`, below.)
     """
     gaps = values[..., np.newaxis, :] - values[..., :, np.newaxis]
-    _diagonal_of(gaps)[...] = 1.0
-    inverse = 1.0 / gaps
-    _diagonal_of(inverse)[...] = 0.0
-    return inverse
+    identity = np.eye(np.shape(values)[-1])
+    with np.errstate(divide="ignore"):
+        return (1.0 - identity) / (gaps + identity)
+
+
+def _distinct_differences(values: np.ndarray) -> np.ndarray:
+    """`_inverse_differences(values)`, refused where two values are equal (see below)."""
+    f = _inverse_differences(values)
+    if np.any(np.isinf(f)):
+        raise SrcadError(
+            "srcad takes second derivatives of eigh and svd at distinct eigenvalues and "
+            "singular values only; two of them are equal here"
+        )
+    return f
+
+
+@rules.frule(_inverse_differences)
+def inverse_differences_frule(dargs: tuple[Any, ...], values: np.ndarray) -> tuple[Any, Any]:
+    """`dF_ij = -F_ij^2 (dv_j - dv_i)`; refused at equal values, as the reverse rule."""
+    f = _distinct_differences(values)
+    (values_dot,) = argument_tangents(dargs, 1)
+    if isinstance(values_dot, AbstractZero):
+        return f, ZeroTangent()
+    values_dot = np.asarray(values_dot)
+    return f, -(f * f) * (values_dot[..., np.newaxis, :] - values_dot[..., :, np.newaxis])
+
+
+@rules.rrule(_inverse_differences)
+def inverse_differences_rrule(values: np.ndarray) -> tuple[Any, Pullback]:
+    """`dF_ij = -F_ij^2 (dv_j - dv_i)`, for second derivatives through the forward rules of
+    `eigh` and `svd`. Where two values are equal, the vectors' tangents are infinite (or
+    NaN) and have no derivative, and a second derivative through the forward rule would
+    be NaN even where only the values are used: refused."""
+    f = _distinct_differences(values)
+
+    def inverse_differences_pullback(f_bar: Any) -> tuple[Any, Any]:
+        f_bar = unthunk(f_bar)
+        if isinstance(f_bar, AbstractZero):
+            return NoTangent(), f_bar
+        g = -(f * f) * np.asarray(f_bar)
+        return NoTangent(), np.real(np.sum(g, axis=-2) - np.sum(g, axis=-1))
+
+    return f, inverse_differences_pullback
 
 
 # --- the triangle a Hermitian-input routine reads ------------------------------------------
@@ -71,9 +113,7 @@ def _tangent_of_triangle(a_dot: Any, lower: bool) -> Any:
     tangent of `a`: the triangle read, mirrored, with the real part of its diagonal."""
     a_dot = np.asarray(a_dot)
     strict = np.tril(a_dot, -1) if lower else np.triu(a_dot, 1)
-    h_dot = strict + conj_transpose(strict)
-    _diagonal_of(h_dot)[...] = np.real(np.diagonal(a_dot, axis1=-2, axis2=-1))
-    return h_dot
+    return strict + conj_transpose(strict) + np.eye(np.shape(a_dot)[-1]) * np.real(a_dot)
 
 
 @rules.rrule(np.linalg.cholesky)
@@ -263,12 +303,21 @@ def svd_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     return result, svd_pullback
 
 
+def _flags(
+    parameters: tuple[str, ...], options: tuple[Any, ...], keywords: dict[str, Any]
+) -> dict[str, Any]:
+    """`options_by_name` for the forward rules below, whose options are all flags (`UPLO`,
+    `mode`, `full_matrices`, ...): marked non-differentiable, so that srcad compiles the
+    forward rules that read them, for second derivatives."""
+    return options_by_name(parameters, options, keywords)
+
+
 # --- forward rules: `frule((f_dot, *arg_dots), *args) -> (y, y_dot)` ------------------------
 
 
 def _real_diagonal(x: np.ndarray) -> np.ndarray:
     """The real part of the main diagonal of each matrix in a stack, as a new array."""
-    return np.real(np.diagonal(x, axis1=-2, axis2=-1)).copy()
+    return np.real(np.diagonal(x, 0, -2, -1)) + 0.0
 
 
 @rules.frule(np.linalg.cholesky)
@@ -285,7 +334,7 @@ def cholesky_frule(dargs: tuple[Any, ...], a: Any, **keywords: Any) -> tuple[Any
     lower = conj_transpose(factor) if upper else factor
     left = np.linalg.solve(lower, _tangent_of_triangle(a_dot, lower=not upper))  # L^-1 dA
     middle = np.tril(conj_transpose(np.linalg.solve(lower, conj_transpose(left))))
-    _diagonal_of(middle)[...] *= 0.5
+    middle = middle - 0.5 * np.eye(np.shape(middle)[-1]) * middle
     lower_dot = lower @ middle
     return factor, conj_transpose(lower_dot) if upper else lower_dot
 
@@ -304,7 +353,7 @@ def eigh_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -
     if isinstance(a_dot, AbstractZero):
         return result, ZeroTangent()
     w, v = result
-    lower = _reads_lower(options_by_name(("UPLO",), options, keywords).get("UPLO", "L"))
+    lower = _reads_lower(_flags(("UPLO",), options, keywords).get("UPLO", "L"))
     m = conj_transpose(v) @ _tangent_of_triangle(a_dot, lower) @ v
     return result, (_real_diagonal(m), v @ (_inverse_differences(w) * m))
 
@@ -319,8 +368,8 @@ def _qr_tall_tangent(q: Any, r: Any, a_dot: Any) -> tuple[Any, Any]:
     x = conj_transpose(q) @ a_dot_r_inverse
     strict_lower = np.tril(x, -1)
     skew = strict_lower - conj_transpose(strict_lower)  # q^H q_dot
-    if np.iscomplexobj(x):
-        _diagonal_of(skew)[...] = 1j * _diagonal_of(x).imag
+    if np.iscomplexobj(x):  # (the diagonal of `skew` is 0 until here)
+        skew = skew + 1j * np.eye(np.shape(x)[-1]) * np.imag(x)
     upper = x - skew  # r_dot r^-1
     return a_dot_r_inverse - q @ upper, upper @ r
 
@@ -332,7 +381,7 @@ def qr_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -> 
     A wide `a = [x | y]` factors as `x = q r1`, `y = q r2`: `r2_dot = q^H (y_dot - q_dot r2)`.
     """
     result = np.linalg.qr(a, *options, **keywords)
-    mode = options_by_name(("mode",), options, keywords).get("mode", "reduced")
+    mode = _flags(("mode",), options, keywords).get("mode", "reduced")
     if mode not in ("reduced", "r"):
         raise TypeError(f"srcad has no rule for np.linalg.qr with mode={mode!r}")
     (a_dot,) = argument_tangents(dargs, 1)
@@ -361,7 +410,7 @@ def svd_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) ->
     carries the phase change `i Im(p_jj) / s_j` (zero for real `a`).
     """
     result = np.linalg.svd(a, *options, **keywords)
-    given = options_by_name(("full_matrices", "compute_uv", "hermitian"), options, keywords)
+    given = _flags(("full_matrices", "compute_uv", "hermitian"), options, keywords)
     compute_uv, hermitian = given.get("compute_uv", True), given.get("hermitian", False)
     rows, columns = np.shape(a)[-2:]
     if compute_uv and given.get("full_matrices", True) and rows != columns:
@@ -383,8 +432,8 @@ def svd_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) ->
     ps = p * s[..., np.newaxis, :]
     sp = s[..., :, np.newaxis] * p
     u_turn = f * (ps + conj_transpose(ps))
-    if np.iscomplexobj(p):
-        _diagonal_of(u_turn)[...] = 1j * _diagonal_of(p).imag / s
+    if np.iscomplexobj(p):  # (the diagonal of `u_turn` is 0 until here)
+        u_turn = u_turn + 1j * np.eye(np.shape(p)[-1]) * np.imag(p) / s[..., np.newaxis, :]
     u_dot = u @ u_turn
     v_dot = v @ (f * (sp + conj_transpose(sp)))
     size = s.shape[-1]
@@ -395,3 +444,6 @@ def svd_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) ->
         a_dot_h_u = conj_transpose(a_dot) @ u
         v_dot = v_dot + (a_dot_h_u - v @ (vh @ a_dot_h_u)) / s[..., np.newaxis, :]
     return result, (u_dot, s_dot, conj_transpose(v_dot))
+
+
+rules.non_differentiable(_flags)

@@ -19,6 +19,7 @@ from srcad.keywords import keyword_call
 from srcad.partials import log_base, power, power_slope, reciprocal, strong_product
 from srcad.primitives import logabsdet
 from srcad.projection import expand
+from srcad.rules.numpy_factorisations import _inverse_differences
 from srcad.tangents import elements_of, unthunk
 
 Objective = Callable[..., Any]
@@ -327,6 +328,26 @@ def decomposed(fn: Any, part: int) -> Objective:
     return objective
 
 
+def matrix_power(m):
+    """Positive, negative and zero powers (the cube is scaled down: `sin` of the cube of
+    `m * m` turns too fast for central differences of the gradient at their step)."""
+    cube = np.linalg.matrix_power(0.3 * m, 3)
+    inverse_square = np.linalg.matrix_power(m, -2)
+    return np.sum(np.sin(cube)) + np.sum(inverse_square**2) + np.sum(np.linalg.matrix_power(m, 0))
+
+
+def determinant(m):
+    """Of a matrix and of a stack (`sin` of the determinant of `m * m` turns too fast for
+    central differences of the gradient at their step)."""
+    stack = np.stack([m, 0.3 * (m @ m)])
+    return np.sin(np.linalg.det(0.5 * m)) + np.sum(np.linalg.det(stack))
+
+
+def inverse_differences(x):
+    """Through the helper of eigh's and svd's forward rules that has rules of its own."""
+    return np.sum(np.sin(_inverse_differences(x * x + np.arange(6.0))) * x)
+
+
 def eigenvalues(m):
     return np.sum(np.real(np.sin(np.linalg.eigvals(m @ m.T)))) + np.sum(
         np.real(np.linalg.eig(m @ m.T)[0]) ** 2
@@ -523,7 +544,6 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
             np.gradient,
             np.trapezoid,
             np.linalg.inv,
-            np.linalg.det,
             np.linalg.pinv,
         )
     },
@@ -544,7 +564,9 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     np.take_along_axis: (of_array(np.take_along_axis, np.array([[0], [2], [1]]), 1), (MATRIX,)),
     np.partition: (of_array(np.partition, 1), (MATRIX,)),
     np.append: (of_array(np.append, [1.0, 2.0]), (MATRIX,)),
-    np.linalg.matrix_power: (of_array(np.linalg.matrix_power, 3), (MATRIX,)),
+    np.linalg.matrix_power: (matrix_power, (MATRIX,)),
+    np.linalg.det: (determinant, (MATRIX,)),
+    _inverse_differences: (inverse_differences, (VECTOR,)),
     np.linalg.cholesky: (decomposed(np.linalg.cholesky, 0), (MATRIX,)),
     np.linalg.eigh: (decomposed(np.linalg.eigh, 0), (MATRIX,)),
     np.linalg.qr: (decomposed(np.linalg.qr, 1), (MATRIX,)),

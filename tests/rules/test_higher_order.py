@@ -19,25 +19,11 @@ from srcad.registry import REGISTRY, Linearity, Origin
 from srcad.testing import finite_difference_jvp, inner
 from tests.rules import higher_order_cases as cases
 
-_PARTIAL = "its partial derivative writes into an array (`out=`, `where=`) to be 0 at a point"
-_HELPERS = (
-    "its forward rule calls helpers srcad does not differentiate (in-place writes, `try`); "
-    "second derivatives need a definition (`Primitive.definition`) or a rule of their own"
-)
-# The primitives whose second derivatives srcad refuses (with a SrcadError), and why.
+# The primitives whose second derivatives srcad refuses (with a SrcadError), and why: none
+# now. (The refusals at particular points, a singular matrix for `det`, equal eigenvalues for
+# `eigh`, are tested with their primitives: test_higher_order_definitions.py and
+# test_higher_order_factorisations.py.)
 REFUSED: dict[Any, str] = {
-    np.hypot: _PARTIAL,
-    np.float_power: _PARTIAL,
-    np.sinc: _PARTIAL,
-    np.prod: _HELPERS,
-    np.cumprod: _HELPERS,
-    np.average: _HELPERS,
-    np.linalg.det: _HELPERS,
-    np.linalg.matrix_power: _HELPERS,
-    np.linalg.cholesky: _HELPERS,
-    np.linalg.eigh: _HELPERS,
-    np.linalg.qr: _HELPERS,
-    np.linalg.svd: _HELPERS,
 }
 
 
@@ -191,3 +177,54 @@ def test_an_iterator_is_read_whole_by_a_second_derivative(objective):
     """`reversed(xs)` is an iterator: the reverse rule of a forward rule that takes one reads
     it twice (for the value and for the tangent), and must see every item both times."""
     check_second_order(objective, (cases.POSITIVE,))
+
+
+ROTATING = np.array([[1.0, 2.0, 0.0], [-2.0, 1.0, 0.3], [0.1, 0.0, 3.0]])  # a complex pair
+
+
+def complex_eigenvalues(m):
+    w = np.linalg.eigvals(m)
+    return np.sum(np.real(w) ** 2 * np.imag(w)) + np.sum(np.real(np.sin(w) * np.conj(w)))
+
+
+def complex_eigenvectors(m):
+    """Through the moduli of the eigenvectors' entries, which do not depend on the phase
+    `eig` picks, and the eigenvalues taken from the same call."""
+    result = np.linalg.eig(m)
+    w, v = result[0], result[1]
+    return np.sum(np.real(v * np.conj(v)) ** 2 * np.arange(3.0)) + np.sum(np.real(w) * np.imag(w))
+
+
+@pytest.mark.parametrize("objective", [complex_eigenvalues, complex_eigenvectors],
+                         ids=lambda f: f.__name__)  # fmt: skip
+def test_second_derivatives_of_complex_eigenvalues_and_eigenvectors(objective):
+    """`eig` of a real matrix with a complex pair of eigenvalues: complex results."""
+    assert np.iscomplexobj(np.linalg.eigvals(ROTATING))
+    check_second_order(objective, (ROTATING,))
+
+
+def sinc_near_zero(x):
+    return np.sum(np.sin(np.sinc(x)) * x) + np.sum(np.sinc(3.0 * x) ** 2)
+
+
+def float_power_at_zero(x):
+    return np.sum(np.sin(np.float_power(x, 3.0)) * x) + np.sum(np.float_power(x * x + 0.5, 1.5))
+
+
+def hypot_of_a_vector(x):
+    return np.sum(np.hypot(x, x[::-1] * 2.0) ** 3) + np.sum(np.sin(np.hypot(x, 0.5)))
+
+
+@pytest.mark.parametrize(
+    ("objective", "x"),
+    [
+        # At 0 and around it, where sinc's partial switches to its Taylor series.
+        (sinc_near_zero, np.array([0.0, 4e-4, -2e-3, 0.4, 1.3])),
+        # A power of 0: its partials there (3 x^2 and 6 x) are 0, not NaN.
+        (float_power_at_zero, np.array([0.0, 0.3, -0.7])),
+        (hypot_of_a_vector, np.array([0.0, 0.3, -0.7, 1.5])),
+    ],
+    ids=lambda value: getattr(value, "__name__", ""),
+)
+def test_second_derivatives_of_elementwise_functions_at_their_special_points(objective, x):
+    check_second_order(objective, (x,))
