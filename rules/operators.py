@@ -25,8 +25,58 @@ rules = RuleSet("operators")
 Pullback = Any
 
 
+def _sequence_cotangent(primal: list[Any] | tuple[Any, ...], bars: tuple[Any, ...]) -> Any:
+    """A list's or tuple's cotangent from its elements' (a symbolic zero where all are)."""
+    if all(isinstance(bar, AbstractZero) for bar in bars):
+        return ZeroTangent()
+    return Tangent(list if isinstance(primal, list) else tuple, *bars)
+
+
+def _concatenation_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    """`a + b` of two lists or tuples: the joined sequence's cotangent splits at `len(a)`
+    (each operand gets its own elements' cotangents, never the whole sequence's)."""
+    count, total = len(a), len(a) + len(b)
+
+    def concatenation_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        bars = tuple(elements_of(unthunk(y_bar), total))
+        if len(bars) != total:
+            raise ValueError(f"the cotangent of a sequence of {total} has {len(bars)} elements")
+        return (
+            NoTangent(),
+            _sequence_cotangent(a, bars[:count]),
+            _sequence_cotangent(b, bars[count:]),
+        )
+
+    return a + b, concatenation_pullback
+
+
+def _repetition_rrule(items: Any, times: Any) -> tuple[Any, Pullback]:
+    """`items * times` of a list or tuple and an int: each element's cotangent is the sum of
+    its copies'."""
+    count = len(items)
+    y = items * times
+
+    def repetition_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        bars = tuple(elements_of(unthunk(y_bar), len(y)))
+        if len(bars) != len(y):
+            raise ValueError(f"the cotangent of a sequence of {len(y)} has {len(bars)} elements")
+        sums = []
+        for k in range(count):
+            copies = [bar for bar in bars[k::count] if not isinstance(bar, AbstractZero)]
+            sums.append(sum(copies[1:], copies[0]) if copies else ZeroTangent())
+        return NoTangent(), _sequence_cotangent(items, tuple(sums)), NoTangent()
+
+    return y, repetition_pullback
+
+
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, list | tuple)
+
+
 @rules.rrule(operator.add)
 def add_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    if _is_sequence(a) and _is_sequence(b):
+        return _concatenation_rrule(a, b)
     project_a, project_b = ProjectTo(a), ProjectTo(b)
 
     def add_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
@@ -47,6 +97,16 @@ def sub_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 
 @rules.rrule(operator.mul)
 def mul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    if _is_sequence(a) and isinstance(b, int | np.integer):
+        return _repetition_rrule(a, b)
+    if _is_sequence(b) and isinstance(a, int | np.integer):
+        result, pullback = _repetition_rrule(b, a)
+
+        def repeated_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+            _, items_bar, _ = pullback(y_bar)
+            return NoTangent(), NoTangent(), items_bar
+
+        return result, repeated_pullback
     project_a, project_b = ProjectTo(a), ProjectTo(b)
 
     def mul_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
@@ -168,9 +228,29 @@ def mod_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 # -- forward rules: `frule((f_dot, *arg_dots), *args) -> (y, y_dot)` ---------------------------
 
 
+def _sequence_tangent(tangent: Any, primal: list[Any] | tuple[Any, ...]) -> list[Any]:
+    """A list's or tuple's tangent as the list of its elements' tangents: a symbolic zero
+    gives one zero per element, so that a joined or repeated sequence's tangent keeps each
+    element's in its place (a zero's `+` would have given the other operand's alone)."""
+    dots = list(elements_of(unthunk(tangent), len(primal)))
+    if len(dots) != len(primal):
+        raise ValueError(f"the tangent of a sequence of {len(primal)} has {len(dots)} elements")
+    return dots
+
+
+def _sequence_result(y: Any, dots: list[Any]) -> tuple[Any, Any]:
+    """`y` and its tangent from its elements', as `make_list`'s and `make_tuple`'s rules
+    give them (a list, a tuple, or a symbolic zero)."""
+    if all(isinstance(d, AbstractZero) for d in dots):
+        return y, ZeroTangent()
+    return y, tuple(dots) if isinstance(y, tuple) else dots
+
+
 @rules.frule(operator.add)
 def add_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
+    if _is_sequence(a) and _is_sequence(b):  # joined: each element keeps its tangent
+        return _sequence_result(a + b, _sequence_tangent(a_dot, a) + _sequence_tangent(b_dot, b))
     y = a + b
     # An array with a zero tangent, plus a float: the float's tangent, as the array's.
     return y, expand(a_dot + b_dot, y)
@@ -186,6 +266,10 @@ def sub_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 @rules.frule(operator.mul)
 def mul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
+    if _is_sequence(a) and isinstance(b, int | np.integer):  # repeated, not scaled
+        return _sequence_result(a * b, _sequence_tangent(a_dot, a) * int(b))
+    if _is_sequence(b) and isinstance(a, int | np.integer):
+        return _sequence_result(a * b, int(a) * _sequence_tangent(b_dot, b))
     return a * b, a_dot * b + a * b_dot
 
 

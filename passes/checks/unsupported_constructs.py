@@ -164,8 +164,10 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                 continue  # a name, a constant, an attribute, an index...: most nodes
             if isinstance(child, gast.Call):
                 unpacked.update(id(a) for a in child.args if isinstance(a, gast.Starred))
+            if isinstance(child, gast.List | gast.Tuple) and isinstance(child.ctx, gast.Load):
+                unpacked.update(id(e) for e in child.elts if isinstance(e, gast.Starred))
             if isinstance(child, gast.Starred) and id(child) in unpacked:
-                continue  # unpacking arguments: `ToANF` makes it an `unpacked_call`
+                continue  # unpacking arguments or into a display: `ToANF` lowers it
             bad_binary = isinstance(child, gast.BinOp) and not isinstance(child.op, _OPERATORS)
             bad_unary = isinstance(child, gast.UnaryOp) and not isinstance(child.op, _UNARY)
             if bad_binary or bad_unary:
@@ -197,7 +199,7 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
 # The classes of expression `_expression` may report (gast's classes have no subclasses).
 _CHECKED = frozenset({
     gast.BinOp, gast.UnaryOp, gast.Call, gast.Lambda, gast.Dict, gast.ListComp,
-    gast.GeneratorExp, *_EXPRESSION_NAMES,
+    gast.GeneratorExp, gast.List, gast.Tuple, *_EXPRESSION_NAMES,
 })  # fmt: skip
 
 _SYMBOLS = {

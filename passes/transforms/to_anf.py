@@ -574,10 +574,35 @@ class _Normaliser(SyntaxRewrites):
         return make(gast.Subscript, value=value, slice=index, ctx=LOAD, **where)
 
     def _tuple(self, node: gast.Tuple) -> gast.expr:
+        if any(isinstance(e, gast.Starred) for e in node.elts):
+            return self._unpacking_display(node.elts, tuple)
         return make(gast.Tuple, elts=[self.atom(e) for e in node.elts], ctx=LOAD)
 
     def _list(self, node: gast.List) -> gast.expr:
+        if any(isinstance(e, gast.Starred) for e in node.elts):
+            return self._unpacking_display(node.elts, list)
         return make(gast.List, elts=[self.atom(e) for e in node.elts], ctx=LOAD)
+
+    def _unpacking_display(self, elements: list[gast.expr], kind: type) -> gast.expr:
+        """`[*a, b, *c]` as `list(a) + [b] + list(c)`, and `(*a, b)` as `tuple(a) + (b,)`:
+        the rules of `+` on sequences give each element its own derivative."""
+        display = gast.List if kind is list else gast.Tuple
+        parts: list[gast.expr] = []
+        plain: list[gast.expr] = []
+        for element in elements:
+            if isinstance(element, gast.Starred):
+                if plain:
+                    parts.append(make(display, elts=plain, ctx=LOAD))
+                    plain = []
+                parts.append(self._primitive_call(kind, [self.atom(element.value)], element))
+            else:
+                plain.append(self.atom(element))
+        if plain:
+            parts.append(make(display, elts=plain, ctx=LOAD))
+        joined = parts[0]
+        for part in parts[1:]:
+            joined = make(gast.BinOp, left=self.atom(joined), op=gast.Add(), right=self.atom(part))
+        return joined
 
     def _dict(self, node: gast.Dict) -> gast.expr:
         keys = [self.atom(k) for k in node.keys if k is not None]

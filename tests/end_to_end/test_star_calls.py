@@ -141,10 +141,11 @@ def test_unpacking_into_a_method_is_refused() -> None:
     assert "into a method" in diagnostic.message
 
 
-def test_star_in_a_list_display_stays_refused() -> None:
-    (diagnostic,) = _refusal(m.starred_list_display, 1.0).diagnostics
-    assert diagnostic.code == "E102"
-    assert diagnostic.line == _line(m.starred_list_display, "[*rest, x]")
+def test_star_in_a_list_display_is_a_joined_list() -> None:
+    """`[*rest, x]` (refused until displays that unpack became joined sequences:
+    `test_sequence_operators.py`): `sum` of three copies of `x`."""
+    assert srcad.grad(m.starred_list_display)(1.5) == 3.0
+    assert srcad.jvp(m.starred_list_display, (1.5,), (1.0,)) == (4.5, 3.0)
 
 
 def test_a_function_passed_in_and_star_called_is_checked_for_changes() -> None:

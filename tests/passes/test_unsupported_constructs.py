@@ -38,7 +38,8 @@ CASES = [
     # star-unpacking elsewhere is not.
     ("double_star_kwargs", "def f(**kw):\n    return kw\n", []),
     ("star_call", "def f(*args, **kw):\n    return g(*args, **kw)\n", []),
-    ("star_in_list", "def f(x):\n    return [*x, 1]\n", [(2, 12, "E102")]),
+    ("star_in_list", "def f(x):\n    return [*x, 1]\n", []),  # a joined list
+    ("star_target", "def f(x):\n    a, *b = x\n    return a\n", [(2, 7, "E102")]),
     ("three_at_once", "def f(x):\n    with x:\n        pass\n    x = x << 2\n    return {x}\n",
      [(2, 4, "E101"), (4, 8, "E102"), (5, 11, "E102")]),
 ]  # fmt: skip
