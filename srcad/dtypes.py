@@ -12,7 +12,11 @@ np.float64(2.0)` is a float64 array). The classes:
 - `"w"`: a Python float, for sure (a literal `2.0`, `math.sin`'s result); no argument has
   it, and it joins `"f"` into `"f"` (`s = 0.0`, then `s += x[i]`);
 - `"f4w"`: a NumPy float32 or a Python float (that `s`, over a float32 array);
-- `"i"`: an int of any width (Python or NumPy, scalar or array), never a bool.
+- `"i"`: an int of any width (Python or NumPy, scalar or array), never a bool;
+- `"iw"`: a Python int, for sure (a literal `2`, what `len` gives, an item of a `range`); no
+  argument has it, and it joins `"i"` into `"i"`. Like a Python float, NumPy promotes it
+  weakly: `float32 array * i` is a float32 array for a loop's `i`, but may be a float64 one
+  for a NumPy int.
 
 Each class's members are listed once (`_members`), and a result's class is worked out from
 NumPy's own `result_type` over every pair of members (`promoted`), so the model is NumPy's
@@ -34,7 +38,9 @@ from typing import Any
 import numpy as np
 
 FLOAT64, FLOAT32, PYTHON_FLOAT, FLOAT32_OR_PYTHON, INTEGER = "f", "f4", "w", "f4w", "i"
+PYTHON_INT = "iw"
 REAL = frozenset({FLOAT64, FLOAT32, PYTHON_FLOAT, FLOAT32_OR_PYTHON})  # the real floats
+INTEGERS = frozenset({INTEGER, PYTHON_INT})
 
 _F8, _F4 = np.dtype(np.float64), np.dtype(np.float32)
 _INTS = tuple(np.dtype(c) for c in "bhilqBHILQ")  # every NumPy int width, signed or not
@@ -43,6 +49,11 @@ _INTS = tuple(np.dtype(c) for c in "bhilqBHILQ")  # every NumPy int width, signe
 def is_real(code: str) -> bool:
     """Whether values of this class are real floats (of some precision)."""
     return code in REAL
+
+
+def is_integer(code: str) -> bool:
+    """Whether values of this class are ints (of some width)."""
+    return code in INTEGERS
 
 
 def _members(code: str, ndim: int) -> tuple[Any, ...] | None:
@@ -59,6 +70,8 @@ def _members(code: str, ndim: int) -> tuple[Any, ...] | None:
         return (float, _F4) if scalar else None
     if code == INTEGER:
         return (int, *_INTS) if scalar else _INTS
+    if code == PYTHON_INT:
+        return (int,) if scalar else None
     return None
 
 
@@ -75,6 +88,8 @@ def _class_of(results: list[Any]) -> str | None:
         return FLOAT32
     if names <= {"float", "f"}:
         return FLOAT32_OR_PYTHON
+    if names <= {"int"}:
+        return PYTHON_INT
     if names <= {"int", *(dtype.char for dtype in _INTS)}:
         return INTEGER
     return None

@@ -4,11 +4,13 @@ A kind is `(dtype, ndim)`: `("f", 0)` a real float (a Python `float` or a NumPy 
 scalar), `("i", 0)` an int (Python or NumPy, never a bool), `("f", n)` and `("i", n)` a
 float64 or integer `ndarray` with `n >= 1` dimensions; `("f4", 0)` a NumPy float32 scalar
 and `("f4", n)` a float32 array. Two kinds of floats only code gives (never an argument):
-`("w", 0)`, a Python float for sure (a literal `2.0`, `math.sin`'s result), and `("f4w",
-0)`, a float32 scalar or a Python float (`s = 0.0` then `s += x[i]` over a float32 array).
-They matter because NumPy 2 promotes a Python float weakly (NEP 50): `float32 array * 2.0`
-is a float32 array, `float32 array * np.float64(2.0)` a float64 one, so the kind of a
-result follows the dtype class of its operands (`promoted`, below, NumPy's own rules).
+`("w", 0)`, a Python float for sure (a literal `2.0`, `math.sin`'s result), `("f4w",
+0)`, a float32 scalar or a Python float (`s = 0.0` then `s += x[i]` over a float32 array),
+and `("iw", 0)`, a Python int for sure (a literal, `len(x)`, a `range`'s item). They matter
+because NumPy 2 promotes Python numbers weakly (NEP 50): `float32 array * 2.0` and
+`float32 array * i` are float32 arrays, `float32 array * np.float64(2.0)` a float64 one, so
+the kind of a result follows the dtype class of its operands (`srcad.dtypes.promoted`,
+NumPy's own rules).
 Everything else (complex numbers, float16, bools, 0-d arrays, objects) has no kind,
 written `None`: code touching it calls the general rules, which handle any type (complex
 values above all: the inline derivatives are written for real numbers, without `conj`).
@@ -41,6 +43,7 @@ Signature: TypeAlias = "tuple[ArgumentKind, ...]"
 FLOAT: Kind = ("f", 0)
 PYTHON_FLOAT: Kind = ("w", 0)  # a Python float for sure: a literal (`srcad.dtypes`)
 INT: Kind = ("i", 0)
+PYTHON_INT: Kind = ("iw", 0)  # a Python int for sure: a literal, `len`'s (`srcad.dtypes`)
 RANGE: Kind = ("range", 0)  # what `range(...)` gives: iterating it gives ints
 # A tuple of Python floats (a module's coefficients): iterating it, or indexing it with an
 # int, gives a float. Only constants read from outside the function have it (`constant_kind`).
@@ -111,7 +114,7 @@ def describe(kind: Kind | Structure | None) -> str:
     return base if ndim == 0 else f"{base}[{', '.join([':'] * ndim)}]"
 
 
-_NAMES = {"f": "float", "w": "float", "f4": "float32", "i": "int"}
+_NAMES = {"f": "float", "w": "float", "f4": "float32", "i": "int", "iw": "int"}
 _CODES = {"float": "f", "float32": "f4", "int": "i"}
 _KIND = re.compile(r"\s*(float32|float|int|\?)\s*(?:\[\s*(:(?:\s*,\s*:)*)\s*\])?\s*")
 
@@ -191,7 +194,17 @@ def is_real_scalar(kind: Kind | None) -> bool:
 
 def is_numeric(kind: Kind | None) -> bool:
     """Whether values of this kind are real floats, ints, or arrays of them."""
-    return kind is not None and (kind[0] == "i" or dtypes.is_real(kind[0]))
+    return kind is not None and (dtypes.is_integer(kind[0]) or dtypes.is_real(kind[0]))
+
+
+def is_integer(kind: Any) -> bool:
+    """Whether values of this kind are ints or int arrays (not a `Structure`)."""
+    return isinstance(kind, tuple) and dtypes.is_integer(kind[0])
+
+
+def is_int_scalar(kind: Any) -> bool:
+    """Whether values of this kind are ints of no dimensions (an index, a count)."""
+    return is_integer(kind) and kind[1] == 0
 
 
 def join(first: Kind | None, second: Kind | None) -> Kind | None:
@@ -225,12 +238,12 @@ def _float_elementwise(args: Sequence[Kind | None]) -> Kind | None:
 
 
 def _same(args: Sequence[Kind | None]) -> Kind | None:
-    """The argument's kind, but a Python float may come back a NumPy float64 (`np.abs`)
-    and a float32-or-Python-float either."""
+    """The argument's kind, but a Python float may come back a NumPy float64 (`np.abs`),
+    a Python int a NumPy int, and a float32-or-Python-float either."""
     arg = _one(args)
     if arg is None or arg[0] == "f4w":
         return None
-    return FLOAT if arg[0] == "w" else arg
+    return {"w": FLOAT, "iw": INT}.get(arg[0], arg)
 
 
 def _float_of_float(args: Sequence[Kind | None]) -> Kind | None:
@@ -250,7 +263,7 @@ def _of_matrix(ndim: int) -> Callable[[Sequence[Kind | None]], Kind | None]:
         arg = _one(args)
         if arg is None or arg[1] != 2:
             return None
-        return ("f", ndim) if arg[0] == "i" else _float_function(arg, ndim)
+        return ("f", ndim) if dtypes.is_integer(arg[0]) else _float_function(arg, ndim)
 
     return of
 
@@ -269,10 +282,11 @@ def _two(args: Sequence[Kind | None]) -> tuple[Kind, Kind, bool] | None:
 def _arithmetic(left: Kind, right: Kind, ndim: int, divides: bool = False) -> Kind | None:
     """The result of `ndim` dimensions of NumPy's arithmetic on `left` and `right`: ints
     stay ints (`/` aside), floats follow NumPy's promotion (`srcad.dtypes.promoted`)."""
-    if left[0] == "i" and right[0] == "i" and not divides:
-        return ("i", ndim)
+    if is_integer(left) and is_integer(right) and not divides:
+        both_python = left[0] == right[0] == dtypes.PYTHON_INT
+        return (dtypes.PYTHON_INT if both_python else dtypes.INTEGER, ndim)
     code = dtypes.promoted((left, right), divides)
-    return None if code is None or code == "i" else (code, ndim)
+    return None if code is None or dtypes.is_integer(code) else (code, ndim)
 
 
 def _promoted(args: Sequence[Kind | None]) -> Kind | None:
@@ -331,11 +345,11 @@ def _extremum(args: Sequence[Kind | None]) -> Kind | None:
 
 
 def _count(args: Sequence[Kind | None]) -> Kind | None:
-    return INT if len(args) == 1 else None
+    return PYTHON_INT if len(args) == 1 else None
 
 
 def _range(args: Sequence[Kind | None]) -> Kind | None:
-    return RANGE if args and all(a == INT for a in args) else None
+    return RANGE if args and all(is_int_scalar(a) for a in args) else None
 
 
 # NumPy's float ufuncs (`np.sin`): a float, or a float array of the argument's dimensions,

@@ -13,6 +13,7 @@ import numpy as np
 
 from srcad import primitives, syntax
 from srcad.errors import Diagnostic
+from srcad.kinds import is_integer
 from srcad.passes.analyses.activity import (
     OPERATORS,
     Activity,
@@ -324,8 +325,7 @@ def _underivable(keyword: gast.keyword, tree: gast.Module, ctx: Context, rule: R
         return True
     if not (ctx.request.kinds and isinstance(keyword.value, gast.Name)):
         return False
-    kind = ctx.analysis(ValueKinds, tree).of(keyword.value)
-    return kind is not None and kind[0] == "i"
+    return is_integer(ctx.analysis(ValueKinds, tree).of(keyword.value))
 
 
 def _argument_kinds(call: gast.Call, tree: gast.Module, ctx: Context) -> tuple[Any, ...]:

@@ -11,12 +11,13 @@ import gast
 from srcad import syntax
 from srcad.kinds import (
     FLOATS,
-    INT,
     PYTHON_FLOAT,
+    PYTHON_INT,
     RANGE,
     Kind,
     Signature,
     Structure,
+    is_int_scalar,
     is_numeric,
     join,
 )
@@ -177,7 +178,7 @@ class ValueKinds(Analysis["ValueKinds"]):
         if isinstance(value, gast.Constant):
             if type(value.value) is float:
                 return PYTHON_FLOAT  # weak in NumPy's promotion (`srcad.dtypes`)
-            return INT if type(value.value) is int else None
+            return PYTHON_INT if type(value.value) is int else None
         if isinstance(value, gast.UnaryOp):
             function = OPERATORS.get(type(value.op))
             return result_kind(self.ctx.services.registry, function, [self.of(value.operand)])
@@ -190,7 +191,7 @@ class ValueKinds(Analysis["ValueKinds"]):
             return subscript(self.of(value.value), value.slice, self.of)
         if isinstance(value, gast.Attribute) and value.attr in ("size", "ndim"):
             base = self.of(value.value)
-            return INT if is_numeric(base) and base is not None and base[1] != 0 else None
+            return PYTHON_INT if is_numeric(base) and base is not None and base[1] != 0 else None
         if isinstance(value, gast.Call) and not value.keywords:
             arguments = [self.of(a) for a in value.args]
             callee = self.callee(value)
@@ -235,7 +236,7 @@ class ValueKinds(Analysis["ValueKinds"]):
             if any(b is None for b, part in zip(bounds, parts, strict=True) if part is not None):
                 return None
             return structure.sliced(slice(*bounds))
-        if self.of(index) == INT:
+        if is_int_scalar(self.of(index)):
             return structure.uniform
         return None
 
@@ -416,7 +417,7 @@ def _join(found: dict[str, Kind | None], name: str, kind: Kind | None) -> Kind |
 def _item(iterable: Kind | None) -> Kind | None:
     """The kind of what iterating a value of this kind gives."""
     if iterable == RANGE:
-        return INT
+        return PYTHON_INT
     if iterable == FLOATS:
         return PYTHON_FLOAT
     if iterable is None or iterable[1] == 0:
@@ -438,13 +439,13 @@ def subscript(base: Kind | None, index: gast.expr, of: Any) -> Kind | None:
     if base is None or base[1] == 0 or base == RANGE:
         return None
     if base == FLOATS:  # a tuple of floats: an int index gives a float, a slice a tuple
-        return PYTHON_FLOAT if of(index) == INT else None
+        return PYTHON_FLOAT if is_int_scalar(of(index)) else None
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     removed = 0
     for part in parts:
         if isinstance(part, gast.Slice):
             continue
-        if of(part) != INT:
+        if not is_int_scalar(of(part)):
             return None
         removed += 1
     if removed > base[1]:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import gast
 
 from srcad import syntax
-from srcad.kinds import INT, is_real
+from srcad.kinds import is_int_scalar, is_real
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity, target_names
 from srcad.passes.analyses.operation_rules import OperationRules
@@ -225,7 +225,9 @@ class ForwardAD(RuleCalls, Transform):
             return None
         if base.id not in self.active or self.kinds.of(base) != ("f", 1):
             return None
-        if not isinstance(index, gast.Name | gast.Constant) or self.kinds.of(index) != INT:
+        if not isinstance(index, gast.Name | gast.Constant) or not is_int_scalar(
+            self.kinds.of(index)
+        ):
             return None
         item = gast.Subscript(value=load(self._dot(base.id)), slice=index, ctx=gast.Load())
         tangent = assign(store(self._dot(target.id)), item)

@@ -9,7 +9,7 @@ import gast
 import numpy as np
 
 from srcad import syntax
-from srcad.kinds import FLOAT
+from srcad.kinds import FLOAT, is_integer
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity
 from srcad.passes.analyses.inline_plans import InlinePlans
@@ -384,7 +384,7 @@ class ReverseAD(RuleCalls, Transform):
             bars[0] = call(self._bind(Tangent, "Tangent"), [function_type], fields)
         for arg in [*self.function.args.posonlyargs, *self.function.args.args]:
             kind = self.ctx.request.kinds.get(arg.id)
-            integer = isinstance(kind, tuple) and kind[0] == "i"  # (not a `Structure`)
+            integer = is_integer(kind)  # (not a `Structure`)
             if arg.id not in self.ctx.request.wrt or integer:
                 bars.append(self._zero(NoTangent))
             elif arg.id in cotangents.seen and arg.id in self.inline.uniform.names:

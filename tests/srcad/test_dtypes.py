@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from srcad import dtypes
-from srcad.kinds import FLOAT, INT, PYTHON_FLOAT, Kind, join, kind_of
+from srcad.kinds import FLOAT, INT, PYTHON_FLOAT, PYTHON_INT, Kind, join, kind_of
 from srcad.registry import REGISTRY
 
 # SciPy's primitives are installed once it is imported (`Registry.defer`), where it is.
@@ -25,7 +25,7 @@ with contextlib.suppress(ImportError):
 
 F32: Kind = ("f4", 0)
 F32_OR_PYTHON: Kind = ("f4w", 0)
-SCALARS: list[Kind] = [FLOAT, PYTHON_FLOAT, F32, F32_OR_PYTHON, INT]
+SCALARS: list[Kind] = [FLOAT, PYTHON_FLOAT, F32, F32_OR_PYTHON, INT, PYTHON_INT]
 ARRAYS: list[Kind] = [(code, n) for n in (1, 2) for code in ("f", "f4", "i")]
 KINDS = SCALARS + ARRAYS
 _INT_TYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
@@ -42,6 +42,7 @@ def members(kind: Kind) -> list[Any]:
             "f4": [np.float32(0.5)],
             "f4w": [0.5, np.float32(0.5)],
             "i": [1, *(t(1) for t in _INT_TYPES)],
+            "iw": [1],
         }[code]
     dtypes_ = {"f": [np.float64], "f4": [np.float32], "i": list(_INT_TYPES)}[code]
     base = np.full((2,) * ndim, 0.25) + (0.5 * np.eye(2) if ndim == 2 else 0.0)
@@ -56,6 +57,8 @@ def belongs(value: Any, kind: Kind) -> bool:
     if ndim == 0:
         if code == "i":
             return type(value) is int or type(value) in _INT_TYPES
+        if code == "iw":
+            return type(value) is int
         allowed = {
             "f": (float, np.float64),
             "w": (float,),
@@ -117,6 +120,9 @@ def test_a_kind_is_given_for_float32_code_as_people_write_it():
     assert add([("f4", 1), FLOAT]) is None  # a Python float or a NumPy float64: either
     assert add([F32_OR_PYTHON, F32]) == F32
     assert add([F32, INT]) is None  # float32 with an int32 is float64, with an int8 float32
+    assert add([("f4", 1), PYTHON_INT]) == ("f4", 1)  # a loop's index, `len(x)`: weak
+    assert add([PYTHON_INT, PYTHON_INT]) == PYTHON_INT
+    assert add([PYTHON_INT, INT]) == INT
     assert REGISTRY.primitive(np.sin).result([F32]) == F32
     assert REGISTRY.primitive(math.sin).result([F32]) == PYTHON_FLOAT
     assert REGISTRY.primitive(np.sum).result([("f4", 2)]) == F32
