@@ -23,8 +23,7 @@ from tests.rules import higher_order_cases as cases
 # now. (The refusals at particular points, a singular matrix for `det`, equal eigenvalues for
 # `eigh`, are tested with their primitives: test_higher_order_definitions.py and
 # test_higher_order_factorisations.py.)
-REFUSED: dict[Any, str] = {
-}
+REFUSED: dict[Any, str] = {}
 
 
 def hessian_by_differences(f: Any, args: tuple[Any, ...]) -> np.ndarray:
