@@ -145,10 +145,10 @@ def cycle_collector_paused() -> Iterator[None]:
     """Compiling makes tens of thousands of short-lived containers (trees, analyses, passes)
     and leaves no reference cycles (`test_a_compilation_leaves_no_reference_cycles`):
     reference counting frees them as it goes. The cycle collector's passes over them, each
-    few hundred allocations and now and then over the whole heap, are wasted work: about a
-    third of compiling `robust_fit_loss` (`benchmarks/run.py --fixed-costs`), and more in a
-    process with a larger heap. So it waits until the outermost compilation returns, unless
-    the program had turned it off itself."""
+    few hundred allocations and now and then over the whole heap, are wasted work: they
+    gave compiling `robust_fit_loss` (16 ms, `benchmarks/run.py --fixed-costs`) outliers of
+    40 ms, and cost more in a process with a larger heap. So it waits until the outermost
+    compilation returns, unless the program had turned it off itself."""
     enabled = gc.isenabled()
     gc.disable()
     try:
