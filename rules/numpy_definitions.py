@@ -128,7 +128,8 @@ def _average_layout(
 def _count_of_average(a: Any, axis: Any, keepdims: Any) -> Any:
     """The second result of `np.average(a, axis, returned=True)` without weights: how many
     elements each average took, a constant."""
-    return np.average(np.asarray(a), axis, None, True, keepdims=bool(keepdims))[1]
+    keep: Any = bool(keepdims)  # NumPy's stubs type `keepdims` by its literal value
+    return np.average(np.asarray(a), axis, None, returned=True, keepdims=keep)[1]
 
 
 def weighted_average(a: Any, axis: Any = None, weights: Any = None, returned: Any = False,
