@@ -499,21 +499,7 @@ def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     def hessian_of(*args: Any) -> Any:
         callee(func).check_arguments(args, {})
         check_perturbable(func, args, {}, positions)
-        blocks = []
-        for i in positions:
-            row_blocks = []
-            for j in positions:
-                columns = []
-                x = args[j]
-                for index in range(int(np.size(x))):
-                    basis = np.zeros(np.shape(x))
-                    basis.reshape(-1)[index] = 1.0
-                    direction = basis if isinstance(x, np.ndarray) else float(basis)
-                    hv = _hessian_row(func, args, j, direction, "hessian")[i]
-                    columns.append(np.asarray(_shaped_like(hv, args[i]), dtype=float))
-                block = np.stack(columns, axis=-1).reshape(np.shape(args[i]) + np.shape(x))
-                row_blocks.append(block)
-            blocks.append(tuple(row_blocks))
+        blocks = [tuple(_hessian_block(func, args, i, j) for j in positions) for i in positions]
         if as_tuple:
             return tuple(blocks)
         return blocks[0][0]
@@ -522,6 +508,40 @@ def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     _derivative_of(hessian_of, func, None if as_tuple else positions * 2, JACOBIAN)
     pickling.name(hessian_of, "hessian", func, wrt=_wrt_names(func, wrt))
     return hessian_of
+
+
+def _hessian_block(func: Callable[..., Any], args: tuple[Any, ...], i: int, j: int) -> Any:
+    """The block of second derivatives of `func` with respect to arguments `i` and `j`,
+    one Hessian-vector product per element of `j`: an array of shape `shape_i + shape_j`;
+    for structures (a list, a dict...), as JAX gives it, `i`'s structure holding at each
+    leaf `j`'s structure of such arrays (`NoTangent()` where a leaf cannot be perturbed)."""
+    outer, inner = leaves(args[i]), leaves(args[j])
+    columns: list[list[list[Any]]] = [[[] for _ in inner] for _ in outer]
+    for n, part in enumerate(inner):
+        if not perturbable(part) or callable(part):
+            continue
+        for index in range(int(np.size(part))):
+            basis = np.zeros(np.shape(part))
+            basis.reshape(-1)[index] = 1.0
+            direction = _one_leaf(args[j], n, basis if isinstance(part, np.ndarray) else 1.0)
+            hv = _hessian_row(func, args, j, direction, "hessian")[i]
+            for k, column in enumerate(leaves(structured(hv, args[i]))):
+                columns[k][n].append(column)
+
+    def block(k: int, n: int) -> Any:
+        if not columns[k][n] or isinstance(columns[k][n][0], NoTangent):
+            return NoTangent()
+        stacked = np.stack([np.asarray(c, dtype=float) for c in columns[k][n]], axis=-1)
+        return stacked.reshape(np.shape(outer[k]) + np.shape(inner[n]))
+
+    numbered_rows = iter(range(len(outer)))
+
+    def row(_: Any) -> Any:  # leaf `k` of argument `i`: its blocks, in `j`'s structure
+        k = next(numbered_rows)
+        numbered = iter(range(len(inner)))
+        return tree_map(lambda _: block(k, next(numbered)), args[j])
+
+    return tree_map(row, args[i])
 
 
 def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:

@@ -48,7 +48,7 @@ _UNARY = (gast.USub, gast.UAdd, gast.Not, gast.Invert)
 class UnsupportedConstructs(Analysis[list[Diagnostic]]):
     """All constructs in the function that srcad does not differentiate, at once.
 
-    Supported: assignments (tuple unpacking included) and augmented assignment to a name,
+    Supported: assignments (tuple unpacking, starred targets included) and augmented assignment to a name,
     expression statements, `return` anywhere, `if`/`elif`/`else`, `for` and `while` loops
     with `break`, `continue` and `else`, `assert` and `raise`; the operators `+ - * / **
     @`, unary `-`/`+`/`not`, comparisons, `and`/`or`, conditional expressions, f-strings;
@@ -149,8 +149,9 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
         if isinstance(target, gast.Name):
             return
         if isinstance(target, gast.Tuple | gast.List):
-            for element in target.elts:
-                self._target(element, report)
+            for element in target.elts:  # `first, *rest = ...`: `ToANF` slices the items
+                self._target(element.value if isinstance(element, gast.Starred) else element,
+                             report)  # fmt: skip
             return
         if isinstance(target, gast.Subscript | gast.Attribute):
             return  # a mutation: the Mutations check reports it
@@ -164,10 +165,10 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                 continue  # a name, a constant, an attribute, an index...: most nodes
             if isinstance(child, gast.Call):
                 unpacked.update(id(a) for a in child.args if isinstance(a, gast.Starred))
-            if isinstance(child, gast.List | gast.Tuple) and isinstance(child.ctx, gast.Load):
+            if isinstance(child, gast.List | gast.Tuple):  # a display, or a comprehension's target
                 unpacked.update(id(e) for e in child.elts if isinstance(e, gast.Starred))
             if isinstance(child, gast.Starred) and id(child) in unpacked:
-                continue  # unpacking arguments or into a display: `ToANF` lowers it
+                continue  # unpacking arguments, into a display or a target: `ToANF` lowers it
             bad_binary = isinstance(child, gast.BinOp) and not isinstance(child.op, _OPERATORS)
             bad_unary = isinstance(child, gast.UnaryOp) and not isinstance(child.op, _UNARY)
             if bad_binary or bad_unary:

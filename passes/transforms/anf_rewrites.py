@@ -52,10 +52,64 @@ class SyntaxRewrites(ABC):
     def _if(self, node: gast.If) -> None:
         """Normalise an `if` statement (`_Normaliser._if`)."""
 
+    @abstractmethod
+    def assign(self, target: gast.expr, value: gast.expr) -> None:
+        """Normalise `target = value` (`_Normaliser.assign`)."""
+
     def _assert(self, node: gast.Assert) -> None:
         """`assert test, message`: the test runs in the forward sweep, as an atom; the
         message, read only where the test fails, is a `raise`'s expression."""
         self._emit(make(gast.Assert, test=self.atom(node.test), msg=node.msg))
+
+    def _starred_unpacking(self, target: gast.Tuple | gast.List, value: gast.expr) -> None:
+        """`first, *middle, last = value` as Python runs it, through what has rules: the
+        items in a new list (an array's rows, a call's results), Python's own error where
+        there are too few, then each target its item, or the starred one a slice (a list,
+        as Python makes it). Nested targets and a `for` loop's come here too.
+
+            items = list(value)
+            if len(items) < 2:
+                raise ValueError(f"not enough values to unpack (expected at least 2, got ...)")
+            first = items[0]
+            middle = items[1:-1]
+            last = items[-1]
+        """
+        elements = target.elts
+        star = next(i for i, e in enumerate(elements) if isinstance(e, gast.Starred))
+        after = len(elements) - star - 1
+        items = self.ctx.namer.fresh("items")
+        self._assign(items, self._primitive_call(list, [self.atom(value)], target))
+        count = self.atom(self._primitive_call(len, [load(items)], target))
+        assert isinstance(count, gast.Name)
+        least = make(gast.Constant, value=len(elements) - 1, kind=None)
+        message = make(gast.JoinedStr, values=[
+            make(gast.Constant, value="not enough values to unpack (expected at least "
+                 f"{len(elements) - 1}, got ", kind=None),
+            make(gast.FormattedValue, value=load(count.id), conversion=-1, format_spec=None),
+            make(gast.Constant, value=")", kind=None),
+        ])  # fmt: skip
+        error = load(self.ctx.bind(ValueError, "ValueError"))
+        raised = make(gast.Raise, exc=make(gast.Call, func=error, args=[message], keywords=[]),
+                      cause=None)  # fmt: skip
+        test = make(gast.Compare, left=count, ops=[gast.Lt()], comparators=[least])
+        self._if(syntax.located(make(gast.If, test=test, body=[raised], orelse=[]), target))
+        for position, element in enumerate(elements):
+            if position < star:
+                index: gast.expr = make(gast.Constant, value=position, kind=None)
+            elif position > star:
+                back = make(gast.Constant, value=len(elements) - position, kind=None)
+                index = make(gast.UnaryOp, op=gast.USub(), operand=back)
+            else:
+                assert isinstance(element, gast.Starred)
+                element = element.value
+                lower = make(gast.Constant, value=star, kind=None) if star else None
+                upper = None
+                if after:
+                    upper = make(gast.UnaryOp, op=gast.USub(),
+                                 operand=make(gast.Constant, value=after, kind=None))  # fmt: skip
+                index = make(gast.Slice, lower=lower, upper=upper, step=None)
+            item = make(gast.Subscript, value=load(items), slice=index, ctx=LOAD)
+            self.assign(element, item)
 
     def _write_item(self, target: gast.Subscript, value: gast.expr, op: Any = None) -> None:
         """`items[index] = value` (with `op`: `items[index] op= value`) as `items =

@@ -354,6 +354,9 @@ class _Normaliser(SyntaxRewrites):
             self._write_attribute(target, value)
             return
         assert isinstance(target, gast.Tuple | gast.List)
+        if any(isinstance(e, gast.Starred) for e in target.elts):
+            self._starred_unpacking(target, value)
+            return
         if isinstance(value, gast.Tuple | gast.List) and len(value.elts) == len(target.elts):
             self.parallel(target.elts, value.elts)
             return
