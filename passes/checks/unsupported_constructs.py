@@ -48,12 +48,13 @@ _UNARY = (gast.USub, gast.UAdd, gast.Not, gast.Invert)
 class UnsupportedConstructs(Analysis[list[Diagnostic]]):
     """All constructs in the function that srcad does not differentiate, at once.
 
-    Supported: assignments (tuple unpacking, starred targets included) and augmented assignment to a name,
-    expression statements, `return` anywhere, `if`/`elif`/`else`, `for` and `while` loops
-    with `break`, `continue` and `else`, `assert` and `raise`; the operators `+ - * / **
-    @`, unary `-`/`+`/`not`, comparisons, `and`/`or`, conditional expressions, f-strings;
-    calls of functions named through globals, closures or builtins, unpacking arguments
-    too (`f(*args, **kwargs)`); attribute reads; indexing; tuple displays.
+    Supported: assignments (tuple unpacking, starred targets included) and augmented
+    assignment to a name, expression statements, `return` anywhere, `if`/`elif`/`else`,
+    `for` and `while` loops with `break`, `continue` and `else`, `assert` and `raise`; the
+    operators `+ - * / ** @`, unary `-`/`+`/`not`, comparisons, `and`/`or`, conditional
+    expressions, f-strings; calls of functions named through globals, closures or
+    builtins, unpacking arguments too (`f(*args, **kwargs)`); attribute reads; indexing;
+    tuple displays.
     """
 
     def run(self, tree: gast.Module, ctx: Context) -> list[Diagnostic]:
