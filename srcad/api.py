@@ -500,6 +500,8 @@ def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
         callee(func).check_arguments(args, {})
         check_perturbable(func, args, {}, positions)
         blocks = [tuple(_hessian_block(func, args, i, j) for j in positions) for i in positions]
+        if not any(np.size(leaf) for p in positions for leaf in leaves(args[p])):
+            func(*args)  # no entries, no product computed: `f` still raises what it raises
         if as_tuple:
             return tuple(blocks)
         return blocks[0][0]
