@@ -168,6 +168,36 @@ CASES = {
             return y
         """,
     ),
+    "starred_targets_slice_the_items": (
+        """
+        def f(pair):
+            (a, *b), c = pair
+            first, *middle, last = b
+            return a * c + last
+        """,
+        """
+        def f(pair):
+            item, c = pair
+            items = list(item)
+            len_items = len(items)
+            len_items_lt_1 = len_items < 1
+            if len_items_lt_1:
+                raise ValueError(f'not enough values to unpack (expected at least 1, got {len_items})')
+            a = items[0]
+            b = items[1:]
+            items_2 = list(b)
+            len_items_2 = len(items_2)
+            len_items_2_lt_2 = len_items_2 < 2
+            if len_items_2_lt_2:
+                raise ValueError(f'not enough values to unpack (expected at least 2, got {len_items_2})')
+            first = items_2[0]
+            middle = items_2[1:-1]
+            last = items_2[-1]
+            a_times_c = a * c
+            out = a_times_c + last
+            return out
+        """,  # noqa: E501 (a normal-form statement is one line)
+    ),
     "implicit_return_none": (
         """
         def f(x):

@@ -34,12 +34,14 @@ CASES = [
      "        g = lambda t: 2 * t\n    return g(x)\n", []),
     ("shift", "def f(x):\n    return x << 2\n", [(2, 11, "E102")]),
     ("augmented_shift", "def f(x):\n    x <<= 2\n    return x\n", [(2, 4, "E102")]),
-    # `**kw` parameters and `f(*args, **kw)` calls are supported (test_star_calls.py);
-    # star-unpacking elsewhere is not.
+    # `**kw` parameters and `f(*args, **kw)` calls are supported (test_star_calls.py), and
+    # starred targets, which ToANF slices (test_starred_targets.py).
     ("double_star_kwargs", "def f(**kw):\n    return kw\n", []),
     ("star_call", "def f(*args, **kw):\n    return g(*args, **kw)\n", []),
     ("star_in_list", "def f(x):\n    return [*x, 1]\n", []),  # a joined list
-    ("star_target", "def f(x):\n    a, *b = x\n    return a\n", [(2, 7, "E102")]),
+    ("star_target", "def f(x):\n    a, *b = x\n    return a\n", []),
+    ("star_loop_target", "def f(x):\n    for a, *b in x:\n        pass\n", []),
+    ("star_comprehension_target", "def f(x):\n    return [a for a, *b in x]\n", []),
     ("three_at_once", "def f(x):\n    with x:\n        pass\n    x = x << 2\n    return {x}\n",
      [(2, 4, "E101"), (4, 8, "E102"), (5, 11, "E102")]),
 ]  # fmt: skip
