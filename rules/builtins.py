@@ -235,14 +235,22 @@ rules.rrule(sorted_frule)(_moving_frule_rrule(sorted_frule, sorted_rrule))
 rules.rrule(reversed_frule)(_moving_frule_rrule(reversed_frule, reversed_rrule))
 
 
+def abs_definition(x: Any) -> Any:
+    """`abs(x)` as `np.hypot` of its real and imaginary parts, smooth but at 0: what a
+    complex `x`'s second derivatives come from (`second_order._piecewise_linear`)."""
+    return np.hypot(np.real(x), np.imag(x))
+
+
 # The kinds of their results (their rules are above), for specialised code.
 # |x| of a real number: its slope is sign(x), 0 at the kink, as `abs`'s rules give; piecewise
-# linear, and so is the item `min` and `max` choose (for second derivatives).
+# linear, and so is the item `min` and `max` choose (for second derivatives). Of a complex
+# number, its second derivatives are its definition's.
 rules.primitive(
     abs,
     result=SAME_KIND,
     inline=Inline("y_bar * sign(a)", sign=sign),
     linearity=Linearity.PIECEWISE_LINEAR,
+    definition=abs_definition,
 )
 rules.primitive(float, result=FLOAT_OF_FLOAT, linearity=Linearity.LINEAR)
 rules.primitive(min, result=EXTREMUM, linearity=Linearity.PIECEWISE_LINEAR)

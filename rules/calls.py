@@ -109,7 +109,7 @@ def partial_frule(dargs: tuple[Any, ...], func: Any, *args: Any, **keywords: Any
 
 # A partial's tangent holds its function's and bound arguments' as they are: linear in
 # each, so its forward rule's reverse rule is its own pullback (second derivatives).
-rules.primitive(functools.partial, linearity=Linearity.PIECEWISE_LINEAR)
+rules.primitive(functools.partial, linearity=Linearity.LINEAR_IN_ALL)
 
 
 def _partial_call_rrule(f: functools.partial, *args: Any, **kwargs: Any) -> Any:

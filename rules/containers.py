@@ -652,8 +652,9 @@ def list_copy_frule(dargs: tuple[Any, ...], items: list[Any]) -> tuple[Any, Any]
 rules.primitive(operator.getitem, linearity=Linearity.LINEAR)
 # Building, reading and copying containers moves values and tangents alike: linear in
 # every argument, so the forward rules' reverse rules pull the result and its tangent back
-# through the same pullback (`second_order.linear_frule_rrule`), for second derivatives.
+# through the same pullback (`second_order.linear_frule_rrule`), for second derivatives;
+# with no pieces, so complex values pass (`w, v = np.linalg.eig(m)`).
 for _moving in (make_tuple, make_list, make_dict, append, sum, np.array, np.asarray, unpack,
                 iterate, list, tuple, zip, enumerate, dict.get, dict.values, dict.items,
                 dict.copy, list.copy):  # fmt: skip
-    rules.primitive(_moving, linearity=Linearity.PIECEWISE_LINEAR)
+    rules.primitive(_moving, linearity=Linearity.LINEAR_IN_ALL)

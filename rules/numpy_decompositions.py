@@ -137,7 +137,8 @@ def slogdet_rrule(a: Any) -> tuple[Any, Pullback]:
         else:
             # d sign = i sign Im tr(a^-1 da), d logabsdet = Re tr(a^-1 da).
             phase = np.imag(np.asarray(sign_bar) * np.conj(result[0]))
-            scale = (0.0 if isinstance(logabsdet_bar, AbstractZero) else logabsdet_bar) + 1j * phase
+            logabsdet_bar = 0.0 if isinstance(logabsdet_bar, AbstractZero) else logabsdet_bar
+            scale = np.asarray(logabsdet_bar + 1j * phase)  # (a Python float's sum is no array)
         a_bar = scale[..., np.newaxis, np.newaxis] * conj_transpose(np.linalg.inv(a))
         return NoTangent(), project_a(a_bar)
 

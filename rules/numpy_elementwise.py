@@ -422,6 +422,12 @@ def absolute_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
     return y, as_result(np.real(y_dot) if np.iscomplexobj(x) else y_dot, y)
 
 
+def absolute_definition(x: Any) -> Any:
+    """`|x|` as `np.hypot` of its real and imaginary parts, smooth but at 0: what a
+    complex `x`'s second derivatives come from (`second_order._piecewise_linear`)."""
+    return np.hypot(np.real(x), np.imag(x))
+
+
 # np.abs is np.absolute. Not holomorphic: its forward rule takes the real part.
 rules.primitive(
     np.absolute,
@@ -429,6 +435,7 @@ rules.primitive(
     frule=absolute_frule,
     result=SAME_KIND,
     linearity=Linearity.PIECEWISE_LINEAR,  # over the reals: sign(x) x_dot
+    definition=absolute_definition,  # over the complex numbers
 )
 
 # |x| of a real x (NumPy refuses complex numbers): its slope is sign(x), taken as 0 at the kink.

@@ -271,7 +271,8 @@ rules.frule(np.array_split)(linear_frule(np.array_split, "array_split"))
 # rules reverse rules, for second derivatives (`rules/second_order.py`).
 for _linear in (np.split, np.array_split):
     rules.primitive(_linear, linearity=Linearity.LINEAR)
-# Joining is linear in every array joined: its forward rule's reverse rule pulls both the
-# result and its tangent back through the pullback (`second_order.linear_frule_rrule`).
+# Joining is linear in every array joined, with no pieces: its forward rule's reverse rule
+# pulls both the result and its tangent back through the pullback
+# (`second_order.linear_frule_rrule`), complex arrays too.
 for _joining in _JOINING.values():
-    rules.primitive(_joining, linearity=Linearity.PIECEWISE_LINEAR)
+    rules.primitive(_joining, linearity=Linearity.LINEAR_IN_ALL)

@@ -522,5 +522,8 @@ rules.primitive(np.reshape, linearity=Linearity.LINEAR)
 rules.primitive(np.ravel, linearity=Linearity.LINEAR)
 # Linear in every array, not of the form `f(x_dot)` (padding writes constants, `atleast_*`
 # takes several arrays): their forward rules' reverse rules pull back through the pullback.
-for _padding in (np.pad, *_ATLEAST.values()):
-    rules.primitive(_padding, linearity=Linearity.PIECEWISE_LINEAR)
+# `atleast_*` only reshapes (complex arrays pass); `np.pad` has modes with pieces
+# (`"maximum"`, `"median"`), so it takes real arrays only.
+rules.primitive(np.pad, linearity=Linearity.PIECEWISE_LINEAR)
+for _reshaping in _ATLEAST.values():
+    rules.primitive(_reshaping, linearity=Linearity.LINEAR_IN_ALL)

@@ -5,8 +5,9 @@ Which functions are linear or bilinear is a fact of each one's entry in the rule
 (`RuleSet.primitive(..., linearity=...)`, a `Linearity`): for a linear one, `y_dot =
 f(x_dot)` (the first argument; the rest are options); for a bilinear one, `y_dot = f(a_dot,
 b) + f(a, b_dot)` (the first two); for a multilinear one, the same sum over every argument
-with a tangent; for a piecewise linear one, the result and its tangent both pull back
-through the reverse rule's pullback (`linear_frule_rrule`)."""
+with a tangent; for a piecewise linear one, and one linear in every argument (containers),
+the result and its tangent both pull back through the reverse rule's pullback
+(`linear_frule_rrule`)."""
 
 from __future__ import annotations
 
@@ -154,15 +155,38 @@ def linear_frule_rrule(rrule: RuleFn, frule: RuleFn, name: str, real_only: bool 
     return named(frule_rrule, f"{name}_frule_rrule")
 
 
-def _piecewise_linear(primal: Any, rrule: RuleFn, frule: RuleFn) -> RuleFn:
+def _piecewise_linear(primal: Any, rrule: RuleFn, frule: RuleFn,
+                      definition: Any = None) -> RuleFn:  # fmt: skip
     """A piecewise linear function's (`Linearity.PIECEWISE_LINEAR`): see `linear_frule_rrule`.
     Its tangent's coefficients are the same on each piece, and its pullback, their adjoint,
     uses the same ones (ties split alike: `tests/rules/test_higher_order.py` checks it).
 
     Over the reals only: `|z|` of a complex `z` is no such function (its coefficient
-    `conj(z) / |z|` varies smoothly), so a complex argument is refused rather than given
-    a second derivative of 0."""
-    return linear_frule_rrule(rrule, frule, primal_name(primal), real_only=True)
+    `conj(z) / |z|` varies smoothly), so a complex argument goes through the primitive's
+    `definition` where it has one (`np.hypot` of the parts, for `np.absolute`), and is
+    refused where it has none, rather than given a second derivative of 0."""
+    name = primal_name(primal)
+    real = linear_frule_rrule(rrule, frule, name, real_only=definition is None)
+    if definition is None:
+        return real
+    through_definition = _through_definition(primal, definition)
+
+    def piecewise_frule_rrule(dargs: tuple[Any, ...], *args: Any, **keywords: Any
+                              ) -> tuple[Any, Pullback]:  # fmt: skip
+        if any(_complex(a) for a in (*args, *keywords.values())):
+            return through_definition(dargs, *args, **keywords)
+        return real(dargs, *args, **keywords)
+
+    return named(piecewise_frule_rrule, f"{name}_frule_rrule")
+
+
+def _linear_in_all(primal: Any, rrule: RuleFn, frule: RuleFn) -> RuleFn:
+    """A function linear in every argument, with no pieces (`Linearity.LINEAR_IN_ALL`):
+    see `linear_frule_rrule`. Its tangent is the same map of the argument tangents as its
+    value is of the arguments, over the complex numbers as over the reals (a tuple built
+    of a complex `w` holds `w_dot` where it holds `w`), and its pullback is that map's
+    adjoint: complex arguments pass."""
+    return linear_frule_rrule(rrule, frule, primal_name(primal))
 
 
 def _complex(value: Any) -> bool:
@@ -204,15 +228,21 @@ def _through_definition(primal: Any, definition: Any) -> RuleFn:
     return named(definition_frule_rrule, f"{name}_frule_rrule")
 
 
-def _linear_frule_frule(primal: Any, frule: RuleFn) -> RuleFn:
+def _linear_frule_frule(primal: Any, frule: RuleFn, real_only: bool = False) -> RuleFn:
     """The forward rule of the forward rule of a function whose tangent is a linear map of
     its argument tangents with coefficients constant in the arguments (`LINEAR`,
-    `PIECEWISE_LINEAR`): the result and its tangent move by the same map, applied to the
-    arguments' tangents and to the tangents' own; forward over forward mode, for
-    `jacobian(jacobian(f))`."""
+    `PIECEWISE_LINEAR`, `LINEAR_IN_ALL`): the result and its tangent move by the same map,
+    applied to the arguments' tangents and to the tangents' own; forward over forward
+    mode, for `jacobian(jacobian(f))`. `real_only`: a piecewise linear function refuses
+    complex arguments, as its reverse rule does (`_piecewise_linear`)."""
 
     def linear_frule_frule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], *args: Any,
                            **keywords: Any) -> tuple[Any, Any]:  # fmt: skip
+        if real_only and any(_complex(a) for a in (*args, *keywords.values())):
+            raise SrcadError(
+                f"srcad takes forward-over-forward derivatives through "
+                f"{primal_name(primal)} of real arguments only; it was given a complex one"
+            )
         result = frule(inner_dargs, *args, **keywords)
         moved = frule((NoTangent(), *dargs[2:]), *args, **keywords)[1]
         inner_dots = unthunk(dargs[1])
@@ -276,15 +306,26 @@ def build(rule_sets: Iterable[RuleSet]) -> RuleSet:
         Linearity.BILINEAR: _bilinear,
         Linearity.MULTILINEAR: _multilinear,
         Linearity.PIECEWISE_LINEAR: _piecewise_linear,
+        Linearity.LINEAR_IN_ALL: _linear_in_all,
     }
     for primal, linearity in linearities.items():
         if primal in rrules and primal in frules and frules[primal] not in rules.rrules:
-            rule = makers[linearity](primal, rrules[primal], frules[primal])
+            if linearity is Linearity.PIECEWISE_LINEAR:  # its definition: for complex numbers
+                rule = _piecewise_linear(
+                    primal, rrules[primal], frules[primal], definitions.get(primal)
+                )
+            else:
+                rule = makers[linearity](primal, rrules[primal], frules[primal])
             rules.rrule(frules[primal])(rule)
     for primal, linearity in linearities.items():
-        linear_in_all = linearity in (Linearity.LINEAR, Linearity.PIECEWISE_LINEAR)
+        linear_in_all = linearity in (
+            Linearity.LINEAR,
+            Linearity.PIECEWISE_LINEAR,
+            Linearity.LINEAR_IN_ALL,
+        )
         if linear_in_all and primal in frules and frules[primal] not in rules.frules:
-            frule_frule = _linear_frule_frule(primal, frules[primal])
+            real_only = linearity is Linearity.PIECEWISE_LINEAR
+            frule_frule = _linear_frule_frule(primal, frules[primal], real_only)
             rules.frule(frules[primal])(frule_frule)
             rules.rrule(frule_frule)(_linear_frule_frule_rrule(primal, rrules[primal], frule_frule))
     for primal, definition in definitions.items():

@@ -140,6 +140,7 @@ def with_attribute_frule(
 
 # Building a struct, replacing its fields and setting an attribute move values and tangents
 # alike, by field name: linear in every argument, so their forward rules' reverse rules
-# pull the result and its tangent back through the same pullback (second derivatives).
+# pull the result and its tangent back through the same pullback (second derivatives),
+# complex fields too.
 for _moving in (make_struct, replace_fields, with_attribute):
-    rules.primitive(_moving, linearity=Linearity.PIECEWISE_LINEAR)
+    rules.primitive(_moving, linearity=Linearity.LINEAR_IN_ALL)

@@ -41,12 +41,16 @@ class Linearity(enum.Enum):
     do not vary with the arguments, or only by jumps (a selection, a sign: `np.where`,
     `np.maximum`, `np.concatenate`), so that its reverse rule's pullback is that map's
     adjoint, and the map has no derivative with respect to the arguments (the jumps are
-    kinks, where the second derivative is taken as 0)."""
+    kinks, where the second derivative is taken as 0); `LINEAR_IN_ALL`, `y` and `y_dot`
+    the same linear map, with no pieces, of every argument and of every argument's
+    tangent (the rest: ints, keys, no tangent): building, reading and copying containers
+    (`make_tuple`, `unpack`, `list`), which move values whole, complex ones too."""
 
     LINEAR = "linear"
     BILINEAR = "bilinear"
     MULTILINEAR = "multilinear"
     PIECEWISE_LINEAR = "piecewise linear"
+    LINEAR_IN_ALL = "linear in every argument"
 
 
 # An inline derivative's cotangent templates, chosen from the operands' kinds and their

@@ -150,14 +150,40 @@ def test_piecewise_linear_pullback_is_the_adjoint_of_the_tangent_at_ties(primal,
     assert lhs == pytest.approx(inner(y_dot_bar, y_dot), rel=1e-12, abs=1e-12)
 
 
+COMPLEX = np.array([1.0 + 2.0j, -0.5j])
+
+
+def complex_where(x):
+    return np.sum(np.abs(np.where(x > 0.0, x * COMPLEX, 1.0)) ** 2)
+
+
 def test_a_complex_argument_is_refused_by_a_piecewise_linear_second_derivative():
-    z = np.array([1.0 + 2.0j, -0.5j])
-
-    def objective(x):
-        return np.sum(np.abs(x * z) ** 3)
-
+    """`np.where` is registered piecewise linear, with no definition for complex numbers."""
     with pytest.raises(SrcadError, match="real arguments only"):
-        srcad.hessian(objective)(np.array([0.3, 0.4]))
+        srcad.hessian(complex_where)(np.array([0.3, 0.4]))
+
+
+def complex_absolute(x):
+    return np.sum(np.abs(x * COMPLEX + 1.0) ** 3)
+
+
+def complex_builtin_abs(x):
+    return abs(x[0] * COMPLEX[0] + 1.0) ** 3 + abs(x[1] * x[0] * 1j - 0.5) ** 2
+
+
+@pytest.mark.parametrize("objective", [complex_absolute, complex_builtin_abs],
+                         ids=lambda f: f.__name__)  # fmt: skip
+def test_the_absolute_value_of_a_complex_argument_goes_through_its_definition(objective):
+    """|z| of a complex z is smooth but at 0, not piecewise linear: its second derivatives
+    are those of `np.hypot` of its parts."""
+    check_second_order(objective, (np.array([0.3, 0.4]),))
+
+
+def test_forward_over_forward_refuses_the_absolute_value_of_a_complex_argument():
+    """`jacobian(jacobian(f))` takes the forward rule of `np.abs`'s forward rule, linear
+    over the reals only: of a complex argument it would give 0, so it refuses."""
+    with pytest.raises(SrcadError, match="real arguments only"):
+        srcad.jacobian(srcad.jacobian(complex_absolute))(np.array([0.3, 0.4]))
 
 
 def reversed_twice_read(x):

@@ -1,15 +1,28 @@
 """Reverse rules of linear and bilinear forward rules: second derivatives through NumPy."""
 
+import functools
 import operator
 
 import numpy as np
 import pytest
 
 import srcad
+from srcad.primitives import (
+    append,
+    iterate,
+    make_dict,
+    make_list,
+    make_struct,
+    make_tuple,
+    replace_fields,
+    unpack,
+    with_attribute,
+)
 from srcad.projection import expand
 from srcad.registry import REGISTRY, Linearity
 from srcad.tangents import elements_of, unthunk
-from srcad.testing import check_rrule
+from srcad.testing import check_rrule, finite_difference_vjp
+from tests.rules.test_higher_order import check_second_order
 
 rng = np.random.default_rng(11)
 
@@ -76,3 +89,75 @@ def test_the_entries_say_which_functions_are_linear():
                 np.vdot, np.kron, np.cross}  # fmt: skip
     assert linear(Linearity.BILINEAR) == bilinear
     assert linear(Linearity.MULTILINEAR) == {np.einsum}
+    # Moving values whole, with no pieces: complex values pass (tests below).
+    assert linear(Linearity.LINEAR_IN_ALL) == {
+        make_tuple, make_list, make_dict, append, sum, np.array, np.asarray, unpack, iterate,
+        list, tuple, zip, enumerate, dict.get, dict.values, dict.items, dict.copy, list.copy,
+        make_struct, replace_fields, with_attribute, functools.partial,
+        np.concatenate, np.stack, np.hstack, np.vstack, np.dstack, np.column_stack,
+        np.atleast_1d, np.atleast_2d, np.atleast_3d,
+    }  # fmt: skip
+
+
+# Complex values through building and unpacking containers, to second order: a matrix with
+# complex eigenvalues (-0.25 +- 1.39j) and a complex one for `slogdet`.
+EIG = np.array([[0.0, -2.0], [1.0, 0.5]])
+PHASES = np.array([[0.3, 0.1], [-0.2, 0.4]])
+AT = np.array([0.1, 0.2, -0.3, 0.05])
+
+
+def eig_squares(x):
+    w, _ = np.linalg.eig(EIG + x.reshape(2, 2))
+    return np.real(np.sum(w * w))
+
+
+def eig_modulus(x):
+    w, _ = np.linalg.eig(EIG + x.reshape(2, 2))
+    return np.abs(w[0]) ** 2 + np.abs(w[1])
+
+
+def eig_vector_ratio(x):
+    _, v = np.linalg.eig(EIG + x.reshape(2, 2))
+    return np.abs(v[0, 0] / v[1, 0]) ** 2  # (independent of the vectors' phases)
+
+
+def complex_slogdet(x):
+    sign, logdet = np.linalg.slogdet(EIG + x.reshape(2, 2) + 1j * PHASES)
+    return logdet + np.real(sign)
+
+
+def complex_items(x):
+    z = x[0] + 1j * x[1]
+    first, *rest = [z * z, np.exp(1j * x[2]), x[3]]
+    pair = (first, rest[0])
+    a, b = pair
+    return np.real(a * np.conj(b)) * rest[1]
+
+
+def complex_joined(x):
+    z = np.concatenate([x[:2] * 1j, np.atleast_1d(x[2] + 2j * x[3])])
+    return np.sum(np.abs(np.stack([z, z * z])) ** 2)
+
+
+COMPLEX_OBJECTIVES = [
+    eig_squares,
+    eig_modulus,
+    eig_vector_ratio,
+    complex_slogdet,
+    complex_items,
+    complex_joined,
+]
+
+
+@pytest.mark.parametrize("objective", COMPLEX_OBJECTIVES, ids=lambda f: f.__name__)
+def test_complex_values_through_containers_in_both_modes(objective):
+    expected = finite_difference_vjp(objective, (AT,), 1.0, 0)
+    np.testing.assert_allclose(srcad.grad(objective)(AT), expected, rtol=1e-6, atol=1e-8)
+    direction = np.cos(np.arange(4.0))
+    _, derivative = srcad.jvp(objective, (AT,), (direction,))
+    np.testing.assert_allclose(derivative, expected @ direction, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("objective", COMPLEX_OBJECTIVES, ids=lambda f: f.__name__)
+def test_complex_values_through_containers_to_second_order(objective):
+    check_second_order(objective, (AT,))
