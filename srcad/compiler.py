@@ -366,9 +366,12 @@ class Compiler:
         enclosing = set(scopes.parameters) | scopes.locals
         source = parent.source.nested(syntax.copy_tree(node), enclosing)
         # Every positional parameter, `*args` too: its pullback gives a cotangent for each
-        # argument it receives (left out, they were silently zero).
+        # argument it receives (left out, they were silently zero); without `*args`, the
+        # keyword-only ones after them (`scopes.parameters_of`), each its own.
         star = [node.args.vararg] if node.args.vararg is not None else []
-        parameters = tuple(a.id for a in [*node.args.posonlyargs, *node.args.args, *star])
+        keyword_only = node.args.kwonlyargs if not star else []
+        every = [*node.args.posonlyargs, *node.args.args, *star, *keyword_only]
+        parameters = tuple(a.id for a in every)
         tree = gast.Module(body=[syntax.copy_tree(node)], type_ignores=[])
         mode = parent.request.mode
         inputs = CompilationRequest(

@@ -291,9 +291,12 @@ class OperationRules(Analysis[RuleInfo]):
                 what = (
                     "`**` arguments" if keyword.arg is None else f"keyword argument `{keyword.arg}`"
                 )
+                # The value is the normal form's name for it, where it was computed: the
+                # call (the user's own node, kept) says where it is passed.
+                where = keyword.value if hasattr(keyword.value, "lineno") else call
                 info.diagnostics.append(
                     ctx.diagnostic(
-                        keyword.value,
+                        where,
                         ACTIVE_KEYWORD,
                         f"{what} depend{'s' if keyword.arg else ''} on a differentiated input, "
                         "but keyword arguments are not differentiated",

@@ -184,7 +184,8 @@ class LocalFunction:
 
     @property
     def parameters(self) -> tuple[str, ...]:
-        """The positional parameters (the same for each definition: `Callees` checks)."""
+        """The differentiated parameters (`parameters_of`; the same for each definition:
+        `Callees` checks)."""
         return parameters_of(self.nodes[0])
 
     def captured(self, outer: set[str]) -> list[str]:
@@ -206,7 +207,13 @@ class LocalFunction:
 
 
 def parameters_of(node: gast.FunctionDef) -> tuple[str, ...]:
-    return tuple(a.id for a in [*node.args.posonlyargs, *node.args.args])
+    """The parameters a nested function's rule gives a cotangent (or reads a tangent) for,
+    in order, and which a call's arguments go to by position or name: the positional ones,
+    then, where it takes no `*args` (whose arguments come after the positional ones), its
+    keyword-only ones (`def inner(y, *, scale)`), which a call passes by name."""
+    args = node.args
+    keyword_only = args.kwonlyargs if args.vararg is None else []
+    return tuple(a.id for a in [*args.posonlyargs, *args.args, *keyword_only])
 
 
 _SCOPES = (

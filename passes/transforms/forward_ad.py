@@ -64,6 +64,10 @@ class ForwardAD(RuleCalls, Transform):
         dargs = ctx.namer.fresh("dargs")
         args = function.args
         parameters = [a.id for a in [*args.posonlyargs, *args.args]]
+        if args.vararg is None and any(a.id in ctx.request.wrt for a in args.kwonlyargs):
+            # A nested function's keyword-only parameters: their tangents come after the
+            # positional ones' (`scopes.parameters_of`).
+            parameters += [a.id for a in args.kwonlyargs]
         targets = [store("_")] + [store(self._dot(p)) for p in parameters]
         header = [assign(gast.Tuple(elts=targets, ctx=gast.Store()), load(dargs))]
         if args.vararg is not None:
