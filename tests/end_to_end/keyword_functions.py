@@ -48,3 +48,67 @@ def on_arrays(v, w):
 def passed_twice(x, y):
     options = {"scale": y}
     return scaled(x, scale=x, **options)
+
+
+def with_default(v, *, scale=2.0):
+    return np.sin(v) * scale
+
+
+def module_helper_keywords(x, y):
+    """A module-level helper's keyword-only parameter: its default, a constant, and a
+    value computed from the inputs."""
+    return with_default(x) + with_default(y, scale=3.0) + with_default(x, scale=x * y)
+
+
+def nested_keyword_only(x, y):
+    def inner(v, *, scale=2.0):
+        return np.sin(v) * scale
+
+    return inner(x) + inner(y, scale=3.0) + inner(x, scale=np.exp(y) * x)
+
+
+def nested_keyword_required(x, y):
+    def inner(v, *, scale, shift=0.5):
+        return v * v * scale + shift
+
+    return inner(x, scale=np.cos(y)) + inner(y, shift=x * 2.0, scale=1.5)
+
+
+def nested_keyword_reads_the_closure(x, y):
+    s = x + y
+
+    def inner(v, *, scale=1.0):
+        return v * scale * s
+
+    return inner(x, scale=y) + inner(y)
+
+
+def nested_keyword_in_a_loop(x, y):
+    def inner(v, *, scale=1.0):
+        return np.tanh(v * scale)
+
+    total = 0.0
+    for k in range(3):
+        total = total + inner(x + k, scale=y * (k + 1))
+    return total
+
+
+def nested_keyword_to_module_keyword(x, y):
+    def outer(v, *, scale=1.0):
+        return with_default(v, scale=scale * v)
+
+    return outer(x, scale=y) + outer(y)
+
+
+def nested_keyword_after_star_args(x, y):
+    def inner(v, *rest, scale=1.0):
+        return v * scale + sum(rest)
+
+    return inner(x, y, scale=x * y)
+
+
+def nested_keyword_on_arrays(v, w):
+    def inner(u, *, scale=2.0):
+        return np.sin(u) * scale
+
+    return np.sum(inner(v, scale=w * v) + inner(w))

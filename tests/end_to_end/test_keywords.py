@@ -1,7 +1,7 @@
 """Differentiated values passed by keyword to keyword-only parameters and `**kwargs`, and
-forwarded with `**` (`srcad.keywords`): against central finite differences in both modes.
-Second order is refused (the forward rule calls the function found when it runs), and a
-keyword passed twice fails as Python's call does."""
+forwarded with `**` (`srcad.keywords`), of module-level and of nested functions: against
+central finite differences in both modes (and to second order in
+`test_second_order_objects.py`), and a keyword passed twice fails as Python's call does."""
 
 import numpy as np
 import pytest
@@ -15,9 +15,20 @@ V = np.array([0.7, -1.3, 0.4])
 W = np.array([0.6, 0.2, -0.9])
 CASES = [
     (f, args)
-    for f in (m.to_keyword_only, m.to_double_star, m.forwarded, m.forwarded_display)
+    for f in (
+        m.to_keyword_only,
+        m.to_double_star,
+        m.forwarded,
+        m.forwarded_display,
+        m.module_helper_keywords,
+        m.nested_keyword_only,
+        m.nested_keyword_required,
+        m.nested_keyword_reads_the_closure,
+        m.nested_keyword_in_a_loop,
+        m.nested_keyword_to_module_keyword,
+    )
     for args in ((0.7, 0.6), (-1.1, 0.3))
-] + [(m.on_arrays, (V, W))]
+] + [(m.on_arrays, (V, W)), (m.nested_keyword_on_arrays, (V, W))]
 
 
 @pytest.mark.parametrize(("f", "args"), CASES, ids=lambda v: getattr(v, "__name__", ""))
@@ -57,3 +68,26 @@ def test_a_keyword_passed_twice_fails_as_in_python():
         m.passed_twice(0.7, 0.6)
     with pytest.raises(TypeError, match="multiple values for keyword argument 'scale'"):
         srcad.grad(m.passed_twice)(0.7, 0.6)
+
+
+def test_second_order_of_nested_keyword_only_parameters():
+    """Hessians through the keyword-only parameters of nested functions, against central
+    differences of the gradient (the other cases: `test_second_order_objects.py`)."""
+    for f in (m.nested_keyword_only, m.nested_keyword_required, m.nested_keyword_in_a_loop):
+        gradient = srcad.grad(f, wrt=(0, 1))
+        hessian = srcad.hessian(f, wrt=(0, 1))(0.7, 0.6)
+        for j, direction in enumerate(((1.0, 0.0), (0.0, 1.0))):
+            column = finite_difference_jvp(gradient, (0.7, 0.6), direction)
+            for i in range(2):
+                assert float(hessian[i][j]) == pytest.approx(column[i], rel=1e-6, abs=1e-9)
+
+
+def test_a_nested_keyword_only_parameter_after_star_args_is_refused_at_the_call():
+    """After `*args`, a keyword-only parameter of a nested function has no position a
+    rule could give it a cotangent by: a computed value passed to it is refused (E211),
+    located at the call."""
+    with pytest.raises(srcad.SrcadError) as caught:
+        srcad.grad(m.nested_keyword_after_star_args)(0.7, 0.6)
+    (diagnostic,) = caught.value.diagnostics
+    assert diagnostic.code == "E211"
+    assert "inner(x, y, scale=x * y)" in diagnostic.source_line
