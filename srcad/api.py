@@ -490,7 +490,9 @@ def _hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
 
 def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     """A function giving the Hessian of a real-scalar-valued `f` with respect to `wrt`: an
-    array of shape `x.shape + x.shape` (for a tuple `wrt`, a tuple of tuples of blocks).
+    array of shape `x.shape + x.shape` (for a tuple `wrt`, a tuple of tuples of blocks; for
+    a list, tuple, dict or dataclass `x`, `x`'s structure holding `x`'s structure of blocks,
+    as JAX gives it).
     Each column is a Hessian-vector product: reverse mode over `f`'s generated frule."""
     func = _unwrap(f)
     callee(func)
@@ -570,6 +572,8 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
         callee(func).check_arguments(tuple(args), {})
         check_perturbable(func, tuple(args), {}, [position])
         hv = _hessian_row(func, tuple(args), position, v, "hessian_vector_product")[position]
+        if children(args[position]) is not None:  # a list, dict...: in its structure
+            return structured(hv, args[position])
         return floating(_shaped_like(hv, args[position]), args[position])
 
     _named_like(product, func, "hessian_vector_product")

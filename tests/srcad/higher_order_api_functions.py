@@ -33,3 +33,11 @@ def matrix_map(m):
 
 def scalar_of_vector(x):
     return np.sum(np.sin(x) * x**2) + x[0] * x[1] ** 3
+
+
+def of_a_dict(d):
+    return d["a"] ** 2 * np.sum(np.sin(d["b"]) ** 2) + d["a"] * d["b"][0]
+
+
+def of_a_list(xs):
+    return xs[0] ** 2 * xs[1] + np.sum(xs[2] ** 3) * xs[1]

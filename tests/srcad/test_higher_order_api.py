@@ -130,3 +130,42 @@ def test_a_derivative_srcad_returned_is_never_differentiated_from_its_source():
         srcad.grad(jacobian)(0.7)
     with pytest.raises(srcad.SrcadError, match="forward mode only"):
         srcad.vjp(jacobian, 0.7)
+
+
+def _structured_difference(f, x, direction, h=1e-4):
+    """`f`'s derivative at `x` along `direction`, both of one structure (a dict, a list),
+    by central differences, each leaf of `f`'s result on its own."""
+    plus = f(srcad.tree_map(lambda p, d: p + h * d, x, direction))
+    minus = f(srcad.tree_map(lambda p, d: p - h * d, x, direction))
+    return srcad.tree_map(lambda a, b: (np.asarray(a) - np.asarray(b)) / (2 * h), plus, minus)
+
+
+@pytest.mark.parametrize(
+    ("f", "x"),
+    [
+        (functions.of_a_dict, {"a": 1.5, "b": np.array([0.4, -0.8])}),
+        (functions.of_a_list, [0.7, -1.2, np.array([0.3, 0.5])]),
+    ],
+    ids=["dict", "list"],
+)
+def test_hessian_and_its_products_of_a_structured_argument(f, x):
+    """Of a dict or list: the Hessian in the argument's structure twice, as JAX gives it
+    (it crashed on a list), and the Hessian-vector product shaped like the argument."""
+    gradient = srcad.grad(f)
+    hessian = srcad.hessian(f)(x)
+    parts = srcad.tree_map(lambda leaf: leaf, x)
+    keys = list(x) if isinstance(x, dict) else list(range(len(x)))
+    for j in keys:
+        for index in range(int(np.size(x[j]))):
+            basis = np.zeros(np.shape(x[j]))
+            basis.reshape(-1)[index] = 1.0
+            direction = srcad.tree_map(lambda leaf: 0.0 * np.asarray(leaf), parts)
+            direction[j] = basis if isinstance(x[j], np.ndarray) else 1.0
+            column = _structured_difference(gradient, x, direction)
+            for i in keys:
+                got = np.asarray(hessian[i][j]).reshape((*np.shape(x[i]), -1))[..., index]
+                np.testing.assert_allclose(got, column[i], rtol=1e-6, atol=1e-7)
+            product = srcad.hessian_vector_product(f)(x, direction)
+            assert type(product) is type(x)
+            for i in keys:
+                np.testing.assert_allclose(product[i], column[i], rtol=1e-6, atol=1e-7)
