@@ -122,8 +122,8 @@ def _multilinear(primal: Any, rrule: RuleFn, frule: RuleFn) -> RuleFn:
     return named(multilinear_frule_rrule, f"{name}_frule_rrule")
 
 
-def linear_frule_rrule(rrule: RuleFn, frule: RuleFn, name: str, real_only: bool = False
-                       ) -> RuleFn:  # fmt: skip
+def linear_frule_rrule(rrule: RuleFn, frule: RuleFn, name: str, real_only: bool = False,
+                       of_complex: RuleFn | None = None) -> RuleFn:  # fmt: skip
     """The reverse rule of `frule`, the forward rule of a function linear in every argument
     it differentiates (the others, like `np.select`'s conditions, piecewise constant): its
     tangent is the same linear map of the argument tangents,
@@ -131,10 +131,13 @@ def linear_frule_rrule(rrule: RuleFn, frule: RuleFn, name: str, real_only: bool 
     tangent does not depend on the arguments. For functions `Linearity.LINEAR` cannot
     take: linear in several arguments, or whose forward rule is not the function applied
     to the tangent (constants it joins, branches it takes on the values). `real_only`:
-    refuse complex arguments (see `_piecewise_linear`)."""
+    not so for complex arguments, which go to `of_complex` where given, and are refused
+    where not (see `_piecewise_linear`)."""
 
     def frule_rrule(dargs: tuple[Any, ...], *args: Any, **keywords: Any) -> tuple[Any, Pullback]:
         if real_only and any(_complex(a) for a in (*args, *keywords.values())):
+            if of_complex is not None:
+                return of_complex(dargs, *args, **keywords)
             raise SrcadError(
                 f"srcad takes second derivatives through {name} of real arguments only; "
                 "it was given a complex one"
@@ -165,19 +168,8 @@ def _piecewise_linear(primal: Any, rrule: RuleFn, frule: RuleFn,
     `conj(z) / |z|` varies smoothly), so a complex argument goes through the primitive's
     `definition` where it has one (`np.hypot` of the parts, for `np.absolute`), and is
     refused where it has none, rather than given a second derivative of 0."""
-    name = primal_name(primal)
-    real = linear_frule_rrule(rrule, frule, name, real_only=definition is None)
-    if definition is None:
-        return real
-    through_definition = _through_definition(primal, definition)
-
-    def piecewise_frule_rrule(dargs: tuple[Any, ...], *args: Any, **keywords: Any
-                              ) -> tuple[Any, Pullback]:  # fmt: skip
-        if any(_complex(a) for a in (*args, *keywords.values())):
-            return through_definition(dargs, *args, **keywords)
-        return real(dargs, *args, **keywords)
-
-    return named(piecewise_frule_rrule, f"{name}_frule_rrule")
+    of_complex = None if definition is None else _through_definition(primal, definition)
+    return linear_frule_rrule(rrule, frule, primal_name(primal), True, of_complex)
 
 
 def _linear_in_all(primal: Any, rrule: RuleFn, frule: RuleFn) -> RuleFn:
