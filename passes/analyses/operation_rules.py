@@ -300,11 +300,22 @@ class OperationRules(Analysis[RuleInfo]):
                         ACTIVE_KEYWORD,
                         f"{what} depend{'s' if keyword.arg else ''} on a differentiated input, "
                         "but keyword arguments are not differentiated",
-                        f"pass `{keyword.arg}` positionally"
-                        if keyword.arg
-                        else "pass them by name",
+                        _keyword_hint(keyword.arg, rule),
                     )
                 )
+
+
+def _keyword_hint(name: str | None, rule: Rule | None) -> str:
+    """What to do instead of passing a differentiated value by keyword `name`."""
+    if name is None:
+        return "pass them by name"
+    if rule is not None and rule.origin is Origin.LOCAL:  # after `*args`, or into `**kwargs`
+        return (
+            "a nested function's keyword-only parameters are differentiated where it takes "
+            "no `*args`, its `**kwargs` are not: take those values as a list or a dict, or "
+            "define the function at module level"
+        )
+    return f"pass `{name}` positionally"
 
 
 # Keyword options of NumPy's functions that take no float: an axis (or axes) and a dtype,
