@@ -106,3 +106,8 @@ CONTAINER_CASES = [
     (star_of_tuple, (0.5, -1.2, 0.7, 2.0)),
     (star_over_rows, [(0.3, 0.5, -0.2), (1.1, -0.4, 0.6)]),
 ]
+
+
+def scalar_items(x):
+    a, *b = (x, x * x, np.sin(x))
+    return a * b[0] * b[1]

@@ -14,7 +14,7 @@ import srcad
 from srcad.testing import check_frule, check_rrule, finite_difference_jvp, finite_difference_vjp
 from srcad.trees import leaves, tree_map
 from tests.end_to_end import starred_functions as sf
-from tests.rules.test_higher_order import check_second_order
+from tests.rules.test_higher_order import check_second_order, hessian_by_differences
 
 X = np.array([0.3, -0.7, 0.55, 1.2])
 
@@ -42,6 +42,19 @@ def test_forward_mode_against_finite_differences(f: Any) -> None:
 @pytest.mark.parametrize("f", sf.ARRAY_FUNCTIONS, ids=_name)
 def test_second_order_against_differences_of_the_gradient(f: Any) -> None:
     check_second_order(f, (X,))
+
+
+@pytest.mark.parametrize("f", sf.ARRAY_FUNCTIONS, ids=_name)
+def test_forward_over_forward(f: Any) -> None:
+    expected = hessian_by_differences(f, (X,))
+    got = srcad.jacobian(srcad.jacobian(f, mode="forward"), mode="forward")(X)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)
+
+
+def test_third_order() -> None:
+    second = srcad.grad(srcad.grad(sf.scalar_items))
+    expected = finite_difference_jvp(second, (0.7,), (1.0,))
+    assert srcad.grad(second)(0.7) == pytest.approx(expected, rel=1e-6)
 
 
 def _one_at(tree: Any, leaf: int) -> Any:
