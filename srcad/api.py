@@ -412,6 +412,13 @@ def _higher_jacobian(func: Callable[..., Any], directions: list[int], wrt: Wrt) 
     def higher_jacobian(*args: Any) -> Any:
         callee(func).check_arguments(args, {})
         check_perturbable(func, args, {}, positions)
+        for p in positions:
+            if children(args[p]) is not None:  # its derivatives have no array layout
+                raise SrcadError(
+                    f"jacobian of a jacobian of {name_of(func)} differentiates with respect to "
+                    f"floats and arrays, not a {type(args[p]).__name__} (srcad.hessian gives "
+                    "a structure's second derivatives, in its structure)"
+                )
         return derivative_array(COMPILER, callee(func), args, positions)
 
     _named_like(higher_jacobian, func, "jacobian")

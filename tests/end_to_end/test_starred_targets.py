@@ -118,3 +118,11 @@ def test_emitted_code_indexes_and_slices_the_items() -> None:
     assert "slice(1, -1, None)" in text
     forward = srcad.source(sf.several_after, mode="forward")
     assert "slice(1, -2, None)" in forward
+
+
+def test_jacobian_of_a_jacobian_of_a_list_is_refused_clearly() -> None:
+    """Derivatives of order two and more as one array have no layout for a list: a
+    located error, not NumPy's TypeError (which `hessian` gave before it took structures)."""
+    for outer in (srcad.jacobian, srcad.hessian):
+        with pytest.raises(srcad.SrcadError, match="floats and arrays, not a list"):
+            srcad.jacobian(outer(sf.star_of_list))([1.0, 2.0, 3.0])
