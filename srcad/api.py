@@ -527,9 +527,10 @@ def _hessian_block(func: Callable[..., Any], args: tuple[Any, ...], i: int, j: i
     for structures (a list, a dict...), as JAX gives it, `i`'s structure holding at each
     leaf `j`'s structure of such arrays (`NoTangent()` where a leaf cannot be perturbed)."""
     outer, inner = leaves(args[i]), leaves(args[j])
+    varies = [perturbable(part) and not callable(part) for part in inner]
     columns: list[list[list[Any]]] = [[[] for _ in inner] for _ in outer]
     for n, part in enumerate(inner):
-        if not perturbable(part) or callable(part):
+        if not varies[n]:
             continue
         for index in range(int(np.size(part))):
             basis = np.zeros(np.shape(part))
@@ -540,10 +541,13 @@ def _hessian_block(func: Callable[..., Any], args: tuple[Any, ...], i: int, j: i
                 columns[k][n].append(column)
 
     def block(k: int, n: int) -> Any:
-        if not columns[k][n] or isinstance(columns[k][n][0], NoTangent):
+        shape = np.shape(outer[k]) + np.shape(inner[n])
+        if not varies[n] or not perturbable(outer[k]) or callable(outer[k]):
             return NoTangent()
+        if not columns[k][n]:  # an empty array
+            return np.zeros(shape)
         stacked = np.stack([np.asarray(c, dtype=float) for c in columns[k][n]], axis=-1)
-        return stacked.reshape(np.shape(outer[k]) + np.shape(inner[n]))
+        return stacked.reshape(shape)
 
     numbered_rows = iter(range(len(outer)))
 
