@@ -41,3 +41,11 @@ def of_a_dict(d):
 
 def of_a_list(xs):
     return xs[0] ** 2 * xs[1] + np.sum(xs[2] ** 3) * xs[1]
+
+
+def with_an_int_item(xs):
+    return xs[0] ** 2 * xs[2] * xs[1]
+
+
+def cubes(x):
+    return np.sum(x**3)

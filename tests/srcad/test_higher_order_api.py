@@ -169,3 +169,14 @@ def test_hessian_and_its_products_of_a_structured_argument(f, x):
             assert type(product) is type(x)
             for i in keys:
                 np.testing.assert_allclose(product[i], column[i], rtol=1e-6, atol=1e-7)
+
+
+def test_hessian_of_an_int_item_and_of_an_empty_array():
+    """An item that cannot be perturbed (an int) has no second derivatives (`NoTangent()`,
+    as its gradient has); an empty array's Hessian is empty."""
+    hessian = srcad.hessian(functions.with_an_int_item)([1.0, 3, 2.0])
+    assert all(isinstance(hessian[1][j], srcad.NoTangent) for j in range(3))
+    assert all(isinstance(hessian[i][1], srcad.NoTangent) for i in range(3))
+    np.testing.assert_allclose([[hessian[0][0], hessian[0][2]], [hessian[2][0], hessian[2][2]]],
+                               [[12.0, 6.0], [6.0, 0.0]])  # fmt: skip
+    assert srcad.hessian(functions.cubes)(np.zeros(0)).shape == (0, 0)
