@@ -105,7 +105,9 @@ class Primitive:
     `definition`, for a function that is none of the `Linearity` kinds: a plain Python
     function taking the same arguments and computing the same values from functions srcad
     differentiates to any order; its second derivatives are those of the definition (the
-    reverse rule of the forward rule srcad compiles for it, `rules/second_order.py`)."""
+    reverse rule of the forward rule srcad compiles for it, `rules/second_order.py`). A
+    piecewise linear one may have one too, for its complex arguments (`abs`: `np.hypot` of
+    the parts), over which it is not piecewise linear."""
 
     function: Any
     result: ResultKind | None = None
