@@ -91,3 +91,13 @@ def test_a_nested_keyword_only_parameter_after_star_args_is_refused_at_the_call(
     (diagnostic,) = caught.value.diagnostics
     assert diagnostic.code == "E211"
     assert "inner(x, y, scale=x * y)" in diagnostic.source_line
+
+
+def test_third_order_and_forward_over_forward_through_a_nested_keyword_only_parameter():
+    second = srcad.grad(srcad.grad(m.nested_keyword_only))
+    want = finite_difference_jvp(second, (0.7, 0.6), (1.0, 0.0))
+    assert srcad.grad(second)(0.7, 0.6) == pytest.approx(want, rel=1e-6)
+    forward = srcad.jacobian(srcad.jacobian(m.nested_keyword_only, mode="forward"), mode="forward")
+    gradient = srcad.grad(m.nested_keyword_only)
+    want = finite_difference_jvp(gradient, (0.7, 0.6), (1.0, 0.0))
+    assert forward(0.7, 0.6) == pytest.approx(want, rel=1e-6)
