@@ -68,6 +68,22 @@ def star_twice(x):
     return a * c * np.sum(np.array(d))
 
 
+def star_in_enumerate(x):
+    total = 0.0
+    for i, (h, *t) in enumerate(np.reshape(x, (2, 2))):
+        total = total + (i + 1) * h * t[0] ** 2
+    return total
+
+
+def consumed_by_a_while_loop(x):
+    rest = list(x)
+    total = 0.0
+    while rest:
+        a, *rest = rest
+        total = total * a + a
+    return total
+
+
 ARRAY_FUNCTIONS = [
     first_and_rest,
     init_and_last,
@@ -81,6 +97,8 @@ ARRAY_FUNCTIONS = [
     star_in_loop,
     star_in_comprehension,
     star_twice,
+    star_in_enumerate,
+    consumed_by_a_while_loop,
 ]
 
 
