@@ -235,6 +235,10 @@ def _linear_frule_frule_rrule(primal: Any, rrule: RuleFn, frule_frule: RuleFn) -
                                  *args: Any, **keywords: Any) -> tuple[Any, Pullback]:  # fmt: skip
         result = frule_frule(dargs, inner_dargs, *args, **keywords)
         _, pullback = rrule(*args, **keywords)
+        # The tangents' own tangents: where a symbolic zero (nested forward rules seed the
+        # inner tangents' with zeros), so is their cotangent; pulled back, its cotangent
+        # would meet a primal it was never shaped for.
+        zero_inner = isinstance(unthunk(dargs[1]), AbstractZero)
 
         def back(bar: Any) -> list[Any]:
             return list(pullback(bar)[1:])
@@ -244,7 +248,10 @@ def _linear_frule_frule_rrule(primal: Any, rrule: RuleFn, frule_frule: RuleFn) -
             y_bar, y_dot_bar = elements_of(unthunk(outer), 2)
             moved_bar, tangent_moved_bar = elements_of(unthunk(outer_dot), 2)
             inner_bar = Tangent(tuple, NoTangent(), *back(y_dot_bar))
-            inner_dot_bar = Tangent(tuple, NoTangent(), *back(tangent_moved_bar))
+            if zero_inner:
+                inner_dot_bar: Any = ZeroTangent()
+            else:
+                inner_dot_bar = Tangent(tuple, NoTangent(), *back(tangent_moved_bar))
             dargs_bar = Tangent(tuple, NoTangent(), inner_dot_bar, *back(moved_bar))
             return (NoTangent(), dargs_bar, inner_bar, *back(y_bar))
 
