@@ -11,8 +11,8 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from srcad.entry_rules import RULE_TYPES
 from srcad.errors import MissingRuleError
-from srcad.forms import RULE_TYPES
 from srcad.primitives import call, method, unpacked_arguments, unpacked_call
 from srcad.projection import ProjectTo
 from srcad.registry import CONFIG, REGISTRY, Linearity, RuleSet, with_config

@@ -364,9 +364,7 @@ def getattr_frule_frule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], ob
 def getattr_frule_frule_rrule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], obj: Any,
                               name: str, *default: Any) -> tuple[Any, Pullback]:  # fmt: skip
     _field_read(obj, name)
-    result: tuple[Any, Pullback] = _FIELD_FRULE_FRULE_RRULE(
-        dargs, inner_dargs, obj, name, *default
-    )
+    result: tuple[Any, Pullback] = _FIELD_FRULE_FRULE_RRULE(dargs, inner_dargs, obj, name, *default)
     return result
 
 

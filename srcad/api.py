@@ -453,8 +453,9 @@ def _higher_derivative(func: Callable[..., Any], directions: list[int], wrt: Wrt
         return values if as_tuple else values[0]
 
     _named_like(higher_derivative, func, "grad")
-    form = Gradient(COMPILER, callee(func), higher_derivative.__name__, tuple(outer),
-                    single=not as_tuple, fixed=tuple(directions), primal=higher_derivative)  # fmt: skip
+    name = higher_derivative.__name__
+    form = Gradient(COMPILER, callee(func), name, tuple(outer), single=not as_tuple,
+                    fixed=tuple(directions), primal=higher_derivative)  # fmt: skip
     positions = None if as_tuple else [*directions, *outer]
     _derivative_of(higher_derivative, func, positions, GRADIENT, form)
     return higher_derivative

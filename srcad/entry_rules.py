@@ -20,20 +20,23 @@ calls of values, `rules/second_order_calls.py`).
 
 from __future__ import annotations
 
+import inspect
+import re
 import types
 from typing import Any
 
-from srcad.callables import Call
+from srcad.callables import Call, check_tangents
 from srcad.errors import SrcadError
 from srcad.forms import (
     DerivativeArray,
     Form,
-    FormFunction,
-    FormRules,
+    Forward,
     Gradient,
-    ReverseRule,
     gradient_atom,
+    is_zero,
+    zeros,
 )
+from srcad.tangents import NoTangent, unthunk
 
 DISPATCHER = "srcad_dispatcher"  # the attribute of an entry function naming its Dispatcher
 # The attribute of every other derivative function srcad returns (`jacobian`, `hessian`,
@@ -119,11 +122,124 @@ def directional_gradient(
     return gradient_atom(compiler, call, args, 1.0, directions)
 
 
-def derivative_array(
-    compiler: Any, call: Call, args: tuple[Any, ...], positions: list[int]
-) -> Any:
+def derivative_array(compiler: Any, call: Call, args: tuple[Any, ...], positions: list[int]) -> Any:
     """The derivatives of `f` of order `len(positions)`, one along each basis direction of
     the argument at each of `positions`, as an array of shape `output.shape + x_1.shape +
     ... + x_k.shape` (`jacobian(jacobian(f))`)."""
     form = DerivativeArray(compiler, call, "jacobian", tuple(positions))
     return form.partial(args, [], {}, [])
+
+
+# -- the rules of a form ---------------------------------------------------------------------
+
+
+class FormFunction:
+    """A form as a callable that emitted code calls by its `__name__` (the forward rule
+    of a derivative, `frule_grad_of_f`): `srcad.entry_rules` gives its rules, so that it
+    is differentiated in turn."""
+
+    __slots__ = ("__name__", "__signature__", "form")
+
+    def __init__(self, form: Form) -> None:
+        self.form = form
+        self.__name__ = identifier(form.name)
+        self.__signature__ = inspect.Signature(
+            [
+                inspect.Parameter("dargs", inspect.Parameter.POSITIONAL_ONLY),
+                inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+                inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
+            ]
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        _no_keywords(self.form, kwargs)
+        return self.form.value(args)
+
+    def __repr__(self) -> str:
+        return f"<srcad rule {self.__name__}>"
+
+
+class ReverseRule:
+    """A form's reverse rule, under the name emitted code calls it by. srcad takes no
+    derivative of a reverse rule (its own transforms never ask: second derivatives are
+    reverse mode over forward rules); `srcad.entry_rules` refuses, saying so."""
+
+    __slots__ = ("__name__", "__signature__", "rules")
+
+    def __init__(self, rules: FormRules) -> None:
+        self.rules = rules
+        self.__name__ = identifier(f"rrule_{rules.form.name}")
+        self.__signature__ = inspect.Signature(
+            [
+                inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+                inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
+            ]
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.rules.reverse(*args, **kwargs)
+
+
+def identifier(name: str) -> str:
+    """`name` as emitted code may call it: `jacobian_<lambda>` as `jacobian__lambda_`."""
+    return re.sub(r"\W", "_", name)
+
+
+def _no_keywords(form: Form, kwargs: dict[str, Any]) -> None:
+    if kwargs:
+        raise SrcadError(
+            f"differentiating {form.name} needs its arguments passed by position, not "
+            f"by keyword ({', '.join(kwargs)})"
+        )
+
+
+class FormRules:
+    """The reverse (`rrule`) and forward (`frule`) rules of a function standing for
+    `form`: the pullback gives `xgrad` and `lgrad` of the output's cotangent; the forward
+    rule is the `Forward` form, a `FormFunction` whose rules are these again."""
+
+    def __init__(self, form: Form, function: Any = None) -> None:
+        self.form = form
+        self.function = function  # the function checked for its arguments' tangents
+        self.rrule = ReverseRule(self)
+        self.frule = _Frule(self)
+
+    def reverse(self, *a: Any, **kwargs: Any) -> tuple[Any, Any]:
+        form = self.form
+        _no_keywords(form, kwargs)
+        x, ls = form.split(a)
+        form.check(x)
+        result = form.value(a)
+
+        def pullback(result_bar: Any) -> tuple[Any, ...]:
+            bar = unthunk(result_bar)
+            if is_zero(bar):
+                return (NoTangent(), *zeros(len(a)))
+            x_bar = form.xgrad(x, ls, {}, [], bar)
+            l_bars = [form.lgrad(x, ls, i, {}, [], bar) for i in range(len(ls))]
+            return (NoTangent(), *form.join(tuple(x_bar), l_bars))
+
+        pullback.__name__ = f"{form.name}_pullback"
+        return result, pullback
+
+
+class _Frule(FormFunction):
+    """The forward rule of `rules.form`: called as emitted code calls a forward rule,
+    `(dargs, *args)`, its tangents checked against the arguments they perturb."""
+
+    __slots__ = ("function",)
+
+    def __init__(self, rules: FormRules) -> None:
+        super().__init__(Forward(rules.form))
+        self.function = rules.function
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        _no_keywords(self.form, kwargs)
+        if args and self.function is not None and isinstance(args[0], tuple | list):
+            check_tangents(self.function, tuple(args[0]), args[1:])
+        return self.form.value(args)
+
+
+# The rule objects of forms: called as functions are, and differentiated through the rules
+# `srcad.entry_rules` gives them (`rules/calls.py`: never through their class's `__call__`).
+RULE_TYPES = FormFunction | ReverseRule

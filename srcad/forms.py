@@ -13,12 +13,13 @@ generated code:
 - `∇ₓ⟨s, ∂ᵏf[t₁, ..., tₖ]⟩` (`gradient_atom`): the reverse rule of `Fₖ` seeded with `s`
   on that tangent.
 
-Each form answers three questions, for `x`, its linear inputs `ls`, some of them (`J`, by
-index) replaced by a direction `u` and differentiated along it, and x-directions `E`:
+Each form answers three questions, for `x`, its linear inputs `ls`, some of them (`parts`,
+`J`: a direction `u` by index) differentiated along `u` in place of their value, and
+directions `extra` (`E`) along which `x` moves:
 
-- `partial(x, ls, J, E) = ∂_E ∂_J Φ`, with `J = E = ()` the form's value;
-- `xgrad(x, ls, J, E, s) = ∇ₓ⟨s, ∂_E ∂_J Φ⟩`, a cotangent per argument of `x`;
-- `lgrad(x, ls, i, J, E, s) = ∇_{lᵢ}⟨s, ∂_E ∂_J Φ⟩`.
+- `partial(x, ls, parts, extra) = ∂_E ∂_J Φ`, with `J` and `E` empty the form's value;
+- `xgrad(x, ls, parts, extra, s) = ∇ₓ⟨s, ∂_E ∂_J Φ⟩`, a cotangent per argument of `x`;
+- `lgrad(x, ls, i, parts, extra, s) = ∇_{lᵢ}⟨s, ∂_E ∂_J Φ⟩`.
 
 Those three give a form's reverse rule (its pullback: `xgrad` and `lgrad` with the output's
 cotangent), and its forward rule is a form too (`Forward`), whose answers are its form's
@@ -36,13 +37,11 @@ through a *layout*: which of the positional arguments of the function it stands 
 
 from __future__ import annotations
 
-import inspect
-import re
 from typing import Any
 
 import numpy as np
 
-from srcad.callables import Call, check_tangents, padded
+from srcad.callables import Call, padded
 from srcad.errors import SrcadError
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 from srcad.tangents import materialize as _materialize
@@ -87,11 +86,44 @@ def derivative_atom(
     if not directions:
         y = call.function(*full_args, **keywords)
         return y, y
-    function, leading = nested_forward_rule(compiler, call, full_args, directions)
+    try:
+        function, leading = nested_forward_rule(compiler, call, full_args, directions)
+    except SrcadError:
+        y = call.function(*full_args, **keywords)
+        plain = (float, np.ndarray, np.floating, AbstractZero)
+        last = directions[-1]
+        if (
+            len(directions) < 2
+            or not isinstance(y, plain[:3])
+            or not all(isinstance(t, plain) for t in last)
+        ):
+            raise
+        return _derivative_by_rows(compiler, call, args, y, directions)
     value, derivative = function(*leading, *full_args, **keywords)
     for _ in directions[1:]:
         value, derivative = value[0], derivative[1]
     return value, derivative
+
+
+def _derivative_by_rows(
+    compiler: Any, call: Call, args: tuple[Any, ...], y: Any, directions: list[Direction]
+) -> tuple[Any, Any]:
+    """`∂ᵏf[t₁, ..., tₖ]` where `Fₖ` does not compile (a primitive whose forward rule of
+    the forward rule of ... srcad has no rule for): element by element of `f`'s output
+    `y`, `⟨∇ₓ⟨e_y, ∂ᵏ⁻¹f[t₁, ..., tₖ₋₁]⟩, tₖ⟩`, reverse mode over `Fₖ₋₁` (mixed partials
+    commute). For float and array outputs and last directions (`derivative_atom`)."""
+    *first, last = directions
+    derivative = np.zeros(np.shape(y))
+    for index in np.ndindex(*np.shape(y)):
+        seed = np.zeros(np.shape(y))
+        seed[index] = 1.0
+        _, row = gradient_atom(compiler, call, args, float(seed) if seed.ndim == 0 else seed, first)
+        derivative[index] = sum(
+            float(np.sum(np.real(_materialize(r, t) * t)))
+            for r, t in zip(row, last, strict=True)
+            if not isinstance(t, AbstractZero)
+        )
+    return y, derivative if np.ndim(y) else float(derivative)
 
 
 def gradient_atom(
@@ -175,16 +207,30 @@ class Form:
     def check(self, x: tuple[Any, ...]) -> None:
         """Refuse, naming what to do, arguments the form cannot take."""
 
-    def partial(self, x: tuple[Any, ...], ls: list[Any], J: dict[int, Any],
-                E: list[Direction]) -> Any:  # fmt: skip
+    def partial(
+        self, x: tuple[Any, ...], ls: list[Any], parts: dict[int, Any], extra: list[Direction]
+    ) -> Any:
         raise NotImplementedError
 
-    def xgrad(self, x: tuple[Any, ...], ls: list[Any], J: dict[int, Any], E: list[Direction],
-              s: Any) -> tuple[Any, ...]:  # fmt: skip
+    def xgrad(
+        self,
+        x: tuple[Any, ...],
+        ls: list[Any],
+        parts: dict[int, Any],
+        extra: list[Direction],
+        s: Any,
+    ) -> tuple[Any, ...]:
         raise NotImplementedError
 
-    def lgrad(self, x: tuple[Any, ...], ls: list[Any], i: int, J: dict[int, Any],
-              E: list[Direction], s: Any) -> Any:  # fmt: skip
+    def lgrad(
+        self,
+        x: tuple[Any, ...],
+        ls: list[Any],
+        i: int,
+        parts: dict[int, Any],
+        extra: list[Direction],
+        s: Any,
+    ) -> Any:
         raise NotImplementedError
 
 
@@ -194,9 +240,18 @@ class Gradient(Form):
     `grad` of a gradient, each the direction 1.0 there; `placements`: the argument each
     linear input is a direction of (a Hessian-vector product's `v`)."""
 
-    def __init__(self, compiler: Any, call: Call, name: str, out: tuple[int, ...],
-                 single: bool = True, value: bool = False, fixed: tuple[int, ...] = (),
-                 placements: tuple[int, ...] = (), primal: Any = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        compiler: Any,
+        call: Call,
+        name: str,
+        out: tuple[int, ...],
+        single: bool = True,
+        value: bool = False,
+        fixed: tuple[int, ...] = (),
+        placements: tuple[int, ...] = (),
+        primal: Any = None,
+    ) -> None:
         self.compiler, self.call, self.name, self.primal = compiler, call, name, primal
         self.out, self.single, self.with_value = out, single, value
         self.fixed, self.placements = fixed, placements
@@ -209,16 +264,22 @@ class Gradient(Form):
                 "respect to passed by position"
             )
 
-    def _directions(self, x: tuple[Any, ...], ls: list[Any], J: dict[int, Any],
-                    E: list[Direction], skip: int | None = None) -> list[Direction]:  # fmt: skip
+    def _directions(
+        self,
+        x: tuple[Any, ...],
+        ls: list[Any],
+        parts: dict[int, Any],
+        extra: list[Direction],
+        skip: int | None = None,
+    ) -> list[Direction]:
         count = len(x)
         fixed = [placed(count, (d,), (1.0,)) for d in self.fixed]
         linear = [
-            placed(count, (p,), (J.get(j, ls[j]),))
+            placed(count, (p,), (parts.get(j, ls[j]),))
             for j, p in enumerate(self.placements)
             if j != skip
         ]
-        return [*fixed, *linear, *E]
+        return [*fixed, *linear, *extra]
 
     def _gradient(self, x: tuple[Any, ...], directions: list[Direction], seed: Any) -> Any:
         if is_zero(seed) or any(is_zero(d) for d in directions):
@@ -232,9 +293,10 @@ class Gradient(Form):
         parts = (s_g,) if self.single else elements_of(unthunk(s_g), len(self.out))
         return s_y, placed(len(x), self.out, parts)
 
-    def partial(self, x: tuple[Any, ...], ls: list[Any], J: dict[int, Any],
-                E: list[Direction]) -> Any:  # fmt: skip
-        directions = self._directions(x, ls, J, E)
+    def partial(
+        self, x: tuple[Any, ...], ls: list[Any], parts: dict[int, Any], extra: list[Direction]
+    ) -> Any:
+        directions = self._directions(x, ls, parts, extra)
         _, gradient = self._gradient(x, directions, 1.0)
         picked = gradient[self.out[0]] if self.single else tuple(gradient[p] for p in self.out)
         if not self.with_value:
@@ -243,17 +305,30 @@ class Gradient(Form):
             return ZeroTangent(), picked
         return derivative_atom(self.compiler, self.call, x, directions)[1], picked
 
-    def xgrad(self, x: tuple[Any, ...], ls: list[Any], J: dict[int, Any], E: list[Direction],
-              s: Any) -> tuple[Any, ...]:  # fmt: skip
+    def xgrad(
+        self,
+        x: tuple[Any, ...],
+        ls: list[Any],
+        parts: dict[int, Any],
+        extra: list[Direction],
+        s: Any,
+    ) -> tuple[Any, ...]:
         s_y, t = self._seed_direction(x, s)
-        directions = self._directions(x, ls, J, E)
+        directions = self._directions(x, ls, parts, extra)
         total = self._gradient(x, [*directions, t], 1.0)[1]
         return add(total, self._gradient(x, directions, s_y)[1])
 
-    def lgrad(self, x: tuple[Any, ...], ls: list[Any], i: int, J: dict[int, Any],
-              E: list[Direction], s: Any) -> Any:  # fmt: skip
+    def lgrad(
+        self,
+        x: tuple[Any, ...],
+        ls: list[Any],
+        i: int,
+        parts: dict[int, Any],
+        extra: list[Direction],
+        s: Any,
+    ) -> Any:
         s_y, t = self._seed_direction(x, s)
-        directions = self._directions(x, ls, J, E, skip=i)
+        directions = self._directions(x, ls, parts, extra, skip=i)
         position = self.placements[i]
         total = self._gradient(x, [*directions, t], 1.0)[1][position]
         return add(total, self._gradient(x, directions, s_y)[1][position])
@@ -265,8 +340,15 @@ class DerivativeArray(Form):
     `jacobian(jacobian(f))` (`inner`: `f`'s output), or, with `gradient_at`, of the
     gradient with respect to that argument (`hessian`: `inner`, that argument)."""
 
-    def __init__(self, compiler: Any, call: Call, name: str, positions: tuple[int, ...],
-                 gradient_at: int | None = None, primal: Any = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        compiler: Any,
+        call: Call,
+        name: str,
+        positions: tuple[int, ...],
+        gradient_at: int | None = None,
+        primal: Any = None,
+    ) -> None:
         self.compiler, self.call, self.name, self.primal = compiler, call, name, primal
         self.positions, self.gradient_at = positions, gradient_at
 
@@ -304,52 +386,67 @@ class DerivativeArray(Form):
         full_args, keywords = self.call.arguments(x, {})
         return self.call.function(*full_args, **keywords)
 
-    def partial(self, x: tuple[Any, ...], ls: list[Any], J: dict[int, Any],
-                E: list[Direction]) -> Any:  # fmt: skip
+    def partial(
+        self, x: tuple[Any, ...], ls: list[Any], parts: dict[int, Any], extra: list[Direction]
+    ) -> Any:
         self.check(x)
         inner = self._inner(x)
         elements = []
         for _, directions in self._bases(x):
-            if any(is_zero(d) for d in E):
+            if any(is_zero(d) for d in extra):
                 element: Any = ZeroTangent()
             elif self.gradient_at is None:
-                element = derivative_atom(self.compiler, self.call, x, [*directions, *E])[1]
+                element = derivative_atom(self.compiler, self.call, x, [*directions, *extra])[1]
             else:
-                element = gradient_atom(
-                    self.compiler, self.call, x, 1.0, [*directions, *E]
-                )[1][self.gradient_at]
+                element = gradient_atom(self.compiler, self.call, x, 1.0, [*directions, *extra])[1][
+                    self.gradient_at
+                ]
             element = _materialize(unthunk(element), inner)
             elements.append(np.broadcast_to(np.asarray(element, dtype=float), np.shape(inner)))
         shapes = sum((np.shape(x[p]) for p in self.positions), ())
         return np.stack(elements, axis=-1).reshape(np.shape(inner) + shapes)
 
-    def xgrad(self, x: tuple[Any, ...], ls: list[Any], J: dict[int, Any], E: list[Direction],
-              s: Any) -> tuple[Any, ...]:  # fmt: skip
+    def xgrad(
+        self,
+        x: tuple[Any, ...],
+        ls: list[Any],
+        parts: dict[int, Any],
+        extra: list[Direction],
+        s: Any,
+    ) -> tuple[Any, ...]:
         self.check(x)
         s = unthunk(s)
         total: Any = zeros(len(x))
-        if is_zero(s) or any(is_zero(d) for d in E):
+        if is_zero(s) or any(is_zero(d) for d in extra):
             return total
         inner_shape = np.shape(self._inner(x))
         counts = tuple(int(np.size(x[p])) for p in self.positions)
         seeds = np.asarray(s, dtype=float).reshape(inner_shape + counts)
         for indices, directions in self._bases(x):
-            part = seeds[(..., *indices)]
+            key = (Ellipsis, *indices)
+            part = seeds[key]
             if not np.any(part):
                 continue
             seed = float(part) if inner_shape == () else part
             if self.gradient_at is None:
-                found = gradient_atom(self.compiler, self.call, x, seed, [*directions, *E])[1]
+                found = gradient_atom(self.compiler, self.call, x, seed, [*directions, *extra])[1]
             else:
                 direction = placed(len(x), (self.gradient_at,), (seed,))
                 found = gradient_atom(
-                    self.compiler, self.call, x, 1.0, [*directions, *E, direction]
+                    self.compiler, self.call, x, 1.0, [*directions, *extra, direction]
                 )[1]
             total = add(total, found)
         return tuple(total)
 
-    def lgrad(self, x: tuple[Any, ...], ls: list[Any], i: int, J: dict[int, Any],
-              E: list[Direction], s: Any) -> Any:  # fmt: skip
+    def lgrad(
+        self,
+        x: tuple[Any, ...],
+        ls: list[Any],
+        i: int,
+        parts: dict[int, Any],
+        extra: list[Direction],
+        s: Any,
+    ) -> Any:
         raise AssertionError("a derivative array takes no linear input")
 
 
@@ -396,203 +493,103 @@ class Forward(Form):
             return first, ZeroTangent()
         return first, self._second(x, ls, {}, [])
 
-    def _terms(self, ls: list[Any], J: dict[int, Any]) -> tuple[dict[int, Any], list[Any]]:
-        """`inner`'s partials `J_l`, and the terms of `∂_J` of the forward rule: `None` for
+    def _terms(self, ls: list[Any], parts: dict[int, Any]) -> tuple[dict[int, Any], list[Any]]:
+        """`inner`'s partials `inner_parts`, and the terms of `∂_J` of the forward rule: `None` for
         the value (`Φ`), `-1` for `∂ₓΦ[ẋ]`, `j` for `∂_{lⱼ}Φ[l̇ⱼ]`; each with the
         partials and the direction (or the partial's direction) it takes."""
         n = self.inner.linear
-        J_l = {i: u for i, u in J.items() if i < n}
-        dot_partials = {i - n - 1: u for i, u in J.items() if i > n}
-        x_dot = J.get(n, ls[n])
+        inner_parts = {i: u for i, u in parts.items() if i < n}
+        dot_partials = {i - n - 1: u for i, u in parts.items() if i > n}
+        x_dot = parts.get(n, ls[n])
         terms: list[Any] = []
-        if n not in J and not dot_partials:
-            terms.append(("value", J_l, None))
+        if n not in parts and not dot_partials:
+            terms.append(("value", inner_parts, None))
         if not dot_partials and not is_zero(x_dot):
-            terms.append(("x", J_l, x_dot))
-        if n not in J:
+            terms.append(("x", inner_parts, x_dot))
+        if n not in parts:
             for j in range(n):
-                if j in J_l or not set(dot_partials) <= {j}:
+                if j in inner_parts or not set(dot_partials) <= {j}:
                     continue
                 l_dot = dot_partials.get(j, ls[n + 1 + j])
                 if not is_zero(l_dot):
-                    terms.append(("l", {**J_l, j: l_dot}, j))
-        return J_l, terms
+                    terms.append(("l", {**inner_parts, j: l_dot}, j))
+        return inner_parts, terms
 
-    def _second(self, x: tuple[Any, ...], ls: list[Any], J: dict[int, Any],
-                E: list[Direction]) -> Any:  # fmt: skip
+    def _second(
+        self, x: tuple[Any, ...], ls: list[Any], parts: dict[int, Any], extra: list[Direction]
+    ) -> Any:
         inner_ls = ls[: self.inner.linear]
         total: Any = ZeroTangent()
-        for kind, partials, direction in self._terms(ls, J)[1]:
+        for kind, partials, direction in self._terms(ls, parts)[1]:
             if kind == "x":
-                total = add(total, self.inner.partial(x, inner_ls, partials, [*E, direction]))
+                total = add(total, self.inner.partial(x, inner_ls, partials, [*extra, direction]))
             elif kind == "l":
-                total = add(total, self.inner.partial(x, inner_ls, partials, E))
+                total = add(total, self.inner.partial(x, inner_ls, partials, extra))
         return total
 
-    def partial(self, x: tuple[Any, ...], ls: list[Any], J: dict[int, Any],
-                E: list[Direction]) -> Any:  # fmt: skip
-        J_l, terms = self._terms(ls, J)
+    def partial(
+        self, x: tuple[Any, ...], ls: list[Any], parts: dict[int, Any], extra: list[Direction]
+    ) -> Any:
+        inner_parts, terms = self._terms(ls, parts)
         has_value = any(kind == "value" for kind, _, _ in terms)
         inner_ls = ls[: self.inner.linear]
-        first = self.inner.partial(x, inner_ls, J_l, E) if has_value else ZeroTangent()
-        return first, self._second(x, ls, J, E)
+        first = self.inner.partial(x, inner_ls, inner_parts, extra) if has_value else ZeroTangent()
+        return first, self._second(x, ls, parts, extra)
 
-    def xgrad(self, x: tuple[Any, ...], ls: list[Any], J: dict[int, Any], E: list[Direction],
-              s: Any) -> tuple[Any, ...]:  # fmt: skip
+    def xgrad(
+        self,
+        x: tuple[Any, ...],
+        ls: list[Any],
+        parts: dict[int, Any],
+        extra: list[Direction],
+        s: Any,
+    ) -> tuple[Any, ...]:
         s0, s1 = elements_of(unthunk(s), 2)
         inner_ls = ls[: self.inner.linear]
         total: Any = zeros(len(x))
-        for kind, partials, direction in self._terms(ls, J)[1]:
+        for kind, partials, direction in self._terms(ls, parts)[1]:
             if kind == "value" and not is_zero(s0):
-                found = self.inner.xgrad(x, inner_ls, partials, E, s0)
+                found = self.inner.xgrad(x, inner_ls, partials, extra, s0)
             elif kind == "x" and not is_zero(s1):
-                found = self.inner.xgrad(x, inner_ls, partials, [*E, direction], s1)
+                found = self.inner.xgrad(x, inner_ls, partials, [*extra, direction], s1)
             elif kind == "l" and not is_zero(s1):
-                found = self.inner.xgrad(x, inner_ls, partials, E, s1)
+                found = self.inner.xgrad(x, inner_ls, partials, extra, s1)
             else:
                 continue
             total = add(total, found)
         return tuple(total)
 
-    def lgrad(self, x: tuple[Any, ...], ls: list[Any], i: int, J: dict[int, Any],
-              E: list[Direction], s: Any) -> Any:  # fmt: skip
+    def lgrad(
+        self,
+        x: tuple[Any, ...],
+        ls: list[Any],
+        i: int,
+        parts: dict[int, Any],
+        extra: list[Direction],
+        s: Any,
+    ) -> Any:
         s0, s1 = elements_of(unthunk(s), 2)
         n = self.inner.linear
         inner_ls = ls[:n]
-        J_l, terms = self._terms(ls, J)
+        inner_parts, terms = self._terms(ls, parts)
         if i == n:  # `ẋ`: only `∂ₓΦ[ẋ]` reads it, linearly: `∇ₓ⟨s1, ∂_E ∂_J Φ⟩`
-            if any(k > n for k in J) or is_zero(s1):
+            if any(k > n for k in parts) or is_zero(s1):
                 return zeros(len(x))
-            return self.inner.xgrad(x, inner_ls, J_l, E, s1)
+            return self.inner.xgrad(x, inner_ls, inner_parts, extra, s1)
         if i > n:  # `l̇ⱼ`: only `∂_{lⱼ}Φ[l̇ⱼ]` reads it, linearly
             j = i - n - 1
-            if n in J or any(k > n for k in J) or j in J_l or is_zero(s1):
+            if n in parts or any(k > n for k in parts) or j in inner_parts or is_zero(s1):
                 return ZeroTangent()
-            return self.inner.lgrad(x, inner_ls, j, J_l, E, s1)
+            return self.inner.lgrad(x, inner_ls, j, inner_parts, extra, s1)
         total: Any = ZeroTangent()  # `lᵢ`: every term but `∂_{lᵢ}Φ[l̇ᵢ]` may read it
         for kind, partials, direction in terms:
             if kind == "value" and not is_zero(s0):
-                found = self.inner.lgrad(x, inner_ls, i, partials, E, s0)
+                found = self.inner.lgrad(x, inner_ls, i, partials, extra, s0)
             elif kind == "x" and not is_zero(s1):
-                found = self.inner.lgrad(x, inner_ls, i, partials, [*E, direction], s1)
+                found = self.inner.lgrad(x, inner_ls, i, partials, [*extra, direction], s1)
             elif kind == "l" and direction != i and not is_zero(s1):
-                found = self.inner.lgrad(x, inner_ls, i, partials, E, s1)
+                found = self.inner.lgrad(x, inner_ls, i, partials, extra, s1)
             else:
                 continue
             total = add(total, found)
         return total
-
-
-# -- the rules of a form ---------------------------------------------------------------------
-
-
-class FormFunction:
-    """A form as a callable that emitted code calls by its `__name__` (the forward rule
-    of a derivative, `frule_grad_of_f`): `srcad.entry_rules` gives its rules, so that it
-    is differentiated in turn."""
-
-    __slots__ = ("__name__", "__signature__", "form")
-
-    def __init__(self, form: Form) -> None:
-        self.form = form
-        self.__name__ = identifier(form.name)
-        self.__signature__ = inspect.Signature(
-            [
-                inspect.Parameter("dargs", inspect.Parameter.POSITIONAL_ONLY),
-                inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
-                inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
-            ]
-        )
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        _no_keywords(self.form, kwargs)
-        return self.form.value(args)
-
-    def __repr__(self) -> str:
-        return f"<srcad rule {self.__name__}>"
-
-
-class ReverseRule:
-    """A form's reverse rule, under the name emitted code calls it by. srcad takes no
-    derivative of a reverse rule (its own transforms never ask: second derivatives are
-    reverse mode over forward rules); `srcad.entry_rules` refuses, saying so."""
-
-    __slots__ = ("__name__", "__signature__", "rules")
-
-    def __init__(self, rules: FormRules) -> None:
-        self.rules = rules
-        self.__name__ = identifier(f"rrule_{rules.form.name}")
-        self.__signature__ = inspect.Signature(
-            [
-                inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
-                inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
-            ]
-        )
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.rules.reverse(*args, **kwargs)
-
-
-def identifier(name: str) -> str:
-    """`name` as emitted code may call it: `jacobian_<lambda>` as `jacobian__lambda_`."""
-    return re.sub(r"\W", "_", name)
-
-
-def _no_keywords(form: Form, kwargs: dict[str, Any]) -> None:
-    if kwargs:
-        raise SrcadError(
-            f"differentiating {form.name} needs its arguments passed by position, not "
-            f"by keyword ({', '.join(kwargs)})"
-        )
-
-
-class FormRules:
-    """The reverse (`rrule`) and forward (`frule`) rules of a function standing for
-    `form`: the pullback gives `xgrad` and `lgrad` of the output's cotangent; the forward
-    rule is the `Forward` form, a `FormFunction` whose rules are these again."""
-
-    def __init__(self, form: Form, function: Any = None) -> None:
-        self.form = form
-        self.function = function  # the function checked for its arguments' tangents
-        self.rrule = ReverseRule(self)
-        self.frule = _Frule(self)
-
-    def reverse(self, *a: Any, **kwargs: Any) -> tuple[Any, Any]:
-        form = self.form
-        _no_keywords(form, kwargs)
-        x, ls = form.split(a)
-        form.check(x)
-        result = form.value(a)
-
-        def pullback(result_bar: Any) -> tuple[Any, ...]:
-            bar = unthunk(result_bar)
-            if is_zero(bar):
-                return (NoTangent(), *zeros(len(a)))
-            x_bar = form.xgrad(x, ls, {}, [], bar)
-            l_bars = [form.lgrad(x, ls, i, {}, [], bar) for i in range(len(ls))]
-            return (NoTangent(), *form.join(tuple(x_bar), l_bars))
-
-        pullback.__name__ = f"{form.name}_pullback"
-        return result, pullback
-
-
-class _Frule(FormFunction):
-    """The forward rule of `rules.form`: called as emitted code calls a forward rule,
-    `(dargs, *args)`, its tangents checked against the arguments they perturb."""
-
-    __slots__ = ("function",)
-
-    def __init__(self, rules: FormRules) -> None:
-        super().__init__(Forward(rules.form))
-        self.function = rules.function
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        _no_keywords(self.form, kwargs)
-        if args and self.function is not None and isinstance(args[0], tuple | list):
-            check_tangents(self.function, tuple(args[0]), args[1:])
-        return self.form.value(args)
-
-
-# The rule objects of forms: called as functions are, and differentiated through the rules
-# `srcad.entry_rules` gives them (`rules/calls.py`: never through their class's `__call__`).
-RULE_TYPES = FormFunction | ReverseRule

@@ -213,3 +213,50 @@ def value_value_and_grad(x, both):
 
 def global_grad_y(x, y):
     return np.sum(np.sin(GRAD_Y(x, y)) * y)
+
+
+@srcad.differentiate
+def loss(x):
+    return f(x)
+
+
+def method_grad(x):
+    return np.sum(W * np.sin(loss.grad(x)))
+
+
+def tuple_wrt_jacobian(x, y):
+    return np.sum(srcad.jacobian(f2, wrt=("x", "y"))(x, y)[0])
+
+
+def fs(a):
+    s = 0.0
+    for k in range(3):
+        if a > 0.0:
+            s = s + np.sin(a * (k + 1))
+        else:
+            s = s + a ** (k + 2)
+    return s
+
+
+def fs_second(a):
+    """fs'' by hand."""
+    if a > 0.0:
+        return sum(-((k + 1) ** 2) * np.sin(a * (k + 1)) for k in range(3))
+    return sum((k + 2) * (k + 1) * a**k for k in range(3))
+
+
+def fs_third(a):
+    if a > 0.0:
+        return sum(-((k + 1) ** 3) * np.cos(a * (k + 1)) for k in range(3))
+    return sum((k + 2) * (k + 1) * k * a ** (k - 1) if k else 0.0 for k in range(3))
+
+
+SECOND = srcad.grad(srcad.grad(fs))
+
+
+def global_second(a):
+    return np.sin(SECOND(a))
+
+
+def value_hvp_of_v(x, v):
+    return np.sum(W * np.sin(HVP(x, v)))
