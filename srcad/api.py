@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import types
@@ -40,7 +41,7 @@ from srcad.entry_rules import (
 )
 from srcad.errors import SrcadError
 from srcad.fitting import check_seed
-from srcad.forms import DerivativeArray, Form, Gradient
+from srcad.forms import DerivativeArray, Form, Gradient, Pullback
 from srcad.forward_entry import clear_forward_entries, forward_entry
 from srcad.kinds import signature
 from srcad.registry import RuleFn
@@ -351,6 +352,11 @@ def vjp(f: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[A
         bars = pullback(y_bar)[1 : 1 + len(args)]
         return tuple(structured(c, a) for c, a in zip(bars, args, strict=False))
 
+    # Differentiated in turn (linear in `y_bar`) through its form, never from its source.
+    name = f"vjp_of_{getattr(_unwrap(f), '__name__', 'f')}"
+    vjp_fn.__dict__[DERIVATIVE] = None  # (without a form: refused, naming it)
+    with contextlib.suppress(SrcadError):
+        vjp_fn.__dict__[FORM] = Pullback(COMPILER, callee(_unwrap(f)), name, args, vjp_fn)
     return y, vjp_fn
 
 

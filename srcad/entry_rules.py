@@ -152,8 +152,7 @@ class FormFunction:
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        _no_keywords(self.form, kwargs)
-        return self.form.value(args)
+        return self.form.with_keywords(kwargs).value(args)
 
     def __repr__(self) -> str:
         return f"<srcad rule {self.__name__}>"
@@ -185,14 +184,6 @@ def identifier(name: str) -> str:
     return re.sub(r"\W", "_", name)
 
 
-def _no_keywords(form: Form, kwargs: dict[str, Any]) -> None:
-    if kwargs:
-        raise SrcadError(
-            f"differentiating {form.name} needs its arguments passed by position, not "
-            f"by keyword ({', '.join(kwargs)})"
-        )
-
-
 class FormRules:
     """The reverse (`rrule`) and forward (`frule`) rules of a function standing for
     `form`: the pullback gives `xgrad` and `lgrad` of the output's cotangent; the forward
@@ -205,8 +196,7 @@ class FormRules:
         self.frule = _Frule(self)
 
     def reverse(self, *a: Any, **kwargs: Any) -> tuple[Any, Any]:
-        form = self.form
-        _no_keywords(form, kwargs)
+        form = self.form.with_keywords(kwargs)
         x, ls = form.split(a)
         form.check(x)
         result = form.value(a)
@@ -234,10 +224,9 @@ class _Frule(FormFunction):
         self.function = rules.function
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        _no_keywords(self.form, kwargs)
         if args and self.function is not None and isinstance(args[0], tuple | list):
             check_tangents(self.function, tuple(args[0]), args[1:])
-        return self.form.value(args)
+        return self.form.with_keywords(kwargs).value(args)
 
 
 # The rule objects of forms: called as functions are, and differentiated through the rules

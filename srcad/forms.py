@@ -37,6 +37,8 @@ through a *layout*: which of the positional arguments of the function it stands 
 
 from __future__ import annotations
 
+import copy
+import functools
 from typing import Any
 
 import numpy as np
@@ -193,6 +195,10 @@ class Form:
         cut = len(a) - self.linear
         return tuple(a[:cut]), list(a[cut:])
 
+    def split_tangents(self, dots: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[Any]]:
+        """`(x_dot, l_dots)` from the tangents of the function's positional arguments."""
+        return self.split(dots)
+
     def join(self, x_bar: tuple[Any, ...], l_bars: list[Any]) -> tuple[Any, ...]:
         """The cotangents of the function's positional arguments, from those of `x` and
         of the linear inputs."""
@@ -206,6 +212,25 @@ class Form:
 
     def check(self, x: tuple[Any, ...]) -> None:
         """Refuse, naming what to do, arguments the form cannot take."""
+
+    def with_keywords(self, keywords: dict[str, Any]) -> Form:
+        """The form of a call passing `keywords` too: they go to `f` (and to the function
+        it stands for), never differentiated, as a call's keyword arguments are not."""
+        if not keywords:
+            return self
+        found = copy.copy(self)
+        call = self.call
+        found.call = Call(
+            call.f,
+            call.function,
+            call.bound,
+            {**call.keywords, **keywords},
+            call.instance,
+            call.registry,
+        )
+        if self.primal is not None:
+            found.primal = functools.partial(self.primal, **keywords)
+        return found
 
     def partial(
         self, x: tuple[Any, ...], ls: list[Any], parts: dict[int, Any], extra: list[Direction]
@@ -450,6 +475,64 @@ class DerivativeArray(Form):
         raise AssertionError("a derivative array takes no linear input")
 
 
+class Pullback(Form):
+    """`ȳ ↦ ∇ₓ⟨ȳ, f(x)⟩` at the arguments `x` given when it was made (`srcad.vjp`'s
+    `vjp_fn`): linear in its one argument `ȳ`, with `x` a constant of the closure (its
+    tangent zero, its cotangent dropped). `∇_ȳ⟨s, Jᵀȳ⟩ = J s`, one forward rule."""
+
+    linear = 1
+
+    def __init__(
+        self, compiler: Any, call: Call, name: str, x: tuple[Any, ...], primal: Any
+    ) -> None:
+        self.compiler, self.call, self.name, self.primal = compiler, call, name, primal
+        self.x = x
+
+    def split(self, a: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[Any]]:
+        if len(a) != 1:
+            raise SrcadError(f"{self.name} takes one argument, the cotangent of the result")
+        return self.x, [a[0]]
+
+    def split_tangents(self, dots: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[Any]]:
+        return zeros(len(self.x)), [dots[0] if dots else ZeroTangent()]
+
+    def join(self, x_bar: tuple[Any, ...], l_bars: list[Any]) -> tuple[Any, ...]:
+        return (l_bars[0],)
+
+    def partial(
+        self, x: tuple[Any, ...], ls: list[Any], parts: dict[int, Any], extra: list[Direction]
+    ) -> Any:
+        seed = unthunk(parts.get(0, ls[0]))
+        if extra or is_zero(seed):
+            return zeros(len(x))
+        return gradient_atom(self.compiler, self.call, x, seed, [])[1]
+
+    def xgrad(
+        self,
+        x: tuple[Any, ...],
+        ls: list[Any],
+        parts: dict[int, Any],
+        extra: list[Direction],
+        s: Any,
+    ) -> tuple[Any, ...]:
+        return zeros(len(x))
+
+    def lgrad(
+        self,
+        x: tuple[Any, ...],
+        ls: list[Any],
+        i: int,
+        parts: dict[int, Any],
+        extra: list[Direction],
+        s: Any,
+    ) -> Any:
+        s = unthunk(s)
+        if extra or is_zero(s):
+            return ZeroTangent()
+        direction = tuple(elements_of(s, len(x)) if not isinstance(s, tuple) else s)
+        return derivative_atom(self.compiler, self.call, x, [direction])[1]
+
+
 class Forward(Form):
     """The forward rule of the form `inner`, called `(dargs, *a)`: `(Φ, Φ̇)` with
     `Φ̇ = ∂ₓΦ[ẋ] + Σⱼ ∂_{lⱼ}Φ[l̇ⱼ]`. Its linear inputs are `inner`'s, then `ẋ`, then the
@@ -463,11 +546,17 @@ class Forward(Form):
     def split(self, a: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[Any]]:
         if not a or not isinstance(unthunk(a[0]), tuple | list | Tangent | AbstractZero):
             raise SrcadError(f"{self.name} takes the tangents first, then the arguments")
+        return self._split(a, self.inner.split)
+
+    def split_tangents(self, dots: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[Any]]:
+        return self._split(dots, self.inner.split_tangents)
+
+    def _split(self, a: tuple[Any, ...], split_rest: Any) -> tuple[tuple[Any, ...], list[Any]]:
         dargs, rest = unthunk(a[0]), tuple(a[1:])
-        x, ls = self.inner.split(rest)
+        x, ls = split_rest(rest)
         dots = elements_of(dargs, 1 + len(rest))[1:] if not isinstance(dargs, tuple) else dargs[1:]
         dots = (*dots, *zeros(len(rest) - len(dots)))[: len(rest)]
-        x_dot, l_dots = self.inner.split(tuple(dots))
+        x_dot, l_dots = self.inner.split_tangents(tuple(dots))
         return x, [*ls, x_dot, *l_dots]
 
     def join(self, x_bar: tuple[Any, ...], l_bars: list[Any]) -> tuple[Any, ...]:
@@ -479,6 +568,9 @@ class Forward(Form):
     @property
     def linear(self) -> int:  # type: ignore[override]
         return 1 + 2 * self.inner.linear
+
+    def with_keywords(self, keywords: dict[str, Any]) -> Form:
+        return self if not keywords else Forward(self.inner.with_keywords(keywords))
 
     def check(self, x: tuple[Any, ...]) -> None:
         self.inner.check(x)

@@ -260,3 +260,25 @@ def global_second(a):
 
 def value_hvp_of_v(x, v):
     return np.sum(W * np.sin(HVP(x, v)))
+
+
+_, PULLBACK = srcad.vjp(fv, np.array([0.7, -0.4, 1.3]))
+
+
+def global_pullback(s):
+    return np.sum(PULLBACK(s)[0] ** 2)
+
+
+def value_pullback(s, pullback):
+    return np.sum(pullback(s)[0] ** 2)
+
+
+def scaled(x, scale=1.0):
+    return f(x) * scale
+
+
+SCALED_GRAD = srcad.grad(scaled)
+
+
+def global_scaled_grad(x):
+    return np.sum(W * np.sin(SCALED_GRAD(x, scale=3.0)))

@@ -267,3 +267,42 @@ def test_jvp_of_the_gradient_of_a_function_calling_a_derivative():
     _, tangent = srcad.jvp(g, (X,), (T,))
     close(tangent, finite_difference_jvp(by_hand, (X,), (T,)), rtol=1e-5, atol=1e-6)
     close(srcad.jacobian(g, mode="forward")(X), differences(by_hand, (X,)), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("way", ["global", "value"])
+def test_the_pullback_vjp_returns(way):
+    """`vjp_fn(s) = J(x)ᵀ s` at the `x` given to `vjp`: linear in `s`; in a function,
+    `k(s) = |Jᵀ s|²` has the gradient `2 J Jᵀ s` and the Hessian `2 J Jᵀ`."""
+    jacobian = m.jac_fv(X)
+    seed = np.array([0.3, -0.5, 0.8])
+    k, extra = (m.global_pullback, ()) if way == "global" else (m.value_pullback, (m.PULLBACK,))
+
+    def by_hand(s):
+        return np.sum((jacobian.T @ s) ** 2)
+
+    close(srcad.grad(k)(seed, *extra), differences(by_hand, (seed,)))
+    zeros = (srcad.ZeroTangent(),) * len(extra)
+    close(
+        srcad.jvp(k, (seed, *extra), (T, *zeros))[1], finite_difference_jvp(by_hand, (seed,), (T,))
+    )
+    close(
+        srcad.hessian(k)(seed, *extra),
+        differences(lambda s: 2 * jacobian @ jacobian.T @ s, (seed,)),
+    )
+    for mode in ("reverse", "forward"):
+        close(srcad.jacobian(lambda s: m.PULLBACK(s)[0], mode=mode)(seed), jacobian.T)
+
+
+def test_a_derivative_called_with_a_keyword_argument():
+    """The keyword goes to `f`, not differentiated, at every order."""
+
+    def by_hand(x):
+        return np.sum(m.W * np.sin(3.0 * m.grad_f(x)))
+
+    def gradient_by_hand_(x):
+        return (m.W * np.cos(3.0 * m.grad_f(x))) @ (3.0 * m.hess_f(x))
+
+    h = m.global_scaled_grad
+    close(srcad.grad(h)(X), differences(by_hand, (X,)))
+    close(srcad.jvp(h, (X,), (T,))[1], finite_difference_jvp(by_hand, (X,), (T,)))
+    close(srcad.hessian(h)(X), differences(gradient_by_hand_, (X,)), rtol=1e-5, atol=1e-6)
