@@ -92,19 +92,22 @@ def derivative_atom(
         function, leading = nested_forward_rule(compiler, call, full_args, directions)
     except SrcadError:
         y = call.function(*full_args, **keywords)
-        plain = (float, np.ndarray, np.floating, AbstractZero)
-        last = directions[-1]
-        if (
-            len(directions) < 2
-            or not isinstance(y, plain[:3])
-            or not all(isinstance(t, plain) for t in last)
-        ):
+        if len(directions) < 2 or not (_real(y) and all(map(_real, directions[-1]))):
             raise
         return _derivative_by_rows(compiler, call, args, y, directions)
     value, derivative = function(*leading, *full_args, **keywords)
     for _ in directions[1:]:
         value, derivative = value[0], derivative[1]
     return value, derivative
+
+
+def _real(value: Any) -> bool:
+    """A real float or float array (or a zero): what `_derivative_by_rows` takes."""
+    if isinstance(value, AbstractZero):
+        return True
+    return (
+        isinstance(value, float | np.ndarray | np.floating) and np.asarray(value).dtype.kind == "f"
+    )
 
 
 def _derivative_by_rows(
@@ -406,10 +409,20 @@ class DerivativeArray(Form):
         return found
 
     def _inner(self, x: tuple[Any, ...]) -> Any:
+        """What each element of the array is a derivative of: `f`'s output, or the
+        argument the gradient is taken at; a real float or array (the derivatives are
+        stacked as floats)."""
         if self.gradient_at is not None:
-            return x[self.gradient_at]
-        full_args, keywords = self.call.arguments(x, {})
-        return self.call.function(*full_args, **keywords)
+            inner = x[self.gradient_at]
+        else:
+            full_args, keywords = self.call.arguments(x, {})
+            inner = self.call.function(*full_args, **keywords)
+        if not _real(inner):
+            raise SrcadError(
+                f"srcad differentiates {self.name} in turn where f returns a real float or "
+                f"array only, not {type(inner).__name__} of {np.asarray(inner).dtype}"
+            )
+        return inner
 
     def partial(
         self, x: tuple[Any, ...], ls: list[Any], parts: dict[int, Any], extra: list[Direction]

@@ -282,3 +282,23 @@ SCALED_GRAD = srcad.grad(scaled)
 
 def global_scaled_grad(x):
     return np.sum(W * np.sin(SCALED_GRAD(x, scale=3.0)))
+
+
+GRADS = srcad.grad(f2, wrt=("x", "y"))
+
+
+def global_grads(x, y):
+    gx, gy = GRADS(x, y)
+    return np.sum(np.sin(gx)) + np.sum(gy**2)
+
+
+def grads_by_hand(x, y):
+    return np.cos(x) * y[0] + 2 * y[1] * y[0] * x, grad_f2_y(x, y)
+
+
+def complex_map(x):
+    return np.exp(1j * x) * x
+
+
+def real_of_complex_jacobian(x):
+    return np.real(np.sum(srcad.jacobian(complex_map)(x)))

@@ -306,3 +306,32 @@ def test_a_derivative_called_with_a_keyword_argument():
     close(srcad.grad(h)(X), differences(by_hand, (X,)))
     close(srcad.jvp(h, (X,), (T,))[1], finite_difference_jvp(by_hand, (X,), (T,)))
     close(srcad.hessian(h)(X), differences(gradient_by_hand_, (X,)), rtol=1e-5, atol=1e-6)
+
+
+def test_a_gradient_with_respect_to_two_arguments_called_in_a_function():
+    def by_hand(x, y):
+        gx, gy = m.grads_by_hand(x, y)
+        return np.sum(np.sin(gx)) + np.sum(gy**2)
+
+    close(m.grads_by_hand(X, Y)[0], differences(m.f2, (X, Y), 0))
+    h = m.global_grads
+    gx, gy = srcad.grad(h, wrt=("x", "y"))(X, Y)
+    close(gx, differences(by_hand, (X, Y), 0))
+    close(gy, differences(by_hand, (X, Y), 1))
+    zero = srcad.ZeroTangent()
+    close(srcad.jvp(h, (X, Y), (T, zero))[1], finite_difference_jvp(by_hand, (X, Y), (T, zero)))
+    gradient_y = srcad.grad(h, wrt="y")
+    close(
+        srcad.hessian(h, wrt="y")(X, Y),
+        differences(lambda y: differences(by_hand, (X, y), 1), (Y,)),
+        rtol=1e-4,
+        atol=1e-6,
+    )
+    close(srcad.jacobian(gradient_y, wrt="x")(X, Y), differences(gradient_y, (X, Y), 0))
+
+
+def test_the_array_of_derivatives_of_a_complex_function_is_refused_when_differentiated():
+    """Its elements are stacked as real floats: differentiating it is refused, never a
+    number that dropped the imaginary parts."""
+    with pytest.raises(srcad.SrcadError, match="real float or array"):
+        srcad.grad(m.real_of_complex_jacobian)(X)
