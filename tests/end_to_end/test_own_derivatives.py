@@ -335,3 +335,11 @@ def test_the_array_of_derivatives_of_a_complex_function_is_refused_when_differen
     number that dropped the imaginary parts."""
     with pytest.raises(srcad.SrcadError, match="real float or array"):
         srcad.grad(m.real_of_complex_jacobian)(X)
+
+
+@pytest.mark.parametrize("kind", ["grad", "jacobian"])
+def test_forward_over_forward_of_a_function_calling_a_derivative(kind):
+    """`jacobian(jacobian(h))`: the forward rule of the derivative's forward rule."""
+    h, _ = called(kind, "global")
+    expected = differences(gradient_by_hand(kind), (X,))
+    close(srcad.jacobian(srcad.jacobian(h))(X), expected, rtol=1e-5, atol=1e-6)
