@@ -361,11 +361,18 @@ def getattr_frule_frule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], ob
     return result
 
 
-def getattr_frule_frule_rrule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], obj: Any,
-                              name: str, *default: Any) -> tuple[Any, Pullback]:  # fmt: skip
+def getattr_frule_frule_rrule(
+    dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], obj: Any, name: str, *default: Any
+) -> tuple[Any, Pullback]:
+    """`getattr_frule_frule`'s: linear, each result pulled back to what it was read from."""
     _field_read(obj, name)
-    result: tuple[Any, Pullback] = _FIELD_FRULE_FRULE_RRULE(dargs, inner_dargs, obj, name, *default)
-    return result
+    result, pullback = _FIELD_FRULE_FRULE_RRULE(dargs, inner_dargs, obj, name, *default)
+
+    def getattr_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        found: tuple[Any, ...] = pullback(bars)
+        return found
+
+    return result, getattr_frule_frule_pullback
 
 
 # Keyed on the forward rules (the functions `RuleSet.frule` registered), as

@@ -343,3 +343,10 @@ def test_forward_over_forward_of_a_function_calling_a_derivative(kind):
     h, _ = called(kind, "global")
     expected = differences(gradient_by_hand(kind), (X,))
     close(srcad.jacobian(srcad.jacobian(h))(X), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_forward_over_forward_reads_an_attribute():
+    """`x.shape` in `f` (its loop's bound): `getattr_frule`'s own forward rule, for
+    `jacobian(jacobian(f))` and the third derivatives above."""
+    close(srcad.jacobian(srcad.jacobian(m.f))(X), m.hess_f(X))
+    close(srcad.jacobian(srcad.jacobian(srcad.jacobian(m.f)))(X), m.third_f(X))
