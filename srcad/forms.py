@@ -387,10 +387,10 @@ class DerivativeArray(Form):
                     f"differentiating {self.name} needs the arguments it differentiates "
                     "with respect to passed by position"
                 )
-            if not isinstance(x[p], float | np.ndarray | np.floating):
+            if not _real(x[p]) or isinstance(x[p], AbstractZero):
                 raise SrcadError(
-                    f"srcad differentiates {self.name} in turn with respect to float and "
-                    f"array arguments only, not {type(x[p]).__name__}; differentiate f "
+                    f"srcad differentiates {self.name} in turn with respect to real float "
+                    f"and array arguments only, not {type(x[p]).__name__}; differentiate f "
                     "itself to the order you need (grad, jacobian, hessian of f)"
                 )
 
