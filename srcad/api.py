@@ -410,7 +410,7 @@ def _higher_jacobian(func: Callable[..., Any], directions: list[int], wrt: Wrt) 
     """`jacobian` of `jacobian(...(jacobian(func)))` (or of `hessian(func)`), the inner ones
     with respect to the arguments at `directions` (innermost first): the array of `func`'s
     derivatives of that order, of shape `output.shape + x_1.shape + ... + x_k.shape`, each
-    element in forward mode (`forms.derivative_atom`)."""
+    element in forward mode (`atoms.derivative_atom`)."""
     if not isinstance(wrt, int | str):
         raise SrcadError(
             "jacobian of a jacobian differentiates with respect to one argument at a time: "

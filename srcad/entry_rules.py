@@ -25,17 +25,10 @@ import re
 import types
 from typing import Any
 
+from srcad.atoms import gradient_atom, is_zero, zeros
 from srcad.callables import Call, check_tangents
 from srcad.errors import SrcadError
-from srcad.forms import (
-    DerivativeArray,
-    Form,
-    Forward,
-    Gradient,
-    gradient_atom,
-    is_zero,
-    zeros,
-)
+from srcad.forms import DerivativeArray, Form, Forward, Gradient
 from srcad.tangents import NoTangent, unthunk
 
 DISPATCHER = "srcad_dispatcher"  # the attribute of an entry function naming its Dispatcher
@@ -118,7 +111,7 @@ def directional_gradient(
     """`f`'s value and `∇ ∂ᵏf[t₁, ..., tₖ]`, one cotangent per argument of `args`: the
     gradient of the k-th directional derivative of the real-scalar `f` along `directions`
     (each a tangent per argument), the reverse rule of `Fₖ` seeded with 1.0
-    (`forms.gradient_atom`). This is what `grad(grad(...grad(f)))` computes (`srcad.api`)."""
+    (`atoms.gradient_atom`). This is what `grad(grad(...grad(f)))` computes (`srcad.api`)."""
     return gradient_atom(compiler, call, args, 1.0, directions)
 
 
