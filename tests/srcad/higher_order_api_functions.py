@@ -33,3 +33,7 @@ def matrix_map(m):
 
 def scalar_of_vector(x):
     return np.sum(np.sin(x) * x**2) + x[0] * x[1] ** 3
+
+
+def indexed_scale(w, x):
+    return np.sum(np.sin(w) * w[0] * x**3)

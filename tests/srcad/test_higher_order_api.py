@@ -131,3 +131,13 @@ def test_a_derivative_srcad_returned_is_never_differentiated_from_its_source():
     assert srcad.grad(jacobian)(0.7) == pytest.approx(expected, rel=1e-6)
     _, pullback = srcad.vjp(jacobian, 0.7)
     assert pullback(1.0)[0] == pytest.approx(expected, rel=1e-6)
+
+
+def test_third_derivative_through_an_element_of_an_array():
+    """`w[0]` in `f`: the reverse rule of the forward rule of `getitem`'s forward rule, whose
+    tangents along `x` alone leave `w`'s a symbolic zero (once pulled back with a cotangent
+    shaped for nothing, a crash)."""
+    w = np.array([0.7, -0.4, 1.3])
+    second = srcad.grad(srcad.grad(functions.indexed_scale, "x"), "x")
+    third = srcad.grad(second, "w")
+    np.testing.assert_allclose(third(w, 0.5), difference(second, (w, 0.5), 0), rtol=1e-6, atol=1e-8)
