@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from srcad.entry_rules import RULE_TYPES
 from srcad.errors import MissingRuleError
 from srcad.primitives import call, method, unpacked_arguments, unpacked_call
 from srcad.projection import ProjectTo
@@ -25,11 +26,12 @@ Pullback = Any
 
 
 def _is_function(f: Any) -> bool:
-    """A function, or a transparent wrapper of one (`source.differentiated_function`):
-    not a callable object, whose class's `__call__` is differentiated."""
-    return isinstance(f, types.FunctionType | types.BuiltinFunctionType | np.ufunc | type) or (
-        differentiated_function(f) is not f
-    )
+    """A function, or a transparent wrapper of one (`source.differentiated_function`), or
+    a rule of a derivative srcad returned (`srcad/forms.py`, differentiated through its own
+    rules): not a callable object, whose class's `__call__` is differentiated."""
+    return isinstance(
+        f, types.FunctionType | types.BuiltinFunctionType | np.ufunc | type | RULE_TYPES
+    ) or (differentiated_function(f) is not f)
 
 
 @rules.rrule(call)

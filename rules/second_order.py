@@ -257,6 +257,14 @@ def _linear_frule_frule_rrule(primal: Any, rrule: RuleFn, frule_frule: RuleFn) -
                                  *args: Any, **keywords: Any) -> tuple[Any, Pullback]:  # fmt: skip
         result = frule_frule(dargs, inner_dargs, *args, **keywords)
         _, pullback = rrule(*args, **keywords)
+        # A group of tangents that are symbolic zeros throughout (nested forward rules seed
+        # the inner tangents' own with zeros; a direction may leave an argument alone)
+        # made a symbolic zero, whose cotangent no one reads (what made it is zero
+        # whatever its inputs): it gets a zero, never pulled back, where it would meet a
+        # primal it was never shaped for.
+        zero_inner = _zeros_throughout(dargs[1])
+        zero_inner_args = _zeros_throughout(inner_dargs[1:])
+        zero_args = _zeros_throughout(dargs[2:])
 
         def back(bar: Any) -> list[Any]:
             return list(pullback(bar)[1:])
@@ -265,15 +273,34 @@ def _linear_frule_frule_rrule(primal: Any, rrule: RuleFn, frule_frule: RuleFn) -
             outer, outer_dot = elements_of(unthunk(bars), 2)
             y_bar, y_dot_bar = elements_of(unthunk(outer), 2)
             moved_bar, tangent_moved_bar = elements_of(unthunk(outer_dot), 2)
-            inner_bar = Tangent(tuple, NoTangent(), *back(y_dot_bar))
-            inner_dot_bar = Tangent(tuple, NoTangent(), *back(tangent_moved_bar))
-            dargs_bar = Tangent(tuple, NoTangent(), inner_dot_bar, *back(moved_bar))
+            count = len(args)
+            zeros = [ZeroTangent()] * count
+            inner_bar = Tangent(
+                tuple, NoTangent(), *(zeros if zero_inner_args else back(y_dot_bar))
+            )
+            if zero_inner:
+                inner_dot_bar: Any = ZeroTangent()
+            else:
+                inner_dot_bar = Tangent(tuple, NoTangent(), *back(tangent_moved_bar))
+            moved = zeros if zero_args else back(moved_bar)
+            dargs_bar = Tangent(tuple, NoTangent(), inner_dot_bar, *moved)
             return (NoTangent(), dargs_bar, inner_bar, *back(y_bar))
 
         return result, named(linear_frule_frule_pullback, f"{name}_frule_frule_pullback")
 
     name = primal_name(primal)
     return named(linear_frule_frule_rrule, f"{name}_frule_frule_rrule")
+
+
+def _zeros_throughout(tangents: Any) -> bool:
+    """Whether `tangents` (a tangent, or a tuple or `Tangent` of them) are all symbolic
+    zeros."""
+    tangents = unthunk(tangents)
+    if isinstance(tangents, AbstractZero):
+        return True
+    if isinstance(tangents, tuple | Tangent):
+        return all(_zeros_throughout(t) for t in elements_of(tangents, len(tangents)))
+    return False
 
 
 def build(rule_sets: Iterable[RuleSet]) -> RuleSet:

@@ -20,13 +20,17 @@ from typing import Any
 import numpy as np
 
 from srcad.callables import callee, check_tangents, padded, unwrap
-from srcad.entry_rules import DERIVATIVE
+from srcad.entry_rules import entry_rules
 from srcad.errors import MissingRuleError, SrcadError
 from srcad.keywords import keyword_call, positional_form
 from srcad.primitives import unpacked_arguments
 from srcad.registry import CONFIG, REGISTRY, RuleFn, RuleSet
 from srcad.rules import calls, containers, keywords
-from srcad.rules.second_order import linear_frule_rrule
+from srcad.rules.second_order import (
+    _linear_frule_frule,
+    _linear_frule_frule_rrule,
+    linear_frule_rrule,
+)
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 Pullback = Any
@@ -41,14 +45,11 @@ def dispatched_frule_rrule(
     """The reverse rule of `CONFIG.frule_via_ad(dargs, f, *args, **kwargs)`: the reverse
     rule of the forward rule that call runs (`Compiler.frule` finds it the same way)."""
     f = unwrap(f)
-    if DERIVATIVE in getattr(f, "__dict__", {}):
-        raise SrcadError(
-            f"srcad does not differentiate a call of {getattr(f, '__name__', f)!s}, a "
-            "derivative srcad returned, passed as a value to a second derivative; call it "
-            "by its name, or differentiate the function it was made from"
-        )
+    derivative = entry_rules(CONFIG.ad, f)  # a function srcad returned: its form's rules
     rule = REGISTRY.frule_for(f)
-    if rule is not None:
+    if derivative is not None:
+        forward, every = derivative.frule, tuple(dargs)
+    elif rule is not None:
         forward, every = rule.rrule, tuple(dargs)
     else:
         refusal = REGISTRY.refusal(f)
@@ -336,6 +337,44 @@ def map_frule_rrule(
     return (results, dots), map_frule_pullback
 
 
+_FIELD_FRULE_FRULE = _linear_frule_frule(getattr, calls.getattr_frule)
+_FIELD_FRULE_FRULE_RRULE = _linear_frule_frule_rrule(getattr, calls.getattr_rrule,
+                                                     _FIELD_FRULE_FRULE)  # fmt: skip
+
+
+def _field_read(obj: Any, name: str) -> None:
+    """Refuse a computed attribute (a property) three deep: its function's forward rule of
+    the forward rule is not dispatched (`dispatched_frule_rrule` is one level)."""
+    if not isinstance(obj, calls.NUMERIC) and isinstance(calls.attribute_reader(obj, name), tuple):
+        raise MissingRuleError(
+            f"srcad takes no third derivative through the computed attribute .{name} of "
+            f"{type(obj).__name__}: compute it in the function instead"
+        )
+
+
+def getattr_frule_frule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], obj: Any,
+                        name: str, *default: Any) -> tuple[Any, Any]:  # fmt: skip
+    """The forward rule of `getattr_frule` (`x.shape`, a field), for forward mode over a
+    forward rule: reading an attribute is linear (`second_order._linear_frule_frule`)."""
+    _field_read(obj, name)
+    result: tuple[Any, Any] = _FIELD_FRULE_FRULE(dargs, inner_dargs, obj, name, *default)
+    return result
+
+
+def getattr_frule_frule_rrule(
+    dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], obj: Any, name: str, *default: Any
+) -> tuple[Any, Pullback]:
+    """`getattr_frule_frule`'s: linear, each result pulled back to what it was read from."""
+    _field_read(obj, name)
+    result, pullback = _FIELD_FRULE_FRULE_RRULE(dargs, inner_dargs, obj, name, *default)
+
+    def getattr_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        found: tuple[Any, ...] = pullback(bars)
+        return found
+
+    return result, getattr_frule_frule_pullback
+
+
 # Keyed on the forward rules (the functions `RuleSet.frule` registered), as
 # `second_order.build`'s are; a rule set of that name, which the docs leave out.
 rules = RuleSet("second_order")
@@ -351,3 +390,5 @@ for _primal, _rrule in DISPATCHERS.items():
     _frule = (calls.rules.frules.get(_primal) or keywords.rules.frules[_primal]).rrule
     rules.rrule(_frule)(_rrule)
 rules.rrule(containers.transpose_attribute_frule)(transpose_attribute_frule_rrule)
+rules.frule(calls.getattr_frule)(getattr_frule_frule)
+rules.rrule(getattr_frule_frule)(getattr_frule_frule_rrule)

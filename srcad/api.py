@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import types
@@ -32,6 +33,7 @@ from srcad.display import SourceText
 from srcad.entry import Dispatcher, check_scalar, clear_entries, explain_failure, not_scalar
 from srcad.entry_rules import (
     DERIVATIVE,
+    FORM,
     GRADIENT,
     JACOBIAN,
     derivative_array,
@@ -39,6 +41,7 @@ from srcad.entry_rules import (
 )
 from srcad.errors import SrcadError
 from srcad.fitting import check_seed
+from srcad.forms import DerivativeArray, Form, Gradient, Pullback
 from srcad.forward_entry import clear_forward_entries, forward_entry
 from srcad.kinds import signature
 from srcad.registry import RuleFn
@@ -349,6 +352,11 @@ def vjp(f: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[A
         bars = pullback(y_bar)[1 : 1 + len(args)]
         return tuple(structured(c, a) for c, a in zip(bars, args, strict=False))
 
+    # Differentiated in turn (linear in `y_bar`) through its form, never from its source.
+    name = f"vjp_of_{getattr(_unwrap(f), '__name__', 'f')}"
+    vjp_fn.__dict__[DERIVATIVE] = None  # (without a form: refused, naming it)
+    with contextlib.suppress(SrcadError):
+        vjp_fn.__dict__[FORM] = Pullback(COMPILER, callee(_unwrap(f)), name, args, vjp_fn)
     return y, vjp_fn
 
 
@@ -391,7 +399,9 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
         return tuple(blocks) if as_tuple else blocks[0]
 
     _named_like(jacobian_of, func, "jacobian")
-    _derivative_of(jacobian_of, func, None if as_tuple else positions, JACOBIAN)
+    form = None if as_tuple else DerivativeArray(COMPILER, callee(func), jacobian_of.__name__,
+                                                 tuple(positions), primal=jacobian_of)  # fmt: skip
+    _derivative_of(jacobian_of, func, None if as_tuple else positions, JACOBIAN, form)
     pickling.name(jacobian_of, "jacobian", func, wrt=_wrt_names(func, wrt), mode=mode)
     return jacobian_of
 
@@ -400,7 +410,7 @@ def _higher_jacobian(func: Callable[..., Any], directions: list[int], wrt: Wrt) 
     """`jacobian` of `jacobian(...(jacobian(func)))` (or of `hessian(func)`), the inner ones
     with respect to the arguments at `directions` (innermost first): the array of `func`'s
     derivatives of that order, of shape `output.shape + x_1.shape + ... + x_k.shape`, each
-    element in forward mode (`entry_rules.directional_derivative`)."""
+    element in forward mode (`atoms.derivative_atom`)."""
     if not isinstance(wrt, int | str):
         raise SrcadError(
             "jacobian of a jacobian differentiates with respect to one argument at a time: "
@@ -422,7 +432,9 @@ def _higher_jacobian(func: Callable[..., Any], directions: list[int], wrt: Wrt) 
         return derivative_array(COMPILER, callee(func), args, positions)
 
     _named_like(higher_jacobian, func, "jacobian")
-    _derivative_of(higher_jacobian, func, positions, JACOBIAN)
+    form = DerivativeArray(COMPILER, callee(func), higher_jacobian.__name__, tuple(positions),
+                           primal=higher_jacobian)  # fmt: skip
+    _derivative_of(higher_jacobian, func, positions, JACOBIAN, form)
     return higher_jacobian
 
 
@@ -454,14 +466,22 @@ def _higher_derivative(func: Callable[..., Any], directions: list[int], wrt: Wrt
         return values if as_tuple else values[0]
 
     _named_like(higher_derivative, func, "grad")
-    _derivative_of(higher_derivative, func, None if as_tuple else [*directions, *outer], GRADIENT)
+    name = higher_derivative.__name__
+    form = Gradient(COMPILER, callee(func), name, tuple(outer), single=not as_tuple,
+                    fixed=tuple(directions), primal=higher_derivative)  # fmt: skip
+    positions = None if as_tuple else [*directions, *outer]
+    _derivative_of(higher_derivative, func, positions, GRADIENT, form)
     return higher_derivative
 
 
-def _derivative_of(derivative: Any, func: Any, positions: list[int] | None, kind: str) -> None:
+def _derivative_of(derivative: Any, func: Any, positions: list[int] | None, kind: str,
+                   form: Form | None) -> None:  # fmt: skip
     """Mark a derivative function srcad returns (`entry_rules.DERIVATIVE`), so that it is
-    differentiated only through its rules, never from its own source."""
+    differentiated only through the rules of its `form` (`srcad/forms.py`; refused where
+    there is none), never from its own source."""
     derivative.__dict__[DERIVATIVE] = None if positions is None else (func, positions, kind)
+    if form is not None:
+        derivative.__dict__[FORM] = form
 
 
 def _named_like(derivative: Any, func: Callable[..., Any], what: str) -> None:
@@ -516,7 +536,10 @@ def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
         return blocks[0][0]
 
     _named_like(hessian_of, func, "hessian")
-    _derivative_of(hessian_of, func, None if as_tuple else positions * 2, JACOBIAN)
+    form = None if as_tuple else DerivativeArray(COMPILER, callee(func), hessian_of.__name__,
+                                                 tuple(positions), gradient_at=positions[0],
+                                                 primal=hessian_of)  # fmt: skip
+    _derivative_of(hessian_of, func, None if as_tuple else positions * 2, JACOBIAN, form)
     pickling.name(hessian_of, "hessian", func, wrt=_wrt_names(func, wrt))
     return hessian_of
 
@@ -588,7 +611,9 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
         return floating(_shaped_like(hv, args[position]), args[position])
 
     _named_like(product, func, "hessian_vector_product")
-    _derivative_of(product, func, None, GRADIENT)
+    form = Gradient(COMPILER, callee(func), product.__name__, (position,),
+                    placements=(position,), primal=product)  # fmt: skip
+    _derivative_of(product, func, None, GRADIENT, form)
     signature = _signature(func)
     if signature is not None:  # f's positional parameters (all passed), then the vector
         positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)

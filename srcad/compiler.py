@@ -240,7 +240,13 @@ class Compiler:
 
     def forward_callee_rule(self, callee: Any, kinds: Signature = ()) -> Rule | None:
         """The forward rule a call of `callee` uses: registered, else compiled from source
-        (for arguments of `kinds`)."""
+        (for arguments of `kinds`). A call of generated code is compiled in turn, as in
+        `callee_rule`: forward mode over a forward rule (`jacobian(jacobian(f))`, the
+        forward rules of the derivatives srcad returns) goes through the callees' too."""
+        if isinstance(callee, CompiledCall):
+            request = Request(callee.mode, callee.signature)
+            function = self.compiled(callee.func, None, request).function
+            return self.compiled_rule(function, Mode.FORWARD)
         entry = entry_rules(self, callee)
         if entry is not None:
             return Rule(callee, entry.frule, Origin.ENTRY)
@@ -458,6 +464,9 @@ class Compiler:
         """The forward rule generated for the Python function `func` called with `args`,
         with respect to `wrt` (None: as `wrt_for` chooses): what reverse mode
         differentiates for a second derivative."""
+        entry = entry_rules(self, func)
+        if entry is not None:  # a function srcad returned, or a rule of one: its form's
+            return entry.frule
         request = Request.frule()
         if wrt is None:
             wrt = self.wrt_for(func, args, request)

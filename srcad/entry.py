@@ -83,7 +83,7 @@ from srcad.callables import (
 )
 from srcad.compiler import Compiler
 from srcad.emit import nested_code, register_text
-from srcad.entry_rules import DISPATCHER
+from srcad.entry_rules import DISPATCHER, entry_rules
 from srcad.errors import SrcadError
 from srcad.guards import Guards
 from srcad.kinds import (
@@ -255,7 +255,10 @@ class Dispatcher:
         call = self.call
         call.check_arguments(args[len(call.bound) :], kwargs)
         rule = self.registry.rrule_for(call.function)  # a registered rule wins over the source
-        if rule is not None:
+        derivative = entry_rules(self.compiler, call.function)  # one srcad returned: its form's
+        if rule is None and derivative is not None:
+            found = (_seeded(derivative.rrule), False, Guards())
+        elif rule is not None:
             found = (_seeded(rule.rrule), False, Guards())
         else:
             request = Request.grad(kinds, self.value)

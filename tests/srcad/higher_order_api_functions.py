@@ -49,3 +49,7 @@ def with_an_int_item(xs):
 
 def cubes(x):
     return np.sum(x**3)
+
+
+def indexed_scale(w, x):
+    return np.sum(np.sin(w) * w[0] * x**3)

@@ -123,13 +123,24 @@ def test_the_functions_returned_keep_the_signature():
 
 
 def test_a_derivative_srcad_returned_is_never_differentiated_from_its_source():
-    """Reverse mode of a `jacobian` is refused (its rules give forward mode and the
-    compositions above); before its rules, its code read as constants gave 0."""
+    """Reverse mode of a `jacobian` goes through its form's rules (`srcad/forms.py`), never
+    its own source: before its rules, its code read as constants gave 0."""
     jacobian = srcad.jacobian(functions.sin_cubed)
-    with pytest.raises(srcad.SrcadError, match="forward mode only"):
-        srcad.grad(jacobian)(0.7)
-    with pytest.raises(srcad.SrcadError, match="forward mode only"):
-        srcad.vjp(jacobian, 0.7)
+    expected = float(difference(jacobian, (0.7,), 0))
+    assert expected != pytest.approx(0.0)
+    assert srcad.grad(jacobian)(0.7) == pytest.approx(expected, rel=1e-6)
+    _, pullback = srcad.vjp(jacobian, 0.7)
+    assert pullback(1.0)[0] == pytest.approx(expected, rel=1e-6)
+
+
+def test_third_derivative_through_an_element_of_an_array():
+    """`w[0]` in `f`: the reverse rule of the forward rule of `getitem`'s forward rule, whose
+    tangents along `x` alone leave `w`'s a symbolic zero (once pulled back with a cotangent
+    shaped for nothing, a crash)."""
+    w = np.array([0.7, -0.4, 1.3])
+    second = srcad.grad(srcad.grad(functions.indexed_scale, "x"), "x")
+    third = srcad.grad(second, "w")
+    np.testing.assert_allclose(third(w, 0.5), difference(second, (w, 0.5), 0), rtol=1e-6, atol=1e-8)
 
 
 def _structured_difference(f, x, direction, h=1e-4):
