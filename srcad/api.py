@@ -21,7 +21,6 @@ from srcad.callables import (
     checked_mode,
     floating,
     name_of,
-    padded,
     perturbable,
     positional_parameters,
     resolve_wrt,
@@ -53,6 +52,7 @@ from srcad.rule_api import non_differentiable as non_differentiable
 from srcad.rule_api import opt_out as opt_out
 from srcad.rule_api import rrule as rrule
 from srcad.rule_api import scalar_rule as scalar_rule
+from srcad.second_derivatives import hessian_block, hessian_row, one_leaf
 from srcad.source import TRANSPARENT_WRAPPERS
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, materialize, unthunk
 from srcad.trees import children, leaves, structured, tree_map
@@ -495,26 +495,6 @@ def _named_like(derivative: Any, func: Callable[..., Any], what: str) -> None:
         derivative.__signature__ = signature
 
 
-def _hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
-                 direction: Any, what: str) -> tuple[Any, ...]:  # fmt: skip
-    """`(H @ v)` for each argument, with `v` the tangent `direction` of argument `position`:
-    the reverse rule of `func`'s generated forward rule, seeded on the output tangent."""
-    call = callee(func)
-    full_args, keywords = call.arguments(args, {})
-    forward = COMPILER.forward_rule(call.function, full_args)
-    tangents: list[Any] = [ZeroTangent()] * len(args)
-    tangents[position] = direction
-    dargs = padded(call.tangents((NoTangent(), *tangents)), call.function)
-    (y, _), pullback = rrule(forward, dargs, *full_args, **keywords)
-    check_scalar(y, call.f, what)  # the seed 1.0 would sum the Hessians of an array's elements
-    try:
-        cotangents = pullback((ZeroTangent(), 1.0))
-    except TypeError:
-        explain_failure(call, args, {}, what)
-        raise
-    return tuple(unthunk(c) for c in cotangents[2 + len(call.bound) :])
-
-
 def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     """A function giving the Hessian of a real-scalar-valued `f` with respect to `wrt`: an
     array of shape `x.shape + x.shape` (for a tuple `wrt`, a tuple of tuples of blocks; for
@@ -528,7 +508,7 @@ def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     def hessian_of(*args: Any) -> Any:
         callee(func).check_arguments(args, {})
         check_perturbable(func, args, {}, positions)
-        blocks = [tuple(_hessian_block(func, args, i, j) for j in positions) for i in positions]
+        blocks = [tuple(hessian_block(func, args, i, j) for j in positions) for i in positions]
         if not any(np.size(leaf) for p in positions for leaf in leaves(args[p])):
             func(*args)  # no entries, no product computed: `f` still raises what it raises
         if as_tuple:
@@ -542,44 +522,6 @@ def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     _derivative_of(hessian_of, func, None if as_tuple else positions * 2, JACOBIAN, form)
     pickling.name(hessian_of, "hessian", func, wrt=_wrt_names(func, wrt))
     return hessian_of
-
-
-def _hessian_block(func: Callable[..., Any], args: tuple[Any, ...], i: int, j: int) -> Any:
-    """The block of second derivatives of `func` with respect to arguments `i` and `j`,
-    one Hessian-vector product per element of `j`: an array of shape `shape_i + shape_j`;
-    for structures (a list, a dict...), as JAX gives it, `i`'s structure holding at each
-    leaf `j`'s structure of such arrays (`NoTangent()` where a leaf cannot be perturbed)."""
-    outer, inner = leaves(args[i]), leaves(args[j])
-    varies = [perturbable(part) and not callable(part) for part in inner]
-    columns: list[list[list[Any]]] = [[[] for _ in inner] for _ in outer]
-    for n, part in enumerate(inner):
-        if not varies[n]:
-            continue
-        for index in range(int(np.size(part))):
-            basis = np.zeros(np.shape(part))
-            basis.reshape(-1)[index] = 1.0
-            direction = _one_leaf(args[j], n, basis if isinstance(part, np.ndarray) else 1.0)
-            hv = _hessian_row(func, args, j, direction, "hessian")[i]
-            for k, column in enumerate(leaves(structured(hv, args[i]))):
-                columns[k][n].append(column)
-
-    def block(k: int, n: int) -> Any:
-        shape = np.shape(outer[k]) + np.shape(inner[n])
-        if not varies[n] or not perturbable(outer[k]) or callable(outer[k]):
-            return NoTangent()
-        if not columns[k][n]:  # an empty array
-            return np.zeros(shape)
-        stacked = np.stack([np.asarray(c, dtype=float) for c in columns[k][n]], axis=-1)
-        return stacked.reshape(shape)
-
-    numbered_rows = iter(range(len(outer)))
-
-    def row(_: Any) -> Any:  # leaf `k` of argument `i`: its blocks, in `j`'s structure
-        k = next(numbered_rows)
-        numbered = iter(range(len(inner)))
-        return tree_map(lambda _: block(k, next(numbered)), args[j])
-
-    return tree_map(row, args[i])
 
 
 def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
@@ -605,7 +547,7 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
         *args, v = args_and_v
         callee(func).check_arguments(tuple(args), {})
         check_perturbable(func, tuple(args), {}, [position])
-        hv = _hessian_row(func, tuple(args), position, v, "hessian_vector_product")[position]
+        hv = hessian_row(func, tuple(args), position, v, "hessian_vector_product")[position]
         if children(args[position]) is not None:  # a list, dict...: in its structure
             return structured(hv, args[position])
         return floating(_shaped_like(hv, args[position]), args[position])
@@ -671,19 +613,13 @@ def _forward_block(func: Callable[..., Any], args: tuple[Any, ...], position: in
         basis = np.zeros(np.shape(part))
         basis.reshape(-1)[index] = 1.0
         tangent = basis if isinstance(part, np.ndarray) else float(basis)
-        seed = _one_leaf(x, leaf, tangent)
+        seed = one_leaf(x, leaf, tangent)
         tangents = tuple(seed if i == position else ZeroTangent() for i in range(len(args)))
         y, y_dot = jvp(func, args, tangents)
         columns.append(np.asarray(y_dot))
     out_shape = np.shape(y)
     stacked = np.stack(columns, axis=-1)
     return stacked.reshape(out_shape + np.shape(part))
-
-
-def _one_leaf(tree: Any, leaf: Any, tangent: Any) -> Any:
-    """A tangent of `tree`: `tangent` at its leaf numbered `leaf`, zero everywhere else."""
-    numbered = iter(range(len(leaves(tree))))
-    return tree_map(lambda _: tangent if next(numbered) == leaf else ZeroTangent(), tree)
 
 
 def clear_cache() -> None:

@@ -1,0 +1,81 @@
+"""The pieces of `srcad.hessian` and `srcad.hessian_vector_product`: one Hessian-vector
+product, reverse mode over the generated forward rule, and the blocks of a Hessian built
+of them, for arrays and for structures (lists, dicts) as JAX lays them out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from srcad.callables import callee, padded, perturbable
+from srcad.defaults import COMPILER
+from srcad.entry import check_scalar, explain_failure
+from srcad.rule_api import rrule
+from srcad.tangents import NoTangent, ZeroTangent, unthunk
+from srcad.trees import leaves, structured, tree_map
+
+
+def hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
+                 direction: Any, what: str) -> tuple[Any, ...]:  # fmt: skip
+    """`(H @ v)` for each argument, with `v` the tangent `direction` of argument `position`:
+    the reverse rule of `func`'s generated forward rule, seeded on the output tangent."""
+    call = callee(func)
+    full_args, keywords = call.arguments(args, {})
+    forward = COMPILER.forward_rule(call.function, full_args)
+    tangents: list[Any] = [ZeroTangent()] * len(args)
+    tangents[position] = direction
+    dargs = padded(call.tangents((NoTangent(), *tangents)), call.function)
+    (y, _), pullback = rrule(forward, dargs, *full_args, **keywords)
+    check_scalar(y, call.f, what)  # the seed 1.0 would sum the Hessians of an array's elements
+    try:
+        cotangents = pullback((ZeroTangent(), 1.0))
+    except TypeError:
+        explain_failure(call, args, {}, what)
+        raise
+    return tuple(unthunk(c) for c in cotangents[2 + len(call.bound) :])
+
+
+def hessian_block(func: Callable[..., Any], args: tuple[Any, ...], i: int, j: int) -> Any:
+    """The block of second derivatives of `func` with respect to arguments `i` and `j`,
+    one Hessian-vector product per element of `j`: an array of shape `shape_i + shape_j`;
+    for structures (a list, a dict...), as JAX gives it, `i`'s structure holding at each
+    leaf `j`'s structure of such arrays (`NoTangent()` where a leaf cannot be perturbed)."""
+    outer, inner = leaves(args[i]), leaves(args[j])
+    varies = [perturbable(part) and not callable(part) for part in inner]
+    columns: list[list[list[Any]]] = [[[] for _ in inner] for _ in outer]
+    for n, part in enumerate(inner):
+        if not varies[n]:
+            continue
+        for index in range(int(np.size(part))):
+            basis = np.zeros(np.shape(part))
+            basis.reshape(-1)[index] = 1.0
+            direction = one_leaf(args[j], n, basis if isinstance(part, np.ndarray) else 1.0)
+            hv = hessian_row(func, args, j, direction, "hessian")[i]
+            for k, column in enumerate(leaves(structured(hv, args[i]))):
+                columns[k][n].append(column)
+
+    def block(k: int, n: int) -> Any:
+        shape = np.shape(outer[k]) + np.shape(inner[n])
+        if not varies[n] or not perturbable(outer[k]) or callable(outer[k]):
+            return NoTangent()
+        if not columns[k][n]:  # an empty array
+            return np.zeros(shape)
+        stacked = np.stack([np.asarray(c, dtype=float) for c in columns[k][n]], axis=-1)
+        return stacked.reshape(shape)
+
+    numbered_rows = iter(range(len(outer)))
+
+    def row(_: Any) -> Any:  # leaf `k` of argument `i`: its blocks, in `j`'s structure
+        k = next(numbered_rows)
+        numbered = iter(range(len(inner)))
+        return tree_map(lambda _: block(k, next(numbered)), args[j])
+
+    return tree_map(row, args[i])
+
+
+def one_leaf(tree: Any, leaf: Any, tangent: Any) -> Any:
+    """A tangent of `tree`: `tangent` at its leaf numbered `leaf`, zero everywhere else."""
+    numbered = iter(range(len(leaves(tree))))
+    return tree_map(lambda _: tangent if next(numbered) == leaf else ZeroTangent(), tree)
