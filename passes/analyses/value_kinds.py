@@ -189,6 +189,11 @@ class ValueKinds(Analysis["ValueKinds"]):
                 return item if not isinstance(item, Structure) else None
         if isinstance(value, gast.Subscript):
             return subscript(self.of(value.value), value.slice, self.of)
+        if isinstance(value, gast.Attribute):
+            path = static_path(value)  # a module's constant (`math.pi`, `config.SCALE`)?
+            kind = None if path is None else self.outside(path)
+            if kind is not None:
+                return kind
         if isinstance(value, gast.Attribute) and value.attr in ("size", "ndim"):
             base = self.of(value.value)
             return PYTHON_INT if is_numeric(base) and base is not None and base[1] != 0 else None
@@ -307,16 +312,19 @@ class ValueKinds(Analysis["ValueKinds"]):
             self.results[key] = kind
         return self.results[key]
 
-    def outside(self, name: str) -> Kind | None:
-        """The kind of a name read from outside the function: a module constant or closure
-        cell of a kind compiled code may rely on (`FunctionSource.constant_kind`, which
-        guards it; `Constants` reads it once on entry); None for anything else, and for
-        the names srcad binds for emitted code."""
-        if self.bound is None or name in self.bound or name in self.ctx.output.runtime:
+    def outside(self, path: str | list[str]) -> Kind | None:
+        """The kind of a name read from outside the function, or of a dotted name rooted in
+        one (`math.pi`): a module constant or closure cell of a kind compiled code may rely
+        on (`FunctionSource.constant_kind`, which guards it; `Constants` reads it once on
+        entry); None for anything else, and for the names srcad binds for emitted code."""
+        parts = [path] if isinstance(path, str) else path
+        root = parts[0]
+        if self.bound is None or root in self.bound or root in self.ctx.output.runtime:
             return None
-        if name not in self.constants:
-            self.constants[name] = self.ctx.source.constant_kind(name)
-        return self.constants[name]
+        key = ".".join(parts)
+        if key not in self.constants:
+            self.constants[key] = self.ctx.source.constant_kind(parts)
+        return self.constants[key]
 
     def callee(self, value: gast.Call) -> Any:
         """What a call calls, where a dotted name not bound in the function names it: the
