@@ -314,6 +314,26 @@ def _float_ufunc_of_two(args: Sequence[Kind | None]) -> Kind | None:
     return (FLOAT[0], kind[1])
 
 
+def _as_ufunc(kind: Kind | None) -> Kind | None:
+    """What a NumPy ufunc gives where Python's operator gives `kind`: a NumPy scalar for
+    Python numbers (`np.add(1.0, 2.0)` is a float64); unknown for a float32-or-Python-float."""
+    if kind is None or kind[0] == "f4w":
+        return None
+    return {"w": FLOAT, "iw": INT}.get(kind[0], (kind[0], 0))[0], kind[1]
+
+
+def _promoted_ufunc(args: Sequence[Kind | None]) -> Kind | None:
+    return _as_ufunc(_promoted(args))
+
+
+def _float_ufunc(args: Sequence[Kind | None]) -> Kind | None:
+    """A float ufunc's: of ints, unknown (NumPy picks the smallest float holding them,
+    `np.arctan2` of two int8 is a float16); of floats, as `/` promotes them."""
+    if any(kind is None or is_integer(kind) for kind in args):
+        return None
+    return _as_ufunc(_divided(args))
+
+
 def _powered(args: Sequence[Kind | None]) -> Kind | None:
     both = _two(args)
     if both is None or not both[2]:  # an int to an int power may be a float (2 ** -1)
@@ -369,6 +389,10 @@ FLOAT_OF_MATRIX = ResultKind("float of a matrix", _of_matrix(0))
 PROMOTED = ResultKind("promoted", _promoted, elementwise=True)
 # `/`: always a float.
 DIVIDED = ResultKind("divided", _divided, elementwise=True)
+# `np.add`, `np.maximum`: `PROMOTED`, but NumPy scalars for Python numbers.
+PROMOTED_UFUNC = ResultKind("promoted, by a ufunc", _promoted_ufunc, elementwise=True)
+# `np.divide`, `np.arctan2`, `np.logaddexp`: `DIVIDED`, but NumPy scalars for Python numbers.
+FLOAT_UFUNC_OF_TWO_NUMBERS = ResultKind("float, by a ufunc", _float_ufunc, elementwise=True)
 # `scipy.special.xlogy`: a float64, of two numbers (no float32: SciPy promotes its own way).
 FLOAT_UFUNC_OF_TWO = ResultKind("float ufunc of two", _float_ufunc_of_two, elementwise=True)
 # `**`: a float where either operand is one.
