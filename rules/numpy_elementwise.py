@@ -545,8 +545,8 @@ rules.primitive(np.conjugate, linearity=Linearity.LINEAR)
 # (or split at a tie) where the values choose; for second derivatives too.
 for _choosing in (np.where, np.clip, np.heaviside):
     rules.primitive(_choosing, linearity=Linearity.PIECEWISE_LINEAR)
-for _choosing in (np.maximum, np.minimum, np.fmax, np.fmin):  # one of the two, promoted
-    rules.primitive(_choosing, result=PROMOTED_UFUNC, linearity=Linearity.PIECEWISE_LINEAR)
+for _larger_or_smaller in (np.maximum, np.minimum, np.fmax, np.fmin):  # one of two, promoted
+    rules.primitive(_larger_or_smaller, result=PROMOTED_UFUNC, linearity=Linearity.PIECEWISE_LINEAR)
 
 
 # -- np.angle and np.nan_to_num ------------------------------------------------------------
