@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-from srcad.kinds import COUNT, PROMOTED, RANGE_OF_INTS
+from srcad.kinds import ARANGE, COUNT, PROMOTED, RANGE_OF_INTS
 from srcad.partials import sign
 from srcad.registry import RuleSet
 
@@ -44,4 +44,5 @@ rules.non_differentiable_attribute("shape", "ndim", "size", "dtype", "itemsize",
 # The kinds of some of their results (`srcad.kinds`), for specialised code.
 rules.primitive(len, result=COUNT)
 rules.primitive(range, result=RANGE_OF_INTS)
+rules.primitive(np.arange, result=ARANGE)
 rules.primitive(operator.floordiv, result=PROMOTED)

@@ -20,7 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from srcad.kinds import FLOAT_ELEMENTWISE, SAME_KIND
+from srcad.kinds import (
+    FLOAT_ELEMENTWISE,
+    FLOAT_UFUNC_OF_TWO_NUMBERS,
+    PROMOTED_UFUNC,
+    SAME_KIND,
+)
 from srcad.partials import power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, conj
 from srcad.registry import Inline, Linearity, RuleSet, scalar_rrule
@@ -116,12 +121,14 @@ rules.primitive(
     result=FLOAT_ELEMENTWISE,
     inline=Inline("y_bar * (1.0 - y * y)"),
 )
-rules.scalar(np.arcsinh, lambda x, y: 1.0 / np.sqrt(x * x + 1.0))
+rules.primitive(np.arcsinh, lambda x, y: 1.0 / np.sqrt(x * x + 1.0), result=FLOAT_ELEMENTWISE)
 # sqrt(x - 1) * sqrt(x + 1), not sqrt(x * x - 1): the two differ for complex x with Re x < 0.
-rules.scalar(np.arccosh, lambda x, y: 1.0 / (np.sqrt(x - 1.0) * np.sqrt(x + 1.0)))
-rules.scalar(np.arctanh, lambda x, y: 1.0 / (1.0 - x * x))
+rules.primitive(
+    np.arccosh, lambda x, y: 1.0 / (np.sqrt(x - 1.0) * np.sqrt(x + 1.0)), result=FLOAT_ELEMENTWISE
+)
+rules.primitive(np.arctanh, lambda x, y: 1.0 / (1.0 - x * x), result=FLOAT_ELEMENTWISE)
 rules.primitive(np.exp, lambda x, y: y, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar * y"))
-rules.scalar(np.exp2, lambda x, y: y * _LN2)
+rules.primitive(np.exp2, lambda x, y: y * _LN2, result=FLOAT_ELEMENTWISE)
 rules.primitive(
     np.expm1, lambda x, y: y + 1.0, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar * (y + 1.0)")
 )
@@ -145,34 +152,49 @@ rules.primitive(
         reciprocal=reciprocal,
     ),
 )
-rules.scalar(np.cbrt, lambda x, y: 1.0 / (3.0 * y * y))
+rules.primitive(np.cbrt, lambda x, y: 1.0 / (3.0 * y * y), result=FLOAT_ELEMENTWISE)
 rules.primitive(np.square, lambda x, y: 2.0 * x, result=SAME_KIND, inline=Inline("y_bar * 2.0 * a"))
 rules.scalar(np.reciprocal, lambda x, y: -y * y)
 rules.primitive(np.negative, lambda x, y: -1.0, result=SAME_KIND)
-rules.scalar(np.positive, lambda x, y: 1.0)
+rules.primitive(np.positive, lambda x, y: 1.0, result=SAME_KIND)
 # np.abs is np.absolute: see its entry below its forward rule, which is not holomorphic.
-rules.scalar(np.deg2rad, lambda x, y: _RADIANS_PER_DEGREE)
-rules.scalar(np.radians, lambda x, y: _RADIANS_PER_DEGREE)
-rules.scalar(np.rad2deg, lambda x, y: _DEGREES_PER_RADIAN)
-rules.scalar(np.degrees, lambda x, y: _DEGREES_PER_RADIAN)
+rules.primitive(np.deg2rad, lambda x, y: _RADIANS_PER_DEGREE, result=FLOAT_ELEMENTWISE)
+rules.primitive(np.radians, lambda x, y: _RADIANS_PER_DEGREE, result=FLOAT_ELEMENTWISE)
+rules.primitive(np.rad2deg, lambda x, y: _DEGREES_PER_RADIAN, result=FLOAT_ELEMENTWISE)
+rules.primitive(np.degrees, lambda x, y: _DEGREES_PER_RADIAN, result=FLOAT_ELEMENTWISE)
 
 # Binary ufuncs: each partial takes both arguments, then the result.
-rules.scalar(np.add, lambda a, b, y: 1.0, lambda a, b, y: 1.0)
-rules.scalar(np.subtract, lambda a, b, y: 1.0, lambda a, b, y: -1.0)
-rules.scalar(np.multiply, lambda a, b, y: b, lambda a, b, y: a)
-rules.scalar(np.divide, lambda a, b, y: 1.0 / b, lambda a, b, y: -y / b)  # also true_divide
-rules.scalar(
+rules.primitive(np.add, lambda a, b, y: 1.0, lambda a, b, y: 1.0, result=PROMOTED_UFUNC)
+rules.primitive(np.subtract, lambda a, b, y: 1.0, lambda a, b, y: -1.0, result=PROMOTED_UFUNC)
+rules.primitive(np.multiply, lambda a, b, y: b, lambda a, b, y: a, result=PROMOTED_UFUNC)
+rules.primitive(
+    np.divide, lambda a, b, y: 1.0 / b, lambda a, b, y: -y / b, result=FLOAT_UFUNC_OF_TWO_NUMBERS
+)  # also true_divide
+rules.primitive(
     np.arctan2,
     lambda a, b, y: b / (a * a + b * b),
     lambda a, b, y: -a / (a * a + b * b),
+    result=FLOAT_UFUNC_OF_TWO_NUMBERS,
 )
-rules.scalar(
+rules.primitive(
     np.hypot,
     lambda a, b, y: _hypot_partial(a, y),
     lambda a, b, y: _hypot_partial(b, y),
+    result=FLOAT_UFUNC_OF_TWO_NUMBERS,
 )
-rules.scalar(np.logaddexp, lambda a, b, y: np.exp(a - y), lambda a, b, y: np.exp(b - y))
-rules.scalar(np.logaddexp2, lambda a, b, y: np.exp2(a - y), lambda a, b, y: np.exp2(b - y))
+rules.primitive(
+    np.logaddexp,
+    lambda a, b, y: np.exp(a - y),
+    lambda a, b, y: np.exp(b - y),
+    result=FLOAT_UFUNC_OF_TWO_NUMBERS,
+    inline=Inline("y_bar * exp(a - y)", "y_bar * exp(b - y)", exp=np.exp),
+)
+rules.primitive(
+    np.logaddexp2,
+    lambda a, b, y: np.exp2(a - y),
+    lambda a, b, y: np.exp2(b - y),
+    result=FLOAT_UFUNC_OF_TWO_NUMBERS,
+)
 rules.scalar(
     np.maximum,
     lambda a, b, y: _maximum_share(a, b),
@@ -232,7 +254,7 @@ def _fmin_share(a: Any, b: Any) -> Any:
     return _minimum_share(a, b) + (np.isnan(b) & ~np.isnan(a))
 
 
-rules.scalar(np.sinc, _sinc_partial)
+rules.primitive(np.sinc, _sinc_partial, result=FLOAT_ELEMENTWISE)
 rules.scalar(
     np.fmax,
     lambda a, b, y: _fmax_share(a, b),
@@ -528,8 +550,10 @@ rules.primitive(np.imag, linearity=Linearity.LINEAR)
 rules.primitive(np.conjugate, linearity=Linearity.LINEAR)
 # Piecewise linear (their rules are above): each tangent is the argument tangents chosen
 # (or split at a tie) where the values choose; for second derivatives too.
-for _choosing in (np.where, np.clip, np.maximum, np.minimum, np.fmax, np.fmin, np.heaviside):
+for _choosing in (np.where, np.clip, np.heaviside):
     rules.primitive(_choosing, linearity=Linearity.PIECEWISE_LINEAR)
+for _larger_or_smaller in (np.maximum, np.minimum, np.fmax, np.fmin):  # one of two, promoted
+    rules.primitive(_larger_or_smaller, result=PROMOTED_UFUNC, linearity=Linearity.PIECEWISE_LINEAR)
 
 
 # -- np.angle and np.nan_to_num ------------------------------------------------------------

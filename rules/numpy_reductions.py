@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.kinds import REDUCED_TO_FLOAT
+from srcad.kinds import EXTREMUM_OF_ARRAY, REDUCED_TO_FLOAT
 from srcad.projection import ProjectTo, conj, fill_like
 from srcad.registry import Inline, Linearity, RuleFn, RuleSet, named, primal_name
 from srcad.rules._support import (
@@ -667,8 +667,10 @@ rules.primitive(
 rules.primitive(np.cumsum, linearity=Linearity.LINEAR)
 # The tangent of the extrema (or of the middle elements) chosen, or of the numbers that are
 # not NaN: piecewise linear, for second derivatives (`rules/second_order.py`).
-for _choosing in (np.max, np.amax, np.min, np.amin, np.median, np.nansum):
-    rules.primitive(_choosing, linearity=Linearity.PIECEWISE_LINEAR)
+for _choosing in (np.max, np.amax, np.min, np.amin):
+    rules.primitive(_choosing, result=EXTREMUM_OF_ARRAY, linearity=Linearity.PIECEWISE_LINEAR)
+for _choosing_any in (np.median, np.nansum):
+    rules.primitive(_choosing_any, linearity=Linearity.PIECEWISE_LINEAR)
 
 
 # -- definitions, for second derivatives (`Primitive.definition`) -----------------------------

@@ -27,7 +27,7 @@ an array's length never causes a recompilation.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -171,14 +171,23 @@ class ResultKind:
 
     `elementwise`: the primitive acts on each element alone, so its result has the shape
     of its (broadcast) arguments: what shape inference and uniform cotangents rely on.
+    `with_options`: the result's kind where keyword options are passed too, as constants
+    (`np.sum(x, axis=1, keepdims=True)`); without it, such a call's is unknown.
     """
 
     name: str
     of: Callable[[Sequence[Kind | None]], Kind | None]
     elementwise: bool = False
+    with_options: Callable[[Sequence[Kind | None], Mapping[str, Any]], Kind | None] | None = None
 
     def __call__(self, args: Sequence[Kind | None]) -> Kind | None:
         return self.of(args)
+
+    def given(self, args: Sequence[Kind | None], options: Mapping[str, Any]) -> Kind | None:
+        """The kind for positional arguments of kinds `args` and constant keyword options."""
+        if not options:
+            return self.of(args)
+        return None if self.with_options is None else self.with_options(args, options)
 
 
 def is_real(kind: Kind | None) -> bool:
@@ -223,6 +232,66 @@ _numeric = is_numeric
 def _one(args: Sequence[Kind | None]) -> Kind | None:
     """The one numeric argument, or None."""
     return args[0] if len(args) == 1 and _numeric(args[0]) else None
+
+
+def _reduction(code_of: Callable[[str], str | None]) -> Any:
+    """The kind of a reduction of an array (`np.sum`, `np.max`) over the `axis` option
+    (an int, a tuple of them, None for all), with `keepdims`: its dtype class `code_of`
+    the array's, its dimensions those left. None for other options, an axis out of range
+    or named twice (NumPy raises), and a number (a 0-d array where `keepdims`)."""
+
+    def with_options(args: Sequence[Kind | None], options: Mapping[str, Any]) -> Kind | None:
+        arg = _one(args)
+        if arg is None or arg[1] == 0 or not set(options) <= {"axis", "keepdims"}:
+            return None
+        code = code_of(arg[0])
+        axis, keepdims = options.get("axis"), options.get("keepdims", False)
+        if code is None or type(keepdims) is not bool:
+            return None
+        ndim = arg[1]
+        axes = (axis,) if type(axis) is int else axis
+        if axes is None:
+            removed = ndim
+        elif type(axes) is tuple and all(type(a) is int and -ndim <= a < ndim for a in axes):
+            if len({a % ndim for a in axes}) != len(axes):
+                return None
+            removed = len(axes)
+        else:
+            return None
+        return (code, ndim if keepdims else ndim - removed)
+
+    return with_options
+
+
+def _own_class(code: str) -> str | None:
+    """An extremum's dtype class: the array's own (`np.max` of ints is an int)."""
+    return code if code in (FLOAT[0], INT[0], "f4") else None
+
+
+def _extremum_of_array(args: Sequence[Kind | None]) -> Kind | None:
+    """`np.max(x)`, `np.min(x)` of an array, without options: one of its elements."""
+    return _reduction(_own_class)(args, {"axis": None})
+
+
+def _arange(args: Sequence[Kind | None]) -> Kind | None:
+    """`np.arange(stop)`, `(start, stop[, step])` of numbers: of Python ints, an int
+    vector (of NumPy ints, a uint64 gives floats); with a float64 or Python float among
+    them (and no float32), a float64 vector."""
+    codes = {a[0] for a in args if a is not None and a[1] == 0}
+    if not 1 <= len(args) <= 3 or len(codes) == 0 or None in args:
+        return None
+    if any(a is not None and a[1] != 0 for a in args):
+        return None
+    if codes == {PYTHON_INT[0]}:
+        return (INT[0], 1)
+    if codes & {FLOAT[0], PYTHON_FLOAT[0]} and codes <= {
+        INT[0],
+        PYTHON_INT[0],
+        FLOAT[0],
+        PYTHON_FLOAT[0],
+    }:
+        return (FLOAT[0], 1)
+    return None
 
 
 def _float_function(arg: Kind | None, ndim: int) -> Kind | None:
@@ -314,6 +383,26 @@ def _float_ufunc_of_two(args: Sequence[Kind | None]) -> Kind | None:
     return (FLOAT[0], kind[1])
 
 
+def _as_ufunc(kind: Kind | None) -> Kind | None:
+    """What a NumPy ufunc gives where Python's operator gives `kind`: a NumPy scalar for
+    Python numbers (`np.add(1.0, 2.0)` is a float64); unknown for a float32-or-Python-float."""
+    if kind is None or kind[0] == "f4w":
+        return None
+    return {"w": FLOAT, "iw": INT}.get(kind[0], (kind[0], 0))[0], kind[1]
+
+
+def _promoted_ufunc(args: Sequence[Kind | None]) -> Kind | None:
+    return _as_ufunc(_promoted(args))
+
+
+def _float_ufunc(args: Sequence[Kind | None]) -> Kind | None:
+    """A float ufunc's: of ints, unknown (NumPy picks the smallest float holding them,
+    `np.arctan2` of two int8 is a float16); of floats, as `/` promotes them."""
+    if any(kind is None or is_integer(kind) for kind in args):
+        return None
+    return _as_ufunc(_divided(args))
+
+
 def _powered(args: Sequence[Kind | None]) -> Kind | None:
     both = _two(args)
     if both is None or not both[2]:  # an int to an int power may be a float (2 ** -1)
@@ -359,8 +448,14 @@ FLOAT_ELEMENTWISE = ResultKind("float elementwise", _float_elementwise, elementw
 SAME_KIND = ResultKind("same kind", _same, elementwise=True)
 # `math.sin`, `float`: a Python float, of a float or an int only.
 FLOAT_OF_FLOAT = ResultKind("float of a float", _float_of_float, elementwise=True)
-# `np.sum`, `np.mean` without options: a float of the array's precision.
-REDUCED_TO_FLOAT = ResultKind("reduced to a float", _to_float)
+# `np.sum`, `np.mean`: a float of the array's precision; over axes, an array of the same.
+REDUCED_TO_FLOAT = ResultKind(
+    "reduced to a float", _to_float, with_options=_reduction(dtypes.float_function)
+)
+# `np.max`, `np.min` of an array: one of its elements, or over axes an array of them.
+EXTREMUM_OF_ARRAY = ResultKind(
+    "extremum of an array", _extremum_of_array, with_options=_reduction(_own_class)
+)
 # `np.linalg.inv`: a float matrix, of a matrix.
 MATRIX_OF_MATRIX = ResultKind("matrix of a matrix", _of_matrix(2))
 # `logabsdet`: a float, of a matrix.
@@ -369,6 +464,10 @@ FLOAT_OF_MATRIX = ResultKind("float of a matrix", _of_matrix(0))
 PROMOTED = ResultKind("promoted", _promoted, elementwise=True)
 # `/`: always a float.
 DIVIDED = ResultKind("divided", _divided, elementwise=True)
+# `np.add`, `np.maximum`: `PROMOTED`, but NumPy scalars for Python numbers.
+PROMOTED_UFUNC = ResultKind("promoted, by a ufunc", _promoted_ufunc, elementwise=True)
+# `np.divide`, `np.arctan2`, `np.logaddexp`: `DIVIDED`, but NumPy scalars for Python numbers.
+FLOAT_UFUNC_OF_TWO_NUMBERS = ResultKind("float, by a ufunc", _float_ufunc, elementwise=True)
 # `scipy.special.xlogy`: a float64, of two numbers (no float32: SciPy promotes its own way).
 FLOAT_UFUNC_OF_TWO = ResultKind("float ufunc of two", _float_ufunc_of_two, elementwise=True)
 # `**`: a float where either operand is one.
@@ -377,6 +476,8 @@ POWERED = ResultKind("powered", _powered, elementwise=True)
 MATRIX_PRODUCT = ResultKind("matrix product", _matrix_product)
 # `min`, `max` of several numbers (one of their items: a kind holding each of theirs).
 EXTREMUM = ResultKind("one of its arguments", _extremum)
+# `np.arange` of numbers: a vector of ints or floats.
+ARANGE = ResultKind("range of numbers", _arange)
 # `len`: an int.
 COUNT = ResultKind("count", _count)
 # `range` of ints.

@@ -130,16 +130,23 @@ class FunctionSource:
         self.facts += facts
         return where, value
 
-    def constant_kind(self, name: str) -> Kind | None:
-        """The kind (`srcad.kinds.constant_kind`) of what the global or closure cell `name`
-        (not bound in the function) holds now, or None; code specialised on it relies on
-        it, so the rule's guards check it: the type of a number, the identity of a tuple,
-        the identity of an array with its dtype and number of dimensions (which change in
-        place: `a.shape = ...`)."""
-        if name in self.enclosing:
+    def constant_kind(self, path: list[str]) -> Kind | None:
+        """The kind (`srcad.kinds.constant_kind`) of what the global or closure cell
+        `path[0]` (not bound in the function) holds now, or None; or, for a dotted name
+        (`math.pi`, `np.e`, `config.SCALE`), of the attribute it names, where every object
+        on the way is a module (an attribute of anything else, `a.T`, may be a new object
+        at each read). Code specialised on it relies on it, so the rule's guards check it:
+        the modules on the way by identity, then the type of a number, the identity of a
+        tuple, the identity of an array with its dtype and number of dimensions (which
+        change in place: `a.shape = ...`)."""
+        if path[0] in self.enclosing:
             return None
-        facts, where, value = name_facts([name], self.closure, self.globals)
-        kind = constant_kind(value) if where in ("global", "closure") else None
+        facts, where, value = name_facts(path, self.closure, self.globals)
+        if where not in ("global", "closure"):
+            return None
+        if not all(isinstance(f.holder, types.ModuleType) for f in facts[1:]):
+            return None
+        kind = constant_kind(value)
         if kind is None:
             return None
         if type(value) is np.ndarray:
@@ -148,7 +155,7 @@ class FunctionSource:
             facts += [Fact("attribute", value, "dtype", value.dtype),
                       Fact("attribute", value, "ndim", value.ndim)]  # fmt: skip
         elif kind != FLOATS:
-            facts = [fact.by_type() for fact in facts]
+            facts[-1] = facts[-1].by_type()
         self.facts += facts
         return kind
 

@@ -18,6 +18,7 @@ from srcad.kinds import (
     Signature,
     Structure,
     is_int_scalar,
+    is_integer,
     is_numeric,
     join,
 )
@@ -188,7 +189,12 @@ class ValueKinds(Analysis["ValueKinds"]):
                 item = self._item_of(structure, value)
                 return item if not isinstance(item, Structure) else None
         if isinstance(value, gast.Subscript):
-            return subscript(self.of(value.value), value.slice, self.of)
+            return indexed(self.of(value.value), value.slice, self.of)
+        if isinstance(value, gast.Attribute):
+            path = static_path(value)  # a module's constant (`math.pi`, `config.SCALE`)?
+            kind = None if path is None else self.outside(path)
+            if kind is not None:
+                return kind
         if isinstance(value, gast.Attribute) and value.attr in ("size", "ndim"):
             base = self.of(value.value)
             return PYTHON_INT if is_numeric(base) and base is not None and base[1] != 0 else None
@@ -200,6 +206,12 @@ class ValueKinds(Analysis["ValueKinds"]):
             if kind is None and callee is not None and BOTTOM not in arguments and not starred:
                 kind = self.returned(callee, tuple(arguments))
             return kind
+        if isinstance(value, gast.Call):  # keyword options, where constants: `axis=1`
+            options = constant_options(value.keywords)
+            if options is None:
+                return None
+            arguments = [self.of(a) for a in value.args]
+            return result_kind(self.ctx.services.registry, self.callee(value), arguments, options)
         return None
 
     # -- containers ---------------------------------------------------------------------
@@ -307,16 +319,19 @@ class ValueKinds(Analysis["ValueKinds"]):
             self.results[key] = kind
         return self.results[key]
 
-    def outside(self, name: str) -> Kind | None:
-        """The kind of a name read from outside the function: a module constant or closure
-        cell of a kind compiled code may rely on (`FunctionSource.constant_kind`, which
-        guards it; `Constants` reads it once on entry); None for anything else, and for
-        the names srcad binds for emitted code."""
-        if self.bound is None or name in self.bound or name in self.ctx.output.runtime:
+    def outside(self, path: str | list[str]) -> Kind | None:
+        """The kind of a name read from outside the function, or of a dotted name rooted in
+        one (`math.pi`): a module constant or closure cell of a kind compiled code may rely
+        on (`FunctionSource.constant_kind`, which guards it; `Constants` reads it once on
+        entry); None for anything else, and for the names srcad binds for emitted code."""
+        parts = [path] if isinstance(path, str) else path
+        root = parts[0]
+        if self.bound is None or root in self.bound or root in self.ctx.output.runtime:
             return None
-        if name not in self.constants:
-            self.constants[name] = self.ctx.source.constant_kind(name)
-        return self.constants[name]
+        key = ".".join(parts)
+        if key not in self.constants:
+            self.constants[key] = self.ctx.source.constant_kind(parts)
+        return self.constants[key]
 
     def callee(self, value: gast.Call) -> Any:
         """What a call calls, where a dotted name not bound in the function names it: the
@@ -425,17 +440,66 @@ def _item(iterable: Kind | None) -> Kind | None:
     return (iterable[0], iterable[1] - 1)
 
 
-def result_kind(registry: Registry, function: Any, args: list[Kind | None]) -> Kind | None:
-    """The kind of `function`'s result for positional arguments of kinds `args`, where its
-    entry in the rule library tells (`srcad.kinds.ResultKind`); else None."""
+def result_kind(registry: Registry, function: Any, args: list[Kind | None],
+                options: dict[str, Any] | None = None) -> Kind | None:  # fmt: skip
+    """The kind of `function`'s result for positional arguments of kinds `args` (and the
+    constant keyword `options`), where its entry in the rule library tells
+    (`srcad.kinds.ResultKind`); else None."""
     primitive = registry.primitive(function)
     if primitive is None or primitive.result is None:
         return None
-    return primitive.result(args)
+    return primitive.result.given(args, options or {})
+
+
+def constant_options(keywords: list[gast.keyword]) -> dict[str, Any] | None:
+    """Keyword arguments whose values are constants (`axis=1`, `axis=(0, -1)`,
+    `keepdims=True`, `axis=None`), by name; None if any is not (or is `**options`)."""
+    options: dict[str, Any] = {}
+    for keyword in keywords:
+        value = _constant(keyword.value)
+        if keyword.arg is None or value is _NOT_CONSTANT:
+            return None
+        options[keyword.arg] = value
+    return options
+
+
+_NOT_CONSTANT = object()
+
+
+def _constant(node: gast.expr) -> Any:
+    """The value of a constant option: a number, bool, None or string, a negated int, or
+    a tuple of those; else `_NOT_CONSTANT`."""
+    if isinstance(node, gast.Constant):
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        operand = _constant(node.operand)
+        return -operand if type(operand) is int else _NOT_CONSTANT
+    if isinstance(node, gast.Tuple):
+        items = [_constant(e) for e in node.elts]
+        return _NOT_CONSTANT if _NOT_CONSTANT in items else tuple(items)
+    return _NOT_CONSTANT
+
+
+def indexed(base: Kind | None, index: gast.expr, of: Any) -> Kind | None:
+    """The kind of `base[index]`: for basic indices (`subscript`), and for integer arrays
+    (with ints) in every position indexed, `x[rows, labels]`, whose dimensions are the
+    index arrays' (broadcast), then those of `x` not indexed."""
+    kind = subscript(base, index, of)
+    if kind is not None or base is None or base in (RANGE, FLOATS):
+        return kind
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    indices = [None if isinstance(part, gast.Slice) else of(part) for part in parts]
+    if not any(is_integer(k) and k[1] > 0 for k in indices if k is not None):
+        return None
+    if not all(is_integer(k) for k in indices) or len(parts) > base[1]:
+        return None  # with a slice, a bool mask or an unknown index: not worked out
+    return (base[0], max(k[1] for k in indices if k is not None) + base[1] - len(parts))
 
 
 def subscript(base: Kind | None, index: gast.expr, of: Any) -> Kind | None:
-    """The kind of `base[index]` for basic indices: ints and slices."""
+    """The kind of `base[index]` for basic indices: ints and slices (None for any other
+    index: what `inlining.index_adjoint` relies on, whose `a_bar[index] += y_bar` would
+    add once where an index array repeats an element)."""
     if base is None or base[1] == 0 or base == RANGE:
         return None
     if base == FLOATS:  # a tuple of floats: an int index gives a float, a slice a tuple

@@ -5,6 +5,7 @@ sends any other value of them to code compiled for it: never a wrong number."""
 from __future__ import annotations
 
 import math
+import re
 import types
 from pathlib import Path
 from typing import Any
@@ -195,3 +196,150 @@ def test_a_closure_cell_is_a_constant_too(value: Any) -> None:
     if isinstance(value, np.float32):  # differences of float32 values are too coarse
         rebind(float(value))
     np.testing.assert_allclose(gradient, central(func, 0.6), rtol=1e-6)
+
+
+# Constants read as attributes of modules: `math.pi`, `np.e`, a user's configuration
+# module (`config.SCALE`), and a module's module (`config.math.pi`).
+CONFIG = """
+import math
+
+SCALE = 0.7
+COEFFICIENTS = (0.05, -0.3, 0.8, -1.1)
+WEIGHTS = [0.5, 2.0]
+"""
+
+ATTRIBUTES = """
+import math
+import types
+
+import numpy as np
+
+import {config} as config
+
+SETTINGS = types.SimpleNamespace(scale=0.7)
+
+
+def pi_scaled(x):
+    return math.pi * math.sin(x) * x + 0.5 * math.log(2.0 * math.pi)
+
+
+def numpy_constants(x):
+    return np.pi * np.exp(-x * x) + np.e * x - math.e * x * x
+
+
+def power_of_e(x):
+    return np.e**x * np.pi
+
+
+def config_scaled(x):
+    y = x
+    for _ in range(3):
+        y = y - 0.1 * config.SCALE * y * y
+    return config.SCALE * y
+
+
+def config_horner(x):
+    p = 0.0
+    for c in config.COEFFICIENTS:
+        p = p * x + c
+    return math.sin(p) * config.math.pi
+
+
+def config_list(x):
+    return config.WEIGHTS[0] * x * x + config.WEIGHTS[1] * x
+
+
+def settings_scaled(x):
+    return SETTINGS.scale * math.sin(x) * x
+"""
+
+
+@pytest.fixture
+def attributes(tmp_path: Path) -> types.ModuleType:
+    config = user_module(tmp_path, f"config_{abs(hash(str(tmp_path)))}", CONFIG)
+    text = ATTRIBUTES.replace("{config}", config.__name__)
+    return user_module(tmp_path, f"attributes_{abs(hash(str(tmp_path)))}", text)
+
+
+@pytest.mark.parametrize("name", ["pi_scaled", "numpy_constants", "config_scaled", "config_horner"])
+def test_code_reading_a_modules_constants_is_specialised_and_right(
+    attributes: Any, name: str
+) -> None:
+    """A module's float or tuple of floats has a kind, read once on entry into a local,
+    like a global's: the derivatives are inlined (the Gaussian log-likelihood loop of
+    `benchmarks/as_written.py`, reading `math.pi`, took the general path, 19x the primal)."""
+    func = getattr(attributes, name)
+    check(func, 0.6)
+    text = COMPILER.compiled(func, None, Request.grad(signature((0.6,)))).source
+    assert "_rrule(" not in text
+    assert re.search(r"^    \w+ = (math|np|config)\.[A-Za-z]+$", text, re.MULTILINE), text
+
+
+def test_a_power_of_a_module_constant(attributes: Any) -> None:
+    check(attributes.power_of_e, 0.6)
+
+
+@pytest.mark.parametrize("name", ["config_list", "settings_scaled"])
+def test_what_is_no_modules_constant_is_read_where_the_code_reads_it(
+    attributes: Any, name: str
+) -> None:
+    """A list in a module, or an attribute of an object that is not a module (which may be
+    a new object at each read), gets no kind: the code reads it as the primal does."""
+    func = getattr(attributes, name)
+    check(func, 0.6)
+    text = COMPILER.compiled(func, None, Request.grad(signature((0.6,)))).source
+    assert "WEIGHTS = " not in text and "scale = " not in text
+
+
+CONFIG_REBOUND = [
+    ("SCALE", 1.3),
+    ("SCALE", 2),
+    ("SCALE", np.float32(0.4)),
+    ("SCALE", np.array(0.4)),
+    ("SCALE", np.array([0.4, 0.5])),
+    ("COEFFICIENTS", (1.0, 2.0)),
+    ("COEFFICIENTS", [1.0, -2.0, 0.5]),
+    ("COEFFICIENTS", np.array([1.0, 2.0, 3.0])),
+    ("math", types.SimpleNamespace(pi=2.0)),
+]
+
+
+@pytest.mark.parametrize(("constant", "value"), CONFIG_REBOUND, ids=repr)
+@pytest.mark.parametrize("name", ["config_scaled", "config_horner"])
+def test_a_rebound_module_constant_gives_the_right_numbers(
+    attributes: Any, name: str, constant: str, value: Any
+) -> None:
+    """The guard checks the modules on the way by identity and the constant's type: any
+    other value, or a module replaced by an object, sends the call to code compiled for it."""
+    func = getattr(attributes, name)
+    srcad.grad(func)(0.6)  # compiled for the constants as they were
+    setattr(attributes.config, constant, value)
+    try:
+        expected_value = func(0.6)
+    except Exception as error:  # the primal refuses it: so does the derivative
+        with pytest.raises(type(error)):
+            srcad.grad(func)(0.6)
+        return
+    if np.ndim(expected_value) != 0:
+        return  # no gradient of an array: nothing to compare
+    gradient = srcad.grad(func)(0.6)
+    if isinstance(value, np.float32):  # differences of float32 values are too coarse
+        setattr(attributes.config, constant, float(value))
+    np.testing.assert_allclose(gradient, central(func, 0.6), rtol=1e-6, atol=1e-7)
+
+
+def test_a_pullback_uses_the_module_constant_its_forward_sweep_read(attributes: Any) -> None:
+    config = attributes.config
+    config.SCALE = 0.3
+    expected = central(attributes.config_scaled, 0.6)
+    _, pullback = srcad.rrule(attributes.config_scaled, 0.6)
+    config.SCALE = 5.0  # rebound between the forward sweep and the pullback
+    np.testing.assert_allclose(pullback(1.0)[1], expected, rtol=1e-6)
+    config.SCALE = 0.7
+
+
+def test_a_module_constant_in_forward_mode(attributes: Any) -> None:
+    for name in ("pi_scaled", "config_scaled", "config_horner"):
+        func = getattr(attributes, name)
+        _, tangent = srcad.jvp(func, (0.6,), (1.0,))
+        np.testing.assert_allclose(tangent, central(func, 0.6), rtol=1e-6)

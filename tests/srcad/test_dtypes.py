@@ -140,3 +140,34 @@ def test_complex_and_half_precision_have_no_class():
     for value in (1j, np.complex64(1), np.zeros(2, complex), np.float16(1), np.zeros(2, "e")):
         assert kind_of(value) is None
     assert not dtypes.is_real("c")
+
+
+def primitives_with_options() -> list[Any]:
+    return [p for p in primitives_with_result_kinds() if p.result.with_options is not None]
+
+
+OPTIONS: list[dict[str, Any]] = [
+    {"axis": axis, "keepdims": keepdims}
+    for axis in (None, 0, 1, -1, -2, 2, (0,), (0, 1), (1, 0), (0, -1), (0, 0))
+    for keepdims in (False, True)
+]
+OPTIONS += [{"axis": 0}, {"keepdims": True}, {"axis": 0, "dtype": None}, {"axis": 1.0}]
+
+
+@pytest.mark.parametrize(
+    "primitive",
+    primitives_with_options(),
+    ids=lambda p: getattr(p.function, "__name__", str(p.function)),
+)
+def test_result_kind_with_options_is_what_numpy_returns(primitive):
+    """Reductions over axes (`np.sum(x, axis=1, keepdims=True)`): the kind predicted for
+    constant options, where one is, is that of what NumPy returns."""
+    assert len(primitives_with_options()) >= 6  # np.sum, np.mean, np.max, np.min...
+    for kind in KINDS:
+        for options in OPTIONS:
+            predicted = primitive.result.given([kind], options)
+            if predicted is None:
+                continue
+            for value in members(kind):
+                result = primitive.function(value, **options)
+                assert belongs(result, predicted), (primitive.function, kind, options, result)
