@@ -121,6 +121,10 @@ BIG_LOOP_TOOLS = ("hand", "srcad")
 # The tools a first call is never interrupted in: a jax trace stopped half way leaves jax
 # slow for the cases after it (its jit calls ran 50 times slower).
 UNINTERRUPTIBLE = ("jax", "jax.jit")
+# Of those, the ones whose first call is tried first in a process of its own, stopped at
+# the limit: XLA compiling the Lorenz system's forward Jacobian (200 steps) ran for over
+# 40 minutes, in C, which no alarm interrupts, and the whole run never ended.
+TRIED_APART = ("jax.jit",)
 
 
 @dataclass
@@ -190,6 +194,28 @@ def _time_limited(call: Call, seconds: float | None) -> Any:
         signal.signal(signal.SIGALRM, previous)
 
 
+def _first_call_ends(case: cases.Case, name: str, seed: int, seconds: float) -> bool:
+    """Whether tool `name`'s first call on `case` ends within `seconds`, tried in a process
+    of its own (`--first-call`), killed at the limit. One that fails ends too: the call
+    in this process says how."""
+    command = [sys.executable, __file__, "--first-call", case.name, name, str(seed)]
+    try:
+        subprocess.run(command, timeout=seconds, capture_output=True, check=False)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
+def _first_call(case_name: str, name: str, seed: int) -> int:
+    """`--first-call`: build tool `name`'s derivative for the case and call it once."""
+    case = next(c for c in cases.CASES if c.name == case_name)
+    rng = np.random.default_rng(seed)
+    args = case.make_args(rng)
+    call, _ = tools.TOOLS[name](case, args, checks.seeds(case, args, rng))
+    call[0](*call[1])
+    return 0
+
+
 def peak_bytes(call: Call) -> int:
     """The peak of the memory one call allocates (and has not freed) at any moment, as
     tracemalloc sees it: Python objects and NumPy's array buffers, which is all the primal,
@@ -212,11 +238,15 @@ def run_tool(
     seeded: tuple[Any, ...],
     expected: list[Any],
     timing: Timing,
+    seed: int,
 ) -> Result:
     """Build, check and time one tool's derivative, in turns with the primal (so that a
     change in the machine's load does not skew the ratio)."""
     if case.big_loop and name not in BIG_LOOP_TOOLS:
         return Result(problem="not run (10⁶ Python steps: see the n=1000 row)")
+    too_slow = Result(problem=f"too slow: first call over {timing.first_call_limit:.0f} s")
+    if name in TRIED_APART and not _first_call_ends(case, name, seed, timing.first_call_limit):
+        return too_slow
     try:
         (call, as_numpy) = tools.TOOLS[name](case, args, seeded)
         start = time.perf_counter()
@@ -226,7 +256,7 @@ def run_tool(
     except tools.NotAvailableError as reason:
         return Result(problem=f"n/a ({reason})")
     except _TooSlowError:
-        return Result(problem=f"too slow: first call over {timing.first_call_limit:.0f} s")
+        return too_slow
     except Exception as error:
         return Result(problem=f"fails: {tools.short(error)}")
     try:
@@ -248,7 +278,7 @@ def run_case(case: cases.Case, tool_names: list[str], timing: Timing, seed: int)
     row = Row(case, primal_peak=peak_bytes((case.func, args)))
     expected = tools.as_leaves(case, args, case.hand_grad(*args, *seeded))
     for name in tool_names:
-        row.results[name] = run_tool(name, case, args, seeded, expected, timing)
+        row.results[name] = run_tool(name, case, args, seeded, expected, timing, seed)
         result = row.results[name]
         shown = result.problem or f"{result.ratio:.3g}x"
         print(f"  {name:9} {shown}", flush=True)
@@ -620,7 +650,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--fixed-costs", action="store_true", help="only srcad's fixed costs; write nothing"
     )
+    parser.add_argument(
+        "--first-call",
+        nargs=3,
+        metavar=("CASE", "TOOL", "SEED"),
+        help="call one tool's derivative of one case once, and exit (how a run tries a "
+        "first call that no alarm can stop, in a process of its own)",
+    )
     options = parser.parse_args(argv)
+    if options.first_call:
+        case_name, name, seed = options.first_call
+        return _first_call(case_name, name, int(seed))
 
     timing = Timing(0.02, 3, 0.5, 20.0) if options.quick else Timing()
     selected = [c for c in cases.CASES if not options.only or options.only in c.name]
