@@ -190,8 +190,10 @@ def sorted_frule(dargs: tuple[Any, ...], values: Any, **options: Any) -> tuple[l
 
 @rules.rrule(reversed)
 def reversed_rrule(values: Any) -> tuple[Any, Pullback]:
-    """`reversed(values)`, an iterator over a sequence's items, last first: consumed by
-    `list`, a `for` loop or `sorted`, whose cotangent, one per item, it turns round."""
+    """`reversed(values)`, a sequence's items last first, as the list a consumer walks (as
+    `map` and `zip` give theirs): a one-shot iterator would be empty the second time a
+    rule reads it (`sum`'s pullback, `max`'s choice), so `sum(reversed(x))` had a gradient
+    of 0. Its cotangent, one per item, turned round."""
     count = len(values)
 
     def reversed_pullback(y_bar: Any) -> tuple[Any, Any]:
@@ -200,15 +202,16 @@ def reversed_rrule(values: Any) -> tuple[Any, Pullback]:
         bars = elements_of(unthunk(y_bar), count)
         return NoTangent(), cotangent_of_elements(values, tuple(bars[::-1]))
 
-    return reversed(values), reversed_pullback
+    return list(reversed(values)), reversed_pullback
 
 
 @rules.frule(reversed)
 def reversed_frule(dargs: tuple[Any, ...], values: Any) -> tuple[Any, Any]:
+    """`reversed_rrule`'s list, and its tangent: the items' tangents turned round."""
     dot = unthunk(dargs[1])
     if isinstance(dot, AbstractZero):
-        return reversed(values), ZeroTangent()
-    return reversed(values), [unthunk(d) for d in elements_of(dot, len(values))[::-1]]
+        return list(reversed(values)), ZeroTangent()
+    return list(reversed(values)), [unthunk(d) for d in elements_of(dot, len(values))[::-1]]
 
 
 def _moving_frule_rrule(frule: Any, rrule: Any) -> Any:

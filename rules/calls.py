@@ -205,9 +205,23 @@ ARRAY_METHODS: dict[str, tuple[Callable[..., Any], bool]] = {
     "repeat": (np.repeat, False),
     "clip": (np.clip, False),
     "trace": (np.trace, False),
+    "diagonal": (np.diagonal, False),
+    "take": (np.take, False),
     "conj": (np.conjugate, False),
     "conjugate": (np.conjugate, False),
 }
+
+
+def _no_array_method(name: str) -> MissingRuleError:
+    """The refusal of an array method srcad has no rule for (`.sort()`, in place, among
+    them): a `SrcadError` that says what to write instead."""
+    return MissingRuleError(
+        f"srcad has no rule for the array method .{name}: call the NumPy function instead "
+        f"(`np.{name}(x, ...)`, where NumPy has one that returns a new array), or register "
+        "a rule for it (docs/writing-rules.md)"
+    )
+
+
 ARRAY_METHODS_WITHOUT_DERIVATIVE = frozenset(
     {
         "argmax",
@@ -289,7 +303,7 @@ def _array_method(
 
         return y, cast_back_pullback
     if name not in ARRAY_METHODS:
-        raise TypeError(f"srcad has no rule for the array method .{name}")
+        raise _no_array_method(name)
     function, packs = ARRAY_METHODS[name]
     passed = _packed(args) if packs else args
     y, pullback = CONFIG.rrule_via_ad(function, receiver, *passed, **kwargs)
@@ -535,7 +549,7 @@ def method_frule(
             return y, dot.reshape(()).item() if np.size(dot) == 1 else dot.item(*args)
         return y, dot.astype(np.result_type(y), copy=True) if name == "astype" else dot.copy()
     if name not in ARRAY_METHODS:
-        raise TypeError(f"srcad has no rule for the array method .{name}")
+        raise _no_array_method(name)
     function, packs = ARRAY_METHODS[name]
     passed = _packed(args) if packs else args
     dots = (NoTangent(),) * len(passed) if packs else tuple(arg_dots)
