@@ -279,7 +279,10 @@ def getitem_rrule(x: Any, index: Any) -> tuple[Any, Pullback]:
             return NoTangent(), Tangent.of_mapping(kind, {name: y_bar}), NoTangent()
 
         return y, getitem_tangent_pullback
-    if selects(x):  # a string, a range, an index builder: an index picks what carries none
+    # A string, a range, an index builder: an index picks what carries none. A symbolic
+    # zero (a tangent indexed where reverse mode differentiates a forward rule, `x_dot[i]`):
+    # its items are zeros, constant.
+    if selects(x) or isinstance(x, AbstractZero):
 
         def getitem_no_derivative_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
             return NoTangent(), ZeroTangent(), NoTangent()
@@ -509,7 +512,7 @@ def getitem_frule(dargs: tuple[Any, ...], x: Any, index: Any) -> tuple[Any, Any]
     y = x[index]
     dot = unthunk(dargs[1])
     if not isinstance(x, np.ndarray | dict | tuple | list):
-        if selects(x):  # a string, a range, an index builder
+        if selects(x) or isinstance(x, AbstractZero):  # an index builder; a symbolic zero
             return y, ZeroTangent()
         raise MissingRuleError(
             f"srcad has no rule for indexing a {type(x).__name__}; "

@@ -220,10 +220,9 @@ class Compiler:
         the caller: `Services`), else None. A call of generated code
         (a `CompiledCall`) is a call of the function srcad generated: that is compiled in
         turn, which is how srcad differentiates its own output."""
-        if isinstance(callee, CompiledCall):
-            return self.compiled_rule(
-                self.compiled(callee.func, None, Request(callee.mode, callee.signature)).function
-            )
+        if isinstance(callee, CompiledCall):  # for the kinds of its call's arguments too
+            function = self.compiled(callee.func, None, Request(callee.mode, callee.signature))
+            return self.compiled_rule(function.function, kinds=kinds)
         entry = entry_rules(self, callee)  # a function `grad` returned: `srcad.entry_rules`
         if entry is not None:
             return Rule(callee, entry.rrule, Origin.ENTRY)
@@ -246,7 +245,7 @@ class Compiler:
         if isinstance(callee, CompiledCall):
             request = Request(callee.mode, callee.signature)
             function = self.compiled(callee.func, None, request).function
-            return self.compiled_rule(function, Mode.FORWARD)
+            return self.compiled_rule(function, Mode.FORWARD, kinds)
         entry = entry_rules(self, callee)
         if entry is not None:
             return Rule(callee, entry.frule, Origin.ENTRY)
@@ -467,7 +466,7 @@ class Compiler:
         entry = entry_rules(self, func)
         if entry is not None:  # a function srcad returned, or a rule of one: its form's
             return entry.frule
-        request = Request.frule()
+        request = Request.frule(signature(args))
         if wrt is None:
             wrt = self.wrt_for(func, args, request)
         return self.compiled(func, wrt, request).function

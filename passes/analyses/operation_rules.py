@@ -29,6 +29,7 @@ from srcad.passes.normal_form import is_copy, is_unpacking, walk_statements
 from srcad.primitives import iterate, make_dict, make_list, make_tuple, selects, unpack
 from srcad.registry import Origin, Rule
 from srcad.requests import Mode
+from srcad.source import differentiated_function
 
 MISSING_RULE = "E210"
 ACTIVE_KEYWORD = "E211"
@@ -126,7 +127,9 @@ class OperationRules(Analysis[RuleInfo]):
                 if isinstance(callee, LocalFunction):
                     rule = Rule(callee, callee, Origin.LOCAL, callee.parameters)
                 else:
-                    rule = ctx.services.callee_rule(callee, _argument_kinds(value, tree, ctx))
+                    rule = ctx.services.callee_rule(
+                        callee, _argument_kinds(value, callee, tree, ctx)
+                    )
                 self._check_keywords(value, active, tree, ctx, info, rule)
                 if rule is not None and not _binds(rule, value, ctx.request.mode):
                     info.diagnostics.append(
@@ -342,14 +345,29 @@ def _underivable(keyword: gast.keyword, tree: gast.Module, ctx: Context, rule: R
     return is_integer(ctx.analysis(ValueKinds, tree).of(keyword.value))
 
 
-def _argument_kinds(call: gast.Call, tree: gast.Module, ctx: Context) -> tuple[Any, ...]:
-    """The kinds of a call's positional arguments, where the code is specialised for known
-    kinds and each argument lands on the parameter at its position (no `*args`): what a
-    callee compiled from source is compiled for (`Services.callee_rule`)."""
+def _argument_kinds(
+    call: gast.Call, callee: Any, tree: gast.Module, ctx: Context
+) -> tuple[Any, ...]:
+    """The kinds of a call's arguments by the callee's positional parameters, where the code
+    is specialised for known kinds and each argument lands on the parameter at its
+    position (no `*args`), or is passed by the name of one (`helper(x, axis=1)`; a
+    parameter left to its default has no kind): what a callee compiled from source is
+    compiled for (`Services.callee_rule`)."""
     if not ctx.request.kinds or any(isinstance(a, gast.Starred) for a in call.args):
         return ()
     kinds = ctx.analysis(ValueKinds, tree)
-    return tuple(kinds.of(argument) for argument in call.args)
+    found = [kinds.of(argument) for argument in call.args]
+    code = getattr(differentiated_function(callee), "__code__", None)
+    named = [k for k in call.keywords if k.arg is not None]
+    if code is None or not named or len(named) != len(call.keywords):
+        return tuple(found)
+    parameters = code.co_varnames[: code.co_argcount]
+    for keyword in named:
+        if keyword.arg in parameters[len(call.args) :]:
+            position = parameters.index(keyword.arg)
+            found += [None] * (position + 1 - len(found))
+            found[position] = kinds.of(keyword.value)
+    return tuple(found)
 
 
 def _of_numpy(primal: Any) -> bool:

@@ -316,7 +316,10 @@ class FreshValues(ABC):
             return True  # nothing of the function that owns the variable runs after it
         if isinstance(parent, gast.Attribute) and parent.value is node:
             # In a class's initialiser, an attribute it stored before: the value stored,
-            # not the instance (a descriptor that stores it is refused when it runs).
+            # not the instance (a descriptor that stores it is refused when it runs). Of an
+            # item (`w[:, 1:].T`), maybe a view of a view: kept.
+            if not isinstance(node, gast.Name):
+                return False
             return isinstance(parent.ctx, gast.Load) and self._stored_before(parent)
         if isinstance(parent, gast.Subscript) and parent.value is node:
             # An item read: of an array, maybe a view (`rows[0]` of a matrix), so kept only

@@ -103,6 +103,22 @@ def test_program_with_shadowed_names_is_differentiated_right_or_refused(seed):
     )
 
 
+#: Seeds checked with `--writes --shadowing`'s programs (item writes into arrays they made,
+#: and the above): seed 89 crashed in the fresh-values check on `w[:, 0] -= w[:, 5::2].T`
+#: (an attribute of an item, taken for an attribute of a name).
+WRITES_SEEDS = [*range(10), 89]
+
+
+@pytest.mark.parametrize("seed", WRITES_SEEDS)
+def test_program_with_item_writes_is_differentiated_right_or_refused(seed):
+    _, program, outcome = run.fuzz_one(seed, writes=True, shadowing=True)
+    assert outcome.kind not in ("WRONG", "CRASH"), (
+        f"seed {seed}: {outcome.kind} in {outcome.check}: {outcome.detail}\n"
+        f"{program.source}\n(reduce it: python tests/fuzz/run.py --writes --shadowing "
+        f"--only {seed})"
+    )
+
+
 def test_generator_is_deterministic_on_every_python_version():
     """One seed, one program: the digest of the first programs, the same on 3.10 to 3.13."""
     digest = hashlib.sha256()
