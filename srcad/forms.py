@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import copy
 import functools
+from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
@@ -62,7 +63,7 @@ from srcad.tangents import materialize as _materialize
 # -- the forms -------------------------------------------------------------------------------
 
 
-class Form:
+class Form(ABC):
     """A derivative srcad returns: see the module's docstring. `primal`, where given, is
     the function it stands for, called for its plain value (its own checks and speed)."""
 
@@ -93,7 +94,8 @@ class Form:
         return self.partial(x, ls, {}, [])
 
     def check(self, x: tuple[Any, ...]) -> None:
-        """Refuse, naming what to do, arguments the form cannot take."""
+        """Refuse, naming what to do, arguments the form cannot take (by default, none)."""
+        return None
 
     def with_keywords(self, keywords: dict[str, Any]) -> Form:
         """The form of a call passing `keywords` too: they go to `f` (and to the function
@@ -114,11 +116,13 @@ class Form:
             found.primal = functools.partial(self.primal, **keywords)
         return found
 
+    @abstractmethod
     def partial(
         self, x: tuple[Any, ...], ls: list[Any], parts: dict[int, Any], extra: list[Direction]
     ) -> Any:
-        raise NotImplementedError
+        """`∂_E ∂_J Φ` (the module's docstring): with `parts` and `extra` empty, the value."""
 
+    @abstractmethod
     def xgrad(
         self,
         x: tuple[Any, ...],
@@ -127,8 +131,9 @@ class Form:
         extra: list[Direction],
         s: Any,
     ) -> tuple[Any, ...]:
-        raise NotImplementedError
+        """`∇ₓ⟨s, ∂_E ∂_J Φ⟩`: a cotangent per argument of `x`."""
 
+    @abstractmethod
     def lgrad(
         self,
         x: tuple[Any, ...],
@@ -138,7 +143,7 @@ class Form:
         extra: list[Direction],
         s: Any,
     ) -> Any:
-        raise NotImplementedError
+        """`∇_{lᵢ}⟨s, ∂_E ∂_J Φ⟩`: the cotangent of linear input `i`."""
 
 
 class Gradient(Form):

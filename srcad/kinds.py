@@ -268,28 +268,25 @@ def _own_class(code: str) -> str | None:
     return code if code in (FLOAT[0], INT[0], "f4") else None
 
 
+_extremum_with_options = _reduction(_own_class)
+
+
 def _extremum_of_array(args: Sequence[Kind | None]) -> Kind | None:
     """`np.max(x)`, `np.min(x)` of an array, without options: one of its elements."""
-    return _reduction(_own_class)(args, {"axis": None})
+    return _extremum_with_options(args, {"axis": None})
 
 
 def _arange(args: Sequence[Kind | None]) -> Kind | None:
     """`np.arange(stop)`, `(start, stop[, step])` of numbers: of Python ints, an int
     vector (of NumPy ints, a uint64 gives floats); with a float64 or Python float among
     them (and no float32), a float64 vector."""
-    codes = {a[0] for a in args if a is not None and a[1] == 0}
-    if not 1 <= len(args) <= 3 or len(codes) == 0 or None in args:
+    if not 1 <= len(args) <= 3 or any(a is None or a[1] != 0 for a in args):
         return None
-    if any(a is not None and a[1] != 0 for a in args):
-        return None
+    codes = {a[0] for a in args if a is not None}
     if codes == {PYTHON_INT[0]}:
         return (INT[0], 1)
-    if codes & {FLOAT[0], PYTHON_FLOAT[0]} and codes <= {
-        INT[0],
-        PYTHON_INT[0],
-        FLOAT[0],
-        PYTHON_FLOAT[0],
-    }:
+    numbers = {INT[0], PYTHON_INT[0], FLOAT[0], PYTHON_FLOAT[0]}
+    if codes & {FLOAT[0], PYTHON_FLOAT[0]} and codes <= numbers:
         return (FLOAT[0], 1)
     return None
 
@@ -388,7 +385,8 @@ def _as_ufunc(kind: Kind | None) -> Kind | None:
     Python numbers (`np.add(1.0, 2.0)` is a float64); unknown for a float32-or-Python-float."""
     if kind is None or kind[0] == "f4w":
         return None
-    return {"w": FLOAT, "iw": INT}.get(kind[0], (kind[0], 0))[0], kind[1]
+    strong = {PYTHON_FLOAT[0]: FLOAT[0], PYTHON_INT[0]: INT[0]}
+    return strong.get(kind[0], kind[0]), kind[1]
 
 
 def _promoted_ufunc(args: Sequence[Kind | None]) -> Kind | None:
@@ -454,7 +452,7 @@ REDUCED_TO_FLOAT = ResultKind(
 )
 # `np.max`, `np.min` of an array: one of its elements, or over axes an array of them.
 EXTREMUM_OF_ARRAY = ResultKind(
-    "extremum of an array", _extremum_of_array, with_options=_reduction(_own_class)
+    "extremum of an array", _extremum_of_array, with_options=_extremum_with_options
 )
 # `np.linalg.inv`: a float matrix, of a matrix.
 MATRIX_OF_MATRIX = ResultKind("matrix of a matrix", _of_matrix(2))

@@ -48,3 +48,24 @@ def check_two_argument_gradient(f: Any, args: tuple[Any, ...]) -> None:
     for position, g in enumerate(gradient):
         close(g, finite_difference_vjp(f, args, 1.0, position))
     check_rrule(f, *args)
+
+
+def difference(f: Any, args: tuple[Any, ...], position: int = 0) -> np.ndarray:
+    """The derivative of `f` with respect to argument `position`, by central differences
+    (`srcad.testing.finite_difference_jvp`, one direction per element): an array of shape
+    `f(*args).shape + args[position].shape`."""
+    import srcad
+    from srcad.testing import finite_difference_jvp
+
+    x = args[position]
+    columns = []
+    for index in range(int(np.size(x))):
+        basis = np.zeros(np.shape(x))
+        basis.reshape(-1)[index] = 1.0
+        direction = basis if isinstance(x, np.ndarray) else float(basis)
+        tangents = tuple(
+            direction if i == position else srcad.ZeroTangent() for i in range(len(args))
+        )
+        columns.append(np.asarray(finite_difference_jvp(f, args, tangents)))
+    stacked = np.stack(columns, axis=-1)
+    return stacked.reshape(np.shape(columns[0]) + np.shape(x))

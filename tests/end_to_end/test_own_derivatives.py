@@ -16,27 +16,12 @@ import pytest
 
 import srcad
 from srcad.testing import finite_difference_jvp
+from tests.conftest import difference
 from tests.end_to_end import own_derivative_functions as m
 
 X = np.array([0.7, -0.4, 1.3])  # away from f's kink at 0
 T = np.array([0.5, 0.2, -0.9])
 Y = np.array([0.8, -0.6])
-
-
-def differences(fn, args, position=0):
-    """The derivative of `fn` with respect to argument `position`, by central differences:
-    shape `fn(*args).shape + args[position].shape`."""
-    x = args[position]
-    columns = []
-    for index in range(int(np.size(x))):
-        basis = np.zeros(np.shape(x))
-        basis.reshape(-1)[index] = 1.0
-        direction = basis if isinstance(x, np.ndarray) else float(basis)
-        tangents = tuple(
-            direction if i == position else srcad.ZeroTangent() for i in range(len(args))
-        )
-        columns.append(np.asarray(finite_difference_jvp(fn, args, tangents)))
-    return np.stack(columns, axis=-1).reshape(np.shape(columns[0]) + np.shape(x))
 
 
 def close(got, want, rtol=1e-6, atol=1e-7):
@@ -58,17 +43,17 @@ def close(got, want, rtol=1e-6, atol=1e-7):
     ],
 )
 def test_the_derivatives_written_by_hand(lower, higher):
-    close(higher(X), differences(lower, (X,)), rtol=1e-7, atol=1e-8)
+    close(higher(X), difference(lower, (X,)), rtol=1e-7, atol=1e-8)
 
 
 def test_the_two_argument_derivatives_written_by_hand():
-    close(m.grad_f2_y(X, Y), differences(m.f2, (X, Y), 1))
+    close(m.grad_f2_y(X, Y), difference(m.f2, (X, Y), 1))
     dx, dy = m.jac_grad_f2_y(X, Y)
-    close(dx, differences(m.grad_f2_y, (X, Y), 0))
-    close(dy, differences(m.grad_f2_y, (X, Y), 1))
-    close(m.fs_second(0.6), differences(lambda a: differences(m.fs, (a,)), (0.6,)))
-    close(m.fs_third(0.6), differences(m.fs_second, (0.6,)))
-    close(m.fs_third(-0.6), differences(m.fs_second, (-0.6,)))
+    close(dx, difference(m.grad_f2_y, (X, Y), 0))
+    close(dy, difference(m.grad_f2_y, (X, Y), 1))
+    close(m.fs_second(0.6), difference(lambda a: difference(m.fs, (a,)), (0.6,)))
+    close(m.fs_third(0.6), difference(m.fs_second, (0.6,)))
+    close(m.fs_third(-0.6), difference(m.fs_second, (-0.6,)))
 
 
 # -- what each kind of derivative is, by hand: D(x), dD/dx, and h(x) = sum(W * sin(D(x))) ------
@@ -123,7 +108,7 @@ WAYS = ["global", "inside", "value"]
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_grad_and_jvp_of_a_function_calling_a_derivative(kind, way):
     h, extra = called(kind, way)
-    expected = differences(h_by_hand(kind), (X,))
+    expected = difference(h_by_hand(kind), (X,))
     close(gradient_by_hand(kind)(X), expected, rtol=1e-6, atol=1e-7)  # the hand's own check
     close(srcad.grad(h)(X, *extra), expected)
     zeros = (srcad.ZeroTangent(),) * len(extra)
@@ -140,7 +125,7 @@ def test_hessian_of_a_function_calling_a_derivative(kind, way):
         with pytest.raises(srcad.SrcadError, match="cannot differentiate"):
             srcad.hessian(h)(X, *extra)
         return
-    expected = differences(gradient_by_hand(kind), (X,))
+    expected = difference(gradient_by_hand(kind), (X,))
     close(srcad.hessian(h)(X, *extra), expected, rtol=1e-5, atol=1e-6)
 
 
@@ -157,7 +142,7 @@ def test_a_derivative_as_the_target_of_a_transform(kind):
     close(tangent, finite_difference_jvp(value, (X,), (T,)))
     seed = np.cos(np.arange(np.size(y), dtype=float)).reshape(np.shape(y))
     _, pullback = srcad.vjp(returned, *args)
-    expected = np.tensordot(seed, differences(value, (X,)), axes=np.ndim(y))
+    expected = np.tensordot(seed, difference(value, (X,)), axes=np.ndim(y))
     close(pullback(seed)[0], expected)
 
 
@@ -170,10 +155,10 @@ def test_the_vector_of_a_hessian_vector_product_is_differentiated():
     def by_hand(v):
         return np.sum(m.W * np.sin(m.hess_f(X) @ v))
 
-    close(srcad.grad(m.value_hvp_of_v, wrt="v")(X, m.V), differences(by_hand, (m.V,)))
+    close(srcad.grad(m.value_hvp_of_v, wrt="v")(X, m.V), difference(by_hand, (m.V,)))
     close(
         srcad.hessian(m.value_hvp_of_v, wrt="v")(X, m.V),
-        differences(lambda v: differences(by_hand, (v,)), (m.V,)),
+        difference(lambda v: difference(by_hand, (v,)), (m.V,)),
         rtol=1e-5,
         atol=1e-6,
     )
@@ -192,11 +177,11 @@ def test_value_and_grad_called_in_a_function(way):
     def gradient_by_hand_(x):
         return np.cos(m.f(x)) * m.grad_f(x) + (m.W * np.cos(m.grad_f(x))) @ m.hess_f(x)
 
-    close(gradient_by_hand_(X), differences(by_hand, (X,)))
-    close(srcad.grad(h)(X, *extra), differences(by_hand, (X,)))
+    close(gradient_by_hand_(X), difference(by_hand, (X,)))
+    close(srcad.grad(h)(X, *extra), difference(by_hand, (X,)))
     zeros = (srcad.ZeroTangent(),) * len(extra)
     close(srcad.jvp(h, (X, *extra), (T, *zeros))[1], finite_difference_jvp(by_hand, (X,), (T,)))
-    close(srcad.hessian(h)(X, *extra), differences(gradient_by_hand_, (X,)), rtol=1e-5, atol=1e-6)
+    close(srcad.hessian(h)(X, *extra), difference(gradient_by_hand_, (X,)), rtol=1e-5, atol=1e-6)
 
 
 def test_the_grad_method_of_a_differentiated_function():
@@ -206,10 +191,10 @@ def test_the_grad_method_of_a_differentiated_function():
     def gradient_by_hand_(x):
         return (m.W * np.cos(m.grad_f(x))) @ m.hess_f(x)
 
-    close(srcad.grad(m.method_grad)(X), differences(by_hand, (X,)))
+    close(srcad.grad(m.method_grad)(X), difference(by_hand, (X,)))
     close(srcad.jvp(m.method_grad, (X,), (T,))[1], finite_difference_jvp(by_hand, (X,), (T,)))
     close(
-        srcad.hessian(m.method_grad)(X), differences(gradient_by_hand_, (X,)), rtol=1e-5, atol=1e-6
+        srcad.hessian(m.method_grad)(X), difference(gradient_by_hand_, (X,)), rtol=1e-5, atol=1e-6
     )
     close(srcad.jacobian(m.loss.grad)(X), m.hess_f(X))
 
@@ -225,14 +210,14 @@ def test_a_gradient_with_respect_to_the_second_of_two_arguments():
 
     h = m.global_grad_y
     gx, gy = srcad.grad(h, wrt=("x", "y"))(X, Y)
-    close(gx, differences(by_hand, (X, Y), 0))
-    close(gy, differences(by_hand, (X, Y), 1))
+    close(gx, difference(by_hand, (X, Y), 0))
+    close(gy, difference(by_hand, (X, Y), 1))
     _, tangent = srcad.jvp(h, (X, Y), (T, np.array([0.3, -0.2])))
     close(tangent, finite_difference_jvp(by_hand, (X, Y), (T, np.array([0.3, -0.2]))))
     hx = srcad.hessian(h, wrt="x")(X, Y)
-    close(hx, differences(lambda x, y: gradient_by_hand_(x, y)[0], (X, Y), 0), rtol=1e-5, atol=1e-6)
+    close(hx, difference(lambda x, y: gradient_by_hand_(x, y)[0], (X, Y), 0), rtol=1e-5, atol=1e-6)
     hy = srcad.hessian(h, wrt="y")(X, Y)
-    close(hy, differences(lambda x, y: gradient_by_hand_(x, y)[1], (X, Y), 1), rtol=1e-5, atol=1e-6)
+    close(hy, difference(lambda x, y: gradient_by_hand_(x, y)[1], (X, Y), 1), rtol=1e-5, atol=1e-6)
     close(srcad.jacobian(m.GRAD_Y, wrt="x")(X, Y), m.jac_grad_f2_y(X, Y)[0])
     close(srcad.jacobian(m.GRAD_Y, wrt="y", mode="forward")(X, Y), m.jac_grad_f2_y(X, Y)[1])
 
@@ -240,7 +225,7 @@ def test_a_gradient_with_respect_to_the_second_of_two_arguments():
 @pytest.mark.parametrize("a", [0.6, -0.7])
 def test_a_second_derivative_called_in_a_function(a):
     """`grad(grad(fs))`, fs with a loop and an `if`: third order in a function calling it."""
-    expected = float(differences(lambda b: np.sin(m.fs_second(b)), (a,)))
+    expected = float(difference(lambda b: np.sin(m.fs_second(b)), (a,)))
     assert np.cos(m.fs_second(a)) * m.fs_third(a) == pytest.approx(expected, rel=1e-6)
     assert srcad.grad(m.global_second)(a) == pytest.approx(expected, rel=1e-6)
     assert srcad.jvp(m.global_second, (a,), (1.0,))[1] == pytest.approx(expected, rel=1e-6)
@@ -266,7 +251,7 @@ def test_jvp_of_the_gradient_of_a_function_calling_a_derivative():
 
     _, tangent = srcad.jvp(g, (X,), (T,))
     close(tangent, finite_difference_jvp(by_hand, (X,), (T,)), rtol=1e-5, atol=1e-6)
-    close(srcad.jacobian(g, mode="forward")(X), differences(by_hand, (X,)), rtol=1e-5, atol=1e-6)
+    close(srcad.jacobian(g, mode="forward")(X), difference(by_hand, (X,)), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("way", ["global", "value"])
@@ -280,14 +265,14 @@ def test_the_pullback_vjp_returns(way):
     def by_hand(s):
         return np.sum((jacobian.T @ s) ** 2)
 
-    close(srcad.grad(k)(seed, *extra), differences(by_hand, (seed,)))
+    close(srcad.grad(k)(seed, *extra), difference(by_hand, (seed,)))
     zeros = (srcad.ZeroTangent(),) * len(extra)
     close(
         srcad.jvp(k, (seed, *extra), (T, *zeros))[1], finite_difference_jvp(by_hand, (seed,), (T,))
     )
     close(
         srcad.hessian(k)(seed, *extra),
-        differences(lambda s: 2 * jacobian @ jacobian.T @ s, (seed,)),
+        difference(lambda s: 2 * jacobian @ jacobian.T @ s, (seed,)),
     )
     for mode in ("reverse", "forward"):
         close(srcad.jacobian(lambda s: m.PULLBACK(s)[0], mode=mode)(seed), jacobian.T)
@@ -303,9 +288,9 @@ def test_a_derivative_called_with_a_keyword_argument():
         return (m.W * np.cos(3.0 * m.grad_f(x))) @ (3.0 * m.hess_f(x))
 
     h = m.global_scaled_grad
-    close(srcad.grad(h)(X), differences(by_hand, (X,)))
+    close(srcad.grad(h)(X), difference(by_hand, (X,)))
     close(srcad.jvp(h, (X,), (T,))[1], finite_difference_jvp(by_hand, (X,), (T,)))
-    close(srcad.hessian(h)(X), differences(gradient_by_hand_, (X,)), rtol=1e-5, atol=1e-6)
+    close(srcad.hessian(h)(X), difference(gradient_by_hand_, (X,)), rtol=1e-5, atol=1e-6)
 
 
 def test_a_gradient_with_respect_to_two_arguments_called_in_a_function():
@@ -313,21 +298,21 @@ def test_a_gradient_with_respect_to_two_arguments_called_in_a_function():
         gx, gy = m.grads_by_hand(x, y)
         return np.sum(np.sin(gx)) + np.sum(gy**2)
 
-    close(m.grads_by_hand(X, Y)[0], differences(m.f2, (X, Y), 0))
+    close(m.grads_by_hand(X, Y)[0], difference(m.f2, (X, Y), 0))
     h = m.global_grads
     gx, gy = srcad.grad(h, wrt=("x", "y"))(X, Y)
-    close(gx, differences(by_hand, (X, Y), 0))
-    close(gy, differences(by_hand, (X, Y), 1))
+    close(gx, difference(by_hand, (X, Y), 0))
+    close(gy, difference(by_hand, (X, Y), 1))
     zero = srcad.ZeroTangent()
     close(srcad.jvp(h, (X, Y), (T, zero))[1], finite_difference_jvp(by_hand, (X, Y), (T, zero)))
     gradient_y = srcad.grad(h, wrt="y")
     close(
         srcad.hessian(h, wrt="y")(X, Y),
-        differences(lambda y: differences(by_hand, (X, y), 1), (Y,)),
+        difference(lambda y: difference(by_hand, (X, y), 1), (Y,)),
         rtol=1e-4,
         atol=1e-6,
     )
-    close(srcad.jacobian(gradient_y, wrt="x")(X, Y), differences(gradient_y, (X, Y), 0))
+    close(srcad.jacobian(gradient_y, wrt="x")(X, Y), difference(gradient_y, (X, Y), 0))
 
 
 def test_the_array_of_derivatives_of_a_complex_function_is_refused_when_differentiated():
@@ -341,7 +326,7 @@ def test_the_array_of_derivatives_of_a_complex_function_is_refused_when_differen
 def test_forward_over_forward_of_a_function_calling_a_derivative(kind):
     """`jacobian(jacobian(h))`: the forward rule of the derivative's forward rule."""
     h, _ = called(kind, "global")
-    expected = differences(gradient_by_hand(kind), (X,))
+    expected = difference(gradient_by_hand(kind), (X,))
     close(srcad.jacobian(srcad.jacobian(h))(X), expected, rtol=1e-5, atol=1e-6)
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.testing import finite_difference_jvp
+from tests.conftest import difference
 from tests.end_to_end import second_order_object_functions as functions
 from tests.end_to_end import test_bound_methods as bound_methods
 from tests.end_to_end import test_classes as classes
@@ -26,18 +26,7 @@ def test_second_derivatives_match_differences_of_the_gradient(function):
 
 
 def _hessian_by_differences(f, args, position):
-    gradient = srcad.grad(f, wrt=position)
-    x = args[position]
-    columns = []
-    for index in range(int(np.size(x))):
-        basis = np.zeros(np.shape(x))
-        basis.reshape(-1)[index] = 1.0
-        direction = basis if isinstance(x, np.ndarray) else float(basis)
-        tangents = tuple(
-            direction if k == position else srcad.ZeroTangent() for k in range(len(args))
-        )
-        columns.append(np.asarray(finite_difference_jvp(gradient, args, tangents)))
-    return np.stack(columns, axis=-1).reshape(np.shape(x) + np.shape(x))
+    return difference(srcad.grad(f, wrt=position), args, position)
 
 
 def _other_suites():

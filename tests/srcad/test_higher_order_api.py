@@ -12,26 +12,10 @@ import pytest
 
 import srcad
 from srcad.testing import finite_difference_jvp
+from tests.conftest import difference
 from tests.srcad import higher_order_api_functions as functions
 
 RNG = np.random.default_rng(5)
-
-
-def difference(f, args, position):
-    """The derivative of `f` with respect to argument `position`, by central differences:
-    an array of shape `f(*args).shape + args[position].shape`."""
-    x = args[position]
-    columns = []
-    for index in range(int(np.size(x))):
-        basis = np.zeros(np.shape(x))
-        basis.reshape(-1)[index] = 1.0
-        direction = basis if isinstance(x, np.ndarray) else float(basis)
-        tangents = tuple(
-            direction if i == position else srcad.ZeroTangent() for i in range(len(args))
-        )
-        columns.append(np.asarray(finite_difference_jvp(f, args, tangents)))
-    stacked = np.stack(columns, axis=-1)
-    return stacked.reshape(np.shape(columns[0]) + np.shape(x))
 
 
 @pytest.mark.parametrize("f", [functions.sin_cubed, functions.exp_power, functions.exp_cos])
