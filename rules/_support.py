@@ -61,6 +61,8 @@ def reduced_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     """
     if axis is None or ndim == 0:  # NumPy lets axis 0 or -1 "reduce" a 0-d array
         return tuple(range(ndim))
+    if type(axis) is int:
+        return (axis % ndim,)
     axes = axis if isinstance(axis, tuple) else (axis,)
     return tuple(sorted(int(a) % ndim for a in axes))
 

@@ -127,9 +127,9 @@ def _linear_rrule(primal: Any, name: str, adjoint: Callable[..., np.ndarray]) ->
             x_bar = adjoint(np.asarray(y_bar), x, given)
             return (NoTangent(), project_x(x_bar), *option_bars)
 
-        return y, named(linear_pullback, f"{name}_pullback")
+        return y, linear_pullback
 
-    return named(rrule, f"{name}_rrule")
+    return named(rrule, f"{name}_rrule", linear_pullback=f"{name}_pullback")
 
 
 for _name, (_primal, _adjoint) in ADJOINTS.items():
@@ -355,9 +355,11 @@ def _permutation_frule_rrule(
             dargs_bar = Tangent(tuple, NoTangent(), back[1], *option_bars)
             return (NoTangent(), dargs_bar, back[0], *option_bars)
 
-        return (y, y_dot), named(permutation_frule_pullback, f"{name}_frule_pullback")
+        return (y, y_dot), permutation_frule_pullback
 
-    return named(frule_rrule, f"{name}_frule_rrule")
+    return named(
+        frule_rrule, f"{name}_frule_rrule", permutation_frule_pullback=f"{name}_frule_pullback"
+    )
 
 
 def _sorting_order(a: Any, options: tuple[Any, ...], keywords: Given) -> tuple[Any, Any]:
@@ -520,9 +522,9 @@ def _conversion_rrule(primal: Any, name: str) -> RuleFn:
                 return (NoTangent(), ZeroTangent(), *option_bars)
             return (NoTangent(), project_x(np.asarray(y_bar)), *option_bars)
 
-        return y, named(conversion_pullback, f"{name}_pullback")
+        return y, conversion_pullback
 
-    return named(rrule, f"{name}_rrule")
+    return named(rrule, f"{name}_rrule", conversion_pullback=f"{name}_pullback")
 
 
 def _conversion_frule(primal: Any, name: str) -> RuleFn:

@@ -167,9 +167,9 @@ def _fft_rrule(primal: Any, name: str, parameters: tuple[str, ...], default_axes
                 x_bar = _real_output_adjoint(primal, y_bar, axes, norm, x_shape)
             return (NoTangent(), project_x(x_bar), *option_bars)
 
-        return y, named(transform_pullback, f"{name}_pullback")
+        return y, transform_pullback
 
-    return named(rrule, f"{name}_rrule")
+    return named(rrule, f"{name}_rrule", transform_pullback=f"{name}_pullback")
 
 
 for _name, (_primal, _parameters, _default_axes, _kind) in TRANSFORMS.items():
@@ -190,9 +190,9 @@ def _shift_rrule(primal: Any, inverse: Any, name: str) -> RuleFn:
                 return (NoTangent(), y_bar, *option_bars)
             return (NoTangent(), project_x(inverse(np.asarray(y_bar), axes)), *option_bars)
 
-        return y, named(shift_pullback, f"{name}_pullback")
+        return y, shift_pullback
 
-    return named(rrule, f"{name}_rrule")
+    return named(rrule, f"{name}_rrule", shift_pullback=f"{name}_pullback")
 
 
 # fftshift and ifftshift roll the axes by half their lengths, each the other's inverse.

@@ -52,7 +52,10 @@ def expand_reduced(y_bar: Any, shape: tuple[int, ...], axis: Any, keepdims: bool
     array([[1., 1., 1.],
            [2., 2., 2.]])
     """
-    return np.array(np.broadcast_to(with_reduced_axes(y_bar, shape, axis, keepdims), shape))
+    kept = with_reduced_axes(y_bar, shape, axis, keepdims)
+    out = np.empty(shape, dtype=kept.dtype)
+    out[...] = kept
+    return out
 
 
 def _call_options(
@@ -235,11 +238,16 @@ def _extremum_share(x: Any, y: Any, axis: Any, keepdims: bool) -> np.ndarray:
     """
     values = np.asarray(x)
     shape = values.shape
+    axes = reduced_axes(axis, len(shape))
     y_kept = with_reduced_axes(y, shape, axis, keepdims)
     matches = np.asarray(values == y_kept)
+    count = np.add.reduce(matches, axis=axes, keepdims=True)
+    if count.item(count.argmin()):  # each slice holds its extremum: the common case
+        return matches / count
+    # A NaN result, which no element equals, or a constant `initial` that won.
     if values.dtype.kind in "fc":
         matches = matches | (np.isnan(values) & np.isnan(y_kept))
-    return tied_share(matches, reduced_axes(axis, len(shape)))
+    return tied_share(matches, axes)
 
 
 def _extremum_rrule(primal: Any, name: str) -> RuleFn:
@@ -259,9 +267,9 @@ def _extremum_rrule(primal: Any, name: str) -> RuleFn:
             x_bar = share * with_reduced_axes(y_bar, np.shape(x), axis, keepdims)
             return (NoTangent(), project_x(x_bar), *option_bars)
 
-        return y, named(extremum_pullback, f"{name}_pullback")
+        return y, extremum_pullback
 
-    return named(extremum_rrule, f"{name}_rrule")
+    return named(extremum_rrule, f"{name}_rrule", extremum_pullback=f"{name}_pullback")
 
 
 # In NumPy 1.x `np.amax is np.max`; in 2.x they are two functions. Register each once.

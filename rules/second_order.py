@@ -153,9 +153,9 @@ def linear_frule_rrule(rrule: RuleFn, frule: RuleFn, name: str, real_only: bool 
             dargs_bar = Tangent(tuple, NoTangent(), *tangent_bars)
             return (NoTangent(), dargs_bar, *argument_bars)
 
-        return (y, y_dot), named(frule_pullback, f"{name}_frule_pullback")
+        return (y, y_dot), frule_pullback
 
-    return named(frule_rrule, f"{name}_frule_rrule")
+    return named(frule_rrule, f"{name}_frule_rrule", frule_pullback=f"{name}_frule_pullback")
 
 
 def _piecewise_linear(primal: Any, rrule: RuleFn, frule: RuleFn,
@@ -215,9 +215,13 @@ def _through_definition(primal: Any, definition: Any) -> RuleFn:
                 dargs_bar = Tangent(tuple, *tangent_bars[: len(dargs)])
             return (own, dargs_bar, *argument_bars[: len(args)])
 
-        return result, named(definition_frule_pullback, f"{name}_frule_pullback")
+        return result, definition_frule_pullback
 
-    return named(definition_frule_rrule, f"{name}_frule_rrule")
+    return named(
+        definition_frule_rrule,
+        f"{name}_frule_rrule",
+        definition_frule_pullback=f"{name}_frule_pullback",
+    )
 
 
 def _linear_frule_frule(primal: Any, frule: RuleFn, real_only: bool = False) -> RuleFn:
