@@ -155,9 +155,12 @@ class Tangent:
             if len(mine) != len(theirs):
                 raise ValueError(f"cannot add tangents of {len(mine)} and {len(theirs)} elements")
             return [a + b for a, b in zip(mine, theirs, strict=True)], {}
-        names = dict.fromkeys([*self.fields, *other.fields])
-        zero = ZeroTangent()
-        return [], {n: self.fields.get(n, zero) + other.fields.get(n, zero) for n in names}
+        # A field only one side has is that side's (a field not given is a zero): the
+        # tangents of a dict's items, each of one field, add up in one pass.
+        fields = dict(self.fields)
+        for name, value in other.fields.items():
+            fields[name] = fields[name] + value if name in fields else value
+        return [], fields
 
     def _with(self, elements: list[Any], fields: dict[Any, Any]) -> Tangent:
         result = Tangent(self.primal_type, *elements)
