@@ -76,6 +76,22 @@ def with_reduced_axes(y: Any, shape: tuple[int, ...], axis: Any, keepdims: bool)
     return y
 
 
+def expand_reduced(y_bar: Any, shape: tuple[int, ...], axis: Any, keepdims: bool) -> np.ndarray:
+    """Spread the cotangent of a reduction over `axis` back to the reduced array's `shape`.
+
+    The reduced axes are put back (unless `keepdims` kept them) and the cotangent is
+    repeated along them; the result is a fresh, writable array.
+
+    >>> expand_reduced(np.array([1.0, 2.0]), (2, 3), 1, False)
+    array([[1., 1., 1.],
+           [2., 2., 2.]])
+    """
+    kept = with_reduced_axes(y_bar, shape, axis, keepdims)
+    out = np.empty(shape, dtype=kept.dtype)
+    out[...] = kept
+    return out
+
+
 def divide_or_zero(a: Any, b: Any) -> np.ndarray:
     """a / b where b is not 0, and 0 where it is (the subgradient the norms choose at 0)."""
     a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))

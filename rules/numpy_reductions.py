@@ -19,6 +19,7 @@ from srcad.registry import Inline, Linearity, RuleFn, RuleSet, named, primal_nam
 from srcad.rules._support import (
     as_result,
     divide_or_zero,
+    expand_reduced,
     reduced_axes,
     tied_share,
     with_reduced_axes,
@@ -40,22 +41,6 @@ _MEDIAN_PARAMETERS = ("axis", "out", "overwrite_input", "keepdims")
 
 # Stands for an option the call did not pass (NumPy's own `np._NoValue` is private).
 _ABSENT = object()
-
-
-def expand_reduced(y_bar: Any, shape: tuple[int, ...], axis: Any, keepdims: bool) -> np.ndarray:
-    """Spread the cotangent of a reduction over `axis` back to the reduced array's `shape`.
-
-    The reduced axes are put back (unless `keepdims` kept them) and the cotangent is
-    repeated along them; the result is a fresh, writable array.
-
-    >>> expand_reduced(np.array([1.0, 2.0]), (2, 3), 1, False)
-    array([[1., 1., 1.],
-           [2., 2., 2.]])
-    """
-    kept = with_reduced_axes(y_bar, shape, axis, keepdims)
-    out = np.empty(shape, dtype=kept.dtype)
-    out[...] = kept
-    return out
 
 
 def _call_options(

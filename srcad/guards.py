@@ -37,8 +37,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from srcad.kinds import FLOAT, Structure, argument_kind
-
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 
 
@@ -136,14 +134,14 @@ def _holds(fact: Fact) -> bool:
     except Exception:
         return False
     if fact.of_structure:
-        return bool(argument_kind(found) == fact.expected)
+        return bool(fact.expected.holds(found))
     return (type(found) if fact.of_type else found) is fact.expected
 
 
 def _checker(facts: tuple[Fact, ...]) -> Callable[[], bool]:
     """`guards_hold()`: one expression of identity tests, the holders and expected objects
     read as globals of its own namespace (the fastest names Python reads)."""
-    namespace: dict[str, Any] = {"MISSING": MISSING, "argument_kind": argument_kind}
+    namespace: dict[str, Any] = {"MISSING": MISSING}
     names: dict[int, str] = {}  # an object's id: its name, so a chain reads `e0.sum`
 
     def name_of(value: Any, prefix: str) -> str:
@@ -169,7 +167,7 @@ def _checker(facts: tuple[Fact, ...]) -> Callable[[], bool]:
             read = f"getattr({holder}, {fact.key!r})"
         expected = "MISSING" if fact.expected is MISSING else name_of(fact.expected, "e")
         if fact.of_structure:
-            tests.append(_structure_test(read, fact.expected, name_of))
+            tests.append(fact.expected.test(read, name_of))  # a `srcad.kinds.Structure`
         else:
             tests.append(f"type({read}) is {expected}" if fact.of_type else f"{read} is {expected}")
     text = (
@@ -182,26 +180,6 @@ def _checker(facts: tuple[Fact, ...]) -> Callable[[], bool]:
     exec(compile(text, "<srcad guards>", "exec"), namespace)
     checker: Callable[[], bool] = namespace.pop("guards_hold")
     return checker
-
-
-def _structure_test(read: str, kind: Any, name_of: Callable[[Any, str], str]) -> str:
-    """The test that what `read` reads has the argument kind `kind` (a `Structure`: its
-    type, length or keys, and each item's kind), inline, as `grad`'s entry tests an
-    argument (`srcad.entry`)."""
-    if kind == FLOAT:
-        return f"type({read}) is float"
-    if not isinstance(kind, Structure):
-        return f"argument_kind({read}) == {name_of(kind, 'e')}"
-    tests = [f"type({read}) is {name_of(kind.container, 'e')}"]
-    if not kind.fields:
-        tests.append(f"len({read}) == {len(kind.items)}")
-    keys = kind.keys or range(len(kind.items))
-    for key, item in zip(keys, kind.items, strict=True):
-        if kind.container is dict:  # every key there (with the length: no other key)
-            tests.append(f"{key!r} in {read}")
-        part = f"{read}.{key}" if kind.fields else f"{read}[{key!r}]"
-        tests.append(_structure_test(part, item, name_of))
-    return " and ".join(tests)
 
 
 def name_facts(

@@ -402,10 +402,17 @@ def _float_ufunc(args: Sequence[Kind | None]) -> Kind | None:
 
 
 def _powered(args: Sequence[Kind | None]) -> Kind | None:
+    """`a ** p`. A non-integer power of a negative Python float or int is complex
+    (`(-2.0) ** 0.5`), where NumPy's is NaN: of a number that may be a Python one (all but
+    a float32), unknown, unless the power is an int (`ValueKinds` takes a literal `2.0` for
+    one)."""
     both = _two(args)
     if both is None or not both[2]:  # an int to an int power may be a float (2 ** -1)
         return None
     left, right, _ = both
+    python_base = left[1] == 0 and left[0] != dtypes.FLOAT32
+    if python_base and right[1] == 0 and not is_integer(right):
+        return None
     return _arithmetic(left, right, max(left[1], right[1]))
 
 
@@ -557,6 +564,32 @@ class Structure:
             return None
         container = list if self.container is list else tuple  # (a NamedTuple's: a tuple)
         return Structure(container, (), items) if items else None
+
+    def holds(self, value: Any) -> bool:
+        """Whether `value` has this structure."""
+        return argument_kind(value) == self
+
+    def test(self, read: str, name_of: Callable[[Any, str], str]) -> str:
+        """The text of a test that what the expression `read` gives has this structure:
+        its type, its length (a dict's keys) and each item's kind, inline, as `grad`'s entry
+        tests an argument (`srcad.entry`); `name_of(value, prefix)` names the objects the
+        text reads (`srcad.guards`)."""
+        tests = [f"type({read}) is {name_of(self.container, 'e')}"]
+        if not self.fields:
+            tests.append(f"len({read}) == {len(self.items)}")
+        keys = self.keys or range(len(self.items))
+        for key, item in zip(keys, self.items, strict=True):
+            if self.container is dict:  # every key there (with the length: no other key)
+                tests.append(f"{key!r} in {read}")
+            part = f"{read}.{key}" if self.fields else f"{read}[{key!r}]"
+            if isinstance(item, Structure):
+                tests.append(item.test(part, name_of))
+            elif item == FLOAT:
+                tests.append(f"type({part}) is float")
+            else:
+                kind = name_of(argument_kind, "e")
+                tests.append(f"{kind}({part}) == {name_of(item, 'e')}")
+        return " and ".join(tests)
 
     def describe(self) -> str:
         """`tuple(float[:, :], float)`, `dict(w=float[:])`, `Params(w=float[:])`."""

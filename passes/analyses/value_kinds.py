@@ -24,7 +24,13 @@ from srcad.kinds import (
 )
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
-from srcad.passes.normal_form import OPERATORS, bound_names, constant_int, walk_statements
+from srcad.passes.normal_form import (
+    OPERATORS,
+    bound_names,
+    constant_int,
+    integral_power,
+    walk_statements,
+)
 from srcad.registry import Registry
 
 BOTTOM: Kind = ("unset", 0)  # a local no assignment has given a kind yet
@@ -184,6 +190,8 @@ class ValueKinds(Analysis["ValueKinds"]):
             return BOTTOM if value.id in self.local else self.outside(value.id)
         if isinstance(value, gast.BinOp):
             operands = [self.of(value.left), self.of(value.right)]
+            if integral_power(value):
+                operands[1] = PYTHON_INT  # `x ** 2.0` is real as `x ** 2` is
             return result_kind(self.ctx.services.registry, OPERATORS[type(value.op)], operands)
         if isinstance(value, gast.Constant):
             if type(value.value) is float:
