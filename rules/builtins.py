@@ -260,5 +260,16 @@ rules.primitive(
     definition=abs_definition,
 )
 rules.primitive(float, result=FLOAT_OF_FLOAT, linearity=Linearity.LINEAR)
-rules.primitive(min, result=EXTREMUM, linearity=Linearity.PIECEWISE_LINEAR)
-rules.primitive(max, result=EXTREMUM, linearity=Linearity.PIECEWISE_LINEAR)
+# Of two numbers, the cotangent goes to the one returned: the first of equal ones.
+rules.primitive(
+    min,
+    result=EXTREMUM,
+    inline=Inline("0.0 if b < a else y_bar", "y_bar if b < a else 0.0"),
+    linearity=Linearity.PIECEWISE_LINEAR,
+)
+rules.primitive(
+    max,
+    result=EXTREMUM,
+    inline=Inline("0.0 if b > a else y_bar", "y_bar if b > a else 0.0"),
+    linearity=Linearity.PIECEWISE_LINEAR,
+)

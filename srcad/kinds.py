@@ -317,6 +317,11 @@ def _float_of_float(args: Sequence[Kind | None]) -> Kind | None:
     return PYTHON_FLOAT if arg is not None and arg[1] == 0 else None
 
 
+def _float_of_two_numbers(args: Sequence[Kind | None]) -> Kind | None:
+    numbers = len(args) == 2 and all(_numeric(arg) and arg[1] == 0 for arg in args)  # type: ignore[index]
+    return PYTHON_FLOAT if numbers else None
+
+
 def _to_float(args: Sequence[Kind | None]) -> Kind | None:
     arg = _one(args)
     return None if arg is None else _float_function(arg, 0)
@@ -453,6 +458,8 @@ FLOAT_ELEMENTWISE = ResultKind("float elementwise", _float_elementwise, elementw
 SAME_KIND = ResultKind("same kind", _same, elementwise=True)
 # `math.sin`, `float`: a Python float, of a float or an int only.
 FLOAT_OF_FLOAT = ResultKind("float of a float", _float_of_float, elementwise=True)
+# `math.atan2(a, b)`, `math.pow(x, p)`: of two numbers, a Python float.
+FLOAT_OF_TWO_NUMBERS = ResultKind("float of two numbers", _float_of_two_numbers, elementwise=True)
 # `np.sum`, `np.mean`: a float of the array's precision; over axes, an array of the same.
 REDUCED_TO_FLOAT = ResultKind(
     "reduced to a float", _to_float, with_options=_reduction(dtypes.float_function)
