@@ -25,7 +25,7 @@ _SYNTAX = {
     primitives.with_attribute: "`self.name = v` in a class's `__init__`, building `Kind(a, b)`",
     primitives.call: "calling a value `f(x)`",
     primitives.method: "method call `x.m(...)`",
-    primitives.unpacked_call: "call unpacking arguments `f(a, *rest, **options)`",
+    primitives.unpacked_call: "call unpacking arguments `f(a, *rest, **options)`, `x.m(*shape)`",
     keyword_call: "keywords into keyword-only parameters or `**kwargs`, `f(x, k=v, **options)`",
     primitives.logabsdet: "`numpy.linalg.slogdet(a)[1]` (`.logabsdet`) alone",
 }
