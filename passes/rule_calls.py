@@ -14,7 +14,7 @@ from srcad.passes.analyses.operation_rules import OperationRules
 from srcad.passes.analyses.scopes import LocalFunction, Scopes
 from srcad.passes.base import Context, function_of
 from srcad.passes.checks.callees import Callees
-from srcad.passes.checks.mutations import changes_nothing, guard_site, receiver_changing_nothing
+from srcad.passes.checks.mutations import CallSite, changes_nothing, guard_site
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.registry import Origin, Rule
 from srcad.syntax import LOAD, load, make, store
@@ -62,6 +62,14 @@ def constant(value: Any) -> gast.expr:
     if number and (value < 0 or math.copysign(1.0, value) < 0):
         return make(gast.UnaryOp, op=make(gast.USub), operand=constant(-value))
     return make(gast.Constant, value=value, kind=None)
+
+
+def receiver_changing_nothing(receiver: Any, name: str, site: CallSite) -> Any:
+    """`receiver`, once its method `name` is proved to change nothing its caller can see
+    (`changes_nothing`): the guard of `obj.name(*args)`, which the normal form calls as
+    `unpacked_call(method, "..*", obj, "name", args)`."""
+    changes_nothing(getattr(receiver, name), site)
+    return receiver
 
 
 class RuleCalls:

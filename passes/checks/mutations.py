@@ -680,14 +680,6 @@ def changes_nothing(callee: Any, site: CallSite) -> Any:
     return callee
 
 
-def receiver_changing_nothing(receiver: Any, name: str, site: CallSite) -> Any:
-    """`receiver`, once its method `name` is proved to change nothing its caller can see
-    (`changes_nothing`): the guard of `obj.name(*args)`, which the normal form calls as
-    `unpacked_call(method, "..*", obj, "name", args)`."""
-    changes_nothing(getattr(receiver, name), site)
-    return receiver
-
-
 _SYMBOLS = {
     gast.Add: "+",
     gast.Sub: "-",

@@ -17,8 +17,9 @@ import numpy as np
 from srcad import primitives, syntax
 from srcad.keywords import keyword_call, takes_keywords
 from srcad.passes.base import Context
-from srcad.passes.checks.callees import Callees
+from srcad.passes.checks.callees import Callees, unpacks
 from srcad.passes.checks.in_place import TRUSTED_MODULES
+from srcad.passes.rule_calls import constant
 from srcad.primitives import index_update
 from srcad.syntax import LOAD, load, make, store
 
@@ -183,6 +184,24 @@ class SyntaxRewrites(ABC):
         values = [self.atom(k.value) for k in node.keywords]
         head = [self.atom(node.func), make(gast.Constant, value=layout, kind=None), names]
         return self._primitive_call(keyword_call, [*head, *parts, *values], node)
+
+    def _keywords_by_position(self, node: gast.Call, callee: Any) -> None:
+        """`np.average(a, weights=w)` as `np.average(a, None, w)`: a keyword that the
+        library's rules of `callee` differentiate by position (`registry.ByPosition`) is
+        passed by position, each parameter before it that the call leaves out its default.
+        Any other call is left as it is (a differentiated keyword is refused, E211)."""
+        found = self.ctx.services.registry.by_position(callee)
+        if found is None or unpacks(node):
+            return
+        arranged = found.arrangement(len(node.args), [k.arg for k in node.keywords])
+        if arranged is None:
+            return
+        passed = {k.arg: k for k in node.keywords}
+        moved = [passed[name].value if name is not None else constant(default)
+                 for name, default in arranged]  # fmt: skip
+        taken = {name for name, _ in arranged}
+        node.args = [*node.args, *moved]
+        node.keywords = [k for k in node.keywords if k.arg not in taken]
 
     def _index_value(self, index: gast.expr) -> gast.expr:
         """An index as a value to pass on: an atom, or, where it holds slices (`:, j`),

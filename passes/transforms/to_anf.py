@@ -503,6 +503,8 @@ class _Normaliser(SyntaxRewrites):
     def _call(self, node: gast.Call) -> gast.expr:
         callees = self.ctx.analysis_result(Callees).callees
         callee = callees.get(node)
+        if node.keywords:
+            self._keywords_by_position(node, callee)
         with_keywords = self._keyword_call(node, callee) if node.keywords else None
         if with_keywords is not None:
             return with_keywords
