@@ -539,6 +539,8 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
             np.fft.irfft,
             np.fft.irfft2,
             np.fft.irfftn,
+            np.fft.hfft,
+            np.fft.ihfft,
             np.fft.fftshift,
             np.fft.ifftshift,
             np.gradient,
