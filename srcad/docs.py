@@ -28,6 +28,7 @@ _SYNTAX = {
     primitives.unpacked_call: "call unpacking arguments `f(a, *rest, **options)`, `x.m(*shape)`",
     keyword_call: "keywords into keyword-only parameters or `**kwargs`, `f(x, k=v, **options)`",
     primitives.logabsdet: "`numpy.linalg.slogdet(a)[1]` (`.logabsdet`) alone",
+    primitives.index_concatenate: "`numpy.r_[a, b, 1:3]` and `numpy.c_[a, b]`",
 }
 
 

@@ -534,44 +534,6 @@ class _Normaliser(SyntaxRewrites):
             keyword.value = self.atom(keyword.value)
         return node  # the same node: Callees is keyed on it
 
-    def _unpacked_call(self, node: gast.Call, callees: dict[gast.Call, Any]) -> gast.expr:
-        """`f(a, *rest, k=v, **options)` as `unpacked_call(f, ".*", a, rest, k=v,
-        **options)`: one primitive, whose rules give each part its cotangent (an unpacked
-        tuple's holds its elements'), for whatever `f` is when it runs; a method of a
-        value, `obj.name(*rest)`, as `unpacked_call(method, "..*", obj, "name", rest)`.
-        (`Callees` refuses the callees it cannot take: nested functions.)"""
-        layout = "".join("*" if isinstance(a, gast.Starred) else "." for a in node.args)
-        parts = [self.atom(a.value if isinstance(a, gast.Starred) else a) for a in node.args]
-        if callees.get(node) is primitives.method:
-            # `obj.name(*args)` is `method(obj, "name", *args)`, whose rule finds the
-            # method when it runs: the receiver and the name are its first two parts.
-            assert isinstance(node.func, gast.Attribute)
-            receiver = self.atom(node.func.value)
-            name = make(gast.Constant, value=node.func.attr, kind=None)
-            method = self.ctx.bind(primitives.method, "method")
-            function: gast.expr = make(
-                gast.Name, id=method, ctx=LOAD, annotation=None, type_comment=None
-            )
-            layout, parts = ".." + layout, [receiver, name, *parts]
-        else:
-            function = self.atom(node.func)
-        for keyword in node.keywords:
-            keyword.value = self.atom(keyword.value)
-        bound = self.ctx.bind(primitives.unpacked_call, "unpacked_call")
-        where = {
-            "lineno": getattr(node, "lineno", None),
-            "col_offset": getattr(node, "col_offset", 0),
-        }
-        unpacked = make(
-            gast.Call,
-            func=make(gast.Name, id=bound, ctx=LOAD, annotation=None, type_comment=None),
-            args=[function, make(gast.Constant, value=layout, kind=None), *parts],
-            keywords=node.keywords,
-            **where,
-        )
-        callees[unpacked] = primitives.unpacked_call
-        return unpacked
-
     def _attribute(self, node: gast.Attribute) -> gast.expr:
         projected = self._projection(node)
         if projected is not None:
@@ -582,6 +544,9 @@ class _Normaliser(SyntaxRewrites):
         projected = self._projection(node)
         if projected is not None:
             return self.operation(projected)
+        joined = self._index_concatenation(node)
+        if joined is not None:
+            return joined
         value = self.atom(node.value)
         index = self.index(node.slice)
         # Where it was, for a diagnostic about indexing an object without a rule.
