@@ -166,6 +166,9 @@ def _append_split(y_bar: np.ndarray, arr: Any, values: Any, axis: Any) -> tuple[
     return head, tail
 
 
+rules.keywords_by_position(np.append, "arr", "values")
+
+
 @rules.rrule(np.append)
 def append_rrule(arr: Any, values: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.append(arr, values, axis=None)`: both arguments are
@@ -211,6 +214,9 @@ def _chosen_masks(condlist: Any, shape: tuple[int, ...]) -> tuple[list[np.ndarra
         masks.append(mask)
         taken = taken | mask
     return masks, ~taken
+
+
+rules.keywords_by_position(np.select, "choicelist", "default")
 
 
 @rules.rrule(np.select)
@@ -391,6 +397,9 @@ def _kron_blocks(y_bar: np.ndarray, a_shape: Any, b_shape: Any) -> tuple[np.ndar
     return np.reshape(y_bar, split), ndim
 
 
+rules.keywords_by_position(np.kron, "a", "b")
+
+
 @rules.rrule(np.kron)
 def kron_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.kron(a, b)`: `y[(i, j)] = a[i] b[j]` with the axes of each
@@ -443,6 +452,9 @@ def _as_3_vectors(v: Any, axis: int) -> np.ndarray:
     """`v`'s vectors along `axis`, moved last and padded with a zero z-component when 2-d."""
     v = np.moveaxis(np.asarray(v), axis, -1)
     return v if v.shape[-1] == 3 else np.concatenate([v, np.zeros_like(v[..., :1])], -1)
+
+
+rules.keywords_by_position(np.cross, "a", "b")
 
 
 @rules.rrule(np.cross)

@@ -424,12 +424,15 @@ def _weights_cotangent(
     return np.transpose(summed, np.argsort(np.argsort(axes)))
 
 
+rules.keywords_by_position(np.average, "weights")
+
+
 @rules.rrule(np.average)
 def average_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.average`, with or without weights, and with `returned=True`.
 
-    Weights passed by position (`np.average(a, axis, weights)`) are differentiated like `a`;
-    weights passed as `weights=` are constants, as every keyword is. With `returned=True`
+    Weights are differentiated like `a` (`weights=` too: the normal form passes it by
+    position, `np.average(a, axis, weights)`). With `returned=True`
     the result is a pair whose second element, the sum of the weights, also has a cotangent.
     """
     result = np.average(a, *options, **keywords)
