@@ -40,6 +40,7 @@ from srcad.passes.checks.mutations import forget_changes
 from srcad.passes.naming import Namer
 from srcad.passes.transforms.generators import collect_yields, is_generator
 from srcad.passes.transforms.lambdas import hoist_lambdas
+from srcad.primitive_callers import primitive_caller
 from srcad.registry import Origin, Registry, Rule, RuleConfig, RuleSet
 from srcad.requests import Mode, Request
 from srcad.source import (
@@ -422,6 +423,8 @@ class Compiler:
         if DERIVATIVE in getattr(func, "__dict__", {}):  # srcad's own: only through its rules
             entry_rules(self, func).rrule()  # type: ignore[union-attr]  # raises, saying why
         code = differentiated_function(func)
+        if not isinstance(func, types.FunctionType) and self.registry.knows(func):
+            code = primitive_caller(func) or code  # a rule's primitive, differentiated again
         if not isinstance(code, types.FunctionType):
             function_source(code)  # raises SourceUnavailableError, naming what it is
         assert isinstance(code, types.FunctionType)

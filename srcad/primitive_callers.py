@@ -1,0 +1,79 @@
+"""The Python function srcad compiles for a primitive given to it directly: one that calls it.
+
+A primitive (a function with a rule, or one marked non-differentiable, such as `np.sin` or
+`np.floor`) has no Python source. At first order its rule serves; a derivative of a
+derivative is srcad's generated code differentiated again, and that needs source: the
+source of `def sin(x): return primitive(x)`, whose call of `np.sin` resolves against the
+rules as any call inside a function does. Its text lives in `linecache` under a name of its
+own (as a notebook cell's does), so `source.function_source` reads it as any function's.
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import linecache
+import types
+from typing import Any
+
+import numpy as np
+
+# One caller per primitive, so that its compiled code is kept (in the caller's `__dict__`)
+# and used again. Keyed by `id`: the caller's globals hold the primitive, so the id is not
+# reused while the entry lives.
+_CALLERS: dict[int, types.FunctionType] = {}
+
+
+def primitive_caller(primitive: Any) -> types.FunctionType | None:
+    """A Python function of `primitive`'s required positional parameters that returns
+    `primitive` called with them; None where they cannot be read (no signature)."""
+    found = _CALLERS.get(id(primitive))
+    if found is not None:
+        return found
+    parameters = _required_parameters(primitive)
+    if parameters is None:
+        return None
+    name = getattr(primitive, "__name__", "primitive")
+    if not name.isidentifier() or keyword.iskeyword(name) or name in parameters:
+        name = "primitive_call"
+    listed = ", ".join(parameters)
+    text = f"def {name}({listed}):\n    return primitive({listed})\n"
+    filename = f"<srcad caller of {_qualified(primitive)}>"
+    # A `linecache` entry without a modification time is never checked against a file
+    # (`linecache.checkcache`), as an IPython cell's is not.
+    linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+    namespace: dict[str, Any] = {"__name__": __name__, "primitive": primitive}
+    exec(compile(text, filename, "exec"), namespace)  # the text written above
+    caller: types.FunctionType = namespace[name]
+    caller.__qualname__ = name
+    _CALLERS[id(primitive)] = caller
+    return caller
+
+
+def _required_parameters(primitive: Any) -> list[str] | None:
+    """The names of `primitive`'s positional parameters without a default (a ufunc's
+    inputs), in order; None where its signature cannot be read."""
+    if isinstance(primitive, np.ufunc):
+        try:
+            signature = inspect.signature(primitive)
+        except (TypeError, ValueError):  # NumPy before 2.1 gives ufuncs no signature
+            return ["x"] if primitive.nin == 1 else [f"x{i}" for i in range(1, primitive.nin + 1)]
+        return [p.name for p in list(signature.parameters.values())[: primitive.nin]]
+    try:
+        signature = inspect.signature(primitive)
+    except (TypeError, ValueError):
+        return None
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    names = [
+        p.name
+        for p in signature.parameters.values()
+        if p.kind in positional and p.default is inspect.Parameter.empty
+    ]
+    if any(not n.isidentifier() or keyword.iskeyword(n) or n == "primitive" for n in names):
+        return None
+    return names
+
+
+def _qualified(primitive: Any) -> str:
+    module = getattr(primitive, "__module__", None) or type(primitive).__module__
+    return f"{module}.{getattr(primitive, '__qualname__', type(primitive).__qualname__)}"
