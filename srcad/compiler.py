@@ -40,6 +40,7 @@ from srcad.passes.checks.mutations import forget_changes
 from srcad.passes.naming import Namer
 from srcad.passes.transforms.generators import collect_yields, is_generator
 from srcad.passes.transforms.lambdas import hoist_lambdas
+from srcad.passes.transforms.nested_classes import hoist_classes
 from srcad.primitive_callers import primitive_caller
 from srcad.registry import Origin, Registry, Rule, RuleConfig, RuleSet
 from srcad.requests import Mode, Request
@@ -332,6 +333,7 @@ class Compiler:
             raise UnsupportedSyntaxError(f"cannot differentiate {source.name}: 1 problem",
                                          [diagnostic])  # fmt: skip
         node.decorator_list = []
+        hoist_classes(node, source)
         hoist_lambdas(node)
         if is_generator(source.func):  # as the list of what it yields
             collect_yields(node)
