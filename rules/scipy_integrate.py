@@ -455,20 +455,26 @@ def ode_result_field_frule(dargs: tuple[Any, ...], result: Any, name: str) -> tu
 def _second_derivative_refused(frule: Callable[..., Any], solver: str,
                                parameters: tuple[str, ...]) -> None:  # fmt: skip
     """The reverse rule of a solver's forward rule (second derivatives differentiate
-    forward rules in reverse mode) refuses, naming the user's call of the solver and the
-    reason, rather than the problems srcad would find in the forward rule's own source.
-    It would need the adjoint of the tangent equation. It takes the forward rule's
-    parameters by name too (`args=`), as the forward rule does."""
+    forward rules in reverse mode): its value is the forward rule's, and its pullback
+    refuses, naming the user's call of the solver and the reason, rather than the problems
+    srcad would find in the forward rule's own source. It would need the adjoint of the
+    tangent equation. It takes the forward rule's parameters by name too (`args=`), as the
+    forward rule does."""
 
-    def ode_frule_rrule(*args: Any, **kwargs: Any) -> NoReturn:
-        where = user_call_site()
-        at = f" at {where}" if where is not None else ""
-        raise MissingRuleError(
-            f"srcad has no second derivative of `scipy.integrate.{solver}`{at}: the reverse "
-            "rule of its forward rule (the adjoint of the tangent equation) is not written. "
-            "Take first derivatives through it (grad, jacobian, jvp, vjp); for second "
-            "derivatives, take finite differences of srcad.grad"
-        )
+    def ode_frule_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+        result = frule(*args, **kwargs)
+        where = user_call_site()  # now, while the user's generated code is on the stack
+
+        def ode_frule_pullback(result_bar: Any) -> NoReturn:
+            at = f" at {where}" if where is not None else ""
+            raise MissingRuleError(
+                f"srcad has no second derivative of `scipy.integrate.{solver}`{at}: the "
+                "reverse rule of its forward rule (the adjoint of the tangent equation) is not "
+                "written. Take first derivatives through it (grad, jacobian, jvp, vjp); for "
+                "second derivatives, take finite differences of srcad.grad"
+            )
+
+        return result, ode_frule_pullback
 
     rules.rrule(frule, parameters=("dargs", *parameters))(
         named(ode_frule_rrule, f"{frule.__name__}_rrule")

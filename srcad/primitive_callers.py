@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 # One caller per primitive, so that its compiled code is kept (in the caller's `__dict__`)
-# and used again. Keyed by `id`: the caller's globals hold the primitive, so the id is not
-# reused while the entry lives.
-_CALLERS: dict[int, types.FunctionType] = {}
+# and used again, with its text. Keyed by `id`: the caller's globals hold the primitive, so
+# the id is not reused while the entry lives.
+_CALLERS: dict[int, tuple[types.FunctionType, str]] = {}
 
 
 def primitive_caller(primitive: Any) -> types.FunctionType | None:
@@ -29,7 +29,9 @@ def primitive_caller(primitive: Any) -> types.FunctionType | None:
     `primitive` called with them; None where they cannot be read (no signature)."""
     found = _CALLERS.get(id(primitive))
     if found is not None:
-        return found
+        made, made_text = found
+        _register(made.__code__.co_filename, made_text)  # again, should `linecache` be cleared
+        return made
     parameters = _required_parameters(primitive)
     if parameters is None:
         return None
@@ -39,15 +41,19 @@ def primitive_caller(primitive: Any) -> types.FunctionType | None:
     listed = ", ".join(parameters)
     text = f"def {name}({listed}):\n    return primitive({listed})\n"
     filename = f"<srcad caller of {_qualified(primitive)}>"
-    # A `linecache` entry without a modification time is never checked against a file
-    # (`linecache.checkcache`), as an IPython cell's is not.
-    linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+    _register(filename, text)
     namespace: dict[str, Any] = {"__name__": __name__, "primitive": primitive}
     exec(compile(text, filename, "exec"), namespace)  # the text written above
     caller: types.FunctionType = namespace[name]
     caller.__qualname__ = name
-    _CALLERS[id(primitive)] = caller
+    _CALLERS[id(primitive)] = (caller, text)
     return caller
+
+
+def _register(filename: str, text: str) -> None:
+    # A `linecache` entry without a modification time is never checked against a file
+    # (`linecache.checkcache`), as an IPython cell's is not.
+    linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
 
 
 def _required_parameters(primitive: Any) -> list[str] | None:

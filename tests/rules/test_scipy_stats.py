@@ -232,3 +232,23 @@ def test_the_probe_of_issue_20_second_order_through_norm_logpdf() -> None:
     x = np.array([0.3, 1.2, -0.7])
     hessian = srcad.hessian(lambda x: np.sum(stats.norm.logpdf(x, 0.5, 2.0)))(x)
     np.testing.assert_allclose(hessian, -np.eye(3) / 4.0, atol=1e-12)
+
+
+# The forward rules with rules of their own (second derivatives: the tests above, and
+# tests/rules/test_scipy_multivariate.py), by name.
+DIFFERENTIATED_FORWARD_RULES = {
+    "logpdf_frule", "logcdf_frule", "pdf_frule", "cdf_frule", "logpmf_frule", "pmf_frule",
+    "frozen_frule", "frozen_logpdf_frule", "frozen_pdf_frule", "frozen_logpmf_frule",
+    "frozen_pmf_frule", "frozen_logcdf_frule", "frozen_cdf_frule",
+    "multivariate_normal_logpdf_frule", "multivariate_normal_frozen_frule",
+    "multivariate_normal_frozen_logpdf_frule",
+}  # fmt: skip
+
+
+def test_the_forward_rules_have_reverse_rules_of_their_own() -> None:
+    import srcad.rules.scipy_multivariate  # noqa: F401 (installed with scipy.stats)
+
+    sets = ("scipy_stats", "scipy_multivariate")
+    forward = {r.rrule for r in REGISTRY.forward_rules() if r.rule_set in sets}
+    named = {f.__name__ for f in forward if REGISTRY.rrule_for(f) is not None}
+    assert named == DIFFERENTIATED_FORWARD_RULES
