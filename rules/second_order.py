@@ -220,6 +220,75 @@ def _through_definition(primal: Any, definition: Any) -> RuleFn:
     return named(definition_frule_rrule, f"{name}_frule_rrule")
 
 
+def _definition_frule_frule(primal: Any, definition: Any) -> tuple[RuleFn, RuleFn]:
+    """The forward rule of `primal`'s forward rule (third derivatives) and its reverse rule
+    (fourth), from its `Primitive.definition`, as `_through_definition` takes the reverse
+    rule of the forward rule: those srcad compiles for the forward rule it generates for
+    the definition, which takes the same arguments and tangents (padded to every
+    parameter of the definition, then the cotangents cut back to those passed)."""
+    name = primal_name(primal)
+
+    def parts(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], args: tuple[Any, ...]
+              ) -> tuple[Any, tuple[Any, ...], tuple[Any, ...]]:  # fmt: skip
+        """The definition's forward rule, the inner tangents padded, and the tangents of
+        that rule's arguments."""
+        code = definition.__code__
+        parameters = code.co_varnames[: code.co_argcount]
+        wrt = tuple(p for p, a in zip(parameters, args, strict=False) if perturbable(a))
+        forward = CONFIG.forward_rule(definition, args, wrt)
+        every_inner = padded(inner_dargs, definition)
+        inner_dots = unthunk(dargs[1])
+        inner_dot: Any = ZeroTangent()
+        if not isinstance(inner_dots, AbstractZero):
+            own = tuple(elements_of(inner_dots, len(inner_dargs)))
+            inner_dot = Tangent(tuple, *own, *(ZeroTangent(),) * (len(every_inner) - len(own)))
+        arg_dots = tuple(dargs[2 : 2 + len(args)])
+        arg_dots += (ZeroTangent(),) * (len(args) - len(arg_dots))
+        return forward, every_inner, (NoTangent(), inner_dot, *arg_dots)
+
+    def definition_frule_frule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...],
+                               *args: Any, **keywords: Any) -> tuple[Any, Any]:  # fmt: skip
+        forward, every_inner, dots = parts(dargs, inner_dargs, args)
+        result: tuple[Any, Any] = CONFIG.frule_via_ad(dots, forward, every_inner, *args, **keywords)
+        return result
+
+    def definition_frule_frule_rrule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...],
+                                     *args: Any, **keywords: Any
+                                     ) -> tuple[Any, Pullback]:  # fmt: skip
+        forward, every_inner, dots = parts(dargs, inner_dargs, args)
+        twice = CONFIG.forward_rule(forward, (every_inner, *args))
+        every_dots = padded(dots, forward)  # a tangent for each of its parameters
+        result, pullback = CONFIG.rrule_via_ad(twice, every_dots, every_inner, *args, **keywords)
+
+        def definition_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+            _, dots_bar, inner_bar, *argument_bars = pullback(bars)
+            dots_bar = unthunk(dots_bar)
+            dargs_bar: Any = ZeroTangent()
+            if not isinstance(dots_bar, AbstractZero):
+                _, inner_dot_bar, *arg_dot_bars = elements_of(dots_bar, len(every_dots))
+                inner_dot_bar = _cut(inner_dot_bar, len(inner_dargs))
+                dargs_bar = Tangent(tuple, NoTangent(), inner_dot_bar,
+                                    *arg_dot_bars[: max(len(dargs) - 2, 0)])  # fmt: skip
+            inner = _cut(inner_bar, len(inner_dargs))
+            return (NoTangent(), dargs_bar, inner, *argument_bars[: len(args)])
+
+        return result, named(definition_frule_frule_pullback, f"{name}_frule_frule_pullback")
+
+    return (
+        named(definition_frule_frule, f"{name}_frule_frule"),
+        named(definition_frule_frule_rrule, f"{name}_frule_frule_rrule"),
+    )
+
+
+def _cut(tangent: Any, count: int) -> Any:
+    """A tuple's cotangent cut to its first `count` elements (the tangents passed, of those
+    padded for every parameter)."""
+    tangent = unthunk(tangent)
+    if isinstance(tangent, AbstractZero):
+        return tangent
+    return Tangent(tuple, *tuple(elements_of(tangent, count))[:count])
+
+
 # How many forward rules deep the rules of a linear function's forward rules go: the
 # forward rule of its forward rule (forward over forward, third derivatives) and so on, each
 # with its reverse rule; `grad` k deep differentiates forward rules k - 1 deep.
@@ -391,4 +460,8 @@ def build(rule_sets: Iterable[RuleSet]) -> RuleSet:
     for primal, definition in definitions.items():
         if primal in frules and frules[primal] not in rules.rrules:
             rules.rrule(frules[primal])(_through_definition(primal, definition))
+        if primal in frules and frules[primal] not in rules.frules:
+            forward, reverse = _definition_frule_frule(primal, definition)
+            rules.frule(frules[primal])(forward)
+            rules.rrule(forward)(reverse)
     return rules

@@ -134,3 +134,28 @@ def test_fourth_derivatives_of_a_vector_function_through_hessians() -> None:
     np.testing.assert_allclose(
         srcad.hessian(hessian_sum)(X0), np.stack(columns, -1), rtol=1e-5, atol=1e-6
     )
+
+
+def through_a_product(t):
+    x = X0 + t * V
+    return np.prod(x + 2.0) * np.prod(np.sin(x) + 1.5)
+
+
+def through_norms_and_moments(t):
+    x = X0 + t * V
+    return np.linalg.norm(x) * np.var(x) + np.std(x * x) + np.average(x, 0, x * x + 1.0)
+
+
+def through_a_determinant(t):
+    return np.linalg.det(A + t * np.eye(3)) ** 2
+
+
+@pytest.mark.parametrize(
+    "f",
+    [through_a_product, through_norms_and_moments, through_a_determinant],
+    ids=lambda f: f.__name__,
+)
+def test_third_derivatives_through_primitives_with_definitions(f: Any) -> None:
+    """Their second derivatives come from a plain-NumPy definition; their third from the
+    forward rule of the definition's forward rule (`second_order._definition_frule_frule`)."""
+    check_order(f, 3)
