@@ -10,13 +10,13 @@ every distribution; the rule of that method gives each family's partials (in the
 and each parameter, passed by position; keywords such as `loc=` are options, which srcad
 does not differentiate), and refuses, naming it, a family or method it has none for.
 The partials are written with functions that have rules, so that the forward rules are
-differentiated in turn: each forward rule's own rules are those srcad compiles for
-`_value_and_tangent`, the value and tangent written as plain code (second derivatives, and
-forward over forward). Outside the support, where the log density is `-inf` (or where
-SciPy gives NaN for invalid parameters), the partials are 0. The log cdfs of `t`, `gamma`
-and `beta` have no partial in their shape parameters (`df`, `a`, `b`: derivatives of the
-incomplete beta and gamma functions in their parameters): a cotangent there is a
-not-implemented one (an error where it is used), a tangent there is refused.
+differentiated in turn: each forward rule's reverse rule is the one srcad compiles for
+`_value_and_tangent`, the value and tangent written as plain code (second derivatives).
+Outside the support, where the log density is `-inf` (or where SciPy gives NaN for
+invalid parameters), the partials are 0. The log cdfs of `t`, `gamma` and `beta` have no
+partial in their shape parameters (`df`, `a`, `b`: derivatives of the incomplete beta and
+gamma functions in their parameters): a cotangent there is a not-implemented one (an error
+where it is used), a tangent there is refused.
 """
 
 from __future__ import annotations
@@ -324,33 +324,11 @@ def _method_rules(owner: type, method: str) -> None:
 
         return result, named(method_frule_pullback, f"{method}_frule_pullback")
 
-    def method_frule_frule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], dist: Any,
-                           x: Any, *args: Any, **kwds: Any) -> tuple[Any, Any]:  # fmt: skip
-        """The forward rule of `method_frule` (forward over forward): that of
-        `_value_and_tangent`, which srcad compiles."""
-        arguments = tangent_arguments(inner_dargs, dist, x, args, kwds)
-        values, dots = arguments[4], arguments[5]
-        value_dots = [unthunk(d) for d in dargs[3 : 3 + 1 + len(args)]]
-        value_dots += [ZeroTangent()] * (len(values) - len(value_dots))
-        inner_dots = unthunk(dargs[1])
-        if isinstance(inner_dots, AbstractZero):
-            dot_dots: list[Any] = [ZeroTangent()] * len(dots)
-        else:
-            dot_dots = [unthunk(d) for d in elements_of(inner_dots, len(inner_dargs))[2:]]
-            dot_dots += [ZeroTangent()] * (len(dots) - len(dot_dots))
-        tangents = (
-            NoTangent(), *(NoTangent() for _ in range(4)),
-            Tangent(tuple, *value_dots), Tangent(tuple, *dot_dots), NoTangent(),
-        )  # fmt: skip
-        with np.errstate(all="ignore"):
-            return CONFIG.frule_via_ad(tangents, _value_and_tangent, *arguments)
-
     frule = named(method_frule, f"{method}_frule")
     _FRULES[function] = frule
     rules.rrule(function)(named(method_rrule, f"{method}_rrule"))
     rules.frule(function)(frule)
     rules.rrule(frule)(named(method_frule_rrule, f"{method}_frule_rrule"))
-    rules.frule(frule)(named(method_frule_frule, f"{method}_frule_frule"))
 
 
 # Each shared method's forward rule, whose reverse rule a frozen method's uses.

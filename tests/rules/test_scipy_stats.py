@@ -252,3 +252,30 @@ def test_the_forward_rules_have_reverse_rules_of_their_own() -> None:
     forward = {r.rrule for r in REGISTRY.forward_rules() if r.rule_set in sets}
     named = {f.__name__ for f in forward if REGISTRY.rrule_for(f) is not None}
     assert named == DIFFERENTIATED_FORWARD_RULES
+
+
+def normal_density(p: np.ndarray) -> Any:
+    return stats.norm.logpdf(POSITIVE * p[0], 0.2, p[1] ** 2 + 1.0)
+
+
+def t_log_cdf(p: np.ndarray) -> Any:
+    return stats.t.logcdf(POSITIVE * p[0], 3.0, p[1] ** 2)
+
+
+def gamma_density(p: np.ndarray) -> Any:
+    return stats.gamma.pdf(POSITIVE * p[0], p[1] ** 2 + 1.0)
+
+
+def poisson_log_cdf(p: np.ndarray) -> Any:
+    return stats.poisson.logcdf(COUNTS, p[1] ** 2 + p[0])
+
+
+@pytest.mark.parametrize("f", [normal_density, t_log_cdf, gamma_density, poisson_log_cdf],
+                         ids=lambda f: f.__name__)  # fmt: skip
+def test_forward_over_forward_through_a_method(f: Any) -> None:
+    """`jacobian(jacobian(f))`, each element against differences of a row of the
+    Jacobian."""
+    p = np.array([0.8, 0.6])
+    second = srcad.jacobian(srcad.jacobian(f, mode="forward"), mode="forward")(p)
+    rows = [difference(lambda q, i=i: srcad.jacobian(f)(q)[i], (p,)) for i in range(4)]
+    np.testing.assert_allclose(second, np.stack(rows), rtol=1e-5, atol=1e-7)
