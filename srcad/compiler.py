@@ -41,7 +41,7 @@ from srcad.passes.naming import Namer
 from srcad.passes.transforms.generators import collect_yields, is_generator
 from srcad.passes.transforms.lambdas import hoist_lambdas
 from srcad.passes.transforms.nested_classes import hoist_classes
-from srcad.primitive_callers import primitive_caller
+from srcad.primitive_callers import check_primitive_arguments, primitive_caller
 from srcad.registry import Origin, Registry, Rule, RuleConfig, RuleSet
 from srcad.requests import Mode, Request
 from srcad.source import (
@@ -471,6 +471,8 @@ class Compiler:
         entry = entry_rules(self, func)
         if entry is not None:  # a function srcad returned, or a rule of one: its form's
             return entry.frule
+        if not isinstance(func, types.FunctionType) and self.registry.knows(func):
+            check_primitive_arguments(func, args)  # compiled through `primitive_caller`
         request = Request.frule(signature(args))
         if wrt is None:
             wrt = self.wrt_for(func, args, request)

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import SrcadError
+
 # One caller per primitive, so that its compiled code is kept (in the caller's `__dict__`)
 # and used again, with its text. Keyed by `id`: the caller's globals hold the primitive, so
 # the id is not reused while the entry lives.
@@ -48,6 +50,22 @@ def primitive_caller(primitive: Any) -> types.FunctionType | None:
     caller.__qualname__ = name
     _CALLERS[id(primitive)] = (caller, text)
     return caller
+
+
+def check_primitive_arguments(primitive: Any, args: tuple[Any, ...]) -> None:
+    """Refuse, naming `primitive`, arguments its caller does not take (options, which it
+    leaves to their defaults), rather than let the call of srcad's generated code fail."""
+    caller = primitive_caller(primitive)
+    if caller is None or len(args) == caller.__code__.co_argcount:
+        return
+    parameters = ", ".join(caller.__code__.co_varnames[: caller.__code__.co_argcount])
+    name = getattr(primitive, "__name__", "the function")
+    raise SrcadError(
+        f"srcad differentiates {name} given directly with its arguments without a default "
+        f"({parameters}) only, and was given {len(args)}; to pass other options, "
+        f"differentiate a function of your own that calls it (`lambda {parameters}: "
+        f"{name}({parameters}, ...)`)"
+    )
 
 
 def _register(filename: str, text: str) -> None:

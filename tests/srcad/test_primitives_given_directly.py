@@ -140,3 +140,8 @@ def test_a_function_without_a_signature_is_refused_cleanly(primal: Any) -> None:
     for transform in (srcad.grad, srcad.hessian):
         with pytest.raises(srcad.SrcadError, match=f"{primal.__name__}.*wrap it"):
             transform(primal)(0.6)
+
+
+def test_options_given_to_a_primitive_given_directly_are_refused_naming_it() -> None:
+    with pytest.raises(srcad.SrcadError, match=r"differentiates sum given directly .*\(a\)"):
+        srcad.hessian(np.sum)(np.ones(3), 0)
