@@ -180,7 +180,9 @@ rules.scalar(
     lambda x, p, y: strong_product(p, power_slope(x, p - 1)),
     lambda x, p, y: power(x, p - 1) * (1.0 + p * log_base(x)),
 )
-rules.scalar(power, power_slope, lambda x, p, y: strong_product(y, log_base(x)))
+rules.scalar(
+    power, lambda x, p, y: power_slope(x, p), lambda x, p, y: strong_product(y, log_base(x))
+)
 
 
 @rules.rrule(operator.matmul, np.matmul)

@@ -613,6 +613,14 @@ class Registry:
         except TypeError:
             return False
 
+    def knows(self, primal: Any) -> bool:
+        """Whether `primal` has a rule (either mode) or is marked non-differentiable."""
+        return (
+            self.rrule_for(primal) is not None
+            or self.frule_for(primal) is not None
+            or self.is_non_differentiable(primal)
+        )
+
     def refusal(self, primal: Any) -> str | None:
         """Why srcad refuses to differentiate `primal` (`DeferredRuleSet`), or None. A rule
         the user registers for it comes first."""

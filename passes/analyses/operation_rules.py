@@ -360,10 +360,16 @@ def _argument_kinds(
     kinds = ctx.analysis(ValueKinds, tree)
     found = [kinds.of(argument) for argument in call.args]
     code = getattr(differentiated_function(callee), "__code__", None)
+    leading: tuple[str, ...] = ()
+    if code is None and getattr(callee, "is_generated_rule", False):
+        # A function's generated rule (`CompiledCall`), called by the code generated for
+        # its caller: its parameters are the function's, after the tangents of a frule.
+        code = getattr(callee.func, "__code__", None)
+        leading = ("",) if callee.mode is Mode.FORWARD else ()
     named = [k for k in call.keywords if k.arg is not None]
     if code is None or not named or len(named) != len(call.keywords):
         return tuple(found)
-    parameters = code.co_varnames[: code.co_argcount]
+    parameters = (*leading, *code.co_varnames[: code.co_argcount])
     for keyword in named:
         if keyword.arg in parameters[len(call.args) :]:
             position = parameters.index(keyword.arg)
