@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from srcad.kinds import TO_FLOAT32, TO_FLOAT64
 from srcad.projection import ProjectTo, conj, unbroadcast
-from srcad.registry import Linearity, RuleFn, RuleSet, named
+from srcad.registry import Inline, Linearity, RuleFn, RuleSet, named
 from srcad.rules import numpy_sorting
 from srcad.rules._support import cotangent_of_elements
 from srcad.rules.containers import dense_tangent
@@ -550,12 +551,21 @@ def _conversion_frule(primal: Any, name: str) -> RuleFn:
     return named(frule, f"{name}_frule")
 
 
-for _name, _primal in (("astype", np.astype), ("real_if_close", np.real_if_close)):
+_CONVERSIONS = (
+    ("astype", np.astype),
+    ("real_if_close", np.real_if_close),
+    ("float64", np.float64),
+    ("float32", np.float32),
+)
+for _name, _primal in _CONVERSIONS:
     _rrule, _frule = _conversion_rrule(_primal, _name), _conversion_frule(_primal, _name)
     rules.rrule(_primal)(_rrule)
     rules.frule(_primal)(_frule)
     # Not `second_order.LINEAR`'s: converting the tangent alone may take another branch.
     rules.rrule(_frule)(linear_frule_rrule(_rrule, _frule, _name))
+# Their kinds; a float64's cotangent is its argument's (a float32's is rounded: its rules).
+rules.primitive(np.float64, result=TO_FLOAT64, inline=Inline("y_bar"))
+rules.primitive(np.float32, result=TO_FLOAT32)
 
 # Linear in their array (the other arguments are options): that fact gives their forward
 # rules reverse rules, for second derivatives (`rules/second_order.py`).

@@ -322,6 +322,16 @@ def _float_of_two_numbers(args: Sequence[Kind | None]) -> Kind | None:
     return PYTHON_FLOAT if numbers else None
 
 
+def _cast(code: str) -> Callable[[Sequence[Kind | None]], Kind | None]:
+    """`np.float64(x)`, `np.float32(x)`: a number or array of that dtype, as `x` is."""
+
+    def of(args: Sequence[Kind | None]) -> Kind | None:
+        arg = _one(args)
+        return None if arg is None else (code, arg[1])
+
+    return of
+
+
 def _to_float(args: Sequence[Kind | None]) -> Kind | None:
     arg = _one(args)
     return None if arg is None else _float_function(arg, 0)
@@ -458,6 +468,9 @@ FLOAT_ELEMENTWISE = ResultKind("float elementwise", _float_elementwise, elementw
 SAME_KIND = ResultKind("same kind", _same, elementwise=True)
 # `math.sin`, `float`: a Python float, of a float or an int only.
 FLOAT_OF_FLOAT = ResultKind("float of a float", _float_of_float, elementwise=True)
+# `np.float64(x)`, `np.float32(x)`: a scalar or array of that dtype.
+TO_FLOAT64 = ResultKind("cast to float64", _cast(dtypes.FLOAT64), elementwise=True)
+TO_FLOAT32 = ResultKind("cast to float32", _cast(dtypes.FLOAT32), elementwise=True)
 # `math.atan2(a, b)`, `math.pow(x, p)`: of two numbers, a Python float.
 FLOAT_OF_TWO_NUMBERS = ResultKind("float of two numbers", _float_of_two_numbers, elementwise=True)
 # `np.sum`, `np.mean`: a float of the array's precision; over axes, an array of the same.

@@ -119,3 +119,19 @@ def hypots(x):
 @pytest.mark.parametrize("x", [0.4, -1.2])
 def test_hypot_of_any_number_of_coordinates(x: float) -> None:
     check(hypots, x)
+
+
+def numpy_scalars(x):
+    s = 0.0
+    for i in range(5):
+        s = s + np.sin(x * i) * np.float64(0.5) + np.float64(x) * np.cos(x)
+    return s
+
+
+@pytest.mark.parametrize("x", [0.4, -1.3])
+def test_numpy_scalars_in_a_loop(x: float) -> None:
+    """`np.sin` of a float is a NumPy float64, and `np.float64(...)` one too: both have a
+    kind (was: every operation after them called its rule)."""
+    check(numpy_scalars, x)
+    text = COMPILER.compiled(numpy_scalars, None, Request.grad(signature((x,)))).source
+    assert "_rrule(" not in text, text

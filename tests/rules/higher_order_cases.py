@@ -532,6 +532,7 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
             np.diagonal,
             np.diff,
             np.real_if_close,
+            np.float64,
             np.fft.fft,
             np.fft.ifft,
             np.fft.fft2,

@@ -90,6 +90,8 @@ def test_every_forward_rule_is_walked():
     # SciPy's rules are installed once a test imports SciPy; their second derivatives are
     # checked by their own tests (`test_scipy_*.py`: `test_through_the_api_to_second_order`).
     rules = [r for r in rules if not r.rule_set.startswith("scipy_")]
+    # A cast to float32 rounds below what differences resolve: test_numpy_arrangement.py.
+    rules = [r for r in rules if r.primal is not np.float32]
     missing = [label(r.primal) for r in rules if r.primal not in CASES]
     assert not missing, missing
 

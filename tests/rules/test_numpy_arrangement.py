@@ -222,6 +222,7 @@ FRULE_CASES = [
     ("sort_frule", np.sort, (M, 0)),
     ("astype_frule", np.astype, (Z, np.complex128)),
     ("real_if_close_frule", np.real_if_close, (M + 1e-16j,)),
+    ("float64_frule", np.float64, (M,)),
 ]
 
 
@@ -244,3 +245,24 @@ def test_reverse_rule_of_forward_rule_matches_finite_differences(
     if primal is np.real_if_close:  # a real tangent keeps the result real (see above)
         dargs = (NoTangent(), WEIGHTS + 0j)
     check_rrule(frule, dargs, *args)
+
+
+# -- np.float32(x): a cast that rounds, below what central differences resolve ----------------
+
+
+def test_a_cast_to_float32_passes_derivatives_through() -> None:
+    """Its rules (`float32_rrule`, `float32_frule`) pass derivatives through, rounded to
+    float32: checked against the exact first and second derivatives of `sum(w * float32(x)
+    ** 2)`, to float32's precision (a central difference of a function that rounds its
+    argument to float32 is mostly rounding)."""
+    x, w = M[0], WEIGHTS[0]
+
+    def f(x):
+        return np.sum(w * np.float32(x) ** 2)
+
+    gradient = srcad.grad(f)(x)
+    np.testing.assert_allclose(gradient, 2.0 * w * x, rtol=1e-6)
+    np.testing.assert_allclose(
+        srcad.jvp(f, (x,), (np.ones_like(x),))[1], np.sum(2.0 * w * x), rtol=1e-6
+    )
+    np.testing.assert_allclose(srcad.hessian(f)(x), np.diag(2.0 * w), rtol=1e-6)
