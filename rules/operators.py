@@ -73,8 +73,29 @@ def _is_sequence(value: Any) -> bool:
     return isinstance(value, list | tuple)
 
 
+# Two Python floats: the general path's most common operands (values whose kinds code was
+# not specialised for), whose pullbacks skip building projections while the cotangent is a
+# float too; any other cotangent (a complex, an array, a zero) is projected onto a float.
+_NO_TANGENT = NoTangent()
+_ONTO_FLOAT = ProjectTo(0.0)
+
+
+def add_floats_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+    if y_bar.__class__ is not float:
+        y_bar = _ONTO_FLOAT(y_bar)
+    return _NO_TANGENT, y_bar, y_bar
+
+
+def sub_floats_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+    if y_bar.__class__ is not float:
+        y_bar = _ONTO_FLOAT(y_bar)
+    return _NO_TANGENT, y_bar, -y_bar
+
+
 @rules.rrule(operator.add)
 def add_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    if a.__class__ is float and b.__class__ is float:
+        return a + b, add_floats_pullback
     if _is_sequence(a) and _is_sequence(b):
         return _concatenation_rrule(a, b)
     project_a, project_b = ProjectTo(a), ProjectTo(b)
@@ -87,6 +108,8 @@ def add_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 
 @rules.rrule(operator.sub)
 def sub_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    if a.__class__ is float and b.__class__ is float:
+        return a - b, sub_floats_pullback
     project_a, project_b = ProjectTo(a), ProjectTo(b)
 
     def sub_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
@@ -97,6 +120,14 @@ def sub_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 
 @rules.rrule(operator.mul)
 def mul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    if a.__class__ is float and b.__class__ is float:
+
+        def mul_floats_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+            if y_bar.__class__ is not float:
+                y_bar = _ONTO_FLOAT(y_bar)
+            return _NO_TANGENT, y_bar * b, a * y_bar
+
+        return a * b, mul_floats_pullback
     if _is_sequence(a) and isinstance(b, int | np.integer):
         return _repetition_rrule(a, b)
     if _is_sequence(b) and isinstance(a, int | np.integer):
@@ -118,6 +149,15 @@ def mul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 @rules.rrule(operator.truediv)
 def truediv_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     y = a / b
+    if a.__class__ is float and b.__class__ is float:
+
+        def truediv_floats_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+            if y_bar.__class__ is not float:
+                y_bar = _ONTO_FLOAT(y_bar)
+            a_bar = y_bar / b
+            return _NO_TANGENT, a_bar, -a_bar * y
+
+        return y, truediv_floats_pullback
     project_a, project_b = ProjectTo(a), ProjectTo(b)
 
     def truediv_pullback(y_bar: Any) -> tuple[Any, Any, Any]:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from srcad.registry import REGISTRY
 from srcad.rules.operators import matmul_rrule, pow_rrule
 from srcad.tangents import NoTangent, ZeroTangent
 from srcad.testing import check_rrule
@@ -230,3 +231,35 @@ MODULO = [
 @pytest.mark.parametrize(("primal", "args"), [m[1:] for m in MODULO], ids=[m[0] for m in MODULO])
 def test_modulo_matches_finite_differences(primal, args):
     check_rrule(primal, *args)
+
+
+# -- two Python floats: the pullbacks that skip building projections -------------------------
+
+FLOAT_SEEDS = [0.7, np.float64(0.7), np.array(0.7), 0.7 + 0.3j, ZeroTangent()]
+
+
+@pytest.mark.parametrize("seed", FLOAT_SEEDS, ids=repr)
+@pytest.mark.parametrize(
+    "op", [operator.add, operator.sub, operator.mul, operator.truediv], ids=lambda f: f.__name__
+)
+def test_pullbacks_of_two_floats_give_floats(op: Callable[..., Any], seed: Any) -> None:
+    """Whatever the seed (a NumPy scalar, a 0-d array, a complex one from a complex value
+    further on, a zero), the cotangents of two floats are floats (or zeros), equal to the
+    real part of the seed times the partials, as the projections onto floats give; and
+    the rule agrees with finite differences."""
+    a, b = 1.5, -0.4
+    check_rrule(op, a, b)
+    rule = REGISTRY.rrule_for(op).rrule
+    _, pullback = rule(a, b)
+    _, a_bar, b_bar = pullback(seed)
+    if isinstance(seed, ZeroTangent):
+        assert isinstance(a_bar, ZeroTangent) and isinstance(b_bar, ZeroTangent)
+        return
+    real = float(np.real(seed))
+    h = 1e-7
+    for bar, partial in (
+        (a_bar, (op(a + h, b) - op(a - h, b)) / (2 * h)),
+        (b_bar, (op(a, b + h) - op(a, b - h)) / (2 * h)),
+    ):
+        assert type(bar) is float
+        assert bar == pytest.approx(real * partial, rel=1e-6)
