@@ -88,3 +88,19 @@ def test_forward_over_forward_through_a_computed_attribute_is_refused_naming_it(
                            mode="forward")  # fmt: skip
     with pytest.raises(srcad.MissingRuleError, match=r"computed attribute \.cube of Lazy"):
         twice(X)
+
+
+@pytest.mark.parametrize(
+    ("f", "args"),
+    [c for c in star_calls.CASES if c[0] not in NO_POSITION and np.ndim(c[0](*c[1])) == 0],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_forward_over_forward_through_star_calls(f, args):
+    """`f(*args)`, `obj.method(*args, **options)`: the generated forward rule calls the
+    rule of `unpacked_call` with `**options`, a call srcad checks where it is compiled."""
+    for position, value in enumerate(args):
+        if isinstance(value, float) or (isinstance(value, np.ndarray) and value.ndim == 1):
+            twice = srcad.jacobian(srcad.jacobian(f, wrt=position, mode="forward"),
+                                   wrt=position, mode="forward")  # fmt: skip
+            expected = _hessian_by_differences(f, args, position)
+            np.testing.assert_allclose(twice(*args), expected, rtol=1e-5, atol=1e-6)
