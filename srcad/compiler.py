@@ -31,6 +31,8 @@ from srcad.errors import Diagnostic, MissingRuleError, SrcadError, UnsupportedSy
 from srcad.guards import Fact
 from srcad.keywords import is_positional_form
 from srcad.kinds import Kind, Signature, signature
+from srcad.machinery import REASON as MACHINERY
+from srcad.machinery import Machinery, is_machinery
 from srcad.passes import CHECKS, naming, pipeline
 from srcad.passes.analyses.operation_rules import forget_rule_signatures
 from srcad.passes.analyses.scopes import Scopes
@@ -160,7 +162,7 @@ def cycle_collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-class Compiler:
+class Compiler(Machinery):
     """Compiles functions against one rule registry, which it owns, and keeps what it
     compiled: the rules by function and request (in each function's `__dict__`), the
     functions being compiled (recursion), the lock compiling takes. It gives itself to its
@@ -260,8 +262,8 @@ class Compiler:
         """The rule srcad generates for `callee` if it is a Python function (or a function
         behind a transparent wrapper, `source.differentiated_function`), compiled for
         arguments of `kinds` (empty: any), else None."""
-        if self.registry.refusal(callee) is not None:
-            return None  # refused by the rule library, its source unread
+        if self._refusal(callee) is not None:
+            return None  # refused by the rule library, or srcad's own: its source unread
         func = differentiated_function(callee)
         if not isinstance(func, types.FunctionType):
             return None
@@ -430,6 +432,8 @@ class Compiler:
         if not isinstance(code, types.FunctionType):
             function_source(code)  # raises SourceUnavailableError, naming what it is
         assert isinstance(code, types.FunctionType)
+        if is_machinery(code):  # never read, however it was reached
+            raise MissingRuleError(f"srcad has no rule for `{name_of(code)}`: {MACHINERY}")
         wrt = code_wrt(func, code, wrt)
         func = code
         key = (wrt, request, self.registry.version)
@@ -553,10 +557,16 @@ class Compiler:
             Call(f, f).check_arguments(args, kwargs)  # arguments that do not fit: say so
             raise
 
+    def _refusal(self, f: Any) -> str | None:
+        """Why srcad does not compile `f` from its source: the rule library refuses it
+        (`registry.DeferredRuleSet`), or it is srcad's own machinery (`srcad.machinery`:
+        reached through a call of a value known only when the code runs). None if neither."""
+        return MACHINERY if is_machinery(f) else self.registry.refusal(f)
+
     def _check_not_refused(self, f: Any) -> None:
-        """A function the rule library refuses (`registry.DeferredRuleSet`) is not compiled
-        from its source: its call is refused with the reason."""
-        refusal = self.registry.refusal(f)
+        """A function srcad refuses (`_refusal`) is not compiled from its source: its call is
+        refused with the reason."""
+        refusal = self._refusal(f)
         if refusal is not None:
             raise MissingRuleError(f"srcad has no rule for `{name_of(f)}`: {refusal}")
 

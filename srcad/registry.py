@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from srcad.fitting import check_frule_tangent, check_rrule_cotangents
 from srcad.kinds import Kind, ResultKind
+from srcad.machinery import Machinery
 from srcad.positions import ByPosition
 from srcad.scalar_rules import RuleFn as RuleFn
 from srcad.scalar_rules import named as named
@@ -122,7 +123,7 @@ class Primitive:
         return self.result is not None and self.result.elementwise
 
 
-class RuleSet:
+class RuleSet(Machinery):
     """The rules one module of the rule library defines.
 
     >>> import math
@@ -320,7 +321,7 @@ class AD(Protocol):
     ) -> Callable[..., Any]: ...
 
 
-class RuleConfig:
+class RuleConfig(Machinery):
     """What the AD system calling a rule can do, for rules of higher-order functions
     (ChainRules' `RuleConfig`): such a rule, registered with `config=True`, gets this as its
     first argument and calls back into srcad through `rrule_via_ad` / `frule_via_ad`.
@@ -457,11 +458,9 @@ class DeferredRuleSet:
         return loaded.rules, getattr(loaded, "REFUSED", {})
 
 
-class Registry:
+class Registry(Machinery):
     """The live table consulted by the compiler: library rule sets, then user rules.
-
-    `version` grows with every change, so compiled code can be cached against it.
-    """
+    `version` grows with every change, so compiled code can be cached against it."""
 
     def __init__(self) -> None:
         self.version = 0

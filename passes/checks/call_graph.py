@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import gast
 
+from srcad import primitives
 from srcad.errors import (
     CALLEE_FAILED,
     Diagnostic,
@@ -15,10 +17,12 @@ from srcad.errors import (
     UnsupportedSyntaxError,
 )
 from srcad.passes.analyses.operation_rules import MISSING_RULE, OperationRules
+from srcad.passes.analyses.scopes import Scopes
 from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Context, Transform
+from srcad.passes.checks.callees import is_static, static_path, static_value
 from srcad.passes.checks.mutations import CODES as MUTATION_CODES
-from srcad.registry import Origin
+from srcad.registry import Origin, Rule
 
 
 def raise_if_any(diagnostics: list[Diagnostic], function: str) -> None:
@@ -53,7 +57,7 @@ class CallGraph(Transform):
         unsupported: list[Diagnostic] = []
         ctx.output.result_kind = ctx.analysis(ValueKinds, tree).returns
         tried: set[Any] = set()
-        for statement, rule in info.rules.items():
+        for statement, rule in [*info.rules.items(), *_unpacked_callees(info.rules, tree, ctx)]:
             kinds = getattr(rule.rrule, "signature", ())  # a `CompiledCall`'s
             if (
                 rule.origin is not Origin.COMPILED
@@ -86,6 +90,29 @@ class CallGraph(Transform):
             count = f"{len(missing)} call{'s' if len(missing) > 1 else ''} without a rule"
             raise MissingRuleError(f"cannot differentiate {name}: {count}", missing)
         return False
+
+
+def _unpacked_callees(rules: dict[Any, Rule], tree: gast.Module,
+                      ctx: Context) -> list[tuple[Any, Rule]]:  # fmt: skip
+    """The rule srcad compiles for each Python function that a call unpacking arguments
+    names statically (`f(*args)`, `f(**options)` of a module's function, lowered to
+    `unpacked_call(f, ...)`, whose rule finds `f`'s when the code runs): checked here as
+    any callee's, so that what srcad cannot compile of it, or refuses to (its own rules,
+    `srcad.machinery`), is found where it is called, not when the code runs."""
+    found = []
+    scopes = ctx.analysis(Scopes, tree)
+    for statement, rule in rules.items():
+        value = getattr(statement, "value", None)
+        if rule.primal is not primitives.unpacked_call or not isinstance(value, gast.Call):
+            continue
+        path = static_path(value.args[0])
+        if path is None or not is_static(value.args[0], scopes):
+            continue
+        _, callee = static_value(path, ctx)
+        compiled = ctx.services.callee_rule(callee) if type(callee) is types.FunctionType else None
+        if compiled is not None and compiled.origin is Origin.COMPILED:
+            found.append((statement, compiled))
+    return found
 
 
 def _as_diagnostic(error: SrcadError, ctx: Context) -> Diagnostic:

@@ -11,6 +11,8 @@ import numpy as np
 
 from srcad import primitives, projection, syntax
 from srcad.errors import Diagnostic
+from srcad.machinery import REASON as MACHINERY
+from srcad.machinery import is_machinery
 from srcad.passes.analyses.nodes import Nodes
 from srcad.passes.analyses.scopes import LocalFunction, ScopeInfo, Scopes, parameters_of
 from srcad.passes.base import Analysis, Context, function_of
@@ -55,6 +57,7 @@ def is_append_call(node: gast.expr) -> bool:
 
 UNDEFINED_NAME = "E201"
 UNSUPPORTED_UNPACKING = "E102"  # the code of `UnsupportedConstructs`'s expressions
+REFUSED = "E210"  # `OperationRules`' code for a function with no rule, or refused
 NESTED_SIGNATURES = "E213"
 
 
@@ -111,6 +114,8 @@ class Callees(Analysis[CalleeInfo]):
         inside = {id(n) for node in scopes.definitions.values() for n in syntax.walk(node)}
         nested = _nested_calls(function_of(tree), nodes, scopes, ctx, info, inside)
         for node in nodes:
+            if id(node) not in inside:
+                self._refuse_machinery(node, scopes, ctx, info)
             if not isinstance(node, gast.Call) or is_append_call(node) or id(node) in inside:
                 continue  # `items.append(v)` becomes a primitive in the normal form
             callee = nested.get(node) or self._callee(node, scopes, ctx, info)
@@ -122,6 +127,28 @@ class Callees(Analysis[CalleeInfo]):
             if callee is not None:
                 info.callees[node] = callee
         return info
+
+    @staticmethod
+    def _refuse_machinery(node: gast.AST, scopes: ScopeInfo, ctx: Context,
+                          info: CalleeInfo) -> None:  # fmt: skip
+        """Refuse a read of srcad's own machinery (`srcad.machinery`: `REGISTRY`, `CONFIG`,
+        through a global, a closure or modules), whatever it is read for: the function is
+        srcad's dispatch code (the rules of calls of values known only when the code runs),
+        whose derivatives come from its rules or not at all, never from its source."""
+        if not isinstance(node, gast.Name | gast.Attribute) or not isinstance(node.ctx, gast.Load):
+            return
+        path = static_path(node)
+        if path is None or not is_static(node, scopes):
+            return
+        where, value = ctx.source.lookup(path[0])  # no fact: a rule that reads it is refused
+        for attr in path[1:]:  # through modules only: another object's attribute may compute
+            if where == "undefined" or not isinstance(value, types.ModuleType):
+                return
+            value = getattr(value, attr, None)
+        if where != "undefined" and is_machinery(value):
+            message = f"`{'.'.join(path)}` {MACHINERY.removeprefix('it ')}, nor code reading it"
+            hint = "read it outside the differentiated function, or give the function a rule"
+            info.diagnostics.append(ctx.diagnostic(node, REFUSED, message, hint))
 
     @staticmethod
     def _unpackable(node: gast.Call, callee: Any, ctx: Context, info: CalleeInfo) -> bool:

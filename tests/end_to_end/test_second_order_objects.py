@@ -65,3 +65,42 @@ def test_the_first_order_suites_to_second_order(f, args):
         for mode in ("reverse", "forward"):
             jacobian = srcad.jacobian(srcad.grad(f, wrt=position), wrt=position, mode=mode)
             np.testing.assert_allclose(jacobian(*args), expected, rtol=1e-5, atol=1e-6)
+
+
+# Forward over forward (`jacobian(jacobian(f))`): these constructs' forward rules read
+# srcad's machinery (`srcad/machinery.py`), so srcad generates no forward rule of them
+# and takes each element row by row, reverse mode over the forward rule. A computed
+# attribute is refused there (`second_order_calls._field_read`).
+FORWARD_OVER_FORWARD = [
+    f for f in functions.FUNCTIONS if f is not functions.through_computed_attributes
+]
+
+
+@pytest.mark.parametrize("function", FORWARD_OVER_FORWARD, ids=lambda f: f.__name__)
+def test_forward_over_forward_matches_differences_of_the_gradient(function):
+    got = srcad.jacobian(srcad.jacobian(function, mode="forward"), mode="forward")(X)
+    expected = _hessian_by_differences(function, (X,), 0)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_forward_over_forward_through_a_computed_attribute_is_refused_naming_it():
+    twice = srcad.jacobian(srcad.jacobian(functions.through_computed_attributes, mode="forward"),
+                           mode="forward")  # fmt: skip
+    with pytest.raises(srcad.MissingRuleError, match=r"computed attribute \.cube of Lazy"):
+        twice(X)
+
+
+@pytest.mark.parametrize(
+    ("f", "args"),
+    [c for c in star_calls.CASES if c[0] not in NO_POSITION and np.ndim(c[0](*c[1])) == 0],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_forward_over_forward_through_star_calls(f, args):
+    """`f(*args)`, `obj.method(*args, **options)`: the generated forward rule calls the
+    rule of `unpacked_call` with `**options`, a call srcad checks where it is compiled."""
+    for position, value in enumerate(args):
+        if isinstance(value, float) or (isinstance(value, np.ndarray) and value.ndim == 1):
+            twice = srcad.jacobian(srcad.jacobian(f, wrt=position, mode="forward"),
+                                   wrt=position, mode="forward")  # fmt: skip
+            expected = _hessian_by_differences(f, args, position)
+            np.testing.assert_allclose(twice(*args), expected, rtol=1e-5, atol=1e-6)
