@@ -12,7 +12,11 @@ of the result's own type). For `kepler(M, e)` called with floats, a float tangen
 and a zero for `e`:
 
     def jvp(args, tangents):
-        if REGISTRY.version == 12 and guards_hold():
+        try:
+            hold = REGISTRY.version == 12 and guard_h0.__code__ is guard_e1 and (...)
+        except Exception:  # a guard's read failed: a name deleted, a cell emptied
+            hold = False
+        if hold:
             if (type(args) is tuple and type(tangents) is tuple and len(args) == 2
                     and len(tangents) == 2):
                 arg0, arg1 = args
@@ -38,8 +42,9 @@ branch, it compiles the forward rule for them, adds the branch and calls the rul
 it is `jvp` as it always was (`api._general_jvp`).
 
 Guards, registry version, threads and the entry's text work as in `srcad/entry.py`: the
-branch's forward rule keeps the facts it relies on (`srcad.guards`), checked by one
-`guards_hold()`; the entry is registered in `linecache` as `<srcad entry jvp of f>`.
+branch's forward rule keeps the facts it relies on (`srcad.guards`), tested inline at
+the top of the entry (`guards.facts_expression`: a call of `guards_hold()` would cost as
+much again); the entry is registered in `linecache` as `<srcad entry jvp of f>`.
 The dispatcher lives in the function's own `__dict__`, so it dies with the function.
 """
 
@@ -77,7 +82,7 @@ from srcad.entry import (
 )
 from srcad.entry_rules import entry_rules
 from srcad.errors import SrcadError
-from srcad.guards import Guards
+from srcad.guards import Guards, facts_expression
 from srcad.kinds import FLOAT, INT, Kind, kind_of
 from srcad.requests import Request
 from srcad.source import differentiated_function
@@ -253,7 +258,6 @@ class ForwardDispatcher:
             self.namespace[f"frule_{slot}"] = frule
             branches[kinds] = (frule, guards)
             self.branches = branches
-            self.namespace["guards_hold"] = Guards.union(*(b[1] for b in branches.values())).hold
             self.function.__code__ = self._code()
 
     def source(self) -> str:
@@ -282,12 +286,28 @@ class ForwardDispatcher:
                 _compare(_call("len", _load("args")), gast.Eq(), _constant(count)),
                 _compare(_call("len", _load("tangents")), gast.Eq(), _constant(count)),
             ]
-            tests = [
-                _compare(_attribute("REGISTRY", "version"), gast.Eq(), _constant(self.version))
-            ]
-            if any(guards for _, guards in self.branches.values()):
-                tests.append(_call("guards_hold"))
-            body = [_if(_and(tests), [_if(_and(sizes), block)])]
+            version = _compare(
+                _attribute("REGISTRY", "version"), gast.Eq(), _constant(self.version)
+            )
+            checked = [_if(_and(sizes), block)]
+            facts = Guards.union(*(guards for _, guards in self.branches.values())).facts
+            if not facts:
+                body = [_if(version, checked)]
+            else:
+                # The guards' tests written out, not called (`guards_hold()`): a read that
+                # fails (a name deleted) raises, and the fact does not hold.
+                text = facts_expression(facts, self.namespace, "guard_")
+                hold = syntax.parse(text).body[0]
+                assert isinstance(hold, gast.Expr)
+                tests = hold.value.values if isinstance(hold.value, gast.BoolOp) else [hold.value]
+                held = _assign(syntax.store("hold"), _and([version, *tests]))
+                failed = gast.ExceptHandler(
+                    type=_load("Exception"),
+                    name=None,
+                    body=[_assign(syntax.store("hold"), _constant(False))],
+                )
+                guarded = gast.Try(body=[held], handlers=[failed], orelse=[], finalbody=[])
+                body = [guarded, _if(_load("hold"), checked)]
         return function_module("jvp", [*body, general], args=("args", "tangents"))
 
     def _branch(self, kinds: Kinds, names: list[str], dot_names: list[str]) -> gast.stmt:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import gast
 
@@ -16,8 +17,12 @@ from srcad.passes.base import Context, Transform
 from srcad.passes.inlining import adjoint_of, template
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
+from srcad.registry import Rule
 from srcad.syntax import load, store
 from srcad.tangents import NoTangent, ZeroTangent, elements_of
+
+# The names emitted code reads the zero tangents by.
+_ZERO_NAMES = {ZeroTangent: "ZERO", NoTangent: "NO_TANGENT"}
 
 
 def _sliced(name: str, lower: gast.expr | None, upper: gast.expr | None) -> gast.Subscript:
@@ -44,8 +49,8 @@ class ForwardAD(RuleCalls, Transform):
     ... '''), end="")
     def frule_f(dargs, x, y):
         _, x_dot, y_dot = dargs
-        sin_x, sin_x_dot = sin_frule((NoTangent(), x_dot), x)
-        out, out_dot = mul_frule((NoTangent(), sin_x_dot, y_dot), sin_x, y)
+        sin_x, sin_x_dot = sin_frule((NO_TANGENT, x_dot), x)
+        out, out_dot = mul_frule((NO_TANGENT, sin_x_dot, y_dot), sin_x, y)
         return (out, out_dot)
     """
 
@@ -111,6 +116,24 @@ class ForwardAD(RuleCalls, Transform):
         if name not in self.dots:
             self.dots[name] = self.ctx.namer.fresh(naming.dot(name))
         return self.dots[name]
+
+    def _zero(self, kind: type[Any]) -> gast.expr:
+        """The zero `kind()` (`ZeroTangent`, `NoTangent`: each a single instance), read
+        by name: a tangent passed at every call and rebound in every loop costs a name
+        read, not a call of the class's `__new__`."""
+        return load(self._bind(kind(), _ZERO_NAMES[kind]))
+
+    def _bind_rule(self, rule: Rule) -> str:
+        """The name of the rule a call runs: a callee's compiled from source is called
+        directly, where `CallGraph` compiled it (not a recursive call), under its
+        `CompiledCall`'s name. Its guards' facts are this rule's: whatever checks them
+        before this rule runs checks them for it, and its `CompiledCall` would only check
+        them again on every call (a quarter of a microsecond)."""
+        compiled = self.ctx.output.compiled_callees.get(id(rule.rrule))
+        if compiled is None:
+            return super()._bind_rule(rule)
+        call, function = compiled
+        return self._bind(function, call.__name__)
 
     def _dot_of(self, node: gast.expr) -> gast.expr:
         """The tangent of an operand: its `_dot` if it varies, else a zero."""
@@ -200,14 +223,7 @@ class ForwardAD(RuleCalls, Transform):
             for text, operand in zip(plan.texts, args, strict=True)
             if text is not None and isinstance(operand, gast.Name)
         ]
-        dot: gast.expr = terms[0] if terms else self._zero(ZeroTangent)
-        for term in terms[1:]:
-            # `p + -q * r` is `p - q * r`, exactly: floating point negates without rounding.
-            positive = _without_negation(term)
-            if positive is None:
-                dot = gast.BinOp(left=dot, op=gast.Add(), right=term)
-            else:
-                dot = gast.BinOp(left=dot, op=gast.Sub(), right=positive)
+        dot = _summed(terms) if terms else self._zero(ZeroTangent)
         tangent = assign(store(self._dot(target.id)), dot)
         self.arithmetic.add(tangent)
         if "y" not in plan.reads:  # before the statement: `s = s * x` rebinds an operand
@@ -317,6 +333,36 @@ class ForwardAD(RuleCalls, Transform):
         captured = tuple(c for c in local.captured_by(function, self.outer) if c in self.active)
         dots = {c: self._dot(c) for c in captured}
         return [self._nested_rule(function, local, captured, dots)]
+
+
+def _summed(terms: list[gast.expr]) -> gast.expr:
+    """The sum of `terms`: `p + -q * r` written `p - q * r` (exactly: floating point
+    negates without rounding), and terms that all divide by one name `b` summed before
+    dividing once, `(p - q * y) / b` for `p / b + -q * y / b` (the quotient's tangent as
+    its forward rule computes it: one division, where each term would take its own)."""
+    divisor = _divisor(terms[0])
+    if len(terms) > 1 and divisor is not None and all(_divisor(t) == divisor for t in terms):
+        numerators = [t.left for t in terms if isinstance(t, gast.BinOp)]
+        return gast.BinOp(left=_summed(numerators), op=gast.Div(), right=load(divisor))
+    total = terms[0]
+    for term in terms[1:]:
+        positive = _without_negation(term)
+        if positive is None:
+            total = gast.BinOp(left=total, op=gast.Add(), right=term)
+        else:
+            total = gast.BinOp(left=total, op=gast.Sub(), right=positive)
+    return total
+
+
+def _divisor(term: gast.expr) -> str | None:
+    """`b` for a term `e / b` that divides by a name; None for any other."""
+    if (
+        isinstance(term, gast.BinOp)
+        and isinstance(term.op, gast.Div)
+        and isinstance(term.right, gast.Name)
+    ):
+        return term.right.id
+    return None
 
 
 def _without_negation(value: gast.expr) -> gast.expr | None:

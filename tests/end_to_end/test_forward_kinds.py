@@ -146,3 +146,53 @@ def test_a_rebound_constant_gives_the_right_tangent(module: Any, value: Any) -> 
     setattr(module, name, value)
     check(module.horner, ARGUMENTS["horner"])
     check(module.robust, arrays("robust"))
+
+
+RECURSIVE = """
+def power(x, n):
+    if n == 0:
+        return 1.0
+    return x * power(x, n - 1)
+
+
+def outer(x, y):
+    return power(x, 3) * y + power(y, 2)
+"""
+
+
+def _other_helper(r, delta):
+    return delta * r * r * r
+
+
+def test_a_callee_is_called_directly_and_rebinding_it_recompiles(module: Any) -> None:
+    # The callee's forward rule is called as the function compiled, not through its
+    # `CompiledCall`: its guards are the caller's, checked by the entry.
+    args = arrays("robust")
+    check(module.robust, args)
+    rule = COMPILER.compiled(module.robust, None, Request.frule(signature(args)))
+    called = [v for v in rule.runtime.values() if getattr(v, "__name__", "") == "frule_helper"]
+    assert called and all(type(v) is types.FunctionType for v in called)
+    assert [callee for callee, _ in rule.callees] == [module.helper]
+    # Rebinding the helper, or changing its code in place, compiles again.
+    module.helper = _other_helper
+    check(module.robust, args)
+    module.helper = types.FunctionType(
+        _other_helper.__code__.replace(co_name="helper"), vars(module), "helper"
+    )
+    check(module.robust, args)
+    module.helper.__code__ = (lambda r, delta: r * delta - r).__code__
+    check(module.robust, args)
+
+
+def test_a_deleted_constant_fails_the_entry_guard(module: Any) -> None:
+    check(module.robust, arrays("robust"))
+    del module.SCALE
+    with pytest.raises(NameError):
+        srcad.jvp(module.robust, arrays("robust"), tangents_of(arrays("robust")))
+    module.SCALE = 0.5
+    check(module.robust, arrays("robust"))
+
+
+def test_recursive_callees_are_right(tmp_path: Path) -> None:
+    recursive = user_module(tmp_path, f"recursive_{abs(hash(str(tmp_path)))}", RECURSIVE)
+    check(recursive.outer, (0.7, 1.3))
