@@ -8,7 +8,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import is_int_scalar, is_real
+from srcad.kinds import FLOAT, PYTHON_FLOAT, is_int_scalar, is_real
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity, target_names
 from srcad.passes.analyses.operation_rules import OperationRules
@@ -23,6 +23,9 @@ from srcad.tangents import NoTangent, ZeroTangent, elements_of
 
 # The names emitted code reads the zero tangents by.
 _ZERO_NAMES = {ZeroTangent: "ZERO", NoTangent: "NO_TANGENT"}
+# The kinds of a number whose zero tangent may be the float 0.0: a Python float, or a
+# float64 (a Python float or a NumPy float64).
+_NUMBERS = (PYTHON_FLOAT, FLOAT)
 
 
 def _sliced(name: str, lower: gast.expr | None, upper: gast.expr | None) -> gast.Subscript:
@@ -63,6 +66,12 @@ class ForwardAD(RuleCalls, Transform):
         # tangents of numbers are then written as arithmetic (`_inlined`).
         specialised = ctx.request.kinds and ctx.request.optimise
         self.kinds = ctx.analysis(ValueKinds, tree) if specialised else None
+        # A differentiated parameter known to be a float, whose tangent tells whether
+        # tangents are given as floats (`_zeros_for`).
+        self._float_parameter = next(
+            (p for p in ctx.request.wrt if self.kinds and ctx.request.kinds.get(p) in _NUMBERS),
+            None,
+        )
         # The tangents written as arithmetic on names (`_inlined`, `_indexed`): computing
         # one changes nothing else, so one that nothing reads is left out (`_unread_dropped`).
         self.arithmetic: set[gast.stmt] = set()
@@ -141,11 +150,24 @@ class ForwardAD(RuleCalls, Transform):
             return load(self._dot(node.id))
         return self._zero(ZeroTangent)
 
-    def _zeros_for(self, names: list[str]) -> list[gast.stmt]:
-        """An active name assigned a value that does not vary gets a zero tangent."""
-        return [
-            assign(store(self._dot(n)), self._zero(ZeroTangent)) for n in names if n in self.active
-        ]
+    def _zeros_for(self, names: list[str], value: gast.expr | None = None) -> list[gast.stmt]:
+        """An active name assigned a value that does not vary gets a zero tangent: the
+        symbolic zero, or for a number (`total = 0.0` before a loop adds to it) the float
+        0.0 where the tangent of a float parameter is a float, so that the arithmetic on
+        it is on floats from the first iteration on, not calls of the zero's methods.
+        Where every tangent given is a zero, it stays one: no tangent is a float then."""
+        zero = self._zero(ZeroTangent)
+        seed = self._float_parameter
+        number = value is not None and self.kinds is not None and self.kinds.of(value)
+        if seed is not None and number in _NUMBERS:
+            is_float = gast.Compare(
+                left=call(self._builtin(type), [load(self._dot(seed))]),
+                ops=[gast.Is()],
+                comparators=[load(self._builtin(float))],
+            )
+            zero = gast.IfExp(test=is_float, body=gast.Constant(value=0.0, kind=None),
+                              orelse=zero)  # fmt: skip
+        return [assign(store(self._dot(n)), zero) for n in names if n in self.active]
 
     # -- statements ----------------------------------------------------------------------
 
@@ -179,7 +201,8 @@ class ForwardAD(RuleCalls, Transform):
         if is_copy(statement):
             return [statement, assign(store(self._dot(names[0])), self._dot_of(statement.value))]
         if statement not in self.rules:
-            return [self._as_it_runs(statement), *self._zeros_for(names)]
+            value = statement.value if len(names) == 1 else None
+            return [self._as_it_runs(statement), *self._zeros_for(names, value)]
         return self._rule_call(statement, names)
 
     def _inlined(self, statement: gast.Assign) -> list[gast.stmt] | None:

@@ -15,6 +15,8 @@ import pytest
 import srcad
 from srcad.defaults import COMPILER, Request
 from srcad.kinds import signature
+from srcad.tangents import ZeroTangent
+from srcad.testing import check_frule
 from tests.conftest import user_module
 
 MODULE = """
@@ -196,3 +198,25 @@ def test_a_deleted_constant_fails_the_entry_guard(module: Any) -> None:
 def test_recursive_callees_are_right(tmp_path: Path) -> None:
     recursive = user_module(tmp_path, f"recursive_{abs(hash(str(tmp_path)))}", RECURSIVE)
     check(recursive.outer, (0.7, 1.3))
+
+
+@pytest.mark.parametrize(
+    "tangents",
+    [(0.7, -0.4), (ZeroTangent(), -0.4), (0.7, ZeroTangent()), (np.float64(0.7), -0.4)],
+    ids=["floats", "x zero", "y zero", "x numpy"],
+)
+def test_an_accumulator_starts_from_a_float_zero_only_for_float_tangents(
+    module: Any, tangents: tuple[Any, ...]
+) -> None:
+    # `p = 0.0` before the loop: its tangent starts as 0.0 where `x`'s tangent is a float,
+    # and stays the symbolic zero where every tangent is one (`check_frule` asks that).
+    args = ARGUMENTS["horner"]
+    check_frule(module.horner, *args, tangents=tangents)
+    _, tangent = srcad.jvp(module.horner, args, tangents)
+    h = 1e-6
+    dense = [0.0 if isinstance(t, ZeroTangent) else float(t) for t in tangents]
+    plus = module.horner(*(a + h * t for a, t in zip(args, dense, strict=True)))
+    minus = module.horner(*(a - h * t for a, t in zip(args, dense, strict=True)))
+    np.testing.assert_allclose(tangent, (plus - minus) / (2 * h), rtol=1e-6)
+    text = COMPILER.compiled(module.horner, None, Request.frule(signature(args))).source
+    assert "p_dot = 0.0 if type(x_dot) is float else ZERO" in text
