@@ -297,10 +297,7 @@ def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...])
     arguments and tangents directly, and takes the path below for any other call."""
     if type(f) is _FUNCTION:
         # `forward_entry`'s lookup, written out: this is `jvp`'s whole fixed cost.
-        try:
-            found = f.__dict__[FORWARD_ENTRY]
-        except KeyError:
-            found = None
+        found = f.__dict__.get(FORWARD_ENTRY)
         if found is not None and found.func is f:
             return found.function(args, tangents)
         entry: Callable[[Any, Any], tuple[Any, Any]] = forward_entry(COMPILER, f, _general_jvp)
