@@ -60,6 +60,14 @@ def rebinding(x, y):
     return s
 
 
+def trig(x, y):
+    s = math.sin(x)
+    c = math.cos(x) * y
+    x = x * 1.5 + c
+    t = math.cos(x) + math.sin(y) * math.cos(y)
+    return s * c + t * math.sin(x)
+
+
 def helper(r, delta):
     if abs(r) <= delta:
         return 0.5 * r * r
@@ -91,6 +99,7 @@ ARGUMENTS = {
     "pendulum": (1.0, 0.2, 0.1),
     "horner": (0.7, -0.4),
     "rebinding": (0.6, 0.3),
+    "trig": (0.8, -0.6),
 }
 
 
@@ -220,3 +229,17 @@ def test_an_accumulator_starts_from_a_float_zero_only_for_float_tangents(
     np.testing.assert_allclose(tangent, (plus - minus) / (2 * h), rtol=1e-6)
     text = COMPILER.compiled(module.horner, None, Request.frule(signature(args))).source
     assert "p_dot = 0.0 if type(x_dot) is float else ZERO" in text
+
+
+def test_a_tangent_reads_the_value_of_a_call_computed_before(module: Any) -> None:
+    # `cos(E)`'s tangent is `-E_dot * sin(E)`, and the loop computed `math.sin(E)` just
+    # before: the tangent reads that value (`trig` checks values where `x` is rebound
+    # between the two calls, in `test_scalar_code_is_inlined_and_right`).
+    args = ARGUMENTS["kepler"]
+    check(module.kepler, args)
+    text = COMPILER.compiled(module.kepler, None, Request.frule(signature(args))).source
+    assert "cos_E_dot = -E_dot * sin_E_2" in text
+    text = COMPILER.compiled(module.trig, None, Request.frule(signature((0.8, -0.6)))).source
+    assert "cos_x_dot = -x_dot * s\n" in text  # `s = math.sin(x)`, just before
+    assert "cos_x_2_dot = -x_dot * sin(x)\n" in text  # `x` rebound since: computed anew
+    assert "sin_x_dot = x_dot * cos_x_2\n" in text
