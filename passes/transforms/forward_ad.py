@@ -8,7 +8,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import FLOAT, PYTHON_FLOAT, is_int_scalar, is_real
+from srcad.kinds import FLOAT, PYTHON_FLOAT, is_int_scalar, is_integer, is_real
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity, target_names
 from srcad.passes.analyses.operation_rules import OperationRules
@@ -17,6 +17,7 @@ from srcad.passes.base import Context, Transform
 from srcad.passes.inlining import adjoint_of, template
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
+from srcad.passes.transforms.nesting import nest_temporaries
 from srcad.registry import Rule
 from srcad.syntax import load, store
 from srcad.tangents import NoTangent, ZeroTangent, elements_of
@@ -62,6 +63,7 @@ class ForwardAD(RuleCalls, Transform):
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         function = self.prepare(tree, ctx)
         self.dots: dict[str, str] = dict(ctx.request.captured_dots)
+        self.primals = {dot: name for name, dot in self.dots.items()}  # by tangent's name
         # The names' kinds, where the rule is specialised for its arguments' and optimised:
         # tangents of numbers are then written as arithmetic (`_inlined`).
         specialised = ctx.request.kinds and ctx.request.optimise
@@ -116,6 +118,8 @@ class ForwardAD(RuleCalls, Transform):
         if self.arithmetic:
             _PrimalCallsReused(self.arithmetic, self.pure, self.callees).block(function.body)
             _unread_dropped(function, self.arithmetic)
+        if self.kinds is not None:
+            nest_temporaries(function, self._number)
         function.decorator_list = []
         function.returns = None
         for node in syntax.walk(function):
@@ -125,9 +129,18 @@ class ForwardAD(RuleCalls, Transform):
 
     # -- tangents ------------------------------------------------------------------------
 
+    def _number(self, name: str) -> bool:
+        """Whether `name` holds only numbers (real or integer scalars), or is the tangent
+        of such a name (`nesting.nest_temporaries`)."""
+        assert self.kinds is not None
+        primal = self.primals.get(name, name)
+        kind = self.kinds.kinds.get(primal)
+        return kind is not None and kind[1] == 0 and (is_real(kind) or is_integer(kind))
+
     def _dot(self, name: str) -> str:
         if name not in self.dots:
             self.dots[name] = self.ctx.namer.fresh(naming.dot(name))
+            self.primals[self.dots[name]] = name
         return self.dots[name]
 
     def _zero(self, kind: type[Any]) -> gast.expr:
