@@ -101,8 +101,9 @@ class _Nesting:
                 return _put(reader, name, value, quiet)
             if not isinstance(reader, gast.Assign) or read & set(_bound(reader)):
                 return False
-            if not (quiet or self._quiet(reader.value)):
-                return False
+            named = len(reader.targets) == 1 and isinstance(reader.targets[0], gast.Name)
+            if not (quiet or (named and self._quiet(reader.value))):
+                return False  # (unpacking a value may raise)
         return False
 
     def _quiet(self, value: gast.expr) -> bool:
