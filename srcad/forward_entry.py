@@ -13,20 +13,21 @@ and a zero for `e`:
 
     def jvp(args, tangents):
         try:
-            hold = REGISTRY.version == 12 and guard_h0.__code__ is guard_e1 and (...)
-        except Exception:  # a guard's read failed: a name deleted, a cell emptied
-            hold = False
-        if hold:
-            if (type(args) is tuple and type(tangents) is tuple and len(args) == 2
-                    and len(tangents) == 2):
+            hold = (REGISTRY.version == 12 and guard_h0.__code__ is guard_e1 and ...
+                    and type(args) is tuple and type(tangents) is tuple)
+            if hold:
                 arg0, arg1 = args
                 arg0_dot, arg1_dot = tangents
-                if (type(arg0) is float and type(arg1) is float and type(arg0_dot) is float
-                        and type(arg1_dot) is ZeroTangent):
-                    y, y_dot = frule_0((NO_TANGENT, arg0_dot, arg1_dot), arg0, arg1)
-                    if type(y_dot) is type(y) and type(y) in REAL or (...):  # or an array
-                        return (y, y_dot)
-                    return finish(y, y_dot)
+        except Exception:  # a guard's read failed (a name deleted), or another length
+            hold = False
+        if hold:
+            if (type(arg0) is float and type(arg1) is float and type(arg0_dot) is float
+                    and type(arg1_dot) is ZeroTangent):
+                result = frule_0((NO_TANGENT, arg0_dot, arg1_dot), arg0, arg1)
+                y, y_dot = result
+                if type(y_dot) is type(y) and type(y) in REAL or (...):  # or an array
+                    return result
+                return finish(y, y_dot)
         return general(args, tangents)
 
 A tangent's kind is one of two facts tested per call: a symbolic zero (`ZeroTangent`), or
@@ -268,46 +269,31 @@ class ForwardDispatcher:
         count = len(self.parameters)
         names = [f"arg{i}" for i in range(count)]
         dot_names = [f"arg{i}_dot" for i in range(count)]
-        block: list[gast.stmt] = []
-        if self.branches:
-            if count:
-                block.append(_assign(_tuple([syntax.store(n) for n in names]), _load("args")))
-                block.append(
-                    _assign(_tuple([syntax.store(n) for n in dot_names]), _load("tangents"))
-                )
-            for kinds in self.branches:
-                block.append(self._branch(kinds, names, dot_names))
         general = gast.Return(value=_call("general", _load("args"), _load("tangents")))
-        body: list[gast.stmt] = []
-        if block:
-            sizes = [
-                _is_type("args", "tuple"),
-                _is_type("tangents", "tuple"),
-                _compare(_call("len", _load("args")), gast.Eq(), _constant(count)),
-                _compare(_call("len", _load("tangents")), gast.Eq(), _constant(count)),
-            ]
-            version = _compare(
-                _attribute("REGISTRY", "version"), gast.Eq(), _constant(self.version)
-            )
-            checked = [_if(_and(sizes), block)]
-            facts = Guards.union(*(guards for _, guards in self.branches.values())).facts
-            if not facts:
-                body = [_if(version, checked)]
-            else:
-                # The guards' tests written out, not called (`guards_hold()`): a read that
-                # fails (a name deleted) raises, and the fact does not hold.
-                text = facts_expression(facts, self.namespace, "guard_")
-                hold = syntax.parse(text).body[0]
-                assert isinstance(hold, gast.Expr)
-                tests = hold.value.values if isinstance(hold.value, gast.BoolOp) else [hold.value]
-                held = _assign(syntax.store("hold"), _and([version, *tests]))
-                failed = gast.ExceptHandler(
-                    type=_load("Exception"),
-                    name=None,
-                    body=[_assign(syntax.store("hold"), _constant(False))],
-                )
-                guarded = gast.Try(body=[held], handlers=[failed], orelse=[], finalbody=[])
-                body = [guarded, _if(_load("hold"), checked)]
+        if not self.branches:
+            return function_module("jvp", [general], args=("args", "tangents"))
+        # One `try` for what may raise: a guard's read that fails (a name deleted), and
+        # unpacking arguments or tangents of another length; either way, no branch.
+        tests = [_compare(_attribute("REGISTRY", "version"), gast.Eq(), _constant(self.version))]
+        facts = Guards.union(*(guards for _, guards in self.branches.values())).facts
+        if facts:  # the guards' tests written out, not called (`guards_hold()`)
+            hold = syntax.parse(facts_expression(facts, self.namespace, "guard_")).body[0]
+            assert isinstance(hold, gast.Expr)
+            tests += hold.value.values if isinstance(hold.value, gast.BoolOp) else [hold.value]
+        tests += [_is_type("args", "tuple"), _is_type("tangents", "tuple")]
+        unpack = [
+            _assign(_tuple([syntax.store(n) for n in names]), _load("args")),
+            _assign(_tuple([syntax.store(n) for n in dot_names]), _load("tangents")),
+        ]
+        held = [_assign(syntax.store("hold"), _and(tests)), _if(_load("hold"), unpack)]
+        failed = gast.ExceptHandler(
+            type=_load("Exception"),
+            name=None,
+            body=[_assign(syntax.store("hold"), _constant(False))],
+        )
+        guarded = gast.Try(body=held, handlers=[failed], orelse=[], finalbody=[])
+        branches = [self._branch(kinds, names, dot_names) for kinds in self.branches]
+        body = [guarded, _if(_load("hold"), branches)]
         return function_module("jvp", [*body, general], args=("args", "tangents"))
 
     def _branch(self, kinds: Kinds, names: list[str], dot_names: list[str]) -> gast.stmt:
@@ -319,9 +305,9 @@ class ForwardDispatcher:
         ]
         dargs = _tuple([_load("NO_TANGENT"), *map(_load, dot_names)])
         call = _assign(
-            _tuple([syntax.store("y"), syntax.store("y_dot")]),
-            _call(f"frule_{self._slots[kinds]}", dargs, *map(_load, names)),
+            syntax.store("result"), _call(f"frule_{self._slots[kinds]}", dargs, *map(_load, names))
         )
+        split = _assign(_tuple([syntax.store("y"), syntax.store("y_dot")]), _load("result"))
         # The plain results, which `structured` gives back as they are: a tangent of the
         # result's own type for a real scalar, a float64 array of its shape for one.
         same_type = _compare(_call("type", _load("y_dot")), gast.Is(), _call("type", _load("y")))
@@ -336,7 +322,8 @@ class ForwardDispatcher:
         plain = gast.BoolOp(op=gast.Or(), values=[_and([same_type, real]), array])
         body = [
             call,
-            _if(plain, [gast.Return(value=_tuple([_load("y"), _load("y_dot")]))]),
+            split,
+            _if(plain, [gast.Return(value=_load("result"))]),  # the rule's `(y, y_dot)`
             gast.Return(value=_call("finish", _load("y"), _load("y_dot"))),
         ]
         return _if(_and(tests), body)
