@@ -18,6 +18,7 @@ complex numbers, so no `conj`.
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +26,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import Kind, is_real
+from srcad.kinds import PYTHON_INT, Kind, is_real
 from srcad.passes.analyses.value_kinds import subscript
 from srcad.projection import sum_to
 from srcad.registry import REGISTRY, Registry
@@ -168,6 +169,8 @@ def adjoint_of(
         return None
     known: list[Kind] = kinds  # type: ignore[assignment]
     constants = [o.value if isinstance(o, gast.Constant) else None for o in operands]
+    if primal is operator.pow and type(constants[-1]) is float and constants[-1].is_integer():
+        known[-1] = kinds[-1] = PYTHON_INT  # `a ** 2.0` is as real as `a ** 2` (`_powered`)
     texts = primitive.inline.texts(known, constants)
     if texts is None or len(texts) != len(operands):
         return None

@@ -100,6 +100,18 @@ def short_circuits(node: gast.expr) -> bool:
     )
 
 
+def integral_power(node: gast.BinOp) -> bool:
+    """Whether `node` is `a ** 2.0`, a power by a literal float of integer value: as real
+    as `a ** 2` (`srcad.kinds._powered`), so the kind analyses take its exponent for an int."""
+    exponent = node.right
+    return (
+        isinstance(node.op, gast.Pow)
+        and isinstance(exponent, gast.Constant)
+        and type(exponent.value) is float
+        and exponent.value.is_integer()
+    )
+
+
 def constant_int(node: gast.expr) -> int | None:
     """The value of `3` or `-3`; else None."""
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):

@@ -14,7 +14,7 @@ from srcad.passes.analyses.operation_rules import OperationRules
 from srcad.passes.analyses.scopes import LocalFunction, Scopes
 from srcad.passes.base import Context, function_of
 from srcad.passes.checks.callees import Callees
-from srcad.passes.checks.mutations import changes_nothing, guard_site
+from srcad.passes.checks.mutations import CallSite, changes_nothing, guard_site
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.registry import Origin, Rule
 from srcad.syntax import LOAD, load, make, store
@@ -64,6 +64,14 @@ def constant(value: Any) -> gast.expr:
     return make(gast.Constant, value=value, kind=None)
 
 
+def receiver_changing_nothing(receiver: Any, name: str, site: CallSite) -> Any:
+    """`receiver`, once its method `name` is proved to change nothing its caller can see
+    (`changes_nothing`): the guard of `obj.name(*args)`, which the normal form calls as
+    `unpacked_call(method, "..*", obj, "name", args)`."""
+    changes_nothing(getattr(receiver, name), site)
+    return receiver
+
+
 class RuleCalls:
     """The arguments a statement passes to its rule, the operands whose derivatives the rule
     relates, and the names emitted code reaches rules and builtins by. The transform sets
@@ -110,9 +118,21 @@ class RuleCalls:
             return statement
         callee = self.callees.get(value)
         if callee is primitives.unpacked_call:  # `f(*args)`: the function is its first part
-            called = make(gast.Call, func=value.args[0], args=[], keywords=[])
+            function = value.args[0]
+            by_method = isinstance(function, gast.Name) and (
+                function.id == self.ctx.output.runtime.name_of(primitives.method)
+            )
+            if by_method:  # `obj.name(*args)`: the method is read off the third part
+                assert isinstance(value.args[3], gast.Constant)
+                function = make(gast.Attribute, value=value.args[2], attr=value.args[3].value,
+                                ctx=gast.Load())  # fmt: skip
+            called = make(gast.Call, func=function, args=[], keywords=[])
             syntax.located(called, value)
             site = self._bind(guard_site(self.ctx, called), "call_site")
+            if by_method:
+                guard = self._bind(receiver_changing_nothing, "receiver_changing_nothing")
+                value.args[2] = call(guard, [value.args[2], value.args[3], load(site)])
+                return statement
             guard = self._bind(changes_nothing, "changes_nothing")
             value.args[0] = call(guard, [value.args[0], load(site)])
             return statement

@@ -70,5 +70,6 @@ SCIPY_RULE_SETS: tuple[DeferredRuleSet, ...] = (
     DeferredRuleSet("scipy.linalg", "srcad.rules.scipy_linalg"),
     DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate"),
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats"),
+    DeferredRuleSet("scipy.stats", "srcad.rules.scipy_multivariate"),
 )
 DEFERRED_RULE_SETS = SCIPY_RULE_SETS if find_spec("scipy") is not None else ()

@@ -61,6 +61,8 @@ def reduced_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     """
     if axis is None or ndim == 0:  # NumPy lets axis 0 or -1 "reduce" a 0-d array
         return tuple(range(ndim))
+    if type(axis) is int:
+        return (axis % ndim,)
     axes = axis if isinstance(axis, tuple) else (axis,)
     return tuple(sorted(int(a) % ndim for a in axes))
 
@@ -72,6 +74,22 @@ def with_reduced_axes(y: Any, shape: tuple[int, ...], axis: Any, keepdims: bool)
     if not keepdims:
         y = np.expand_dims(y, reduced_axes(axis, len(shape)))
     return y
+
+
+def expand_reduced(y_bar: Any, shape: tuple[int, ...], axis: Any, keepdims: bool) -> np.ndarray:
+    """Spread the cotangent of a reduction over `axis` back to the reduced array's `shape`.
+
+    The reduced axes are put back (unless `keepdims` kept them) and the cotangent is
+    repeated along them; the result is a fresh, writable array.
+
+    >>> expand_reduced(np.array([1.0, 2.0]), (2, 3), 1, False)
+    array([[1., 1., 1.],
+           [2., 2., 2.]])
+    """
+    kept = with_reduced_axes(y_bar, shape, axis, keepdims)
+    out = np.empty(shape, dtype=kept.dtype)
+    out[...] = kept
+    return out
 
 
 def divide_or_zero(a: Any, b: Any) -> np.ndarray:

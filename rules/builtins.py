@@ -112,9 +112,9 @@ def _extremum_rrule(
                 return NoTangent(), cotangent_of_elements(args[0], tuple(bars))
             return (NoTangent(), *bars)
 
-        return y, named(extremum_pullback, f"{name}_pullback")
+        return y, extremum_pullback
 
-    return named(extremum_rrule, f"{name}_rrule")
+    return named(extremum_rrule, f"{name}_rrule", extremum_pullback=f"{name}_pullback")
 
 
 max_rrule = rules.rrule(max)(_extremum_rrule(max, operator.gt, "max"))
@@ -229,9 +229,13 @@ def _moving_frule_rrule(frule: Any, rrule: Any) -> Any:
             _, dot_bar = pullback(y_dot_bar)
             return NoTangent(), Tangent(tuple, NoTangent(), dot_bar), values_bar
 
-        return (y, y_dot), named(moving_frule_pullback, f"{frule.__name__}_pullback")
+        return (y, y_dot), moving_frule_pullback
 
-    return named(moving_frule_rrule, f"{frule.__name__}_rrule")
+    return named(
+        moving_frule_rrule,
+        f"{frule.__name__}_rrule",
+        moving_frule_pullback=f"{frule.__name__}_pullback",
+    )
 
 
 rules.rrule(sorted_frule)(_moving_frule_rrule(sorted_frule, sorted_rrule))
@@ -256,5 +260,16 @@ rules.primitive(
     definition=abs_definition,
 )
 rules.primitive(float, result=FLOAT_OF_FLOAT, linearity=Linearity.LINEAR)
-rules.primitive(min, result=EXTREMUM, linearity=Linearity.PIECEWISE_LINEAR)
-rules.primitive(max, result=EXTREMUM, linearity=Linearity.PIECEWISE_LINEAR)
+# Of two numbers, the cotangent goes to the one returned: the first of equal ones.
+rules.primitive(
+    min,
+    result=EXTREMUM,
+    inline=Inline("0.0 if b < a else y_bar", "y_bar if b < a else 0.0"),
+    linearity=Linearity.PIECEWISE_LINEAR,
+)
+rules.primitive(
+    max,
+    result=EXTREMUM,
+    inline=Inline("0.0 if b > a else y_bar", "y_bar if b > a else 0.0"),
+    linearity=Linearity.PIECEWISE_LINEAR,
+)

@@ -27,6 +27,7 @@ from srcad.rules._support import cotangent_of_elements
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
+    Prefix,
     Tangent,
     ZeroTangent,
     elements_of,
@@ -77,8 +78,12 @@ def append_rrule(items: list[Any], value: Any) -> tuple[list[Any], Pullback]:
     result = append(items, value)
 
     def append_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
-        *before, last = elements_of(y_bar, count)
-        return NoTangent(), Tangent(list, *before) if before else ZeroTangent(), last
+        # The list's element cotangents, read once for a list grown by appends: each
+        # earlier append gets a `Prefix` of them (O(1), not a copy of those before it).
+        grown = isinstance(y_bar, Prefix) and y_bar.length == count
+        source = y_bar.source if grown else elements_of(y_bar, count)
+        before = Prefix(source, count - 1) if count > 1 else ZeroTangent()
+        return NoTangent(), before, source[count - 1]
 
     return result, append_pullback
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.kinds import FLOAT_OF_FLOAT
+from srcad.kinds import FLOAT_OF_FLOAT, FLOAT_OF_TWO_NUMBERS
 from srcad.partials import log_base, power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo
 from srcad.registry import Inline, RuleSet
@@ -25,6 +25,22 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 def _sign(x: float) -> float:
     """The derivative of |x|: its sign, taken as 0 at the kink x == 0."""
     return float((x > 0) - (x < 0))
+
+
+def _primitive(function: Any, *partials: Any) -> None:
+    """`function` of numbers, with its rules built from its `partials` (each taking the
+    arguments and then the result), its result a Python float, and its derivative inlined
+    as each partial times the cotangent: `strong_product(log10_partial(x, y), y_bar)`."""
+    name = function.__name__
+    names = [f"{name}_partial"] if len(partials) == 1 else [
+        f"{name}_partial_{i}" for i in range(len(partials))
+    ]  # fmt: skip
+    arguments = ", ".join(("a", "b")[: len(partials)])
+    texts = [f"strong_product({n}({arguments}, y), y_bar)" for n in names]
+    functions = dict(zip(names, partials, strict=True))
+    inline = Inline(*texts, strong_product=strong_product, **functions)
+    result = FLOAT_OF_FLOAT if len(partials) == 1 else FLOAT_OF_TWO_NUMBERS
+    rules.primitive(function, *partials, result=result, inline=inline)
 
 
 def _hypot_partial(a: float, y: float) -> float:
@@ -52,8 +68,8 @@ rules.primitive(
 )
 # At the ends of their domains (asin at 1, sqrt at 0, ...) the partials are infinite, where
 # Python's float division would raise: see `srcad.partials`.
-rules.primitive(math.asin, lambda x, y: reciprocal(math.sqrt(1.0 - x * x)), result=FLOAT_OF_FLOAT)
-rules.primitive(math.acos, lambda x, y: -reciprocal(math.sqrt(1.0 - x * x)), result=FLOAT_OF_FLOAT)
+_primitive(math.asin, lambda x, y: reciprocal(math.sqrt(1.0 - x * x)))
+_primitive(math.acos, lambda x, y: -reciprocal(math.sqrt(1.0 - x * x)))
 rules.primitive(
     math.atan,
     lambda x, y: 1.0 / (1.0 + x * x),
@@ -78,15 +94,15 @@ rules.primitive(
     result=FLOAT_OF_FLOAT,
     inline=Inline("y_bar * (1.0 - y * y)"),
 )
-rules.scalar(math.asinh, lambda x, y: 1.0 / math.sqrt(x * x + 1.0))
-rules.scalar(math.acosh, lambda x, y: reciprocal(math.sqrt(x * x - 1.0)))
-rules.scalar(math.atanh, lambda x, y: 1.0 / (1.0 - x * x))
+_primitive(math.asinh, lambda x, y: 1.0 / math.sqrt(x * x + 1.0))
+_primitive(math.acosh, lambda x, y: reciprocal(math.sqrt(x * x - 1.0)))
+_primitive(math.atanh, lambda x, y: 1.0 / (1.0 - x * x))
 rules.primitive(math.exp, lambda x, y: y, result=FLOAT_OF_FLOAT, inline=Inline("y_bar * y"))
 rules.primitive(
     math.expm1, lambda x, y: y + 1.0, result=FLOAT_OF_FLOAT, inline=Inline("y_bar * (y + 1.0)")
 )
-rules.scalar(math.log2, lambda x, y: 1.0 / (x * _LN2))
-rules.scalar(math.log10, lambda x, y: 1.0 / (x * _LN10))
+_primitive(math.log2, lambda x, y: 1.0 / (x * _LN2))
+_primitive(math.log10, lambda x, y: 1.0 / (x * _LN10))
 rules.primitive(
     math.log1p,
     lambda x, y: 1.0 / (1.0 + x),
@@ -103,21 +119,56 @@ rules.primitive(
         reciprocal=reciprocal,
     ),
 )
-rules.scalar(math.fabs, lambda x, y: _sign(x))
-rules.scalar(math.erf, lambda x, y: _TWO_OVER_SQRT_PI * math.exp(-x * x))
-rules.scalar(math.erfc, lambda x, y: -_TWO_OVER_SQRT_PI * math.exp(-x * x))
-rules.scalar(math.degrees, lambda x, y: 180.0 / math.pi)
-rules.scalar(math.radians, lambda x, y: math.pi / 180.0)
-rules.scalar(
+_primitive(math.fabs, lambda x, y: _sign(x))
+_primitive(math.erf, lambda x, y: _TWO_OVER_SQRT_PI * math.exp(-x * x))
+_primitive(math.erfc, lambda x, y: -_TWO_OVER_SQRT_PI * math.exp(-x * x))
+_primitive(math.degrees, lambda x, y: 180.0 / math.pi)
+_primitive(math.radians, lambda x, y: math.pi / 180.0)
+_primitive(
     math.atan2,
     lambda a, b, y: b / (a * a + b * b),
     lambda a, b, y: -a / (a * a + b * b),
 )
-# math.hypot takes any number of coordinates; srcad differentiates the two-argument form.
-rules.scalar(
+
+
+@rules.rrule(math.hypot)
+def hypot_rrule(*coordinates: Any) -> tuple[Any, Pullback]:
+    """Reverse rule for `math.hypot` of any number of coordinates: each one's partial is
+    itself over the result (0 at the origin, a subgradient)."""
+    y = math.hypot(*coordinates)
+    projections = [ProjectTo(c) for c in coordinates]
+
+    def hypot_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if isinstance(y_bar, AbstractZero):
+            return (NoTangent(), *(y_bar for _ in coordinates))
+        bars = [
+            project(_hypot_partial(c, y) * y_bar)
+            for project, c in zip(projections, coordinates, strict=True)
+        ]
+        return (NoTangent(), *bars)
+
+    return y, hypot_pullback
+
+
+@rules.frule(math.hypot)
+def hypot_frule(dargs: tuple[Any, ...], *coordinates: Any) -> tuple[Any, Any]:
+    """`math.hypot`, forward: the same partials as `hypot_rrule`."""
+    y = math.hypot(*coordinates)
+    y_dot: Any = ZeroTangent()
+    for c, dot in zip(coordinates, dargs[1:], strict=True):
+        dot = unthunk(dot)
+        if not isinstance(dot, AbstractZero):
+            y_dot = y_dot + _hypot_partial(c, y) * dot
+    return y, y_dot
+
+
+# Of two coordinates, a float, and inlined (of others, the rules above).
+rules.primitive(
     math.hypot,
-    lambda a, b, y: _hypot_partial(a, y),
-    lambda a, b, y: _hypot_partial(b, y),
+    result=FLOAT_OF_TWO_NUMBERS,
+    inline=Inline(
+        "y_bar * hypot_partial(a, y)", "y_bar * hypot_partial(b, y)", hypot_partial=_hypot_partial
+    ),
 )
 
 
@@ -196,5 +247,16 @@ def pow_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
     return y, y_dot
 
 
-# `math.log(x)`, with its rules above (which take a base too): a float, and inlined.
+# `math.log(x)` and `math.pow(x, p)`, with their rules above: a float, and inlined.
 rules.primitive(math.log, result=FLOAT_OF_FLOAT, inline=Inline("y_bar / a"))
+rules.primitive(
+    math.pow,
+    result=FLOAT_OF_TWO_NUMBERS,
+    inline=Inline(
+        "strong_product(power_slope(a, b), y_bar)",
+        "strong_product(y * log_base(a), y_bar)",
+        strong_product=strong_product,
+        power_slope=power_slope,
+        log_base=log_base,
+    ),
+)

@@ -127,9 +127,9 @@ def _linear_rrule(primal: Any, name: str, adjoint: Callable[..., np.ndarray]) ->
             x_bar = adjoint(np.asarray(y_bar), x, given)
             return (NoTangent(), project_x(x_bar), *option_bars)
 
-        return y, named(linear_pullback, f"{name}_pullback")
+        return y, linear_pullback
 
-    return named(rrule, f"{name}_rrule")
+    return named(rrule, f"{name}_rrule", linear_pullback=f"{name}_pullback")
 
 
 for _name, (_primal, _adjoint) in ADJOINTS.items():
@@ -164,6 +164,9 @@ def _append_split(y_bar: np.ndarray, arr: Any, values: Any, axis: Any) -> tuple[
         return flat[:size].reshape(np.shape(arr)), flat[size:].reshape(np.shape(values))
     head, tail = np.split(y_bar, [np.shape(arr)[axis]], axis=axis)
     return head, tail
+
+
+rules.keywords_by_position(np.append, "arr", "values")
 
 
 @rules.rrule(np.append)
@@ -211,6 +214,9 @@ def _chosen_masks(condlist: Any, shape: tuple[int, ...]) -> tuple[list[np.ndarra
         masks.append(mask)
         taken = taken | mask
     return masks, ~taken
+
+
+rules.keywords_by_position(np.select, "choicelist", "default")
 
 
 @rules.rrule(np.select)
@@ -355,9 +361,11 @@ def _permutation_frule_rrule(
             dargs_bar = Tangent(tuple, NoTangent(), back[1], *option_bars)
             return (NoTangent(), dargs_bar, back[0], *option_bars)
 
-        return (y, y_dot), named(permutation_frule_pullback, f"{name}_frule_pullback")
+        return (y, y_dot), permutation_frule_pullback
 
-    return named(frule_rrule, f"{name}_frule_rrule")
+    return named(
+        frule_rrule, f"{name}_frule_rrule", permutation_frule_pullback=f"{name}_frule_pullback"
+    )
 
 
 def _sorting_order(a: Any, options: tuple[Any, ...], keywords: Given) -> tuple[Any, Any]:
@@ -387,6 +395,9 @@ def _kron_blocks(y_bar: np.ndarray, a_shape: Any, b_shape: Any) -> tuple[np.ndar
     b_full = (1,) * (ndim - len(b_shape)) + tuple(b_shape)
     split = tuple(d for pair in zip(a_full, b_full, strict=True) for d in pair)
     return np.reshape(y_bar, split), ndim
+
+
+rules.keywords_by_position(np.kron, "a", "b")
 
 
 @rules.rrule(np.kron)
@@ -441,6 +452,9 @@ def _as_3_vectors(v: Any, axis: int) -> np.ndarray:
     """`v`'s vectors along `axis`, moved last and padded with a zero z-component when 2-d."""
     v = np.moveaxis(np.asarray(v), axis, -1)
     return v if v.shape[-1] == 3 else np.concatenate([v, np.zeros_like(v[..., :1])], -1)
+
+
+rules.keywords_by_position(np.cross, "a", "b")
 
 
 @rules.rrule(np.cross)
@@ -520,9 +534,9 @@ def _conversion_rrule(primal: Any, name: str) -> RuleFn:
                 return (NoTangent(), ZeroTangent(), *option_bars)
             return (NoTangent(), project_x(np.asarray(y_bar)), *option_bars)
 
-        return y, named(conversion_pullback, f"{name}_pullback")
+        return y, conversion_pullback
 
-    return named(rrule, f"{name}_rrule")
+    return named(rrule, f"{name}_rrule", conversion_pullback=f"{name}_pullback")
 
 
 def _conversion_frule(primal: Any, name: str) -> RuleFn:

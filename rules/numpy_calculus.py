@@ -38,6 +38,9 @@ def _linspace_weights(y: np.ndarray, given: dict[str, Any]) -> Any:
     return np.reshape(t, [-1 if a == axis else 1 for a in range(y.ndim)]), axis, div
 
 
+rules.keywords_by_position(np.linspace, "start", "stop")
+
+
 @rules.rrule(np.linspace)
 def linspace_rrule(start: Any, stop: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.linspace(start, stop, num, endpoint, retstep, dtype, axis)`:
@@ -332,6 +335,9 @@ def _trapezoid_arguments(options: tuple[Any, ...], keywords: dict[str, Any]) -> 
     return given.get("x"), given.get("dx", 1.0), int(given.get("axis", -1))
 
 
+rules.keywords_by_position(np.trapezoid, "y", "x", "dx")
+
+
 @rules.rrule(np.trapezoid)
 def trapezoid_rrule(y: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.trapezoid(y, x=None, dx=1.0, axis=-1)`, `sum(d * mean)` along
@@ -446,6 +452,9 @@ def _interp_segments(x: Any, xp: Any, fp: Any) -> tuple[Any, ...]:
     slope = (fp[j + 1] - fp[j]) / width
     below, above = x < xp[0], x > xp[-1]
     return j, t, slope, below, above
+
+
+rules.keywords_by_position(np.interp, "x", "xp", "fp", "left", "right")
 
 
 @rules.rrule(np.interp)

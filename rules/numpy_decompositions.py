@@ -52,6 +52,9 @@ def inv_rrule(a: Any) -> tuple[Any, Pullback]:
     return y, inv_pullback
 
 
+rules.keywords_by_position(np.linalg.solve, "a", "b")
+
+
 @rules.rrule(np.linalg.solve)
 def solve_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `x = np.linalg.solve(a, b)`: `b` a vector (1-d in NumPy 2, one
@@ -187,6 +190,9 @@ def matrix_power_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pul
 
 
 # --- np.linalg: least squares ------------------------------------------------------------
+
+
+rules.keywords_by_position(np.linalg.lstsq, "a", "b")
 
 
 @rules.rrule(np.linalg.lstsq)

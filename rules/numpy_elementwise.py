@@ -327,6 +327,12 @@ def _clip_bounds(bounds: tuple[Any, ...], keywords: dict[str, Any]) -> tuple[Any
     return lower, upper
 
 
+# NumPy's default bounds are its `_NoValue`, and it takes both bounds by position or
+# neither: a bound left out is passed as `None`, no bound, as `np.clip(a, lo, None)`.
+rules.keywords_by_position(np.clip, "a", "a_min", "a_max", defaults={"a_min": None, "a_max": None},
+                           aliases={"min": "a_min", "max": "a_max"}, complete=True)  # fmt: skip
+
+
 @rules.rrule(np.clip)
 def clip_rrule(a: Any, *bounds: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.clip(a, a_min, a_max)`, which NumPy computes as
@@ -335,8 +341,9 @@ def clip_rrule(a: Any, *bounds: Any, **keywords: Any) -> tuple[Any, Pullback]:
     So `a` gets the cotangent where `a_min < a < a_max`, a bound gets it where it clips
     (`a_max` wins where `a_min > a_max`, as in NumPy), and at a tie the two share it half
     and half, as `np.maximum` and `np.minimum` do. Bounds passed by position are
-    differentiated like `a`, with broadcasting; bounds passed as keywords (`a_min=`,
-    `min=`, ...) are constants, as every keyword is. `None` means no bound.
+    differentiated like `a`, with broadcasting, and so are bounds a call passes by keyword
+    (`a_min=`, `min=`, ...), which the normal form passes by position
+    (`keywords_by_position`). `None` means no bound.
     """
     lower, upper = _clip_bounds(bounds, keywords)
     y = np.clip(a, *bounds, **keywords)
@@ -493,8 +500,8 @@ def float_power_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]
 @rules.frule(np.clip)
 def clip_frule(dargs: tuple[Any, ...], a: Any, *bounds: Any, **keywords: Any) -> tuple[Any, Any]:
     """Forward rule for `np.clip`, through `minimum(maximum(a, a_min), a_max)` as its rrule:
-    at a tie the tangent is the mean of the two tied tangents. Bounds passed as keywords
-    are constants."""
+    at a tie the tangent is the mean of the two tied tangents. (A call's bounds passed by
+    keyword come here by position.)"""
     lower, upper = _clip_bounds(bounds, keywords)
     y = np.clip(a, *bounds, **keywords)
     a_dot, lower_dot, upper_dot = (*(unthunk(d) for d in dargs[1:]), NoTangent(), NoTangent())[:3]
@@ -612,6 +619,9 @@ def _copies(options: tuple[Any, ...], keywords: dict[str, Any]) -> None:
     """Refuse `nan_to_num(x, copy=False)`, which writes into `x`."""
     if not (options[0] if options else keywords.get("copy", True)):
         raise TypeError("srcad cannot differentiate `nan_to_num(x, copy=False)`, which changes x")
+
+
+rules.keywords_by_position(np.nan_to_num, "x", "nan", "posinf", "neginf")
 
 
 @rules.rrule(np.nan_to_num)

@@ -1,6 +1,6 @@
 """Rules for `np.fft`: the complex transforms (`fft`, `ifft`, `fft2`, `ifft2`, `fftn`,
-`ifftn`), the real ones (`rfft`, `irfft`, `rfft2`, `irfft2`, `rfftn`, `irfftn`), and
-`fftshift`/`ifftshift`.
+`ifftn`), the real ones (`rfft`, `irfft`, `rfft2`, `irfft2`, `rfftn`, `irfftn`), the
+Hermitian ones (`hfft`, `ihfft`), and `fftshift`/`ifftshift`.
 
 Every transform is linear, so each forward rule transforms the tangent. The pullbacks
 apply the adjoints, under srcad's convention for complex cotangents (`x_bar` with
@@ -12,7 +12,8 @@ apply the adjoints, under srcad's convention for complex cotangents (`x_bar` wit
   adjoint of `fft` applied to the cotangent zero-padded to the full length;
 - `irfft` reads the half spectrum of a Hermitian signal: its adjoint is the `rfft` of the
   cotangent, in the dual normalisation, with the bins that stand for two (all but the zero
-  and, for an even length, the Nyquist bin) doubled.
+  and, for an even length, the Nyquist bin) doubled;
+- `hfft` and `ihfft` are `irfft` and `rfft` of conjugates (see `_HERMITIAN`).
 """
 
 from __future__ import annotations
@@ -167,14 +168,58 @@ def _fft_rrule(primal: Any, name: str, parameters: tuple[str, ...], default_axes
                 x_bar = _real_output_adjoint(primal, y_bar, axes, norm, x_shape)
             return (NoTangent(), project_x(x_bar), *option_bars)
 
-        return y, named(transform_pullback, f"{name}_pullback")
+        return y, transform_pullback
 
-    return named(rrule, f"{name}_rrule")
+    return named(rrule, f"{name}_rrule", transform_pullback=f"{name}_pullback")
 
 
 for _name, (_primal, _parameters, _default_axes, _kind) in TRANSFORMS.items():
     rules.rrule(_primal)(_fft_rrule(_primal, _name, _parameters, _default_axes, _kind))
     rules.frule(_primal)(linear_frule(_primal, _name))
+
+
+# The Hermitian transforms: `hfft(a)` is `irfft(conj(a))` and `ihfft(a)` is
+# `conj(rfft(a))`, each in the dual normalisation (NumPy computes them so). Conjugation is
+# real-linear, and its adjoint under srcad's convention is itself, so their pullbacks are
+# those of `irfft` and `rfft` with a conjugation on the way in (`ihfft`) or out (`hfft`).
+_HERMITIAN = {np.fft.hfft: ("hfft", np.fft.irfft), np.fft.ihfft: ("ihfft", np.fft.rfft)}
+
+
+def _hermitian_rrule(primal: Any) -> RuleFn:
+    name, inner = _HERMITIAN[primal]
+    inner_rrule = rules.rrules[inner].rrule
+
+    def rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
+        given = bind_options(_ONE_AXIS, options, keywords)
+        if given.get("out") is not None:
+            raise TypeError(f"srcad cannot differentiate np.fft.{name} writing into `out=`")
+        y = primal(x, *options, **keywords)
+        n, axis = given.get("n"), given.get("axis", -1)
+        norm = _DUAL_NORM[given.get("norm")]
+        x = np.asarray(x)
+        _, inner_pullback = inner_rrule(conj(x) if primal is np.fft.hfft else x, n, axis, norm)
+        project_x = ProjectTo(x)
+        option_bars = (NoTangent(),) * len(options)
+
+        def hermitian_pullback(y_bar: Any) -> tuple[Any, ...]:
+            y_bar = unthunk(y_bar)
+            if isinstance(y_bar, AbstractZero):
+                return (NoTangent(), y_bar, *option_bars)
+            if primal is np.fft.hfft:
+                x_bar = conj(unthunk(inner_pullback(y_bar)[1]))
+            else:
+                x_bar = unthunk(inner_pullback(conj(np.asarray(y_bar)))[1])
+            return (NoTangent(), project_x(x_bar), *option_bars)
+
+        return y, named(hermitian_pullback, f"{name}_pullback")
+
+    return named(rrule, f"{name}_rrule")
+
+
+# Real-linear in their array, so the transform of the tangent is the result's tangent.
+for _hermitian, (_name, _) in _HERMITIAN.items():
+    rules.rrule(_hermitian)(_hermitian_rrule(_hermitian))
+    rules.frule(_hermitian)(linear_frule(_hermitian, _name))
 
 
 def _shift_rrule(primal: Any, inverse: Any, name: str) -> RuleFn:
@@ -190,9 +235,9 @@ def _shift_rrule(primal: Any, inverse: Any, name: str) -> RuleFn:
                 return (NoTangent(), y_bar, *option_bars)
             return (NoTangent(), project_x(inverse(np.asarray(y_bar), axes)), *option_bars)
 
-        return y, named(shift_pullback, f"{name}_pullback")
+        return y, shift_pullback
 
-    return named(rrule, f"{name}_rrule")
+    return named(rrule, f"{name}_rrule", shift_pullback=f"{name}_pullback")
 
 
 # fftshift and ifftshift roll the axes by half their lengths, each the other's inverse.
@@ -216,6 +261,8 @@ for _linear in (
     np.fft.irfft,
     np.fft.irfft2,
     np.fft.irfftn,
+    np.fft.hfft,
+    np.fft.ihfft,
     np.fft.fftshift,
     np.fft.ifftshift,
 ):

@@ -120,14 +120,17 @@ def take_along_axis_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, 
     return y, take_along_axis_pullback
 
 
+rules.keywords_by_position(np.full, "fill_value")
+
+
 @rules.rrule(np.full)
 def full_rrule(shape: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.full(shape, fill_value)`: a fill value passed by position gets
     the sum of the cotangent over the copies of it (over the broadcast axes, for an array
     fill value). The shape, `dtype` and `order` get `NoTangent()`.
 
-    A fill value passed as a keyword is not differentiated, like every keyword argument; nor
-    is one the result's integer `dtype` rounds.
+    A call's `fill_value=` comes here by position (`keywords_by_position`); a fill value
+    the result's integer `dtype` rounds is not differentiated.
     """
     y = np.full(shape, *options, **keywords)
     fill_value: Any = options[0] if options else 0.0  # a keyword's stand-in, never used
@@ -173,8 +176,8 @@ rules.frule(np.take_along_axis)(linear_frule(np.take_along_axis, "take_along_axi
 @rules.frule(np.full)
 def full_frule(dargs: tuple[Any, ...], shape: Any, *options: Any, **keywords: Any) -> Any:
     """Forward rule for `np.full(shape, fill_value)`: the fill value's tangent spread the same
-    way. A fill value passed as a keyword is not differentiated, nor one an integer `dtype`
-    rounds."""
+    way (a call's `fill_value=` comes here by position). A fill value an integer `dtype`
+    rounds is not differentiated."""
     y = np.full(shape, *options, **keywords)
     fill_dot = unthunk(dargs[2]) if options else ZeroTangent()
     if isinstance(fill_dot, AbstractZero) or y.dtype.kind not in "fc":

@@ -1,5 +1,5 @@
 """Rules for NumPy's functions that join arrays (`np.concatenate`, `np.stack` and its
-variants) or split one (`np.split`, `np.array_split`).
+variants, `np.r_` and `np.c_`) or split one (`np.split`, `np.array_split`).
 
 A joined sequence of arrays is one argument: its cotangent is a `Tangent` of its elements'
 cotangents, and its tangent may come as a list or tuple of the elements' tangents, a
@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import MissingRuleError
+from srcad.primitives import index_concatenate
 from srcad.projection import ProjectTo
 from srcad.registry import Linearity, RuleFn, RuleSet, named
 from srcad.rules._support import cotangent_of_elements
@@ -276,3 +278,123 @@ for _linear in (np.split, np.array_split):
 # (`second_order.linear_frule_rrule`), complex arrays too.
 for _joining in _JOINING.values():
     rules.primitive(_joining, linearity=Linearity.LINEAR_IN_ALL)
+
+
+# --- np.r_ and np.c_: concatenation written as an index -----------------------------------
+#
+# `np.r_[a, b, 1:3, "0,2"]` reaches its rules as `index_concatenate(np.r_, a, b, slice(1, 3),
+# "0,2")` (`passes/transforms/anf_rewrites.py`). NumPy lays the pieces out by rules of its
+# own (directives, `ndmin`, the axis a 1-d piece turns along for `np.c_`), which the rules
+# do not copy: they ask NumPy where each element of each piece lands, indexing the builder
+# with marks in place of the pieces, each element's number as an imaginary part (a slice's
+# values and the directives stay as they are, and are real). Every element lands once, so
+# the result is a linear map of the pieces' elements plus the slices' constants.
+
+_MATRIX_DIRECTIVES = frozenset({"r", "c"})
+
+
+def _marks(pieces: tuple[Any, ...]) -> tuple[list[Any], list[int]]:
+    """The pieces with each array or number replaced by its elements' marks (`1j * (k + 1)`,
+    `k` counted across the pieces; a Python number stays a Python number, as NumPy tells
+    them apart), and where each piece's marks start (-1 for a slice or a directive)."""
+    marked: list[Any] = []
+    starts: list[int] = []
+    count = 0
+    for piece in pieces:
+        if isinstance(piece, slice | str):
+            if isinstance(piece, str) and piece in _MATRIX_DIRECTIVES:
+                raise MissingRuleError(
+                    f"srcad does not differentiate np.r_/np.c_ with the directive {piece!r}, "
+                    "which makes an np.matrix; use np.concatenate or np.stack"
+                )
+            marked.append(piece)
+            starts.append(-1)
+            continue
+        if isinstance(piece, tuple) and len(pieces) == 1:
+            raise MissingRuleError(
+                "srcad differentiates np.r_/np.c_ with the pieces written inside the brackets "
+                "(np.r_[a, b]), not a tuple of them held in a variable"
+            )
+        size = int(np.size(piece))
+        numbers = 1j * (count + 1 + np.arange(size, dtype=float))
+        if type(piece) in np.ScalarType:
+            marked.append(complex(numbers[0]))
+        else:
+            marked.append(np.reshape(numbers, np.shape(piece)))
+        starts.append(count)
+        count += size
+    return marked, starts
+
+
+def _layout(
+    builder: Any, pieces: tuple[Any, ...], marked: list[Any], starts: list[int]
+) -> tuple[np.ndarray, list[np.ndarray | None]]:
+    """Where each element of each piece lands in `builder[pieces]` (`marked`, `starts`:
+    `_marks(pieces)`): each element's mark, in the flattened result, and per piece the
+    positions its elements take (None for a slice or a directive)."""
+    numbers = np.rint(np.imag(np.ravel(index_concatenate(builder, *marked)))).astype(np.int64)
+    owners: list[np.ndarray | None] = []
+    for piece, start in zip(pieces, starts, strict=True):
+        if start < 0:
+            owners.append(None)
+            continue
+        taken = (numbers > start) & (numbers <= start + int(np.size(piece)))
+        owners.append(np.flatnonzero(taken))
+    return numbers, owners
+
+
+@rules.rrule(index_concatenate)
+def index_concatenate_rrule(builder: Any, *pieces: Any) -> tuple[Any, Pullback]:
+    """`np.r_[...]` and `np.c_[...]`: each piece's elements get the cotangents of the result
+    elements they became; slices and directives get `NoTangent()`."""
+    marked, starts = _marks(pieces)  # first: it refuses the directives of `np.matrix`
+    y = index_concatenate(builder, *pieces)
+    numbers, owners = _layout(builder, pieces, marked, starts)
+    projections = [None if o is None else ProjectTo(p) for p, o in zip(pieces, owners, strict=True)]
+
+    def index_concatenate_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (
+                NoTangent(),
+                NoTangent(),
+                *(NoTangent() if o is None else y_bar for o in owners),
+            )
+        flat = np.ravel(np.broadcast_to(np.asarray(y_bar), np.shape(y)))
+        bars: list[Any] = []
+        for piece, positions, start, project in zip(pieces, owners, starts, projections,
+                                                    strict=True):  # fmt: skip
+            if positions is None or project is None:
+                bars.append(NoTangent())
+                continue
+            bar = np.zeros(int(np.size(piece)), dtype=flat.dtype)
+            np.add.at(bar, numbers[positions] - start - 1, flat[positions])
+            bars.append(project(np.reshape(bar, np.shape(piece))))
+        return (NoTangent(), NoTangent(), *bars)
+
+    return y, index_concatenate_pullback
+
+
+@rules.frule(index_concatenate)
+def index_concatenate_frule(dargs: tuple[Any, ...], builder: Any, *pieces: Any) -> tuple[Any, Any]:
+    """The pieces' tangents laid out as their values are; zero where a slice's values are."""
+    marked, starts = _marks(pieces)  # first: it refuses the directives of `np.matrix`
+    y = index_concatenate(builder, *pieces)
+    dots = [unthunk(d) for d in dargs[2:]]
+    moving = [i for i, d in enumerate(dots) if not isinstance(d, AbstractZero | NoTangent)]
+    if not moving:
+        return y, ZeroTangent()
+    numbers, owners = _layout(builder, pieces, marked, starts)
+    dtype = np.result_type(y, *(np.asarray(dots[i]) for i in moving), 1.0)
+    y_dot = np.zeros(np.size(y), dtype=dtype)
+    for i in moving:
+        positions = owners[i]
+        if positions is not None:
+            elements = np.ravel(np.broadcast_to(np.asarray(dots[i]), np.shape(pieces[i])))
+            y_dot[positions] = elements[numbers[positions] - starts[i] - 1]
+    return y, np.reshape(y_dot, np.shape(y))
+
+
+# Linear in every piece, with no pieces of its own (the slices add constants): its forward
+# rule's reverse rule pulls the result and its tangent back through the one pullback.
+rules.primitive(index_concatenate, linearity=Linearity.LINEAR_IN_ALL)

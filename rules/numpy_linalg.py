@@ -45,6 +45,9 @@ def _dot_cotangents(y_bar: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[An
     return a_bar, np.moveaxis(b_bar, 0, kept_b)
 
 
+rules.keywords_by_position(np.dot, "a", "b")
+
+
 @rules.rrule(np.dot)
 def dot_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.dot` in all its cases: a scalar factor, vectors, matrices,
@@ -262,6 +265,9 @@ def _tensordot_terms(a_ndim: int, b_ndim: int, axes: Any) -> tuple[list[str], st
     return ["".join(a_term), "".join(b_term)], a_free + b_free
 
 
+rules.keywords_by_position(np.tensordot, "a", "b")
+
+
 @rules.rrule(np.tensordot)
 def tensordot_rrule(a: Any, b: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.tensordot(a, b, axes=2)`, `axes` a count or a pair of axis
@@ -316,6 +322,9 @@ def vdot_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
         return NoTangent(), project_a(a_bar), project_b(b_bar)
 
     return y, vdot_pullback
+
+
+rules.keywords_by_position(np.outer, "a", "b")
 
 
 @rules.rrule(np.outer)

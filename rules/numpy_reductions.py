@@ -19,6 +19,7 @@ from srcad.registry import Inline, Linearity, RuleFn, RuleSet, named, primal_nam
 from srcad.rules._support import (
     as_result,
     divide_or_zero,
+    expand_reduced,
     reduced_axes,
     tied_share,
     with_reduced_axes,
@@ -40,19 +41,6 @@ _MEDIAN_PARAMETERS = ("axis", "out", "overwrite_input", "keepdims")
 
 # Stands for an option the call did not pass (NumPy's own `np._NoValue` is private).
 _ABSENT = object()
-
-
-def expand_reduced(y_bar: Any, shape: tuple[int, ...], axis: Any, keepdims: bool) -> np.ndarray:
-    """Spread the cotangent of a reduction over `axis` back to the reduced array's `shape`.
-
-    The reduced axes are put back (unless `keepdims` kept them) and the cotangent is
-    repeated along them; the result is a fresh, writable array.
-
-    >>> expand_reduced(np.array([1.0, 2.0]), (2, 3), 1, False)
-    array([[1., 1., 1.],
-           [2., 2., 2.]])
-    """
-    return np.array(np.broadcast_to(with_reduced_axes(y_bar, shape, axis, keepdims), shape))
 
 
 def _call_options(
@@ -235,11 +223,16 @@ def _extremum_share(x: Any, y: Any, axis: Any, keepdims: bool) -> np.ndarray:
     """
     values = np.asarray(x)
     shape = values.shape
+    axes = reduced_axes(axis, len(shape))
     y_kept = with_reduced_axes(y, shape, axis, keepdims)
     matches = np.asarray(values == y_kept)
+    count = np.add.reduce(matches, axis=axes, keepdims=True)
+    if count.item(count.argmin()):  # each slice holds its extremum: the common case
+        return matches / count
+    # A NaN result, which no element equals, or a constant `initial` that won.
     if values.dtype.kind in "fc":
         matches = matches | (np.isnan(values) & np.isnan(y_kept))
-    return tied_share(matches, reduced_axes(axis, len(shape)))
+    return tied_share(matches, axes)
 
 
 def _extremum_rrule(primal: Any, name: str) -> RuleFn:
@@ -259,9 +252,9 @@ def _extremum_rrule(primal: Any, name: str) -> RuleFn:
             x_bar = share * with_reduced_axes(y_bar, np.shape(x), axis, keepdims)
             return (NoTangent(), project_x(x_bar), *option_bars)
 
-        return y, named(extremum_pullback, f"{name}_pullback")
+        return y, extremum_pullback
 
-    return named(extremum_rrule, f"{name}_rrule")
+    return named(extremum_rrule, f"{name}_rrule", extremum_pullback=f"{name}_pullback")
 
 
 # In NumPy 1.x `np.amax is np.max`; in 2.x they are two functions. Register each once.
@@ -431,12 +424,15 @@ def _weights_cotangent(
     return np.transpose(summed, np.argsort(np.argsort(axes)))
 
 
+rules.keywords_by_position(np.average, "weights")
+
+
 @rules.rrule(np.average)
 def average_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.average`, with or without weights, and with `returned=True`.
 
-    Weights passed by position (`np.average(a, axis, weights)`) are differentiated like `a`;
-    weights passed as `weights=` are constants, as every keyword is. With `returned=True`
+    Weights are differentiated like `a` (`weights=` too: the normal form passes it by
+    position, `np.average(a, axis, weights)`). With `returned=True`
     the result is a pair whose second element, the sum of the weights, also has a cotangent.
     """
     result = np.average(a, *options, **keywords)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.kinds import DIVIDED, MATRIX_PRODUCT, POWERED, PROMOTED, SAME_KIND
+from srcad.kinds import DIVIDED, MATRIX_PRODUCT, POWERED, PROMOTED, SAME_KIND, is_integer
 from srcad.partials import log_base, power, power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, conj, expand, outer
 from srcad.registry import Inline, Linearity, RuleSet
@@ -180,7 +180,9 @@ rules.scalar(
     lambda x, p, y: strong_product(p, power_slope(x, p - 1)),
     lambda x, p, y: power(x, p - 1) * (1.0 + p * log_base(x)),
 )
-rules.scalar(power, power_slope, lambda x, p, y: strong_product(y, log_base(x)))
+rules.scalar(
+    power, lambda x, p, y: power_slope(x, p), lambda x, p, y: strong_product(y, log_base(x))
+)
 
 
 @rules.rrule(operator.matmul, np.matmul)
@@ -329,12 +331,18 @@ def mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 
 def power_cotangents(kinds: Any, constants: Any) -> list[str | None] | None:
     """The cotangent of `a` in `a ** p` for a literal exponent `p` (none for `a ** 0`,
-    whose derivative is zero), the exponent folded in; None for any other exponent. Below
+    whose derivative is zero), the exponent folded in; for any other exponent, the partials
+    of `pow_rrule` (an int exponent has none: `is_integer`), where the kinds let a power
+    be inlined at all (`srcad.kinds._powered`: never a float power of a Python float,
+    which may be complex). Below
     power 1 the slope is infinite at 0, where Python's `0.0 ** -0.5` raises: `power_slope`
     and `strong_product` follow NumPy's float semantics there, and keep a zero cotangent
     zero (see `srcad.partials`)."""
-    if len(constants) != 2 or type(constants[1]) not in (int, float):
+    if len(constants) != 2:
         return None
+    if type(constants[1]) not in (int, float):  # an exponent known when the code runs
+        exponent = None if is_integer(kinds[1]) else "strong_product(y * log_base(a), y_bar)"
+        return ["strong_product(power_slope(a, b), y_bar)", exponent]
     p = constants[1]
     if p == 0:
         text = None
@@ -372,7 +380,12 @@ rules.primitive(operator.mod, result=PROMOTED)
 rules.primitive(
     operator.pow,
     result=POWERED,
-    inline=Inline(power_cotangents, power_slope=power_slope, strong_product=strong_product),
+    inline=Inline(
+        power_cotangents,
+        power_slope=power_slope,
+        strong_product=strong_product,
+        log_base=log_base,
+    ),
 )
 rules.primitive(
     operator.matmul,

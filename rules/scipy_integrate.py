@@ -45,6 +45,7 @@ from srcad.primitives import call
 from srcad.registry import CONFIG, RuleSet, named
 from srcad.rules._flat import cotangent_of, flat_cotangent, size
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
+from srcad.tracebacks import user_call_site
 
 rules = RuleSet("scipy_integrate")
 
@@ -451,25 +452,34 @@ def ode_result_field_frule(dargs: tuple[Any, ...], result: Any, name: str) -> tu
 # --- second derivatives -------------------------------------------------------------------
 
 
-def _second_derivative_refused(frule: Callable[..., Any]) -> None:
+def _second_derivative_refused(frule: Callable[..., Any], solver: str,
+                               parameters: tuple[str, ...]) -> None:  # fmt: skip
     """The reverse rule of a solver's forward rule (second derivatives differentiate
-    forward rules in reverse mode): its value is the forward rule's, and its pullback is
-    refused, with the reason, rather than with the problems srcad would find in the forward
-    rule's own source. It would need the adjoint of the tangent equation."""
+    forward rules in reverse mode): its value is the forward rule's, and its pullback
+    refuses, naming the user's call of the solver and the reason, rather than the problems
+    srcad would find in the forward rule's own source. It would need the adjoint of the
+    tangent equation. It takes the forward rule's parameters by name too (`args=`), as the
+    forward rule does."""
 
     def ode_frule_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         result = frule(*args, **kwargs)
+        where = user_call_site()  # now, while the user's generated code is on the stack
 
         def ode_frule_pullback(result_bar: Any) -> NoReturn:
+            at = f" at {where}" if where is not None else ""
             raise MissingRuleError(
-                "srcad has no second derivative of SciPy's ODE solvers (the reverse rule "
-                "of their forward rule is not written); take first derivatives of them only"
+                f"srcad has no second derivative of `scipy.integrate.{solver}`{at}: the "
+                "reverse rule of its forward rule (the adjoint of the tangent equation) is not "
+                "written. Take first derivatives through it (grad, jacobian, jvp, vjp); for "
+                "second derivatives, take finite differences of srcad.grad"
             )
 
         return result, ode_frule_pullback
 
-    rules.rrule(frule)(named(ode_frule_rrule, f"{frule.__name__}_rrule"))
+    rules.rrule(frule, parameters=("dargs", *parameters))(
+        named(ode_frule_rrule, f"{frule.__name__}_rrule")
+    )
 
 
-_second_derivative_refused(odeint_frule)
-_second_derivative_refused(solve_ivp_frule)
+_second_derivative_refused(odeint_frule, "odeint", ODEINT_PARAMETERS)
+_second_derivative_refused(solve_ivp_frule, "solve_ivp", SOLVE_IVP_PARAMETERS)

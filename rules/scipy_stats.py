@@ -1,7 +1,8 @@
 """Rules for `scipy.stats`: the log densities of `norm`, `t`, `gamma` and `beta`
 (`logpdf`, `logcdf`), and of `poisson` (`logpmf`, `logcdf`), and their exponentials
 (`pdf`, `pmf`, `cdf`), called on the distribution objects, `norm.logpdf(x, loc, scale)`,
-or on frozen ones, `norm(loc, scale).logpdf(x)`; and `multivariate_normal.logpdf`.
+or on frozen ones, `norm(loc, scale).logpdf(x)` (`multivariate_normal.logpdf`'s are in
+`rules/scipy_multivariate.py`).
 
 Installed once the user imports `scipy.stats` (`rules/__init__.py: SCIPY_RULE_SETS`).
 SciPy computes these through one method of `rv_continuous` or `rv_discrete` shared by
@@ -9,11 +10,13 @@ every distribution; the rule of that method gives each family's partials (in the
 and each parameter, passed by position; keywords such as `loc=` are options, which srcad
 does not differentiate), and refuses, naming it, a family or method it has none for.
 The partials are written with functions that have rules, so that the forward rules are
-differentiated in turn. Outside the support, where the log density is `-inf` (or where
-SciPy gives NaN for invalid parameters), the partials are 0. The log cdfs of `t`, `gamma`
-and `beta` have no partial in their shape parameters (`df`, `a`, `b`: derivatives of the
-incomplete beta and gamma functions in their parameters): a cotangent there is a
-not-implemented one (an error where it is used), a tangent there is refused.
+differentiated in turn: each forward rule's reverse rule is the one srcad compiles for
+`_value_and_tangent`, the value and tangent written as plain code (second derivatives).
+Outside the support, where the log density is `-inf` (or where SciPy gives NaN for
+invalid parameters), the partials are 0. The log cdfs of `t`, `gamma` and `beta` have no
+partial in their shape parameters (`df`, `a`, `b`: derivatives of the incomplete beta and
+gamma functions in their parameters): a cotangent there is a not-implemented one (an error
+where it is used), a tangent there is refused.
 """
 
 from __future__ import annotations
@@ -33,7 +36,6 @@ from scipy.stats._distn_infrastructure import (
     rv_frozen,
     rv_generic,
 )
-from scipy.stats._multivariate import multivariate_normal_frozen
 
 from srcad.errors import MissingRuleError
 from srcad.projection import ProjectTo, unbroadcast
@@ -99,13 +101,54 @@ def _continuous_logcdf(family: Any) -> Partials:
     functions in their parameters) are not written: None, which the rules give as a
     not-implemented cotangent (an error if used) and refuse as a tangent."""
 
+    logpdf = type(family).logpdf  # a function, called with the family: a call srcad reads
+    name = f"{family.name}.logcdf"
+
     def partials(x: Any, *rest: Any) -> list[Any]:
         *shapes, loc, scale, y = rest
         z = (x - loc) / scale
-        hazard = np.exp(family.logpdf(x, *shapes, loc, scale) - y)
+        # The shapes pass through `_unwritten_shapes`, whose cotangents are not-implemented
+        # ones, as the log cdf's are: summed, when srcad differentiates these partials
+        # (second derivatives), they stay so, an error only where used.
+        passed = _unwritten_shapes(name, *shapes)
+        hazard = np.exp(logpdf(family, x, *passed, loc, scale) - y)
         return [hazard, *(None for _ in shapes), -hazard, -hazard * z]
 
+    _WITHOUT_SHAPE_PARTIALS.add(partials)
     return partials
+
+
+# The partials that give None for the shape parameters (`_continuous_logcdf`).
+_WITHOUT_SHAPE_PARTIALS: set[Partials] = set()
+
+
+def _unwritten_shapes(name: str, *shapes: Any) -> tuple[Any, ...]:
+    """`shapes`, unchanged: the shape parameters of the log cdf `name`, whose derivatives
+    in them are not written (see its rules)."""
+    return shapes
+
+
+def _unwritten_message(name: str) -> str:
+    return (
+        f"the derivative of `{name}` in its shape parameters is not written; srcad "
+        "differentiates it in x, loc and scale"
+    )
+
+
+@rules.rrule(_unwritten_shapes)
+def unwritten_shapes_rrule(name: str, *shapes: Any) -> tuple[Any, Pullback]:
+    def unwritten_shapes_pullback(bar: Any) -> tuple[Any, ...]:
+        return (NoTangent(), NoTangent(), *(not_implemented(_unwritten_message(name))
+                                            for _ in shapes))  # fmt: skip
+
+    return shapes, unwritten_shapes_pullback
+
+
+@rules.frule(_unwritten_shapes)
+def unwritten_shapes_frule(dargs: tuple[Any, ...], name: str, *shapes: Any) -> tuple[Any, Any]:
+    if not all(isinstance(unthunk(d), AbstractZero) for d in dargs[2:]):
+        raise MissingRuleError(f"srcad cannot differentiate: {_unwritten_message(name)}")
+    return shapes, ZeroTangent()
 
 
 def _poisson_logpmf(k: Any, mu: Any, loc: Any, y: Any) -> list[Any]:
@@ -244,8 +287,76 @@ def _method_rules(owner: type, method: str) -> None:
             y_dot = y_dot + found[k] * dot
         return y, y_dot
 
+    def tangent_arguments(dargs: tuple[Any, ...], dist: Any, x: Any, args: tuple[Any, ...],
+                          kwds: dict[str, Any]) -> tuple[Any, ...]:  # fmt: skip
+        """The arguments of `_value_and_tangent` for the forward rule called so: every
+        value by position (the options too, with zero tangents), their tangents, and the
+        positions whose tangents are not zero."""
+        shapes, partials = _partials_of(dist, log_method)
+        values = tuple(_arguments(dist, shapes, x, args, kwds))
+        count = min(len(dargs) - 2, 1 + len(args))
+        dots = [unthunk(d) for d in dargs[2 : 2 + count]]
+        dots += [ZeroTangent()] * (len(values) - len(dots))
+        positions = tuple(k for k, d in enumerate(dots) if not isinstance(d, AbstractZero))
+        for k in positions:
+            if 0 < k <= len(shapes) and partials in _WITHOUT_SHAPE_PARTIALS:
+                raise MissingRuleError(f"srcad cannot differentiate: {_unwritten(dist, method, k)}")
+        arguments = (function, log_function, partials, dist, values, tuple(dots), positions)
+        return arguments
+
+    def method_frule_rrule(dargs: tuple[Any, ...], dist: Any, x: Any, *args: Any,
+                           **kwds: Any) -> tuple[Any, Pullback]:  # fmt: skip
+        """The reverse rule of `method_frule` (second derivatives): that of
+        `_value_and_tangent`, which srcad compiles."""
+        arguments = tangent_arguments(dargs, dist, x, args, kwds)
+        with np.errstate(all="ignore"):  # outside the support: masked
+            result, pullback = CONFIG.rrule_via_ad(_value_and_tangent, *arguments)
+
+        def method_frule_pullback(bars: Any) -> tuple[Any, ...]:
+            with np.errstate(all="ignore"):
+                found = pullback(bars)
+            values_bar, dots_bar = unthunk(found[5]), unthunk(found[6])
+            count = 1 + len(args)
+            value_bars = tangent_parts(values_bar, len(arguments[4]))[:count]
+            dot_bars = tangent_parts(dots_bar, len(arguments[5]))[: len(dargs) - 2]
+            dargs_bar = Tangent(tuple, NoTangent(), NoTangent(), *dot_bars)
+            return (NoTangent(), dargs_bar, NoTangent(), *value_bars)
+
+        return result, named(method_frule_pullback, f"{method}_frule_pullback")
+
+    frule = named(method_frule, f"{method}_frule")
+    _FRULES[function] = frule
     rules.rrule(function)(named(method_rrule, f"{method}_rrule"))
-    rules.frule(function)(named(method_frule, f"{method}_frule"))
+    rules.frule(function)(frule)
+    rules.rrule(frule)(named(method_frule_rrule, f"{method}_frule_rrule"))
+
+
+# Each shared method's forward rule, whose reverse rule a frozen method's uses.
+_FRULES: dict[Any, Any] = {}
+
+
+def tangent_parts(value: Any, count: int) -> list[Any]:
+    """The `count` elements of a tuple's (co)tangent, zeros for a zero."""
+    if isinstance(value, AbstractZero):
+        return [ZeroTangent()] * count
+    return list(elements_of(value, count))  # not unthunked: a not-implemented one stays
+
+
+def _value_and_tangent(function: Any, log_function: Any, partials: Partials, dist: Any,
+                       values: tuple[Any, ...], dots: tuple[Any, ...],
+                       positions: tuple[int, ...]) -> tuple[Any, Any]:  # fmt: skip
+    """A method's value and tangent (what its forward rule gives), written for srcad to
+    differentiate: the partials of the log method at `positions`, times the tangents there
+    (0 outside the support), and times the value for `pdf`, `pmf` and `cdf`."""
+    y = function(dist, *values)
+    log_y = log_function(dist, *values)
+    found = partials(*values, log_y)
+    tangent = 0.0
+    for k in positions:
+        tangent = tangent + np.where(np.isfinite(log_y), found[k], 0.0) * dots[k]
+    if function is log_function:
+        return y, tangent
+    return y, tangent * y
 
 
 _METHODS: tuple[tuple[type, tuple[str, ...]], ...] = (
@@ -265,7 +376,7 @@ for _owner, _methods in _METHODS:
 # differentiated (E211 refuses a differentiated one where the distribution is frozen).
 
 
-def _frozen_tangent(frozen: Any, dots: Any) -> Any:
+def frozen_tangent(frozen: Any, dots: Any) -> Any:
     if all(isinstance(unthunk(d), AbstractZero) for d in dots):
         return ZeroTangent()
     return Tangent(type(frozen), args=Tangent(tuple, *dots))
@@ -304,7 +415,23 @@ def freeze_rrule(dist: Any, *args: Any, **kwds: Any) -> tuple[Any, Pullback]:
 @rules.frule(rv_generic.__call__, rv_generic.freeze)
 def frozen_frule(dargs: tuple[Any, ...], dist: Any, *args: Any, **kwds: Any) -> tuple[Any, Any]:
     frozen = dist(*args, **kwds)
-    return frozen, _frozen_tangent(frozen, dargs[2 : 2 + len(args)])
+    return frozen, frozen_tangent(frozen, dargs[2 : 2 + len(args)])
+
+
+@rules.rrule(frozen_frule)
+def frozen_frule_rrule(dargs: tuple[Any, ...], dist: Any, *args: Any, **kwds: Any
+                       ) -> tuple[Any, Pullback]:  # fmt: skip
+    """The reverse rule of `frozen_frule` (second derivatives): the frozen object and its
+    tangent hold the arguments and their tangents, each pulled back to its own."""
+    frozen, frozen_dot = frozen_frule(dargs, dist, *args, **kwds)
+
+    def frozen_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        frozen_bar, frozen_dot_bar = elements_of(unthunk(bars), 2)
+        dot_bars = _frozen_argument_tangents(frozen, frozen_dot_bar)[: max(len(dargs) - 2, 0)]
+        dargs_bar = Tangent(tuple, NoTangent(), NoTangent(), *dot_bars)
+        return (NoTangent(), dargs_bar, NoTangent(), *_frozen_argument_tangents(frozen, frozen_bar))
+
+    return (frozen, frozen_dot), frozen_frule_pullback
 
 
 def _frozen_method_rules(owner: type, method: str) -> None:
@@ -318,7 +445,7 @@ def _frozen_method_rules(owner: type, method: str) -> None:
 
         def frozen_method_pullback(y_bar: Any) -> tuple[Any, ...]:
             _, _, x_bar, *arg_bars = pullback(y_bar)
-            return (NoTangent(), _frozen_tangent(frozen, arg_bars), x_bar)
+            return (NoTangent(), frozen_tangent(frozen, arg_bars), x_bar)
 
         named(frozen_method_pullback, f"frozen_{method}_pullback")
         return y, frozen_method_pullback
@@ -328,8 +455,32 @@ def _frozen_method_rules(owner: type, method: str) -> None:
         dots = (NoTangent(), NoTangent(), dargs[2], *_frozen_argument_tangents(frozen, dargs[1]))
         return CONFIG.frule_via_ad(dots, base, frozen.dist, x, *frozen.args, **frozen.kwds)
 
+    def frozen_method_frule_rrule(dargs: tuple[Any, ...], frozen: Any, x: Any
+                                  ) -> tuple[Any, Pullback]:  # fmt: skip
+        """The reverse rule of `frozen_method_frule` (second derivatives): the reverse rule
+        of the distribution's method's forward rule, with the frozen arguments."""
+        base = getattr(type(frozen.dist), method)
+        count = len(frozen.args)
+        dots = (NoTangent(), NoTangent(), dargs[2], *_frozen_argument_tangents(frozen, dargs[1]))
+        result, pullback = CONFIG.rrule_via_ad(
+            _FRULES[base], dots, frozen.dist, x, *frozen.args, **frozen.kwds
+        )
+
+        def frozen_method_frule_pullback(bars: Any) -> tuple[Any, ...]:
+            _, dots_bar, _, x_bar, *arg_bars = pullback(bars)
+            dot_bars = tangent_parts(unthunk(dots_bar), 4 + count)
+            dargs_bar = Tangent(
+                tuple, NoTangent(), frozen_tangent(frozen, dot_bars[3:]), dot_bars[2]
+            )
+            return (NoTangent(), dargs_bar, frozen_tangent(frozen, arg_bars), x_bar)
+
+        named(frozen_method_frule_pullback, f"frozen_{method}_frule_pullback")
+        return result, frozen_method_frule_pullback
+
+    frule = named(frozen_method_frule, f"frozen_{method}_frule")
     rules.rrule(function)(named(frozen_method_rrule, f"frozen_{method}_rrule"))
-    rules.frule(function)(named(frozen_method_frule, f"frozen_{method}_frule"))
+    rules.frule(function)(frule)
+    rules.rrule(frule)(named(frozen_method_frule_rrule, f"frozen_{method}_frule_rrule"))
 
 
 _FROZEN_METHODS: tuple[tuple[type, tuple[str, ...]], ...] = (
@@ -340,219 +491,3 @@ _FROZEN_METHODS: tuple[tuple[type, tuple[str, ...]], ...] = (
 for _owner, _methods in _FROZEN_METHODS:
     for _method in _methods:
         _frozen_method_rules(_owner, _method)
-
-
-# --- multivariate_normal.logpdf -----------------------------------------------------------------
-
-_MVN_PARAMETERS = ("mean", "cov", "allow_singular")
-
-
-def _mvn_parts(x: Any, mean: Any, cov: Any) -> tuple[Any, Any, int]:
-    """The residuals `x - mean` (one row per point), the covariance as the full matrix the
-    density uses (`cov` may be a number, the diagonal, or the matrix, of which SciPy reads
-    the lower triangle), and its size."""
-    x = np.asarray(x, dtype=float)
-    if mean is not None and np.ndim(mean) == 1:
-        size = np.shape(mean)[0]
-    elif np.ndim(cov) >= 1:
-        size = np.shape(cov)[-1]
-    else:
-        size = x.shape[-1] if x.ndim else 1
-    full = np.asarray(cov, dtype=float)
-    if full.ndim == 0:
-        full = full * np.eye(size)
-    elif full.ndim == 1:
-        full = np.diag(full)
-    else:
-        full = _symmetric_of_lower(full)
-    residuals = x - (0.0 if mean is None else np.asarray(mean))
-    return residuals, full, size
-
-
-def _symmetric_of_lower(m: Any) -> Any:
-    """The symmetric matrix the lower triangle of `m` stands for."""
-    return np.tril(m) + np.transpose(np.tril(m, -1))
-
-
-def _read_lower(g: Any) -> Any:
-    """The cotangent of a covariance SciPy reads through its lower triangle (`eigh`), from
-    the symmetric cotangent `g` of the matrix it stands for."""
-    return np.tril(g + np.transpose(g), -1) + np.diag(np.diag(g))
-
-
-def _covariance_bar(cov: Any, g: Any) -> Any:
-    """`g`, the cotangent of the full covariance, as the cotangent of `cov` as passed."""
-    if np.ndim(cov) == 0:
-        return np.trace(g)
-    if np.ndim(cov) == 1:
-        return np.diag(g).copy()
-    return _read_lower(g)
-
-
-def _mvn_options(args: tuple[Any, ...], kwds: dict[str, Any]) -> dict[str, Any]:
-    given = dict(zip(_MVN_PARAMETERS, args, strict=False))
-    given.update(kwds)
-    if given.get("allow_singular"):
-        raise TypeError(
-            "srcad cannot differentiate multivariate_normal.logpdf(allow_singular=True)"
-        )
-    return given
-
-
-@rules.rrule(type(stats.multivariate_normal).logpdf)
-def multivariate_normal_logpdf_rrule(dist: Any, x: Any, *args: Any, **kwds: Any
-                                     ) -> tuple[Any, Pullback]:  # fmt: skip
-    """Reverse rule for `multivariate_normal.logpdf(x, mean, cov)`, `-(d^T S^-1 d) / 2 -
-    log det S / 2 - n log(2 pi) / 2` with `d = x - mean`: `x_bar = -S^-1 d y_bar`,
-    `mean_bar = -x_bar` (summed over the points), and `S_bar = (S^-1 d d^T S^-1 - S^-1) y_bar
-    / 2`, onto the lower triangle SciPy reads (or the diagonal, or the number, as passed).
-    `mean` and `cov` are differentiated where passed by position."""
-    given = _mvn_options(args, kwds)
-    mean, cov = given.get("mean"), given.get("cov", 1)
-    y = dist.logpdf(x, *args, **kwds)
-    residuals, full, _ = _mvn_parts(x, mean, cov)
-    inverse = np.linalg.inv(full)
-    scaled = residuals @ inverse  # S^-1 d, one row per point
-    project_x = ProjectTo(x)
-    projects = [ProjectTo(value) for value in args[:2]]
-
-    def multivariate_normal_logpdf_pullback(y_bar: Any) -> tuple[Any, ...]:
-        y_bar = unthunk(y_bar)
-        if isinstance(y_bar, AbstractZero):
-            return (NoTangent(), NoTangent(), y_bar, *(y_bar for _ in args))
-        weights = np.asarray(y_bar)[..., np.newaxis]
-        x_bar = -scaled * weights
-        points = np.reshape(scaled, (-1, np.shape(full)[0]))
-        total = float(np.sum(y_bar))
-        outer = np.einsum("pi,pj,p->ij", points, points, np.reshape(np.asarray(y_bar), -1))
-        g = 0.5 * (outer - total * inverse)
-        bars: list[Any] = [NoTangent()] * len(args)
-        if projects:
-            bars[0] = projects[0](unbroadcast(-x_bar, np.shape(args[0])))
-        if len(projects) > 1:
-            bars[1] = projects[1](_covariance_bar(args[1], g))
-        return (NoTangent(), NoTangent(), project_x(x_bar), *bars)
-
-    return y, multivariate_normal_logpdf_pullback
-
-
-@rules.frule(type(stats.multivariate_normal).logpdf)
-def multivariate_normal_logpdf_frule(dargs: tuple[Any, ...], dist: Any, x: Any, *args: Any,
-                                     **kwds: Any) -> tuple[Any, Any]:  # fmt: skip
-    """Forward rule for `multivariate_normal.logpdf`, with the partials of its reverse rule."""
-    given = _mvn_options(args, kwds)
-    mean, cov = given.get("mean"), given.get("cov", 1)
-    y = dist.logpdf(x, *args, **kwds)
-    residuals, full, size = _mvn_parts(x, mean, cov)
-    inverse = np.linalg.inv(full)
-    scaled = residuals @ inverse
-    dots = [unthunk(d) for d in dargs[2:]]
-    y_dot: Any = ZeroTangent()
-    if not isinstance(dots[0], AbstractZero):
-        y_dot = y_dot - np.sum(scaled * np.asarray(dots[0]), axis=-1)
-    if len(dots) > 1 and not isinstance(dots[1], AbstractZero):
-        y_dot = y_dot + np.sum(scaled * np.asarray(dots[1]), axis=-1)
-    if len(dots) > 2 and not isinstance(dots[2], AbstractZero):
-        cov_dot = np.asarray(dots[2], dtype=float)
-        if cov_dot.ndim == 0:
-            full_dot = cov_dot * np.eye(size)
-        elif cov_dot.ndim == 1:
-            full_dot = np.diag(cov_dot)
-        else:  # the matrix the lower triangle stands for
-            full_dot = _symmetric_of_lower(cov_dot)
-        quadratic = np.einsum("...i,ij,...j->...", scaled, full_dot, scaled)
-        y_dot = y_dot + 0.5 * (quadratic - np.trace(inverse @ full_dot))
-    return y, y_dot
-
-
-# --- multivariate_normal(mean, cov), frozen ---------------------------------------------
-# Its (co)tangent is `Tangent(kind, args=Tangent(tuple, mean_part, cov_part))`, with the
-# covariance's part that of the full matrix (`frozen.cov`) as `multivariate_normal.logpdf`'s
-# rules take it: their cotangent of a matrix read through its lower triangle, their tangent
-# of a matrix whose lower triangle is read.
-
-_MVN = type(stats.multivariate_normal)
-
-
-def _covariance_as_passed(cov: Any, full_bar: Any) -> Any:
-    """The cotangent of `cov` as passed (a number, the diagonal or the matrix) from the
-    cotangent of the full matrix read through its lower triangle."""
-    if np.ndim(cov) == 0:
-        return np.trace(full_bar)
-    if np.ndim(cov) == 1:
-        return np.diag(full_bar).copy()
-    return full_bar
-
-
-def _full_covariance_tangent(cov_dot: Any, size: int) -> Any:
-    cov_dot = np.asarray(cov_dot, dtype=float)
-    if cov_dot.ndim == 0:
-        return cov_dot * np.eye(size)
-    return np.diag(cov_dot) if cov_dot.ndim == 1 else cov_dot
-
-
-@rules.rrule(_MVN.__call__)
-def multivariate_normal_frozen_rrule(dist: Any, *args: Any, **kwds: Any) -> tuple[Any, Pullback]:
-    """`multivariate_normal(mean, cov)`: `mean` and `cov` differentiated where passed by
-    position. (Called as an object, its pullback gives the distribution's cotangent first.)"""
-    _mvn_options(args, kwds)
-    frozen = dist(*args, **kwds)
-    projects = [ProjectTo(a) if a is not None else None for a in args[:2]]
-
-    def multivariate_normal_frozen_pullback(frozen_bar: Any) -> tuple[Any, ...]:
-        mean_bar, full_bar = _frozen_parts(frozen_bar, 2)
-        bars: list[Any] = [NoTangent()] * len(args)
-        if projects and projects[0] is not None and not isinstance(mean_bar, AbstractZero):
-            bars[0] = projects[0](unbroadcast(mean_bar, np.shape(args[0])))
-        project_cov = projects[1] if len(projects) > 1 else None
-        if project_cov is not None and not isinstance(full_bar, AbstractZero):
-            bars[1] = project_cov(_covariance_as_passed(args[1], full_bar))
-        return (NoTangent(), *bars)
-
-    return frozen, multivariate_normal_frozen_pullback
-
-
-@rules.frule(_MVN.__call__)
-def multivariate_normal_frozen_frule(dargs: tuple[Any, ...], dist: Any, *args: Any,
-                                     **kwds: Any) -> tuple[Any, Any]:  # fmt: skip
-    _mvn_options(args, kwds)
-    frozen = dist(*args, **kwds)
-    dots = [unthunk(d) for d in dargs[2 : 2 + min(len(args), 2)]]
-    dots += [ZeroTangent()] * (2 - len(dots))
-    if not isinstance(dots[1], AbstractZero):
-        dots[1] = _full_covariance_tangent(dots[1], frozen.dim)
-    return frozen, _frozen_tangent(frozen, dots)
-
-
-def _frozen_parts(frozen_tangent: Any, count: int) -> tuple[Any, ...]:
-    frozen_tangent = unthunk(frozen_tangent)
-    if isinstance(frozen_tangent, Tangent):
-        return tuple(unthunk(e) for e in elements_of(unthunk(frozen_tangent.args), count))
-    return (ZeroTangent(),) * count
-
-
-@rules.rrule(multivariate_normal_frozen.logpdf)
-def multivariate_normal_frozen_logpdf_rrule(frozen: Any, x: Any) -> tuple[Any, Pullback]:
-    """A frozen multivariate normal's `logpdf(x)`: `multivariate_normal.logpdf`'s rule,
-    with its mean and full covariance."""
-    y = frozen.logpdf(x)
-    _, pullback = multivariate_normal_logpdf_rrule(
-        stats.multivariate_normal, x, frozen.mean, frozen.cov
-    )
-
-    def multivariate_normal_frozen_logpdf_pullback(y_bar: Any) -> tuple[Any, ...]:
-        _, _, x_bar, mean_bar, cov_bar = pullback(y_bar)
-        return (NoTangent(), _frozen_tangent(frozen, (mean_bar, cov_bar)), x_bar)
-
-    return y, multivariate_normal_frozen_logpdf_pullback
-
-
-@rules.frule(multivariate_normal_frozen.logpdf)
-def multivariate_normal_frozen_logpdf_frule(dargs: tuple[Any, ...], frozen: Any, x: Any
-                                            ) -> tuple[Any, Any]:  # fmt: skip
-    mean_dot, cov_dot = _frozen_parts(dargs[1], 2)
-    dots = (NoTangent(), NoTangent(), dargs[2], mean_dot, cov_dot)
-    _, y_dot = multivariate_normal_logpdf_frule(
-        dots, stats.multivariate_normal, x, frozen.mean, frozen.cov
-    )
-    return frozen.logpdf(x), y_dot

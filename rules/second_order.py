@@ -153,9 +153,9 @@ def linear_frule_rrule(rrule: RuleFn, frule: RuleFn, name: str, real_only: bool 
             dargs_bar = Tangent(tuple, NoTangent(), *tangent_bars)
             return (NoTangent(), dargs_bar, *argument_bars)
 
-        return (y, y_dot), named(frule_pullback, f"{name}_frule_pullback")
+        return (y, y_dot), frule_pullback
 
-    return named(frule_rrule, f"{name}_frule_rrule")
+    return named(frule_rrule, f"{name}_frule_rrule", frule_pullback=f"{name}_frule_pullback")
 
 
 def _piecewise_linear(primal: Any, rrule: RuleFn, frule: RuleFn,
@@ -215,81 +215,196 @@ def _through_definition(primal: Any, definition: Any) -> RuleFn:
                 dargs_bar = Tangent(tuple, *tangent_bars[: len(dargs)])
             return (own, dargs_bar, *argument_bars[: len(args)])
 
-        return result, named(definition_frule_pullback, f"{name}_frule_pullback")
+        return result, definition_frule_pullback
 
-    return named(definition_frule_rrule, f"{name}_frule_rrule")
+    return named(
+        definition_frule_rrule,
+        f"{name}_frule_rrule",
+        definition_frule_pullback=f"{name}_frule_pullback",
+    )
 
 
-def _linear_frule_frule(primal: Any, frule: RuleFn, real_only: bool = False) -> RuleFn:
-    """The forward rule of the forward rule of a function whose tangent is a linear map of
-    its argument tangents with coefficients constant in the arguments (`LINEAR`,
-    `PIECEWISE_LINEAR`, `LINEAR_IN_ALL`): the result and its tangent move by the same map,
-    applied to the arguments' tangents and to the tangents' own; forward over forward
-    mode, for `jacobian(jacobian(f))`. `real_only`: a piecewise linear function refuses
-    complex arguments, as its reverse rule does (`_piecewise_linear`)."""
+def _definition_frule_frule(primal: Any, definition: Any) -> tuple[RuleFn, RuleFn]:
+    """The forward rule of `primal`'s forward rule (third derivatives) and its reverse rule
+    (fourth), from its `Primitive.definition`, as `_through_definition` takes the reverse
+    rule of the forward rule: those srcad compiles for the forward rule it generates for
+    the definition, which takes the same arguments and tangents (padded to every
+    parameter of the definition, then the cotangents cut back to those passed)."""
+    name = primal_name(primal)
 
-    def linear_frule_frule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], *args: Any,
-                           **keywords: Any) -> tuple[Any, Any]:  # fmt: skip
+    def parts(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], args: tuple[Any, ...]
+              ) -> tuple[Any, tuple[Any, ...], tuple[Any, ...]]:  # fmt: skip
+        """The definition's forward rule, the inner tangents padded, and the tangents of
+        that rule's arguments."""
+        code = definition.__code__
+        parameters = code.co_varnames[: code.co_argcount]
+        wrt = tuple(p for p, a in zip(parameters, args, strict=False) if perturbable(a))
+        forward = CONFIG.forward_rule(definition, args, wrt)
+        every_inner = padded(inner_dargs, definition)
+        inner_dots = unthunk(dargs[1])
+        inner_dot: Any = ZeroTangent()
+        if not isinstance(inner_dots, AbstractZero):
+            own = tuple(elements_of(inner_dots, len(inner_dargs)))
+            inner_dot = Tangent(tuple, *own, *(ZeroTangent(),) * (len(every_inner) - len(own)))
+        arg_dots = tuple(dargs[2 : 2 + len(args)])
+        arg_dots += (ZeroTangent(),) * (len(args) - len(arg_dots))
+        return forward, every_inner, (NoTangent(), inner_dot, *arg_dots)
+
+    def definition_frule_frule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...],
+                               *args: Any, **keywords: Any) -> tuple[Any, Any]:  # fmt: skip
+        forward, every_inner, dots = parts(dargs, inner_dargs, args)
+        result: tuple[Any, Any] = CONFIG.frule_via_ad(dots, forward, every_inner, *args, **keywords)
+        return result
+
+    def definition_frule_frule_rrule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...],
+                                     *args: Any, **keywords: Any
+                                     ) -> tuple[Any, Pullback]:  # fmt: skip
+        forward, every_inner, dots = parts(dargs, inner_dargs, args)
+        twice = CONFIG.forward_rule(forward, (every_inner, *args))
+        every_dots = padded(dots, forward)  # a tangent for each of its parameters
+        result, pullback = CONFIG.rrule_via_ad(twice, every_dots, every_inner, *args, **keywords)
+
+        def definition_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+            _, dots_bar, inner_bar, *argument_bars = pullback(bars)
+            dots_bar = unthunk(dots_bar)
+            dargs_bar: Any = ZeroTangent()
+            if not isinstance(dots_bar, AbstractZero):
+                _, inner_dot_bar, *arg_dot_bars = elements_of(dots_bar, len(every_dots))
+                inner_dot_bar = _cut(inner_dot_bar, len(inner_dargs))
+                dargs_bar = Tangent(tuple, NoTangent(), inner_dot_bar,
+                                    *arg_dot_bars[: max(len(dargs) - 2, 0)])  # fmt: skip
+            inner = _cut(inner_bar, len(inner_dargs))
+            return (NoTangent(), dargs_bar, inner, *argument_bars[: len(args)])
+
+        return result, named(definition_frule_frule_pullback, f"{name}_frule_frule_pullback")
+
+    return (
+        named(definition_frule_frule, f"{name}_frule_frule"),
+        named(definition_frule_frule_rrule, f"{name}_frule_frule_rrule"),
+    )
+
+
+def _cut(tangent: Any, count: int) -> Any:
+    """A tuple's cotangent cut to its first `count` elements (the tangents passed, of those
+    padded for every parameter)."""
+    tangent = unthunk(tangent)
+    if isinstance(tangent, AbstractZero):
+        return tangent
+    return Tangent(tuple, *tuple(elements_of(tangent, count))[:count])
+
+
+# How many forward rules deep the rules of a linear function's forward rules go: the
+# forward rule of its forward rule (forward over forward, third derivatives) and so on, each
+# with its reverse rule; `grad` k deep differentiates forward rules k - 1 deep.
+NESTING = 6
+
+
+def linear_nested_rules(primal: Any, rrule: RuleFn, frule: RuleFn, real_only: bool = False
+                        ) -> list[tuple[RuleFn, RuleFn]]:  # fmt: skip
+    """The forward rules of `frule`'s forward rules, `F_2 ... F_NESTING`, of a
+    function whose tangent is a linear map of its argument tangents with coefficients
+    constant in the arguments (`LINEAR`, `PIECEWISE_LINEAR`, `LINEAR_IN_ALL`), each with
+    its reverse rule: `[(F_2, its reverse rule), (F_3, ...), ...]`.
+
+    `F_1` is `frule`; `F_k(d_k, d_(k-1), ..., d_1, *args)` is `(F_(k-1)(d_(k-1), ...,
+    *args), its tangent along d_k)`. Each is a nest of tuples whose leaves are the same
+    linear map of the arguments, or of one group of tangents (`_moved`), so its tangent is
+    that nest again, with the map applied to the tangents' own tangents, and its pullback
+    sends each leaf's cotangent through `rrule`'s pullback to the group it was made from
+    (`_pulled_back`). `real_only`: a piecewise linear function refuses complex arguments,
+    as its reverse rule does (`_piecewise_linear`)."""
+    name = primal_name(primal)
+
+    def moved(depth: int, tangents: tuple[Any, ...], args: tuple[Any, ...],
+              keywords: dict[str, Any]) -> Any:  # fmt: skip
+        """The tangent of `F_depth`'s result along `tangents`, one per input."""
+        if depth == 0:
+            return frule((NoTangent(), *tangents), *args, **keywords)[1]
+        group, *rest = tangents
+        first = moved(depth - 1, tuple(rest), args, keywords)
+        group = unthunk(group)
+        if isinstance(group, AbstractZero):
+            return Tangent(tuple, first, ZeroTangent())
+        own = elements_of(group, 1 + len(rest))[1:]
+        return Tangent(tuple, first, moved(depth - 1, own, args, keywords))
+
+    def value(depth: int, inputs: tuple[Any, ...], keywords: dict[str, Any]) -> Any:
+        """`F_depth(*inputs)`: `depth` groups of tangents, then the arguments."""
+        args = inputs[depth:]
+        if depth == 1:
+            return frule(inputs[0], *args, **keywords)
+        group, *rest = inputs
+        tangent = moved(depth - 1, tuple(group[1:]), args, keywords)
+        return (value(depth - 1, tuple(rest), keywords), tangent)
+
+    def pulled_back(depth: int, bar: Any, inputs: tuple[Any, ...], args: tuple[Any, ...],
+                    keywords: dict[str, Any]) -> list[Any]:  # fmt: skip
+        """The cotangents of `inputs` (the arguments, or a group of tangents, of
+        `F_depth`'s map) for the cotangent `bar` of its result. Inputs that are symbolic
+        zeros throughout (nested forward rules seed the inner tangents' own with zeros; a
+        direction may leave an argument alone) get zeros, never pulled back, where they
+        would meet a primal they were never shaped for."""
+        bar = unthunk(bar)
+        if depth == 0:
+            if isinstance(bar, AbstractZero) or _zeros_throughout(tuple(inputs)):
+                return [ZeroTangent()] * len(args)
+            return list(rrule(*args, **keywords)[1](bar)[1:])
+        group, *rest = inputs
+        result_bar, tangent_bar = elements_of(bar, 2)
+        rest_bars = pulled_back(depth - 1, result_bar, tuple(rest), args, keywords)
+        group = unthunk(group)
+        own = () if isinstance(group, AbstractZero) else tuple(elements_of(group, 1))[1:]
+        if isinstance(group, AbstractZero) or _zeros_throughout(own):
+            return [ZeroTangent(), *rest_bars]
+        own_bars = pulled_back(depth - 1, tangent_bar, own, args, keywords)
+        return [Tangent(tuple, NoTangent(), *own_bars), *rest_bars]
+
+    def refuse_complex(args: tuple[Any, ...], keywords: dict[str, Any]) -> None:
         if real_only and any(_complex(a) for a in (*args, *keywords.values())):
             raise SrcadError(
-                f"srcad takes forward-over-forward derivatives through "
-                f"{primal_name(primal)} of real arguments only; it was given a complex one"
+                f"srcad takes forward-over-forward derivatives through {name} of real "
+                "arguments only; it was given a complex one"
             )
-        result = frule(inner_dargs, *args, **keywords)
-        moved = frule((NoTangent(), *dargs[2:]), *args, **keywords)[1]
-        inner_dots = unthunk(dargs[1])
-        if isinstance(inner_dots, AbstractZero):
-            return result, Tangent(tuple, moved, ZeroTangent())
-        dots = elements_of(inner_dots, len(inner_dargs))
-        tangent_moved = frule((NoTangent(), *dots[1:]), *args, **keywords)[1]
-        return result, Tangent(tuple, moved, tangent_moved)
 
-    return named(linear_frule_frule, f"{primal_name(primal)}_frule_frule")
+    def nested(depth: int) -> tuple[RuleFn, RuleFn]:
+        """`F_depth` and its reverse rule."""
+
+        def linear_frule_frule(dargs: tuple[Any, ...], *inputs: Any, **keywords: Any
+                               ) -> tuple[Any, Any]:  # fmt: skip
+            args = inputs[depth - 1 :]
+            refuse_complex(args, keywords)
+            tangent = moved(depth - 1, tuple(dargs[1:]), args, keywords)
+            return value(depth - 1, inputs, keywords), tangent
+
+        def linear_frule_frule_rrule(dargs: tuple[Any, ...], *inputs: Any, **keywords: Any
+                                     ) -> tuple[Any, Pullback]:  # fmt: skip
+            result = linear_frule_frule(dargs, *inputs, **keywords)
+            args = inputs[depth - 1 :]
+
+            def linear_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+                every = (dargs, *inputs)
+                found = pulled_back(depth, bars, every, args, keywords)
+                return (NoTangent(), *found)
+
+            frules = "_frule" * depth
+            return result, named(linear_frule_frule_pullback, f"{name}{frules}_pullback")
+
+        frules = "_frule" * depth
+        return (
+            named(linear_frule_frule, f"{name}{frules}"),
+            named(linear_frule_frule_rrule, f"{name}{frules}_rrule"),
+        )
+
+    return [nested(depth) for depth in range(2, NESTING + 1)]
 
 
-def _linear_frule_frule_rrule(primal: Any, rrule: RuleFn, frule_frule: RuleFn) -> RuleFn:
-    """The reverse rule of `_linear_frule_frule` (third derivatives): its four results, the
-    value, its tangent and their tangents, are the same linear map of the arguments, of
-    their tangents and of those tangents' own, so each pulls back through `rrule`'s
-    pullback to the one it was made from."""
-
-    def linear_frule_frule_rrule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...],
-                                 *args: Any, **keywords: Any) -> tuple[Any, Pullback]:  # fmt: skip
-        result = frule_frule(dargs, inner_dargs, *args, **keywords)
-        _, pullback = rrule(*args, **keywords)
-        # A group of tangents that are symbolic zeros throughout (nested forward rules seed
-        # the inner tangents' own with zeros; a direction may leave an argument alone)
-        # made a symbolic zero, whose cotangent no one reads (what made it is zero
-        # whatever its inputs): it gets a zero, never pulled back, where it would meet a
-        # primal it was never shaped for.
-        zero_inner = _zeros_throughout(dargs[1])
-        zero_inner_args = _zeros_throughout(inner_dargs[1:])
-        zero_args = _zeros_throughout(dargs[2:])
-
-        def back(bar: Any) -> list[Any]:
-            return list(pullback(bar)[1:])
-
-        def linear_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
-            outer, outer_dot = elements_of(unthunk(bars), 2)
-            y_bar, y_dot_bar = elements_of(unthunk(outer), 2)
-            moved_bar, tangent_moved_bar = elements_of(unthunk(outer_dot), 2)
-            count = len(args)
-            zeros = [ZeroTangent()] * count
-            inner_bar = Tangent(
-                tuple, NoTangent(), *(zeros if zero_inner_args else back(y_dot_bar))
-            )
-            if zero_inner:
-                inner_dot_bar: Any = ZeroTangent()
-            else:
-                inner_dot_bar = Tangent(tuple, NoTangent(), *back(tangent_moved_bar))
-            moved = zeros if zero_args else back(moved_bar)
-            dargs_bar = Tangent(tuple, NoTangent(), inner_dot_bar, *moved)
-            return (NoTangent(), dargs_bar, inner_bar, *back(y_bar))
-
-        return result, named(linear_frule_frule_pullback, f"{name}_frule_frule_pullback")
-
-    name = primal_name(primal)
-    return named(linear_frule_frule_rrule, f"{name}_frule_frule_rrule")
+def _register_nested(frule: RuleFn, nested: list[tuple[RuleFn, RuleFn]], rules: RuleSet) -> None:
+    """`F_k` as the forward rule of `F_(k-1)` (`frule` is `F_1`), each with its reverse rule."""
+    outer = frule
+    for forward, reverse in nested:
+        rules.frule(outer)(forward)
+        rules.rrule(forward)(reverse)
+        outer = forward
 
 
 def _zeros_throughout(tangents: Any) -> bool:
@@ -344,10 +459,13 @@ def build(rule_sets: Iterable[RuleSet]) -> RuleSet:
         )
         if linear_in_all and primal in frules and frules[primal] not in rules.frules:
             real_only = linearity is Linearity.PIECEWISE_LINEAR
-            frule_frule = _linear_frule_frule(primal, frules[primal], real_only)
-            rules.frule(frules[primal])(frule_frule)
-            rules.rrule(frule_frule)(_linear_frule_frule_rrule(primal, rrules[primal], frule_frule))
+            nested = linear_nested_rules(primal, rrules[primal], frules[primal], real_only)
+            _register_nested(frules[primal], nested, rules)
     for primal, definition in definitions.items():
         if primal in frules and frules[primal] not in rules.rrules:
             rules.rrule(frules[primal])(_through_definition(primal, definition))
+        if primal in frules and frules[primal] not in rules.frules:
+            forward, reverse = _definition_frule_frule(primal, definition)
+            rules.frule(frules[primal])(forward)
+            rules.rrule(forward)(reverse)
     return rules

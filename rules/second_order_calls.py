@@ -27,9 +27,8 @@ from srcad.primitives import unpacked_arguments
 from srcad.registry import CONFIG, REGISTRY, RuleFn, RuleSet
 from srcad.rules import calls, containers, keywords
 from srcad.rules.second_order import (
-    _linear_frule_frule,
-    _linear_frule_frule_rrule,
     linear_frule_rrule,
+    linear_nested_rules,
 )
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -337,9 +336,11 @@ def map_frule_rrule(
     return (results, dots), map_frule_pullback
 
 
-_FIELD_FRULE_FRULE = _linear_frule_frule(getattr, calls.getattr_frule)
-_FIELD_FRULE_FRULE_RRULE = _linear_frule_frule_rrule(getattr, calls.getattr_rrule,
-                                                     _FIELD_FRULE_FRULE)  # fmt: skip
+# Reading a field is linear: the rules of its forward rule's forward rule are a linear
+# function's (one level: a computed attribute is refused deeper, `_field_read`).
+_FIELD_FRULE_FRULE, _FIELD_FRULE_FRULE_RRULE = linear_nested_rules(
+    getattr, calls.getattr_rrule, calls.getattr_frule
+)[0]
 
 
 def _field_read(obj: Any, name: str) -> None:
@@ -355,7 +356,7 @@ def _field_read(obj: Any, name: str) -> None:
 def getattr_frule_frule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], obj: Any,
                         name: str, *default: Any) -> tuple[Any, Any]:  # fmt: skip
     """The forward rule of `getattr_frule` (`x.shape`, a field), for forward mode over a
-    forward rule: reading an attribute is linear (`second_order._linear_frule_frule`)."""
+    forward rule: reading an attribute is linear (`second_order.linear_nested_rules`)."""
     _field_read(obj, name)
     result: tuple[Any, Any] = _FIELD_FRULE_FRULE(dargs, inner_dargs, obj, name, *default)
     return result

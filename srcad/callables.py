@@ -214,7 +214,7 @@ def _python_call(f: Any) -> types.FunctionType | None:
 
 
 def _registered(f: Any, registry: Registry) -> bool:
-    return registry.rrule_for(f) is not None or registry.frule_for(f) is not None
+    return registry.knows(f)
 
 
 def positional_parameters(func: Callable[..., Any]) -> list[str]:

@@ -40,6 +40,8 @@ from srcad.passes.checks.mutations import forget_changes
 from srcad.passes.naming import Namer
 from srcad.passes.transforms.generators import collect_yields, is_generator
 from srcad.passes.transforms.lambdas import hoist_lambdas
+from srcad.passes.transforms.nested_classes import hoist_classes
+from srcad.primitive_callers import check_primitive_arguments, primitive_caller
 from srcad.registry import Origin, Registry, Rule, RuleConfig, RuleSet
 from srcad.requests import Mode, Request
 from srcad.source import (
@@ -334,6 +336,7 @@ class Compiler:
             raise UnsupportedSyntaxError(f"cannot differentiate {source.name}: 1 problem",
                                          [diagnostic])  # fmt: skip
         node.decorator_list = []
+        hoist_classes(node, source)
         hoist_lambdas(node)
         if is_generator(source.func):  # as the list of what it yields
             collect_yields(node)
@@ -425,6 +428,8 @@ class Compiler:
         if DERIVATIVE in getattr(func, "__dict__", {}):  # srcad's own: only through its rules
             entry_rules(self, func).rrule()  # type: ignore[union-attr]  # raises, saying why
         code = differentiated_function(func)
+        if not isinstance(func, types.FunctionType) and self.registry.knows(func):
+            code = primitive_caller(func) or code  # a rule's primitive, differentiated again
         if not isinstance(code, types.FunctionType):
             function_source(code)  # raises SourceUnavailableError, naming what it is
         assert isinstance(code, types.FunctionType)
@@ -469,6 +474,8 @@ class Compiler:
         entry = entry_rules(self, func)
         if entry is not None:  # a function srcad returned, or a rule of one: its form's
             return entry.frule
+        if not isinstance(func, types.FunctionType) and self.registry.knows(func):
+            check_primitive_arguments(func, args)  # compiled through `primitive_caller`
         request = Request.frule(signature(args))
         if wrt is None:
             wrt = self.wrt_for(func, args, request)

@@ -25,9 +25,10 @@ _SYNTAX = {
     primitives.with_attribute: "`self.name = v` in a class's `__init__`, building `Kind(a, b)`",
     primitives.call: "calling a value `f(x)`",
     primitives.method: "method call `x.m(...)`",
-    primitives.unpacked_call: "call unpacking arguments `f(a, *rest, **options)`",
+    primitives.unpacked_call: "call unpacking arguments `f(a, *rest, **options)`, `x.m(*shape)`",
     keyword_call: "keywords into keyword-only parameters or `**kwargs`, `f(x, k=v, **options)`",
     primitives.logabsdet: "`numpy.linalg.slogdet(a)[1]` (`.logabsdet`) alone",
+    primitives.index_concatenate: "`numpy.r_[a, b, 1:3]` and `numpy.c_[a, b]`",
 }
 
 
@@ -101,8 +102,17 @@ def supported_markdown() -> str:
             continue  # the library's rules for users' functions, not srcad's own
         if id(rule.primal) in forward_rules:
             continue
-        entry = (qualified_name(rule.primal), getattr(rule.rrule, "__name__", "?"),
-                 id(rule.primal) in forward)  # fmt: skip
+        rule_name = f"`{getattr(rule.rrule, '__name__', '?')}`"
+        by_position = REGISTRY.by_position(rule.primal) if rule.rule_set else None
+        if by_position is not None:  # differentiated keywords, in the primal's order
+            named = [
+                " or ".join(f"`{k}=`" for k in (p, *(a for a, to in by_position.aliases.items()
+                                                    if to == p)))
+                for p in by_position.parameters
+                if p in by_position.differentiated
+            ]  # fmt: skip
+            rule_name += f" (by keyword too: {', '.join(named)})"
+        entry = (qualified_name(rule.primal), rule_name, id(rule.primal) in forward)
         by_origin.setdefault(rule.rule_set, []).append(entry)
     for primal, why, rule_set in REGISTRY.refusals():
         by_origin.setdefault(rule_set, []).append(
@@ -117,8 +127,7 @@ def supported_markdown() -> str:
     ]
     for origin in by_origin:
         lines += [f"## {origin}", "", "| function | reverse rule | forward rule |", "|---|---|---|"]
-        for name, rule_name, has_forward in sorted(by_origin[origin]):
-            rule_text = rule_name if rule_name.startswith("refused") else f"`{rule_name}`"
+        for name, rule_text, has_forward in sorted(by_origin[origin]):
             lines.append(f"| {name} | {rule_text} | {'yes' if has_forward else ''} |")
         lines.append("")
     lines += ["## No derivative", ""]

@@ -16,7 +16,9 @@ code reads the value it is called with, as the primal does. A module constant th
 specialised on (a float, an int, a tuple of floats, an array: `srcad.kinds.constant_kind`) is
 read once on entry and has a fact: its type for a number, so that `TOLERANCE = 1e-10` needs
 no new compilation, its identity for a tuple, and for an array its identity, its dtype and
-its number of dimensions (which change in place).
+its number of dimensions (which change in place). A container of parameters (a list or dict
+of floats and arrays, a NamedTuple, a dataclass: `FunctionSource.constant_structure`) has
+its structure checked, item by item, on every entry, as `grad`'s entry checks an argument's.
 
 The check is generated Python, one identity test per fact, so that a guard costs a few
 nanoseconds (`grad`'s entry function calls it before the gradient function):
@@ -46,29 +48,42 @@ class Fact:
 
     `of_type`: reading it gives an object whose type is exactly `expected` (a module
     constant `TOLERANCE` that code is specialised on as a float, `srcad.kinds.constant_kind`,
-    and which may be rebound to another float without compiling again)."""
+    and which may be rebound to another float without compiling again).
+
+    `of_structure`: reading it gives a container whose structure (`srcad.kinds.Structure`,
+    what `argument_kind` gives) is `expected`: a module-level dict or list of parameters,
+    which may change in place (`PARAMS["a"] = 2.0` keeps it; `PARAMS["a"] = "x"` does not),
+    so the check reads its items' kinds on every entry, as `grad`'s entry reads an
+    argument's."""
 
     kind: str
     holder: Any
     key: str
     expected: Any
     of_type: bool = False
+    of_structure: bool = False
 
     @property
-    def identity(self) -> tuple[str, int, str, bool]:
+    def identity(self) -> tuple[str, int, str, bool, bool]:
         """What two facts about the same place share (the holder is kept alive by both)."""
-        return (self.kind, id(self.holder), self.key, self.of_type)
+        return (self.kind, id(self.holder), self.key, self.of_type, self.of_structure)
 
     def describe(self) -> str:
         where = {"item": f"[{self.key!r}]", "cell": ".cell_contents", "attribute": f".{self.key}"}
         read = f"{type(self.holder).__name__}{where[self.kind]}"
         if self.of_type:
             return f"type({read}) is {self.expected.__name__}"
+        if self.of_structure:
+            return f"the structure of {read} is {self.expected.describe()}"
         return f"{read} is {self.expected!r}"
 
     def by_type(self) -> Fact:
         """The same place, checked for the type of what it holds now, not its identity."""
         return Fact(self.kind, self.holder, self.key, type(self.expected), of_type=True)
+
+    def by_structure(self, structure: Any) -> Fact:
+        """The same place, checked for the structure of what it holds now."""
+        return Fact(self.kind, self.holder, self.key, structure, of_structure=True)
 
 
 def _always() -> bool:
@@ -81,7 +96,7 @@ class Guards:
     __slots__ = ("facts", "hold")
 
     def __init__(self, facts: Iterable[Fact] = ()) -> None:
-        unique: dict[tuple[str, int, str, bool], Fact] = {}
+        unique: dict[tuple[str, int, str, bool, bool], Fact] = {}
         for fact in facts:
             unique.setdefault(fact.identity, fact)
         self.facts: tuple[Fact, ...] = tuple(unique.values())
@@ -118,6 +133,8 @@ def _holds(fact: Fact) -> bool:
             found = getattr(fact.holder, fact.key, MISSING)
     except Exception:
         return False
+    if fact.of_structure:
+        return bool(fact.expected.holds(found))
     return (type(found) if fact.of_type else found) is fact.expected
 
 
@@ -169,7 +186,10 @@ def facts_expression(facts: tuple[Fact, ...], namespace: dict[str, Any], prefix:
         else:
             read = f"getattr({holder}, {fact.key!r})"
         expected = missing if fact.expected is MISSING else name_of(fact.expected, "e")
-        tests.append(f"type({read}) is {expected}" if fact.of_type else f"{read} is {expected}")
+        if fact.of_structure:
+            tests.append(fact.expected.test(read, name_of))  # a `srcad.kinds.Structure`
+        else:
+            tests.append(f"type({read}) is {expected}" if fact.of_type else f"{read} is {expected}")
     return " and ".join(tests) or "True"
 
 

@@ -317,6 +317,11 @@ def _float_of_float(args: Sequence[Kind | None]) -> Kind | None:
     return PYTHON_FLOAT if arg is not None and arg[1] == 0 else None
 
 
+def _float_of_two_numbers(args: Sequence[Kind | None]) -> Kind | None:
+    numbers = len(args) == 2 and all(_numeric(arg) and arg[1] == 0 for arg in args)  # type: ignore[index]
+    return PYTHON_FLOAT if numbers else None
+
+
 def _to_float(args: Sequence[Kind | None]) -> Kind | None:
     arg = _one(args)
     return None if arg is None else _float_function(arg, 0)
@@ -402,10 +407,17 @@ def _float_ufunc(args: Sequence[Kind | None]) -> Kind | None:
 
 
 def _powered(args: Sequence[Kind | None]) -> Kind | None:
+    """`a ** p`. A non-integer power of a negative Python float or int is complex
+    (`(-2.0) ** 0.5`), where NumPy's is NaN: of a number that may be a Python one (all but
+    a float32), unknown, unless the power is an int (`ValueKinds` takes a literal `2.0` for
+    one)."""
     both = _two(args)
     if both is None or not both[2]:  # an int to an int power may be a float (2 ** -1)
         return None
     left, right, _ = both
+    python_base = left[1] == 0 and left[0] != dtypes.FLOAT32
+    if python_base and right[1] == 0 and not is_integer(right):
+        return None
     return _arithmetic(left, right, max(left[1], right[1]))
 
 
@@ -446,6 +458,8 @@ FLOAT_ELEMENTWISE = ResultKind("float elementwise", _float_elementwise, elementw
 SAME_KIND = ResultKind("same kind", _same, elementwise=True)
 # `math.sin`, `float`: a Python float, of a float or an int only.
 FLOAT_OF_FLOAT = ResultKind("float of a float", _float_of_float, elementwise=True)
+# `math.atan2(a, b)`, `math.pow(x, p)`: of two numbers, a Python float.
+FLOAT_OF_TWO_NUMBERS = ResultKind("float of two numbers", _float_of_two_numbers, elementwise=True)
 # `np.sum`, `np.mean`: a float of the array's precision; over axes, an array of the same.
 REDUCED_TO_FLOAT = ResultKind(
     "reduced to a float", _to_float, with_options=_reduction(dtypes.float_function)
@@ -557,6 +571,32 @@ class Structure:
             return None
         container = list if self.container is list else tuple  # (a NamedTuple's: a tuple)
         return Structure(container, (), items) if items else None
+
+    def holds(self, value: Any) -> bool:
+        """Whether `value` has this structure."""
+        return argument_kind(value) == self
+
+    def test(self, read: str, name_of: Callable[[Any, str], str]) -> str:
+        """The text of a test that what the expression `read` gives has this structure:
+        its type, its length (a dict's keys) and each item's kind, inline, as `grad`'s entry
+        tests an argument (`srcad.entry`); `name_of(value, prefix)` names the objects the
+        text reads (`srcad.guards`)."""
+        tests = [f"type({read}) is {name_of(self.container, 'e')}"]
+        if not self.fields:
+            tests.append(f"len({read}) == {len(self.items)}")
+        keys = self.keys or range(len(self.items))
+        for key, item in zip(keys, self.items, strict=True):
+            if self.container is dict:  # every key there (with the length: no other key)
+                tests.append(f"{key!r} in {read}")
+            part = f"{read}.{key}" if self.fields else f"{read}[{key!r}]"
+            if isinstance(item, Structure):
+                tests.append(item.test(part, name_of))
+            elif item == FLOAT:
+                tests.append(f"type({part}) is float")
+            else:
+                kind = name_of(argument_kind, "e")
+                tests.append(f"{kind}({part}) == {name_of(item, 'e')}")
+        return " and ".join(tests)
 
     def describe(self) -> str:
         """`tuple(float[:, :], float)`, `dict(w=float[:])`, `Params(w=float[:])`."""

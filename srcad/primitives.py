@@ -150,6 +150,13 @@ def unpacked_arguments(layout: str, parts: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(arguments)
 
 
+def index_concatenate(builder: Any, *pieces: Any) -> Any:
+    """The primal of `np.r_[a, b, 1:3]` and `np.c_[a, b]` (NumPy's concatenating index
+    builders): `index_concatenate(np.r_, a, b, slice(1, 3))`, the pieces the index held
+    passed as arguments, so that each array among them gets its own derivative."""
+    return builder[pieces[0] if len(pieces) == 1 else pieces]
+
+
 def method(receiver: Any, name: str, *args: Any, **kwargs: Any) -> Any:
     """The primal of a method call on a value: `receiver.name(*args, **kwargs)`."""
     return getattr(receiver, name)(*args, **kwargs)

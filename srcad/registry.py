@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from srcad.fitting import check_frule_tangent, check_rrule_cotangents
 from srcad.kinds import Kind, ResultKind
+from srcad.positions import ByPosition
 from srcad.scalar_rules import RuleFn as RuleFn
 from srcad.scalar_rules import named as named
 from srcad.scalar_rules import primal_name as primal_name
@@ -141,6 +142,7 @@ class RuleSet:
         self.attribute_frules: dict[str, Rule] = {}
         self.non_differentiable_attributes: set[str] = set()
         self.primitives: dict[Any, Primitive] = {}
+        self.by_position: dict[Any, ByPosition] = {}
 
     def _claim(self, key: Any, what: str) -> None:
         if key in self.rrules or key in self.non_differentiables:
@@ -208,6 +210,14 @@ class RuleSet:
             return fn
 
         return register
+
+    def keywords_by_position(self, function: Any, *differentiated: str, **options: Any) -> None:
+        """Declare the keyword parameters of `function` that its rules differentiate when
+        passed by position, so that a call passing them by keyword is arranged to pass
+        them by position (`ByPosition.of`, which takes the `options`)."""
+        if function in self.by_position:
+            raise ValueError(f"rule set {self.name!r} declares {primal_name(function)} twice")
+        self.by_position[function] = ByPosition.of(function, *differentiated, **options)
 
     def non_differentiable(self, *primals: Any) -> None:
         """Mark functions whose result does not depend differentiably on their arguments."""
@@ -463,6 +473,7 @@ class Registry:
         self._non_differentiable_attributes: set[str] = set()
         self._opt_outs: dict[Any, list[Callable[..., bool]]] = {}
         self._primitives: dict[Any, Primitive] = {}
+        self._by_position: dict[Any, ByPosition] = {}
         self._refusals: dict[Any, tuple[str, str]] = {}  # primal: (reason, rule set)
         self._deferred: tuple[DeferredRuleSet, ...] = ()
 
@@ -494,6 +505,10 @@ class Registry:
                 if key in self._primitives:
                     raise ValueError(f"{primal_name(key)} has two entries, one in {rules.name}")
                 self._primitives[key] = fact
+            for key, arrangement in rules.by_position.items():
+                if key in self._by_position:
+                    raise ValueError(f"{primal_name(key)} is declared by position twice")
+                self._by_position[key] = arrangement
         self.version += 1
 
     def defer(self, *deferred: DeferredRuleSet) -> None:
@@ -598,6 +613,14 @@ class Registry:
         except TypeError:
             return False
 
+    def knows(self, primal: Any) -> bool:
+        """Whether `primal` has a rule (either mode) or is marked non-differentiable."""
+        return (
+            self.rrule_for(primal) is not None
+            or self.frule_for(primal) is not None
+            or self.is_non_differentiable(primal)
+        )
+
     def refusal(self, primal: Any) -> str | None:
         """Why srcad refuses to differentiate `primal` (`DeferredRuleSet`), or None. A rule
         the user registers for it comes first."""
@@ -638,6 +661,17 @@ class Registry:
         if fact is not None and fact.inline is not None and self._replaced(function):
             return replace(fact, inline=None)
         return fact
+
+    def by_position(self, function: Any) -> ByPosition | None:
+        """The keywords of `function` that the library's rules differentiate by position
+        (`ByPosition`); None where it declares none, or a user's rule or opt-out replaces
+        those rules (which may not take them by position)."""
+        self._install_imported()
+        try:
+            found = self._by_position.get(function)
+        except TypeError:  # unhashable callables are no primitives
+            return None
+        return None if found is None or self._replaced(function) else found
 
     def _replaced(self, function: Any) -> bool:
         """Whether a user's rule or opt-out replaces the library's rules of `function`."""

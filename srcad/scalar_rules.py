@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from types import CodeType
 from typing import Any
 
 from srcad.partials import strong_product
@@ -15,14 +16,30 @@ from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 RuleFn = Callable[..., Any]
 
 
-def named(fn: RuleFn, name: str) -> RuleFn:
-    """Give a generated function its own name, also in tracebacks (which read the code)."""
-    code = fn.__code__.replace(co_name=name)
-    if sys.version_info >= (3, 11):
-        code = code.replace(co_qualname=name)
+def named(fn: RuleFn, name: str, **inner: str) -> RuleFn:
+    """Give a generated function its own name, also in tracebacks (which read the code).
+
+    `inner` names the functions `fn` defines each time it runs, by their names in its
+    source: `named(rrule, "sin_rrule", pullback="sin_pullback")` names every pullback the
+    rule returns, once, rather than a pullback at each call.
+    """
+    code = _renamed(fn.__code__, name)
+    if inner:
+        constants = tuple(
+            _renamed(c, inner[c.co_name]) if isinstance(c, CodeType) and c.co_name in inner else c
+            for c in code.co_consts
+        )
+        code = code.replace(co_consts=constants)
     fn.__code__ = code
     fn.__name__ = fn.__qualname__ = name
     return fn
+
+
+def _renamed(code: CodeType, name: str) -> CodeType:
+    code = code.replace(co_name=name)
+    if sys.version_info >= (3, 11):
+        code = code.replace(co_qualname=name)
+    return code
 
 
 def primal_name(primal: Any) -> str:
@@ -43,10 +60,9 @@ def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
             def pullback(y_bar: Any) -> tuple[Any, Any]:
                 return NoTangent(), project_x(strong_product(conj(d_x(x, y)), y_bar))
 
-            named(pullback, f"{name}_pullback")
             return y, pullback
 
-        return named(rrule1, f"{name}_rrule")
+        return named(rrule1, f"{name}_rrule", pullback=f"{name}_pullback")
     if len(partials) == 2:
         d_a, d_b = partials
 
@@ -62,10 +78,9 @@ def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
                     project_b(strong_product(conj(d_b(a, b, y)), y_bar)),
                 )
 
-            named(pullback, f"{name}_pullback")
             return y, pullback
 
-        return named(rrule2, f"{name}_rrule")
+        return named(rrule2, f"{name}_rrule", pullback=f"{name}_pullback")
     return _scalar_rrule_n(primal, partials, name)  # any other number
 
 
@@ -124,10 +139,9 @@ def _scalar_rrule_n(primal: Any, partials: tuple[Callable[..., Any], ...], name:
             ]
             return (NoTangent(), *bars)
 
-        named(pullback, f"{name}_pullback")
         return y, pullback
 
-    return named(rrule_n, f"{name}_rrule")
+    return named(rrule_n, f"{name}_rrule", pullback=f"{name}_pullback")
 
 
 def _scalar_frule_n(primal: Any, partials: tuple[Callable[..., Any], ...], name: str) -> RuleFn:

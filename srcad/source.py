@@ -22,7 +22,7 @@ from srcad import syntax
 from srcad.constructors import initialiser
 from srcad.errors import Diagnostic, SourceUnavailableError
 from srcad.guards import Fact, name_facts
-from srcad.kinds import FLOATS, Kind, constant_kind
+from srcad.kinds import FLOATS, Kind, Structure, argument_kind, constant_kind
 
 
 @dataclass
@@ -158,6 +158,27 @@ class FunctionSource:
             facts[-1] = facts[-1].by_type()
         self.facts += facts
         return kind
+
+    def constant_structure(self, path: list[str]) -> Structure | None:
+        """The structure (`srcad.kinds.Structure`) of the container (a tuple, list or dict
+        of parameters, a NamedTuple, a dataclass) that the global or closure cell `path[0]`,
+        or the module attribute `path` names, as `constant_kind` finds it; or None. A list
+        or dict may change in place between calls, so its guard reads its structure on
+        every entry (`Fact.by_structure`); within a call, the function cannot change it
+        (`Mutations` refuses a change of a global or of what it holds)."""
+        if path[0] in self.enclosing:
+            return None
+        facts, where, value = name_facts(path, self.closure, self.globals)
+        if where not in ("global", "closure") or constant_kind(value) is not None:
+            return None
+        if not all(isinstance(f.holder, types.ModuleType) for f in facts[1:]):
+            return None
+        structure = argument_kind(value)
+        if not isinstance(structure, Structure):
+            return None
+        facts[-1] = facts[-1].by_structure(structure)
+        self.facts += facts
+        return structure
 
 
 # A file's function and lambda nodes (`ast`'s), by line (see `_File`).

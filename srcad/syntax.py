@@ -146,6 +146,11 @@ def parse_ast(text: str) -> ast.Module:
     return ast.parse(text)
 
 
+def to_ast(node: gast.AST) -> ast.AST:
+    """Python's own tree of the gast `node`, with its positions (to compile it)."""
+    return gast.gast_to_ast(node)
+
+
 def as_gast(node: ast.AST) -> gast.AST:
     """The gast tree of Python's tree `node`: what `gast.ast_to_gast` gives (the tests
     compare the two on whole modules).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -155,9 +155,12 @@ class Tangent:
             if len(mine) != len(theirs):
                 raise ValueError(f"cannot add tangents of {len(mine)} and {len(theirs)} elements")
             return [a + b for a, b in zip(mine, theirs, strict=True)], {}
-        names = dict.fromkeys([*self.fields, *other.fields])
-        zero = ZeroTangent()
-        return [], {n: self.fields.get(n, zero) + other.fields.get(n, zero) for n in names}
+        # A field only one side has is that side's (a field not given is a zero): the
+        # tangents of a dict's items, each of one field, add up in one pass.
+        fields = dict(self.fields)
+        for name, value in other.fields.items():
+            fields[name] = fields[name] + value if name in fields else value
+        return [], fields
 
     def _with(self, elements: list[Any], fields: dict[Any, Any]) -> Tangent:
         result = Tangent(self.primal_type, *elements)
@@ -216,6 +219,33 @@ class Tangent:
         parts += [repr(e) for e in self.elements]
         parts += [f"{k}={v!r}" for k, v in self.fields.items()]
         return f"Tangent({', '.join(parts)})"
+
+
+class Prefix(Tangent):
+    """The cotangent of a list's first `length` elements, read off the element cotangents
+    `source` of the longer list it grew into by appends. Each append's pullback passes the
+    list before it one of these and takes the last element, in O(1), where a new tuple of
+    the elements before it each time made the pullback of n appends cost O(n²). Elsewhere
+    it is the `Tangent` of a list with those elements (built when first read).
+
+    >>> Prefix((1.0, 2.0, 3.0), 2) + Tangent(list, 10.0, 20.0)
+    Tangent(list, 11.0, 22.0)
+    """
+
+    __slots__ = ("length", "source")
+
+    def __init__(self, source: Sequence[Any], length: int) -> None:
+        self.primal_type = list
+        self.fields = {}
+        self.source = source
+        self.length = length
+
+    @property
+    def elements(self) -> tuple[Any, ...]:  # type: ignore[override]
+        return tuple(self.source[: self.length])
+
+    def __len__(self) -> int:
+        return self.length
 
 
 class Thunk:

@@ -24,7 +24,7 @@ import traceback
 import types
 from typing import Any
 
-__all__ = ["annotate", "excepthook", "install", "origin", "record_origins"]
+__all__ = ["annotate", "excepthook", "install", "origin", "record_origins", "user_call_site"]
 
 # An emitted file name: the user's file, and for each emitted line the user's line.
 _ORIGINS: dict[str, tuple[str, dict[int, int]]] = {}
@@ -92,6 +92,22 @@ def origin(filename: str, line: int) -> tuple[str, int] | None:
     if found is None or line not in found[1]:
         return None
     return found[0], found[1][line]
+
+
+def user_call_site() -> str | None:
+    """`file:line  text` of the user's source line that the innermost frame of generated
+    code on the stack came from (the call that reached a rule running now), or None."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        found = origin(frame.f_code.co_filename, frame.f_lineno)
+        if found is not None:
+            file, line = found
+            # Generated from generated code (a forward rule's reverse rule): to the user's.
+            while (further := origin(file, line)) is not None:
+                file, line = further
+            return f"{file}:{line}  {linecache.getline(file, line).strip()}"
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
 
 
 def notes_for(error: BaseException) -> list[str]:

@@ -38,6 +38,8 @@ RULE_ARGUMENTS = "E213"
 ACTIVE_DEFAULT = "E214"
 
 # What to write instead of indexing NumPy's index tricks with differentiated values.
+# `np.r_` and `np.c_` reach here only with a directive that makes an `np.matrix` ("r", "c"):
+# the normal form makes every other index of theirs a call (`index_concatenate`).
 _INSTEAD = {id(np.r_): "np.concatenate", id(np.c_): "np.column_stack"}
 
 
@@ -172,7 +174,7 @@ class OperationRules(Analysis[RuleInfo]):
         statement: gast.Assign, tree: gast.Module, ctx: Context, info: RuleInfo
     ) -> bool:
         """Refuse indexing an object outside the function, whose `__getitem__` computes
-        (`np.r_`, a user class's), with an index that depends on the inputs: no rule says
+        (a user class's, `np.r_["r", ...]`), with an index that depends on the inputs: no rule says
         how its result depends on the index. (A value inside the function, of a type
         known only when the code runs, goes to the `operator.getitem` rule, which refuses
         what it does not know.) True when refused."""
@@ -358,10 +360,16 @@ def _argument_kinds(
     kinds = ctx.analysis(ValueKinds, tree)
     found = [kinds.of(argument) for argument in call.args]
     code = getattr(differentiated_function(callee), "__code__", None)
+    leading: tuple[str, ...] = ()
+    if code is None and getattr(callee, "is_generated_rule", False):
+        # A function's generated rule (`CompiledCall`), called by the code generated for
+        # its caller: its parameters are the function's, after the tangents of a frule.
+        code = getattr(callee.func, "__code__", None)
+        leading = ("",) if callee.mode is Mode.FORWARD else ()
     named = [k for k in call.keywords if k.arg is not None]
     if code is None or not named or len(named) != len(call.keywords):
         return tuple(found)
-    parameters = code.co_varnames[: code.co_argcount]
+    parameters = (*leading, *code.co_varnames[: code.co_argcount])
     for keyword in named:
         if keyword.arg in parameters[len(call.args) :]:
             position = parameters.index(keyword.arg)

@@ -24,7 +24,13 @@ from srcad.kinds import (
 )
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
-from srcad.passes.normal_form import OPERATORS, bound_names, constant_int, walk_statements
+from srcad.passes.normal_form import (
+    OPERATORS,
+    bound_names,
+    constant_int,
+    integral_power,
+    walk_statements,
+)
 from srcad.registry import Registry
 
 BOTTOM: Kind = ("unset", 0)  # a local no assignment has given a kind yet
@@ -63,10 +69,19 @@ class ValueKinds(Analysis["ValueKinds"]):
         self.returns: Kind | None = None  # the kind of what the function returns
         self.bound: set[str] | None = None  # the names the function binds (None: not known)
         self.structures: dict[str, Structure] = {}  # containers' structures, by name
+        self.outside_structures: dict[str, Structure | None] = {}  # of globals, by name
+        self.inside: set[str] | None = None  # the names the function binds (None: unknown)
         if not ctx.request.kinds:
             return self
         args = function.args
         every_arg = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+        # The names the function binds (parameters, assignments, nested definitions): any
+        # other name it reads is a global, a closure cell or a builtin.
+        self.inside = {a.id for a in every_arg if a is not None}
+        for statement in walk_statements(function.body):
+            self.inside.update(bound_names(statement))
+            if isinstance(statement, gast.FunctionDef):
+                self.inside.add(statement.name)
         for name in [a.id for a in [*args.posonlyargs, *args.args]]:
             kind = ctx.request.kinds.get(name)
             if isinstance(kind, Structure):
@@ -175,6 +190,8 @@ class ValueKinds(Analysis["ValueKinds"]):
             return BOTTOM if value.id in self.local else self.outside(value.id)
         if isinstance(value, gast.BinOp):
             operands = [self.of(value.left), self.of(value.right)]
+            if integral_power(value):
+                operands[1] = PYTHON_INT  # `x ** 2.0` is real as `x ** 2` is
             return result_kind(self.ctx.services.registry, OPERATORS[type(value.op)], operands)
         if isinstance(value, gast.Constant):
             if type(value.value) is float:
@@ -219,8 +236,16 @@ class ValueKinds(Analysis["ValueKinds"]):
     def structure(self, value: gast.expr) -> Structure | None:
         """The structure of a container an expression gives: a name's (`structures`), or
         an item or slice of a container of a known structure."""
+        inside = self.inside
         if isinstance(value, gast.Name):
-            return self.structures.get(value.id)
+            if inside is None or value.id in self.structures or value.id in inside:
+                return self.structures.get(value.id)
+            return self.outside_structure([value.id])
+        path = static_path(value) if isinstance(value, gast.Attribute) else None
+        if path is not None and inside is not None and path[0] not in inside:
+            found = self.outside_structure(path)  # a module's (`config.PARAMS`)
+            if found is not None:
+                return found
         if isinstance(value, (gast.Subscript, gast.Attribute)):
             base = self.structure(value.value)
             if base is not None:
@@ -305,6 +330,17 @@ class ValueKinds(Analysis["ValueKinds"]):
                 return None
             pairs += nested
         return pairs
+
+    def outside_structure(self, path: list[str]) -> Structure | None:
+        """The structure of a container read from outside the function (a module-level
+        dict or list of parameters: `FunctionSource.constant_structure`, which guards it),
+        or None; never of a name srcad binds for emitted code."""
+        if path[0] in self.ctx.output.runtime:
+            return None
+        key = ".".join(path)
+        if key not in self.outside_structures:
+            self.outside_structures[key] = self.ctx.source.constant_structure(path)
+        return self.outside_structures[key]
 
     def returned(self, callee: Any, arguments: Signature) -> Kind | None:
         """The kind of what a function srcad compiles from source returns for arguments

@@ -48,6 +48,7 @@ def is_append_call(node: gast.expr) -> bool:
         and node.func.attr == "append"
         and isinstance(node.func.value, gast.Name)
         and len(node.args) == 1
+        and not isinstance(node.args[0], gast.Starred)
         and not node.keywords
     )
 
@@ -125,15 +126,14 @@ class Callees(Analysis[CalleeInfo]):
     @staticmethod
     def _unpackable(node: gast.Call, callee: Any, ctx: Context, info: CalleeInfo) -> bool:
         """Whether a call that unpacks arguments (`f(*args)`) calls what `unpacked_call`
-        takes: a function or callable object, not a method of a value nor a nested
-        function (which are refused here, located)."""
-        if callee is primitives.method or isinstance(callee, LocalFunction):
-            what = "a method" if callee is primitives.method else "a nested function"
+        takes: a function, a callable object or a method of a value (`method`'s rule
+        finds it when it runs), not a nested function (refused here, located)."""
+        if isinstance(callee, LocalFunction):
             info.diagnostics.append(
                 ctx.diagnostic(
                     node,
                     UNSUPPORTED_UNPACKING,
-                    f"unpacking arguments (`*`, `**`) into {what} is not supported",
+                    "unpacking arguments (`*`, `**`) into a nested function is not supported",
                     "pass the arguments one by one",
                 )
             )

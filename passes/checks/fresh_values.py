@@ -177,6 +177,8 @@ class FreshValues(ABC):
                 value = None
                 if isinstance(parent, gast.Assign) and parent.targets == [node]:
                     value = parent.value
+                elif isinstance(parent, gast.Tuple | gast.List):
+                    value = self._unpacked_item(parent, node)  # `a, b = [], []`
                 if isinstance(value, gast.List | gast.ListComp):
                     made_here = made_here or self._scope(node) is scope
                     continue
@@ -207,6 +209,19 @@ class FreshValues(ABC):
                     continue
             return False
         return made_here and isinstance(scope, gast.FunctionDef)
+
+    def _unpacked_item(self, target: gast.Tuple | gast.List, name: gast.Name) -> gast.expr | None:
+        """The item of a display that an unpacking assignment binds `name` to (`a, b = [],
+        []`: each name gets the item in its place), or None."""
+        assign = self.parents.get(target)
+        if not (isinstance(assign, gast.Assign) and assign.targets == [target]):
+            return None
+        value = assign.value
+        if not isinstance(value, gast.Tuple | gast.List) or len(value.elts) != len(target.elts):
+            return None
+        if any(isinstance(e, gast.Starred) for e in [*value.elts, *target.elts]):
+            return None
+        return value.elts[target.elts.index(name)]
 
     def _why_shared(self, use: gast.Name) -> str | None:
         """Why the value a change of the variable `use` reads (`name += v`, `name[i] = v`)

@@ -25,7 +25,7 @@ from srcad import syntax
 from srcad.kinds import INT, PYTHON_FLOAT, RANGE, Kind, is_numeric, join
 from srcad.passes.analyses.scopes import variable_nodes
 from srcad.passes.analyses.value_kinds import BOTTOM, result_kind, subscript
-from srcad.passes.normal_form import OPERATORS
+from srcad.passes.normal_form import OPERATORS, integral_power
 from srcad.registry import Registry
 
 # A Python number whose kind is not known more closely (a bool, a `math` function's result).
@@ -135,6 +135,8 @@ class _Kinds:
             return None
         if isinstance(value, gast.BinOp):
             operands = [self.of(value.left), self.of(value.right)]
+            if integral_power(value):
+                operands[1] = INT  # `x ** 2.0` is real as `x ** 2` is
             return self._arithmetic(OPERATORS[type(value.op)], operands)
         if isinstance(value, gast.UnaryOp) and not isinstance(value.op, gast.Not):
             return self._arithmetic(OPERATORS[type(value.op)], [self.of(value.operand)])

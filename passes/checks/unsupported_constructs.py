@@ -9,6 +9,7 @@ import gast
 from srcad import syntax
 from srcad.errors import Diagnostic
 from srcad.passes.base import Analysis, Context, function_of
+from srcad.passes.transforms.nested_classes import CLASS_HINT, class_refusal
 
 # Diagnostic codes of this check.
 UNSUPPORTED_STATEMENT = "E101"
@@ -25,7 +26,6 @@ _STATEMENT_NAMES: dict[type, str] = {
     gast.Nonlocal: "a `nonlocal` declaration",
     gast.Delete: "a `del` statement",
     gast.AsyncFunctionDef: "a nested function definition",
-    gast.ClassDef: "a class definition",
 }
 
 _EXPRESSION_NAMES: dict[type, str] = {
@@ -66,6 +66,7 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
 
         self._parameters(function.args, report)
         self.rule_hint = f"register a rule with @srcad.rrule.register({function.name})"
+        self.function = function
         self._block(function.body, report)
         return found
 
@@ -105,6 +106,13 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                 )
             self._parameters(statement.args, report)
             self._block(statement.body, report)
+        elif isinstance(statement, gast.ClassDef):  # one `hoist_classes` could not make
+            report(
+                statement,
+                UNSUPPORTED_STATEMENT,
+                class_refusal(statement, self.function),
+                CLASS_HINT,
+            )
         elif isinstance(statement, gast.AnnAssign) and statement.value is not None:
             self._target(statement.target, report)  # `name: type = value` is an assignment
             self._expression(statement.value, report)

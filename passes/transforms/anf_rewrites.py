@@ -2,9 +2,11 @@
 or into plainer statements: item writes into values the function made (`index_update`),
 NamedTuples and dataclasses built (`make_struct`), `dataclasses.replace` (`replace_fields`),
 f-strings (their formatted values atoms), `assert` (its test an atom), a loop's `else`
-(a flag each `break` of the loop clears), and a class's `__init__` compiled as the function
-that builds the instance (`srcad.constructors`: `new_instance`, `with_attribute`).
-`SyntaxRewrites` is a part of `_Normaliser`."""
+(a flag each `break` of the loop clears), a class's `__init__` compiled as the function
+that builds the instance (`srcad.constructors`: `new_instance`, `with_attribute`), calls
+that unpack arguments (`unpacked_call`) or pass by keyword what a rule differentiates by
+position, and `np.r_[...]`/`np.c_[...]` (`index_concatenate`). `SyntaxRewrites` is a part
+of `_Normaliser`."""
 
 from __future__ import annotations
 
@@ -17,8 +19,9 @@ import numpy as np
 from srcad import primitives, syntax
 from srcad.keywords import keyword_call, takes_keywords
 from srcad.passes.base import Context
-from srcad.passes.checks.callees import Callees
+from srcad.passes.checks.callees import Callees, static_path, static_value, unpacks
 from srcad.passes.checks.in_place import TRUSTED_MODULES
+from srcad.passes.rule_calls import constant
 from srcad.primitives import index_update
 from srcad.syntax import LOAD, load, make, store
 
@@ -183,6 +186,90 @@ class SyntaxRewrites(ABC):
         values = [self.atom(k.value) for k in node.keywords]
         head = [self.atom(node.func), make(gast.Constant, value=layout, kind=None), names]
         return self._primitive_call(keyword_call, [*head, *parts, *values], node)
+
+    def _unpacked_call(self, node: gast.Call, callees: dict[gast.Call, Any]) -> gast.expr:
+        """`f(a, *rest, k=v, **options)` as `unpacked_call(f, ".*", a, rest, k=v,
+        **options)`: one primitive, whose rules give each part its cotangent (an unpacked
+        tuple's holds its elements'), for whatever `f` is when it runs; a method of a
+        value, `obj.name(*rest)`, as `unpacked_call(method, "..*", obj, "name", rest)`.
+        (`Callees` refuses the callees it cannot take: nested functions.)"""
+        head: list[gast.expr] = []  # the receiver and the name of a method
+        if callees.get(node) is primitives.method:  # `method(obj, "name", *args)`
+            assert isinstance(node.func, gast.Attribute)
+            function: gast.expr = load(self.ctx.bind(primitives.method, "method"))
+            head = [
+                self.atom(node.func.value),
+                make(gast.Constant, value=node.func.attr, kind=None),
+            ]
+        else:
+            function = self.atom(node.func)
+        layout = "." * len(head) + "".join(
+            "*" if isinstance(a, gast.Starred) else "." for a in node.args
+        )
+        parts = [
+            *head,
+            *(self.atom(a.value if isinstance(a, gast.Starred) else a) for a in node.args),
+        ]
+        for keyword in node.keywords:
+            keyword.value = self.atom(keyword.value)
+        bound = self.ctx.bind(primitives.unpacked_call, "unpacked_call")
+        where = {
+            "lineno": getattr(node, "lineno", None),
+            "col_offset": getattr(node, "col_offset", 0),
+        }
+        unpacked = make(
+            gast.Call,
+            func=make(gast.Name, id=bound, ctx=LOAD, annotation=None, type_comment=None),
+            args=[function, make(gast.Constant, value=layout, kind=None), *parts],
+            keywords=node.keywords,
+            **where,
+        )
+        callees[unpacked] = primitives.unpacked_call
+        return unpacked
+
+    def _keywords_by_position(self, node: gast.Call, callee: Any) -> None:
+        """`np.average(a, weights=w)` as `np.average(a, None, w)`: a keyword that the
+        library's rules of `callee` differentiate by position (`registry.ByPosition`) is
+        passed by position, each parameter before it that the call leaves out its default.
+        Any other call is left as it is (a differentiated keyword is refused, E211)."""
+        found = self.ctx.services.registry.by_position(callee)
+        if found is None or unpacks(node):
+            return
+        arranged = found.arrangement(len(node.args), [k.arg for k in node.keywords])
+        if arranged is None:
+            return
+        passed = {k.arg: k for k in node.keywords}
+        moved = [passed[name].value if name is not None else constant(default)
+                 for name, default in arranged]  # fmt: skip
+        taken = {name for name, _ in arranged}
+        node.args = [*node.args, *moved]
+        node.keywords = [k for k in node.keywords if k.arg not in taken]
+
+    def _index_concatenation(self, node: gast.Subscript) -> gast.Call | None:
+        """`np.r_[a, b, 1:3, "0,2"]` (or `np.c_[...]`, named by any path that leads to
+        NumPy's object) as `index_concatenate(np.r_, a, b, slice(1, 3, None), "0,2")`: the
+        pieces of the index are arguments, each array among them differentiated. None
+        for any other subscript, and for the directives that make an `np.matrix`."""
+        path = static_path(node.value)
+        if path is None or not self._is_static(node.value):
+            return None
+        found, builder = static_value(path, self.ctx)
+        if found == "undefined" or not any(builder is b for b in (np.r_, np.c_)):
+            return None
+        pieces = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        if any(isinstance(p, gast.Constant) and p.value in ("r", "c") for p in pieces):
+            return None  # an `np.matrix`: refused where the index is differentiated (E210)
+        args = [node.value]
+        for piece in pieces:
+            if isinstance(piece, gast.Slice):
+                bounds = [
+                    make(gast.Constant, value=None, kind=None) if p is None else self.atom(p)
+                    for p in (piece.lower, piece.upper, piece.step)
+                ]
+                args.append(self.atom(self._primitive_call(slice, bounds, node)))
+            else:
+                args.append(self.atom(piece))
+        return self._primitive_call(primitives.index_concatenate, args, node)
 
     def _index_value(self, index: gast.expr) -> gast.expr:
         """An index as a value to pass on: an atom, or, where it holds slices (`:, j`),

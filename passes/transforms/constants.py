@@ -17,7 +17,8 @@ from srcad.passes.normal_form import walk_statements
 class Constants(Transform):
     """Bind each global or closure cell the function reads whose kind specialised code
     relies on (a number, a tuple of floats, a float64 or integer array:
-    `FunctionSource.constant_kind`, which records the guard), and each such attribute of
+    `FunctionSource.constant_kind`, which records the guard; a container of parameters:
+    `FunctionSource.constant_structure`), and each such attribute of
     a module (`math.pi`, `np.e`, `config.SCALE`), to a local on entry, and read the local
     instead.
 
@@ -49,7 +50,9 @@ class Constants(Transform):
         def local_for(path: tuple[str, ...]) -> str | None:
             if path not in locals_:  # its kind looked up once, at its first read
                 locals_[path] = None
-                if ctx.source.constant_kind(list(path)) is not None:
+                parts = list(path)
+                kind = ctx.source.constant_kind(parts) or ctx.source.constant_structure(parts)
+                if kind is not None:
                     ctx.namer.reserve([path[0]])  # never the global's own name
                     locals_[path] = ctx.namer.fresh("_".join(path))
             return locals_[path]

@@ -503,6 +503,8 @@ class _Normaliser(SyntaxRewrites):
     def _call(self, node: gast.Call) -> gast.expr:
         callees = self.ctx.analysis_result(Callees).callees
         callee = callees.get(node)
+        if node.keywords:
+            self._keywords_by_position(node, callee)
         with_keywords = self._keyword_call(node, callee) if node.keywords else None
         if with_keywords is not None:
             return with_keywords
@@ -532,31 +534,6 @@ class _Normaliser(SyntaxRewrites):
             keyword.value = self.atom(keyword.value)
         return node  # the same node: Callees is keyed on it
 
-    def _unpacked_call(self, node: gast.Call, callees: dict[gast.Call, Any]) -> gast.expr:
-        """`f(a, *rest, k=v, **options)` as `unpacked_call(f, ".*", a, rest, k=v,
-        **options)`: one primitive, whose rules give each part its cotangent (an unpacked
-        tuple's holds its elements'), for whatever `f` is when it runs. (`Callees` refuses
-        the callees it cannot take: methods and nested functions.)"""
-        function = self.atom(node.func)
-        layout = "".join("*" if isinstance(a, gast.Starred) else "." for a in node.args)
-        parts = [self.atom(a.value if isinstance(a, gast.Starred) else a) for a in node.args]
-        for keyword in node.keywords:
-            keyword.value = self.atom(keyword.value)
-        bound = self.ctx.bind(primitives.unpacked_call, "unpacked_call")
-        where = {
-            "lineno": getattr(node, "lineno", None),
-            "col_offset": getattr(node, "col_offset", 0),
-        }
-        unpacked = make(
-            gast.Call,
-            func=make(gast.Name, id=bound, ctx=LOAD, annotation=None, type_comment=None),
-            args=[function, make(gast.Constant, value=layout, kind=None), *parts],
-            keywords=node.keywords,
-            **where,
-        )
-        callees[unpacked] = primitives.unpacked_call
-        return unpacked
-
     def _attribute(self, node: gast.Attribute) -> gast.expr:
         projected = self._projection(node)
         if projected is not None:
@@ -567,6 +544,9 @@ class _Normaliser(SyntaxRewrites):
         projected = self._projection(node)
         if projected is not None:
             return self.operation(projected)
+        joined = self._index_concatenation(node)
+        if joined is not None:
+            return joined
         value = self.atom(node.value)
         index = self.index(node.slice)
         # Where it was, for a diagnostic about indexing an object without a rule.

@@ -30,6 +30,10 @@ def c_stack(x):
     return np.sum(np.c_[x, 2.0 * x] ** 2)
 
 
+def r_matrix(x):
+    return np.sum(np.r_["r", x, x])
+
+
 def r_in_loop(x):
     total = 0.0
     for k in range(2):

@@ -96,7 +96,55 @@ def options_active(x: Any) -> Any:
 
 def method_unpacked(x: Any) -> Any:
     shape = (2, 2)
-    return np.sum(x.reshape(*shape))
+    return np.sum(x.reshape(*shape) ** 2)
+
+
+def method_unpacked_values(x: Any, y: Any) -> Any:
+    """A method of an object, `*` given differentiated values and an options dict."""
+    pair = (x, y)
+    options = {"scale": 2.0}
+    return Weights(0.5).apply(*pair, **options)
+
+
+class Weights:
+    """A callable-free object whose method srcad compiles from its source."""
+
+    def __init__(self, w: float) -> None:
+        self.w = w
+
+    def apply(self, a: Any, b: Any, scale: float = 1.0) -> Any:
+        return scale * np.sum(np.sin(a) * b) * self.w
+
+
+def noise_of_shape(x: Any) -> Any:
+    """A method known only when the code runs, `*` given a shape: no derivative."""
+    rng = np.random.default_rng(0)
+    return np.sum(x * rng.standard_normal(*x.shape))
+
+
+def mutating_method_unpacked(x: Any, box: Any) -> Any:
+    args = (1.0, 2.0)
+    k = box.push(*args)
+    return np.sum(x) * k
+
+
+class Box:
+    """An object whose method changes it."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+
+    def push(self, *values: Any) -> float:
+        self.items.append(values)
+        return 1.0
+
+
+def nested_unpacked(x: Any) -> Any:
+    def inner(a: Any, b: Any) -> Any:
+        return a * b
+
+    pair = (x, x)
+    return inner(*pair)
 
 
 def starred_list_display(x: Any) -> Any:

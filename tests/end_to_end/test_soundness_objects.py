@@ -70,15 +70,14 @@ def assert_refused(call, function, text, code="E210", error=srcad.MissingRuleErr
 @pytest.mark.parametrize(
     ("function", "text", "instead"),
     [
-        (so.r_concat, "np.r_[x, x]", "np.concatenate"),
-        (so.c_stack, "np.c_[x, 2.0 * x]", "np.column_stack"),
-        (so.r_in_loop, "np.r_[x, k * x]", "np.concatenate"),
+        (so.r_matrix, 'np.r_["r", x, x]', "np.concatenate"),
         (so.index_global_object, "SQUARER[x, x]", "operator.getitem"),
     ],
 )
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
 def test_indexing_an_object_with_its_own_getitem_is_refused(function, text, instead, mode):
-    """(Issue 17, item 2: `np.r_[x, x]` gave exact zeros in both modes.)"""
+    """(Issue 17, item 2: `np.r_[x, x]` gave exact zeros in both modes; it is now
+    differentiated, below, but for the directives that make an `np.matrix`.)"""
     x = rng.standard_normal(3) if function is not so.index_global_object else 1.5
     if mode == "grad":
         error = assert_refused(lambda: srcad.grad(function)(x), function, text)
@@ -88,6 +87,20 @@ def test_indexing_an_object_with_its_own_getitem_is_refused(function, text, inst
     assert "indexed with a differentiated value" in diagnostic.message
     assert instead in diagnostic.hint
     assert diagnostic.column == diagnostic.source_line.index(text)  # at the subscript itself
+
+
+@pytest.mark.parametrize("function", [so.r_concat, so.c_stack, so.r_in_loop])
+def test_numpys_index_builders_are_differentiated(function):
+    """`np.r_` and `np.c_` (issue 20): no exact zeros, in both modes
+    (`test_index_builders.py` checks them to second order)."""
+    from srcad.testing import finite_difference_jvp, finite_difference_vjp
+
+    x = rng.standard_normal(3)
+    expected = finite_difference_vjp(function, (x,), 1.0, 0)
+    np.testing.assert_allclose(srcad.grad(function)(x), expected, rtol=1e-6)
+    assert np.all(expected != 0.0)
+    _, y_dot = srcad.jvp(function, (x,), (x,))
+    np.testing.assert_allclose(y_dot, finite_difference_jvp(function, (x,), (x,)), rtol=1e-6)
 
 
 @pytest.mark.parametrize("mode", ["grad", "jvp"])

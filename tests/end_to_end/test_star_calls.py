@@ -42,6 +42,9 @@ CASES: list[tuple[Any, tuple[Any, ...]]] = [
     (m.nested_star_parameter, (X, Y)),
     (m.unpack_array, (X,)),
     (m.unpack_array, (np.array([[1.0, 2.0], [0.5, -1.0], [3.0, 0.2]]),)),
+    (m.method_unpacked, (np.array([1.0, 2.0, -0.5, 3.0]),)),
+    (m.method_unpacked_values, (X, Y)),
+    (m.method_unpacked_values, (0.3, 1.7)),
 ]
 
 
@@ -134,11 +137,42 @@ def test_active_double_star_arguments_are_refused() -> None:
     assert "`**` arguments depend on a differentiated input" in diagnostic.message
 
 
-def test_unpacking_into_a_method_is_refused() -> None:
-    (diagnostic,) = _refusal(m.method_unpacked, np.ones(4)).diagnostics
+def test_unpacking_into_a_nested_function_is_refused() -> None:
+    (diagnostic,) = _refusal(m.nested_unpacked, 2.0).diagnostics
     assert diagnostic.code == "E102"
-    assert diagnostic.line == _line(m.method_unpacked, "reshape(*shape)")
-    assert "into a method" in diagnostic.message
+    assert diagnostic.line == _line(m.nested_unpacked, "inner(*pair)")
+    assert "into a nested function" in diagnostic.message
+
+
+def test_a_shape_unpacked_into_a_method_of_a_runtime_object() -> None:
+    """`rng.standard_normal(*x.shape)`: the method is found when the code runs; the shape
+    carries no derivative, so the noise is a constant factor, in both modes and second
+    order."""
+    x = np.array([0.3, 1.2, -0.7])
+    noise = np.random.default_rng(0).standard_normal(3)
+    np.testing.assert_allclose(srcad.grad(m.noise_of_shape)(x), noise)
+    _, pullback = srcad.rrule(m.noise_of_shape, x)
+    np.testing.assert_allclose(pullback(1.0)[1], noise)
+    assert srcad.jvp(m.noise_of_shape, (x,), (np.ones(3),))[1] == pytest.approx(np.sum(noise))
+    np.testing.assert_allclose(srcad.hessian(m.noise_of_shape)(x), np.zeros((3, 3)))
+
+
+def test_second_order_through_a_method_given_star_arguments() -> None:
+    x = np.array([1.0, 2.0, -0.5, 3.0])
+    np.testing.assert_allclose(srcad.hessian(m.method_unpacked)(x), 2 * np.eye(4))
+    hessian = srcad.hessian(m.method_unpacked_values, wrt=(0, 1))(0.3, 1.7)
+    expected = [[-np.sin(0.3) * 1.7, np.cos(0.3)], [np.cos(0.3), 0.0]]
+    np.testing.assert_allclose(np.array(hessian, dtype=float), expected, atol=1e-12)
+
+
+def test_a_method_given_star_arguments_is_checked_for_changes() -> None:
+    """The method of a value is seen only when the code runs: a guard reads it and refuses
+    one that changes its receiver, at the call."""
+    with pytest.raises(srcad.MutationError) as caught:
+        srcad.grad(m.mutating_method_unpacked)(np.ones(2), m.Box())
+    first = caught.value.diagnostics[0]
+    assert first.line == _line(m.mutating_method_unpacked, "box.push(*args)")
+    assert "`box.push(...)` runs `Box.push`" in first.message
 
 
 def test_star_in_a_list_display_is_a_joined_list() -> None:

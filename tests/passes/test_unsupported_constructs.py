@@ -104,7 +104,10 @@ MORE_CASES = [
     ("import", "def f(x):\n    import math\n    return x\n", [(2, 4, "E101")]),
     ("del_name", "def f(x):\n    y = x\n    del y\n    return x\n", [(3, 4, "E101")]),
     ("xor", "def f(x):\n    return x ^ 1\n", [(2, 11, "E102")]),
-    ("class", "def f(x):\n    class A:\n        pass\n    return x\n", [(2, 4, "E101")]),
+    # (a class of plain methods and constants is made once: passes/transforms/nested_classes.py)
+    ("class", "def f(x):\n    class A(dict):\n        pass\n    return x\n", [(2, 4, "E101")]),
+    ("class_in_branch", "def f(x):\n    if x:\n        class A:\n            pass\n    return x\n",
+     [(3, 8, "E101")]),
     ("async_with_in_nested", "def f(x):\n    async def g():\n        return 1\n    return x\n",
      [(2, 4, "E101")]),
     ("set_comprehension", "def f(x):\n    return {t for t in x}\n", [(2, 11, "E102")]),

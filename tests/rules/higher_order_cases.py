@@ -104,6 +104,10 @@ def stack(x):
     return np.sum(np.sin(np.stack([x, x * x], 1)))
 
 
+def index_concatenate(x):
+    return np.sum(np.sin(np.r_[x, 0.5, 1:3, x * x]) * np.r_[x * x, x, 2.0, 1.0, 0.0])
+
+
 def hstack(x):
     return np.sum(np.sin(np.hstack([x, x * x])) * np.hstack([x * x, x]))
 
@@ -449,6 +453,7 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     np.where: (where, (VECTOR,)),
     np.clip: (clip_array_bounds, (VECTOR,)),
     np.concatenate: (concatenate, (VECTOR,)),
+    primitives.index_concatenate: (index_concatenate, (VECTOR,)),
     np.stack: (stack, (VECTOR,)),
     np.hstack: (hstack, (VECTOR,)),
     np.vstack: (vstack, (VECTOR,)),
@@ -539,6 +544,8 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
             np.fft.irfft,
             np.fft.irfft2,
             np.fft.irfftn,
+            np.fft.hfft,
+            np.fft.ihfft,
             np.fft.fftshift,
             np.fft.ifftshift,
             np.gradient,

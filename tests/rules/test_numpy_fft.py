@@ -56,6 +56,17 @@ CALLS: list[Call] = [
     ("irfftn", fft.irfftn, (ZX,), {}),
     ("irfftn-s", fft.irfftn, (ZX, (5, 6), (1, 2)), {"norm": "ortho"}),
     ("irfftn-axes", fft.irfftn, (ZX,), {"s": (2, 7), "axes": (2, 0)}),
+    ("hfft", fft.hfft, (ZV,), {}),
+    ("hfft-real-input", fft.hfft, (V,), {}),
+    ("hfft-odd-n", fft.hfft, (ZV, 11), {}),
+    ("hfft-n-short", fft.hfft, (ZM, 5, 0), {"norm": "ortho"}),
+    ("hfft-n-long", fft.hfft, (ZV,), {"n": 16, "norm": "forward"}),
+    ("hfft-axis", fft.hfft, (ZX,), {"axis": 1, "norm": "backward"}),
+    ("ihfft", fft.ihfft, (V,), {}),
+    ("ihfft-odd", fft.ihfft, (W,), {}),
+    ("ihfft-n", fft.ihfft, (M, 9, 0), {"norm": "ortho"}),
+    ("ihfft-n-short", fft.ihfft, (V,), {"n": 3, "norm": "forward"}),
+    ("ihfft-axis", fft.ihfft, (X,), {"axis": 1}),
     ("fftshift", fft.fftshift, (M,), {}),
     ("fftshift-axes", fft.fftshift, (X, (0, 2)), {}),
     ("ifftshift", fft.ifftshift, (ZX,), {"axes": 1}),
@@ -98,7 +109,26 @@ def two_dimensional_loss(x: np.ndarray) -> Any:
     return np.sum(np.real(np.fft.ifft2(shifted)) * x) + np.sum(np.imag(np.fft.fftn(x)) ** 2)
 
 
-LOSSES = [power_spectrum_loss, real_round_trip_loss, two_dimensional_loss]
+def hermitian_loss(x: np.ndarray) -> Any:
+    """`hfft` of a complex input whose real and imaginary parts both vary, and `ihfft`."""
+    spectrum = np.fft.hfft(np.sin(x) + 1j * x**2, axis=1, norm="ortho")
+    half = np.fft.ihfft(x * x, 7, axis=0)
+    return np.sum(spectrum**2 * np.arange(10.0)) + np.sum(
+        np.abs(half) ** 2 * np.arange(4.0)[:, None]
+    )
+
+
+def hermitian_round_trip_loss(x: np.ndarray) -> Any:
+    return np.sum(np.fft.hfft(np.fft.ihfft(np.cos(x), n=6), n=6) * x)
+
+
+LOSSES = [
+    power_spectrum_loss,
+    real_round_trip_loss,
+    two_dimensional_loss,
+    hermitian_loss,
+    hermitian_round_trip_loss,
+]
 
 
 @pytest.mark.parametrize("f", LOSSES, ids=lambda f: f.__name__)

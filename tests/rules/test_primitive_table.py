@@ -25,6 +25,7 @@ from srcad.kinds import FLOAT, INT, Kind, kind_of
 from srcad.passes.inlining import Plan, adjoint_of
 from srcad.registry import REGISTRY, Primitive
 from srcad.syntax import load
+from srcad.tangents import AbstractZero
 from srcad.testing import finite_difference_vjp
 
 KINDS: list[Kind] = [FLOAT, ("f", 1), ("f", 2)]
@@ -87,8 +88,8 @@ def cases() -> list[Any]:
             try:
                 with np.errstate(divide="raise"):
                     primitive.function(*arguments(operands, values))
-            except (ZeroDivisionError, FloatingPointError):
-                continue  # `a / 0`
+            except (ZeroDivisionError, FloatingPointError, ValueError):
+                continue  # `a / 0`; outside the domain (`math.acosh` below 1)
             else:
                 found.append(
                     pytest.param(primitive, operands, values, id=f"{module}.{name}({label})")
@@ -119,10 +120,14 @@ def written(
     }
 
 
+# Defined outside the values here (`value_of`): checked in tests/end_to_end/test_math_kinds.py.
+OUTSIDE = {math.acosh}
+
+
 def test_every_inline_derivative_is_checked():
     """No entry's inline derivative goes untested: each applies to some operands here."""
     checked = {id(case.values[0]) for case in CASES}
-    assert {id(p) for p in inlined()} == checked
+    assert {id(p) for p in inlined() if p.function not in OUTSIDE} == checked
     assert len(inlined()) >= 30
 
 
@@ -145,7 +150,9 @@ def test_inline_derivative_matches_finite_differences(primitive, operands, value
             continue
         assert np.shape(got[operand.id]) == np.shape(args[position])
         np.testing.assert_allclose(got[operand.id], expected, rtol=1e-6, atol=1e-8)
-        np.testing.assert_allclose(got[operand.id], by_rule[1 + position], rtol=1e-12, atol=1e-12)
+        rule_bar = by_rule[1 + position]  # (`min`'s for the argument not returned: a zero)
+        rule_bar = 0.0 if isinstance(rule_bar, AbstractZero) else rule_bar
+        np.testing.assert_allclose(got[operand.id], rule_bar, rtol=1e-12, atol=1e-12)
 
 
 UNIFORM = [
@@ -188,6 +195,10 @@ def test_the_table_covers_what_the_passes_inlined_before():
     others = [operator.neg, operator.pos, operator.matmul, np.sum, np.mean, np.linalg.inv]
     others += [abs]  # issue 19: the builtin, in loops on floats (`huber`)
     others += [np.logaddexp]  # issue 19: the stable logistic loss
+    # issue 19: `math`'s functions of floats, `min` and `max` of two numbers
+    others += [math.asin, math.acos, math.asinh, math.acosh, math.atanh, math.log2]
+    others += [math.log10, math.fabs, math.erf, math.erfc, math.degrees, math.radians]
+    others += [math.atan2, math.hypot, math.pow, min, max]
     expected = {*unary, *binary, *others}
     functions = {p.function for p in inlined()}
     assert expected <= functions

@@ -340,12 +340,22 @@ def test_second_derivatives_are_refused_not_wrong() -> None:
     def ivp_loss(y0: np.ndarray) -> Any:
         return np.sum(integrate.solve_ivp(lambda t, y: A @ y, (0.0, 1.0), y0).y[:, -1] ** 2)
 
-    with pytest.raises(MissingRuleError, match="second derivative of SciPy's ODE solvers"):
-        srcad.hessian(loss)(Y0)
-    with pytest.raises(srcad.SrcadError):  # (reading `.y` has no second derivative either)
-        srcad.hessian(ivp_loss)(Y0)
-    with pytest.raises(MissingRuleError, match="second derivative of SciPy's ODE solvers"):
-        srcad.jacobian(srcad.grad(loss))(Y0)
+    def keyword_loss(p: float) -> Any:
+        return np.sum(integrate.odeint(linear, Y0, TIMES, args=(A * p,))[-1] ** 2)
+
+    here = f"{__file__}:"
+    for name, make in [
+        ("odeint", lambda: srcad.hessian(loss)(Y0)),
+        ("solve_ivp", lambda: srcad.hessian(ivp_loss)(Y0)),
+        ("odeint", lambda: srcad.jacobian(srcad.grad(loss))(Y0)),
+        ("odeint", lambda: srcad.hessian(keyword_loss)(0.5)),
+        ("odeint", lambda: srcad.hessian_vector_product(keyword_loss)(0.5, 1.0)),
+    ]:
+        with pytest.raises(
+            MissingRuleError, match=f"no second derivative of `scipy.integrate.{name}` at {here}"
+        ) as caught:
+            make()
+        assert "frule" not in str(caught.value)
     for frule in (scipy_integrate.odeint_frule, scipy_integrate.solve_ivp_frule):
         assert REGISTRY.rrule_for(frule) is not None
 

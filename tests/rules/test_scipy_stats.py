@@ -15,6 +15,7 @@ import srcad  # noqa: E402
 from srcad.errors import MissingRuleError  # noqa: E402
 from srcad.registry import REGISTRY  # noqa: E402
 from srcad.testing import check_frule, check_rrule  # noqa: E402
+from tests.conftest import difference  # noqa: E402
 from tests.rules.through_the_api import check_through_api  # noqa: E402
 
 RNG = np.random.default_rng(22)
@@ -92,14 +93,8 @@ def counts_fit(p: np.ndarray) -> Any:
 
 @pytest.mark.parametrize("f", [normal_fit, robust_fit, counts_fit])
 def test_through_the_api(f: Any) -> None:
-    # First order: a method call's forward rule (rules/calls.py) is not yet differentiable
-    # in turn, so srcad refuses second derivatives through `norm.logpdf(...)` (located).
-    check_through_api(f, np.array([0.3, 1.1]), second_order=False)
-
-
-def test_second_derivatives_through_a_method_call_are_refused_not_wrong() -> None:
-    with pytest.raises(srcad.SrcadError):
-        srcad.hessian(normal_fit)(np.array([0.3, 1.1]))
+    # To second order: the forward rules' own rules (`_value_and_tangent`, compiled).
+    check_through_api(f, np.array([0.3, 1.1]))
 
 
 @pytest.mark.parametrize(
@@ -115,49 +110,6 @@ def test_the_shared_methods_have_both_rules(distribution: str, method: str) -> N
     assert REGISTRY.frule_for(function) is not None
 
 
-# --- multivariate_normal.logpdf ----------------------------------------------------------------
-
-N = 3
-_M = RNG.standard_normal((N, N))
-COV = _M @ _M.T + N * np.eye(N)
-# SciPy reads the lower triangle of the covariance: the upper one here is something else.
-LOPSIDED = COV + np.triu(RNG.standard_normal((N, N)), 1)
-MEAN = RNG.standard_normal(N)
-POINT = RNG.standard_normal(N)
-POINTS = RNG.standard_normal((5, N))
-
-MULTIVARIATE = [
-    pytest.param((POINT, MEAN, COV), {}, id="point"),
-    pytest.param((POINTS, MEAN, COV), {}, id="points"),
-    pytest.param((POINTS, MEAN, LOPSIDED), {}, id="lower-triangle-read"),
-    pytest.param((POINT, MEAN), {}, id="identity-covariance"),
-    pytest.param((POINTS, MEAN, 2.0), {}, id="number-covariance"),
-    pytest.param((POINTS, MEAN, np.array([1.0, 2.0, 0.5])), {}, id="diagonal-covariance"),
-    pytest.param((POINTS,), {"mean": MEAN, "cov": COV}, id="keywords"),
-]
-
-
-@pytest.mark.parametrize(("args", "kwargs"), MULTIVARIATE)
-@BOTH_RULES
-def test_multivariate_normal_logpdf_matches_finite_differences(
-    args: Any, kwargs: Any, check: Any
-) -> None:
-    check(stats.multivariate_normal.logpdf, *args, **kwargs)
-
-
-def test_multivariate_normal_refuses_a_singular_covariance() -> None:
-    with pytest.raises(TypeError, match="allow_singular"):
-        srcad.rrule(stats.multivariate_normal.logpdf, POINT, MEAN, COV, True)
-
-
-def gaussian_fit(p: np.ndarray) -> Any:
-    return np.sum(stats.multivariate_normal.logpdf(POINTS, p[:3], COV * (p[3] ** 2 + 1.0)))
-
-
-def test_multivariate_normal_through_the_api() -> None:
-    check_through_api(gaussian_fit, np.array([0.1, 0.2, -0.3, 0.5]), second_order=False)
-
-
 # --- the log cdfs of t, gamma and beta: in x, loc and scale --------------------------------
 
 
@@ -169,7 +121,10 @@ def cdf_fit(p: np.ndarray) -> Any:
 
 
 def test_log_cdfs_in_the_point_and_location_and_scale() -> None:
-    check_through_api(cdf_fit, np.array([0.3, 1.1]), second_order=False)
+    check_through_api(
+        cdf_fit,
+        np.array([0.3, 1.1]),
+    )
 
 
 def cdf_in_the_shape(p: np.ndarray) -> Any:
@@ -203,7 +158,10 @@ def frozen_fit(p: np.ndarray) -> Any:
 
 
 def test_frozen_distributions_through_the_api() -> None:
-    check_through_api(frozen_fit, np.array([0.3, 1.1]), second_order=False)
+    check_through_api(
+        frozen_fit,
+        np.array([0.3, 1.1]),
+    )
 
 
 @pytest.mark.parametrize(
@@ -223,19 +181,6 @@ def test_a_frozen_method_matches_finite_differences_in_the_point(frozen: Any, x:
     check(frozen.logcdf, x)
 
 
-def frozen_gaussian_fit(p: np.ndarray) -> Any:
-    """Frozen multivariate normals with a matrix, a number and a diagonal as covariance."""
-    matrix = stats.multivariate_normal(p[:3], LOPSIDED * (p[3] ** 2 + 1.0))
-    number = stats.multivariate_normal(p[:3] * 0.5, p[3] ** 2 + 1.0)
-    diagonal = stats.multivariate_normal(p[:3], np.array([1.0, 2.0, 0.5]) * (1.0 + p[3] ** 2))
-    total = np.sum(matrix.logpdf(POINTS * p[3])) + np.sum(number.logpdf(POINTS))
-    return total + np.sum(diagonal.logpdf(POINT))
-
-
-def test_frozen_multivariate_normals_through_the_api() -> None:
-    check_through_api(frozen_gaussian_fit, np.array([0.1, 0.2, -0.3, 0.5]), second_order=False)
-
-
 def frozen_family_without_rules(p: np.ndarray) -> Any:
     return np.sum(stats.lognorm(p[0] ** 2 + 0.5).logpdf(POSITIVE))
 
@@ -248,3 +193,89 @@ def test_a_frozen_family_without_rules_is_refused_by_name(mode: str) -> None:
             srcad.grad(frozen_family_without_rules)(p)
         else:
             srcad.jvp(frozen_family_without_rules, (p,), (np.ones(2),))
+
+
+# --- second derivatives: each method in the point and each parameter ------------------------
+
+
+def _second_order_cases() -> list[Any]:
+    """Each call of `CALLS` with respect to each float argument passed by position (the
+    counts of `poisson` are integers; the log cdfs' shapes have no derivative)."""
+    cases = []
+    for call in CALLS:
+        f, args, kwargs = call.values
+        for position, value in enumerate(args):
+            if np.asarray(value).dtype.kind != "f" or (position == 0 and f.__name__ == "pmf"):
+                continue
+            shape = 0 < position <= len(getattr(f.__self__, "shapes", None) or "")
+            if shape and f.__name__ in ("logcdf", "cdf") and f.__self__.name != "poisson":
+                continue
+            cases.append(pytest.param(f, args, kwargs, position, id=f"{call.id}-{position}"))
+    return cases
+
+
+@pytest.mark.parametrize(("f", "args", "kwargs", "position"), _second_order_cases())
+def test_second_derivatives_of_each_method_match_finite_differences(
+    f: Any, args: Any, kwargs: Any, position: int
+) -> None:
+    def objective(value: Any) -> Any:
+        return np.sum(f(*args[:position], value, *args[position + 1 :], **kwargs) ** 2)
+
+    at = np.asarray(args[position], dtype=float)
+    expected = difference(srcad.grad(objective), (at,))
+    np.testing.assert_allclose(srcad.hessian(objective)(at), expected, rtol=1e-5, atol=1e-7)
+    forward = srcad.jacobian(srcad.grad(objective), mode="forward")(at)
+    np.testing.assert_allclose(forward, expected, rtol=1e-5, atol=1e-7)
+
+
+def test_the_probe_of_issue_20_second_order_through_norm_logpdf() -> None:
+    x = np.array([0.3, 1.2, -0.7])
+    hessian = srcad.hessian(lambda x: np.sum(stats.norm.logpdf(x, 0.5, 2.0)))(x)
+    np.testing.assert_allclose(hessian, -np.eye(3) / 4.0, atol=1e-12)
+
+
+# The forward rules with rules of their own (second derivatives: the tests above, and
+# tests/rules/test_scipy_multivariate.py), by name.
+DIFFERENTIATED_FORWARD_RULES = {
+    "logpdf_frule", "logcdf_frule", "pdf_frule", "cdf_frule", "logpmf_frule", "pmf_frule",
+    "frozen_frule", "frozen_logpdf_frule", "frozen_pdf_frule", "frozen_logpmf_frule",
+    "frozen_pmf_frule", "frozen_logcdf_frule", "frozen_cdf_frule",
+    "multivariate_normal_logpdf_frule", "multivariate_normal_frozen_frule",
+    "multivariate_normal_frozen_logpdf_frule",
+}  # fmt: skip
+
+
+def test_the_forward_rules_have_reverse_rules_of_their_own() -> None:
+    import srcad.rules.scipy_multivariate  # noqa: F401 (installed with scipy.stats)
+
+    sets = ("scipy_stats", "scipy_multivariate")
+    forward = {r.rrule for r in REGISTRY.forward_rules() if r.rule_set in sets}
+    named = {f.__name__ for f in forward if REGISTRY.rrule_for(f) is not None}
+    assert named == DIFFERENTIATED_FORWARD_RULES
+
+
+def normal_density(p: np.ndarray) -> Any:
+    return stats.norm.logpdf(POSITIVE * p[0], 0.2, p[1] ** 2 + 1.0)
+
+
+def t_log_cdf(p: np.ndarray) -> Any:
+    return stats.t.logcdf(POSITIVE * p[0], 3.0, p[1] ** 2)
+
+
+def gamma_density(p: np.ndarray) -> Any:
+    return stats.gamma.pdf(POSITIVE * p[0], p[1] ** 2 + 1.0)
+
+
+def poisson_log_cdf(p: np.ndarray) -> Any:
+    return stats.poisson.logcdf(COUNTS, p[1] ** 2 + p[0])
+
+
+@pytest.mark.parametrize("f", [normal_density, t_log_cdf, gamma_density, poisson_log_cdf],
+                         ids=lambda f: f.__name__)  # fmt: skip
+def test_forward_over_forward_through_a_method(f: Any) -> None:
+    """`jacobian(jacobian(f))`, each element against differences of a row of the
+    Jacobian."""
+    p = np.array([0.8, 0.6])
+    second = srcad.jacobian(srcad.jacobian(f, mode="forward"), mode="forward")(p)
+    rows = [difference(lambda q, i=i: srcad.jacobian(f)(q)[i], (p,)) for i in range(4)]
+    np.testing.assert_allclose(second, np.stack(rows), rtol=1e-5, atol=1e-7)

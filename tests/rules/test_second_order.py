@@ -9,6 +9,7 @@ import pytest
 import srcad
 from srcad.primitives import (
     append,
+    index_concatenate,
     iterate,
     make_dict,
     make_list,
@@ -83,7 +84,8 @@ def test_the_entries_say_which_functions_are_linear():
         np.tril, np.triu, np.fliplr, np.flipud, np.rot90, np.rollaxis, np.diagonal,
         np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
         np.fft.rfft, np.fft.rfft2, np.fft.rfftn, np.fft.irfft, np.fft.irfft2, np.fft.irfftn,
-        np.fft.fftshift, np.fft.ifftshift, float, unthunk, elements_of, expand,
+        np.fft.hfft, np.fft.ihfft, np.fft.fftshift, np.fft.ifftshift, float, unthunk,
+        elements_of, expand,
     }  # fmt: skip
     bilinear = {np.dot, np.inner, np.outer, np.tensordot, np.matmul, operator.matmul,
                 np.vdot, np.kron, np.cross}  # fmt: skip
@@ -95,7 +97,7 @@ def test_the_entries_say_which_functions_are_linear():
         list, tuple, zip, enumerate, dict.get, dict.values, dict.items, dict.copy, list.copy,
         make_struct, replace_fields, with_attribute, functools.partial,
         np.concatenate, np.stack, np.hstack, np.vstack, np.dstack, np.column_stack,
-        np.atleast_1d, np.atleast_2d, np.atleast_3d,
+        np.atleast_1d, np.atleast_2d, np.atleast_3d, index_concatenate,
     }  # fmt: skip
 
 

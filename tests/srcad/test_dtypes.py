@@ -103,7 +103,10 @@ def test_result_kind_is_what_numpy_returns(primitive):
                 continue  # a known gap, ints only (no derivative): int64 + uint64 is a float64
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
-                result = primitive.function(*values)
+                try:
+                    result = primitive.function(*values)
+                except ValueError:  # outside `math.acosh`'s domain: raises, as the primal
+                    continue
             described = [f"{type(v).__name__} {getattr(v, 'dtype', '')}" for v in values]
             assert belongs(result, predicted), (
                 f"{primitive.function} of {described} gives {type(result).__name__} "

@@ -437,7 +437,6 @@ NODES = np.arange(1.0, 4.0)
         pytest.param(lambda: srcad.rrule(math.gamma, 1.5), id="rrule-builtin"),
         pytest.param(lambda: srcad.grad(dict)(1.5), id="class"),
         pytest.param(lambda: srcad.grad(max)(1.0, 2.0), id="no-signature"),
-        pytest.param(lambda: srcad.hessian(np.sin)(0.5), id="hessian-of-a-rule"),
     ],
 )
 def test_a_callable_without_rule_or_source_is_refused_cleanly(make: Any) -> None:

@@ -117,7 +117,11 @@ def test_user_rule_replaces_the_inlined_derivative(primal: Any, calls: Any) -> N
         exact = _central(f, args, direction)
         y, pullback = compiler.rrule(f, *args)
         cotangents = pullback(np.ones_like(y))[1:]
-        along = sum(np.sum(c * d) for c, d in zip(cotangents, direction, strict=True))
+        along = sum(
+            np.sum(c * d)
+            for c, d in zip(cotangents, direction, strict=True)
+            if not isinstance(c, srcad.ZeroTangent)  # (`min`'s for the argument not returned)
+        )
         assert along == pytest.approx(SCALE * exact, rel=1e-5, abs=1e-8)
         _, y_dot = compiler.frule((srcad.NoTangent(), *direction), f, *args)
         assert np.sum(y_dot) == pytest.approx(SCALE * exact, rel=1e-5, abs=1e-8)

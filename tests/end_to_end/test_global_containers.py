@@ -1,0 +1,196 @@
+"""Issue 19, item 1: module-level containers of parameters (a list of coefficients, a dict of
+rates, a NamedTuple or dataclass of settings, a tuple of arrays), and closure cells holding
+one, get their structure as their kind (`FunctionSource.constant_structure`), so code
+reading their items stays specialised. A list or dict may change in place between calls:
+the guard reads its structure on every entry (`Fact.by_structure`), and any other
+structure sends the call to code compiled for it. Never a wrong number."""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.defaults import COMPILER, Request
+from srcad.kinds import signature
+from tests.conftest import difference, user_module
+
+MODULE = """
+import math
+import numpy as np
+from dataclasses import dataclass
+from typing import NamedTuple
+
+COEFFICIENTS = [0.05, -0.3, 0.8, -1.1]
+RATES = {"decay": 0.1, "drive": -0.3}
+LAYERS = [(np.array([[0.5, -0.2], [0.1, 0.3]]), np.array([0.1, -0.1])),
+          (np.array([[0.2, 0.4], [-0.3, 0.6]]), np.array([0.0, 0.2]))]
+
+
+class Settings(NamedTuple):
+    gain: float
+    offset: float
+
+
+@dataclass
+class Physics:
+    gravity: float
+    length: float
+
+
+SETTINGS = Settings(1.5, -0.25)
+PHYSICS = Physics(9.81, 2.0)
+
+
+def horner(x):
+    p = 0.0
+    for c in COEFFICIENTS:
+        p = p * x + c
+    return math.sin(p) + p * p
+
+
+def relax(x):
+    y = x
+    for _ in range(6):
+        y = y - RATES["decay"] * (y * y + RATES["drive"])
+    return y
+
+
+def network(x):
+    h = x
+    for W, b in LAYERS:
+        h = np.tanh(h @ W + b)
+    return np.sum(h * h)
+
+
+def settled(x):
+    return SETTINGS.gain * math.tanh(x) + SETTINGS[1] * x * x
+
+
+def pendulum(theta):
+    omega = 0.0
+    for _ in range(20):
+        omega = omega - 0.01 * PHYSICS.gravity / PHYSICS.length * math.sin(theta)
+        theta = theta + 0.01 * omega
+    return theta
+"""
+
+SCALARS = ["horner", "relax", "settled", "pendulum"]
+
+
+@pytest.fixture
+def module(tmp_path: Path) -> types.ModuleType:
+    return user_module(tmp_path, f"global_containers_{abs(hash(str(tmp_path)))}", MODULE)
+
+
+def central(f: Any, x: Any) -> Any:
+    return difference(f, (x,))
+
+
+def point(name: str) -> Any:
+    return np.array([0.3, -0.6]) if name == "network" else 0.4
+
+
+def check(func: Any, x: Any) -> None:
+    """grad, jvp and the second derivative agree with central differences."""
+    expected = central(func, x)
+    np.testing.assert_allclose(srcad.grad(func)(x), expected, rtol=1e-6, atol=1e-8)
+    if np.ndim(x) == 0:
+        _, tangent = srcad.jvp(func, (x,), (1.0,))
+        np.testing.assert_allclose(tangent, expected, rtol=1e-6, atol=1e-8)
+        second = srcad.grad(srcad.grad(func))(x)
+        np.testing.assert_allclose(second, central(srcad.grad(func), x), rtol=1e-5, atol=1e-7)
+    else:
+        np.testing.assert_allclose(
+            srcad.hessian(func)(x), central(srcad.grad(func), x), rtol=1e-5, atol=1e-7
+        )
+
+
+@pytest.mark.parametrize("name", [*SCALARS, "network"])
+def test_code_reading_a_global_container_is_specialised_and_right(module: Any, name: str) -> None:
+    func = getattr(module, name)
+    check(func, point(name))
+    text = COMPILER.compiled(func, None, Request.grad(signature((point(name),)))).source
+    # Every scalar derivative inlined: the container's items have kinds.
+    assert "add_rrule(" not in text and "mul_rrule(" not in text, text
+    assert "getitem_rrule(" not in text and "getattr_rrule(" not in text, text
+
+
+# In-place changes and rebindings, each to another value of the same structure (no new
+# compilation needed) or of another (compiled again, for it).
+CHANGES = [
+    ("horner", lambda m: m.COEFFICIENTS.__setitem__(0, 0.9)),
+    ("horner", lambda m: m.COEFFICIENTS.append(0.25)),
+    ("horner", lambda m: m.COEFFICIENTS.__setitem__(1, 2)),
+    ("horner", lambda m: m.COEFFICIENTS.__setitem__(1, np.float64(0.3))),
+    ("horner", lambda m: setattr(m, "COEFFICIENTS", (0.5, 0.25))),
+    ("horner", lambda m: setattr(m, "COEFFICIENTS", np.array([0.5, 0.25]))),
+    ("relax", lambda m: m.RATES.__setitem__("decay", 0.2)),
+    ("relax", lambda m: m.RATES.__setitem__("decay", 1)),
+    ("relax", lambda m: m.RATES.__setitem__("extra", 1.0)),
+    ("relax", lambda m: setattr(m, "RATES", {"drive": -0.1, "decay": 0.05})),
+    ("network", lambda m: m.LAYERS.pop()),
+    ("network", lambda m: m.LAYERS.__setitem__(0, (np.eye(2), np.zeros(2)))),
+    ("network", lambda m: m.LAYERS.__setitem__(0, (np.eye(2, dtype=np.float32), np.zeros(2)))),
+    ("settled", lambda m: setattr(m, "SETTINGS", m.Settings(2.0, 0.5))),
+    ("settled", lambda m: setattr(m, "SETTINGS", m.Settings(2, 0.5))),
+    ("pendulum", lambda m: setattr(m.PHYSICS, "gravity", 1.62)),
+    ("pendulum", lambda m: setattr(m.PHYSICS, "gravity", 3)),
+]
+
+
+@pytest.mark.parametrize(("name", "change"), CHANGES)
+def test_a_changed_container_gives_the_right_numbers(module: Any, name: str, change: Any) -> None:
+    func = getattr(module, name)
+    x = point(name)
+    srcad.grad(func)(x)  # compiled for the container as it was
+    change(module)
+    gradient = srcad.grad(func)(x)
+    np.testing.assert_allclose(gradient, central(func, x), rtol=1e-5, atol=1e-7)
+
+
+def test_the_same_structure_needs_no_new_compilation(module: Any) -> None:
+    request = Request.grad(signature((0.4,)))
+    first = COMPILER.compiled(module.relax, None, request)
+    module.RATES["decay"] = 0.3
+    assert COMPILER.compiled(module.relax, None, request) is first
+    module.RATES["decay"] = 3
+    assert COMPILER.compiled(module.relax, None, request) is not first
+
+
+def test_a_pullback_reads_the_items_its_forward_sweep_read(module: Any) -> None:
+    expected = central(module.horner, 0.4)
+    _, pullback = srcad.rrule(module.horner, 0.4)
+    module.COEFFICIENTS[:] = [5.0, 5.0, 5.0, 5.0]  # changed between the sweeps
+    np.testing.assert_allclose(pullback(1.0)[1], expected, rtol=1e-6)
+
+
+class Gains(NamedTuple):
+    a: float
+    b: float
+
+
+@dataclasses.dataclass
+class Box:
+    width: float
+
+
+def make_closure(params: Any) -> Any:
+    def scaled(x):
+        return params[0] * x * x + params[1] * np.sin(x)
+
+    return scaled
+
+
+@pytest.mark.parametrize("params", [[0.5, 1.5], (0.5, np.float64(1.5)), Gains(0.5, 1.5)])
+def test_a_closure_cell_holding_a_container(params: Any) -> None:
+    func = make_closure(params)
+    check(func, 0.4)
+    if isinstance(params, list):
+        params[0] = 2.5  # in place: the guard sees it
+        np.testing.assert_allclose(srcad.grad(func)(0.4), central(func, 0.4), rtol=1e-6)
