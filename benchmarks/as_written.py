@@ -1,5 +1,6 @@
 """Benchmark functions as users write them, where srcad's own cases did not: module-level
-constants and coefficient tuples, `math` calls in loops, the numerically stable losses
+constants, coefficient tuples and lists, dicts of rates, `math` calls and `min`/`max` in
+loops, a list grown by appends, the numerically stable losses
 (`logaddexp`, a shifted log-sum-exp), parameters passed as tuples, lists and dicts, `for`
 over `zip` calling a user helper with an `if`, and an ODE integrated in a loop.
 
@@ -222,6 +223,74 @@ def lorenz_jacobian(state):
             z + TIME_STEP * (x * y - BETA * z),
         )
     return J
+
+
+# --------------------------------------------------------------------------------------
+# Settings in module-level lists and dicts, builtins in loops, a list grown in a loop
+
+COEFFICIENT_LIST = [0.05, -0.3, 0.8, -1.1, 0.6, 0.2]  # highest degree first
+RATES = {"decay": 0.05, "drive": -0.3, "relax": 0.9}
+RELAX_STEPS = 40
+TRAJECTORY_STEPS = 1000
+
+
+def horner_list(x):
+    p = 0.0
+    for c in COEFFICIENT_LIST:
+        p = p * x + c
+    return p
+
+
+def horner_list_grad(x):
+    return (float(np.polyval(np.polyder(COEFFICIENT_LIST), x)),)
+
+
+def relax(x):
+    y = x
+    for _ in range(RELAX_STEPS):
+        y = RATES["relax"] * y - RATES["decay"] * (y * y + RATES["drive"])
+    return y
+
+
+def relax_grad(x):
+    y, slope = x, 1.0
+    for _ in range(RELAX_STEPS):
+        slope *= RATES["relax"] - 2.0 * RATES["decay"] * y
+        y = RATES["relax"] * y - RATES["decay"] * (y * y + RATES["drive"])
+    return (slope,)
+
+
+def soft_clipped(xs):
+    total = 0.0
+    for v in xs:
+        total += min(max(v, -1.0), 1.0) ** 2 + math.pow(abs(v) + 1.0, 1.5)
+    return total
+
+
+def soft_clipped_grad(xs):
+    inside = np.abs(xs) < 1.0
+    return (2.0 * xs * inside + 1.5 * np.sqrt(np.abs(xs) + 1.0) * np.sign(xs),)
+
+
+def trajectory(x0, rate):
+    states = []
+    x = x0
+    for _ in range(TRAJECTORY_STEPS):
+        x = x + TIME_STEP * (rate - x * x * x)
+        states.append(x)
+    return np.mean(np.array(states) ** 2)
+
+
+def trajectory_grad(x0, rate):
+    xs = [x0]
+    for _ in range(TRAJECTORY_STEPS):
+        xs.append(xs[-1] + TIME_STEP * (rate - xs[-1] ** 3))
+    x_bar, rate_bar = 0.0, 0.0
+    for k in reversed(range(TRAJECTORY_STEPS)):
+        x_bar += 2.0 * xs[k + 1] / TRAJECTORY_STEPS  # each state's share of the mean
+        rate_bar += TIME_STEP * x_bar
+        x_bar *= 1.0 - 3.0 * TIME_STEP * xs[k] ** 2
+    return x_bar, rate_bar
 
 
 # --------------------------------------------------------------------------------------

@@ -404,6 +404,33 @@ AS_WRITTEN_CASES = [
         LOOPS,
     ),
     Case(
+        "Horner over a module list",
+        aw.horner_list,
+        aw.horner_list_grad,
+        lambda r: (0.7,),
+        (0,),
+        LOOPS,
+    ),
+    Case(
+        "relaxation, module dict of rates", aw.relax, aw.relax_grad, lambda r: (0.4,), (0,), LOOPS
+    ),
+    Case(
+        "soft clip loop, min/max and math.pow, n=100",
+        aw.soft_clipped,
+        aw.soft_clipped_grad,
+        lambda r: (r.uniform(-2.0, 2.0, 100),),
+        (0,),
+        LOOPS,
+    ),
+    Case(
+        "trajectory, 1000 appends",
+        aw.trajectory,
+        aw.trajectory_grad,
+        lambda r: (0.5, 0.8),
+        (0, 1),
+        LOOPS,
+    ),
+    Case(
         "mse loop, n=1000, float32",
         mse,
         mse_grad,

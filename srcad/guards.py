@@ -17,7 +17,7 @@ specialised on (a float, an int, a tuple of floats, an array: `srcad.kinds.const
 read once on entry and has a fact: its type for a number, so that `TOLERANCE = 1e-10` needs
 no new compilation, its identity for a tuple, and for an array its identity, its dtype and
 its number of dimensions (which change in place). A container of parameters (a list or dict
-of floats and arrays, a NamedTuple, a dataclass: `FunctionSource.constant_structure`) has
+of floats and arrays, a NamedTuple: `FunctionSource.constant_structure`) has
 its structure checked, item by item, on every entry, as `grad`'s entry checks an argument's.
 
 The check is generated Python, one identity test per fact, so that a guard costs a few

@@ -26,6 +26,7 @@ from srcad.tangents import AbstractZero
 _REAL_NUMBERS = (float, int, bool)  # Python's; `x < 0` would raise for a complex
 _PYTHON_NUMBERS = (*_REAL_NUMBERS, complex)
 _SCALARS = (*_PYTHON_NUMBERS, np.generic)
+_FLOAT64_OR_REAL = (*_REAL_NUMBERS, np.float64)
 
 
 def strong_product(partial: Any, bar: Any) -> Any:
@@ -42,6 +43,10 @@ def strong_product(partial: Any, bar: Any) -> Any:
         if product == product:  # not NaN: the common case
             return product
         return 0.0 if partial == 0 or bar == 0 else product
+    if partial.__class__ in _FLOAT64_OR_REAL and bar.__class__ in _FLOAT64_OR_REAL:
+        # A NumPy float64 (an element of a float64 array) with a real number: tested
+        # before multiplying, since NumPy warns where 0 * inf makes a NaN.
+        return np.float64(0.0) if partial == 0 or bar == 0 else partial * bar
     if isinstance(bar, AbstractZero):
         return bar
     for number, other in ((partial, bar), (bar, partial)):
@@ -106,6 +111,8 @@ def power_slope(x: Any, p: Any) -> Any:
         if x == 0 and p < 1:
             return 0.0 if p == 0 else math.copysign(math.inf, p)
         return p * x ** (p - 1)
+    if x.__class__ is np.float64 and p.__class__ in _REAL_NUMBERS and x > 0 and p != 0:
+        return p * x ** (p - 1)  # an element of a float64 array: real, and no warning
     if np.ndim(p) == 0 and p == 0:
         return np.zeros(np.shape(x))[()]
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -615,11 +615,8 @@ class Registry:
 
     def knows(self, primal: Any) -> bool:
         """Whether `primal` has a rule (either mode) or is marked non-differentiable."""
-        return (
-            self.rrule_for(primal) is not None
-            or self.frule_for(primal) is not None
-            or self.is_non_differentiable(primal)
-        )
+        ruled = self.rrule_for(primal) is not None or self.frule_for(primal) is not None
+        return ruled or self.is_non_differentiable(primal)
 
     def refusal(self, primal: Any) -> str | None:
         """Why srcad refuses to differentiate `primal` (`DeferredRuleSet`), or None. A rule

@@ -161,7 +161,7 @@ class FunctionSource:
 
     def constant_structure(self, path: list[str]) -> Structure | None:
         """The structure (`srcad.kinds.Structure`) of the container (a tuple, list or dict
-        of parameters, a NamedTuple, a dataclass) that the global or closure cell `path[0]`,
+        of parameters, a NamedTuple) that the global or closure cell `path[0]`,
         or the module attribute `path` names, as `constant_kind` finds it; or None. A list
         or dict may change in place between calls, so its guard reads its structure on
         every entry (`Fact.by_structure`); within a call, the function cannot change it
@@ -171,6 +171,8 @@ class FunctionSource:
         facts, where, value = name_facts(path, self.closure, self.globals)
         if where not in ("global", "closure") or constant_kind(value) is not None:
             return None
+        if not isinstance(value, tuple | list | dict):  # an object's methods are called
+            return None  # on it as it is, never on a local the code would read instead
         if not all(isinstance(f.holder, types.ModuleType) for f in facts[1:]):
             return None
         structure = argument_kind(value)
