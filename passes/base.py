@@ -40,6 +40,10 @@ class CompilationRequest:
     constructs: type | None = None
 
 
+# What compiling a callee gives `CallGraph`: its rule's guards' facts, and its function.
+CompiledCallee = tuple[tuple[Any, ...], Any]
+
+
 @dataclass(frozen=True)
 class Services:
     """What the driver provides to the passes: the rule registry, the rule a callee's
@@ -56,9 +60,9 @@ class Services:
     # `(callee, kinds=())`: the rule a call of `callee` with arguments of `kinds` uses.
     callee_rule: Callable[..., Rule | None] = lambda callee, kinds=(): None
     compile_nested: Callable[..., gast.FunctionDef] = lambda node, captured, parent: node
-    # `(callee, mode, kinds)`: the callee's compiled rule's guards' facts; raises its
-    # `SrcadError`.
-    compile_callee: Callable[[Any, Mode, Signature], tuple[Any, ...]] = lambda c, m, k: ()
+    # `(callee, mode, kinds)`: the callee's compiled rule's guards' facts and the function
+    # compiled; raises its `SrcadError`.
+    compile_callee: Callable[[Any, Mode, Signature], CompiledCallee] = lambda c, m, k: ((), None)
     # `(callee, mode)`: whether that rule is being compiled now (recursion: not again).
     compiling: Callable[[Any, Mode], bool] = lambda callee, mode: False
     # `(callee, kinds)`: the kind of the callee's result for arguments of `kinds`, and the
@@ -115,6 +119,11 @@ class Output:
     # The kind of what the function returns, where its parameters' kinds tell
     # (`CallGraph`, from `ValueKinds.returns`): what a specialised caller learns from it.
     result_kind: Kind | None = None
+    # The rules of callees compiled from source (each a `CompiledCall`, by its id) that
+    # `CallGraph` compiled, and the function each compiled to, whose guards' facts this
+    # rule's join: what a call may run directly (`ForwardAD`), checked by this rule's
+    # guards rather than by the `CompiledCall` on every call.
+    compiled_callees: dict[int, tuple[Any, Any]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

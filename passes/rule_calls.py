@@ -207,7 +207,7 @@ class RuleCalls:
         """A builtin the pullback calls, under a name no user variable shadows."""
         return self._bind(function, function.__name__)
 
-    def _zero(self, kind: type[Any]) -> gast.Call:
+    def _zero(self, kind: type[Any]) -> gast.expr:
         return call(self._bind(kind, kind.__name__), [])
 
 

@@ -41,6 +41,7 @@ from srcad.entry_rules import (
 from srcad.errors import SrcadError
 from srcad.fitting import check_seed
 from srcad.forms import DerivativeArray, Form, Gradient, Pullback
+from srcad.forward_entry import ATTRIBUTE as FORWARD_ENTRY
 from srcad.forward_entry import clear_forward_entries, forward_entry
 from srcad.kinds import signature
 from srcad.registry import RuleFn
@@ -294,10 +295,17 @@ def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...])
     For a Python function, the call goes through the function's forward entry
     (`srcad/forward_entry.py`), which calls the forward rule compiled for the kinds of the
     arguments and tangents directly, and takes the path below for any other call."""
-    if type(f) is types.FunctionType:
+    if type(f) is _FUNCTION:
+        # `forward_entry`'s lookup, written out: this is `jvp`'s whole fixed cost.
+        found = f.__dict__.get(FORWARD_ENTRY)
+        if found is not None and found.func is f:
+            return found.function(args, tangents)
         entry: Callable[[Any, Any], tuple[Any, Any]] = forward_entry(COMPILER, f, _general_jvp)
         return entry(args, tangents)
     return _general_jvp(f, args, tangents)
+
+
+_FUNCTION = types.FunctionType
 
 
 def _general_jvp(

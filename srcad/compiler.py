@@ -292,8 +292,11 @@ class Compiler(Machinery):
             self._result_kind,
         )
 
-    def _compile_callee(self, primal: Any, mode: Mode, kinds: Signature) -> tuple[Fact, ...]:
-        return self.compiled(primal, None, Request(mode, kinds)).guards.facts
+    def _compile_callee(
+        self, primal: Any, mode: Mode, kinds: Signature
+    ) -> tuple[tuple[Fact, ...], Callable[..., Any]]:
+        rule = self.compiled(primal, None, Request(mode, kinds))
+        return rule.guards.facts, rule.function
 
     def _result_kind(self, callee: Any, kinds: Signature) -> tuple[Kind | None, tuple[Fact, ...]]:
         """The kind of what `callee`, a function srcad compiles from source, returns for
@@ -453,10 +456,10 @@ class Compiler(Machinery):
                     self.transformed_tree(tree, ctx)
                 finally:
                     self._compiling.discard((func, request.mode))
-                runtime = ctx.output.runtime.values()
-                callees = tuple(
-                    (v.func, v.signature) for v in runtime if isinstance(v, CompiledCall)
-                )
+                # The callees' rules it calls, through their `CompiledCall` or directly.
+                direct = {id(f): c for c, f in ctx.output.compiled_callees.values()}
+                calls = [direct.get(id(v), v) for v in ctx.output.runtime.values()]
+                callees = tuple((c.func, c.signature) for c in calls if isinstance(c, CompiledCall))
                 found = emit(tree, ctx, request.description, callees)
             # Rules compiled against an older registry, or whose guards fail, are never
             # asked for again.

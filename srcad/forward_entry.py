@@ -12,17 +12,22 @@ of the result's own type). For `kepler(M, e)` called with floats, a float tangen
 and a zero for `e`:
 
     def jvp(args, tangents):
-        if REGISTRY.version == 12 and guards_hold():
-            if (type(args) is tuple and type(tangents) is tuple and len(args) == 2
-                    and len(tangents) == 2):
+        try:
+            hold = (REGISTRY.version == 12 and guard_h0.__code__ is guard_e1 and ...
+                    and type(args) is tuple and type(tangents) is tuple)
+            if hold:
                 arg0, arg1 = args
                 arg0_dot, arg1_dot = tangents
-                if (type(arg0) is float and type(arg1) is float and type(arg0_dot) is float
-                        and type(arg1_dot) is ZeroTangent):
-                    y, y_dot = frule_0((NO_TANGENT, arg0_dot, arg1_dot), arg0, arg1)
-                    if type(y_dot) is type(y) and type(y) in REAL or (...):  # or an array
-                        return (y, y_dot)
-                    return finish(y, y_dot)
+        except Exception:  # a guard's read failed (a name deleted), or another length
+            hold = False
+        if hold:
+            if (type(arg0) is float and type(arg1) is float and type(arg0_dot) is float
+                    and type(arg1_dot) is ZeroTangent):
+                result = frule_0((NO_TANGENT, arg0_dot, arg1_dot), arg0, arg1)
+                y, y_dot = result
+                if type(y_dot) is type(y) and type(y) in REAL or (...):  # or an array
+                    return result
+                return finish(y, y_dot)
         return general(args, tangents)
 
 A tangent's kind is one of two facts tested per call: a symbolic zero (`ZeroTangent`), or
@@ -38,8 +43,9 @@ branch, it compiles the forward rule for them, adds the branch and calls the rul
 it is `jvp` as it always was (`api._general_jvp`).
 
 Guards, registry version, threads and the entry's text work as in `srcad/entry.py`: the
-branch's forward rule keeps the facts it relies on (`srcad.guards`), checked by one
-`guards_hold()`; the entry is registered in `linecache` as `<srcad entry jvp of f>`.
+branch's forward rule keeps the facts it relies on (`srcad.guards`), tested inline at
+the top of the entry (`guards.facts_expression`: a call of `guards_hold()` would cost as
+much again); the entry is registered in `linecache` as `<srcad entry jvp of f>`.
 The dispatcher lives in the function's own `__dict__`, so it dies with the function.
 """
 
@@ -77,7 +83,7 @@ from srcad.entry import (
 )
 from srcad.entry_rules import entry_rules
 from srcad.errors import SrcadError
-from srcad.guards import Guards
+from srcad.guards import Guards, facts_expression
 from srcad.kinds import FLOAT, INT, Kind, kind_of
 from srcad.requests import Request
 from srcad.source import differentiated_function
@@ -253,7 +259,6 @@ class ForwardDispatcher:
             self.namespace[f"frule_{slot}"] = frule
             branches[kinds] = (frule, guards)
             self.branches = branches
-            self.namespace["guards_hold"] = Guards.union(*(b[1] for b in branches.values())).hold
             self.function.__code__ = self._code()
 
     def source(self) -> str:
@@ -264,30 +269,31 @@ class ForwardDispatcher:
         count = len(self.parameters)
         names = [f"arg{i}" for i in range(count)]
         dot_names = [f"arg{i}_dot" for i in range(count)]
-        block: list[gast.stmt] = []
-        if self.branches:
-            if count:
-                block.append(_assign(_tuple([syntax.store(n) for n in names]), _load("args")))
-                block.append(
-                    _assign(_tuple([syntax.store(n) for n in dot_names]), _load("tangents"))
-                )
-            for kinds in self.branches:
-                block.append(self._branch(kinds, names, dot_names))
         general = gast.Return(value=_call("general", _load("args"), _load("tangents")))
-        body: list[gast.stmt] = []
-        if block:
-            sizes = [
-                _is_type("args", "tuple"),
-                _is_type("tangents", "tuple"),
-                _compare(_call("len", _load("args")), gast.Eq(), _constant(count)),
-                _compare(_call("len", _load("tangents")), gast.Eq(), _constant(count)),
-            ]
-            tests = [
-                _compare(_attribute("REGISTRY", "version"), gast.Eq(), _constant(self.version))
-            ]
-            if any(guards for _, guards in self.branches.values()):
-                tests.append(_call("guards_hold"))
-            body = [_if(_and(tests), [_if(_and(sizes), block)])]
+        if not self.branches:
+            return function_module("jvp", [general], args=("args", "tangents"))
+        # One `try` for what may raise: a guard's read that fails (a name deleted), and
+        # unpacking arguments or tangents of another length; either way, no branch.
+        tests = [_compare(_attribute("REGISTRY", "version"), gast.Eq(), _constant(self.version))]
+        facts = Guards.union(*(guards for _, guards in self.branches.values())).facts
+        if facts:  # the guards' tests written out, not called (`guards_hold()`)
+            hold = syntax.parse(facts_expression(facts, self.namespace, "guard_")).body[0]
+            assert isinstance(hold, gast.Expr)
+            tests += hold.value.values if isinstance(hold.value, gast.BoolOp) else [hold.value]
+        tests += [_is_type("args", "tuple"), _is_type("tangents", "tuple")]
+        unpack = [
+            _assign(_tuple([syntax.store(n) for n in names]), _load("args")),
+            _assign(_tuple([syntax.store(n) for n in dot_names]), _load("tangents")),
+        ]
+        held = [_assign(syntax.store("hold"), _and(tests)), _if(_load("hold"), unpack)]
+        failed = gast.ExceptHandler(
+            type=_load("Exception"),
+            name=None,
+            body=[_assign(syntax.store("hold"), _constant(False))],
+        )
+        guarded = gast.Try(body=held, handlers=[failed], orelse=[], finalbody=[])
+        branches = [self._branch(kinds, names, dot_names) for kinds in self.branches]
+        body = [guarded, _if(_load("hold"), branches)]
         return function_module("jvp", [*body, general], args=("args", "tangents"))
 
     def _branch(self, kinds: Kinds, names: list[str], dot_names: list[str]) -> gast.stmt:
@@ -299,9 +305,9 @@ class ForwardDispatcher:
         ]
         dargs = _tuple([_load("NO_TANGENT"), *map(_load, dot_names)])
         call = _assign(
-            _tuple([syntax.store("y"), syntax.store("y_dot")]),
-            _call(f"frule_{self._slots[kinds]}", dargs, *map(_load, names)),
+            syntax.store("result"), _call(f"frule_{self._slots[kinds]}", dargs, *map(_load, names))
         )
+        split = _assign(_tuple([syntax.store("y"), syntax.store("y_dot")]), _load("result"))
         # The plain results, which `structured` gives back as they are: a tangent of the
         # result's own type for a real scalar, a float64 array of its shape for one.
         same_type = _compare(_call("type", _load("y_dot")), gast.Is(), _call("type", _load("y")))
@@ -316,7 +322,8 @@ class ForwardDispatcher:
         plain = gast.BoolOp(op=gast.Or(), values=[_and([same_type, real]), array])
         body = [
             call,
-            _if(plain, [gast.Return(value=_tuple([_load("y"), _load("y_dot")]))]),
+            split,
+            _if(plain, [gast.Return(value=_load("result"))]),  # the rule's `(y, y_dot)`
             gast.Return(value=_call("finish", _load("y"), _load("y_dot"))),
         ]
         return _if(_and(tests), body)

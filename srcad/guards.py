@@ -141,13 +141,33 @@ def _holds(fact: Fact) -> bool:
 def _checker(facts: tuple[Fact, ...]) -> Callable[[], bool]:
     """`guards_hold()`: one expression of identity tests, the holders and expected objects
     read as globals of its own namespace (the fastest names Python reads)."""
-    namespace: dict[str, Any] = {"MISSING": MISSING}
+    namespace: dict[str, Any] = {}
+    text = (
+        "def guards_hold():\n"
+        "    try:\n"
+        f"        return {facts_expression(facts, namespace)}\n"
+        "    except Exception:\n"
+        "        return False\n"
+    )
+    exec(compile(text, "<srcad guards>", "exec"), namespace)
+    checker: Callable[[], bool] = namespace.pop("guards_hold")
+    return checker
+
+
+def facts_expression(facts: tuple[Fact, ...], namespace: dict[str, Any], prefix: str = "") -> str:
+    """The expression that is true where all of `facts` hold (`True` for none), reading
+    the holders and expected objects by the names it adds to `namespace` (each starting
+    with `prefix`). Reading a name deleted or an attribute gone raises: the code that
+    evaluates it takes an exception for a fact that fails (`guards_hold`, the `jvp`
+    entry, `srcad.forward_entry`)."""
+    missing = f"{prefix}MISSING"
+    namespace[missing] = MISSING
     names: dict[int, str] = {}  # an object's id: its name, so a chain reads `e0.sum`
 
-    def name_of(value: Any, prefix: str) -> str:
+    def name_of(value: Any, kind: str) -> str:
         found = names.get(id(value))
         if found is None:
-            found = names[id(value)] = f"{prefix}{len(names)}"
+            found = names[id(value)] = f"{prefix}{kind}{len(names)}"
             namespace[found] = value
         return found
 
@@ -165,21 +185,12 @@ def _checker(facts: tuple[Fact, ...]) -> Callable[[], bool]:
             read = f"{holder}.{fact.key}"
         else:
             read = f"getattr({holder}, {fact.key!r})"
-        expected = "MISSING" if fact.expected is MISSING else name_of(fact.expected, "e")
+        expected = missing if fact.expected is MISSING else name_of(fact.expected, "e")
         if fact.of_structure:
             tests.append(fact.expected.test(read, name_of))  # a `srcad.kinds.Structure`
         else:
             tests.append(f"type({read}) is {expected}" if fact.of_type else f"{read} is {expected}")
-    text = (
-        "def guards_hold():\n"
-        "    try:\n"
-        f"        return {' and '.join(tests)}\n"
-        "    except Exception:\n"
-        "        return False\n"
-    )
-    exec(compile(text, "<srcad guards>", "exec"), namespace)
-    checker: Callable[[], bool] = namespace.pop("guards_hold")
-    return checker
+    return " and ".join(tests) or "True"
 
 
 def name_facts(

@@ -67,7 +67,9 @@ class CallGraph(Transform):
                 continue  # recursion: the callee is this function, or one being compiled
             tried.add((rule.primal, kinds))
             try:
-                ctx.source.facts += ctx.services.compile_callee(rule.primal, mode, kinds)
+                facts, function = ctx.services.compile_callee(rule.primal, mode, kinds)
+                ctx.source.facts += facts
+                ctx.output.compiled_callees[id(rule.rrule)] = (rule.rrule, function)
             except SrcadError as error:
                 callee = rule.primal.__qualname__
                 where = ctx.diagnostic(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import gast
 
 from srcad import syntax
-from srcad.kinds import is_int_scalar, is_real
+from srcad.kinds import FLOAT, PYTHON_FLOAT, is_int_scalar, is_integer, is_real
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity, target_names
 from srcad.passes.analyses.operation_rules import OperationRules
@@ -16,8 +17,16 @@ from srcad.passes.base import Context, Transform
 from srcad.passes.inlining import adjoint_of, template
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
+from srcad.passes.transforms.nesting import nest_temporaries
+from srcad.registry import Rule
 from srcad.syntax import load, store
 from srcad.tangents import NoTangent, ZeroTangent, elements_of
+
+# The names emitted code reads the zero tangents by.
+_ZERO_NAMES = {ZeroTangent: "ZERO", NoTangent: "NO_TANGENT"}
+# The kinds of a number whose zero tangent may be the float 0.0: a Python float, or a
+# float64 (a Python float or a NumPy float64).
+_NUMBERS = (PYTHON_FLOAT, FLOAT)
 
 
 def _sliced(name: str, lower: gast.expr | None, upper: gast.expr | None) -> gast.Subscript:
@@ -44,8 +53,8 @@ class ForwardAD(RuleCalls, Transform):
     ... '''), end="")
     def frule_f(dargs, x, y):
         _, x_dot, y_dot = dargs
-        sin_x, sin_x_dot = sin_frule((NoTangent(), x_dot), x)
-        out, out_dot = mul_frule((NoTangent(), sin_x_dot, y_dot), sin_x, y)
+        sin_x, sin_x_dot = sin_frule((NO_TANGENT, x_dot), x)
+        out, out_dot = mul_frule((NO_TANGENT, sin_x_dot, y_dot), sin_x, y)
         return (out, out_dot)
     """
 
@@ -54,13 +63,23 @@ class ForwardAD(RuleCalls, Transform):
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         function = self.prepare(tree, ctx)
         self.dots: dict[str, str] = dict(ctx.request.captured_dots)
+        self.primals = {dot: name for name, dot in self.dots.items()}  # by tangent's name
         # The names' kinds, where the rule is specialised for its arguments' and optimised:
         # tangents of numbers are then written as arithmetic (`_inlined`).
         specialised = ctx.request.kinds and ctx.request.optimise
         self.kinds = ctx.analysis(ValueKinds, tree) if specialised else None
+        # A differentiated parameter known to be a float, whose tangent tells whether
+        # tangents are given as floats (`_zeros_for`).
+        self._float_parameter = next(
+            (p for p in ctx.request.wrt if self.kinds and ctx.request.kinds.get(p) in _NUMBERS),
+            None,
+        )
         # The tangents written as arithmetic on names (`_inlined`, `_indexed`): computing
         # one changes nothing else, so one that nothing reads is left out (`_unread_dropped`).
         self.arithmetic: set[gast.stmt] = set()
+        # The functions the tangents written as arithmetic call, by the names they are
+        # bound to (`cos` in `sin`'s `x_dot * cos(x)`): pure functions of numbers.
+        self.pure: dict[str, Any] = {}
         dargs = ctx.namer.fresh("dargs")
         args = function.args
         parameters = [a.id for a in [*args.posonlyargs, *args.args]]
@@ -97,7 +116,10 @@ class ForwardAD(RuleCalls, Transform):
         function.name = ctx.namer.fresh(naming.frule(function.name))
         function.body = body
         if self.arithmetic:
+            _PrimalCallsReused(self.arithmetic, self.pure, self.callees).block(function.body)
             _unread_dropped(function, self.arithmetic)
+        if self.kinds is not None:
+            nest_temporaries(function, self._number)
         function.decorator_list = []
         function.returns = None
         for node in syntax.walk(function):
@@ -107,10 +129,37 @@ class ForwardAD(RuleCalls, Transform):
 
     # -- tangents ------------------------------------------------------------------------
 
+    def _number(self, name: str) -> bool:
+        """Whether `name` holds only numbers (real or integer scalars), or is the tangent
+        of such a name (`nesting.nest_temporaries`)."""
+        assert self.kinds is not None
+        primal = self.primals.get(name, name)
+        kind = self.kinds.kinds.get(primal)
+        return kind is not None and kind[1] == 0 and (is_real(kind) or is_integer(kind))
+
     def _dot(self, name: str) -> str:
         if name not in self.dots:
             self.dots[name] = self.ctx.namer.fresh(naming.dot(name))
+            self.primals[self.dots[name]] = name
         return self.dots[name]
+
+    def _zero(self, kind: type[Any]) -> gast.expr:
+        """The zero `kind()` (`ZeroTangent`, `NoTangent`: each a single instance), read
+        by name: a tangent passed at every call and rebound in every loop costs a name
+        read, not a call of the class's `__new__`."""
+        return load(self._bind(kind(), _ZERO_NAMES[kind]))
+
+    def _bind_rule(self, rule: Rule) -> str:
+        """The name of the rule a call runs: a callee's compiled from source is called
+        directly, where `CallGraph` compiled it (not a recursive call), under its
+        `CompiledCall`'s name. Its guards' facts are this rule's: whatever checks them
+        before this rule runs checks them for it, and its `CompiledCall` would only check
+        them again on every call (a quarter of a microsecond)."""
+        compiled = self.ctx.output.compiled_callees.get(id(rule.rrule))
+        if compiled is None:
+            return super()._bind_rule(rule)
+        call, function = compiled
+        return self._bind(function, call.__name__)
 
     def _dot_of(self, node: gast.expr) -> gast.expr:
         """The tangent of an operand: its `_dot` if it varies, else a zero."""
@@ -118,11 +167,24 @@ class ForwardAD(RuleCalls, Transform):
             return load(self._dot(node.id))
         return self._zero(ZeroTangent)
 
-    def _zeros_for(self, names: list[str]) -> list[gast.stmt]:
-        """An active name assigned a value that does not vary gets a zero tangent."""
-        return [
-            assign(store(self._dot(n)), self._zero(ZeroTangent)) for n in names if n in self.active
-        ]
+    def _zeros_for(self, names: list[str], value: gast.expr | None = None) -> list[gast.stmt]:
+        """An active name assigned a value that does not vary gets a zero tangent: the
+        symbolic zero, or for a number (`total = 0.0` before a loop adds to it) the float
+        0.0 where the tangent of a float parameter is a float, so that the arithmetic on
+        it is on floats from the first iteration on, not calls of the zero's methods.
+        Where every tangent given is a zero, it stays one: no tangent is a float then."""
+        zero = self._zero(ZeroTangent)
+        seed = self._float_parameter
+        number = value is not None and self.kinds is not None and self.kinds.of(value)
+        if seed is not None and number in _NUMBERS:
+            is_float = gast.Compare(
+                left=call(self._builtin(type), [load(self._dot(seed))]),
+                ops=[gast.Is()],
+                comparators=[load(self._builtin(float))],
+            )
+            zero = gast.IfExp(test=is_float, body=gast.Constant(value=0.0, kind=None),
+                              orelse=zero)  # fmt: skip
+        return [assign(store(self._dot(n)), zero) for n in names if n in self.active]
 
     # -- statements ----------------------------------------------------------------------
 
@@ -156,7 +218,8 @@ class ForwardAD(RuleCalls, Transform):
         if is_copy(statement):
             return [statement, assign(store(self._dot(names[0])), self._dot_of(statement.value))]
         if statement not in self.rules:
-            return [self._as_it_runs(statement), *self._zeros_for(names)]
+            value = statement.value if len(names) == 1 else None
+            return [self._as_it_runs(statement), *self._zeros_for(names, value)]
         return self._rule_call(statement, names)
 
     def _inlined(self, statement: gast.Assign) -> list[gast.stmt] | None:
@@ -193,6 +256,8 @@ class ForwardAD(RuleCalls, Transform):
         if plan is None or not plan.elementwise:
             return None
         roles = {"a": args[0], "b": args[-1], "y": load(target.id)}
+        for hint, function in plan.functions.items():
+            self.pure[self._bind(function, hint)] = function
         terms = [
             template(
                 text, {**roles, "y_bar": load(self._dot(operand.id))}, self._bind, plan.functions
@@ -200,14 +265,7 @@ class ForwardAD(RuleCalls, Transform):
             for text, operand in zip(plan.texts, args, strict=True)
             if text is not None and isinstance(operand, gast.Name)
         ]
-        dot: gast.expr = terms[0] if terms else self._zero(ZeroTangent)
-        for term in terms[1:]:
-            # `p + -q * r` is `p - q * r`, exactly: floating point negates without rounding.
-            positive = _without_negation(term)
-            if positive is None:
-                dot = gast.BinOp(left=dot, op=gast.Add(), right=term)
-            else:
-                dot = gast.BinOp(left=dot, op=gast.Sub(), right=positive)
+        dot = _summed(terms) if terms else self._zero(ZeroTangent)
         tangent = assign(store(self._dot(target.id)), dot)
         self.arithmetic.add(tangent)
         if "y" not in plan.reads:  # before the statement: `s = s * x` rebinds an operand
@@ -317,6 +375,114 @@ class ForwardAD(RuleCalls, Transform):
         captured = tuple(c for c in local.captured_by(function, self.outer) if c in self.active)
         dots = {c: self._dot(c) for c in captured}
         return [self._nested_rule(function, local, captured, dots)]
+
+
+class _PrimalCallsReused:
+    """In a tangent written as arithmetic, a call of one of the functions its template
+    names, of one name (`cos(E)` in `sin(E)`'s tangent `E_dot * cos(E)`), reads the value
+    of that call where an earlier statement of the same block computed it
+    (`cos_E = math.cos(E)`, the same function object, resolved and guarded) and neither
+    name has been bound since: the function's value is not computed twice. A block
+    inside another starts knowing nothing (a loop's body runs again after what follows
+    it)."""
+
+    def __init__(self, arithmetic: set[gast.stmt], pure: dict[str, Any],
+                 callees: dict[gast.Call, Any]) -> None:  # fmt: skip
+        self.arithmetic, self.pure, self.callees = arithmetic, pure, callees
+        self.functions = {id(f) for f in pure.values()}
+
+    def block(self, statements: list[gast.stmt]) -> None:
+        computed: dict[tuple[int, str], str] = {}  # (function's id, argument): the value's name
+        for statement in statements:
+            if statement in self.arithmetic:
+                assert isinstance(statement, gast.Assign)
+                statement.value = self._reused(statement.value, computed)
+            for field in ("body", "orelse"):
+                inner = getattr(statement, field, None)
+                if inner and not isinstance(statement, gast.FunctionDef):
+                    self.block(inner)
+            bound = _bound_names(statement)
+            computed = {k: v for k, v in computed.items() if k[1] not in bound and v not in bound}
+            found = self._pure_call(statement)
+            if found is not None and found[0][1] not in bound - {found[1]}:
+                computed[found[0]] = found[1]
+
+    def _pure_call(self, statement: gast.stmt) -> tuple[tuple[int, str], str] | None:
+        """`((id(f), a), v)` for a statement `v = f(a)` of one of the functions, else None."""
+        if not (isinstance(statement, gast.Assign) and isinstance(statement.value, gast.Call)):
+            return None
+        target, value = statement.targets[0], statement.value
+        callee = self.callees.get(value)
+        if (
+            isinstance(target, gast.Name)
+            and id(callee) in self.functions
+            and len(value.args) == 1
+            and not value.keywords
+            and isinstance(value.args[0], gast.Name)
+            and value.args[0].id != target.id
+        ):
+            return (id(callee), value.args[0].id), target.id
+        return None
+
+    def _reused(self, node: gast.expr, computed: dict[tuple[int, str], str]) -> gast.expr:
+        if (
+            isinstance(node, gast.Call)
+            and isinstance(node.func, gast.Name)
+            and node.func.id in self.pure
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.args[0], gast.Name)
+        ):
+            value = computed.get((id(self.pure[node.func.id]), node.args[0].id))
+            if value is not None:
+                return load(value)
+        for name in syntax.child_fields(type(node)):
+            child = getattr(node, name, None)
+            if isinstance(child, gast.expr):
+                setattr(node, name, self._reused(child, computed))
+            elif isinstance(child, list):
+                setattr(node, name, [self._reused(c, computed) if isinstance(c, gast.expr)
+                                     else c for c in child])  # fmt: skip
+        return node
+
+
+def _bound_names(statement: gast.stmt) -> set[str]:
+    """The names a statement binds, in the blocks inside it too."""
+    return {
+        node.id
+        for node in syntax.walk(statement)
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store | gast.Del)
+    }
+
+
+def _summed(terms: list[gast.expr]) -> gast.expr:
+    """The sum of `terms`: `p + -q * r` written `p - q * r` (exactly: floating point
+    negates without rounding), and terms that all divide by one name `b` summed before
+    dividing once, `(p - q * y) / b` for `p / b + -q * y / b` (the quotient's tangent as
+    its forward rule computes it: one division, where each term would take its own)."""
+    divisor = _divisor(terms[0])
+    if len(terms) > 1 and divisor is not None and all(_divisor(t) == divisor for t in terms):
+        numerators = [t.left for t in terms if isinstance(t, gast.BinOp)]
+        return gast.BinOp(left=_summed(numerators), op=gast.Div(), right=load(divisor))
+    total = terms[0]
+    for term in terms[1:]:
+        positive = _without_negation(term)
+        if positive is None:
+            total = gast.BinOp(left=total, op=gast.Add(), right=term)
+        else:
+            total = gast.BinOp(left=total, op=gast.Sub(), right=positive)
+    return total
+
+
+def _divisor(term: gast.expr) -> str | None:
+    """`b` for a term `e / b` that divides by a name; None for any other."""
+    if (
+        isinstance(term, gast.BinOp)
+        and isinstance(term.op, gast.Div)
+        and isinstance(term.right, gast.Name)
+    ):
+        return term.right.id
+    return None
 
 
 def _without_negation(value: gast.expr) -> gast.expr | None:

@@ -86,10 +86,8 @@ class Iteration(Transform):
         """The statements replacing `loop` (and the statement before it, where that made
         the `zip` or `enumerate` it iterates over), or None to leave it."""
         iterated = loop.iter.id
-        if not all(self._is_builtin(name) for name in ("len", "min", "range")):
-            return None  # the module rebinds a builtin the rewritten loop calls
         if isinstance(loop.target, gast.Name) and self._array(iterated):
-            if self._rebinds(loop, [iterated]):
+            if self._rebinds(loop, [iterated]) or not self._builtins_hold():
                 return None
             counter = self.ctx.namer.fresh("index")
             read = _assign(loop.target.id, _subscript(iterated, counter))
@@ -113,7 +111,7 @@ class Iteration(Transform):
         arrays = [a.id for a in maker.args]
         if maker.keywords or not arrays or not all(map(self._array, arrays)):
             return None
-        if self._rebinds(loop, arrays):
+        if self._rebinds(loop, arrays) or not self._builtins_hold():
             return None
         callee = self._builtin(maker.func)
         if callee is zip and len(targets) == len(arrays):
@@ -163,6 +161,11 @@ class Iteration(Transform):
             return None
         where, value = self.ctx.source.resolve([func.id])
         return value if where == "builtin" and value in (zip, enumerate) else None
+
+    def _builtins_hold(self) -> bool:
+        """Whether the builtins a rewritten loop calls are Python's (guarded: asked only of
+        a loop that is rewritten, so that code with none pays for no guard on them)."""
+        return all(self._is_builtin(name) for name in ("len", "min", "range"))
 
     def _is_builtin(self, name: str) -> bool:
         """Whether `name`, read in the user's globals, is Python's builtin (guarded)."""

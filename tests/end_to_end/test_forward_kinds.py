@@ -5,6 +5,7 @@ Every case against central differences, and again after a constant changed kind.
 
 from __future__ import annotations
 
+import re
 import types
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,8 @@ import pytest
 import srcad
 from srcad.defaults import COMPILER, Request
 from srcad.kinds import signature
+from srcad.tangents import ZeroTangent
+from srcad.testing import check_frule
 from tests.conftest import user_module
 
 MODULE = """
@@ -58,6 +61,14 @@ def rebinding(x, y):
     return s
 
 
+def trig(x, y):
+    s = math.sin(x)
+    c = math.cos(x) * y
+    x = x * 1.5 + c
+    t = math.cos(x) + math.sin(y) * math.cos(y)
+    return s * c + t * math.sin(x)
+
+
 def helper(r, delta):
     if abs(r) <= delta:
         return 0.5 * r * r
@@ -89,6 +100,7 @@ ARGUMENTS = {
     "pendulum": (1.0, 0.2, 0.1),
     "horner": (0.7, -0.4),
     "rebinding": (0.6, 0.3),
+    "trig": (0.8, -0.6),
 }
 
 
@@ -146,3 +158,122 @@ def test_a_rebound_constant_gives_the_right_tangent(module: Any, value: Any) -> 
     setattr(module, name, value)
     check(module.horner, ARGUMENTS["horner"])
     check(module.robust, arrays("robust"))
+
+
+RECURSIVE = """
+def power(x, n):
+    if n == 0:
+        return 1.0
+    return x * power(x, n - 1)
+
+
+def outer(x, y):
+    return power(x, 3) * y + power(y, 2)
+"""
+
+
+def _other_helper(r, delta):
+    return delta * r * r * r
+
+
+def test_a_callee_is_called_directly_and_rebinding_it_recompiles(module: Any) -> None:
+    # The callee's forward rule is called as the function compiled, not through its
+    # `CompiledCall`: its guards are the caller's, checked by the entry.
+    args = arrays("robust")
+    check(module.robust, args)
+    rule = COMPILER.compiled(module.robust, None, Request.frule(signature(args)))
+    called = [v for v in rule.runtime.values() if getattr(v, "__name__", "") == "frule_helper"]
+    assert called and all(type(v) is types.FunctionType for v in called)
+    assert [callee for callee, _ in rule.callees] == [module.helper]
+    # Rebinding the helper, or changing its code in place, compiles again.
+    module.helper = _other_helper
+    check(module.robust, args)
+    module.helper = types.FunctionType(
+        _other_helper.__code__.replace(co_name="helper"), vars(module), "helper"
+    )
+    check(module.robust, args)
+    module.helper.__code__ = (lambda r, delta: r * delta - r).__code__
+    check(module.robust, args)
+
+
+def test_a_deleted_constant_fails_the_entry_guard(module: Any) -> None:
+    check(module.robust, arrays("robust"))
+    del module.SCALE
+    with pytest.raises(NameError):
+        srcad.jvp(module.robust, arrays("robust"), tangents_of(arrays("robust")))
+    module.SCALE = 0.5
+    check(module.robust, arrays("robust"))
+
+
+def test_recursive_callees_are_right(tmp_path: Path) -> None:
+    recursive = user_module(tmp_path, f"recursive_{abs(hash(str(tmp_path)))}", RECURSIVE)
+    check(recursive.outer, (0.7, 1.3))
+
+
+@pytest.mark.parametrize(
+    "tangents",
+    [(0.7, -0.4), (ZeroTangent(), -0.4), (0.7, ZeroTangent()), (np.float64(0.7), -0.4)],
+    ids=["floats", "x zero", "y zero", "x numpy"],
+)
+def test_an_accumulator_starts_from_a_float_zero_only_for_float_tangents(
+    module: Any, tangents: tuple[Any, ...]
+) -> None:
+    # `p = 0.0` before the loop: its tangent starts as 0.0 where `x`'s tangent is a float,
+    # and stays the symbolic zero where every tangent is one (`check_frule` asks that).
+    args = ARGUMENTS["horner"]
+    check_frule(module.horner, *args, tangents=tangents)
+    _, tangent = srcad.jvp(module.horner, args, tangents)
+    h = 1e-6
+    dense = [0.0 if isinstance(t, ZeroTangent) else float(t) for t in tangents]
+    plus = module.horner(*(a + h * t for a, t in zip(args, dense, strict=True)))
+    minus = module.horner(*(a - h * t for a, t in zip(args, dense, strict=True)))
+    np.testing.assert_allclose(tangent, (plus - minus) / (2 * h), rtol=1e-6)
+    text = COMPILER.compiled(module.horner, None, Request.frule(signature(args))).source
+    assert "p_dot = 0.0 if type(x_dot) is float else ZERO" in text
+
+
+def test_a_tangent_reads_the_value_of_a_call_computed_before(module: Any) -> None:
+    # `cos(E)`'s tangent is `-E_dot * sin(E)`, and the loop computed `math.sin(E)` just
+    # before: the tangent reads that value (`trig` checks values where `x` is rebound
+    # between the two calls, in `test_scalar_code_is_inlined_and_right`).
+    args = ARGUMENTS["kepler"]
+    check(module.kepler, args)
+    text = COMPILER.compiled(module.kepler, None, Request.frule(signature(args))).source
+    assert "-E_dot * sin_E_2" in text and re.search(r"(?<![.\w])sin\(E\)", text) is None
+    text = COMPILER.compiled(module.trig, None, Request.frule(signature((0.8, -0.6)))).source
+    assert "c_dot = -x_dot * s * y + " in text  # `s = math.sin(x)`, before
+    assert "cos_x_2_dot = -x_dot * sin(x)\n" in text  # `x` rebound since: computed anew
+    assert "(x_dot * cos_x_2)" in text
+
+
+def test_temporaries_are_nested_where_they_are_read(module: Any) -> None:
+    # The normal form's names for intermediates, each read once, put back into the
+    # expression reading them: the loop's test of `kepler` as written.
+    args = ARGUMENTS["kepler"]
+    text = COMPILER.compiled(module.kepler, None, Request.frule(signature(args))).source
+    assert "if not abs(E - e * math.sin(E) - M) > 1e-12:" in text
+
+
+ORDER = """
+import math
+
+
+def order(x, y):
+    a = x / y
+    b = math.log(x)
+    return a + b
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "error"), [((-1.0, 0.0), ZeroDivisionError), ((-1.0, 2.0), ValueError)]
+)
+def test_nesting_keeps_which_error_is_raised(tmp_path: Path, args: Any, error: Any) -> None:
+    # `a = x / y` may raise, and so may `math.log(x)` between it and its reader: it is
+    # not nested past it, so the forward rule raises what the function raises.
+    ordered = user_module(tmp_path, f"order_{abs(hash(str(tmp_path)))}", ORDER)
+    with pytest.raises(error):
+        ordered.order(*args)
+    with pytest.raises(error):
+        srcad.jvp(ordered.order, args, (1.0, 1.0))
+    check(ordered.order, (2.0, 3.0))
