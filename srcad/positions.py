@@ -55,13 +55,15 @@ class ByPosition:
     ) -> ByPosition:
         """The entry for `function`, whose keywords `differentiated` its rules take by
         position: its parameters and plain defaults read from its signature, `defaults`
-        given for the others (`np.clip`'s bounds, whose default is NumPy's `_NoValue`)."""
-        signature = inspect.signature(function)
-        positional = [
-            p
-            for p in signature.parameters.values()
-            if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
-        ]
+        given for the others (`np.clip`'s bounds, whose default is NumPy's `_NoValue`).
+        A builtin whose signature Python cannot read (`np.dot` under NumPy 2.2) takes
+        `differentiated` for its first parameters, in order."""
+        try:
+            parameters = list(inspect.signature(function).parameters.values())
+        except ValueError:
+            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+            parameters = [inspect.Parameter(name, kind) for name in differentiated]
+        positional = [p for p in parameters if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
         names = [p.name for p in positional]
         missing = [d for d in differentiated if d not in names]
         if missing:
