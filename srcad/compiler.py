@@ -645,7 +645,10 @@ def code_wrt(
     table = code.__code__
     own = table.co_varnames[: table.co_argcount]
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    shown = [p.name for p in inspect.signature(func).parameters.values() if p.kind in kinds]
+    try:
+        shown = [p.name for p in inspect.signature(func).parameters.values() if p.kind in kinds]
+    except (TypeError, ValueError):  # a ufunc under NumPy 2.2: its caller's names are its own
+        shown = list(own)
     star = None
     if table.co_flags & inspect.CO_VARARGS:
         star = table.co_varnames[table.co_argcount + table.co_kwonlyargcount]

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.callables import positional_parameters
 from srcad.errors import SrcadError
 
 # One caller per primitive, so that its compiled code is kept (in the caller's `__dict__`)
@@ -81,7 +82,7 @@ def _required_parameters(primitive: Any) -> list[str] | None:
         try:
             signature = inspect.signature(primitive)
         except (TypeError, ValueError):  # NumPy before 2.1 gives ufuncs no signature
-            return ["x"] if primitive.nin == 1 else [f"x{i}" for i in range(1, primitive.nin + 1)]
+            return positional_parameters(primitive)  # (the names `wrt` is read with)
         return [p.name for p in list(signature.parameters.values())[: primitive.nin]]
     try:
         signature = inspect.signature(primitive)
