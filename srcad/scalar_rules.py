@@ -25,11 +25,17 @@ def named(fn: RuleFn, name: str, **inner: str) -> RuleFn:
     """
     code = _renamed(fn.__code__, name)
     if inner:
-        constants = tuple(
-            _renamed(c, inner[c.co_name]) if isinstance(c, CodeType) and c.co_name in inner else c
-            for c in code.co_consts
-        )
-        code = code.replace(co_consts=constants)
+        constants = list(code.co_consts)
+        for position, constant in enumerate(constants):
+            if isinstance(constant, CodeType) and constant.co_name in inner:
+                new_name = inner[constant.co_name]
+                constants[position] = _renamed(constant, new_name)
+                # Before 3.11 a function takes its qualified name from the string after
+                # its code (`rrule.<locals>.pullback`), not from the code.
+                after = constants[position + 1] if position + 1 < len(constants) else None
+                if isinstance(after, str) and after.endswith(f"<locals>.{constant.co_name}"):
+                    constants[position + 1] = new_name
+        code = code.replace(co_consts=tuple(constants))
     fn.__code__ = code
     fn.__name__ = fn.__qualname__ = name
     return fn

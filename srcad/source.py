@@ -484,12 +484,20 @@ def _same_code(ours: types.CodeType | None, theirs: types.CodeType) -> bool:
         return False
     if len(ours.co_consts) != len(theirs.co_consts):
         return False
-    return all(
-        _same_code(a, b)
-        if isinstance(a, types.CodeType) and isinstance(b, types.CodeType)
-        else type(a) is type(b) and (a == b or (a != a and b != b) or _same_qualname(a, b))
-        for a, b in zip(ours.co_consts, theirs.co_consts, strict=True)
-    )
+    previous: object = None  # (the constant before: a nested function's code)
+    for a, b in zip(ours.co_consts, theirs.co_consts, strict=True):
+        if isinstance(a, types.CodeType) and isinstance(b, types.CodeType):
+            if not _same_code(a, b):
+                return False
+        elif not (type(a) is type(b) and (a == b or (a != a and b != b))):
+            # Before 3.11 a nested function's qualified name: as the file gives it, or
+            # the name `scalar_rules.named` gave it with its code.
+            code_before = previous if isinstance(previous, types.CodeType) else None
+            renamed = isinstance(a, str) and code_before is not None and b == code_before.co_name
+            if not (_same_qualname(a, b) or renamed):
+                return False
+        previous = b
+    return True
 
 
 def _same_qualname(ours: object, theirs: object) -> bool:
