@@ -28,6 +28,7 @@ import gast
 from srcad import syntax
 from srcad.kinds import PYTHON_INT, Kind, is_real
 from srcad.passes.analyses.value_kinds import subscript
+from srcad.passes.normal_form import integral_exponent
 from srcad.projection import sum_to
 from srcad.registry import REGISTRY, Registry
 from srcad.syntax import LOAD, make
@@ -169,8 +170,8 @@ def adjoint_of(
         return None
     known: list[Kind] = kinds  # type: ignore[assignment]
     constants = [o.value if isinstance(o, gast.Constant) else None for o in operands]
-    if primal is operator.pow and type(constants[-1]) is float and constants[-1].is_integer():
-        known[-1] = kinds[-1] = PYTHON_INT  # `a ** 2.0` is as real as `a ** 2` (`_powered`)
+    if primal is operator.pow and integral_exponent(operands[-1]):
+        known[-1] = PYTHON_INT  # `a ** 2.0` is as real as `a ** 2` (`normal_form.integral_power`)
     texts = primitive.inline.texts(known, constants)
     if texts is None or len(texts) != len(operands):
         return None

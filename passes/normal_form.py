@@ -103,13 +103,14 @@ def short_circuits(node: gast.expr) -> bool:
 def integral_power(node: gast.BinOp) -> bool:
     """Whether `node` is `a ** 2.0`, a power by a literal float of integer value: as real
     as `a ** 2` (`srcad.kinds._powered`), so the kind analyses take its exponent for an int."""
-    exponent = node.right
-    return (
-        isinstance(node.op, gast.Pow)
-        and isinstance(exponent, gast.Constant)
-        and type(exponent.value) is float
-        and exponent.value.is_integer()
-    )
+    return isinstance(node.op, gast.Pow) and integral_exponent(node.right)
+
+
+def integral_exponent(exponent: gast.expr) -> bool:
+    """Whether `exponent` is a literal float of integer value (`2.0`)."""
+    if not isinstance(exponent, gast.Constant) or type(exponent.value) is not float:
+        return False
+    return exponent.value.is_integer()
 
 
 def constant_int(node: gast.expr) -> int | None:
