@@ -136,6 +136,13 @@ class ProjectTo:
     array for a 0-d array, a NumPy scalar for a NumPy scalar. Integers and booleans (scalars
     and arrays) cannot be perturbed and get `NoTangent()`. Symbolic zeros pass through.
 
+    A symbolic zero's cotangent is that zero, whatever is pulled back to it: such a primal
+    is the tangent of a value no input moves (reverse mode over a forward rule, which is
+    linear in its tangents), so its cotangent reaches only other symbolic zeros' cotangents
+    and no input's. It has no shape to project onto either: `(y * ones).T`'s cotangent,
+    pulled back to the zero tangent of a float `y`, would be an array of the product's
+    shape, which the next use of `y`'s tangent could not be added to.
+
     >>> ProjectTo(np.zeros(3, dtype=np.float32))(np.ones((2, 3)))
     array([2., 2., 2.], dtype=float32)
     >>> ProjectTo(2.0)(np.array([1.0, 2.0]))
@@ -176,15 +183,21 @@ class ProjectTo:
         elif isinstance(x, tuple):
             self.kind = "tuple"
             self.shape = (len(x),)
+        elif isinstance(x, AbstractZero):
+            self.kind = "zero"
+            self.scalar_type = kind_of  # ZeroTangent or NoTangent: its cotangent's kind
         else:
             self.kind = "any"
 
     def __call__(self, dx: Any) -> Any:
         if isinstance(dx, AbstractZero | NotImplementedTangent):
             return dx
+        kind = self.kind
+        if kind == "zero":
+            assert self.scalar_type is not None
+            return self.scalar_type()
         if isinstance(dx, Thunk):  # stays lazy: projected when (if) it is used
             return Thunk(lambda: self(dx.unthunk()))
-        kind = self.kind
         if kind == "float":
             if type(dx) is float:
                 return dx

@@ -30,6 +30,7 @@ from srcad.passes.rule_calls import (
 )
 from srcad.passes.transforms.cotangents import Cotangents
 from srcad.passes.transforms.inline_derivatives import InlinedDerivatives
+from srcad.passes.transforms.simplify import only_reads
 from srcad.passes.transforms.tape import (
     Loop,
     Path,
@@ -38,6 +39,7 @@ from srcad.passes.transforms.tape import (
     remove,
     trim_records,
 )
+from srcad.passes.transforms.zero_cotangents import fold_zero_cotangents
 from srcad.projection import expand
 from srcad.syntax import ADD, LOAD, STORE, load, make, store
 from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
@@ -371,6 +373,10 @@ class ReverseAD(RuleCalls, Transform):
             make(gast.Return, value=make(gast.Tuple, elts=self._parameter_bars(), ctx=LOAD))
         )
         pullback.body = body
+        # Nothing multiplied by a cotangent known zero (NaN where it meets an inf).
+        runtime = self.ctx.output.runtime
+        readers = [k for k, v in runtime.items() if only_reads(v)]
+        fold_zero_cotangents(pullback, runtime.name_of(ZeroTangent), readers)
 
     def _parameter_bars(self) -> list[gast.expr]:
         bars: list[gast.expr] = [self._zero(NoTangent)]

@@ -74,7 +74,7 @@ class Simplify(Transform):
         runtime = ctx.output.runtime
         self.linear = [n for n in map(runtime.name_of, (sum_to, expand)) if n is not None]
         # Functions that only read their arguments (`add_at` writes into its first).
-        self.readers = {k for k, v in ctx.output.runtime.items() if _only_reads(v)}
+        self.readers = {k for k, v in ctx.output.runtime.items() if only_reads(v)}
         changed = False
         for statement in walk_statements(function_of(tree).body):
             if isinstance(statement, gast.FunctionDef) and statement.name in ctx.output.pullbacks:
@@ -552,7 +552,7 @@ def is_number(node: gast.expr) -> bool:
     return isinstance(node, gast.Constant) and type(node.value) in (int, float)
 
 
-def _only_reads(value: Any) -> bool:
+def only_reads(value: Any) -> bool:
     """Whether a function emitted code calls is known to leave its arguments as they are."""
     if isinstance(value, np.ufunc) or (isinstance(value, type) and issubclass(value, AbstractZero)):
         return True
