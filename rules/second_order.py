@@ -145,11 +145,16 @@ def linear_frule_rrule(rrule: RuleFn, frule: RuleFn, name: str, real_only: bool 
         args = tuple(reusable(a) for a in args)  # read twice, below
         y, pullback = rrule(*args, **keywords)
         _, y_dot = frule(dargs, *args, **keywords)
+        # A symbolic zero tangent (no argument tangent moves it): its cotangent is that zero
+        # (as `ProjectTo` gives it), not a cotangent of the argument tangents.
+        still = isinstance(unthunk(y_dot), AbstractZero)
 
         def frule_pullback(bars: Any) -> tuple[Any, ...]:
             y_bar, y_dot_bar = elements_of(unthunk(bars), 2)
             _, *argument_bars = pullback(y_bar)
-            _, *tangent_bars = pullback(y_dot_bar)
+            tangent_bars: list[Any] = [ZeroTangent()] * len(argument_bars)
+            if not (still or isinstance(unthunk(y_dot_bar), AbstractZero)):
+                _, *tangent_bars = pullback(y_dot_bar)
             dargs_bar = Tangent(tuple, NoTangent(), *tangent_bars)
             return (NoTangent(), dargs_bar, *argument_bars)
 

@@ -30,7 +30,6 @@ from srcad.passes.rule_calls import (
 )
 from srcad.passes.transforms.cotangents import Cotangents
 from srcad.passes.transforms.inline_derivatives import InlinedDerivatives
-from srcad.passes.transforms.simplify import only_reads
 from srcad.passes.transforms.tape import (
     Loop,
     Path,
@@ -374,9 +373,7 @@ class ReverseAD(RuleCalls, Transform):
         )
         pullback.body = body
         # Nothing multiplied by a cotangent known zero (NaN where it meets an inf).
-        runtime = self.ctx.output.runtime
-        readers = [k for k, v in runtime.items() if only_reads(v)]
-        fold_zero_cotangents(pullback, runtime.name_of(ZeroTangent), readers)
+        fold_zero_cotangents(pullback, self.ctx.output.runtime)
 
     def _parameter_bars(self) -> list[gast.expr]:
         bars: list[gast.expr] = [self._zero(NoTangent)]

@@ -24,22 +24,30 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from typing import NamedTuple
 
 import gast
 
 from srcad import syntax
+from srcad.passes.base import RuntimeNames
+from srcad.passes.normal_form import COMPOUND
+from srcad.passes.transforms.simplify import only_reads
+from srcad.tangents import ZeroTangent
 
 _ARITHMETIC = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.expr_context,
                gast.operator, gast.unaryop)  # fmt: skip
+_ITERATION = (reversed, range, len)
 _STOPS = (gast.Break, gast.Continue, gast.Return, gast.Raise, gast.Assert, gast.Try)
 
 
-def fold_zero_cotangents(pullback: gast.FunctionDef, zero: str | None,
-                         readers: Iterable[str]) -> None:  # fmt: skip
-    """Drop from `pullback` (in place) what adds known zeros (see the module). `zero`: the
-    name emitted code calls for the symbolic zero; `readers`: names of the functions it
-    calls that leave their arguments as they are."""
-    _Folder(pullback, zero, set(readers)).block(pullback.body, frozenset(), drop=True)
+def fold_zero_cotangents(pullback: gast.FunctionDef, runtime: RuntimeNames) -> None:
+    """Drop from `pullback` (in place) what adds known zeros (see the module). `runtime`:
+    the names emitted code reaches srcad's objects and builtins by."""
+    zero = runtime.name_of(ZeroTangent)
+    # The functions it calls that leave their arguments as they are (a tape is iterated).
+    readers = {k for k, v in runtime.items() if only_reads(v) or v in _ITERATION}
+    nothing = Zeros(frozenset(), frozenset())
+    _Folder(pullback, zero, readers).block(pullback.body, nothing, drop=True)
 
 
 class _Folder:
@@ -67,10 +75,9 @@ class _Folder:
             elif isinstance(node, gast.For):
                 for name in _stored([node.target]):
                     sources.setdefault(name, []).append(node.iter)
-            elif isinstance(node, gast.Call):
-                if not (isinstance(node.func, gast.Name) and node.func.id in self.readers):
-                    arguments = [*node.args, *(k.value for k in node.keywords)]
-                    changed |= {n.id for a in arguments for n in _names(a)}
+            elif isinstance(node, gast.Call) and not self._reads_only(node):
+                arguments = [*node.args, *(k.value for k in node.keywords)]
+                changed |= {n.id for a in arguments for n in _names(a)}
         found = set(sources) - changed
         while True:
             dropped = {
@@ -82,26 +89,18 @@ class _Folder:
                 return found
             found -= dropped
 
-    def block(self, block: list[gast.stmt], zeros: frozenset[str], drop: bool) -> frozenset[str]:
+    def block(self, block: list[gast.stmt], zeros: Zeros, drop: bool) -> Zeros:
         """The names known zero after `block`, given those known zero before it; with
         `drop`, what adds known zeros goes."""
-        index = 0
+        index, emptied = 0, bool(block)
         while index < len(block):
             statement = block[index]
-            if isinstance(statement, gast.Assign):
-                targets = statement.targets
-                single = len(targets) == 1 and isinstance(targets[0], gast.Name)
-                name = targets[0].id if single else None  # type: ignore[attr-defined]
-                value = statement.value
-                copied = isinstance(value, gast.Name) and value.id in zeros
-                if name is not None and (copied or self._is_zero(value)):
-                    zeros = zeros | {name}  # a copy of a zero holds the same zero
-                elif name is not None and name in zeros and self._adds_zero(statement, zeros):
-                    if drop:
-                        del block[index]
-                        continue
-                else:
-                    zeros = zeros - _stored(targets)
+            if isinstance(statement, gast.Assign) and self._adds_zero(statement, zeros):
+                if drop:
+                    del block[index]
+                    continue
+            elif isinstance(statement, gast.Assign):
+                zeros = self._assign(statement, zeros)
             elif isinstance(statement, gast.For):
                 if self._dead(statement, zeros):
                     if drop:
@@ -111,32 +110,66 @@ class _Folder:
                     zeros = self._loop(statement, zeros, drop)
             elif isinstance(statement, gast.If):
                 then = self.block(statement.body, zeros, drop)
-                zeros = then & self.block(statement.orelse, zeros, drop)
-            elif type(statement) in (gast.While, gast.With):
-                inner = zeros - _stored([statement])
+                orelse = self.block(statement.orelse, zeros, drop)
+                zeros = Zeros(then.held & orelse.held, then.linear & orelse.linear)
+            elif type(statement) in COMPOUND:
+                inner = zeros.without(_stored([statement]) | self._changed(statement))
                 self.block(statement.body, inner, drop)
                 zeros = inner
             elif not syntax.is_comment(statement):
-                zeros = zeros - _stored([statement])
+                zeros = zeros.without(_stored([statement]) | self._changed(statement))
             index += 1
-        if not block:
+        if emptied and not block:
             block.append(gast.Pass())
         return zeros
 
-    def _loop(self, loop: gast.For, zeros: frozenset[str], drop: bool) -> frozenset[str]:
+    def _assign(self, statement: gast.Assign, zeros: Zeros) -> Zeros:
+        """The names known zero after an assignment that stays."""
+        targets, value = statement.targets, statement.value
+        stored = _stored(targets)
+        after = zeros.without(stored | self._changed(statement))
+        if len(targets) == 1 and isinstance(targets[0], gast.Name):
+            name = targets[0].id
+            if self._is_zero(value) or (isinstance(value, gast.Name) and value.id in zeros.held):
+                return Zeros(after.held | {name}, after.linear | {name})  # the same zero
+        reads = _loaded(value) & self.locals
+        if reads & zeros.linear and reads <= zeros.linear | self.coefficients:
+            # Linear in cotangents all zero (a pullback's call on them, say): zero, though
+            # perhaps not a float or symbolic zero (an array of them, or NaN).
+            return Zeros(after.held, after.linear | (stored - {"_"}))
+        return after
+
+    def _changed(self, statement: gast.stmt) -> frozenset[str]:
+        """The names of the pullback's that `statement` may change in place: the root of
+        an item it assigns, and what it passes to a call that may change its arguments."""
+        changed: set[str] = set()
+        for node in syntax.walk(statement):
+            if isinstance(node, gast.Assign):
+                changed |= _roots_changed(node.targets)
+            elif isinstance(node, gast.AugAssign):
+                changed |= _roots_changed([node.target]) | _stored([node.target])
+            elif isinstance(node, gast.Call) and not self._reads_only(node):
+                changed |= {n.id for a in (*node.args, *node.keywords) for n in _names(a)}
+        return frozenset(changed & self.locals)
+
+    def _loop(self, loop: gast.For, zeros: Zeros, drop: bool) -> Zeros:
         """The names known zero after a loop kept: those zero on entry that each iteration
         leaves zero (its body folded with them known zero at the start of each)."""
         if any(isinstance(n, _STOPS) for n in syntax.walk(loop)) or loop.orelse:
-            inner = zeros - _stored([loop])
+            inner = zeros.without(_stored([loop]) | self._changed(loop))
         else:
-            inner = zeros - _stored([loop.target])
+            inner = zeros.without(_stored([loop.target]))
             while True:
-                kept = inner & self.block(loop.body, inner, drop=False)
+                end = self.block(loop.body, inner, drop=False)
+                kept = Zeros(inner.held & end.held, inner.linear & end.linear)
                 if kept == inner:
                     break
                 inner = kept
         self.block(loop.body, inner, drop)
         return inner
+
+    def _reads_only(self, call: gast.Call) -> bool:
+        return isinstance(call.func, gast.Name) and call.func.id in self.readers
 
     def _is_zero(self, value: gast.expr) -> bool:
         if isinstance(value, gast.Constant):
@@ -149,31 +182,49 @@ class _Folder:
             and not value.keywords
         )
 
-    def _adds_zero(self, statement: gast.Assign, zeros: frozenset[str]) -> bool:
-        """Whether `a = e`, `a` known zero, is arithmetic on known zeros and coefficients."""
-        value = statement.value
+    def _adds_zero(self, statement: gast.Assign, zeros: Zeros) -> bool:
+        """Whether `a = e`, `a` holding a zero, is arithmetic on known zeros and
+        coefficients: `a` may keep its zero."""
+        targets, value = statement.targets, statement.value
+        if not (len(targets) == 1 and isinstance(targets[0], gast.Name)):
+            return False
+        if targets[0].id not in zeros.held or self._is_zero(value):
+            return False
         if not all(isinstance(n, _ARITHMETIC) for n in syntax.walk(value)):
             return False
-        return _loaded(value) & self.locals <= zeros | self.coefficients
+        return _loaded(value) & self.locals <= zeros.linear | self.coefficients
 
-    def _dead(self, loop: gast.For, zeros: frozenset[str]) -> bool:
-        """Whether a loop only adds zeros: every cotangent it reads from before it, and every
-        one it assigns that is read outside it, is known zero on entry (linearity)."""
+    def _dead(self, loop: gast.For, zeros: Zeros) -> bool:
+        """Whether a loop only adds zeros: every cotangent it reads from before it is known
+        zero on entry, and every one it assigns that is read outside it holds a zero."""
         if any(isinstance(n, _STOPS) for n in syntax.walk(loop)):
             return False
         reads = _loads(loop)
         outside = _uses(self.pullback) - _uses(loop)
         outside_reads = _loads(self.pullback) - reads
         assigned = _stored([loop])
-        for name in assigned - zeros:
-            # Read after the loop, or (assigned outside it too) perhaps carried into it.
-            if outside_reads[name] or (outside[name] and reads[name]):
+        for name in assigned - zeros.held:
+            # Read after the loop (it keeps what it holds), or perhaps carried into it.
+            if outside_reads[name] or (outside[name] and reads[name] and name not in zeros.linear):
                 return False
         return all(
-            name in zeros or name in self.coefficients or name not in self.locals
+            name in zeros.linear or name in self.coefficients or name not in self.locals
             for name in reads
             if name not in assigned
         )
+
+
+class Zeros(NamedTuple):
+    """What is known of the names at a point of a pullback: `held`, those holding a float
+    or symbolic zero (an immutable one, which stays the right cotangent where the code
+    that would add zeros to it goes); `linear`, those that are zero as linear functions of
+    zeros (the held ones, and what is computed from them alone with coefficients)."""
+
+    held: frozenset[str]
+    linear: frozenset[str]
+
+    def without(self, names: frozenset[str]) -> Zeros:
+        return Zeros(self.held - names, self.linear - names)
 
 
 def _names(node: gast.AST) -> Iterable[gast.Name]:
