@@ -16,8 +16,7 @@ cotangent starts from, where the kinds are known, did not. So, in each pullback:
 
 What the pullback reads that is no cotangent (the tape, the primal values it closes over,
 names taken from those alone) is a coefficient, whatever its value. `docs/higher_order.md`
-("Zero times infinity") says what srcad gives where a cotangent is not known zero at
-compile time.
+("Zero cotangents") says what srcad gives where a cotangent is zero only at run time.
 """
 
 from __future__ import annotations
@@ -30,7 +29,6 @@ import gast
 
 from srcad import syntax
 from srcad.passes.base import RuntimeNames
-from srcad.passes.normal_form import COMPOUND
 from srcad.passes.transforms.simplify import only_reads
 from srcad.tangents import ZeroTangent
 
@@ -45,7 +43,7 @@ def fold_zero_cotangents(pullback: gast.FunctionDef, runtime: RuntimeNames) -> N
     the names emitted code reaches srcad's objects and builtins by."""
     zero = runtime.name_of(ZeroTangent)
     # The functions it calls that leave their arguments as they are (a tape is iterated).
-    readers = {k for k, v in runtime.items() if only_reads(v) or v in _ITERATION}
+    readers = {k for k, v in runtime.items() if only_reads(v) or any(v is f for f in _ITERATION)}
     nothing = Zeros(frozenset(), frozenset())
     _Folder(pullback, zero, readers).block(pullback.body, nothing, drop=True)
 
@@ -112,11 +110,11 @@ class _Folder:
                 then = self.block(statement.body, zeros, drop)
                 orelse = self.block(statement.orelse, zeros, drop)
                 zeros = Zeros(then.held & orelse.held, then.linear & orelse.linear)
-            elif type(statement) in COMPOUND:
+            elif type(statement) in (gast.While, gast.With):
                 inner = zeros.without(_stored([statement]) | self._changed(statement))
                 self.block(statement.body, inner, drop)
                 zeros = inner
-            elif not syntax.is_comment(statement):
+            elif not syntax.is_comment(statement):  # (a `def` or `try` is not looked into)
                 zeros = zeros.without(_stored([statement]) | self._changed(statement))
             index += 1
         if emptied and not block:

@@ -151,3 +151,41 @@ def test_oracle_skips_a_point_where_rounding_decides_a_branch():
     assert not fuzz_oracle.jumps_near(np.abs, [0.3], [1.0], 2.0)
     assert not fuzz_oracle.jumps_near(np.exp, [np.linspace(-1, 2, 5)], [np.ones(5)], 9.0)
     assert run.fuzz_one(9612)[2].kind == "skipped"
+
+
+RUNTIME_ZERO_TIMES_INFINITY = (
+    "a loop drives `x` to inf, then `x = np.where(c, c0, x / 1.69)` with `c` true: the "
+    "cotangent the loop's reverse starts from is 0.0 at run time only, and 0.0 * inf is NaN "
+    "(docs/higher_order.md, 'Zero times infinity'); the derivative is 0"
+)
+
+#: Seeds checked with `--second-order` (and the generator options each was found with):
+#: 90099 and 50041 crashed, a cotangent pulled back to the symbolic zero tangent of a
+#: float in the shape of an array it was broadcast against
+#: (`tests/end_to_end/test_second_order_zero_tangents.py`).
+SECOND_ORDER_SEEDS = {
+    90099: {"writes": True, "shadowing": True},
+    50041: {"shadowing": True},
+    50118: {"shadowing": True},
+}
+SECOND_ORDER_KNOWN = {50118: RUNTIME_ZERO_TIMES_INFINITY}
+
+
+def _second_order_cases():
+    for seed, options in SECOND_ORDER_SEEDS.items():
+        marks = ()
+        if seed in SECOND_ORDER_KNOWN:
+            reason = SECOND_ORDER_KNOWN[seed]
+            marks = (pytest.mark.xfail(reason=reason, raises=AssertionError, strict=True),)
+        yield pytest.param(seed, options, marks=marks, id=str(seed))
+
+
+@pytest.mark.parametrize(("seed", "options"), list(_second_order_cases()))
+def test_program_is_differentiated_right_to_second_order(seed, options):
+    _, program, outcome = run.fuzz_one(seed, second_order=True, **options)
+    flags = " ".join(f"--{name}" for name in options)
+    assert outcome.kind not in ("WRONG", "CRASH"), (
+        f"seed {seed}: {outcome.kind} in {outcome.check}: {outcome.detail}\n"
+        f"{program.source}\n(reduce it: python tests/fuzz/run.py --second-order {flags} "
+        f"--only {seed})"
+    )
