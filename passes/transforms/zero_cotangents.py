@@ -29,60 +29,61 @@ import gast
 
 from srcad import syntax
 from srcad.passes.base import RuntimeNames
+from srcad.passes.normal_form import walk_statements
 from srcad.passes.transforms.simplify import only_reads
 from srcad.tangents import ZeroTangent
 
-_ARITHMETIC = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.expr_context,
-               gast.operator, gast.unaryop)  # fmt: skip
+_ARITHMETIC = frozenset([gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp])
 _ITERATION = (reversed, range, len)
-_STOPS = (gast.Break, gast.Continue, gast.Return, gast.Raise, gast.Assert, gast.Try)
+_STOPS = frozenset([gast.Break, gast.Continue, gast.Return, gast.Raise, gast.Assert, gast.Try])
 
 
 def fold_zero_cotangents(pullback: gast.FunctionDef, runtime: RuntimeNames) -> None:
     """Drop from `pullback` (in place) what adds known zeros (see the module). `runtime`:
     the names emitted code reaches srcad's objects and builtins by."""
+    # Zeros are bound at run time in loops (and branches) alone (`Cotangents.region`): with
+    # no loop, or no zero bound, there is nothing to fold.
     zero = runtime.name_of(ZeroTangent)
-    # The functions it calls that leave their arguments as they are (a tape is iterated).
-    readers = {k for k, v in runtime.items() if only_reads(v) or any(v is f for f in _ITERATION)}
-    nothing = Zeros(frozenset(), frozenset())
-    _Folder(pullback, zero, readers).block(pullback.body, nothing, drop=True)
+    loops = bound = False
+    for statement in walk_statements(pullback.body):
+        loops = loops or isinstance(statement, gast.For)
+        bound = bound or (isinstance(statement, gast.Assign) and _is_zero(statement.value, zero))
+    if loops and bound:
+        nothing = Zeros(frozenset(), frozenset())
+        _Folder(pullback, zero, runtime).block(pullback.body, nothing, drop=True)
 
 
 class _Folder:
-    def __init__(self, pullback: gast.FunctionDef, zero: str | None, readers: set[str]) -> None:
-        self.pullback, self.zero, self.readers = pullback, zero, readers
+    def __init__(self, pullback: gast.FunctionDef, zero: str | None, runtime: RuntimeNames
+                 ) -> None:  # fmt: skip
+        self.pullback, self.zero, self.runtime = pullback, zero, runtime
+        self.readers: dict[str, bool] = {}  # name -> whether it leaves its arguments as they are
         self.parameters = {a.id for a in pullback.args.args}
-        self.locals = self.parameters | _stored(pullback.body)
+        # What each node reads and assigns, each node walked once: a loop's, as it was
+        # before any code in it went (what it still does is less), beside the whole
+        # pullback's then.
+        self.known: dict[int, _Facts] = {}
+        self.whole = self._facts(pullback)
+        self.locals = self.parameters | self.whole.stored
         self.coefficients = self._coefficients()
 
     def _coefficients(self) -> set[str]:
         """The pullback's own names that no cotangent reaches: each assignment of one reads
         only names the pullback closes over (primal values, tapes) and other such names,
         and no call may change it in place (a buffer accumulated into is a cotangent)."""
-        sources: dict[str, list[gast.AST]] = {}  # name -> what each assignment reads
-        changed: set[str] = set(self.parameters)
-        for node in syntax.walk(self.pullback):
-            if node is self.pullback:
+        sources: dict[str, list[set[str]]] = {}  # name -> what each assignment reads
+        for statement in walk_statements(self.pullback.body):
+            if isinstance(statement, gast.Assign):
+                read, bound = self._facts(statement.value), self._facts(statement).stored
+            elif isinstance(statement, gast.For):
+                read, bound = self._facts(statement.iter), self._facts(statement.target).stored
+            else:
                 continue
-            if isinstance(node, gast.Assign):
-                for name in _stored(node.targets):
-                    sources.setdefault(name, []).append(node.value)
-                changed |= _roots_changed(node.targets)
-            elif isinstance(node, gast.AugAssign):
-                changed |= _roots_changed([node.target])
-            elif isinstance(node, gast.For):
-                for name in _stored([node.target]):
-                    sources.setdefault(name, []).append(node.iter)
-            elif isinstance(node, gast.Call) and not self._reads_only(node):
-                arguments = [*node.args, *(k.value for k in node.keywords)]
-                changed |= {n.id for a in arguments for n in _names(a)}
-        found = set(sources) - changed
+            for name in bound:
+                sources.setdefault(name, []).append(read.loads.keys() & self.locals)
+        found = set(sources) - self.parameters - self.whole.mutated
         while True:
-            dropped = {
-                name
-                for name in found
-                if any(_loaded(value) & (self.locals - found) for value in sources[name])
-            }
+            dropped = {name for name in found if any(r - found for r in sources[name])}
             if not dropped:
                 return found
             found -= dropped
@@ -111,11 +112,11 @@ class _Folder:
                 orelse = self.block(statement.orelse, zeros, drop)
                 zeros = Zeros(then.held & orelse.held, then.linear & orelse.linear)
             elif type(statement) in (gast.While, gast.With):
-                inner = zeros.without(_stored([statement]) | self._changed(statement))
+                inner = zeros.without(self._touched(statement))
                 self.block(statement.body, inner, drop)
                 zeros = inner
             elif not syntax.is_comment(statement):  # (a `def` or `try` is not looked into)
-                zeros = zeros.without(_stored([statement]) | self._changed(statement))
+                zeros = zeros.without(self._touched(statement))
             index += 1
         if emptied and not block:
             block.append(gast.Pass())
@@ -124,40 +125,67 @@ class _Folder:
     def _assign(self, statement: gast.Assign, zeros: Zeros) -> Zeros:
         """The names known zero after an assignment that stays."""
         targets, value = statement.targets, statement.value
-        stored = _stored(targets)
-        after = zeros.without(stored | self._changed(statement))
+        facts = self._facts(statement)
+        after = zeros.without(self._touched(statement))
         if len(targets) == 1 and isinstance(targets[0], gast.Name):
             name = targets[0].id
             if self._is_zero(value) or (isinstance(value, gast.Name) and value.id in zeros.held):
                 return Zeros(after.held | {name}, after.linear | {name})  # the same zero
-        reads = _loaded(value) & self.locals
+        reads = self._facts(value).loads.keys() & self.locals
         if reads & zeros.linear and reads <= zeros.linear | self.coefficients:
             # Linear in cotangents all zero (a pullback's call on them, say): zero, though
             # perhaps not a float or symbolic zero (an array of them, or NaN).
-            return Zeros(after.held, after.linear | (stored - {"_"}))
+            return Zeros(after.held, after.linear | (facts.stored - {"_"}))
         return after
 
-    def _changed(self, statement: gast.stmt) -> frozenset[str]:
-        """The names of the pullback's that `statement` may change in place: the root of
-        an item it assigns, and what it passes to a call that may change its arguments."""
-        changed: set[str] = set()
-        for node in syntax.walk(statement):
-            if isinstance(node, gast.Assign):
-                changed |= _roots_changed(node.targets)
-            elif isinstance(node, gast.AugAssign):
-                changed |= _roots_changed([node.target]) | _stored([node.target])
-            elif isinstance(node, gast.Call) and not self._reads_only(node):
-                changed |= {n.id for a in (*node.args, *node.keywords) for n in _names(a)}
-        return frozenset(changed & self.locals)
+    def _facts(self, node: gast.AST) -> _Facts:
+        """What `node` reads and assigns (kept): see `_Facts`."""
+        facts = self.known.get(id(node))
+        if facts is not None:
+            return facts
+        loads: Counter[str] = Counter()
+        uses: Counter[str] = Counter()
+        stored: set[str] = set()
+        mutated: set[str] = set()
+        stops = False
+        arithmetic = True
+        for part in syntax.walk(node):
+            kind = part.__class__
+            if kind is gast.Name:
+                name = part.id
+                uses[name] += 1
+                context = part.ctx.__class__
+                if context is gast.Load:
+                    loads[name] += 1
+                elif context is gast.Store or context is gast.Del:
+                    stored.add(name)
+                continue
+            if kind is gast.Assign:
+                mutated |= _roots_changed(part.targets)
+            elif kind is gast.AugAssign:
+                mutated |= _roots_changed([part.target])
+            elif kind is gast.Call and not self._reads_only(part):
+                arguments = (*part.args, *part.keywords)
+                mutated |= {n.id for a in arguments for n in _names(a)}
+            stops = stops or kind in _STOPS
+            arithmetic = arithmetic and kind in _ARITHMETIC
+        facts = _Facts(frozenset(stored), loads, uses, frozenset(mutated), stops, arithmetic)
+        self.known[id(node)] = facts
+        return facts
+
+    def _touched(self, node: gast.AST) -> frozenset[str]:
+        """The pullback's names `node` binds or may change in place."""
+        facts = self._facts(node)
+        return (facts.stored | facts.mutated) & self.locals
 
     def _loop(self, loop: gast.For, zeros: Zeros, drop: bool) -> Zeros:
         """The names known zero after a loop kept: those zero on entry that each iteration
         leaves zero (its body folded with them known zero at the start of each)."""
-        if any(isinstance(n, _STOPS) for n in syntax.walk(loop)) or loop.orelse:
-            inner = zeros.without(_stored([loop]) | self._changed(loop))
+        if self._facts(loop).stops or loop.orelse:
+            inner = zeros.without(self._touched(loop))
         else:
-            inner = zeros.without(_stored([loop.target]))
-            while True:
+            inner = zeros.without(self._facts(loop.target).stored)
+            while inner.linear & self._touched(loop):  # else each iteration keeps them
                 end = self.block(loop.body, inner, drop=False)
                 kept = Zeros(inner.held & end.held, inner.linear & end.linear)
                 if kept == inner:
@@ -167,18 +195,21 @@ class _Folder:
         return inner
 
     def _reads_only(self, call: gast.Call) -> bool:
-        return isinstance(call.func, gast.Name) and call.func.id in self.readers
+        """Whether `call` leaves its arguments as they are: a call of one of srcad's
+        functions that only read theirs, or of a builtin that iterates (a tape)."""
+        if not isinstance(call.func, gast.Name):
+            return False
+        name = call.func.id
+        known = self.readers.get(name)
+        if known is None:
+            value = self.runtime.get(name)
+            known = self.readers[name] = value is not None and (
+                only_reads(value) or any(value is f for f in _ITERATION)
+            )
+        return known
 
     def _is_zero(self, value: gast.expr) -> bool:
-        if isinstance(value, gast.Constant):
-            return type(value.value) is float and value.value == 0.0
-        return (
-            isinstance(value, gast.Call)
-            and isinstance(value.func, gast.Name)
-            and value.func.id == self.zero
-            and not value.args
-            and not value.keywords
-        )
+        return _is_zero(value, self.zero)
 
     def _adds_zero(self, statement: gast.Assign, zeros: Zeros) -> bool:
         """Whether `a = e`, `a` holding a zero, is arithmetic on known zeros and
@@ -188,19 +219,21 @@ class _Folder:
             return False
         if targets[0].id not in zeros.held or self._is_zero(value):
             return False
-        if not all(isinstance(n, _ARITHMETIC) for n in syntax.walk(value)):
-            return False
-        return _loaded(value) & self.locals <= zeros.linear | self.coefficients
+        facts = self._facts(value)
+        return facts.arithmetic and facts.loads.keys() & self.locals <= zeros.linear | (
+            self.coefficients
+        )
 
     def _dead(self, loop: gast.For, zeros: Zeros) -> bool:
         """Whether a loop only adds zeros: every cotangent it reads from before it is known
         zero on entry, and every one it assigns that is read outside it holds a zero."""
-        if any(isinstance(n, _STOPS) for n in syntax.walk(loop)):
+        facts = self._facts(loop)
+        if facts.stops:
             return False
-        reads = _loads(loop)
-        outside = _uses(self.pullback) - _uses(loop)
-        outside_reads = _loads(self.pullback) - reads
-        assigned = _stored([loop])
+        reads = facts.loads
+        outside = self.whole.uses - facts.uses
+        outside_reads = self.whole.loads - reads
+        assigned = facts.stored
         for name in assigned - zeros.held:
             # Read after the loop (it keeps what it holds), or perhaps carried into it.
             if outside_reads[name] or (outside[name] and reads[name] and name not in zeros.linear):
@@ -210,6 +243,34 @@ class _Folder:
             for name in reads
             if name not in assigned
         )
+
+
+def _is_zero(value: gast.expr, zero: str | None) -> bool:
+    """Whether `value` is the float zero or a call of `zero` (the symbolic zero's name)."""
+    if isinstance(value, gast.Constant):
+        return type(value.value) is float and value.value == 0.0
+    return (
+        isinstance(value, gast.Call)
+        and isinstance(value.func, gast.Name)
+        and value.func.id == zero
+        and not value.args
+        and not value.keywords
+    )
+
+
+class _Facts(NamedTuple):
+    """What a node of a pullback reads and assigns: `stored`, the names it binds; `loads`
+    and `uses`, how many times it reads each name, and reads or binds it; `mutated`, the
+    names it may change in place (the root of an item it assigns, what it passes to a call
+    that may change its arguments); `stops`, whether it may leave a loop early (or raise);
+    `arithmetic`, whether it is names and constants under operators alone."""
+
+    stored: frozenset[str]
+    loads: Counter[str]
+    uses: Counter[str]
+    mutated: frozenset[str]
+    stops: bool
+    arithmetic: bool
 
 
 class Zeros(NamedTuple):
@@ -229,29 +290,12 @@ def _names(node: gast.AST) -> Iterable[gast.Name]:
     return (n for n in syntax.walk(node) if isinstance(n, gast.Name))
 
 
-def _loaded(node: gast.AST) -> set[str]:
-    return {n.id for n in _names(node) if isinstance(n.ctx, gast.Load)}
-
-
-def _stored(nodes: Iterable[gast.AST]) -> frozenset[str]:
-    return frozenset(
-        n.id for node in nodes for n in _names(node) if isinstance(n.ctx, gast.Store | gast.Del)
-    )
-
-
-def _loads(node: gast.AST) -> Counter[str]:
-    return Counter(n.id for n in _names(node) if isinstance(n.ctx, gast.Load))
-
-
-def _uses(node: gast.AST) -> Counter[str]:
-    """How many times each name is read or assigned in `node` (a `def`'s name aside)."""
-    return Counter(n.id for n in _names(node))
-
-
 def _roots_changed(targets: list[gast.expr]) -> set[str]:
     """The names assigning to `targets` changes in place (`x` of `x[i] = v`)."""
     roots = set()
     for target in targets:
+        if target.__class__ is gast.Name:
+            continue
         for node in syntax.walk(target):
             if isinstance(node, gast.Subscript | gast.Attribute):
                 root = node.value
