@@ -26,7 +26,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import PYTHON_INT, Kind, is_real
+from srcad.kinds import PYTHON_INT, Kind, is_int_scalar, is_integer, is_real
 from srcad.passes.analyses.value_kinds import subscript
 from srcad.passes.normal_form import integral_exponent
 from srcad.projection import sum_to
@@ -229,3 +229,24 @@ def index_adjoint(
     if subscript(base, value.slice, kind_of) is None:  # ints and slices only
         return None
     return list(dict.fromkeys(n.id for n in syntax.walk(value.slice) if isinstance(n, gast.Name)))
+
+
+def repeated_index_adjoint(
+    value: gast.Subscript, kind_of: Callable[[gast.expr], Kind | None]
+) -> list[str] | None:
+    """For `y = a[index]` with a float array `a` and an index of names of int arrays and
+    ints, one array at least (`log_probs[rows, labels]`): the names the index reads (its
+    cotangent goes into `a_bar` by `np.add.at`, which adds once per repeated element);
+    else None (a boolean mask, a slice beside arrays, an unknown kind)."""
+    base = kind_of(value.value)
+    if base is None or not is_real(base) or base[1] == 0:
+        return None
+    parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
+    if not 0 < len(parts) <= base[1] or not all(isinstance(p, gast.Name) for p in parts):
+        return None
+    kinds = [kind_of(p) for p in parts]
+    if not all(is_integer(k) for k in kinds):
+        return None
+    if all(is_int_scalar(k) for k in kinds):
+        return None  # ints alone: `index_adjoint`
+    return list(dict.fromkeys(p.id for p in parts if isinstance(p, gast.Name)))

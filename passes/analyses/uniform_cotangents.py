@@ -25,7 +25,7 @@ from srcad.passes.analyses.statement_index import StatementIndex, Statements
 from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Analysis, Context
 from srcad.passes.checks.callees import Callees
-from srcad.passes.inlining import Plan, index_adjoint
+from srcad.passes.inlining import Plan, index_adjoint, repeated_index_adjoint
 from srcad.passes.normal_form import is_copy
 from srcad.passes.rule_calls import captured_names
 
@@ -119,5 +119,8 @@ def _indexing(statement: gast.Assign, kinds: ValueKinds) -> bool:
     return (
         isinstance(value, gast.Subscript)
         and isinstance(value.value, gast.Name)
-        and index_adjoint(value, kinds.of) is not None
+        and (
+            index_adjoint(value, kinds.of) is not None
+            or repeated_index_adjoint(value, kinds.of) is not None
+        )
     )

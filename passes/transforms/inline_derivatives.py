@@ -1,7 +1,8 @@
 """InlinedDerivatives: the kind-specialised inlining of ReverseAD, a part it calls.
 
 Where `InlinePlans` planned an assignment's derivative, or the assignment indexes a float
-array with ints and slices (`inlining.index_adjoint`), the rule writes the operation as
+array with ints and slices (`inlining.index_adjoint`) or with integer arrays
+(`inlining.repeated_index_adjoint`), the rule writes the operation as
 the function does and the pullback writes each operand's cotangent as arithmetic on the
 seed, instead of calling the operation's rule and its pullback.
 
@@ -29,10 +30,10 @@ from srcad.passes.analyses.inline_plans import Plans
 from srcad.passes.analyses.statement_index import StatementIndex
 from srcad.passes.analyses.uniform_cotangents import Uniform
 from srcad.passes.base import Context
-from srcad.passes.inlining import Plan, index_adjoint
+from srcad.passes.inlining import Plan, index_adjoint, repeated_index_adjoint
 from srcad.passes.rule_calls import call
 from srcad.passes.transforms.cotangents import Cotangents
-from srcad.projection import add_at, scatter
+from srcad.projection import add_at, add_at_repeated, scatter, scatter_add
 from srcad.syntax import ADD, STORE, load, make, store
 
 
@@ -81,6 +82,7 @@ class InlinedDerivatives:
         self.bind, self.index_value, self.keep_once = bind, index_value, keep_once
         self.cotangents = cotangents
         self.buffers: list[str] = []  # parameters whose cotangents indexing accumulates into
+        self.repeated: set[gast.stmt] = set()  # indexing by integer arrays: `np.add.at`
         # Per inlined statement: the expressions under which the pullback reads each
         # value (by role), and its plan (None for indexing).
         self.inlined: dict[gast.stmt, tuple[dict[str, gast.expr], Plan | None]] = {}
@@ -96,6 +98,10 @@ class InlinedDerivatives:
         write: Plan | None
         if isinstance(value, gast.Subscript):
             index = index_adjoint(value, self.kinds.of)
+            if index is None:  # integer arrays, which may repeat an element
+                index = repeated_index_adjoint(value, self.kinds.of)
+                if index is not None:
+                    self.repeated.add(statement)
             if index is None or not isinstance(value.value, gast.Name):
                 return None
             base = value.value.id
@@ -165,7 +171,17 @@ class InlinedDerivatives:
             base = value.value.id
             index = _substituted(saved["index"], saved)
             kinds = self.kinds
-            if base in self.buffers and kinds is not None and is_real_scalar(kinds.of(value)):
+            repeated = statement in self.repeated
+            if repeated:
+                adds, scatters = (add_at_repeated, "add_at_repeated"), (scatter_add, "scatter_add")
+            else:
+                adds, scatters = (add_at, "add_at"), (scatter, "scatter")
+            if (
+                base in self.buffers
+                and not repeated
+                and kinds is not None
+                and is_real_scalar(kinds.of(value))
+            ):
                 # One element: `+=` on a float, which takes a symbolic zero too.
                 element = make(
                     gast.Subscript, value=load(cotangents.bar(base)), slice=index, ctx=STORE
@@ -173,11 +189,11 @@ class InlinedDerivatives:
                 code.append(make(gast.AugAssign, target=element, op=ADD, value=seed))
             elif base in self.buffers:
                 place = self.index_value(index)
-                added = call(self.bind(add_at, "add_at"), [load(cotangents.bar(base)), place, seed])
+                added = call(self.bind(*adds), [load(cotangents.bar(base)), place, seed])
                 code.append(make(gast.Expr, value=added))
             else:
                 place = self.index_value(index)
-                scattered = call(self.bind(scatter, "scatter"), [saved["a"], place, seed])
+                scattered = call(self.bind(*scatters), [saved["a"], place, seed])
                 cotangents.accumulate(base, scattered, code)
             return code + cotangents.restart([target], statement)
         names = dict(saved)
