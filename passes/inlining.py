@@ -234,15 +234,17 @@ def index_adjoint(
 def repeated_index_adjoint(
     value: gast.Subscript, kind_of: Callable[[gast.expr], Kind | None]
 ) -> list[str] | None:
-    """For `y = a[index]` with a float array `a` and an index of names of int arrays and
-    ints, one array at least (`log_probs[rows, labels]`): the names the index reads (its
+    """For `y = a[index]` with a float array `a` and an index of int arrays and ints (names
+    or constants), one array at least (`log_probs[rows, labels]`): the names the index reads (its
     cotangent goes into `a_bar` by `np.add.at`, which adds once per repeated element);
     else None (a boolean mask, a slice beside arrays, an unknown kind)."""
     base = kind_of(value.value)
     if base is None or not is_real(base) or base[1] == 0:
         return None
     parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
-    if not 0 < len(parts) <= base[1] or not all(isinstance(p, gast.Name) for p in parts):
+    if not 0 < len(parts) <= base[1] or not all(
+        isinstance(p, gast.Name | gast.Constant) for p in parts
+    ):
         return None
     kinds = [kind_of(p) for p in parts]
     if not all(is_integer(k) for k in kinds):
