@@ -175,3 +175,18 @@ def test_softplus_slope_in_the_tails(z: float) -> None:
         array = srcad.grad(softplus_summed)(np.array([z, z]))
     np.testing.assert_allclose(scalar, exact, rtol=1e-15, atol=0)
     np.testing.assert_allclose(array[0], exact, rtol=1e-15, atol=0)
+
+
+def offset_from_a_dict(x, p):
+    return np.mean(np.exp(x) * 2.0 + p["b"] * p["scale"])
+
+
+def test_a_float_read_from_a_dict_takes_a_uniform_cotangent() -> None:
+    """The mean's cotangent stays a float through `+ p["b"] * p["scale"]`, whose floats
+    take it summed over the elements they stood for (no array filled with it)."""
+    x, p = np.random.default_rng(10).standard_normal((3, 2)), {"b": 0.3, "scale": -1.7}
+    x_bar, p_bar = srcad.grad(offset_from_a_dict, wrt=(0, 1))(x, p)
+    np.testing.assert_allclose(x_bar, finite_difference_vjp(offset_from_a_dict, (x, p), 1.0, 0))
+    np.testing.assert_allclose(p_bar["b"], -1.7, rtol=1e-12)
+    np.testing.assert_allclose(p_bar["scale"], 0.3, rtol=1e-12)
+    assert "fill_like" not in srcad.source(offset_from_a_dict, wrt=(0, 1), args=(x, p))
