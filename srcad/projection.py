@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
@@ -91,12 +90,11 @@ def _summed_by_product(dx: np.ndarray, shape: tuple[int, ...], extra: int) -> An
     return None
 
 
-@functools.lru_cache(maxsize=64)
 def _ones(count: int, dtype: np.dtype) -> np.ndarray:
-    """A vector of `count` ones, made once and never written (`np.ones` costs as much as
-    the product it serves)."""
-    ones = np.ones(count, dtype)
-    ones.flags.writeable = False
+    """A vector of `count` ones (`np.ones`, without its Python wrapper, which costs as much
+    as the product it serves)."""
+    ones = np.empty(count, dtype)
+    ones.fill(1.0)
     return ones
 
 
