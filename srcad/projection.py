@@ -13,6 +13,7 @@ from srcad.tangents import (
     NotImplementedTangent,
     Tangent,
     Thunk,
+    ZeroTangent,
     field_names,
 )
 
@@ -172,6 +173,24 @@ def scatter_add(x: np.ndarray, index: Any, value: Any) -> Any:
     out = np.zeros(x.shape)
     np.add.at(out, index, value)
     return out
+
+
+def entries_tangent(container: Any, parts: dict[Any, Any]) -> Tangent:
+    """The cotangent of a tuple, list or dict from those of the items read from it by
+    constant keys or positions (`parts`), the items not read zero: what a pullback gives
+    an argument whose items the code reads as `p["w"]`, `p[0]` (`InlinedDerivatives`).
+
+    >>> entries_tangent({"w": 1.0, "b": 2.0}, {"b": 3.0})
+    Tangent(dict, b=3.0)
+    >>> entries_tangent((1.0, 2.0, 3.0), {1: 0.5})
+    Tangent(tuple, ZeroTangent(), 0.5, ZeroTangent())
+    """
+    if type(container) is dict:
+        return Tangent.of_mapping(dict, parts)
+    bars: list[Any] = [ZeroTangent()] * len(container)
+    for position, part in parts.items():
+        bars[position] = part
+    return Tangent(type(container), *bars)
 
 
 def outer(a: Any, b: Any) -> Any:

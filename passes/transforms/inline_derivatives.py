@@ -25,12 +25,13 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import is_real_scalar
+from srcad.kinds import is_real, is_real_scalar
 from srcad.passes.analyses.inline_plans import Plans
 from srcad.passes.analyses.statement_index import StatementIndex
 from srcad.passes.analyses.uniform_cotangents import Uniform
 from srcad.passes.base import Context
 from srcad.passes.inlining import Plan, index_adjoint, repeated_index_adjoint
+from srcad.passes.normal_form import constant_int
 from srcad.passes.rule_calls import call
 from srcad.passes.transforms.cotangents import Cotangents
 from srcad.projection import add_at, add_at_repeated, scatter, scatter_add
@@ -83,6 +84,11 @@ class InlinedDerivatives:
         self.cotangents = cotangents
         self.buffers: list[str] = []  # parameters whose cotangents indexing accumulates into
         self.repeated: set[gast.stmt] = set()  # indexing by integer arrays: `np.add.at`
+        # Parameters of a structure of tuples, lists and dicts whose items the code reads
+        # by constant keys (`p["w"]`): per key, the variable its cotangent adds into, which
+        # ReverseAD makes the parameter's cotangent at the end (`entries_tangent`).
+        self.entries: dict[str, dict[Any, str]] = {}
+        self.entry_reads: dict[gast.stmt, tuple[str, Any]] = {}
         # Per inlined statement: the expressions under which the pullback reads each
         # value (by role), and its plan (None for indexing).
         self.inlined: dict[gast.stmt, tuple[dict[str, gast.expr], Plan | None]] = {}
@@ -96,6 +102,9 @@ class InlinedDerivatives:
         value = statement.value
         reads: dict[str, str]
         write: Plan | None
+        if isinstance(value, gast.Subscript) and self._entry(statement, value):
+            self.inlined[statement] = ({}, None)
+            return [statement]
         if isinstance(value, gast.Subscript):
             index = index_adjoint(value, self.kinds.of)
             if index is None:  # integer arrays, which may repeat an element
@@ -131,6 +140,38 @@ class InlinedDerivatives:
         self.inlined[statement] = (saved, write)
         return [*before, statement, *after]
 
+    def _entry(self, statement: gast.Assign, value: gast.Subscript) -> bool:
+        """Whether `statement` reads an item of a float or float array by a constant key
+        from a parameter of a structure of tuples, lists and dicts (`w = params["w"]`),
+        which nothing assigns and the function does not return; if so, the variable its
+        cotangent adds into is made (see `entries`)."""
+        assert self.kinds is not None
+        base, index = value.value, value.slice
+        key = index.value if isinstance(index, gast.Constant) else constant_int(index)
+        if not isinstance(base, gast.Name) or key is None:
+            return False
+        name = base.id
+        if not self.index.is_parameter(name) or name in self.returned:
+            return False
+        structure = self.kinds.structure(base)
+        if structure is None or structure.container not in (tuple, list, dict):
+            return False
+        if structure.container is dict:
+            if key not in structure.keys:
+                return False
+        elif type(key) is not int or not -len(structure.items) <= key < len(structure.items):
+            return False
+        else:
+            key %= len(structure.items)
+        if not is_real(self.kinds.of(value)):
+            return False
+        keys = self.entries.setdefault(name, {})
+        if key not in keys:
+            readable = isinstance(key, int) or str(key).isidentifier()
+            keys[key] = self.ctx.namer.fresh(f"{name}_bar_{key}" if readable else f"{name}_bar")
+        self.entry_reads[statement] = (name, key)
+        return True
+
     def _saved(self, name: str, statement: gast.stmt, is_result: bool,
                out: list[gast.stmt]) -> str:  # fmt: skip
         """The name under which the pullback reads `name`'s value at `statement` (before
@@ -165,6 +206,11 @@ class InlinedDerivatives:
             return cotangents.restart([target], statement)
         seed = load(cotangents.bar(target))
         seen.discard(target)
+        if statement in self.entry_reads:  # an item of a parameter: into its key's variable
+            base, key = self.entry_reads[statement]
+            total = self.entries[base][key]
+            added = make(gast.BinOp, left=load(total), op=ADD, right=seed)
+            return [_assign_value(total, added), *cotangents.restart([target], statement)]
         if write is None:  # indexing: into the buffer, or a fresh array
             value = statement.value
             assert isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
@@ -220,6 +266,10 @@ class InlinedDerivatives:
                 continue
             cotangents.accumulate(name, cotangent, code)
         return code + cotangents.restart([target], statement)
+
+
+def _assign_value(target: str, value: gast.expr) -> gast.Assign:
+    return make(gast.Assign, targets=[store(target)], value=value, type_comment=None)
 
 
 def _assign(target: str, source: str) -> gast.Assign:

@@ -1,0 +1,119 @@
+"""Issue 19, parameters in containers: an item read from a tuple, list or dict parameter by
+a constant key (`params["w"]`, `layers[0]`, `t[-1]`) is plain indexing in the emitted
+code, its cotangent added into a variable of that key's, and the parameter's cotangent made
+from those once, at the end (`entries_tangent`), in place of a rule call and a structural
+`Tangent` added per read. Each gradient against central differences of every leaf."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+import pytest
+
+import srcad
+
+
+def dict_reads(p, x):
+    return np.sum(np.tanh(x @ p["w"] + p["b"])) + p["b"] * np.sum(p["w"] ** 2)
+
+
+def tuple_reads(t, x):
+    return np.sum(t[0] * x) + t[-1] ** 2 * np.sum(t[0])  # t[1] is not read
+
+
+def loop_reads(p, x):
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(p["w"] * x) * p["c"] * i
+    return s
+
+
+def unpacked_and_read(t, x):
+    a, b = t
+    return np.sum(a * x) + np.sum(t[0] ** 2) + b * t[1]
+
+
+def helper(p, x):
+    return np.sum(p["w"] * x)
+
+
+def passed_whole_and_read(p, x):
+    return helper(p, x) * p["c"] + np.sum(np.sin(p["w"]))
+
+
+def list_reads(layers, x):
+    return np.sum(np.cos(x @ layers[0] + layers[1]))
+
+
+def branch_reads(p, x):
+    if np.sum(x) > 0:
+        return np.sum(p["w"] * x)
+    return p["c"] * 2.0
+
+
+r = np.random.default_rng(0)
+X = r.standard_normal((4, 3))
+CASES = [
+    (dict_reads, {"w": r.standard_normal(3), "b": 0.3}, X),
+    (tuple_reads, (r.standard_normal(3), r.standard_normal(2), 0.7), r.standard_normal(3)),
+    (loop_reads, {"w": r.standard_normal(3), "c": -1.2, "unused": 4.0}, r.standard_normal(3)),
+    (unpacked_and_read, (r.standard_normal(3), 0.4), r.standard_normal(3)),
+    (passed_whole_and_read, {"w": r.standard_normal(3), "c": 0.9}, r.standard_normal(3)),
+    (list_reads, [r.standard_normal((3, 2)), r.standard_normal(2)], X),
+    (branch_reads, {"w": r.standard_normal(3), "c": 0.9}, np.ones(3)),
+    (branch_reads, {"w": r.standard_normal(3), "c": 0.9}, -np.ones(3)),
+]
+
+
+def _leaves(value: Any) -> list[tuple[Any, ...]]:
+    """The paths to the float leaves of a container."""
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    return [(k,) for k, v in items if isinstance(v, float | np.ndarray)]
+
+
+def _differences(f: Any, p: Any, x: np.ndarray, key: Any) -> Any:
+    """The derivative of `f` in the leaf `p[key]`, by central differences."""
+    leaf = np.asarray(p[key], dtype=float)
+    found = np.zeros(leaf.shape)
+    for index in np.ndindex(leaf.shape):
+        values = []
+        for step in (1e-6, -1e-6):
+            moved = copy.deepcopy(p) if not isinstance(p, tuple) else list(p)
+            shifted = leaf.copy()
+            shifted[index] += step
+            moved[key] = shifted if leaf.ndim else float(shifted)
+            values.append(f(tuple(moved) if isinstance(p, tuple) else moved, x))
+        found[index] = (values[0] - values[1]) / 2e-6
+    return found
+
+
+@pytest.mark.parametrize(("f", "p", "x"), CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_gradient_against_differences(f: Any, p: Any, x: np.ndarray) -> None:
+    gradient = srcad.grad(f)(p, x)
+    assert type(gradient) is type(p)
+    for (key,) in _leaves(p):
+        want = _differences(f, p, x, key)
+        np.testing.assert_allclose(gradient[key], want, rtol=1e-6, atol=1e-8)
+    if isinstance(p, dict) and "unused" in p:
+        assert gradient["unused"] == 0.0
+
+
+@pytest.mark.parametrize(("f", "p", "x"), CASES[:3], ids=lambda c: getattr(c, "__name__", ""))
+def test_no_rule_call_for_the_reads(f: Any, p: Any, x: np.ndarray) -> None:
+    text = srcad.source(f, args=(p, x))
+    assert "getitem_rrule" not in text and "entries_tangent" in text, text
+
+
+@pytest.mark.parametrize(("f", "p", "x"), CASES[:2], ids=lambda c: getattr(c, "__name__", ""))
+def test_second_order_in_the_other_argument(f: Any, p: Any, x: np.ndarray) -> None:
+    """The Hessian in `x`, with the container beside it, against differences of the
+    gradient."""
+    hessian = np.asarray(srcad.hessian(f, wrt=1)(p, x)).reshape(x.size, x.size)
+    gradient = srcad.grad(f, wrt=1)
+    for k in range(x.size):
+        step = np.zeros(x.size)
+        step[k] = 1e-5
+        column = gradient(p, x + step.reshape(x.shape)) - gradient(p, x - step.reshape(x.shape))
+        np.testing.assert_allclose(hessian[:, k], column.reshape(-1) / 2e-5, rtol=1e-5, atol=1e-7)
