@@ -117,3 +117,26 @@ def test_second_order_in_the_other_argument(f: Any, p: Any, x: np.ndarray) -> No
         step[k] = 1e-5
         column = gradient(p, x + step.reshape(x.shape)) - gradient(p, x - step.reshape(x.shape))
         np.testing.assert_allclose(hessian[:, k], column.reshape(-1) / 2e-5, rtol=1e-5, atol=1e-7)
+
+
+def unpacked(t, x):
+    w, b = t
+    return np.mean(np.exp(x @ w + b))
+
+
+@pytest.mark.parametrize(
+    ("f", "p", "x"),
+    [*CASES[:2], (unpacked, (r.standard_normal(3), 0.5), X)],
+    ids=lambda c: getattr(c, "__name__", ""),
+)
+def test_the_gradient_alone_leaves_the_value_out(f: Any, p: Any, x: np.ndarray) -> None:
+    """The items' kinds are known in the emitted code too (plain reads, and the library's
+    `unpack_rrule` read by `ValueKinds`), so the value is proven a float, and `grad` does
+    not compute it."""
+    from srcad.defaults import COMPILER, Request
+    from srcad.kinds import signature
+
+    compiled = COMPILER.compiled(f, None, Request.grad(signature((p, x)), value=False))
+    assert compiled.value_left_out
+    value, _ = compiled.function(p, x)
+    assert value is None
