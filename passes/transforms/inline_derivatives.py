@@ -25,7 +25,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import is_real, is_real_scalar
+from srcad.kinds import Structure, is_real, is_real_scalar
 from srcad.passes.analyses.inline_plans import Plans
 from srcad.passes.analyses.statement_index import StatementIndex
 from srcad.passes.analyses.uniform_cotangents import Uniform
@@ -141,8 +141,9 @@ class InlinedDerivatives:
         return [*before, statement, *after]
 
     def _entry(self, statement: gast.Assign, value: gast.Subscript) -> bool:
-        """Whether `statement` reads an item of a float or float array by a constant key
-        from a parameter of a structure of tuples, lists and dicts (`w = params["w"]`),
+        """Whether `statement` reads an item (a float, a float array, or a structure of
+        tuples, lists and dicts) by a constant key from a parameter of such a structure
+        (`w = params["w"]`, `W, b = layers[-1]`),
         which nothing assigns and the function does not return; if so, the variable its
         cotangent adds into is made (see `entries`)."""
         assert self.kinds is not None
@@ -163,12 +164,15 @@ class InlinedDerivatives:
             return False
         else:
             key %= len(structure.items)
-        if not is_real(self.kinds.of(value)):
+        item = self.kinds.structure(value)  # an item that is a container in its turn
+        if not is_real(self.kinds.of(value)) and (item is None or not _plain(item)):
             return False
         keys = self.entries.setdefault(name, {})
         if key not in keys:
-            readable = isinstance(key, int) or str(key).isidentifier()
-            keys[key] = self.ctx.namer.fresh(f"{name}_bar_{key}" if readable else f"{name}_bar")
+            # `params_bar_w`, `layers_bar_at_3` (not `layers_bar_3`, a second `layers_bar`)
+            label = f"at_{key}" if isinstance(key, int) else key
+            readable = str(label).isidentifier()
+            keys[key] = self.ctx.namer.fresh(f"{name}_bar_{label}" if readable else f"{name}_bar")
         self.entry_reads[statement] = (name, key)
         return True
 
@@ -266,6 +270,13 @@ class InlinedDerivatives:
                 continue
             cotangents.accumulate(name, cotangent, code)
         return code + cotangents.restart([target], statement)
+
+
+def _plain(structure: Structure) -> bool:
+    """Whether a structure is made of tuples, lists and dicts alone, all the way down."""
+    if structure.container not in (tuple, list, dict):
+        return False
+    return all(_plain(i) for i in structure.items if isinstance(i, Structure))
 
 
 def _assign_value(target: str, value: gast.expr) -> gast.Assign:

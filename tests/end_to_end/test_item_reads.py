@@ -140,3 +140,31 @@ def test_the_gradient_alone_leaves_the_value_out(f: Any, p: Any, x: np.ndarray) 
     assert compiled.value_left_out
     value, _ = compiled.function(p, x)
     assert value is None
+
+
+def last_layer(layers, x):
+    h = x
+    for w, b in layers[:-1]:
+        h = np.tanh(h @ w + b)
+    w, b = layers[-1]
+    return np.mean((h @ w + b) ** 2)
+
+
+def test_an_item_that_is_a_container_too() -> None:
+    """`W, b = layers[-1]`: the tuple's cotangent goes into the list's, at its place."""
+    layers = [(r.standard_normal((3, 3)), r.standard_normal(3)) for _ in range(3)]
+    x = r.standard_normal((2, 3))
+    gradient = srcad.grad(last_layer)(layers, x)
+    assert type(gradient) is list and all(type(g) is tuple for g in gradient)
+    for position in range(3):
+        for part in range(2):
+
+            def moved(value: Any, position: int = position, part: int = part) -> Any:
+                changed = [list(layer) for layer in layers]
+                changed[position][part] = value
+                return last_layer([tuple(layer) for layer in changed], x)
+
+            leaf = layers[position][part]
+            want = _differences(lambda d, _: moved(d[0]), {0: leaf}, x, 0)
+            np.testing.assert_allclose(gradient[position][part], want, rtol=1e-6, atol=1e-8)
+    assert "entries_tangent(layers, {2:" in srcad.source(last_layer, args=(layers, x))
