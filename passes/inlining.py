@@ -26,7 +26,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import PYTHON_INT, Kind, is_real
+from srcad.kinds import PYTHON_INT, Kind, is_int_scalar, is_integer, is_real
 from srcad.passes.analyses.value_kinds import subscript
 from srcad.passes.normal_form import integral_exponent
 from srcad.projection import sum_to
@@ -156,14 +156,15 @@ def adjoint_of(
     active: set[str],
     kind_of: Callable[[gast.expr], Kind | None],
     registry: Registry | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> Plan | None:
     """Whether and how `target = value` (calling `primal`) is inlined: None where a kind
     is unknown or the primitive's entry (in `registry`, by default srcad's) has no inline
-    derivative for these operands."""
+    derivative for these operands and constant keyword `options` (`axis=1`)."""
     if isinstance(value, gast.Subscript):
         return None  # indexing has its own inlining, into buffers: see `index_adjoint`
     kinds = [kind_of(o) for o in operands]
-    if None in kinds or getattr(value, "keywords", []):
+    if None in kinds or (getattr(value, "keywords", []) and not options):
         return None
     primitive = (REGISTRY if registry is None else registry).primitive(primal)
     if primitive is None or primitive.inline is None or primitive.result is None:
@@ -172,10 +173,10 @@ def adjoint_of(
     constants = [o.value if isinstance(o, gast.Constant) else None for o in operands]
     if primal is operator.pow and integral_exponent(operands[-1]):
         known[-1] = PYTHON_INT  # `a ** 2.0` is as real as `a ** 2` (`normal_form.integral_power`)
-    texts = primitive.inline.texts(known, constants)
+    texts = primitive.inline.texts(known, constants, options)
     if texts is None or len(texts) != len(operands):
         return None
-    result = primitive.result(kinds)
+    result = primitive.result.given(kinds, options or {})
     if result is None or not is_real(result):
         return None
     elementwise = primitive.elementwise
@@ -184,7 +185,7 @@ def adjoint_of(
         stretched = [_stretched(known, 0, result), _stretched(known, 1, result)]
     else:
         stretched = [False] * len(texts)
-    uniform_text = primitive.inline.uniform if known[0][1] > 0 else None
+    uniform_text = primitive.inline.uniform if known[0][1] > 0 and not options else None
     reduction = primal if uniform_text is not None else None
     plan = Plan({}, texts, operands, stretched, primitive.inline.functions, reduction,
                 elementwise, uniform_text=uniform_text)  # fmt: skip
@@ -228,3 +229,26 @@ def index_adjoint(
     if subscript(base, value.slice, kind_of) is None:  # ints and slices only
         return None
     return list(dict.fromkeys(n.id for n in syntax.walk(value.slice) if isinstance(n, gast.Name)))
+
+
+def repeated_index_adjoint(
+    value: gast.Subscript, kind_of: Callable[[gast.expr], Kind | None]
+) -> list[str] | None:
+    """For `y = a[index]` with a float array `a` and an index of int arrays and ints (names
+    or constants), one array at least (`log_probs[rows, labels]`): the names the index reads (its
+    cotangent goes into `a_bar` by `np.add.at`, which adds once per repeated element);
+    else None (a boolean mask, a slice beside arrays, an unknown kind)."""
+    base = kind_of(value.value)
+    if base is None or not is_real(base) or base[1] == 0:
+        return None
+    parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
+    if not 0 < len(parts) <= base[1] or not all(
+        isinstance(p, gast.Name | gast.Constant) for p in parts
+    ):
+        return None
+    kinds = [kind_of(p) for p in parts]
+    if not all(is_integer(k) for k in kinds):
+        return None
+    if all(is_int_scalar(k) for k in kinds):
+        return None  # ints alone: `index_adjoint`
+    return list(dict.fromkeys(p.id for p in parts if isinstance(p, gast.Name)))

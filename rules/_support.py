@@ -67,6 +67,26 @@ def reduced_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(int(a) % ndim for a in axes))
 
 
+def reduced_by_options(kinds: Any, options: Any) -> tuple[tuple[int, ...], bool] | None:
+    """The axes (non-negative, in order) and `keepdims` of a reduction of one array of
+    kind `kinds[0]` whose only constant options are `axis` and `keepdims`, as an inline
+    derivative writes them in (`Inline.options`); None for any other call.
+
+    >>> reduced_by_options([("f", 3)], {"axis": (-1, 0), "keepdims": True})
+    ((0, 2), True)
+    """
+    if len(kinds) != 1 or kinds[0][1] == 0 or not set(options) <= {"axis", "keepdims"}:
+        return None
+    ndim, axis, keepdims = kinds[0][1], options.get("axis"), options.get("keepdims", False)
+    axes = tuple(range(ndim)) if axis is None else (axis,) if type(axis) is int else axis
+    if type(keepdims) is not bool or type(axes) is not tuple:
+        return None
+    if not all(type(a) is int and -ndim <= a < ndim for a in axes):
+        return None
+    normal = tuple(sorted({a % ndim for a in axes}))
+    return (normal, keepdims) if len(normal) == len(axes) else None
+
+
 def with_reduced_axes(y: Any, shape: tuple[int, ...], axis: Any, keepdims: bool) -> np.ndarray:
     """A reduction's result (or cotangent) with its reduced axes back as length-1 axes, so
     that it broadcasts against the reduced array."""
@@ -104,6 +124,101 @@ def tied_share(matches: np.ndarray, axes: Any) -> np.ndarray:
     a tie shares the cotangent equally."""
     count = np.sum(matches, axis=axes, keepdims=True)
     return divide_or_zero(matches, count)
+
+
+def extremum_share(x: Any, y: Any, axis: Any, keepdims: bool) -> np.ndarray:
+    """The share of each element of `x` in a maximum or minimum `y` over `axis`: the
+    elements equal to the result (NaNs, where the result is NaN) share it equally, so the
+    cotangent is split equally among them and the tangent is their tangents' average.
+
+    At a tie of two, that is what central differences give; at a tie of k > 2 they give
+    1/2 to each, which sums to more than `y_bar`, while the equal split of 1/k is a
+    subgradient (as in JAX and autograd). A constant `initial` that wins gets it all.
+    """
+    values = np.asarray(x)
+    shape = values.shape
+    axes = reduced_axes(axis, len(shape))
+    y_kept = with_reduced_axes(y, shape, axis, keepdims)
+    matches = np.asarray(values == y_kept)
+    count = np.add.reduce(matches, axis=axes, keepdims=True)
+    if count.item(count.argmin()):  # each slice holds its extremum: the common case
+        return matches / count
+    # A NaN result, which no element equals, or a constant `initial` that won.
+    if values.dtype.kind in "fc":
+        matches = matches | (np.isnan(values) & np.isnan(y_kept))
+    return tied_share(matches, axes)
+
+
+def spread_sum(y_bar: Any, x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+    """The cotangent of a float array `x` from that of `np.sum(x, axis=axes,
+    keepdims=keepdims)` (`axes` non-negative, in order), as inlined derivatives write it: a
+    fresh array of `x`'s shape, in the cotangent's dtype. A symbolic zero stays one.
+
+    >>> spread_sum(np.array([1.0, 2.0]), np.zeros((2, 3)), (1,), False)
+    array([[1., 1., 1.],
+           [2., 2., 2.]])
+    """
+    y_bar = unthunk(y_bar)
+    if isinstance(y_bar, AbstractZero):
+        return y_bar
+    if not keepdims:
+        y_bar = np.expand_dims(y_bar, axes)
+    out = np.empty(x.shape, dtype=np.result_type(y_bar))
+    out[...] = y_bar
+    return out
+
+
+def spread_mean(y_bar: Any, x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+    """`spread_sum` for `np.mean`: the cotangent over the number of elements each result
+    averages (none, for an empty `x`, whose cotangent is empty).
+
+    >>> spread_mean(np.array([[3.0]]), np.zeros((2, 3)), (0, 1), True)
+    array([[0.5, 0.5, 0.5],
+           [0.5, 0.5, 0.5]])
+    """
+    y_bar = unthunk(y_bar)
+    if isinstance(y_bar, AbstractZero):
+        return y_bar
+    count = 1
+    for axis in axes:
+        count *= x.shape[axis]
+    return spread_sum(y_bar / count if count else y_bar, x, axes, keepdims)
+
+
+def extremum_templates(kinds: Any, constants: Any, options: Any = None) -> list[str] | None:
+    """The inline derivative of `np.max` and `np.min` of a float64 array, over all of it or
+    over the constant options `axis` and `keepdims` (`extremum_cotangent`)."""
+    found = reduced_by_options(kinds, options or {})
+    if found is None or kinds[0][0] != "f":
+        return None
+    return [f"extremum_cotangent(y_bar, a, y, {found[0]!r}, {found[1]!r})"]
+
+
+def extremum_cotangent(y_bar: Any, x: Any, y: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+    """The cotangent of a float array `x` from that of its maximum or minimum `y` over `axes`
+    (non-negative, in order), as inlined derivatives write it: `y_bar` on the element that
+    is the extremum of its slice; tied ones share it, as `extremum_share` says.
+
+    Where each slice holds its extremum once (no ties, no NaN), the mask of matches is the
+    share: one comparison and one count over `x`, and no sum per slice.
+
+    >>> extremum_cotangent(np.array([2.0, 3.0]), np.array([[1.0, 5.0], [4.0, 4.0]]),
+    ...                    np.array([5.0, 4.0]), (1,), False)
+    array([[0. , 2. ],
+           [1.5, 1.5]])
+    """
+    y_bar = unthunk(y_bar)
+    if isinstance(y_bar, AbstractZero):
+        return y_bar
+    if not keepdims:
+        y, y_bar = np.expand_dims(y, axes), np.expand_dims(y_bar, axes)
+    matches = x == y
+    # No NaN in `y` (the sum of its elements is not NaN): every slice matches at least
+    # once, so as many matches as slices means exactly one each.
+    total = np.add.reduce(y, axis=None)
+    if np.count_nonzero(matches) == y.size and total == total:
+        return np.where(matches, y_bar, 0.0)
+    return extremum_share(x, y, axes, True) * y_bar
 
 
 def as_result(y_dot: Any, y: Any) -> Any:

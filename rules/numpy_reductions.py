@@ -20,8 +20,13 @@ from srcad.rules._support import (
     as_result,
     divide_or_zero,
     expand_reduced,
+    extremum_cotangent,
+    extremum_share,
+    extremum_templates,
     reduced_axes,
-    tied_share,
+    reduced_by_options,
+    spread_mean,
+    spread_sum,
     with_reduced_axes,
 )
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
@@ -212,29 +217,6 @@ def prod_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     return y, prod_pullback
 
 
-def _extremum_share(x: Any, y: Any, axis: Any, keepdims: bool) -> np.ndarray:
-    """The share of each element of `x` in a maximum or minimum `y` over `axis`: the
-    elements equal to the result (NaNs, where the result is NaN) share it equally, so the
-    cotangent is split equally among them and the tangent is their tangents' average.
-
-    At a tie of two, that is what central differences give; at a tie of k > 2 they give
-    1/2 to each, which sums to more than `y_bar`, while the equal split of 1/k is a
-    subgradient (as in JAX and autograd). A constant `initial` that wins gets it all.
-    """
-    values = np.asarray(x)
-    shape = values.shape
-    axes = reduced_axes(axis, len(shape))
-    y_kept = with_reduced_axes(y, shape, axis, keepdims)
-    matches = np.asarray(values == y_kept)
-    count = np.add.reduce(matches, axis=axes, keepdims=True)
-    if count.item(count.argmin()):  # each slice holds its extremum: the common case
-        return matches / count
-    # A NaN result, which no element equals, or a constant `initial` that won.
-    if values.dtype.kind in "fc":
-        matches = matches | (np.isnan(values) & np.isnan(y_kept))
-    return tied_share(matches, axes)
-
-
 def _extremum_rrule(primal: Any, name: str) -> RuleFn:
     """The reverse rule of `np.max` or `np.min`: tied extrema share the cotangent equally."""
 
@@ -248,7 +230,7 @@ def _extremum_rrule(primal: Any, name: str) -> RuleFn:
             y_bar = unthunk(y_bar)
             if isinstance(y_bar, AbstractZero):
                 return (NoTangent(), y_bar, *option_bars)
-            share = _extremum_share(x, y, axis, keepdims)
+            share = extremum_share(x, y, axis, keepdims)
             x_bar = share * with_reduced_axes(y_bar, np.shape(x), axis, keepdims)
             return (NoTangent(), project_x(x_bar), *option_bars)
 
@@ -550,7 +532,7 @@ def _prod_tangent(x: Any, y: Any, x_dot: np.ndarray, g: dict[str, Any]) -> Any:
 def _extremum_tangent(x: Any, y: Any, x_dot: np.ndarray, g: dict[str, Any]) -> Any:
     """The mean of the tied extrema's tangents: the adjoint of the rrule's equal split."""
     axis, keepdims = g.get("axis"), bool(g.get("keepdims"))
-    share = _extremum_share(x, y, axis, keepdims)
+    share = extremum_share(x, y, axis, keepdims)
     return np.sum(share * x_dot, axis=reduced_axes(axis, x_dot.ndim), keepdims=keepdims)
 
 
@@ -635,36 +617,58 @@ def average_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any
 # -- the facts of the reductions above: result kind, inline derivative, linearity -----------
 
 
-def whole_reduction(text: str, uniform: str) -> Inline:
+def whole_reduction(text: str, uniform: str, over_axes: str) -> Inline:
     """The inline derivative of a reduction of a whole array to a float: the cotangent
     `text` of the array, or `uniform`, a float standing for an array filled with it, where
-    the pullback keeps it uniform (see `passes/inlining.py`). Of a float: the identity."""
+    the pullback keeps it uniform (see `passes/inlining.py`). Of a float: the identity.
+    Over axes (the constant options `axis` and `keepdims`): the helper `over_axes` spreads
+    the cotangent back over the reduced axes."""
 
     def cotangents(kinds: Any, constants: Any) -> list[str | None] | None:
         if len(kinds) != 1:
             return None
         return [text if kinds[0][1] > 0 else "y_bar"]
 
-    return Inline(cotangents, uniform=uniform, fill_like=fill_like)
+    def with_options(kinds: Any, constants: Any, options: Any) -> list[str | None] | None:
+        found = reduced_by_options(kinds, options)
+        if found is None:
+            return None
+        return [f"{over_axes}(y_bar, a, {found[0]!r}, {found[1]!r})"]
+
+    functions = {"fill_like": fill_like, over_axes: _OVER_AXES[over_axes]}
+    return Inline(cotangents, uniform=uniform, options=with_options, **functions)
+
+
+_OVER_AXES = {"spread_sum": spread_sum, "spread_mean": spread_mean}
 
 
 rules.primitive(
     np.sum,
     result=REDUCED_TO_FLOAT,
-    inline=whole_reduction("fill_like(a, y_bar)", uniform="y_bar"),
+    inline=whole_reduction("fill_like(a, y_bar)", uniform="y_bar", over_axes="spread_sum"),
     linearity=Linearity.LINEAR,
 )
 rules.primitive(
     np.mean,
     result=REDUCED_TO_FLOAT,
-    inline=whole_reduction("fill_like(a, y_bar / a.size)", uniform="y_bar / a.size"),
+    inline=whole_reduction(
+        "fill_like(a, y_bar / a.size)", uniform="y_bar / a.size", over_axes="spread_mean"
+    ),
     linearity=Linearity.LINEAR,
 )
 rules.primitive(np.cumsum, linearity=Linearity.LINEAR)
 # The tangent of the extrema (or of the middle elements) chosen, or of the numbers that are
 # not NaN: piecewise linear, for second derivatives (`rules/second_order.py`).
+_EXTREMUM_INLINE = Inline(
+    extremum_templates, options=extremum_templates, extremum_cotangent=extremum_cotangent
+)
 for _choosing in (np.max, np.amax, np.min, np.amin):
-    rules.primitive(_choosing, result=EXTREMUM_OF_ARRAY, linearity=Linearity.PIECEWISE_LINEAR)
+    rules.primitive(
+        _choosing,
+        result=EXTREMUM_OF_ARRAY,
+        inline=_EXTREMUM_INLINE,
+        linearity=Linearity.PIECEWISE_LINEAR,
+    )
 for _choosing_any in (np.median, np.nansum):
     rules.primitive(_choosing_any, linearity=Linearity.PIECEWISE_LINEAR)
 

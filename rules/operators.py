@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from srcad.kinds import DIVIDED, MATRIX_PRODUCT, POWERED, PROMOTED, SAME_KIND, is_integer
-from srcad.partials import log_base, power, power_slope, reciprocal, strong_product
+from srcad.partials import log_base, logistic, power, power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, conj, expand, outer
 from srcad.registry import Inline, Linearity, RuleSet
 from srcad.tangents import (
@@ -215,6 +215,8 @@ def pow_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
 rules.scalar(strong_product, lambda a, b, y: b, lambda a, b, y: a)
 rules.scalar(reciprocal, lambda x, y: -(y * y))
 rules.scalar(log_base, lambda x, y: reciprocal(x))
+# `logistic(x) * logistic(-x)`, not `y * (1 - y)`, which rounds to 0 for large x.
+rules.scalar(logistic, lambda x, y: y * logistic(-x))
 rules.scalar(
     power_slope,
     lambda x, p, y: strong_product(p, power_slope(x, p - 1)),

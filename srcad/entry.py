@@ -34,7 +34,8 @@ names name; one identity test each), and is left out where there are none.
 A container argument (a tuple, list, dict, NamedTuple or dataclass of arrays and floats)
 is tested by its structure (`srcad.kinds.Structure`): `type(p) is tuple and len(p) == 4`
 and each item's test, read as the code reads it (`p[0]`, `p['w']`, `p.w`); its gradient
-is shaped like it by `trees.shaped` for that structure.
+is shaped like it by the function `trees.shaper` made once for that structure, bound in
+the entry's namespace (`shape_0`).
 
 A gradient of another type (a symbolic zero, a NumPy scalar) goes to `finish`, which
 checks and materialises it; a gradient function that raises goes to `failed` first, which
@@ -101,7 +102,7 @@ from srcad.registry import RuleFn
 from srcad.requests import Request
 from srcad.tangents import NoTangent
 from srcad.tracebacks import annotate
-from srcad.trees import shaped, structured
+from srcad.trees import shaper, structured
 
 REAL = (float, np.float64, np.float32, np.float16)  # what a real scalar result may be
 MAX_BRANCHES = 8  # kinds of arguments past these take the general path
@@ -212,7 +213,6 @@ class Dispatcher:
             "finish": self.finish,
             "failed": self.failed,
             "kind_of": kind_of,
-            "shaped": shaped,
             "ndarray": np.ndarray,
             "float64": np.dtype(np.float64),
             "float32": np.dtype(np.float32),
@@ -378,8 +378,8 @@ class Dispatcher:
         if not isinstance(kind, Structure):
             return
         if top and kind not in self._structure_names:
-            name = f"structure_{len(self._structure_names)}"
-            self.namespace[name] = kind
+            name = f"shape_{len(self._structure_names)}"
+            self.namespace[name] = shaper(kind)
             self._structure_names[kind] = name
         if kind.fields and kind.container not in self._type_names:
             name = f"type_of_{kind.container.__name__}"
@@ -465,12 +465,11 @@ class Dispatcher:
 
     def _result(self, kind: ArgumentKind, position: int, names: list[str]) -> gast.expr:
         """The gradient for the argument at `position`: its cotangent, or for a container
-        its cotangent shaped like it (`trees.shaped`; None where `finish` must)."""
+        its cotangent shaped like it (`trees.shaper`'s; None where `finish` must)."""
         cotangent = _item("cotangents", position + 1)
         if not isinstance(kind, Structure):
             return cotangent
-        structure = _load(self._structure_names[kind])
-        return _call("shaped", cotangent, _load(names[position]), structure)
+        return _call(self._structure_names[kind], cotangent, _load(names[position]))
 
     def _test(self, value: gast.expr, kind: ArgumentKind) -> gast.expr:
         """A test of whether `value` has `kind`; for a container's, of its type, its length

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,7 @@ from srcad.tangents import (
     NotImplementedTangent,
     Tangent,
     Thunk,
+    ZeroTangent,
     field_names,
 )
 
@@ -37,6 +39,10 @@ def unbroadcast(dx: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     extra = dx.ndim - len(shape)
     if extra < 0:
         return np.broadcast_to(dx, shape).copy()
+    if dx.dtype.kind == "f" and dx.size:
+        summed = _summed_by_product(dx, shape, extra)
+        if summed is not None:
+            return summed
     if extra:
         # Summing every axis away gives a NumPy scalar; the caller asked for an array.
         dx = np.asarray(dx.sum(axis=tuple(range(extra))))
@@ -46,6 +52,51 @@ def unbroadcast(dx: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     if dx.shape != shape:  # a cotangent smaller than the primal stands for all of it
         dx = np.broadcast_to(dx, shape).copy()
     return dx
+
+
+# A sum by a product with ones (below) adds at most this many elements into each result, and
+# over leading axes keeps fewer columns than this (NumPy's own sum is as fast for wide rows).
+_SUMMED_BY_PRODUCT = 1 << 16
+_NARROW = 64
+
+
+def _summed_by_product(dx: np.ndarray, shape: tuple[int, ...], extra: int) -> Any:
+    """`unbroadcast` of a float array whose summed axes are its last ones, or its first ones
+    over narrow rows, as a product with a vector of ones: NumPy's sums along short rows
+    (`(64, 10)` to `(64, 1)`) or down a few columns (`(1000, 10)` to `(10,)`) cost up to
+    ten times as much as BLAS's. None where the summed axes are not such a block.
+
+    >>> _summed_by_product(np.ones((2, 3)), (2, 1), 0)
+    array([[3.],
+           [3.]])
+    >>> _summed_by_product(np.ones((4, 2, 3)), (1, 3), 1)
+    array([[8., 8., 8.]])
+    """
+    found = dx.shape
+    if not extra:  # `shape` is the array's up to some axis, and ones after it
+        k = len(shape)
+        while k and shape[k - 1] == 1:
+            k -= 1
+        rows = math.prod(shape[:k])
+        if found[:k] == shape[:k] and dx.size // rows <= _SUMMED_BY_PRODUCT:
+            return (dx.reshape(rows, -1) @ _ones(dx.size // rows, dx.dtype)).reshape(shape)
+    k = 0  # `shape` is ones up to some axis, and the array's after it
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    columns = math.prod(shape[k:])
+    if columns < _NARROW and found[extra + k :] == shape[k:]:
+        rows = dx.size // columns
+        if rows <= _SUMMED_BY_PRODUCT:
+            return (_ones(rows, dx.dtype) @ dx.reshape(rows, columns)).reshape(shape)
+    return None
+
+
+def _ones(count: int, dtype: np.dtype) -> np.ndarray:
+    """A vector of `count` ones (`np.ones`, without its Python wrapper, which costs as much
+    as the product it serves)."""
+    ones = np.empty(count, dtype)
+    ones.fill(1.0)
+    return ones
 
 
 # What the helpers below take for an array whose shape alone they read: an array, or the
@@ -77,7 +128,7 @@ def sum_to(dx: Any, x: Any, y: Any = None) -> Any:
         dx = np.broadcast_to(dx, y.shape)
     if type(x) in SHAPED:
         return unbroadcast(dx, x.shape)
-    total = dx.sum()
+    total = np.add.reduce(dx, axis=None)  # `dx.sum()`, without its Python wrapper
     return float(total) if type(x) is float else total  # a float's cotangent is a float
 
 
@@ -105,6 +156,41 @@ def add_at(buffer: np.ndarray, index: Any, value: Any) -> None:
     zero (NumPy's in-place operators refuse those)."""
     if not isinstance(value, AbstractZero):
         buffer[index] += value
+
+
+def add_at_repeated(buffer: np.ndarray, index: Any, value: Any) -> None:
+    """`buffer[index] += value` for an index of integer arrays, adding once per repeat of an
+    element (`np.add.at`), unless `value` is a symbolic zero."""
+    if not isinstance(value, AbstractZero):
+        np.add.at(buffer, index, value)
+
+
+def scatter_add(x: np.ndarray, index: Any, value: Any) -> Any:
+    """Zeros shaped like `x` with `value` added at `index`, an index of integer arrays that
+    may repeat an element (`np.add.at`): the cotangent of `x[index]`."""
+    if isinstance(value, AbstractZero):
+        return value
+    out = np.zeros(x.shape)
+    np.add.at(out, index, value)
+    return out
+
+
+def entries_tangent(container: Any, parts: dict[Any, Any]) -> Tangent:
+    """The cotangent of a tuple, list or dict from those of the items read from it by
+    constant keys or positions (`parts`), the items not read zero: what a pullback gives
+    an argument whose items the code reads as `p["w"]`, `p[0]` (`InlinedDerivatives`).
+
+    >>> entries_tangent({"w": 1.0, "b": 2.0}, {"b": 3.0})
+    Tangent(dict, b=3.0)
+    >>> entries_tangent((1.0, 2.0, 3.0), {1: 0.5})
+    Tangent(tuple, ZeroTangent(), 0.5, ZeroTangent())
+    """
+    if type(container) is dict:
+        return Tangent.of_mapping(dict, parts)
+    bars: list[Any] = [ZeroTangent()] * len(container)
+    for position, part in parts.items():
+        bars[position] = part
+    return Tangent(type(container), *bars)
 
 
 def outer(a: Any, b: Any) -> Any:

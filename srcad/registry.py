@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import enum
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from srcad.fitting import check_frule_tangent, check_rrule_cotangents
-from srcad.kinds import Kind, ResultKind
+from srcad.kinds import ResultKind
 from srcad.machinery import Machinery
 from srcad.positions import ByPosition
 from srcad.scalar_rules import RuleFn as RuleFn
@@ -17,6 +17,8 @@ from srcad.scalar_rules import named as named
 from srcad.scalar_rules import primal_name as primal_name
 from srcad.scalar_rules import scalar_frule as scalar_frule
 from srcad.scalar_rules import scalar_rrule as scalar_rrule
+from srcad.templates import Choose as Choose
+from srcad.templates import Inline as Inline
 
 
 @dataclass(frozen=True)
@@ -53,48 +55,6 @@ class Linearity(enum.Enum):
     MULTILINEAR = "multilinear"
     PIECEWISE_LINEAR = "piecewise linear"
     LINEAR_IN_ALL = "linear in every argument"
-
-
-# An inline derivative's cotangent templates, chosen from the operands' kinds and their
-# values where they are literal numbers (else None); None: none for these operands.
-Choose = Callable[[Sequence[Kind], Sequence[Any]], Sequence[str | None] | None]
-
-
-@dataclass(frozen=True, init=False)
-class Inline:
-    """A primitive's derivative as arithmetic that the emitted pullback holds in place of a
-    call of its rule's pullback (`passes/inlining.py`), for operands of known kinds (real
-    floats and float arrays: no `conj`).
-
-    Per operand, the template of its cotangent (None: it gets none), written with the
-    operands `a` and `b` (by position), the result `y` and its cotangent `y_bar`; every
-    other name is one of `functions`, which emitted code binds under that name. Where the
-    templates depend on the operands, `cotangents` is a function of their kinds and
-    constant values (`Choose`). A reduction of an array to a float says by `uniform` what the
-    cotangent of `a` is when `y_bar` stands for an array filled with it.
-
-    >>> import numpy as np
-    >>> Inline("y_bar * cos(a)", cos=np.cos).texts([("f", 1)], [None])
-    ['y_bar * cos(a)']
-    """
-
-    cotangents: tuple[str | None, ...] | Choose
-    functions: Mapping[str, Any]
-    uniform: str | None
-
-    def __init__(self, *cotangents: str | Choose | None, uniform: str | None = None,
-                 **functions: Any) -> None:  # fmt: skip
-        chosen = cotangents[0] if len(cotangents) == 1 and callable(cotangents[0]) else None
-        texts = tuple(c for c in cotangents if c is None or isinstance(c, str))
-        object.__setattr__(self, "cotangents", chosen if chosen is not None else texts)
-        object.__setattr__(self, "functions", functions)
-        object.__setattr__(self, "uniform", uniform)
-
-    def texts(self, kinds: Sequence[Kind], constants: Sequence[Any]) -> list[str | None] | None:
-        """Each operand's cotangent template, for operands of these kinds and (where they
-        are literal numbers) values; or None."""
-        found = self.cotangents(kinds, constants) if callable(self.cotangents) else self.cotangents
-        return None if found is None else list(found)
 
 
 @dataclass(frozen=True)

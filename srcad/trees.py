@@ -140,7 +140,25 @@ def shaped(cotangent: Any, primal: Any, kind: Structure) -> Any:
     Structure`, tested by `grad`'s entry) whose every leaf's cotangent is already its plain
     type (a float, a float64 array of its leaf's shape): the container rebuilt around them,
     at a tenth of the cost. None for anything else (a zero, a thunk, an int item, a part
-    too many), which `structured` handles."""
+    too many), which `structured` handles.
+
+    A structure of tuples, lists and dicts alone has code of its own for this, compiled
+    once (`_rebuilder`): no loop over its items, no test of their kinds at run time.
+    """
+    return shaper(kind)(cotangent, primal)
+
+
+@functools.lru_cache(maxsize=256)
+def shaper(kind: Structure) -> Callable[[Any, Any], Any]:
+    """`shaped` for one structure, made once: `grad`'s entry binds it for each container
+    argument, so that a call pays no lookup."""
+    if _plain(kind):
+        return _rebuilder(kind)
+    return functools.partial(_shaped_by_parts, kind=kind)
+
+
+def _shaped_by_parts(cotangent: Any, primal: Any, kind: Structure) -> Any:
+    """`shaped` for any structure, a loop over its items."""
     if type(cotangent) is not Tangent:
         return None
     container, items = kind.container, kind.items
@@ -171,7 +189,7 @@ def shaped(cotangent: Any, primal: Any, kind: Structure) -> Any:
     for index, (item, value) in enumerate(zip(items, values, strict=True)):
         found = parts[index]
         if isinstance(item, Structure):
-            found = parts[index] = shaped(found, value, item)
+            found = parts[index] = _shaped_by_parts(found, value, item)
             if found is None:
                 return None
         elif item == FLOAT:
@@ -195,6 +213,80 @@ def shaped(cotangent: Any, primal: Any, kind: Structure) -> Any:
 
 
 _FLOAT64 = np.dtype(np.float64)
+
+
+def _plain(kind: Structure) -> bool:
+    """Whether a structure is made of tuples, lists and dicts alone, all the way down."""
+    if kind.container not in (tuple, list, dict):
+        return False
+    return all(_plain(item) for item in kind.items if isinstance(item, Structure))
+
+
+@functools.lru_cache(maxsize=256)
+def _rebuilder(kind: Structure) -> Callable[[Any, Any], Any]:
+    """`shaped` for one structure of tuples, lists and dicts, as straight-line code: each
+    level's `Tangent` holds as many parts as the level has items (a dict's by key), each
+    leaf's is a float for a float and a float64 array of the argument's shape for an array
+    (anything else: None, for `structured`). A dict is rebuilt in the argument's order.
+
+    >>> rebuild = _rebuilder(Structure(dict, ("b", "w"), (FLOAT, ("f", 1))))
+    >>> rebuild(Tangent.of_mapping(dict, {"w": np.ones(2), "b": 2.0}), {"w": np.ones(2), "b": 0.5})
+    {'w': array([1., 1.]), 'b': 2.0}
+    """
+    lines: list[str] = []
+    namespace: dict[str, Any] = {"Tangent": Tangent, "ndarray": np.ndarray, "float64": _FLOAT64}
+    result = _rebuilt_level(kind, "t", "p", lines, namespace)
+    body = "".join(f"    {line}\n" for line in [*lines, f"return {result}"])
+    exec(compile(f"def rebuild(t, p):\n{body}", "<srcad shaped>", "exec"), namespace)
+    rebuild: Callable[[Any, Any], Any] = namespace["rebuild"]
+    return rebuild
+
+
+def _rebuilt_level(kind: Structure, tangent: str, primal: str, lines: list[str],
+                   namespace: dict[str, Any]) -> str:  # fmt: skip
+    """Lines that test one level's tangent `tangent` (of the argument's part `primal`),
+    returning None where `shaped` would; the expression of the level rebuilt."""
+    lines.append(f"if type({tangent}) is not Tangent: return None")
+    count = len(kind.items)
+    if kind.container is dict:
+        lines.append(f"if {tangent}.elements or len({tangent}.fields) != {count}: return None")
+        reads = [(f"{tangent}.fields.get({key!r})", f"{primal}[{key!r}]") for key in kind.keys]
+    else:
+        lines.append(f"if {tangent}.fields or len({tangent}.elements) != {count}: return None")
+        reads = [(f"{tangent}.elements[{i}]", f"{primal}[{i}]") for i in range(count)]
+    parts = []
+    for item, (part, value) in zip(kind.items, reads, strict=True):
+        name = f"v{len(namespace)}"
+        namespace[name] = None  # (only to number the names)
+        lines.append(f"{name} = {part}")
+        if isinstance(item, Structure):
+            parts.append(_rebuilt_level(item, name, value, lines, namespace))
+        elif item == FLOAT:
+            lines.append(f"if type({name}) is not float: return None")
+            parts.append(name)
+        elif item is not None and item[0] == "f":
+            lines.append(
+                f"if type({name}) is not ndarray or {name}.dtype != float64"
+                f" or {name}.shape != {value}.shape: return None"
+            )
+            parts.append(name)
+        else:
+            lines.append("return None")
+            parts.append(name)
+    if kind.container is tuple:
+        return f"({''.join(part + ', ' for part in parts)})"
+    if kind.container is list:
+        return f"[{', '.join(parts)}]"
+    rebuilt = f"r{len(namespace)}"
+    namespace[rebuilt] = None
+    keys = tuple(kind.keys)
+    pairs = ", ".join(f"{key!r}: {part}" for key, part in zip(keys, parts, strict=True))
+    lines.append(f"{rebuilt} = {{{pairs}}}")
+    # The entry proved the argument's keys these; in another order, rebuilt in its own.
+    lines.append(
+        f"if tuple({primal}) != {keys!r}: {rebuilt} = {{k: {rebuilt}[k] for k in {primal}}}"
+    )
+    return rebuilt
 
 
 def leaves(tree: Any) -> list[Any]:

@@ -20,7 +20,7 @@ from srcad.passes.analyses.activity import Activity
 from srcad.passes.analyses.needed_cotangents import NeededCotangents
 from srcad.passes.analyses.operation_rules import OperationRules
 from srcad.passes.analyses.reverse_index import ReverseSteps
-from srcad.passes.analyses.value_kinds import ValueKinds
+from srcad.passes.analyses.value_kinds import ValueKinds, constant_options
 from srcad.passes.base import Analysis, Context
 from srcad.passes.checks.callees import Callees
 from srcad.passes.inlining import Plan, adjoint_of
@@ -75,7 +75,8 @@ class InlinePlans(Analysis[Plans]):
             if not isinstance(target, gast.Name) or isinstance(statement.value, _COPY_OR_INDEX):
                 continue  # unpacking, a copy, or indexing (see `index_adjoint`)
             args, keywords = rule_arguments(statement, callees, rules)
-            if keywords:
+            options = constant_options(keywords)  # `axis=1`, where the entry reads them
+            if options is None:
                 continue
             # An int's cotangent is NoTangent(): ints pass nothing on.
             floats = {
@@ -85,7 +86,14 @@ class InlinePlans(Analysis[Plans]):
             }
             primal = rules[statement].primal
             plan = adjoint_of(
-                primal, statement.value, target.id, args, floats, kinds.of, ctx.services.registry
+                primal,
+                statement.value,
+                target.id,
+                args,
+                floats,
+                kinds.of,
+                ctx.services.registry,
+                options,
             )
             if plan is not None:
                 found.plans[statement] = plan

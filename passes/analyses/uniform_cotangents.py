@@ -8,7 +8,8 @@ finds, from each inlined reduction, the names such a float reaches, and keeps a
 reduction's cotangent uniform only where every statement it reaches handles that (an
 inlined elementwise operation or reduction, a copy, indexing into a buffer) and it
 escapes nowhere: not returned, not read by a nested function, not a parameter assigned
-again.
+again. A float operand (`x + b`) is where it stops: the cotangent written for it, summed
+over the elements it stood for (`sum_to(y_bar, b, y)`), is its whole cotangent.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 
 import gast
 
+from srcad.kinds import is_real_scalar
 from srcad.passes.analyses.activity import Activity
 from srcad.passes.analyses.inline_plans import InlinePlans
 from srcad.passes.analyses.operation_rules import OperationRules
@@ -25,7 +27,7 @@ from srcad.passes.analyses.statement_index import StatementIndex, Statements
 from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Analysis, Context
 from srcad.passes.checks.callees import Callees
-from srcad.passes.inlining import Plan, index_adjoint
+from srcad.passes.inlining import Plan, index_adjoint, repeated_index_adjoint
 from srcad.passes.normal_form import is_copy
 from srcad.passes.rule_calls import captured_names
 
@@ -108,6 +110,8 @@ def _reached(start: str, index: StatementIndex, plans: dict[gast.stmt, Plan],
             else:
                 return None
             for other in more - reached:
+                if is_real_scalar(kinds.kinds.get(other)):
+                    continue  # a float's cotangent, summed over what it stood for, is exact
                 reached.add(other)
                 pending.append(other)
     return reached
@@ -119,5 +123,8 @@ def _indexing(statement: gast.Assign, kinds: ValueKinds) -> bool:
     return (
         isinstance(value, gast.Subscript)
         and isinstance(value.value, gast.Name)
-        and index_adjoint(value, kinds.of) is not None
+        and (
+            index_adjoint(value, kinds.of) is not None
+            or repeated_index_adjoint(value, kinds.of) is not None
+        )
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +32,8 @@ from srcad.passes.normal_form import (
     integral_power,
     walk_statements,
 )
-from srcad.registry import Registry
+from srcad.primitives import unpack
+from srcad.registry import Origin, Registry
 
 BOTTOM: Kind = ("unset", 0)  # a local no assignment has given a kind yet
 
@@ -111,6 +113,15 @@ class ValueKinds(Analysis["ValueKinds"]):
             local.update(names)
             if restores:
                 continue
+            read = self._container_read(target, value)
+            if read is not None:  # `(item, pullback) = getitem_rrule(base, key)`
+                local.update(names)
+                target, value = read
+                if isinstance(target, gast.Name):
+                    assignments.append(_Assignment(target.id, value, False, _names(value)))
+                    kinds[names[-1]] = None  # the pullback
+                    continue
+                kinds[names[-1]] = None
             unpacked = self._unpacked(target, value, loop)
             if unpacked is not None:  # of a container of a known structure: each its item
                 for name, item in unpacked:
@@ -293,6 +304,9 @@ class ValueKinds(Analysis["ValueKinds"]):
             if binding is None:
                 continue
             target, value, loop = binding
+            read = self._container_read(target, value)
+            if read is not None:
+                target, value = read
             pairs = self._unpacked(target, value, loop)
             if pairs is None:
                 if not isinstance(target, gast.Name):
@@ -305,6 +319,34 @@ class ValueKinds(Analysis["ValueKinds"]):
                     structure = uniform if isinstance(uniform, Structure) else None
                 if structure is not None and bindings.get(name) == 1:
                     self.structures[name] = structure
+
+    def _container_read(
+        self, target: gast.expr, value: gast.expr
+    ) -> tuple[gast.expr, gast.expr] | None:
+        """For the library's rule calls that read a container, as ReverseAD emits them,
+        `(item, pullback) = getitem_rrule(base, key)` and `(items, pullback) =
+        unpack_rrule(base, count)`: the target of the read and what it reads (`base[key]`,
+        `base`), so that the items of a container of a known structure keep their kinds
+        in the emitted code (what `Prune` reads); else None."""
+        if not (
+            isinstance(target, gast.Tuple)
+            and len(target.elts) == 2
+            and isinstance(value, gast.Call)
+            and isinstance(value.func, gast.Name)
+            and len(value.args) == 2
+            and not value.keywords
+            and self.inside is not None
+            and value.func.id not in self.inside
+        ):
+            return None
+        called = self.ctx.output.runtime.get(value.func.id)
+        registry = self.ctx.services.registry
+        for primal in (operator.getitem, unpack):
+            rule = registry.rrule_for(primal)
+            if rule is not None and rule.origin is Origin.LIBRARY and called is rule.rrule:
+                base, key = value.args
+                return target.elts[0], (_index(base, key) if primal is operator.getitem else base)
+        return None
 
     def _unpacked(
         self, target: gast.expr, value: gast.expr, loop: bool

@@ -1,7 +1,8 @@
 """InlinedDerivatives: the kind-specialised inlining of ReverseAD, a part it calls.
 
 Where `InlinePlans` planned an assignment's derivative, or the assignment indexes a float
-array with ints and slices (`inlining.index_adjoint`), the rule writes the operation as
+array with ints and slices (`inlining.index_adjoint`) or with integer arrays
+(`inlining.repeated_index_adjoint`), the rule writes the operation as
 the function does and the pullback writes each operand's cotangent as arithmetic on the
 seed, instead of calling the operation's rule and its pullback.
 
@@ -24,15 +25,16 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import is_real_scalar
+from srcad.kinds import Structure, is_real, is_real_scalar
 from srcad.passes.analyses.inline_plans import Plans
 from srcad.passes.analyses.statement_index import StatementIndex
 from srcad.passes.analyses.uniform_cotangents import Uniform
 from srcad.passes.base import Context
-from srcad.passes.inlining import Plan, index_adjoint
+from srcad.passes.inlining import Plan, index_adjoint, repeated_index_adjoint
+from srcad.passes.normal_form import constant_int
 from srcad.passes.rule_calls import call
 from srcad.passes.transforms.cotangents import Cotangents
-from srcad.projection import add_at, scatter
+from srcad.projection import add_at, add_at_repeated, scatter, scatter_add
 from srcad.syntax import ADD, STORE, load, make, store
 
 
@@ -81,6 +83,12 @@ class InlinedDerivatives:
         self.bind, self.index_value, self.keep_once = bind, index_value, keep_once
         self.cotangents = cotangents
         self.buffers: list[str] = []  # parameters whose cotangents indexing accumulates into
+        self.repeated: set[gast.stmt] = set()  # indexing by integer arrays: `np.add.at`
+        # Parameters of a structure of tuples, lists and dicts whose items the code reads
+        # by constant keys (`p["w"]`): per key, the variable its cotangent adds into, which
+        # ReverseAD makes the parameter's cotangent at the end (`entries_tangent`).
+        self.entries: dict[str, dict[Any, str]] = {}
+        self.entry_reads: dict[gast.stmt, tuple[str, Any]] = {}
         # Per inlined statement: the expressions under which the pullback reads each
         # value (by role), and its plan (None for indexing).
         self.inlined: dict[gast.stmt, tuple[dict[str, gast.expr], Plan | None]] = {}
@@ -94,8 +102,15 @@ class InlinedDerivatives:
         value = statement.value
         reads: dict[str, str]
         write: Plan | None
+        if isinstance(value, gast.Subscript) and self._entry(statement, value):
+            self.inlined[statement] = ({}, None)
+            return [statement]
         if isinstance(value, gast.Subscript):
             index = index_adjoint(value, self.kinds.of)
+            if index is None:  # integer arrays, which may repeat an element
+                index = repeated_index_adjoint(value, self.kinds.of)
+                if index is not None:
+                    self.repeated.add(statement)
             if index is None or not isinstance(value.value, gast.Name):
                 return None
             base = value.value.id
@@ -124,6 +139,42 @@ class InlinedDerivatives:
             saved["index"] = statement.value.slice
         self.inlined[statement] = (saved, write)
         return [*before, statement, *after]
+
+    def _entry(self, statement: gast.Assign, value: gast.Subscript) -> bool:
+        """Whether `statement` reads an item (a float, a float array, or a structure of
+        tuples, lists and dicts) by a constant key from a parameter of such a structure
+        (`w = params["w"]`, `W, b = layers[-1]`),
+        which nothing assigns and the function does not return; if so, the variable its
+        cotangent adds into is made (see `entries`)."""
+        assert self.kinds is not None
+        base, index = value.value, value.slice
+        key = index.value if isinstance(index, gast.Constant) else constant_int(index)
+        if not isinstance(base, gast.Name) or key is None:
+            return False
+        name = base.id
+        if not self.index.is_parameter(name) or name in self.returned:
+            return False
+        structure = self.kinds.structure(base)
+        if structure is None or structure.container not in (tuple, list, dict):
+            return False
+        if structure.container is dict:
+            if key not in structure.keys:
+                return False
+        elif type(key) is not int or not -len(structure.items) <= key < len(structure.items):
+            return False
+        else:
+            key %= len(structure.items)
+        item = self.kinds.structure(value)  # an item that is a container in its turn
+        if not is_real(self.kinds.of(value)) and (item is None or not _plain(item)):
+            return False
+        keys = self.entries.setdefault(name, {})
+        if key not in keys:
+            # `params_bar_w`, `layers_bar_at_3` (not `layers_bar_3`, a second `layers_bar`)
+            label = f"at_{key}" if isinstance(key, int) else key
+            readable = str(label).isidentifier()
+            keys[key] = self.ctx.namer.fresh(f"{name}_bar_{label}" if readable else f"{name}_bar")
+        self.entry_reads[statement] = (name, key)
+        return True
 
     def _saved(self, name: str, statement: gast.stmt, is_result: bool,
                out: list[gast.stmt]) -> str:  # fmt: skip
@@ -159,13 +210,28 @@ class InlinedDerivatives:
             return cotangents.restart([target], statement)
         seed = load(cotangents.bar(target))
         seen.discard(target)
+        if statement in self.entry_reads:  # an item of a parameter: into its key's variable
+            base, key = self.entry_reads[statement]
+            total = self.entries[base][key]
+            added = make(gast.BinOp, left=load(total), op=ADD, right=seed)
+            return [_assign_value(total, added), *cotangents.restart([target], statement)]
         if write is None:  # indexing: into the buffer, or a fresh array
             value = statement.value
             assert isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
             base = value.value.id
             index = _substituted(saved["index"], saved)
             kinds = self.kinds
-            if base in self.buffers and kinds is not None and is_real_scalar(kinds.of(value)):
+            repeated = statement in self.repeated
+            if repeated:
+                adds, scatters = (add_at_repeated, "add_at_repeated"), (scatter_add, "scatter_add")
+            else:
+                adds, scatters = (add_at, "add_at"), (scatter, "scatter")
+            if (
+                base in self.buffers
+                and not repeated
+                and kinds is not None
+                and is_real_scalar(kinds.of(value))
+            ):
                 # One element: `+=` on a float, which takes a symbolic zero too.
                 element = make(
                     gast.Subscript, value=load(cotangents.bar(base)), slice=index, ctx=STORE
@@ -173,11 +239,11 @@ class InlinedDerivatives:
                 code.append(make(gast.AugAssign, target=element, op=ADD, value=seed))
             elif base in self.buffers:
                 place = self.index_value(index)
-                added = call(self.bind(add_at, "add_at"), [load(cotangents.bar(base)), place, seed])
+                added = call(self.bind(*adds), [load(cotangents.bar(base)), place, seed])
                 code.append(make(gast.Expr, value=added))
             else:
                 place = self.index_value(index)
-                scattered = call(self.bind(scatter, "scatter"), [saved["a"], place, seed])
+                scattered = call(self.bind(*scatters), [saved["a"], place, seed])
                 cotangents.accumulate(base, scattered, code)
             return code + cotangents.restart([target], statement)
         names = dict(saved)
@@ -204,6 +270,17 @@ class InlinedDerivatives:
                 continue
             cotangents.accumulate(name, cotangent, code)
         return code + cotangents.restart([target], statement)
+
+
+def _plain(structure: Structure) -> bool:
+    """Whether a structure is made of tuples, lists and dicts alone, all the way down."""
+    if structure.container not in (tuple, list, dict):
+        return False
+    return all(_plain(i) for i in structure.items if isinstance(i, Structure))
+
+
+def _assign_value(target: str, value: gast.expr) -> gast.Assign:
+    return make(gast.Assign, targets=[store(target)], value=value, type_comment=None)
 
 
 def _assign(target: str, source: str) -> gast.Assign:

@@ -39,7 +39,7 @@ from srcad.passes.transforms.tape import (
     trim_records,
 )
 from srcad.passes.transforms.zero_cotangents import fold_zero_cotangents
-from srcad.projection import expand
+from srcad.projection import entries_tangent, expand
 from srcad.syntax import ADD, LOAD, STORE, load, make, store
 from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
 
@@ -365,9 +365,21 @@ class ReverseAD(RuleCalls, Transform):
             zeros = call(self._bind(np.zeros, "zeros"), arguments)
             body.append(assign(store(self.cotangents.bar(name)), zeros))
             self.cotangents.seen.add(name)
+        entries = self.inline.entries  # items read by constant keys: each from zero
+        body += [
+            assign(store(v), self._zero(ZeroTangent)) for k in entries.values() for v in k.values()
+        ]
         if isinstance(result, gast.Name) and result.id in self.needed.names:
             self.cotangents.seen.add(result.id)
         body += self._reverse_prefix(path)
+        for name, keys in entries.items():  # then the parameter's cotangent, from them
+            parts = make(
+                gast.Dict,
+                keys=[constant(k) for k in keys],
+                values=[load(v) for v in keys.values()],
+            )
+            total = call(self._bind(entries_tangent, "entries_tangent"), [load(name), parts])
+            self.cotangents.accumulate(name, total, body)
         body.append(
             make(gast.Return, value=make(gast.Tuple, elts=self._parameter_bars(), ctx=LOAD))
         )

@@ -61,11 +61,18 @@ class ShapeClasses:
             return None if left is None or right is None else left | right
         if (
             isinstance(value, gast.Call)
-            and len(value.args) == 1
+            and value.args
             and not value.keywords
             and _elementwise(self.ctx, self.kinds.callee(value))
         ):
-            return self.of(value.args[0])
+            # Its arguments broadcast together: `np.logaddexp(0.0, z)` has `z`'s shape.
+            found: Class = SCALAR
+            for argument in value.args:
+                own = self.of(argument)
+                if own is None:
+                    return None
+                found = found | own
+            return found
         return None
 
     def representative(self, name: str) -> gast.expr | None:
@@ -91,7 +98,7 @@ class ShapeClasses:
 
 def _elementwise(ctx: Context, function: Any) -> bool:
     """Whether `function`'s entry in the rule library says it acts elementwise (so that
-    its one argument's shape is its result's)."""
+    its arguments' shapes, broadcast together, are its result's)."""
     primitive = ctx.services.registry.primitive(function)
     return primitive is not None and primitive.elementwise
 

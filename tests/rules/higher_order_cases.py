@@ -16,7 +16,7 @@ import numpy as np
 
 from srcad import primitives
 from srcad.keywords import keyword_call
-from srcad.partials import log_base, power, power_slope, reciprocal, strong_product
+from srcad.partials import log_base, logistic, power, power_slope, reciprocal, strong_product
 from srcad.primitives import logabsdet
 from srcad.projection import expand
 from srcad.rules.numpy_factorisations import _inverse_differences
@@ -580,6 +580,7 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     np.linalg.qr: (decomposed(np.linalg.qr, 1), (MATRIX,)),
     np.linalg.svd: (decomposed(np.linalg.svd, 1), (MATRIX,)),
     np.sinc: (unary(np.sinc), (POSITIVE,)),
+    logistic: (unary(logistic), (VECTOR,)),  # `np.logaddexp`'s inline slope
     np.astype: (of_array(np.astype, np.float64), (MATRIX,)),
     logabsdet: (slogdet, (MATRIX,)),
     sum: (builtin_sum, (VECTOR,)),

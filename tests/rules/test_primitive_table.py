@@ -199,6 +199,7 @@ def test_the_table_covers_what_the_passes_inlined_before():
     others += [math.asin, math.acos, math.asinh, math.acosh, math.atanh, math.log2]
     others += [math.log10, math.fabs, math.erf, math.erfc, math.degrees, math.radians]
     others += [math.atan2, math.hypot, math.pow, min, max, np.float64]
+    others += [np.max, np.amax, np.min, np.amin]  # issue 19: reductions over axes too
     expected = {*unary, *binary, *others}
     functions = {p.function for p in inlined()}
     assert expected <= functions
@@ -275,3 +276,46 @@ def test_fabs_second_order(x):
     ]
     expected = np.stack(columns).reshape(x.shape + x.shape)
     np.testing.assert_allclose(hessian, expected, rtol=1e-6, atol=1e-8)
+
+
+# -- reductions over constant axes: the templates an entry writes for keyword options ---------
+
+OPTIONS = [
+    {"axis": 1, "keepdims": True},
+    {"axis": -1},
+    {"axis": (2, 0), "keepdims": True},
+    {"axis": (0, -1)},
+    {"axis": None, "keepdims": True},
+    {"keepdims": False},
+]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+@pytest.mark.parametrize("function", [np.sum, np.mean, np.max, np.amin], ids=lambda f: f.__name__)
+def test_reduction_over_axes_matches_finite_differences(function: Any, options: Any) -> None:
+    primitive = REGISTRY.primitive(function)
+    assert primitive is not None
+    values = {"a": np.random.default_rng(4).standard_normal((2, 3, 4))}
+    call = gast.Call(func=load("f"), args=[load("a")], keywords=[])
+    three = ("f", 3)  # the operand's kind
+    plan = adjoint_of(function, call, "y", [load("a")], {"a"}, lambda _: three, options=options)
+    assert plan is not None and plan.reduction is None
+    y = function(values["a"], **options)
+    y_bar = np.random.default_rng(5).standard_normal(np.shape(y))
+    got = written(plan, values, y, y_bar, uniform=False)["a"]
+    expected = finite_difference_vjp(lambda a: function(a, **options), (values["a"],), y_bar, 0)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    "options", [{"axis": 3}, {"axis": (0, 0)}, {"axis": 1.0}, {"dtype": float}, {"keepdims": 1}]
+)
+def test_no_template_for_other_options(options: Any) -> None:
+    """An axis out of range or named twice, or an option other than `axis` and `keepdims`:
+    the rule's call stays."""
+    call = gast.Call(func=load("f"), args=[load("a")], keywords=[])
+    for function in (np.sum, np.max):
+        found = adjoint_of(
+            function, call, "y", [load("a")], {"a"}, lambda _: ("f", 3), options=options
+        )
+        assert found is None

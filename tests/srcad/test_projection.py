@@ -198,6 +198,54 @@ def test_unbroadcast(dx: np.ndarray, shape: tuple[int, ...], expected: np.ndarra
     np.testing.assert_array_equal(result, expected)
 
 
+def _summed_back(dx: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """What `unbroadcast` gives, by NumPy's own sums over the axes broadcasting added or
+    stretched (the reference for its faster ways)."""
+    extra = dx.ndim - len(shape)
+    axes = tuple(range(extra)) + tuple(
+        extra + a for a, n in enumerate(shape) if n == 1 and dx.shape[extra + a] != 1
+    )
+    return np.sum(dx, axis=axes).reshape(shape)
+
+
+# Summed axes last (rows times ones), first over narrow columns (ones times rows), first
+# over wide columns or in the middle (NumPy's sum), and beyond the sizes a product serves.
+SUMMED_BACK = [
+    ((64, 10), (64, 1)),
+    ((4, 3, 5), (4, 1, 1)),
+    ((2, 1, 3, 4), (2, 1, 1, 1)),
+    ((200, 5), (5,)),
+    ((7, 3, 4), (1, 4)),
+    ((6, 1, 4), (1, 4)),
+    ((3, 4, 2), (4, 2)),
+    ((5, 70), (70,)),
+    ((4, 3, 5), (4, 1, 5)),
+    ((3, 4), ()),
+    ((70000, 2), (2,)),
+    ((2, 70000), (2, 1)),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(("found", "shape"), SUMMED_BACK, ids=str)
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_unbroadcast_sums_as_numpy_does(found: Any, shape: Any, dtype: Any, order: str) -> None:
+    dx = np.asarray(np.random.default_rng(1).standard_normal(found), dtype=dtype, order=order)
+    result = unbroadcast(dx, shape)
+    assert result.shape == shape and result.dtype == dtype
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(result, _summed_back(dx, shape), rtol=tolerance, atol=tolerance)
+    result.reshape(-1)[:1] = 7.0  # a fresh array: writing it changes nothing else
+    assert not np.shares_memory(result, dx)
+
+
+def test_unbroadcast_keeps_nans_and_infinities() -> None:
+    dx = np.array([[1.0, np.inf], [np.nan, 2.0], [-np.inf, np.inf]])
+    with np.errstate(invalid="ignore"):  # inf - inf, which NumPy's sum warns of too
+        np.testing.assert_array_equal(unbroadcast(dx, (3, 1)), [[np.inf], [np.nan], [np.nan]])
+        np.testing.assert_array_equal(unbroadcast(dx, (2,)), [np.nan, np.inf])
+
+
 # --- the helpers inlined derivatives call -------------------------------------------------
 
 
@@ -221,6 +269,18 @@ def test_expand_fills_a_uniform_float_in():
     assert expand(full, np.zeros(3)) is full
     assert expand(0.5, 1.0) == 0.5
     assert isinstance(expand(ZeroTangent(), np.zeros(3)), ZeroTangent)
+
+
+def test_repeated_indices_add_up():
+    from srcad.projection import add_at_repeated, scatter_add
+
+    rows, columns = np.array([0, 1, 0, 0]), np.array([2, 0, 2, 1])
+    buffer = np.zeros((2, 3))
+    add_at_repeated(buffer, (rows, columns), np.array([1.0, 2.0, 3.0, 4.0]))
+    add_at_repeated(buffer, (rows, columns), ZeroTangent())
+    np.testing.assert_array_equal(buffer, [[0.0, 4.0, 4.0], [2.0, 0.0, 0.0]])
+    np.testing.assert_array_equal(scatter_add(np.zeros(3), np.array([1, 1]), 0.5), [0, 1.0, 0])
+    assert isinstance(scatter_add(np.zeros(3), np.array([1]), ZeroTangent()), ZeroTangent)
 
 
 def test_add_at_and_scatter_take_symbolic_zeros():
