@@ -224,13 +224,14 @@ def _through_definition(primal: Any, definition: Any) -> RuleFn:
     )
 
 
-def _definition_frule_frule(primal: Any, definition: Any) -> tuple[RuleFn, RuleFn]:
-    """The forward rule of `primal`'s forward rule (third derivatives) and its reverse rule
-    (fourth), from its `Primitive.definition`, as `_through_definition` takes the reverse
-    rule of the forward rule: those srcad compiles for the forward rule it generates for
-    the definition, which takes the same arguments and tangents (padded to every
-    parameter of the definition, then the cotangents cut back to those passed)."""
-    name = primal_name(primal)
+def frule_frule_via_ad(name: str, definition: Any) -> tuple[RuleFn, RuleFn]:
+    """The forward rule of a forward rule that calls srcad's own forward rule of the Python
+    function `definition` (third derivatives), and its reverse rule (fourth): those srcad
+    compiles for the forward rule it generates for `definition`, which takes the same
+    arguments and tangents (padded to every parameter of the definition, then the
+    cotangents cut back to those passed). For a primitive's `Primitive.definition`, as
+    `_through_definition` takes the reverse rule of its forward rule, and for a computed
+    attribute's getter (`second_order_calls.getattr_frule_frule`). `name` names them."""
 
     def parts(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], args: tuple[Any, ...]
               ) -> tuple[Any, tuple[Any, ...], tuple[Any, ...]]:  # fmt: skip
@@ -413,8 +414,11 @@ def _zeros_throughout(tangents: Any) -> bool:
     tangents = unthunk(tangents)
     if isinstance(tangents, AbstractZero):
         return True
-    if isinstance(tangents, tuple | Tangent):
-        return all(_zeros_throughout(t) for t in elements_of(tangents, len(tangents)))
+    if isinstance(tangents, tuple):
+        return all(_zeros_throughout(t) for t in tangents)
+    if isinstance(tangents, Tangent):  # a plain class's by field: `elements_of` has none
+        parts = tangents.elements or tuple(tangents.fields.values())
+        return all(_zeros_throughout(t) for t in parts)
     return False
 
 
@@ -465,7 +469,7 @@ def build(rule_sets: Iterable[RuleSet]) -> RuleSet:
         if primal in frules and frules[primal] not in rules.rrules:
             rules.rrule(frules[primal])(_through_definition(primal, definition))
         if primal in frules and frules[primal] not in rules.frules:
-            forward, reverse = _definition_frule_frule(primal, definition)
+            forward, reverse = frule_frule_via_ad(primal_name(primal), definition)
             rules.frule(frules[primal])(forward)
             rules.rrule(forward)(reverse)
     return rules

@@ -157,5 +157,5 @@ def through_a_determinant(t):
 )
 def test_third_derivatives_through_primitives_with_definitions(f: Any) -> None:
     """Their second derivatives come from a plain-NumPy definition; their third from the
-    forward rule of the definition's forward rule (`second_order._definition_frule_frule`)."""
+    forward rule of the definition's forward rule (`second_order.frule_frule_via_ad`)."""
     check_order(f, 3)

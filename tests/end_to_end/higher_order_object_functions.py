@@ -1,0 +1,92 @@
+"""Functions of one float through the fields and computed attributes of objects, for
+third derivatives (`test_higher_order_objects.py`): each reads what it stored through a
+nonlinear chain, so that the object's tangents of every order are nonzero."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import NamedTuple
+
+import numpy as np
+
+
+class Box:
+    """A plain class: its tangent is a `Tangent` by field, with no fields known ahead."""
+
+    def __init__(self, a):
+        self.a = a
+
+    @property
+    def energy(self):
+        return np.sin(self.a) * self.a
+
+
+@dataclasses.dataclass
+class Pair:
+    first: float
+    second: float
+
+    @property
+    def ratio(self):
+        return self.first / (1.0 + self.second**2)
+
+
+class Point(NamedTuple):
+    x: float
+    y: float
+
+
+class Lazy:
+    def __init__(self, a):
+        self.a = a
+
+    def __getattr__(self, name):
+        return self.a**3 if name == "cube" else None
+
+
+class Cached:
+    def __init__(self, a):
+        self.a = a
+
+    @functools.cached_property
+    def square(self):
+        return np.sin(self.a) * self.a
+
+
+def through_a_field(t):
+    box = Box(t * t)
+    return np.sin(box.a) * box.a
+
+
+def through_dataclass_fields(t):
+    pair = Pair(np.exp(0.5 * t), t * t)
+    return pair.first * np.cos(pair.second)
+
+
+def through_a_dict(t):
+    d = {"u": t * t, "v": np.sin(t)}
+    return d["u"] * d["v"] ** 2
+
+
+def through_a_named_tuple(t):
+    p = Point(t * t, np.tanh(t))
+    return p.x**2 * p.y
+
+
+def through_a_property(t):
+    return Box(t * t).energy ** 2
+
+
+def through_a_dataclass_property(t):
+    return Pair(t * t, np.sin(t)).ratio * t
+
+
+def through_getattr_hooks(t):
+    return Lazy(t + np.sin(t)).cube * t + Cached(2.0 * t * t).square
+
+
+FUNCTIONS = [
+    through_a_field, through_dataclass_fields, through_a_dict, through_a_named_tuple,
+    through_a_property, through_a_dataclass_property, through_getattr_hooks,
+]  # fmt: skip
