@@ -69,6 +69,7 @@ SCIPY_RULE_SETS: tuple[DeferredRuleSet, ...] = (
     DeferredRuleSet("scipy.special", "srcad.rules.scipy_special"),
     DeferredRuleSet("scipy.linalg", "srcad.rules.scipy_linalg"),
     DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate"),
+    DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate_tangents"),
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats"),
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_multivariate"),
 )
