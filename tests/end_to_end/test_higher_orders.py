@@ -150,12 +150,23 @@ def through_a_determinant(t):
     return np.linalg.det(A + t * np.eye(3)) ** 2
 
 
+def through_a_cumulative_product(t):
+    """`np.cumprod` along each axis and flattened; at T a product's first element is 0."""
+    x = X0 + t * V
+    m = np.stack([x, x * x - 0.1681, np.cos(x)])
+    flat = np.sum(np.cumprod(x + 2.0) ** 2)
+    return np.sum(np.sin(np.cumprod(m, axis=1))) + np.sum(np.cumprod(m, 0) ** 2) + flat
+
+
 @pytest.mark.parametrize(
     "f",
-    [through_a_product, through_norms_and_moments, through_a_determinant],
+    [through_a_product, through_norms_and_moments, through_a_determinant,
+     through_a_cumulative_product],
     ids=lambda f: f.__name__,
-)
+)  # fmt: skip
 def test_third_derivatives_through_primitives_with_definitions(f: Any) -> None:
     """Their second derivatives come from a plain-NumPy definition; their third from the
-    forward rule of the definition's forward rule (`second_order.frule_frule_via_ad`)."""
+    forward rule of the definition's forward rule (`second_order.frule_frule_via_ad`).
+    `np.cumprod`'s definition stacks its running products, never writes them into an
+    array, so that srcad differentiates its forward rule in turn."""
     check_order(f, 3)
