@@ -170,3 +170,13 @@ def test_third_derivatives_through_primitives_with_definitions(f: Any) -> None:
     `np.cumprod`'s definition stacks its running products, never writes them into an
     array, so that srcad differentiates its forward rule in turn."""
     check_order(f, 3)
+
+
+@pytest.mark.parametrize(
+    "f", [through_a_product, through_a_determinant], ids=lambda f: f.__name__
+)  # fmt: skip
+def test_fourth_derivatives_through_primitives_with_definitions(f: Any) -> None:
+    """Their fourth from the reverse rule of the definition's forward rule three deep
+    (`second_order.definition_nested_rules`). (Compiling the rules that deep takes a
+    second or two each: kept to two functions.)"""
+    check_order(f, 4)
