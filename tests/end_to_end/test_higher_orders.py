@@ -180,3 +180,21 @@ def test_fourth_derivatives_through_primitives_with_definitions(f: Any) -> None:
     (`second_order.definition_nested_rules`). (Compiling the rules that deep takes a
     second or two each: kept to two functions.)"""
     check_order(f, 4)
+
+
+def through_products_of_varying_arrays(t):
+    """Bilinear and multilinear products of two (three) arrays that both vary with `t`."""
+    x = X0 + t * V
+    y = np.sin(x)
+    m = np.outer(x, y)
+    dots = np.dot(x, y) * np.inner(y, x * x) + np.sum(np.tensordot(m, x, 1) ** 2)
+    complex_dot = np.real(np.vdot(x + 1j * y, y * x))  # antilinear in its first operand
+    einsums = np.einsum("i,ij,j->", x, m, y) + np.einsum(x, [0], y, [0])
+    return dots + complex_dot + einsums + np.sum(m @ x)
+
+
+@pytest.mark.parametrize("order", [3, 4])
+def test_derivatives_through_products_of_varying_arrays(order: int) -> None:
+    """Their forward rules' tangents are sums of products (`numpy_linalg.multilinear_sum`),
+    whose forward rule is a sum of the same kind, compiled in turn."""
+    check_order(through_products_of_varying_arrays, order)
