@@ -436,6 +436,147 @@ def getattr_frule_frule_rrule(
     return result, computed_attribute_frule_pullback
 
 
+# -- forward over the forward rule of a method call (third derivatives) ------------------------
+
+
+def _dispatched_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], function: Any,
+                            *args: Any, **kwargs: Any) -> tuple[Any, Any]:  # fmt: skip
+    """Forward mode over `CONFIG.frule_via_ad(dargs, function, *args)`: the forward rule
+    of `function`'s forward rule, its registered one's (or the one srcad compiles from the
+    registered rule's source), or of the one srcad generates for `function`'s source."""
+    rule = REGISTRY.frule_for(function)
+    if rule is not None:
+        found: tuple[Any, Any] = CONFIG.frule_via_ad(dargs2, rule.rrule, dargs, *args, **kwargs)
+        return found
+    forward, _ = frule_frule_via_ad(getattr(function, "__name__", "method"), function)
+    result: tuple[Any, Any] = forward(dargs2, dargs, *args, **kwargs)
+    return result
+
+
+def _dispatched_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...],
+                                  function: Any, *args: Any, **kwargs: Any
+                                  ) -> tuple[Any, Back]:  # fmt: skip
+    """`_dispatched_frule_frule`'s reverse rule; its pullback gives the cotangents of
+    `dargs2`'s elements and `dargs`' (as lists), then of the arguments."""
+    rule = REGISTRY.frule_for(function)
+    if rule is not None:
+        once = rule.rrule
+        twice_rule = REGISTRY.frule_for(once)
+        if twice_rule is not None:
+            twice, every = twice_rule.rrule, tuple(dargs2)
+        else:
+            twice = CONFIG.forward_rule(once, (dargs, *args))
+            every = padded(tuple(dargs2), once)
+        result, pullback = CONFIG.rrule_via_ad(twice, every, dargs, *args, **kwargs)
+    else:
+        _, reverse = frule_frule_via_ad(getattr(function, "__name__", "method"), function)
+        result, pullback = reverse(dargs2, dargs, *args, **kwargs)
+
+    def back(bars: Any) -> tuple[list[Any], list[Any]]:
+        _, dargs2_bar, dargs_bar, *argument_bars = pullback(bars)
+        return [dargs2_bar, dargs_bar], list(argument_bars[: len(args)])
+
+    return result, back
+
+
+def _method_tangents(dargs2: tuple[Any, ...], dargs: tuple[Any, ...]
+                     ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:  # fmt: skip
+    """A method call's tangents (`method_frule`'s: the receiver's, the name's, the
+    arguments'), moved to its function's (the receiver's, the arguments'), for the forward
+    rule of the forward rule: the name's dropped, in `dargs` and in its tangent."""
+    inner = (NoTangent(), dargs[1], *dargs[3:])
+    dot = unthunk(dargs2[1])
+    moved: Any = dot
+    if not isinstance(dot, AbstractZero):
+        parts = elements_of(dot, len(dargs))
+        moved = Tangent(tuple, NoTangent(), parts[1], *parts[3:])
+    return (NoTangent(), moved, dargs2[2], *dargs2[4:]), inner
+
+
+def _method_target(receiver: Any, name: str, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The function a method call runs and the arguments it passes (`method_frule`'s
+    dispatch), or None where its forward rule is linear in the receiver's tangent (an
+    array's `.copy()`, `.astype()`, `.item()`, the methods with no derivative)."""
+    if isinstance(receiver, np.ndarray | np.generic):
+        if name not in calls.ARRAY_METHODS:
+            return None
+        function, packs = calls.ARRAY_METHODS[name]
+        if packs:
+            raise MissingRuleError(
+                f"srcad takes no third derivative through the array method .{name}(*shape): "
+                f"call the NumPy function instead"
+            )
+        return (function, *args)
+    return (calls._method_function(receiver, name, "frule"), *args)
+
+
+_METHOD_FRULE_FRULE, _METHOD_FRULE_FRULE_RRULE = linear_nested_rules(
+    calls.method, calls.method_rrule, calls.method_frule
+)[0]
+
+
+def method_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], receiver: Any,
+                       name: str, *args: Any, **kwargs: Any) -> tuple[Any, Any]:  # fmt: skip
+    """The forward rule of `method_frule` (third derivatives through method calls, the
+    `scipy.stats` methods among them): forward mode over the forward rule of the function
+    the call runs (`_dispatched_frule_frule`)."""
+    target = _method_target(receiver, name, args)
+    if target is None:
+        found: tuple[Any, Any] = _METHOD_FRULE_FRULE(dargs2, dargs, receiver, name, *args, **kwargs)
+        return found
+    function, *passed = target
+    if REGISTRY.is_non_differentiable(function):
+        y = function(receiver, *passed, **kwargs)
+        return (y, ZeroTangent()), Tangent(tuple, ZeroTangent(), ZeroTangent())
+    outer, inner = _method_tangents(dargs2, dargs)
+    return _dispatched_frule_frule(outer, inner, function, receiver, *passed, **kwargs)
+
+
+def method_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], receiver: Any,
+                             name: str, *args: Any, **kwargs: Any
+                             ) -> tuple[Any, Pullback]:  # fmt: skip
+    """`method_frule_frule`'s: the function's, the name's (co)tangents put back."""
+    target = _method_target(receiver, name, args)
+    if target is None:
+        result, pullback = _METHOD_FRULE_FRULE_RRULE(dargs2, dargs, receiver, name, *args, **kwargs)
+
+        def linear_method_pullback(bars: Any) -> tuple[Any, ...]:
+            found: tuple[Any, ...] = pullback(bars)
+            return found
+
+        return result, linear_method_pullback
+    function, *passed = target
+    if REGISTRY.is_non_differentiable(function):
+        raise MissingRuleError(
+            f"srcad takes no third derivative through the method .{name}, which has none"
+        )
+    outer, inner = _method_tangents(dargs2, dargs)
+    result, back = _dispatched_frule_frule_rrule(outer, inner, function, receiver, *passed,
+                                                 **kwargs)  # fmt: skip
+
+    def with_name(bar: Any, count: int) -> Any:
+        """A cotangent of the function's tangents, as one of the method call's."""
+        bar = unthunk(bar)
+        if isinstance(bar, AbstractZero):
+            return bar
+        parts = elements_of(bar, 1 + count)
+        return Tangent(tuple, NoTangent(), parts[1], NoTangent(), *parts[2:])
+
+    def method_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        (outer_bar, inner_bar), argument_bars = back(bars)
+        outer_bar = unthunk(outer_bar)
+        dargs2_bar: Any = ZeroTangent()
+        if not isinstance(outer_bar, AbstractZero):
+            parts = elements_of(outer_bar, len(outer))
+            moved = with_name(parts[1], len(inner) - 1)
+            dargs2_bar = Tangent(tuple, NoTangent(), moved, parts[2], NoTangent(), *parts[3:])
+        dargs_bar = with_name(inner_bar, len(inner) - 1)
+        receiver_bar, *rest = argument_bars
+        return (NoTangent(), dargs2_bar, dargs_bar, receiver_bar, NoTangent(), *rest)
+
+    return result, method_frule_frule_pullback
+
+
 # Keyed on the forward rules (the functions `RuleSet.frule` registered), as
 # `second_order.build`'s are; a rule set of that name, which the docs leave out.
 rules = RuleSet("second_order")
@@ -452,4 +593,6 @@ for _primal, _rrule in DISPATCHERS.items():
     rules.rrule(_frule)(_rrule)
 rules.rrule(containers.transpose_attribute_frule)(transpose_attribute_frule_rrule)
 rules.frule(calls.getattr_frule)(getattr_frule_frule)
+rules.frule(calls.method_frule)(method_frule_frule)
+rules.rrule(method_frule_frule)(method_frule_frule_rrule)
 rules.rrule(getattr_frule_frule)(getattr_frule_frule_rrule)

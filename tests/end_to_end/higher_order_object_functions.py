@@ -86,7 +86,23 @@ def through_getattr_hooks(t):
     return Lazy(t + np.sin(t)).cube * t + Cached(2.0 * t * t).square
 
 
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def apply(self, v):
+        return np.tanh(self.scale * v) * v
+
+
+def through_methods(t):
+    """A user class's method, and an array's methods (`.sum()`, `.max()`)."""
+    model = Model(t * t)
+    return (
+        model.apply(np.sin(t)) + np.array([t, 2.0 * t]).sum() ** 3 + np.array([t, t * t]).max() ** 2
+    )
+
+
 FUNCTIONS = [
     through_a_field, through_dataclass_fields, through_a_dict, through_a_named_tuple,
-    through_a_property, through_a_dataclass_property, through_getattr_hooks,
+    through_a_property, through_a_dataclass_property, through_getattr_hooks, through_methods,
 ]  # fmt: skip

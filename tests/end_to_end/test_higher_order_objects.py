@@ -1,8 +1,8 @@
 """Issue 20: third derivatives through the fields and computed attributes (properties,
-`__getattr__`, `functools.cached_property`) of objects: plain classes, dataclasses,
-NamedTuples and dicts, in reverse mode over the forward rule of the forward rule
-(`grad` three deep) and forward mode to third order (`jacobian` three deep, whose last
-level is taken row by row). Each against central differences of the order below.
+`__getattr__`, `functools.cached_property`) and the methods of objects: plain classes,
+dataclasses, NamedTuples, dicts and arrays, in reverse mode over the forward rule of the
+forward rule (`grad` three deep) and forward mode to third order (`jacobian` three deep).
+Each against central differences of the order below.
 
 A plain class's or a dict's tangent is a `Tangent` by field, which the linear rules of a
 field read's forward rule of the forward rule once took for a zero: a third derivative
