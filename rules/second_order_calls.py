@@ -479,35 +479,35 @@ def _dispatched_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...
     return result, back
 
 
-def _method_tangents(dargs2: tuple[Any, ...], dargs: tuple[Any, ...]
+def _method_tangents(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], packs: bool
                      ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:  # fmt: skip
     """A method call's tangents (`method_frule`'s: the receiver's, the name's, the
     arguments'), moved to its function's (the receiver's, the arguments'), for the forward
-    rule of the forward rule: the name's dropped, in `dargs` and in its tangent."""
-    inner = (NoTangent(), dargs[1], *dargs[3:])
+    rule of the forward rule: the name's dropped, in `dargs` and in its tangent. `packs`:
+    the arguments are a shape, passed as one tuple, with no tangent."""
+    rest = (NoTangent(),) if packs else tuple(dargs[3:])
+    inner = (NoTangent(), dargs[1], *rest)
     dot = unthunk(dargs2[1])
     moved: Any = dot
     if not isinstance(dot, AbstractZero):
         parts = elements_of(dot, len(dargs))
-        moved = Tangent(tuple, NoTangent(), parts[1], *parts[3:])
-    return (NoTangent(), moved, dargs2[2], *dargs2[4:]), inner
+        # (a tuple's tangent, as generated code has it)
+        moved = (NoTangent(), parts[1], *((NoTangent(),) if packs else parts[3:]))
+    return (NoTangent(), moved, dargs2[2], *(rest if packs else dargs2[4:])), inner
 
 
-def _method_target(receiver: Any, name: str, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
-    """The function a method call runs and the arguments it passes (`method_frule`'s
-    dispatch), or None where its forward rule is linear in the receiver's tangent (an
-    array's `.copy()`, `.astype()`, `.item()`, the methods with no derivative)."""
+def _method_target(receiver: Any, name: str, args: tuple[Any, ...]
+                   ) -> tuple[Any, bool, tuple[Any, ...]] | None:  # fmt: skip
+    """The function a method call runs, whether it packs the arguments into one shape, and
+    the arguments it passes (`method_frule`'s dispatch); None where its forward rule is
+    linear in the receiver's tangent (an array's `.copy()`, `.astype()`, `.item()`, the
+    methods with no derivative)."""
     if isinstance(receiver, np.ndarray | np.generic):
         if name not in calls.ARRAY_METHODS:
             return None
         function, packs = calls.ARRAY_METHODS[name]
-        if packs:
-            raise MissingRuleError(
-                f"srcad takes no third derivative through the array method .{name}(*shape): "
-                f"call the NumPy function instead"
-            )
-        return (function, *args)
-    return (calls._method_function(receiver, name, "frule"), *args)
+        return function, packs, calls._packed(args) if packs else args
+    return calls._method_function(receiver, name, "frule"), False, args
 
 
 _METHOD_FRULE_FRULE, _METHOD_FRULE_FRULE_RRULE = linear_nested_rules(
@@ -524,11 +524,10 @@ def method_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], receiver
     if target is None:
         found: tuple[Any, Any] = _METHOD_FRULE_FRULE(dargs2, dargs, receiver, name, *args, **kwargs)
         return found
-    function, *passed = target
+    function, packs, passed = target
     if REGISTRY.is_non_differentiable(function):
-        y = function(receiver, *passed, **kwargs)
-        return (y, ZeroTangent()), Tangent(tuple, ZeroTangent(), ZeroTangent())
-    outer, inner = _method_tangents(dargs2, dargs)
+        return (function(receiver, *passed, **kwargs), ZeroTangent()), ZeroTangent()
+    outer, inner = _method_tangents(dargs2, dargs, packs)
     return _dispatched_frule_frule(outer, inner, function, receiver, *passed, **kwargs)
 
 
@@ -545,22 +544,25 @@ def method_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], re
             return found
 
         return result, linear_method_pullback
-    function, *passed = target
+    function, packs, passed = target
     if REGISTRY.is_non_differentiable(function):
         raise MissingRuleError(
             f"srcad takes no third derivative through the method .{name}, which has none"
         )
-    outer, inner = _method_tangents(dargs2, dargs)
+    outer, inner = _method_tangents(dargs2, dargs, packs)
     result, back = _dispatched_frule_frule_rrule(outer, inner, function, receiver, *passed,
                                                  **kwargs)  # fmt: skip
 
-    def with_name(bar: Any, count: int) -> Any:
+    unpacked = (NoTangent(),) * len(args)  # a shape's (co)tangents: none
+
+    def with_name(bar: Any) -> Any:
         """A cotangent of the function's tangents, as one of the method call's."""
         bar = unthunk(bar)
         if isinstance(bar, AbstractZero):
             return bar
-        parts = elements_of(bar, 1 + count)
-        return Tangent(tuple, NoTangent(), parts[1], NoTangent(), *parts[2:])
+        parts = elements_of(bar, len(inner))
+        return Tangent(tuple, NoTangent(), parts[1], NoTangent(),
+                       *(unpacked if packs else parts[2:]))  # fmt: skip
 
     def method_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
         (outer_bar, inner_bar), argument_bars = back(bars)
@@ -568,11 +570,13 @@ def method_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], re
         dargs2_bar: Any = ZeroTangent()
         if not isinstance(outer_bar, AbstractZero):
             parts = elements_of(outer_bar, len(outer))
-            moved = with_name(parts[1], len(inner) - 1)
-            dargs2_bar = Tangent(tuple, NoTangent(), moved, parts[2], NoTangent(), *parts[3:])
-        dargs_bar = with_name(inner_bar, len(inner) - 1)
+            own = unpacked if packs else parts[3:]
+            dargs2_bar = Tangent(tuple, NoTangent(), with_name(parts[1]), parts[2], NoTangent(),
+                                 *own)  # fmt: skip
         receiver_bar, *rest = argument_bars
-        return (NoTangent(), dargs2_bar, dargs_bar, receiver_bar, NoTangent(), *rest)
+        own_bars = unpacked if packs else tuple(rest)
+        return (NoTangent(), dargs2_bar, with_name(inner_bar), receiver_bar, NoTangent(),
+                *own_bars)  # fmt: skip
 
     return result, method_frule_frule_pullback
 

@@ -95,11 +95,13 @@ class Model:
 
 
 def through_methods(t):
-    """A user class's method, and an array's methods (`.sum()`, `.max()`)."""
+    """A user class's method, a dict's, and an array's (`.sum()`, `.max()`, `.dot()`,
+    `.prod()`, `.reshape(*shape)`)."""
     model = Model(t * t)
-    return (
-        model.apply(np.sin(t)) + np.array([t, 2.0 * t]).sum() ** 3 + np.array([t, t * t]).max() ** 2
-    )
+    x = np.array([t, t * t, np.cos(t)])
+    d = {"a": t * t, "b": np.sin(t)}
+    arrays = x.sum() ** 3 + x.max() ** 2 + x.dot(np.sin(x)) + x.prod() + x.reshape(3, 1).sum() ** 2
+    return model.apply(np.sin(t)) + arrays + d.get("a") * d.get("b", 0.0) ** 2
 
 
 FUNCTIONS = [
