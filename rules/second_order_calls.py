@@ -581,6 +581,36 @@ def method_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], re
     return result, method_frule_frule_pullback
 
 
+# An array's `.T` is linear: the rules of its forward rule's forward rule are a linear
+# function's (a field named `T` of another value is refused there).
+_T_NESTED = linear_nested_rules(
+    np.transpose, containers.transpose_attribute_rrule, containers.transpose_attribute_frule
+)
+_T_FRULE_FRULE, _T_FRULE_FRULE_RRULE = _T_NESTED[0]
+
+
+def _array_t(x: Any) -> None:
+    if not isinstance(x, np.ndarray | np.generic):
+        raise MissingRuleError(
+            f"srcad takes no third derivative through the field .T of {type(x).__name__}"
+        )
+
+
+def transpose_attribute_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...],
+                                    x: Any) -> tuple[Any, Any]:  # fmt: skip
+    """The forward rule of `.T`'s forward rule, for an array (third derivatives)."""
+    _array_t(x)
+    found: tuple[Any, Any] = _T_FRULE_FRULE(dargs2, dargs, x)
+    return found
+
+
+def transpose_attribute_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...],
+                                          x: Any) -> tuple[Any, Pullback]:  # fmt: skip
+    _array_t(x)
+    result: tuple[Any, Pullback] = _T_FRULE_FRULE_RRULE(dargs2, dargs, x)
+    return result
+
+
 # Keyed on the forward rules (the functions `RuleSet.frule` registered), as
 # `second_order.build`'s are; a rule set of that name, which the docs leave out.
 rules = RuleSet("second_order")
@@ -600,3 +630,10 @@ rules.frule(calls.getattr_frule)(getattr_frule_frule)
 rules.frule(calls.method_frule)(method_frule_frule)
 rules.rrule(method_frule_frule)(method_frule_frule_rrule)
 rules.rrule(getattr_frule_frule)(getattr_frule_frule_rrule)
+rules.frule(containers.transpose_attribute_frule)(transpose_attribute_frule_frule)
+rules.rrule(transpose_attribute_frule_frule)(transpose_attribute_frule_frule_rrule)
+_outer: Any = transpose_attribute_frule_frule
+for _forward, _reverse in _T_NESTED[1:]:  # deeper, as `second_order._register_nested`
+    rules.frule(_outer)(_forward)
+    rules.rrule(_forward)(_reverse)
+    _outer = _forward

@@ -91,10 +91,16 @@ def through_joining(t):
     return np.sum(np.stack([y, np.sin(y)]) ** 2)
 
 
+def through_a_transpose_attribute(t):
+    m = A * np.cos(t) + A.T * t
+    return np.sum(np.sin(m.T * m) * m.T)
+
+
 FUNCTIONS = [
     through_sin, through_exp, through_log, through_tanh, through_powers, through_roots,
     through_math, through_matmul, through_reductions, through_a_loop, through_a_branch,
     through_divisions, through_two_arguments, through_indexing, through_joining,
+    through_a_transpose_attribute,
 ]  # fmt: skip
 
 
