@@ -607,8 +607,13 @@ def transpose_attribute_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, .
 def transpose_attribute_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...],
                                           x: Any) -> tuple[Any, Pullback]:  # fmt: skip
     _array_t(x)
-    result: tuple[Any, Pullback] = _T_FRULE_FRULE_RRULE(dargs2, dargs, x)
-    return result
+    result, pullback = _T_FRULE_FRULE_RRULE(dargs2, dargs, x)
+
+    def transpose_attribute_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        found: tuple[Any, ...] = pullback(bars)
+        return found
+
+    return result, transpose_attribute_frule_frule_pullback
 
 
 # Keyed on the forward rules (the functions `RuleSet.frule` registered), as
