@@ -192,8 +192,8 @@ def through_products_of_varying_arrays(t):
     """Bilinear and multilinear products of two (three) arrays that both vary with `t`."""
     x = X0 + t * V
     y = np.sin(x)
-    m = np.outer(x, y)
-    dots = np.dot(x, y) * np.inner(y, x * x) + np.sum(np.tensordot(m, x, 1) ** 2)
+    m = A * x  # (varies with t, as x and y do)
+    dots = np.dot(x, y) * np.inner(y, x * x) + np.sum(np.tensordot(m, x, 1) ** 2 + np.outer(x, y))
     complex_dot = np.real(np.vdot(x + 1j * y, y * x))  # antilinear in its first operand
     einsums = np.einsum("i,ij,j->", x, m, y) + np.einsum(x, [0], y, [0])
     return dots + complex_dot + einsums + np.sum(m @ x)
