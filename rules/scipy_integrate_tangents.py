@@ -72,13 +72,12 @@ class _TangentProblem(_Problem):
 
     def __init__(self, problem: _Problem, func_dot: Any, arg_dots: list[Any]) -> None:
         super().__init__(problem.func, problem.args, problem.tfirst, problem.solve)
-        self.problem, self.func_dot = problem, func_dot
+        self.problem = problem
         # A symbolic zero's cotangent would come back in the shape of what it multiplied,
-        # not its argument's: zeros of the argument's own structure instead.
-        self.arg_dots = [
-            cotangent_of(a, np.zeros(size(a))) if isinstance(unthunk(d), AbstractZero) else d
-            for a, d in zip(problem.args, arg_dots, strict=True)
-        ]
+        # not its argument's: zeros of the argument's own structure instead (of what the
+        # right-hand side holds too: a callable object's fields, a partial's arguments).
+        self.func_dot = _materialised(problem.func, func_dot)
+        self.arg_dots = [_materialised(a, d) for a, d in zip(problem.args, arg_dots, strict=True)]
         self.parameters = (problem.parameters, problem.parameters)
 
     def f(self, z: Vector, t: float) -> Vector:
@@ -108,6 +107,14 @@ class _TangentProblem(_Problem):
             [flat_cotangent(parameters, theta_bar), flat_cotangent(parameters, theta_dot_bar)]
         )
         return flat_value, z_bar, flat_theta
+
+
+def _materialised(value: Any, tangent: Any) -> Any:
+    """`tangent`, or zeros in `value`'s structure where it is a symbolic zero (a function
+    with nothing to perturb keeps its own)."""
+    if not isinstance(unthunk(tangent), AbstractZero) or not size(value):
+        return tangent
+    return cotangent_of(value, np.zeros(size(value)))
 
 
 class _Bars:

@@ -7,6 +7,7 @@ SciPy is not installed."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -62,6 +63,15 @@ def odeint_of_a_callable_object(r):
     return np.sum(ys[-1] ** 2)
 
 
+def odeint_of_constant_objects(y0):
+    """A callable object and a partial whose scalar fields are constants: their tangents
+    are zeros, given back in their own shapes (not the state's)."""
+    decay = integrate.odeint(Decay(0.5), y0, TIMES[::2], rtol=1e-10, atol=1e-10)
+    bound = functools.partial(rhs, k=0.3)
+    return np.sum(decay[-1] ** 2) + np.sum(integrate.odeint(bound, y0, TIMES[::2], rtol=1e-10,
+                                                            atol=1e-10)[-1] ** 3)  # fmt: skip
+
+
 def solve_ivp_in_the_state(y0):
     found = integrate.solve_ivp(rhs_first, (0.0, 1.0), y0, t_eval=TIMES[1:], args=(0.7,),
                                 method="DOP853", rtol=1e-10, atol=1e-10)  # fmt: skip
@@ -86,6 +96,7 @@ CASES = [
     (odeint_in_a_parameter, 0.7),
     (odeint_in_the_times, 0.8),
     (odeint_of_a_callable_object, 0.9),
+    (odeint_of_constant_objects, Y0),
     (solve_ivp_in_the_state, Y0),
     (solve_ivp_in_the_end_time, 0.9),
     (solve_ivp_in_a_parameter, 0.7),
