@@ -581,6 +581,86 @@ def method_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], re
     return result, method_frule_frule_pullback
 
 
+def _call_target(f: Any) -> tuple[Any, bool]:
+    """The Python function a call of the value `f` runs, and whether `f` itself is its
+    first argument (a bound method's object, a callable object), for the forward rule of
+    `call_frule`; refused (rows for `jacobian`, `atoms.derivative_atom`) for what else a
+    value may be: a partial, a class, a derivative srcad returned, a wrapper."""
+    if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType):
+        return f.__func__, True
+    plain = isinstance(f, types.FunctionType) and unwrap(f) is f
+    if plain and entry_rules(CONFIG.ad, f) is None:
+        return f, False
+    if isinstance(f, np.ufunc | types.BuiltinFunctionType) and REGISTRY.frule_for(f) is not None:
+        return f, False
+    if not calls._is_function(f) and not isinstance(f, functools.partial):
+        dunder = type(f).__call__
+        if isinstance(dunder, types.FunctionType):
+            return dunder, True
+    raise MissingRuleError(f"srcad takes no third derivative through a call of {f!r:.60}")
+
+
+def _call_tangents(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], carried: bool
+                   ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:  # fmt: skip
+    """`call_frule`'s tangents (the value's, the arguments'), moved to the function's: the
+    value's is the first argument's where it is carried, else dropped."""
+    own = (dargs[1],) if carried else ()
+    inner = (NoTangent(), *own, *dargs[2:])
+    dot = unthunk(dargs2[1])
+    moved: Any = dot
+    if not isinstance(dot, AbstractZero):
+        parts = elements_of(dot, len(dargs))
+        moved = (NoTangent(), *(parts[1:] if carried else parts[2:]))  # (a tuple's, as generated)
+    outer_own = (dargs2[2],) if carried else ()
+    return (NoTangent(), moved, *outer_own, *dargs2[3:]), inner
+
+
+def call_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], f: Any, *args: Any,
+                     **kwargs: Any) -> tuple[Any, Any]:  # fmt: skip
+    """The forward rule of `call_frule` (third derivatives through calls of function
+    values, bound methods and callable objects): forward mode over the forward rule of
+    the function the call runs (`_dispatched_frule_frule`)."""
+    function, carried = _call_target(f)
+    outer, inner = _call_tangents(dargs2, dargs, carried)
+    receiver = (f.__self__ if isinstance(f, types.MethodType) else f,) if carried else ()
+    return _dispatched_frule_frule(outer, inner, function, *receiver, *args, **kwargs)
+
+
+def call_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], f: Any,
+                           *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:  # fmt: skip
+    """`call_frule_frule`'s: the function's, the value's (co)tangents put back (its
+    object's, where it carries one; none for a function)."""
+    function, carried = _call_target(f)
+    outer, inner = _call_tangents(dargs2, dargs, carried)
+    receiver = (f.__self__ if isinstance(f, types.MethodType) else f,) if carried else ()
+    result, back = _dispatched_frule_frule_rrule(outer, inner, function, *receiver, *args,
+                                                 **kwargs)  # fmt: skip
+
+    def as_call(bar: Any) -> Any:
+        """A cotangent of the function's tangents, as one of the call's."""
+        bar = unthunk(bar)
+        if isinstance(bar, AbstractZero):
+            return bar
+        parts = elements_of(bar, len(inner))
+        own = parts[1:] if carried else (ZeroTangent(), *parts[1:])
+        return Tangent(tuple, NoTangent(), *own)
+
+    def call_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        (outer_bar, inner_bar), argument_bars = back(bars)
+        outer_bar = unthunk(outer_bar)
+        dargs2_bar: Any = ZeroTangent()
+        if not isinstance(outer_bar, AbstractZero):
+            parts = elements_of(outer_bar, len(outer))
+            value_dot = parts[2] if carried else ZeroTangent()
+            rest = parts[3:] if carried else parts[2:]
+            dargs2_bar = Tangent(tuple, NoTangent(), as_call(parts[1]), value_dot, *rest)
+        f_bar = argument_bars[0] if carried else NoTangent()
+        own_bars = argument_bars[1:] if carried else argument_bars
+        return (NoTangent(), dargs2_bar, as_call(inner_bar), f_bar, *own_bars)
+
+    return result, call_frule_frule_pullback
+
+
 # An array's `.T` is linear: the rules of its forward rule's forward rule are a linear
 # function's (a field named `T` of another value is refused there).
 _T_NESTED = linear_nested_rules(
@@ -633,6 +713,8 @@ for _primal, _rrule in DISPATCHERS.items():
 rules.rrule(containers.transpose_attribute_frule)(transpose_attribute_frule_rrule)
 rules.frule(calls.getattr_frule)(getattr_frule_frule)
 rules.frule(calls.method_frule)(method_frule_frule)
+rules.frule(calls.call_frule)(call_frule_frule)
+rules.rrule(call_frule_frule)(call_frule_frule_rrule)
 rules.rrule(method_frule_frule)(method_frule_frule_rrule)
 rules.rrule(getattr_frule_frule)(getattr_frule_frule_rrule)
 rules.frule(containers.transpose_attribute_frule)(transpose_attribute_frule_frule)

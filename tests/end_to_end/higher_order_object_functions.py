@@ -104,7 +104,28 @@ def through_methods(t):
     return model.apply(np.sin(t)) + arrays + d.get("a") * d.get("b", 0.0) ** 2
 
 
+class Scaler:
+    def __init__(self, factor):
+        self.factor = factor
+
+    def __call__(self, v):
+        return np.sin(self.factor * v)
+
+
+def helper(v, w):
+    return np.tanh(v * w)
+
+
+def through_function_values(t):
+    """Calls of values: a ufunc, a module function and a lambda held by locals, and a
+    callable object."""
+    g, h = np.sin, helper
+    cube = lambda v: v**3 + v  # noqa: E731
+    return g(t * t) + h(t, 2.0 * t) + cube(np.cos(t)) + Scaler(t * t)(t) * 2.0
+
+
 FUNCTIONS = [
     through_a_field, through_dataclass_fields, through_a_dict, through_a_named_tuple,
     through_a_property, through_a_dataclass_property, through_getattr_hooks, through_methods,
+    through_function_values,
 ]  # fmt: skip
