@@ -1,6 +1,6 @@
 """Third derivatives through the `scipy.stats` methods (`rules/scipy_stats.py`: each
 method's forward rule has a forward rule of its own, srcad's forward rule of
-`_value_and_tangent`, reached through `second_order_calls.method_frule_frule`), in the
+`_value_and_tangent`, reached through `third_order_calls.method_frule_frule`), in the
 point and the parameters, by `grad` three deep and `jacobian` three deep, against central
 differences of the second derivatives; and what stays refused, an error rather than a
 number. Skipped where SciPy is not installed."""
