@@ -32,6 +32,7 @@ from srcad.rules import (
     second_order,
     second_order_calls,
     structs,
+    third_order_calls,
 )
 
 RULE_SETS: tuple[RuleSet, ...] = (
@@ -61,7 +62,11 @@ RULE_SETS: tuple[RuleSet, ...] = (
     nondiff.rules,
 )
 # Last, as it is built from the others: reverse rules of their linear forward rules.
-RULE_SETS += (second_order_calls.rules, second_order.build(RULE_SETS))
+RULE_SETS += (
+    second_order_calls.rules,
+    third_order_calls.rules,
+    second_order.build(RULE_SETS),
+)
 
 # SciPy's rules, where SciPy is installed (an optional dependency: `pip install srcad[scipy]`):
 # each set is installed once the user imports the SciPy module it covers (`Registry.defer`).
@@ -69,6 +74,7 @@ SCIPY_RULE_SETS: tuple[DeferredRuleSet, ...] = (
     DeferredRuleSet("scipy.special", "srcad.rules.scipy_special"),
     DeferredRuleSet("scipy.linalg", "srcad.rules.scipy_linalg"),
     DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate"),
+    DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate_tangents"),
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats"),
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_multivariate"),
 )

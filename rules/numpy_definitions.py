@@ -83,17 +83,19 @@ def _cumulative_layout(a: Any, axis: Any, dtype: Any, out: Any) -> tuple[int, An
 
 
 def cumulative_product(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
-    """`np.cumprod`: the running product along the axis, one element at a time, each
-    written into the array of results (a fresh array srcad differentiates the writes
-    into): exact where elements are zero (see `product`), for complex arrays too."""
+    """`np.cumprod`: the running product along the axis, one element at a time, the
+    products stacked along it: exact where elements are zero (see `product`), for complex
+    arrays too. (Appended and stacked, not written into an array: srcad differentiates
+    its forward rule in turn, third derivatives.)"""
     along, start = _cumulative_layout(a, axis, dtype, out)
     values = np.reshape(a, (-1,)) if axis is None else np.moveaxis(a, along, -1)
     shape = np.shape(values)
-    products = np.zeros(shape, start)
     running = np.ones(shape[:-1], start)
+    columns = []
     for k in range(shape[-1]):
         running = running * values[..., k]
-        products[..., k] = running
+        columns.append(running)
+    products = np.stack(columns, -1) if shape[-1] else np.zeros(shape, start)
     return products if axis is None else np.moveaxis(products, -1, along)
 
 

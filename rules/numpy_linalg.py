@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from srcad.projection import ProjectTo, conj
-from srcad.registry import Linearity, RuleSet
+from srcad.registry import CONFIG, Linearity, RuleSet
 from srcad.rules._support import argument_tangents, options_by_name
-from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("numpy_linalg")
 
@@ -228,11 +228,16 @@ def sublist_subscripts(arguments: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]
     ('a...,a', (1.0, 2.0))
     """
     operands = arguments[0::2]
+    if len(arguments) % 2 == 1:  # an explicit output
+        operands = operands[:-1]
+    return sublist_string(arguments), operands
+
+
+def sublist_string(arguments: tuple[Any, ...]) -> str:
+    """The subscripts string of the interleaved form's `arguments` (`sublist_subscripts`)."""
     sublists = list(arguments[1::2])
     explicit = len(arguments) % 2 == 1
     output = arguments[-1] if explicit else None
-    if explicit:
-        operands = operands[:-1]
 
     def term(sublist: Any) -> str:
         return "".join(
@@ -242,7 +247,7 @@ def sublist_subscripts(arguments: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]
     subscripts = ",".join(term(sublist) for sublist in sublists)
     if output is not None:
         subscripts += "->" + term(output)
-    return subscripts, operands
+    return subscripts
 
 
 def _tensordot_terms(a_ndim: int, b_ndim: int, axes: Any) -> tuple[list[str], str]:
@@ -397,14 +402,78 @@ def diag_rrule(v: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
 # --- forward rules: `frule((f_dot, *arg_dots), *args) -> (y, y_dot)` ------------------------
 
 
-def multilinear_tangent(product: Any, operands: tuple[Any, ...], dots: list[Any]) -> Any:
-    """The tangent of `product(*operands)`, linear in each operand: the sum over operands of
-    the product with that operand replaced by its tangent, `ZeroTangent()` if all are zero."""
-    y_dot: Any = ZeroTangent()
+def multilinear_tangent(product: Any, operands: tuple[Any, ...], dots: list[Any],
+                        leading: tuple[Any, ...] = (),
+                        keywords: dict[str, Any] | None = None) -> Any:  # fmt: skip
+    """The tangent of `product(*leading, *operands, **keywords)`, linear in each operand:
+    the sum over operands of the product with that operand replaced by its tangent,
+    `ZeroTangent()` if all are zero (a `multilinear_sum`, whose forward rule srcad
+    differentiates in turn)."""
+    terms = []
     for k, dot in enumerate(dots):
         if not isinstance(dot, AbstractZero):
-            y_dot = y_dot + product(*operands[:k], dot, *operands[k + 1 :])
-    return y_dot
+            terms.append(leading + operands[:k] + (dot,) + operands[k + 1 :])
+    return multilinear_sum(product, tuple(terms), {} if keywords is None else keywords)
+
+
+def multilinear_sum(product: Any, terms: tuple[tuple[Any, ...], ...],
+                    keywords: dict[str, Any]) -> Any:  # fmt: skip
+    """`sum(product(*term, **keywords) for term in terms)`, `ZeroTangent()` for no terms:
+    the tangents of a multilinear function (`np.dot`, `np.einsum`, ...) and of its forward
+    rules, each term a product of operands and tangents. A primitive: its reverse rule
+    pulls back through each term's product, and its forward rule (plain code, compiled in
+    turn for the derivatives beyond) is a sum of the same kind, each operand of a term
+    replaced by its tangent in turn."""
+    total: Any = ZeroTangent()
+    for term in terms:
+        total = total + product(*term, **keywords)
+    return total
+
+
+@rules.rrule(multilinear_sum)
+def multilinear_sum_rrule(product: Any, terms: tuple[tuple[Any, ...], ...],
+                          keywords: dict[str, Any]) -> tuple[Any, Any]:  # fmt: skip
+    calls = [CONFIG.rrule_via_ad(product, *term, **keywords) for term in terms]
+    total: Any = ZeroTangent()
+    for value, _ in calls:
+        total = total + value
+
+    def multilinear_sum_pullback(total_bar: Any) -> tuple[Any, ...]:
+        total_bar = unthunk(total_bar)
+        if isinstance(total_bar, AbstractZero) or not calls:
+            return (NoTangent(), NoTangent(), ZeroTangent(), NoTangent())
+        term_bars = [Tangent(tuple, *pullback(total_bar)[1:]) for _, pullback in calls]
+        return (NoTangent(), NoTangent(), Tangent(tuple, *term_bars), NoTangent())
+
+    return total, multilinear_sum_pullback
+
+
+@rules.frule(multilinear_sum)
+def multilinear_sum_frule(dargs: tuple[Any, ...], product: Any,
+                          terms: tuple[tuple[Any, ...], ...],
+                          keywords: dict[str, Any]) -> tuple[Any, Any]:  # fmt: skip
+    """Each term's tangent: the term with each operand that has a tangent replaced by it.
+    Plain code, which srcad differentiates (the forward rules of forward rules)."""
+    terms_dot = unthunk(dargs[2])
+    moved = []
+    if not isinstance(terms_dot, AbstractZero):
+        for term, term_dot in zip(terms, elements_of(terms_dot, len(terms)), strict=True):
+            if isinstance(term_dot, AbstractZero):
+                continue
+            for k, dot in enumerate(elements_of(term_dot, len(term))):
+                if not isinstance(dot, AbstractZero):
+                    moved.append((*term[:k], dot, *term[k + 1 :]))
+    return multilinear_sum(product, terms, keywords), multilinear_sum(
+        product, tuple(moved), keywords
+    )
+
+
+def _options(parameters: tuple[str, ...], options: tuple[Any, ...],
+             keywords: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+    """`options_by_name` for the forward rules below, whose options are flags and axes
+    (never values): marked non-differentiable, so that srcad compiles the forward rules
+    that read them in turn (third derivatives and beyond)."""
+    return options_by_name(parameters, options, keywords)
 
 
 def _linear_tangent(linear: Any, dot: Any) -> Any:
@@ -432,8 +501,9 @@ def inner_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 
 @rules.frule(np.outer)
 def outer_frule(dargs: tuple[Any, ...], a: Any, b: Any, **keywords: Any) -> tuple[Any, Any]:
-    """Forward rule for `np.outer` (not into `out=`)."""
-    y = np.outer(a, b, **options_by_name((), (), keywords))
+    """Forward rule for `np.outer` (not into `out=`, its only option)."""
+    _options((), (), keywords)
+    y = np.outer(a, b)
     return y, multilinear_tangent(np.outer, (a, b), argument_tangents(dargs, 2))
 
 
@@ -442,11 +512,9 @@ def tensordot_frule(
     dargs: tuple[Any, ...], a: Any, b: Any, *options: Any, **keywords: Any
 ) -> tuple[Any, Any]:
     """Forward rule for `np.tensordot(a, b, axes=2)`; `axes` is not differentiated."""
-
-    def product(a: Any, b: Any) -> Any:
-        return np.tensordot(a, b, *options, **keywords)
-
-    return product(a, b), multilinear_tangent(product, (a, b), argument_tangents(dargs, 2))
+    keywords = _options(("axes",), options, keywords)
+    y = multilinear_sum(np.tensordot, ((a, b),), keywords)  # (as `einsum_frule`'s)
+    return y, multilinear_tangent(np.tensordot, (a, b), argument_tangents(dargs, 2), (), keywords)
 
 
 @rules.frule(np.einsum)
@@ -455,18 +523,22 @@ def einsum_frule(
 ) -> tuple[Any, Any]:
     """Forward rule for `np.einsum(subscripts, *operands)`: one einsum per operand with a
     tangent, that operand replaced by it. `subscripts` is not differentiated."""
-    if not isinstance(subscripts, str):  # the interleaved form, as the string form
+    if isinstance(subscripts, str):
+        text, factors = subscripts, operands
+        dots = argument_tangents(dargs, 1 + len(operands))[1:]
+    else:  # the interleaved form, as the string form (new names: srcad differentiates
+        # this rule in turn, third derivatives)
         arguments = (subscripts, *operands)
-        subscripts, operands = sublist_subscripts(arguments)
-        operand_dots = [d for i, d in enumerate(dargs[1 : 1 + len(arguments)]) if i % 2 == 0]
-        dargs = (NoTangent(), NoTangent(), *operand_dots[: len(operands)])
-    keywords = options_by_name((), (), keywords)
-
-    def product(*operands: Any) -> Any:
-        return np.einsum(subscripts, *operands, **keywords)
-
-    operand_dots = argument_tangents(dargs, 1 + len(operands))[1:]
-    return product(*operands), multilinear_tangent(product, operands, operand_dots)
+        count = (len(arguments) + 1) // 2 - len(arguments) % 2  # the operands
+        text = sublist_string(arguments)
+        factors = tuple(arguments[2 * i] for i in range(count))
+        dots = [unthunk(dargs[1 + 2 * i]) if 1 + 2 * i < len(dargs) else ZeroTangent()
+                for i in range(count)]  # fmt: skip
+    keywords = _options((), (), keywords)
+    # (the value a sum of one term: no call with `*` or `**`, which srcad differentiates
+    # in turn only to second order)
+    y = multilinear_sum(np.einsum, ((text, *factors),), keywords)
+    return y, multilinear_tangent(np.einsum, factors, dots, (text,), keywords)
 
 
 @rules.frule(np.transpose)
@@ -511,3 +583,6 @@ rules.primitive(np.outer, linearity=Linearity.BILINEAR)
 rules.primitive(np.tensordot, linearity=Linearity.BILINEAR)
 rules.primitive(np.vdot, linearity=Linearity.BILINEAR)
 rules.primitive(np.einsum, linearity=Linearity.MULTILINEAR)
+# Read options, never values: their results are not differentiated (the forward rules
+# above are compiled in turn, for the derivatives beyond the second).
+rules.non_differentiable(_options, sublist_string)

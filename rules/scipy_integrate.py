@@ -34,7 +34,7 @@ Installed once the user imports `scipy.integrate` (`rules/__init__.py: SCIPY_RUL
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 import scipy.integrate as integrate
@@ -42,10 +42,9 @@ from scipy.integrate._ivp.ivp import OdeResult
 
 from srcad.errors import MissingRuleError
 from srcad.primitives import call
-from srcad.registry import CONFIG, RuleSet, named
+from srcad.registry import CONFIG, RuleSet
 from srcad.rules._flat import cotangent_of, flat_cotangent, size
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
-from srcad.tracebacks import user_call_site
 
 rules = RuleSet("scipy_integrate")
 
@@ -95,12 +94,20 @@ class _Problem:
 
     def vjp(self, y: Vector, t: float, a: Vector) -> tuple[Vector, Vector, Vector]:
         """`f(y, t)`, `a ∂f/∂y` and `a ∂f/∂θ` (θ flat)."""
+        value, y_bar, _, theta_bar = self.partials(y, t, a)
+        return value, y_bar, theta_bar
+
+    def partials(self, y: Vector, t: float, a: Vector) -> tuple[Vector, Vector, float, Vector]:
+        """`f(y, t)`, `a ∂f/∂y`, `a ∂f/∂t` and `a ∂f/∂θ` (θ flat)."""
         value, pullback = CONFIG.rrule_via_ad(call, self.func, *self._ordered(y, t), *self.args)
         _, func_bar, first, second, *arg_bars = pullback(cotangent_of(value, a))
-        y_bar = second if self.tfirst else first
+        y_bar, t_bar = (second, first) if self.tfirst else (first, second)
         theta_bar = Tangent(tuple, func_bar, Tangent(tuple, *arg_bars))
         flat_value = np.ravel(np.asarray(value, dtype=float))
-        return flat_value, flat_cotangent(y, y_bar), flat_cotangent(self.parameters, theta_bar)
+        t_bar = unthunk(t_bar)
+        t_partial = 0.0 if isinstance(t_bar, AbstractZero) else float(np.real(np.sum(t_bar)))
+        y_partial = flat_cotangent(y, y_bar)
+        return flat_value, y_partial, t_partial, flat_cotangent(self.parameters, theta_bar)
 
     def jvp(self, y: Vector, t: float, y_dot: Vector, func_dot: Any,
             arg_dots: list[Any]) -> tuple[Vector, Vector]:  # fmt: skip
@@ -351,22 +358,36 @@ def solve_ivp_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         own_t_bar = np.zeros(len(times))
         if not isinstance(t_bar, AbstractZero):
             own_t_bar = np.broadcast_to(np.asarray(t_bar, dtype=float), times.shape)
-        interior = ivp.interior(len(times))
-        if np.any(ys_bar[interior]):
-            raise _moving_times("the solution")
-        if np.any(own_t_bar[interior]):
-            raise _moving_times("the times")
-        y0_bar, t0_bar, times_bar, theta_bar = _adjoint(
-            problem, np.ravel(np.asarray(ivp.y0, dtype=float)), ivp.t0, times, ys, ys_bar
-        )
-        times_bar = times_bar + own_t_bar
-        func_bar, args_bar = elements_of(cotangent_of(problem.parameters, theta_bar), 2)
-        named = ivp.parameter_bars(func_bar, t0_bar, times_bar, len(times))
-        named.update(fun=func_bar, y0=cotangent_of(ivp.y0, y0_bar), args=args_bar)
+        named = ivp_cotangents(ivp, problem, ys, times, ys_bar, own_t_bar)
         bars = [named.get(p, NoTangent()) for p in SOLVE_IVP_PARAMETERS]
         return (NoTangent(), *bars, *(NoTangent(),) * (passed - len(SOLVE_IVP_PARAMETERS)))
 
     return result, solve_ivp_pullback
+
+
+def ivp_cotangents(ivp: _IvpCall, problem: _Problem, ys: np.ndarray, times: Vector,
+                   ys_bar: np.ndarray, own_t_bar: Vector, extra: Any = None
+                   ) -> dict[str, Any]:  # fmt: skip
+    """The cotangents of `solve_ivp`'s parameters, by name, for those `ys_bar` of the
+    solution at `times` and `own_t_bar` of the times themselves: the adjoint method.
+    `extra`: flat cotangents `(y0, t0, times, theta)` to add to the adjoint's (those the
+    tangent equation's adjoint gives at second order)."""
+    interior = ivp.interior(len(times))
+    if np.any(ys_bar[interior]):
+        raise _moving_times("the solution")
+    if np.any(own_t_bar[interior]):
+        raise _moving_times("the times")
+    y0_bar, t0_bar, times_bar, theta_bar = _adjoint(
+        problem, np.ravel(np.asarray(ivp.y0, dtype=float)), ivp.t0, times, ys, ys_bar
+    )
+    if extra is not None:
+        y0_bar, t0_bar = y0_bar + extra[0], t0_bar + extra[1]
+        times_bar, theta_bar = times_bar + extra[2], theta_bar + extra[3]
+    times_bar = times_bar + own_t_bar
+    func_bar, args_bar = elements_of(cotangent_of(problem.parameters, theta_bar), 2)
+    named = ivp.parameter_bars(func_bar, t0_bar, times_bar, len(times))
+    named.update(fun=func_bar, y0=cotangent_of(ivp.y0, y0_bar), args=args_bar)
+    return named
 
 
 @rules.frule(integrate.solve_ivp, parameters=SOLVE_IVP_PARAMETERS)
@@ -447,39 +468,3 @@ def ode_result_field_frule(dargs: tuple[Any, ...], result: Any, name: str) -> tu
     if name in _CONSTANT_FIELDS or not isinstance(result_dot, Tangent):
         return value, ZeroTangent()
     return value, result_dot.fields.get(name, ZeroTangent())
-
-
-# --- second derivatives -------------------------------------------------------------------
-
-
-def _second_derivative_refused(frule: Callable[..., Any], solver: str,
-                               parameters: tuple[str, ...]) -> None:  # fmt: skip
-    """The reverse rule of a solver's forward rule (second derivatives differentiate
-    forward rules in reverse mode): its value is the forward rule's, and its pullback
-    refuses, naming the user's call of the solver and the reason, rather than the problems
-    srcad would find in the forward rule's own source. It would need the adjoint of the
-    tangent equation. It takes the forward rule's parameters by name too (`args=`), as the
-    forward rule does."""
-
-    def ode_frule_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
-        result = frule(*args, **kwargs)
-        where = user_call_site()  # now, while the user's generated code is on the stack
-
-        def ode_frule_pullback(result_bar: Any) -> NoReturn:
-            at = f" at {where}" if where is not None else ""
-            raise MissingRuleError(
-                f"srcad has no second derivative of `scipy.integrate.{solver}`{at}: the "
-                "reverse rule of its forward rule (the adjoint of the tangent equation) is not "
-                "written. Take first derivatives through it (grad, jacobian, jvp, vjp); for "
-                "second derivatives, take finite differences of srcad.grad"
-            )
-
-        return result, ode_frule_pullback
-
-    rules.rrule(frule, parameters=("dargs", *parameters))(
-        named(ode_frule_rrule, f"{frule.__name__}_rrule")
-    )
-
-
-_second_derivative_refused(odeint_frule, "odeint", ODEINT_PARAMETERS)
-_second_derivative_refused(solve_ivp_frule, "solve_ivp", SOLVE_IVP_PARAMETERS)

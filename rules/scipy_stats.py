@@ -324,11 +324,81 @@ def _method_rules(owner: type, method: str) -> None:
 
         return result, named(method_frule_pullback, f"{method}_frule_pullback")
 
+    def twice_arguments(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], dist: Any, x: Any,
+                        args: tuple[Any, ...], kwds: dict[str, Any]
+                        ) -> tuple[tuple[Any, ...], tuple[Any, ...], int]:  # fmt: skip
+        """The arguments of `_value_and_tangent` and their tangents, for the forward rule
+        of `method_frule` called so (third derivatives): a position moves where its
+        tangent or that tangent's own tangent is not zero (a zero one materialised, so
+        that its tangent has something to move), and how many tangents were passed."""
+        arguments = tangent_arguments(dargs, dist, x, args, kwds)
+        values, dots = arguments[4], list(arguments[5])
+        count = min(len(dargs) - 2, 1 + len(args))
+        inner_dot = unthunk(dargs2[1])
+        dot_dots: list[Any] = [ZeroTangent()] * len(values)
+        if not isinstance(inner_dot, AbstractZero):
+            dot_dots[:count] = elements_of(inner_dot, len(dargs))[2 : 2 + count]
+        value_dots: list[Any] = [ZeroTangent()] * len(values)
+        value_dots[:count] = dargs2[3 : 3 + count]
+        moving = tuple(
+            k for k in range(len(values))
+            if k in arguments[6] or not isinstance(unthunk(dot_dots[k]), AbstractZero)
+        )  # fmt: skip
+        refused = tangent_arguments((NoTangent(), NoTangent(), *dot_dots), dist, x, args, kwds)
+        del refused  # (refuses a tangent of a shape parameter with no partial, named)
+        for k in moving:
+            if isinstance(unthunk(dots[k]), AbstractZero):
+                dots[k] = np.zeros_like(np.asarray(values[k], dtype=float))
+        full = (*arguments[:5], tuple(dots), moving)
+        # (its own, the functions', the distribution's, the values', the tangents', the
+        # positions')
+        tangents = (NoTangent(),) * 5 + (tuple(value_dots), tuple(dot_dots))
+        return full, (*tangents, NoTangent()), count
+
+    def method_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], dist: Any,
+                           x: Any, *args: Any, **kwds: Any) -> tuple[Any, Any]:  # fmt: skip
+        """The forward rule of `method_frule`: srcad's forward rule of
+        `_value_and_tangent` (third derivatives)."""
+        full, tangents, _ = twice_arguments(dargs2, dargs, dist, x, args, kwds)
+        with np.errstate(all="ignore"):  # outside the support: masked
+            found: tuple[Any, Any] = CONFIG.frule_via_ad(tangents, _value_and_tangent, *full)
+        return found
+
+    def method_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], dist: Any,
+                                 x: Any, *args: Any, **kwds: Any
+                                 ) -> tuple[Any, Pullback]:  # fmt: skip
+        """`method_frule_frule`'s: the reverse rule srcad compiles for the forward rule it
+        generates for `_value_and_tangent`."""
+        full, tangents, count = twice_arguments(dargs2, dargs, dist, x, args, kwds)
+        twice = CONFIG.forward_rule(_value_and_tangent, full)
+        with np.errstate(all="ignore"):
+            result, pullback = CONFIG.rrule_via_ad(twice, tangents, *full)
+
+        def method_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+            with np.errstate(all="ignore"):
+                _, tangents_bar, *found = pullback(bars)
+            parts = tangent_parts(unthunk(tangents_bar), len(tangents))
+            value_dot_bars = tangent_parts(unthunk(parts[5]), len(full[4]))[:count]
+            dot_dot_bars = tangent_parts(unthunk(parts[6]), len(full[4]))[:count]
+            value_bars = tangent_parts(unthunk(found[4]), len(full[4]))[: 1 + len(args)]
+            dot_bars = tangent_parts(unthunk(found[5]), len(full[4]))[:count]
+            padding = (ZeroTangent(),) * (len(dargs) - 2 - count)
+            inner = Tangent(tuple, NoTangent(), NoTangent(), *dot_dot_bars, *padding)
+            tail = (ZeroTangent(),) * (len(dargs2) - 3 - count)
+            dargs2_bar = Tangent(tuple, NoTangent(), inner, NoTangent(), *value_dot_bars, *tail)
+            dargs_bar = Tangent(tuple, NoTangent(), NoTangent(), *dot_bars, *padding)
+            return (NoTangent(), dargs2_bar, dargs_bar, NoTangent(), *value_bars)
+
+        return result, named(method_frule_frule_pullback, f"{method}_frule_frule_pullback")
+
     frule = named(method_frule, f"{method}_frule")
     _FRULES[function] = frule
     rules.rrule(function)(named(method_rrule, f"{method}_rrule"))
     rules.frule(function)(frule)
     rules.rrule(frule)(named(method_frule_rrule, f"{method}_frule_rrule"))
+    frule_frule = named(method_frule_frule, f"{method}_frule_frule")
+    rules.frule(frule)(frule_frule)
+    rules.rrule(frule_frule)(named(method_frule_frule_rrule, f"{method}_frule_frule_rrule"))
 
 
 # Each shared method's forward rule, whose reverse rule a frozen method's uses.

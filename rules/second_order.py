@@ -229,73 +229,107 @@ def _through_definition(primal: Any, definition: Any) -> RuleFn:
     )
 
 
-def _definition_frule_frule(primal: Any, definition: Any) -> tuple[RuleFn, RuleFn]:
-    """The forward rule of `primal`'s forward rule (third derivatives) and its reverse rule
-    (fourth), from its `Primitive.definition`, as `_through_definition` takes the reverse
-    rule of the forward rule: those srcad compiles for the forward rule it generates for
-    the definition, which takes the same arguments and tangents (padded to every
-    parameter of the definition, then the cotangents cut back to those passed)."""
-    name = primal_name(primal)
+def frule_frule_via_ad(name: str, definition: Any) -> tuple[RuleFn, RuleFn]:
+    """The forward rule of a forward rule that calls srcad's own forward rule of the Python
+    function `definition` (third derivatives), and its reverse rule (fourth): the first of
+    `definition_nested_rules`. For a computed attribute's getter
+    (`second_order_calls.getattr_frule_frule`)."""
+    return definition_nested_rules(name, definition)[0]
 
-    def parts(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], args: tuple[Any, ...]
-              ) -> tuple[Any, tuple[Any, ...], tuple[Any, ...]]:  # fmt: skip
-        """The definition's forward rule, the inner tangents padded, and the tangents of
-        that rule's arguments."""
+
+def definition_nested_rules(name: str, definition: Any) -> list[tuple[RuleFn, RuleFn]]:
+    """The forward rules of a forward rule `F_1` that calls srcad's own forward rule of the
+    Python function `definition` (a primitive's `Primitive.definition`, as
+    `_through_definition` takes the reverse rule of `F_1`), nested to `NESTING` deep, each
+    with its reverse rule: `[(F_2, its reverse rule), ..., (F_NESTING, ...)]`.
+
+    `F_k(d_k, ..., d_1, *args)` is `G_(k-1)` called with those tangents, where `G_0` is the
+    definition and `G_j` the forward rule srcad generates for `G_(j-1)`; its reverse rule
+    is `G_k`'s. A generated rule takes a tangent for every parameter of the function it
+    differentiates, so each group `d_j` is padded with zeros to `G_(j-1)`'s parameters,
+    the tangents of groups it holds padded alike (`_padded_group`), and the cotangents cut
+    back to the tangents passed (`_cut_group`): third derivatives through `F_2`, fourth
+    through `F_3`'s reverse rule, and so on."""
+    count = len(padded((NoTangent(),), definition))  # a tangent for it and each parameter
+
+    def generated(depth: int, groups: tuple[Any, ...], args: tuple[Any, ...]) -> Any:
+        """`G_depth`, compiled for the padded groups `(E_depth, ..., E_1)` it differentiates
+        in turn (the last `depth - 1` of `groups`) and the arguments."""
         code = definition.__code__
         parameters = code.co_varnames[: code.co_argcount]
+        # With respect to the arrays and numbers passed by position: never an option.
         wrt = tuple(p for p, a in zip(parameters, args, strict=False) if perturbable(a))
-        forward = CONFIG.forward_rule(definition, args, wrt)
-        every_inner = padded(inner_dargs, definition)
-        inner_dots = unthunk(dargs[1])
-        inner_dot: Any = ZeroTangent()
-        if not isinstance(inner_dots, AbstractZero):
-            own = tuple(elements_of(inner_dots, len(inner_dargs)))
-            inner_dot = Tangent(tuple, *own, *(ZeroTangent(),) * (len(every_inner) - len(own)))
-        arg_dots = tuple(dargs[2 : 2 + len(args)])
-        arg_dots += (ZeroTangent(),) * (len(args) - len(arg_dots))
-        return forward, every_inner, (NoTangent(), inner_dot, *arg_dots)
+        function = CONFIG.forward_rule(definition, args, wrt)
+        for j in range(2, depth + 1):
+            function = CONFIG.forward_rule(function, (*groups[len(groups) - (j - 1) :], *args))
+        return function
 
-    def definition_frule_frule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...],
-                               *args: Any, **keywords: Any) -> tuple[Any, Any]:  # fmt: skip
-        forward, every_inner, dots = parts(dargs, inner_dargs, args)
-        result: tuple[Any, Any] = CONFIG.frule_via_ad(dots, forward, every_inner, *args, **keywords)
-        return result
+    def nested(depth: int) -> tuple[RuleFn, RuleFn]:
+        def split(inputs: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+            groups = tuple(_padded_group(d, depth - i, count) for i, d in enumerate(inputs[:depth]))
+            return groups, tuple(inputs[depth:])
 
-    def definition_frule_frule_rrule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...],
-                                     *args: Any, **keywords: Any
-                                     ) -> tuple[Any, Pullback]:  # fmt: skip
-        forward, every_inner, dots = parts(dargs, inner_dargs, args)
-        twice = CONFIG.forward_rule(forward, (every_inner, *args))
-        every_dots = padded(dots, forward)  # a tangent for each of its parameters
-        result, pullback = CONFIG.rrule_via_ad(twice, every_dots, every_inner, *args, **keywords)
+        def definition_frule_frule(dargs: tuple[Any, ...], *inputs: Any, **keywords: Any
+                                   ) -> tuple[Any, Any]:  # fmt: skip
+            groups, args = split((dargs, *inputs))
+            forward = generated(depth - 1, groups, args)
+            found: tuple[Any, Any] = CONFIG.frule_via_ad(
+                groups[0], forward, *groups[1:], *args, **keywords
+            )
+            return found
 
-        def definition_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
-            _, dots_bar, inner_bar, *argument_bars = pullback(bars)
-            dots_bar = unthunk(dots_bar)
-            dargs_bar: Any = ZeroTangent()
-            if not isinstance(dots_bar, AbstractZero):
-                _, inner_dot_bar, *arg_dot_bars = elements_of(dots_bar, len(every_dots))
-                inner_dot_bar = _cut(inner_dot_bar, len(inner_dargs))
-                dargs_bar = Tangent(tuple, NoTangent(), inner_dot_bar,
-                                    *arg_dot_bars[: max(len(dargs) - 2, 0)])  # fmt: skip
-            inner = _cut(inner_bar, len(inner_dargs))
-            return (NoTangent(), dargs_bar, inner, *argument_bars[: len(args)])
+        def definition_frule_frule_rrule(dargs: tuple[Any, ...], *inputs: Any, **keywords: Any
+                                         ) -> tuple[Any, Pullback]:  # fmt: skip
+            groups, args = split((dargs, *inputs))
+            twice = generated(depth, groups, args)
+            result, pullback = CONFIG.rrule_via_ad(twice, *groups, *args, **keywords)
+            lengths = {depth - i: len(d) for i, d in enumerate((dargs, *inputs)[:depth])}
 
-        return result, named(definition_frule_frule_pullback, f"{name}_frule_frule_pullback")
+            def definition_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+                _, *found = pullback(bars)
+                group_bars = [
+                    _cut_group(bar, depth - i, lengths) for i, bar in enumerate(found[:depth])
+                ]
+                argument_bars = found[depth : depth + len(args)]
+                return (NoTangent(), *group_bars, *argument_bars)
 
-    return (
-        named(definition_frule_frule, f"{name}_frule_frule"),
-        named(definition_frule_frule_rrule, f"{name}_frule_frule_rrule"),
-    )
+            frules = "_frule" * depth
+            return result, named(definition_frule_frule_pullback, f"{name}{frules}_pullback")
+
+        frules = "_frule" * depth
+        return (
+            named(definition_frule_frule, f"{name}{frules}"),
+            named(definition_frule_frule_rrule, f"{name}{frules}_rrule"),
+        )
+
+    return [nested(depth) for depth in range(2, NESTING + 1)]
 
 
-def _cut(tangent: Any, count: int) -> Any:
-    """A tuple's cotangent cut to its first `count` elements (the tangents passed, of those
-    padded for every parameter)."""
-    tangent = unthunk(tangent)
-    if isinstance(tangent, AbstractZero):
-        return tangent
-    return Tangent(tuple, *tuple(elements_of(tangent, count))[:count])
+def _padded_group(group: Any, depth: int, count: int) -> Any:
+    """A group of tangents `d_depth` (or a tangent of one) padded with zeros to the
+    parameters of `G_(depth - 1)` (`definition_nested_rules`): `depth - 1` groups and the
+    definition's parameters, `count` with its own tangent. Its elements `1 ... depth - 1`
+    are the tangents of the groups `d_(depth - 1) ... d_1`, padded alike."""
+    group = unthunk(group)
+    if isinstance(group, AbstractZero):
+        return group
+    parts = list(group) if isinstance(group, tuple) else list(elements_of(group, len(group)))
+    for i in range(1, min(depth, len(parts))):
+        parts[i] = _padded_group(parts[i], depth - i, count)
+    parts += [ZeroTangent()] * (depth - 1 + count - len(parts))
+    return tuple(parts) if isinstance(group, tuple) else Tangent(tuple, *parts)
+
+
+def _cut_group(bar: Any, depth: int, lengths: dict[int, int]) -> Any:
+    """The cotangent of a padded group `E_depth` cut back to the group `d_depth` passed
+    (`lengths[j]` elements for `d_j`), the cotangents of the groups it holds alike."""
+    bar = unthunk(bar)
+    if isinstance(bar, AbstractZero):
+        return bar
+    parts = list(elements_of(bar, len(bar)))[: lengths[depth]]
+    for i in range(1, min(depth, len(parts))):
+        parts[i] = _cut_group(parts[i], depth - i, lengths)
+    return Tangent(tuple, *parts)
 
 
 # How many forward rules deep the rules of a linear function's forward rules go: the
@@ -418,8 +452,11 @@ def _zeros_throughout(tangents: Any) -> bool:
     tangents = unthunk(tangents)
     if isinstance(tangents, AbstractZero):
         return True
-    if isinstance(tangents, tuple | Tangent):
-        return all(_zeros_throughout(t) for t in elements_of(tangents, len(tangents)))
+    if isinstance(tangents, tuple):
+        return all(_zeros_throughout(t) for t in tangents)
+    if isinstance(tangents, Tangent):  # a plain class's by field: `elements_of` has none
+        parts = tangents.elements or tuple(tangents.fields.values())
+        return all(_zeros_throughout(t) for t in parts)
     return False
 
 
@@ -470,7 +507,6 @@ def build(rule_sets: Iterable[RuleSet]) -> RuleSet:
         if primal in frules and frules[primal] not in rules.rrules:
             rules.rrule(frules[primal])(_through_definition(primal, definition))
         if primal in frules and frules[primal] not in rules.frules:
-            forward, reverse = _definition_frule_frule(primal, definition)
-            rules.frule(frules[primal])(forward)
-            rules.rrule(forward)(reverse)
+            nested = definition_nested_rules(primal_name(primal), definition)
+            _register_nested(frules[primal], nested, rules)
     return rules

@@ -27,6 +27,7 @@ from srcad.primitives import unpacked_arguments
 from srcad.registry import CONFIG, REGISTRY, RuleFn, RuleSet
 from srcad.rules import calls, containers, keywords
 from srcad.rules.second_order import (
+    frule_frule_via_ad,
     linear_frule_rrule,
     linear_nested_rules,
 )
@@ -337,43 +338,102 @@ def map_frule_rrule(
 
 
 # Reading a field is linear: the rules of its forward rule's forward rule are a linear
-# function's (one level: a computed attribute is refused deeper, `_field_read`).
+# function's. A computed attribute (a property) goes through its getter's own (`_computed`).
 _FIELD_FRULE_FRULE, _FIELD_FRULE_FRULE_RRULE = linear_nested_rules(
     getattr, calls.getattr_rrule, calls.getattr_frule
 )[0]
 
 
-def _field_read(obj: Any, name: str) -> None:
-    """Refuse a computed attribute (a property) three deep: its function's forward rule of
-    the forward rule is not dispatched (`dispatched_frule_rrule` is one level)."""
-    if not isinstance(obj, calls.NUMERIC) and isinstance(calls.attribute_reader(obj, name), tuple):
-        raise MissingRuleError(
-            f"srcad takes no third derivative through the computed attribute .{name} of "
-            f"{type(obj).__name__}: compute it in the function instead"
-        )
+def _computed(obj: Any, name: str) -> tuple[Any, tuple[Any, ...]] | None:
+    """The getter of a computed attribute and the arguments it takes after the instance
+    (`calls.attribute_reader`), or None for a field."""
+    if isinstance(obj, calls.NUMERIC):
+        return None
+    reader = calls.attribute_reader(obj, name)
+    return reader if isinstance(reader, tuple) else None
+
+
+def _element(tangent: Any, count: int, index: int) -> Any:
+    tangent = unthunk(tangent)
+    if isinstance(tangent, AbstractZero):
+        return tangent
+    return elements_of(tangent, count)[index]
+
+
+def _getter_tangents(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], extra: tuple[Any, ...]
+                     ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:  # fmt: skip
+    """The tangents `getattr_frule_frule` was given, moved to the getter's forward rule of
+    the forward rule: the object's (co)tangent is the getter's `self`'s; the name's and the
+    default's have none."""
+    none = (NoTangent(),) * len(extra)
+    inner = (NoTangent(), inner_dargs[1], *none)
+    inner_dot = _element(dargs[1], len(inner_dargs), 1)
+    moved: Any = inner_dot
+    if not isinstance(unthunk(inner_dot), AbstractZero):
+        moved = Tangent(tuple, NoTangent(), inner_dot, *none)
+    dot = unthunk(dargs[1])
+    outer_dot = ZeroTangent() if isinstance(dot, AbstractZero) else moved
+    return (NoTangent(), outer_dot, dargs[2], *none), inner
 
 
 def getattr_frule_frule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], obj: Any,
                         name: str, *default: Any) -> tuple[Any, Any]:  # fmt: skip
     """The forward rule of `getattr_frule` (`x.shape`, a field), for forward mode over a
-    forward rule: reading an attribute is linear (`second_order.linear_nested_rules`)."""
-    _field_read(obj, name)
-    result: tuple[Any, Any] = _FIELD_FRULE_FRULE(dargs, inner_dargs, obj, name, *default)
-    return result
+    forward rule: reading a field is linear (`second_order.linear_nested_rules`); a computed
+    attribute goes through the forward rule of its getter's forward rule
+    (`second_order.frule_frule_via_ad`)."""
+    computed = _computed(obj, name)
+    if computed is None:
+        result: tuple[Any, Any] = _FIELD_FRULE_FRULE(dargs, inner_dargs, obj, name, *default)
+        return result
+    function, extra = computed
+    getter_dargs, getter_inner = _getter_tangents(dargs, inner_dargs, extra)
+    forward, _ = frule_frule_via_ad(name, function)
+    found: tuple[Any, Any] = forward(getter_dargs, getter_inner, obj, *extra)
+    return found
 
 
 def getattr_frule_frule_rrule(
     dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], obj: Any, name: str, *default: Any
 ) -> tuple[Any, Pullback]:
-    """`getattr_frule_frule`'s: linear, each result pulled back to what it was read from."""
-    _field_read(obj, name)
-    result, pullback = _FIELD_FRULE_FRULE_RRULE(dargs, inner_dargs, obj, name, *default)
+    """`getattr_frule_frule`'s: of a field, linear, each result pulled back to what it was
+    read from; of a computed attribute, the getter's, its cotangents moved back to the
+    object's (co)tangents (`_getter_tangents`' adjoint)."""
+    computed = _computed(obj, name)
+    if computed is None:
+        result, pullback = _FIELD_FRULE_FRULE_RRULE(dargs, inner_dargs, obj, name, *default)
 
-    def getattr_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
-        found: tuple[Any, ...] = pullback(bars)
-        return found
+        def getattr_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+            found: tuple[Any, ...] = pullback(bars)
+            return found
 
-    return result, getattr_frule_frule_pullback
+        return result, getattr_frule_frule_pullback
+    function, extra = computed
+    getter_dargs, getter_inner = _getter_tangents(dargs, inner_dargs, extra)
+    _, reverse = frule_frule_via_ad(name, function)
+    result, getter_pullback = reverse(getter_dargs, getter_inner, obj, *extra)
+    rest = (NoTangent(),) * (len(inner_dargs) - 2)
+
+    def inner_of(bar: Any, count: int) -> Any:
+        """A cotangent of the getter's inner tangents, as one of `getattr`'s."""
+        bar = unthunk(bar)
+        if isinstance(bar, AbstractZero):
+            return bar
+        return Tangent(tuple, NoTangent(), _element(bar, count, 1), *rest)
+
+    def computed_attribute_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        _, dargs_bar, inner_bar, obj_bar, *_ = getter_pullback(bars)
+        dargs_bar = unthunk(dargs_bar)
+        outer: Any = ZeroTangent()
+        if not isinstance(dargs_bar, AbstractZero):
+            _, inner_dot_bar, obj_dot_bar, *_ = elements_of(dargs_bar, len(getter_dargs))
+            tail = (NoTangent(),) * (len(dargs) - 3)
+            inner_dot_bar = inner_of(inner_dot_bar, len(getter_inner))
+            outer = Tangent(tuple, NoTangent(), inner_dot_bar, obj_dot_bar, *tail)
+        inner = inner_of(inner_bar, len(getter_inner))
+        return (NoTangent(), outer, inner, obj_bar, NoTangent(), *(NoTangent() for _ in default))
+
+    return result, computed_attribute_frule_pullback
 
 
 # Keyed on the forward rules (the functions `RuleSet.frule` registered), as

@@ -56,19 +56,22 @@ def nested_forward_rule(
 def derivative_atom(
     compiler: Any, call: Call, args: tuple[Any, ...], directions: list[Direction]
 ) -> tuple[Any, Any]:
-    """`f`'s value and `∂ᵏf[t₁, ..., tₖ]` along `directions`, for `f` of any output."""
+    """`f`'s value and `∂ᵏf[t₁, ..., tₖ]` along `directions`, for `f` of any output: by
+    `Fₖ`, or by rows where it does not compile or refuses when it runs."""
     full_args, keywords = call.arguments(args, {})
     if not directions:
         y = call.function(*full_args, **keywords)
         return y, y
     try:
         function, leading = nested_forward_rule(compiler, call, full_args, directions)
+        # (a rule of `Fₖ` may refuse only when it runs: a forward rule's forward rule
+        # that dispatches on the function a call reaches, `second_order_calls`)
+        value, derivative = function(*leading, *full_args, **keywords)
     except SrcadError:
         y = call.function(*full_args, **keywords)
         if len(directions) < 2 or not (real_valued(y) and all(map(real_valued, directions[-1]))):
             raise
         return _derivative_by_rows(compiler, call, args, y, directions)
-    value, derivative = function(*leading, *full_args, **keywords)
     for _ in directions[1:]:
         value, derivative = value[0], derivative[1]
     return value, derivative

@@ -91,10 +91,16 @@ def through_joining(t):
     return np.sum(np.stack([y, np.sin(y)]) ** 2)
 
 
+def through_a_transpose_attribute(t):
+    m = A * np.cos(t) + A.T * t
+    return np.sum(np.sin(m.T * m) * m.T)
+
+
 FUNCTIONS = [
     through_sin, through_exp, through_log, through_tanh, through_powers, through_roots,
     through_math, through_matmul, through_reductions, through_a_loop, through_a_branch,
     through_divisions, through_two_arguments, through_indexing, through_joining,
+    through_a_transpose_attribute,
 ]  # fmt: skip
 
 
@@ -150,12 +156,51 @@ def through_a_determinant(t):
     return np.linalg.det(A + t * np.eye(3)) ** 2
 
 
+def through_a_cumulative_product(t):
+    """`np.cumprod` along each axis and flattened; at T a product's first element is 0."""
+    x = X0 + t * V
+    m = np.stack([x, x * x - 0.1681, np.cos(x)])
+    flat = np.sum(np.cumprod(x + 2.0) ** 2)
+    return np.sum(np.sin(np.cumprod(m, axis=1))) + np.sum(np.cumprod(m, 0) ** 2) + flat
+
+
 @pytest.mark.parametrize(
     "f",
-    [through_a_product, through_norms_and_moments, through_a_determinant],
+    [through_a_product, through_norms_and_moments, through_a_determinant,
+     through_a_cumulative_product],
     ids=lambda f: f.__name__,
-)
+)  # fmt: skip
 def test_third_derivatives_through_primitives_with_definitions(f: Any) -> None:
     """Their second derivatives come from a plain-NumPy definition; their third from the
-    forward rule of the definition's forward rule (`second_order._definition_frule_frule`)."""
+    forward rule of the definition's forward rule (`second_order.frule_frule_via_ad`).
+    `np.cumprod`'s definition stacks its running products, never writes them into an
+    array, so that srcad differentiates its forward rule in turn."""
     check_order(f, 3)
+
+
+@pytest.mark.parametrize(
+    "f", [through_a_product, through_a_determinant], ids=lambda f: f.__name__
+)  # fmt: skip
+def test_fourth_derivatives_through_primitives_with_definitions(f: Any) -> None:
+    """Their fourth from the reverse rule of the definition's forward rule three deep
+    (`second_order.definition_nested_rules`). (Compiling the rules that deep takes a
+    second or two each: kept to two functions.)"""
+    check_order(f, 4)
+
+
+def through_products_of_varying_arrays(t):
+    """Bilinear and multilinear products of two (three) arrays that both vary with `t`."""
+    x = X0 + t * V
+    y = np.sin(x)
+    m = A * x  # (varies with t, as x and y do)
+    dots = np.dot(x, y) * np.inner(y, x * x) + np.sum(np.tensordot(m, x, 1) ** 2 + np.outer(x, y))
+    complex_dot = np.real(np.vdot(x + 1j * y, y * x))  # antilinear in its first operand
+    einsums = np.einsum("i,ij,j->", x, m, y) + np.einsum(x, [0], y, [0])
+    return dots + complex_dot + einsums + np.sum(m @ x)
+
+
+@pytest.mark.parametrize("order", [3, 4])
+def test_derivatives_through_products_of_varying_arrays(order: int) -> None:
+    """Their forward rules' tangents are sums of products (`numpy_linalg.multilinear_sum`),
+    whose forward rule is a sum of the same kind, compiled in turn."""
+    check_order(through_products_of_varying_arrays, order)

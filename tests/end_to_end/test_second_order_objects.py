@@ -70,24 +70,13 @@ def test_the_first_order_suites_to_second_order(f, args):
 # Forward over forward (`jacobian(jacobian(f))`): these constructs' forward rules read
 # srcad's machinery (`srcad/machinery.py`), so srcad generates no forward rule of them
 # and takes each element row by row, reverse mode over the forward rule. A computed
-# attribute is refused there (`second_order_calls._field_read`).
-FORWARD_OVER_FORWARD = [
-    f for f in functions.FUNCTIONS if f is not functions.through_computed_attributes
-]
-
-
-@pytest.mark.parametrize("function", FORWARD_OVER_FORWARD, ids=lambda f: f.__name__)
+# attribute goes through its getter's forward rule of the forward rule
+# (`second_order_calls.getattr_frule_frule`).
+@pytest.mark.parametrize("function", functions.FUNCTIONS, ids=lambda f: f.__name__)
 def test_forward_over_forward_matches_differences_of_the_gradient(function):
     got = srcad.jacobian(srcad.jacobian(function, mode="forward"), mode="forward")(X)
     expected = _hessian_by_differences(function, (X,), 0)
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
-
-
-def test_forward_over_forward_through_a_computed_attribute_is_refused_naming_it():
-    twice = srcad.jacobian(srcad.jacobian(functions.through_computed_attributes, mode="forward"),
-                           mode="forward")  # fmt: skip
-    with pytest.raises(srcad.MissingRuleError, match=r"computed attribute \.cube of Lazy"):
-        twice(X)
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,7 @@ from srcad.partials import log_base, logistic, power, power_slope, reciprocal, s
 from srcad.primitives import logabsdet
 from srcad.projection import expand
 from srcad.rules.numpy_factorisations import _inverse_differences
+from srcad.rules.numpy_linalg import multilinear_sum
 from srcad.tangents import elements_of, unthunk
 
 Objective = Callable[..., Any]
@@ -302,6 +303,10 @@ def tensordot(m):
     return np.sum(np.sin(np.tensordot(m, m * m, 1)))
 
 
+def multilinear_terms(m):  # the tangents of multilinear functions' forward rules
+    return np.sum(np.sin(multilinear_sum(np.dot, ((m, m * m), (np.cos(m), m)), {})))
+
+
 def select(m):
     return np.sum(np.sin(np.select([m > 2.0, m < 0.5], [m * m, np.sin(m)], m)))
 
@@ -514,6 +519,7 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     },
     **{f: (of_two(f), (MATRIX,)) for f in (np.dot, np.inner, np.outer, np.linalg.solve)},
     np.tensordot: (tensordot, (MATRIX,)),
+    multilinear_sum: (multilinear_terms, (MATRIX,)),
     **{
         f: (of_array(f), (MATRIX,))
         for f in (

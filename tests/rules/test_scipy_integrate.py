@@ -18,8 +18,6 @@ linalg = pytest.importorskip("scipy.linalg")
 
 import srcad  # noqa: E402
 from srcad.errors import MissingRuleError, UnsupportedSyntaxError  # noqa: E402
-from srcad.registry import REGISTRY  # noqa: E402
-from srcad.rules import scipy_integrate  # noqa: E402
 
 TIMES = np.linspace(0.0, 1.0, 5)
 TIGHT = {"rtol": 1e-10, "atol": 1e-10}
@@ -328,36 +326,6 @@ def test_solve_ivp_rules_alone_match_finite_differences() -> None:
                                    False, (a, 0.7), **TIGHT).y  # fmt: skip
 
     check_both_modes(lambda z0, a, t: np.sum(final(z0, a, t) ** 3), Y0, 1.1, np.array([0.4, 1.2]))
-
-
-def test_second_derivatives_are_refused_not_wrong() -> None:
-    """`hessian` differentiates the forward rules (`odeint_frule`, `solve_ivp_frule`) in
-    reverse mode: their reverse rules refuse, with the reason."""
-
-    def loss(y0: np.ndarray) -> Any:
-        return np.sum(integrate.odeint(linear, y0, TIMES, (A,))[-1] ** 2)
-
-    def ivp_loss(y0: np.ndarray) -> Any:
-        return np.sum(integrate.solve_ivp(lambda t, y: A @ y, (0.0, 1.0), y0).y[:, -1] ** 2)
-
-    def keyword_loss(p: float) -> Any:
-        return np.sum(integrate.odeint(linear, Y0, TIMES, args=(A * p,))[-1] ** 2)
-
-    here = f"{__file__}:"
-    for name, make in [
-        ("odeint", lambda: srcad.hessian(loss)(Y0)),
-        ("solve_ivp", lambda: srcad.hessian(ivp_loss)(Y0)),
-        ("odeint", lambda: srcad.jacobian(srcad.grad(loss))(Y0)),
-        ("odeint", lambda: srcad.hessian(keyword_loss)(0.5)),
-        ("odeint", lambda: srcad.hessian_vector_product(keyword_loss)(0.5, 1.0)),
-    ]:
-        with pytest.raises(
-            MissingRuleError, match=f"no second derivative of `scipy.integrate.{name}` at {here}"
-        ) as caught:
-            make()
-        assert "frule" not in str(caught.value)
-    for frule in (scipy_integrate.odeint_frule, scipy_integrate.solve_ivp_frule):
-        assert REGISTRY.rrule_for(frule) is not None
 
 
 # --- refused by name ----------------------------------------------------------------------

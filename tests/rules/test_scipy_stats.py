@@ -242,6 +242,9 @@ DIFFERENTIATED_FORWARD_RULES = {
     "frozen_pmf_frule", "frozen_logcdf_frule", "frozen_cdf_frule",
     "multivariate_normal_logpdf_frule", "multivariate_normal_frozen_frule",
     "multivariate_normal_frozen_logpdf_frule",
+    # and their forward rules (third derivatives: tests/rules/test_scipy_third_order.py)
+    "logpdf_frule_frule", "logcdf_frule_frule", "pdf_frule_frule", "cdf_frule_frule",
+    "logpmf_frule_frule", "pmf_frule_frule",
 }  # fmt: skip
 
 

@@ -1,0 +1,57 @@
+"""Issue 20: third derivatives through the fields and computed attributes (properties,
+`__getattr__`, `functools.cached_property`) and the methods of objects: plain classes,
+dataclasses, NamedTuples, dicts and arrays, in reverse mode over the forward rule of the
+forward rule (`grad` three deep) and forward mode to third order (`jacobian` three deep).
+Each against central differences of the order below.
+
+A plain class's or a dict's tangent is a `Tangent` by field, which the linear rules of a
+field read's forward rule of the forward rule once took for a zero: a third derivative
+that dropped terms, with no error (`second_order._zeros_throughout`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.testing import finite_difference_jvp
+from tests.end_to_end import higher_order_object_functions as functions
+
+T = 0.7
+
+
+def _check(lower: Any, higher: Any) -> None:
+    expected = float(finite_difference_jvp(lower, (T,), (1.0,)))
+    assert float(higher(T)) == pytest.approx(expected, rel=2e-5, abs=1e-6)
+
+
+@pytest.mark.parametrize("f", functions.FUNCTIONS, ids=lambda f: f.__name__)
+def test_third_derivatives_through_objects_match_differences(f: Any) -> None:
+    second = srcad.grad(srcad.grad(f))
+    _check(f, srcad.grad(f))
+    _check(second, srcad.grad(second))
+    twice = srcad.jacobian(srcad.jacobian(f, mode="forward"), mode="forward")
+    _check(srcad.grad(f), twice)
+    _check(twice, srcad.jacobian(twice, mode="forward"))
+
+
+def test_fourth_derivatives_through_an_attribute_are_refused_not_wrong() -> None:
+    """The forward rule three deep of an attribute read is not written: an error, never a
+    number (a **gap**, docs/higher_order.md)."""
+    third = srcad.grad(srcad.grad(srcad.grad(functions.through_a_property)))
+    with pytest.raises(srcad.SrcadError, match="getattr_frule_frule"):
+        srcad.grad(third)(T)
+
+
+def test_hessians_of_a_vector_function_through_properties_forward_over_forward() -> None:
+    def f(x):
+        box = functions.Box(x * x)
+        return np.sum(box.energy**2) + np.sum(functions.Lazy(x).cube * x)
+
+    x = np.array([0.3, -0.7, 0.55])
+    twice = srcad.jacobian(srcad.jacobian(f, mode="forward"), mode="forward")
+    gradient = srcad.grad(f)
+    columns = [finite_difference_jvp(gradient, (x,), (e,)) for e in np.eye(3)]
+    np.testing.assert_allclose(twice(x), np.stack(columns, -1), rtol=1e-5, atol=1e-6)
