@@ -7,7 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from srcad.kinds import DIVIDED, MATRIX_PRODUCT, POWERED, PROMOTED, SAME_KIND, is_integer
+from srcad.kinds import (
+    DIVIDED,
+    EXPANDED,
+    MATRIX_PRODUCT,
+    POWERED,
+    PROMOTED,
+    SAME_KIND,
+    is_integer,
+)
 from srcad.partials import log_base, power, power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, conj, expand, outer
 from srcad.registry import Inline, Linearity, RuleSet
@@ -464,7 +472,7 @@ def expand_frule(dargs: tuple[Any, ...], dx: Any, x: Any) -> tuple[Any, Any]:
     return expand(dx, x), expand(unthunk(dargs[1]), x)
 
 
-rules.primitive(expand, linearity=Linearity.LINEAR)
+rules.primitive(expand, result=EXPANDED, linearity=Linearity.LINEAR)
 
 
 @rules.rrule(elements_of)

@@ -555,7 +555,8 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
         *args, v = args_and_v
         callee(func).check_arguments(tuple(args), {})
         check_perturbable(func, tuple(args), {}, [position])
-        hv = hessian_row(func, tuple(args), position, v, "hessian_vector_product")[position]
+        hv = hessian_row(func, tuple(args), position, v, "hessian_vector_product", position)
+        hv = hv[position]
         if children(args[position]) is not None:  # a list, dict...: in its structure
             return structured(hv, args[position])
         return floating(_shaped_like(hv, args[position]), args[position])
