@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +20,7 @@ from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
 from srcad.passes.transforms.nesting import nest_temporaries
 from srcad.projection import expand
-from srcad.registry import Rule
+from srcad.registry import Origin, Rule
 from srcad.syntax import load, store
 from srcad.tangents import NoTangent, ZeroTangent, elements_of
 
@@ -322,10 +323,46 @@ class ForwardAD(RuleCalls, Transform):
         self.arithmetic.add(tangent)
         return [tangent, statement]
 
+    def _product(self, statement: gast.Assign) -> list[gast.stmt] | None:
+        """`y = a @ b` of real arrays whose kinds are known, by the library's rule: its
+        tangent is bilinear, `a_dot @ b + a @ b_dot`, each term of `y`'s shape (a tangent
+        has its value's shape), a symbolic zero's product a zero (`AbstractZero.__matmul__`);
+        an operand that does not vary adds no term. Written before the statement, which
+        may rebind an operand (`h = W @ h`). None where it does not apply."""
+        value, target = statement.value, statement.targets[0]
+        if self.kinds is None or not isinstance(target, gast.Name):
+            return None
+        if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.MatMult)):
+            return None
+        rule = self.rules[statement]
+        if rule.primal is not operator.matmul or rule.origin is Origin.USER:
+            return None
+        operands = [value.left, value.right]
+        kinds = [self.kinds.of(o) for o in operands]
+        if not all(isinstance(o, gast.Name) for o in operands) or not all(
+            is_real(k) and k is not None and k[1] > 0 for k in kinds
+        ):
+            return None
+        differentiable = {id(n) for n in self._operands(statement)}
+        terms: list[gast.expr] = []
+        for position, operand in enumerate(operands):
+            assert isinstance(operand, gast.Name)
+            if id(operand) not in differentiable or operand.id not in self.active:
+                continue
+            pair = [syntax.copy_tree(o) for o in operands]
+            pair[position] = load(self._dot(operand.id))
+            terms.append(gast.BinOp(left=pair[0], op=gast.MatMult(), right=pair[1]))
+        dot = _summed(terms) if terms else self._zero(ZeroTangent)
+        tangent = assign(store(self._dot(target.id)), dot)
+        self.arithmetic.add(tangent)
+        return [tangent, statement]
+
     def _rule_call(self, statement: gast.Assign, names: list[str]) -> list[gast.stmt]:
         inlined = self._inlined(statement)
         if inlined is None:
             inlined = self._indexed(statement)
+        if inlined is None:
+            inlined = self._product(statement)
         if inlined is not None:
             return inlined
         rule = self.rules[statement]
