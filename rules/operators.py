@@ -235,6 +235,14 @@ rules.scalar(
 
 @rules.rrule(operator.matmul, np.matmul)
 def matmul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    if isinstance(a, AbstractZero) or isinstance(b, AbstractZero):
+        # A symbolic zero times anything (a generated forward rule's tangent `W @ h_dot`,
+        # where `h` has none yet): a zero, whose operands' cotangents are zeros.
+        def zero_product_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+            return NoTangent(), ZeroTangent(), ZeroTangent()
+
+        return ZeroTangent(), zero_product_pullback
+
     project_a, project_b = ProjectTo(a), ProjectTo(b)
     a_arr, b_arr = np.asarray(a), np.asarray(b)
 

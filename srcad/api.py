@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from srcad import pickling
+from srcad.batched import batched_columns
 from srcad.callables import (
     Wrapper,
     Wrt,
@@ -573,7 +574,9 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
             for p in signature.parameters.values()
             if p.kind in positional
         ]
-        v = inspect.Parameter("v", inspect.Parameter.POSITIONAL_ONLY)
+        taken = {p.name for p in parameters}  # `f(u, v)`'s vector is shown as `v_`
+        vector = next(n for n in ("v", "v_", "vector", "vector_") if n not in taken)
+        v = inspect.Parameter(vector, inspect.Parameter.POSITIONAL_ONLY)
         product.__signature__ = signature.replace(parameters=[*parameters, v])  # type: ignore[attr-defined]
     pickling.name(product, "hessian_vector_product", func, wrt=_wrt_names(func, wrt))
     return product
@@ -617,6 +620,9 @@ def _forward_block(func: Callable[..., Any], args: tuple[Any, ...], position: in
     part = leaves(x)[leaf]
     if not perturbable(part) or callable(part):
         return NoTangent()
+    block = batched_columns(func, args, position) if part is x else None
+    if block is not None:  # every column from one call
+        return block
     columns = []
     for index in range(int(np.size(part))):
         basis = np.zeros(np.shape(part))

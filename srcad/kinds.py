@@ -465,10 +465,16 @@ def _expanded(args: Sequence[Kind | None]) -> Kind | None:
     """`projection.expand(dx, x)`, a real tangent `dx` widened to the shape of an array
     `x`: an array of `dx`'s precision and `x`'s dimensions (`dx` a Python float: a float64
     array). Unknown where `x` has no dimensions (a 0-d array would make `dx` one)."""
-    if len(args) != 2 or args[0] is None or args[1] is None:
+    if len(args) != 2:
         return None
     dx, x = args
-    if not is_real(dx) or dx[0] == dtypes.FLOAT32_OR_PYTHON or not 0 < x[1] >= dx[1]:
+    if (
+        dx is None
+        or x is None
+        or not is_real(dx)
+        or dx[0] == dtypes.FLOAT32_OR_PYTHON
+        or not 0 < x[1] >= dx[1]
+    ):
         return None
     return (FLOAT[0] if dx[0] == PYTHON_FLOAT[0] else dx[0], x[1])
 

@@ -7,9 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 import gast
+import numpy as np
 
 from srcad import syntax
-from srcad.kinds import FLOAT, PYTHON_FLOAT, Kind, is_integer, is_numeric, is_real
+from srcad.kinds import FLOAT, PYTHON_FLOAT, Kind, is_int_scalar, is_integer, is_numeric, is_real
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity, target_names
 from srcad.passes.analyses.operation_rules import OperationRules
@@ -19,6 +20,7 @@ from srcad.passes.inlining import adjoint_of, names_in, template
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
 from srcad.passes.transforms.nesting import nest_temporaries
+from srcad.primitives import make_list, make_tuple
 from srcad.projection import expand
 from srcad.registry import Origin, Rule
 from srcad.syntax import load, store
@@ -29,6 +31,12 @@ _ZERO_NAMES = {ZeroTangent: "ZERO", NoTangent: "NO_TANGENT"}
 # The kinds of a number whose zero tangent may be the float 0.0: a Python float, or a
 # float64 (a Python float or a NumPy float64).
 _NUMBERS = (PYTHON_FLOAT, FLOAT)
+
+
+# The rules a forward rule may call and still take tangents with a trailing axis of
+# directions (`ForwardAD.batches`): they collect their tangents as they are given them
+# (`np.array` of a list stacks them, and fails on a mix of shapes).
+_COLLECTING = (make_list, make_tuple, np.array)
 
 
 def _sliced(name: str, lower: gast.expr | None, upper: gast.expr | None) -> gast.Subscript:
@@ -70,6 +78,12 @@ class ForwardAD(RuleCalls, Transform):
         # tangents of numbers are then written as arithmetic (`_inlined`).
         specialised = ctx.request.kinds and ctx.request.optimise
         self.kinds = ctx.analysis(ValueKinds, tree) if specialised else None
+        # Whether every tangent is computed by arithmetic with numbers (no arrays), by an
+        # element of a vector, or by a rule of `_COLLECTING`: then a tangent may carry a
+        # trailing axis of directions, several pushed forward in one call (each operation
+        # broadcasts over it: `x_dot * cos(x)` of a float `x`, `v_dot[i]` of a vector `v`),
+        # which `jacobian(f, mode="forward")` does (`Output.batches`).
+        self.batches = self.kinds is not None and not ctx.request.captured_dots
         # A differentiated parameter known to be a float, whose tangent tells whether
         # tangents are given as floats (`_zeros_for`).
         self._float_parameter = next(
@@ -122,6 +136,7 @@ class ForwardAD(RuleCalls, Transform):
             _unread_dropped(function, self.arithmetic)
         if self.kinds is not None:
             nest_temporaries(function, self._number)
+        ctx.output.batches = self.batches
         function.decorator_list = []
         function.returns = None
         for node in syntax.walk(function):
@@ -243,17 +258,18 @@ class ForwardAD(RuleCalls, Transform):
         if isinstance(statement.value, gast.Name | gast.Subscript):
             return None
         args, keywords = self._arguments(statement)
-        kinds = [self.kinds.of(a) for a in args]
-        if keywords or any(k is None for k in kinds):
+        found = [self.kinds.of(a) for a in args]
+        known = [k for k in found if k is not None]
+        if keywords or len(known) != len(found):
             return None
-        known: list[Kind] = kinds  # type: ignore[assignment]
         arrays = any(k[1] > 0 for k in known)
         if arrays and (len(args) > 2 or not all(is_numeric(k) for k in known)):
             return None  # a third operand has no role a template can read
+        self.batches = self.batches and not arrays
         differentiable = {id(n) for n in self._operands(statement)}
         floats = {
             a.id
-            for a, k in zip(args, kinds, strict=True)
+            for a, k in zip(args, known, strict=True)
             if isinstance(a, gast.Name)
             and id(a) in differentiable
             and a.id in self.active
@@ -319,6 +335,8 @@ class ForwardAD(RuleCalls, Transform):
             return None
         part = gast.Subscript(value=load(self._dot(base.id)), slice=syntax.copy_tree(index),
                               ctx=gast.Load())  # fmt: skip
+        if not (self.kinds.of(base) == ("f", 1) and is_int_scalar(self.kinds.of(index))):
+            self.batches = False  # a part of an array, whose arithmetic would not broadcast
         tangent = assign(store(self._dot(target.id)), part)
         self.arithmetic.add(tangent)
         return [tangent, statement]
@@ -355,6 +373,7 @@ class ForwardAD(RuleCalls, Transform):
         dot = _summed(terms) if terms else self._zero(ZeroTangent)
         tangent = assign(store(self._dot(target.id)), dot)
         self.arithmetic.add(tangent)
+        self.batches = False
         return [tangent, statement]
 
     def _rule_call(self, statement: gast.Assign, names: list[str]) -> list[gast.stmt]:
@@ -366,6 +385,8 @@ class ForwardAD(RuleCalls, Transform):
         if inlined is not None:
             return inlined
         rule = self.rules[statement]
+        if rule.primal not in _COLLECTING or rule.origin is Origin.USER:
+            self.batches = False
         args, keywords = self._arguments(statement)
         if isinstance(statement.value, gast.Subscript):
             args[1] = self._index_value(args[1])
@@ -413,6 +434,7 @@ class ForwardAD(RuleCalls, Transform):
             ]
         iterable = statement.iter
         assert isinstance(iterable, gast.Name)
+        self.batches = False
         items = self.ctx.namer.fresh(f"{iterable.id}_items")
         items_dot = self.ctx.namer.fresh(naming.dot(items))
         dargs = gast.Tuple(elts=[self._zero(NoTangent), self._dot_of(iterable)], ctx=gast.Load())
@@ -435,6 +457,7 @@ class ForwardAD(RuleCalls, Transform):
         local = self._local_function(function, lambda statement: True)
         if local is None:
             return []
+        self.batches = False
         captured = tuple(c for c in local.captured_by(function, self.outer) if c in self.active)
         dots = {c: self._dot(c) for c in captured}
         return [self._nested_rule(function, local, captured, dots)]
