@@ -389,7 +389,8 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
     """A function giving the Jacobian of `f` with respect to `wrt`: an array of shape
     `output.shape + argument.shape` (the argument's shape for a scalar output); a tuple of
     them for a tuple `wrt`. `mode="reverse"` takes one pullback per output element,
-    `"forward"` one pushforward per input element."""
+    `"forward"` one pushforward per input element (for a float64 array of 8 elements or
+    more, all of them in one call where the forward rule allows it: `srcad/batched.py`)."""
     higher = getattr(f, DERIVATIVE, None)
     if higher is not None and higher[2] == JACOBIAN:  # jacobian(jacobian(...(f))), any order
         return _higher_jacobian(higher[0], higher[1], wrt)
