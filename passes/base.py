@@ -124,6 +124,9 @@ class Output:
     # rule's join: what a call may run directly (`ForwardAD`), checked by this rule's
     # guards rather than by the `CompiledCall` on every call.
     compiled_callees: dict[int, tuple[Any, Any]] = field(default_factory=dict)
+    # A forward rule's: whether its tangents may carry a trailing axis of directions
+    # (`ForwardAD.batches`).
+    batches: bool = False
 
 
 @dataclass(slots=True)

@@ -86,7 +86,7 @@ def _parsed(text: str) -> gast.expr:
 
 
 @functools.cache
-def _names_in(text: str) -> frozenset[str]:
+def names_in(text: str) -> frozenset[str]:
     """The names a template reads."""
     return frozenset(n.id for n in syntax.walk(_parsed(text)) if isinstance(n, gast.Name))
 
@@ -195,7 +195,7 @@ def adjoint_of(
         if text is None or not (isinstance(operand, gast.Name) and operand.id in active):
             texts[position] = None
             continue
-        used = _names_in(text)
+        used = names_in(text)
         # A uniform seed stays uniform where the template multiplies it by floats only.
         arrays = any(role in used and kind[1] for role, _, kind in roles)
         if elementwise and not arrays and not ("y" in used and result[1] > 0):

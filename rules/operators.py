@@ -7,7 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from srcad.kinds import DIVIDED, MATRIX_PRODUCT, POWERED, PROMOTED, SAME_KIND, is_integer
+from srcad.kinds import (
+    DIVIDED,
+    EXPANDED,
+    MATRIX_PRODUCT,
+    POWERED,
+    PROMOTED,
+    SAME_KIND,
+    is_integer,
+)
 from srcad.partials import log_base, logistic, power, power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, conj, expand, outer
 from srcad.registry import Inline, Linearity, RuleSet
@@ -229,6 +237,14 @@ rules.scalar(
 
 @rules.rrule(operator.matmul, np.matmul)
 def matmul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    if isinstance(a, AbstractZero) or isinstance(b, AbstractZero):
+        # A symbolic zero times anything (a generated forward rule's tangent `W @ h_dot`,
+        # where `h` has none yet): a zero, whose operands' cotangents are zeros.
+        def zero_product_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+            return NoTangent(), ZeroTangent(), ZeroTangent()
+
+        return ZeroTangent(), zero_product_pullback
+
     project_a, project_b = ProjectTo(a), ProjectTo(b)
     a_arr, b_arr = np.asarray(a), np.asarray(b)
 
@@ -466,7 +482,7 @@ def expand_frule(dargs: tuple[Any, ...], dx: Any, x: Any) -> tuple[Any, Any]:
     return expand(dx, x), expand(unthunk(dargs[1]), x)
 
 
-rules.primitive(expand, linearity=Linearity.LINEAR)
+rules.primitive(expand, result=EXPANDED, linearity=Linearity.LINEAR)
 
 
 @rules.rrule(elements_of)

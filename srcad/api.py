@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from srcad import pickling
+from srcad.batched import batched_columns
 from srcad.callables import (
     Wrapper,
     Wrt,
@@ -388,7 +389,8 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
     """A function giving the Jacobian of `f` with respect to `wrt`: an array of shape
     `output.shape + argument.shape` (the argument's shape for a scalar output); a tuple of
     them for a tuple `wrt`. `mode="reverse"` takes one pullback per output element,
-    `"forward"` one pushforward per input element."""
+    `"forward"` one pushforward per input element (for a float64 array of 8 elements or
+    more, all of them in one call where the forward rule allows it: `srcad/batched.py`)."""
     higher = getattr(f, DERIVATIVE, None)
     if higher is not None and higher[2] == JACOBIAN:  # jacobian(jacobian(...(f))), any order
         return _higher_jacobian(higher[0], higher[1], wrt)
@@ -555,7 +557,8 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
         *args, v = args_and_v
         callee(func).check_arguments(tuple(args), {})
         check_perturbable(func, tuple(args), {}, [position])
-        hv = hessian_row(func, tuple(args), position, v, "hessian_vector_product")[position]
+        hv = hessian_row(func, tuple(args), position, v, "hessian_vector_product", position)
+        hv = hv[position]
         if children(args[position]) is not None:  # a list, dict...: in its structure
             return structured(hv, args[position])
         return floating(_shaped_like(hv, args[position]), args[position])
@@ -572,7 +575,9 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
             for p in signature.parameters.values()
             if p.kind in positional
         ]
-        v = inspect.Parameter("v", inspect.Parameter.POSITIONAL_ONLY)
+        taken = {p.name for p in parameters}  # `f(u, v)`'s vector is shown as `v_`
+        vector = next(n for n in ("v", "v_", "vector", "vector_") if n not in taken)
+        v = inspect.Parameter(vector, inspect.Parameter.POSITIONAL_ONLY)
         product.__signature__ = signature.replace(parameters=[*parameters, v])  # type: ignore[attr-defined]
     pickling.name(product, "hessian_vector_product", func, wrt=_wrt_names(func, wrt))
     return product
@@ -616,6 +621,9 @@ def _forward_block(func: Callable[..., Any], args: tuple[Any, ...], position: in
     part = leaves(x)[leaf]
     if not perturbable(part) or callable(part):
         return NoTangent()
+    block = batched_columns(func, args, position) if part is x else None
+    if block is not None:  # every column from one call
+        return block
     columns = []
     for index in range(int(np.size(part))):
         basis = np.zeros(np.shape(part))

@@ -39,6 +39,9 @@ class CompiledRule:
     runtime: dict[str, Any] = field(default_factory=dict)
     # The kind of its primal's result (`srcad.kinds`), where its arguments' kinds tell.
     result: Kind | None = None
+    # A forward rule's: whether its tangents may carry a trailing axis of directions, several
+    # pushed forward in one call (`ForwardAD.batches`).
+    batches: bool = False
 
 
 def register_text(filename: str, text: str) -> None:
@@ -126,6 +129,7 @@ def emit(
         guards,
         runtime=dict(runtime),
         result=ctx.output.result_kind,
+        batches=ctx.output.batches,
     )
 
 

@@ -461,11 +461,31 @@ def _range(args: Sequence[Kind | None]) -> Kind | None:
     return RANGE if args and all(is_int_scalar(a) for a in args) else None
 
 
+def _expanded(args: Sequence[Kind | None]) -> Kind | None:
+    """`projection.expand(dx, x)`, a real tangent `dx` widened to the shape of an array
+    `x`: an array of `dx`'s precision and `x`'s dimensions (`dx` a Python float: a float64
+    array). Unknown where `x` has no dimensions (a 0-d array would make `dx` one)."""
+    if len(args) != 2:
+        return None
+    dx, x = args
+    if (
+        dx is None
+        or x is None
+        or not is_real(dx)
+        or dx[0] == dtypes.FLOAT32_OR_PYTHON
+        or not 0 < x[1] >= dx[1]
+    ):
+        return None
+    return (FLOAT[0] if dx[0] == PYTHON_FLOAT[0] else dx[0], x[1])
+
+
 # NumPy's float ufuncs (`np.sin`): a float, or a float array of the argument's dimensions,
 # of the argument's precision.
 FLOAT_ELEMENTWISE = ResultKind("float elementwise", _float_elementwise, elementwise=True)
 # `np.abs`, `np.square`, `-x`: the argument's own kind (an int stays an int).
 SAME_KIND = ResultKind("same kind", _same, elementwise=True)
+# `expand(dx, x)`, which forward rules call: `dx`'s precision, `x`'s dimensions.
+EXPANDED = ResultKind("tangent widened", _expanded)
 # `math.sin`, `float`: a Python float, of a float or an int only.
 FLOAT_OF_FLOAT = ResultKind("float of a float", _float_of_float, elementwise=True)
 # `np.float64(x)`, `np.float32(x)`: a scalar or array of that dtype.

@@ -4,30 +4,49 @@ of them, for arrays and for structures (lists, dicts) as JAX lays them out."""
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from srcad.callables import callee, padded, perturbable
+from srcad.callables import Call, callee, padded, perturbable
 from srcad.defaults import COMPILER
 from srcad.entry import check_scalar, explain_failure
+from srcad.entry_rules import entry_rules
+from srcad.errors import SrcadError
+from srcad.kinds import signature
+from srcad.requests import Request
 from srcad.rule_api import rrule
 from srcad.tangents import NoTangent, ZeroTangent, unthunk
 from srcad.trees import leaves, structured, tree_map
 
 
-def hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
-                 direction: Any, what: str) -> tuple[Any, ...]:  # fmt: skip
+def hessian_row(
+    func: Callable[..., Any],
+    args: tuple[Any, ...],
+    position: int,
+    direction: Any,
+    what: str,
+    wanted: int | None = None,
+) -> tuple[Any, ...]:
     """`(H @ v)` for each argument, with `v` the tangent `direction` of argument `position`:
-    the reverse rule of `func`'s generated forward rule, seeded on the output tangent."""
+    the reverse rule of `func`'s generated forward rule, seeded on the output tangent.
+    Given `wanted`, the index of the one argument whose entry is read, the others' may be
+    zeros: the forward rule is then differentiated with respect to argument `position`
+    alone, and its reverse rule with respect to argument `wanted` alone (`_narrowed`), so
+    neither carries what the entry read does not depend on."""
     call = callee(func)
     full_args, keywords = call.arguments(args, {})
-    forward = COMPILER.forward_rule(call.function, full_args)
     tangents: list[Any] = [ZeroTangent()] * len(args)
     tangents[position] = direction
     dargs = padded(call.tangents((NoTangent(), *tangents)), call.function)
-    (y, _), pullback = rrule(forward, dargs, *full_args, **keywords)
+    reverse = None if wanted is None else _narrowed(call, full_args, position, wanted, dargs)
+    if reverse is None:
+        forward = COMPILER.forward_rule(call.function, full_args)
+        (y, _), pullback = rrule(forward, dargs, *full_args, **keywords)
+    else:
+        (y, _), pullback = reverse(dargs, *full_args, **keywords)
     check_scalar(y, call.f, what)  # the seed 1.0 would sum the Hessians of an array's elements
     try:
         cotangents = pullback((ZeroTangent(), 1.0))
@@ -35,6 +54,33 @@ def hessian_row(func: Callable[..., Any], args: tuple[Any, ...], position: int,
         explain_failure(call, args, {}, what)
         raise
     return tuple(unthunk(c) for c in cotangents[2 + len(call.bound) :])
+
+
+def _narrowed(call: Call, full_args: tuple[Any, ...], position: int, wanted: int,
+              dargs: tuple[Any, ...]) -> Callable[..., Any] | None:  # fmt: skip
+    """The reverse rule, with respect to argument `wanted` alone, of `call`'s forward rule
+    with respect to argument `position` alone: a plain function's, whose two arguments are
+    named positional parameters. None for any other (a wrapper, a derivative srcad
+    returned, `*args`), or where either rule is refused: the caller takes the rules with
+    respect to every argument instead."""
+    function = call.function
+    if (
+        not isinstance(function, types.FunctionType)
+        or hasattr(function, "__wrapped__")
+        or entry_rules(COMPILER, function) is not None
+        or COMPILER.registry.knows(function)
+    ):
+        return None
+    names = function.__code__.co_varnames[: function.__code__.co_argcount]
+    first, second = len(call.bound) + position, len(call.bound) + wanted
+    if max(first, second) >= len(names):
+        return None
+    try:
+        forward = COMPILER.forward_rule(function, full_args, wrt=(names[first],))
+        request = Request.rrule(signature((dargs, *full_args)))
+        return COMPILER.compiled(forward, (names[second],), request).function
+    except SrcadError:
+        return None
 
 
 def hessian_block(func: Callable[..., Any], args: tuple[Any, ...], i: int, j: int) -> Any:
@@ -52,7 +98,7 @@ def hessian_block(func: Callable[..., Any], args: tuple[Any, ...], i: int, j: in
             basis = np.zeros(np.shape(part))
             basis.reshape(-1)[index] = 1.0
             direction = one_leaf(args[j], n, basis if isinstance(part, np.ndarray) else 1.0)
-            hv = hessian_row(func, args, j, direction, "hessian")[i]
+            hv = hessian_row(func, args, j, direction, "hessian", wanted=i)[i]
             for k, column in enumerate(leaves(structured(hv, args[i]))):
                 columns[k][n].append(column)
 

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
 import gast
+import numpy as np
 
 from srcad import syntax
-from srcad.kinds import FLOAT, PYTHON_FLOAT, is_int_scalar, is_integer, is_real
+from srcad.kinds import FLOAT, PYTHON_FLOAT, Kind, is_int_scalar, is_integer, is_numeric, is_real
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity, target_names
 from srcad.passes.analyses.operation_rules import OperationRules
-from srcad.passes.analyses.value_kinds import ValueKinds
+from srcad.passes.analyses.value_kinds import ValueKinds, subscript
 from srcad.passes.base import Context, Transform
-from srcad.passes.inlining import adjoint_of, template
+from srcad.passes.inlining import adjoint_of, names_in, template
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
 from srcad.passes.transforms.nesting import nest_temporaries
-from srcad.registry import Rule
+from srcad.primitives import make_list, make_tuple
+from srcad.projection import expand
+from srcad.registry import Origin, Rule
 from srcad.syntax import load, store
 from srcad.tangents import NoTangent, ZeroTangent, elements_of
 
@@ -27,6 +31,12 @@ _ZERO_NAMES = {ZeroTangent: "ZERO", NoTangent: "NO_TANGENT"}
 # The kinds of a number whose zero tangent may be the float 0.0: a Python float, or a
 # float64 (a Python float or a NumPy float64).
 _NUMBERS = (PYTHON_FLOAT, FLOAT)
+
+
+# The rules a forward rule may call and still take tangents with a trailing axis of
+# directions (`ForwardAD.batches`): they collect their tangents as they are given them
+# (`np.array` of a list stacks them, and fails on a mix of shapes).
+_COLLECTING = (make_list, make_tuple, np.array)
 
 
 def _sliced(name: str, lower: gast.expr | None, upper: gast.expr | None) -> gast.Subscript:
@@ -68,6 +78,12 @@ class ForwardAD(RuleCalls, Transform):
         # tangents of numbers are then written as arithmetic (`_inlined`).
         specialised = ctx.request.kinds and ctx.request.optimise
         self.kinds = ctx.analysis(ValueKinds, tree) if specialised else None
+        # Whether every tangent is computed by arithmetic with numbers (no arrays), by an
+        # element of a vector, or by a rule of `_COLLECTING`: then a tangent may carry a
+        # trailing axis of directions, several pushed forward in one call (each operation
+        # broadcasts over it: `x_dot * cos(x)` of a float `x`, `v_dot[i]` of a vector `v`),
+        # which `jacobian(f, mode="forward")` does (`Output.batches`).
+        self.batches = self.kinds is not None and not ctx.request.captured_dots
         # A differentiated parameter known to be a float, whose tangent tells whether
         # tangents are given as floats (`_zeros_for`).
         self._float_parameter = next(
@@ -120,6 +136,7 @@ class ForwardAD(RuleCalls, Transform):
             _unread_dropped(function, self.arithmetic)
         if self.kinds is not None:
             nest_temporaries(function, self._number)
+        ctx.output.batches = self.batches
         function.decorator_list = []
         function.returns = None
         for node in syntax.walk(function):
@@ -223,26 +240,36 @@ class ForwardAD(RuleCalls, Transform):
         return self._rule_call(statement, names)
 
     def _inlined(self, statement: gast.Assign) -> list[gast.stmt] | None:
-        """`y = op(a, b)` on floats whose kinds are known, for a primitive with an inline
-        derivative (`passes/inlining.py`), as the function runs it, and its tangent as
-        arithmetic: the sum, over the operands that vary, of each one's template with
-        its tangent for `y_bar` (an elementwise derivative of numbers is its own
-        transpose: `y_bar * cos(a)` gives `a_dot * cos(a)`). Operands that do not vary
-        add no term: their zeros are folded away. None where it does not apply (arrays,
-        whose tangents broadcasting would have to shape, go through their rules)."""
+        """`y = op(a, b)` on floats or float arrays whose kinds are known, for a primitive
+        with an elementwise inline derivative (`passes/inlining.py`), as the function runs
+        it, and its tangent as arithmetic: the sum, over the operands that vary, of each
+        one's template with its tangent for `y_bar` (an elementwise derivative is its own
+        transpose: `y_bar * cos(a)` gives `a_dot * cos(a)`). Operands that do not vary add
+        no term: their zeros are folded away. None where it does not apply.
+
+        On arrays, a tangent has its value's shape (or is a symbolic zero). A term has
+        `y`'s shape where it reads `y`, or reads (its own tangent included) every operand
+        that is an array: broadcasting then stretched it as it stretched `y`. Where one may
+        not (`a_dot` of `a - b`, whose other term is a zero where `b`'s tangent is one, or
+        is folded away), the sum is widened to `y`'s shape (`expand`, as `sub_frule` does)."""
         target = statement.targets[0]
         if self.kinds is None or not isinstance(target, gast.Name):
             return None
         if isinstance(statement.value, gast.Name | gast.Subscript):
             return None
         args, keywords = self._arguments(statement)
-        kinds = [self.kinds.of(a) for a in args]
-        if keywords or not all(k is not None and k[1] == 0 for k in kinds):
+        found = [self.kinds.of(a) for a in args]
+        known = [k for k in found if k is not None]
+        if keywords or len(known) != len(found):
             return None
+        arrays = any(k[1] > 0 for k in known)
+        if arrays and (len(args) > 2 or not all(is_numeric(k) for k in known)):
+            return None  # a third operand has no role a template can read
+        self.batches = self.batches and not arrays
         differentiable = {id(n) for n in self._operands(statement)}
         floats = {
             a.id
-            for a, k in zip(args, kinds, strict=True)
+            for a, k in zip(args, known, strict=True)
             if isinstance(a, gast.Name)
             and id(a) in differentiable
             and a.id in self.active
@@ -258,51 +285,108 @@ class ForwardAD(RuleCalls, Transform):
         roles = {"a": args[0], "b": args[-1], "y": load(target.id)}
         for hint, function in plan.functions.items():
             self.pure[self._bind(function, hint)] = function
-        terms = [
-            template(
-                text, {**roles, "y_bar": load(self._dot(operand.id))}, self._bind, plan.functions
-            )
-            for text, operand in zip(plan.texts, args, strict=True)
-            if text is not None and isinstance(operand, gast.Name)
-        ]
+        terms = []
+        widen = False  # whether some term may be smaller than `y` (arrays only)
+        for position, (text, operand) in enumerate(zip(plan.texts, args, strict=True)):
+            if text is None or not isinstance(operand, gast.Name):
+                continue
+            names = {**roles, "y_bar": load(self._dot(operand.id))}
+            terms.append(template(text, names, self._bind, plan.functions))
+            if arrays and not _shaped_like_result(text, position, known):
+                widen = True
         dot = _summed(terms) if terms else self._zero(ZeroTangent)
+        reads_y = "y" in plan.reads
+        rebinds = any(isinstance(a, gast.Name) and a.id == target.id for a in args)
+        if widen:
+            widened = call(
+                self._bind(expand, "expand"), [load(self._dot(target.id)), load(target.id)]
+            )
+            if reads_y or not rebinds:
+                widened.args[0] = dot
+                tangent = assign(store(self._dot(target.id)), widened)
+                self.arithmetic.add(tangent)
+                return None if rebinds else [statement, tangent]
+            # `s = s - b` rebinds an operand the terms may read: the sum before, widened after.
+            summed = assign(store(self._dot(target.id)), dot)
+            tangent = assign(store(self._dot(target.id)), widened)
+            self.arithmetic.update((summed, tangent))
+            return [summed, statement, tangent]
         tangent = assign(store(self._dot(target.id)), dot)
         self.arithmetic.add(tangent)
-        if "y" not in plan.reads:  # before the statement: `s = s * x` rebinds an operand
+        if not reads_y:  # before the statement: `s = s * x` rebinds an operand
             return [tangent, statement]
-        rebinds = any(isinstance(a, gast.Name) and a.id == target.id for a in args)
         return None if rebinds else [statement, tangent]
 
     def _indexed(self, statement: gast.Assign) -> list[gast.stmt] | None:
-        """`y = a[i]` of a float vector `a` and an int `i`, whose kinds are known: its
-        tangent is the same element of `a`'s, `a_dot[i]`, as `getitem`'s forward rule
-        gives it (a zero's element is a zero, `AbstractZero.__getitem__`), without the
-        rule call. Written before the statement, which may rebind `a` or `i`. None where
-        it does not apply."""
+        """`y = a[index]` of a float array `a` and an index of ints and slices, whose kinds
+        are known: its tangent is the same part of `a`'s, `a_dot[index]`, as `getitem`'s
+        forward rule gives it (a zero's part is a zero, `AbstractZero.__getitem__`),
+        without the rule call. Written before the statement, which may rebind `a` or a
+        name the index reads. None where it does not apply."""
         value, target = statement.value, statement.targets[0]
         if self.kinds is None or not isinstance(value, gast.Subscript):
             return None
         base, index = value.value, value.slice
         if not (isinstance(target, gast.Name) and isinstance(base, gast.Name)):
             return None
-        if base.id not in self.active or self.kinds.of(base) != ("f", 1):
+        if base.id not in self.active or not is_real(self.kinds.of(base)):
             return None
-        if not isinstance(index, gast.Name | gast.Constant) or not is_int_scalar(
-            self.kinds.of(index)
+        if subscript(self.kinds.of(base), index, self.kinds.of) is None:
+            return None
+        part = gast.Subscript(value=load(self._dot(base.id)), slice=syntax.copy_tree(index),
+                              ctx=gast.Load())  # fmt: skip
+        if not (self.kinds.of(base) == ("f", 1) and is_int_scalar(self.kinds.of(index))):
+            self.batches = False  # a part of an array, whose arithmetic would not broadcast
+        tangent = assign(store(self._dot(target.id)), part)
+        self.arithmetic.add(tangent)
+        return [tangent, statement]
+
+    def _product(self, statement: gast.Assign) -> list[gast.stmt] | None:
+        """`y = a @ b` of real arrays whose kinds are known, by the library's rule: its
+        tangent is bilinear, `a_dot @ b + a @ b_dot`, each term of `y`'s shape (a tangent
+        has its value's shape), a symbolic zero's product a zero (`AbstractZero.__matmul__`);
+        an operand that does not vary adds no term. Written before the statement, which
+        may rebind an operand (`h = W @ h`). None where it does not apply."""
+        value, target = statement.value, statement.targets[0]
+        if self.kinds is None or not isinstance(target, gast.Name):
+            return None
+        if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.MatMult)):
+            return None
+        rule = self.rules[statement]
+        if rule.primal is not operator.matmul or rule.origin is Origin.USER:
+            return None
+        operands = [value.left, value.right]
+        kinds = [self.kinds.of(o) for o in operands]
+        if not all(isinstance(o, gast.Name) for o in operands) or not all(
+            is_real(k) and k is not None and k[1] > 0 for k in kinds
         ):
             return None
-        item = gast.Subscript(value=load(self._dot(base.id)), slice=index, ctx=gast.Load())
-        tangent = assign(store(self._dot(target.id)), item)
+        differentiable = {id(n) for n in self._operands(statement)}
+        terms: list[gast.expr] = []
+        for position, operand in enumerate(operands):
+            assert isinstance(operand, gast.Name)
+            if id(operand) not in differentiable or operand.id not in self.active:
+                continue
+            pair = [syntax.copy_tree(o) for o in operands]
+            pair[position] = load(self._dot(operand.id))
+            terms.append(gast.BinOp(left=pair[0], op=gast.MatMult(), right=pair[1]))
+        dot = _summed(terms) if terms else self._zero(ZeroTangent)
+        tangent = assign(store(self._dot(target.id)), dot)
         self.arithmetic.add(tangent)
+        self.batches = False
         return [tangent, statement]
 
     def _rule_call(self, statement: gast.Assign, names: list[str]) -> list[gast.stmt]:
         inlined = self._inlined(statement)
         if inlined is None:
             inlined = self._indexed(statement)
+        if inlined is None:
+            inlined = self._product(statement)
         if inlined is not None:
             return inlined
         rule = self.rules[statement]
+        if rule.primal not in _COLLECTING or rule.origin is Origin.USER:
+            self.batches = False
         args, keywords = self._arguments(statement)
         if isinstance(statement.value, gast.Subscript):
             args[1] = self._index_value(args[1])
@@ -350,6 +434,7 @@ class ForwardAD(RuleCalls, Transform):
             ]
         iterable = statement.iter
         assert isinstance(iterable, gast.Name)
+        self.batches = False
         items = self.ctx.namer.fresh(f"{iterable.id}_items")
         items_dot = self.ctx.namer.fresh(naming.dot(items))
         dargs = gast.Tuple(elts=[self._zero(NoTangent), self._dot_of(iterable)], ctx=gast.Load())
@@ -372,6 +457,7 @@ class ForwardAD(RuleCalls, Transform):
         local = self._local_function(function, lambda statement: True)
         if local is None:
             return []
+        self.batches = False
         captured = tuple(c for c in local.captured_by(function, self.outer) if c in self.active)
         dots = {c: self._dot(c) for c in captured}
         return [self._nested_rule(function, local, captured, dots)]
@@ -472,6 +558,18 @@ def _summed(terms: list[gast.expr]) -> gast.expr:
         else:
             total = gast.BinOp(left=total, op=gast.Sub(), right=positive)
     return total
+
+
+def _shaped_like_result(text: str, position: int, kinds: list[Kind]) -> bool:
+    """Whether the term `text` of operand `position` of an elementwise operation has the
+    result's shape whenever it is no zero: it reads the result, or every other operand
+    that is an array (the operand's own tangent has its shape)."""
+    used = names_in(text)
+    if "y" in used or len(kinds) == 1:
+        return True
+    others = [("a", kinds[0]), ("b", kinds[-1])]
+    return all(role in used or kind[1] == 0 or index == position
+               for index, (role, kind) in enumerate(others))  # fmt: skip
 
 
 def _divisor(term: gast.expr) -> str | None:
