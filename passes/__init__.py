@@ -15,6 +15,7 @@ from srcad.passes.transforms.constants import Constants
 from srcad.passes.transforms.forward_ad import ForwardAD
 from srcad.passes.transforms.fuse import Fuse
 from srcad.passes.transforms.iteration import Iteration
+from srcad.passes.transforms.nesting import Nest
 from srcad.passes.transforms.prune import Prune
 from srcad.passes.transforms.release import Release
 from srcad.passes.transforms.reverse_ad import ReverseAD
@@ -33,7 +34,7 @@ _RRULE = (ToANF, CallGraph, ReverseAD, Simplify)
 _SPECIALISED_RRULE = (ToANF, Constants, Iteration, CallGraph, ReverseAD, Simplify)
 # A gradient function for known kinds: the rrule fused with its pullback's call, then the
 # passes that need the kinds (shapes resolved, buffers accumulated into, arrays released).
-_GRADIENT = (*_SPECIALISED_RRULE, Fuse, Shapes, Stores, Release)
+_GRADIENT = (*_SPECIALISED_RRULE, Fuse, Shapes, Stores, Nest, Release)
 
 PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
     Target.RRULE: _RRULE,
@@ -41,7 +42,7 @@ PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
     Target.SPECIALISED_RRULE: _SPECIALISED_RRULE,
     Target.GRADIENT: _GRADIENT,
     # Also drops the work done for the value alone, where it is proven a float.
-    Target.GRADIENT_WITHOUT_VALUE: (*_SPECIALISED_RRULE, Fuse, Shapes, Prune, Stores, Release),
+    Target.GRADIENT_WITHOUT_VALUE: (*_SPECIALISED_RRULE, Fuse, Shapes, Prune, Stores, Nest, Release),
     # Without a known kind, nothing for the kind-specialised passes to go on.
     Target.GENERAL_GRADIENT: (*_RRULE, Fuse),
     Target.FRULE: (ToANF, CallGraph, ForwardAD),
@@ -51,7 +52,7 @@ PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
 
 # The passes that only optimise: left out of a pipeline when a request says not to optimise
 # (to show the code before them).
-OPTIMISING: tuple[type[Transform], ...] = (Iteration, Simplify, Shapes, Prune, Stores, Release)
+OPTIMISING: tuple[type[Transform], ...] = (Iteration, Simplify, Shapes, Prune, Stores, Nest, Release)
 
 
 def pipeline(target: Target, optimise: bool = True) -> tuple[type[Transform], ...]:
