@@ -42,7 +42,15 @@ PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
     Target.SPECIALISED_RRULE: _SPECIALISED_RRULE,
     Target.GRADIENT: _GRADIENT,
     # Also drops the work done for the value alone, where it is proven a float.
-    Target.GRADIENT_WITHOUT_VALUE: (*_SPECIALISED_RRULE, Fuse, Shapes, Prune, Stores, Nest, Release),
+    Target.GRADIENT_WITHOUT_VALUE: (
+        *_SPECIALISED_RRULE,
+        Fuse,
+        Shapes,
+        Prune,
+        Stores,
+        Nest,
+        Release,
+    ),
     # Without a known kind, nothing for the kind-specialised passes to go on.
     Target.GENERAL_GRADIENT: (*_RRULE, Fuse),
     Target.FRULE: (ToANF, CallGraph, ForwardAD),
@@ -52,7 +60,15 @@ PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
 
 # The passes that only optimise: left out of a pipeline when a request says not to optimise
 # (to show the code before them).
-OPTIMISING: tuple[type[Transform], ...] = (Iteration, Simplify, Shapes, Prune, Stores, Nest, Release)
+OPTIMISING: tuple[type[Transform], ...] = (
+    Iteration,
+    Simplify,
+    Shapes,
+    Prune,
+    Stores,
+    Nest,
+    Release,
+)
 
 
 def pipeline(target: Target, optimise: bool = True) -> tuple[type[Transform], ...]:
