@@ -23,6 +23,7 @@ from srcad.passes.transforms.shapes import Shapes
 from srcad.passes.transforms.simplify import Simplify
 from srcad.passes.transforms.stores import Stores
 from srcad.passes.transforms.to_anf import ToANF
+from srcad.passes.transforms.zero_names import ZeroNames
 from srcad.requests import Target
 
 # Analyses whose diagnostics must be empty before anything is transformed.
@@ -37,10 +38,12 @@ _SPECIALISED_RRULE = (ToANF, Constants, Iteration, CallGraph, ReverseAD, Simplif
 _GRADIENT = (*_SPECIALISED_RRULE, Fuse, Shapes, Stores, Nest, Release)
 
 PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
-    Target.RRULE: _RRULE,
+    # Each reverse pipeline ends with ZeroNames: the passes before it recognise a symbolic
+    # zero by its call, `NoTangent()`, which the emitted code reads by name.
+    Target.RRULE: (*_RRULE, ZeroNames),
     # The same passes: ReverseAD inlines the derivatives the known kinds allow.
-    Target.SPECIALISED_RRULE: _SPECIALISED_RRULE,
-    Target.GRADIENT: _GRADIENT,
+    Target.SPECIALISED_RRULE: (*_SPECIALISED_RRULE, ZeroNames),
+    Target.GRADIENT: (*_GRADIENT, ZeroNames),
     # Also drops the work done for the value alone, where it is proven a float.
     Target.GRADIENT_WITHOUT_VALUE: (
         *_SPECIALISED_RRULE,
@@ -50,9 +53,10 @@ PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
         Stores,
         Nest,
         Release,
+        ZeroNames,
     ),
     # Without a known kind, nothing for the kind-specialised passes to go on.
-    Target.GENERAL_GRADIENT: (*_RRULE, Fuse),
+    Target.GENERAL_GRADIENT: (*_RRULE, Fuse, ZeroNames),
     Target.FRULE: (ToANF, CallGraph, ForwardAD),
     # ForwardAD writes the tangents the known kinds allow as arithmetic.
     Target.SPECIALISED_FRULE: (ToANF, Constants, Iteration, CallGraph, ForwardAD),
