@@ -15,6 +15,7 @@ from srcad.passes.transforms.constants import Constants
 from srcad.passes.transforms.forward_ad import ForwardAD
 from srcad.passes.transforms.fuse import Fuse
 from srcad.passes.transforms.iteration import Iteration
+from srcad.passes.transforms.nesting import Nest
 from srcad.passes.transforms.prune import Prune
 from srcad.passes.transforms.release import Release
 from srcad.passes.transforms.reverse_ad import ReverseAD
@@ -22,6 +23,7 @@ from srcad.passes.transforms.shapes import Shapes
 from srcad.passes.transforms.simplify import Simplify
 from srcad.passes.transforms.stores import Stores
 from srcad.passes.transforms.to_anf import ToANF
+from srcad.passes.transforms.zero_names import ZeroNames
 from srcad.requests import Target
 
 # Analyses whose diagnostics must be empty before anything is transformed.
@@ -33,17 +35,28 @@ _RRULE = (ToANF, CallGraph, ReverseAD, Simplify)
 _SPECIALISED_RRULE = (ToANF, Constants, Iteration, CallGraph, ReverseAD, Simplify)
 # A gradient function for known kinds: the rrule fused with its pullback's call, then the
 # passes that need the kinds (shapes resolved, buffers accumulated into, arrays released).
-_GRADIENT = (*_SPECIALISED_RRULE, Fuse, Shapes, Stores, Release)
+_GRADIENT = (*_SPECIALISED_RRULE, Fuse, Shapes, Stores, Nest, Release)
 
 PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
-    Target.RRULE: _RRULE,
+    # Each reverse pipeline ends with ZeroNames: the passes before it recognise a symbolic
+    # zero by its call, `NoTangent()`, which the emitted code reads by name.
+    Target.RRULE: (*_RRULE, ZeroNames),
     # The same passes: ReverseAD inlines the derivatives the known kinds allow.
-    Target.SPECIALISED_RRULE: _SPECIALISED_RRULE,
-    Target.GRADIENT: _GRADIENT,
+    Target.SPECIALISED_RRULE: (*_SPECIALISED_RRULE, ZeroNames),
+    Target.GRADIENT: (*_GRADIENT, ZeroNames),
     # Also drops the work done for the value alone, where it is proven a float.
-    Target.GRADIENT_WITHOUT_VALUE: (*_SPECIALISED_RRULE, Fuse, Shapes, Prune, Stores, Release),
+    Target.GRADIENT_WITHOUT_VALUE: (
+        *_SPECIALISED_RRULE,
+        Fuse,
+        Shapes,
+        Prune,
+        Stores,
+        Nest,
+        Release,
+        ZeroNames,
+    ),
     # Without a known kind, nothing for the kind-specialised passes to go on.
-    Target.GENERAL_GRADIENT: (*_RRULE, Fuse),
+    Target.GENERAL_GRADIENT: (*_RRULE, Fuse, ZeroNames),
     Target.FRULE: (ToANF, CallGraph, ForwardAD),
     # ForwardAD writes the tangents the known kinds allow as arithmetic.
     Target.SPECIALISED_FRULE: (ToANF, Constants, Iteration, CallGraph, ForwardAD),
@@ -51,7 +64,15 @@ PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
 
 # The passes that only optimise: left out of a pipeline when a request says not to optimise
 # (to show the code before them).
-OPTIMISING: tuple[type[Transform], ...] = (Iteration, Simplify, Shapes, Prune, Stores, Release)
+OPTIMISING: tuple[type[Transform], ...] = (
+    Iteration,
+    Simplify,
+    Shapes,
+    Prune,
+    Stores,
+    Nest,
+    Release,
+)
 
 
 def pipeline(target: Target, optimise: bool = True) -> tuple[type[Transform], ...]:

@@ -8,7 +8,6 @@ from srcad import syntax
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.rule_calls import constant
 from srcad.passes.transforms.simplify import ConstantFolder, is_foldable
-from srcad.tangents import NoTangent, ZeroTangent
 
 
 class Fuse(Transform):
@@ -71,8 +70,6 @@ class Fuse(Transform):
             value=constant(1.0),
             type_comment=None,
         )
-        if isinstance(final.value, gast.Tuple):
-            final.value.elts = [self._constant(e) for e in final.value.elts]
         value = gast.Tuple(elts=[result.elts[0], final.value], ctx=gast.Load())
         both = gast.Return(value=value)
         for node in (start, both):
@@ -106,17 +103,6 @@ class Fuse(Transform):
                 statement = ConstantFolder().visit(statement)
             folded.append(statement)
         return folded
-
-    def _constant(self, cotangent: gast.expr) -> gast.expr:
-        """`NoTangent()` (and `ZeroTangent()`) among the cotangents returned as the one
-        instance there is, bound to a name: calling the class costs 0.1 µs, a large part of
-        a scalar function's gradient."""
-        if isinstance(cotangent, gast.Call) and not cotangent.args and not cotangent.keywords:
-            kind = self.ctx.output.runtime.get(getattr(cotangent.func, "id", ""))
-            if kind in (NoTangent, ZeroTangent):
-                name = self.ctx.bind(kind(), "NO_TANGENT" if kind is NoTangent else "ZERO_TANGENT")
-                return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
-        return cotangent
 
 
 class OneFolder(syntax.Rewriter):

@@ -53,7 +53,7 @@ class InlinedDerivatives:
         def f_pullback(y_bar):
             # <doctest>:3  y = np.sin(x)
             x_bar = y_bar * cos(x)
-            return (NoTangent(), x_bar)
+            return (NO_TANGENT, x_bar)
         return (y, f_pullback)
 
     The callbacks are ReverseAD's: `bind` (a runtime name for a value), `index_value`

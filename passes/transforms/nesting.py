@@ -5,7 +5,8 @@ name holds stays alive until the name is bound again, so CPython cannot reuse it
 result of the next operation as it does for an unnamed intermediate, and each operation
 allocates a float: a loop of arithmetic in the normal form runs a third slower than as
 written. `ForwardAD` calls `nest_temporaries` on the forward rule it made, for code
-specialised for known kinds, so that
+specialised for known kinds, and `Nest` runs it on a gradient function (the forward
+sweep and the pullback fused, `Fuse`), so that
 
     x_times_x = x * x
     minus = x_times_x - a
@@ -29,20 +30,28 @@ the two commute. `S` is an assignment, a `return`, an expression, an `if`'s test
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import ast
+from collections.abc import Callable, Container
 
 import gast
 
 from srcad import syntax
+from srcad.kinds import is_integer, is_real
+from srcad.passes import naming
+from srcad.passes.analyses.value_kinds import ValueKinds
+from srcad.passes.base import Context, Transform, function_of
 
 # The operators that cannot raise on numbers (Python's, NumPy's float64, a symbolic zero).
 _QUIET_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.USub, gast.UAdd)
 
 
-def nest_temporaries(function: gast.FunctionDef, numbers: Callable[[str], bool]) -> None:
+def nest_temporaries(
+    function: gast.FunctionDef, numbers: Callable[[str], bool], kept: Container[str] = ()
+) -> bool:
     """Nest the temporaries of `function` into their one reader, where that changes
     nothing (the module's docstring); `numbers(name)`: whether `name` holds only numbers
-    (real or integer scalars, or the tangents of such)."""
+    (real or integer scalars, or the tangents of such); the names `kept` stay bound.
+    Whether any was nested."""
     bindings: dict[str, int] = {}
     reads: dict[str, int] = {}
     for node in syntax.walk(function):
@@ -56,15 +65,88 @@ def nest_temporaries(function: gast.FunctionDef, numbers: Callable[[str], bool])
     }
 
     def single(name: str) -> bool:
-        return bindings.get(name) == 1 and reads.get(name) == 1 and name not in parameters
+        return (
+            bindings.get(name) == 1
+            and reads.get(name) == 1
+            and name not in parameters
+            and name not in kept
+        )
 
-    _Nesting(single, numbers).block(function.body)
+    nesting = _Nesting(single, numbers)
+    nesting.block(function.body)
+    return nesting.changed
+
+
+class Nest(Transform):
+    """In a gradient function specialised for known kinds, each temporary of the normal
+    form read once is nested back into the expression that reads it (`nest_temporaries`):
+    the names whose kinds are real or integer numbers are the numbers its quiet arithmetic
+    may move past. The names the user's function reads or binds stay, as the user wrote
+    them, and so do their cotangents' (`x_bar`), and copies (`WEIGHTS_2 = WEIGHTS`, a
+    module constant read once on entry; `x_2 = x`, a value before the loop rebinds it),
+    which the passes before kept for what they hold when they are bound.
+
+    >>> from srcad.passes.testing import show_reverse
+    >>> print(show_reverse('''
+    ... def f(a):
+    ...     x = a
+    ...     while abs(x * x - a) > 1e-12 * a:
+    ...         x = 0.5 * (x + a / x)
+    ...     return x
+    ... ''', kinds="float", fused=True, value=False), end="")
+    def grad_f(a):
+        x = a
+        f_tape = []
+        while True:
+            if not abs(x * x - a) > 1e-12 * a:
+                break
+            x_2 = x
+            a_over_x = a / x
+            x = 0.5 * (x + a_over_x)
+            f_tape.append((x_2, a_over_x))
+        x_bar = 1.0
+        a_bar = 0.0
+        for x_2, a_over_x in reversed(f_tape):
+            # <doctest>:5  x = 0.5 * (x + a / x)
+            x_plus_a_over_x_bar = 0.5 * x_bar
+            x_bar = x_plus_a_over_x_bar
+            a_bar = a_bar + x_plus_a_over_x_bar / x_2
+            x_bar = x_bar + -x_plus_a_over_x_bar * a_over_x / x_2
+        # <doctest>:3  x = a
+        a_bar = a_bar + x_bar
+        return (None, (NO_TANGENT, a_bar))
+    """
+
+    def run(self, tree: gast.Module, ctx: Context) -> bool:
+        function = function_of(tree)
+        kinds = ctx.analysis(ValueKinds, tree).kinds
+
+        def number(name: str) -> bool:
+            kind = kinds.get(name)
+            return kind is not None and kind[1] == 0 and (is_real(kind) or is_integer(kind))
+
+        users = set()  # (the definition is Python's tree, or gast's for a nested function)
+        for node in ast.walk(ctx.source.definition):
+            if isinstance(node, ast.Name | gast.Name):
+                users.add(node.id)
+            elif isinstance(node, ast.arg):
+                users.add(node.arg)
+        copies = {
+            s.targets[0].id
+            for s in syntax.walk(function)
+            if isinstance(s, gast.Assign)
+            and isinstance(s.value, gast.Name)
+            and isinstance(s.targets[0], gast.Name)
+        }
+        kept = users | {naming.bar(n) for n in users} | copies
+        return nest_temporaries(function, number, kept)
 
 
 class _Nesting:
     def __init__(self, single: Callable[[str], bool], numbers: Callable[[str], bool]) -> None:
         self.single = single
         self.numbers = numbers
+        self.changed = False
 
     def block(self, statements: list[gast.stmt]) -> None:
         for statement in statements:
@@ -78,6 +160,7 @@ class _Nesting:
         while index < len(statements):
             if self._nested(statements, index):
                 del statements[index]
+                self.changed = True
                 index = max(index - 1, 0)  # the statement before may nest now
             else:
                 index += 1

@@ -80,7 +80,7 @@ class ReverseAD(RuleCalls, Transform):
             # <doctest>:3  return np.sin(x) * y
             _, sin_x_bar, y_bar = out_pullback(out_bar)
             _, x_bar = sin_x_pullback(sin_x_bar)
-            return (NoTangent(), x_bar, y_bar)
+            return (NO_TANGENT, x_bar, y_bar)
         return (out, f_pullback)
     """
 

@@ -236,9 +236,7 @@ class Shapes(Transform):
     ...     return np.sum(3.0 * np.sin(x))
     ... ''', kinds="float[:]", fused=True), end="")
     def grad_f(x):
-        sin_x = np.sin(x)
-        n3_times_sin_x = 3.0 * sin_x
-        del sin_x
+        n3_times_sin_x = 3.0 * np.sin(x)
         out = np.sum(n3_times_sin_x)
         del n3_times_sin_x
         # <doctest>:3  return np.sum(3.0 * np.sin(x))

@@ -52,7 +52,7 @@ class Simplify(Transform):
             # <doctest>:3  return x * y + x
             x_bar = out_bar
             x_bar = x_bar + out_bar * y
-            return (NoTangent(), x_bar, x * out_bar)
+            return (NO_TANGENT, x_bar, x * out_bar)
         return (out, f_pullback)
     >>> print(show_reverse('''
     ... def f(x, y):
@@ -64,7 +64,7 @@ class Simplify(Transform):
     <BLANKLINE>
         def f_pullback(out_bar):
             # <doctest>:3  return x * y - x
-            return (NoTangent(), out_bar * y - out_bar, x * out_bar)
+            return (NO_TANGENT, out_bar * y - out_bar, x * out_bar)
         return (out, f_pullback)
     """
 

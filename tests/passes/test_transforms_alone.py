@@ -171,7 +171,7 @@ def test_fuse_inlines_the_pullback_with_the_seed_one():
             out = sin_x * y
             # <doctest>:2  return np.sin(x) * y
             x_bar = y * cos(x)
-            return (out, (NO_TANGENT, x_bar, sin_x))
+            return (out, (NoTangent(), x_bar, sin_x))
         """)
     _assert_gradient(scaled_sine, 0.4, 1.7)
 
@@ -190,7 +190,7 @@ def test_shapes_drops_the_sums_a_cotangent_of_its_operands_shape_needs_not():
             x_bar = sum_to(1.0, x, x_times_y_plus_x)
             x_bar = x_bar + sum_to(x_times_y_bar * y, x, x_times_y)
             y_bar = sum_to(x * x_times_y_bar, y, x_times_y)
-            return (out, (NO_TANGENT, expand(x_bar, x), y_bar))
+            return (out, (NoTangent(), expand(x_bar, x), y_bar))
         """)
     assert after == _text("""
         def grad_summed_product_plus(x, y):
@@ -201,7 +201,7 @@ def test_shapes_drops_the_sums_a_cotangent_of_its_operands_shape_needs_not():
             x_bar = sum_to(1.0, x, x_times_y_plus_x)
             x_bar = x_bar + sum_to(1.0 * y, x, x_times_y)
             y_bar = sum_to(x * 1.0, y, x_times_y)
-            return (out, (NO_TANGENT, expand(x_bar, x), y_bar))
+            return (out, (NoTangent(), expand(x_bar, x), y_bar))
         """)
     _assert_gradient(summed_product_plus, sample((4,), 1), sample((4,), 2))
 
@@ -216,13 +216,13 @@ def test_prune_leaves_out_the_value_grad_does_not_need():
             exp_x_pow_2 = exp_x ** 2
             out = np.sum(exp_x_pow_2)
             # <doctest>:2  return np.sum(np.exp(x) ** 2)
-            return (out, (NO_TANGENT, 2 * exp_x * exp_x))
+            return (out, (NoTangent(), 2 * exp_x * exp_x))
         """)
     assert after == _text("""
         def grad_summed_square_of_exp(x):
             exp_x = np.exp(x)
             # <doctest>:2  return np.sum(np.exp(x) ** 2)
-            return (None, (NO_TANGENT, 2 * exp_x * exp_x))
+            return (None, (NoTangent(), 2 * exp_x * exp_x))
         """)
     _assert_gradient(summed_square_of_exp, sample((5,), 3))
 
@@ -240,7 +240,7 @@ def test_stores_writes_an_element_still_zero_instead_of_adding_to_it():
             x_bar[0] += 1.0
             x_bar[1] += x_0
             x_bar[0] += x_1
-            return (None, (NO_TANGENT, x_bar))
+            return (None, (NoTangent(), x_bar))
         """)
     assert after == _text("""
         def grad_indexed_products(x):
@@ -251,7 +251,7 @@ def test_stores_writes_an_element_still_zero_instead_of_adding_to_it():
             x_bar[0] = 1.0
             x_bar[1] = x_0
             x_bar[0] += x_1
-            return (None, (NO_TANGENT, x_bar))
+            return (None, (NoTangent(), x_bar))
         """)
     _assert_gradient(indexed_products, sample((3,), 4))
 
@@ -267,7 +267,7 @@ def test_release_deletes_each_array_after_its_last_read():
             # <doctest>:2  return np.sum(np.sin(x) * np.exp(x))
             x_bar = sin_x * exp_x
             x_bar = x_bar + exp_x * cos(x)
-            return (None, (NO_TANGENT, x_bar))
+            return (None, (NoTangent(), x_bar))
         """)
     assert after == _text("""
         def grad_summed_product_of_calls(x):
@@ -277,6 +277,6 @@ def test_release_deletes_each_array_after_its_last_read():
             x_bar = sin_x * exp_x
             del sin_x
             x_bar = x_bar + exp_x * cos(x)
-            return (None, (NO_TANGENT, x_bar))
+            return (None, (NoTangent(), x_bar))
         """)
     _assert_gradient(summed_product_of_calls, sample((5,), 5))
