@@ -122,12 +122,26 @@ def array_rrule(values: Any, *options: Any, **keywords: Any) -> tuple[np.ndarray
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *option_bars)
         y_bar = np.asarray(y_bar)
-        if isinstance(values, list | tuple):
+        if isinstance(values, list | tuple) and _python_floats(values, y_bar):
+            # What projecting each element gives, a Python float, at once: a microsecond
+            # per element less for a list of floats grown in a loop.
+            rows = tuple(y_bar.tolist())
+        elif isinstance(values, list | tuple):
             rows = tuple(ProjectTo(v)(y_bar[i]) for i, v in enumerate(values))
             return (NoTangent(), cotangent_of_elements(values, rows), *option_bars)
         return (NoTangent(), ProjectTo(values)(y_bar), *option_bars)
 
     return y, array_pullback
+
+
+def _python_floats(values: list[Any] | tuple[Any, ...], y_bar: np.ndarray) -> bool:
+    """Whether `values` are Python floats and `y_bar` a float64 vector of one element
+    each: then each element's projected cotangent is that element as a Python float."""
+    return (
+        y_bar.dtype == np.float64
+        and y_bar.shape == (len(values),)
+        and {*map(type, values)} == {float}
+    )
 
 
 @rules.rrule(unpack)

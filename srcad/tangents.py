@@ -248,6 +248,38 @@ class Prefix(Tangent):
         return self.length
 
 
+class ElementStack(list):
+    """The element cotangents of a list the function grew by appends in place
+    (`passes/analyses/grown_lists.py`), which its pullback takes back from the end, one
+    per append (`pop_element`). Only `pop_element` makes one, in the run of the pullback
+    that pops it: popping changes no cotangent that anything else holds."""
+
+    __slots__ = ()
+
+
+def pop_element(items_bar: Any) -> tuple[Any, Any]:
+    """The reverse of `items.append(value)` on a list grown in place: the cotangent of the
+    list before the append and that of `value`, its last element's. O(1) per append: the
+    first takes the cotangent's elements once, into an `ElementStack` the others pop.
+
+    >>> pop_element(np.array([1.0, 2.0, 3.0]))
+    ([1.0, 2.0], 3.0)
+    >>> pop_element(ZeroTangent())
+    (ZeroTangent(), ZeroTangent())
+    """
+    if type(items_bar) is not ElementStack:
+        items_bar = unthunk(items_bar)
+        if isinstance(items_bar, AbstractZero):
+            return items_bar, items_bar
+        if isinstance(items_bar, np.ndarray) and items_bar.ndim == 1 and items_bar.dtype == float:
+            items_bar = ElementStack(items_bar.tolist())  # Python floats, as the list held
+        elif isinstance(items_bar, Prefix):
+            items_bar = ElementStack(items_bar.source[: items_bar.length])
+        else:
+            items_bar = ElementStack(elements_of(items_bar, len(items_bar)))
+    return items_bar, items_bar.pop()
+
+
 class Thunk:
     """A cotangent computed only if something uses it (ChainRules' `@thunk`).
 

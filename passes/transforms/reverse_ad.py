@@ -12,6 +12,7 @@ from srcad import syntax
 from srcad.kinds import FLOAT, is_integer
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity
+from srcad.passes.analyses.grown_lists import GrownLists
 from srcad.passes.analyses.inline_plans import InlinePlans
 from srcad.passes.analyses.needed_cotangents import NeededCotangents
 from srcad.passes.analyses.operation_rules import OperationRules
@@ -40,7 +41,7 @@ from srcad.passes.transforms.tape import (
 )
 from srcad.projection import expand
 from srcad.syntax import ADD, LOAD, STORE, load, make, store
-from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
+from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of, pop_element
 
 # Classes `isinstance` tests often, as tuples: a union (`gast.For | gast.While`) is built
 # anew each time the test runs.
@@ -91,6 +92,7 @@ class ReverseAD(RuleCalls, Transform):
         ReverseSteps,
         InlinePlans,
         UniformCotangents,
+        GrownLists,
     )
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
@@ -98,6 +100,7 @@ class ReverseAD(RuleCalls, Transform):
         self.index = ctx.analysis(Statements, tree)
         self.needed = ctx.analysis(NeededCotangents, tree)
         self.steps = ctx.analysis(ReverseSteps, tree)
+        self.grown = ctx.analysis(GrownLists, tree)  # appends done in place
         plans = ctx.analysis(InlinePlans, tree)
         self.cotangents = Cotangents(ctx, self.steps, self.active, plans.kinds, self._zero)
         self.inline = InlinedDerivatives(
@@ -164,6 +167,8 @@ class ReverseAD(RuleCalls, Transform):
             return [*self._record_exit(self.enclosing[-1]), statement]
         if isinstance(statement, gast.Return):
             return self._forward_return(statement)
+        if statement in self.grown:
+            return [self._append_in_place(statement)]
         if not self._differentiated(statement) or is_copy(statement):
             return [self._as_it_runs(statement)]
         assert isinstance(statement, gast.Assign)
@@ -181,6 +186,15 @@ class ReverseAD(RuleCalls, Transform):
         self._keep(pullback)
         both = make(gast.Tuple, elts=[statement.targets[0], store(pullback)], ctx=STORE)
         return [syntax.located(assign(both, call(rule_name, args, keywords)), statement)]
+
+    def _append_in_place(self, statement: gast.stmt) -> gast.stmt:
+        """`items = append(items, v)` as the function wrote it, `items.append(v)`: nothing
+        has read the list yet (`GrownLists`), so nothing keeps the list it changes."""
+        assert isinstance(statement, gast.Assign) and isinstance(statement.value, gast.Call)
+        items, value = statement.value.args
+        method = make(gast.Attribute, value=items, attr="append", ctx=LOAD)
+        appended = make(gast.Call, func=method, args=[value], keywords=[])
+        return syntax.located(make(gast.Expr, value=appended), statement)
 
     def _nested_rrule(self, function: gast.FunctionDef) -> list[gast.stmt]:
         """The reverse rule of a nested function that a differentiated statement calls,
@@ -597,12 +611,15 @@ class ReverseAD(RuleCalls, Transform):
                     outputs.append(self.cotangents.contribution(arg.id, after))
                 else:
                     outputs.append(store("_"))
-            pullback = self.pullbacks[statement]
             if all(isinstance(o, gast.Name) and o.id == "_" for o in outputs):
                 # Nothing it gives is differentiated (an array indexed with an index that
                 # depends on the inputs): pullbacks do nothing else, so it is not called.
                 code = []
+            elif statement in self.grown:  # the cotangent of the list before, and of `v`
+                popped = make(gast.Tuple, elts=outputs[1:], ctx=STORE)
+                code = [assign(popped, call(self._bind(pop_element, "pop_element"), [seed]))]
             else:
+                pullback = self.pullbacks[statement]
                 code = [assign(make(gast.Tuple, elts=outputs, ctx=STORE), call(pullback, [seed]))]
         code += after
         return code + self.cotangents.restart(defined, statement)

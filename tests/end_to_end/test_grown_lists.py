@@ -1,0 +1,136 @@
+"""Lists grown by appends (`passes/analyses/grown_lists.py`): where nothing reads a list
+before its last append, the reverse rule appends in place and its pullback pops the
+element cotangents (`tangents.pop_element`); where something reads it between appends
+(`np.array`, `sum`, indexing, a helper, a tuple holding it), each append makes a new list.
+Either way the derivatives match central finite differences, in every mode and to second
+order."""
+
+import importlib.util
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.defaults import COMPILER
+from srcad.kinds import parse_signature
+from srcad.requests import Request
+from srcad.tangents import ElementStack, Prefix, Tangent, ZeroTangent, materialize, pop_element
+from srcad.testing import finite_difference_jvp, finite_difference_vjp
+
+HERE = pathlib.Path(__file__).parent
+spec = importlib.util.spec_from_file_location(
+    "grown_list_functions", HERE / "grown_list_functions.py"
+)
+gl = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(gl)
+
+
+def close(got, want):
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    assert got.shape == want.shape, (got, want)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+def scalar(f):
+    """`f` with a float result (a returned list: its elements weighted)."""
+    if f is gl.returned_list:
+        return lambda x: float(np.dot(f(x), np.arange(1.0, 5.0)))
+    return f
+
+
+IN_PLACE = [
+    gl.appended_then_array,
+    gl.comprehension_then_sum,
+    gl.display_then_appends,
+    gl.list_per_iteration,
+    gl.returned_list,
+    gl.list_of_arrays,
+    gl.copied_then_indexed,
+    gl.two_loops_then_read,
+    gl.in_a_while_loop,
+]
+COPIED = [
+    gl.indexed_in_the_loop,
+    gl.array_of_it_in_the_loop,
+    gl.summed_then_appended_again,
+    gl.appended_to_itself_in_a_loop,
+    # Not differentiated (only its length is read): its loop runs as the function's does.
+    gl.only_its_length_read,
+]
+
+
+@pytest.mark.parametrize("f", IN_PLACE + COPIED, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("kinds", [None, "float"], ids=["general", "specialised"])
+def test_reverse_rule_appends_in_place_only_where_nothing_read_the_list(f, kinds):
+    text = srcad.source(f) if kinds is None else _specialised_text(f)
+    assert ("pop_element(" in text) == (f in IN_PLACE), text
+    copies = re.search(r"= append(_rrule)?\(", text) is not None
+    assert copies == (f not in IN_PLACE), text
+
+
+def _specialised_text(f):
+    return COMPILER.sources(f, ("x",), Request.rrule(parse_signature("float")))
+
+
+@pytest.mark.parametrize("f", IN_PLACE + COPIED, ids=lambda f: f.__name__)
+def test_gradient_of_a_grown_list(f):
+    g = scalar(f)
+    x = 0.7
+    want = finite_difference_vjp(g, (x,), 1.0, 0)
+    close(srcad.grad(g)(x), want)
+    close(srcad.jacobian(g)(x), want)
+    value, pullback = srcad.rrule(f, x)
+    y = f(x)
+    y_bar = [0.5 + k for k in range(len(y))] if isinstance(y, list) else 1.0
+    if isinstance(y, list):
+        want = finite_difference_vjp(lambda t: np.array(f(t)), (x,), np.array(y_bar), 0)
+        close(value, y)
+    close(materialize(pullback(y_bar)[1], x), want)
+    close(materialize(pullback(y_bar)[1], x), want)  # a pullback runs again the same
+
+
+@pytest.mark.parametrize("f", IN_PLACE + COPIED, ids=lambda f: f.__name__)
+def test_forward_and_second_order_of_a_grown_list(f):
+    g = scalar(f)
+    x = 0.7
+    _, y_dot = srcad.jvp(g, (x,), (1.0,))
+    close(y_dot, finite_difference_jvp(g, (x,), (1.0,)))
+    gradient = srcad.grad(g)
+    close(srcad.hessian(g)(x), finite_difference_jvp(gradient, (x,), (1.0,)))
+
+
+@pytest.mark.parametrize("f", [gl.passed_to_a_helper_in_the_loop, gl.kept_in_a_tuple],
+                         ids=lambda f: f.__name__)  # fmt: skip
+def test_a_list_passed_on_or_held_then_appended_is_refused(f):
+    """What a helper or a container does with the list is not followed: the append is
+    refused (E302), never done in place or copied on a guess."""
+    with pytest.raises(srcad.MutationError) as raised:
+        srcad.grad(f)(0.7)
+    assert [d.code for d in raised.value.diagnostics] == ["E302"]
+
+
+def test_the_rule_leaves_the_primal_list_as_python_makes_it():
+    value, pullback = srcad.rrule(gl.returned_list, 0.5)
+    assert value == gl.returned_list(0.5)
+    value.append(99.0)  # the caller's to change: the pullback reads none of it
+    close(materialize(pullback([1.0, 1.0, 1.0, 1.0])[1], 0.5), 1.0 + 2 * 0.5 + 3 * 0.25)
+
+
+@pytest.mark.parametrize(
+    "cotangent",
+    [np.array([1.0, 2.0, 3.0]), Tangent(list, 1.0, 2.0, 3.0), Prefix((1.0, 2.0, 3.0, 4.0), 3),
+     (1.0, 2.0, 3.0), [1.0, 2.0, 3.0]],
+    ids=["array", "tangent", "prefix", "tuple", "list"],
+)  # fmt: skip
+def test_pop_element_takes_the_last_element_off_any_list_cotangent(cotangent):
+    rest, last = pop_element(cotangent)
+    assert type(rest) is ElementStack and list(rest) == [1.0, 2.0] and last == 3.0
+    again, before = pop_element(rest)
+    assert again is rest and before == 2.0
+    assert not isinstance(cotangent, list) or cotangent == [1.0, 2.0, 3.0]  # not popped
+
+
+def test_pop_element_of_a_zero_is_zero():
+    assert pop_element(ZeroTangent()) == (ZeroTangent(), ZeroTangent())
