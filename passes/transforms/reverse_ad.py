@@ -41,7 +41,14 @@ from srcad.passes.transforms.tape import (
 )
 from srcad.projection import expand
 from srcad.syntax import ADD, LOAD, STORE, load, make, store
-from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of, pop_element
+from srcad.tangents import (
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    element_stack,
+    elements_of,
+    pop_element,
+)
 
 # Classes `isinstance` tests often, as tuples: a union (`gast.For | gast.While`) is built
 # anew each time the test runs.
@@ -101,6 +108,7 @@ class ReverseAD(RuleCalls, Transform):
         self.needed = ctx.analysis(NeededCotangents, tree)
         self.steps = ctx.analysis(ReverseSteps, tree)
         self.grown = ctx.analysis(GrownLists, tree)  # appends done in place
+        self.popping: set[str] = set()  # lists whose cotangents are `ElementStack`s here
         plans = ctx.analysis(InlinePlans, tree)
         self.cotangents = Cotangents(ctx, self.steps, self.active, plans.kinds, self._zero)
         self.inline = InlinedDerivatives(
@@ -505,6 +513,8 @@ class ReverseAD(RuleCalls, Transform):
         runtime = [n for n in touched + own if n not in local]
         with self.cotangents.region(runtime, out):
             entry = set(self.cotangents.seen)
+            stacks = self._stacks(statement, entry)
+            self.popping |= stacks
             items_bar = index = None
             if loop.items is not None and target is not None:
                 items_bar = self.ctx.namer.fresh(naming.bar(loop.items))
@@ -545,9 +555,14 @@ class ReverseAD(RuleCalls, Transform):
                 self.unrecorded.update(map(id, trim_records(loop, codes)))
                 if not codes:  # no iteration's reverse does anything
                     return out
+            self.popping -= stacks
             if index is None and not any(codes.values()):
                 return out  # nothing to undo (the records serve another pullback)
             self.cotangents.seen = entry
+            for name in sorted(stacks):  # the element cotangents the walk pops, once
+                bar = self.cotangents.bar(name)
+                out.append(assign(store(bar), call(self._bind(element_stack, "element_stack"),
+                                                   [load(bar)])))  # fmt: skip
             walk = read_back(loop, codes, record, index, self._builtin, self.ctx.output.restored)
             out.append(walk)
             if items_bar is not None and loop.items_pullback is not None:
@@ -558,6 +573,23 @@ class ReverseAD(RuleCalls, Transform):
                 out.append(assign(make(gast.Tuple, elts=parts, ctx=STORE), pullback_call))
                 out += after
         return out
+
+    def _stacks(self, loop: gast.For | gast.While, seen: set[str]) -> set[str]:
+        """The lists grown in place in `loop` (made before it) whose cotangents its reverse
+        pops: their element cotangents are taken once, into an `ElementStack`, before the
+        walk over the loop's records (a list an enclosing loop's reverse took is taken)."""
+        start, end = self.index.span(loop)
+        found = set()
+        for statement in self.grown:
+            assert isinstance(statement, gast.Assign)
+            name = statement.targets[0].id
+            if name in self.popping or name not in seen:
+                continue
+            made = [s for s in self.index.defining[name] if s not in self.grown]
+            inside = start < self.index.position(statement) <= end
+            if inside and all(not start < self.index.position(s) <= end for s in made):
+                found.add(name)
+        return found
 
     def _reverse_assign(self, statement: gast.Assign) -> list[gast.stmt]:
         if statement in self.inline.inlined:
@@ -615,6 +647,18 @@ class ReverseAD(RuleCalls, Transform):
                 # Nothing it gives is differentiated (an array indexed with an index that
                 # depends on the inputs): pullbacks do nothing else, so it is not called.
                 code = []
+            elif statement in self.grown and defined[0] in self.popping:
+                # The cotangent of `v`, popped off the element cotangents of the list: what
+                # is left is that of the list before the append.
+                self.cotangents.seen.add(defined[0])
+                pop = make(gast.Attribute, value=seed, attr="pop", ctx=LOAD)
+                popped = make(gast.Call, func=pop, args=[], keywords=[])
+                value_bar = outputs[2]
+                code = [
+                    make(gast.Expr, value=popped)
+                    if isinstance(value_bar, gast.Name) and value_bar.id == "_"
+                    else assign(value_bar, popped)
+                ]
             elif statement in self.grown:  # the cotangent of the list before, and of `v`
                 popped = make(gast.Tuple, elts=outputs[1:], ctx=STORE)
                 code = [assign(popped, call(self._bind(pop_element, "pop_element"), [seed]))]

@@ -143,3 +143,20 @@ def appended_to_itself_in_a_loop(x):
         out.append(out[k] * x)
         total = total + sum(out)
     return total
+
+
+# -- lists of float64 scalars and of mixed floats, read whole ----------------------------
+
+
+def array_of_float64s(x):
+    values = [np.exp(-x * k) for k in range(8)]
+    return np.sum(np.array(values) * np.arange(8.0))
+
+
+def sum_of_float64s(x):
+    return sum([np.sin(x * k) for k in range(6)])
+
+
+def array_of_mixed_floats(x):
+    values = [x, np.sin(x), 2.0 * x, np.float64(0.5) * x]
+    return np.sum(np.array(values) ** 2)
