@@ -48,6 +48,8 @@ RANGE: Kind = ("range", 0)  # what `range(...)` gives: iterating it gives ints
 # A tuple of Python floats (a module's coefficients): iterating it, or indexing it with an
 # int, gives a float. Only constants read from outside the function have it (`constant_kind`).
 FLOATS: Kind = ("floats", 1)
+# `[]`; a list of numbers of kind `(code, 0)` is `("[code]", 1)` (`list_of`).
+EMPTY_LIST: Kind = ("[]", 1)
 
 _SCALARS: dict[type, Kind] = {float: FLOAT, np.float64: FLOAT, int: INT, np.float32: ("f4", 0)}
 _SCALARS.update({t: INT for t in (np.int8, np.int16, np.int32, np.int64, np.intp)})
@@ -109,6 +111,8 @@ def describe(kind: Kind | Structure | None) -> str:
         return "?"
     if isinstance(kind, Structure):
         return kind.describe()
+    if is_list(kind):  # (a list the function made: `list_of`)
+        return f"list[{describe(list_item(kind))}]"
     dtype, ndim = kind
     base = _NAMES.get(dtype, "?")
     return base if ndim == 0 else f"{base}[{', '.join([':'] * ndim)}]"
@@ -216,10 +220,33 @@ def is_int_scalar(kind: Any) -> bool:
     return is_integer(kind) and kind[1] == 0
 
 
+def list_of(item: Kind | None) -> Kind | None:
+    """The kind of a list the function makes (by a display and appends), each element of
+    the kind `item`, a number's; or None. Only `ValueKinds` gives one, to a list nothing
+    but appends changes: iterating it, or indexing it with an int, gives an element's kind
+    (`list_item`). No dtype class: arithmetic on it has no kind."""
+    if item is None or item[1] != 0 or not is_numeric(item):
+        return None
+    return (f"[{item[0]}]", 1)
+
+
+def list_item(kind: Any) -> Kind | None:
+    """The kind of each element of a list of kind `kind` (`list_of`), or None."""
+    return (kind[0][1:-1], 0) if is_list(kind) and kind != EMPTY_LIST else None
+
+
+def is_list(kind: Any) -> bool:
+    return isinstance(kind, tuple) and kind[0].startswith("[")  # `list_of`'s, `EMPTY_LIST`
+
+
 def join(first: Kind | None, second: Kind | None) -> Kind | None:
     """A kind holding the values of both (a name assigned by two statements), or None."""
     if first == second or first is None or second is None:
         return first if first == second else None
+    if is_list(first) and is_list(second):  # an empty list holds what any list holds
+        if EMPTY_LIST in (first, second):
+            return second if first == EMPTY_LIST else first
+        return list_of(join(list_item(first), list_item(second)))
     if first[1] != 0 or second[1] != 0:
         return None
     code = dtypes.joined(first[0], second[0])

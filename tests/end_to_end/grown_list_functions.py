@@ -160,3 +160,56 @@ def sum_of_float64s(x):
 def array_of_mixed_floats(x):
     values = [x, np.sin(x), 2.0 * x, np.float64(0.5) * x]
     return np.sum(np.array(values) ** 2)
+
+
+# -- the kind of a list of numbers the function made (`kinds.list_of`) -------------------
+
+
+def iterated_in_a_helper(x):
+    values = [x * k for k in range(5)]
+    return weighted(values, x)
+
+
+def weighted(items, w):
+    total = 0.0
+    for v in items:
+        total = total + v * v * w
+    return total
+
+
+def ints_and_floats(x):
+    values = [k for k in range(4)]
+    values.append(x)
+    total = 0.0
+    for v in values:
+        total = total + v * x
+    return total
+
+
+def reversed_in_place(x):
+    values = [x * k for k in range(4)]
+    values.reverse()
+    return values[0] * x + values[1]
+
+
+def extended_with_ints(x):
+    values = [x * k for k in range(3)]
+    values.extend([2, 3])
+    total = 0.0
+    for v in values:
+        total = total + v * x
+    return total
+
+
+def sorted_through_a_copy(x):
+    values = [np.sin(x * k) for k in range(4)]
+    alias = values
+    alias.sort()
+    return values[0] * x + values[3]
+
+
+def indexed_by_an_int(x):
+    values = [x, x * x]
+    for k in range(3):
+        values.append(values[k] * x + 1.0)
+    return values[4] * values[2]

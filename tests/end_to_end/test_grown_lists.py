@@ -64,7 +64,10 @@ COPIED = [
 
 # Lists read whole by `np.array` and `sum`, whose pullbacks take the element cotangents at
 # once where every element is a Python float or every one a float64 scalar.
-EVERY = [*IN_PLACE, *COPIED, gl.array_of_mixed_floats]
+# Lists of numbers the function made, read element by element with their kind (one
+# kind for all: `kinds.list_of`), or without one where a method changes the list.
+KINDS = [gl.iterated_in_a_helper, gl.ints_and_floats, gl.indexed_by_an_int]
+EVERY = [*IN_PLACE, *COPIED, gl.array_of_mixed_floats, *KINDS]
 
 
 @pytest.mark.parametrize("f", IN_PLACE + COPIED, ids=lambda f: f.__name__)
@@ -141,3 +144,30 @@ def test_pop_element_takes_the_last_element_off_any_list_cotangent(cotangent):
 
 def test_pop_element_of_a_zero_is_zero():
     assert pop_element(ZeroTangent()) == (ZeroTangent(), ZeroTangent())
+
+
+@pytest.mark.parametrize(
+    "f, inlined",
+    [(gl.comprehension_then_sum, "v_times_v = v * v"),
+     (gl.indexed_by_an_int, "values_k_times_x = values_k * x")],
+    ids=["iterated", "indexed"],
+)  # fmt: skip
+def test_elements_of_a_list_of_floats_have_a_kind(f, inlined):
+    """What iterating or indexing a list of floats the function made gives is a float:
+    its arithmetic is inlined, not a rule call."""
+    assert inlined in COMPILER.sources(f, ("x",), Request.rrule(parse_signature("float")))
+
+
+@pytest.mark.parametrize("f", [gl.reversed_in_place, gl.extended_with_ints,
+                               gl.sorted_through_a_copy], ids=lambda f: f.__name__)  # fmt: skip
+def test_a_list_a_method_changes_is_refused(f):
+    """A method that changes the list (through a copy too) is refused (E303): a list's
+    kind never meets one (and `ValueKinds` drops the kind of a list a method is called on)."""
+    with pytest.raises(srcad.MutationError) as raised:
+        srcad.grad(f)(0.7)
+    assert [d.code for d in raised.value.diagnostics] == ["E303"]
+
+
+def test_a_list_of_ints_and_floats_has_no_element_kind():
+    text = COMPILER.sources(gl.ints_and_floats, ("x",), Request.rrule(parse_signature("float")))
+    assert "mul_rrule(v, x)" in text, text
