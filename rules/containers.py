@@ -7,11 +7,13 @@ Forward rules give a tuple or list result a plain tuple or list of its elements'
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from srcad.errors import MissingRuleError
+from srcad.kinds import FLOAT, PYTHON_FLOAT, Kind, ResultKind, list_item
 from srcad.primitives import (
     append,
     iterate,
@@ -683,7 +685,21 @@ rules.primitive(operator.getitem, linearity=Linearity.LINEAR)
 # every argument, so the forward rules' reverse rules pull the result and its tangent back
 # through the same pullback (`second_order.linear_frule_rrule`), for second derivatives;
 # with no pieces, so complex values pass (`w, v = np.linalg.eig(m)`).
-for _moving in (make_tuple, make_list, make_dict, append, sum, np.array, np.asarray, unpack,
-                iterate, list, tuple, zip, enumerate, dict.get, dict.values, dict.items,
-                dict.copy, list.copy):  # fmt: skip
+for _moving in (make_tuple, make_list, make_dict, append, sum, unpack, iterate, list, tuple,
+                zip, enumerate, dict.get, dict.values, dict.items, dict.copy,
+                list.copy):  # fmt: skip
     rules.primitive(_moving, linearity=Linearity.LINEAR_IN_ALL)
+
+
+def _array_of_floats(args: Sequence[Kind | None]) -> Kind | None:
+    """`np.array(values)` of a list of floats the function made (`kinds.list_of`): a float64
+    vector of Python floats or float64 scalars, a float32 one of float32 scalars."""
+    item = list_item(args[0]) if len(args) == 1 else None
+    if item in (FLOAT, PYTHON_FLOAT):
+        return (FLOAT[0], 1)
+    return ("f4", 1) if item == ("f4", 0) else None
+
+
+ARRAY_OF_FLOATS = ResultKind("array of a list of floats", _array_of_floats)
+for _building in (np.array, np.asarray):
+    rules.primitive(_building, result=ARRAY_OF_FLOATS, linearity=Linearity.LINEAR_IN_ALL)

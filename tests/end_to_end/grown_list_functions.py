@@ -213,3 +213,8 @@ def indexed_by_an_int(x):
     for k in range(3):
         values.append(values[k] * x + 1.0)
     return values[4] * values[2]
+
+
+def array_of_float32s(x):
+    values = [x * np.float32(k + 1) for k in range(4)]
+    return np.sum(np.array(values) ** 2)

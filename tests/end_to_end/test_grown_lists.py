@@ -171,3 +171,32 @@ def test_a_list_a_method_changes_is_refused(f):
 def test_a_list_of_ints_and_floats_has_no_element_kind():
     text = COMPILER.sources(gl.ints_and_floats, ("x",), Request.rrule(parse_signature("float")))
     assert "mul_rrule(v, x)" in text, text
+
+
+@pytest.mark.parametrize(
+    "values, kind",
+    [([0.5, 1.5], ("f", 1)), ([np.float64(0.5), 2.0], ("f", 1)),
+     ([np.float32(0.5), np.float32(2.0)], ("f4", 1)), ([], ("f", 1))],
+    ids=["floats", "float64s", "float32s", "empty"],
+)  # fmt: skip
+def test_array_of_a_list_of_floats_has_numpys_dtype(values, kind):
+    from srcad.kinds import FLOAT, PYTHON_FLOAT, kind_of, list_of
+    from srcad.rules.containers import ARRAY_OF_FLOATS
+
+    items = {kind_of(v) for v in values} or {PYTHON_FLOAT}
+    if all(type(v) is float for v in values):
+        items = {PYTHON_FLOAT}
+    item = FLOAT if len(items) > 1 else items.pop()
+    array = np.array(values)
+    assert ARRAY_OF_FLOATS([list_of(item)]) == kind == kind_of(array) or (
+        not values and array.dtype == np.float64
+    )
+
+
+def test_array_of_a_list_of_float32s():
+    x = np.float32(0.7)
+    got = srcad.grad(gl.array_of_float32s)(x)
+    assert got.dtype == np.float32
+    close(got, finite_difference_vjp(lambda t: gl.array_of_float32s(np.float64(t)), (0.7,), 1.0, 0))
+    text = COMPILER.sources(gl.array_of_float32s, ("x",), Request.rrule(parse_signature("float32")))
+    assert "pow = array_values ** 2" in text, text
