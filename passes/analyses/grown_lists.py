@@ -11,10 +11,10 @@ with nothing on the tape.
 
 An append is found in place where its list variable is a local of the function (not a
 parameter, read by no nested function) bound once, by a list display, and otherwise only
-by appends after it; and every other read of the variable comes after the display and
-after every append, in no loop around an append that does not also hold the display (a
-loop that makes a new list in each iteration). The appended value is such a read too
-(`items.append(items)` keeps the list).
+by appends after it; and every other read of the variable (but `len(items)`) comes after
+the display and after every append, in no loop around both an append and the read but
+one whose every iteration makes the list anew before either (the display in its body, in
+no `if`). The appended value is such a read too (`items.append(items)` keeps the list).
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def _grown(name: str, changes: list[gast.Assign],
     made = index.position(display)
     receivers = {id(change.value.args[0]) for change in changes}
     at = [index.position(change) for change in changes]
-    loops = [span for span in index.loop_spans.values() if not _within(span, made)]
+    anew = _made_anew(display, index)
     for position, node in reads:
         if id(node) in receivers:
             continue
@@ -141,9 +141,26 @@ def _grown(name: str, changes: list[gast.Assign],
         for change in at:
             if change <= made or position <= change:
                 return False
-            if any(_within(span, change) and _within(span, position) for span in loops):
-                return False  # a later iteration appends to the list this read saw
+            fresh = anew is not None and _within(anew, change) and _within(anew, position)
+            for span in index.loop_spans.values():
+                # A later iteration appends to the list this read saw, unless each
+                # iteration of the loop that makes the list makes a new one first.
+                around = _within(span, change) and _within(span, position)
+                if around and not (_within(span, made) and fresh):
+                    return False
     return all(change > made for change in at)
+
+
+def _made_anew(display: gast.stmt, index: StatementIndex) -> tuple[int, int] | None:
+    """The span of the loop whose every iteration runs `display` (in its body, in no `if`
+    of it); None where there is none."""
+    loop = index.loop_around[id(display)]
+    if loop is None:
+        return None
+    position = index.position(loop)
+    if index.branches[index.position(display)] != index.branches[position]:
+        return None
+    return index.loop_spans[position]
 
 
 def _within(span: tuple[int, int], position: int) -> bool:

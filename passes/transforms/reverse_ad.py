@@ -546,6 +546,7 @@ class ReverseAD(RuleCalls, Transform):
                     code += self.cotangents.forget([target], statement)
                 code += self.cotangents.forget(overwritten, statement)
                 codes[number] = code
+            self.popping -= stacks
             if (
                 self.ctx.request.optimise
                 and index is None
@@ -555,7 +556,6 @@ class ReverseAD(RuleCalls, Transform):
                 self.unrecorded.update(map(id, trim_records(loop, codes)))
                 if not codes:  # no iteration's reverse does anything
                     return out
-            self.popping -= stacks
             if index is None and not any(codes.values()):
                 return out  # nothing to undo (the records serve another pullback)
             self.cotangents.seen = entry
@@ -577,7 +577,7 @@ class ReverseAD(RuleCalls, Transform):
     def _stacks(self, loop: gast.For | gast.While, seen: set[str]) -> set[str]:
         """The lists grown in place in `loop` (made before it) whose cotangents its reverse
         pops: their element cotangents are taken once, into an `ElementStack`, before the
-        walk over the loop's records (a list an enclosing loop's reverse took is taken)."""
+        walk over the loop's records (not one an enclosing loop's reverse took already)."""
         start, end = self.index.span(loop)
         found = set()
         for statement in self.grown:

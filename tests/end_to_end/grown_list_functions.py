@@ -218,3 +218,40 @@ def indexed_by_an_int(x):
 def array_of_float32s(x):
     values = [x * np.float32(k + 1) for k in range(4)]
     return np.sum(np.array(values) ** 2)
+
+
+def constants_appended(x):
+    out = [x, x * x]
+    for k in range(3):
+        out.append(1.0 * k)
+    return np.sum(np.array(out) ** 2)
+
+
+def made_in_the_first_iteration_only(x):
+    total = 0.0
+    for k in range(4):
+        if k == 0:
+            out = []
+        out.append(x * (k + 1))
+        total = total + sum(out) * x
+    return total
+
+
+def made_in_each_iteration_read_in_a_nested_loop(x):
+    total = 0.0
+    for j in range(3):
+        row = []
+        for i in range(3):
+            row.append(x * i + j)
+            total = total + sum(row)
+    return total
+
+
+def made_in_each_iteration_of_a_nested_loop(x):
+    total = 0.0
+    for j in range(2):
+        for i in range(3):
+            row = [x]
+            row.append(x * i + j)
+            total = total + sum(row) * x
+    return total

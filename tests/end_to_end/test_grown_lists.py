@@ -52,12 +52,17 @@ IN_PLACE = [
     gl.in_a_while_loop,
     gl.array_of_float64s,
     gl.sum_of_float64s,
+    gl.constants_appended,
+    gl.made_in_each_iteration_of_a_nested_loop,
 ]
 COPIED = [
     gl.indexed_in_the_loop,
     gl.array_of_it_in_the_loop,
     gl.summed_then_appended_again,
     gl.appended_to_itself_in_a_loop,
+    # Made in the first iteration only (in an `if`): later ones append to the list read.
+    gl.made_in_the_first_iteration_only,
+    gl.made_in_each_iteration_read_in_a_nested_loop,
     # Not differentiated (only its length is read): its loop runs as the function's does.
     gl.only_its_length_read,
 ]
@@ -74,7 +79,7 @@ EVERY = [*IN_PLACE, *COPIED, gl.array_of_mixed_floats, *KINDS]
 @pytest.mark.parametrize("kinds", [None, "float"], ids=["general", "specialised"])
 def test_reverse_rule_appends_in_place_only_where_nothing_read_the_list(f, kinds):
     text = srcad.source(f) if kinds is None else _specialised_text(f)
-    pops = "pop_element(" in text or re.search(r"= \w+_bar\.pop\(\)", text) is not None
+    pops = "pop_element(" in text or re.search(r"\w+_bar\.pop\(\)", text) is not None
     assert pops == (f in IN_PLACE), text
     copies = re.search(r"= append(_rrule)?\(", text) is not None
     assert copies == (f not in IN_PLACE), text
