@@ -76,7 +76,9 @@ class ValueKinds(Analysis["ValueKinds"]):
         self.structures: dict[str, Structure] = {}  # containers' structures, by name
         self.outside_structures: dict[str, Structure | None] = {}  # of globals, by name
         self.inside: set[str] | None = None  # the names the function binds (None: unknown)
-        self.changeable: set[str] = set()  # names of lists something but appends may change
+        # The names of lists something but appends may change: found when a list first
+        # gets a kind (most functions make none).
+        self.changeable: set[str] | None = None
         if not ctx.request.kinds:
             return self
         args = function.args
@@ -126,7 +128,6 @@ class ValueKinds(Analysis["ValueKinds"]):
             kinds.update(dict.fromkeys(names))
         # What shadows a global or builtin callee.
         self.bound = local | nested | {a.id for a in every_arg if a is not None}
-        self.changeable = self._changeable_lists(function)
         # Every other name starts unset (BOTTOM); each assignment joins in what it gives,
         # and is looked at again whenever the kind of a name it reads changes, until
         # nothing changes (first in source order, which settles most names at once). Only
@@ -146,8 +147,11 @@ class ValueKinds(Analysis["ValueKinds"]):
             if kind is BOTTOM:
                 continue
             name = assignment.name
-            if is_list(kind) and name in self.changeable:
-                kind = None
+            if is_list(kind):
+                if self.changeable is None:
+                    self.changeable = self._changeable_lists(function)
+                if name in self.changeable:
+                    kind = None
             joined = None if name in nested else _join(kinds, name, kind)
             if name not in kinds or kinds[name] != joined:
                 kinds[name] = joined
