@@ -25,7 +25,7 @@ from srcad.primitives import (
 )
 from srcad.projection import ProjectTo
 from srcad.registry import Linearity, RuleSet, named
-from srcad.rules._support import cotangent_of_elements
+from srcad.rules._support import cotangent_of_elements, float_rows
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
@@ -131,26 +131,13 @@ def array_rrule(values: Any, *options: Any, **keywords: Any) -> tuple[np.ndarray
             return (NoTangent(), y_bar, *option_bars)
         y_bar = np.asarray(y_bar)
         if isinstance(values, list | tuple):
-            rows = _float_rows(values, y_bar)
+            rows = float_rows(values, y_bar)
             if rows is None:
                 rows = tuple(ProjectTo(v)(y_bar[i]) for i, v in enumerate(values))
             return (NoTangent(), cotangent_of_elements(values, rows), *option_bars)
         return (NoTangent(), ProjectTo(values)(y_bar), *option_bars)
 
     return y, array_pullback
-
-
-def _float_rows(values: list[Any] | tuple[Any, ...], y_bar: np.ndarray) -> Any:
-    """Each element's projected cotangent, at once, where `values` are all Python floats
-    or all float64 scalars and `y_bar` a float64 vector of one element each: the element
-    as a Python float, or as a float64 scalar, as projecting it one by one gives, a
-    microsecond per element less (a list of floats grown in a loop). Else None."""
-    if y_bar.dtype != np.float64 or y_bar.shape != (len(values),):
-        return None
-    types = {*map(type, values)}
-    if types == {float}:
-        return y_bar.tolist()
-    return tuple(y_bar) if types == {np.float64} else None
 
 
 @rules.rrule(unpack)
