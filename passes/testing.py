@@ -16,7 +16,7 @@ import numpy as np
 
 from srcad import syntax
 from srcad.defaults import COMPILER
-from srcad.kinds import parse_signature
+from srcad.signatures import parse_signature
 from srcad.passes.base import Context, Transform
 from srcad.requests import Mode, Request
 from srcad.source import FunctionSource

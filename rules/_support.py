@@ -36,6 +36,19 @@ def cotangent_of_elements(value: Any, element_bars: tuple[Any, ...]) -> Any:
     return Tangent(type(value) if isinstance(value, tuple | list) else tuple, *element_bars)
 
 
+def float_rows(values: list[Any] | tuple[Any, ...], y_bar: np.ndarray) -> Any:
+    """Each element's projected cotangent, at once, where `values` are all Python floats
+    or all float64 scalars and `y_bar` a float64 vector of one element each: the element
+    as a Python float, or as a float64 scalar, as projecting it one by one gives, a
+    microsecond per element less (a list of floats grown in a loop). Else None."""
+    if y_bar.dtype != np.float64 or y_bar.shape != (len(values),):
+        return None
+    types = {*map(type, values)}
+    if types == {float}:
+        return y_bar.tolist()
+    return tuple(y_bar) if types == {np.float64} else None
+
+
 def options_by_name(
     parameters: tuple[str, ...], options: tuple[Any, ...], keywords: dict[str, Any]
 ) -> dict[str, Any]:

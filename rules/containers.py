@@ -7,11 +7,13 @@ Forward rules give a tuple or list result a plain tuple or list of its elements'
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from srcad.errors import MissingRuleError
+from srcad.kinds import FLOAT, PYTHON_FLOAT, Kind, ResultKind, list_item
 from srcad.primitives import (
     append,
     iterate,
@@ -23,7 +25,7 @@ from srcad.primitives import (
 )
 from srcad.projection import ProjectTo
 from srcad.registry import Linearity, RuleSet, named
-from srcad.rules._support import cotangent_of_elements
+from srcad.rules._support import cotangent_of_elements, float_rows
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
@@ -88,6 +90,9 @@ def append_rrule(items: list[Any], value: Any) -> tuple[list[Any], Pullback]:
     return result, append_pullback
 
 
+_FLOATS = (float, np.float64)
+
+
 @rules.rrule(sum)
 def builtin_sum_rrule(values: Any, *start: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """The builtin `sum` of a sequence (or of an array's rows), plus an optional start
@@ -106,7 +111,10 @@ def builtin_sum_rrule(values: Any, *start: Any, **keywords: Any) -> tuple[Any, P
                 ProjectTo(values)(np.broadcast_to(rows, values.shape)),
                 *start_bars,
             )
-        element_bars = tuple(ProjectTo(v)(y_bar) for v in values)
+        if type(y_bar) in _FLOATS and {*map(type, values)} == {type(y_bar)}:
+            element_bars = (y_bar,) * len(values)  # what projecting it onto each gives
+        else:
+            element_bars = tuple(ProjectTo(v)(y_bar) for v in values)
         return (NoTangent(), cotangent_of_elements(values, element_bars), *start_bars)
 
     return y, builtin_sum_pullback
@@ -123,7 +131,9 @@ def array_rrule(values: Any, *options: Any, **keywords: Any) -> tuple[np.ndarray
             return (NoTangent(), y_bar, *option_bars)
         y_bar = np.asarray(y_bar)
         if isinstance(values, list | tuple):
-            rows = tuple(ProjectTo(v)(y_bar[i]) for i, v in enumerate(values))
+            rows = float_rows(values, y_bar)
+            if rows is None:
+                rows = tuple(ProjectTo(v)(y_bar[i]) for i, v in enumerate(values))
             return (NoTangent(), cotangent_of_elements(values, rows), *option_bars)
         return (NoTangent(), ProjectTo(values)(y_bar), *option_bars)
 
@@ -662,7 +672,21 @@ rules.primitive(operator.getitem, linearity=Linearity.LINEAR)
 # every argument, so the forward rules' reverse rules pull the result and its tangent back
 # through the same pullback (`second_order.linear_frule_rrule`), for second derivatives;
 # with no pieces, so complex values pass (`w, v = np.linalg.eig(m)`).
-for _moving in (make_tuple, make_list, make_dict, append, sum, np.array, np.asarray, unpack,
-                iterate, list, tuple, zip, enumerate, dict.get, dict.values, dict.items,
-                dict.copy, list.copy):  # fmt: skip
+for _moving in (make_tuple, make_list, make_dict, append, sum, unpack, iterate, list, tuple,
+                zip, enumerate, dict.get, dict.values, dict.items, dict.copy,
+                list.copy):  # fmt: skip
     rules.primitive(_moving, linearity=Linearity.LINEAR_IN_ALL)
+
+
+def _array_of_floats(args: Sequence[Kind | None]) -> Kind | None:
+    """`np.array(values)` of a list of floats the function made (`kinds.list_of`): a float64
+    vector of Python floats or float64 scalars, a float32 one of float32 scalars."""
+    item = list_item(args[0]) if len(args) == 1 else None
+    if item in (FLOAT, PYTHON_FLOAT):
+        return (FLOAT[0], 1)
+    return ("f4", 1) if item == ("f4", 0) else None
+
+
+ARRAY_OF_FLOATS = ResultKind("array of a list of floats", _array_of_floats)
+for _building in (np.array, np.asarray):
+    rules.primitive(_building, result=ARRAY_OF_FLOATS, linearity=Linearity.LINEAR_IN_ALL)

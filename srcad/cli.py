@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from srcad.errors import Diagnostic, SrcadError
-from srcad.kinds import parse_signature
+from srcad.signatures import parse_signature
 from srcad.scripts import LoadError, Script, load_script
 
 

@@ -26,7 +26,6 @@ an array's length never causes a recompilation.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -48,6 +47,8 @@ RANGE: Kind = ("range", 0)  # what `range(...)` gives: iterating it gives ints
 # A tuple of Python floats (a module's coefficients): iterating it, or indexing it with an
 # int, gives a float. Only constants read from outside the function have it (`constant_kind`).
 FLOATS: Kind = ("floats", 1)
+# `[]`; a list of numbers of kind `(code, 0)` is `("[code]", 1)` (`list_of`).
+EMPTY_LIST: Kind = ("[]", 1)
 
 _SCALARS: dict[type, Kind] = {float: FLOAT, np.float64: FLOAT, int: INT, np.float32: ("f4", 0)}
 _SCALARS.update({t: INT for t in (np.int8, np.int16, np.int32, np.int64, np.intp)})
@@ -109,54 +110,14 @@ def describe(kind: Kind | Structure | None) -> str:
         return "?"
     if isinstance(kind, Structure):
         return kind.describe()
+    if is_list(kind):  # (a list the function made: `list_of`)
+        return f"list[{describe(list_item(kind))}]"
     dtype, ndim = kind
     base = _NAMES.get(dtype, "?")
     return base if ndim == 0 else f"{base}[{', '.join([':'] * ndim)}]"
 
 
 _NAMES = {"f": "float", "w": "float", "f4": "float32", "i": "int", "iw": "int"}
-_CODES = {"float": "f", "float32": "f4", "int": "i"}
-_KIND = re.compile(r"\s*(float32|float|int|\?)\s*(?:\[\s*(:(?:\s*,\s*:)*)\s*\])?\s*")
-
-
-def parse_signature(text: str) -> Signature:
-    """Read `float, float[:], int[:, :], ?` (one kind per positional argument).
-
-    >>> parse_signature("float[:], ?, int")
-    (('f', 1), None, ('i', 0))
-    """
-    kinds: list[Kind | None] = []
-    for part in _split(text):
-        match = _KIND.fullmatch(part)
-        if match is None:
-            raise ValueError(
-                f"cannot read the argument kind {part.strip()!r}: write float, int, "
-                "float[:] (one `:` per dimension), int[:, :], float32[:], or ? for anything else"
-            )
-        base, dims = match.groups()
-        if base == "?":
-            if dims:
-                raise ValueError(f"the kind `?` takes no dimensions: {part.strip()!r}")
-            kinds.append(None)
-            continue
-        ndim = dims.count(":") if dims else 0
-        kinds.append((_CODES[base], ndim))
-    return tuple(kinds)
-
-
-def _split(text: str) -> list[str]:
-    """Split at the commas outside brackets."""
-    parts, depth, current = [], 0, ""
-    for char in text:
-        depth += {"[": 1, "]": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    if current.strip() or parts:
-        parts.append(current)
-    return parts
 
 
 # -- result kinds: how a primitive's result kind follows from its arguments' kinds ----------
@@ -216,10 +177,33 @@ def is_int_scalar(kind: Any) -> bool:
     return is_integer(kind) and kind[1] == 0
 
 
+def list_of(item: Kind | None) -> Kind | None:
+    """The kind of a list the function makes (by a display and appends), each element of
+    the kind `item`, a number's; or None. Only `ValueKinds` gives one, to a list nothing
+    but appends changes: iterating it, or indexing it with an int, gives an element's kind
+    (`list_item`). No dtype class: arithmetic on it has no kind."""
+    if item is None or item[1] != 0 or not is_numeric(item):
+        return None
+    return (f"[{item[0]}]", 1)
+
+
+def list_item(kind: Any) -> Kind | None:
+    """The kind of each element of a list of kind `kind` (`list_of`), or None."""
+    return (kind[0][1:-1], 0) if is_list(kind) and kind != EMPTY_LIST else None
+
+
+def is_list(kind: Any) -> bool:
+    return isinstance(kind, tuple) and kind[0].startswith("[")  # `list_of`'s, `EMPTY_LIST`
+
+
 def join(first: Kind | None, second: Kind | None) -> Kind | None:
     """A kind holding the values of both (a name assigned by two statements), or None."""
     if first == second or first is None or second is None:
         return first if first == second else None
+    if is_list(first) and is_list(second):  # an empty list holds what any list holds
+        if EMPTY_LIST in (first, second):
+            return second if first == EMPTY_LIST else first
+        return list_of(join(list_item(first), list_item(second)))
     if first[1] != 0 or second[1] != 0:
         return None
     code = dtypes.joined(first[0], second[0])

@@ -58,6 +58,11 @@ class AbstractZero:
     def __getitem__(self, key: Any) -> AbstractZero:
         return self
 
+    def pop(self) -> AbstractZero:
+        """The last element's cotangent of a list whose cotangent is zero: a zero, which
+        leaves the list's zero (`element_stack`)."""
+        return self
+
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self)
 
@@ -246,6 +251,47 @@ class Prefix(Tangent):
 
     def __len__(self) -> int:
         return self.length
+
+
+class ElementStack(list):
+    """The element cotangents of a list the function grew by appends in place
+    (`passes/analyses/grown_lists.py`), which its pullback takes back from the end, one
+    per append (`pop_element`). Only `pop_element` makes one, in the run of the pullback
+    that pops it: popping changes no cotangent that anything else holds."""
+
+    __slots__ = ()
+
+
+def pop_element(items_bar: Any) -> tuple[Any, Any]:
+    """The reverse of `items.append(value)` on a list grown in place: the cotangent of the
+    list before the append and that of `value`, its last element's. O(1) per append: the
+    first takes the cotangent's elements once, into an `ElementStack` the others pop.
+
+    >>> pop_element(np.array([1.0, 2.0, 3.0]))
+    ([1.0, 2.0], 3.0)
+    >>> pop_element(ZeroTangent())
+    (ZeroTangent(), ZeroTangent())
+    """
+    stack = element_stack(items_bar)
+    return stack, stack.pop()
+
+
+def element_stack(items_bar: Any) -> Any:
+    """The element cotangents of a list's cotangent as a new `ElementStack`, taken once
+    before a loop's pullback pops them off one per append; an `ElementStack` as it is,
+    and a symbolic zero too (popping a zero gives a zero, `AbstractZero.pop`)."""
+    if type(items_bar) is ElementStack:
+        return items_bar
+    items_bar = unthunk(items_bar)
+    if isinstance(items_bar, AbstractZero):
+        return items_bar
+    if isinstance(items_bar, np.ndarray) and items_bar.ndim == 1 and items_bar.dtype == float:
+        return ElementStack(items_bar.tolist())  # Python floats, as the list held
+    if isinstance(items_bar, Prefix):
+        return ElementStack(items_bar.source[: items_bar.length])
+    if type(items_bar) is Tangent and not items_bar.fields:
+        return ElementStack(items_bar.elements)
+    return ElementStack(elements_of(items_bar, len(items_bar)))
 
 
 class Thunk:

@@ -9,8 +9,9 @@ from typing import Any
 
 import gast
 
-from srcad import syntax
+from srcad import primitives, syntax
 from srcad.kinds import (
+    EMPTY_LIST,
     FLOATS,
     PYTHON_FLOAT,
     PYTHON_INT,
@@ -20,11 +21,15 @@ from srcad.kinds import (
     Structure,
     is_int_scalar,
     is_integer,
+    is_list,
     is_numeric,
     join,
+    list_item,
+    list_of,
 )
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
+from srcad.passes.checks.in_place import LIST_READERS
 from srcad.passes.normal_form import (
     OPERATORS,
     bound_names,
@@ -73,6 +78,9 @@ class ValueKinds(Analysis["ValueKinds"]):
         self.structures: dict[str, Structure] = {}  # containers' structures, by name
         self.outside_structures: dict[str, Structure | None] = {}  # of globals, by name
         self.inside: set[str] | None = None  # the names the function binds (None: unknown)
+        # The names of lists something but appends may change: found when a list first
+        # gets a kind (most functions make none).
+        self.changeable: set[str] | None = None
         if not ctx.request.kinds:
             return self
         args = function.args
@@ -150,6 +158,11 @@ class ValueKinds(Analysis["ValueKinds"]):
             if kind is BOTTOM:
                 continue
             name = assignment.name
+            if is_list(kind):
+                if self.changeable is None:
+                    self.changeable = self._changeable_lists(function)
+                if name in self.changeable:
+                    kind = None
             joined = None if name in nested else _join(kinds, name, kind)
             if name not in kinds or kinds[name] != joined:
                 kinds[name] = joined
@@ -226,9 +239,13 @@ class ValueKinds(Analysis["ValueKinds"]):
         if isinstance(value, gast.Attribute) and value.attr in ("size", "ndim"):
             base = self.of(value.value)
             return PYTHON_INT if is_numeric(base) and base is not None and base[1] != 0 else None
+        if isinstance(value, gast.List):
+            return self._display(value)
         if isinstance(value, gast.Call) and not value.keywords:
             arguments = [self.of(a) for a in value.args]
             callee = self.callee(value)
+            if callee is primitives.append and len(arguments) == 2:
+                return _appended(*arguments)
             kind = result_kind(self.ctx.services.registry, callee, arguments)
             starred = any(isinstance(a, gast.Starred) for a in value.args)
             if kind is None and callee is not None and BOTTOM not in arguments and not starred:
@@ -243,6 +260,60 @@ class ValueKinds(Analysis["ValueKinds"]):
         return None
 
     # -- containers ---------------------------------------------------------------------
+
+    def _display(self, value: gast.List) -> Kind | None:
+        """A list display's kind: a list of its elements' kind (`kinds.list_of`)."""
+        if any(isinstance(e, gast.Starred) for e in value.elts):
+            return None
+        found: Kind | None = EMPTY_LIST
+        for element in value.elts:
+            kind = self.of(element)
+            if kind is BOTTOM:
+                return BOTTOM
+            found = _appended(found, kind)
+        return found
+
+    def _changeable_lists(self, function: gast.FunctionDef) -> set[str]:
+        """The names whose lists something but an append may change, or that hold the
+        same list as such a name (a copy `b = a`): a list kind holds only where a list is
+        read by iterating it, indexing it, copying it and the calls of `LIST_READERS`,
+        and grown by the `append` primitive, nowhere else (not by a method, a callee, a
+        nested function, or from a container holding it)."""
+        changeable: set[str] = set()
+        copies: list[tuple[str, str]] = []
+        parents = {c: n for n in syntax.walk(function) for c in syntax.children(n)}
+        for node in syntax.walk(function):
+            if not (isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)):
+                continue
+            parent = parents.get(node)
+            if isinstance(parent, gast.Assign) and parent.value is node:
+                target = parent.targets[0]
+                if isinstance(target, gast.Name):
+                    copies.append((node.id, target.id))
+                    continue
+            elif isinstance(parent, gast.For) and parent.iter is node:
+                continue
+            elif isinstance(parent, gast.Subscript) and parent.value is node:
+                if isinstance(parent.ctx, gast.Load):
+                    continue
+            elif isinstance(parent, gast.Call) and node in parent.args:
+                callee = self.callee(parent) if self.bound is not None else None
+                if callee is primitives.append and parent.args[0] is node:
+                    continue
+                if any(callee is reader for reader in LIST_READERS):
+                    continue
+            changeable.add(node.id)
+        for node in syntax.walk(function):  # a nested function's own variables too
+            if isinstance(node, gast.FunctionDef | gast.Lambda) and node is not function:
+                changeable.update(n.id for n in syntax.walk(node) if isinstance(n, gast.Name))
+        grown = True
+        while grown:  # a copy holds the same list: changed through either name
+            grown = False
+            for source, target in copies:
+                if (source in changeable) != (target in changeable):
+                    changeable.update((source, target))
+                    grown = True
+        return changeable
 
     def structure(self, value: gast.expr) -> Structure | None:
         """The structure of a container an expression gives: a name's (`structures`), or
@@ -507,12 +578,24 @@ def _join(found: dict[str, Kind | None], name: str, kind: Kind | None) -> Kind |
     return join(found[name], kind)
 
 
+def _appended(items: Kind | None, value: Kind | None) -> Kind | None:
+    """The kind of a list of kind `items` with a value of kind `value` appended."""
+    if items is BOTTOM or value is BOTTOM:
+        return BOTTOM
+    if items == EMPTY_LIST:
+        return list_of(value)
+    item = list_item(items)
+    return None if item is None else list_of(join(item, value))
+
+
 def _item(iterable: Kind | None) -> Kind | None:
     """The kind of what iterating a value of this kind gives."""
     if iterable == RANGE:
         return PYTHON_INT
     if iterable == FLOATS:
         return PYTHON_FLOAT
+    if is_list(iterable):
+        return list_item(iterable)
     if iterable is None or iterable[1] == 0:
         return None
     return (iterable[0], iterable[1] - 1)
@@ -563,7 +646,7 @@ def indexed(base: Kind | None, index: gast.expr, of: Any) -> Kind | None:
     (with ints) in every position indexed, `x[rows, labels]`, whose dimensions are the
     index arrays' (broadcast), then those of `x` not indexed."""
     kind = subscript(base, index, of)
-    if kind is not None or base is None or base in (RANGE, FLOATS):
+    if kind is not None or base is None or base in (RANGE, FLOATS) or is_list(base):
         return kind
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     indices = [None if isinstance(part, gast.Slice) else of(part) for part in parts]
@@ -582,6 +665,8 @@ def subscript(base: Kind | None, index: gast.expr, of: Any) -> Kind | None:
         return None
     if base == FLOATS:  # a tuple of floats: an int index gives a float, a slice a tuple
         return PYTHON_FLOAT if is_int_scalar(of(index)) else None
+    if is_list(base):  # a list of numbers: an int index gives one, a slice a list
+        return list_item(base) if is_int_scalar(of(index)) else None
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     removed = 0
     for part in parts:

@@ -92,6 +92,8 @@ class InlinedDerivatives:
         # Per inlined statement: the expressions under which the pullback reads each
         # value (by role), and its plan (None for indexing).
         self.inlined: dict[gast.stmt, tuple[dict[str, gast.expr], Plan | None]] = {}
+        # Per name, the copies made of it before a statement: (the statement's position, copy).
+        self.copies: dict[str, list[tuple[int, str]]] = {}
 
     def forward(self, statement: gast.Assign) -> list[gast.stmt] | None:
         """The statement itself, keeping the values its inlined derivative reads; None
@@ -192,11 +194,33 @@ class InlinedDerivatives:
             if all(start <= d <= end and (d < k or (is_result and d == k)) for d, _ in definitions):
                 self.keep_once(name)  # each iteration's value, on the tape
                 return name
+        if not is_result:
+            earlier = self._copy_before(name, k)
+            if earlier is not None:
+                return earlier
         copy = self.ctx.namer.fresh(name)
         out.append(_assign(copy, name))
         if loop is not None:
             self.keep_once(copy)
+        if not is_result:
+            self.copies.setdefault(name, []).append((k, copy))
         return copy
+
+    def _copy_before(self, name: str, k: int) -> str | None:
+        """A copy of `name` made before an earlier statement of the same block (the same
+        loop, the same branch of every `if`) that no assignment of `name` since has made
+        stale: it holds the value the statement at `k` reads (`x * x * x` keeps one `x`)."""
+        index = self.index
+        for start, copy in reversed(self.copies.get(name, [])):
+            same_block = (
+                index.loop_around[id(index.statements[start])]
+                is index.loop_around[id(index.statements[k])]
+                and index.branches[start] == index.branches[k]
+            )
+            stale = any(start <= d < k for d, _ in index.definitions.get(name, []))
+            if same_block and not stale:
+                return copy
+        return None
 
     def reverse(self, statement: gast.Assign) -> list[gast.stmt]:
         """The inlined derivative: each operand's cotangent as arithmetic on the seed."""

@@ -12,6 +12,7 @@ from srcad import syntax
 from srcad.kinds import FLOAT, is_integer
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity
+from srcad.passes.analyses.grown_lists import GrownLists
 from srcad.passes.analyses.inline_plans import InlinePlans
 from srcad.passes.analyses.needed_cotangents import NeededCotangents
 from srcad.passes.analyses.operation_rules import OperationRules
@@ -41,7 +42,14 @@ from srcad.passes.transforms.tape import (
 from srcad.passes.transforms.zero_cotangents import fold_zero_cotangents
 from srcad.projection import entries_tangent, expand
 from srcad.syntax import ADD, LOAD, STORE, load, make, store
-from srcad.tangents import NoTangent, Tangent, ZeroTangent, elements_of
+from srcad.tangents import (
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    element_stack,
+    elements_of,
+    pop_element,
+)
 
 # Classes `isinstance` tests often, as tuples: a union (`gast.For | gast.While`) is built
 # anew each time the test runs.
@@ -92,6 +100,7 @@ class ReverseAD(RuleCalls, Transform):
         ReverseSteps,
         InlinePlans,
         UniformCotangents,
+        GrownLists,
     )
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
@@ -99,6 +108,8 @@ class ReverseAD(RuleCalls, Transform):
         self.index = ctx.analysis(Statements, tree)
         self.needed = ctx.analysis(NeededCotangents, tree)
         self.steps = ctx.analysis(ReverseSteps, tree)
+        self.grown = ctx.analysis(GrownLists, tree)  # appends done in place
+        self.popping: set[str] = set()  # lists whose cotangents are `ElementStack`s here
         plans = ctx.analysis(InlinePlans, tree)
         self.cotangents = Cotangents(ctx, self.steps, self.active, plans.kinds, self._zero)
         self.inline = InlinedDerivatives(
@@ -165,6 +176,8 @@ class ReverseAD(RuleCalls, Transform):
             return [*self._record_exit(self.enclosing[-1]), statement]
         if isinstance(statement, gast.Return):
             return self._forward_return(statement)
+        if statement in self.grown:
+            return [self._append_in_place(statement)]
         if not self._differentiated(statement) or is_copy(statement):
             return [self._as_it_runs(statement)]
         assert isinstance(statement, gast.Assign)
@@ -182,6 +195,15 @@ class ReverseAD(RuleCalls, Transform):
         self._keep(pullback)
         both = make(gast.Tuple, elts=[statement.targets[0], store(pullback)], ctx=STORE)
         return [syntax.located(assign(both, call(rule_name, args, keywords)), statement)]
+
+    def _append_in_place(self, statement: gast.stmt) -> gast.stmt:
+        """`items = append(items, v)` as the function wrote it, `items.append(v)`: nothing
+        has read the list yet (`GrownLists`), so nothing keeps the list it changes."""
+        assert isinstance(statement, gast.Assign) and isinstance(statement.value, gast.Call)
+        items, value = statement.value.args
+        method = make(gast.Attribute, value=items, attr="append", ctx=LOAD)
+        appended = make(gast.Call, func=method, args=[value], keywords=[])
+        return syntax.located(make(gast.Expr, value=appended), statement)
 
     def _nested_rrule(self, function: gast.FunctionDef) -> list[gast.stmt]:
         """The reverse rule of a nested function that a differentiated statement calls,
@@ -506,6 +528,8 @@ class ReverseAD(RuleCalls, Transform):
         runtime = [n for n in touched + own if n not in local]
         with self.cotangents.region(runtime, out):
             entry = set(self.cotangents.seen)
+            stacks = self._stacks(statement, entry)
+            self.popping |= stacks
             items_bar = index = None
             if loop.items is not None and target is not None:
                 items_bar = self.ctx.namer.fresh(naming.bar(loop.items))
@@ -537,6 +561,7 @@ class ReverseAD(RuleCalls, Transform):
                     code += self.cotangents.forget([target], statement)
                 code += self.cotangents.forget(overwritten, statement)
                 codes[number] = code
+            self.popping -= stacks
             if (
                 self.ctx.request.optimise
                 and index is None
@@ -549,6 +574,10 @@ class ReverseAD(RuleCalls, Transform):
             if index is None and not any(codes.values()):
                 return out  # nothing to undo (the records serve another pullback)
             self.cotangents.seen = entry
+            for name in sorted(stacks):  # the element cotangents the walk pops, once
+                bar = self.cotangents.bar(name)
+                out.append(assign(store(bar), call(self._bind(element_stack, "element_stack"),
+                                                   [load(bar)])))  # fmt: skip
             walk = read_back(loop, codes, record, index, self._builtin, self.ctx.output.restored)
             out.append(walk)
             if items_bar is not None and loop.items_pullback is not None:
@@ -559,6 +588,23 @@ class ReverseAD(RuleCalls, Transform):
                 out.append(assign(make(gast.Tuple, elts=parts, ctx=STORE), pullback_call))
                 out += after
         return out
+
+    def _stacks(self, loop: gast.For | gast.While, seen: set[str]) -> set[str]:
+        """The lists grown in place in `loop` (made before it) whose cotangents its reverse
+        pops: their element cotangents are taken once, into an `ElementStack`, before the
+        walk over the loop's records (not one an enclosing loop's reverse took already)."""
+        start, end = self.index.span(loop)
+        found = set()
+        for statement in self.grown:
+            assert isinstance(statement, gast.Assign)
+            name = statement.targets[0].id
+            if name in self.popping or name not in seen:
+                continue
+            made = [s for s in self.index.defining[name] if s not in self.grown]
+            inside = start < self.index.position(statement) <= end
+            if inside and all(not start < self.index.position(s) <= end for s in made):
+                found.add(name)
+        return found
 
     def _reverse_assign(self, statement: gast.Assign) -> list[gast.stmt]:
         if statement in self.inline.inlined:
@@ -612,12 +658,27 @@ class ReverseAD(RuleCalls, Transform):
                     outputs.append(self.cotangents.contribution(arg.id, after))
                 else:
                     outputs.append(store("_"))
-            pullback = self.pullbacks[statement]
             if all(isinstance(o, gast.Name) and o.id == "_" for o in outputs):
                 # Nothing it gives is differentiated (an array indexed with an index that
                 # depends on the inputs): pullbacks do nothing else, so it is not called.
                 code = []
+            elif statement in self.grown and defined[0] in self.popping:
+                # The cotangent of `v`, popped off the element cotangents of the list: what
+                # is left is that of the list before the append.
+                self.cotangents.seen.add(defined[0])
+                pop = make(gast.Attribute, value=seed, attr="pop", ctx=LOAD)
+                popped = make(gast.Call, func=pop, args=[], keywords=[])
+                value_bar = outputs[2]
+                code = [
+                    make(gast.Expr, value=popped)
+                    if isinstance(value_bar, gast.Name) and value_bar.id == "_"
+                    else assign(value_bar, popped)
+                ]
+            elif statement in self.grown:  # the cotangent of the list before, and of `v`
+                popped = make(gast.Tuple, elts=outputs[1:], ctx=STORE)
+                code = [assign(popped, call(self._bind(pop_element, "pop_element"), [seed]))]
             else:
+                pullback = self.pullbacks[statement]
                 code = [assign(make(gast.Tuple, elts=outputs, ctx=STORE), call(pullback, [seed]))]
         code += after
         return code + self.cotangents.restart(defined, statement)

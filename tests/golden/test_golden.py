@@ -12,7 +12,7 @@ import pytest
 
 import srcad
 from srcad.defaults import COMPILER
-from srcad.kinds import parse_signature
+from srcad.signatures import parse_signature
 from srcad.requests import Request
 from srcad.passes.testing import show_reverse
 

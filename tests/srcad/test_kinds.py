@@ -48,3 +48,13 @@ def test_signature_and_notation_round_trip():
 def test_parse_signature_refuses_what_it_cannot_read(text):
     with pytest.raises(ValueError, match="kind"):
         parse_signature(text)
+
+
+def test_list_kinds_join_by_their_elements():
+    from srcad.kinds import EMPTY_LIST, FLOAT, INT, PYTHON_FLOAT, describe, join, list_of
+
+    assert join(EMPTY_LIST, list_of(FLOAT)) == list_of(FLOAT) == join(list_of(FLOAT), EMPTY_LIST)
+    assert join(list_of(FLOAT), list_of(PYTHON_FLOAT)) == list_of(FLOAT)
+    assert join(list_of(FLOAT), FLOAT) is None
+    assert list_of(("f", 1)) is None and list_of(None) is None
+    assert describe(list_of(FLOAT)) == "list[float]" and describe(list_of(INT)) == "list[int]"
