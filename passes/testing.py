@@ -16,9 +16,9 @@ import numpy as np
 
 from srcad import syntax
 from srcad.defaults import COMPILER
-from srcad.signatures import parse_signature
 from srcad.passes.base import Context, Transform
 from srcad.requests import Mode, Request
+from srcad.signatures import parse_signature
 from srcad.source import FunctionSource
 
 

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from srcad.errors import Diagnostic, SrcadError
-from srcad.signatures import parse_signature
 from srcad.scripts import LoadError, Script, load_script
+from srcad.signatures import parse_signature
 
 
 class UsageError(Exception):
