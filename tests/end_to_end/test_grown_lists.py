@@ -14,8 +14,8 @@ import pytest
 
 import srcad
 from srcad.defaults import COMPILER
-from srcad.kinds import parse_signature
 from srcad.requests import Request
+from srcad.signatures import parse_signature
 from srcad.tangents import ElementStack, Prefix, Tangent, ZeroTangent, materialize, pop_element
 from srcad.testing import finite_difference_jvp, finite_difference_vjp
 

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from srcad.kinds import describe, kind_of, parse_signature, signature
+from srcad.kinds import describe, kind_of, signature
+from srcad.signatures import parse_signature
 
 
 @pytest.mark.parametrize(
