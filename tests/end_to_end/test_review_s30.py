@@ -1,0 +1,56 @@
+"""Adversarial programs for the mechanisms of session 29 (`review_functions.py`): appends
+done in place (`passes/analyses/grown_lists.py`, `tangents.pop_element`) under break,
+continue, while, early returns, nested loops, closures and every reader of a list; list
+element kinds of mixed elements (ints, complex numbers, arrays, booleans); known-zero
+cotangents folded out of pullbacks (`passes/transforms/zero_cotangents.py`). Every mode
+and the Hessian against central differences; an append inside an expression is refused
+where it was a crash (a KeyError)."""
+
+import importlib.util
+import pathlib
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.testing import finite_difference_jvp, finite_difference_vjp
+
+HERE = pathlib.Path(__file__).parent
+spec = importlib.util.spec_from_file_location("review_functions", HERE / "review_functions.py")
+rf = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(rf)
+
+FUNCTIONS = [
+    f for name, f in vars(rf).items() if name.startswith(("grown_", "zeros_")) and callable(f)
+]
+
+
+def close(got, want):
+    np.testing.assert_allclose(np.asarray(got, float), np.asarray(want, float), 1e-6, 1e-8)
+
+
+@pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
+def test_every_mode_matches_differences(f):
+    x = 0.7
+    want = finite_difference_vjp(f, (x,), 1.0, 0)
+    close(srcad.grad(f)(x), want)
+    value, gradient = srcad.value_and_grad(f)(x)
+    close(value, f(x))
+    close(gradient, want)
+    close(srcad.jacobian(f, mode="forward")(x), want)
+    close(srcad.jvp(f, (x,), (1.0,))[1], want)
+    close(srcad.hessian(f)(x), finite_difference_jvp(srcad.grad(f), (x,), (1.0,)))
+
+
+@pytest.mark.parametrize(
+    "f", [rf.appended_in_a_comprehension, rf.append_result_read, rf.appends_in_a_boolean_operation],
+    ids=lambda f: f.__name__,
+)  # fmt: skip
+def test_an_append_inside_an_expression_is_refused(f):
+    """The normal form rewrites `xs.append(v)` written as a statement; one inside an
+    expression was left a call with no callee (a KeyError in `OperationRules`)."""
+    for derivative in (srcad.grad(f), lambda x: srcad.jvp(f, (x,), (1.0,))):
+        with pytest.raises(srcad.MutationError) as raised:
+            derivative(0.7)
+        assert {d.code for d in raised.value.diagnostics} == {"E302"}
+        assert "inside an expression" in str(raised.value)
