@@ -158,10 +158,11 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
                     f"iterate over a copy, `for ... in list({name}):`, or over "
                     f"`range(n)` with a bound you compute; " + self.rule_hint,
                 )
-            if not self.fresh_changes_allowed and not isinstance(self.parents.get(node), gast.Expr):
+            in_expression = not isinstance(self.parents.get(node), gast.Expr)
+            if in_expression and not self.fresh_changes_allowed and self._scope(node) is function:
                 # (The normal form rewrites an append written as a statement of its own;
                 # one inside an expression, `[xs.append(v) for v in vs]`, is a change the
-                # derivative would not see.)
+                # derivative would not see. A nested function's are checked where it is.)
                 return self._report(
                     node,
                     SHARED_LIST,

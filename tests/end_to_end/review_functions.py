@@ -414,3 +414,21 @@ def appends_in_a_boolean_operation(x):
     for i in range(2):
         xs.append(x) or xs.append(x * i)
     return sum(xs)
+
+
+def appended_in_a_differentiated_nested_comprehension(x):
+    def build(v):
+        ys = []
+        [ys.append(v * i) for i in range(3)]
+        return sum(ys)
+
+    return x * build(x)
+
+
+def appended_in_a_constant_nested_comprehension(x):
+    def build(n):
+        ys = []
+        [ys.append(float(i)) for i in range(n)]
+        return ys
+
+    return x * sum(build(3))

@@ -43,7 +43,9 @@ def test_every_mode_matches_differences(f):
 
 
 @pytest.mark.parametrize(
-    "f", [rf.appended_in_a_comprehension, rf.append_result_read, rf.appends_in_a_boolean_operation],
+    "f",
+    [rf.appended_in_a_comprehension, rf.append_result_read, rf.appends_in_a_boolean_operation,
+     rf.appended_in_a_differentiated_nested_comprehension],
     ids=lambda f: f.__name__,
 )  # fmt: skip
 def test_an_append_inside_an_expression_is_refused(f):
@@ -54,3 +56,9 @@ def test_an_append_inside_an_expression_is_refused(f):
             derivative(0.7)
         assert {d.code for d in raised.value.diagnostics} == {"E302"}
         assert "inside an expression" in str(raised.value)
+
+
+def test_a_nested_function_that_runs_as_it_is_may_append_inside_an_expression():
+    f = rf.appended_in_a_constant_nested_comprehension
+    close(srcad.grad(f)(0.7), 3.0)
+    close(srcad.jvp(f, (0.7,), (1.0,))[1], 3.0)
