@@ -432,3 +432,35 @@ def appended_in_a_constant_nested_comprehension(x):
         return ys
 
     return x * sum(build(3))
+
+
+def grown_list_returned_twice(x):
+    a = []
+    for i in range(3):
+        a.append(x * (i + 1))
+    return a, a
+
+
+def list_returned_twice(x):
+    a = [x, 2 * x]
+    return a, a
+
+
+def tuple_returned_twice(x):
+    t = (x, 2 * x)
+    return t, t
+
+
+def list_returned_and_read(x):
+    a = [x, 2 * x]
+    return a, a[0] * a[1]
+
+
+def list_in_a_dict_twice(x):
+    a = [x, 2 * x]
+    return {"p": a, "q": a}
+
+
+def list_returned_nested(x):
+    a = [x, 2 * x]
+    return a, (a, x)

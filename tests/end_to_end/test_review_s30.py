@@ -62,3 +62,35 @@ def test_a_nested_function_that_runs_as_it_is_may_append_inside_an_expression():
     f = rf.appended_in_a_constant_nested_comprehension
     close(srcad.grad(f)(0.7), 3.0)
     close(srcad.jvp(f, (0.7,), (1.0,))[1], 3.0)
+
+
+def _weighted(f, cotangent):
+    """`x -> <f(x), cotangent>` over the leaves of a result of lists, tuples and dicts."""
+
+    def leaves(value, weights):
+        if isinstance(value, dict):
+            return sum(leaves(value[k], weights[k]) for k in value)
+        if isinstance(value, list | tuple):
+            return sum(leaves(v, w) for v, w in zip(value, weights, strict=True))
+        return value * weights
+
+    return lambda x: leaves(f(x), cotangent)
+
+
+@pytest.mark.parametrize(
+    "f, cotangent",
+    [(rf.grown_list_returned_twice, ([1.0, 2.0, 3.0], [10.0, 20.0, 30.0])),
+     (rf.list_returned_twice, ([1.0, 2.0], [10.0, 20.0])),
+     (rf.tuple_returned_twice, ((1.0, 2.0), (10.0, 20.0))),
+     (rf.list_returned_and_read, ([1.0, 2.0], 3.0)),
+     (rf.list_in_a_dict_twice, {"p": [1.0, 2.0], "q": [10.0, 20.0]}),
+     (rf.list_returned_nested, ([1.0, 2.0], ([10.0, 20.0], 3.0)))],
+    ids=["grown", "list", "tuple", "list-and-read", "dict", "nested"],
+)  # fmt: skip
+def test_plain_list_and_tuple_cotangents_of_a_value_returned_twice_add(f, cotangent):
+    """A cotangent given as plain lists and tuples: the two of a list returned twice were
+    joined end to end by `+` (66 for `grown`'s came out 60, 6 before appends in place), or
+    failed to unpack; they add (`tangents.structural`)."""
+    want = finite_difference_vjp(_weighted(f, cotangent), (0.7,), 1.0, 0)
+    close(srcad.vjp(f, 0.7)[1](cotangent)[0], want)
+    close(srcad.rrule(f, 0.7)[1](cotangent)[1], want)
