@@ -68,6 +68,8 @@ def _maximum_share(a: Any, b: Any) -> Any:
     does; a tie is a kink, and the half-half split is the symmetric subgradient). In the
     arguments' precision, so that the forward rule keeps float32 tangents float32."""
     a = np.asarray(a)
+    if isinstance(b, list | tuple):  # (`np.maximum([x, -x], 0.1)`: a list has no dtype)
+        b = np.asarray(b)
     return ((a > b) + 0.5 * (a == b)).astype(np.result_type(a, b, 1.0), copy=False)
 
 

@@ -434,7 +434,7 @@ def appended_in_a_constant_nested_comprehension(x):
     return x * sum(build(3))
 
 
-def grown_list_returned_twice(x):
+def appended_list_returned_twice(x):
     a = []
     for i in range(3):
         a.append(x * (i + 1))
@@ -464,3 +464,15 @@ def list_in_a_dict_twice(x):
 def list_returned_nested(x):
     a = [x, 2 * x]
     return a, (a, x)
+
+
+def ufunc_of_a_list_parameter(a):
+    return np.sum(np.add(a, a) ** 2) + np.dot(a, a) + np.sum(np.multiply(a, a))
+
+
+def extrema_of_lists(x):
+    return np.sum(np.maximum([x, -x], 0.1)) + np.sum(np.minimum(0.1, (x * x, -x)))
+
+
+def ufunc_of_two_list_displays(x):
+    return np.sum(np.add([x, x * x], [1.0, x]) ** 2)

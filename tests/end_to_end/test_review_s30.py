@@ -79,7 +79,7 @@ def _weighted(f, cotangent):
 
 @pytest.mark.parametrize(
     "f, cotangent",
-    [(rf.grown_list_returned_twice, ([1.0, 2.0, 3.0], [10.0, 20.0, 30.0])),
+    [(rf.appended_list_returned_twice, ([1.0, 2.0, 3.0], [10.0, 20.0, 30.0])),
      (rf.list_returned_twice, ([1.0, 2.0], [10.0, 20.0])),
      (rf.tuple_returned_twice, ((1.0, 2.0), (10.0, 20.0))),
      (rf.list_returned_and_read, ([1.0, 2.0], 3.0)),
@@ -94,3 +94,36 @@ def test_plain_list_and_tuple_cotangents_of_a_value_returned_twice_add(f, cotang
     want = finite_difference_vjp(_weighted(f, cotangent), (0.7,), 1.0, 0)
     close(srcad.vjp(f, 0.7)[1](cotangent)[0], want)
     close(srcad.rrule(f, 0.7)[1](cotangent)[1], want)
+
+
+@pytest.mark.parametrize("a", [[0.3, -0.5, 0.8], (0.3, -0.5, 0.8)], ids=["list", "tuple"])
+def test_gradient_of_a_list_parameter_through_array_functions(a):
+    """A list parameter's cotangent an array (`np.dot`'s, `np.add`'s) is read by position
+    into the list's structure (`trees.part`), where it raised a TypeError."""
+    f = rf.ufunc_of_a_list_parameter
+    gradient = srcad.grad(f)(a)
+    assert type(gradient) is type(a)
+    close(gradient, 12.0 * np.asarray(a))
+
+
+def test_extrema_with_a_list_operand():
+    """`np.maximum([x, -x], 0.1)`: the share of the cotangent at a tie took a list's dtype
+    (a TypeError)."""
+    f = rf.extrema_of_lists
+    want = finite_difference_vjp(f, (0.7,), 1.0, 0)
+    close(srcad.grad(f)(0.7), want)
+    close(srcad.jvp(f, (0.7,), (1.0,))[1], want)
+    close(srcad.hessian(f)(0.7), finite_difference_jvp(srcad.grad(f), (0.7,), (1.0,)))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=TypeError,
+    reason="forward mode: a binary ufunc of list displays multiplies its partial (1.0) by "
+    "the list's tangent, a list (`can't multiply sequence by non-int`); the reverse mode "
+    "is right",
+)
+def test_forward_mode_of_a_binary_ufunc_of_list_displays():
+    f = rf.ufunc_of_two_list_displays
+    close(srcad.grad(f)(0.7), finite_difference_vjp(f, (0.7,), 1.0, 0))
+    close(srcad.jvp(f, (0.7,), (1.0,))[1], finite_difference_vjp(f, (0.7,), 1.0, 0))
