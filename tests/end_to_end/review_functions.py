@@ -476,3 +476,75 @@ def extrema_of_lists(x):
 
 def ufunc_of_two_list_displays(x):
     return np.sum(np.add([x, x * x], [1.0, x]) ** 2)
+
+
+def grown_interleaved_inactive(x):
+    xs = []
+    for i in range(5):
+        if i % 2:
+            xs.append(i)
+        else:
+            xs.append(x * (i + 1))
+    return sum(v * v * (k + 1) for k, v in enumerate(xs))
+
+
+def grown_inactive_loop_then_active(x):
+    xs = []
+    for i in range(3):
+        xs.append(float(i))
+    for i in range(3):
+        xs.append(x * (i + 2))
+    for _ in range(2):
+        xs.append(2.0)
+    return np.sum(np.array(xs) * np.arange(8.0)) * xs[4]
+
+
+def grown_inactive_computed(x):
+    xs = []
+    n = 0
+    for i in range(4):
+        n = n + i
+        xs.append(n)
+        xs.append(x * n)
+    return sum(v * w for v, w in zip(xs, reversed(xs)))
+
+
+def grown_while_inactive(x):
+    xs = []
+    k = 0
+    while k < 5:
+        if k == 2:
+            xs.append(0.5)
+        xs.append(np.sin(x * k))
+        k += 1
+    return sum(v * (j + 1) for j, v in enumerate(xs))
+
+
+def grown_len_driven(x):
+    xs = [x]
+    while len(xs) < 6:
+        if len(xs) % 2:
+            xs.append(1.0)
+        else:
+            xs.append(xs_last(x, len(xs)))
+    return sum(v * v * (j + 1) for j, v in enumerate(xs))
+
+
+def xs_last(x, n):
+    return x * n
+
+
+def grown_int_from_x(x):
+    xs = []
+    for i in range(4):
+        xs.append(int(x * 10.3) + i)
+        xs.append(x * i)
+    return sum(v * (j + 1) * x for j, v in enumerate(xs))
+
+
+def grown_append_param_alias(x):
+    xs = []
+    for _ in range(3):
+        xs.append(x)
+    xs.append(x * x)
+    return xs[0] * xs[3] + xs[1] * 2.0
