@@ -55,7 +55,7 @@ def test_an_append_inside_an_expression_is_refused(f):
         with pytest.raises(srcad.MutationError) as raised:
             derivative(0.7)
         assert {d.code for d in raised.value.diagnostics} == {"E302"}
-        assert "inside an expression" in str(raised.value)
+        assert "inside an expression, not a statement" in str(raised.value)
 
 
 def test_a_nested_function_that_runs_as_it_is_may_append_inside_an_expression():
