@@ -459,24 +459,19 @@ def structural(bar: Any, primal: Any) -> Any:
     >>> structural(([1.0, 2.0], 3.0), ([0.5, 0.5], 1.0))
     Tangent(tuple, Tangent(list, 1.0, 2.0), 3.0)
     """
-    kind = type(bar)
-    if kind is list or kind is tuple:
-        if not isinstance(primal, list | tuple) or len(primal) != len(bar):
+    kind, primal_kind = type(bar), type(primal)
+    # (Of a plain list, tuple or dict alone: a NamedTuple's rules read its cotangent as given.)
+    if (kind is list or kind is tuple) and primal_kind in (list, tuple):
+        if len(primal) != len(bar):
             return bar
-        elements = [structural(b, p) for b, p in zip(bar, primal, strict=True)]
-        names = getattr(type(primal), "_fields", None)
-        if names is not None:  # a NamedTuple's, by field
-            return Tangent(type(primal), **dict(zip(names, elements, strict=True)))
-        return Tangent(type(primal), *elements)
-    if kind is Tangent and bar.elements and isinstance(primal, list | tuple):
+        return Tangent(primal_kind, *[structural(b, p) for b, p in zip(bar, primal, strict=True)])
+    if kind is Tangent and bar.elements and primal_kind in (list, tuple):
         if len(primal) != len(bar.elements):
             return bar
         pairs = zip(bar.elements, primal, strict=True)
         return bar._with([structural(b, p) for b, p in pairs], {})
-    if kind is dict and isinstance(primal, dict) and bar.keys() <= primal.keys():
-        return Tangent.of_mapping(
-            type(primal), {k: structural(v, primal[k]) for k, v in bar.items()}
-        )
+    if kind is dict and primal_kind is dict and bar.keys() <= primal.keys():
+        return Tangent.of_mapping(dict, {k: structural(v, primal[k]) for k, v in bar.items()})
     return bar
 
 
