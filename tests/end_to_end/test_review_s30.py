@@ -3,8 +3,10 @@ done in place (`passes/analyses/grown_lists.py`, `tangents.pop_element`) under b
 continue, while, early returns, nested loops, closures and every reader of a list; list
 element kinds of mixed elements (ints, complex numbers, arrays, booleans); known-zero
 cotangents folded out of pullbacks (`passes/transforms/zero_cotangents.py`). Every mode
-and the Hessian against central differences; an append inside an expression is refused
-where it was a crash (a KeyError)."""
+and the Hessian against central differences. Regressions of what the review found: an
+append inside an expression is refused where it was a crash (a KeyError); a result's
+cotangent given as plain lists and tuples adds where it joined end to end (a wrong
+gradient); a list parameter's array cotangent and `np.maximum` of a list were TypeErrors."""
 
 import importlib.util
 import pathlib
