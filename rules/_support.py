@@ -15,6 +15,7 @@ from srcad.tangents import (
     ZeroTangent,
     elements_of,
     field_names,
+    structural,
     unthunk,
 )
 
@@ -34,6 +35,18 @@ def cotangent_of_elements(value: Any, element_bars: tuple[Any, ...]) -> Any:
     if fields is not None:  # a NamedTuple: its tangent names its fields
         return Tangent(type(value), **dict(zip(fields, element_bars, strict=True)))
     return Tangent(type(value) if isinstance(value, tuple | list) else tuple, *element_bars)
+
+
+_PLAIN = frozenset([list, tuple, dict])
+
+
+def structural_elements(bars: tuple[Any, ...], elements: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Element cotangents a caller gave as plain lists, tuples or dicts (a tuple result's
+    `([1.0, 2.0], 3.0)`), as the `Tangent`s they stand for (`tangents.structural`): a
+    list or tuple read twice adds two of them, where `+` would join them end to end."""
+    if _PLAIN.isdisjoint(map(type, bars)):  # (the common case, in a tenth of a microsecond)
+        return bars
+    return tuple(structural(b, e) for b, e in zip(bars, elements, strict=True))
 
 
 def float_rows(values: list[Any] | tuple[Any, ...], y_bar: np.ndarray) -> Any:

@@ -25,7 +25,7 @@ from srcad.primitives import (
 )
 from srcad.projection import ProjectTo
 from srcad.registry import Linearity, RuleSet, named
-from srcad.rules._support import cotangent_of_elements, float_rows
+from srcad.rules._support import cotangent_of_elements, float_rows, structural_elements
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
@@ -46,7 +46,7 @@ def make_tuple_rrule(*elements: Any) -> tuple[tuple[Any, ...], Pullback]:
     count = len(elements)
 
     def make_tuple_pullback(y_bar: Any) -> tuple[Any, ...]:
-        return (NoTangent(), *elements_of(y_bar, count))
+        return (NoTangent(), *structural_elements(elements_of(y_bar, count), elements))
 
     return elements, make_tuple_pullback
 
@@ -56,7 +56,7 @@ def make_list_rrule(*elements: Any) -> tuple[list[Any], Pullback]:
     count = len(elements)
 
     def make_list_pullback(y_bar: Any) -> tuple[Any, ...]:
-        return (NoTangent(), *elements_of(y_bar, count))
+        return (NoTangent(), *structural_elements(elements_of(y_bar, count), elements))
 
     return list(elements), make_list_pullback
 
@@ -66,7 +66,8 @@ def make_dict_rrule(keys: tuple[Any, ...], *values: Any) -> tuple[dict[Any, Any]
     def make_dict_pullback(y_bar: Any) -> tuple[Any, ...]:
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), NoTangent(), *(y_bar for _ in values))
-        return (NoTangent(), NoTangent(), *(y_bar[key] for key in keys))
+        bars = tuple(y_bar[key] for key in keys)
+        return (NoTangent(), NoTangent(), *structural_elements(bars, values))
 
     return make_dict(keys, *values), make_dict_pullback
 

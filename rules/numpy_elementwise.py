@@ -67,7 +67,7 @@ def _maximum_share(a: Any, b: Any) -> Any:
     a < b, and half at a tie, so that the two arguments split it evenly (as autograd
     does; a tie is a kink, and the half-half split is the symmetric subgradient). In the
     arguments' precision, so that the forward rule keeps float32 tangents float32."""
-    a = np.asarray(a)
+    a, b = np.asarray(a), np.asarray(b) if isinstance(b, list | tuple) else b  # (no dtype)
     return ((a > b) + 0.5 * (a == b)).astype(np.result_type(a, b, 1.0), copy=False)
 
 

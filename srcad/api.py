@@ -56,7 +56,15 @@ from srcad.rule_api import rrule as rrule
 from srcad.rule_api import scalar_rule as scalar_rule
 from srcad.second_derivatives import hessian_block, hessian_row, one_leaf
 from srcad.source import TRANSPARENT_WRAPPERS
-from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, materialize, unthunk
+from srcad.tangents import (
+    AbstractZero,
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    materialize,
+    structural,
+    unthunk,
+)
 from srcad.trees import children, leaves, structured, tree_map
 
 
@@ -358,7 +366,7 @@ def vjp(f: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[A
     def vjp_fn(y_bar: Any) -> tuple[Any, ...]:
         check_seed("vjp: the cotangent of the result", y_bar, y)
         # One per argument passed (a compiled pullback has one per parameter besides).
-        bars = pullback(y_bar)[1 : 1 + len(args)]
+        bars = pullback(structural(y_bar, y))[1 : 1 + len(args)]
         return tuple(structured(c, a) for c, a in zip(bars, args, strict=False))
 
     # Differentiated in turn (linear in `y_bar`) through its form, never from its source.

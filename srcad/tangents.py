@@ -449,6 +449,32 @@ def elements_of(tangent: Any, count: int) -> tuple[Any, ...]:
     return tuple(tangent)
 
 
+def structural(bar: Any, primal: Any) -> Any:
+    """A cotangent a caller gave as a plain list, tuple or dict (for a result that is a
+    list, tuple or dict: `vjp_fn(([1.0, 2.0], 3.0))`), as the `Tangent` it stands for, to
+    any depth; any other as it is. Cotangents add with `+`, which joins two lists or two
+    tuples end to end (`[1.0] + [2.0]` is `[1.0, 2.0]`, not `[3.0]`): a list read twice
+    had its two cotangents joined, and its appends popped the wrong ones.
+
+    >>> structural(([1.0, 2.0], 3.0), ([0.5, 0.5], 1.0))
+    Tangent(tuple, Tangent(list, 1.0, 2.0), 3.0)
+    """
+    kind, primal_kind = type(bar), type(primal)
+    # (Of a plain list, tuple or dict alone: a NamedTuple's rules read its cotangent as given.)
+    if (kind is list or kind is tuple) and primal_kind in (list, tuple):
+        if len(primal) != len(bar):
+            return bar
+        return Tangent(primal_kind, *[structural(b, p) for b, p in zip(bar, primal, strict=True)])
+    if kind is Tangent and bar.elements and primal_kind in (list, tuple):
+        if len(primal) != len(bar.elements):
+            return bar
+        pairs = zip(bar.elements, primal, strict=True)
+        return bar._with([structural(b, p) for b, p in pairs], {})
+    if kind is dict and primal_kind is dict and bar.keys() <= primal.keys():
+        return Tangent.of_mapping(dict, {k: structural(v, primal[k]) for k, v in bar.items()})
+    return bar
+
+
 def field_names(primal_type: type) -> tuple[str, ...]:
     """The fields of a dataclass or NamedTuple type; others have none known in advance."""
     if dataclasses.is_dataclass(primal_type):

@@ -83,6 +83,8 @@ def part(value: Any, key: Any) -> Any:
         return value.fields.get(key, ZeroTangent())
     if isinstance(value, dict | list):
         return value[key]
+    if isinstance(value, np.ndarray) and isinstance(key, int):  # a list's or tuple's, stacked
+        return value[key]
     if isinstance(value, tuple):
         return value[key] if isinstance(key, int) else getattr(value, key)
     return getattr(value, key)
@@ -110,6 +112,11 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
 def _check_fits(tangent: Any, tree: Any, keys: list[Any]) -> None:
     """Refuse a `Tangent` with a part `tree` has no place for: dropping it would hide a
     derivative (a tangent for a property, read as a field, was such a bug)."""
+    if isinstance(tangent, np.ndarray) and isinstance(tree, list | tuple):
+        if tangent.ndim == 0 or len(tangent) != len(keys):
+            raise SrcadError(f"a tangent of shape {tangent.shape} for a {type(tree).__name__} "
+                             f"of {len(keys)} elements")  # fmt: skip
+        return
     if not isinstance(tangent, Tangent):
         return
     extra = [k for k in tangent.fields if k not in keys]

@@ -158,6 +158,10 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
                     f"iterate over a copy, `for ... in list({name}):`, or over "
                     f"`range(n)` with a bound you compute; " + self.rule_hint,
                 )
+            own = not self.fresh_changes_allowed and self._scope(node) is function
+            if own and not isinstance(self.parents.get(node), gast.Expr):  # ToANF's are statements
+                what = f"`{name}.append(...)` inside an expression, not a statement of its own"
+                return self._report(node, SHARED_LIST, what, "make it one; " + self.rule_hint)
             if not (self._made_here(receiver) or self._fresh_list(function, node)):
                 return self._report(
                     node,
