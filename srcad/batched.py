@@ -1,6 +1,9 @@
 """Several tangents pushed forward in one call of a generated forward rule: what
 `jacobian(f, mode="forward")` does where the rule allows it, one call for all the columns
-of an array argument's block rather than one call each."""
+of an array argument's block rather than one call each: for 8 directions or more, the
+directions as a trailing axis of the tangents; for fewer, the rule written for that many
+directions, each tangent statement once per direction on numbers
+(`passes/transforms/directions.py`)."""
 
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 # each direction's was a float operation (tens of nanoseconds): below about 8 directions,
 # one call per direction is faster. Measured: for the Lorenz system's 3 directions, one
 # call per direction takes half the time of one call for all; for a two-statement loop
-# over 8 elements, twice the time.
+# over 8 elements, twice the time. Below it, the rule written for that many directions.
 FEWEST = 8
 
 
@@ -36,7 +39,7 @@ def batched_columns(func: Callable[..., Any], args: tuple[Any, ...], position: i
     with a tangent of the shape expected (the caller pushes forward one column at a
     time)."""
     x = args[position]
-    if not (isinstance(x, np.ndarray) and x.dtype == np.float64 and x.size >= FEWEST):
+    if not (isinstance(x, np.ndarray) and x.dtype == np.float64 and x.size > 1):
         return None
     function = callee(func).function
     if not isinstance(function, types.FunctionType) or entry_rules(COMPILER, function):
@@ -48,6 +51,11 @@ def batched_columns(func: Callable[..., Any], args: tuple[Any, ...], position: i
     rule = COMPILER.compiled(function, wrt, request)
     if not rule.batches:
         return None
+    if x.size < FEWEST:
+        many = COMPILER.compiled(function, wrt, Request.frule(request.signature, x.size))
+        if many.directions != x.size:
+            return None
+        return _unrolled(many.function, call, function, args, full_args, keywords, position)
     directions = np.eye(x.size).reshape((*x.shape, x.size))
     tangents: list[Any] = [ZeroTangent()] * len(args)
     tangents[position] = directions
@@ -66,3 +74,33 @@ def batched_columns(func: Callable[..., Any], args: tuple[Any, ...], position: i
     if not isinstance(y_dot, np.ndarray) or y_dot.shape != (*shape, x.size):
         return None
     return y_dot.reshape(shape + x.shape)
+
+
+def _unrolled(rule: Callable[..., Any], call: Any, function: types.FunctionType,
+              args: tuple[Any, ...], full_args: tuple[Any, ...], keywords: dict[str, Any],
+              position: int) -> Any:  # fmt: skip
+    """The block of `batched_columns` from `rule`, the forward rule written for `x.size`
+    directions: given a tangent tuple per direction (the `i`th a basis array, its `i`th
+    element 1), it gives `(y, (y_dot_0, y_dot_1, ...))`. None where a tangent is not a real
+    number or array of `y`'s shape."""
+    x = args[position]
+    each = []
+    for index in range(x.size):
+        basis = np.zeros(x.shape)
+        basis.reshape(-1)[index] = 1.0
+        tangents: list[Any] = [ZeroTangent()] * len(args)
+        tangents[position] = basis
+        each.append(padded(call.tangents((NoTangent(), *tangents)), function))
+    y, y_dots = rule(tuple(each), *full_args, **keywords)
+    shape = np.shape(y)
+    real = isinstance(y, float | np.floating) or (isinstance(y, np.ndarray) and y.dtype.kind == "f")
+    if not real:
+        return None
+    columns = []
+    for y_dot in map(unthunk, y_dots):
+        if isinstance(y_dot, AbstractZero):
+            y_dot = np.zeros(shape)
+        if not isinstance(y_dot, float | np.floating | np.ndarray) or np.shape(y_dot) != shape:
+            return None
+        columns.append(y_dot)
+    return np.stack(columns, axis=-1).reshape(shape + x.shape)

@@ -19,6 +19,7 @@ from srcad.passes.base import Context, Transform
 from srcad.passes.inlining import adjoint_of, names_in, template
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
+from srcad.passes.transforms.directions import for_directions
 from srcad.passes.transforms.nesting import nest_temporaries
 from srcad.primitives import make_list, make_tuple
 from srcad.projection import expand
@@ -96,6 +97,7 @@ class ForwardAD(RuleCalls, Transform):
         # The functions the tangents written as arithmetic call, by the names they are
         # bound to (`cos` in `sin`'s `x_dot * cos(x)`): pure functions of numbers.
         self.pure: dict[str, Any] = {}
+        self.pairs: set[str] = set()  # the tangents of an unpacked value, before they are split
         dargs = ctx.namer.fresh("dargs")
         args = function.args
         parameters = [a.id for a in [*args.posonlyargs, *args.args]]
@@ -137,6 +139,11 @@ class ForwardAD(RuleCalls, Transform):
         if self.kinds is not None:
             nest_temporaries(function, self._number)
         ctx.output.batches = self.batches
+        count = ctx.request.directions
+        if count and self.batches and args.vararg is None:
+            tangents = {*self.primals, *self.pairs}
+            if for_directions(function, tangents, count):
+                ctx.output.directions = count
         function.decorator_list = []
         function.returns = None
         for node in syntax.walk(function):
@@ -407,6 +414,7 @@ class ForwardAD(RuleCalls, Transform):
         forward = call(self._bind_rule(rule), [dargs, *args], keywords)
         if is_unpacking(statement):
             pair = self.ctx.namer.fresh(naming.dot("_".join(names)))
+            self.pairs.add(pair)
             both = gast.Tuple(elts=[statement.targets[0], store(pair)], ctx=gast.Store())
             split = call(
                 self.ctx.bind(elements_of, "elements_of"),
