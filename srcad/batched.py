@@ -48,14 +48,14 @@ def batched_columns(func: Callable[..., Any], args: tuple[Any, ...], position: i
     full_args, keywords = call.arguments(args, {})
     request = Request.frule(signature(full_args))
     wrt = COMPILER.wrt_for(function, full_args, request)
-    rule = COMPILER.compiled(function, wrt, request)
-    if not rule.batches:
-        return None
-    if x.size < FEWEST:
+    if x.size < FEWEST:  # written for that many directions only where the rule `batches`
         many = COMPILER.compiled(function, wrt, Request.frule(request.signature, x.size))
         if many.directions != x.size:
             return None
         return _unrolled(many.function, call, function, args, full_args, keywords, position)
+    rule = COMPILER.compiled(function, wrt, request)
+    if not rule.batches:
+        return None
     directions = np.eye(x.size).reshape((*x.shape, x.size))
     tangents: list[Any] = [ZeroTangent()] * len(args)
     tangents[position] = directions
@@ -84,23 +84,28 @@ def _unrolled(rule: Callable[..., Any], call: Any, function: types.FunctionType,
     element 1), it gives `(y, (y_dot_0, y_dot_1, ...))`. None where a tangent is not a real
     number or array of `y`'s shape."""
     x = args[position]
+    basis = np.eye(x.size).reshape((x.size, *x.shape))  # the `i`th direction: `basis[i]`
+    tangents: list[Any] = [NoTangent(), *[ZeroTangent()] * len(args)]
     each = []
-    for index in range(x.size):
-        basis = np.zeros(x.shape)
-        basis.reshape(-1)[index] = 1.0
-        tangents: list[Any] = [ZeroTangent()] * len(args)
-        tangents[position] = basis
-        each.append(padded(call.tangents((NoTangent(), *tangents)), function))
+    for direction in basis:
+        tangents[position + 1] = direction
+        each.append(padded(call.tangents(tuple(tangents)), function))
     y, y_dots = rule(tuple(each), *full_args, **keywords)
     shape = np.shape(y)
-    real = isinstance(y, float | np.floating) or (isinstance(y, np.ndarray) and y.dtype.kind == "f")
-    if not real:
+    if not _real(y):
         return None
-    columns = []
-    for y_dot in map(unthunk, y_dots):
+    block = np.zeros((*shape, x.size))
+    for index, y_dot in enumerate(map(unthunk, y_dots)):
         if isinstance(y_dot, AbstractZero):
-            y_dot = np.zeros(shape)
-        if not isinstance(y_dot, float | np.floating | np.ndarray) or np.shape(y_dot) != shape:
+            continue
+        if not _real(y_dot) or np.shape(y_dot) != shape:
             return None
-        columns.append(y_dot)
-    return np.stack(columns, axis=-1).reshape(shape + x.shape)
+        block[..., index] = y_dot
+    return block.reshape(shape + x.shape)
+
+
+def _real(value: Any) -> bool:
+    """A real number or array."""
+    return isinstance(value, float | np.floating) or (
+        isinstance(value, np.ndarray) and value.dtype.kind == "f"
+    )
