@@ -103,7 +103,10 @@ class _Directions:
         return out
 
     def _statement(self, statement: gast.stmt) -> list[gast.stmt]:
-        if not self._reads_tangent(statement):
+        compound = isinstance(statement, gast.If | gast.While | gast.For | gast.Return)
+        if not compound and not self._reads_tangent(statement):
+            if any(isinstance(n, gast.Return) for n in syntax.walk(statement)):
+                raise _UnwritableError  # a `return` in a block not written here (a `try`)
             return [statement]
         if isinstance(statement, gast.If | gast.While):
             self._plain(statement.test)

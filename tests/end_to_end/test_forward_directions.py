@@ -81,6 +81,12 @@ def colliding(v):
     return np.array([a * a_dot_0, v[1]])
 
 
+def constant_branch(v):
+    if v[0] > 0.0:
+        return np.array([v[0] * v[1], v[1]])
+    return np.array([1.0, 2.0])
+
+
 def elementwise(v):
     return np.sin(v) * v
 """
@@ -94,6 +100,7 @@ CASES = [
     ("newton_roots", 5, True),
     ("rebuilt", 2, True),
     ("names_taken", 2, True),
+    ("constant_branch", 2, True),
     ("colliding", 2, False),  # `a_dot_0` is the user's: one call per direction
     ("elementwise", 3, False),  # array arithmetic: one call per direction
 ]
@@ -117,9 +124,10 @@ def test_few_directions_against_differences(
     f = getattr(module, name)
     v = sample((size,), 30 + size) * 0.4 + (1.0 if name == "lorenz" else 0.0)
     assert _directions(f, (v,), size) == (size if applies else 0)
-    jacobian = srcad.jacobian(f, mode="forward")(v)
-    close(jacobian, difference(f, (v,)))
-    close(jacobian, srcad.jacobian(f)(v))  # reverse mode agrees
+    for point in (v, -v):  # each branch
+        jacobian = srcad.jacobian(f, mode="forward")(point)
+        close(jacobian, difference(f, (point,)))
+        close(jacobian, srcad.jacobian(f)(point))  # reverse mode agrees
 
 
 def test_a_matrix_argument_in_its_shape(module: types.ModuleType) -> None:
