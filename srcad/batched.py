@@ -16,8 +16,10 @@ import numpy as np
 from srcad.callables import callee, padded
 from srcad.defaults import COMPILER
 from srcad.entry_rules import entry_rules
+from srcad.errors import SrcadError
 from srcad.kinds import signature
 from srcad.requests import Request
+from srcad.source import differentiated_function
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 # The fewest directions pushed forward together as a trailing axis. A tangent of a number
@@ -44,18 +46,21 @@ def batched_columns(func: Callable[..., Any], args: tuple[Any, ...], position: i
     if not (isinstance(x, np.ndarray) and x.dtype == np.float64 and x.size > 1):
         return None
     function = callee(func).function
-    if not isinstance(function, types.FunctionType) or entry_rules(COMPILER, function):
+    if not isinstance(function, types.FunctionType) or not _from_source(function):
         return None
     call = callee(func)
     full_args, keywords = call.arguments(args, {})
     request = Request.frule(signature(full_args))
-    wrt = COMPILER.wrt_for(function, full_args, request)
     if x.size < FEWEST:  # written for that many directions only where the rule `batches`
-        many = COMPILER.compiled(function, wrt, Request.frule(request.signature, x.size))
-        if many.directions != x.size:
+        request = Request.frule(request.signature, x.size)
+    try:
+        rule = COMPILER.compiled(function, COMPILER.wrt_for(function, full_args, request), request)
+    except SrcadError:  # one column at a time, through `jvp`, which says why
+        return None
+    if x.size < FEWEST:
+        if rule.directions != x.size:
             return None
-        return _unrolled(many.function, call, function, args, full_args, keywords, position)
-    rule = COMPILER.compiled(function, wrt, request)
+        return _unrolled(rule.function, call, function, args, full_args, keywords, position)
     if not rule.batches:
         return None
     directions = np.eye(x.size).reshape((*x.shape, x.size))
@@ -110,4 +115,19 @@ def _real(value: Any) -> bool:
     """A real number or array."""
     return isinstance(value, float | np.floating) or (
         isinstance(value, np.ndarray) and value.dtype.kind == "f"
+    )
+
+
+def _from_source(function: types.FunctionType) -> bool:
+    """Whether `jvp` differentiates `function` from its own source: no rule registered for
+    it (which `jvp` calls instead), no refusal, not a function srcad returned or one that
+    wraps another (`forward_entry.ForwardDispatcher._compile_branch` tests the same)."""
+    registry = COMPILER.registry
+    return not (
+        entry_rules(COMPILER, function) is not None
+        or registry.frule_for(function) is not None
+        or registry.rrule_for(function) is not None
+        or registry.refusal(function) is not None
+        or differentiated_function(function) is not function
+        or hasattr(function, "__wrapped__")
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import types
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import srcad
@@ -158,3 +159,22 @@ def test_a_users_name_unused_is_kept(module: types.ModuleType) -> None:
     v = sample((2,), 42)
     text = COMPILER.compiled(module.names_taken, None, Request.frule(signature((v,)), 2)).source
     assert "unused1, " in text
+
+
+@pytest.mark.parametrize("size", [3, FEWEST + 1])
+def test_a_registered_forward_rule_is_the_one_called(size: int) -> None:
+    # Its columns come from `jvp`, which calls the user's rule, not from the source.
+    calls = []
+
+    def g(v):
+        return np.array([v[0] * v[1], np.sin(v[1])])
+
+    @srcad.frule.register(g)
+    def g_frule(dargs, v):  # type: ignore[no-untyped-def]
+        _, v_dot = dargs
+        calls.append(1)
+        return g(v), np.array([v_dot[0] * v[1] + v[0] * v_dot[1], np.cos(v[1]) * v_dot[1]])
+
+    v = sample((size,), 43)
+    close(srcad.jacobian(g, mode="forward")(v), difference(g, (v,)))
+    assert len(calls) == size
