@@ -38,6 +38,9 @@ class CompilationRequest:
     # For a class's initialiser (`srcad.constructors`): the class it builds, whose instance
     # takes the place of the first parameter, and is returned.
     constructs: type | None = None
+    # For a forward rule: how many directions it is asked to push forward in one call
+    # (`srcad.requests.Request.directions`; 0: one, as given).
+    directions: int = 0
 
 
 # What compiling a callee gives `CallGraph`: its rule's guards' facts, and its function.
@@ -127,6 +130,9 @@ class Output:
     # A forward rule's: whether its tangents may carry a trailing axis of directions
     # (`ForwardAD.batches`).
     batches: bool = False
+    # A forward rule's: how many directions it pushes forward in one call, each tangent
+    # statement written once per direction (`directions.for_directions`); 0: one, as given.
+    directions: int = 0
 
 
 @dataclass(slots=True)

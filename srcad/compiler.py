@@ -360,7 +360,7 @@ class Compiler(Machinery):
         kinds = {p: k for p, k in zip(parameters, request.signature, strict=False) if k is not None}
         inputs = CompilationRequest(
             wrt, request.mode, request.target(bool(kinds)), kinds, request.optimise,
-            constructs=constructs,
+            constructs=constructs, directions=request.directions,
         )  # fmt: skip
         return tree, Context(source, inputs, self._services(request.mode), Namer())
 

@@ -42,6 +42,10 @@ class CompiledRule:
     # A forward rule's: whether its tangents may carry a trailing axis of directions, several
     # pushed forward in one call (`ForwardAD.batches`).
     batches: bool = False
+    # A forward rule's: how many directions it pushes forward in one call, `dargs` a tuple
+    # of that many tangent tuples and its result `(y, (y_dot_0, ...))`
+    # (`passes/transforms/directions.py`); 0: one, as given.
+    directions: int = 0
 
 
 def register_text(filename: str, text: str) -> None:
@@ -130,6 +134,7 @@ def emit(
         runtime=dict(runtime),
         result=ctx.output.result_kind,
         batches=ctx.output.batches,
+        directions=ctx.output.directions,
     )
 
 

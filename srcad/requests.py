@@ -45,21 +45,24 @@ class Request:
     function `grad` calls, which gives `(y, pullback(1.0))`, with `y` left out (None)
     where proven a real float unless `value`; specialised for arguments of the kinds in
     `signature` (`srcad.kinds`; none: any). `optimise=False` leaves out the optimising
-    passes (to show the code before them)."""
+    passes (to show the code before them). A forward rule for `directions` > 0 pushes that
+    many tangents forward in one call, the primal computed once
+    (`passes/transforms/directions.py`)."""
 
     mode: Mode = Mode.REVERSE
     signature: Signature = ()
     gradient: bool = False
     value: bool = True
     optimise: bool = True
+    directions: int = 0
 
     @classmethod
     def rrule(cls, signature: Signature = ()) -> Request:
         return cls(Mode.REVERSE, signature)
 
     @classmethod
-    def frule(cls, signature: Signature = ()) -> Request:
-        return cls(Mode.FORWARD, signature)
+    def frule(cls, signature: Signature = (), directions: int = 0) -> Request:
+        return cls(Mode.FORWARD, signature, directions=directions)
 
     @classmethod
     def grad(cls, signature: Signature, value: bool = True) -> Request:
@@ -79,4 +82,6 @@ class Request:
     @property
     def description(self) -> str:
         """What the emitted text's header calls it."""
+        if self.directions:
+            return f"{self.mode.value} rule for {self.directions} directions"
         return "gradient" if self.gradient else f"{self.mode.value} rule"

@@ -19,7 +19,9 @@ from srcad.passes.base import Context, Transform
 from srcad.passes.inlining import adjoint_of, names_in, template
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
+from srcad.passes.transforms.directions import for_directions
 from srcad.passes.transforms.nesting import nest_temporaries
+from srcad.passes.transforms.primal_calls import PrimalCallsReused
 from srcad.primitives import make_list, make_tuple
 from srcad.projection import expand
 from srcad.registry import Origin, Rule
@@ -96,6 +98,7 @@ class ForwardAD(RuleCalls, Transform):
         # The functions the tangents written as arithmetic call, by the names they are
         # bound to (`cos` in `sin`'s `x_dot * cos(x)`): pure functions of numbers.
         self.pure: dict[str, Any] = {}
+        self.pairs: set[str] = set()  # the tangents of an unpacked value, before they are split
         dargs = ctx.namer.fresh("dargs")
         args = function.args
         parameters = [a.id for a in [*args.posonlyargs, *args.args]]
@@ -132,11 +135,16 @@ class ForwardAD(RuleCalls, Transform):
         function.name = ctx.namer.fresh(naming.frule(function.name))
         function.body = body
         if self.arithmetic:
-            _PrimalCallsReused(self.arithmetic, self.pure, self.callees).block(function.body)
+            PrimalCallsReused(self.arithmetic, self.pure, self.callees).block(function.body)
             _unread_dropped(function, self.arithmetic)
         if self.kinds is not None:
             nest_temporaries(function, self._number)
         ctx.output.batches = self.batches
+        count = ctx.request.directions
+        if count and self.batches and args.vararg is None:
+            tangents = {*self.primals, *self.pairs}
+            if for_directions(function, tangents, count):
+                ctx.output.directions = count
         function.decorator_list = []
         function.returns = None
         for node in syntax.walk(function):
@@ -407,6 +415,7 @@ class ForwardAD(RuleCalls, Transform):
         forward = call(self._bind_rule(rule), [dargs, *args], keywords)
         if is_unpacking(statement):
             pair = self.ctx.namer.fresh(naming.dot("_".join(names)))
+            self.pairs.add(pair)
             both = gast.Tuple(elts=[statement.targets[0], store(pair)], ctx=gast.Store())
             split = call(
                 self.ctx.bind(elements_of, "elements_of"),
@@ -461,84 +470,6 @@ class ForwardAD(RuleCalls, Transform):
         captured = tuple(c for c in local.captured_by(function, self.outer) if c in self.active)
         dots = {c: self._dot(c) for c in captured}
         return [self._nested_rule(function, local, captured, dots)]
-
-
-class _PrimalCallsReused:
-    """In a tangent written as arithmetic, a call of one of the functions its template
-    names, of one name (`cos(E)` in `sin(E)`'s tangent `E_dot * cos(E)`), reads the value
-    of that call where an earlier statement of the same block computed it
-    (`cos_E = math.cos(E)`, the same function object, resolved and guarded) and neither
-    name has been bound since: the function's value is not computed twice. A block
-    inside another starts knowing nothing (a loop's body runs again after what follows
-    it)."""
-
-    def __init__(self, arithmetic: set[gast.stmt], pure: dict[str, Any],
-                 callees: dict[gast.Call, Any]) -> None:  # fmt: skip
-        self.arithmetic, self.pure, self.callees = arithmetic, pure, callees
-        self.functions = {id(f) for f in pure.values()}
-
-    def block(self, statements: list[gast.stmt]) -> None:
-        computed: dict[tuple[int, str], str] = {}  # (function's id, argument): the value's name
-        for statement in statements:
-            if statement in self.arithmetic:
-                assert isinstance(statement, gast.Assign)
-                statement.value = self._reused(statement.value, computed)
-            for field in ("body", "orelse"):
-                inner = getattr(statement, field, None)
-                if inner and not isinstance(statement, gast.FunctionDef):
-                    self.block(inner)
-            bound = _bound_names(statement)
-            computed = {k: v for k, v in computed.items() if k[1] not in bound and v not in bound}
-            found = self._pure_call(statement)
-            if found is not None and found[0][1] not in bound - {found[1]}:
-                computed[found[0]] = found[1]
-
-    def _pure_call(self, statement: gast.stmt) -> tuple[tuple[int, str], str] | None:
-        """`((id(f), a), v)` for a statement `v = f(a)` of one of the functions, else None."""
-        if not (isinstance(statement, gast.Assign) and isinstance(statement.value, gast.Call)):
-            return None
-        target, value = statement.targets[0], statement.value
-        callee = self.callees.get(value)
-        if (
-            isinstance(target, gast.Name)
-            and id(callee) in self.functions
-            and len(value.args) == 1
-            and not value.keywords
-            and isinstance(value.args[0], gast.Name)
-            and value.args[0].id != target.id
-        ):
-            return (id(callee), value.args[0].id), target.id
-        return None
-
-    def _reused(self, node: gast.expr, computed: dict[tuple[int, str], str]) -> gast.expr:
-        if (
-            isinstance(node, gast.Call)
-            and isinstance(node.func, gast.Name)
-            and node.func.id in self.pure
-            and len(node.args) == 1
-            and not node.keywords
-            and isinstance(node.args[0], gast.Name)
-        ):
-            value = computed.get((id(self.pure[node.func.id]), node.args[0].id))
-            if value is not None:
-                return load(value)
-        for name in syntax.child_fields(type(node)):
-            child = getattr(node, name, None)
-            if isinstance(child, gast.expr):
-                setattr(node, name, self._reused(child, computed))
-            elif isinstance(child, list):
-                setattr(node, name, [self._reused(c, computed) if isinstance(c, gast.expr)
-                                     else c for c in child])  # fmt: skip
-        return node
-
-
-def _bound_names(statement: gast.stmt) -> set[str]:
-    """The names a statement binds, in the blocks inside it too."""
-    return {
-        node.id
-        for node in syntax.walk(statement)
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store | gast.Del)
-    }
 
 
 def _summed(terms: list[gast.expr]) -> gast.expr:

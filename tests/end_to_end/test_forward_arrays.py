@@ -179,13 +179,15 @@ def test_forward_jacobians_push_every_direction_at_once(
     close(jacobian, srcad.jacobian(f)(v))  # reverse mode agrees
 
 
-def test_few_directions_go_one_at_a_time(module: types.ModuleType) -> None:
+def test_few_directions_go_through_the_rule_for_that_many(module: types.ModuleType) -> None:
+    # (`tests/end_to_end/test_forward_directions.py` has more of them.)
     from srcad.batched import FEWEST, batched_columns
 
     v = sample((FEWEST - 1,), 21)
-    assert batched_columns(module.chain, (v,), 0) is None
+    close(batched_columns(module.chain, (v,), 0), difference(module.chain, (v,)))
     close(srcad.jacobian(module.chain, mode="forward")(v), difference(module.chain, (v,)))
     assert batched_columns(module.chain, (sample((FEWEST,), 21),), 0) is not None
+    assert batched_columns(module.elementwise, (sample((FEWEST - 1,), 21),), 0) is None
 
 
 def test_a_hessian_vector_product_of_a_function_of_a_parameter_named_v() -> None:
