@@ -1,4 +1,4 @@
-"""Nest a forward rule's temporaries back into the expression that reads them.
+"""Nest the temporaries of a forward rule or a gradient function back into their reader.
 
 The normal form binds every intermediate to a name (`x_times_x = x * x`). A float that a
 name holds stays alive until the name is bound again, so CPython cannot reuse it for the
