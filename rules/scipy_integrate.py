@@ -290,6 +290,22 @@ class _IvpCall:
         if np.iscomplexobj(self.y0):
             raise MissingRuleError("srcad differentiates solve_ivp of real ODEs only")
 
+    def tangents(self, dargs: Any, times: Vector) -> tuple[Any, list[Any], Any, Any, Any]:
+        """The tangents of the call's function, extra arguments, span (flat), initial
+        state (flat) and output times (flat; the span's ends at the first and last of the
+        solver's own steps, where there is no `t_eval`)."""
+        count = len(SOLVE_IVP_PARAMETERS)
+        dots = dict(zip(SOLVE_IVP_PARAMETERS, _dots(dargs, count), strict=True))
+        arg_dots = list(elements_of(dots["args"], len(self.ode_args)))
+        span_dot = flat_cotangent(self.t_span, dots["t_span"])
+        y0_dot = flat_cotangent(self.y0, dots["y0"])
+        if self.t_eval is None:
+            times_dot = np.zeros(len(times))
+            times_dot[[0, -1]] = span_dot if len(times) > 1 else span_dot[:1]
+        else:
+            times_dot = flat_cotangent(self.t_eval, dots["t_eval"])
+        return dots["fun"], arg_dots, span_dot, y0_dot, times_dot
+
     def problem(self) -> _Problem:
         method = self.given.get("method", "RK45")
         tolerances = {k: v for k, v in self.options.items() if k in ("rtol", "max_step")}
@@ -397,18 +413,10 @@ def solve_ivp_frule(dargs: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[
     with the inputs (see the module's docstring)."""
     ivp = _IvpCall(args, kwargs)
     result = integrate.solve_ivp(*args, **kwargs)
-    dots = dict(zip(SOLVE_IVP_PARAMETERS, _dots(dargs, len(SOLVE_IVP_PARAMETERS)), strict=True))
-    arg_dots = list(elements_of(dots["args"], len(ivp.ode_args)))
-    span_dot = flat_cotangent(ivp.t_span, dots["t_span"])
-    y0_dot = flat_cotangent(ivp.y0, dots["y0"])
     times = np.asarray(result.t, dtype=float)
-    if ivp.t_eval is None:
-        times_dot = np.zeros(len(times))
-        times_dot[[0, -1]] = span_dot if len(times) > 1 else span_dot[:1]
-    else:
-        times_dot = flat_cotangent(ivp.t_eval, dots["t_eval"])
+    func_dot, arg_dots, span_dot, y0_dot, times_dot = ivp.tangents(dargs, times)
     if (not np.any(y0_dot) and not np.any(span_dot) and not np.any(times_dot)
-            and all(isinstance(d, AbstractZero) for d in (dots["fun"], *arg_dots))):  # fmt: skip
+            and all(isinstance(d, AbstractZero) for d in (func_dot, *arg_dots))):  # fmt: skip
         return result, ZeroTangent()
     problem = ivp.problem()
     y0 = np.ravel(np.asarray(ivp.y0, dtype=float))
@@ -416,7 +424,7 @@ def solve_ivp_frule(dargs: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[
     starts = len(times) and times[0] == ivp.t0
     later = slice(1 if starts else 0, None)
     tangents = _tangent(problem, y0, y0_dot, ivp.t0, float(span_dot[0]), times[later],
-                        times_dot[later], ys[later], dots["fun"], arg_dots)  # fmt: skip
+                        times_dot[later], ys[later], func_dot, arg_dots)  # fmt: skip
     if starts:  # the output at t0 is y0 itself
         tangents = np.concatenate([y0_dot[None, :], tangents])
     tangents[ivp.interior(len(times))] = np.nan

@@ -263,17 +263,9 @@ def solve_ivp_frule_rrule(dargs: tuple[Any, ...], *args: Any,
     steps (no `t_eval`) is refused, as at first order."""
     result = solve_ivp_frule(dargs, *args, **kwargs)
     ivp = _IvpCall(args, kwargs)
-    dots = dict(zip(SOLVE_IVP_PARAMETERS, _dots(dargs, len(SOLVE_IVP_PARAMETERS)), strict=True))
-    arg_dots = list(elements_of(dots["args"], len(ivp.ode_args)))
-    span_dot = flat_cotangent(ivp.t_span, dots["t_span"])
-    y0_dot = flat_cotangent(ivp.y0, dots["y0"])
     solution = result[0]
     times = np.asarray(solution.t, dtype=float)
-    if ivp.t_eval is None:
-        times_dot = np.zeros(len(times))
-        times_dot[[0, -1]] = span_dot if len(times) > 1 else span_dot[:1]
-    else:
-        times_dot = flat_cotangent(ivp.t_eval, dots["t_eval"])
+    func_dot, arg_dots, span_dot, y0_dot, times_dot = ivp.tangents(dargs, times)
     problem = ivp.problem()
     y0 = np.ravel(np.asarray(ivp.y0, dtype=float))
     ys = solution.y.T
@@ -291,7 +283,7 @@ def solve_ivp_frule_rrule(dargs: tuple[Any, ...], *args: Any,
         if np.any(own_t_dot_bar[interior]):
             raise _moving_times("the times' tangent")
         found = _tangent_adjoint(problem, y0, y0_dot, ivp.t0, float(span_dot[0]), times[later],
-                                 times_dot[later], ys[later], dots["fun"], arg_dots,
+                                 times_dot[later], ys[later], func_dot, arg_dots,
                                  dots_bar[later])  # fmt: skip
         ys_bar[later] += found.ys
         times_extra = np.zeros(len(times))
