@@ -112,6 +112,7 @@ class Plan:
     elementwise: bool = False
     passes_uniform: set[str] = field(default_factory=set)  # operands a uniform seed reaches
     uniform_text: str | None = None  # a reduction's: its operand's uniform cotangent
+    primal: Any = None  # the function the statement calls
 
     def uniform_reads(self, target: str) -> None:
         """The target's cotangent may be uniform: stretched operands need the result."""
@@ -188,7 +189,7 @@ def adjoint_of(
     uniform_text = primitive.inline.uniform if known[0][1] > 0 and not options else None
     reduction = primal if uniform_text is not None else None
     plan = Plan({}, texts, operands, stretched, primitive.inline.functions, reduction,
-                elementwise, uniform_text=uniform_text)  # fmt: skip
+                elementwise, uniform_text=uniform_text, primal=primal)  # fmt: skip
     roles = (("a", operands[0], known[0]), ("b", operands[-1], known[-1]))
     for position, text in enumerate(texts):
         operand = operands[position]

@@ -37,6 +37,8 @@ from srcad.passes.transforms.cotangents import Cotangents
 from srcad.projection import add_at, add_at_repeated, scatter, scatter_add
 from srcad.syntax import ADD, STORE, load, make, store
 
+_JUMPS = (gast.Break, gast.Continue, gast.Return)
+
 
 class InlinedDerivatives:
     """Inline the planned derivatives of one function as ReverseAD emits its rule.
@@ -94,6 +96,15 @@ class InlinedDerivatives:
         self.inlined: dict[gast.stmt, tuple[dict[str, gast.expr], Plan | None]] = {}
         # Per name, the copies made of it before a statement: (the statement's position, copy).
         self.copies: dict[str, list[tuple[int, str]]] = {}
+        self.copy_statements: dict[str, gast.stmt] = {}  # each copy's, by its name
+        # The calls the primal makes that a derivative's template makes again (`cos(E)` in
+        # `sin(E)`'s), each keyed by `(id(function), the name its argument is read by)`:
+        # those of inlined statements (position, key, target), the templates' wanting one
+        # (position, statement, key), and per statement the names its pullback reads
+        # such values by instead of calling the function (see `_share_calls`).
+        self.calls: list[tuple[int, tuple[int, str], str]] = []
+        self.wanted: list[tuple[int, gast.stmt, tuple[int, str]]] = []
+        self.reused: dict[gast.stmt, dict[tuple[int, str], str]] = {}
 
     def forward(self, statement: gast.Assign) -> list[gast.stmt] | None:
         """The statement itself, keeping the values its inlined derivative reads; None
@@ -139,8 +150,81 @@ class InlinedDerivatives:
             saved[role] = load(kept)
         if write is None:
             saved["index"] = statement.value.slice
+        else:
+            self._share_calls(statement, write, saved, before, after)
         self.inlined[statement] = (saved, write)
         return [*before, statement, *after]
+
+    def _share_calls(self, statement: gast.Assign, plan: Plan, saved: dict[str, gast.expr],
+                     before: list[gast.stmt], after: list[gast.stmt]) -> None:  # fmt: skip
+        """Where the derivative of one statement calls a function of a float that another
+        statement of the primal calls on the same value (`sin_E = math.sin(E)` and `cos_E =
+        math.cos(E)`, whose derivatives are `cos(E)` and `-sin(E)`), its pullback reads the
+        primal's value of the call instead of calling the function again: the same pure
+        function of the same float, so the same float.
+
+        The two statements are in one block (the same loop around, the same branch of
+        every `if`), so they run in the same passes through it. The argument is read by
+        the same name, which holds the same value at both (`_saved`: a copy made once
+        before them, a name kept on the tape that nothing binds after them in the loop,
+        or one assigned once outside loops). Where the value is computed first, nothing
+        binds its name between; where it is computed after the derivative's statement, no
+        `break`, `continue` or `return` comes between, so every pass through the one runs
+        the other, and the value is kept after it is computed (`_saved`)."""
+        kinds = self.kinds
+        assert kinds is not None
+        k = self.index.position(statement)
+        target = statement.targets[0]
+        assert isinstance(target, gast.Name)
+        arguments = [
+            saved[role].id
+            for role, name in plan.reads.items()
+            if role != "y" and is_real_scalar(kinds.of(load(name)))
+        ]
+        for function in plan.functions.values():
+            for argument in arguments:
+                key = (id(function), argument)
+                earlier = next((c for c in reversed(self.calls) if c[1] == key), None)
+                if earlier is not None and self._shared(earlier[0], k, earlier[2]):
+                    value = self._saved(earlier[2], statement, False, before)
+                    self.reused.setdefault(statement, {})[key] = value
+                else:
+                    self.wanted.append((k, statement, key))
+        value = statement.value
+        if not (
+            isinstance(value, gast.Call)
+            and plan.primal is not None
+            and len(value.args) == 1
+            and isinstance(value.args[0], gast.Name)
+            and not value.keywords
+            and "a" in saved
+            and is_real_scalar(kinds.of(target))
+        ):
+            return
+        key = (id(plan.primal), saved["a"].id)
+        self.calls.append((k, key, target.id))
+        waiting = [w for w in self.wanted if w[2] == key and self._shared(w[0], k, None)]
+        if waiting:
+            kept = self._saved(target.id, statement, True, after)
+            for _, reader, _ in waiting:
+                self.reused.setdefault(reader, {})[key] = kept
+            self.wanted = [w for w in self.wanted if w not in waiting]
+
+    def _shared(self, first: int, second: int, bound: str | None) -> bool:
+        """Whether the statements at positions `first` < `second` run in the same passes
+        through one block: every pass that runs the second ran the first, and (`bound`
+        None) every pass that runs the first runs the second, no jump between; or (a
+        name) nothing binds `bound` between them."""
+        index = self.index
+        one, other = index.statements[first], index.statements[second]
+        if index.loop_around[id(one)] is not index.loop_around[id(other)]:
+            return False
+        if index.branches[first] != index.branches[second]:
+            return False
+        if bound is not None:
+            return not any(first < d < second for d, _ in index.definitions.get(bound, []))
+        between = index.statements[first + 1 : second]
+        return not any(isinstance(s, _JUMPS) for s in between)
 
     def _entry(self, statement: gast.Assign, value: gast.Subscript) -> bool:
         """Whether `statement` reads an item (a float, a float array, or a structure of
@@ -200,11 +284,17 @@ class InlinedDerivatives:
                 return earlier
         copy = self.ctx.namer.fresh(name)
         out.append(_assign(copy, name))
+        self.copy_statements[copy] = out[-1]
         if loop is not None:
             self.keep_once(copy)
         if not is_result:
             self.copies.setdefault(name, []).append((k, copy))
         return copy
+
+    def copied(self, names: list[str]) -> list[gast.stmt]:
+        """The statements making the copies among `names` (a loop's values that no
+        reverse reads, `tape.trim_records`: the copies have no other reader)."""
+        return [self.copy_statements[n] for n in names if n in self.copy_statements]
 
     def _copy_before(self, name: str, k: int) -> str | None:
         """A copy of `name` made before an earlier statement of the same block (the same
@@ -278,7 +368,10 @@ class InlinedDerivatives:
         uniform = statement in self.uniform.reductions or (
             target in self.uniform.names and write.elementwise
         )
+        reused = self.reused.get(statement, {})
         for name, cotangent in write.write(names, self.bind, uniform):
+            if reused:
+                cotangent = self._calls_reused(cotangent, reused, write)
             previous = totals.get(name)
             totals[name] = (
                 cotangent
@@ -294,6 +387,39 @@ class InlinedDerivatives:
                 continue
             cotangents.accumulate(name, cotangent, code)
         return code + cotangents.restart([target], statement)
+
+    def _calls_reused(self, node: gast.expr, reused: dict[tuple[int, str], str],
+                      plan: Plan) -> gast.expr:  # fmt: skip
+        """`node` with each call `f(a)` of one of the template's functions that the primal
+        also made on the same value (`reused`, see `_share_calls`) read by the name that
+        holds the primal's value."""
+        runtime = self.ctx.output.runtime
+        named = ((runtime.name_of(f), f) for f in plan.functions.values())
+        functions = {name: id(f) for name, f in named if name is not None}
+        rewritten: gast.expr = _CallsReused(functions, reused).visit(node)
+        return rewritten
+
+
+class _CallsReused(syntax.Rewriter):
+    """A call `f(a)` of one of `functions` (by the name emitted code calls it by) of a
+    name, whose value `reused` names, read by that name."""
+
+    def __init__(self, functions: dict[str, int], reused: dict[tuple[int, str], str]) -> None:
+        self.functions, self.reused = functions, reused
+
+    def visit_Call(self, node: gast.Call) -> gast.expr:  # noqa: N802
+        self.generic_visit(node)
+        if (
+            isinstance(node.func, gast.Name)
+            and node.func.id in self.functions
+            and len(node.args) == 1
+            and isinstance(node.args[0], gast.Name)
+            and not node.keywords
+        ):
+            found = self.reused.get((self.functions[node.func.id], node.args[0].id))
+            if found is not None:
+                return load(found)
+        return node
 
 
 def _plain(structure: Structure) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 
 import gast
 
+from srcad import syntax
 from srcad.passes.rule_calls import assign, call, constant, names_tuple
 from srcad.syntax import LOAD, STORE, load, make, store
 
@@ -48,6 +49,7 @@ class Loop:
     items_pullback: str | None = None
     outermost: bool = True  # in no other loop (so its pullback is written once)
     trimmed: bool = False  # whether `trim_records` left records off its tape
+    unread: list[str] = field(default_factory=list)  # values `trim_records` left off records
 
 
 def record_target(names: list[str], restored: set[gast.expr]) -> gast.expr:
@@ -78,15 +80,35 @@ def trim_records(loop: Loop, codes: dict[int, list[gast.stmt]]) -> list[gast.Exp
     """Keep on the tape only what the pullback needs to tell iterations apart; the
     appends the forward sweep no longer makes:
 
-    - exits that keep nothing and whose reverse (`codes`, by exit) does nothing (a
-      `while` loop's last test, say) record nothing: they go from `codes`, and their
-      appends are returned;
+    - a value no exit's reverse (`codes`, by exit) reads is not kept (the derivatives
+      that read it were written otherwise: `cos(E)` read from the primal's `cos_E`);
+    - exits that keep nothing and whose reverse does nothing (a `while` loop's last
+      test, say) record nothing: they go from `codes`, and their appends are returned;
     - exits keeping the same names with the same reverse share one exit id;
     - where one id is left, records lose it: they are the values kept.
 
     Only for a loop whose records one pullback reads, once, and by position in none."""
     assert not loop.trimmed, "a trimmed tape read twice"
     loop.trimmed = True
+    read = {
+        node.id
+        for code in codes.values()
+        for statement in code
+        for node in syntax.walk(statement)
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)
+    }
+    for number, exit_ in enumerate(loop.exits):
+        if all(name in read for name in exit_.names):
+            continue
+        loop.unread += [name for name in exit_.names if name not in read]
+        exit_.names = [name for name in exit_.names if name in read]
+        assert exit_.append is not None and isinstance(exit_.append.value, gast.Call)
+        elements: list[gast.expr] = [load(n) for n in exit_.names]
+        if loop.exit_count > 1:
+            elements.insert(0, constant(number))
+        single = len(elements) == 1 and loop.exit_count == 1
+        record = elements[0] if single else make(gast.Tuple, elts=elements, ctx=LOAD)
+        exit_.append.value.args = [record]
     unrecorded: list[gast.Expr] = []
     members: dict[int, list[Exit]] = {}  # by the exit whose id their records carry
     for number, exit_ in enumerate(loop.exits):
