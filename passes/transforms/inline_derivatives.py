@@ -25,7 +25,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import Structure, is_real, is_real_scalar
+from srcad.kinds import Kind, Structure, is_numeric, is_real, is_real_scalar
 from srcad.passes.analyses.inline_plans import Plans
 from srcad.passes.analyses.statement_index import StatementIndex
 from srcad.passes.analyses.uniform_cotangents import Uniform
@@ -34,10 +34,12 @@ from srcad.passes.inlining import Plan, index_adjoint, repeated_index_adjoint
 from srcad.passes.normal_form import constant_int
 from srcad.passes.rule_calls import call
 from srcad.passes.transforms.cotangents import Cotangents
+from srcad.passes.transforms.tape import Recipe
 from srcad.projection import add_at, add_at_repeated, scatter, scatter_add
 from srcad.syntax import ADD, STORE, load, make, store
 
 _JUMPS = (gast.Break, gast.Continue, gast.Return)
+_RECOMPUTED = (gast.Add, gast.Sub, gast.Mult, gast.Div)  # operators a pullback may run again
 
 
 class InlinedDerivatives:
@@ -105,6 +107,7 @@ class InlinedDerivatives:
         self.calls: list[tuple[int, tuple[int, str], str]] = []
         self.wanted: list[tuple[int, gast.stmt, tuple[int, str]]] = []
         self.reused: dict[gast.stmt, dict[tuple[int, str], str]] = {}
+        self.recipes: dict[str, Recipe] = {}  # see `_recipe`
 
     def forward(self, statement: gast.Assign) -> list[gast.stmt] | None:
         """The statement itself, keeping the values its inlined derivative reads; None
@@ -152,6 +155,7 @@ class InlinedDerivatives:
             saved["index"] = statement.value.slice
         else:
             self._share_calls(statement, write, saved, before, after)
+            self._recipe(statement, saved)
         self.inlined[statement] = (saved, write)
         return [*before, statement, *after]
 
@@ -209,6 +213,49 @@ class InlinedDerivatives:
             for _, reader, _ in waiting:
                 self.reused.setdefault(reader, {})[key] = kept
             self.wanted = [w for w in self.wanted if w not in waiting]
+
+    def _recipe(self, statement: gast.Assign, saved: dict[str, gast.expr]) -> None:
+        """Where the statement is arithmetic on numbers in a loop, `t = a / x`, which runs
+        in every pass through the loop's body (not in a branch, nor in a loop inside) and
+        is the only one assigning `t`, the expression that computes `t`'s value again
+        from the names the pullback reads the operands by (`a / x_2`), with those names
+        it reads that a pass through the loop may change (`x_2`): its pullback may compute
+        `t` again rather than keep it on the tape (`tape.trim_records`). An operand read
+        by no such name must be a constant, or a name assigned once outside loops."""
+        index, kinds = self.index, self.kinds
+        assert kinds is not None and isinstance(statement.targets[0], gast.Name)
+        value, target = statement.value, statement.targets[0].id
+        loop = index.loop_around[id(statement)]
+        k = index.position(statement)
+        if (
+            loop is None
+            or not isinstance(value, gast.BinOp)
+            or not isinstance(value.op, _RECOMPUTED)
+            or index.definitions.get(target) != [(k, loop)]
+            or index.branches[k] != index.branches[index.position(loop)]
+            or not is_real_scalar(kinds.of(statement.targets[0]))
+        ):
+            return
+        operands: list[gast.expr] = []
+        read: list[str] = []
+        for role, operand in (("a", value.left), ("b", value.right)):
+            if isinstance(operand, gast.Constant):
+                operands.append(syntax.copy_tree(operand))
+                continue
+            if not isinstance(operand, gast.Name) or not _number(kinds.of(operand)):
+                return
+            kept = saved.get(role)
+            if kept is not None:
+                assert isinstance(kept, gast.Name)
+                read.append(kept.id)
+                operands.append(load(kept.id))
+                continue
+            definitions = index.definitions.get(operand.id, [])
+            if len(definitions) != 1 or definitions[0][1] is not None:
+                return
+            operands.append(load(operand.id))
+        expression = make(gast.BinOp, left=operands[0], op=make(type(value.op)), right=operands[1])
+        self.recipes[target] = (expression, read)
 
     def _shared(self, first: int, second: int, bound: str | None) -> bool:
         """Whether the statements at positions `first` < `second` run in the same passes
@@ -420,6 +467,11 @@ class _CallsReused(syntax.Rewriter):
             if found is not None:
                 return load(found)
         return node
+
+
+def _number(kind: Kind | None) -> bool:
+    """Whether values of this kind are real floats or ints of no dimensions."""
+    return kind is not None and kind[1] == 0 and is_numeric(kind)
 
 
 def _plain(structure: Structure) -> bool:

@@ -568,7 +568,8 @@ class ReverseAD(RuleCalls, Transform):
                 and loop.outermost
                 and len(self.deferred) == 1
             ):
-                unrecorded = [*trim_records(loop, codes), *self.inline.copied(loop.unread)]
+                trimmed = trim_records(loop, codes, self.inline.recipes)
+                unrecorded = [*trimmed, *self.inline.copied(loop.unread)]
                 self.unrecorded.update(map(id, unrecorded))
                 if not codes:  # no iteration's reverse does anything
                     return out

@@ -172,12 +172,110 @@ def while_else(x, a):
     return x
 
 
+def zip_products(xs, ws):
+    s = 0.5
+    for x, w in zip(xs, ws):
+        t = x * s
+        s = s + w * t * t
+    return s
+
+
 def over_arrays(xs, ws):
     t = 0.3
     for x, w in zip(xs, ws):
         u = x * t + w
         t = t + math.sin(u) * math.cos(u)
     return t
+
+
+# A value computed again by the pullback from the one value a record keeps (`a / x_2`).
+
+
+def newton_for(x, a):
+    for _ in range(5):
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def newton_break(x, a):
+    while True:
+        t = a / x
+        if abs(t - x) < 1e-10:
+            break
+        x = 0.5 * (x + t)
+    return x
+
+
+def rebound_twice(x, a):
+    for _ in range(3):
+        t = a / x
+        x = x + t
+        t = t * x
+        x = x - 0.1 * t
+    return x
+
+
+def operand_rebound(x, a):
+    y = a
+    for _ in range(3):
+        t = a / x
+        x = x * 1.1
+        y = y + t * x
+    return y
+
+
+def varying_numerator(x, a):
+    c = a
+    for _ in range(3):
+        t = c / x
+        x = x + t
+        c = c * 1.2
+    return x
+
+
+def invariant_local(x, a):
+    c = a * 2.0
+    for _ in range(4):
+        x = x + 0.25 * (c / x - x)
+    return x
+
+
+def in_a_branch(x, a):
+    t = a
+    for k in range(4):
+        if k % 2 == 0:
+            t = a / x
+        x = x + 0.5 * t * x
+    return x
+
+
+def nested_newton(x, a):
+    for _ in range(2):
+        for _ in range(3):
+            x = 0.5 * (x + a / x)
+        x = x * a
+    return x
+
+
+def shadowing(x, a):
+    y = x
+    for _ in range(3):
+        x = a / y
+        y = 0.5 * (y + x)
+        x = x * y
+    return x + y
+
+
+def newton_while_else(x, a):
+    n = 0
+    while n < 6:
+        x = 0.5 * (x + a / x)
+        if x < 0.0:
+            break
+        n += 1
+    else:
+        x = x * 1.5
+    return x
 
 
 SCALAR = [
@@ -196,6 +294,16 @@ SCALAR = [
     branches_reading_one_value,
     nested_loops,
     while_else,
+    newton_for,
+    newton_break,
+    rebound_twice,
+    operand_rebound,
+    invariant_local,
+    varying_numerator,
+    in_a_branch,
+    nested_newton,
+    shadowing,
+    newton_while_else,
 ]
 
 
@@ -221,9 +329,10 @@ def test_shared_calls_against_differences(f: Any, args: tuple[float, float]) -> 
     check(f, args)
 
 
-def test_over_arrays_against_differences() -> None:
+@pytest.mark.parametrize("f", [over_arrays, zip_products], ids=lambda f: f.__name__)
+def test_over_arrays_against_differences(f: Any) -> None:
     rng = np.random.default_rng(3)
-    check(over_arrays, (rng.standard_normal(5), rng.standard_normal(5)))
+    check(f, (0.3 * rng.standard_normal(5), 0.3 * rng.standard_normal(5)))
 
 
 def test_break_between_breaks() -> None:
@@ -260,3 +369,13 @@ def test_a_loop_reverse_reads_the_calls_the_primal_made(f: Any) -> None:
 def test_straight_line_reads_the_calls_the_primal_made() -> None:
     text = _code(straight_line, (0.4, 0.3))
     assert text.count("sin(") == 1 and text.count("cos(") == 1, text
+
+
+@pytest.mark.parametrize(
+    ("f", "record"),
+    [(newton_for, "x_2"), (invariant_local, "x_2"), (newton_break, "x_2")],
+    ids=lambda v: getattr(v, "__name__", v),
+)
+def test_records_keep_one_value_the_others_computed_again(f: Any, record: str) -> None:
+    text = _code(f, (0.4, 0.3))
+    assert f".append({record})" in text and f"for {record} in reversed(" in text, text
