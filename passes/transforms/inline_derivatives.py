@@ -32,7 +32,7 @@ from srcad.passes.analyses.uniform_cotangents import Uniform
 from srcad.passes.base import Context
 from srcad.passes.inlining import Plan, index_adjoint, repeated_index_adjoint
 from srcad.passes.normal_form import constant_int
-from srcad.passes.rule_calls import call
+from srcad.passes.rule_calls import call, constant
 from srcad.passes.transforms.cotangents import Cotangents
 from srcad.passes.transforms.tape import Recipe
 from srcad.projection import add_at, add_at_repeated, scatter, scatter_add
@@ -420,11 +420,14 @@ class InlinedDerivatives:
             if reused:
                 cotangent = self._calls_reused(cotangent, reused, write)
             previous = totals.get(name)
-            totals[name] = (
-                cotangent
-                if previous is None
-                else make(gast.BinOp, left=previous, op=ADD, right=cotangent)
-            )
+            if previous is None:
+                totals[name] = cotangent
+            elif _same_product(previous, cotangent):  # `x * x`'s: `2 * (y_bar * x)`
+                totals[name] = make(
+                    gast.BinOp, left=constant(2), op=make(gast.Mult), right=previous
+                )
+            else:
+                totals[name] = make(gast.BinOp, left=previous, op=ADD, right=cotangent)
         # The result's own name last: its cotangent is the seed the others read.
         last = [target] if target in totals else []
         for name in [*(n for n in totals if n != target), *last]:
@@ -467,6 +470,19 @@ class _CallsReused(syntax.Rewriter):
             if found is not None:
                 return load(found)
         return node
+
+
+def _same_product(one: gast.expr, other: gast.expr) -> bool:
+    """Whether two cotangents are the same product, its factors in either order (those
+    of `x * x`'s operands): their sum is twice either, exactly (a product of floats
+    does not depend on the order of its factors, and doubling is exact)."""
+    if not all(isinstance(p, gast.BinOp) and isinstance(p.op, gast.Mult) for p in (one, other)):
+        return False
+    assert isinstance(one, gast.BinOp) and isinstance(other, gast.BinOp)
+    left, right = gast.dump(one.left), gast.dump(one.right)
+    return {left, right} == {gast.dump(other.left), gast.dump(other.right)} and (
+        left == gast.dump(other.right) or left == gast.dump(other.left)
+    )
 
 
 def _number(kind: Kind | None) -> bool:

@@ -278,6 +278,12 @@ def newton_while_else(x, a):
     return x
 
 
+def squares(x, a):
+    for _ in range(4):
+        x = a * x - 0.1 * (x * x)
+    return x * x
+
+
 SCALAR = [
     kepler,
     cos_first,
@@ -304,6 +310,7 @@ SCALAR = [
     nested_newton,
     shadowing,
     newton_while_else,
+    squares,
 ]
 
 
@@ -379,3 +386,10 @@ def test_straight_line_reads_the_calls_the_primal_made() -> None:
 def test_records_keep_one_value_the_others_computed_again(f: Any, record: str) -> None:
     text = _code(f, (0.4, 0.3))
     assert f".append({record})" in text and f"for {record} in reversed(" in text, text
+
+
+def test_a_square_adds_twice_one_product() -> None:
+    """`x * x` passes `x` twice the one product of its cotangent and `x`: exactly the sum
+    of the two (in a loop and outside one)."""
+    text = _code(squares, (0.4, 0.3))
+    assert text.count("2 * ") == 2, text
