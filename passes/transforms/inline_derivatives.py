@@ -319,6 +319,8 @@ class InlinedDerivatives:
         loop = index.loop_around[id(statement)]
         if len(definitions) == 1 and definitions[0][1] is None:
             return name  # assigned once, outside loops: the closure reads it as it is
+        if self._invariant(name):
+            return name  # the same value in every pass through its loop, and after it
         k = index.position(statement)
         if loop is not None:
             start, end = index.span(loop)
@@ -337,6 +339,26 @@ class InlinedDerivatives:
         if not is_result:
             self.copies.setdefault(name, []).append((k, copy))
         return copy
+
+    def _invariant(self, name: str) -> bool:
+        """Whether `name` is a float assigned once, in a loop, by arithmetic on constants
+        and names assigned once outside loops (`g / l`): each pass through the loop gives
+        it the same value, which it still holds when the pullback runs (no tape needed)."""
+        definitions = self.index.definitions.get(name, [])
+        if len(definitions) != 1 or definitions[0][1] is None:
+            return False
+        (statement,) = self.index.defining[name]
+        assert self.kinds is not None
+        if not isinstance(statement, gast.Assign) or not is_real_scalar(self.kinds.of(load(name))):
+            return False
+        for node in syntax.walk(statement.value):
+            if isinstance(node, gast.Name):
+                found = self.index.definitions.get(node.id, [])
+                if len(found) != 1 or found[0][1] is not None:
+                    return False
+            elif not isinstance(node, gast.BinOp | gast.UnaryOp | gast.Constant):
+                return False
+        return True
 
     def copied(self, names: list[str]) -> list[gast.stmt]:
         """The statements making the copies among `names` (a loop's values that no

@@ -284,6 +284,45 @@ def squares(x, a):
     return x * x
 
 
+# A value each pass through the loop computes the same, read after the loop, not taped.
+
+
+def invariant_in_loop(x, a):
+    g = 2.0
+    length = 1.5
+    for _ in range(4):
+        x = x - 0.1 * (g / length * math.sin(x) + a * x)
+    return x
+
+
+def invariant_of_parameter(x, a):
+    for _ in range(3):
+        x = x * (a / 3.0) + x
+    return x
+
+
+def rebound_after_the_loop(x, a):
+    g = a
+    for _ in range(3):
+        x = x + 0.1 * (g / 1.5) * x
+    g = g * 2.0
+    return x * g
+
+
+def no_iterations(x, a):
+    for _ in range(0):
+        x = x * (a / 2.0)
+    return x * a
+
+
+def invariant_in_nested_loops(x, a):
+    for _ in range(2):
+        for _ in range(2):
+            x = x * (a * 0.5) + 0.1
+        x = x + a
+    return x
+
+
 SCALAR = [
     kepler,
     cos_first,
@@ -311,6 +350,11 @@ SCALAR = [
     shadowing,
     newton_while_else,
     squares,
+    invariant_in_loop,
+    invariant_of_parameter,
+    rebound_after_the_loop,
+    no_iterations,
+    invariant_in_nested_loops,
 ]
 
 
@@ -393,3 +437,9 @@ def test_a_square_adds_twice_one_product() -> None:
     of the two (in a loop and outside one)."""
     text = _code(squares, (0.4, 0.3))
     assert text.count("2 * ") == 2, text
+
+
+@pytest.mark.parametrize("f", [invariant_in_loop, invariant_of_parameter], ids=lambda f: f.__name__)
+def test_a_value_the_same_in_every_pass_is_not_taped(f: Any) -> None:
+    text = _code(f, (0.4, 0.3))
+    assert ".append(x_2)" in text, text
