@@ -501,10 +501,8 @@ def _same_product(one: gast.expr, other: gast.expr) -> bool:
     if not all(isinstance(p, gast.BinOp) and isinstance(p.op, gast.Mult) for p in (one, other)):
         return False
     assert isinstance(one, gast.BinOp) and isinstance(other, gast.BinOp)
-    left, right = gast.dump(one.left), gast.dump(one.right)
-    return {left, right} == {gast.dump(other.left), gast.dump(other.right)} and (
-        left == gast.dump(other.right) or left == gast.dump(other.left)
-    )
+    factors = sorted([gast.dump(one.left), gast.dump(one.right)])
+    return factors == sorted([gast.dump(other.left), gast.dump(other.right)])
 
 
 def _number(kind: Kind | None) -> bool:
