@@ -16,9 +16,11 @@ from srcad.kinds import (
     PYTHON_FLOAT,
     PYTHON_INT,
     RANGE,
+    ZERO_D,
     Kind,
     Signature,
     Structure,
+    as_scalars,
     is_int_scalar,
     is_integer,
     is_list,
@@ -459,6 +461,8 @@ class ValueKinds(Analysis["ValueKinds"]):
         """The kind of what a function srcad compiles from source returns for arguments
         of these kinds (`Services.result_kind`), which this rule then relies on: the
         callee's guards join its own. None where no argument's kind is known."""
+        # (A callee is compiled for argument kinds, never for a 0-d array's.)
+        arguments = tuple(None if kind == ZERO_D else kind for kind in arguments)
         if all(kind is None for kind in arguments):
             return None
         key = (callee, arguments)
@@ -609,7 +613,7 @@ def result_kind(registry: Registry, function: Any, args: list[Kind | None],
     primitive = registry.primitive(function)
     if primitive is None or primitive.result is None:
         return None
-    return primitive.result.given(args, options or {})
+    return primitive.result.given(as_scalars(function, args), options or {})
 
 
 def constant_options(keywords: list[gast.keyword]) -> dict[str, Any] | None:
