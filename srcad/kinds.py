@@ -11,12 +11,9 @@ because NumPy 2 promotes Python numbers weakly (NEP 50): `float32 array * 2.0` a
 `float32 array * i` are float32 arrays, `float32 array * np.float64(2.0)` a float64 one, so
 the kind of a result follows the dtype class of its operands (`srcad.dtypes.promoted`,
 NumPy's own rules).
-One more only code gives: `("f0", 0)` (`ZERO_D`), a float64 number that may be a 0-d
-float64 array (`np.array(0.0)`; then `acc = acc + x[i]`, which is a NumPy float64): not an
-immutable number (`acc[()] = v` changes it), so it is not `is_real` nor `is_numeric`, and
-what reads kinds gives it nothing but where it says so: a Python operator, a NumPy ufunc, a
-`math` function or `float` gives for it what it gives for a float64 (NumPy's ufuncs give a
-0-d array's result as a scalar: `as_scalars`), and so do their inline derivatives.
+One more only code gives: `("f0", 0)` (`ZERO_D`), a float64 that may be a 0-d array
+(`np.array(0.0)`, then `acc = acc + x[i]`): no immutable number, neither `is_real` nor
+`is_numeric`; only the operations that take it as a float64 read it as one (`as_scalars`).
 Everything else (complex numbers, float16, bools, 0-d arrays as arguments, objects) has no kind,
 written `None`: code touching it calls the general rules, which handle any type (complex
 values above all: the inline derivatives are written for real numbers, without `conj`).
@@ -32,8 +29,6 @@ an array's length never causes a recompilation.
 
 from __future__ import annotations
 
-import builtins
-import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -57,7 +52,7 @@ RANGE: Kind = ("range", 0)  # what `range(...)` gives: iterating it gives ints
 FLOATS: Kind = ("floats", 1)
 # `[]`; a list of numbers of kind `(code, 0)` is `("[code]", 1)` (`list_of`).
 # A float64 number that may be a 0-d float64 array (module docstring; `as_scalars`).
-ZERO_D: Kind = ("f0", 0)
+ZERO_D: Kind = (dtypes.FLOAT64_OR_0D, 0)
 EMPTY_LIST: Kind = ("[]", 1)
 
 _SCALARS: dict[type, Kind] = {float: FLOAT, np.float64: FLOAT, int: INT, np.float32: ("f4", 0)}
@@ -229,31 +224,14 @@ def is_float(kind: Kind | None) -> bool:
     return kind == ZERO_D or is_real(kind)
 
 
-# The primitives that take a 0-d float64 array as they take a NumPy float64 and give the same
-# (a NumPy scalar, never a 0-d array: NumPy's ufuncs unwrap one), beside NumPy's ufuncs and
-# the `math` module's functions (which read a float from it). Not `min`, `max`, nor what
-# returns an argument or a view of it (`np.asarray`, `np.real`, `x[...]`).
-_SCALAR_OPERATIONS = frozenset(
-    [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
-     operator.mod, operator.pow, operator.neg, operator.pos, builtins.abs, float]
-)  # fmt: skip
-
-
 def as_scalars(function: Any, args: Sequence[Kind | None]) -> Sequence[Kind | None]:
     """The kinds of `function`'s arguments as its result kind and inline derivative read
     them: a `ZERO_D` one as a float64 (`FLOAT`) where `function` gives for a 0-d array what
-    it gives for a NumPy float64 (`_SCALAR_OPERATIONS`, a ufunc, a `math` function); as it
-    is (none of them takes it) elsewhere. `tests/srcad/test_dtypes.py` checks it against
-    what each primitive returns for 0-d arrays."""
-    if ZERO_D not in args:
+    it gives for a NumPy float64 (`dtypes.unwraps_0d`); else as they are (`tests/srcad/
+    test_dtypes.py` checks it against what each primitive returns for 0-d arrays)."""
+    if ZERO_D not in args or not dtypes.unwraps_0d(function):
         return args
-    try:
-        scalar = function in _SCALAR_OPERATIONS
-    except TypeError:  # (unhashable)
-        scalar = False
-    scalar = scalar or isinstance(function, np.ufunc)
-    scalar = scalar or getattr(function, "__module__", None) == "math"
-    return [FLOAT if arg == ZERO_D else arg for arg in args] if scalar else args
+    return [FLOAT if arg == ZERO_D else arg for arg in args]
 
 
 _numeric = is_numeric
