@@ -51,8 +51,8 @@ RANGE: Kind = ("range", 0)  # what `range(...)` gives: iterating it gives ints
 # int, gives a float. Only constants read from outside the function have it (`constant_kind`).
 FLOATS: Kind = ("floats", 1)
 # `[]`; a list of numbers of kind `(code, 0)` is `("[code]", 1)` (`list_of`).
-# A float64 number that may be a 0-d float64 array (module docstring; `as_scalars`).
-ZERO_D: Kind = (dtypes.FLOAT64_OR_0D, 0)
+# A float64 that may be a 0-d array (module docstring; `as_scalars`); `()`, the shape of one.
+ZERO_D, EMPTY_TUPLE = (dtypes.FLOAT64_OR_0D, 0), ("()", 0)
 EMPTY_LIST: Kind = ("[]", 1)
 
 _SCALARS: dict[type, Kind] = {float: FLOAT, np.float64: FLOAT, int: INT, np.float32: ("f4", 0)}
@@ -219,8 +219,7 @@ def join(first: Kind | None, second: Kind | None) -> Kind | None:
 
 
 def is_float(kind: Kind | None) -> bool:
-    """Whether values of this kind are real floats or float arrays (`is_real`), or float64
-    numbers that may be 0-d arrays (`ZERO_D`): what has a cotangent, and a tangent."""
+    """Whether values of this kind are real floats or arrays (`is_real`), or `ZERO_D`."""
     return kind == ZERO_D or is_real(kind)
 
 

@@ -12,6 +12,7 @@ import gast
 from srcad import primitives, syntax
 from srcad.kinds import (
     EMPTY_LIST,
+    EMPTY_TUPLE,
     FLOATS,
     PYTHON_FLOAT,
     PYTHON_INT,
@@ -243,6 +244,8 @@ class ValueKinds(Analysis["ValueKinds"]):
             return PYTHON_INT if is_numeric(base) and base is not None and base[1] != 0 else None
         if isinstance(value, gast.List):
             return self._display(value)
+        if isinstance(value, gast.Tuple) and not value.elts:
+            return EMPTY_TUPLE  # (the shape `np.zeros(())` reads)
         if isinstance(value, gast.Call) and not value.keywords:
             arguments = [self.of(a) for a in value.args]
             callee = self.callee(value)
@@ -461,8 +464,8 @@ class ValueKinds(Analysis["ValueKinds"]):
         """The kind of what a function srcad compiles from source returns for arguments
         of these kinds (`Services.result_kind`), which this rule then relies on: the
         callee's guards join its own. None where no argument's kind is known."""
-        # (A callee is compiled for argument kinds, never for a 0-d array's.)
-        arguments = tuple(None if kind == ZERO_D else kind for kind in arguments)
+        # (A callee is compiled for argument kinds, never for a 0-d array's or `()`'s.)
+        arguments = tuple(None if kind in (ZERO_D, EMPTY_TUPLE) else kind for kind in arguments)
         if all(kind is None for kind in arguments):
             return None
         key = (callee, arguments)

@@ -17,6 +17,7 @@ import pytest
 
 from srcad import dtypes
 from srcad.kinds import (
+    EMPTY_TUPLE,
     FLOAT,
     INT,
     PYTHON_FLOAT,
@@ -189,3 +190,17 @@ def test_result_kind_with_options_is_what_numpy_returns(primitive):
             for value in members(kind):
                 result = primitive.function(value, **options)
                 assert belongs(result, predicted), (primitive.function, kind, options, result)
+
+
+def test_a_zero_dimensional_array_is_what_numpy_makes_of_a_float_or_of_the_shape_of_none():
+    """`ZERO_D` (a float64 that may be a 0-d array) where NumPy makes one: `np.array(x)` of
+    a float64 number, `np.zeros(())`; and the arithmetic on it is a float64 scalar."""
+    for function in (np.zeros, np.ones, np.empty):
+        predicted = REGISTRY.primitive(function).result([EMPTY_TUPLE])
+        assert predicted == ZERO_D and belongs(function(()), predicted)
+    assert REGISTRY.primitive(np.zeros).result([PYTHON_INT]) is None
+    for value in members(ZERO_D):
+        assert belongs(np.array(value), REGISTRY.primitive(np.array).result([ZERO_D]))
+    add = REGISTRY.primitive(__import__("operator").add)
+    assert add.result(as_scalars(add.function, [ZERO_D, PYTHON_FLOAT])) == FLOAT
+    assert add.result([ZERO_D, PYTHON_FLOAT]) is None  # (read as a float64 by `as_scalars` only)
