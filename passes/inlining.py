@@ -26,7 +26,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import PYTHON_INT, Kind, is_int_scalar, is_integer, is_real
+from srcad.kinds import PYTHON_INT, Kind, as_scalars, is_int_scalar, is_integer, is_real
 from srcad.passes.analyses.value_kinds import subscript
 from srcad.passes.normal_form import integral_exponent
 from srcad.projection import sum_to
@@ -164,7 +164,7 @@ def adjoint_of(
     derivative for these operands and constant keyword `options` (`axis=1`)."""
     if isinstance(value, gast.Subscript):
         return None  # indexing has its own inlining, into buffers: see `index_adjoint`
-    kinds = [kind_of(o) for o in operands]
+    kinds = list(as_scalars(primal, [kind_of(o) for o in operands]))
     if None in kinds or (getattr(value, "keywords", []) and not options):
         return None
     primitive = (REGISTRY if registry is None else registry).primitive(primal)
