@@ -8,6 +8,7 @@ structure sends the call to code compiled for it. Never a wrong number."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -60,6 +61,19 @@ def polynomial(x):  # (no `math` call: a complex or array item flows to the resu
     for c in COEFFICIENTS:
         p = p * x + c
     return p
+
+
+def ends(x):
+    total = 0.0
+    for _ in range(3):
+        total = total + COEFFICIENTS[0] * x * x + COEFFICIENTS[-1] * math.sin(x)
+    return total
+
+
+def unbound(x, flag):
+    if flag:
+        rate = RATES["decay"]
+    return rate * x
 
 
 def relax(x):
@@ -273,3 +287,31 @@ def test_a_dict_of_the_same_length_with_another_key(module: Any) -> None:
             call(0.4)
     module.RATES["drive"] = -0.5
     np.testing.assert_allclose(gradient(0.4), central(module.relax, 0.4), rtol=1e-6)
+
+
+def test_items_read_by_a_constant_key_are_read_on_entry(module: Any) -> None:
+    """`RATES["decay"]` in a loop is read once, on entry (`Constants`; the guard proved the
+    key is there), so the loop's tape keeps none of them; the numbers follow the container
+    as it is at each call."""
+    for name in ("relax", "ends"):
+        func = getattr(module, name)
+        text = COMPILER.compiled(func, None, Request.grad(signature((0.4,)))).source
+        loop = text[text.index("    for ") :]
+        assert not re.search(r"(RATES|COEFFICIENTS)_\d+\[", loop), text
+        assert ".append(y_2)" in loop or name == "ends", text
+        check(func, 0.4)
+    module.COEFFICIENTS[-1] = 2.5
+    module.RATES["decay"] = 0.4
+    for name in ("relax", "ends"):
+        func = getattr(module, name)
+        np.testing.assert_allclose(srcad.grad(func)(0.4), central(func, 0.4), rtol=1e-6)
+
+
+def test_an_item_read_into_a_variable_of_the_users_stays_where_it_is(module: Any) -> None:
+    """Where the function assigns an item to a name of its own, on one branch, the name is
+    left unbound on the other, as the function has it."""
+    gradient = srcad.grad(module.unbound)
+    assert gradient(0.4, True) == pytest.approx(module.RATES["decay"])
+    for call in (module.unbound, gradient):
+        with pytest.raises(UnboundLocalError):
+            call(0.4, False)
