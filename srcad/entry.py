@@ -26,13 +26,10 @@ floats, `srcad.grad(polynomial)` is:
                     return finish(y, cotangents, (x,), kwargs, True)
         return general(args, kwargs, x)
 
-The arguments the branches take are positional-only parameters, each defaulting to
-`UNGIVEN` (a call passes a leading run of them), so that a call builds no tuple of its
-arguments: branches for one and for two arguments test `x is not UNGIVEN and n is
-UNGIVEN` and `n is not UNGIVEN`. `general` gets those given, then `args`. The
-parameters' names are the function's where no name the entry reads (its namespace's, a
-builtin's) is taken; the defaults are the function object's, never fewer than its code's
-parameters (`_install`).
+The arguments are positional-only parameters defaulting to `UNGIVEN`, so a call builds
+no tuple of them: branches for one and two arguments test `x is not UNGIVEN and n is
+UNGIVEN` and `n is not UNGIVEN`. Their names are the function's where the entry reads no
+such name (its namespace's, a builtin's); their defaults are the function's (`_install`).
 
 `guards_hold()` checks the guards of every branch's gradient function at once
 (`srcad.guards`: the callees named when they were compiled are still the objects those
@@ -425,10 +422,7 @@ class Dispatcher:
         if body:
             guarded = any(guards for _, _, guards in self.branches.values())
             tests = [
-                gast.UnaryOp(
-                    op=gast.Not(),
-                    operand=gast.BoolOp(op=gast.Or(), values=[_load("args"), _load("kwargs")]),
-                ),
+                gast.UnaryOp(op=gast.Not(), operand=_or([_load("args"), _load("kwargs")])),
                 _compare(_attribute("REGISTRY", "version"), gast.Eq(), _constant(self.version)),
             ]
             if guarded:
@@ -463,13 +457,8 @@ class Dispatcher:
                 gast.Raise(exc=None, cause=None),
             ],
         )
-        finish = _call(
-            "finish",
-            *map(_load, ("y", "cotangents")),
-            passed,
-            _load("kwargs"),
-            _constant(value_left_out),
-        )
+        result = (_load("y"), _load("cotangents"), passed, _load("kwargs"))
+        finish = _call("finish", *result, _constant(value_left_out))
         body = [
             gast.Try(body=[gradient_call], handlers=[failed], orelse=[], finalbody=[]),
             *[
@@ -533,10 +522,9 @@ class Dispatcher:
         return names
 
     def _install(self) -> None:
-        """Give the entry function its code as it stands. Its parameters' defaults are
-        the function's, not the code's: every one is `UNGIVEN`, and there are never
-        fewer than the code has (they only grow, before the code is replaced), so that a
-        thread calling it meanwhile runs either code with defaults that fit it."""
+        """Give the entry function its code as it stands, and first (where it has more
+        parameters) the defaults, which are the function's: all `UNGIVEN`, they only grow,
+        so that a thread calling it meanwhile runs either code with defaults that fit."""
         code = self._code()
         if len(self.function.__defaults__ or ()) < code.co_posonlyargcount:
             self.function.__defaults__ = (UNGIVEN,) * code.co_posonlyargcount
@@ -591,6 +579,10 @@ def _compare(left: gast.expr, op: gast.cmpop, right: gast.expr) -> gast.Compare:
     return gast.Compare(left=left, ops=[op], comparators=[right])
 
 
+def _or(values: list[gast.expr]) -> gast.BoolOp:
+    return gast.BoolOp(op=gast.Or(), values=values)
+
+
 def _and(values: list[gast.expr]) -> gast.expr:
     """All of `values` (True for none)."""
     if not values:
@@ -610,13 +602,12 @@ def function_module(
     kwarg: str | None = None,
     positional: list[str] | None = None,
 ) -> gast.Module:
-    """A module holding `def name(*positional, /, *args, *vararg, **kwarg): body` (an
-    entry's code), each of `positional` defaulting to `UNGIVEN`."""
+    """A module holding `def name(*positional, /, *args, *vararg, **kwarg): body`."""
 
     def parameter(name: str) -> gast.Name:
         return gast.Name(id=name, ctx=gast.Param(), annotation=None, type_comment=None)
 
-    positional = positional or []
+    positional = positional or []  # (each defaulting to `UNGIVEN`)
     arguments = gast.arguments(
         args=[parameter(a) for a in args],
         posonlyargs=[parameter(a) for a in positional],
@@ -639,8 +630,7 @@ def function_module(
 
 
 def _passed(parameters: list[str], count: int) -> list[gast.expr]:
-    """The tests that a call passed `count` of the positional-only `parameters` (a
-    leading run: the last of those given, the next not)."""
+    """The tests that a call passed `count` of the positional-only `parameters`."""
     tests = []
     if count:
         tests.append(_compare(_load(parameters[count - 1]), gast.IsNot(), _load("UNGIVEN")))

@@ -39,6 +39,16 @@ class Constants(Transform):
         math.pi * x              ->    math_pi = math.pi  (first)
                                        ... math_pi * x
 
+    And each item of a container of parameters that the code reads by a constant key
+    (`RATES["decay"]`, `C[-1]`), which its guard proved is there on entry, and which the
+    function cannot change while it runs (`Mutations`): a loop reading it would otherwise
+    read it, and its tape keep it, on every iteration.
+
+        for _ in range(n):             RATES_2 = RATES
+            y = RATES["a"] * y   ->    RATES_a = RATES_2["a"]
+                                       for _ in range(n):
+                                           y = RATES_a * y
+
     Names read in a nested function are left as they are: its rule is compiled for any
     kinds and reads them when it runs, as its primal does.
     """
