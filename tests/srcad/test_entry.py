@@ -2,6 +2,8 @@
 kinds of arguments seen, the general path for everything else; the same gradients either
 way, checked against central finite differences."""
 
+import sys
+import threading
 from typing import Any
 
 import numpy as np
@@ -225,3 +227,39 @@ def test_a_rule_registered_later_takes_over_the_branches() -> None:
 def test_second_derivative_of_a_gradient_entry() -> None:
     second = srcad.grad(srcad.grad(cubic))
     assert second(0.7) == pytest.approx(6.0 * 0.7)
+
+
+def _power_sum(x: Any, n: Any = 2, scale: Any = 1.0, shift: Any = 0.0) -> Any:
+    return scale * x**n + shift * x
+
+
+def test_threads_calling_while_the_entry_gains_parameters() -> None:
+    """Branches for one to four arguments are added while other threads call the entry:
+    its defaults grow before its code is replaced, so every call gets its own numbers."""
+    calls = [(0.7,), (0.7, 3), (0.7, 3, 2.0), (0.7, 2, 0.5, 1.5), (np.float64(0.7), 2)]
+    expected = [difference(lambda x, a=a: _power_sum(x, *a[1:]), (a[0],)) for a in calls]
+    shared = srcad.grad(_power_sum)
+    errors: list[BaseException] = []
+    start = threading.Barrier(4)
+
+    def work(index: int) -> None:
+        try:
+            start.wait()
+            for round_ in range(40):
+                k = (index + round_) % len(calls)
+                assert shared(*calls[k]) == pytest.approx(expected[k], rel=1e-6)
+        except BaseException as error:  # (handed to the main thread)
+            errors.append(error)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors, errors[0]
+    assert "shift=UNGIVEN, /" in _entry_text(shared)
