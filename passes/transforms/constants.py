@@ -93,13 +93,12 @@ class Constants(Transform):
 
         def read(node: gast.expr, replace: Replace) -> None:
             if isinstance(node, gast.Subscript):
-                if _outside(node.value, bindings):
-                    item = item_local(node)
-                    if item is not None:  # `RATES["decay"]` becomes the local
-                        replace(gast.Name(item, gast.Load(), None, None))
-                        return
-                read(node.value, functools.partial(setattr, node, "value"))
-                return
+                item = item_local(node) if _outside(node.value, bindings) else None
+                if item is not None:  # `RATES["decay"]` becomes the local
+                    replace(gast.Name(item, gast.Load(), None, None))
+                    return
+                # (Not a call of `read`: a function calling itself is a reference cycle.)
+                node, replace = node.value, functools.partial(setattr, node, "value")
             if not _outside(node, bindings):
                 return
             path = static_path(node)
