@@ -11,21 +11,25 @@ kinds' gradient function, and returns what it gives where its type is the plain 
 (a float for a float argument, an array for a float array); for `polynomial(x)` called with
 floats, `srcad.grad(polynomial)` is:
 
-    def grad(*args, **kwargs):
-        if not kwargs and REGISTRY.version == 12 and guards_hold():
-            if len(args) == 1:
-                x = args[0]
+    def grad(x=UNGIVEN, /, *args, **kwargs):
+        if not (args or kwargs) and REGISTRY.version == 12 and guards_hold():
+            if x is not UNGIVEN:
                 if type(x) is float:
                     try:
                         y, cotangents = gradient_0(x)
                     except Exception:
-                        failed(args, kwargs)
+                        failed((x,), kwargs)
                         raise
                     dx = cotangents[1]
                     if type(dx) in FLOAT_GRADIENTS:
                         return dx
-                    return finish(y, cotangents, args, kwargs, True)
-        return general(args, kwargs)
+                    return finish(y, cotangents, (x,), kwargs, True)
+        return general(args, kwargs, x)
+
+The arguments are positional-only parameters defaulting to `UNGIVEN`, so a call builds
+no tuple of them: branches for one and two arguments test `x is not UNGIVEN and n is
+UNGIVEN` and `n is not UNGIVEN`. Their names are the function's where the entry reads no
+such name (its namespace's, a builtin's); their defaults are the function's (`_install`).
 
 `guards_hold()` checks the guards of every branch's gradient function at once
 (`srcad.guards`: the callees named when they were compiled are still the objects those
@@ -105,9 +109,10 @@ from srcad.tracebacks import annotate
 from srcad.trees import shaper, structured
 
 REAL = (float, np.float64, np.float32, np.float16)  # what a real scalar result may be
-# The plain gradient of a float argument: a float, or a NumPy float64 where the code made
-# one (`np.sin(x)`'s derivative `np.cos(x)`), which `finish` would return as it is.
+# A float argument's plain gradient: a float, or the NumPy float64 code made (`np.cos(x)`).
 FLOAT_GRADIENTS = (float, np.float64)
+# The default of the entry's positional-only parameters: an argument not given.
+UNGIVEN: Any = type("Ungiven", (), {"__repr__": lambda self: "UNGIVEN"})()
 MAX_BRANCHES = 8  # kinds of arguments past these take the general path
 # Every dispatcher alive, for `srcad.clear_cache` (each lives as long as its entry function).
 DISPATCHERS: weakref.WeakSet[Dispatcher] = weakref.WeakSet()
@@ -222,6 +227,7 @@ class Dispatcher:
             "float32_scalar": np.float32,
             "REAL": REAL,
             "FLOAT_GRADIENTS": FLOAT_GRADIENTS,
+            "UNGIVEN": UNGIVEN,
             # As `exec` would: without it, every builtin the entry reads is a slow lookup.
             "__builtins__": builtins.__dict__,
         }
@@ -239,7 +245,7 @@ class Dispatcher:
         with self._lock:
             self._gradients = {}
             self.branches = {}
-            self.function.__code__ = self._code()
+            self._install()
 
     # -- the general path --------------------------------------------------------------
 
@@ -273,8 +279,11 @@ class Dispatcher:
             self.add(kinds, found[0], found[1], entry_guards(call.function, found[2], args))
         return found[:2]
 
-    def general(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """What the entry function gives, for any call."""
+    def general(self, args: tuple[Any, ...], kwargs: dict[str, Any], *given: Any) -> Any:
+        """What the entry function gives, for any call: its arguments are those of its
+        positional-only parameters that were `given` (a leading run), then `args`."""
+        if given:
+            args = (*[a for a in given if a is not UNGIVEN], *args)
         call = self.call
         full_args, full_kwargs = call.arguments(args, kwargs)
         gradient, value_left_out = self.gradient_for(full_args, kwargs)
@@ -366,7 +375,7 @@ class Dispatcher:
             branches[kinds] = (gradient, value_left_out, guards)
             self.branches = branches
             self.namespace["guards_hold"] = Guards.union(*(b[2] for b in branches.values())).hold
-            self.function.__code__ = self._code()
+            self._install()
 
     def _plain_kinds(self, kinds: Signature) -> bool:
         """Whether the plain result for `kinds` is known: a float or float array in each
@@ -399,34 +408,32 @@ class Dispatcher:
         return syntax.unparse(self.tree())
 
     def tree(self) -> gast.Module:
-        """The entry function as it stands, as a tree."""
-        body: list[gast.stmt] = []
+        """The entry function as it stands, as a tree: one positional-only parameter for
+        each argument the branches take (defaulting to `UNGIVEN`: a call passes a leading
+        run of them), then `*args` and `**kwargs`, which the branches take empty."""
         by_count: dict[int, list[tuple[int, Signature]]] = {}  # branches by argument count
         for kinds in self.branches:
             by_count.setdefault(len(kinds), []).append((self._slots[kinds], kinds))
+        parameters = self._names(max(by_count, default=0))
+        body: list[gast.stmt] = []
         for count, group in by_count.items():
-            names = self._names(count)
-            block: list[gast.stmt] = []
-            if count == 1:
-                block.append(_assign(syntax.store(names[0]), _item("args", 0)))
-            elif count:
-                block.append(_assign(_tuple([syntax.store(n) for n in names]), _load("args")))
-            for index, kinds in group:
-                block.append(self._branch(index, kinds, names))
-            body.append(
-                _if(_compare(_call("len", _load("args")), gast.Eq(), _constant(count)), block)
-            )
-        general = gast.Return(value=_call("general", _load("args"), _load("kwargs")))
+            names = parameters[:count]
+            block = [self._branch(index, kinds, names) for index, kinds in group]
+            body.append(_if(_and(_passed(parameters, count)), block))
+        given = map(_load, parameters)
+        general = gast.Return(value=_call("general", _load("args"), _load("kwargs"), *given))
         if body:
             guarded = any(guards for _, _, guards in self.branches.values())
             tests = [
-                gast.UnaryOp(op=gast.Not(), operand=_load("kwargs")),
+                gast.UnaryOp(op=gast.Not(), operand=_or([_load("args"), _load("kwargs")])),
                 _compare(_attribute("REGISTRY", "version"), gast.Eq(), _constant(self.version)),
             ]
             if guarded:
                 tests.append(_call("guards_hold"))
             body = [_if(_and(tests), body)]
-        return function_module(self.name, [*body, general], vararg="args", kwarg="kwargs")
+        return function_module(
+            self.name, [*body, general], positional=parameters, vararg="args", kwarg="kwargs"
+        )
 
     def _branch(self, index: int, kinds: Signature, names: list[str]) -> gast.stmt:
         """The branch calling `gradient_{index}`, for arguments of `kinds`."""
@@ -444,17 +451,17 @@ class Dispatcher:
             _tuple([syntax.store("y"), syntax.store("cotangents")]),
             _call(f"gradient_{index}", *arguments),
         )
+        passed = _tuple(arguments)  # the call's arguments (`args` is empty)
         failed = gast.ExceptHandler(
             type=_load("Exception"),
             name=None,
             body=[
-                gast.Expr(value=_call("failed", _load("args"), _load("kwargs"))),
+                gast.Expr(value=_call("failed", passed, _load("kwargs"))),
                 gast.Raise(exc=None, cause=None),
             ],
         )
-        finish = _call(
-            "finish", *map(_load, ("y", "cotangents", "args", "kwargs")), _constant(value_left_out)
-        )
+        result = (_load("y"), _load("cotangents"), passed, _load("kwargs"))
+        finish = _call("finish", *result, _constant(value_left_out))
         body = [
             gast.Try(body=[gradient_call], handlers=[failed], orelse=[], finalbody=[]),
             *[
@@ -502,7 +509,8 @@ class Dispatcher:
     def _names(self, count: int) -> list[str]:
         """Local names for `count` positional arguments: the parameters' where they are
         free to use."""
-        taken = {*self.namespace, "args", "kwargs", "y", "cotangents", "guards_hold"}
+        taken = {*self.namespace, *builtins.__dict__, "args", "kwargs", "y", "cotangents"}
+        taken.add("guards_hold")
         taken |= {f"gradient_{i}" for i in range(len(self._slots) + MAX_BRANCHES)}
         names = []
         for i in range(count):
@@ -515,6 +523,15 @@ class Dispatcher:
             names.append(name)
             taken |= {name, f"d{name}"}
         return names
+
+    def _install(self) -> None:
+        """Give the entry function its code as it stands, and first (where it has more
+        parameters) the defaults, which are the function's: all `UNGIVEN`, they only grow,
+        so that a thread calling it meanwhile runs either code with defaults that fit."""
+        code = self._code()
+        if len(self.function.__defaults__ or ()) < code.co_posonlyargcount:
+            self.function.__defaults__ = (UNGIVEN,) * code.co_posonlyargcount
+        self.function.__code__ = code
 
     def _code(self) -> types.CodeType:
         """The code of the entry function as it stands, compiled from its text, which
@@ -565,6 +582,10 @@ def _compare(left: gast.expr, op: gast.cmpop, right: gast.expr) -> gast.Compare:
     return gast.Compare(left=left, ops=[op], comparators=[right])
 
 
+def _or(values: list[gast.expr]) -> gast.BoolOp:
+    return gast.BoolOp(op=gast.Or(), values=values)
+
+
 def _and(values: list[gast.expr]) -> gast.expr:
     """All of `values` (True for none)."""
     if not values:
@@ -582,20 +603,22 @@ def function_module(
     args: tuple[str, ...] = (),
     vararg: str | None = None,
     kwarg: str | None = None,
+    positional: list[str] | None = None,
 ) -> gast.Module:
-    """A module holding `def name(*args, *vararg, **kwarg): body` (an entry's code)."""
+    """A module holding `def name(*positional, /, *args, *vararg, **kwarg): body`."""
 
     def parameter(name: str) -> gast.Name:
         return gast.Name(id=name, ctx=gast.Param(), annotation=None, type_comment=None)
 
+    positional = positional or []  # (each defaulting to `UNGIVEN`)
     arguments = gast.arguments(
         args=[parameter(a) for a in args],
-        posonlyargs=[],
+        posonlyargs=[parameter(a) for a in positional],
         vararg=None if vararg is None else parameter(vararg),
         kwonlyargs=[],
         kw_defaults=[],
         kwarg=None if kwarg is None else parameter(kwarg),
-        defaults=[],
+        defaults=[_load("UNGIVEN") for _ in positional],
     )
     function = gast.FunctionDef(
         name=name,
@@ -607,6 +630,16 @@ def function_module(
         type_params=[],
     )
     return gast.Module(body=[function], type_ignores=[])
+
+
+def _passed(parameters: list[str], count: int) -> list[gast.expr]:
+    """The tests that a call passed `count` of the positional-only `parameters`."""
+    tests = []
+    if count:
+        tests.append(_compare(_load(parameters[count - 1]), gast.IsNot(), _load("UNGIVEN")))
+    if count < len(parameters):
+        tests.append(_compare(_load(parameters[count]), gast.Is(), _load("UNGIVEN")))
+    return tests
 
 
 def _if(test: gast.expr, body: list[gast.stmt]) -> gast.If:

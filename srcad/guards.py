@@ -28,6 +28,10 @@ nanoseconds (`grad`'s entry function calls it before the gradient function):
             return h0['helper'] is e0 and e0.__code__ is e1 and type(h0['TOLERANCE']) is e2
         except Exception:  # a name deleted, an attribute gone, a cell emptied
             return False
+
+A structure's test reads the container once, into a local, and an item that is missing
+raises: `type(v0 := h0['RATES']) is e3 and len(v0) == 2 and type(v0['decay']) is float
+and type(v0['drive']) is float`.
 """
 
 from __future__ import annotations
@@ -163,6 +167,7 @@ def facts_expression(facts: tuple[Fact, ...], namespace: dict[str, Any], prefix:
     missing = f"{prefix}MISSING"
     namespace[missing] = MISSING
     names: dict[int, str] = {}  # an object's id: its name, so a chain reads `e0.sum`
+    locals_: list[str] = []  # the local names a structure's test binds (`v0 := ...`)
 
     def name_of(value: Any, kind: str) -> str:
         found = names.get(id(value))
@@ -170,6 +175,10 @@ def facts_expression(facts: tuple[Fact, ...], namespace: dict[str, Any], prefix:
             found = names[id(value)] = f"{prefix}{kind}{len(names)}"
             namespace[found] = value
         return found
+
+    def local() -> str:
+        locals_.append(f"{prefix}v{len(locals_)}")
+        return locals_[-1]
 
     tests = []
     for fact in facts:
@@ -187,7 +196,7 @@ def facts_expression(facts: tuple[Fact, ...], namespace: dict[str, Any], prefix:
             read = f"getattr({holder}, {fact.key!r})"
         expected = missing if fact.expected is MISSING else name_of(fact.expected, "e")
         if fact.of_structure:
-            tests.append(fact.expected.test(read, name_of))  # a `srcad.kinds.Structure`
+            tests.append(fact.expected.test(read, name_of, local))  # a `srcad.kinds.Structure`
         else:
             tests.append(f"type({read}) is {expected}" if fact.of_type else f"{read} is {expected}")
     return " and ".join(tests) or "True"

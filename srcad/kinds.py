@@ -616,21 +616,22 @@ class Structure:
         """Whether `value` has this structure."""
         return argument_kind(value) == self
 
-    def test(self, read: str, name_of: Callable[[Any, str], str]) -> str:
+    def test(self, read: str, name_of: Callable[[Any, str], str], local: Callable[[], str]) -> str:
         """The text of a test that what the expression `read` gives has this structure:
         its type, its length (a dict's keys) and each item's kind, inline, as `grad`'s entry
         tests an argument (`srcad.entry`); `name_of(value, prefix)` names the objects the
-        text reads (`srcad.guards`)."""
-        tests = [f"type({read}) is {name_of(self.container, 'e')}"]
+        text reads (`srcad.guards`), and `local()` a new local name the text binds to
+        what `read` gives (`:=`), to read it once. An exception counts as a failed test:
+        a dict's missing key raises `KeyError` (with its length, it has no other key)."""
+        value = local()
+        tests = [f"type({value} := {read}) is {name_of(self.container, 'e')}"]
         if not self.fields:
-            tests.append(f"len({read}) == {len(self.items)}")
+            tests.append(f"len({value}) == {len(self.items)}")
         keys = self.keys or range(len(self.items))
         for key, item in zip(keys, self.items, strict=True):
-            if self.container is dict:  # every key there (with the length: no other key)
-                tests.append(f"{key!r} in {read}")
-            part = f"{read}.{key}" if self.fields else f"{read}[{key!r}]"
+            part = f"{value}.{key}" if self.fields else f"{value}[{key!r}]"
             if isinstance(item, Structure):
-                tests.append(item.test(part, name_of))
+                tests.append(item.test(part, name_of, local))
             elif item == FLOAT:
                 tests.append(f"type({part}) is float")
             else:

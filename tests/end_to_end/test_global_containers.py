@@ -8,6 +8,7 @@ structure sends the call to code compiled for it. Never a wrong number."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 
 import srcad
+from srcad import SrcadError
 from srcad.defaults import COMPILER, Request
 from srcad.kinds import signature
 from tests.conftest import difference, user_module
@@ -52,6 +54,26 @@ def horner(x):
     for c in COEFFICIENTS:
         p = p * x + c
     return math.sin(p) + p * p
+
+
+def polynomial(x):  # (no `math` call: a complex or array item flows to the result)
+    p = 0.0
+    for c in COEFFICIENTS:
+        p = p * x + c
+    return p
+
+
+def ends(x):
+    total = 0.0
+    for _ in range(3):
+        total = total + COEFFICIENTS[0] * x * x + COEFFICIENTS[-1] * math.sin(x)
+    return total
+
+
+def unbound(x, flag):
+    if flag:
+        rate = RATES["decay"]
+    return rate * x
 
 
 def relax(x):
@@ -202,3 +224,94 @@ def test_a_closure_cell_holding_a_container(params: Any) -> None:
     if isinstance(params, list):
         params[0] = 2.5  # in place: the guard sees it
         np.testing.assert_allclose(srcad.grad(func)(0.4), central(func, 0.4), rtol=1e-6)
+
+
+# Changes between calls to an item's kind the code was not compiled for: each must give
+# the derivative of the function as it now is, or srcad's refusal where `grad` has none.
+LIST_CHANGES = {
+    "append an int": lambda m: m.COEFFICIENTS.append(2),
+    "append a bool": lambda m: m.COEFFICIENTS.append(True),
+    "append a complex": lambda m: m.COEFFICIENTS.append(0.5 + 1j),
+    "set a complex with no imaginary part": lambda m: m.COEFFICIENTS.__setitem__(0, 0.05 + 0j),
+    "append an array": lambda m: m.COEFFICIENTS.append(np.array([0.5, -1.0])),
+    "append a 0-d array": lambda m: m.COEFFICIENTS.append(np.array(0.5)),
+    "append a NumPy float64": lambda m: m.COEFFICIENTS.append(np.float64(0.5)),
+    "append a float subclass": lambda m: m.COEFFICIENTS.append(type("F", (float,), {})(0.5)),
+    "empty it": lambda m: m.COEFFICIENTS.clear(),
+    "rebind to a tuple": lambda m: setattr(m, "COEFFICIENTS", (0.5, 0.25)),
+    "rebind to an array": lambda m: setattr(m, "COEFFICIENTS", np.array([0.5, 0.25])),
+}
+DICT_CHANGES = {
+    "set a rate to an int": lambda m: m.RATES.__setitem__("decay", 1),
+    "set a rate to a complex": lambda m: m.RATES.__setitem__("decay", 0.1 + 0j),
+    "set a rate to a NumPy float64": lambda m: m.RATES.__setitem__("decay", np.float64(0.1)),
+    "set a rate to an array": lambda m: m.RATES.__setitem__("drive", np.array([0.1, 0.2])),
+}
+ITEM_CHANGES = [
+    *[(name, change) for name in ("polynomial", "horner") for change in LIST_CHANGES],
+    *[("relax", change) for change in DICT_CHANGES],
+]
+
+
+@pytest.mark.parametrize(("name", "change"), ITEM_CHANGES)
+def test_an_item_of_another_kind_between_calls(module: Any, name: str, change: str) -> None:
+    func = getattr(module, name)
+    gradient = srcad.grad(func)
+    for _ in range(2):  # compiled, then through the entry's branch and its guard
+        np.testing.assert_allclose(gradient(0.4), central(func, 0.4), rtol=1e-6, atol=1e-8)
+    {**LIST_CHANGES, **DICT_CHANGES}[change](module)
+    try:
+        expected = central(func, 0.4)
+    except TypeError:  # `math.sin` of a complex or an array: the function fails
+        with pytest.raises(TypeError):
+            gradient(0.4)
+        return
+    for _ in range(2):
+        if np.iscomplexobj(expected) or np.ndim(func(0.4)) != 0:
+            with pytest.raises(SrcadError, match="return a real scalar"):
+                gradient(0.4)
+        else:
+            np.testing.assert_allclose(gradient(0.4), expected, rtol=1e-6, atol=1e-8)
+        _, tangent = srcad.jvp(func, (0.4,), (1.0,))
+        np.testing.assert_allclose(tangent, expected, rtol=1e-6, atol=1e-8)
+
+
+def test_a_dict_of_the_same_length_with_another_key(module: Any) -> None:
+    """The guard tests a dict's length and reads each key: a key replaced by another is
+    a missing key, which the function fails on, as its primal does."""
+    gradient = srcad.grad(module.relax)
+    gradient(0.4)
+    module.RATES["other"] = module.RATES.pop("drive")
+    for call in (module.relax, gradient, lambda x: srcad.jvp(module.relax, (x,), (1.0,))):
+        with pytest.raises(KeyError, match="drive"):
+            call(0.4)
+    module.RATES["drive"] = -0.5
+    np.testing.assert_allclose(gradient(0.4), central(module.relax, 0.4), rtol=1e-6)
+
+
+def test_items_read_by_a_constant_key_are_read_on_entry(module: Any) -> None:
+    """`RATES["decay"]` in a loop is read once, on entry (`Constants`; the guard proved the
+    key is there), so the loop's tape keeps none of them; the numbers follow the container
+    as it is at each call."""
+    for name in ("relax", "ends"):
+        func = getattr(module, name)
+        text = COMPILER.compiled(func, None, Request.grad(signature((0.4,)))).source
+        loop = text[text.index("    for ") :]
+        assert not re.search(r"(RATES|COEFFICIENTS)_\d+\[", loop), text
+        assert ".append(y_2)" in loop or name == "ends", text
+        check(func, 0.4)
+    module.COEFFICIENTS[-1] = 2.5
+    module.RATES["decay"] = 0.4
+    for name in ("relax", "ends"):
+        func = getattr(module, name)
+        np.testing.assert_allclose(srcad.grad(func)(0.4), central(func, 0.4), rtol=1e-6)
+
+
+def test_an_item_read_into_a_variable_of_the_users_stays_where_it_is(module: Any) -> None:
+    """Where the function assigns an item to a name of its own, on one branch, the name is
+    left unbound on the other, as the function has it."""
+    gradient = srcad.grad(module.unbound)
+    assert gradient(0.4, True) == pytest.approx(module.RATES["decay"])
+    for call in (module.unbound, gradient):
+        with pytest.raises(UnboundLocalError):
+            call(0.4, False)
