@@ -42,9 +42,12 @@ from srcad.tangents import (
     unthunk,
 )
 
-# Objects with a `__dict__` that are not data: never taken apart.
+# Objects with a `__dict__` that are not data, or are numbers and arrays (a subclass of
+# `np.ndarray` or `float` has a `__dict__`, whose attributes are not its value): never
+# taken apart.
 _OPAQUE = (type, types.ModuleType, types.FunctionType, types.MethodType,
-           types.BuiltinFunctionType, functools.partial, np.ufunc)  # fmt: skip
+           types.BuiltinFunctionType, functools.partial, np.ufunc,
+           np.ndarray, np.generic, float, int, complex)  # fmt: skip
 
 
 def children(value: Any) -> tuple[list[Any], Callable[[list[Any]], Any]] | None:

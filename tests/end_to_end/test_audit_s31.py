@@ -1,0 +1,192 @@
+"""Soundness audit (session 31): state that changes between calls, and method calls that
+do not run the class's function with the instance first. Each derivative is checked
+against central differences, or refused with srcad's error."""
+
+from __future__ import annotations
+
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.errors import MissingRuleError
+from tests.conftest import close, user_module
+
+
+def central(f, x: float, step: float = 1e-6) -> float:
+    return (f(x + step) - f(x - step)) / (2 * step)
+
+
+def all_modes(f, x: float) -> None:
+    """grad, jvp, forward jacobian and the Hessian-vector product of `f` at `x`, against
+    central differences (of `f`, and of its derivative)."""
+    want = central(f, x)
+    close(srcad.grad(f)(x), want)
+    close(srcad.jvp(f, (x,), (1.0,))[1], want)
+    close(srcad.jacobian(f, mode="forward")(x), want)
+    second = central(lambda y: central(f, y, 1e-4), x, 1e-4)
+    np.testing.assert_allclose(srcad.hessian_vector_product(f)(x, 1.0), second, rtol=1e-4)
+
+
+# -- a method call that is not the class's function with the instance first ---------------
+
+METHODS = """
+class Shadowed:
+    def outer(self, x):
+        return self.part(x) + x
+
+    def part(self, x):
+        return x * x
+
+
+class Static:
+    def outer(self, x):
+        return self.scale(x)
+
+    @staticmethod
+    def scale(a, b=2.0):
+        return b * 3.0 + a
+
+
+class Classy:
+    k = 3.0
+
+    def outer(self, x):
+        return self.cm(x) + x
+
+    @classmethod
+    def cm(cls, x):
+        return cls.k * x * x
+
+
+class Computed:
+    def outer(self, x):
+        return self.fn(x)
+
+    @property
+    def fn(self):
+        return lambda x: x * x * x
+
+
+MODEL = Shadowed()
+MODEL.part = lambda y: y ** 4
+
+
+def shadowed(x):
+    return MODEL.outer(x)
+
+
+def static(x):
+    return Static().outer(x)
+
+
+def classy(x):
+    return Classy().outer(x)
+
+
+def computed(x):
+    return Computed().outer(x)
+"""
+
+
+@pytest.fixture
+def methods(tmp_path: Path) -> types.ModuleType:
+    return user_module(tmp_path, f"audit_methods_{abs(hash(str(tmp_path)))}", METHODS)
+
+
+@pytest.mark.parametrize("name", ["shadowed", "static", "classy", "computed"])
+def test_a_method_call_that_is_not_the_class_function_is_refused(methods, name):
+    # `self.part(x)` with `part` in the instance's __dict__ ran the class's `part` (a
+    # wrong value and derivative); a staticmethod got the instance as its first argument.
+    f = getattr(methods, name)
+    f(1.3)  # the primal runs
+    for derivative in (
+        lambda: srcad.grad(f)(1.3),
+        lambda: srcad.jvp(f, (1.3,), (1.0,)),
+        lambda: srcad.hessian(f)(1.3),
+    ):
+        with pytest.raises(MissingRuleError, match="does not differentiate through"):
+            derivative()
+
+
+# -- operands whose class defines its own arithmetic -----------------------------------------
+
+OPERANDS = """
+import numpy as np
+
+
+class Vec:
+    def __init__(self, a):
+        self.a = a
+
+    def __mul__(self, other):
+        return Vec(self.a * other.a * 3.0)
+
+    def __add__(self, other):
+        return Vec(self.a + other.a * 2.0)
+
+
+class Tripled(np.ndarray):
+    def __mul__(self, other):
+        return np.asarray(self) * np.asarray(other) * 3.0
+
+
+def product(v):
+    return (v * v).a
+
+
+def total(v):
+    return (v + v).a
+
+
+def squares(x):
+    return np.sum(x * x)
+
+
+def doubled(x):
+    return x * 2.0 + x
+"""
+
+
+@pytest.fixture
+def operands(tmp_path: Path) -> types.ModuleType:
+    return user_module(tmp_path, f"audit_operands_{abs(hash(str(tmp_path)))}", OPERANDS)
+
+
+@pytest.mark.parametrize("name", ["product", "total"])
+def test_an_object_with_its_own_operator_is_refused(operands, name):
+    # `v + v` of a class whose `__add__` is `a + 2 b` had the gradient of `a + b` (2.0
+    # where it is 3.0), and `jvp` of `v * v` with `__mul__` tripling was wrong too.
+    f = getattr(operands, name)
+    v = operands.Vec(1.3)
+    f(v)
+    with pytest.raises(MissingRuleError, match="its operand is a"):
+        srcad.grad(f)(v)
+    with pytest.raises(MissingRuleError, match="its operand is a"):
+        srcad.jvp(f, (v,), (srcad.Tangent(operands.Vec, a=1.0),))
+
+
+@pytest.mark.parametrize("kind", ["matrix", "subclass"])
+def test_an_array_subclass_with_its_own_operator_is_refused(operands, kind):
+    # `x * x` of an `np.matrix` is a matrix product: its gradient was the elementwise one's.
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    x = np.matrix(a) if kind == "matrix" else a.view(operands.Tripled)
+    operands.squares(x)
+    with pytest.raises(MissingRuleError, match="its operand is a"):
+        srcad.grad(operands.squares)(x)
+    with pytest.raises(MissingRuleError, match="its operand is a"):
+        srcad.jvp(operands.squares, (x,), (np.ones((2, 2)),))
+
+
+class Plain(np.ndarray):
+    """An array subclass that keeps NumPy's arithmetic: still differentiated."""
+
+
+def test_numbers_and_arrays_that_keep_numpys_arithmetic_are_differentiated(operands):
+    x = np.array([1.0, 2.0]).view(Plain)
+    close(srcad.grad(operands.squares)(x), 2 * np.asarray(x))
+    close(srcad.jvp(operands.squares, (x,), (np.ones(2),))[1], 6.0)
+    for value in (np.float64(1.5), 1.5):
+        all_modes(operands.doubled, value)
