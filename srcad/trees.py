@@ -299,6 +299,44 @@ def _rebuilt_level(kind: Structure, tangent: str, primal: str, lines: list[str],
     return rebuilt
 
 
+# What a subclass of `np.ndarray` may define and still compute as an array does.
+_ARRAY_BOOKKEEPING = frozenset(
+    {
+        "__module__",
+        "__qualname__",
+        "__doc__",
+        "__dict__",
+        "__weakref__",
+        "__annotations__",
+        "__firstlineno__",
+        "__static_attributes__",
+        "__orig_bases__",
+        "__parameters__",
+    }
+)
+
+
+def refuse_foreign_arrays(func: Any, args: tuple[Any, ...], kwargs: Any = None) -> None:
+    """Refuse an argument holding an array of a subclass of `np.ndarray` that defines
+    anything of its own (`np.matrix`, a masked array, `np.memmap`): what NumPy's functions
+    compute for it may differ from an array's (`np.sum` of a masked array leaves out its
+    masked elements), while srcad's rules are NumPy's, for arrays. Where it defines nothing
+    but its name, it computes as an array does."""
+    for leaf in leaves((args, kwargs or {})):
+        cls = leaf.__class__
+        if cls is np.ndarray or not isinstance(leaf, np.ndarray):
+            continue
+        own = next(k for k in cls.__mro__ if k is np.ndarray or set(vars(k)) - _ARRAY_BOOKKEEPING)
+        if own is not np.ndarray:
+            raise SrcadError(
+                f"cannot differentiate {getattr(func, '__qualname__', func)!s:.80}: an "
+                f"argument holds a {own.__module__}.{own.__qualname__}, a subclass of "
+                "np.ndarray whose NumPy functions may compute otherwise than an array's, "
+                "while srcad's rules are an array's; pass np.asarray(x) (for a masked "
+                "array, the values it means, such as x.filled(0.0))"
+            )
+
+
 def leaves(tree: Any) -> list[Any]:
     """The leaves of `tree`, in order."""
     found: list[Any] = []

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.errors import MissingRuleError
+from srcad.errors import MissingRuleError, SrcadError
 from tests.conftest import close, user_module
 
 
@@ -147,6 +147,17 @@ def squares(x):
 
 def doubled(x):
     return x * 2.0 + x
+
+
+WEIGHTS = np.array([1.0, 2.0]).view(Tripled)
+
+
+def weighted(x):
+    return np.sum(WEIGHTS * x)
+
+
+def masked_sum(x):
+    return np.sum(np.sin(x))
 """
 
 
@@ -168,16 +179,21 @@ def test_an_object_with_its_own_operator_is_refused(operands, name):
         srcad.jvp(f, (v,), (srcad.Tangent(operands.Vec, a=1.0),))
 
 
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.matrix
 @pytest.mark.parametrize("kind", ["matrix", "subclass"])
 def test_an_array_subclass_with_its_own_operator_is_refused(operands, kind):
     # `x * x` of an `np.matrix` is a matrix product: its gradient was the elementwise one's.
     a = np.array([[1.0, 2.0], [3.0, 4.0]])
     x = np.matrix(a) if kind == "matrix" else a.view(operands.Tripled)
     operands.squares(x)
-    with pytest.raises(MissingRuleError, match="its operand is a"):
+    with pytest.raises(SrcadError, match="whose NumPy functions"):
         srcad.grad(operands.squares)(x)
-    with pytest.raises(MissingRuleError, match="its operand is a"):
+    with pytest.raises(SrcadError, match="whose NumPy functions"):
         srcad.jvp(operands.squares, (x,), (np.ones((2, 2)),))
+    with pytest.raises(MissingRuleError, match="its operand is a"):  # read from outside
+        srcad.grad(operands.weighted)(np.ones(2))
+    with pytest.raises(MissingRuleError, match="its operand is a"):
+        srcad.jvp(operands.weighted, (np.ones(2),), (np.ones(2),))
 
 
 class Plain(np.ndarray):
@@ -190,3 +206,39 @@ def test_numbers_and_arrays_that_keep_numpys_arithmetic_are_differentiated(opera
     close(srcad.jvp(operands.squares, (x,), (np.ones(2),))[1], 6.0)
     for value in (np.float64(1.5), 1.5):
         all_modes(operands.doubled, value)
+
+
+def test_an_argument_holding_a_masked_array_is_refused_by_every_derivative(operands):
+    # `np.sum` of a masked array leaves out its masked elements; NumPy's rule did not: the
+    # gradient was cos(x) at a masked element too, and `jvp` summed every element.
+    f = operands.masked_sum
+    x = np.ma.array([1.0, 2.0, 3.0], mask=[False, True, False])
+    v = np.ones(3)
+    derivatives = {
+        "grad": lambda: srcad.grad(f)(x),
+        "value_and_grad": lambda: srcad.value_and_grad(f)(x),
+        "jvp": lambda: srcad.jvp(f, (x,), (v,)),
+        "vjp": lambda: srcad.vjp(f, x),
+        "jacobian": lambda: srcad.jacobian(f)(x),
+        "forward jacobian": lambda: srcad.jacobian(f, mode="forward")(x),
+        "hessian": lambda: srcad.hessian(f)(x),
+        "hessian_vector_product": lambda: srcad.hessian_vector_product(f)(x, v),
+        "in a list": lambda: srcad.grad(lambda xs: f(xs[0]))([x]),
+    }
+    for name, derivative in derivatives.items():
+        for _ in range(2):  # the second call, after the first compiled
+            with pytest.raises(SrcadError, match="MaskedArray"):
+                derivative()
+            assert name
+
+
+def test_an_array_subclass_of_its_own_name_only_is_differentiated_in_every_mode(operands):
+    # (its gradient used to be the argument itself: taken apart by its empty __dict__)
+    a = np.array([0.5, 1.0, 2.0])
+    x = a.view(Plain)
+    want = np.cos(a)
+    close(srcad.grad(operands.masked_sum)(x), want)
+    close(srcad.jvp(operands.masked_sum, (x,), (np.ones(3),))[1], want.sum())
+    close(srcad.jacobian(operands.masked_sum, mode="forward")(x), want)
+    close(srcad.hessian(operands.masked_sum)(x), np.diag(-np.sin(a)))
+    close(srcad.grad(lambda xs: operands.masked_sum(xs[0]))([x])[0], want)
