@@ -102,7 +102,7 @@ from srcad.registry import RuleFn
 from srcad.requests import Request
 from srcad.tangents import NoTangent
 from srcad.tracebacks import annotate
-from srcad.trees import refuse_foreign_arrays, shaper, structured
+from srcad.trees import refuse_foreign_values, shaper, structured
 
 REAL = (float, np.float64, np.float32, np.float16)  # what a real scalar result may be
 MAX_BRANCHES = 8  # kinds of arguments past these take the general path
@@ -272,7 +272,7 @@ class Dispatcher:
     def general(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """What the entry function gives, for any call."""
         call = self.call
-        refuse_foreign_arrays(self.func, args, kwargs)
+        refuse_foreign_values(self.func, args, kwargs)
         full_args, full_kwargs = call.arguments(args, kwargs)
         gradient, value_left_out = self.gradient_for(full_args, kwargs)
         try:

@@ -20,6 +20,7 @@ A function's cotangent (a closure's `Tangent` of what it captured) is kept as it
 
 from __future__ import annotations
 
+import collections
 import copy
 import dataclasses
 import functools
@@ -316,25 +317,74 @@ _ARRAY_BOOKKEEPING = frozenset(
 )
 
 
-def refuse_foreign_arrays(func: Any, args: tuple[Any, ...], kwargs: Any = None) -> None:
-    """Refuse an argument holding an array of a subclass of `np.ndarray` that defines
-    anything of its own (`np.matrix`, a masked array, `np.memmap`): what NumPy's functions
-    compute for it may differ from an array's (`np.sum` of a masked array leaves out its
-    masked elements), while srcad's rules are NumPy's, for arrays. Where it defines nothing
-    but its name, it computes as an array does."""
-    for leaf in leaves((args, kwargs or {})):
-        cls = leaf.__class__
-        if cls is np.ndarray or not isinstance(leaf, np.ndarray):
-            continue
+# The methods through which srcad's rules read a list, tuple or dict (indexing, iterating,
+# unpacking, `len`, joining): a subclass that defines one of its own reads otherwise.
+_CONTAINER_READS = frozenset(
+    {
+        "__getitem__",
+        "__iter__",
+        "__len__",
+        "__reversed__",
+        "__contains__",
+        "__add__",
+        "__radd__",
+        "__mul__",
+        "__rmul__",
+        "__getattribute__",
+        "keys",
+        "values",
+        "items",
+        "get",
+        "index",
+        "count",
+        "copy",
+    }
+)
+_CONTAINERS = (list, tuple, dict)
+# Subclasses of dict in the standard library that read an existing key as a dict does.
+_PLAIN_MAPPINGS = frozenset({collections.OrderedDict, collections.defaultdict})
+
+
+def _foreign(value: Any) -> str | None:
+    """What makes `value` compute otherwise than srcad's rules take it to: a subclass of
+    `np.ndarray` that defines anything of its own (`np.matrix`, a masked array, whose
+    `np.sum` leaves out its masked elements), or of a list, tuple or dict that reads its
+    items its own way (`_CONTAINER_READS`); else None. A subclass that defines nothing but
+    its name (or, for a NamedTuple, its fields) computes as its base does."""
+    cls = value.__class__
+    if cls is np.ndarray or cls in _CONTAINERS:
+        return None
+    if isinstance(value, np.ndarray):
         own = next(k for k in cls.__mro__ if k is np.ndarray or set(vars(k)) - _ARRAY_BOOKKEEPING)
-        if own is not np.ndarray:
+        return None if own is np.ndarray else f"{own.__module__}.{own.__qualname__}"
+    if isinstance(value, _CONTAINERS) and cls not in _PLAIN_MAPPINGS:
+        for k in cls.__mro__:
+            if k in _CONTAINERS:
+                return None
+            if not _CONTAINER_READS.isdisjoint(vars(k)):
+                return f"{k.__module__}.{k.__qualname__}"
+    return None
+
+
+def refuse_foreign_values(func: Any, args: tuple[Any, ...], kwargs: Any = None) -> None:
+    """Refuse an argument holding a value that `_foreign` finds computing otherwise than
+    srcad's rules take it to (they are NumPy's, for arrays, and Python's, for lists, tuples
+    and dicts)."""
+    pending: list[Any] = [args, kwargs or {}]
+    while pending:
+        value = pending.pop()
+        foreign = _foreign(value)
+        if foreign is not None:
             raise SrcadError(
                 f"cannot differentiate {getattr(func, '__qualname__', func)!s:.80}: an "
-                f"argument holds a {own.__module__}.{own.__qualname__}, a subclass of "
-                "np.ndarray whose NumPy functions may compute otherwise than an array's, "
-                "while srcad's rules are an array's; pass np.asarray(x) (for a masked "
-                "array, the values it means, such as x.filled(0.0))"
+                f"argument holds a {foreign}, a subclass that may compute otherwise than "
+                "its base class, while srcad's rules are the base class's; pass the plain "
+                "value (np.asarray(x), list(x), dict(x); for a masked array, the values it "
+                "means, such as x.filled(0.0))"
             )
+        found = children(value)
+        if found is not None:
+            pending.extend(part(value, key) for key in found[0])
 
 
 def leaves(tree: Any) -> list[Any]:
