@@ -121,6 +121,14 @@ def _check_fits(tangent: Any, tree: Any, keys: list[Any]) -> None:
             raise SrcadError(f"a tangent of shape {tangent.shape} for a {type(tree).__name__} "
                              f"of {len(keys)} elements")  # fmt: skip
         return
+    if isinstance(tangent, np.ndarray | np.generic | float | complex):
+        # (NumPy's conversion of the object, `__array__`, or Python's, `__float__`, made a
+        # number of it, whose derivative srcad's rules gave: it says nothing of its parts)
+        raise SrcadError(
+            f"a derivative reached a {type(tree).__name__} as a number or array: a "
+            "conversion (__array__, __float__) made one of it, which srcad does not "
+            "differentiate through; pass the number or array itself"
+        )
     if not isinstance(tangent, Tangent):
         return
     extra = [k for k in tangent.fields if k not in keys]

@@ -188,6 +188,18 @@ def weighted_by_position(xs):
 
 def entries(d):
     return d["a"] * d["a"] + d["b"]
+
+
+class Converted:
+    def __init__(self, v):
+        self.v = v
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.v) * 2.0
+
+
+def sines(a):
+    return np.sum(np.sin(a))
 """
 
 
@@ -300,3 +312,14 @@ def test_an_argument_holding_a_container_that_reads_its_own_way_is_refused(opera
     ):
         with pytest.raises(SrcadError, match="may compute otherwise"):
             derivative()
+
+
+def test_a_derivative_through_an_objects_conversion_to_an_array_is_refused(operands):
+    # (the gradient of an object NumPy converted by its `__array__` was an array, which
+    # srcad then failed to read as the object's parts: an AttributeError)
+    a = operands.Converted(np.array([1.0, 2.0]))
+    operands.sines(a)
+    with pytest.raises(SrcadError, match="a conversion"):
+        srcad.grad(operands.sines)(a)
+    with pytest.raises(SrcadError, match="a conversion"):
+        srcad.vjp(operands.sines, a)[1](1.0)
