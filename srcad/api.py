@@ -336,6 +336,7 @@ def _general_jvp(
     )
     check_tangents(f, (NoTangent(), *tangents), args)
     refuse_foreign_values(f, tuple(args))
+    refuse_foreign_values(f, tuple(tangents), what="a tangent")
     y, y_dot = frule((NoTangent(), *tangents), f, *args)
     return y, structured(y_dot, y)
 
@@ -368,6 +369,7 @@ def vjp(f: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[A
 
     def vjp_fn(y_bar: Any) -> tuple[Any, ...]:
         check_seed("vjp: the cotangent of the result", y_bar, y)
+        refuse_foreign_values(f, (y_bar,), what="the cotangent")
         # One per argument passed (a compiled pullback has one per parameter besides).
         bars = pullback(structural(y_bar, y))[1 : 1 + len(args)]
         return tuple(structured(c, a) for c, a in zip(bars, args, strict=False))
@@ -572,7 +574,7 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
         *args, v = args_and_v
         callee(func).check_arguments(tuple(args), {})
         check_perturbable(func, tuple(args), {}, [position])
-        refuse_foreign_values(func, tuple(args))
+        refuse_foreign_values(func, (*args, v))
         hv = hessian_row(func, tuple(args), position, v, "hessian_vector_product", position)
         hv = hv[position]
         if children(args[position]) is not None:  # a list, dict...: in its structure

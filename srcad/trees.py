@@ -374,18 +374,20 @@ def _foreign(value: Any) -> str | None:
     return None
 
 
-def refuse_foreign_values(func: Any, args: tuple[Any, ...], kwargs: Any = None) -> None:
-    """Refuse an argument holding a value that `_foreign` finds computing otherwise than
-    srcad's rules take it to (they are NumPy's, for arrays, and Python's, for lists, tuples
-    and dicts)."""
+def refuse_foreign_values(
+    func: Any, args: tuple[Any, ...], kwargs: Any = None, what: str = "an argument"
+) -> None:
+    """Refuse an argument (or, as `what` says, a tangent or cotangent) holding a value that
+    `_foreign` finds computing otherwise than srcad's rules take it to (they are NumPy's,
+    for arrays, and Python's, for lists, tuples and dicts)."""
     pending: list[Any] = [args, kwargs or {}]
     while pending:
         value = pending.pop()
         foreign = _foreign(value)
         if foreign is not None:
             raise SrcadError(
-                f"cannot differentiate {getattr(func, '__qualname__', func)!s:.80}: an "
-                f"argument holds a {foreign}, a subclass that may compute otherwise than "
+                f"cannot differentiate {getattr(func, '__qualname__', func)!s:.80}: "
+                f"{what} holds a {foreign}, a subclass that may compute otherwise than "
                 "its base class, while srcad's rules are the base class's; pass the plain "
                 "value (np.asarray(x), list(x), dict(x); for a masked array, the values it "
                 "means, such as x.filled(0.0))"
