@@ -349,6 +349,7 @@ _CONTAINER_READS = frozenset(
     }
 )
 _CONTAINERS = (list, tuple, dict)
+_PLAIN_LEAVES = frozenset({float, int, bool, complex, str, np.ndarray, np.float64, type(None)})
 # Subclasses of dict in the standard library that read an existing key as a dict does.
 _PLAIN_MAPPINGS = frozenset({collections.OrderedDict, collections.defaultdict})
 
@@ -383,6 +384,15 @@ def refuse_foreign_values(
     pending: list[Any] = [args, kwargs or {}]
     while pending:
         value = pending.pop()
+        cls = value.__class__
+        if cls in _PLAIN_LEAVES:
+            continue
+        if cls is list or cls is tuple:  # (the common case, without `children`)
+            pending.extend(value)
+            continue
+        if cls is dict:
+            pending.extend(value.values())
+            continue
         foreign = _foreign(value)
         if foreign is not None:
             raise SrcadError(
