@@ -354,7 +354,7 @@ _PLAIN_LEAVES = frozenset({float, int, bool, complex, str, np.ndarray, np.float6
 _PLAIN_MAPPINGS = frozenset({collections.OrderedDict, collections.defaultdict})
 
 
-def _foreign(value: Any) -> str | None:
+def foreign_class(value: Any) -> str | None:
     """What makes `value` compute otherwise than srcad's rules take it to: a subclass of
     `np.ndarray` that defines anything of its own (`np.matrix`, a masked array, whose
     `np.sum` leaves out its masked elements), or of a list, tuple or dict that reads its
@@ -379,9 +379,22 @@ def refuse_foreign_values(
     func: Any, args: tuple[Any, ...], kwargs: Any = None, what: str = "an argument"
 ) -> None:
     """Refuse an argument (or, as `what` says, a tangent or cotangent) holding a value that
-    `_foreign` finds computing otherwise than srcad's rules take it to (they are NumPy's,
-    for arrays, and Python's, for lists, tuples and dicts)."""
-    pending: list[Any] = [args, kwargs or {}]
+    `foreign_class` finds computing otherwise than srcad's rules take it to (they are
+    NumPy's, for arrays, and Python's, for lists, tuples and dicts)."""
+    foreign = foreign_in((args, kwargs or {}))
+    if foreign is not None:
+        raise SrcadError(
+            f"cannot differentiate {getattr(func, '__qualname__', func)!s:.80}: "
+            f"{what} holds a {foreign}, a subclass that may compute otherwise than "
+            "its base class, while srcad's rules are the base class's; pass the plain "
+            "value (np.asarray(x), list(x), dict(x); for a masked array, the values it "
+            "means, such as x.filled(0.0))"
+        )
+
+
+def foreign_in(tree: Any) -> str | None:
+    """The first class `foreign_class` names among the values `tree` holds, or None."""
+    pending: list[Any] = [tree]
     while pending:
         value = pending.pop()
         cls = value.__class__
@@ -393,18 +406,13 @@ def refuse_foreign_values(
         if cls is dict:
             pending.extend(value.values())
             continue
-        foreign = _foreign(value)
+        foreign = foreign_class(value)
         if foreign is not None:
-            raise SrcadError(
-                f"cannot differentiate {getattr(func, '__qualname__', func)!s:.80}: "
-                f"{what} holds a {foreign}, a subclass that may compute otherwise than "
-                "its base class, while srcad's rules are the base class's; pass the plain "
-                "value (np.asarray(x), list(x), dict(x); for a masked array, the values it "
-                "means, such as x.filled(0.0))"
-            )
+            return foreign
         found = children(value)
         if found is not None:
             pending.extend(part(value, key) for key in found[0])
+    return None
 
 
 def leaves(tree: Any) -> list[Any]:

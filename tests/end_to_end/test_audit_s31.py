@@ -200,6 +200,10 @@ class Converted:
 
 def sines(a):
     return np.sum(np.sin(a))
+
+
+def weighted_sum(m, x):
+    return np.sum(np.multiply(m, x))
 """
 
 
@@ -327,3 +331,19 @@ def test_a_derivative_through_an_objects_conversion_to_an_array_is_refused(opera
         srcad.grad(operands.sines)(a)
     with pytest.raises(SrcadError, match="a conversion"):
         srcad.vjp(operands.sines, a)[1](1.0)
+
+
+def test_a_masked_array_with_a_zero_tangent_is_refused_by_jvp_after_a_branch(operands):
+    # `jvp` of `np.sum(np.multiply(m, x))` in `x`, with a masked `m` and a zero tangent
+    # for it, gave 6.0 (every element) where the function's slope is 4.0: the forward
+    # entry's branch for an argument of no kind took any value.
+    f = operands.weighted_sum
+    x, dx, zero = np.ones(3), np.ones(3), srcad.ZeroTangent()
+    m = np.ma.array([1.0, 2.0, 3.0], mask=[False, True, False])
+    for first in ([1.0, 2.0, 3.0], np.array([1.0, 2.0, 3.0])):  # a branch of no kind, of f[:]
+        srcad.clear_cache()
+        close(srcad.jvp(f, (first, x), (zero, dx))[1], 6.0)
+        for _ in range(2):
+            with pytest.raises(SrcadError, match="MaskedArray"):
+                srcad.jvp(f, (m, x), (zero, dx))
+        close(srcad.jvp(f, (first, x), (zero, dx))[1], 6.0)
