@@ -102,7 +102,7 @@ from srcad.registry import RuleFn
 from srcad.requests import Request
 from srcad.tangents import NoTangent
 from srcad.tracebacks import annotate
-from srcad.trees import refuse_foreign_values, shaper, structured
+from srcad.trees import foreign_class, refuse_foreign_values, shaper, structured
 
 REAL = (float, np.float64, np.float32, np.float16)  # what a real scalar result may be
 MAX_BRANCHES = 8  # kinds of arguments past these take the general path
@@ -212,7 +212,7 @@ class Dispatcher:
             "general": self.general,
             "finish": self.finish,
             "failed": self.failed,
-            "kind_of": kind_of,
+            "kind_of": branch_kind,
             "ndarray": np.ndarray,
             "float64": np.dtype(np.float64),
             "float32": np.dtype(np.float32),
@@ -624,6 +624,18 @@ def _is_float(kind: ArgumentKind) -> bool:
 # a gradient of that kind has the argument's float type (`srcad.dtypes`).
 _SCALAR_TYPES = {"f4": "float32_scalar"}
 _DTYPES = {"f": "float64", "f4": "float32"}
+
+
+def branch_kind(value: Any) -> Any:
+    """`kind_of(value)`, as a branch tests an argument of no kind (`_test`): a value of a
+    class that computes its own way (`trees.foreign_class`: a masked array) fails the
+    test, and takes the general path, which refuses it. (A branch is made only where no
+    argument holds one; one held inside an argument of no kind, a container, is not
+    looked for on later calls.)"""
+    kind = kind_of(value)
+    if kind is None and foreign_class(value) is not None:
+        return foreign_class
+    return kind
 
 
 def _test(value: gast.expr, kind: Kind | None) -> gast.expr:

@@ -78,6 +78,7 @@ from srcad.entry import (
     _load,
     _test,
     _tuple,
+    branch_kind,
     entry_guards,
     function_module,
 )
@@ -88,7 +89,7 @@ from srcad.kinds import FLOAT, INT, Kind, kind_of
 from srcad.requests import Request
 from srcad.source import differentiated_function
 from srcad.tangents import NoTangent, ZeroTangent
-from srcad.trees import foreign_class, foreign_in, structured
+from srcad.trees import foreign_in, structured
 
 ATTRIBUTE = "__srcad_jvp_entry__"  # where a function keeps its dispatcher
 REAL = (float, np.float64)  # a result whose tangent of its own type `structured` keeps
@@ -131,18 +132,6 @@ def _plain(value: Any, kind: Kind | None) -> bool:
     # dtype classes (float32, `srcad.dtypes`) take the general path
 
 
-def _branch_kind(value: Any) -> Any:
-    """`kind_of(value)`, as a branch tests an argument of no kind (one with a zero
-    tangent): a value of a class that computes its own way (`trees.foreign_class`: a
-    masked array) fails the test, and takes the general path, which refuses it. (A branch
-    is made only where no argument holds one, `_kinds`; one held inside a container of an
-    argument with a zero tangent is not looked for on later calls.)"""
-    kind = kind_of(value)
-    if kind is None and foreign_class(value) is not None:
-        return foreign_class
-    return kind
-
-
 def tangent_kind(tangent: Any, value: Any, kind: Kind | None) -> str | None:
     """The kind of `tangent`, the tangent of an argument `value` of `kind`, as a branch
     tests it: a symbolic zero, a value of the argument's own float kind, or None (the
@@ -177,7 +166,7 @@ class ForwardDispatcher:
             "REGISTRY": self.registry,
             "general": self.general,
             "finish": _finish,
-            "kind_of": _branch_kind,
+            "kind_of": branch_kind,
             "ndarray": np.ndarray,
             "float64": np.dtype(np.float64),
             "REAL": REAL,

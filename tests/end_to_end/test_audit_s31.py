@@ -347,3 +347,16 @@ def test_a_masked_array_with_a_zero_tangent_is_refused_by_jvp_after_a_branch(ope
             with pytest.raises(SrcadError, match="MaskedArray"):
                 srcad.jvp(f, (m, x), (zero, dx))
         close(srcad.jvp(f, (first, x), (zero, dx))[1], 6.0)
+
+
+def test_a_masked_array_not_differentiated_is_refused_by_grad_after_a_branch(operands):
+    # grad's entry had made a branch for a list too long to have a kind; a masked array
+    # (no kind either) took it, and its masked element had a cotangent of 1.0, not 0.0.
+    g = srcad.grad(operands.weighted_sum, wrt=1)
+    x = np.ones(20)
+    close(g([2.0] * 20, x), np.full(20, 2.0))
+    m = np.ma.array(np.ones(20), mask=[True] + [False] * 19)
+    for _ in range(2):
+        with pytest.raises(SrcadError, match="MaskedArray"):
+            g(m, x)
+    close(g([2.0] * 20, x), np.full(20, 2.0))
