@@ -86,6 +86,7 @@ from srcad.compiler import Compiler
 from srcad.emit import nested_code, register_text
 from srcad.entry_rules import DISPATCHER, entry_rules
 from srcad.errors import SrcadError
+from srcad.foreign import foreign_class
 from srcad.guards import Guards
 from srcad.kinds import (
     FLOAT,
@@ -102,7 +103,7 @@ from srcad.registry import RuleFn
 from srcad.requests import Request
 from srcad.tangents import NoTangent
 from srcad.tracebacks import annotate
-from srcad.trees import foreign_class, refuse_foreign_values, shaper, structured
+from srcad.trees import refuse_foreign_values, shaper, structured
 
 REAL = (float, np.float64, np.float32, np.float16)  # what a real scalar result may be
 MAX_BRANCHES = 8  # kinds of arguments past these take the general path

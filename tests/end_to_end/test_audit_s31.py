@@ -149,11 +149,16 @@ def doubled(x):
     return x * 2.0 + x
 
 
-WEIGHTS = np.array([1.0, 2.0]).view(Tripled)
+class Box:
+    def __init__(self, weights):
+        self.weights = weights
+
+
+BOX = Box(np.array([1.0, 2.0]).view(Tripled))
 
 
 def weighted(x):
-    return np.sum(WEIGHTS * x)
+    return np.sum(BOX.weights * x)
 
 
 def masked_sum(x):
@@ -204,6 +209,20 @@ def sines(a):
 
 def weighted_sum(m, x):
     return np.sum(np.multiply(m, x))
+
+
+COEFFICIENTS = [1.0] * 20
+
+
+def by_global(x):
+    return np.sum(np.multiply(COEFFICIENTS, x))
+
+
+def make_by_cell(m):
+    def by_cell(x):
+        return np.sum(np.multiply(m, x))
+
+    return by_cell
 """
 
 
@@ -236,7 +255,7 @@ def test_an_array_subclass_with_its_own_operator_is_refused(operands, kind):
         srcad.grad(operands.squares)(x)
     with pytest.raises(SrcadError, match="may compute otherwise"):
         srcad.jvp(operands.squares, (x,), (np.ones((2, 2)),))
-    with pytest.raises(MissingRuleError, match="its operand is a"):  # read from outside
+    with pytest.raises(MissingRuleError, match="its operand is a"):  # an attribute's
         srcad.grad(operands.weighted)(np.ones(2))
     with pytest.raises(MissingRuleError, match="its operand is a"):
         srcad.jvp(operands.weighted, (np.ones(2),), (np.ones(2),))
@@ -360,3 +379,23 @@ def test_a_masked_array_not_differentiated_is_refused_by_grad_after_a_branch(ope
         with pytest.raises(SrcadError, match="MaskedArray"):
             g(m, x)
     close(g([2.0] * 20, x), np.full(20, 2.0))
+
+
+def test_a_masked_array_read_from_a_global_or_a_cell_is_refused_after_a_rebinding(operands):
+    # A global read as it is (a list too long to have a kind) rebound to a masked array
+    # kept the gradient compiled for the list: 1.0 at the masked element, for 0.0.
+    x = np.ones(20)
+    masked = np.ma.array(np.ones(20), mask=[True] + [False] * 19)
+    f = operands.by_global
+    for value in ([1.0] * 20, masked, [2.0] * 20, np.full(20, 2.0), masked):
+        operands.COEFFICIENTS = value
+        if isinstance(value, np.ma.MaskedArray):
+            with pytest.raises(SrcadError, match="COEFFICIENTS holds a numpy"):
+                srcad.grad(f)(x)
+            with pytest.raises(SrcadError, match="COEFFICIENTS holds a numpy"):
+                srcad.jvp(f, (x,), (np.ones(20),))
+        else:
+            close(srcad.grad(f)(x), np.asarray(value))
+            close(srcad.jvp(f, (x,), (np.ones(20),))[1], np.sum(value))
+    with pytest.raises(SrcadError, match="m holds a numpy"):
+        srcad.grad(operands.make_by_cell(masked))(x)
