@@ -1,6 +1,8 @@
 """Values that compute their own way: a subclass of `np.ndarray` that defines anything of
-its own (`np.matrix`, a masked array, whose `np.sum` leaves out its masked elements), or
-of a list, tuple or dict that reads its items its own way (a `__getitem__` of its own).
+its own (`np.matrix`, a masked array, whose `np.sum` leaves out its masked elements), of
+a list, tuple or dict that reads its items its own way (a `__getitem__` of its own), or an
+object NumPy's functions hand themselves to (`__array_ufunc__`, `__array_function__`: a
+duck array, another library's array).
 srcad's rules are NumPy's, for arrays, and Python's, for lists, tuples and dicts: such a
 value is refused where a derivative function is given one (`trees.refuse_foreign_values`,
 the entries' `branch_kind`), and where the code reads one from a global or a closure
@@ -62,8 +64,9 @@ def foreign_class(value: Any) -> str | None:
     """What makes `value` compute otherwise than srcad's rules take it to: a subclass of
     `np.ndarray` that defines anything of its own (`np.matrix`, a masked array, whose
     `np.sum` leaves out its masked elements), or of a list, tuple or dict that reads its
-    items its own way (`_CONTAINER_READS`); else None. A subclass that defines nothing but
-    its name (or, for a NamedTuple, its fields) computes as its base does."""
+    items its own way (`_CONTAINER_READS`), or an object with NumPy's dispatch of its own
+    (`__array_ufunc__`, `__array_function__`); else None. A subclass that defines nothing
+    but its name (or, for a NamedTuple, its fields) computes as its base does."""
     cls = value.__class__
     if cls is np.ndarray or cls in _CONTAINERS:
         return None
@@ -76,4 +79,8 @@ def foreign_class(value: Any) -> str | None:
                 return None
             if not _CONTAINER_READS.isdisjoint(vars(k)):
                 return f"{k.__module__}.{k.__qualname__}"
+        return None
+    if getattr(cls, "__array_ufunc__", None) is not None or hasattr(cls, "__array_function__"):
+        # (an array of another library, a duck array: NumPy's functions call its own)
+        return None if isinstance(value, np.generic) else f"{cls.__module__}.{cls.__qualname__}"
     return None

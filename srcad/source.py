@@ -171,9 +171,9 @@ class FunctionSource:
         if foreign is not None:
             raise SrcadError(
                 f"cannot differentiate {self.func.__qualname__}: {'.'.join(path)} holds a "
-                f"{foreign}, a subclass that may compute otherwise than its base class, "
-                "while srcad's rules are the base class's; read the plain value "
-                "(np.asarray, list, dict; for a masked array, x.filled(0.0)) instead"
+                f"{foreign}, which may compute otherwise than srcad's rules take it to "
+                "(NumPy's, for arrays; Python's, for lists, tuples and dicts); read the "
+                "plain value (np.asarray, list, dict; for a masked array, x.filled(0.0))"
             )
         self.facts += [*facts[:-1], facts[-1].by_type()]
 

@@ -321,10 +321,10 @@ def refuse_foreign_values(
     if foreign is not None:
         raise SrcadError(
             f"cannot differentiate {getattr(func, '__qualname__', func)!s:.80}: "
-            f"{what} holds a {foreign}, a subclass that may compute otherwise than "
-            "its base class, while srcad's rules are the base class's; pass the plain "
-            "value (np.asarray(x), list(x), dict(x); for a masked array, the values it "
-            "means, such as x.filled(0.0))"
+            f"{what} holds a {foreign}, which may compute otherwise than srcad's rules "
+            "take it to (NumPy's, for arrays; Python's, for lists, tuples and dicts); pass "
+            "the plain value (np.asarray(x), list(x), dict(x); for a masked array, the "
+            "values it means, such as x.filled(0.0))"
         )
 
 
