@@ -149,8 +149,8 @@ class FunctionSource:
             return None
         kind = constant_kind(value)
         if kind is None:
-            if isinstance(value, np.ndarray | list | tuple | dict):  # read as it is, live
-                self._check_class(path, facts, value)
+            if isinstance(value, np.ndarray | list | tuple | dict) or foreign_class(value):
+                self._check_class(path, facts, value)  # read as it is, live
             return None
         if type(value) is np.ndarray:
             # (`ndim` by identity: CPython keeps one object per small int, and NumPy's

@@ -222,6 +222,13 @@ class Duck:
         return getattr(ufunc, method)(*inputs, **kwargs)
 
 
+DUCK = Duck([1.0, 2.0])
+
+
+def by_duck(x):
+    return np.sum(np.multiply(DUCK, x))
+
+
 COEFFICIENTS = [1.0] * 20
 
 
@@ -420,3 +427,5 @@ def test_an_argument_numpy_hands_itself_to_is_refused(operands):
         srcad.grad(operands.sines)(d)
     with pytest.raises(SrcadError, match="Duck, which may compute otherwise"):
         srcad.jvp(operands.weighted_sum, (d, np.ones(2)), (srcad.ZeroTangent(), np.ones(2)))
+    with pytest.raises(SrcadError, match="DUCK holds a"):
+        srcad.grad(operands.by_duck)(np.ones(2))
