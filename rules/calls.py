@@ -265,8 +265,18 @@ def method_rrule(receiver: Any, name: str, *args: Any, **kwargs: Any) -> tuple[A
 def _method_function(receiver: Any, name: str, kind: str) -> Any:
     """The function a method call runs, `type(receiver).name`: Python code (compiled), or
     one with a registered rule or none (the methods of dicts, lists and tuples); any other
-    is refused when the call runs."""
+    is refused when the call runs, as is a call that would not run the class's function
+    with the receiver first (`_runs_class_function`)."""
     function = getattr(type(receiver), name, None)
+    if not _runs_class_function(receiver, name):
+        owner = type(receiver).__name__
+        raise MissingRuleError(
+            f"srcad differentiates a method call .{name}(...) on a {owner} as a call of "
+            f"{owner}.{name} with the instance first, but .{name} is not such a method here "
+            "(a staticmethod or classmethod, an attribute of the instance, a property or "
+            "__getattribute__), which srcad does not differentiate through; call a "
+            "function instead"
+        )
     if isinstance(function, types.FunctionType) or REGISTRY.is_non_differentiable(function):
         return function
     registered = REGISTRY.frule_for if kind == "frule" else REGISTRY.rrule_for
@@ -277,6 +287,27 @@ def _method_function(receiver: Any, name: str, kind: str) -> Any:
         f"srcad has no rule for the method .{name} of {owner}; "
         f"register one with @srcad.{kind}.register({owner}.{name})"
     )
+
+
+def _runs_class_function(receiver: Any, name: str) -> bool:
+    """Whether `receiver.name(...)` calls the attribute its class holds, bound to the
+    receiver, as Python looks it up: no `__getattribute__` of the class's own, nothing of
+    that name in the instance's `__dict__` (which hides a method), and the class's
+    attribute a plain function or a builtin's method (not a staticmethod, classmethod,
+    property or other descriptor, which call something else, or pass something else
+    first)."""
+    owner = type(receiver)
+    if isinstance(owner.__getattribute__, types.FunctionType):
+        return False
+    if name in getattr(receiver, "__dict__", ()):
+        return False
+    for klass in owner.__mro__:
+        if name in vars(klass):
+            stored = vars(klass)[name]
+            return not isinstance(stored, staticmethod | classmethod | property) and (
+                isinstance(stored, types.FunctionType) or not hasattr(stored, "__set__")
+            )
+    return True
 
 
 def _array_method(

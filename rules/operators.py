@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import MissingRuleError
 from srcad.kinds import (
     DIVIDED,
     EXPANDED,
@@ -23,6 +24,7 @@ from srcad.tangents import (
     AbstractZero,
     NoTangent,
     Tangent,
+    Thunk,
     ZeroTangent,
     elements_of,
     field_names,
@@ -77,6 +79,45 @@ def _repetition_rrule(items: Any, times: Any) -> tuple[Any, Pullback]:
     return y, repetition_pullback
 
 
+# The operands whose operators these rules follow: Python's and NumPy's numbers, arrays and
+# sequences, and srcad's own (co)tangents (in the rules of rules). Any other class may
+# define an operator of its own (`np.matrix`'s `*` is a matrix product, a masked array's
+# skips its masked elements, a user's `__mul__` does anything), so its operand is refused
+# (`_operand_checked`), unless it inherits both of the operator's methods (and, for an
+# array, NumPy's dispatch) unchanged from one of these.
+_PLAIN_OPERANDS = frozenset({float, int, bool, complex, np.ndarray, list, tuple, str, bytes})
+_OWN_OPERANDS = (np.generic, AbstractZero, Tangent, Thunk)
+_PLAIN_BASES = (np.ndarray, float, int, complex, list, tuple)
+_ARRAY_DISPATCH = ("__array_ufunc__", "__array_function__", "__array_priority__")
+
+
+def _operand_checked(value: Any, method: str) -> None:
+    """Refuse an operand of a class whose operator `method` (`"mul"`) is not NumPy's or
+    Python's own (see `_PLAIN_OPERANDS`)."""
+    cls = value.__class__
+    if cls in _PLAIN_OPERANDS or isinstance(value, _OWN_OPERANDS):
+        return
+    unary = method in ("neg", "pos")
+    names = (f"__{method}__",) if unary else (f"__{method}__", f"__r{method}__")
+    for base in _PLAIN_BASES:
+        if isinstance(value, base):
+            inherited = names + _ARRAY_DISPATCH if base is np.ndarray else names
+            if all(getattr(cls, name, None) is getattr(base, name, None) for name in inherited):
+                return
+            break
+    raise MissingRuleError(
+        f"srcad's rule for the operator {names[0]} follows Python's and NumPy's arithmetic, "
+        f"but its operand is a {cls.__module__}.{cls.__qualname__}, which may define it "
+        "otherwise; convert it first (np.asarray), or register a rule for a function "
+        "that computes it"
+    )
+
+
+def _operands_checked(a: Any, b: Any, method: str) -> None:
+    _operand_checked(a, method)
+    _operand_checked(b, method)
+
+
 def _is_sequence(value: Any) -> bool:
     return isinstance(value, list | tuple)
 
@@ -104,6 +145,7 @@ def sub_floats_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
 def add_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     if a.__class__ is float and b.__class__ is float:
         return a + b, add_floats_pullback
+    _operands_checked(a, b, "add")
     if _is_sequence(a) and _is_sequence(b):
         return _concatenation_rrule(a, b)
     project_a, project_b = ProjectTo(a), ProjectTo(b)
@@ -118,6 +160,7 @@ def add_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 def sub_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     if a.__class__ is float and b.__class__ is float:
         return a - b, sub_floats_pullback
+    _operands_checked(a, b, "sub")
     project_a, project_b = ProjectTo(a), ProjectTo(b)
 
     def sub_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
@@ -136,6 +179,7 @@ def mul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
             return _NO_TANGENT, y_bar * b, a * y_bar
 
         return a * b, mul_floats_pullback
+    _operands_checked(a, b, "mul")
     if _is_sequence(a) and isinstance(b, int | np.integer):
         return _repetition_rrule(a, b)
     if _is_sequence(b) and isinstance(a, int | np.integer):
@@ -156,6 +200,7 @@ def mul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 
 @rules.rrule(operator.truediv)
 def truediv_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    _operands_checked(a, b, "truediv")
     y = a / b
     if a.__class__ is float and b.__class__ is float:
 
@@ -177,6 +222,7 @@ def truediv_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 
 @rules.rrule(operator.neg)
 def neg_rrule(a: Any) -> tuple[Any, Pullback]:
+    _operand_checked(a, "neg")
     project_a = ProjectTo(a)
 
     def neg_pullback(y_bar: Any) -> tuple[Any, Any]:
@@ -187,6 +233,7 @@ def neg_rrule(a: Any) -> tuple[Any, Pullback]:
 
 @rules.rrule(operator.pos)
 def pos_rrule(a: Any) -> tuple[Any, Pullback]:
+    _operand_checked(a, "pos")
     project_a = ProjectTo(a)
 
     def pos_pullback(y_bar: Any) -> tuple[Any, Any]:
@@ -200,6 +247,7 @@ def pow_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `x ** p`, with NumPy's float semantics at base 0 (an infinite
     slope below power 1, never an exception, and a zero cotangent staying zero) and JAX's
     `d/dp 0 ** p = 0`: see `srcad.partials`."""
+    _operands_checked(x, p, "pow")
     y = x**p
     project_x, project_p = ProjectTo(x), ProjectTo(p)
     # An integer exponent (bools included) is a constant: `x ** p` at negative x exists only
@@ -245,6 +293,7 @@ def matmul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 
         return ZeroTangent(), zero_product_pullback
 
+    _operands_checked(a, b, "matmul")
     project_a, project_b = ProjectTo(a), ProjectTo(b)
     a_arr, b_arr = np.asarray(a), np.asarray(b)
 
@@ -274,6 +323,7 @@ def matmul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 @rules.rrule(operator.mod, np.mod)
 def mod_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     """`a % b` is `a - b * floor(a / b)`: the floor is piecewise constant."""
+    _operands_checked(a, b, "mod")
     y = a % b
     project_a, project_b = ProjectTo(a), ProjectTo(b)
 
@@ -309,6 +359,7 @@ def _sequence_result(y: Any, dots: list[Any]) -> tuple[Any, Any]:
 @rules.frule(operator.add)
 def add_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
+    _operands_checked(a, b, "add")
     if _is_sequence(a) and _is_sequence(b):  # joined: each element keeps its tangent
         return _sequence_result(a + b, _sequence_tangent(a_dot, a) + _sequence_tangent(b_dot, b))
     y = a + b
@@ -319,6 +370,7 @@ def add_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 @rules.frule(operator.sub)
 def sub_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
+    _operands_checked(a, b, "sub")
     y = a - b
     return y, expand(a_dot - b_dot, y)
 
@@ -326,6 +378,7 @@ def sub_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 @rules.frule(operator.mul)
 def mul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
+    _operands_checked(a, b, "mul")
     if _is_sequence(a) and isinstance(b, int | np.integer):  # repeated, not scaled
         return _sequence_result(a * b, _sequence_tangent(a_dot, a) * int(b))
     if _is_sequence(b) and isinstance(a, int | np.integer):
@@ -336,6 +389,7 @@ def mul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 @rules.frule(operator.truediv)
 def truediv_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
+    _operands_checked(a, b, "truediv")
     y = a / b
     numerator = a_dot - y * b_dot
     if isinstance(numerator, AbstractZero) or not isinstance(y, np.generic | np.ndarray):
@@ -347,11 +401,13 @@ def truediv_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 
 @rules.frule(operator.neg)
 def neg_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
+    _operand_checked(a, "neg")
     return -a, -dargs[1]
 
 
 @rules.frule(operator.pos)
 def pos_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
+    _operand_checked(a, "pos")
     return +a, dargs[1]
 
 
@@ -359,6 +415,7 @@ def pos_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
 def pow_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
     """Forward rule for `x ** p`, with `pow_rrule`'s partials."""
     _, x_dot, p_dot = dargs
+    _operands_checked(x, p, "pow")
     y = x**p
     y_dot = x_dot if isinstance(x_dot, AbstractZero) else strong_product(power_slope(x, p), x_dot)
     if not isinstance(p_dot, AbstractZero):
@@ -369,6 +426,7 @@ def pow_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
 @rules.frule(operator.matmul, np.matmul)
 def matmul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
+    _operands_checked(a, b, "matmul")
     y_dot: Any = ZeroTangent()
     if not isinstance(a_dot, AbstractZero):
         y_dot = a_dot @ b
@@ -380,6 +438,7 @@ def matmul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 @rules.frule(operator.mod, np.mod)
 def mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
+    _operands_checked(a, b, "mod")
     y = a % b
     return y, expand(a_dot - b_dot * np.floor_divide(a, b), y)
 
@@ -430,6 +489,7 @@ def matmul_cotangents(kinds: Any, constants: Any) -> tuple[str, str] | None:
     }.get((kinds[0][1], kinds[1][1]))
 
 
+rules.non_differentiable(_operand_checked, _operands_checked)
 rules.primitive(operator.add, result=PROMOTED, inline=Inline("y_bar", "y_bar"))
 rules.primitive(operator.sub, result=PROMOTED, inline=Inline("y_bar", "-y_bar"))
 rules.primitive(operator.mul, result=PROMOTED, inline=Inline("y_bar * b", "a * y_bar"))

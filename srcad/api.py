@@ -65,7 +65,7 @@ from srcad.tangents import (
     structural,
     unthunk,
 )
-from srcad.trees import children, leaves, structured, tree_map
+from srcad.trees import children, leaves, refuse_foreign_values, structured, tree_map
 
 
 class Differentiable(Wrapper):
@@ -236,6 +236,7 @@ def _with_aux(func: Callable[..., Any], wrt: Wrt, value: bool) -> Callable[..., 
             bound.apply_defaults()
             args, kwargs = bound.args, bound.kwargs
         check_perturbable(func, args, kwargs, positions)
+        refuse_foreign_values(func, args, kwargs)
         y, pullback = rrule(func, *args, **kwargs)
         if not isinstance(y, tuple) or len(y) != 2:
             raise SrcadError(
@@ -334,6 +335,8 @@ def _general_jvp(
         for position, (arg, tangent) in enumerate(zip(args, tangents, strict=True))
     )
     check_tangents(f, (NoTangent(), *tangents), args)
+    refuse_foreign_values(f, tuple(args))
+    refuse_foreign_values(f, tuple(tangents), what="a tangent")
     y, y_dot = frule((NoTangent(), *tangents), f, *args)
     return y, structured(y_dot, y)
 
@@ -361,10 +364,12 @@ def vjp(f: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[A
     """`(f(*args), vjp_fn)`; `vjp_fn(y_bar)` gives one cotangent per argument, in the
     argument's structure (`srcad.tree_map`), zeros materialised: the argument's float
     type for a float, NoTangent() for an int."""
+    refuse_foreign_values(f, args)
     y, pullback = rrule(f, *args)
 
     def vjp_fn(y_bar: Any) -> tuple[Any, ...]:
         check_seed("vjp: the cotangent of the result", y_bar, y)
+        refuse_foreign_values(f, (y_bar,), what="the cotangent")
         # One per argument passed (a compiled pullback has one per parameter besides).
         bars = pullback(structural(y_bar, y))[1 : 1 + len(args)]
         return tuple(structured(c, a) for c, a in zip(bars, args, strict=False))
@@ -409,6 +414,7 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
 
     def jacobian_of(*args: Any) -> Any:
         check_perturbable(func, args, {}, positions)
+        refuse_foreign_values(func, args)
         if reverse:
             y, vjp_fn = vjp(func, *args)
             blocks = _reverse_jacobian(vjp_fn, y, args, positions)
@@ -440,6 +446,7 @@ def _higher_jacobian(func: Callable[..., Any], directions: list[int], wrt: Wrt) 
     def higher_jacobian(*args: Any) -> Any:
         callee(func).check_arguments(args, {})
         check_perturbable(func, args, {}, positions)
+        refuse_foreign_values(func, args)
         for p in positions:
             if children(args[p]) is not None:  # its derivatives have no array layout
                 raise SrcadError(
@@ -466,6 +473,7 @@ def _higher_derivative(func: Callable[..., Any], directions: list[int], wrt: Wrt
     def higher_derivative(*args: Any) -> Any:
         callee(func).check_arguments(args, {})
         check_perturbable(func, args, {}, [*directions, *outer])
+        refuse_foreign_values(func, args)
         if any(np.ndim(args[p]) != 0 for p in directions):
             raise SrcadError(
                 "grad of a gradient needs the gradient to be a scalar: differentiate with "
@@ -526,6 +534,7 @@ def hessian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     def hessian_of(*args: Any) -> Any:
         callee(func).check_arguments(args, {})
         check_perturbable(func, args, {}, positions)
+        refuse_foreign_values(func, args)
         blocks = [tuple(hessian_block(func, args, i, j) for j in positions) for i in positions]
         if not any(np.size(leaf) for p in positions for leaf in leaves(args[p])):
             func(*args)  # no entries, no product computed: `f` still raises what it raises
@@ -565,6 +574,7 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
         *args, v = args_and_v
         callee(func).check_arguments(tuple(args), {})
         check_perturbable(func, tuple(args), {}, [position])
+        refuse_foreign_values(func, (*args, v))
         hv = hessian_row(func, tuple(args), position, v, "hessian_vector_product", position)
         hv = hv[position]
         if children(args[position]) is not None:  # a list, dict...: in its structure

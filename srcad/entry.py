@@ -90,6 +90,7 @@ from srcad.compiler import Compiler
 from srcad.emit import nested_code, register_text
 from srcad.entry_rules import DISPATCHER, entry_rules
 from srcad.errors import SrcadError
+from srcad.foreign import branch_kind
 from srcad.guards import Guards
 from srcad.kinds import (
     FLOAT,
@@ -99,14 +100,13 @@ from srcad.kinds import (
     Signature,
     Structure,
     is_real,
-    kind_of,
     signature,
 )
 from srcad.registry import RuleFn
 from srcad.requests import Request
 from srcad.tangents import NoTangent
 from srcad.tracebacks import annotate
-from srcad.trees import shaper, structured
+from srcad.trees import refuse_foreign_values, shaper, structured
 
 REAL = (float, np.float64, np.float32, np.float16)  # what a real scalar result may be
 # A float argument's plain gradient: a float, or the NumPy float64 code made (`np.cos(x)`).
@@ -127,9 +127,9 @@ def not_scalar(y: Any, func: Callable[..., Any], what: str = "grad") -> str | No
         return None
     shape = f" with shape {np.shape(y)}" if isinstance(y, np.ndarray | np.generic) else ""
     return (
-        f"{what} needs {name_of(func)} to return a real scalar, but it returned "
-        f"{type(y).__name__}{shape}; use srcad.rrule (or srcad.vjp, srcad.jacobian) for "
-        "a pullback that takes any output cotangent"
+        f"{what} needs {name_of(func)} to return a real scalar, but it returned {type(y).__name__}"
+        f"{shape}; use srcad.rrule (or srcad.vjp, srcad.jacobian) for a pullback that takes any "
+        "output cotangent"
     )
 
 
@@ -220,7 +220,7 @@ class Dispatcher:
             "general": self.general,
             "finish": self.finish,
             "failed": self.failed,
-            "kind_of": kind_of,
+            "kind_of": branch_kind,
             "ndarray": np.ndarray,
             "float64": np.dtype(np.float64),
             "float32": np.dtype(np.float32),
@@ -285,6 +285,7 @@ class Dispatcher:
         if given:
             args = (*[a for a in given if a is not UNGIVEN], *args)
         call = self.call
+        refuse_foreign_values(self.func, args, kwargs)
         full_args, full_kwargs = call.arguments(args, kwargs)
         gradient, value_left_out = self.gradient_for(full_args, kwargs)
         try:
@@ -381,7 +382,8 @@ class Dispatcher:
         """Whether the plain result for `kinds` is known: a float or float array in each
         position `wrt`, or a container (whose gradient `finish` shapes like it)."""
         return all(
-            p < len(kinds) and (_is_float(kinds[p]) or isinstance(kinds[p], Structure))
+            p < len(kinds)
+            and (isinstance(k := kinds[p], Structure) or (isinstance(k, tuple) and is_real(k)))
             for p in self.positions
         )
 
@@ -642,7 +644,7 @@ def _passed(parameters: list[str], count: int) -> list[gast.expr]:
     return tests
 
 
-def _if(test: gast.expr, body: list[gast.stmt]) -> gast.If:
+def _if(test: gast.expr, body: list[gast.stmt]) -> gast.If:  # (with no `else`)
     return gast.If(test=test, body=body, orelse=[])
 
 
@@ -650,10 +652,6 @@ def _is_type(value: gast.expr | str, cls: str) -> gast.Compare:
     """`type(value) is cls`."""
     value = _load(value) if isinstance(value, str) else value
     return _compare(_call("type", value), gast.Is(), _load(cls))
-
-
-def _is_float(kind: ArgumentKind) -> bool:
-    return isinstance(kind, tuple) and is_real(kind)
 
 
 # The type of an argument of a float kind other than FLOAT, and the dtype of its array:

@@ -83,12 +83,13 @@ from srcad.entry import (
 )
 from srcad.entry_rules import entry_rules
 from srcad.errors import SrcadError
+from srcad.foreign import branch_kind
 from srcad.guards import Guards, facts_expression
 from srcad.kinds import FLOAT, INT, Kind, kind_of
 from srcad.requests import Request
 from srcad.source import differentiated_function
 from srcad.tangents import NoTangent, ZeroTangent
-from srcad.trees import structured
+from srcad.trees import foreign_in, structured
 
 ATTRIBUTE = "__srcad_jvp_entry__"  # where a function keeps its dispatcher
 REAL = (float, np.float64)  # a result whose tangent of its own type `structured` keeps
@@ -165,7 +166,7 @@ class ForwardDispatcher:
             "REGISTRY": self.registry,
             "general": self.general,
             "finish": _finish,
-            "kind_of": kind_of,
+            "kind_of": branch_kind,
             "ndarray": np.ndarray,
             "float64": np.dtype(np.float64),
             "REAL": REAL,
@@ -213,6 +214,8 @@ class ForwardDispatcher:
         kinds = tuple(map(kind_of, args))  # value kinds: a container takes the general path
         if not all(_plain(a, k) for a, k in zip(args, kinds, strict=True)):
             return None
+        if any(k is None and foreign_in(a) is not None for a, k in zip(args, kinds, strict=True)):
+            return None  # (refused there: `trees.refuse_foreign_values`)
         dots = tuple(tangent_kind(t, a, k) for t, a, k in zip(tangents, args, kinds, strict=True))
         if None in dots or DOT not in dots:
             return None

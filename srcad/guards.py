@@ -12,7 +12,9 @@ object). A compiled rule keeps the facts it relies on, those of the rules it cal
 included, and is never used unless they all hold; when one fails, srcad compiles again.
 
 Values the emitted code reads live (a global `SCALE` holding an object) need no fact: the
-code reads the value it is called with, as the primal does. A module constant that code is
+code reads the value it is called with, as the primal does; but an array, list, tuple or
+dict of no kind read so has its type checked, since one of a class that computes its own
+way (a masked array, `srcad.foreign`) is refused when compiling. A module constant that code is
 specialised on (a float, an int, a tuple of floats, an array: `srcad.kinds.constant_kind`) is
 read once on entry and has a fact: its type for a number, so that `TOLERANCE = 1e-10` needs
 no new compilation, its identity for a tuple, and for an array its identity, its dtype and

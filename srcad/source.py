@@ -20,7 +20,8 @@ import numpy as np
 
 from srcad import syntax
 from srcad.constructors import initialiser
-from srcad.errors import Diagnostic, SourceUnavailableError
+from srcad.errors import Diagnostic, SourceUnavailableError, SrcadError
+from srcad.foreign import foreign_class
 from srcad.guards import Fact, name_facts
 from srcad.kinds import FLOATS, Kind, Structure, argument_kind, constant_kind
 
@@ -148,6 +149,8 @@ class FunctionSource:
             return None
         kind = constant_kind(value)
         if kind is None:
+            if isinstance(value, np.ndarray | list | tuple | dict) or foreign_class(value):
+                self._check_class(path, facts, value)  # read as it is, live
             return None
         if type(value) is np.ndarray:
             # (`ndim` by identity: CPython keeps one object per small int, and NumPy's
@@ -158,6 +161,21 @@ class FunctionSource:
             facts[-1] = facts[-1].by_type()
         self.facts += facts
         return kind
+
+    def _check_class(self, path: list[str], facts: list[Fact], value: Any) -> None:
+        """Refuse an array, list, tuple or dict of no kind read from outside whose class
+        computes its own way (`srcad.foreign`: a masked array, whose `np.sum` leaves out
+        its masked elements, while srcad's rules are an array's); else guard its type, so
+        that rebinding the name to one compiles again (and is refused there)."""
+        foreign = foreign_class(value)
+        if foreign is not None:
+            raise SrcadError(
+                f"cannot differentiate {self.func.__qualname__}: {'.'.join(path)} holds a "
+                f"{foreign}, which may compute otherwise than srcad's rules take it to "
+                "(NumPy's, for arrays; Python's, for lists, tuples and dicts); read the "
+                "plain value (np.asarray, list, dict; for a masked array, x.filled(0.0))"
+            )
+        self.facts += [*facts[:-1], facts[-1].by_type()]
 
     def constant_structure(self, path: list[str]) -> Structure | None:
         """The structure (`srcad.kinds.Structure`) of the container (a tuple, list or dict

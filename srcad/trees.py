@@ -31,6 +31,7 @@ import numpy as np
 
 from srcad.callables import floating, perturbable
 from srcad.errors import SrcadError
+from srcad.foreign import foreign_class
 from srcad.kinds import FLOAT, Structure
 from srcad.tangents import (
     AbstractZero,
@@ -42,9 +43,12 @@ from srcad.tangents import (
     unthunk,
 )
 
-# Objects with a `__dict__` that are not data: never taken apart.
+# Objects with a `__dict__` that are not data, or are numbers and arrays (a subclass of
+# `np.ndarray` or `float` has a `__dict__`, whose attributes are not its value): never
+# taken apart.
 _OPAQUE = (type, types.ModuleType, types.FunctionType, types.MethodType,
-           types.BuiltinFunctionType, functools.partial, np.ufunc)  # fmt: skip
+           types.BuiltinFunctionType, functools.partial, np.ufunc,
+           np.ndarray, np.generic, float, int, complex)  # fmt: skip
 
 
 def children(value: Any) -> tuple[list[Any], Callable[[list[Any]], Any]] | None:
@@ -117,6 +121,14 @@ def _check_fits(tangent: Any, tree: Any, keys: list[Any]) -> None:
             raise SrcadError(f"a tangent of shape {tangent.shape} for a {type(tree).__name__} "
                              f"of {len(keys)} elements")  # fmt: skip
         return
+    if isinstance(tangent, np.ndarray | np.generic | float | complex):
+        # (NumPy's conversion of the object, `__array__`, or Python's, `__float__`, made a
+        # number of it, whose derivative srcad's rules gave: it says nothing of its parts)
+        raise SrcadError(
+            f"a derivative reached a {type(tree).__name__} as a number or array: a "
+            "conversion (__array__, __float__) made one of it, which srcad does not "
+            "differentiate through; pass the number or array itself"
+        )
     if not isinstance(tangent, Tangent):
         return
     extra = [k for k in tangent.fields if k not in keys]
@@ -294,6 +306,49 @@ def _rebuilt_level(kind: Structure, tangent: str, primal: str, lines: list[str],
         f"if tuple({primal}) != {keys!r}: {rebuilt} = {{k: {rebuilt}[k] for k in {primal}}}"
     )
     return rebuilt
+
+
+_PLAIN_LEAVES = frozenset({float, int, bool, complex, str, np.ndarray, np.float64, type(None)})
+
+
+def refuse_foreign_values(
+    func: Any, args: tuple[Any, ...], kwargs: Any = None, what: str = "an argument"
+) -> None:
+    """Refuse an argument (or, as `what` says, a tangent or cotangent) holding a value that
+    `foreign_class` finds computing otherwise than srcad's rules take it to (they are
+    NumPy's, for arrays, and Python's, for lists, tuples and dicts)."""
+    foreign = foreign_in((args, kwargs or {}))
+    if foreign is not None:
+        raise SrcadError(
+            f"cannot differentiate {getattr(func, '__qualname__', func)!s:.80}: "
+            f"{what} holds a {foreign}, which may compute otherwise than srcad's rules "
+            "take it to (NumPy's, for arrays; Python's, for lists, tuples and dicts); pass "
+            "the plain value (np.asarray(x), list(x), dict(x); for a masked array, the "
+            "values it means, such as x.filled(0.0))"
+        )
+
+
+def foreign_in(tree: Any) -> str | None:
+    """The first class `foreign_class` names among the values `tree` holds, or None."""
+    pending: list[Any] = [tree]
+    while pending:
+        value = pending.pop()
+        cls = value.__class__
+        if cls in _PLAIN_LEAVES:
+            continue
+        if cls is list or cls is tuple:  # (the common case, without `children`)
+            pending.extend(value)
+            continue
+        if cls is dict:
+            pending.extend(value.values())
+            continue
+        foreign = foreign_class(value)
+        if foreign is not None:
+            return foreign
+        found = children(value)
+        if found is not None:
+            pending.extend(part(value, key) for key in found[0])
+    return None
 
 
 def leaves(tree: Any) -> list[Any]:
