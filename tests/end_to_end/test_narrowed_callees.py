@@ -1,0 +1,199 @@
+"""A user function called with arguments that carry no derivative (constants, values of
+parameters not differentiated) is compiled with respect to the others alone
+(`operation_rules.active_parameters`): the same helper called with a constant at one site
+and a varying value at another, branching on the constant, returning it, called by
+keyword, through a chain of helpers, by recursion, in loops and in straight code. Each is
+checked in both modes and to second order against central differences."""
+
+from __future__ import annotations
+
+import types
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.defaults import COMPILER, Request
+from srcad.kinds import signature
+from srcad.testing import finite_difference_jvp
+from tests.conftest import difference, user_module
+
+MODULE = """
+import math
+import numpy as np
+
+
+def huber(r, delta):
+    if abs(r) <= delta:
+        return 0.5 * r * r
+    return delta * (abs(r) - 0.5 * delta)
+
+
+def affine(x, c):
+    return c * x + c * c
+
+
+def switch(x, mode):
+    if mode > 0.0:
+        return x * x * mode
+    return math.sin(x) - mode
+
+
+def outer(x, c):
+    return inner(c, x) * c
+
+
+def inner(c, x):
+    return affine(x, c) + huber(x, c)
+
+
+def power(x, n):
+    if n == 0:
+        return 1.0
+    return x * power(x, n - 1)
+
+
+def constant_then_active(w, xs):
+    total = huber(w[0], 1.0) + huber(w[1], w[0] * w[0] + 0.5)
+    for x in xs:
+        total += huber(w[0] * x - w[1], 0.7) + huber(x, w[1] * w[1] + 0.1)
+    return total
+
+
+def branch_on_the_constant(w, xs):
+    total = switch(w[0], 2.0) + switch(w[1], -1.0)
+    for x in xs:
+        total += switch(w[0] * x, 0.5) + switch(w[1] * x, -0.25)
+    return total
+
+
+def constant_in_the_result(w, xs):
+    total = affine(w[0], 3.0) * affine(1.5, w[1])
+    for x in xs:
+        total += affine(w[1] * x, x) + affine(x, w[0])
+    return total
+
+
+def by_keyword(w, xs):
+    total = huber(delta=0.5, r=w[0]) + huber(w[1], delta=w[0] * w[0] + 0.2)
+    for x in xs:
+        total += huber(r=w[0] + w[1] * x, delta=1.0)
+    return total
+
+
+def chained(w, xs):
+    total = outer(w[0], 0.6) + outer(0.3, w[1] * w[1] + 0.2)
+    for x in xs:
+        total += outer(w[1] * x, 1.2)
+    return total
+
+
+def recursive(w, xs):
+    total = power(w[0], 3) + power(w[1], 2)
+    for x in xs:
+        total += power(w[0] * x, 2)
+    return total
+
+
+def data_as_constant(w, xs):
+    total = 0.0
+    for x in xs:
+        total += affine(w[0], x) + huber(w[1] - x, abs(x) + 0.3)
+    return total
+"""
+
+NAMES = [
+    "constant_then_active",
+    "branch_on_the_constant",
+    "constant_in_the_result",
+    "by_keyword",
+    "chained",
+    "recursive",
+    "data_as_constant",
+]
+
+
+@pytest.fixture(scope="module")
+def module(tmp_path_factory: pytest.TempPathFactory) -> types.ModuleType:
+    path: Path = tmp_path_factory.mktemp("narrowed")
+    return user_module(path, "narrowed_callees_functions", MODULE)
+
+
+def arguments(name: str) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(len(name))
+    return np.array([0.8, -1.3]), rng.uniform(-1.5, 1.5, 5)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("wrt", [0, (0, 1)])
+def test_the_gradient_against_differences(module: Any, name: str, wrt: Any) -> None:
+    f = getattr(module, name)
+    args = arguments(name)
+    gradient = srcad.grad(f, wrt=wrt)(*args)
+    positions = [0] if wrt == 0 else [0, 1]
+    gradients = [gradient] if wrt == 0 else list(gradient)
+    for position, g in zip(positions, gradients, strict=True):
+        np.testing.assert_allclose(g, difference(f, args, position), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_jvp_against_differences(module: Any, name: str) -> None:
+    f = getattr(module, name)
+    args = arguments(name)
+    tangents = (np.array([0.3, -0.7]), np.linspace(-0.5, 0.5, args[1].size))
+    for seeds in [tangents, (tangents[0], srcad.ZeroTangent())]:
+        value, tangent = srcad.jvp(f, args, seeds)
+        assert value == pytest.approx(f(*args))
+        expected = finite_difference_jvp(f, args, seeds)
+        np.testing.assert_allclose(tangent, expected, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_hessian_against_differences_of_the_gradient(module: Any, name: str) -> None:
+    f = getattr(module, name)
+    args = arguments(name)
+    hessian = srcad.hessian(f)(*args)
+    gradient = srcad.grad(f)
+    for index in range(2):
+        direction = np.zeros(2)
+        direction[index] = 1.0
+        column = finite_difference_jvp(gradient, args, (direction, srcad.NoTangent()))
+        np.testing.assert_allclose(hessian[:, index], column, rtol=1e-6, atol=1e-7)
+
+
+def test_a_constant_argument_gets_no_derivative_code(module: Any) -> None:
+    """`huber(x, 0.7)` compiles `huber` with respect to `r` alone; `huber(x, w[1] * w[1] +
+    0.1)` with respect to `delta` alone, where `x` is an element of an array not
+    differentiated; `huber(w[1], ...)` with respect to both."""
+    args = arguments("constant_then_active")
+    text = COMPILER.sources(module.constant_then_active, ("w",), Request.rrule(signature(args)))
+    headers = [line for line in text.splitlines() if "rule of huber" in line]
+    assert len(headers) == 3
+    assert "differentiated with respect to: r; for r: float, delta: float" in text
+    assert "differentiated with respect to: delta; for r: float, delta: float" in text
+    assert "differentiated with respect to: r, delta; for r: float, delta: float" in text
+
+
+def _other_huber(r, delta):
+    return delta * r * r * r
+
+
+def test_a_callee_is_called_directly_and_rebinding_it_recompiles(tmp_path: Path) -> None:
+    """The gradient calls the helper's reverse rule as the function compiled, not through
+    its `CompiledCall`: the helper's guards are the caller's, checked by `grad`'s entry,
+    so that rebinding the helper or changing its code compiles again."""
+    helpers = user_module(tmp_path, "narrowed_rebound", MODULE)
+    args = arguments("constant_then_active")
+    f = helpers.constant_then_active
+    rule = COMPILER.compiled(f, ("w",), Request.grad(signature(args)))
+    called = [v for v in rule.runtime.values() if getattr(v, "__name__", "") == "rrule_huber"]
+    assert called and all(type(v) is types.FunctionType for v in called)
+    gradient = srcad.grad(f)
+    for change in range(3):
+        np.testing.assert_allclose(gradient(*args), difference(f, args), rtol=1e-6, atol=1e-7)
+        if change == 0:
+            helpers.huber = _other_huber
+        else:
+            helpers.huber.__code__ = (lambda r, delta: r * delta - r * r).__code__
