@@ -41,6 +41,7 @@ from srcad.passes.checks.call_graph import raise_if_any
 from srcad.passes.checks.mutations import forget_changes
 from srcad.passes.naming import Namer
 from srcad.passes.transforms.generators import collect_yields, is_generator
+from srcad.passes.transforms.inline_callees import inline_callees
 from srcad.passes.transforms.lambdas import hoist_lambdas
 from srcad.passes.transforms.nested_classes import hoist_classes
 from srcad.primitive_callers import check_primitive_arguments, primitive_caller
@@ -381,6 +382,8 @@ class Compiler(Machinery):
             wrt = tuple([*parameters, *star])
         tree = gast.Module(body=[node], type_ignores=[])
         kinds = {p: k for p, k in zip(parameters, request.signature, strict=False) if k is not None}
+        if kinds and request.mode is Mode.REVERSE and constructs is None:
+            inline_callees(node, source, self.registry)  # helpers called in loops
         inputs = CompilationRequest(
             wrt, request.mode, request.target(bool(kinds)), kinds, request.optimise,
             constructs=constructs, directions=request.directions,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax
+from srcad.partials import strong_product
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.rule_calls import constant
 from srcad.passes.transforms.simplify import ConstantFolder, is_foldable
@@ -36,6 +37,7 @@ class Fuse(Transform):
         function = function_of(tree)
         self.ctx = ctx
         self.pullbacks = ctx.output.pullbacks
+        self.strong_product = ctx.output.runtime.name_of(strong_product)
         function.body = self._block(function.body)
         function.name = "grad_" + function.name.removeprefix("rrule_")
         return True
@@ -96,7 +98,7 @@ class Fuse(Transform):
         folded = []
         for statement, (ones, foldable) in zip(statements, changes, strict=True):
             if ones:
-                one_folder = OneFolder(seed.id)
+                one_folder = OneFolder(seed.id, self.strong_product)
                 statement = one_folder.visit(statement)
                 foldable = one_folder.foldable
             if foldable:
@@ -107,12 +109,32 @@ class Fuse(Transform):
 
 class OneFolder(syntax.Rewriter):
     """Read 1.0 for a name, and drop the products and quotients by it; `foldable` tells
-    whether that left any arithmetic on numbers alone (for `ConstantFolder`)."""
+    whether that left any arithmetic on numbers alone (for `ConstantFolder`). A product
+    by it that keeps zeros exact, `strong_product(e, 1.0)` (`srcad.partials`; `strong`
+    names the function where the rule reads it), is `e` too: it differs from `e * 1.0`
+    only where one factor is zero and the other infinite or NaN, and 1.0 is neither."""
 
     foldable = False
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, strong: str | None = None) -> None:
         self.name = name
+        self.strong = strong
+
+    def visit_Call(self, node: gast.Call) -> gast.expr:  # noqa: N802
+        self.generic_visit(node)
+        if (
+            self.strong is not None
+            and isinstance(node.func, gast.Name)
+            and node.func.id == self.strong
+            and len(node.args) == 2
+            and not node.keywords
+        ):
+            partial, bar = node.args
+            if _is_one(bar):
+                return partial
+            if _is_one(partial):
+                return bar
+        return node
 
     def visit_Name(self, node: gast.Name) -> gast.expr:  # noqa: N802 (the visitor's name)
         if node.id == self.name and isinstance(node.ctx, gast.Load):

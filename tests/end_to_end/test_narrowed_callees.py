@@ -1,9 +1,12 @@
 """A user function called with arguments that carry no derivative (constants, values of
 parameters not differentiated) is compiled with respect to the others alone
-(`operation_rules.active_parameters`): the same helper called with a constant at one site
-and a varying value at another, branching on the constant, returning it, called by
-keyword, through a chain of helpers, by recursion, in loops and in straight code. Each is
-checked in both modes and to second order against central differences."""
+(`operation_rules.active_parameters`), and one called by a whole statement in a loop is
+written into the loop (`passes/transforms/inline_callees.py`): the same helper called with
+a constant at one site and a varying value at another, branching on the constant,
+returning it, called by keyword or with a default, through a chain of helpers, by
+recursion, returning early or at the end, with locals named as the caller's, in loops and
+in straight code. Each is checked in both modes and to second order against central
+differences."""
 
 from __future__ import annotations
 
@@ -97,6 +100,62 @@ def recursive(w, xs):
     return total
 
 
+def scaled(x, factor=2.0):
+    return factor * x
+
+
+def accumulate(x, c):
+    total = x * c
+    total = total + c * c
+    return total
+
+
+def early(x):
+    y = x * 3.0
+    if x > 0.0:
+        y = x * x
+        return y
+    if x < -0.5:
+        return -y
+    return y + 1.0
+
+
+def pair(x, c):
+    return x * c, x + c
+
+
+def written_in(w, xs):
+    total = 0.0
+    for x in xs:
+        a = switch(w[0] * x, 0.5)
+        b = affine(x, w[1])
+        t = huber(w[0] - x, delta=0.4)
+        c = outer(w[1], x + 2.0)
+        d = power(w[0] * x, 2)
+        e = early(w[1] * x)
+        s = scaled(w[0])
+        u = accumulate(w[1], x)
+        p, q = pair(w[0], x)
+        total += a * b + t + c + d + e + s + u + p * q
+        total += huber(w[1] * x, 0.3)
+    return total
+
+
+def robust(w, xs):
+    total = 0.0
+    for x in xs:
+        total += huber(w[0] * x - w[1], 0.5)
+    return total
+
+
+def shadowing(w, xs):
+    total = 0.0
+    abs = 0.5
+    for x in xs:
+        total += huber(w[0] * x - w[1], 1.0) * abs
+    return total
+
+
 def data_as_constant(w, xs):
     total = 0.0
     for x in xs:
@@ -112,6 +171,9 @@ NAMES = [
     "chained",
     "recursive",
     "data_as_constant",
+    "written_in",
+    "shadowing",
+    "robust",
 ]
 
 
@@ -183,17 +245,32 @@ def _other_huber(r, delta):
 def test_a_callee_is_called_directly_and_rebinding_it_recompiles(tmp_path: Path) -> None:
     """The gradient calls the helper's reverse rule as the function compiled, not through
     its `CompiledCall`: the helper's guards are the caller's, checked by `grad`'s entry,
-    so that rebinding the helper or changing its code compiles again."""
+    so that rebinding the helper or changing its code compiles again; so does a caller
+    with the helper written in."""
     helpers = user_module(tmp_path, "narrowed_rebound", MODULE)
     args = arguments("constant_then_active")
     f = helpers.constant_then_active
     rule = COMPILER.compiled(f, ("w",), Request.grad(signature(args)))
     called = [v for v in rule.runtime.values() if getattr(v, "__name__", "") == "rrule_huber"]
     assert called and all(type(v) is types.FunctionType for v in called)
-    gradient = srcad.grad(f)
+    gradients = [(f, srcad.grad(f)), (helpers.robust, srcad.grad(helpers.robust))]
     for change in range(3):
-        np.testing.assert_allclose(gradient(*args), difference(f, args), rtol=1e-6, atol=1e-7)
+        for g, gradient in gradients:  # `robust` has the helper written in
+            np.testing.assert_allclose(gradient(*args), difference(g, args), rtol=1e-6, atol=1e-7)
         if change == 0:
             helpers.huber = _other_huber
         else:
             helpers.huber.__code__ = (lambda r, delta: r * delta - r * r).__code__
+
+
+def test_a_helper_called_in_a_loop_is_written_in(module: Any) -> None:
+    """Each helper called by a whole statement in `written_in`'s loop is written into it;
+    `huber` read by `shadowing`, whose caller binds `abs`, stays a call."""
+    args = arguments("written_in")
+    rule = COMPILER.compiled(module.written_in, ("w",), Request.rrule(signature(args)))
+    text = rule.source  # the caller's own text, not its callees'
+    for helper in ["switch", "affine", "huber", "outer", "early", "scaled", "accumulate", "pair"]:
+        assert f"rrule_{helper}(" not in text, helper
+    assert "rrule_inner(" in text and "rrule_power(" in text  # called inside what is written
+    kept = COMPILER.compiled(module.shadowing, ("w",), Request.rrule(signature(args)))
+    assert "rrule_huber(" in kept.source
