@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import gast
 
 from srcad import syntax
@@ -111,8 +113,10 @@ class OneFolder(syntax.Rewriter):
     """Read 1.0 for a name, and drop the products and quotients by it; `foldable` tells
     whether that left any arithmetic on numbers alone (for `ConstantFolder`). A product
     by it that keeps zeros exact, `strong_product(e, 1.0)` (`srcad.partials`; `strong`
-    names the function where the rule reads it), is `e` too: it differs from `e * 1.0`
-    only where one factor is zero and the other infinite or NaN, and 1.0 is neither."""
+    names the function where the rule reads it), is `e` too, and `strong_product(e, 3.0)`
+    is `e * 3.0`: it differs from the plain product only where one factor is zero and the
+    other infinite or NaN, and a literal finite number not zero is neither (but for the
+    sign of a zero NumPy scalar, which it makes +0.0)."""
 
     foldable = False
 
@@ -134,6 +138,9 @@ class OneFolder(syntax.Rewriter):
                 return partial
             if _is_one(partial):
                 return bar
+            if _is_finite_nonzero(bar) or _is_finite_nonzero(partial):
+                self.foldable = True
+                return gast.BinOp(left=partial, op=gast.Mult(), right=bar)
         return node
 
     def visit_Name(self, node: gast.Name) -> gast.expr:  # noqa: N802 (the visitor's name)
@@ -157,6 +164,16 @@ def _without_one(node: gast.BinOp) -> gast.expr | None:
     if isinstance(node.op, gast.Mult) and _is_one(node.left):
         return node.right
     return None
+
+
+def _is_finite_nonzero(node: gast.expr) -> bool:
+    """A literal number, neither zero nor infinite nor NaN."""
+    return (
+        isinstance(node, gast.Constant)
+        and type(node.value) in (float, int)
+        and node.value != 0
+        and math.isfinite(node.value)
+    )
 
 
 def _is_one(node: gast.expr) -> bool:
