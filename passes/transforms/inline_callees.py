@@ -7,8 +7,10 @@ constants it is passed fold as the caller's do.
 
 What is written in is the function the call runs, proved and guarded:
 
-- the call is the whole value of a statement inside a `for` or `while` loop (`t = f(...)`,
-  `t += f(...)`), of a name bound only by the module (a global: `FunctionSource.resolve`
+- the call is in the value of an assignment inside a `for` or `while` loop (`t = f(...)`,
+  `total += f(a, 1.0) + f(b, 1.0)`), where only names and constants are read before it
+  (the calls before it are taken out in their order, `written`), of a name bound only by
+  the module (a global: `FunctionSource.resolve`
   records the fact that it still names the function, and `guards.function_facts` that its
   code and defaults are the same), with no `*args` or `**kwargs`, every parameter bound by
   position, by name or to a default that is a number, a string, None or a bool;
@@ -95,20 +97,69 @@ class _Writer:
         return out
 
     def written(self, statement: gast.stmt) -> list[gast.stmt] | None:
-        """`statement` with the helper it calls written in, or None where it stays."""
-        single = isinstance(statement, gast.Assign) and len(statement.targets) == 1
-        if not (single or isinstance(statement, gast.AugAssign)):
+        """`statement` with the helpers it calls written in before it, or None where it
+        stays. The calls up to the last helper's are taken out in the order Python makes
+        them (each other call a temporary of its own, its arguments with it), only where
+        nothing but reads of names and constants is evaluated before that call outside
+        the arguments of those taken out, so that taking them out changes no order in
+        which anything happens (an operator's result, an item read or an attribute
+        computed first could raise or compute otherwise)."""
+        if isinstance(statement, gast.Assign) and len(statement.targets) == 1:
+            pass
+        elif not (
+            isinstance(statement, gast.AugAssign) and isinstance(statement.target, gast.Name)
+        ):
+            return None  # (`x[i] += f(v)` reads `x[i]` first)
+        events: list[tuple[str, Any, tuple[int, ...]]] = []
+        _evaluation(statement, "value", None, events, ())
+        helpers = [
+            i for i, (what, place, _) in enumerate(events)
+            if what == "call" and self._helper(place[3])
+        ]  # fmt: skip
+        if not helpers:
             return None
-        assert isinstance(statement, gast.Assign | gast.AugAssign)
-        call = statement.value
-        if not isinstance(call, gast.Call) or not isinstance(call.func, gast.Name):
-            return None
-        name = call.func.id
-        if name in self.bound:
+        taken_out = {id(place[3]) for what, place, _ in events[: helpers[-1] + 1] if place}
+        for what, _, within in events[: helpers[-1]]:
+            if what == "other" and taken_out.isdisjoint(within):
+                return None  # done before a call taken out, and not as part of one
+        out: list[gast.stmt] = []
+        for what, place, _ in events[: helpers[-1] + 1]:
+            if what != "call":
+                continue
+            holder, field, index, call = place
+            found = self._written_call(call, statement)
+            if found is None:  # another call, taken out to keep the order
+                result = self._fresh(f"{call.func.id}_value")
+                value = gast.Assign(targets=[store(result)], value=call, type_comment=None)
+                out.append(syntax.located(value, statement))
+            else:
+                statements, result = found
+                out += statements
+            if index is None:
+                setattr(holder, field, load(result))
+            else:
+                getattr(holder, field)[index] = load(result)
+        return [*out, statement]
+
+    def _helper(self, call: gast.Call) -> types.FunctionType | None:
+        """The helper `call` runs, where it can be written in (see the module's docstring)."""
+        name = call.func.id if isinstance(call.func, gast.Name) else None
+        if name is None or name in self.bound:
             return None
         helper = self.source.globals.get(name)
         if not isinstance(helper, types.FunctionType) or not self._writable(helper):
             return None
+        return helper
+
+    def _written_call(
+        self, call: gast.Call, statement: gast.stmt
+    ) -> tuple[list[gast.stmt], str] | None:
+        """The statements that compute what `call` returns into a name of their own, and
+        that name; None where the helper is not written in."""
+        helper = self._helper(call)
+        if helper is None:
+            return None
+        name = helper.__name__
         try:
             helper_source = function_source(helper)
         except SrcadError:
@@ -127,12 +178,13 @@ class _Writer:
             return None  # the caller binds a name the helper reads from the module
         self.count += 1
         self.taken |= {n.id for n in syntax.walk(node) if isinstance(n, gast.Name)}
-        renamed = {n: self._fresh(f"{name}_{n}", helper) for n in sorted(local)}
-        result = self._fresh(f"{name}_{self.count}", helper)
+        renamed = {n: self._fresh(f"{name}_{n}") for n in sorted(local)}
+        result = self._fresh(f"{name}_{self.count}")
         statements = _returning(body, result, renamed, node)
         if _size(statements) > LIMIT:
             return None
-        self.source.resolve([name])  # the fact that the name still names the helper
+        assert isinstance(call.func, gast.Name)
+        self.source.resolve([call.func.id])  # the fact that the name still names the helper
         self.source.facts += function_facts(helper)
         start = [
             syntax.located(
@@ -140,8 +192,7 @@ class _Writer:
             )
             for p, v in arguments
         ]
-        statement.value = load(result)
-        return [*start, *statements, statement]
+        return [*start, *statements], result
 
     def _writable(self, helper: types.FunctionType) -> bool:
         if type(helper) is not types.FunctionType:
@@ -169,18 +220,54 @@ class _Writer:
             and self.registry.refusal(helper) is None
         )
 
-    def _fresh(self, hint: str, helper: Any) -> str:
+    def _fresh(self, hint: str) -> str:
+        """A name found in neither function, the module (the helper's too) nor builtins."""
         name, number = hint, 1
-        while (
-            name in self.taken
-            or name in self.source.globals
-            or name in helper.__globals__
-            or hasattr(builtins, name)
-        ):
+        while name in self.taken or name in self.source.globals or hasattr(builtins, name):
             number += 1
             name = f"{hint}_{number}"
         self.taken.add(name)
         return name
+
+
+def _evaluation(
+    holder: Any,
+    field: str,
+    index: int | None,
+    events: list[tuple[str, Any, tuple[int, ...]]],
+    within: tuple[int, ...],
+) -> None:
+    """What evaluating the expression at `holder.field` (or its item `index`) does, in
+    Python's order, each with the calls (by `id`) whose arguments it is part of
+    (`within`): ("pure", None) for a read of a name or constant, ("call", place) for a
+    call of a name (after its arguments), with where it is, ("other", None) for
+    anything else (an operator applied, an item or attribute read, a short circuit: its
+    parts are not looked into)."""
+    node = getattr(holder, field) if index is None else getattr(holder, field)[index]
+    if isinstance(node, gast.Name | gast.Constant):
+        events.append(("pure", None, within))
+    elif isinstance(node, gast.BinOp):
+        _evaluation(node, "left", None, events, within)
+        _evaluation(node, "right", None, events, within)
+        events.append(("other", None, within))
+    elif isinstance(node, gast.UnaryOp):
+        _evaluation(node, "operand", None, events, within)
+        events.append(("other", None, within))
+    elif (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Name)
+        and not any(isinstance(a, gast.Starred) for a in node.args)
+        and all(k.arg is not None for k in node.keywords)
+    ):
+        events.append(("pure", None, within))
+        inside = (*within, id(node))
+        for position in range(len(node.args)):
+            _evaluation(node, "args", position, events, inside)
+        for keyword in node.keywords:
+            _evaluation(keyword, "value", None, events, inside)
+        events.append(("call", (holder, field, index, node), within))
+    else:
+        events.append(("other", None, within))
 
 
 def _bound_names(function: gast.FunctionDef) -> set[str]:

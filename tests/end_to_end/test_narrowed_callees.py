@@ -59,7 +59,7 @@ def power(x, n):
 
 
 def constant_then_active(w, xs):
-    total = huber(w[0], 1.0) + huber(w[1], w[0] * w[0] + 0.5)
+    total = huber(w[0], 1.0) + huber(w[1], w[0] * w[0] + 0.5) + huber(0.3, w[1] * w[1] + 0.1)
     for x in xs:
         total += huber(w[0] * x - w[1], 0.7) + huber(x, w[1] * w[1] + 0.1)
     return total
@@ -138,6 +138,15 @@ def written_in(w, xs):
         p, q = pair(w[0], x)
         total += a * b + t + c + d + e + s + u + p * q
         total += huber(w[1] * x, 0.3)
+        total += huber(w[1] * x, 0.3) + 2.0 * huber(delta=x + 1.0, r=w[0])
+        total = affine(w[0] * 2.0, min(x, 0.2)) + min(x, 0.5) * w[1] + total
+    return total
+
+
+def kept_in_order(w, xs):
+    total = 0.0
+    for x in xs:
+        total += w[0] * huber(x - w[1], 0.6)
     return total
 
 
@@ -174,6 +183,7 @@ NAMES = [
     "written_in",
     "shadowing",
     "robust",
+    "kept_in_order",
 ]
 
 
@@ -226,9 +236,9 @@ def test_the_hessian_against_differences_of_the_gradient(module: Any, name: str)
 
 
 def test_a_constant_argument_gets_no_derivative_code(module: Any) -> None:
-    """`huber(x, 0.7)` compiles `huber` with respect to `r` alone; `huber(x, w[1] * w[1] +
-    0.1)` with respect to `delta` alone, where `x` is an element of an array not
-    differentiated; `huber(w[1], ...)` with respect to both."""
+    """`huber(w[0], 1.0)` compiles `huber` with respect to `r` alone; `huber(0.3, w[1] *
+    w[1] + 0.1)` with respect to `delta` alone; `huber(w[1], ...)` with respect to both
+    (the calls in the loop are written in)."""
     args = arguments("constant_then_active")
     text = COMPILER.sources(module.constant_then_active, ("w",), Request.rrule(signature(args)))
     headers = [line for line in text.splitlines() if "rule of huber" in line]
@@ -264,8 +274,9 @@ def test_a_callee_is_called_directly_and_rebinding_it_recompiles(tmp_path: Path)
 
 
 def test_a_helper_called_in_a_loop_is_written_in(module: Any) -> None:
-    """Each helper called by a whole statement in `written_in`'s loop is written into it;
-    `huber` read by `shadowing`, whose caller binds `abs`, stays a call."""
+    """Each helper called in `written_in`'s loop is written into it, the calls before the
+    last one taken out in their order; `huber` read by `shadowing`, whose caller binds
+    `abs`, stays a call, as does a call after an item read."""
     args = arguments("written_in")
     rule = COMPILER.compiled(module.written_in, ("w",), Request.rrule(signature(args)))
     text = rule.source  # the caller's own text, not its callees'
@@ -273,4 +284,7 @@ def test_a_helper_called_in_a_loop_is_written_in(module: Any) -> None:
         assert f"rrule_{helper}(" not in text, helper
     assert "rrule_inner(" in text and "rrule_power(" in text  # called inside what is written
     kept = COMPILER.compiled(module.shadowing, ("w",), Request.rrule(signature(args)))
+    assert "rrule_huber(" in kept.source
+    # `w[0]` is read before the call: taking the call out first would change the order
+    kept = COMPILER.compiled(module.kept_in_order, ("w",), Request.rrule(signature(args)))
     assert "rrule_huber(" in kept.source
