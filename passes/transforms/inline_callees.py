@@ -176,6 +176,8 @@ class _Writer:
         read = {n.id for n in syntax.walk(node) if isinstance(n, gast.Name)} - local
         if read & self.bound:
             return None  # the caller binds a name the helper reads from the module
+        if _assigned(body, set(parameters), local) is False:
+            return None  # a local read before it is bound: the call raises, a loop may not
         self.count += 1
         self.taken |= {n.id for n in syntax.walk(node) if isinstance(n, gast.Name)}
         renamed = {n: self._fresh(f"{name}_{n}") for n in sorted(local)}
@@ -345,6 +347,40 @@ def _body(node: gast.FunctionDef) -> list[gast.stmt] | None:
         ):
             return None
     return body
+
+
+def _assigned(statements: list[gast.stmt], bound: set[str], local: set[str]) -> set[str] | bool:
+    """The helper's locals bound once `statements` have run on every path that goes on
+    from `bound`, True where every path returns, False where a local is read on some path
+    before it is bound: the call would raise `UnboundLocalError`, where the same statements
+    in a loop would read what an earlier iteration left."""
+
+    def read_unbound(node: gast.AST, bound: set[str]) -> bool:
+        return any(
+            isinstance(n, gast.Name) and n.id in local and n.id not in bound
+            for n in syntax.walk(node)
+        )
+
+    bound = set(bound)
+    for statement in statements:
+        if isinstance(statement, gast.Return):
+            return statement.value is None or not read_unbound(statement.value, bound)
+        if isinstance(statement, gast.Assign):
+            if read_unbound(statement.value, bound):
+                return False
+            bound |= {n.id for t in statement.targets for n in syntax.walk(t)
+                      if isinstance(n, gast.Name)}  # fmt: skip
+        elif isinstance(statement, gast.If):
+            if read_unbound(statement.test, bound):
+                return False
+            branches = [_assigned(b, bound, local) for b in (statement.body, statement.orelse)]
+            if False in branches:
+                return False
+            going_on = [b for b in branches if isinstance(b, set)]
+            if not going_on:
+                return True
+            bound = set.intersection(*going_on)
+    return bound
 
 
 def _target_names(target: gast.expr) -> list[gast.expr]:

@@ -143,6 +143,19 @@ def written_in(w, xs):
     return total
 
 
+def maybe(x):
+    if x > 0.0:
+        y = x * x
+    return y + x
+
+
+def unbound_local(w, xs):
+    total = 0.0
+    for x in xs:
+        total += maybe(w[0] * x)
+    return total
+
+
 def kept_in_order(w, xs):
     total = 0.0
     for x in xs:
@@ -288,3 +301,21 @@ def test_a_helper_called_in_a_loop_is_written_in(module: Any) -> None:
     # `w[0]` is read before the call: taking the call out first would change the order
     kept = COMPILER.compiled(module.kept_in_order, ("w",), Request.rrule(signature(args)))
     assert "rrule_huber(" in kept.source
+
+
+def test_a_helper_reading_a_local_it_may_not_have_bound_stays_a_call(module: Any) -> None:
+    """Written into a loop, `maybe` would read the `y` an earlier iteration left where the
+    call raises `UnboundLocalError`: it stays a call, and raises as the function does."""
+    xs = np.array([0.5, 1.5, 0.7])
+    args = (np.array([0.8, -1.3]), xs)
+    rule = COMPILER.compiled(module.unbound_local, ("w",), Request.rrule(signature(args)))
+    assert "rrule_maybe(" in rule.source
+    np.testing.assert_allclose(
+        srcad.grad(module.unbound_local)(*args), difference(module.unbound_local, args),
+        rtol=1e-6, atol=1e-7,
+    )  # fmt: skip
+    backwards = (args[0], np.array([0.5, -1.5, 0.7]))
+    with pytest.raises(UnboundLocalError):
+        module.unbound_local(*backwards)
+    with pytest.raises(UnboundLocalError):
+        srcad.grad(module.unbound_local)(*backwards)
