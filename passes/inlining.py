@@ -26,7 +26,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import PYTHON_INT, Kind, is_int_scalar, is_integer, is_real
+from srcad.kinds import PYTHON_INT, Kind, as_scalars, is_int_scalar, is_integer, is_real
 from srcad.passes.analyses.value_kinds import subscript
 from srcad.passes.normal_form import integral_exponent
 from srcad.projection import sum_to
@@ -112,6 +112,7 @@ class Plan:
     elementwise: bool = False
     passes_uniform: set[str] = field(default_factory=set)  # operands a uniform seed reaches
     uniform_text: str | None = None  # a reduction's: its operand's uniform cotangent
+    primal: Any = None  # the function the statement calls
 
     def uniform_reads(self, target: str) -> None:
         """The target's cotangent may be uniform: stretched operands need the result."""
@@ -163,7 +164,7 @@ def adjoint_of(
     derivative for these operands and constant keyword `options` (`axis=1`)."""
     if isinstance(value, gast.Subscript):
         return None  # indexing has its own inlining, into buffers: see `index_adjoint`
-    kinds = [kind_of(o) for o in operands]
+    kinds = list(as_scalars(primal, [kind_of(o) for o in operands]))
     if None in kinds or (getattr(value, "keywords", []) and not options):
         return None
     primitive = (REGISTRY if registry is None else registry).primitive(primal)
@@ -188,7 +189,7 @@ def adjoint_of(
     uniform_text = primitive.inline.uniform if known[0][1] > 0 and not options else None
     reduction = primal if uniform_text is not None else None
     plan = Plan({}, texts, operands, stretched, primitive.inline.functions, reduction,
-                elementwise, uniform_text=uniform_text)  # fmt: skip
+                elementwise, uniform_text=uniform_text, primal=primal)  # fmt: skip
     roles = (("a", operands[0], known[0]), ("b", operands[-1], known[-1]))
     for position, text in enumerate(texts):
         operand = operands[position]

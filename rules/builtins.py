@@ -259,7 +259,8 @@ rules.primitive(
     linearity=Linearity.PIECEWISE_LINEAR,
     definition=abs_definition,
 )
-rules.primitive(float, result=FLOAT_OF_FLOAT, linearity=Linearity.LINEAR)
+# `float(x)` of a real number (a NumPy float64, a 0-d array: `kinds.ZERO_D`) is `x`.
+rules.primitive(float, result=FLOAT_OF_FLOAT, inline=Inline("y_bar"), linearity=Linearity.LINEAR)
 # Of two numbers, the cotangent goes to the one returned: the first of equal ones.
 rules.primitive(
     min,

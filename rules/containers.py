@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from srcad.errors import MissingRuleError
-from srcad.kinds import FLOAT, PYTHON_FLOAT, Kind, ResultKind, list_item
+from srcad.kinds import FLOAT, PYTHON_FLOAT, ZERO_D, Kind, ResultKind, list_item
 from srcad.primitives import (
     append,
     iterate,
@@ -681,7 +681,10 @@ for _moving in (make_tuple, make_list, make_dict, append, sum, unpack, iterate, 
 
 def _array_of_floats(args: Sequence[Kind | None]) -> Kind | None:
     """`np.array(values)` of a list of floats the function made (`kinds.list_of`): a float64
-    vector of Python floats or float64 scalars, a float32 one of float32 scalars."""
+    vector of Python floats or float64 scalars, a float32 one of float32 scalars. Of one
+    float64 number (`np.array(0.0)`), a 0-d array (`ZERO_D`: `np.asarray` gives it back)."""
+    if len(args) == 1 and args[0] in (FLOAT, PYTHON_FLOAT, ZERO_D):
+        return ZERO_D
     item = list_item(args[0]) if len(args) == 1 else None
     if item in (FLOAT, PYTHON_FLOAT):
         return (FLOAT[0], 1)

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Sequence
 
 import numpy as np
 
-from srcad.kinds import ARANGE, COUNT, PROMOTED, RANGE_OF_INTS
+from srcad.kinds import (
+    ARANGE,
+    COUNT,
+    EMPTY_TUPLE,
+    PROMOTED,
+    RANGE_OF_INTS,
+    ZERO_D,
+    Kind,
+    ResultKind,
+)
 from srcad.partials import sign
 from srcad.registry import RuleSet
 
@@ -46,3 +56,13 @@ rules.primitive(len, result=COUNT)
 rules.primitive(range, result=RANGE_OF_INTS)
 rules.primitive(np.arange, result=ARANGE)
 rules.primitive(operator.floordiv, result=PROMOTED)
+
+
+def _of_no_shape(args: Sequence[Kind | None]) -> Kind | None:
+    """`np.zeros(())`, `np.ones(())`, `np.empty(())`: a 0-d float64 array (`ZERO_D`)."""
+    return ZERO_D if list(args) == [EMPTY_TUPLE] else None
+
+
+OF_NO_SHAPE = ResultKind("0-d array of the shape ()", _of_no_shape)
+for _constructor in (np.zeros, np.ones, np.empty):
+    rules.primitive(_constructor, result=OF_NO_SHAPE)

@@ -12,6 +12,9 @@ np.float64(2.0)` is a float64 array). The classes:
 - `"w"`: a Python float, for sure (a literal `2.0`, `math.sin`'s result); no argument has
   it, and it joins `"f"` into `"f"` (`s = 0.0`, then `s += x[i]`);
 - `"f4w"`: a NumPy float32 or a Python float (that `s`, over a float32 array);
+- `"f0"`: a float64 that may be a 0-d float64 array (`np.array(0.0)`); only code gives it,
+  and it is no real class: only the operations that take a 0-d array as a NumPy float64
+  (`unwraps_0d`) read it, as `"f"` (`srcad.kinds.as_scalars`);
 - `"i"`: an int of any width (Python or NumPy, scalar or array), never a bool;
 - `"iw"`: a Python int, for sure (a literal `2`, what `len` gives, an item of a `range`); no
   argument has it, and it joins `"i"` into `"i"`. Like a Python float, NumPy promotes it
@@ -31,14 +34,17 @@ written for real floats (no `conj`), so such values always take the general rule
 
 from __future__ import annotations
 
+import builtins
 import functools
 import itertools
+import operator
 from typing import Any
 
 import numpy as np
 
 FLOAT64, FLOAT32, PYTHON_FLOAT, FLOAT32_OR_PYTHON, INTEGER = "f", "f4", "w", "f4w", "i"
 PYTHON_INT = "iw"
+FLOAT64_OR_0D = "f0"
 REAL = frozenset({FLOAT64, FLOAT32, PYTHON_FLOAT, FLOAT32_OR_PYTHON})  # the real floats
 INTEGERS = frozenset({INTEGER, PYTHON_INT})
 
@@ -49,6 +55,26 @@ _INTS = tuple(np.dtype(c) for c in "bhilqBHILQ")  # every NumPy int width, signe
 def is_real(code: str) -> bool:
     """Whether values of this class are real floats (of some precision)."""
     return code in REAL
+
+
+# What takes a 0-d float64 array as it takes a NumPy float64 and gives the same (a NumPy
+# scalar, never a 0-d array: NumPy's ufuncs unwrap one), beside NumPy's ufuncs and the
+# `math` module's functions (which read a float from it). Not `min`, `max`, nor what
+# returns an argument or a view of it (`np.asarray`, `np.real`, `x[...]`).
+_UNWRAPPING = frozenset(
+    [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+     operator.mod, operator.pow, operator.neg, operator.pos, builtins.abs, float]
+)  # fmt: skip
+
+
+def unwraps_0d(function: Any) -> bool:
+    """Whether `function` gives for a 0-d float64 array what it gives for a NumPy float64."""
+    if isinstance(function, np.ufunc) or getattr(function, "__module__", None) == "math":
+        return True
+    try:
+        return function in _UNWRAPPING
+    except TypeError:  # (unhashable: none of them)
+        return False
 
 
 def is_integer(code: str) -> bool:

@@ -22,7 +22,7 @@ floats, `srcad.grad(polynomial)` is:
                         failed(args, kwargs)
                         raise
                     dx = cotangents[1]
-                    if type(dx) is float:
+                    if type(dx) in FLOAT_GRADIENTS:
                         return dx
                     return finish(y, cotangents, args, kwargs, True)
         return general(args, kwargs)
@@ -105,6 +105,9 @@ from srcad.tracebacks import annotate
 from srcad.trees import shaper, structured
 
 REAL = (float, np.float64, np.float32, np.float16)  # what a real scalar result may be
+# The plain gradient of a float argument: a float, or a NumPy float64 where the code made
+# one (`np.sin(x)`'s derivative `np.cos(x)`), which `finish` would return as it is.
+FLOAT_GRADIENTS = (float, np.float64)
 MAX_BRANCHES = 8  # kinds of arguments past these take the general path
 # Every dispatcher alive, for `srcad.clear_cache` (each lives as long as its entry function).
 DISPATCHERS: weakref.WeakSet[Dispatcher] = weakref.WeakSet()
@@ -218,6 +221,7 @@ class Dispatcher:
             "float32": np.dtype(np.float32),
             "float32_scalar": np.float32,
             "REAL": REAL,
+            "FLOAT_GRADIENTS": FLOAT_GRADIENTS,
             # As `exec` would: without it, every builtin the entry reads is a slow lookup.
             "__builtins__": builtins.__dict__,
         }
@@ -654,8 +658,8 @@ def _result_test(name: str, kind: ArgumentKind) -> gast.expr:
     assert kind is not None
     if isinstance(kind, Structure):
         return _compare(_load(name), gast.IsNot(), _constant(None))
-    if kind == FLOAT:
-        return _is_type(name, "float")
+    if kind == FLOAT:  # (a float or a NumPy float64: `FLOAT_GRADIENTS`)
+        return _compare(_call("type", _load(name)), gast.In(), _load("FLOAT_GRADIENTS"))
     if kind[1] == 0:
         return _is_type(name, _SCALAR_TYPES[kind[0]])
     dtype_of = _attribute(name, "dtype")

@@ -11,7 +11,10 @@ because NumPy 2 promotes Python numbers weakly (NEP 50): `float32 array * 2.0` a
 `float32 array * i` are float32 arrays, `float32 array * np.float64(2.0)` a float64 one, so
 the kind of a result follows the dtype class of its operands (`srcad.dtypes.promoted`,
 NumPy's own rules).
-Everything else (complex numbers, float16, bools, 0-d arrays, objects) has no kind,
+One more only code gives: `("f0", 0)` (`ZERO_D`), a float64 that may be a 0-d array
+(`np.array(0.0)`, then `acc = acc + x[i]`): no immutable number, neither `is_real` nor
+`is_numeric`; only the operations that take it as a float64 read it as one (`as_scalars`).
+Everything else (complex numbers, float16, bools, 0-d arrays as arguments, objects) has no kind,
 written `None`: code touching it calls the general rules, which handle any type (complex
 values above all: the inline derivatives are written for real numbers, without `conj`).
 An argument that is a container of values with kinds (a tuple, list, dict, NamedTuple or
@@ -48,6 +51,8 @@ RANGE: Kind = ("range", 0)  # what `range(...)` gives: iterating it gives ints
 # int, gives a float. Only constants read from outside the function have it (`constant_kind`).
 FLOATS: Kind = ("floats", 1)
 # `[]`; a list of numbers of kind `(code, 0)` is `("[code]", 1)` (`list_of`).
+# A float64 that may be a 0-d array (module docstring; `as_scalars`); `()`, the shape of one.
+ZERO_D, EMPTY_TUPLE = (dtypes.FLOAT64_OR_0D, 0), ("()", 0)
 EMPTY_LIST: Kind = ("[]", 1)
 
 _SCALARS: dict[type, Kind] = {float: FLOAT, np.float64: FLOAT, int: INT, np.float32: ("f4", 0)}
@@ -200,6 +205,9 @@ def join(first: Kind | None, second: Kind | None) -> Kind | None:
     """A kind holding the values of both (a name assigned by two statements), or None."""
     if first == second or first is None or second is None:
         return first if first == second else None
+    if ZERO_D in (first, second):  # with a float64 or a Python float: a float64 or 0-d array
+        other = second if first == ZERO_D else first
+        return ZERO_D if other in (FLOAT, PYTHON_FLOAT) else None
     if is_list(first) and is_list(second):  # an empty list holds what any list holds
         if EMPTY_LIST in (first, second):
             return second if first == EMPTY_LIST else first
@@ -208,6 +216,21 @@ def join(first: Kind | None, second: Kind | None) -> Kind | None:
         return None
     code = dtypes.joined(first[0], second[0])
     return None if code is None else (code, 0)
+
+
+def is_float(kind: Kind | None) -> bool:
+    """Whether values of this kind are real floats or arrays (`is_real`), or `ZERO_D`."""
+    return kind == ZERO_D or is_real(kind)
+
+
+def as_scalars(function: Any, args: Sequence[Kind | None]) -> Sequence[Kind | None]:
+    """The kinds of `function`'s arguments as its result kind and inline derivative read
+    them: a `ZERO_D` one as a float64 (`FLOAT`) where `function` gives for a 0-d array what
+    it gives for a NumPy float64 (`dtypes.unwraps_0d`); else as they are (`tests/srcad/
+    test_dtypes.py` checks it against what each primitive returns for 0-d arrays)."""
+    if ZERO_D not in args or not dtypes.unwraps_0d(function):
+        return args
+    return [FLOAT if arg == ZERO_D else arg for arg in args]
 
 
 _numeric = is_numeric

@@ -287,6 +287,8 @@ class ProjectTo:
         if kind == "float":
             if type(dx) is float:
                 return dx
+            if type(dx) is complex:  # (a Python complex's real part is a float: no NumPy)
+                return dx.real
             dx = np.real(np.sum(dx)) if np.ndim(dx) else np.real(dx)
             return float(dx)
         if kind == "scalar" and type(dx) is self.scalar_type:
@@ -294,6 +296,8 @@ class ProjectTo:
         if kind == "array" or kind == "scalar":
             return self._project_array(dx)
         if kind == "complex":
+            if type(dx) is complex or type(dx) is float:  # (no NumPy for Python numbers)
+                return complex(dx)
             return complex(np.sum(dx)) if np.ndim(dx) else complex(dx)
         if kind == "none":
             return NoTangent()

@@ -12,13 +12,16 @@ import gast
 from srcad import primitives, syntax
 from srcad.kinds import (
     EMPTY_LIST,
+    EMPTY_TUPLE,
     FLOATS,
     PYTHON_FLOAT,
     PYTHON_INT,
     RANGE,
+    ZERO_D,
     Kind,
     Signature,
     Structure,
+    as_scalars,
     is_int_scalar,
     is_integer,
     is_list,
@@ -241,6 +244,8 @@ class ValueKinds(Analysis["ValueKinds"]):
             return PYTHON_INT if is_numeric(base) and base is not None and base[1] != 0 else None
         if isinstance(value, gast.List):
             return self._display(value)
+        if isinstance(value, gast.Tuple) and not value.elts:
+            return EMPTY_TUPLE  # (the shape `np.zeros(())` reads)
         if isinstance(value, gast.Call) and not value.keywords:
             arguments = [self.of(a) for a in value.args]
             callee = self.callee(value)
@@ -459,6 +464,8 @@ class ValueKinds(Analysis["ValueKinds"]):
         """The kind of what a function srcad compiles from source returns for arguments
         of these kinds (`Services.result_kind`), which this rule then relies on: the
         callee's guards join its own. None where no argument's kind is known."""
+        # (A callee is compiled for argument kinds, never for a 0-d array's or `()`'s.)
+        arguments = tuple(None if kind in (ZERO_D, EMPTY_TUPLE) else kind for kind in arguments)
         if all(kind is None for kind in arguments):
             return None
         key = (callee, arguments)
@@ -609,7 +616,7 @@ def result_kind(registry: Registry, function: Any, args: list[Kind | None],
     primitive = registry.primitive(function)
     if primitive is None or primitive.result is None:
         return None
-    return primitive.result.given(args, options or {})
+    return primitive.result.given(as_scalars(function, args), options or {})
 
 
 def constant_options(keywords: list[gast.keyword]) -> dict[str, Any] | None:

@@ -10,7 +10,16 @@ import gast
 import numpy as np
 
 from srcad import syntax
-from srcad.kinds import FLOAT, PYTHON_FLOAT, Kind, is_int_scalar, is_integer, is_numeric, is_real
+from srcad.kinds import (
+    FLOAT,
+    PYTHON_FLOAT,
+    Kind,
+    is_float,
+    is_int_scalar,
+    is_integer,
+    is_numeric,
+    is_real,
+)
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity, target_names
 from srcad.passes.analyses.operation_rules import OperationRules
@@ -269,7 +278,7 @@ class ForwardAD(RuleCalls, Transform):
             if isinstance(a, gast.Name)
             and id(a) in differentiable
             and a.id in self.active
-            and is_real(k)
+            and is_float(k)
         }
         rule = self.rules[statement]
         plan = adjoint_of(

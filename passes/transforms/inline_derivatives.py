@@ -25,17 +25,21 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import Structure, is_real, is_real_scalar
+from srcad.kinds import Kind, Structure, is_numeric, is_real, is_real_scalar
 from srcad.passes.analyses.inline_plans import Plans
 from srcad.passes.analyses.statement_index import StatementIndex
 from srcad.passes.analyses.uniform_cotangents import Uniform
 from srcad.passes.base import Context
 from srcad.passes.inlining import Plan, index_adjoint, repeated_index_adjoint
 from srcad.passes.normal_form import constant_int
-from srcad.passes.rule_calls import call
+from srcad.passes.rule_calls import call, constant
 from srcad.passes.transforms.cotangents import Cotangents
+from srcad.passes.transforms.tape import Recipe
 from srcad.projection import add_at, add_at_repeated, scatter, scatter_add
 from srcad.syntax import ADD, STORE, load, make, store
+
+_JUMPS = (gast.Break, gast.Continue, gast.Return)
+_RECOMPUTED = (gast.Add, gast.Sub, gast.Mult, gast.Div)  # operators a pullback may run again
 
 
 class InlinedDerivatives:
@@ -94,6 +98,16 @@ class InlinedDerivatives:
         self.inlined: dict[gast.stmt, tuple[dict[str, gast.expr], Plan | None]] = {}
         # Per name, the copies made of it before a statement: (the statement's position, copy).
         self.copies: dict[str, list[tuple[int, str]]] = {}
+        self.copy_statements: dict[str, gast.stmt] = {}  # each copy's, by its name
+        # The calls the primal makes that a derivative's template makes again (`cos(E)` in
+        # `sin(E)`'s), each keyed by `(id(function), the name its argument is read by)`:
+        # those of inlined statements (position, key, target), the templates' wanting one
+        # (position, statement, key), and per statement the names its pullback reads
+        # such values by instead of calling the function (see `_share_calls`).
+        self.calls: list[tuple[int, tuple[int, str], str]] = []
+        self.wanted: list[tuple[int, gast.stmt, tuple[int, str]]] = []
+        self.reused: dict[gast.stmt, dict[tuple[int, str], str]] = {}
+        self.recipes: dict[str, Recipe] = {}  # see `_recipe`
 
     def forward(self, statement: gast.Assign) -> list[gast.stmt] | None:
         """The statement itself, keeping the values its inlined derivative reads; None
@@ -139,8 +153,125 @@ class InlinedDerivatives:
             saved[role] = load(kept)
         if write is None:
             saved["index"] = statement.value.slice
+        else:
+            self._share_calls(statement, write, saved, before, after)
+            self._recipe(statement, saved)
         self.inlined[statement] = (saved, write)
         return [*before, statement, *after]
+
+    def _share_calls(self, statement: gast.Assign, plan: Plan, saved: dict[str, gast.expr],
+                     before: list[gast.stmt], after: list[gast.stmt]) -> None:  # fmt: skip
+        """Where the derivative of one statement calls a function of a float that another
+        statement of the primal calls on the same value (`sin_E = math.sin(E)` and `cos_E =
+        math.cos(E)`, whose derivatives are `cos(E)` and `-sin(E)`), its pullback reads the
+        primal's value of the call instead of calling the function again: the same pure
+        function of the same float, so the same float.
+
+        The two statements are in one block (the same loop around, the same branch of
+        every `if`), so they run in the same passes through it. The argument is read by
+        the same name, which holds the same value at both (`_saved`: a copy made once
+        before them, a name kept on the tape that nothing binds after them in the loop,
+        or one assigned once outside loops). Where the value is computed first, nothing
+        binds its name between; where it is computed after the derivative's statement, no
+        `break`, `continue` or `return` comes between, so every pass through the one runs
+        the other, and the value is kept after it is computed (`_saved`)."""
+        kinds = self.kinds
+        assert kinds is not None
+        k = self.index.position(statement)
+        target = statement.targets[0]
+        assert isinstance(target, gast.Name)
+        arguments = [
+            saved[role].id
+            for role, name in plan.reads.items()
+            if role != "y" and is_real_scalar(kinds.of(load(name)))
+        ]
+        for function in plan.functions.values():
+            for argument in arguments:
+                key = (id(function), argument)
+                earlier = next((c for c in reversed(self.calls) if c[1] == key), None)
+                if earlier is not None and self._shared(earlier[0], k, earlier[2]):
+                    value = self._saved(earlier[2], statement, False, before)
+                    self.reused.setdefault(statement, {})[key] = value
+                else:
+                    self.wanted.append((k, statement, key))
+        value = statement.value
+        if not (
+            isinstance(value, gast.Call)
+            and plan.primal is not None
+            and len(value.args) == 1
+            and isinstance(value.args[0], gast.Name)
+            and not value.keywords
+            and "a" in saved
+            and is_real_scalar(kinds.of(target))
+        ):
+            return
+        key = (id(plan.primal), saved["a"].id)
+        self.calls.append((k, key, target.id))
+        waiting = [w for w in self.wanted if w[2] == key and self._shared(w[0], k, None)]
+        if waiting:
+            kept = self._saved(target.id, statement, True, after)
+            for _, reader, _ in waiting:
+                self.reused.setdefault(reader, {})[key] = kept
+            self.wanted = [w for w in self.wanted if w not in waiting]
+
+    def _recipe(self, statement: gast.Assign, saved: dict[str, gast.expr]) -> None:
+        """Where the statement is arithmetic on numbers in a loop, `t = a / x`, which runs
+        in every pass through the loop's body (not in a branch, nor in a loop inside) and
+        is the only one assigning `t`, the expression that computes `t`'s value again
+        from the names the pullback reads the operands by (`a / x_2`), with those names
+        it reads that a pass through the loop may change (`x_2`): its pullback may compute
+        `t` again rather than keep it on the tape (`tape.trim_records`). An operand read
+        by no such name must be a constant, or a name assigned once outside loops."""
+        index, kinds = self.index, self.kinds
+        assert kinds is not None and isinstance(statement.targets[0], gast.Name)
+        value, target = statement.value, statement.targets[0].id
+        loop = index.loop_around[id(statement)]
+        k = index.position(statement)
+        if (
+            loop is None
+            or not isinstance(value, gast.BinOp)
+            or not isinstance(value.op, _RECOMPUTED)
+            or index.definitions.get(target) != [(k, loop)]
+            or index.branches[k] != index.branches[index.position(loop)]
+            or not is_real_scalar(kinds.of(statement.targets[0]))
+        ):
+            return
+        operands: list[gast.expr] = []
+        read: list[str] = []
+        for role, operand in (("a", value.left), ("b", value.right)):
+            if isinstance(operand, gast.Constant):
+                operands.append(syntax.copy_tree(operand))
+                continue
+            if not isinstance(operand, gast.Name) or not _number(kinds.of(operand)):
+                return
+            kept = saved.get(role)
+            if kept is not None:
+                assert isinstance(kept, gast.Name)
+                read.append(kept.id)
+                operands.append(load(kept.id))
+                continue
+            definitions = index.definitions.get(operand.id, [])
+            if len(definitions) != 1 or definitions[0][1] is not None:
+                return
+            operands.append(load(operand.id))
+        expression = make(gast.BinOp, left=operands[0], op=make(type(value.op)), right=operands[1])
+        self.recipes[target] = (expression, read)
+
+    def _shared(self, first: int, second: int, bound: str | None) -> bool:
+        """Whether the statements at positions `first` < `second` run in the same passes
+        through one block: every pass that runs the second ran the first, and (`bound`
+        None) every pass that runs the first runs the second, no jump between; or (a
+        name) nothing binds `bound` between them."""
+        index = self.index
+        one, other = index.statements[first], index.statements[second]
+        if index.loop_around[id(one)] is not index.loop_around[id(other)]:
+            return False
+        if index.branches[first] != index.branches[second]:
+            return False
+        if bound is not None:
+            return not any(first < d < second for d, _ in index.definitions.get(bound, []))
+        between = index.statements[first + 1 : second]
+        return not any(isinstance(s, _JUMPS) for s in between)
 
     def _entry(self, statement: gast.Assign, value: gast.Subscript) -> bool:
         """Whether `statement` reads an item (a float, a float array, or a structure of
@@ -188,6 +319,8 @@ class InlinedDerivatives:
         loop = index.loop_around[id(statement)]
         if len(definitions) == 1 and definitions[0][1] is None:
             return name  # assigned once, outside loops: the closure reads it as it is
+        if self._invariant(name):
+            return name  # the same value in every pass through its loop, and after it
         k = index.position(statement)
         if loop is not None:
             start, end = index.span(loop)
@@ -200,11 +333,37 @@ class InlinedDerivatives:
                 return earlier
         copy = self.ctx.namer.fresh(name)
         out.append(_assign(copy, name))
+        self.copy_statements[copy] = out[-1]
         if loop is not None:
             self.keep_once(copy)
         if not is_result:
             self.copies.setdefault(name, []).append((k, copy))
         return copy
+
+    def _invariant(self, name: str) -> bool:
+        """Whether `name` is a float assigned once, in a loop, by arithmetic on constants
+        and names assigned once outside loops (`g / l`): each pass through the loop gives
+        it the same value, which it still holds when the pullback runs (no tape needed)."""
+        definitions = self.index.definitions.get(name, [])
+        if len(definitions) != 1 or definitions[0][1] is None:
+            return False
+        (statement,) = self.index.defining[name]
+        assert self.kinds is not None
+        if not isinstance(statement, gast.Assign) or not is_real_scalar(self.kinds.of(load(name))):
+            return False
+        for node in syntax.walk(statement.value):
+            if isinstance(node, gast.Name):
+                found = self.index.definitions.get(node.id, [])
+                if len(found) != 1 or found[0][1] is not None:
+                    return False
+            elif not isinstance(node, gast.BinOp | gast.UnaryOp | gast.Constant):
+                return False
+        return True
+
+    def copied(self, names: list[str]) -> list[gast.stmt]:
+        """The statements making the copies among `names` (a loop's values that no
+        reverse reads, `tape.trim_records`: the copies have no other reader)."""
+        return [self.copy_statements[n] for n in names if n in self.copy_statements]
 
     def _copy_before(self, name: str, k: int) -> str | None:
         """A copy of `name` made before an earlier statement of the same block (the same
@@ -278,13 +437,19 @@ class InlinedDerivatives:
         uniform = statement in self.uniform.reductions or (
             target in self.uniform.names and write.elementwise
         )
+        reused = self.reused.get(statement, {})
         for name, cotangent in write.write(names, self.bind, uniform):
+            if reused:
+                cotangent = self._calls_reused(cotangent, reused, write)
             previous = totals.get(name)
-            totals[name] = (
-                cotangent
-                if previous is None
-                else make(gast.BinOp, left=previous, op=ADD, right=cotangent)
-            )
+            if previous is None:
+                totals[name] = cotangent
+            elif _same_product(previous, cotangent):  # `x * x`'s: `2 * (y_bar * x)`
+                totals[name] = make(
+                    gast.BinOp, left=constant(2), op=make(gast.Mult), right=previous
+                )
+            else:
+                totals[name] = make(gast.BinOp, left=previous, op=ADD, right=cotangent)
         # The result's own name last: its cotangent is the seed the others read.
         last = [target] if target in totals else []
         for name in [*(n for n in totals if n != target), *last]:
@@ -294,6 +459,55 @@ class InlinedDerivatives:
                 continue
             cotangents.accumulate(name, cotangent, code)
         return code + cotangents.restart([target], statement)
+
+    def _calls_reused(self, node: gast.expr, reused: dict[tuple[int, str], str],
+                      plan: Plan) -> gast.expr:  # fmt: skip
+        """`node` with each call `f(a)` of one of the template's functions that the primal
+        also made on the same value (`reused`, see `_share_calls`) read by the name that
+        holds the primal's value."""
+        runtime = self.ctx.output.runtime
+        named = ((runtime.name_of(f), f) for f in plan.functions.values())
+        functions = {name: id(f) for name, f in named if name is not None}
+        rewritten: gast.expr = _CallsReused(functions, reused).visit(node)
+        return rewritten
+
+
+class _CallsReused(syntax.Rewriter):
+    """A call `f(a)` of one of `functions` (by the name emitted code calls it by) of a
+    name, whose value `reused` names, read by that name."""
+
+    def __init__(self, functions: dict[str, int], reused: dict[tuple[int, str], str]) -> None:
+        self.functions, self.reused = functions, reused
+
+    def visit_Call(self, node: gast.Call) -> gast.expr:  # noqa: N802
+        self.generic_visit(node)
+        if (
+            isinstance(node.func, gast.Name)
+            and node.func.id in self.functions
+            and len(node.args) == 1
+            and isinstance(node.args[0], gast.Name)
+            and not node.keywords
+        ):
+            found = self.reused.get((self.functions[node.func.id], node.args[0].id))
+            if found is not None:
+                return load(found)
+        return node
+
+
+def _same_product(one: gast.expr, other: gast.expr) -> bool:
+    """Whether two cotangents are the same product, its factors in either order (those
+    of `x * x`'s operands): their sum is twice either, exactly (a product of floats
+    does not depend on the order of its factors, and doubling is exact)."""
+    if not all(isinstance(p, gast.BinOp) and isinstance(p.op, gast.Mult) for p in (one, other)):
+        return False
+    assert isinstance(one, gast.BinOp) and isinstance(other, gast.BinOp)
+    factors = sorted([gast.dump(one.left), gast.dump(one.right)])
+    return factors == sorted([gast.dump(other.left), gast.dump(other.right)])
+
+
+def _number(kind: Kind | None) -> bool:
+    """Whether values of this kind are real floats or ints of no dimensions."""
+    return kind is not None and kind[1] == 0 and is_numeric(kind)
 
 
 def _plain(structure: Structure) -> bool:

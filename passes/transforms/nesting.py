@@ -101,17 +101,16 @@ class Nest(Transform):
             if not abs(x * x - a) > 1e-12 * a:
                 break
             x_2 = x
-            a_over_x = a / x
-            x = 0.5 * (x + a_over_x)
-            f_tape.append((x_2, a_over_x))
+            x = 0.5 * (x + a / x)
+            f_tape.append(x_2)
         x_bar = 1.0
         a_bar = 0.0
-        for x_2, a_over_x in reversed(f_tape):
+        for x_2 in reversed(f_tape):
             # <doctest>:5  x = 0.5 * (x + a / x)
             x_plus_a_over_x_bar = 0.5 * x_bar
             x_bar = x_plus_a_over_x_bar
             a_bar = a_bar + x_plus_a_over_x_bar / x_2
-            x_bar = x_bar + -x_plus_a_over_x_bar * a_over_x / x_2
+            x_bar = x_bar + -x_plus_a_over_x_bar * (a / x_2) / x_2
         # <doctest>:3  x = a
         a_bar = a_bar + x_bar
         return (None, (NO_TANGENT, a_bar))

@@ -568,7 +568,9 @@ class ReverseAD(RuleCalls, Transform):
                 and loop.outermost
                 and len(self.deferred) == 1
             ):
-                self.unrecorded.update(map(id, trim_records(loop, codes)))
+                trimmed = trim_records(loop, codes, self.inline.recipes)
+                unrecorded = [*trimmed, *self.inline.copied(loop.unread)]
+                self.unrecorded.update(map(id, unrecorded))
                 if not codes:  # no iteration's reverse does anything
                     return out
             if index is None and not any(codes.values()):

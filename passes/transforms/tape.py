@@ -19,10 +19,14 @@ from typing import Any
 
 import gast
 
+from srcad import syntax
 from srcad.passes.rule_calls import assign, call, constant, names_tuple
 from srcad.syntax import LOAD, STORE, load, make, store
 
 Path = list[tuple[list[gast.stmt], int]]  # (block, index) pairs, outermost first
+# How a pullback computes a value of a loop's iteration again: an expression, and the
+# values of the iteration it reads (the others are the same in every pass through the loop).
+Recipe = tuple[gast.expr, list[str]]
 
 
 @dataclass(slots=True)
@@ -48,6 +52,7 @@ class Loop:
     items_pullback: str | None = None
     outermost: bool = True  # in no other loop (so its pullback is written once)
     trimmed: bool = False  # whether `trim_records` left records off its tape
+    unread: list[str] = field(default_factory=list)  # values `trim_records` left off every record
 
 
 def record_target(names: list[str], restored: set[gast.expr]) -> gast.expr:
@@ -63,30 +68,61 @@ def record_exit(loop: Loop, path: Path) -> gast.Expr:
     the iteration leaves by `path` (empty: the end of its body)."""
     exit_ = Exit(list(path), list(loop.names))
     loop.exits.append(exit_)
-    elements: list[gast.expr] = [load(n) for n in exit_.names]
-    if loop.exit_count > 1:
-        elements.insert(0, constant(len(loop.exits) - 1))
-    # One value is recorded as it is; several, or an exit id and values, as a tuple.
-    single = len(elements) == 1 and loop.exit_count == 1
-    record = elements[0] if single else make(gast.Tuple, elts=elements, ctx=LOAD)
+    record = _record(loop, len(loop.exits) - 1)
     append = make(gast.Attribute, value=load(loop.tape), attr="append", ctx=LOAD)
     exit_.append = make(gast.Expr, value=make(gast.Call, func=append, args=[record], keywords=[]))
     return exit_.append
 
 
-def trim_records(loop: Loop, codes: dict[int, list[gast.stmt]]) -> list[gast.Expr]:
+def _record(loop: Loop, number: int) -> gast.expr:
+    """What exit `number` appends: the values it keeps, after its id where the loop has
+    several exits. One value is recorded as it is; several, or an id and values, as a
+    tuple."""
+    elements: list[gast.expr] = [load(n) for n in loop.exits[number].names]
+    if loop.exit_count > 1:
+        elements.insert(0, constant(number))
+    single = len(elements) == 1 and loop.exit_count == 1
+    return elements[0] if single else make(gast.Tuple, elts=elements, ctx=LOAD)
+
+
+def trim_records(
+    loop: Loop, codes: dict[int, list[gast.stmt]], recipes: dict[str, Recipe]
+) -> list[gast.Expr]:
     """Keep on the tape only what the pullback needs to tell iterations apart; the
     appends the forward sweep no longer makes:
 
-    - exits that keep nothing and whose reverse (`codes`, by exit) does nothing (a
-      `while` loop's last test, say) record nothing: they go from `codes`, and their
-      appends are returned;
+    - a value the exit's reverse (`codes`, by exit) does not read is not kept (the
+      derivatives that read it were written otherwise, `cos(E)` read from the primal's
+      `cos_E`; or the exit's reverse is that of statements that do not read it);
+    - exits that keep nothing and whose reverse does nothing (a `while` loop's last
+      test, say) record nothing: they go from `codes`, and their appends are returned;
     - exits keeping the same names with the same reverse share one exit id;
-    - where one id is left, records lose it: they are the values kept.
+    - where one id is left, records lose it: they are the values kept; and where the
+      values computed again by their `recipes` (arithmetic on the others and on values
+      no pass through the loop changes: `a_over_x = a / x_2`) leave one value at most,
+      the pullback computes those again first thing in each iteration, and records hold
+      the one value as it is (a tuple made and unpacked per iteration costs more than
+      one operation on floats).
 
     Only for a loop whose records one pullback reads, once, and by position in none."""
     assert not loop.trimmed, "a trimmed tape read twice"
     loop.trimmed = True
+    dropped: list[str] = []
+    for number, exit_ in enumerate(loop.exits):
+        read = {
+            node.id
+            for statement in codes[number]
+            for node in syntax.walk(statement)
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)
+        }
+        if all(name in read for name in exit_.names):
+            continue
+        dropped += [name for name in exit_.names if name not in read]
+        exit_.names = [name for name in exit_.names if name in read]
+        assert exit_.append is not None and isinstance(exit_.append.value, gast.Call)
+        exit_.append.value.args = [_record(loop, number)]
+    kept = {name for exit_ in loop.exits for name in exit_.names}
+    loop.unread = list(dict.fromkeys(name for name in dropped if name not in kept))
     unrecorded: list[gast.Expr] = []
     members: dict[int, list[Exit]] = {}  # by the exit whose id their records carry
     for number, exit_ in enumerate(loop.exits):
@@ -108,9 +144,10 @@ def trim_records(loop: Loop, codes: dict[int, list[gast.stmt]]) -> list[gast.Exp
             assert isinstance(record, gast.Tuple)
             record.elts[0] = constant(same)
     if len(members) == 1:
-        (group,) = members.values()
-        names = group[0].names
+        ((number, group),) = members.items()
+        names = _recomputed(group[0].names, recipes, codes[number])
         for exit_ in group:
+            exit_.names = names
             assert exit_.append is not None and isinstance(exit_.append.value, gast.Call)
             if len(names) == 1:
                 record = load(names[0])
@@ -185,6 +222,19 @@ def read_back(
         orelse=[],
         type_comment=None,
     )
+
+
+def _recomputed(names: list[str], recipes: dict[str, Recipe], code: list[gast.stmt]) -> list[str]:
+    """The values a record keeps where those that `recipes` compute again from the others
+    are left out, if that leaves one at most (else `names`); the statements computing
+    them go first in the reverse `code`."""
+    again = [n for n in names if n in recipes and set(recipes[n][1]) <= set(names)]
+    again = [n for n in again if not set(recipes[n][1]) & set(again)]  # from kept values
+    kept = [n for n in names if n not in again]
+    if not again or len(kept) > 1:
+        return names
+    code[:0] = [assign(store(n), syntax.copy_tree(recipes[n][0])) for n in again]
+    return kept
 
 
 def remove(body: list[gast.stmt], statements: set[int]) -> None:

@@ -238,7 +238,7 @@ def test_trimmed_records_lose_the_exits_that_keep_and_do_nothing():
     loop.names = []
     dropped = tape.record_exit(loop, [])
     codes = {0: [syntax.parse("a_bar = a").body[0]], 1: []}
-    assert tape.trim_records(loop, codes) == [dropped]
+    assert tape.trim_records(loop, codes, {}) == [dropped]
     assert list(codes) == [0] and syntax.unparse(kept).strip() == "f_tape.append(a)"
 
 

@@ -200,6 +200,7 @@ def test_the_table_covers_what_the_passes_inlined_before():
     others += [math.log10, math.fabs, math.erf, math.erfc, math.degrees, math.radians]
     others += [math.atan2, math.hypot, math.pow, min, max, np.float64]
     others += [np.max, np.amax, np.min, np.amin]  # issue 19: reductions over axes too
+    others += [float]  # issue 19: `float(s)` of a float, or of a 0-d array (`kinds.ZERO_D`)
     expected = {*unary, *binary, *others}
     functions = {p.function for p in inlined()}
     assert expected <= functions

@@ -16,7 +16,18 @@ import numpy as np
 import pytest
 
 from srcad import dtypes
-from srcad.kinds import FLOAT, INT, PYTHON_FLOAT, PYTHON_INT, Kind, join, kind_of
+from srcad.kinds import (
+    EMPTY_TUPLE,
+    FLOAT,
+    INT,
+    PYTHON_FLOAT,
+    PYTHON_INT,
+    ZERO_D,
+    Kind,
+    as_scalars,
+    join,
+    kind_of,
+)
 from srcad.registry import REGISTRY
 
 # SciPy's primitives are installed once it is imported (`Registry.defer`), where it is.
@@ -25,7 +36,7 @@ with contextlib.suppress(ImportError):
 
 F32: Kind = ("f4", 0)
 F32_OR_PYTHON: Kind = ("f4w", 0)
-SCALARS: list[Kind] = [FLOAT, PYTHON_FLOAT, F32, F32_OR_PYTHON, INT, PYTHON_INT]
+SCALARS: list[Kind] = [FLOAT, PYTHON_FLOAT, F32, F32_OR_PYTHON, INT, PYTHON_INT, ZERO_D]
 ARRAYS: list[Kind] = [(code, n) for n in (1, 2) for code in ("f", "f4", "i")]
 KINDS = SCALARS + ARRAYS
 _INT_TYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
@@ -43,6 +54,7 @@ def members(kind: Kind) -> list[Any]:
             "f4w": [0.5, np.float32(0.5)],
             "i": [1, *(t(1) for t in _INT_TYPES)],
             "iw": [1],
+            "f0": [0.5, np.float64(0.5), np.array(0.5)],
         }[code]
     dtypes_ = {"f": [np.float64], "f4": [np.float32], "i": list(_INT_TYPES)}[code]
     base = np.full((2,) * ndim, 0.25) + (0.5 * np.eye(2) if ndim == 2 else 0.0)
@@ -59,6 +71,10 @@ def belongs(value: Any, kind: Kind) -> bool:
             return type(value) is int or type(value) in _INT_TYPES
         if code == "iw":
             return type(value) is int
+        if code == "f0":
+            return type(value) in (float, np.float64) or (
+                type(value) is np.ndarray and value.shape == () and value.dtype == np.float64
+            )
         allowed = {
             "f": (float, np.float64),
             "w": (float,),
@@ -95,7 +111,7 @@ def test_result_kind_is_what_numpy_returns(primitive):
     if primitive.function in (range, len):
         return  # kinds of their own (`RANGE`, `INT`), not dtypes
     for kinds in _calls(primitive):
-        predicted = primitive.result(list(kinds))
+        predicted = primitive.result(as_scalars(primitive.function, list(kinds)))
         if predicted is None:
             continue  # unknown: nothing is claimed
         for values in itertools.product(*map(members, kinds)):
@@ -174,3 +190,17 @@ def test_result_kind_with_options_is_what_numpy_returns(primitive):
             for value in members(kind):
                 result = primitive.function(value, **options)
                 assert belongs(result, predicted), (primitive.function, kind, options, result)
+
+
+def test_a_zero_dimensional_array_is_what_numpy_makes_of_a_float_or_of_the_shape_of_none():
+    """`ZERO_D` (a float64 that may be a 0-d array) where NumPy makes one: `np.array(x)` of
+    a float64 number, `np.zeros(())`; and the arithmetic on it is a float64 scalar."""
+    for function in (np.zeros, np.ones, np.empty):
+        predicted = REGISTRY.primitive(function).result([EMPTY_TUPLE])
+        assert predicted == ZERO_D and belongs(function(()), predicted)
+    assert REGISTRY.primitive(np.zeros).result([PYTHON_INT]) is None
+    for value in members(ZERO_D):
+        assert belongs(np.array(value), REGISTRY.primitive(np.array).result([ZERO_D]))
+    add = REGISTRY.primitive(__import__("operator").add)
+    assert add.result(as_scalars(add.function, [ZERO_D, PYTHON_FLOAT])) == FLOAT
+    assert add.result([ZERO_D, PYTHON_FLOAT]) is None  # (read as a float64 by `as_scalars` only)

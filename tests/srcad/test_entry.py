@@ -52,7 +52,7 @@ def grad(*args, **kwargs):
                     failed(args, kwargs)
                     raise
                 dx = cotangents[1]
-                if type(dx) is float:
+                if type(dx) in FLOAT_GRADIENTS:
                     return dx
                 return finish(y, cotangents, args, kwargs, True)
             if type(x) is ndarray and x.ndim == 1 and (x.dtype is float64):
@@ -103,7 +103,7 @@ def test_value_and_grad_entry_checks_the_value_and_returns_a_tuple() -> None:
     assert "type(n) is int" in text
     assert (
         "if type(y) in REAL and (type(dw) is ndarray and dw.dtype is float64)"
-        " and (type(db) is float):" in text
+        " and (type(db) in FLOAT_GRADIENTS):" in text
     )
     assert "return (y, (dw, db))" in text
     assert f.value_and_grad(w, 0.2, x, 5)[1][1] == pytest.approx(db)  # through the branch
@@ -178,3 +178,27 @@ def test_a_rule_registered_later_takes_over_the_branches() -> None:
 def test_second_derivative_of_a_gradient_entry() -> None:
     second = srcad.grad(srcad.grad(cubic))
     assert second(0.7) == pytest.approx(6.0 * 0.7)
+
+
+def _numpy_scalar_gradient(x: Any) -> Any:
+    return np.sin(x) * np.float64(2.0) + np.sum(np.array([np.cos(x * k) for k in range(3)]))
+
+
+def test_a_numpy_float64_gradient_of_a_float_is_returned_by_the_branch() -> None:
+    """A float argument's gradient the code computes as a NumPy float64 (`np.cos(x)`) is
+    what `finish` would return: the branch returns it without going there."""
+    g = srcad.grad(_numpy_scalar_gradient)
+    first = g(0.7)
+    assert type(first) is np.float64
+
+    def finish(*args: Any) -> Any:
+        raise AssertionError("the branch went to finish")
+
+    g.srcad_dispatcher.namespace["finish"] = finish
+    step = 1e-6
+    for x in (0.7, -1.3, 2.0):
+        f = _numpy_scalar_gradient
+        expected = (f(x + step) - f(x - step)) / (2 * step)
+        gradient = g(x)
+        assert type(gradient) is np.float64
+        assert gradient == pytest.approx(expected, rel=1e-6)
