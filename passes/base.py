@@ -60,12 +60,15 @@ class Services:
     types: a helper called with floats gets derivatives inlined for floats."""
 
     registry: Registry
-    # `(callee, kinds=())`: the rule a call of `callee` with arguments of `kinds` uses.
-    callee_rule: Callable[..., Rule | None] = lambda callee, kinds=(): None
+    # `(callee, kinds=(), wrt=None)`: the rule a call of `callee` with arguments of `kinds`
+    # uses, where only the parameters `wrt` (None: all) are passed values that may vary.
+    callee_rule: Callable[..., Rule | None] = lambda callee, kinds=(), wrt=None: None
     compile_nested: Callable[..., gast.FunctionDef] = lambda node, captured, parent: node
-    # `(callee, mode, kinds)`: the callee's compiled rule's guards' facts and the function
-    # compiled; raises its `SrcadError`.
-    compile_callee: Callable[[Any, Mode, Signature], CompiledCallee] = lambda c, m, k: ((), None)
+    # `(callee, mode, kinds, wrt)`: the callee's compiled rule's guards' facts and the
+    # function compiled; raises its `SrcadError`.
+    compile_callee: Callable[[Any, Mode, Signature, tuple[str, ...] | None], CompiledCallee] = (
+        lambda c, m, k, w: ((), None)
+    )
     # `(callee, mode)`: whether that rule is being compiled now (recursion: not again).
     compiling: Callable[[Any, Mode], bool] = lambda callee, mode: False
     # `(callee, kinds)`: the kind of the callee's result for arguments of `kinds`, and the

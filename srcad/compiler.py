@@ -41,6 +41,7 @@ from srcad.passes.checks.call_graph import raise_if_any
 from srcad.passes.checks.mutations import forget_changes
 from srcad.passes.naming import Namer
 from srcad.passes.transforms.generators import collect_yields, is_generator
+from srcad.passes.transforms.inline_callees import inline_callees
 from srcad.passes.transforms.lambdas import hoist_lambdas
 from srcad.passes.transforms.nested_classes import hoist_classes
 from srcad.primitive_callers import check_primitive_arguments, primitive_caller
@@ -62,17 +63,26 @@ class CompiledCall:
     rule registry changes or its guards fail (so recursive functions can call themselves,
     and a callee's rebound globals are seen)."""
 
-    __slots__ = ("__name__", "_current", "compiler", "func", "mode", "signature")
+    __slots__ = ("__name__", "_current", "compiler", "func", "mode", "signature", "wrt")
     is_generated_rule = True  # a call of it is a call of the function srcad generated
 
-    def __init__(self, compiler: Compiler, func: types.FunctionType, mode: Mode,
-                 signature: Signature = ()) -> None:  # fmt: skip
+    def __init__(
+        self,
+        compiler: Compiler,
+        func: types.FunctionType,
+        mode: Mode,
+        signature: Signature = (),
+        wrt: tuple[str, ...] | None = None,
+    ) -> None:
         """`signature`: the kinds of the arguments every call passes, proved by the
-        caller's code specialised for its own (empty: any)."""
+        caller's code specialised for its own (empty: any); `wrt`: the parameters every
+        call passes a value that may carry a derivative (None: all of them), proved by
+        the caller's activity (`operation_rules.active_parameters`)."""
         self.compiler = compiler
         self.func = func
         self.mode = mode
         self.signature = signature
+        self.wrt = wrt
         name = func.__name__.strip("<>")
         rule = naming.frule(name) if mode is Mode.FORWARD else naming.rrule(name)
         self.__name__ = naming.identifier(rule)  # as the emitted rule is named (`__init__`'s)
@@ -84,7 +94,8 @@ class CompiledCall:
         current = self._current
         version = self.compiler.registry.version
         if current is None or current[2] != version or not current[1]():
-            rule = self.compiler.compiled(self.func, None, Request(self.mode, self.signature))
+            request = Request(self.mode, self.signature)
+            rule = self.compiler.compiled(self.func, self.wrt, request)
             current = self._current = (rule.function, rule.guards.hold, version)
         return current[0](*args, **kwargs)
 
@@ -107,7 +118,7 @@ class _Compilations:
         self.function = function  # whose they are (`functools.wraps` copies `__dict__`)
         # Replaced, never changed in place: a thread reading it never sees it change.
         self.rules: dict[tuple[Any, ...], CompiledRule] = {}
-        self.calls: dict[tuple[Mode, Signature], CompiledCall] = {}
+        self.calls: dict[tuple[Mode, Signature, tuple[str, ...] | None], CompiledCall] = {}
         # The (request, registry version) keys refused with respect to every parameter.
         self.refused: frozenset[tuple[Any, ...]] = frozenset()
         # The (argument kinds, registry version) for which it does not compile, so its
@@ -218,21 +229,25 @@ class Compiler(Machinery):
 
     # -- the rules calls use -------------------------------------------------------------
 
-    def callee_rule(self, callee: Any, kinds: Signature = ()) -> Rule | None:
+    def callee_rule(
+        self, callee: Any, kinds: Signature = (), wrt: tuple[str, ...] | None = None
+    ) -> Rule | None:
         """The rule a call of `callee` uses: the registered one (through its opt-outs), else
-        the one srcad compiles from the callee's source (for arguments of `kinds`, proved by
-        the caller: `Services`), else None. A call of generated code
+        the one srcad compiles from the callee's source (for arguments of `kinds`, with
+        respect to the parameters `wrt` alone, both proved by the caller: `Services`),
+        else None. A call of generated code
         (a `CompiledCall`) is a call of the function srcad generated: that is compiled in
         turn, which is how srcad differentiates its own output."""
         if isinstance(callee, CompiledCall):  # for the kinds of its call's arguments too
-            function = self.compiled(callee.func, None, Request(callee.mode, callee.signature))
-            return self.compiled_rule(function.function, kinds=kinds)
+            request = Request(callee.mode, callee.signature)
+            function = self.compiled(callee.func, callee.wrt, request)
+            return self.compiled_rule(function.function, kinds=kinds, wrt=wrt)
         entry = entry_rules(self, callee)  # a function `grad` returned: `srcad.entry_rules`
         if entry is not None:
             return Rule(callee, entry.rrule, Origin.ENTRY)
         rule = self.registry.rrule_for(callee)
         if rule is None:
-            return self.compiled_rule(callee, kinds=kinds)
+            return self.compiled_rule(callee, kinds=kinds, wrt=wrt)
         predicates = self.registry.opt_outs(callee)
         through_source = self.compiled_rule(callee) if predicates else None
         if through_source is None:
@@ -241,27 +256,35 @@ class Compiler(Machinery):
         call = OptOutCall(rule.rrule, predicates, through_source.rrule)
         return Rule(callee, call, rule.origin, rule_set=rule.rule_set)
 
-    def forward_callee_rule(self, callee: Any, kinds: Signature = ()) -> Rule | None:
+    def forward_callee_rule(
+        self, callee: Any, kinds: Signature = (), wrt: tuple[str, ...] | None = None
+    ) -> Rule | None:
         """The forward rule a call of `callee` uses: registered, else compiled from source
-        (for arguments of `kinds`). A call of generated code is compiled in turn, as in
-        `callee_rule`: forward mode over a forward rule (`jacobian(jacobian(f))`, the
-        forward rules of the derivatives srcad returns) goes through the callees' too."""
+        (for arguments of `kinds`, with respect to `wrt`). A call of generated code is
+        compiled in turn, as in `callee_rule`: forward mode over a forward rule
+        (`jacobian(jacobian(f))`, the forward rules of the derivatives srcad returns) goes
+        through the callees' too."""
         if isinstance(callee, CompiledCall):
             request = Request(callee.mode, callee.signature)
-            function = self.compiled(callee.func, None, request).function
-            return self.compiled_rule(function, Mode.FORWARD, kinds)
+            function = self.compiled(callee.func, callee.wrt, request).function
+            return self.compiled_rule(function, Mode.FORWARD, kinds, wrt)
         entry = entry_rules(self, callee)
         if entry is not None:
             return Rule(callee, entry.frule, Origin.ENTRY)
         rule = self.registry.frule_for(callee)
-        return rule or self.compiled_rule(callee, Mode.FORWARD, kinds)
+        return rule or self.compiled_rule(callee, Mode.FORWARD, kinds, wrt)
 
     def compiled_rule(
-        self, callee: Any, mode: Mode = Mode.REVERSE, kinds: Signature = ()
+        self,
+        callee: Any,
+        mode: Mode = Mode.REVERSE,
+        kinds: Signature = (),
+        wrt: tuple[str, ...] | None = None,
     ) -> Rule | None:
         """The rule srcad generates for `callee` if it is a Python function (or a function
         behind a transparent wrapper, `source.differentiated_function`), compiled for
-        arguments of `kinds` (empty: any), else None."""
+        arguments of `kinds` (empty: any) with respect to the parameters `wrt` of that
+        function's code (None: all), else None."""
         if self._refusal(callee) is not None:
             return None  # refused by the rule library, or srcad's own: its source unread
         func = differentiated_function(callee)
@@ -273,10 +296,11 @@ class Compiler(Machinery):
             parameters = parameters[1:]  # an initialiser makes its `self` itself
         kinds = kinds if any(kind is not None for kind in kinds) else ()
         calls = self._compilations(func).calls
-        call = calls.get((mode, kinds))
+        key = (mode, kinds, wrt)
+        call = calls.get(key)
         if call is None:
             with self._lock:
-                call = calls.setdefault((mode, kinds), CompiledCall(self, func, mode, kinds))
+                call = calls.setdefault(key, CompiledCall(self, func, mode, kinds, wrt))
         return Rule(func, call, Origin.COMPILED, parameters)
 
     # -- compiling -----------------------------------------------------------------------
@@ -293,9 +317,9 @@ class Compiler(Machinery):
         )
 
     def _compile_callee(
-        self, primal: Any, mode: Mode, kinds: Signature
+        self, primal: Any, mode: Mode, kinds: Signature, wrt: tuple[str, ...] | None = None
     ) -> tuple[tuple[Fact, ...], Callable[..., Any]]:
-        rule = self.compiled(primal, None, Request(mode, kinds))
+        rule = self.compiled(primal, wrt, Request(mode, kinds))
         return rule.guards.facts, rule.function
 
     def _result_kind(self, callee: Any, kinds: Signature) -> tuple[Kind | None, tuple[Fact, ...]]:
@@ -358,6 +382,8 @@ class Compiler(Machinery):
             wrt = tuple([*parameters, *star])
         tree = gast.Module(body=[node], type_ignores=[])
         kinds = {p: k for p, k in zip(parameters, request.signature, strict=False) if k is not None}
+        if kinds and request.mode is Mode.REVERSE and constructs is None:
+            inline_callees(node, source, self.registry)  # helpers called in loops
         inputs = CompilationRequest(
             wrt, request.mode, request.target(bool(kinds)), kinds, request.optimise,
             constructs=constructs, directions=request.directions,
@@ -459,7 +485,9 @@ class Compiler(Machinery):
                 # The callees' rules it calls, through their `CompiledCall` or directly.
                 direct = {id(f): c for c, f in ctx.output.compiled_callees.values()}
                 calls = [direct.get(id(v), v) for v in ctx.output.runtime.values()]
-                callees = tuple((c.func, c.signature) for c in calls if isinstance(c, CompiledCall))
+                callees = tuple(
+                    (c.func, c.signature, c.wrt) for c in calls if isinstance(c, CompiledCall)
+                )
                 found = emit(tree, ctx, request.description, callees)
             # Rules compiled against an older registry, or whose guards fail, are never
             # asked for again.
@@ -519,16 +547,17 @@ class Compiler(Machinery):
         self, func: Callable[..., Any], wrt: tuple[str, ...] | None, request: Request
     ) -> list[tuple[CompiledRule, Any]]:
         """`func`'s code for `request` and the rules of the functions it calls through
-        generated rules (in its mode, for any arguments), each once, with the function
-        each was compiled from."""
+        generated rules (in its mode, for the kinds and parameters its calls gave), each
+        once, with the function each was compiled from."""
         first = self.compiled(func, wrt, request)
-        found, seen, pending = [(first, func)], {(func, request.signature)}, list(first.callees)
+        found, seen = [(first, func)], {(func, request.signature, wrt)}
+        pending = list(first.callees)
         while pending:
-            called, kinds = pending.pop(0)
-            if (called, kinds) in seen:
+            called, kinds, narrowed = pending.pop(0)
+            if (called, kinds, narrowed) in seen:
                 continue
-            seen.add((called, kinds))
-            rule = self.compiled(called, None, Request(request.mode, kinds))
+            seen.add((called, kinds, narrowed))
+            rule = self.compiled(called, narrowed, Request(request.mode, kinds))
             found.append((rule, called))
             pending += rule.callees
         return found

@@ -28,8 +28,9 @@ class CompiledRule:
     source: str
     filename: str
     # The functions it calls through their own generated rules, each with the argument
-    # kinds its rule is compiled for (`srcad.kinds.Signature`; empty: any).
-    callees: tuple[tuple[Callable[..., Any], Signature], ...] = ()
+    # kinds its rule is compiled for (`srcad.kinds.Signature`; empty: any) and the
+    # parameters it is differentiated with respect to (None: all).
+    callees: tuple[tuple[Callable[..., Any], Signature, tuple[str, ...] | None], ...] = ()
     value_left_out: bool = False  # a gradient function giving None for its proven-float value
     # What the rule relies on that may change after it is compiled (`srcad.guards`):
     # never call `function` unless `guards.hold()`.
@@ -80,12 +81,12 @@ def emit(
     tree: gast.Module,
     ctx: Context,
     description: str,
-    callees: tuple[tuple[Callable[..., Any], Signature], ...] = (),
+    callees: tuple[tuple[Callable[..., Any], Signature, tuple[str, ...] | None], ...] = (),
 ) -> CompiledRule:
     """Print the tree, check the text parses back to it, and compile that parse in the
     user's globals with the user's closure cells and srcad's runtime names. `callees`:
     the functions the code calls through their own generated rules, with the kinds of
-    arguments each rule is compiled for."""
+    arguments each rule is compiled for and the parameters it differentiates."""
     function = function_of(tree)
     _strip_signature(function)
     body = syntax.unparse(tree)

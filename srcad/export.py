@@ -332,7 +332,7 @@ class _Runtime:
     def resolve(self) -> None:
         while self.late:
             name, value, chain = self.late.pop(0)
-            if isinstance(value, CompiledCall):
+            if isinstance(value, CompiledCall) or self._exported(value):
                 target = self._compiled_call(value, chain)
                 if target != name:
                     self.claim(name, value, chain)
@@ -350,10 +350,23 @@ class _Runtime:
             lines.append(f"from {module} import {', '.join(sorted(names))}")
         return lines
 
-    def _compiled_call(self, value: CompiledCall, chain: str) -> str:
-        """The name of the emitted rule a `CompiledCall` runs: one of the rules exported."""
+    def _exported(self, value: Any) -> bool:
+        """Whether `value` is the function of a rule exported (a callee's rule, which the
+        caller's code calls directly: `RuleCalls._bind_rule`)."""
+        return any(
+            isinstance(held, CompiledRule) and held.function is value
+            for held in self.names.values()
+        )
+
+    def _compiled_call(self, value: Any, chain: str) -> str:
+        """The name of the emitted rule a `CompiledCall` runs, or a callee's rule called
+        directly: one of the rules exported."""
         for name, held in self.names.items():
-            if isinstance(held, CompiledRule) and held.function.__name__ == value.__name__:
+            if not isinstance(held, CompiledRule):
+                continue
+            if held.function is value or (
+                isinstance(value, CompiledCall) and held.function.__name__ == value.__name__
+            ):
                 return name
         raise ExportError(f"cannot export {chain}: it calls {value.__name__}, not exported")
 

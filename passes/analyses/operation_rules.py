@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
+import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +13,7 @@ import gast
 import numpy as np
 
 from srcad import primitives, syntax
+from srcad.constructors import constructed_class
 from srcad.errors import Diagnostic
 from srcad.kinds import EMPTY_TUPLE, ZERO_D, Kind, is_integer
 from srcad.passes.analyses.activity import (
@@ -130,7 +132,9 @@ class OperationRules(Analysis[RuleInfo]):
                     rule = Rule(callee, callee, Origin.LOCAL, callee.parameters)
                 else:
                     rule = ctx.services.callee_rule(
-                        callee, _argument_kinds(value, callee, tree, ctx)
+                        callee,
+                        _argument_kinds(value, callee, tree, ctx),
+                        active_parameters(value, callee, active, ctx),
                     )
                 self._check_keywords(value, active, tree, ctx, info, rule)
                 if rule is not None and not _binds(rule, value, ctx.request.mode):
@@ -381,6 +385,48 @@ def _argument_kinds(
 
 def _argument(kind: Kind | None) -> Kind | None:
     return None if kind in (ZERO_D, EMPTY_TUPLE) else kind
+
+
+def active_parameters(
+    call: gast.Call, callee: Any, active: set[str], ctx: Context
+) -> tuple[str, ...] | None:
+    """The parameters of a Python function, called by `call`, that the call passes a value
+    that may carry a derivative (a name `Activity` finds active), or leaves to its default:
+    what its rule compiled from source is differentiated with respect to, as
+    `hessian`'s blocks narrow a rule (`second_derivatives._narrowed`). `huber(r, 1.0)`
+    asks for `huber`'s rule with respect to `r` alone, so that no work goes to the
+    cotangent or tangent of `delta`, which this call would drop. Sound because the
+    caller never reads what the rule gives for the others: it drops an inactive
+    argument's cotangent and passes it a zero tangent.
+
+    None (all of them) where not every parameter can be matched to what the call passes
+    (`*args` or `**kwargs` on either side, keyword-only parameters, a class's
+    initialiser), where every parameter may vary, or where the code is not specialised
+    for known kinds (the general rule, one per callee, which `srcad export` writes)."""
+    if not ctx.request.kinds:
+        return None
+    func = differentiated_function(callee)
+    if type(func) is not types.FunctionType or constructed_class(func) is not None:
+        return None
+    code = func.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or code.co_kwonlyargcount:
+        return None
+    parameters = code.co_varnames[: code.co_argcount]
+    if len(call.args) > len(parameters) or any(isinstance(a, gast.Starred) for a in call.args):
+        return None
+    bound = dict(zip(parameters, call.args, strict=False))
+    for keyword in call.keywords:
+        if keyword.arg not in parameters[code.co_posonlyargcount :] or keyword.arg in bound:
+            return None  # `**options`, or a call Python refuses
+        bound[keyword.arg] = keyword.value
+    varying = tuple(
+        p
+        for p in parameters
+        if p not in bound
+        or not isinstance(bound[p], gast.Name | gast.Constant)
+        or (isinstance(bound[p], gast.Name) and bound[p].id in active)
+    )
+    return None if not varying or len(varying) == len(parameters) else varying
 
 
 def _of_numpy(primal: Any) -> bool:

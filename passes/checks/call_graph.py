@@ -59,15 +59,16 @@ class CallGraph(Transform):
         tried: set[Any] = set()
         for statement, rule in [*info.rules.items(), *_unpacked_callees(info.rules, tree, ctx)]:
             kinds = getattr(rule.rrule, "signature", ())  # a `CompiledCall`'s
+            wrt = getattr(rule.rrule, "wrt", None)
             if (
                 rule.origin is not Origin.COMPILED
                 or ctx.services.compiling(rule.primal, mode)
-                or (rule.primal, kinds) in tried
+                or (rule.primal, kinds, wrt) in tried
             ):
                 continue  # recursion: the callee is this function, or one being compiled
-            tried.add((rule.primal, kinds))
+            tried.add((rule.primal, kinds, wrt))
             try:
-                facts, function = ctx.services.compile_callee(rule.primal, mode, kinds)
+                facts, function = ctx.services.compile_callee(rule.primal, mode, kinds, wrt)
                 ctx.source.facts += facts
                 ctx.output.compiled_callees[id(rule.rrule)] = (rule.rrule, function)
             except SrcadError as error:

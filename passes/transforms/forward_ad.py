@@ -33,7 +33,7 @@ from srcad.passes.transforms.nesting import nest_temporaries
 from srcad.passes.transforms.primal_calls import PrimalCallsReused
 from srcad.primitives import make_list, make_tuple
 from srcad.projection import expand
-from srcad.registry import Origin, Rule
+from srcad.registry import Origin
 from srcad.syntax import load, store
 from srcad.tangents import NoTangent, ZeroTangent, elements_of
 
@@ -182,18 +182,6 @@ class ForwardAD(RuleCalls, Transform):
         by name: a tangent passed at every call and rebound in every loop costs a name
         read, not a call of the class's `__new__`."""
         return load(self._bind(kind(), _ZERO_NAMES[kind]))
-
-    def _bind_rule(self, rule: Rule) -> str:
-        """The name of the rule a call runs: a callee's compiled from source is called
-        directly, where `CallGraph` compiled it (not a recursive call), under its
-        `CompiledCall`'s name. Its guards' facts are this rule's: whatever checks them
-        before this rule runs checks them for it, and its `CompiledCall` would only check
-        them again on every call (a quarter of a microsecond)."""
-        compiled = self.ctx.output.compiled_callees.get(id(rule.rrule))
-        if compiled is None:
-            return super()._bind_rule(rule)
-        call, function = compiled
-        return self._bind(function, call.__name__)
 
     def _dot_of(self, node: gast.expr) -> gast.expr:
         """The tangent of an operand: its `_dot` if it varies, else a zero."""

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import gast
 
 from srcad import syntax
+from srcad.partials import strong_product
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.rule_calls import constant
 from srcad.passes.transforms.simplify import ConstantFolder, is_foldable
@@ -36,6 +39,7 @@ class Fuse(Transform):
         function = function_of(tree)
         self.ctx = ctx
         self.pullbacks = ctx.output.pullbacks
+        self.strong_product = ctx.output.runtime.name_of(strong_product)
         function.body = self._block(function.body)
         function.name = "grad_" + function.name.removeprefix("rrule_")
         return True
@@ -96,7 +100,7 @@ class Fuse(Transform):
         folded = []
         for statement, (ones, foldable) in zip(statements, changes, strict=True):
             if ones:
-                one_folder = OneFolder(seed.id)
+                one_folder = OneFolder(seed.id, self.strong_product)
                 statement = one_folder.visit(statement)
                 foldable = one_folder.foldable
             if foldable:
@@ -107,12 +111,37 @@ class Fuse(Transform):
 
 class OneFolder(syntax.Rewriter):
     """Read 1.0 for a name, and drop the products and quotients by it; `foldable` tells
-    whether that left any arithmetic on numbers alone (for `ConstantFolder`)."""
+    whether that left any arithmetic on numbers alone (for `ConstantFolder`). A product
+    by it that keeps zeros exact, `strong_product(e, 1.0)` (`srcad.partials`; `strong`
+    names the function where the rule reads it), is `e` too, and `strong_product(e, 3.0)`
+    is `e * 3.0`: it differs from the plain product only where one factor is zero and the
+    other infinite or NaN, and a literal finite number not zero is neither (but for the
+    sign of a zero NumPy scalar, which it makes +0.0)."""
 
     foldable = False
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, strong: str | None = None) -> None:
         self.name = name
+        self.strong = strong
+
+    def visit_Call(self, node: gast.Call) -> gast.expr:  # noqa: N802
+        self.generic_visit(node)
+        if (
+            self.strong is not None
+            and isinstance(node.func, gast.Name)
+            and node.func.id == self.strong
+            and len(node.args) == 2
+            and not node.keywords
+        ):
+            partial, bar = node.args
+            if _is_one(bar):
+                return partial
+            if _is_one(partial):
+                return bar
+            if _is_finite_nonzero(bar) or _is_finite_nonzero(partial):
+                self.foldable = True
+                return gast.BinOp(left=partial, op=gast.Mult(), right=bar)
+        return node
 
     def visit_Name(self, node: gast.Name) -> gast.expr:  # noqa: N802 (the visitor's name)
         if node.id == self.name and isinstance(node.ctx, gast.Load):
@@ -135,6 +164,16 @@ def _without_one(node: gast.BinOp) -> gast.expr | None:
     if isinstance(node.op, gast.Mult) and _is_one(node.left):
         return node.right
     return None
+
+
+def _is_finite_nonzero(node: gast.expr) -> bool:
+    """A literal number, neither zero nor infinite nor NaN."""
+    return (
+        isinstance(node, gast.Constant)
+        and type(node.value) in (float, int)
+        and node.value != 0
+        and math.isfinite(node.value)
+    )
 
 
 def _is_one(node: gast.expr) -> bool:

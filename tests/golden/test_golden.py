@@ -130,7 +130,8 @@ def test_same_text_in_another_process():
 
 def test_constants_callees_and_zip_match_golden_text():
     """Issue 19: a module constant read once on entry (its type guarded), `zip` over arrays
-    as a loop over indices, and the helper compiled for the floats it is called with
+    as a loop over indices, and the helper compiled for the floats it is called with and
+    with respect to `r` alone, since the call passes a constant `delta`
     (`robust_fit.optimised.txt` holds the helper's specialised rule after the caller's)."""
     kinds = parse_signature("float[:], float[:], float[:]")
     text = COMPILER.sources(functions.robust_fit, None, Request.rrule(kinds))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import math
 import textwrap
 from collections.abc import Iterator
 from typing import Any
@@ -174,6 +175,21 @@ def test_fuse_inlines_the_pullback_with_the_seed_one():
             return (out, (NoTangent(), x_bar, sin_x))
         """)
     _assert_gradient(scaled_sine, 0.4, 1.7)
+
+
+def powered(x):
+    return math.pow(x, 0.5) * 3.0
+
+
+def test_fuse_folds_the_seed_one_out_of_a_product_that_keeps_zeros():
+    """`strong_product(p, 3.0)` is `p * 3.0`: it differs from the plain product only where
+    a factor is zero and the other infinite or NaN. The slope of `math.pow(x, 0.5)` at 0
+    stays inf."""
+    before, after = passes_input_and_output(Fuse, powered, kinds="float", fused=True)
+    assert "strong_product(power_slope(x, 0.5), out_bar" in before
+    assert "strong_product" not in after and "power_slope(x, 0.5) * 3.0" in after
+    _assert_gradient(powered, 0.7)
+    assert srcad.grad(powered)(0.0) == math.inf
 
 
 def test_shapes_drops_the_sums_a_cotangent_of_its_operands_shape_needs_not():

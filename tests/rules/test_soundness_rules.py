@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.partials import log_base, power_slope, reciprocal, strong_product
+from srcad.partials import log_base, power_slope, reciprocal, sign, strong_product
 from srcad.testing import check_frule, check_rrule, finite_difference_jvp, finite_difference_vjp
 from tests.conftest import sample
 
@@ -359,6 +359,19 @@ def test_the_partials_helpers_have_rules() -> None:
     assert power_slope(0.0, 0.5) == math.inf and power_slope(0.0, -1.0) == -math.inf
     assert power_slope(0.0, 0.0) == 0.0 and power_slope(np.zeros(2), 0.0).tolist() == [0.0, 0.0]
     assert math.isnan(log_base(-1.0)) and log_base(0.0) == 0.0
+
+
+@pytest.mark.parametrize("value", [2.5, -3.0, 0.0, -0.0, math.inf, -math.inf, math.nan])
+@pytest.mark.parametrize("kind", [float, np.float64, np.float32, np.array])
+def test_sign_is_numpys_sign(value: float, kind: Any) -> None:
+    """`partials.sign`, the slope of `abs`, taken without NumPy's call for a Python float or
+    a float64: the value and type `np.sign` gives (a float for a Python float), the sign
+    of a zero included."""
+    x = kind(value)
+    got, want = sign(x), np.sign(x)
+    assert type(got) is (float if kind is float else type(want))
+    np.testing.assert_array_equal(got, want)
+    assert np.signbit(got) == np.signbit(want)
 
 
 # --- shapes of tangents from outside srcad's rules: user rules and seeds ------------------
