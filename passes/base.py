@@ -63,9 +63,10 @@ class Services:
     # `(callee, kinds=())`: the rule a call of `callee` with arguments of `kinds` uses.
     callee_rule: Callable[..., Rule | None] = lambda callee, kinds=(): None
     compile_nested: Callable[..., gast.FunctionDef] = lambda node, captured, parent: node
-    # `(callee, mode, kinds)`: the callee's compiled rule's guards' facts and the function
-    # compiled; raises its `SrcadError`.
-    compile_callee: Callable[[Any, Mode, Signature], CompiledCallee] = lambda c, m, k: ((), None)
+    # `(callee, mode, kinds, wrt=None)`: the callee's compiled rule's guards' facts and the
+    # function compiled (with respect to the parameters `wrt` names; None: all of them);
+    # raises its `SrcadError`.
+    compile_callee: Callable[..., CompiledCallee] = lambda c, m, k, wrt=None: ((), None)
     # `(callee, mode)`: whether that rule is being compiled now (recursion: not again).
     compiling: Callable[[Any, Mode], bool] = lambda callee, mode: False
     # `(callee, kinds)`: the kind of the callee's result for arguments of `kinds`, and the
@@ -127,6 +128,10 @@ class Output:
     # rule's join: what a call may run directly (`ForwardAD`), checked by this rule's
     # guards rather than by the `CompiledCall` on every call.
     compiled_callees: dict[int, tuple[Any, Any]] = field(default_factory=dict)
+    # Of those functions, the ones compiled with respect to some parameters only (by the
+    # function's id): a forward rule's, called where the others' tangents are zeros
+    # (`ForwardAD._narrowed_rule`).
+    narrowed: dict[int, tuple[str, ...]] = field(default_factory=dict)
     # A forward rule's: whether its tangents may carry a trailing axis of directions
     # (`ForwardAD.batches`).
     batches: bool = False

@@ -293,9 +293,9 @@ class Compiler(Machinery):
         )
 
     def _compile_callee(
-        self, primal: Any, mode: Mode, kinds: Signature
+        self, primal: Any, mode: Mode, kinds: Signature, wrt: tuple[str, ...] | None = None
     ) -> tuple[tuple[Fact, ...], Callable[..., Any]]:
-        rule = self.compiled(primal, None, Request(mode, kinds))
+        rule = self.compiled(primal, wrt, Request(mode, kinds))
         return rule.guards.facts, rule.function
 
     def _result_kind(self, callee: Any, kinds: Signature) -> tuple[Kind | None, tuple[Fact, ...]]:
@@ -458,8 +458,12 @@ class Compiler(Machinery):
                     self._compiling.discard((func, request.mode))
                 # The callees' rules it calls, through their `CompiledCall` or directly.
                 direct = {id(f): c for c, f in ctx.output.compiled_callees.values()}
-                calls = [direct.get(id(v), v) for v in ctx.output.runtime.values()]
-                callees = tuple((c.func, c.signature) for c in calls if isinstance(c, CompiledCall))
+                narrowed = ctx.output.narrowed
+                callees = tuple(
+                    (c.func, c.signature, narrowed.get(id(v)))
+                    for v in ctx.output.runtime.values()
+                    if isinstance(c := direct.get(id(v), v), CompiledCall)
+                )
                 found = emit(tree, ctx, request.description, callees)
             # Rules compiled against an older registry, or whose guards fail, are never
             # asked for again.
@@ -522,13 +526,14 @@ class Compiler(Machinery):
         generated rules (in its mode, for any arguments), each once, with the function
         each was compiled from."""
         first = self.compiled(func, wrt, request)
-        found, seen, pending = [(first, func)], {(func, request.signature)}, list(first.callees)
+        found, seen = [(first, func)], {(func, request.signature, wrt)}
+        pending = list(first.callees)
         while pending:
-            called, kinds = pending.pop(0)
-            if (called, kinds) in seen:
+            called, kinds, called_wrt = pending.pop(0)
+            if (called, kinds, called_wrt) in seen:
                 continue
-            seen.add((called, kinds))
-            rule = self.compiled(called, None, Request(request.mode, kinds))
+            seen.add((called, kinds, called_wrt))
+            rule = self.compiled(called, called_wrt, Request(request.mode, kinds))
             found.append((rule, called))
             pending += rule.callees
         return found

@@ -10,6 +10,7 @@ import gast
 import numpy as np
 
 from srcad import syntax
+from srcad.errors import SrcadError
 from srcad.kinds import FLOAT, PYTHON_FLOAT, Kind, is_int_scalar, is_integer, is_numeric, is_real
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity, target_names
@@ -186,9 +187,40 @@ class ForwardAD(RuleCalls, Transform):
         call, function = compiled
         return self._bind(function, call.__name__)
 
+    def _narrowed_rule(self, rule: Rule, varies: list[bool]) -> str:
+        """The name of the rule a call runs, where `varies` says which of its operands'
+        tangents are not symbolic zeros: for a callee compiled from source, called with a
+        zero for some of its parameters' tangents (a constant, a value that does not
+        vary, a default), its forward rule compiled with respect to the others only, so
+        that no zero is carried through its arithmetic (`huber(r, 1.0)`: `delta_dot` of
+        the constant 1.0 nowhere). Else, or where that does not compile, `_bind_rule`'s."""
+        compiled = self.ctx.output.compiled_callees.get(id(rule.rrule))
+        parameters = rule.parameters
+        if compiled is None or parameters is None or len(varies) != len(parameters):
+            return self._bind_rule(rule)  # not a compiled callee, or `*args` take the rest
+        wrt = tuple(p for p, v in zip(parameters, varies, strict=True) if v)
+        if not wrt or len(wrt) == len(parameters):
+            return self._bind_rule(rule)
+        kinds = getattr(rule.rrule, "signature", ())
+        try:
+            facts, function = self.ctx.services.compile_callee(
+                rule.primal, self.ctx.request.mode, kinds, wrt
+            )
+        except SrcadError:
+            return self._bind_rule(rule)
+        self.ctx.source.facts += facts
+        # Named as the callee's rule, and listed among the callees with its `wrt`.
+        self.ctx.output.compiled_callees[id(function)] = (compiled[0], function)
+        self.ctx.output.narrowed[id(function)] = wrt
+        return self._bind(function, compiled[0].__name__)
+
+    def _varies(self, node: gast.expr) -> bool:
+        """Whether an operand's tangent (`_dot_of`) may be other than a symbolic zero."""
+        return isinstance(node, gast.Name) and node.id in self.active
+
     def _dot_of(self, node: gast.expr) -> gast.expr:
         """The tangent of an operand: its `_dot` if it varies, else a zero."""
-        if isinstance(node, gast.Name) and node.id in self.active:
+        if self._varies(node):
             return load(self._dot(node.id))
         return self._zero(ZeroTangent)
 
@@ -412,7 +444,8 @@ class ForwardAD(RuleCalls, Transform):
             for a in operands
         ]
         dargs = gast.Tuple(elts=[self._zero(NoTangent), *dots], ctx=gast.Load())
-        forward = call(self._bind_rule(rule), [dargs, *args], keywords)
+        varies = [id(a) in differentiable and self._varies(a) for a in operands]
+        forward = call(self._narrowed_rule(rule, varies), [dargs, *args], keywords)
         if is_unpacking(statement):
             pair = self.ctx.namer.fresh(naming.dot("_".join(names)))
             self.pairs.add(pair)

@@ -184,7 +184,7 @@ def test_a_callee_is_called_directly_and_rebinding_it_recompiles(module: Any) ->
     rule = COMPILER.compiled(module.robust, None, Request.frule(signature(args)))
     called = [v for v in rule.runtime.values() if getattr(v, "__name__", "") == "frule_helper"]
     assert called and all(type(v) is types.FunctionType for v in called)
-    assert [callee for callee, _ in rule.callees] == [module.helper]
+    assert [(callee, wrt) for callee, _, wrt in rule.callees] == [(module.helper, ("r",))]
     # Rebinding the helper, or changing its code in place, compiles again.
     module.helper = _other_helper
     check(module.robust, args)
