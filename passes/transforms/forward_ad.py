@@ -140,6 +140,9 @@ class ForwardAD(RuleCalls, Transform):
             _unread_dropped(function, self.arithmetic)
         if self.kinds is not None:
             nest_temporaries(function, self._number)
+            for node in syntax.walk(function):
+                if isinstance(node, gast.Assign) and node in self.arithmetic:
+                    node.value = _negations_folded(node.value)
         ctx.output.batches = self.batches
         count = ctx.request.directions
         if count and self.batches and args.vararg is None:
@@ -548,15 +551,39 @@ def _divisor(term: gast.expr) -> str | None:
 
 
 def _without_negation(value: gast.expr) -> gast.expr | None:
-    """`e` for a value `-e`, and `a * b / c` for `-a * b / c`: the same number but for its
-    sign, exactly (floating point negates without rounding); None for any other."""
+    """`e` for a value `-e`, and `a * b / c` for `-a * b / c` or `a * -b / c`: the same
+    number but for its sign, exactly (floating point negates without rounding, and the
+    product's and quotient's magnitudes do not depend on their operands' signs); None for
+    any other."""
     if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
         return value.operand
     if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult | gast.Div):
         left = _without_negation(value.left)
         if left is not None:
             return gast.BinOp(left=left, op=value.op, right=value.right)
+        right = _without_negation(value.right)
+        if right is not None:
+            return gast.BinOp(left=value.left, op=value.op, right=right)
     return None
+
+
+def _negations_folded(value: gast.expr) -> gast.expr:
+    """Arithmetic on numbers (or float arrays) with `p - -q` written `p + q` and `p + -q`
+    written `p - q`, at any depth, where `_without_negation` finds the negation (the
+    tangents nested into their reader, `x_dot - -(e * s)` of `cos`'s template): one
+    operation fewer, the same number exactly, the operands evaluated in the same order."""
+    if isinstance(value, gast.UnaryOp):
+        value.operand = _negations_folded(value.operand)
+    if not isinstance(value, gast.BinOp):
+        return value
+    value.left = _negations_folded(value.left)
+    value.right = _negations_folded(value.right)
+    if isinstance(value.op, gast.Add | gast.Sub):
+        positive = _without_negation(value.right)
+        if positive is not None:
+            flipped = gast.Sub() if isinstance(value.op, gast.Add) else gast.Add()
+            return gast.BinOp(left=value.left, op=flipped, right=positive)
+    return value
 
 
 def _unread_dropped(function: gast.FunctionDef, arithmetic: set[gast.stmt]) -> None:
