@@ -384,6 +384,12 @@ def thunk(compute: Any) -> Thunk:
     return Thunk(compute)
 
 
+def real_float(value: Any) -> Any:
+    """A NumPy float64 as the Python float of the same number; anything else (a Python
+    float, a symbolic zero, an array) as it is (`passes/transforms/float_tangents.py`)."""
+    return float(value) if value.__class__ is np.float64 else value
+
+
 def unthunk(tangent: Any) -> Any:
     """The value of a thunk; any other tangent as it is."""
     return tangent.unthunk() if isinstance(tangent, Thunk) else tangent

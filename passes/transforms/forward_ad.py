@@ -21,13 +21,14 @@ from srcad.passes.inlining import adjoint_of, names_in, template
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
 from srcad.passes.transforms.directions import for_directions
+from srcad.passes.transforms.float_tangents import float_tangents
 from srcad.passes.transforms.nesting import nest_temporaries
 from srcad.passes.transforms.primal_calls import PrimalCallsReused
 from srcad.primitives import make_list, make_tuple
 from srcad.projection import expand
 from srcad.registry import Origin, Rule
 from srcad.syntax import load, store
-from srcad.tangents import NoTangent, ZeroTangent, elements_of
+from srcad.tangents import NoTangent, ZeroTangent, elements_of, real_float
 
 # The names emitted code reads the zero tangents by.
 _ZERO_NAMES = {ZeroTangent: "ZERO", NoTangent: "NO_TANGENT"}
@@ -100,6 +101,7 @@ class ForwardAD(RuleCalls, Transform):
         # bound to (`cos` in `sin`'s `x_dot * cos(x)`): pure functions of numbers.
         self.pure: dict[str, Any] = {}
         self.pairs: set[str] = set()  # the tangents of an unpacked value, before they are split
+        self.collecting: set[str] = set()  # the names `_COLLECTING`'s rules are called by
         dargs = ctx.namer.fresh("dargs")
         args = function.args
         parameters = [a.id for a in [*args.posonlyargs, *args.args]]
@@ -149,12 +151,26 @@ class ForwardAD(RuleCalls, Transform):
             tangents = {*self.primals, *self.pairs}
             if for_directions(function, tangents, count):
                 ctx.output.directions = count
+                self._float_tangents(function, {f"{t}_{i}" for t in tangents for i in range(count)})
         function.decorator_list = []
         function.returns = None
         for node in syntax.walk(function):
             if isinstance(node, gast.stmt | gast.expr) and not hasattr(node, "lineno"):
                 syntax.located(node, function)
         return True
+
+    def _float_tangents(self, function: gast.FunctionDef, tangents: set[str]) -> None:
+        """The rule for several directions with its tangents of float64 numbers computed
+        on Python floats, where that gives the same numbers (`float_tangents`)."""
+        assert self.kinds is not None
+        kinds = self.kinds.kinds
+        float_tangents(
+            function,
+            tangents,
+            lambda name: kinds.get(name) == FLOAT,
+            self.collecting,
+            lambda: (self.ctx.bind(real_float, "real_float"), self._builtin(float)),
+        )
 
     # -- tangents ------------------------------------------------------------------------
 
@@ -430,6 +446,8 @@ class ForwardAD(RuleCalls, Transform):
         rule = self.rules[statement]
         if rule.primal not in _COLLECTING or rule.origin is Origin.USER:
             self.batches = False
+        else:
+            self.collecting.add(self._bind_rule(rule))
         args, keywords = self._arguments(statement)
         if isinstance(statement.value, gast.Subscript):
             args[1] = self._index_value(args[1])
