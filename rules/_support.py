@@ -289,3 +289,16 @@ def reusable(value: Any) -> Any:
     reads its arguments twice, and both must see every item (else the second derivative
     through `list(reversed(xs))` is silently 0)."""
     return list(value) if isinstance(value, Iterator) else value
+
+
+def dense_tangent(dot: Any, primal: Any) -> Any:
+    """A tangent as an array: a symbolic zero becomes zeros shaped like `primal` (in its
+    float precision), the tangent of a list or tuple the array of its elements' tangents.
+    Other tangents pass."""
+    dot = unthunk(dot)
+    if isinstance(primal, list | tuple):
+        dots = elements_of(dot, len(primal))
+        return np.array([dense_tangent(d, p) for d, p in zip(dots, primal, strict=True)])
+    if isinstance(dot, AbstractZero):
+        return np.zeros(np.shape(primal), np.result_type(primal, 1.0))
+    return dot

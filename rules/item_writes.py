@@ -20,8 +20,8 @@ from srcad.errors import MissingRuleError, MutationError
 from srcad.primitives import index_update
 from srcad.projection import ProjectTo, unbroadcast
 from srcad.registry import RuleSet
-from srcad.rules._support import cotangent_of_elements
-from srcad.rules.containers import dense_tangent, is_basic_index
+from srcad.rules._support import cotangent_of_elements, dense_tangent
+from srcad.rules.containers import is_basic_index
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("item_writes")

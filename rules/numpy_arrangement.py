@@ -25,8 +25,7 @@ from srcad.kinds import TO_FLOAT32, TO_FLOAT64
 from srcad.projection import ProjectTo, conj, unbroadcast
 from srcad.registry import Inline, Linearity, RuleFn, RuleSet, named
 from srcad.rules import numpy_sorting
-from srcad.rules._support import cotangent_of_elements
-from srcad.rules.containers import dense_tangent
+from srcad.rules._support import cotangent_of_elements, dense_tangent
 from srcad.rules.numpy_shape import bind_options, linear_frule
 from srcad.rules.second_order import linear_frule_rrule
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk

@@ -14,7 +14,7 @@ import numpy as np
 
 from srcad.projection import ProjectTo, unbroadcast
 from srcad.registry import Linearity, RuleSet
-from srcad.rules.containers import dense_tangent
+from srcad.rules._support import dense_tangent
 from srcad.rules.numpy_shape import bind_options, linear_frule
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 

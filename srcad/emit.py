@@ -18,6 +18,10 @@ from srcad.guards import Guards, function_facts
 from srcad.kinds import Kind, Signature, describe
 from srcad.passes.base import Context, function_of
 
+# A function called through its own generated rule: the function, the argument kinds its
+# rule is compiled for, the parameters it is differentiated with respect to (None: all).
+Callee = tuple[Callable[..., Any], Signature, tuple[str, ...] | None]
+
 
 @dataclass(frozen=True)
 class CompiledRule:
@@ -27,10 +31,8 @@ class CompiledRule:
     function: Callable[..., Any]
     source: str
     filename: str
-    # The functions it calls through their own generated rules, each with the argument
-    # kinds its rule is compiled for (`srcad.kinds.Signature`; empty: any) and the
-    # parameters it is differentiated with respect to (None: all).
-    callees: tuple[tuple[Callable[..., Any], Signature, tuple[str, ...] | None], ...] = ()
+    # The functions it calls through their own generated rules (`Callee`).
+    callees: tuple[Callee, ...] = ()
     value_left_out: bool = False  # a gradient function giving None for its proven-float value
     # What the rule relies on that may change after it is compiled (`srcad.guards`):
     # never call `function` unless `guards.hold()`.
@@ -81,7 +83,7 @@ def emit(
     tree: gast.Module,
     ctx: Context,
     description: str,
-    callees: tuple[tuple[Callable[..., Any], Signature, tuple[str, ...] | None], ...] = (),
+    callees: tuple[Callee, ...] = (),
 ) -> CompiledRule:
     """Print the tree, check the text parses back to it, and compile that parse in the
     user's globals with the user's closure cells and srcad's runtime names. `callees`:

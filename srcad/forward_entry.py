@@ -8,8 +8,9 @@ rule; compiling or fetching it from the cache; materialising the result's tangen
 about 50 µs, where the forward rule of a scalar loop takes 2 µs. The entry tests instead
 the kinds inline, as `grad`'s entry does (`srcad/entry.py`), calls the forward rule
 compiled for them, and returns what it gives where its type is the plain one (a tangent
-of the result's own type). For `kepler(M, e)` called with floats, a float tangent for `M`
-and a zero for `e`:
+of the result's own type, a real scalar's or a float64 array's; for a result whose kind
+is a float64 number, as `kepler`'s, its kind says it is a real scalar's). For
+`kepler(M, e)` called with floats, a float tangent for `M` and a zero for `e`:
 
     def jvp(args, tangents):
         try:
@@ -25,7 +26,7 @@ and a zero for `e`:
                     and type(arg1_dot) is ZeroTangent):
                 result = frule_0((NO_TANGENT, arg0_dot, arg1_dot), arg0, arg1)
                 y, y_dot = result
-                if type(y_dot) is type(y) and type(y) in REAL or (...):  # or an array
+                if type(y_dot) is type(y):  # the result's kind: a float or a float64
                     return result
                 return finish(y, y_dot)
         return general(args, tangents)
@@ -85,7 +86,7 @@ from srcad.entry_rules import entry_rules
 from srcad.errors import SrcadError
 from srcad.foreign import branch_kind
 from srcad.guards import Guards, facts_expression
-from srcad.kinds import FLOAT, INT, Kind, kind_of
+from srcad.kinds import FLOAT, INT, PYTHON_FLOAT, Kind, kind_of
 from srcad.requests import Request
 from srcad.source import differentiated_function
 from srcad.tangents import NoTangent, ZeroTangent
@@ -159,6 +160,7 @@ class ForwardDispatcher:
         self.parameters = code.co_varnames[: code.co_argcount]
         # The branches, by kinds: the forward rule and its guards.
         self.branches: dict[Kinds, tuple[Callable[..., Any], Guards]] = {}
+        self._results: dict[Kinds, Kind | None] = {}  # the kind of each rule's result
         self._slots: dict[Kinds, int] = {}  # the number in each kinds' `frule_{n}`
         self._refused: set[tuple[Kinds, int]] = set()  # (kinds, version) that do not compile
         self._lock = threading.Lock()
@@ -244,13 +246,17 @@ class ForwardDispatcher:
         except SrcadError:
             self._refused.add((kinds, self.registry.version))
             return None
-        self.add(kinds, compiled.function, entry_guards(func, compiled.guards, arg_kinds))
+        guards = entry_guards(func, compiled.guards, arg_kinds)
+        self.add(kinds, compiled.function, guards, compiled.result)
         return compiled.function
 
     # -- the entry function --------------------------------------------------------------
 
-    def add(self, kinds: Kinds, frule: Callable[..., Any], guards: Guards) -> None:
-        """A branch for `kinds`, calling `frule`, as long as its `guards` hold."""
+    def add(
+        self, kinds: Kinds, frule: Callable[..., Any], guards: Guards, result: Kind | None = None
+    ) -> None:
+        """A branch for `kinds`, calling `frule`, as long as its `guards` hold; `result`:
+        the kind of what it returns, where its arguments' kinds tell."""
         with self._lock:
             if self.registry.version != self.version:
                 self.branches.clear()
@@ -260,6 +266,7 @@ class ForwardDispatcher:
                 return
             slot = self._slots.setdefault(kinds, len(self._slots))
             self.namespace[f"frule_{slot}"] = frule
+            self._results[kinds] = result
             branches[kinds] = (frule, guards)
             self.branches = branches
             self.function.__code__ = self._code()
@@ -323,6 +330,8 @@ class ForwardDispatcher:
             ]
         )
         plain = gast.BoolOp(op=gast.Or(), values=[_and([same_type, real]), array])
+        if self._results.get(kinds) in (FLOAT, PYTHON_FLOAT):
+            plain = same_type  # a float or a NumPy float64, both `REAL`, by its kind
         body = [
             call,
             split,

@@ -384,6 +384,21 @@ def thunk(compute: Any) -> Thunk:
     return Thunk(compute)
 
 
+def real_float(value: Any) -> Any:
+    """A NumPy float64 as the Python float of the same number; anything else (a Python
+    float, a symbolic zero, an array) as it is (`passes/transforms/float_tangents.py`)."""
+    return float(value) if value.__class__ is np.float64 else value
+
+
+def real_numbers(dots: Any, count: int) -> bool:
+    """Whether `dots` is a list of `count` > 0 tangents, each a Python float or a NumPy
+    float64: none a zero, a thunk or a structure, so none needs unthunking, densifying or
+    testing."""
+    if type(dots) is not list or len(dots) != count or not count:
+        return False
+    return all(dot.__class__ is float or dot.__class__ is np.float64 for dot in dots)
+
+
 def unthunk(tangent: Any) -> Any:
     """The value of a thunk; any other tangent as it is."""
     return tangent.unthunk() if isinstance(tangent, Thunk) else tangent

@@ -29,13 +29,14 @@ from srcad.passes.inlining import adjoint_of, names_in, template
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
 from srcad.passes.transforms.directions import for_directions
+from srcad.passes.transforms.float_tangents import float_tangents
 from srcad.passes.transforms.nesting import nest_temporaries
 from srcad.passes.transforms.primal_calls import PrimalCallsReused
 from srcad.primitives import make_list, make_tuple
 from srcad.projection import expand
 from srcad.registry import Origin
 from srcad.syntax import load, store
-from srcad.tangents import NoTangent, ZeroTangent, elements_of
+from srcad.tangents import NoTangent, ZeroTangent, elements_of, real_float
 
 # The names emitted code reads the zero tangents by.
 _ZERO_NAMES = {ZeroTangent: "ZERO", NoTangent: "NO_TANGENT"}
@@ -108,6 +109,7 @@ class ForwardAD(RuleCalls, Transform):
         # bound to (`cos` in `sin`'s `x_dot * cos(x)`): pure functions of numbers.
         self.pure: dict[str, Any] = {}
         self.pairs: set[str] = set()  # the tangents of an unpacked value, before they are split
+        self.collecting: set[str] = set()  # the names `_COLLECTING`'s rules are called by
         dargs = ctx.namer.fresh("dargs")
         args = function.args
         parameters = [a.id for a in [*args.posonlyargs, *args.args]]
@@ -148,18 +150,35 @@ class ForwardAD(RuleCalls, Transform):
             _unread_dropped(function, self.arithmetic)
         if self.kinds is not None:
             nest_temporaries(function, self._number)
+            for node in syntax.walk(function):
+                if isinstance(node, gast.Assign) and node in self.arithmetic:
+                    node.value = _negations_folded(node.value)
         ctx.output.batches = self.batches
         count = ctx.request.directions
         if count and self.batches and args.vararg is None:
             tangents = {*self.primals, *self.pairs}
             if for_directions(function, tangents, count):
                 ctx.output.directions = count
+                self._float_tangents(function, {f"{t}_{i}" for t in tangents for i in range(count)})
         function.decorator_list = []
         function.returns = None
         for node in syntax.walk(function):
             if isinstance(node, gast.stmt | gast.expr) and not hasattr(node, "lineno"):
                 syntax.located(node, function)
         return True
+
+    def _float_tangents(self, function: gast.FunctionDef, tangents: set[str]) -> None:
+        """The rule for several directions with its tangents of float64 numbers computed
+        on Python floats, where that gives the same numbers (`float_tangents`)."""
+        assert self.kinds is not None
+        kinds = self.kinds.kinds
+        float_tangents(
+            function,
+            tangents,
+            lambda name: kinds.get(name) == FLOAT,
+            self.collecting,
+            lambda: (self.ctx.bind(real_float, "real_float"), self._builtin(float)),
+        )
 
     # -- tangents ------------------------------------------------------------------------
 
@@ -183,9 +202,13 @@ class ForwardAD(RuleCalls, Transform):
         read, not a call of the class's `__new__`."""
         return load(self._bind(kind(), _ZERO_NAMES[kind]))
 
+    def _varies(self, node: gast.expr) -> bool:
+        """Whether an operand's tangent (`_dot_of`) may be other than a symbolic zero."""
+        return isinstance(node, gast.Name) and node.id in self.active
+
     def _dot_of(self, node: gast.expr) -> gast.expr:
         """The tangent of an operand: its `_dot` if it varies, else a zero."""
-        if isinstance(node, gast.Name) and node.id in self.active:
+        if self._varies(node):
             return load(self._dot(node.id))
         return self._zero(ZeroTangent)
 
@@ -392,6 +415,8 @@ class ForwardAD(RuleCalls, Transform):
         rule = self.rules[statement]
         if rule.primal not in _COLLECTING or rule.origin is Origin.USER:
             self.batches = False
+        else:
+            self.collecting.add(self._bind_rule(rule))
         args, keywords = self._arguments(statement)
         if isinstance(statement.value, gast.Subscript):
             args[1] = self._index_value(args[1])
@@ -512,15 +537,39 @@ def _divisor(term: gast.expr) -> str | None:
 
 
 def _without_negation(value: gast.expr) -> gast.expr | None:
-    """`e` for a value `-e`, and `a * b / c` for `-a * b / c`: the same number but for its
-    sign, exactly (floating point negates without rounding); None for any other."""
+    """`e` for a value `-e`, and `a * b / c` for `-a * b / c` or `a * -b / c`: the same
+    number but for its sign, exactly (floating point negates without rounding, and the
+    product's and quotient's magnitudes do not depend on their operands' signs); None for
+    any other."""
     if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
         return value.operand
     if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult | gast.Div):
         left = _without_negation(value.left)
         if left is not None:
             return gast.BinOp(left=left, op=value.op, right=value.right)
+        right = _without_negation(value.right)
+        if right is not None:
+            return gast.BinOp(left=value.left, op=value.op, right=right)
     return None
+
+
+def _negations_folded(value: gast.expr) -> gast.expr:
+    """Arithmetic on numbers (or float arrays) with `p - -q` written `p + q` and `p + -q`
+    written `p - q`, at any depth, where `_without_negation` finds the negation (the
+    tangents nested into their reader, `x_dot - -(e * s)` of `cos`'s template): one
+    operation fewer, the same number exactly, the operands evaluated in the same order."""
+    if isinstance(value, gast.UnaryOp):
+        value.operand = _negations_folded(value.operand)
+    if not isinstance(value, gast.BinOp):
+        return value
+    value.left = _negations_folded(value.left)
+    value.right = _negations_folded(value.right)
+    if isinstance(value.op, gast.Add | gast.Sub):
+        positive = _without_negation(value.right)
+        if positive is not None:
+            flipped = gast.Sub() if isinstance(value.op, gast.Add) else gast.Add()
+            return gast.BinOp(left=value.left, op=flipped, right=positive)
+    return value
 
 
 def _unread_dropped(function: gast.FunctionDef, arithmetic: set[gast.stmt]) -> None:

@@ -184,7 +184,7 @@ def test_a_callee_is_called_directly_and_rebinding_it_recompiles(module: Any) ->
     rule = COMPILER.compiled(module.robust, None, Request.frule(signature(args)))
     called = [v for v in rule.runtime.values() if getattr(v, "__name__", "") == "frule_helper"]
     assert called and all(type(v) is types.FunctionType for v in called)
-    assert [callee for callee, *_ in rule.callees] == [module.helper]
+    assert [(callee, wrt) for callee, _, wrt in rule.callees] == [(module.helper, ("r",))]
     # Rebinding the helper, or changing its code in place, compiles again.
     module.helper = _other_helper
     check(module.robust, args)
@@ -236,11 +236,13 @@ def test_an_accumulator_starts_from_a_float_zero_only_for_float_tangents(
 def test_a_tangent_reads_the_value_of_a_call_computed_before(module: Any) -> None:
     # `cos(E)`'s tangent is `-E_dot * sin(E)`, and the loop computed `math.sin(E)` just
     # before: the tangent reads that value (`trig` checks values where `x` is rebound
-    # between the two calls, in `test_scalar_code_is_inlined_and_right`).
+    # between the two calls, in `test_scalar_code_is_inlined_and_right`). Its negation
+    # is folded into the difference that reads it (`- -(...)`, `+ e * -(...)`).
     args = ARGUMENTS["kepler"]
     check(module.kepler, args)
     text = COMPILER.compiled(module.kepler, None, Request.frule(signature(args))).source
-    assert "-E_dot * sin_E_2" in text and re.search(r"(?<![.\w])sin\(E\)", text) is None
+    assert "- e * (E_dot * sin_E_2)" in text and re.search(r"(?<![.\w])sin\(E\)", text) is None
+    assert "- -" not in text and "* -" not in text and "+ -" not in text
     text = COMPILER.compiled(module.trig, None, Request.frule(signature((0.8, -0.6)))).source
     assert "c_dot = -x_dot * s * y + " in text  # `s = math.sin(x)`, before
     # `x` rebound since: the value of `math.sin(x)` the return computes, of the new `x`,

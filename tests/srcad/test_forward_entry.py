@@ -216,3 +216,44 @@ def test_generated_functions_are_not_differentiated_from_their_source() -> None:
     for _ in range(2):
         assert srcad.jvp(g, (2.0,), (1.0,)) == (12.0, 12.0)
     assert isinstance(g, types.FunctionType) and not _dispatcher(g).branches
+
+
+def _square(x):  # type: ignore[no-untyped-def]
+    return x * x
+
+
+def _element(v):  # type: ignore[no-untyped-def]
+    return v[0] * 2.0
+
+
+def _scaled_element(x, v):  # type: ignore[no-untyped-def]
+    return x * v[0]
+
+
+def _float_plus_element(x, v):  # type: ignore[no-untyped-def]
+    return x + v[0] - v[0]
+
+
+@pytest.mark.parametrize(
+    ("f", "args", "tangents"),
+    [
+        (_square, (1.3,), (0.5,)),
+        (_element, (np.array([0.4, 2.0]),), (np.array([1.5, -1.0]),)),
+        (_scaled_element, (1.3, np.array([0.4, 2.0])), (0.5, ZeroTangent())),
+        (_scaled_element, (1.3, np.array([0.4, 2.0])), (ZeroTangent(), np.array([1.0, 3.0]))),
+        (_float_plus_element, (1.3, np.array([0.4, 2.0])), (0.5, ZeroTangent())),
+    ],
+)
+def test_a_float_results_tangent_is_the_general_paths(f: Any, args: Any, tangents: Any) -> None:
+    # A result whose kind is a float64 number: the branch returns the rule's tangent where
+    # its type is the result's, else what the general path gives (`structured`).
+    h = 1e-6
+    dense = [0.0 if isinstance(t, ZeroTangent) else t for t in tangents]
+    moved = [[a + s * h * t for a, t in zip(args, dense, strict=True)] for s in (1.0, -1.0)]
+    want = (f(*moved[0]) - f(*moved[1])) / (2 * h)
+    found = [srcad.jvp(f, args, tangents) for _ in range(2)]  # general path, then branch
+    assert _dispatcher(f).branches
+    for y, y_dot in found:
+        assert type(y) is type(f(*args)) and type(y_dot) in (float, np.float64)
+        np.testing.assert_allclose(y_dot, want, rtol=1e-6, atol=1e-9)
+    assert type(found[0][1]) is type(found[1][1]) and found[0][1] == found[1][1]
