@@ -17,7 +17,14 @@ from srcad.kinds import (
     is_integer,
 )
 from srcad.partials import log_base, logistic, power, power_slope, reciprocal, strong_product
-from srcad.projection import ProjectTo, conj, expand, outer
+from srcad.projection import (
+    ProjectTo,
+    array_operand,
+    conj,
+    expand,
+    operand_tangent,
+    outer,
+)
 from srcad.registry import Inline, Linearity, RuleSet
 from srcad.tangents import (
     AbstractZero,
@@ -195,7 +202,7 @@ def pos_rrule(a: Any) -> tuple[Any, Pullback]:
     return +a, pos_pullback
 
 
-@rules.rrule(operator.pow, np.power)
+@rules.rrule(operator.pow)
 def pow_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `x ** p`, with NumPy's float semantics at base 0 (an infinite
     slope below power 1, never an exception, and a zero cotangent staying zero) and JAX's
@@ -235,7 +242,7 @@ rules.scalar(
 )
 
 
-@rules.rrule(operator.matmul, np.matmul)
+@rules.rrule(operator.matmul)
 def matmul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     if isinstance(a, AbstractZero) or isinstance(b, AbstractZero):
         # A symbolic zero times anything (a generated forward rule's tangent `W @ h_dot`,
@@ -271,7 +278,7 @@ def matmul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     return a @ b, matmul_pullback
 
 
-@rules.rrule(operator.mod, np.mod)
+@rules.rrule(operator.mod)
 def mod_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     """`a % b` is `a - b * floor(a / b)`: the floor is piecewise constant."""
     y = a % b
@@ -311,6 +318,10 @@ def add_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
     if _is_sequence(a) and _is_sequence(b):  # joined: each element keeps its tangent
         return _sequence_result(a + b, _sequence_tangent(a_dot, a) + _sequence_tangent(b_dot, b))
+    if _is_sequence(a) and isinstance(b, np.ndarray):  # NumPy's operator: `[x, y] * v`
+        a_dot, a = operand_tangent(a_dot, a), array_operand(a)
+    if _is_sequence(b) and isinstance(a, np.ndarray):
+        b_dot, b = operand_tangent(b_dot, b), array_operand(b)
     y = a + b
     # An array with a zero tangent, plus a float: the float's tangent, as the array's.
     return y, expand(a_dot + b_dot, y)
@@ -319,6 +330,10 @@ def add_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 @rules.frule(operator.sub)
 def sub_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
+    if _is_sequence(a) and isinstance(b, np.ndarray):  # NumPy's operator: `[x, y] * v`
+        a_dot, a = operand_tangent(a_dot, a), array_operand(a)
+    if _is_sequence(b) and isinstance(a, np.ndarray):
+        b_dot, b = operand_tangent(b_dot, b), array_operand(b)
     y = a - b
     return y, expand(a_dot - b_dot, y)
 
@@ -330,12 +345,20 @@ def mul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
         return _sequence_result(a * b, _sequence_tangent(a_dot, a) * int(b))
     if _is_sequence(b) and isinstance(a, int | np.integer):
         return _sequence_result(a * b, int(a) * _sequence_tangent(b_dot, b))
+    if _is_sequence(a) and isinstance(b, np.ndarray):  # NumPy's operator: `[x, y] * v`
+        a_dot, a = operand_tangent(a_dot, a), array_operand(a)
+    if _is_sequence(b) and isinstance(a, np.ndarray):
+        b_dot, b = operand_tangent(b_dot, b), array_operand(b)
     return a * b, a_dot * b + a * b_dot
 
 
 @rules.frule(operator.truediv)
 def truediv_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
+    if _is_sequence(a) and isinstance(b, np.ndarray):  # NumPy's operator: `[x, y] * v`
+        a_dot, a = operand_tangent(a_dot, a), array_operand(a)
+    if _is_sequence(b) and isinstance(a, np.ndarray):
+        b_dot, b = operand_tangent(b_dot, b), array_operand(b)
     y = a / b
     numerator = a_dot - y * b_dot
     if isinstance(numerator, AbstractZero) or not isinstance(y, np.generic | np.ndarray):
@@ -355,10 +378,14 @@ def pos_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
     return +a, dargs[1]
 
 
-@rules.frule(operator.pow, np.power)
+@rules.frule(operator.pow)
 def pow_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
     """Forward rule for `x ** p`, with `pow_rrule`'s partials."""
     _, x_dot, p_dot = dargs
+    if _is_sequence(x) and isinstance(p, np.ndarray):  # NumPy's operator: `[x, y] * v`
+        x_dot, x = operand_tangent(x_dot, x), array_operand(x)
+    if _is_sequence(p) and isinstance(x, np.ndarray):
+        p_dot, p = operand_tangent(p_dot, p), array_operand(p)
     y = x**p
     y_dot = x_dot if isinstance(x_dot, AbstractZero) else strong_product(power_slope(x, p), x_dot)
     if not isinstance(p_dot, AbstractZero):
@@ -366,9 +393,13 @@ def pow_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
     return y, y_dot
 
 
-@rules.frule(operator.matmul, np.matmul)
+@rules.frule(operator.matmul)
 def matmul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
+    if _is_sequence(a) and isinstance(b, np.ndarray):  # NumPy's operator: `[x, y] * v`
+        a_dot, a = operand_tangent(a_dot, a), array_operand(a)
+    if _is_sequence(b) and isinstance(a, np.ndarray):
+        b_dot, b = operand_tangent(b_dot, b), array_operand(b)
     y_dot: Any = ZeroTangent()
     if not isinstance(a_dot, AbstractZero):
         y_dot = a_dot @ b
@@ -377,9 +408,13 @@ def matmul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     return a @ b, y_dot
 
 
-@rules.frule(operator.mod, np.mod)
+@rules.frule(operator.mod)
 def mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
+    if _is_sequence(a) and isinstance(b, np.ndarray):  # NumPy's operator: `[x, y] * v`
+        a_dot, a = operand_tangent(a_dot, a), array_operand(a)
+    if _is_sequence(b) and isinstance(a, np.ndarray):
+        b_dot, b = operand_tangent(b_dot, b), array_operand(b)
     y = a % b
     return y, expand(a_dot - b_dot * np.floor_divide(a, b), y)
 
@@ -451,9 +486,44 @@ rules.primitive(
     inline=Inline(matmul_cotangents, outer=outer),
     linearity=Linearity.BILINEAR,
 )
-rules.primitive(np.matmul, linearity=Linearity.BILINEAR)
 rules.primitive(operator.neg, result=SAME_KIND, inline=Inline("-y_bar"))
 rules.primitive(operator.pos, result=SAME_KIND, inline=Inline("y_bar"))
+
+
+# `np.power` and `np.matmul` are `**` and `@` of their operands read as arrays (Python's
+# operators refuse lists and tuples). Their forward rules are plain code: srcad compiles
+# them for higher derivatives, through `pow_frule` and `matmul_frule`.
+@rules.rrule(np.power)
+def numpy_power_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
+    return pow_rrule(array_operand(x), array_operand(p))
+
+
+@rules.frule(np.power)
+def numpy_power_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
+    x_dot, p_dot = operand_tangent(dargs[1], x), operand_tangent(dargs[2], p)
+    return pow_frule((dargs[0], x_dot, p_dot), array_operand(x), array_operand(p))
+
+
+@rules.rrule(np.mod)
+def numpy_mod_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    return mod_rrule(array_operand(a), array_operand(b))
+
+
+@rules.frule(np.mod)
+def numpy_mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+    a_dot, b_dot = operand_tangent(dargs[1], a), operand_tangent(dargs[2], b)
+    return mod_frule((dargs[0], a_dot, b_dot), array_operand(a), array_operand(b))
+
+
+@rules.rrule(np.matmul)
+def numpy_matmul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    return matmul_rrule(array_operand(a), array_operand(b))
+
+
+@rules.frule(np.matmul)
+def numpy_matmul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+    a_dot, b_dot = operand_tangent(dargs[1], a), operand_tangent(dargs[2], b)
+    return matmul_frule((dargs[0], a_dot, b_dot), array_operand(a), array_operand(b))
 
 
 # -- srcad's own helpers that rules and generated forward rules call: linear, with rules
@@ -532,3 +602,47 @@ def unthunk_frule(dargs: tuple[Any, ...], tangent: Any) -> tuple[Any, Any]:
 
 
 rules.primitive(unthunk, linearity=Linearity.LINEAR)
+
+
+@rules.rrule(array_operand)
+def array_operand_rrule(x: Any) -> tuple[Any, Pullback]:
+    """`array_operand(x)`, which rules of ufuncs call on a list or tuple operand: linear, so
+    its pullback gives the list the array's cotangent, which the list's own pullback
+    (`make_list`'s, a parameter's) reads by position."""
+    y = array_operand(x)
+    project = ProjectTo(y)
+
+    def array_operand_pullback(y_bar: Any) -> tuple[Any, Any]:
+        return NoTangent(), project(unthunk(y_bar))
+
+    return y, array_operand_pullback
+
+
+@rules.frule(array_operand)
+def array_operand_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
+    return array_operand(x), operand_tangent(dargs[1], x)
+
+
+rules.primitive(array_operand, linearity=Linearity.LINEAR_IN_ALL)
+
+
+@rules.rrule(operand_tangent)
+def operand_tangent_rrule(dot: Any, x: Any) -> tuple[Any, Pullback]:
+    """`operand_tangent(dot, x)`: linear in the tangent `dot`, a list's or tuple's, whose
+    cotangent is the array's, read by position as `array_operand_rrule`'s is. `x` gives
+    only the shapes of its elements: no cotangent."""
+    y = operand_tangent(dot, x)
+    project = ProjectTo(y)
+
+    def operand_tangent_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        return NoTangent(), project(unthunk(y_bar)), NoTangent()
+
+    return y, operand_tangent_pullback
+
+
+@rules.frule(operand_tangent)
+def operand_tangent_frule(dargs: tuple[Any, ...], dot: Any, x: Any) -> tuple[Any, Any]:
+    return operand_tangent(dot, x), operand_tangent(dargs[1], x)
+
+
+rules.primitive(operand_tangent, linearity=Linearity.LINEAR)
