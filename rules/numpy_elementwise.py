@@ -304,7 +304,7 @@ def _log_where_positive(x: Any) -> Any:
 def _float_power_slope(x: Any, p: Any) -> Any:
     """The partial of `float_power(x, p)` in `x`, in double precision: `power_slope`'s
     (an infinite slope at 0 below power 1, and none for `p == 0`; see `srcad.partials`)."""
-    return power_slope(np.asarray(x, np.result_type(x, np.float64)), p)
+    return power_slope(np.asarray(x, np.result_type(np.asarray(x), np.float64)), array_operand(p))
 
 
 @rules.rrule(np.float_power)
@@ -316,7 +316,6 @@ def float_power_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
     the power exists only at integer `p`, where its derivative in `p` would be NaN.
     """
     y = np.float_power(x, p)
-    x, p = array_operand(x), array_operand(p)
     project_x, project_p = ProjectTo(x), ProjectTo(p)
     integer_exponent = np.asarray(p).dtype.kind in "biu"
 
@@ -503,7 +502,6 @@ def float_power_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]
     """Forward rule for `np.float_power`, with `float_power_rrule`'s partials."""
     y = np.float_power(x, p)
     x_dot, p_dot = operand_tangent(dargs[1], x), operand_tangent(dargs[2], p)
-    x, p = array_operand(x), array_operand(p)
     y_dot: Any = ZeroTangent()
     if not _zero(x_dot):
         y_dot = strong_product(_float_power_slope(x, p), x_dot)
@@ -519,12 +517,8 @@ def clip_frule(dargs: tuple[Any, ...], a: Any, *bounds: Any, **keywords: Any) ->
     keyword come here by position.)"""
     lower, upper = _clip_bounds(bounds, keywords)
     y = np.clip(a, *bounds, **keywords)
-    given = zip(dargs[1:], (a, *bounds), strict=False)
-    a_dot, lower_dot, upper_dot = (
-        *(operand_tangent(d, x) for d, x in given),
-        NoTangent(),
-        NoTangent(),
-    )[:3]
+    dots = [operand_tangent(d, x) for d, x in zip(dargs[1:], (a, *bounds), strict=False)]
+    a_dot, lower_dot, upper_dot = (*dots, NoTangent(), NoTangent())[:3]
     raised, raised_dot = a, a_dot
     if lower is not None:
         raised = np.maximum(a, lower)

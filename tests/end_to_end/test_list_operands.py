@@ -36,6 +36,29 @@ FUNCTIONS = [
     lf.matmul_of_nested_lists,
     lf.ufunc_of_a_list_variable,
     lf.three_levels_nested,
+    lf.flip_of_a_list,
+    lf.cumsum_of_a_list,
+    lf.transpose_of_nested_lists,
+    lf.reshape_of_a_list,
+    lf.take_and_tile_of_lists,
+    lf.real_of_a_list,
+    lf.fft_of_a_list,
+    lf.mean_and_max_of_nested_lists,
+    lf.outer_of_two_lists,
+    lf.kron_of_two_lists,
+    lf.cross_of_two_lists,
+    lf.dot_of_nested_lists,
+    lf.tensordot_and_einsum_of_lists,
+    lf.norm_of_a_list,
+    lf.var_and_prod_of_lists,
+    lf.where_of_nested_lists,
+    lf.clip_of_nested_lists,
+    lf.abs_and_maximum_of_nested_lists,
+    lf.sort_of_a_list,
+    lf.mod_of_lists,
+    lf.operators_on_a_list_and_an_array,
+    lf.more_operators_on_a_list_and_an_array,
+    lf.a_list_read_as_a_list_and_as_an_array,
 ]
 NAMES = [
     *(f"displays-{u.__name__}" for u in BINARY),
@@ -66,14 +89,27 @@ def test_first_and_second_derivatives(f):
     close(srcad.jacobian(srcad.jacobian(f, mode="forward"), mode="forward")(x), second)
 
 
-@pytest.mark.parametrize(
-    "f",
-    [lf.binary_of_displays(np.divide), lf.binary_of_displays(np.hypot),
-     lf.nested_display_broadcast, lf.mixed_list_of_array_and_list, lf.power_of_a_tuple,
-     lf.matmul_of_nested_lists],
-    ids=["divide", "hypot", "nested", "mixed", "power", "matmul"],
-)  # fmt: skip
+THIRD = [
+    lf.binary_of_displays(np.divide),
+    lf.binary_of_displays(np.hypot),
+    lf.nested_display_broadcast,
+    lf.mixed_list_of_array_and_list,
+    lf.power_of_a_tuple,
+    lf.matmul_of_nested_lists,
+    lf.reshape_of_a_list,
+    lf.outer_of_two_lists,
+    lf.kron_of_two_lists,
+    lf.tensordot_and_einsum_of_lists,
+    lf.where_of_nested_lists,
+    lf.operators_on_a_list_and_an_array,
+    lf.more_operators_on_a_list_and_an_array,
+]
+
+
+@pytest.mark.parametrize("f", THIRD, ids=lambda f: f.__name__)
 def test_third_derivatives(f):
+    """Reverse mode over the forward rule of the forward rule (`grad` three deep), and
+    forward over reverse over forward (`jacobian` of `hessian`)."""
     x = 0.7
     third = derivative(srcad.hessian(f))(x)
     close(srcad.grad(srcad.grad(srcad.grad(f)))(x), third)
