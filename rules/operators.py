@@ -495,7 +495,12 @@ rules.primitive(operator.pos, result=SAME_KIND, inline=Inline("y_bar"))
 # them for higher derivatives, through `pow_frule` and `matmul_frule`.
 @rules.rrule(np.power)
 def numpy_power_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
-    return pow_rrule(array_operand(x), array_operand(p))
+    y, pullback = pow_rrule(array_operand(x), array_operand(p))
+
+    def numpy_power_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        return pullback(y_bar)
+
+    return y, numpy_power_pullback
 
 
 @rules.frule(np.power)
@@ -506,7 +511,12 @@ def numpy_power_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]
 
 @rules.rrule(np.mod)
 def numpy_mod_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
-    return mod_rrule(array_operand(a), array_operand(b))
+    y, pullback = mod_rrule(array_operand(a), array_operand(b))
+
+    def numpy_mod_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        return pullback(y_bar)
+
+    return y, numpy_mod_pullback
 
 
 @rules.frule(np.mod)
@@ -517,7 +527,12 @@ def numpy_mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 
 @rules.rrule(np.matmul)
 def numpy_matmul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
-    return matmul_rrule(array_operand(a), array_operand(b))
+    y, pullback = matmul_rrule(array_operand(a), array_operand(b))
+
+    def numpy_matmul_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        return pullback(y_bar)
+
+    return y, numpy_matmul_pullback
 
 
 @rules.frule(np.matmul)
