@@ -36,6 +36,7 @@ def test_third_derivatives_match_differences_of_the_hessian(f):
     close(srcad.grad(srcad.grad(srcad.grad(f)))(x), third)
     close(srcad.jacobian(srcad.jacobian(srcad.jacobian(f)))(x), third)
     close(srcad.jacobian(srcad.hessian(f))(x), third)
+    close(srcad.jvp(srcad.hessian(f), (x,), (1.0,))[1], third)
 
 
 @pytest.mark.parametrize(
