@@ -486,13 +486,15 @@ rules.primitive(
     inline=Inline(matmul_cotangents, outer=outer),
     linearity=Linearity.BILINEAR,
 )
+rules.primitive(np.matmul, linearity=Linearity.BILINEAR)
 rules.primitive(operator.neg, result=SAME_KIND, inline=Inline("-y_bar"))
 rules.primitive(operator.pos, result=SAME_KIND, inline=Inline("y_bar"))
 
 
-# `np.power` and `np.matmul` are `**` and `@` of their operands read as arrays (Python's
-# operators refuse lists and tuples). Their forward rules are plain code: srcad compiles
-# them for higher derivatives, through `pow_frule` and `matmul_frule`.
+# `np.power`, `np.mod` and `np.matmul` are `**`, `%` and `@` of their operands read as
+# arrays (Python's operators refuse lists and tuples, or join them). The forward rules of
+# the first two are plain code, which srcad compiles for higher derivatives; `np.matmul` is
+# bilinear (its entry below).
 @rules.rrule(np.power)
 def numpy_power_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
     y, pullback = pow_rrule(array_operand(x), array_operand(p))
