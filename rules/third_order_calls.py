@@ -21,8 +21,8 @@ from srcad.callables import padded, unwrap
 from srcad.entry_rules import entry_rules
 from srcad.errors import MissingRuleError
 from srcad.primitives import unpacked_arguments
-from srcad.registry import CONFIG, REGISTRY, RuleSet
-from srcad.rules import calls, containers
+from srcad.registry import CONFIG, REGISTRY, RuleFn, RuleSet, named
+from srcad.rules import calls, containers, second_order_calls
 from srcad.rules.second_order import frule_frule_via_ad, linear_nested_rules
 from srcad.rules.second_order_calls import Back, Pullback
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
@@ -505,6 +505,41 @@ def transpose_attribute_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[
     return result, transpose_attribute_frule_frule_pullback
 
 
+# Reading a field is linear: the forward rules of `getattr_frule_frule` (fourth
+# derivatives and beyond) are a linear function's, nested (`linear_nested_rules`); a
+# computed attribute's are not written, and refuse.
+_FIELD_NESTED = linear_nested_rules(getattr, calls.getattr_rrule, calls.getattr_frule)
+
+
+def _field_nested(depth: int) -> tuple[RuleFn, RuleFn]:
+    """`getattr`'s forward rule `depth` deep (`depth` groups of tangents, then the object
+    and the name), and its reverse rule, for a field."""
+    forward, reverse = _FIELD_NESTED[depth - 2]
+
+    def field_only(inputs: tuple[Any, ...]) -> None:
+        obj, name = inputs[depth - 1], inputs[depth]  # (after `depth - 1` groups)
+        if second_order_calls._computed(obj, name) is not None:
+            raise MissingRuleError(
+                f"srcad takes third derivatives through the computed attribute .{name} of a "
+                f"{type(obj).__name__}, no higher ones: read a field, or register a rule for "
+                "a function that reads it"
+            )
+
+    def getattr_nested_frule(dargs: tuple[Any, ...], *inputs: Any) -> tuple[Any, Any]:
+        field_only(inputs)
+        found: tuple[Any, Any] = forward(dargs, *inputs)
+        return found
+
+    def getattr_nested_rrule(dargs: tuple[Any, ...], *inputs: Any) -> tuple[Any, Pullback]:
+        field_only(inputs)
+        found: tuple[Any, Pullback] = reverse(dargs, *inputs)
+        return found
+
+    frules = "_frule" * depth
+    return (named(getattr_nested_frule, f"getattr{frules}"),
+            named(getattr_nested_rrule, f"getattr{frules}_rrule"))  # fmt: skip
+
+
 # Keyed on the forward rules, as `second_order_calls.rules` are; a rule set of that name,
 # which the docs leave out.
 rules = RuleSet("second_order")
@@ -520,6 +555,12 @@ rules.frule(containers.transpose_attribute_frule)(transpose_attribute_frule_frul
 rules.rrule(transpose_attribute_frule_frule)(transpose_attribute_frule_frule_rrule)
 _outer: Any = transpose_attribute_frule_frule
 for _forward, _reverse in _T_NESTED[1:]:  # deeper, as `second_order._register_nested`
+    rules.frule(_outer)(_forward)
+    rules.rrule(_forward)(_reverse)
+    _outer = _forward
+_outer = second_order_calls.getattr_frule_frule
+for _depth in range(3, len(_FIELD_NESTED) + 2):  # fourth derivatives through fields, and on
+    _forward, _reverse = _field_nested(_depth)
     rules.frule(_outer)(_forward)
     rules.rrule(_forward)(_reverse)
     _outer = _forward
