@@ -51,6 +51,22 @@ def test_fourth_derivatives_through_fields_match_differences(f: Any) -> None:
     _check(third, srcad.grad(third))
 
 
+@pytest.mark.parametrize("f", functions.METHODS, ids=lambda f: f.__name__)
+def test_fourth_derivatives_through_methods_match_differences(f: Any) -> None:
+    """A user class's method: the forward rules srcad generates for its source, nested
+    (`third_order_calls._method_nested`), its tangents moved at every depth."""
+    third = srcad.grad(srcad.grad(srcad.grad(f)))
+    _check(third, srcad.grad(third))
+
+
+def test_fourth_derivatives_through_an_array_method_are_refused_not_wrong() -> None:
+    """`.sum()` runs `np.sum`'s registered rule, whose forward rules four deep are not
+    dispatched: an error, never a number (a **gap**)."""
+    third = srcad.grad(srcad.grad(srcad.grad(lambda t: np.array([t, t * t]).sum() ** 4)))
+    with pytest.raises(srcad.SrcadError, match=r"method \.sum"):
+        srcad.grad(third)(T)
+
+
 @pytest.mark.parametrize(
     "f", [functions.through_a_property, functions.through_getattr_hooks],
     ids=lambda f: f.__name__,
