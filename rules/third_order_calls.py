@@ -597,33 +597,77 @@ def _method_nested(depth: int) -> tuple[RuleFn, RuleFn]:
 
 # Reading a field is linear: the forward rules of `getattr_frule_frule` (fourth
 # derivatives and beyond) are a linear function's, nested (`linear_nested_rules`); a
-# computed attribute's are not written, and refuse.
+# computed attribute's are its getter's.
 _FIELD_NESTED = linear_nested_rules(getattr, calls.getattr_rrule, calls.getattr_frule)
 
 
+def _getter_moved(group: Any, level: int, defaults: int, extras: int) -> Any:
+    """A group of tangents of `getattr`'s forward rule `level` deep (its own, the groups
+    below, the object's, the name's, the default's), as the getter's of a computed
+    attribute (the instance's, then none for the getter's other arguments), at every
+    depth, as `second_order_calls._getter_tangents` moves them two deep."""
+    group = unthunk(group)
+    if isinstance(group, AbstractZero):
+        return group
+    parts = elements_of(group, level + 2 + defaults)
+    inner = [_getter_moved(parts[i], level - i, defaults, extras) for i in range(1, level)]
+    return (NoTangent(), *inner, parts[level], *(NoTangent(),) * extras)
+
+
+def _getter_back(bar: Any, level: int, defaults: int, extras: int) -> Any:
+    """`_getter_moved`'s adjoint."""
+    bar = unthunk(bar)
+    if isinstance(bar, AbstractZero):
+        return bar
+    parts = elements_of(bar, level + 1 + extras)
+    inner = [_getter_back(parts[i], level - i, defaults, extras) for i in range(1, level)]
+    return Tangent(tuple, NoTangent(), *inner, parts[level], NoTangent(),
+                   *(NoTangent(),) * defaults)  # fmt: skip
+
+
 def _field_nested(depth: int) -> tuple[RuleFn, RuleFn]:
-    """`getattr`'s forward rule `depth` deep (`depth` groups of tangents, then the object
-    and the name), and its reverse rule, for a field."""
+    """`getattr`'s forward rule `depth` deep (`depth` groups of tangents, then the object,
+    the name and a default), and its reverse rule: a field's, linear; a computed
+    attribute's, the forward rules srcad generates for its getter's source, nested
+    (`second_order.definition_nested_rules`), the tangents moved at every depth."""
     forward, reverse = _FIELD_NESTED[depth - 2]
 
-    def field_only(inputs: tuple[Any, ...]) -> None:
-        obj, name = inputs[depth - 1], inputs[depth]  # (after `depth - 1` groups)
-        if second_order_calls._computed(obj, name) is not None:
-            raise MissingRuleError(
-                f"srcad takes third derivatives through the computed attribute .{name} of a "
-                f"{type(obj).__name__}, no higher ones: read a field, or register a rule for "
-                "a function that reads it"
-            )
+    def split(dargs: tuple[Any, ...], inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        obj, name, *default = inputs[depth - 1 :]
+        computed = second_order_calls._computed(obj, name)
+        if computed is None:
+            return obj, name, None, (), []
+        function, extra = computed
+        groups = (dargs, *inputs[: depth - 1])
+        sizes = (len(default), len(extra))
+        moved = [_getter_moved(g, depth - i, *sizes) for i, g in enumerate(groups)]
+        return obj, name, function, extra, moved
 
     def getattr_nested_frule(dargs: tuple[Any, ...], *inputs: Any) -> tuple[Any, Any]:
-        field_only(inputs)
-        found: tuple[Any, Any] = forward(dargs, *inputs)
-        return found
+        obj, name, function, extra, moved = split(dargs, inputs)
+        if function is None:
+            found: tuple[Any, Any] = forward(dargs, *inputs)
+            return found
+        nested, _ = definition_nested_rules(name, function)[depth - 2]
+        computed: tuple[Any, Any] = nested(*moved, obj, *extra)
+        return computed
 
     def getattr_nested_rrule(dargs: tuple[Any, ...], *inputs: Any) -> tuple[Any, Pullback]:
-        field_only(inputs)
-        found: tuple[Any, Pullback] = reverse(dargs, *inputs)
-        return found
+        obj, name, function, extra, moved = split(dargs, inputs)
+        if function is None:
+            found: tuple[Any, Pullback] = reverse(dargs, *inputs)
+            return found
+        defaults = len(inputs) - depth - 1
+        _, nested = definition_nested_rules(name, function)[depth - 2]
+        result, pullback = nested(*moved, obj, *extra)
+
+        def getattr_nested_pullback(bars: Any) -> tuple[Any, ...]:
+            _, *found = pullback(bars)
+            sizes = (defaults, len(extra))
+            groups = [_getter_back(g, depth - i, *sizes) for i, g in enumerate(found[:depth])]
+            return (NoTangent(), *groups, found[depth], NoTangent(), *(NoTangent(),) * defaults)
+
+        return result, getattr_nested_pullback
 
     frules = "_frule" * depth
     return (named(getattr_nested_frule, f"getattr{frules}"),
