@@ -9,6 +9,7 @@ from srcad.rules import (
     builtins,
     calls,
     containers,
+    fourth_order_calls,
     item_writes,
     keywords,
     math,
@@ -65,6 +66,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
 RULE_SETS += (
     second_order_calls.rules,
     third_order_calls.rules,
+    fourth_order_calls.rules,
     second_order.build(RULE_SETS),
 )
 

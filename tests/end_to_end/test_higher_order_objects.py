@@ -45,7 +45,7 @@ def test_third_derivatives_through_objects_match_differences(f: Any) -> None:
 )  # fmt: skip
 def test_fourth_derivatives_through_fields_match_differences(f: Any) -> None:
     """Reading a field is linear: its forward rules are nested as a linear function's
-    (`third_order_calls._field_nested`, to `second_order.NESTING` deep), so `grad` four
+    (`fourth_order_calls._field_nested`, to `second_order.NESTING` deep), so `grad` four
     deep goes through it (five deep too, which compiles for seconds: not run here)."""
     third = srcad.grad(srcad.grad(srcad.grad(f)))
     _check(third, srcad.grad(third))
@@ -54,7 +54,7 @@ def test_fourth_derivatives_through_fields_match_differences(f: Any) -> None:
 @pytest.mark.parametrize("f", functions.METHODS, ids=lambda f: f.__name__)
 def test_fourth_derivatives_through_methods_match_differences(f: Any) -> None:
     """A user class's method: the forward rules srcad generates for its source, nested
-    (`third_order_calls._method_nested`), its tangents moved at every depth."""
+    (`fourth_order_calls._method_nested`), its tangents moved at every depth."""
     third = srcad.grad(srcad.grad(srcad.grad(f)))
     _check(third, srcad.grad(third))
 
@@ -75,7 +75,7 @@ def test_fourth_derivatives_through_an_array_method_are_refused_not_wrong() -> N
 )  # fmt: skip
 def test_fourth_derivatives_through_computed_attributes_match_differences(f: Any) -> None:
     """A property, `__getattr__`, `functools.cached_property`: the forward rules srcad
-    generates for the getter's source, nested (`third_order_calls._field_nested`)."""
+    generates for the getter's source, nested (`fourth_order_calls._field_nested`)."""
     third = srcad.grad(srcad.grad(srcad.grad(f)))
     _check(third, srcad.grad(third))
 
