@@ -18,6 +18,7 @@ from srcad.kinds import (
 )
 from srcad.partials import log_base, logistic, power, power_slope, reciprocal, strong_product
 from srcad.projection import (
+    SEQUENCES,
     ProjectTo,
     array_operand,
     conj,
@@ -318,9 +319,9 @@ def add_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
     if _is_sequence(a) and _is_sequence(b):  # joined: each element keeps its tangent
         return _sequence_result(a + b, _sequence_tangent(a_dot, a) + _sequence_tangent(b_dot, b))
-    if _is_sequence(a) and isinstance(b, np.ndarray):  # NumPy's operator: `[x, y] * v`
+    if isinstance(b, np.ndarray) and isinstance(a, SEQUENCES):  # NumPy's: `[x, y] * v`
         a_dot, a = operand_tangent(a_dot, a), array_operand(a)
-    if _is_sequence(b) and isinstance(a, np.ndarray):
+    if isinstance(a, np.ndarray) and isinstance(b, SEQUENCES):
         b_dot, b = operand_tangent(b_dot, b), array_operand(b)
     y = a + b
     # An array with a zero tangent, plus a float: the float's tangent, as the array's.
@@ -330,9 +331,9 @@ def add_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 @rules.frule(operator.sub)
 def sub_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
-    if _is_sequence(a) and isinstance(b, np.ndarray):  # NumPy's operator: `[x, y] * v`
+    if isinstance(b, np.ndarray) and isinstance(a, SEQUENCES):  # NumPy's: `[x, y] * v`
         a_dot, a = operand_tangent(a_dot, a), array_operand(a)
-    if _is_sequence(b) and isinstance(a, np.ndarray):
+    if isinstance(a, np.ndarray) and isinstance(b, SEQUENCES):
         b_dot, b = operand_tangent(b_dot, b), array_operand(b)
     y = a - b
     return y, expand(a_dot - b_dot, y)
@@ -345,9 +346,9 @@ def mul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
         return _sequence_result(a * b, _sequence_tangent(a_dot, a) * int(b))
     if _is_sequence(b) and isinstance(a, int | np.integer):
         return _sequence_result(a * b, int(a) * _sequence_tangent(b_dot, b))
-    if _is_sequence(a) and isinstance(b, np.ndarray):  # NumPy's operator: `[x, y] * v`
+    if isinstance(b, np.ndarray) and isinstance(a, SEQUENCES):  # NumPy's: `[x, y] * v`
         a_dot, a = operand_tangent(a_dot, a), array_operand(a)
-    if _is_sequence(b) and isinstance(a, np.ndarray):
+    if isinstance(a, np.ndarray) and isinstance(b, SEQUENCES):
         b_dot, b = operand_tangent(b_dot, b), array_operand(b)
     return a * b, a_dot * b + a * b_dot
 
@@ -355,9 +356,9 @@ def mul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 @rules.frule(operator.truediv)
 def truediv_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
-    if _is_sequence(a) and isinstance(b, np.ndarray):  # NumPy's operator: `[x, y] * v`
+    if isinstance(b, np.ndarray) and isinstance(a, SEQUENCES):  # NumPy's: `[x, y] * v`
         a_dot, a = operand_tangent(a_dot, a), array_operand(a)
-    if _is_sequence(b) and isinstance(a, np.ndarray):
+    if isinstance(a, np.ndarray) and isinstance(b, SEQUENCES):
         b_dot, b = operand_tangent(b_dot, b), array_operand(b)
     y = a / b
     numerator = a_dot - y * b_dot
@@ -382,9 +383,9 @@ def pos_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
 def pow_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
     """Forward rule for `x ** p`, with `pow_rrule`'s partials."""
     _, x_dot, p_dot = dargs
-    if _is_sequence(x) and isinstance(p, np.ndarray):  # NumPy's operator: `[x, y] * v`
+    if isinstance(p, np.ndarray) and isinstance(x, SEQUENCES):  # NumPy's: `[x, y] * v`
         x_dot, x = operand_tangent(x_dot, x), array_operand(x)
-    if _is_sequence(p) and isinstance(x, np.ndarray):
+    if isinstance(x, np.ndarray) and isinstance(p, SEQUENCES):
         p_dot, p = operand_tangent(p_dot, p), array_operand(p)
     y = x**p
     y_dot = x_dot if isinstance(x_dot, AbstractZero) else strong_product(power_slope(x, p), x_dot)
@@ -396,9 +397,9 @@ def pow_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
 @rules.frule(operator.matmul)
 def matmul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
-    if _is_sequence(a) and isinstance(b, np.ndarray):  # NumPy's operator: `[x, y] * v`
+    if isinstance(b, np.ndarray) and isinstance(a, SEQUENCES):  # NumPy's: `[x, y] * v`
         a_dot, a = operand_tangent(a_dot, a), array_operand(a)
-    if _is_sequence(b) and isinstance(a, np.ndarray):
+    if isinstance(a, np.ndarray) and isinstance(b, SEQUENCES):
         b_dot, b = operand_tangent(b_dot, b), array_operand(b)
     y_dot: Any = ZeroTangent()
     if not isinstance(a_dot, AbstractZero):
@@ -411,9 +412,9 @@ def matmul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 @rules.frule(operator.mod)
 def mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
-    if _is_sequence(a) and isinstance(b, np.ndarray):  # NumPy's operator: `[x, y] * v`
+    if isinstance(b, np.ndarray) and isinstance(a, SEQUENCES):  # NumPy's: `[x, y] * v`
         a_dot, a = operand_tangent(a_dot, a), array_operand(a)
-    if _is_sequence(b) and isinstance(a, np.ndarray):
+    if isinstance(a, np.ndarray) and isinstance(b, SEQUENCES):
         b_dot, b = operand_tangent(b_dot, b), array_operand(b)
     y = a % b
     return y, expand(a_dot - b_dot * np.floor_divide(a, b), y)
