@@ -1,10 +1,12 @@
-"""The forward rules four deep and beyond (fourth derivatives) of a method call and of
-reading an attribute: a user class's method, or a computed attribute's getter (a Python
-function), through the forward rules srcad generates for its source, nested
+"""The forward rules four deep and beyond (fourth derivatives) of a method call, a call of
+a value and reading an attribute: a user class's method, a Python function called as a
+value (a bound method, a callable object's `__call__`), or a computed attribute's getter,
+through the forward rules srcad generates for its source, nested
 (`second_order.definition_nested_rules`), the call's tangents moved to the function's at
 every depth, as `third_order_calls` moves them three deep; a field read and an array's
 linear methods as a linear function's (`second_order.linear_nested_rules`). A method with a
-registered rule (an array's `.sum()`) refuses there when it runs."""
+registered rule (an array's `.sum()`, a ufunc held by a local), a partial and `f(*args)`
+refuse there when they run."""
 
 from __future__ import annotations
 
@@ -16,8 +18,13 @@ from srcad.registry import REGISTRY, RuleFn, RuleSet, named
 from srcad.rules import calls, second_order_calls
 from srcad.rules.second_order import definition_nested_rules, linear_nested_rules
 from srcad.rules.second_order_calls import Pullback
-from srcad.rules.third_order_calls import _method_target, method_frule_frule
-from srcad.tangents import AbstractZero, NoTangent, Tangent, elements_of, unthunk
+from srcad.rules.third_order_calls import (
+    _call_target,
+    _method_target,
+    call_frule_frule,
+    method_frule_frule,
+)
+from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 # A method call's forward rules four deep and beyond (fourth derivatives): a user class's
 # method (a Python function) through the forward rules srcad generates for its source,
@@ -103,6 +110,88 @@ def _method_nested(depth: int) -> tuple[RuleFn, RuleFn]:
     frules = "_frule" * depth
     return (named(method_nested_frule, f"method{frules}"),
             named(method_nested_rrule, f"method{frules}_rrule"))  # fmt: skip
+
+
+def _call_moved(group: Any, level: int, count: int, carried: bool) -> Any:
+    """A group of tangents of `call`'s forward rule `level` deep (its own, the groups below,
+    the value's, the arguments'), as the called function's: the value's is the first
+    argument's where the value carries one (a bound method's object, a callable object),
+    else dropped, at every depth, as `third_order_calls._call_tangents` moves them."""
+    group = unthunk(group)
+    if isinstance(group, AbstractZero):
+        return group
+    parts = elements_of(group, level + 1 + count)
+    inner = [_call_moved(parts[i], level - i, count, carried) for i in range(1, level)]
+    own = (parts[level],) if carried else ()
+    return (NoTangent(), *inner, *own, *parts[level + 1 :])
+
+
+def _call_back(bar: Any, level: int, count: int, carried: bool) -> Any:
+    """`_call_moved`'s adjoint (a dropped value's tangent gets a zero)."""
+    bar = unthunk(bar)
+    if isinstance(bar, AbstractZero):
+        return bar
+    parts = elements_of(bar, level + count + (1 if carried else 0))
+    inner = [_call_back(parts[i], level - i, count, carried) for i in range(1, level)]
+    own = parts[level:] if carried else (ZeroTangent(), *parts[level:])
+    return Tangent(tuple, NoTangent(), *inner, *own)
+
+
+def _python_call(f: Any) -> tuple[Any, bool, tuple[Any, ...]]:
+    """The Python function a call of the value `f` runs, whether `f` carries its first
+    argument, and that argument; refused for a value with a registered rule, a partial,
+    a class, a derivative srcad returned."""
+    try:
+        function, carried = _call_target(f)
+    except MissingRuleError:
+        function, carried = None, False
+    if (not isinstance(f, types.FunctionType | types.MethodType) and not carried) or not (
+        isinstance(function, types.FunctionType) and REGISTRY.frule_for(function) is None
+    ):
+        raise MissingRuleError(
+            f"srcad takes third derivatives through a call of {f!r:.60}, no higher ones: "
+            "fourth derivatives go through calls of your own functions, methods and callable "
+            "objects"
+        )
+    receiver = (f.__self__ if isinstance(f, types.MethodType) else f,) if carried else ()
+    return function, carried, receiver
+
+
+def _call_nested(depth: int) -> tuple[RuleFn, RuleFn]:
+    """`call`'s forward rule `depth` deep (`depth` groups of tangents, then the value and
+    the arguments), and its reverse rule: a Python function's, a bound method's or a
+    callable object's, through the nested forward rules of the function's source."""
+
+    def split(dargs: tuple[Any, ...], inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        f, *args = inputs[depth - 1 :]
+        function, carried, receiver = _python_call(f)
+        groups = (dargs, *inputs[: depth - 1])
+        moved = [_call_moved(g, depth - i, len(args), carried) for i, g in enumerate(groups)]
+        return function, carried, receiver, tuple(args), moved
+
+    def call_nested_frule(dargs: tuple[Any, ...], *inputs: Any, **kwargs: Any) -> Any:
+        function, _, receiver, args, moved = split(dargs, inputs)
+        forward, _ = definition_nested_rules(function.__name__, function)[depth - 2]
+        return forward(*moved, *receiver, *args, **kwargs)
+
+    def call_nested_rrule(dargs: tuple[Any, ...], *inputs: Any, **kwargs: Any) -> Any:
+        function, carried, receiver, args, moved = split(dargs, inputs)
+        _, reverse = definition_nested_rules(function.__name__, function)[depth - 2]
+        result, pullback = reverse(*moved, *receiver, *args, **kwargs)
+        count = len(args)
+
+        def call_nested_pullback(bars: Any) -> tuple[Any, ...]:
+            _, *found = pullback(bars)
+            groups = [_call_back(g, depth - i, count, carried) for i, g in enumerate(found[:depth])]
+            argument_bars = found[depth:]
+            f_bar = argument_bars[0] if carried else NoTangent()
+            return (NoTangent(), *groups, f_bar, *argument_bars[len(receiver) :])
+
+        return result, call_nested_pullback
+
+    frules = "_frule" * depth
+    return (named(call_nested_frule, f"call{frules}"),
+            named(call_nested_rrule, f"call{frules}_rrule"))  # fmt: skip
 
 
 # Reading a field is linear: the forward rules of `getattr_frule_frule` (fourth
@@ -196,6 +285,12 @@ for _depth in range(3, len(_FIELD_NESTED) + 2):  # fourth derivatives through fi
 _outer = method_frule_frule
 for _depth in range(3, len(_METHOD_NESTED) + 2):  # fourth derivatives through methods, and on
     _forward, _reverse = _method_nested(_depth)
+    rules.frule(_outer)(_forward)
+    rules.rrule(_forward)(_reverse)
+    _outer = _forward
+_outer = call_frule_frule
+for _depth in range(3, len(_METHOD_NESTED) + 2):  # fourth derivatives through calls, and on
+    _forward, _reverse = _call_nested(_depth)
     rules.frule(_outer)(_forward)
     rules.rrule(_forward)(_reverse)
     _outer = _forward

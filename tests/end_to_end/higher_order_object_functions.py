@@ -180,3 +180,11 @@ METHODS = [
     method_of_a_moving_object, method_of_a_constant_object, method_calling_a_method,
     method_of_an_array, method_of_a_dataclass,
 ]  # fmt: skip
+
+
+def calls_of_values(t):
+    """A module function and a lambda held by locals, and a callable object (fourth
+    derivatives): Python functions, through the nested forward rules of their source."""
+    h = helper
+    cube = lambda v: v**3 + np.sin(v)  # noqa: E731
+    return h(t, 2.0 * t) + Scaler(t * t)(t) + cube(t * t)

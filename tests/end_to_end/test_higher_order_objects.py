@@ -51,12 +51,24 @@ def test_fourth_derivatives_through_fields_match_differences(f: Any) -> None:
     _check(third, srcad.grad(third))
 
 
-@pytest.mark.parametrize("f", functions.METHODS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "f", [*functions.METHODS, functions.calls_of_values], ids=lambda f: f.__name__
+)
 def test_fourth_derivatives_through_methods_match_differences(f: Any) -> None:
-    """A user class's method: the forward rules srcad generates for its source, nested
-    (`fourth_order_calls._method_nested`), its tangents moved at every depth."""
+    """A user class's method, and calls of Python functions held as values: the forward
+    rules srcad generates for the function's source, nested
+    (`fourth_order_calls._method_nested`, `_call_nested`), the tangents moved at every
+    depth."""
     third = srcad.grad(srcad.grad(srcad.grad(f)))
     _check(third, srcad.grad(third))
+
+
+def test_fourth_derivatives_through_a_ufunc_called_as_a_value_are_refused_not_wrong() -> None:
+    """A ufunc held by a local runs its registered rule, whose forward rules four deep
+    are not dispatched: an error, never a number (a **gap**)."""
+    third = srcad.grad(srcad.grad(srcad.grad(functions.through_function_values)))
+    with pytest.raises(srcad.SrcadError, match="no higher ones"):
+        srcad.grad(third)(T)
 
 
 def test_fourth_derivatives_through_an_array_method_are_refused_not_wrong() -> None:

@@ -40,9 +40,21 @@ def test_third_derivatives_match_differences_of_the_hessian(f):
 
 
 @pytest.mark.parametrize(
-    "f", [tf.map_of_two_lists, tf.star_of_a_tuple, tf.partial_of_a_variable],
+    "f", [tf.map_of_one_tuple_and_constants, tf.star_of_a_tuple, tf.partial_of_a_variable],
     ids=lambda f: f.__name__,
 )  # fmt: skip
 def test_fourth_derivatives_are_refused(f):
+    """`f(*args)` and a partial have no forward rules four deep, nor a ufunc called as a
+    value (here by `map`): an error, never a number."""
     with pytest.raises(srcad.SrcadError):
         srcad.grad(srcad.grad(srcad.grad(srcad.grad(f))))(0.7)
+
+
+@pytest.mark.parametrize(
+    "f", [tf.map_of_two_lists, tf.map_of_a_callable_object], ids=lambda f: f.__name__
+)
+def test_fourth_derivatives_through_map_of_python_functions(f):
+    """`map_frule_frule` is plain code over `call_frule_frule`, whose forward rules four
+    deep a Python function has (`fourth_order_calls._call_nested`): srcad compiles it."""
+    third = srcad.grad(srcad.grad(srcad.grad(f)))
+    close(srcad.grad(third)(0.7), finite_difference_jvp(third, (0.7,), (1.0,)))
