@@ -9,8 +9,10 @@ from srcad.rules import (
     builtins,
     calls,
     containers,
+    fourth_order_calls,
     item_writes,
     keywords,
+    linear_helpers,
     math,
     nondiff,
     numpy_arrangement,
@@ -37,6 +39,7 @@ from srcad.rules import (
 
 RULE_SETS: tuple[RuleSet, ...] = (
     operators.rules,
+    linear_helpers.rules,
     containers.rules,
     calls.rules,
     keywords.rules,
@@ -65,6 +68,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
 RULE_SETS += (
     second_order_calls.rules,
     third_order_calls.rules,
+    fourth_order_calls.rules,
     second_order.build(RULE_SETS),
 )
 

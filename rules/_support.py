@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.projection import ProjectTo, conj
+from srcad.projection import ProjectTo, conj, operand_tangent
 from srcad.tangents import (
     AbstractZero,
     Tangent,
@@ -73,9 +73,14 @@ def options_by_name(
     return given
 
 
-def argument_tangents(dargs: tuple[Any, ...], count: int) -> list[Any]:
+def argument_tangents(dargs: tuple[Any, ...], count: int, operands: tuple[Any, ...] = ()
+                      ) -> list[Any]:  # fmt: skip
     """The first `count` argument tangents (after the function's), each computed if it was
-    a thunk; the tangents of options that follow are not read."""
+    a thunk; the tangents of options that follow are not read. Given the arguments
+    (`operands`, a NumPy function's), the tangent of a list or tuple is the array of its
+    elements' tangents (`projection.operand_tangent`), as NumPy reads the list."""
+    if operands:
+        return [operand_tangent(d, x) for d, x in zip(dargs[1 : 1 + count], operands, strict=True)]
     return [unthunk(d) for d in dargs[1 : 1 + count]]
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from srcad.kinds import TO_FLOAT32, TO_FLOAT64
-from srcad.projection import ProjectTo, conj, unbroadcast
+from srcad.projection import ProjectTo, conj, operand_tangent, unbroadcast
 from srcad.registry import Inline, Linearity, RuleFn, RuleSet, named
 from srcad.rules import numpy_sorting
 from srcad.rules._support import cotangent_of_elements, dense_tangent
@@ -143,7 +143,7 @@ def diff_frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -
     """Forward rule for `np.diff`: the tangent differenced the same way, with zeros where
     `prepend` and `append` (not differentiated) were joined."""
     y = np.diff(x, *options, **keywords)
-    x_dot = unthunk(dargs[1])
+    x_dot = operand_tangent(dargs[1], x)
     if isinstance(x_dot, AbstractZero):
         return y, ZeroTangent()
     given = bind_options(PARAMETERS["diff"], options, keywords)
@@ -194,7 +194,7 @@ def append_frule(
 ) -> tuple[Any, Any]:
     """Forward rule for `np.append`: the two tangents appended the same way."""
     y = np.append(arr, values, *options, **keywords)
-    arr_dot, values_dot = unthunk(dargs[1]), unthunk(dargs[2])
+    arr_dot, values_dot = operand_tangent(dargs[1], arr), operand_tangent(dargs[2], values)
     if isinstance(arr_dot, AbstractZero) and isinstance(values_dot, AbstractZero):
         return y, ZeroTangent()
     dots = dense_tangent(arr_dot, arr), dense_tangent(values_dot, values)
@@ -329,7 +329,7 @@ def partition_frule(
     """Forward rule for `np.partition`: the tangent moved as the values are."""
     order, axis = _partitioning_order(a, options, keywords)
     y = _permuted(a, order, axis)
-    a_dot = unthunk(dargs[1])
+    a_dot = operand_tangent(dargs[1], a)
     if isinstance(a_dot, AbstractZero):
         return y, ZeroTangent()
     return y, _permuted(a_dot, order, axis)
@@ -429,7 +429,7 @@ def kron_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 def kron_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     """Forward rule for `np.kron`: `kron(a_dot, b) + kron(a, b_dot)`."""
     y = np.kron(a, b)
-    a_dot, b_dot = unthunk(dargs[1]), unthunk(dargs[2])
+    a_dot, b_dot = operand_tangent(dargs[1], a), operand_tangent(dargs[2], b)
     y_dot: Any = ZeroTangent()
     if not isinstance(a_dot, AbstractZero):
         y_dot = y_dot + np.kron(a_dot, b)
@@ -494,7 +494,7 @@ def cross_frule(
 ) -> tuple[Any, Any]:
     """Forward rule for `np.cross`: `cross(a_dot, b) + cross(a, b_dot)`."""
     y = np.cross(a, b, *options, **keywords)
-    a_dot, b_dot = unthunk(dargs[1]), unthunk(dargs[2])
+    a_dot, b_dot = operand_tangent(dargs[1], a), operand_tangent(dargs[2], b)
     y_dot: Any = ZeroTangent()
     if not isinstance(a_dot, AbstractZero):
         y_dot = y_dot + np.cross(a_dot, b, *options, **keywords)
@@ -542,7 +542,7 @@ def _conversion_rrule(primal: Any, name: str) -> RuleFn:
 def _conversion_frule(primal: Any, name: str) -> RuleFn:
     def frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -> tuple[Any, Any]:
         y = primal(x, *options, **keywords)
-        x_dot = unthunk(dargs[1])
+        x_dot = operand_tangent(dargs[1], x)
         if isinstance(x_dot, AbstractZero):
             return y, ZeroTangent()
         return y, _converted_tangent(x_dot, x, y)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.projection import ProjectTo, conj, unbroadcast
+from srcad.projection import ProjectTo, conj, operand_tangent, unbroadcast
 from srcad.registry import RuleSet
 from srcad.rules.containers import dense_tangent
 from srcad.rules.numpy_arrangement import first_difference_adjoint, linear_frule_rrule
@@ -226,7 +226,7 @@ def gradient_frule(dargs: tuple[Any, ...], f: Any, *varargs: Any, **keywords: An
     result times its spacing's relative tangent (for coordinates, plus the derivative
     along their tangent, `_along_coordinates`)."""
     result = np.gradient(f, *varargs, **keywords)
-    f_dot = unthunk(dargs[1])
+    f_dot = operand_tangent(dargs[1], f)
     spacing_dots = [unthunk(d) for d in dargs[2 : 2 + len(varargs)]]
     if isinstance(f_dot, AbstractZero) and all(isinstance(d, AbstractZero) for d in spacing_dots):
         return result, ZeroTangent()
@@ -382,7 +382,7 @@ def trapezoid_frule(dargs: tuple[Any, ...], y: Any, *options: Any, **keywords: A
     the spacings' tangents times the mean samples."""
     result = np.trapezoid(y, *options, **keywords)
     x, dx, axis = _trapezoid_arguments(options, keywords)
-    y_dot = unthunk(dargs[1])
+    y_dot = operand_tangent(dargs[1], y)
     option_dots = [unthunk(d) for d in dargs[2 : 2 + len(options)]]
     result_dot: Any = ZeroTangent()
     if not isinstance(y_dot, AbstractZero):

@@ -27,7 +27,7 @@ from srcad.kinds import (
     SAME_KIND,
 )
 from srcad.partials import logistic, power_slope, reciprocal, strong_product
-from srcad.projection import ProjectTo, conj
+from srcad.projection import ProjectTo, array_operand, conj, operand_tangent
 from srcad.registry import Inline, Linearity, RuleSet, scalar_rrule
 from srcad.rules._support import as_result, divide_or_zero
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
@@ -304,7 +304,7 @@ def _log_where_positive(x: Any) -> Any:
 def _float_power_slope(x: Any, p: Any) -> Any:
     """The partial of `float_power(x, p)` in `x`, in double precision: `power_slope`'s
     (an infinite slope at 0 below power 1, and none for `p == 0`; see `srcad.partials`)."""
-    return power_slope(np.asarray(x, np.result_type(x, np.float64)), p)
+    return power_slope(np.asarray(x, np.result_type(np.asarray(x), np.float64)), array_operand(p))
 
 
 @rules.rrule(np.float_power)
@@ -458,7 +458,7 @@ def absolute_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
     """Forward rule for `np.absolute`: `sign(x) x_dot` for real `x`; for complex `x`, which
     |x| does not depend on holomorphically, `Re(conj(x) x_dot) / |x|` (0 at x == 0)."""
     y = np.absolute(x)
-    x_dot = unthunk(dargs[1])
+    x_dot = operand_tangent(dargs[1], x)
     if _zero(x_dot):
         return y, ZeroTangent()
     y_dot = _absolute_partial(x, y) * x_dot
@@ -493,16 +493,15 @@ rules.primitive(
 @rules.frule(np.conjugate)
 def conjugate_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
     """Forward rule for `np.conjugate`: not holomorphic, its tangent is `conj(x_dot)`."""
-    x_dot, y = unthunk(dargs[1]), np.conjugate(x)
+    x_dot, y = operand_tangent(dargs[1], x), np.conjugate(x)
     return y, _result(x_dot if _zero(x_dot) else np.conjugate(x_dot), y)
 
 
 @rules.frule(np.float_power)
 def float_power_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
-    """Forward rule for `np.float_power`, with the partials of `float_power_rrule` (an
-    integer exponent is a constant)."""
+    """Forward rule for `np.float_power`, with `float_power_rrule`'s partials."""
     y = np.float_power(x, p)
-    x_dot, p_dot = unthunk(dargs[1]), unthunk(dargs[2])
+    x_dot, p_dot = operand_tangent(dargs[1], x), operand_tangent(dargs[2], p)
     y_dot: Any = ZeroTangent()
     if not _zero(x_dot):
         y_dot = strong_product(_float_power_slope(x, p), x_dot)
@@ -518,7 +517,8 @@ def clip_frule(dargs: tuple[Any, ...], a: Any, *bounds: Any, **keywords: Any) ->
     keyword come here by position.)"""
     lower, upper = _clip_bounds(bounds, keywords)
     y = np.clip(a, *bounds, **keywords)
-    a_dot, lower_dot, upper_dot = (*(unthunk(d) for d in dargs[1:]), NoTangent(), NoTangent())[:3]
+    dots = [operand_tangent(d, x) for d, x in zip(dargs[1:], (a, *bounds), strict=False)]
+    a_dot, lower_dot, upper_dot = (*dots, NoTangent(), NoTangent())[:3]
     raised, raised_dot = a, a_dot
     if lower is not None:
         raised = np.maximum(a, lower)
@@ -537,7 +537,7 @@ def where_frule(dargs: tuple[Any, ...], condition: Any, *branches: Any) -> tuple
     y = np.where(condition, *branches)
     if not branches:
         return y, NoTangent()
-    a_dot, b_dot = unthunk(dargs[2]), unthunk(dargs[3])
+    a_dot, b_dot = (operand_tangent(d, b) for d, b in zip(dargs[2:], branches, strict=True))
     if _zero(a_dot) and _zero(b_dot):
         return y, ZeroTangent()
     chosen = np.asarray(condition, dtype=bool)
@@ -548,7 +548,7 @@ def where_frule(dargs: tuple[Any, ...], condition: Any, *branches: Any) -> tuple
 @rules.frule(np.real)
 def real_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
     """Forward rule for `np.real`: the real part of the tangent."""
-    x_dot = unthunk(dargs[1])
+    x_dot = operand_tangent(dargs[1], x)
     y = np.real(x)
     return y, _result(x_dot if _zero(x_dot) else np.real(x_dot), y)
 
@@ -557,7 +557,7 @@ def real_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
 def imag_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
     """Forward rule for `np.imag`: the imaginary part of the tangent; for real `x` the
     result is a constant 0, as in `imag_rrule`."""
-    x_dot = unthunk(dargs[1])
+    x_dot = operand_tangent(dargs[1], x)
     y = np.imag(x)
     if _zero(x_dot) or not np.iscomplexobj(x):
         return y, ZeroTangent()
@@ -672,7 +672,7 @@ def angle_frule(dargs: tuple[Any, ...], z: Any, *options: Any, **keywords: Any) 
     """Forward rule for `np.angle`: `Im(conj(z) z_dot) / |z|^2` (0 at z == 0), zero for real
     `z`. Written with functions that have rules, so that it is differentiated in turn."""
     y = np.angle(z, *options, **keywords)
-    z_dot = unthunk(dargs[1])
+    z_dot = operand_tangent(dargs[1], z)
     if _zero(z_dot) or not np.iscomplexobj(z):
         return y, ZeroTangent()
     squared = np.real(z * np.conjugate(z))
@@ -689,7 +689,7 @@ def nan_to_num_frule(
     replacement value's (passed by position) where it replaces an element."""
     _copies(options, keywords)
     y = np.nan_to_num(x, *options, **keywords)
-    x_dot = unthunk(dargs[1])
+    x_dot = operand_tangent(dargs[1], x)
     y_dot = ZeroTangent() if _zero(x_dot) else _finite_parts(x, x_dot)
     parts = _parts(x)
     for k in range(len(options) - 1):

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.projection import ProjectTo, unbroadcast
+from srcad.projection import ProjectTo, operand_tangent, unbroadcast
 from srcad.registry import Linearity, RuleSet
 from srcad.rules._support import dense_tangent
 from srcad.rules.numpy_shape import bind_options, linear_frule
@@ -164,7 +164,7 @@ def take_frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -
     """Forward rule for `np.take`: the tangent taken at the same indices."""
     _refuse_out(bind_options(_TAKE_PARAMETERS, options, keywords))
     y = np.take(x, *options, **keywords)
-    x_dot = unthunk(dargs[1])
+    x_dot = operand_tangent(dargs[1], x)
     if isinstance(x_dot, AbstractZero):
         return y, ZeroTangent()
     return y, np.take(dense_tangent(x_dot, x), *options, **keywords)

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.projection import ProjectTo, conj
+from srcad.projection import ProjectTo, array_operand, conj
 from srcad.registry import CONFIG, Linearity, RuleSet
 from srcad.rules._support import argument_tangents, options_by_name
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
@@ -408,7 +408,10 @@ def multilinear_tangent(product: Any, operands: tuple[Any, ...], dots: list[Any]
     """The tangent of `product(*leading, *operands, **keywords)`, linear in each operand:
     the sum over operands of the product with that operand replaced by its tangent,
     `ZeroTangent()` if all are zero (a `multilinear_sum`, whose forward rule srcad
-    differentiates in turn)."""
+    differentiates in turn). A list or tuple operand is read as its array (its tangent as
+    the array of its elements': `argument_tangents`), so that no term holds a list of
+    tangents, whose symbolic zeros NumPy would multiply as objects."""
+    operands = tuple([array_operand(operand) for operand in operands])
     terms = []
     for k, dot in enumerate(dots):
         if not isinstance(dot, AbstractZero):
@@ -484,19 +487,21 @@ def _linear_tangent(linear: Any, dot: Any) -> Any:
 @rules.frule(np.dot)
 def dot_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     """Forward rule for `np.dot`: `a_dot . b + a . b_dot`."""
-    return np.dot(a, b), multilinear_tangent(np.dot, (a, b), argument_tangents(dargs, 2))
+    return np.dot(a, b), multilinear_tangent(np.dot, (a, b), argument_tangents(dargs, 2, (a, b)))
 
 
 @rules.frule(np.vdot)
 def vdot_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     """Forward rule for `np.vdot`, antilinear in `a`: `vdot(a_dot, b)` conjugates `a_dot`."""
-    return np.vdot(a, b), multilinear_tangent(np.vdot, (a, b), argument_tangents(dargs, 2))
+    return np.vdot(a, b), multilinear_tangent(np.vdot, (a, b), argument_tangents(dargs, 2, (a, b)))
 
 
 @rules.frule(np.inner)
 def inner_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     """Forward rule for `np.inner`."""
-    return np.inner(a, b), multilinear_tangent(np.inner, (a, b), argument_tangents(dargs, 2))
+    return np.inner(a, b), multilinear_tangent(
+        np.inner, (a, b), argument_tangents(dargs, 2, (a, b))
+    )
 
 
 @rules.frule(np.outer)
@@ -504,7 +509,7 @@ def outer_frule(dargs: tuple[Any, ...], a: Any, b: Any, **keywords: Any) -> tupl
     """Forward rule for `np.outer` (not into `out=`, its only option)."""
     _options((), (), keywords)
     y = np.outer(a, b)
-    return y, multilinear_tangent(np.outer, (a, b), argument_tangents(dargs, 2))
+    return y, multilinear_tangent(np.outer, (a, b), argument_tangents(dargs, 2, (a, b)))
 
 
 @rules.frule(np.tensordot)
@@ -513,8 +518,10 @@ def tensordot_frule(
 ) -> tuple[Any, Any]:
     """Forward rule for `np.tensordot(a, b, axes=2)`; `axes` is not differentiated."""
     keywords = _options(("axes",), options, keywords)
-    y = multilinear_sum(np.tensordot, ((a, b),), keywords)  # (as `einsum_frule`'s)
-    return y, multilinear_tangent(np.tensordot, (a, b), argument_tangents(dargs, 2), (), keywords)
+    y = multilinear_sum(np.tensordot, ((array_operand(a), array_operand(b)),), keywords)
+    return y, multilinear_tangent(
+        np.tensordot, (a, b), argument_tangents(dargs, 2, (a, b)), (), keywords
+    )
 
 
 @rules.frule(np.einsum)
@@ -525,7 +532,7 @@ def einsum_frule(
     tangent, that operand replaced by it. `subscripts` is not differentiated."""
     if isinstance(subscripts, str):
         text, factors = subscripts, operands
-        dots = argument_tangents(dargs, 1 + len(operands))[1:]
+        dots = argument_tangents(dargs, 1 + len(operands), (subscripts, *operands))[1:]
     else:  # the interleaved form, as the string form (new names: srcad differentiates
         # this rule in turn, third derivatives)
         arguments = (subscripts, *operands)
@@ -537,7 +544,7 @@ def einsum_frule(
     keywords = _options((), (), keywords)
     # (the value a sum of one term: no call with `*` or `**`, which srcad differentiates
     # in turn only to second order)
-    y = multilinear_sum(np.einsum, ((text, *factors),), keywords)
+    y = multilinear_sum(np.einsum, ((text, *[array_operand(f) for f in factors]),), keywords)
     return y, multilinear_tangent(np.einsum, factors, dots, (text,), keywords)
 
 
@@ -550,7 +557,7 @@ def transpose_frule(
         raise TypeError(f"np.transpose takes x and axes, not {1 + len(positional_axes)} arguments")
     if positional_axes:
         axes = positional_axes[0]
-    (x_dot,) = argument_tangents(dargs, 1)
+    (x_dot,) = argument_tangents(dargs, 1, (x,))
     return np.transpose(x, axes), _linear_tangent(lambda t: np.transpose(t, axes), x_dot)
 
 
@@ -559,7 +566,7 @@ def trace_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) 
     """Forward rule for `np.trace(a, offset=0, axis1=0, axis2=1, dtype=None)`: the trace of
     the tangent."""
     options_by_name(("offset", "axis1", "axis2", "dtype", "out"), options, keywords)
-    (a_dot,) = argument_tangents(dargs, 1)
+    (a_dot,) = argument_tangents(dargs, 1, (a,))
     y = np.trace(a, *options, **keywords)
     return y, _linear_tangent(lambda t: np.trace(t, *options, **keywords), a_dot)
 
@@ -567,7 +574,7 @@ def trace_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) 
 @rules.frule(np.diag)
 def diag_frule(dargs: tuple[Any, ...], v: Any, *options: Any, **keywords: Any) -> tuple[Any, Any]:
     """Forward rule for `np.diag(v, k=0)`: the same diagonal of (or onto) the tangent."""
-    (v_dot,) = argument_tangents(dargs, 1)
+    (v_dot,) = argument_tangents(dargs, 1, (v,))
     y = np.diag(v, *options, **keywords)
     return y, _linear_tangent(lambda t: np.diag(t, *options, **keywords), v_dot)
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from srcad.errors import SrcadError
-from srcad.projection import ProjectTo
+from srcad.projection import ProjectTo, operand_tangent
 from srcad.registry import RuleSet
 from srcad.rules._support import (
     as_result,
@@ -128,7 +128,7 @@ def norm_frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -
     """Forward rule for `np.linalg.norm`, the norms and subgradients of `norm_rrule`: the
     tangent is `Re <gradient, x_dot>` over each reduced slice (real, for complex `x` too)."""
     y = np.linalg.norm(x, *options, **keywords)
-    x_dot = unthunk(dargs[1])
+    x_dot = operand_tangent(dargs[1], x)
     if isinstance(x_dot, AbstractZero):
         return y, ZeroTangent()
     order, axis, keepdims, matrix_axes = _norm_call(x, options, keywords)

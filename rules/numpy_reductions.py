@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from srcad.kinds import EXTREMUM_OF_ARRAY, REDUCED_TO_FLOAT
-from srcad.projection import ProjectTo, conj, fill_like
+from srcad.projection import ProjectTo, conj, fill_like, operand_tangent
 from srcad.registry import Inline, Linearity, RuleFn, RuleSet, named, primal_name
 from srcad.rules._support import (
     as_result,
@@ -510,7 +510,7 @@ def _frule(primal: Any, parameters: tuple[str, ...], tangent: Any) -> RuleFn:
 
     def frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -> Any:
         given = _call_options(parameters, options, keywords)
-        y, x_dot = primal(x, *options, **keywords), unthunk(dargs[1])
+        y, x_dot = primal(x, *options, **keywords), operand_tangent(dargs[1], x)
         if isinstance(x_dot, AbstractZero):
             return y, ZeroTangent()
         return y, as_result(tangent(x, y, np.asarray(x_dot), given), y)
@@ -590,7 +590,7 @@ def average_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any
     result = np.average(a, *options, **keywords)
     given = dict(zip(_AVERAGE_PARAMETERS, options, strict=False)) | keywords
     axis, keepdims, weights = given.get("axis"), bool(given.get("keepdims")), given.get("weights")
-    a_dot = unthunk(dargs[1])
+    a_dot = operand_tangent(dargs[1], a)
     w_dot = unthunk(dargs[3]) if len(options) >= 2 and weights is not None else ZeroTangent()
     if isinstance(a_dot, AbstractZero) and isinstance(w_dot, AbstractZero):
         return result, ZeroTangent()

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from srcad.projection import ProjectTo, unbroadcast
+from srcad.projection import ProjectTo, operand_tangent, unbroadcast
 from srcad.registry import Linearity, RuleFn, RuleSet, named
 from srcad.rules.containers import dense_tangent
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
@@ -428,7 +428,7 @@ def linear_frule(primal: Any, name: str) -> RuleFn:
 
     def frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -> tuple[Any, Any]:
         y = primal(x, *options, **keywords)
-        x_dot = unthunk(dargs[1])
+        x_dot = operand_tangent(dargs[1], x)
         if isinstance(x_dot, AbstractZero):
             return y, ZeroTangent()
         return y, primal(dense_tangent(x_dot, x), *options, **keywords)
@@ -458,7 +458,7 @@ def reshape_frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any
     """Forward rule for `np.reshape`: the tangent read in the order `x` was read in (for
     order "A", the layout of `x`, not of the tangent)."""
     y = np.reshape(x, *options, **keywords)
-    x_dot = unthunk(dargs[1])
+    x_dot = operand_tangent(dargs[1], x)
     if isinstance(x_dot, AbstractZero):
         return y, ZeroTangent()
     order = _memory_order(x, bind_options(_RESHAPE_PARAMETERS, options, keywords).get("order"))
@@ -470,7 +470,7 @@ def ravel_frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) 
     """Forward rule for `np.ravel`: the tangent in the order of `x`'s elements (for orders
     "A" and "K", the layout of `x`, not of the tangent)."""
     y = np.ravel(x, *options, **keywords)
-    x_dot = unthunk(dargs[1])
+    x_dot = operand_tangent(dargs[1], x)
     if isinstance(x_dot, AbstractZero):
         return y, ZeroTangent()
     given_order = bind_options(_RAVEL_PARAMETERS, options, keywords).get("order")
@@ -510,7 +510,7 @@ def pad_frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) ->
     given = bind_options(_PAD_PARAMETERS, options, keywords)
     mode = _pad_mode(given)
     y = np.pad(x, *options, **keywords)
-    x_dot = unthunk(dargs[1])
+    x_dot = operand_tangent(dargs[1], x)
     if isinstance(x_dot, AbstractZero):
         return y, ZeroTangent()
     rest = {k: v for k, v in given.items() if k not in ("pad_width", "mode", "constant_values")}

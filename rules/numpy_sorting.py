@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.projection import ProjectTo
+from srcad.projection import ProjectTo, operand_tangent
 from srcad.registry import RuleSet
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
@@ -68,7 +68,7 @@ def sort_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -
     """Forward rule for `np.sort`: the tangent, permuted as the values are."""
     x, order, axis = _sorting_permutation(a, options, keywords)
     y = np.take_along_axis(x, order, axis)
-    a_dot = unthunk(dargs[1])
+    a_dot = operand_tangent(dargs[1], a)
     if isinstance(a_dot, AbstractZero):
         return y, ZeroTangent()
     return y, np.take_along_axis(np.asarray(a_dot), order, axis)

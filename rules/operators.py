@@ -10,7 +10,6 @@ import numpy as np
 from srcad.errors import MissingRuleError
 from srcad.kinds import (
     DIVIDED,
-    EXPANDED,
     MATRIX_PRODUCT,
     POWERED,
     PROMOTED,
@@ -18,7 +17,15 @@ from srcad.kinds import (
     is_integer,
 )
 from srcad.partials import log_base, logistic, power, power_slope, reciprocal, strong_product
-from srcad.projection import ProjectTo, conj, expand, outer
+from srcad.projection import (
+    SEQUENCES,
+    ProjectTo,
+    array_operand,
+    conj,
+    expand,
+    operand_tangent,
+    outer,
+)
 from srcad.registry import Inline, Linearity, RuleSet
 from srcad.tangents import (
     AbstractZero,
@@ -27,7 +34,6 @@ from srcad.tangents import (
     Thunk,
     ZeroTangent,
     elements_of,
-    field_names,
     unthunk,
 )
 
@@ -242,7 +248,7 @@ def pos_rrule(a: Any) -> tuple[Any, Pullback]:
     return +a, pos_pullback
 
 
-@rules.rrule(operator.pow, np.power)
+@rules.rrule(operator.pow)
 def pow_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `x ** p`, with NumPy's float semantics at base 0 (an infinite
     slope below power 1, never an exception, and a zero cotangent staying zero) and JAX's
@@ -283,7 +289,7 @@ rules.scalar(
 )
 
 
-@rules.rrule(operator.matmul, np.matmul)
+@rules.rrule(operator.matmul)
 def matmul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     if isinstance(a, AbstractZero) or isinstance(b, AbstractZero):
         # A symbolic zero times anything (a generated forward rule's tangent `W @ h_dot`,
@@ -320,7 +326,7 @@ def matmul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     return a @ b, matmul_pullback
 
 
-@rules.rrule(operator.mod, np.mod)
+@rules.rrule(operator.mod)
 def mod_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     """`a % b` is `a - b * floor(a / b)`: the floor is piecewise constant."""
     _operands_checked(a, b, "mod")
@@ -356,12 +362,24 @@ def _sequence_result(y: Any, dots: list[Any]) -> tuple[Any, Any]:
     return y, tuple(dots) if isinstance(y, tuple) else dots
 
 
+def _as_arrays(a: Any, a_dot: Any, b: Any, b_dot: Any) -> tuple[Any, Any, Any, Any]:
+    """The operands and tangents of a forward rule, with a list or tuple beside an array
+    read as NumPy reads it (`[x, y] * v`): as an array, its tangent the array of its
+    elements' (`array_operand`, `operand_tangent`, linear, so this nests to any order)."""
+    if isinstance(b, np.ndarray) and isinstance(a, SEQUENCES):
+        return array_operand(a), operand_tangent(a_dot, a), b, b_dot
+    if isinstance(a, np.ndarray) and isinstance(b, SEQUENCES):
+        return a, a_dot, array_operand(b), operand_tangent(b_dot, b)
+    return a, a_dot, b, b_dot
+
+
 @rules.frule(operator.add)
 def add_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
     _operands_checked(a, b, "add")
     if _is_sequence(a) and _is_sequence(b):  # joined: each element keeps its tangent
         return _sequence_result(a + b, _sequence_tangent(a_dot, a) + _sequence_tangent(b_dot, b))
+    a, a_dot, b, b_dot = _as_arrays(a, a_dot, b, b_dot)
     y = a + b
     # An array with a zero tangent, plus a float: the float's tangent, as the array's.
     return y, expand(a_dot + b_dot, y)
@@ -371,6 +389,7 @@ def add_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 def sub_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
     _operands_checked(a, b, "sub")
+    a, a_dot, b, b_dot = _as_arrays(a, a_dot, b, b_dot)
     y = a - b
     return y, expand(a_dot - b_dot, y)
 
@@ -383,6 +402,7 @@ def mul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
         return _sequence_result(a * b, _sequence_tangent(a_dot, a) * int(b))
     if _is_sequence(b) and isinstance(a, int | np.integer):
         return _sequence_result(a * b, int(a) * _sequence_tangent(b_dot, b))
+    a, a_dot, b, b_dot = _as_arrays(a, a_dot, b, b_dot)
     return a * b, a_dot * b + a * b_dot
 
 
@@ -390,6 +410,7 @@ def mul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 def truediv_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
     _operands_checked(a, b, "truediv")
+    a, a_dot, b, b_dot = _as_arrays(a, a_dot, b, b_dot)
     y = a / b
     numerator = a_dot - y * b_dot
     if isinstance(numerator, AbstractZero) or not isinstance(y, np.generic | np.ndarray):
@@ -411,11 +432,12 @@ def pos_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
     return +a, dargs[1]
 
 
-@rules.frule(operator.pow, np.power)
+@rules.frule(operator.pow)
 def pow_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
     """Forward rule for `x ** p`, with `pow_rrule`'s partials."""
     _, x_dot, p_dot = dargs
     _operands_checked(x, p, "pow")
+    x, x_dot, p, p_dot = _as_arrays(x, x_dot, p, p_dot)
     y = x**p
     y_dot = x_dot if isinstance(x_dot, AbstractZero) else strong_product(power_slope(x, p), x_dot)
     if not isinstance(p_dot, AbstractZero):
@@ -423,10 +445,11 @@ def pow_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
     return y, y_dot
 
 
-@rules.frule(operator.matmul, np.matmul)
+@rules.frule(operator.matmul)
 def matmul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
     _operands_checked(a, b, "matmul")
+    a, a_dot, b, b_dot = _as_arrays(a, a_dot, b, b_dot)
     y_dot: Any = ZeroTangent()
     if not isinstance(a_dot, AbstractZero):
         y_dot = a_dot @ b
@@ -435,10 +458,11 @@ def matmul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     return a @ b, y_dot
 
 
-@rules.frule(operator.mod, np.mod)
+@rules.frule(operator.mod)
 def mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     _, a_dot, b_dot = dargs
     _operands_checked(a, b, "mod")
+    a, a_dot, b, b_dot = _as_arrays(a, a_dot, b, b_dot)
     y = a % b
     return y, expand(a_dot - b_dot * np.floor_divide(a, b), y)
 
@@ -516,79 +540,53 @@ rules.primitive(operator.neg, result=SAME_KIND, inline=Inline("-y_bar"))
 rules.primitive(operator.pos, result=SAME_KIND, inline=Inline("y_bar"))
 
 
-# -- srcad's own helpers that rules and generated forward rules call: linear, with rules
-# of their own so that srcad differentiates those rules in turn (higher derivatives) ----
+# `np.power`, `np.mod` and `np.matmul` are `**`, `%` and `@` of their operands read as
+# arrays (Python's operators refuse lists and tuples, or join them). The forward rules of
+# the first two are plain code, which srcad compiles for higher derivatives; `np.matmul` is
+# bilinear (its entry below).
+@rules.rrule(np.power)
+def numpy_power_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
+    y, pullback = pow_rrule(array_operand(x), array_operand(p))
+
+    def numpy_power_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        return pullback(y_bar)
+
+    return y, numpy_power_pullback
 
 
-@rules.rrule(expand)
-def expand_rrule(dx: Any, x: Any) -> tuple[Any, Pullback]:
-    """`expand(dx, x)`, which forward rules call to give a float tangent an array's shape:
-    linear in `dx`, so its pullback sums the cotangent back to `dx`'s shape (for the
-    rules srcad differentiates in turn)."""
-    y = expand(dx, x)
-    project_dx = ProjectTo(unthunk(dx))
-
-    def expand_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
-        y_bar = unthunk(y_bar)
-        if isinstance(y_bar, AbstractZero):
-            return NoTangent(), y_bar, NoTangent()
-        return NoTangent(), project_dx(y_bar), NoTangent()
-
-    return y, expand_pullback
+@rules.frule(np.power)
+def numpy_power_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
+    x_dot, p_dot = operand_tangent(dargs[1], x), operand_tangent(dargs[2], p)
+    return pow_frule((dargs[0], x_dot, p_dot), array_operand(x), array_operand(p))
 
 
-@rules.frule(expand)
-def expand_frule(dargs: tuple[Any, ...], dx: Any, x: Any) -> tuple[Any, Any]:
-    return expand(dx, x), expand(unthunk(dargs[1]), x)
+@rules.rrule(np.mod)
+def numpy_mod_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    y, pullback = mod_rrule(array_operand(a), array_operand(b))
+
+    def numpy_mod_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        return pullback(y_bar)
+
+    return y, numpy_mod_pullback
 
 
-rules.primitive(expand, result=EXPANDED, linearity=Linearity.LINEAR)
+@rules.frule(np.mod)
+def numpy_mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+    a_dot, b_dot = operand_tangent(dargs[1], a), operand_tangent(dargs[2], b)
+    return mod_frule((dargs[0], a_dot, b_dot), array_operand(a), array_operand(b))
 
 
-@rules.rrule(elements_of)
-def elements_of_rrule(tangent: Any, count: int) -> tuple[Any, Pullback]:
-    """`elements_of(tangent, count)`, which generated forward rules call to take a tuple's
-    tangent apart: linear in it, so its reverse rule (for second derivatives) puts the
-    elements' cotangents together again, as the tangent's type holds them."""
-    y = elements_of(tangent, count)
+@rules.rrule(np.matmul)
+def numpy_matmul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    y, pullback = matmul_rrule(array_operand(a), array_operand(b))
 
-    def elements_of_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
-        bars = tuple(unthunk(b) for b in elements_of(unthunk(y_bar), count))
-        if all(isinstance(b, AbstractZero) for b in bars):
-            return NoTangent(), ZeroTangent(), NoTangent()
-        if isinstance(tangent, Tangent) and tangent.fields:
-            names = field_names(tangent.primal_type)
-            fields = dict(zip(names, bars, strict=True))
-            return NoTangent(), Tangent(tangent.primal_type, **fields), NoTangent()
-        return NoTangent(), Tangent(tuple, *bars), NoTangent()
+    def numpy_matmul_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        return pullback(y_bar)
 
-    return y, elements_of_pullback
+    return y, numpy_matmul_pullback
 
 
-@rules.frule(elements_of)
-def elements_of_frule(dargs: tuple[Any, ...], tangent: Any, count: int) -> tuple[Any, Any]:
-    """Forward rule of `elements_of` (forward over forward mode): linear, its tangent's
-    elements."""
-    return elements_of(tangent, count), Tangent(tuple, *elements_of(unthunk(dargs[1]), count))
-
-
-rules.primitive(elements_of, linearity=Linearity.LINEAR)
-
-
-@rules.rrule(unthunk)
-def unthunk_rrule(tangent: Any) -> tuple[Any, Pullback]:
-    """`unthunk(tangent)`, which rules call on the tangents they are given: the identity on
-    values (a thunk computed), for the rules that srcad differentiates in turn."""
-
-    def unthunk_pullback(y_bar: Any) -> tuple[Any, Any]:
-        return NoTangent(), y_bar
-
-    return unthunk(tangent), unthunk_pullback
-
-
-@rules.frule(unthunk)
-def unthunk_frule(dargs: tuple[Any, ...], tangent: Any) -> tuple[Any, Any]:
-    return unthunk(tangent), unthunk(dargs[1])
-
-
-rules.primitive(unthunk, linearity=Linearity.LINEAR)
+@rules.frule(np.matmul)
+def numpy_matmul_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+    a_dot, b_dot = operand_tangent(dargs[1], a), operand_tangent(dargs[2], b)
+    return matmul_frule((dargs[0], a_dot, b_dot), array_operand(a), array_operand(b))

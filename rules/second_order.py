@@ -18,6 +18,7 @@ import numpy as np
 
 from srcad.callables import padded, perturbable
 from srcad.errors import SrcadError
+from srcad.projection import operand_tangent
 from srcad.registry import CONFIG, Linearity, RuleFn, RuleSet, named, primal_name
 from srcad.rules._support import reusable
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
@@ -29,7 +30,7 @@ def _linear(primal: Any, rrule: RuleFn, frule: RuleFn) -> RuleFn:
     def linear_frule_rrule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any
                            ) -> tuple[Any, Pullback]:  # fmt: skip
         y, pullback = rrule(x, *options, **keywords)
-        x_dot = unthunk(dargs[1])
+        x_dot = operand_tangent(dargs[1], x) if of_arrays else unthunk(dargs[1])
         moves = not isinstance(x_dot, AbstractZero)
         y_dot, dot_pullback = rrule(x_dot, *options, **keywords) if moves else (ZeroTangent(), None)
 
@@ -45,6 +46,8 @@ def _linear(primal: Any, rrule: RuleFn, frule: RuleFn) -> RuleFn:
         return (y, y_dot), named(linear_frule_pullback, f"{name}_frule_pullback")
 
     name = getattr(primal, "__name__", "linear")
+    # A NumPy function reads a list operand as an array, and its tangent as theirs.
+    of_arrays = _of_numpy(primal)
     return named(linear_frule_rrule, f"{name}_frule_rrule")
 
 
@@ -52,7 +55,8 @@ def _bilinear(primal: Any, rrule: RuleFn, frule: RuleFn) -> RuleFn:
     def bilinear_frule_rrule(dargs: tuple[Any, ...], a: Any, b: Any, *options: Any,
                              **keywords: Any) -> tuple[Any, Pullback]:  # fmt: skip
         y, pullback = rrule(a, b, *options, **keywords)
-        a_dot, b_dot = unthunk(dargs[1]), unthunk(dargs[2])
+        # (Tangents of list operands as arrays: the functions are NumPy's, or `@`.)
+        a_dot, b_dot = operand_tangent(dargs[1], a), operand_tangent(dargs[2], b)
         y_dot: Any = ZeroTangent()
         left = right = None
         if not isinstance(a_dot, AbstractZero):
@@ -92,7 +96,7 @@ def _multilinear(primal: Any, rrule: RuleFn, frule: RuleFn) -> RuleFn:
     def multilinear_frule_rrule(dargs: tuple[Any, ...], *args: Any, **keywords: Any
                                 ) -> tuple[Any, Pullback]:  # fmt: skip
         y, pullback = rrule(*args, **keywords)
-        dots = [unthunk(d) for d in dargs[1 : 1 + len(args)]]
+        dots = [operand_tangent(d, a) for d, a in zip(dargs[1:], args, strict=False)]
         y_dot: Any = ZeroTangent()
         terms = []  # (the argument replaced by its tangent, the term's pullback)
         for k, dot in enumerate(dots):
@@ -184,6 +188,12 @@ def _linear_in_all(primal: Any, rrule: RuleFn, frule: RuleFn) -> RuleFn:
     of a complex `w` holds `w_dot` where it holds `w`), and its pullback is that map's
     adjoint: complex arguments pass."""
     return linear_frule_rrule(rrule, frule, primal_name(primal))
+
+
+def _of_numpy(primal: Any) -> bool:
+    """Whether `primal` is NumPy's (a ufunc, or a function of its modules)."""
+    module = getattr(primal, "__module__", None) or ""
+    return isinstance(primal, np.ufunc) or module == "numpy" or module.startswith("numpy.")
 
 
 def _complex(value: Any) -> bool:

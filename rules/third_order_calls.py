@@ -20,9 +20,13 @@ import numpy as np
 from srcad.callables import padded, unwrap
 from srcad.entry_rules import entry_rules
 from srcad.errors import MissingRuleError
+from srcad.primitives import unpacked_arguments
 from srcad.registry import CONFIG, REGISTRY, RuleSet
 from srcad.rules import calls, containers
-from srcad.rules.second_order import frule_frule_via_ad, linear_nested_rules
+from srcad.rules.second_order import (
+    frule_frule_via_ad,
+    linear_nested_rules,
+)
 from srcad.rules.second_order_calls import Back, Pullback
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -179,7 +183,7 @@ def _call_target(f: Any) -> tuple[Any, bool]:
     plain = isinstance(f, types.FunctionType) and unwrap(f) is f
     if plain and entry_rules(CONFIG.ad, f) is None:
         return f, False
-    if isinstance(f, np.ufunc | types.BuiltinFunctionType) and REGISTRY.frule_for(f) is not None:
+    if REGISTRY.frule_for(f) is not None:  # a ufunc, a builtin, a NumPy function: its rule's
         return f, False
     if not calls._is_function(f) and not isinstance(f, functools.partial):
         dunder = type(f).__call__
@@ -207,7 +211,10 @@ def call_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], f: Any, *a
                      **kwargs: Any) -> tuple[Any, Any]:  # fmt: skip
     """The forward rule of `call_frule` (third derivatives through calls of function
     values, bound methods and callable objects): forward mode over the forward rule of
-    the function the call runs (`_dispatched_frule_frule`)."""
+    the function the call runs (`_dispatched_frule_frule`); a partial's, through its
+    function with the bound arguments in front."""
+    if isinstance(f, functools.partial):
+        return _partial_frule_frule(dargs2, dargs, f, *args, **kwargs)
     function, carried = _call_target(f)
     outer, inner = _call_tangents(dargs2, dargs, carried)
     receiver = (f.__self__ if isinstance(f, types.MethodType) else f,) if carried else ()
@@ -218,6 +225,8 @@ def call_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], f: A
                            *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:  # fmt: skip
     """`call_frule_frule`'s: the function's, the value's (co)tangents put back (its
     object's, where it carries one; none for a function)."""
+    if isinstance(f, functools.partial):
+        return _partial_frule_frule_rrule(dargs2, dargs, f, *args, **kwargs)
     function, carried = _call_target(f)
     outer, inner = _call_tangents(dargs2, dargs, carried)
     receiver = (f.__self__ if isinstance(f, types.MethodType) else f,) if carried else ()
@@ -247,6 +256,221 @@ def call_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], f: A
         return (NoTangent(), dargs2_bar, as_call(inner_bar), f_bar, *own_bars)
 
     return result, call_frule_frule_pullback
+
+
+def _partial_tangents(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], bound: int
+                      ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:  # fmt: skip
+    """A partial's call's tangents (the partial's, the arguments'), as those of the call of
+    its function with the bound arguments in front (`call_frule`'s own dispatch): the
+    partial's tangent holds its function's and its bound arguments', in both orders."""
+    inner = (NoTangent(), *elements_of(unthunk(dargs[1]), 1 + bound), *dargs[2:])
+    dot = unthunk(dargs2[1])
+    moved: Any = dot
+    if not isinstance(dot, AbstractZero):
+        parts = elements_of(dot, len(dargs))
+        moved = (NoTangent(), *elements_of(unthunk(parts[1]), 1 + bound), *parts[2:])
+    own = elements_of(unthunk(dargs2[2]), 1 + bound)
+    return (NoTangent(), moved, *own, *dargs2[3:]), inner
+
+
+def _partial_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...],
+                         f: functools.partial, *args: Any, **kwargs: Any
+                         ) -> tuple[Any, Any]:  # fmt: skip
+    outer, inner = _partial_tangents(dargs2, dargs, len(f.args))
+    return call_frule_frule(outer, inner, f.func, *f.args, *args, **{**f.keywords, **kwargs})
+
+
+def _partial_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...],
+                               f: functools.partial, *args: Any, **kwargs: Any
+                               ) -> tuple[Any, Pullback]:  # fmt: skip
+    """The partial's (co)tangents made of its function's and its bound arguments'."""
+    bound, count = len(f.args), len(args)
+    outer, inner = _partial_tangents(dargs2, dargs, bound)
+    result, pullback = call_frule_frule_rrule(outer, inner, f.func, *f.args, *args,
+                                              **{**f.keywords, **kwargs})  # fmt: skip
+
+    def partial(parts: Any) -> Any:
+        if all(isinstance(unthunk(p), AbstractZero) for p in parts):
+            return ZeroTangent()
+        return Tangent(functools.partial, *parts)
+
+    def as_partial(bar: Any) -> Any:
+        """A cotangent of the function's call's tangents, as one of the partial's call's."""
+        bar = unthunk(bar)
+        if isinstance(bar, AbstractZero):
+            return bar
+        parts = elements_of(bar, 2 + bound + count)
+        return Tangent(tuple, NoTangent(), partial(parts[1 : 2 + bound]), *parts[2 + bound :])
+
+    def partial_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        _, outer_bar, inner_bar, func_bar, *argument_bars = pullback(bars)
+        outer_bar = unthunk(outer_bar)
+        dargs2_bar: Any = ZeroTangent()
+        if not isinstance(outer_bar, AbstractZero):
+            parts = elements_of(outer_bar, 3 + bound + count)
+            dargs2_bar = Tangent(tuple, NoTangent(), as_partial(parts[1]),
+                                 partial(parts[2 : 3 + bound]), *parts[3 + bound :])  # fmt: skip
+        f_bar = partial([func_bar, *argument_bars[:bound]])
+        return (NoTangent(), dargs2_bar, as_partial(inner_bar), f_bar, *argument_bars[bound:])
+
+    return result, partial_frule_frule_pullback
+
+
+def _flat(layout: str, parts: tuple[Any, ...], dots: tuple[Any, ...]) -> list[Any]:
+    """One tangent per argument an unpacking call passes, from one per part."""
+    found: list[Any] = []
+    for kind, part, dot in zip(layout, parts, dots, strict=True):
+        found += list(elements_of(unthunk(dot), len(part))) if kind == "*" else [dot]
+    return found
+
+
+def _unpacked_tangents(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], layout: str,
+                       parts: tuple[Any, ...]
+                       ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:  # fmt: skip
+    """`unpacked_call_frule`'s tangents (the value's, the layout's, the parts'), as
+    `call_frule`'s (the value's, the arguments'), in both orders."""
+    inner = (NoTangent(), dargs[1], *_flat(layout, parts, tuple(dargs[3:])))
+    dot = unthunk(dargs2[1])
+    moved: Any = dot
+    if not isinstance(dot, AbstractZero):
+        own = elements_of(dot, len(dargs))
+        moved = (NoTangent(), own[1], *_flat(layout, parts, tuple(own[3:])))
+    return (NoTangent(), moved, dargs2[2], *_flat(layout, parts, tuple(dargs2[4:]))), inner
+
+
+def unpacked_call_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], f: Any,
+                              layout: str, *parts: Any, **kwargs: Any
+                              ) -> tuple[Any, Any]:  # fmt: skip
+    """The forward rule of `unpacked_call_frule` (`f(*args)`, third derivatives):
+    `call_frule_frule`'s, each argument's tangents read from its part's."""
+    calls._unpackable(layout, parts)
+    outer, inner = _unpacked_tangents(dargs2, dargs, layout, parts)
+    return call_frule_frule(outer, inner, f, *unpacked_arguments(layout, parts), **kwargs)
+
+
+def unpacked_call_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], f: Any,
+                                    layout: str, *parts: Any, **kwargs: Any
+                                    ) -> tuple[Any, Pullback]:  # fmt: skip
+    """`unpacked_call_frule_frule`'s: each part's (co)tangents made of its arguments'."""
+    calls._unpackable(layout, parts)
+    outer, inner = _unpacked_tangents(dargs2, dargs, layout, parts)
+    arguments = unpacked_arguments(layout, parts)
+    count = len(arguments)
+    result, pullback = call_frule_frule_rrule(outer, inner, f, *arguments, **kwargs)
+
+    def as_parts(bar: Any) -> Any:
+        """A cotangent of `call_frule`'s tangents, as one of `unpacked_call_frule`'s."""
+        bar = unthunk(bar)
+        if isinstance(bar, AbstractZero):
+            return bar
+        own = elements_of(bar, 2 + count)
+        return Tangent(tuple, NoTangent(), own[1], NoTangent(),
+                       *calls._part_bars(layout, parts, tuple(own[2:])))  # fmt: skip
+
+    def unpacked_call_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        _, outer_bar, inner_bar, f_bar, *argument_bars = pullback(bars)
+        outer_bar = unthunk(outer_bar)
+        dargs2_bar: Any = ZeroTangent()
+        if not isinstance(outer_bar, AbstractZero):
+            own = elements_of(outer_bar, 3 + count)
+            dargs2_bar = Tangent(tuple, NoTangent(), as_parts(own[1]), own[2], NoTangent(),
+                                 *calls._part_bars(layout, parts, tuple(own[3:])))  # fmt: skip
+        part_bars = calls._part_bars(layout, parts, tuple(argument_bars))
+        return (NoTangent(), dargs2_bar, as_parts(inner_bar), f_bar, NoTangent(), *part_bars)
+
+    return result, unpacked_call_frule_frule_pullback
+
+
+def _map_calls(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], iterables: tuple[Any, ...]
+               ) -> list[tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]]:  # fmt: skip
+    """`map_frule`'s calls of `call_frule`, one per item: their tangents, in both orders
+    (`call_frule_frule`'s), and their arguments (the items)."""
+
+    def column(dots: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        found = [elements_of(unthunk(d), len(it)) for d, it in zip(dots, iterables, strict=True)]
+        return list(zip(*found, strict=False))
+
+    rows = list(zip(*iterables, strict=False))
+    count = len(rows)
+    item_dots, outer_dots = column(tuple(dargs[2:])), column(tuple(dargs2[3:]))
+    dot = unthunk(dargs2[1])
+    moved: list[Any] = [dot] * count
+    if not isinstance(dot, AbstractZero):
+        own = elements_of(dot, len(dargs))
+        moved = [(NoTangent(), own[1], *dots) for dots in column(tuple(own[2:]))]
+    return [
+        ((NoTangent(), moved[i], dargs2[2], *outer_dots[i]), (NoTangent(), dargs[1], *item_dots[i]),
+         rows[i])
+        for i in range(count)
+    ]  # fmt: skip
+
+
+def map_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], f: Any, *iterables: Any
+                    ) -> tuple[Any, Any]:  # fmt: skip
+    """The forward rule of `map`'s forward rule (third derivatives): `call_frule_frule`
+    for each item; the results, their tangents and those tangents' own, as lists."""
+    found = [call_frule_frule(outer, inner, f, *items)
+             for outer, inner, items in _map_calls(dargs2, dargs, iterables)]  # fmt: skip
+    results = [y for (y, _), _ in found]
+    dots = [y_dot for (_, y_dot), _ in found]
+    moved = [elements_of(unthunk(m), 2) for _, m in found]
+    return (results, dots), ([m[0] for m in moved], [m[1] for m in moved])
+
+
+def map_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], f: Any,
+                          *iterables: Any) -> tuple[Any, Pullback]:  # fmt: skip
+    """`map_frule_frule`'s: each call through `call_frule_frule_rrule`; `f` and its
+    tangents get the sums of their cotangents over the calls, each iterable and its
+    tangents their elements'."""
+    planned = _map_calls(dargs2, dargs, iterables)
+    made = [call_frule_frule_rrule(outer, inner, f, *items) for outer, inner, items in planned]
+    results = [y for ((y, _), _), _ in made]
+    dots = [y_dot for ((_, y_dot), _), _ in made]
+    moved = [elements_of(unthunk(m), 2) for (_, m), _ in made]
+    value = ((results, dots), ([m[0] for m in moved], [m[1] for m in moved]))
+    count, width = len(made), len(iterables)
+
+    def elements(bar: Any, size: int) -> tuple[Any, ...]:
+        bar = unthunk(bar)
+        return elements_of(bar, size) if not isinstance(bar, AbstractZero) else (bar,) * size
+
+    def map_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        value_bar, tangent_bar = elements(bars, 2)
+        result_bars, dot_bars = (elements(b, count) for b in elements(value_bar, 2))
+        moved_bars, moved_dot_bars = (elements(b, count) for b in elements(tangent_bar, 2))
+        f_bar: Any = ZeroTangent()
+        f_dot2_bar: Any = ZeroTangent()
+        f_dot_bar: Any = ZeroTangent()
+        f_dot_dot_bar: Any = ZeroTangent()
+        items: list[list[Any]] = [[] for _ in range(4 * width)]
+        for i, (_, back) in enumerate(made):
+            pair = ((result_bars[i], dot_bars[i]), (moved_bars[i], moved_dot_bars[i]))
+            _, outer_bar, inner_bar, own_bar, *argument_bars = back(pair)
+            outer = elements(outer_bar, 3 + width)
+            inner = elements(inner_bar, 2 + width)
+            twice = elements(outer[1], 2 + width)
+            f_bar, f_dot2_bar = f_bar + own_bar, f_dot2_bar + outer[2]
+            f_dot_bar, f_dot_dot_bar = f_dot_bar + inner[1], f_dot_dot_bar + twice[1]
+            for k in range(width):
+                items[k].append(argument_bars[k])
+                items[width + k].append(inner[2 + k])
+                items[2 * width + k].append(outer[3 + k])
+                items[3 * width + k].append(twice[2 + k])
+
+        def of(position: int) -> list[Any]:
+            """Each iterable's cotangent, from its items' in group `position`."""
+            return [
+                calls.cotangent_of_elements(it, (*items[position * width + k],
+                                                 *(ZeroTangent(),) * (len(it) - count)))
+                for k, it in enumerate(iterables)
+            ]  # fmt: skip
+
+        dargs_bar = Tangent(tuple, NoTangent(), f_dot_bar, *of(1))
+        twice_bar = Tangent(tuple, NoTangent(), f_dot_dot_bar, *of(3))
+        dargs2_bar = Tangent(tuple, NoTangent(), twice_bar, f_dot2_bar, *of(2))
+        return (NoTangent(), dargs2_bar, dargs_bar, f_bar, *of(0))
+
+    return value, map_frule_frule_pullback
 
 
 # An array's `.T` is linear: the rules of its forward rule's forward rule are a linear
@@ -291,6 +515,10 @@ rules.frule(calls.method_frule)(method_frule_frule)
 rules.rrule(method_frule_frule)(method_frule_frule_rrule)
 rules.frule(calls.call_frule)(call_frule_frule)
 rules.rrule(call_frule_frule)(call_frule_frule_rrule)
+rules.frule(calls.rules.frules[map].rrule)(map_frule_frule)
+rules.rrule(map_frule_frule)(map_frule_frule_rrule)
+rules.frule(calls.unpacked_call_frule)(unpacked_call_frule_frule)
+rules.rrule(unpacked_call_frule_frule)(unpacked_call_frule_frule_rrule)
 rules.frule(containers.transpose_attribute_frule)(transpose_attribute_frule_frule)
 rules.rrule(transpose_attribute_frule_frule)(transpose_attribute_frule_frule_rrule)
 _outer: Any = transpose_attribute_frule_frule

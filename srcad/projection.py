@@ -14,7 +14,9 @@ from srcad.tangents import (
     Tangent,
     Thunk,
     ZeroTangent,
+    elements_of,
     field_names,
+    unthunk,
 )
 
 
@@ -144,6 +146,47 @@ def expand(dx: Any, x: Any) -> Any:
     return np.full(x.shape, dx)
 
 
+# A NumPy function reads a list or tuple operand as the array of its elements.
+SEQUENCES = (list, tuple)
+
+
+def array_operand(x: Any) -> Any:
+    """An operand of a NumPy function as NumPy reads it: a list or tuple (a display, nested,
+    or holding arrays) as the array of its elements, any other value as it is. Rules of
+    ufuncs call it on their operands, and `operand_tangent` on their tangents: a list's
+    tangent is the list of its elements' tangents, which no arithmetic takes.
+
+    >>> array_operand([1.0, (2.0, 3.0)[0]])
+    array([1., 2.])
+    """
+    return np.asarray(x) if isinstance(x, SEQUENCES) else x
+
+
+def operand_tangent(dot: Any, x: Any) -> Any:
+    """The tangent of `array_operand(x)` given `x`'s: a list's or tuple's tangent (its
+    elements' tangents, to any depth) as the array of them, an element's symbolic zero as
+    zeros of its shape; a symbolic zero stays one, and so does every tangent of another `x`.
+
+    >>> operand_tangent([ZeroTangent(), 2.0], [1.0, 0.5])
+    array([0., 2.])
+    """
+    dot = unthunk(dot)
+    if not isinstance(x, SEQUENCES) or isinstance(dot, AbstractZero):
+        return dot
+    return np.asarray(_dense_elements(dot, x))
+
+
+def _dense_elements(dot: Any, x: Any) -> Any:
+    """`operand_tangent`'s elements, nested as `x` nests them."""
+    dot = unthunk(dot)
+    if isinstance(x, SEQUENCES):
+        dots = elements_of(dot, len(x))
+        return [_dense_elements(d, element) for d, element in zip(dots, x, strict=True)]
+    if isinstance(dot, AbstractZero):
+        return np.zeros(np.shape(x), np.result_type(x, 1.0))
+    return dot
+
+
 def fill_like(x: np.ndarray, value: Any) -> Any:
     """An array shaped like `x` holding `value` everywhere: the cotangent of a sum."""
     if isinstance(value, AbstractZero):
@@ -266,9 +309,13 @@ class ProjectTo:
             self.kind = "struct"  # a dataclass or NamedTuple: each field projected
             self.scalar_type = kind_of
             self.fields = {name: ProjectTo(getattr(x, name)) for name in field_names(kind_of)}
-        elif isinstance(x, tuple):
-            self.kind = "tuple"
-            self.shape = (len(x),)
+        elif isinstance(x, SEQUENCES):
+            # A NumPy function reads it as an array, and may give its cotangent as one: of
+            # the array's shape, after broadcasting (summed back), and real where it is.
+            self.kind = "tuple" if isinstance(x, tuple) else "list"
+            facts = _sequence_facts(x)
+            if facts is not None:
+                self.shape, self.dtype = facts
         elif isinstance(x, AbstractZero):
             self.kind = "zero"
             self.scalar_type = kind_of  # ZeroTangent or NoTangent: its cotangent's kind
@@ -303,6 +350,10 @@ class ProjectTo:
             return NoTangent()
         if kind == "tuple" and isinstance(dx, tuple | list):
             return Tangent(tuple, *dx)
+        if type(dx) is np.ndarray and self.dtype is not None:  # a list's or tuple's, as an array
+            if dx.shape != self.shape:
+                dx = unbroadcast(dx, self.shape)
+            return dx.real if dx.dtype.kind == "c" and self.dtype.kind != "c" else dx
         if kind == "struct" and isinstance(dx, Tangent) and dx.fields:
             assert self.scalar_type is not None
             projected = {
@@ -329,3 +380,38 @@ class ProjectTo:
         if self.kind in ("array", "scalar"):
             return f"ProjectTo({self.kind}, shape={self.shape}, dtype={self.dtype})"
         return f"ProjectTo({self.kind})"
+
+
+_FLOAT_TYPES = frozenset([float, int, bool, np.float64])
+
+
+def _sequence_facts(x: Any) -> tuple[tuple[int, ...], np.dtype[Any]] | None:
+    """The shape and dtype of the array NumPy makes of the list or tuple `x` (nested, or
+    holding arrays), without making it; None where the elements are not all numbers and
+    arrays of one shape, or are of no float or complex dtype.
+
+    >>> _sequence_facts([[1.0, 2.0], (3.0, np.array(4.0))])
+    ((2, 2), dtype('float64'))
+    """
+    if not x:
+        return None
+    if {*map(type, x)} <= _FLOAT_TYPES:  # (the common case, at C speed)
+        return (len(x),), np.dtype(np.float64)
+    inner = [_sequence_facts(e) if isinstance(e, SEQUENCES) else _array_facts(e) for e in x]
+    first = inner[0]
+    if first is None or any(facts is None or facts[0] != first[0] for facts in inner):
+        return None
+    dtype = np.result_type(*(facts[1] for facts in inner if facts is not None))
+    return ((len(x), *first[0]), dtype) if dtype.kind in "fc" else None
+
+
+def _array_facts(x: Any) -> tuple[tuple[int, ...], np.dtype[Any]] | None:
+    if isinstance(x, np.ndarray | np.generic):
+        if x.dtype.kind not in "fcbiu":
+            return None
+        return x.shape, x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
+    if isinstance(x, float | int):
+        return (), np.dtype(np.float64)
+    if isinstance(x, complex):
+        return (), np.dtype(np.complex128)
+    return None

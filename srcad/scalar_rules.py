@@ -9,8 +9,10 @@ from collections.abc import Callable
 from types import CodeType
 from typing import Any
 
+import numpy as np
+
 from srcad.partials import strong_product
-from srcad.projection import ProjectTo, conj, expand
+from srcad.projection import SEQUENCES, ProjectTo, array_operand, conj, expand, operand_tangent
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 RuleFn = Callable[..., Any]
@@ -56,11 +58,15 @@ def primal_name(primal: Any) -> str:
 def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> RuleFn:
     """Build a named reverse rule from partial derivatives; see `RuleSet.scalar`."""
     name = name or primal_name(primal)
+    # A ufunc reads a list or tuple operand as an array: its partials and projections too.
+    operands = isinstance(primal, np.ufunc)
     if len(partials) == 1:
         (d_x,) = partials
 
         def rrule1(x: Any) -> tuple[Any, RuleFn]:
             y = primal(x)
+            if operands:
+                x = array_operand(x)
             project_x = ProjectTo(x)
 
             def pullback(y_bar: Any) -> tuple[Any, Any]:
@@ -74,6 +80,8 @@ def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
 
         def rrule2(a: Any, b: Any) -> tuple[Any, RuleFn]:
             y = primal(a, b)
+            if operands:
+                a, b = array_operand(a), array_operand(b)
             project_a = ProjectTo(a)
             project_b = ProjectTo(b)
 
@@ -87,14 +95,17 @@ def scalar_rrule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
             return y, pullback
 
         return named(rrule2, f"{name}_rrule", pullback=f"{name}_pullback")
-    return _scalar_rrule_n(primal, partials, name)  # any other number
+    return _scalar_rrule_n(primal, partials, name, operands)  # any other number
 
 
 def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> RuleFn:
-    """Build a named forward rule from partial derivatives: `y_dot = sum(d_i * x_i_dot)`."""
+    """Build a named forward rule from partial derivatives: `y_dot = sum(d_i * x_i_dot)`.
+    A ufunc's list or tuple operand is read as the array of its elements, its tangent as
+    the array of theirs (`array_operand`, `operand_tangent`, linear: rules of their own)."""
     name = name or primal_name(primal)
+    operands = isinstance(primal, np.ufunc)
     if len(partials) not in (1, 2):
-        return _scalar_frule_n(primal, partials, name)
+        return _scalar_frule_n(primal, partials, name, operands)
 
     # Written as plain code (no closure made per call) so that srcad can differentiate the
     # forward rule itself: reverse mode over forward mode gives second derivatives.
@@ -104,6 +115,9 @@ def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
         def frule1(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
             y = primal(x)
             x_dot = unthunk(dargs[1])
+            if operands and isinstance(x, SEQUENCES):
+                x_dot = operand_tangent(x_dot, x)
+                x = array_operand(x)
             if isinstance(x_dot, AbstractZero):
                 return y, ZeroTangent()
             return y, strong_product(d_x(x, y), x_dot)
@@ -115,6 +129,12 @@ def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
         y = primal(a, b)
         a_dot = unthunk(dargs[1])
         b_dot = unthunk(dargs[2])
+        if operands and isinstance(a, SEQUENCES):
+            a_dot = operand_tangent(a_dot, a)
+            a = array_operand(a)
+        if operands and isinstance(b, SEQUENCES):
+            b_dot = operand_tangent(b_dot, b)
+            b = array_operand(b)
         y_dot: Any = ZeroTangent()
         if not isinstance(a_dot, AbstractZero):
             y_dot = strong_product(d_a(a, b, y), a_dot)
@@ -127,7 +147,9 @@ def scalar_frule(primal: Any, *partials: Callable[..., Any], name: str = "") -> 
     return named(frule2, f"{name}_frule")
 
 
-def _scalar_rrule_n(primal: Any, partials: tuple[Callable[..., Any], ...], name: str) -> RuleFn:
+def _scalar_rrule_n(
+    primal: Any, partials: tuple[Callable[..., Any], ...], name: str, operands: bool
+) -> RuleFn:
     """`scalar_rrule` for three arguments or more."""
     if not partials:
         raise ValueError("a scalar rule takes a partial derivative for each argument")
@@ -136,6 +158,8 @@ def _scalar_rrule_n(primal: Any, partials: tuple[Callable[..., Any], ...], name:
     def rrule_n(*args: Any) -> tuple[Any, RuleFn]:
         _check_arity(name, args, arity)
         y = primal(*args)
+        if operands:
+            args = tuple(array_operand(a) for a in args)
         projections = [ProjectTo(a) for a in args]
 
         def pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -150,7 +174,9 @@ def _scalar_rrule_n(primal: Any, partials: tuple[Callable[..., Any], ...], name:
     return named(rrule_n, f"{name}_rrule", pullback=f"{name}_pullback")
 
 
-def _scalar_frule_n(primal: Any, partials: tuple[Callable[..., Any], ...], name: str) -> RuleFn:
+def _scalar_frule_n(
+    primal: Any, partials: tuple[Callable[..., Any], ...], name: str, operands: bool
+) -> RuleFn:
     """`scalar_frule` for three arguments or more, written as plain code too: srcad
     differentiates it in turn, for second derivatives."""
     if not partials:
@@ -160,6 +186,12 @@ def _scalar_frule_n(primal: Any, partials: tuple[Callable[..., Any], ...], name:
     def frule_n(dargs: tuple[Any, ...], *args: Any) -> tuple[Any, Any]:
         _check_arity(name, args, arity)
         y = primal(*args)
+        if operands:
+            dargs = (
+                dargs[0],
+                *[operand_tangent(d, a) for d, a in zip(dargs[1:], args, strict=True)],
+            )
+            args = tuple(array_operand(a) for a in args)
         y_dot: Any = ZeroTangent()
         for d, dot in zip(partials, dargs[1:], strict=True):
             dot = unthunk(dot)

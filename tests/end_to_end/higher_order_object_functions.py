@@ -129,3 +129,62 @@ FUNCTIONS = [
     through_a_property, through_a_dataclass_property, through_getattr_hooks, through_methods,
     through_function_values,
 ]  # fmt: skip
+
+
+class Poly:
+    """Methods that read fields, call another method and take arrays (fourth derivatives)."""
+
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+    def value(self, x):
+        return self.a * x**3 + np.sin(self.b * x)
+
+    def both(self, x, y):
+        return self.value(x) * np.cos(y) + self.a * y
+
+    def of_vector(self, v):
+        return np.sum(np.tanh(self.a * v) * v)
+
+
+def method_of_a_moving_object(t):
+    return Poly(t, t * t).value(0.3)
+
+
+def method_of_a_constant_object(t):
+    return Poly(0.4, 1.5).value(t)
+
+
+def method_calling_a_method(t):
+    return Poly(t, 2.0).both(t * t, t)
+
+
+def method_of_an_array(t):
+    return Poly(t, 1.0).of_vector(np.array([t, 2.0 * t, 0.5]))
+
+
+@dataclasses.dataclass
+class Rate:
+    w: float
+
+    def at(self, x):
+        return np.exp(self.w * x) / (1.0 + x * x)
+
+
+def method_of_a_dataclass(t):
+    return Rate(t).at(t + 1.0) * Rate(0.5).at(t)
+
+
+METHODS = [
+    method_of_a_moving_object, method_of_a_constant_object, method_calling_a_method,
+    method_of_an_array, method_of_a_dataclass,
+]  # fmt: skip
+
+
+def calls_of_values(t):
+    """A module function and a lambda held by locals, and a callable object (fourth
+    derivatives): Python functions, through the nested forward rules of their source."""
+    h = helper
+    cube = lambda v: v**3 + np.sin(v)  # noqa: E731
+    return h(t, 2.0 * t) + Scaler(t * t)(t) + cube(t * t)

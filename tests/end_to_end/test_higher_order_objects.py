@@ -37,12 +37,59 @@ def test_third_derivatives_through_objects_match_differences(f: Any) -> None:
     _check(twice, srcad.jacobian(twice, mode="forward"))
 
 
-def test_fourth_derivatives_through_an_attribute_are_refused_not_wrong() -> None:
-    """The forward rule three deep of an attribute read is not written: an error, never a
-    number (a **gap**, docs/higher_order.md)."""
-    third = srcad.grad(srcad.grad(srcad.grad(functions.through_a_property)))
-    with pytest.raises(srcad.SrcadError, match="getattr_frule_frule"):
+@pytest.mark.parametrize(
+    "f",
+    [functions.through_a_field, functions.through_dataclass_fields,
+     functions.through_a_named_tuple],
+    ids=lambda f: f.__name__,
+)  # fmt: skip
+def test_fourth_derivatives_through_fields_match_differences(f: Any) -> None:
+    """Reading a field is linear: its forward rules are nested as a linear function's
+    (`fourth_order_calls._field_nested`, to `second_order.NESTING` deep), so `grad` four
+    deep goes through it (five deep too, which compiles for seconds: not run here)."""
+    third = srcad.grad(srcad.grad(srcad.grad(f)))
+    _check(third, srcad.grad(third))
+
+
+@pytest.mark.parametrize(
+    "f", [*functions.METHODS, functions.calls_of_values], ids=lambda f: f.__name__
+)
+def test_fourth_derivatives_through_methods_match_differences(f: Any) -> None:
+    """A user class's method, and calls of Python functions held as values: the forward
+    rules srcad generates for the function's source, nested
+    (`fourth_order_calls._method_nested`, `_call_nested`), the tangents moved at every
+    depth."""
+    third = srcad.grad(srcad.grad(srcad.grad(f)))
+    _check(third, srcad.grad(third))
+
+
+def test_fourth_derivatives_through_a_ufunc_called_as_a_value_are_refused_not_wrong() -> None:
+    """A ufunc held by a local runs its registered rule, whose forward rules four deep
+    are not dispatched: an error, never a number (a **gap**)."""
+    third = srcad.grad(srcad.grad(srcad.grad(functions.through_function_values)))
+    with pytest.raises(srcad.SrcadError, match="no higher ones"):
         srcad.grad(third)(T)
+
+
+def test_fourth_derivatives_through_an_array_method_are_refused_not_wrong() -> None:
+    """`.sum()` runs `np.sum`'s registered rule, whose forward rules four deep are not
+    dispatched: an error, never a number (a **gap**)."""
+    third = srcad.grad(srcad.grad(srcad.grad(lambda t: np.array([t, t * t]).sum() ** 4)))
+    with pytest.raises(srcad.SrcadError, match=r"method \.sum"):
+        srcad.grad(third)(T)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [functions.through_a_property, functions.through_a_dataclass_property,
+     functions.through_getattr_hooks],
+    ids=lambda f: f.__name__,
+)  # fmt: skip
+def test_fourth_derivatives_through_computed_attributes_match_differences(f: Any) -> None:
+    """A property, `__getattr__`, `functools.cached_property`: the forward rules srcad
+    generates for the getter's source, nested (`fourth_order_calls._field_nested`)."""
+    third = srcad.grad(srcad.grad(srcad.grad(f)))
+    _check(third, srcad.grad(third))
 
 
 def test_hessians_of_a_vector_function_through_properties_forward_over_forward() -> None:

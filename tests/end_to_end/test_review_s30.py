@@ -118,14 +118,9 @@ def test_extrema_with_a_list_operand():
     close(srcad.hessian(f)(0.7), finite_difference_jvp(srcad.grad(f), (0.7,), (1.0,)))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="forward mode: a binary ufunc of list displays multiplies its partial (1.0) by "
-    "the list's tangent, a list (`can't multiply sequence by non-int`); the reverse mode "
-    "is right",
-)
 def test_forward_mode_of_a_binary_ufunc_of_list_displays():
+    """The forward rule multiplied its partial (1.0) by the list's tangent, a list (a
+    TypeError); `test_list_operands.py` checks the class."""
     f = rf.ufunc_of_two_list_displays
     close(srcad.grad(f)(0.7), finite_difference_vjp(f, (0.7,), 1.0, 0))
     close(srcad.jvp(f, (0.7,), (1.0,))[1], finite_difference_vjp(f, (0.7,), 1.0, 0))

@@ -18,7 +18,7 @@ from srcad import primitives
 from srcad.keywords import keyword_call
 from srcad.partials import log_base, logistic, power, power_slope, reciprocal, strong_product
 from srcad.primitives import logabsdet
-from srcad.projection import expand
+from srcad.projection import array_operand, expand, operand_tangent
 from srcad.rules.numpy_factorisations import _inverse_differences
 from srcad.rules.numpy_linalg import multilinear_sum
 from srcad.tangents import elements_of, unthunk
@@ -251,6 +251,13 @@ def operators(x):
 
 def matmul(m):
     return np.sum(np.sin(m @ (m * m)))
+
+
+def list_operands(x):
+    """NumPy functions given lists and tuples, which they read as arrays
+    (`projection.array_operand`, and `operand_tangent` for their tangents)."""
+    a = np.multiply([x[0], x[1] * x[2]], (x[3], 2.0))
+    return np.sum(np.sin(a) * a) + np.dot([x[4], x[5]], np.cos(a)) + np.sum(np.exp([a, a * x[4]]))
 
 
 def method_calls(x):
@@ -590,6 +597,8 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     np.astype: (of_array(np.astype, np.float64), (MATRIX,)),
     logabsdet: (slogdet, (MATRIX,)),
     sum: (builtin_sum, (VECTOR,)),
+    array_operand: (list_operands, (VECTOR,)),
+    operand_tangent: (list_operands, (VECTOR,)),
     **{
         f: (operators, (VECTOR,))
         for f in (

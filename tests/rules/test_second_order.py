@@ -19,7 +19,7 @@ from srcad.primitives import (
     unpack,
     with_attribute,
 )
-from srcad.projection import expand
+from srcad.projection import array_operand, expand, operand_tangent
 from srcad.registry import REGISTRY, Linearity
 from srcad.tangents import elements_of, unthunk
 from srcad.testing import check_rrule, finite_difference_vjp
@@ -85,7 +85,7 @@ def test_the_entries_say_which_functions_are_linear():
         np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
         np.fft.rfft, np.fft.rfft2, np.fft.rfftn, np.fft.irfft, np.fft.irfft2, np.fft.irfftn,
         np.fft.hfft, np.fft.ihfft, np.fft.fftshift, np.fft.ifftshift, float, unthunk,
-        elements_of, expand,
+        elements_of, expand, operand_tangent,
     }  # fmt: skip
     bilinear = {np.dot, np.inner, np.outer, np.tensordot, np.matmul, operator.matmul,
                 np.vdot, np.kron, np.cross}  # fmt: skip
@@ -97,7 +97,7 @@ def test_the_entries_say_which_functions_are_linear():
         list, tuple, zip, enumerate, dict.get, dict.values, dict.items, dict.copy, list.copy,
         make_struct, replace_fields, with_attribute, functools.partial,
         np.concatenate, np.stack, np.hstack, np.vstack, np.dstack, np.column_stack,
-        np.atleast_1d, np.atleast_2d, np.atleast_3d, index_concatenate,
+        np.atleast_1d, np.atleast_2d, np.atleast_3d, index_concatenate, array_operand,
     }  # fmt: skip
 
 

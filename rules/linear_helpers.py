@@ -1,0 +1,141 @@
+"""Rules of srcad's own helpers that rules and generated forward rules call (`expand`,
+`elements_of`, `unthunk`, `array_operand`, `operand_tangent`): linear, with rules of their
+own so that srcad differentiates those rules in turn (higher derivatives)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from srcad.kinds import EXPANDED
+from srcad.projection import ProjectTo, array_operand, expand, operand_tangent
+from srcad.registry import Linearity, RuleSet
+from srcad.tangents import (
+    AbstractZero,
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    elements_of,
+    field_names,
+    unthunk,
+)
+
+rules = RuleSet("linear helpers")
+Pullback = Any
+
+
+@rules.rrule(expand)
+def expand_rrule(dx: Any, x: Any) -> tuple[Any, Pullback]:
+    """`expand(dx, x)`, which forward rules call to give a float tangent an array's shape:
+    linear in `dx`, so its pullback sums the cotangent back to `dx`'s shape (for the
+    rules srcad differentiates in turn)."""
+    y = expand(dx, x)
+    project_dx = ProjectTo(unthunk(dx))
+
+    def expand_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar, NoTangent()
+        return NoTangent(), project_dx(y_bar), NoTangent()
+
+    return y, expand_pullback
+
+
+@rules.frule(expand)
+def expand_frule(dargs: tuple[Any, ...], dx: Any, x: Any) -> tuple[Any, Any]:
+    return expand(dx, x), expand(unthunk(dargs[1]), x)
+
+
+rules.primitive(expand, result=EXPANDED, linearity=Linearity.LINEAR)
+
+
+@rules.rrule(elements_of)
+def elements_of_rrule(tangent: Any, count: int) -> tuple[Any, Pullback]:
+    """`elements_of(tangent, count)`, which generated forward rules call to take a tuple's
+    tangent apart: linear in it, so its reverse rule (for second derivatives) puts the
+    elements' cotangents together again, as the tangent's type holds them."""
+    y = elements_of(tangent, count)
+
+    def elements_of_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        bars = tuple(unthunk(b) for b in elements_of(unthunk(y_bar), count))
+        if all(isinstance(b, AbstractZero) for b in bars):
+            return NoTangent(), ZeroTangent(), NoTangent()
+        if isinstance(tangent, Tangent) and tangent.fields:
+            names = field_names(tangent.primal_type)
+            fields = dict(zip(names, bars, strict=True))
+            return NoTangent(), Tangent(tangent.primal_type, **fields), NoTangent()
+        return NoTangent(), Tangent(tuple, *bars), NoTangent()
+
+    return y, elements_of_pullback
+
+
+@rules.frule(elements_of)
+def elements_of_frule(dargs: tuple[Any, ...], tangent: Any, count: int) -> tuple[Any, Any]:
+    """Forward rule of `elements_of` (forward over forward mode): linear, its tangent's
+    elements."""
+    return elements_of(tangent, count), Tangent(tuple, *elements_of(unthunk(dargs[1]), count))
+
+
+rules.primitive(elements_of, linearity=Linearity.LINEAR)
+
+
+@rules.rrule(unthunk)
+def unthunk_rrule(tangent: Any) -> tuple[Any, Pullback]:
+    """`unthunk(tangent)`, which rules call on the tangents they are given: the identity on
+    values (a thunk computed), for the rules that srcad differentiates in turn."""
+
+    def unthunk_pullback(y_bar: Any) -> tuple[Any, Any]:
+        return NoTangent(), y_bar
+
+    return unthunk(tangent), unthunk_pullback
+
+
+@rules.frule(unthunk)
+def unthunk_frule(dargs: tuple[Any, ...], tangent: Any) -> tuple[Any, Any]:
+    return unthunk(tangent), unthunk(dargs[1])
+
+
+rules.primitive(unthunk, linearity=Linearity.LINEAR)
+
+
+@rules.rrule(array_operand)
+def array_operand_rrule(x: Any) -> tuple[Any, Pullback]:
+    """`array_operand(x)`, which rules of ufuncs call on a list or tuple operand: linear, so
+    its pullback gives the list the array's cotangent, which the list's own pullback
+    (`make_list`'s, a parameter's) reads by position."""
+    y = array_operand(x)
+    project = ProjectTo(y)
+
+    def array_operand_pullback(y_bar: Any) -> tuple[Any, Any]:
+        return NoTangent(), project(unthunk(y_bar))
+
+    return y, array_operand_pullback
+
+
+@rules.frule(array_operand)
+def array_operand_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
+    return array_operand(x), operand_tangent(dargs[1], x)
+
+
+rules.primitive(array_operand, linearity=Linearity.LINEAR_IN_ALL)
+
+
+@rules.rrule(operand_tangent)
+def operand_tangent_rrule(dot: Any, x: Any) -> tuple[Any, Pullback]:
+    """`operand_tangent(dot, x)`: linear in the tangent `dot`, a list's or tuple's, whose
+    cotangent is the array's, read by position as `array_operand_rrule`'s is. `x` gives
+    only the shapes of its elements: no cotangent."""
+    y = operand_tangent(dot, x)
+    project = ProjectTo(y)
+
+    def operand_tangent_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        return NoTangent(), project(unthunk(y_bar)), NoTangent()
+
+    return y, operand_tangent_pullback
+
+
+@rules.frule(operand_tangent)
+def operand_tangent_frule(dargs: tuple[Any, ...], dot: Any, x: Any) -> tuple[Any, Any]:
+    return operand_tangent(dot, x), operand_tangent(dargs[1], x)
+
+
+rules.primitive(operand_tangent, linearity=Linearity.LINEAR)
