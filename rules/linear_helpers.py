@@ -1,13 +1,14 @@
 """Rules of srcad's own helpers that rules and generated forward rules call (`expand`,
-`elements_of`, `unthunk`, `array_operand`, `operand_tangent`): linear, with rules of their
-own so that srcad differentiates those rules in turn (higher derivatives)."""
+`elements_of`, `unthunk`, `array_operand`, `numpy_operand`, `operand_tangent`): linear,
+with rules of their own so that srcad differentiates those rules in turn (higher
+derivatives)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from srcad.kinds import EXPANDED
-from srcad.projection import ProjectTo, array_operand, expand, operand_tangent
+from srcad.projection import ProjectTo, array_operand, expand, numpy_operand, operand_tangent
 from srcad.registry import Linearity, RuleSet
 from srcad.tangents import (
     AbstractZero,
@@ -117,6 +118,27 @@ def array_operand_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
 
 
 rules.primitive(array_operand, linearity=Linearity.LINEAR_IN_ALL)
+
+
+@rules.rrule(numpy_operand)
+def numpy_operand_rrule(x: Any) -> tuple[Any, Pullback]:
+    """`numpy_operand(x)`: `array_operand(x)`, a Python number as a NumPy scalar (the
+    identity on values), with the same cotangent."""
+    y = numpy_operand(x)
+    project = ProjectTo(y)
+
+    def numpy_operand_pullback(y_bar: Any) -> tuple[Any, Any]:
+        return NoTangent(), project(unthunk(y_bar))
+
+    return y, numpy_operand_pullback
+
+
+@rules.frule(numpy_operand)
+def numpy_operand_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
+    return numpy_operand(x), operand_tangent(dargs[1], x)
+
+
+rules.primitive(numpy_operand, linearity=Linearity.LINEAR_IN_ALL)
 
 
 @rules.rrule(operand_tangent)

@@ -23,6 +23,7 @@ from srcad.projection import (
     array_operand,
     conj,
     expand,
+    numpy_operand,
     operand_tangent,
     outer,
 )
@@ -541,12 +542,14 @@ rules.primitive(operator.pos, result=SAME_KIND, inline=Inline("y_bar"))
 
 
 # `np.power`, `np.mod` and `np.matmul` are `**`, `%` and `@` of their operands read as
-# arrays (Python's operators refuse lists and tuples, or join them). The forward rules of
-# the first two are plain code, which srcad compiles for higher derivatives; `np.matmul` is
-# bilinear (its entry below).
+# NumPy reads them (Python's operators refuse lists and tuples, or join them, and compute
+# with Python's numbers: `(-2.0) ** 0.5` is complex where `np.power(-2.0, 0.5)` is NaN,
+# `1.0 % 0.0` raises where `np.mod(1.0, 0.0)` is NaN). The forward rules of the first two
+# are plain code, which srcad compiles for higher derivatives; `np.matmul` is bilinear
+# (its entry below).
 @rules.rrule(np.power)
 def numpy_power_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
-    y, pullback = pow_rrule(array_operand(x), array_operand(p))
+    y, pullback = pow_rrule(numpy_operand(x), numpy_operand(p))
 
     def numpy_power_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
         return pullback(y_bar)
@@ -557,12 +560,12 @@ def numpy_power_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
 @rules.frule(np.power)
 def numpy_power_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
     x_dot, p_dot = operand_tangent(dargs[1], x), operand_tangent(dargs[2], p)
-    return pow_frule((dargs[0], x_dot, p_dot), array_operand(x), array_operand(p))
+    return pow_frule((dargs[0], x_dot, p_dot), numpy_operand(x), numpy_operand(p))
 
 
 @rules.rrule(np.mod)
 def numpy_mod_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
-    y, pullback = mod_rrule(array_operand(a), array_operand(b))
+    y, pullback = mod_rrule(numpy_operand(a), numpy_operand(b))
 
     def numpy_mod_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
         return pullback(y_bar)
@@ -573,7 +576,7 @@ def numpy_mod_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 @rules.frule(np.mod)
 def numpy_mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     a_dot, b_dot = operand_tangent(dargs[1], a), operand_tangent(dargs[2], b)
-    return mod_frule((dargs[0], a_dot, b_dot), array_operand(a), array_operand(b))
+    return mod_frule((dargs[0], a_dot, b_dot), numpy_operand(a), numpy_operand(b))
 
 
 @rules.rrule(np.matmul)

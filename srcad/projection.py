@@ -162,6 +162,14 @@ def array_operand(x: Any) -> Any:
     return np.asarray(x) if isinstance(x, SEQUENCES) else x
 
 
+def numpy_operand(x: Any) -> Any:
+    """`array_operand(x)`, and a Python number as the NumPy scalar NumPy computes with
+    (`np.power`'s and `np.mod`'s rules call it: `np.power(-2.0, 0.5)` is NaN, where
+    Python's `(-2.0) ** 0.5` is complex)."""
+    x = array_operand(x)
+    return np.asarray(x)[()] if x.__class__ in (float, int, bool) else x
+
+
 def operand_tangent(dot: Any, x: Any) -> Any:
     """The tangent of `array_operand(x)` given `x`'s: a list's or tuple's tangent (its
     elements' tangents, to any depth) as the array of them, an element's symbolic zero as

@@ -18,7 +18,7 @@ from srcad import primitives
 from srcad.keywords import keyword_call
 from srcad.partials import log_base, logistic, power, power_slope, reciprocal, strong_product
 from srcad.primitives import logabsdet
-from srcad.projection import array_operand, expand, operand_tangent
+from srcad.projection import array_operand, expand, numpy_operand, operand_tangent
 from srcad.rules.numpy_factorisations import _inverse_differences
 from srcad.rules.numpy_linalg import multilinear_sum
 from srcad.tangents import elements_of, unthunk
@@ -258,6 +258,12 @@ def list_operands(x):
     (`projection.array_operand`, and `operand_tangent` for their tangents)."""
     a = np.multiply([x[0], x[1] * x[2]], (x[3], 2.0))
     return np.sum(np.sin(a) * a) + np.dot([x[4], x[5]], np.cos(a)) + np.sum(np.exp([a, a * x[4]]))
+
+
+def numpy_powers_of_numbers(x):
+    """`np.power` and `np.mod` of Python floats, which they compute as NumPy scalars
+    (`projection.numpy_operand`)."""
+    return np.power(float(x[0]), 1.5) + np.mod(float(x[1]) * 3.0, 2.0) * np.power(x[2], 2.0)
 
 
 def method_calls(x):
@@ -599,6 +605,7 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     sum: (builtin_sum, (VECTOR,)),
     array_operand: (list_operands, (VECTOR,)),
     operand_tangent: (list_operands, (VECTOR,)),
+    numpy_operand: (numpy_powers_of_numbers, (POSITIVE,)),
     **{
         f: (operators, (VECTOR,))
         for f in (

@@ -19,7 +19,7 @@ from srcad.primitives import (
     unpack,
     with_attribute,
 )
-from srcad.projection import array_operand, expand, operand_tangent
+from srcad.projection import array_operand, expand, numpy_operand, operand_tangent
 from srcad.registry import REGISTRY, Linearity
 from srcad.tangents import elements_of, unthunk
 from srcad.testing import check_rrule, finite_difference_vjp
@@ -98,6 +98,7 @@ def test_the_entries_say_which_functions_are_linear():
         make_struct, replace_fields, with_attribute, functools.partial,
         np.concatenate, np.stack, np.hstack, np.vstack, np.dstack, np.column_stack,
         np.atleast_1d, np.atleast_2d, np.atleast_3d, index_concatenate, array_operand,
+        numpy_operand,
     }  # fmt: skip
 
 
