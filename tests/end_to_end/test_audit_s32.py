@@ -1,0 +1,152 @@
+"""Soundness audit (session 32): an exported gradient (`srcad export`) reads the user's
+globals when it runs, as srcad's rules do, and refuses to run where a fact its rules were
+compiled on has changed (a callee rebound, its code replaced); each value is checked
+against central differences."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from srcad.export import export_module
+from tests.conftest import close, user_module
+
+MODEL = """
+import numpy as np
+
+C = 2.0
+PARAMS = [1.0, 2.0]
+
+
+def helper(x):
+    return x * x
+
+
+def f(x):
+    return C * x * x + PARAMS[1] * x
+
+
+def g(x):
+    return helper(x) * 3.0
+
+
+def h(x):
+    return np.sum(x * x) * C
+"""
+
+
+def central(f: Any, x: Any, step: float = 1e-6) -> Any:
+    """Central differences of `f` at a float or along each element of an array."""
+    if np.ndim(x) == 0:
+        return (f(x + step) - f(x - step)) / (2 * step)
+    basis = np.eye(np.size(x))
+    return np.array([(f(x + step * e) - f(x - step * e)) / (2 * step) for e in basis])
+
+
+def exported(tmp_path: Path, name: str) -> tuple[types.ModuleType, dict[str, Any]]:
+    """The user's module (a fresh one per test) and the gradients of f, g and h exported
+    from it, imported as modules that need no srcad."""
+    module_name = f"model_{name}"
+    model = user_module(tmp_path, module_name, MODEL)
+    grads = {}
+    for func in (model.f, model.g, model.h):
+        file = tmp_path / f"grad_{func.__name__}.py"
+        file.write_text(export_module(func, {}, str(tmp_path)))
+        grads[func.__name__] = _imported(file)
+    return model, grads
+
+
+def _imported(file: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(file.stem, file)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(file.parent))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(file.parent))
+    return getattr(module, file.stem)
+
+
+@pytest.mark.parametrize(
+    "value", [5.0, 3, np.float64(-1.5), np.int64(4), True], ids=lambda v: type(v).__name__
+)
+def test_an_exported_gradient_reads_a_rebound_global_when_called(tmp_path: Path, value) -> None:
+    model, grads = exported(tmp_path, f"rebound_{type(value).__name__}")
+    x = 1.3
+    close(grads["f"](x), central(model.f, x))
+    model.C = value
+    close(grads["f"](x), central(model.f, x))
+    close(grads["h"](np.array([1.0, -2.0])), central(model.h, np.array([1.0, -2.0])))
+
+
+def test_an_exported_gradient_reads_a_module_list_changed_in_place(tmp_path: Path) -> None:
+    model, grads = exported(tmp_path, "in_place")
+    grads["f"](1.3)
+    model.PARAMS[1] = 10.0
+    close(grads["f"](1.3), central(model.f, 1.3))
+    model.PARAMS[1] = np.float64(-4.0)
+    close(grads["f"](1.3), central(model.f, 1.3))
+
+
+@pytest.mark.parametrize("value", [2.0 + 1j, np.array([1.0, 2.0])], ids=["complex", "array"])
+def test_an_exported_gradient_refuses_a_result_no_longer_a_real_scalar(
+    tmp_path: Path, value: Any
+) -> None:
+    model, grads = exported(tmp_path, f"result_{type(value).__name__}")
+    model.C = value
+    for name, x in (("f", 1.3), ("h", np.array([1.0, -2.0]))):
+        with pytest.raises(TypeError, match=f"grad_{name} needs {name} to return a real scalar"):
+            grads[name](x)
+
+
+def test_an_exported_gradient_refuses_a_foreign_global(tmp_path: Path) -> None:
+    model, grads = exported(tmp_path, "foreign")
+    model.C = np.ma.masked_array([2.0, 3.0], mask=[False, True])
+    with pytest.raises(Exception, match="MaskedArray"):
+        grads["h"](np.array([1.0, -2.0]))
+
+
+@pytest.mark.parametrize("change", ["callee", "list", "code", "defaults", "numpy"])
+def test_an_exported_gradient_refuses_once_a_fact_its_rules_rely_on_fails(
+    tmp_path: Path, change: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model, grads = exported(tmp_path, f"fact_{change}")
+    x = 1.3
+    close(grads["g"](x), central(model.g, x))
+    if change == "callee":
+        model.helper = lambda v: v**3
+        name, grad = "helper was rebound", grads["g"]
+    elif change == "list":
+        model.PARAMS = [0.0, 10.0]
+        name, grad = "PARAMS was rebound", grads["f"]
+    elif change == "code":
+        model.helper.__code__ = (lambda v: v**3).__code__
+        name, grad = "helper.__code__ was rebound", grads["g"]
+    elif change == "defaults":
+        model.f.__defaults__ = (1.0,)
+        name, grad = "f.__defaults__ was set", grads["f"]
+    else:
+        monkeypatch.setattr(np, "sum", lambda v: np.add.reduce(v) * 2.0)
+        name, grad = "np.sum was rebound", grads["h"]
+        x = np.array([1.0, 2.0])
+    with pytest.raises(RuntimeError, match=f"{name} since this gradient was exported"):
+        grad(x)
+
+
+def test_an_exported_gradient_refuses_to_import_over_a_rebound_callee(tmp_path: Path) -> None:
+    model = user_module(tmp_path, "model_before_import", MODEL)
+    file = tmp_path / "grad_g.py"
+    file.write_text(export_module(model.g, {}, str(tmp_path)))
+    model.helper = lambda v: v**3
+    with pytest.raises(
+        ImportError,
+        match=r"helper is a builtins.function .*<lambda>, not the builtins.function helper",
+    ):
+        _imported(file)
