@@ -14,6 +14,8 @@ that reached it; a module that would fail later is never written.
 
 The header records a fingerprint of every definition the rules were compiled from, so
 that `srcad export --check` tells whether the export still matches its source.
+The module reads the user's globals when it is called, and checks the facts its rules
+were compiled on (`srcad.exported_checks`), as srcad's compiled code does.
 """
 
 from __future__ import annotations
