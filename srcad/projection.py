@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.foreign import refuse_foreign
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
@@ -254,6 +255,8 @@ class ProjectTo:
             if x.dtype.kind not in "fc":
                 self.kind = "none"
             else:
+                if kind_of is not np.ndarray and isinstance(x, np.ndarray):
+                    refuse_foreign(x)  # a masked array, `np.matrix`: NumPy's rules do not hold
                 self.kind = "array" if kind_of is np.ndarray else "scalar"
                 self.shape = x.shape
                 self.dtype = x.dtype
@@ -267,12 +270,14 @@ class ProjectTo:
             self.scalar_type = kind_of
             self.fields = {name: ProjectTo(getattr(x, name)) for name in field_names(kind_of)}
         elif isinstance(x, tuple):
+            refuse_foreign(x)
             self.kind = "tuple"
             self.shape = (len(x),)
         elif isinstance(x, AbstractZero):
             self.kind = "zero"
             self.scalar_type = kind_of  # ZeroTangent or NoTangent: its cotangent's kind
         else:
+            refuse_foreign(x)  # a duck array, a list reading its items its own way
             self.kind = "any"
 
     def __call__(self, dx: Any) -> Any:

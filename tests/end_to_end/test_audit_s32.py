@@ -14,6 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+import srcad
+from srcad import Tangent, ZeroTangent
+from srcad.errors import SrcadError
 from srcad.export import export_module
 from tests.conftest import close, user_module
 
@@ -150,3 +153,174 @@ def test_an_exported_gradient_refuses_to_import_over_a_rebound_callee(tmp_path: 
         match=r"helper is a builtins.function .*<lambda>, not the builtins.function helper",
     ):
         _imported(file)
+
+
+# -- a value of a class that computes its own way, read where no entry looks for one ------
+
+FOREIGN = """
+import numpy as np
+
+MASKED = np.ma.masked_array([1.0, 2.0, 3.0], mask=[False, True, False])
+
+
+class Box:
+    def __init__(self, w):
+        self.w = w
+
+
+BOX = Box(MASKED)
+NESTED = Box(Box(MASKED))
+ITEMS = [MASKED, 1.0]
+TABLE = {"w": MASKED}
+
+
+def made():
+    box = Box(MASKED)
+
+    def inner(x):
+        return np.sum(np.multiply(box.w, x))
+
+    return inner
+
+
+def attribute(x):
+    return np.sum(np.multiply(BOX.w, x))
+
+
+def nested(x):
+    return np.sum(np.divide(x, NESTED.w.w))
+
+
+def item(x):
+    return np.sum(np.maximum(ITEMS[0], x))
+
+
+def key(x):
+    return np.mean(np.hypot(TABLE["w"], x))
+
+
+def summed(x):
+    return np.sum(np.add(BOX.w, x) * x)
+
+
+def argument(x, c):
+    return np.sum(np.multiply(c[0], x))
+"""
+
+
+@pytest.fixture(scope="module")
+def foreign(tmp_path_factory: pytest.TempPathFactory) -> types.ModuleType:
+    return user_module(tmp_path_factory.mktemp("foreign"), "foreign_reads", FOREIGN)
+
+
+@pytest.mark.parametrize("name", ["attribute", "nested", "item", "key", "summed", "made"])
+def test_a_masked_array_read_from_an_object_or_a_container_is_refused(
+    foreign: types.ModuleType, name: str
+) -> None:
+    """NumPy's derivative of a masked array's product is a plain array's (it gave [1, 2, 3]
+    where the sum, which skips the masked element, has [1, 0, 3]): refused in both modes,
+    by the rule that meets it."""
+    f = foreign.made() if name == "made" else getattr(foreign, name)
+    x = np.array([1.0, 2.0, 3.0])
+    with pytest.raises(SrcadError, match=r"numpy\.ma\.MaskedArray"):
+        srcad.grad(f)(x)
+    with pytest.raises(SrcadError, match=r"numpy\.ma\.MaskedArray"):
+        srcad.jvp(f, (x,), (np.array([1.0, 1.0, 0.0]),))
+
+
+def test_a_masked_array_inside_an_argument_of_no_kind_is_refused_after_a_branch(
+    foreign: types.ModuleType,
+) -> None:
+    x, plain = np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.0])
+    for position in range(3):
+        direction = np.eye(3)[position]
+        want = central(lambda v, d=direction: foreign.argument(x + v * d, [plain, "a"]), 0.0)
+        _, got = srcad.jvp(foreign.argument, (x, [plain, "a"]), (direction, ZeroTangent()))
+        close(got, want)
+    close(srcad.grad(foreign.argument)(x, [plain, "a"]), plain)
+    masked = [foreign.MASKED, "a"]
+    with pytest.raises(SrcadError, match=r"numpy\.ma\.MaskedArray"):
+        srcad.jvp(foreign.argument, (x, masked), (np.array([0.0, 1.0, 0.0]), ZeroTangent()))
+    with pytest.raises(SrcadError, match=r"numpy\.ma\.MaskedArray"):
+        srcad.grad(foreign.argument)(x, masked)
+
+
+def test_plain_arrays_in_the_same_places_are_differentiated(foreign: types.ModuleType) -> None:
+    plain = np.array([1.0, 2.0, 3.0])
+    saved = (foreign.BOX.w, foreign.ITEMS[0])
+    foreign.BOX.w, foreign.ITEMS[0] = plain, plain
+    try:
+        x = np.array([0.5, 2.5, -1.0])
+        for f in (foreign.attribute, foreign.item, foreign.summed):
+            close(srcad.grad(f)(x), central(f, x))
+            close(srcad.jvp(f, (x,), (np.ones(3),))[1], np.sum(central(f, x)))
+    finally:
+        foreign.BOX.w, foreign.ITEMS[0] = saved
+
+
+# -- a derivative that reaches an object through its conversion to a number ---------------
+
+CONVERSIONS = """
+import math
+from dataclasses import dataclass
+
+
+class Doubled:
+    def __init__(self, v):
+        self.v = v
+
+    def __float__(self):
+        return self.v * 2.0
+
+
+def sine(a):
+    return math.sin(a)
+
+
+def exponential(a):
+    return math.exp(a) * 2.0
+
+
+@dataclass
+class Pair:
+    a: float
+    b: float
+
+
+def product(p):
+    return p.a * p.a * p.b
+"""
+
+
+@pytest.fixture(scope="module")
+def conversions(tmp_path_factory: pytest.TempPathFactory) -> types.ModuleType:
+    return user_module(tmp_path_factory.mktemp("conversions"), "conversions_s32", CONVERSIONS)
+
+
+@pytest.mark.parametrize("name", ["sine", "exponential"])
+def test_jvp_through_float_of_an_object_is_a_located_refusal(
+    conversions: types.ModuleType, name: str
+) -> None:
+    f = getattr(conversions, name)
+    value = conversions.Doubled(0.7)
+    with pytest.raises(SrcadError, match="a derivative reached a Doubled as a number") as error:
+        srcad.jvp(f, (value,), (Tangent(conversions.Doubled, v=1.0),))
+    assert any("conversions_s32.py" in note for note in error.value.__notes__)
+    with pytest.raises(SrcadError, match="a derivative reached a Doubled as a number"):
+        srcad.grad(f)(value)
+
+
+def test_jvp_of_a_dataclass_whose_field_a_property_shadows_is_refused(
+    conversions: types.ModuleType,
+) -> None:
+    pair = conversions.Pair(1.3, 0.7)
+    tangent = Tangent(conversions.Pair, a=1.0, b=0.0)
+    close(srcad.jvp(conversions.product, (pair,), (tangent,))[1], 2 * 1.3 * 0.7)
+    conversions.Pair.a = property(lambda self: 2.0 * self.__dict__["a"])
+    try:
+        with pytest.raises(SrcadError, match="its field a is shadowed by the class's property"):
+            srcad.jvp(conversions.product, (pair,), (tangent,))
+        with pytest.raises(SrcadError):
+            srcad.grad(conversions.product)(pair)
+    finally:
+        del conversions.Pair.a
