@@ -255,7 +255,11 @@ class ProjectTo:
             if x.dtype.kind not in "fc":
                 self.kind = "none"
             else:
-                if kind_of is not np.ndarray and isinstance(x, np.ndarray):
+                if (
+                    kind_of is not np.ndarray
+                    and kind_of is not np.float64
+                    and isinstance(x, np.ndarray)
+                ):
                     refuse_foreign(x)  # a masked array, `np.matrix`: NumPy's rules do not hold
                 self.kind = "array" if kind_of is np.ndarray else "scalar"
                 self.shape = x.shape
@@ -270,14 +274,16 @@ class ProjectTo:
             self.scalar_type = kind_of
             self.fields = {name: ProjectTo(getattr(x, name)) for name in field_names(kind_of)}
         elif isinstance(x, tuple):
-            refuse_foreign(x)
+            if kind_of is not tuple:
+                refuse_foreign(x)
             self.kind = "tuple"
             self.shape = (len(x),)
         elif isinstance(x, AbstractZero):
             self.kind = "zero"
             self.scalar_type = kind_of  # ZeroTangent or NoTangent: its cotangent's kind
         else:
-            refuse_foreign(x)  # a duck array, a list reading its items its own way
+            if kind_of is not list and kind_of is not dict:
+                refuse_foreign(x)  # a duck array, a list reading its items its own way
             self.kind = "any"
 
     def __call__(self, dx: Any) -> Any:
