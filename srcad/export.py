@@ -333,10 +333,11 @@ class _Runtime:
             chain = _where_used(rule, source, name)
             if name in rule.runtime:
                 self.bind_late(name, rule.runtime[name], chain)
-            elif name in source.__globals__:
+            elif name in source.__globals__ or not hasattr(builtins, name):
+                # (read when the module runs: a name `srcad export` did not run is one too)
                 if module in ("__main__", "") or module.startswith("srcad_cli_"):
                     raise ExportError(f"cannot export {chain}: {module!r} is not importable")
-                self.claim(name, source.__globals__[name], chain)
+                self.claim(name, source.__globals__.get(name, module), chain)
                 top = module.split(".")[0]
                 self.claim(top, sys.modules.get(top, module), chain)
                 self.modules.add(module)

@@ -5,7 +5,10 @@ against central differences."""
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
+import os
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -153,6 +156,29 @@ def test_an_exported_gradient_refuses_to_import_over_a_rebound_callee(tmp_path: 
         match=r"helper is a builtins.function .*<lambda>, not the builtins.function helper",
     ):
         _imported(file)
+
+
+def test_an_exported_gradient_reads_a_global_the_command_line_did_not_run(tmp_path: Path) -> None:
+    """`srcad export` runs a script's simple assignments only; a global it skipped (an
+    array made by a call) is read from the module when the gradient is called."""
+    (tmp_path / "skipped_s32.py").write_text(
+        "import numpy as np\n\nW = np.array([1.0, 2.0])\n\n\n"
+        "def f(x):\n    return np.sum(W * x * x)\n"
+    )
+    env = {**os.environ, "PYTHONSAFEPATH": "1"}
+    command = [sys.executable, "-m", "srcad", "export", "skipped_s32.py:f", "-o", "grad_f.py"]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    sys.path.insert(0, str(tmp_path))
+    try:
+        model = importlib.import_module("skipped_s32")
+        grad = _imported(tmp_path / "grad_f.py")
+    finally:
+        sys.path.remove(str(tmp_path))
+    x = np.array([0.5, -1.5])
+    close(grad(x), central(model.f, x))
+    model.W[1] = 4.0
+    close(grad(x), central(model.f, x))
 
 
 # -- a value of a class that computes its own way, read where no entry looks for one ------
