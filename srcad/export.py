@@ -333,6 +333,8 @@ class _Runtime:
             chain = _where_used(rule, source, name)
             if name in rule.runtime:
                 self.bind_late(name, rule.runtime[name], chain)
+            elif isinstance(source.__globals__.get(name), types.ModuleType):
+                self.bind_late(name, source.__globals__[name], chain)  # `np = numpy`
             elif name in source.__globals__ or not hasattr(builtins, name):
                 # (read when the module runs: a name `srcad export` did not run is one too)
                 if module in ("__main__", "") or module.startswith("srcad_cli_"):
