@@ -75,17 +75,21 @@ def strong_product(partial: Any, bar: Any) -> Any:
     return np.where(zero, np.zeros((), product.dtype), product)[()]
 
 
+_SEQUENCES = (np.ndarray, list, tuple, dict)
+
+
 def _refuse_conversion(partial: Any, bar: Any) -> None:
     """Refuse the (co)tangent of an object that a number's rule met: Python's or NumPy's
     conversion of it (`__float__`, `__array__`: `math.sin(obj)`) made a number of it, whose
-    derivative says nothing of the object's parts (as `trees._check_fits` refuses it)."""
+    derivative says nothing of the object's parts (as `trees._check_fits` refuses it). A
+    list's or tuple's tangent (a list display's) is not one: a gap of its own."""
     for value in (bar, partial):
-        if isinstance(value, Tangent) or not isinstance(value, (*_SCALARS, np.ndarray)):
-            kind = value.primal_type if isinstance(value, Tangent) else type(value)
+        kind = value.primal_type if isinstance(value, Tangent) else type(value)
+        if isinstance(kind, type) and not issubclass(kind, (*_SCALARS, *_SEQUENCES)):
             raise SrcadError(
-                f"a derivative reached a {getattr(kind, '__name__', kind)} as a number or "
-                "array: a conversion (__array__, __float__) made one of it, which srcad does "
-                "not differentiate through; pass the number or array itself"
+                f"a derivative reached a {kind.__name__} as a number or array: a conversion "
+                "(__array__, __float__) made one of it, which srcad does not differentiate "
+                "through; pass the number or array itself"
             )
 
 
