@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.foreign import refuse_foreign
 from srcad.kinds import EXTREMUM_OF_ARRAY, REDUCED_TO_FLOAT
 from srcad.projection import ProjectTo, conj, fill_like, operand_tangent
 from srcad.registry import Inline, Linearity, RuleFn, RuleSet, named, primal_name
@@ -513,6 +514,8 @@ def _frule(primal: Any, parameters: tuple[str, ...], tangent: Any) -> RuleFn:
         y, x_dot = primal(x, *options, **keywords), operand_tangent(dargs[1], x)
         if isinstance(x_dot, AbstractZero):
             return y, ZeroTangent()
+        if x.__class__ is not np.ndarray and isinstance(x, np.ndarray):
+            refuse_foreign(x)  # a masked array's reduction skips its masked elements
         return y, as_result(tangent(x, y, np.asarray(x_dot), given), y)
 
     return named(frule, f"{primal_name(primal)}_frule")

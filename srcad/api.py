@@ -65,6 +65,7 @@ from srcad.tangents import (
     structural,
     unthunk,
 )
+from srcad.tracebacks import annotate
 from srcad.trees import children, leaves, refuse_foreign_values, structured, tree_map
 
 
@@ -337,7 +338,11 @@ def _general_jvp(
     check_tangents(f, (NoTangent(), *tangents), args)
     refuse_foreign_values(f, tuple(args))
     refuse_foreign_values(f, tuple(tangents), what="a tangent")
-    y, y_dot = frule((NoTangent(), *tangents), f, *args)
+    try:
+        y, y_dot = frule((NoTangent(), *tangents), f, *args)
+    except SrcadError as error:  # a rule's refusal: noted with the user's line it met
+        annotate(error)
+        raise
     return y, structured(y_dot, y)
 
 

@@ -69,6 +69,10 @@ class SrcadError(Exception):
         return f"{self.message}\n{body}"
 
 
+class ExportError(SrcadError):
+    """The gradient cannot be written as a module without srcad: what, and why."""
+
+
 class SourceUnavailableError(SrcadError):
     """The Python source of a function to differentiate cannot be found."""
 

@@ -14,6 +14,8 @@ that reached it; a module that would fail later is never written.
 
 The header records a fingerprint of every definition the rules were compiled from, so
 that `srcad export --check` tells whether the export still matches its source.
+The module reads the user's globals when it is called, and checks the facts its rules
+were compiled on (`srcad.exported_checks`), as srcad's compiled code does.
 """
 
 from __future__ import annotations
@@ -36,10 +38,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import gast
+import numpy as np
 
 from srcad import tracebacks
 from srcad.compiler import CompiledCall, CompiledRule, Compiler
-from srcad.errors import SrcadError
+from srcad.errors import ExportError, SrcadError
+from srcad.exported_checks import source_checks
 from srcad.registry import Registry, RuleConfig
 from srcad.requests import Request
 from srcad.source import function_source
@@ -49,10 +53,6 @@ __all__ = ["ExportError", "check_export", "export_module", "fingerprint"]
 
 FINGERPRINT_MARK = "# srcad fingerprint:"
 _LITERALS = (type(None), bool, int, str, bytes, type(Ellipsis))
-
-
-class ExportError(SrcadError):
-    """The gradient cannot be written as a module without srcad: what, and why."""
 
 
 def _is_srcad(module: str | None) -> bool:
@@ -153,6 +153,8 @@ def export_module(
         )
     copy.claim(f"grad_{func.__name__}", export_module, "grad")
     copy.bind_late("materialize", materialize, "grad")
+    checks = source_checks(copy, rules)
+    numpy = copy.expression(np, "numpy", "grad")
     copy.resolve()
     prints = [
         f"{FINGERPRINT_MARK} {os.path.relpath(s.__code__.co_filename, out_dir)} "
@@ -172,16 +174,30 @@ def export_module(
     ]
     texts = [rule.source.rstrip("\n") for rule, _ in rules]
     name = func.__name__
+    entry = rules[0][0].function.__name__
+    if checks:  # the entry reads the user's globals and checks the facts first
+        copy.claim(f"_unchecked_{entry}", copy, "checks")
+        texts.append(
+            f"_unchecked_{entry} = {entry}\n\n\ndef {entry}(*args, **kwargs):\n"
+            f"    _sources_read()\n    return _unchecked_{entry}(*args, **kwargs)"
+        )
     gradients = ", ".join(f"materialize(cotangents[{p + 1}], args[{p}])" for p in positions)
     grad = [
         f"def grad_{name}(*args):",
         f'    """The gradient of {name} wrt {", ".join(grad_wrt)}, as srcad.grad gives it."""',
-        f"    _, pullback = {rules[0][0].function.__name__}(*args)",
+        f"    y, pullback = {rules[0][0].function.__name__}(*args)",
+        f"    real = isinstance(y, float | {numpy}.floating | {numpy}.integer) or type(y) is int",
+        f"    if not real and not (isinstance(y, {numpy}.ndarray) and y.dtype.kind in 'fiu'",
+        "                         and y.ndim == 0):",
+        f"        raise TypeError(f'grad_{name} needs {name} to return a real scalar, "
+        "not {y!r:.60}')",
         "    cotangents = pullback(1.0)",
         f"    return {gradients}" if len(positions) == 1 else f"    return ({gradients})",
     ]
     support = ["# What the rules above reach by name, copied from srcad.", *copy.definitions]
     blocks = ["\n".join(header), *texts, "\n".join(grad), "\n".join(support)]
+    if checks:
+        blocks.append("\n".join(["# What the rules read from the user's modules.", *checks]))
     return "\n\n\n".join(blocks) + "\n"
 
 
@@ -285,7 +301,7 @@ class _Runtime:
         self.expressions: dict[int, str] = {}  # by id (the object is kept in `keep`)
         self.keep: list[Any] = []
         self.modules: set[str] = set()
-        self.user_imports: dict[str, set[str]] = {}
+        self.live: dict[str, str] = {}  # a user's global the rules read: its module's name
         self.late: list[tuple[str, Any, str]] = []
         self.building: set[int] = set()
         self.count = 0
@@ -317,11 +333,17 @@ class _Runtime:
             chain = _where_used(rule, source, name)
             if name in rule.runtime:
                 self.bind_late(name, rule.runtime[name], chain)
-            elif name in source.__globals__:
+            elif isinstance(source.__globals__.get(name), types.ModuleType):
+                self.bind_late(name, source.__globals__[name], chain)  # `np = numpy`
+            elif name in source.__globals__ or not hasattr(builtins, name):
+                # (read when the module runs: a name `srcad export` did not run is one too)
                 if module in ("__main__", "") or module.startswith("srcad_cli_"):
                     raise ExportError(f"cannot export {chain}: {module!r} is not importable")
-                self.claim(name, source.__globals__[name], chain)
-                self.user_imports.setdefault(module, set()).add(name)
+                self.claim(name, source.__globals__.get(name, module), chain)
+                top = module.split(".")[0]
+                self.claim(top, sys.modules.get(top, module), chain)
+                self.modules.add(module)
+                self.live[name] = module
             elif hasattr(builtins, name):
                 self.claim(name, getattr(builtins, name), chain)
 
@@ -345,10 +367,7 @@ class _Runtime:
                 self.definitions.append(f"{name} = {expression}")
 
     def imports(self) -> list[str]:
-        lines = [f"import {module}" for module in sorted(self.modules)]
-        for module, names in sorted(self.user_imports.items()):
-            lines.append(f"from {module} import {', '.join(sorted(names))}")
-        return lines
+        return [f"import {module}" for module in sorted(self.modules)]
 
     def _exported(self, value: Any) -> bool:
         """Whether `value` is the function of a rule exported (a callee's rule, which the

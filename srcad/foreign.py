@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import MissingRuleError
 from srcad.kinds import kind_of
 
 # What a subclass of `np.ndarray` may define and still compute as an array does.
@@ -98,3 +99,18 @@ def branch_kind(value: Any) -> Any:
     if kind is None and foreign_class(value) is not None:
         return foreign_class
     return kind
+
+
+def refuse_foreign(x: Any) -> None:
+    """Refuse a value whose class computes its own way (`foreign_class`) where a rule meets
+    one that no entry looked for (read from an object's attribute, from inside a global
+    container or an argument of no kind): a rule projecting onto it (`ProjectTo`), a
+    partial of one times a tangent (`partials.strong_product`). NumPy's derivative of it
+    would be wrong (a masked array's `np.sum` skips its masked elements)."""
+    foreign = foreign_class(x)
+    if foreign is not None:
+        raise MissingRuleError(
+            f"srcad's rules follow NumPy's and Python's arithmetic, but a value reaching one "
+            f"is a {foreign}, which may compute otherwise (a masked array's reductions skip "
+            "its masked elements); convert it first (np.asarray, x.filled(0.0), list(x))"
+        )

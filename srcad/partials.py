@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from srcad.errors import SrcadError
-from srcad.tangents import AbstractZero
+from srcad.foreign import refuse_foreign
+from srcad.tangents import AbstractZero, Tangent
 
 _REAL_NUMBERS = (float, int, bool)  # Python's; `x < 0` would raise for a complex
 _PYTHON_NUMBERS = (*_REAL_NUMBERS, complex)
@@ -54,11 +55,16 @@ def strong_product(partial: Any, bar: Any) -> Any:
             if number == 0:
                 return np.zeros(np.shape(other), np.result_type(number, other))[()]
             if np.isfinite(number):
-                return partial * bar
+                return _plain(partial * bar)
     with np.errstate(invalid="ignore"):  # 0 * inf, replaced below
-        product = partial * bar
+        try:
+            product = partial * bar
+        except TypeError:
+            _refuse_conversion(partial, bar)
+            raise
     if not isinstance(product, np.ndarray | np.generic) or product.dtype.kind not in "fc":
         return product  # a symbolic zero, a structural tangent, an integer
+    _plain(product)
     # NaN propagates through `min`, the cheapest reduction (a sum for complex values).
     if product.size == 0:
         return product
@@ -67,6 +73,32 @@ def strong_product(partial: Any, bar: Any) -> Any:
         return product
     zero = (np.asarray(partial) == 0) | (np.asarray(bar) == 0)
     return np.where(zero, np.zeros((), product.dtype), product)[()]
+
+
+_SEQUENCES = (np.ndarray, list, tuple, dict)
+
+
+def _refuse_conversion(partial: Any, bar: Any) -> None:
+    """Refuse the (co)tangent of an object that a number's rule met: Python's or NumPy's
+    conversion of it (`__float__`, `__array__`: `math.sin(obj)`) made a number of it, whose
+    derivative says nothing of the object's parts (as `trees._check_fits` refuses it). A
+    list's or tuple's tangent (a list display's) is not one: a gap of its own."""
+    for value in (bar, partial):
+        kind = value.primal_type if isinstance(value, Tangent) else type(value)
+        if isinstance(kind, type) and not issubclass(kind, (*_SCALARS, *_SEQUENCES)):
+            raise SrcadError(
+                f"a derivative reached a {kind.__name__} as a number or array: a conversion "
+                "(__array__, __float__) made one of it, which srcad does not differentiate "
+                "through; pass the number or array itself"
+            )
+
+
+def _plain(product: Any) -> Any:
+    """`product`, where it is no array of a class computing its own way (the product of a
+    masked array, `srcad.foreign`, read where no entry looked for one); else a refusal."""
+    if product.__class__ is not np.ndarray and isinstance(product, np.ndarray):
+        refuse_foreign(product)
+    return product
 
 
 def sign(x: Any) -> Any:

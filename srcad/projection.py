@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.foreign import refuse_foreign
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
@@ -305,6 +306,12 @@ class ProjectTo:
             if x.dtype.kind not in "fc":
                 self.kind = "none"
             else:
+                if (
+                    kind_of is not np.ndarray
+                    and kind_of is not np.float64
+                    and isinstance(x, np.ndarray)
+                ):
+                    refuse_foreign(x)  # a masked array, `np.matrix`: NumPy's rules do not hold
                 self.kind = "array" if kind_of is np.ndarray else "scalar"
                 self.shape = x.shape
                 self.dtype = x.dtype
@@ -318,6 +325,8 @@ class ProjectTo:
             self.scalar_type = kind_of
             self.fields = {name: ProjectTo(getattr(x, name)) for name in field_names(kind_of)}
         elif isinstance(x, SEQUENCES):
+            if kind_of is not tuple and kind_of is not list:
+                refuse_foreign(x)  # a list or tuple reading its items its own way
             # A NumPy function reads it as an array, and may give its cotangent as one: of
             # the array's shape, after broadcasting (summed back), and real where it is.
             self.kind = "tuple" if isinstance(x, tuple) else "list"
@@ -328,6 +337,8 @@ class ProjectTo:
             self.kind = "zero"
             self.scalar_type = kind_of  # ZeroTangent or NoTangent: its cotangent's kind
         else:
+            if kind_of is not list and kind_of is not dict:
+                refuse_foreign(x)  # a duck array, a list reading its items its own way
             self.kind = "any"
 
     def __call__(self, dx: Any) -> Any:

@@ -369,7 +369,21 @@ def _rebuilt_mapping(mapping: dict[Any, Any], keys: list[Any], parts: list[Any])
 def _rebuilt_dataclass(value: Any, names: list[str], parts: list[Any]) -> Any:
     fields = {f.name: f.init for f in dataclasses.fields(value)}
     given = dict(zip(names, parts, strict=True))
-    new = dataclasses.replace(value, **{n: v for n, v in given.items() if fields[n]})
+    try:
+        new = dataclasses.replace(value, **{n: v for n, v in given.items() if fields[n]})
+    except Exception as error:  # its `__init__` cannot store the parts: refused, named
+        cls = type(value)
+        why = f"{type(error).__name__}: {error}"
+        for name in names:  # a property of the class, which `__init__` cannot store through
+            if hasattr(getattr(cls, name, None), "__set__"):
+                kind = type(getattr(cls, name)).__name__
+                why = f"its field {name} is shadowed by the class's {kind}"
+                break
+        raise SrcadError(
+            f"cannot take the derivative of a {cls.__module__}.{cls.__qualname__} field by "
+            f"field, as a dataclass's: {why}; read the field through a method, or pass "
+            "its fields"
+        ) from error
     for name, v in given.items():
         if not fields[name]:  # set by `__post_init__`: replaced as the others are
             object.__setattr__(new, name, v)
