@@ -276,21 +276,20 @@ def _field_nested(depth: int) -> tuple[RuleFn, RuleFn]:
 # Keyed on the forward rules, as `second_order_calls.rules` are; a rule set of that name,
 # which the docs leave out.
 rules = RuleSet("second_order")
-_outer = second_order_calls.getattr_frule_frule
-for _depth in range(3, len(_FIELD_NESTED) + 2):  # fourth derivatives through fields, and on
-    _forward, _reverse = _field_nested(_depth)
-    rules.frule(_outer)(_forward)
-    rules.rrule(_forward)(_reverse)
-    _outer = _forward
-_outer = method_frule_frule
-for _depth in range(3, len(_METHOD_NESTED) + 2):  # fourth derivatives through methods, and on
-    _forward, _reverse = _method_nested(_depth)
-    rules.frule(_outer)(_forward)
-    rules.rrule(_forward)(_reverse)
-    _outer = _forward
-_outer = call_frule_frule
-for _depth in range(3, len(_METHOD_NESTED) + 2):  # fourth derivatives through calls, and on
-    _forward, _reverse = _call_nested(_depth)
-    rules.frule(_outer)(_forward)
-    rules.rrule(_forward)(_reverse)
-    _outer = _forward
+
+
+def _register_nested(outer: Any, nested: Any, deepest: int) -> None:
+    """Register the rules `nested(depth)` makes for each depth from 3 to `deepest`: each
+    forward rule as the forward rule of the one below (`outer` at the start), and its
+    reverse rule."""
+    for depth in range(3, deepest + 1):
+        forward, reverse = nested(depth)
+        rules.frule(outer)(forward)
+        rules.rrule(forward)(reverse)
+        outer = forward
+
+
+# Fourth derivatives and beyond, through fields, methods and calls.
+_register_nested(second_order_calls.getattr_frule_frule, _field_nested, len(_FIELD_NESTED) + 1)
+_register_nested(method_frule_frule, _method_nested, len(_METHOD_NESTED) + 1)
+_register_nested(call_frule_frule, _call_nested, len(_METHOD_NESTED) + 1)
