@@ -1,0 +1,148 @@
+"""Unroll: a loop over a short module constant whose length its guards prove, written out."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import gast
+
+from srcad import syntax
+from srcad.kinds import FLOATS
+from srcad.passes.analyses.scopes import Scopes
+from srcad.passes.base import Context, Transform, function_of
+from srcad.passes.normal_form import COMPOUND, bound_names, walk_statements
+
+# The most items a loop written out may have, and the most statements it may then take.
+MOST_ITEMS = 8
+MOST_STATEMENTS = 64
+
+# The statements a body written out may hold: none that leaves the loop early (`break`,
+# `continue`, `return`) or defines a function or class (which reads the loop variable
+# when called, not when defined).
+_PLAIN = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.If, gast.For, gast.Pass)
+# Nor an expression that makes a function, or suspends the function.
+_AWAY = (gast.Lambda, gast.Yield, gast.YieldFrom, gast.Await)
+
+
+class Unroll(Transform):
+    """Write out a `for` over a global or closure cell holding a short tuple of floats or
+    a tuple or list of parameters, as its body once per item, the loop variable bound to
+    the item by its index:
+
+        for c in COEFFICIENTS:          c = COEFFICIENTS[0]
+            p = p * x + c         ->    p = p * x + c
+                                        c = COEFFICIENTS[1]
+                                        p = p * x + c
+                                        ...
+
+    The length is a fact the rule's guards prove on entry
+    (`_length`: a tuple of floats by its identity, a tuple or list
+    of parameters by its structure, which a list's guard reads on every entry), and the
+    function cannot change the container while it runs (`Mutations`). `Constants`, next,
+    reads each item once on entry. The loop's derivative is then straight-line code:
+    no tape, no loop back. As Python's `for`, the variable keeps the last item after
+    the loop, and an empty container binds nothing.
+
+    Only a loop with no `else`, whose body has no `break`, `continue`, `return`, nested
+    function, lambda or `yield`, of at most `MOST_ITEMS` items and `MOST_STATEMENTS`
+    statements written out; others are left as they are. Inner loops are written out
+    first, so a loop nest over two short constants becomes straight-line code.
+    """
+
+    requires = (Scopes,)
+
+    def run(self, tree: gast.Module, ctx: Context) -> bool:
+        self.ctx = ctx
+        self.bindings = ctx.analysis_result(Scopes).bindings
+        self.function = function_of(tree)
+        code = ctx.source.func.__code__
+        self.own = {*code.co_varnames, *code.co_cellvars, *code.co_freevars}
+        return self._block(self.function.body)
+
+    def _block(self, body: list[gast.stmt]) -> bool:
+        """Write out the loops of `body`, those of the blocks inside it first."""
+        changed = False
+        index = 0
+        while index < len(body):
+            statement: Any = body[index]
+            if type(statement) in COMPOUND:
+                for block in (statement.body, getattr(statement, "orelse", [])):
+                    changed |= self._block(block)
+            written = self._written_out(statement) if isinstance(statement, gast.For) else None
+            if written is None:
+                index += 1
+                continue
+            body[index : index + 1] = written
+            index += len(written)
+            changed = True
+        return changed
+
+    def _written_out(self, loop: gast.For) -> list[gast.stmt] | None:
+        """The statements replacing `loop`, or None to leave it."""
+        iterated = loop.iter
+        if (
+            loop.orelse
+            or not isinstance(iterated, gast.Name)
+            or self.bindings.get(iterated) not in ("global", "closure")
+            or not _plain(loop.body)
+        ):
+            return None
+        size = sum(1 for _ in walk_statements(loop.body))
+        length = self._length(iterated.id)
+        if length is None or length > MOST_ITEMS or length * (size + 1) > MOST_STATEMENTS:
+            return None
+        temporaries = self._temporaries(loop)
+        written: list[gast.stmt] = []
+        for index in range(length):
+            item = gast.Subscript(
+                value=gast.Name(iterated.id, gast.Load(), None, None),
+                slice=gast.Constant(value=index, kind=None),
+                ctx=gast.Load(),
+            )
+            read = gast.Assign(targets=[loop.target], value=item, type_comment=None)
+            gast.copy_location(read, loop)  # where the pullback's comments point
+            copied = copy.deepcopy([read, *loop.body])
+            fresh = {name: self.ctx.namer.fresh(name) for name in temporaries}
+            for statement in copied:
+                for node in syntax.walk(statement):
+                    if isinstance(node, gast.Name) and node.id in fresh:
+                        node.id = fresh[node.id]
+            written += copied
+        return written
+
+    def _length(self, name: str) -> int | None:
+        """The length of the tuple of floats (`constant_kind`: guarded by its identity) or
+        tuple or list of parameters (`constant_structure`: guarded by its structure, on
+        every entry) that the global or closure cell `name` holds, or None."""
+        source = self.ctx.source
+        kind = source.constant_kind([name])
+        if kind == FLOATS:  # (`resolve` records the same fact, its identity, again)
+            return len(source.resolve([name])[1])
+        structure = source.constant_structure([name]) if kind is None else None
+        return len(structure.items) if structure is not None and structure.positional else None
+
+    def _temporaries(self, loop: gast.For) -> set[str]:
+        """The names `ToANF` made that the loop binds and nothing outside it reads: each
+        copy of the body gets its own (ReverseAD takes such a name to be bound once,
+        outside a loop: an `if`'s condition is read again in the pullback)."""
+        bound = {n for statement in walk_statements([loop]) for n in bound_names(statement)}
+        inside = {id(node) for node in syntax.walk(loop)}
+        outside = {
+            node.id
+            for node in syntax.walk(self.function)
+            if isinstance(node, gast.Name) and id(node) not in inside
+        }
+        return bound - self.own - outside
+
+
+def _plain(body: list[gast.stmt]) -> bool:
+    """Whether `body` can be written out once per item (see `_PLAIN`, `_AWAY`)."""
+    for statement in walk_statements(body):
+        if not isinstance(statement, _PLAIN):
+            return False
+        if isinstance(statement, gast.For) and statement.orelse:
+            return False
+        if any(isinstance(node, _AWAY) for node in syntax.walk(statement)):
+            return False
+    return True
