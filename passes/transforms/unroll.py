@@ -58,6 +58,10 @@ class Unroll(Transform):
         self.function = function_of(tree)
         code = ctx.source.func.__code__
         self.own = {*code.co_varnames, *code.co_cellvars, *code.co_freevars}
+        self.loads: dict[str, int] = {}  # how often each name is read in the function
+        for node in syntax.walk(self.function):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+                self.loads[node.id] = self.loads.get(node.id, 0) + 1
         return self._block(self.function.body)
 
     def _block(self, body: list[gast.stmt]) -> bool:
@@ -69,47 +73,90 @@ class Unroll(Transform):
             if type(statement) in COMPOUND:
                 for block in (statement.body, getattr(statement, "orelse", [])):
                     changed |= self._block(block)
-            written = self._written_out(statement) if isinstance(statement, gast.For) else None
+            before = body[index - 1] if index else None
+            written = None
+            if isinstance(statement, gast.For):
+                written = self._written_out(statement, before)
             if written is None:
                 index += 1
                 continue
-            body[index : index + 1] = written
-            index += len(written)
+            replaces_before, statements = written
+            start = index - 1 if replaces_before else index
+            body[start : index + 1] = statements
+            index = start + len(statements)
             changed = True
         return changed
 
-    def _written_out(self, loop: gast.For) -> list[gast.stmt] | None:
-        """The statements replacing `loop`, or None to leave it."""
+    def _written_out(
+        self, loop: gast.For, before: gast.stmt | None
+    ) -> tuple[bool, list[gast.stmt]] | None:
+        """The statements replacing `loop` (and the statement before it, where that made
+        the tuple, list or range it iterates over), or None to leave it."""
         iterated = loop.iter
-        if (
-            loop.orelse
-            or not isinstance(iterated, gast.Name)
-            or self.bindings.get(iterated) not in ("global", "closure")
-            or not _plain(loop.body)
-        ):
+        if loop.orelse or not isinstance(iterated, gast.Name) or not _plain(loop.body):
+            return None
+        made = self._made(iterated.id, before, loop)
+        if made is not None:
+            items: list[gast.expr] | None = made
+        elif self.bindings.get(iterated) in ("global", "closure"):
+            length = self._length(iterated.id)
+            items = None if length is None else [_item(iterated.id, k) for k in range(length)]
+        else:
             return None
         size = sum(1 for _ in walk_statements(loop.body))
-        length = self._length(iterated.id)
-        if length is None or length > MOST_ITEMS or length * (size + 1) > MOST_STATEMENTS:
+        if items is None or len(items) > MOST_ITEMS or len(items) * (size + 1) > MOST_STATEMENTS:
             return None
         temporaries = self._temporaries(loop)
         written: list[gast.stmt] = []
-        for index in range(length):
-            item = gast.Subscript(
-                value=gast.Name(iterated.id, gast.Load(), None, None),
-                slice=gast.Constant(value=index, kind=None),
-                ctx=gast.Load(),
-            )
-            read = gast.Assign(targets=[loop.target], value=item, type_comment=None)
+        target = loop.target
+        unread = isinstance(target, gast.Name) and target.id not in self.loads  # `for _ in`
+        for item in items:
+            read = gast.Assign(targets=[target], value=item, type_comment=None)
             gast.copy_location(read, loop)  # where the pullback's comments point
-            copied = copy.deepcopy([read, *loop.body])
+            copied = copy.deepcopy(loop.body if unread else [read, *loop.body])
             fresh = {name: self.ctx.namer.fresh(name) for name in temporaries}
             for statement in copied:
                 for node in syntax.walk(statement):
                     if isinstance(node, gast.Name) and node.id in fresh:
                         node.id = fresh[node.id]
             written += copied
-        return written
+        return made is not None, written
+
+    def _made(self, name: str, before: gast.stmt | None, loop: gast.For) -> Any:
+        """The items of the tuple or list display (`(0.5, -1.0, a)`: constants and names
+        the loop binds none of) or of the `range` of a constant (`range(3)`: the builtin,
+        guarded) that `before` binds to `name`, read by the loop alone; or None."""
+        if not (
+            isinstance(before, gast.Assign)
+            and isinstance(before.targets[0], gast.Name)
+            and before.targets[0].id == name
+            and self.loads.get(name) == 1
+        ):
+            return None
+        value = before.value
+        if isinstance(value, gast.Tuple | gast.List):
+            bound = {n for st in walk_statements([loop]) for n in bound_names(st)}
+            for element in value.elts:
+                if isinstance(element, gast.Name) and element.id not in bound:
+                    continue
+                negated = isinstance(element, gast.UnaryOp) and isinstance(element.op, gast.USub)
+                if not isinstance(element.operand if negated else element, gast.Constant):
+                    return None
+            return [copy.deepcopy(element) for element in value.elts]
+        if (
+            isinstance(value, gast.Call)
+            and isinstance(value.func, gast.Name)
+            and value.func.id == "range"
+            and self.bindings.get(value.func) == "builtin"
+            and len(value.args) == 1
+            and not value.keywords
+            and isinstance(value.args[0], gast.Constant)
+            and type(value.args[0].value) is int
+            and value.args[0].value <= MOST_ITEMS
+            and self.ctx.source.resolve(["range"]) == ("builtin", range)
+        ):
+            return [gast.Constant(value=k, kind=None) for k in range(value.args[0].value)]
+        return None
 
     def _length(self, name: str) -> int | None:
         """The length of the tuple of floats (`constant_kind`: guarded by its identity) or
@@ -134,6 +181,12 @@ class Unroll(Transform):
             if isinstance(node, gast.Name) and id(node) not in inside
         }
         return bound - self.own - outside
+
+
+def _item(name: str, index: int) -> gast.Subscript:
+    """`name[index]`."""
+    read = gast.Name(name, gast.Load(), None, None)
+    return gast.Subscript(read, gast.Constant(value=index, kind=None), gast.Load())
 
 
 def _plain(body: list[gast.stmt]) -> bool:

@@ -93,6 +93,37 @@ def flagged(x):
     return x
 
 
+def display(x, y):
+    p = 0.0
+    for c in (0.5, -0.3, y, 0.8):
+        p = p * x + c
+    return p * math.sin(y)
+
+
+def listed(x, y):
+    for a, b in [(0.5, y), (y, -1.5)]:
+        x = a * math.sin(x) + b * x
+    return x
+
+
+def ranged(x):
+    for k in range(4):
+        x = x * (k + 1) * 0.25 + math.sin(x)
+    return x + k
+
+
+def steps(x):
+    for _ in range(3):
+        x = x * 0.5 + math.sin(x)
+    return x
+
+
+def rebound(x, y):
+    for c in (0.5, y):
+        y = y * c + math.sin(x)
+    return y
+
+
 def empty(x):
     c = 2.0
     for c in EMPTY:
@@ -126,8 +157,9 @@ def make_horner(coefficients):
 
 LOOP = re.compile(r"^ *for ", re.MULTILINE)  # a loop statement in emitted code
 WRITTEN_OUT = ["horner_tuple", "horner_list", "pairs", "tuple_pairs", "last", "nested"]
-WRITTEN_OUT += ["branches", "flagged"]
-LEFT = ["long", "early", "empty"]  # (an empty list has no structure)
+WRITTEN_OUT += ["branches", "flagged", "display", "ranged", "steps", "listed"]
+TWO = ["display", "listed", "rebound"]  # of (x, y)
+LEFT = ["long", "early", "empty", "rebound"]  # (an empty list has no structure)
 
 
 @pytest.fixture
@@ -136,7 +168,22 @@ def module(tmp_path: Path) -> types.ModuleType:
 
 
 def check(func: Any, x: float = 0.4) -> None:
-    """grad, jvp and the second derivative agree with central differences."""
+    """grad, jvp and the second derivative agree with central differences (of a function
+    of two floats, with respect to both)."""
+    if func.__name__ in TWO:
+        args = (x, -0.7)
+        for position in (0, 1):
+            tangents = [srcad.ZeroTangent()] * 2
+            tangents[position] = 1.0
+            expected = difference(func, args, position)
+            _, tangent = srcad.jvp(func, args, tuple(tangents))
+            np.testing.assert_allclose(tangent, expected, rtol=1e-6, atol=1e-8)
+            gradient = srcad.grad(func, wrt=position)(*args)
+            np.testing.assert_allclose(gradient, expected, rtol=1e-6, atol=1e-8)
+            second = difference(srcad.grad(func, wrt=position), args, position)
+            hessian = srcad.hessian(func, wrt=position)(*args)
+            np.testing.assert_allclose(hessian, second, rtol=1e-5, atol=1e-7)
+        return
     expected = difference(func, (x,))
     np.testing.assert_allclose(srcad.grad(func)(x), expected, rtol=1e-6, atol=1e-8)
     _, tangent = srcad.jvp(func, (x,), (1.0,))
@@ -146,7 +193,7 @@ def check(func: Any, x: float = 0.4) -> None:
 
 
 def sources(func: Any) -> str:
-    kinds = signature((0.4,))
+    kinds = signature((0.4, -0.7) if func.__name__ in TWO else (0.4,))
     reverse = COMPILER.compiled(func, None, Request.grad(kinds)).source
     return reverse + COMPILER.sources(func, None, Request.frule(kinds))
 
