@@ -1,4 +1,4 @@
-"""Unroll: a loop over a short module constant whose length its guards prove, written out."""
+"""Unroll: a loop over a short sequence whose length is known when compiling, written out."""
 
 from __future__ import annotations
 
@@ -40,9 +40,14 @@ class Unroll(Transform):
     (`_length`: a tuple of floats by its identity, a tuple or list
     of parameters by its structure, which a list's guard reads on every entry), and the
     function cannot change the container while it runs (`Mutations`). `Constants`, next,
-    reads each item once on entry. The loop's derivative is then straight-line code:
-    no tape, no loop back. As Python's `for`, the variable keeps the last item after
-    the loop, and an empty container binds nothing.
+    reads each item once on entry. Likewise a loop over a tuple or list display that
+    ToANF bound just before it (`c = 0.5`, `c = y`: its elements constants, or names the
+    loop does not bind, so each still holds what the display read), and over `range` of
+    a constant (`k = 0`, ...; the builtin, guarded). The loop's derivative is then
+    straight-line code: no tape, no loop back. Each copy of the body gets its own ToANF
+    temporaries (`_temporaries`). As Python's `for`, the variable keeps the last item
+    after the loop, and no item binds nothing; a variable never read (`for _ in`) is not
+    bound at all.
 
     Only a loop with no `else`, whose body has no `break`, `continue`, `return`, nested
     function, lambda or `yield`, of at most `MOST_ITEMS` items and `MOST_STATEMENTS`
