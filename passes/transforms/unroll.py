@@ -36,18 +36,16 @@ class Unroll(Transform):
                                         p = p * x + c
                                         ...
 
-    The length is a fact the rule's guards prove on entry
-    (`_length`: a tuple of floats by its identity, a tuple or list
-    of parameters by its structure, which a list's guard reads on every entry), and the
-    function cannot change the container while it runs (`Mutations`). `Constants`, next,
-    reads each item once on entry. Likewise a loop over a tuple or list display that
-    ToANF bound just before it (`c = 0.5`, `c = y`: its elements constants, or names the
-    loop does not bind, so each still holds what the display read), and over `range` of
-    a constant (`k = 0`, ...; the builtin, guarded). The loop's derivative is then
-    straight-line code: no tape, no loop back. Each copy of the body gets its own ToANF
-    temporaries (`_temporaries`). As Python's `for`, the variable keeps the last item
-    after the loop, and no item binds nothing; a variable never read (`for _ in`) is not
-    bound at all.
+    The length is a fact the rule's guards prove on entry (`_length`: a tuple of floats
+    by its identity, a tuple or list of parameters by its structure, which a list's guard
+    reads on every entry), and the function cannot change the container while it runs
+    (`Mutations`). `Constants`, next, reads each item once on entry. Likewise a loop over
+    a tuple or list display that ToANF bound just before it (`c = 0.5`, `c = y`: its
+    elements constants, or names the loop does not bind, so each still holds what the
+    display read). The loop's derivative is then straight-line code: no tape, no loop
+    back. Each copy of the body gets its own ToANF temporaries (`_temporaries`). As
+    Python's `for`, the variable keeps the last item after the loop, and no item binds
+    nothing; a variable never read (`for _ in`) is not bound at all.
 
     Only a loop with no `else`, whose body has no `break`, `continue`, `return`, nested
     function, lambda or `yield`, of at most `MOST_ITEMS` items and `MOST_STATEMENTS`
@@ -96,7 +94,7 @@ class Unroll(Transform):
         self, loop: gast.For, before: gast.stmt | None
     ) -> tuple[bool, list[gast.stmt]] | None:
         """The statements replacing `loop` (and the statement before it, where that made
-        the tuple, list or range it iterates over), or None to leave it."""
+        the tuple or list display it iterates over), or None to leave it."""
         iterated = loop.iter
         if loop.orelse or not isinstance(iterated, gast.Name) or not _plain(loop.body):
             return None
@@ -129,8 +127,8 @@ class Unroll(Transform):
 
     def _made(self, name: str, before: gast.stmt | None, loop: gast.For) -> Any:
         """The items of the tuple or list display (`(0.5, -1.0, a)`: constants and names
-        the loop binds none of) or of the `range` of a constant (`range(3)`: the builtin,
-        guarded) that `before` binds to `name`, read by the loop alone; or None."""
+        the loop binds none of) that `before` binds to `name`, read by the loop alone; or
+        None. (Not yet `range` of a constant: the tests of loop tapes use such loops.)"""
         if not (
             isinstance(before, gast.Assign)
             and isinstance(before.targets[0], gast.Name)
@@ -148,19 +146,6 @@ class Unroll(Transform):
                 if not isinstance(element.operand if negated else element, gast.Constant):
                     return None
             return [copy.deepcopy(element) for element in value.elts]
-        if (
-            isinstance(value, gast.Call)
-            and isinstance(value.func, gast.Name)
-            and value.func.id == "range"
-            and self.bindings.get(value.func) == "builtin"
-            and len(value.args) == 1
-            and not value.keywords
-            and isinstance(value.args[0], gast.Constant)
-            and type(value.args[0].value) is int
-            and value.args[0].value <= MOST_ITEMS
-            and self.ctx.source.resolve(["range"]) == ("builtin", range)
-        ):
-            return [gast.Constant(value=k, kind=None) for k in range(value.args[0].value)]
         return None
 
     def _length(self, name: str) -> int | None:

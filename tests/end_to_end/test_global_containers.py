@@ -65,7 +65,7 @@ def polynomial(x):  # (no `math` call: a complex or array item flows to the resu
 
 def ends(x):
     total = 0.0
-    for _ in range(12):  # (a loop of 8 steps or fewer would be written out: `Unroll`)
+    for _ in range(3):
         total = total + COEFFICIENTS[0] * x * x + COEFFICIENTS[-1] * math.sin(x)
     return total
 
@@ -78,7 +78,7 @@ def unbound(x, flag):
 
 def relax(x):
     y = x
-    for _ in range(12):
+    for _ in range(6):
         y = y - RATES["decay"] * (y * y + RATES["drive"])
     return y
 
