@@ -23,6 +23,7 @@ from srcad.passes.transforms.shapes import Shapes
 from srcad.passes.transforms.simplify import Simplify
 from srcad.passes.transforms.stores import Stores
 from srcad.passes.transforms.to_anf import ToANF
+from srcad.passes.transforms.unroll import Unroll
 from srcad.passes.transforms.zero_names import ZeroNames
 from srcad.requests import Target
 
@@ -30,9 +31,10 @@ from srcad.requests import Target
 CHECKS = (UnsupportedConstructs, Mutations, Callees)
 
 _RRULE = (ToANF, CallGraph, ReverseAD, Simplify)
-# For known kinds: the module constants specialised on read once on entry, and loops over
-# arrays made loops over their indices, first.
-_SPECIALISED_RRULE = (ToANF, Constants, Iteration, CallGraph, ReverseAD, Simplify)
+# For known kinds: loops over short module constants written out, the module constants
+# specialised on read once on entry, and loops over arrays made loops over their indices,
+# first.
+_SPECIALISED_RRULE = (ToANF, Unroll, Constants, Iteration, CallGraph, ReverseAD, Simplify)
 # A gradient function for known kinds: the rrule fused with its pullback's call, then the
 # passes that need the kinds (shapes resolved, buffers accumulated into, arrays released).
 _GRADIENT = (*_SPECIALISED_RRULE, Fuse, Shapes, Stores, Nest, Release)
@@ -59,12 +61,13 @@ PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
     Target.GENERAL_GRADIENT: (*_RRULE, Fuse, ZeroNames),
     Target.FRULE: (ToANF, CallGraph, ForwardAD),
     # ForwardAD writes the tangents the known kinds allow as arithmetic.
-    Target.SPECIALISED_FRULE: (ToANF, Constants, Iteration, CallGraph, ForwardAD),
+    Target.SPECIALISED_FRULE: (ToANF, Unroll, Constants, Iteration, CallGraph, ForwardAD),
 }
 
 # The passes that only optimise: left out of a pipeline when a request says not to optimise
 # (to show the code before them).
 OPTIMISING: tuple[type[Transform], ...] = (
+    Unroll,
     Iteration,
     Simplify,
     Shapes,

@@ -365,16 +365,24 @@ class ValueKinds(Analysis["ValueKinds"]):
         return None
 
     def _find_structures(self, function: gast.FunctionDef) -> None:
-        """The structures of the names bound once, in order, to part of a container of a
-        known structure (`x = params[0]`, `for layer in layers`, `(W, b), c = pair`): each
-        binding of such a name gives it that structure. A parameter bound again in the body
-        has none."""
+        """The structures of the names each binding of which binds part of a container of
+        a known structure (`x = params[0]`, `for layer in layers`, `(W, b), c = pair`), the
+        same each time (`Unroll` binds a loop variable once per item): repeated until no
+        name gains one. A parameter bound again in the body has none."""
         bindings: dict[str, int] = {}
         for statement in walk_statements(function.body):
             for name in bound_names(statement):
                 bindings[name] = bindings.get(name, 0) + 1
         for name in [n for n in self.structures if n in bindings]:
             del self.structures[name]
+        while found := self._structures_bound(function, bindings):
+            self.structures.update(found)
+
+    def _structures_bound(
+        self, function: gast.FunctionDef, counts: dict[str, int]
+    ) -> dict[str, Structure]:
+        """The names not in `structures` that all their bindings give one structure."""
+        given: dict[str, list[Structure]] = {}
         for statement in walk_statements(function.body):
             binding = _binding(statement)
             if binding is None:
@@ -393,8 +401,10 @@ class ValueKinds(Analysis["ValueKinds"]):
                 if loop and structure is not None:  # each item the loop gives
                     uniform = structure.uniform
                     structure = uniform if isinstance(uniform, Structure) else None
-                if structure is not None and bindings.get(name) == 1:
-                    self.structures[name] = structure
+                if structure is not None and name not in self.structures:
+                    given.setdefault(name, []).append(structure)
+        one = {name: s[0] for name, s in given.items() if all(t == s[0] for t in s)}
+        return {name: s for name, s in one.items() if len(given[name]) == counts.get(name)}
 
     def _container_read(
         self, target: gast.expr, value: gast.expr
