@@ -185,6 +185,14 @@ def data_as_constant(w, xs):
     return total
 
 
+def neighbours(w, xs):
+    total = 0.0
+    for i in range(len(w)):
+        r = w[i] * xs[i] - w[(i + 1) % len(w)]
+        total += huber(r, 0.6)
+    return total
+
+
 SCALE = 0.75
 
 
@@ -419,3 +427,15 @@ def test_a_helper_that_may_leave_a_local_unbound_raises_in_forward_mode(module: 
     backwards = (args[0], np.array([0.5, -1.5, 0.7]))
     with pytest.raises(UnboundLocalError):
         srcad.jvp(module.unbound_local, backwards, seeds)
+
+
+def test_a_forward_jacobian_of_many_directions_with_a_helper_written_in(module: Any) -> None:
+    """Nine directions pushed forward in one call (`srcad/batched.py`) through a helper
+    written into the loop, its branch taken both ways."""
+    rng = np.random.default_rng(3)
+    args = (rng.uniform(-2.0, 2.0, 9), rng.uniform(-1.5, 1.5, 9))
+    f = module.neighbours
+    jacobian = srcad.jacobian(f, wrt=0, mode="forward")(*args)
+    np.testing.assert_allclose(jacobian, difference(f, args, 0), rtol=1e-6, atol=1e-7)
+    rule = COMPILER.compiled(f, ("w",), Request.frule(signature(args), directions=9))
+    assert "frule_huber(" not in rule.source and "w_dot_8" in rule.source
