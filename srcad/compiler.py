@@ -382,7 +382,7 @@ class Compiler(Machinery):
             wrt = tuple([*parameters, *star])
         tree = gast.Module(body=[node], type_ignores=[])
         kinds = {p: k for p, k in zip(parameters, request.signature, strict=False) if k is not None}
-        if kinds and request.mode is Mode.REVERSE and constructs is None:
+        if kinds and constructs is None:
             inline_callees(node, source, self.registry)  # helpers called in loops
         inputs = CompilationRequest(
             wrt, request.mode, request.target(bool(kinds)), kinds, request.optimise,

@@ -3,7 +3,9 @@ the helper's statements on names of the caller's own, before the differentiated 
 made. Called, the helper's rule would cost a call, a pullback closure on the loop's tape
 and a call of it on the way back, each iteration, more than the helper's arithmetic; written
 in, its values go on the loop's tape and its derivatives into the loop's pullback, and the
-constants it is passed fold as the caller's do.
+constants it is passed fold as the caller's do. A forward rule (`jvp`, a forward Jacobian)
+has it written in too: its tangents become the loop's arithmetic, where its forward rule
+would cost a call and a tuple of tangents built and unpacked per iteration.
 
 What is written in is the function the call runs, proved and guarded:
 

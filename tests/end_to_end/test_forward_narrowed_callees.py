@@ -105,8 +105,10 @@ def test_a_constant_argument(module: types.ModuleType, w: np.ndarray) -> None:
     _check_jvp(f, (w, XS), 0)
     kinds = signature((w, XS))
     sources = COMPILER.sources(f, ("w",), Request.frule(kinds))
-    assert "differentiated with respect to: r;" in sources, sources
-    assert "delta_dot *" not in sources.split("with respect to: r;")[1], sources
+    # Called in the loop, `huber` is written into it (`passes/transforms/inline_callees.py`):
+    # its constant `delta` takes no tangent there either.
+    assert "frule_huber(" not in sources, sources
+    assert "delta_dot" not in sources, sources
 
 
 @pytest.mark.parametrize("delta", [0.5, 2.0])

@@ -183,6 +183,42 @@ def data_as_constant(w, xs):
     for x in xs:
         total += affine(w[0], x) + huber(w[1] - x, abs(x) + 0.3)
     return total
+
+
+def neighbours(w, xs):
+    total = 0.0
+    for i in range(len(w)):
+        r = w[i] * xs[i] - w[(i + 1) % len(w)]
+        total += huber(r, 0.6)
+    return total
+
+
+SCALE = 0.75
+
+
+def damped(x, k):
+    return SCALE * x * x / (1.0 + k * x * x)
+
+
+def counted(w, xs, n):
+    total = 0.0
+    i = 0
+    while i < n:
+        total += damped(w[0] * xs[i] - w[1], i + 0.5) + huber(w[1] * xs[i], 0.4)
+        i += 1
+    return total
+
+
+def on_floats(a, b):
+    total = 0.0
+    for k in range(4):
+        r = a * k - b
+        s = a - b * k
+        t = r * s
+        total += switch(r, 0.5)
+        total += huber(s, 0.8)
+        total += early(t)
+    return total
 """
 
 NAMES = [
@@ -197,6 +233,7 @@ NAMES = [
     "shadowing",
     "robust",
     "kept_in_order",
+    "counted",
 ]
 
 
@@ -206,8 +243,10 @@ def module(tmp_path_factory: pytest.TempPathFactory) -> types.ModuleType:
     return user_module(path, "narrowed_callees_functions", MODULE)
 
 
-def arguments(name: str) -> tuple[np.ndarray, np.ndarray]:
+def arguments(name: str) -> tuple[Any, ...]:
     rng = np.random.default_rng(len(name))
+    if name == "counted":  # an int argument, which takes no tangent
+        return np.array([0.8, -1.3]), rng.uniform(-1.5, 1.5, 5), 4
     return np.array([0.8, -1.3]), rng.uniform(-1.5, 1.5, 5)
 
 
@@ -228,7 +267,8 @@ def test_the_jvp_against_differences(module: Any, name: str) -> None:
     f = getattr(module, name)
     args = arguments(name)
     tangents = (np.array([0.3, -0.7]), np.linspace(-0.5, 0.5, args[1].size))
-    for seeds in [tangents, (tangents[0], srcad.ZeroTangent())]:
+    rest = (srcad.NoTangent(),) * (len(args) - 2)
+    for seeds in [(*tangents, *rest), (tangents[0], srcad.ZeroTangent(), *rest)]:
         value, tangent = srcad.jvp(f, args, seeds)
         assert value == pytest.approx(f(*args))
         expected = finite_difference_jvp(f, args, seeds)
@@ -244,7 +284,8 @@ def test_the_hessian_against_differences_of_the_gradient(module: Any, name: str)
     for index in range(2):
         direction = np.zeros(2)
         direction[index] = 1.0
-        column = finite_difference_jvp(gradient, args, (direction, srcad.NoTangent()))
+        rest = (srcad.NoTangent(),) * (len(args) - 1)
+        column = finite_difference_jvp(gradient, args, (direction, *rest))
         np.testing.assert_allclose(hessian[:, index], column, rtol=1e-6, atol=1e-7)
 
 
@@ -319,3 +360,82 @@ def test_a_helper_reading_a_local_it_may_not_have_bound_stays_a_call(module: Any
         module.unbound_local(*backwards)
     with pytest.raises(UnboundLocalError):
         srcad.grad(module.unbound_local)(*backwards)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_forward_jacobian_and_hvp_against_differences(module: Any, name: str) -> None:
+    """Forward mode writes the helpers in as reverse mode does (`Compiler.new_context`):
+    the Jacobian by pushforwards, and the Hessian-vector product (forward over reverse)."""
+    f = getattr(module, name)
+    args = arguments(name)
+    jacobian = srcad.jacobian(f, wrt=0, mode="forward")(*args)
+    np.testing.assert_allclose(jacobian, difference(f, args, 0), rtol=1e-6, atol=1e-7)
+    v = np.array([0.4, -0.9])
+    hvp = srcad.hessian_vector_product(f)(*args, v)
+    rest = (srcad.NoTangent(),) * (len(args) - 1)
+    expected = finite_difference_jvp(srcad.grad(f), args, (v, *rest))
+    np.testing.assert_allclose(hvp, expected, rtol=1e-6, atol=1e-7)
+
+
+def test_the_forward_rule_has_the_helpers_written_in(module: Any) -> None:
+    """The forward rule of `written_in` calls none of the helpers its loop calls; those
+    `shadowing` and `kept_in_order` call stay calls, as in reverse mode."""
+    args = arguments("written_in")
+    rule = COMPILER.compiled(module.written_in, ("w",), Request.frule(signature(args)))
+    for helper in ["switch", "affine", "huber", "outer", "early", "scaled", "accumulate", "pair"]:
+        assert f"frule_{helper}(" not in rule.source, helper
+    for name in ["shadowing", "kept_in_order"]:
+        kept = COMPILER.compiled(getattr(module, name), ("w",), Request.frule(signature(args)))
+        assert "frule_huber(" in kept.source, name
+    floats = COMPILER.compiled(module.on_floats, None, Request.frule(signature((0.7, -0.4))))
+    for helper in ["switch", "huber", "early"]:
+        assert f"frule_{helper}(" not in floats.source, helper
+
+
+def test_the_jvp_of_floats_with_helpers_written_in(module: Any) -> None:
+    """Scalar loops over helpers (branches, an early return), with a float tangent or a
+    symbolic zero for either argument."""
+    f, args = module.on_floats, (0.7, -0.4)
+    for seeds in [(1.0, 0.0), (0.3, -1.2), (srcad.ZeroTangent(), 0.5), (0.5, srcad.ZeroTangent())]:
+        value, tangent = srcad.jvp(f, args, seeds)
+        assert value == f(*args)
+        expected = finite_difference_jvp(f, args, seeds)
+        np.testing.assert_allclose(tangent, expected, rtol=1e-6, atol=1e-7)
+
+
+def test_a_rebound_helper_is_seen_by_the_jvp(tmp_path: Path) -> None:
+    """A helper written into a forward rule is guarded as a called one: rebinding it or
+    changing its code compiles again (the jvp entry's branch stops holding)."""
+    helpers = user_module(tmp_path, "narrowed_rebound_forward", MODULE)
+    args = arguments("robust")
+    seeds = (np.array([0.3, -0.7]), srcad.ZeroTangent())
+    for change in range(3):
+        for g in [helpers.robust, helpers.constant_then_active]:
+            expected = finite_difference_jvp(g, args, seeds)
+            np.testing.assert_allclose(srcad.jvp(g, args, seeds)[1], expected, rtol=1e-6, atol=1e-7)
+        if change == 0:
+            helpers.huber = _other_huber
+        else:
+            helpers.huber.__code__ = (lambda r, delta: r * delta - r * r).__code__
+
+
+def test_a_helper_that_may_leave_a_local_unbound_raises_in_forward_mode(module: Any) -> None:
+    args = (np.array([0.8, -1.3]), np.array([0.5, 1.5, 0.7]))
+    seeds = (np.array([0.3, -0.7]), srcad.ZeroTangent())
+    expected = finite_difference_jvp(module.unbound_local, args, seeds)
+    np.testing.assert_allclose(srcad.jvp(module.unbound_local, args, seeds)[1], expected)
+    backwards = (args[0], np.array([0.5, -1.5, 0.7]))
+    with pytest.raises(UnboundLocalError):
+        srcad.jvp(module.unbound_local, backwards, seeds)
+
+
+def test_a_forward_jacobian_of_many_directions_with_a_helper_written_in(module: Any) -> None:
+    """Nine directions pushed forward in one call (`srcad/batched.py`) through a helper
+    written into the loop, its branch taken both ways."""
+    rng = np.random.default_rng(3)
+    args = (rng.uniform(-2.0, 2.0, 9), rng.uniform(-1.5, 1.5, 9))
+    f = module.neighbours
+    jacobian = srcad.jacobian(f, wrt=0, mode="forward")(*args)
+    np.testing.assert_allclose(jacobian, difference(f, args, 0), rtol=1e-6, atol=1e-7)
+    rule = COMPILER.compiled(f, ("w",), Request.frule(signature(args), directions=9))
+    assert "frule_huber(" not in rule.source and "w_dot_8" in rule.source
