@@ -72,3 +72,122 @@ def test_helper_defaults_negative_and_not_finite(tmp_path: Path, default: str) -
     name = "review_defaults_" + str(abs(hash(default)))
     module = user_module(tmp_path, name, DEFAULTS.format(default=default))
     _check(module.f, (1.3, 2.1))
+
+
+# -- values a loop's pullback computes again, where a name is bound again after the loop --
+
+RECOMPUTED = """
+import math
+
+def parameter_after(x, a):
+    for i in range(5):
+        q = a / x
+        x = 0.5 * (x + q)
+    a = 7.0
+    return x
+
+def local_after(x, a):
+    b = a * 1.0
+    for i in range(4):
+        q = b / x
+        x = 0.5 * (x + q)
+    b = 7.0
+    return x * b
+
+def leaving_early(x, a):
+    s = 0.0
+    for i in range(6):
+        q = a / x
+        if q < 0.9:
+            break
+        x = x + 0.25
+        if i == 1:
+            continue
+        s = s + q * q
+    return s + x
+
+def sine_then_rebound(x, a):
+    s = 0.0
+    for i in range(3):
+        sx = math.sin(x)
+        x = x * a
+        cx = math.cos(x)
+        s = s + sx * cx
+    return s
+"""
+
+
+@pytest.mark.parametrize(
+    "name", ["parameter_after", "local_after", "leaving_early", "sine_then_rebound"]
+)
+def test_recomputed_values_read_the_iteration(tmp_path: Path, name: str) -> None:
+    """A value the pullback computes again (`a / x_2`), or a sine it reads from the primal,
+    reads what the iteration read, whatever binds the names after the loop or leaves an
+    iteration early."""
+    module = user_module(tmp_path, "review_recomputed", RECOMPUTED)
+    _check(getattr(module, name), (1.3, 2.1))
+
+
+# -- helpers written into a loop: keyword calls, defaults, early returns, rebinding --
+
+HELPERS = """
+G = 2.0
+
+def huber(r, c=1.5):
+    if abs(r) < c:
+        return 0.5 * r * r
+    return c * (abs(r) - 0.5 * c)
+
+def early(r, c):
+    if r > c:
+        return r
+    if r < -c:
+        return -r
+    q = r * r
+    return q / c
+
+def scaled(r):
+    return G * r * r
+
+def by_keyword(x, a):
+    s = 0.0
+    for i in range(3):
+        s += huber(c=a, r=x * i) + huber(x - i)
+    return s
+
+def nested_returns(x, a):
+    s = 0.0
+    for i in range(5):
+        s = s + early(x - i, a) * early(a, x)
+    return s
+
+def reads_global(x, a):
+    s = 0.0
+    for i in range(3):
+        s = s + scaled(x + a * i)
+    return s
+"""
+
+
+@pytest.mark.parametrize("name", ["by_keyword", "nested_returns", "reads_global"])
+def test_written_helpers(tmp_path: Path, name: str) -> None:
+    module = user_module(tmp_path, "review_helpers", HELPERS)
+    _check(getattr(module, name), (0.7, 1.1))
+
+
+def test_written_helpers_follow_their_globals_and_defaults(tmp_path: Path) -> None:
+    """A helper written into its caller is guarded: its global, its defaults and the
+    function its name holds are read as they are when the caller is called."""
+    module = user_module(tmp_path, "review_helpers_changed", HELPERS)
+    args = (0.7, 1.1)
+    _check(module.reads_global, args, second=False)
+    module.G = 3.0
+    _check(module.reads_global, args, second=False)
+    module.huber.__defaults__ = (0.2,)
+    _check(module.by_keyword, args, second=False)
+
+    def cubed(r: float) -> float:
+        return r * r * r
+
+    module.scaled = cubed
+    _check(module.reads_global, args, second=False)
