@@ -191,3 +191,86 @@ def test_written_helpers_follow_their_globals_and_defaults(tmp_path: Path) -> No
 
     module.scaled = cubed
     _check(module.reads_global, args, second=False)
+
+
+# -- an item of a module's container read once on entry, changed by a function srcad does
+# not read (a rule covers it) while the function runs --
+
+CHANGED_ITEMS = """
+import srcad
+
+RATES = {"a": 1.5, "b": 0.5}
+SCALES = [1.5, 2.0]
+
+
+def bump():
+    RATES["a"] = RATES["a"] + 1.0
+    SCALES[0] = SCALES[0] * 2.0
+    return 0.0
+
+
+srcad.non_differentiable(bump)
+
+
+def through():
+    return bump()
+
+
+def with_rule(x):
+    bump()
+    return 2.0 * x
+
+
+@srcad.rrule.register(with_rule)
+def with_rule_rrule(x):
+    return with_rule(x), lambda y_bar: (srcad.NoTangent(), 2.0 * y_bar)
+
+
+def direct(x, a):
+    y = x * RATES["a"] * SCALES[0]
+    bump()
+    return y + RATES["a"] * x * x * a * SCALES[0]
+
+
+def in_loop(x, a):
+    s = 0.0
+    for i in range(3):
+        s = s + x * RATES["a"] * a + SCALES[-2] * x
+        through()
+    return s
+
+
+def by_rule(x, a):
+    y = x * RATES["a"]
+    z = with_rule(a)
+    return y * z + RATES["a"] * SCALES[0] * x
+"""
+
+
+@pytest.mark.parametrize("name", ["direct", "in_loop", "by_rule"])
+def test_items_changed_by_a_covered_function(tmp_path: Path, name: str) -> None:
+    """An item of a module's list or dict that a function srcad does not read (marked
+    non-differentiable, or covered by a rule; called directly or through a helper) may
+    change is read where the code reads it: read once on entry, the value (not only the
+    derivative) was the item's before the change."""
+    module = user_module(tmp_path, "review_changed_items", CHANGED_ITEMS)
+
+    def reset() -> None:
+        module.RATES.update(a=1.5, b=0.5)
+        module.SCALES[:] = [1.5, 2.0]
+
+    f = getattr(module, name)
+
+    def fresh(*args: float) -> Any:
+        reset()
+        return f(*args)
+
+    args = (1.3, 2.1)
+    want = _gradients(fresh, args)
+    value = fresh(*args)
+    reset()
+    got_value, got = srcad.value_and_grad(f, wrt=(0, 1))(*args)
+    close(got_value, value)
+    close(got, want)
+    reset()
+    close(srcad.jvp(f, args, (1.0, 2.0))[1], want @ np.array([1.0, 2.0]))
