@@ -274,3 +274,29 @@ def test_items_changed_by_a_covered_function(tmp_path: Path, name: str) -> None:
     close(got, want)
     reset()
     close(srcad.jvp(f, args, (1.0, 2.0))[1], want @ np.array([1.0, 2.0]))
+
+
+# -- fourth derivatives through `f(*args)`: refused, saying why --
+
+UNPACKED = """
+import math
+
+def h(u, v):
+    return u * u * v + math.sin(u)
+
+def f(x):
+    args = (x, 2.0)
+    return h(*args)
+"""
+
+
+def test_fourth_derivatives_through_unpacked_calls_refused(tmp_path: Path) -> None:
+    """Third derivatives through `f(*args)` are taken; fourth are refused with an error
+    that says so (the refusal named srcad's own rule code as the user's problem: lists
+    changed in place in `rules/third_order_calls.py`)."""
+    module = user_module(tmp_path, "review_unpacked", UNPACKED)
+    third = srcad.grad(srcad.grad(srcad.grad(module.f)))(0.7)
+    second = srcad.grad(srcad.grad(module.f))
+    close(third, (second(0.7 + 1e-5) - second(0.7 - 1e-5)) / 2e-5)
+    with pytest.raises(srcad.MissingRuleError, match=r"unpacked arguments \(`f\(\*args\)`\)"):
+        srcad.grad(srcad.grad(srcad.grad(srcad.grad(module.f))))(0.7)
