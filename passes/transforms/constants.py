@@ -313,7 +313,7 @@ def _reached_uncovered(covered: list[Any]) -> set[int]:
             codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
         found = [function.__globals__[n] for n in names if n in function.__globals__]
         modules = [v for v in found if isinstance(v, types.ModuleType)]
-        found += [getattr(m, n) for m in modules for n in names if hasattr(m, n)]
+        found += [vars(m)[n] for m in modules for n in names if n in vars(m)]  # (no hooks)
         for value in [*found, *values]:
             reached.add(id(value))
             if _user_function(value):
