@@ -23,6 +23,7 @@ from srcad.rules.third_order_calls import (
     _method_target,
     call_frule_frule,
     method_frule_frule,
+    unpacked_call_frule_frule,
 )
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -293,3 +294,16 @@ def _register_nested(outer: Any, nested: Any, deepest: int) -> None:
 _register_nested(second_order_calls.getattr_frule_frule, _field_nested, len(_FIELD_NESTED) + 1)
 _register_nested(method_frule_frule, _method_nested, len(_METHOD_NESTED) + 1)
 _register_nested(call_frule_frule, _call_nested, len(_METHOD_NESTED) + 1)
+
+
+def unpacked_call_frule_frule_frule(dargs: tuple[Any, ...], *args: Any, **kwargs: Any) -> Any:
+    """`f(*args)` four deep: refused when it runs (srcad's rules three deep are Python code
+    that changes lists in place, which compiled from its source would be refused there)."""
+    raise MissingRuleError(
+        "srcad takes third derivatives through a call with unpacked arguments (`f(*args)`), "
+        "no higher ones: fourth derivatives go through calls of your own functions with "
+        "their arguments written out"
+    )
+
+
+rules.frule(unpacked_call_frule_frule)(unpacked_call_frule_frule_frule)

@@ -572,6 +572,12 @@ class Registry(Machinery):
         except TypeError:
             return False
 
+    def covered(self) -> list[Any]:
+        """Every function a rule covers (either mode) or marked non-differentiable: srcad
+        reads none of them (`Mutations` does not look into what they change)."""
+        self._install_imported()
+        return [*self._rrules, *self._frules, *self._non_differentiables]
+
     def knows(self, primal: Any) -> bool:
         """Whether `primal` has a rule (either mode) or is marked non-differentiable."""
         ruled = self.rrule_for(primal) is not None or self.frule_for(primal) is not None

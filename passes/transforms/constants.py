@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import types
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +15,7 @@ from srcad.kinds import Structure
 from srcad.passes.analyses.scopes import Scopes
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.checks.callees import static_path
+from srcad.passes.checks.in_place import TRUSTED_MODULES
 from srcad.passes.normal_form import COMPOUND, bound_names, walk_statements
 
 
@@ -85,11 +87,15 @@ class Constants(Transform):
             structure = structures.get(tuple(path))
             if structure is None or not _has_item(structure, key):
                 return None
+            if structure.container is not tuple and id(value_of(ctx, path)) in reached():
+                return None  # a function srcad does not read may change it: read as it is
             place = (tuple(path), key)
             if place not in items:
                 base = f"{'_'.join(path)}_{key}".replace("-", "_")
                 items[place] = name or ctx.namer.fresh(base)
             return items[place]
+
+        reached = functools.cache(lambda: reached_by_unread_code(ctx.services.registry.covered()))
 
         def read(node: gast.expr, replace: Replace) -> None:
             if isinstance(node, gast.Subscript):
@@ -270,3 +276,59 @@ def _dotted(path: tuple[str, ...]) -> gast.expr:
     for attr in path[1:]:
         node = gast.Attribute(node, attr, gast.Load())
     return node
+
+
+def value_of(ctx: Context, path: list[str]) -> Any:
+    """The value the global or closure cell `path[0]` (or the module attribute `path`)
+    holds now, as the guard found it."""
+    cell = ctx.source.closure.get(path[0])
+    value = cell.cell_contents if cell is not None else ctx.source.globals.get(path[0])
+    for attribute in path[1:]:
+        value = getattr(value, attribute, None)
+    return value
+
+
+def reached_by_unread_code(covered: list[Any]) -> set[int]:
+    """The ids of the values that the Python functions of users' modules among `covered`
+    (those a rule covers, which srcad does not read: nothing proves they change no global
+    container) name, and the Python functions they name in turn: their globals, the
+    attributes of the modules they name, their closure cells and defaults. An item of a
+    container among them is read where the code reads it, not once on entry: a call of
+    one of these functions may change it while the function runs."""
+    reached: set[int] = set()
+    pending = [f for f in covered if _user_function(f)]
+    seen: set[int] = set()
+    while pending:
+        function = pending.pop()
+        if id(function) in seen:
+            continue
+        seen.add(id(function))
+        cells = [c.cell_contents for c in function.__closure__ or () if _filled(c)]
+        values = [*cells, *(function.__defaults__ or ())]
+        codes = [function.__code__]
+        names: set[str] = set()
+        while codes:
+            code = codes.pop()
+            names |= set(code.co_names)
+            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+        found = [function.__globals__[n] for n in names if n in function.__globals__]
+        modules = [v for v in found if isinstance(v, types.ModuleType)]
+        found += [vars(m)[n] for m in modules for n in names if n in vars(m)]  # (no hooks)
+        for value in [*found, *values]:
+            reached.add(id(value))
+            if _user_function(value):
+                pending.append(value)
+    return reached
+
+
+def _user_function(value: Any) -> bool:
+    module = (getattr(value, "__module__", None) or "").partition(".")[0]
+    return isinstance(value, types.FunctionType) and module not in TRUSTED_MODULES
+
+
+def _filled(cell: types.CellType) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018
+    except ValueError:
+        return False
+    return True

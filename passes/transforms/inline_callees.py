@@ -45,6 +45,7 @@ import gast
 from srcad import syntax
 from srcad.errors import SrcadError
 from srcad.guards import function_facts
+from srcad.passes.rule_calls import constant
 from srcad.registry import Registry
 from srcad.source import FunctionSource, function_source
 from srcad.syntax import load, store
@@ -327,9 +328,9 @@ def _bound_arguments(
         if position < first_default:
             return None
         value = defaults[position - first_default]
-        if type(value) not in _DEFAULTS:
+        if type(value) not in _DEFAULTS or value != value:  # (NaN: no literal to write)
             return None
-        bound.append((parameter, gast.Constant(value=value, kind=None)))
+        bound.append((parameter, constant(value)))  # (`-1.5` as Python parses its text)
     return bound
 
 

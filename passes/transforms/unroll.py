@@ -12,6 +12,7 @@ from srcad.kinds import FLOATS
 from srcad.passes.analyses.scopes import Scopes
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.normal_form import COMPOUND, bound_names, walk_statements
+from srcad.passes.transforms.constants import reached_by_unread_code, value_of
 
 # The most items a loop written out may have, and the most statements it may then take.
 MOST_ITEMS = 8
@@ -157,7 +158,18 @@ class Unroll(Transform):
         if kind == FLOATS:  # (`resolve` records the same fact, its identity, again)
             return len(source.resolve([name])[1])
         structure = source.constant_structure([name]) if kind is None else None
-        return len(structure.items) if structure is not None and structure.positional else None
+        if structure is None or not structure.positional:
+            return None
+        if structure.container is not tuple and self._changed_elsewhere(name):
+            return None
+        return len(structure.items)
+
+    def _changed_elsewhere(self, name: str) -> bool:
+        """Whether a function srcad does not read (a rule covers it, or it is marked
+        non-differentiable) names the list `name` holds: a call of it could change its
+        length while the loop runs, as `Constants` finds for its items."""
+        covered = self.ctx.services.registry.covered()
+        return id(value_of(self.ctx, [name])) in reached_by_unread_code(covered)
 
     def _temporaries(self, loop: gast.For) -> set[str]:
         """The names `ToANF` made that the loop binds and nothing outside it reads: each
