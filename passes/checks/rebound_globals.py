@@ -1,0 +1,206 @@
+"""ReboundGlobals: calls of code srcad does not read that rebind a global the function reads.
+
+srcad reads a module constant once, on entry, as a fact fixed for the call (`Constants`,
+`FunctionSource.constant_kind`), and `Mutations` proves the code it reads rebinds none.
+A function it does not read (a rule covers it, or it is marked
+`srcad.non_differentiable`) runs as it is, and may rebind one while the function runs:
+
+    def bump():                        def f(x):
+        global SCALE                       y = x * SCALE
+        SCALE += 1.0                       bump()  # refused here
+                                           return y + SCALE * x
+
+The derivative would use the value `SCALE` had on entry after the call too. Such a call
+is refused where the function it calls, or any Python function that one names (its
+globals, the attributes of the modules it names, its closure cells and defaults, as
+`constants.reached_by_unread_code` walks them), stores (`global NAME` and an assignment or
+`del`; `module.NAME = ...`) a name the function, or a function srcad reads from it, names
+in the same module. A call of `setattr`, `delattr`, `globals`, `vars`, `exec` or `eval` in
+such a function counts as a store of every name of its module and the modules it names.
+Calls of a value known only when the code runs are not followed (`Mutations` refuses one
+whose result is unused).
+"""
+
+from __future__ import annotations
+
+import dis
+import functools
+import types
+from typing import Any
+
+import gast
+
+from srcad import syntax
+from srcad.errors import Diagnostic
+from srcad.passes.base import Analysis, Context, function_of
+from srcad.passes.checks.callees import static_path
+from srcad.passes.checks.in_place import TRUSTED_MODULES
+from srcad.passes.checks.mutations import REBOUND_OUTSIDE
+from srcad.registry import Registry
+
+# A global: the id of the namespace that holds it (a module's `vars`) and its name.
+Place = tuple[int, str]
+EVERY = "*"  # the name of a store that may rebind any name of its namespace
+
+_STORES = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL"})
+_ATTRIBUTE_STORES = frozenset({"STORE_ATTR", "DELETE_ATTR"})
+_REBINDING_BUILTINS = frozenset({"setattr", "delattr", "globals", "vars", "exec", "eval"})
+
+
+class ReboundGlobals(Analysis[list[Diagnostic]]):
+    """Each call, in the function or a function nested in it, of a function srcad does not
+    read that may rebind a global the function reads (see the module's docstring)."""
+
+    def run(self, tree: gast.Module, ctx: Context) -> list[Diagnostic]:
+        function = function_of(tree)
+        func = ctx.source.func
+        registry = ctx.services.registry
+        code = getattr(func, "__code__", None)
+        if not isinstance(func, types.FunctionType) or code is None:
+            return []
+        own = {*code.co_varnames, *code.co_cellvars}
+        own_names = _names(code)
+        reads = functools.cache(lambda: _reads(func, registry))
+        stores = functools.cache(lambda callee: _unread_stores(callee, registry))
+        found: list[Diagnostic] = []
+        for node in syntax.walk(function):
+            if not isinstance(node, gast.Call):
+                continue
+            path = static_path(node.func)
+            if path is None or path[0] in own:
+                continue
+            where, callee = ctx.source.resolve(path)
+            if where not in ("global", "closure") or not _user_function(callee):
+                continue
+            rebound = [
+                (name, by) for place, (name, by) in stores(callee).items() if place in reads()
+            ]
+            rebound += [  # through `globals()`, `setattr`...: the names it reads from there
+                (name, by)
+                for (space, stored), (_, by) in stores(callee).items()
+                for read, name in reads()
+                if stored == EVERY and read == space and name in own_names
+            ]
+            if not rebound:
+                continue
+            names = ", ".join(sorted({f"`{name}`" for name, _ in rebound}))
+            by = ", ".join(sorted({f"`{b}`" for _, b in rebound}))
+            found.append(
+                ctx.diagnostic(
+                    node,
+                    REBOUND_OUTSIDE,
+                    f"`{'.'.join(path)}(...)` may rebind the global(s) {names} (in {by}, "
+                    f"which srcad does not read: a rule covers it or it is marked "
+                    f"non-differentiable) while `{func.__qualname__}` runs, which reads "
+                    "them: srcad reads a global once, on entry, so its derivative would "
+                    "use the old value after this call",
+                    "pass the value as an argument instead, or do not rebind the global "
+                    "in a function called while the differentiated one runs",
+                )
+            )
+        return found
+
+
+def _reads(func: types.FunctionType, registry: Registry) -> set[Place]:
+    """The globals (and module attributes) that `func` and the Python functions srcad
+    reads from it (those it names, transitively, that no rule covers) may read: each name
+    their code names that its module, or a module it names, holds."""
+    found: set[Place] = set()
+    for function, unread in _reached(func, registry, unread=False):
+        if not unread:
+            names = _names(function.__code__)
+            for space in _spaces(function, names):
+                found |= {(id(space), n) for n in names if n in space}
+    return found
+
+
+def _unread_stores(callee: Any, registry: Registry) -> dict[Place, tuple[str, str]]:
+    """The globals the functions srcad does not read among those a call of `callee` may
+    run (`callee`, where it is one, and those reached from it) store: each with its name
+    and the function that stores it."""
+    if not _user_function(callee):
+        return {}
+    stores: dict[Place, tuple[str, str]] = {}
+    for function, unread in _reached(callee, registry, unread=_covered(callee, registry)):
+        if not unread:
+            continue
+        code, by = function.__code__, function.__qualname__
+        names = _names(code)
+        spaces = _spaces(function, names)
+        modules = spaces[1:]
+        for instruction in _instructions(code):
+            if instruction.opname in _STORES:
+                stores[(id(spaces[0]), instruction.argval)] = (instruction.argval, by)
+            elif instruction.opname in _ATTRIBUTE_STORES:  # `module.NAME = ...`
+                for space in modules:
+                    stores[(id(space), instruction.argval)] = (instruction.argval, by)
+        if names & _REBINDING_BUILTINS - set(function.__globals__):
+            for space in spaces:
+                stores[(id(space), EVERY)] = (EVERY, by)
+    return stores
+
+
+def _reached(
+    start: types.FunctionType, registry: Registry, unread: bool
+) -> list[tuple[types.FunctionType, bool]]:
+    """`start` and the Python functions of users' modules it names, transitively, each
+    with whether srcad does not read it: one a rule covers, or one reached from such."""
+    found: list[tuple[types.FunctionType, bool]] = []
+    seen: set[tuple[int, bool]] = set()
+    pending = [(start, unread)]
+    while pending:
+        function, unread = pending.pop()
+        if (id(function), unread) in seen:
+            continue
+        seen.add((id(function), unread))
+        found.append((function, unread))
+        names = _names(function.__code__)
+        cells = [c.cell_contents for c in function.__closure__ or () if _filled(c)]
+        values = [*cells, *(function.__defaults__ or ())]
+        values += [space[n] for space in _spaces(function, names) for n in names if n in space]
+        for value in values:
+            if _user_function(value):
+                pending.append((value, unread or _covered(value, registry)))
+    return found
+
+
+def _spaces(function: types.FunctionType, names: set[str]) -> list[dict[str, Any]]:
+    """`function`'s module namespace, then those of the modules it names."""
+    space = function.__globals__
+    modules = [space[n] for n in names if isinstance(space.get(n), types.ModuleType)]
+    return [space, *(vars(m) for m in modules)]
+
+
+def _names(code: types.CodeType) -> set[str]:
+    """The global and attribute names `code` and the code nested in it name."""
+    return {n for c in _codes(code) for n in c.co_names}
+
+
+def _instructions(code: types.CodeType) -> list[dis.Instruction]:
+    return [i for c in _codes(code) for i in dis.get_instructions(c)]
+
+
+def _codes(code: types.CodeType) -> list[types.CodeType]:
+    found, pending = [], [code]
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        pending += [c for c in current.co_consts if isinstance(c, types.CodeType)]
+    return found
+
+
+def _covered(value: Any, registry: Registry) -> bool:
+    return registry.knows(value)
+
+
+def _user_function(value: Any) -> bool:
+    module = (getattr(value, "__module__", None) or "").partition(".")[0]
+    return isinstance(value, types.FunctionType) and module not in TRUSTED_MODULES
+
+
+def _filled(cell: types.CellType) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018
+    except ValueError:
+        return False
+    return True
