@@ -15,8 +15,9 @@ is refused where the function it calls, or any Python function that one names (i
 globals, the attributes of the modules it names, its closure cells and defaults, as
 `constants.reached_by_unread_code` walks them), stores (`global NAME` and an assignment or
 `del`; `module.NAME = ...`) a name the function, or a function srcad reads from it, names
-in the same module. A call of `setattr`, `delattr`, `globals`, `vars`, `exec` or `eval` in
-such a function counts as a store of every name of its module and the modules it names.
+in the same module. A call of `globals`, `exec` or `eval` in such a function counts as a store
+of every name of its module and the modules it names; of `setattr`, `delattr` or `vars`,
+of every name of the modules it names (and its own, where it names `modules`).
 Calls of a value known only when the code runs are not followed (`Mutations` refuses one
 whose result is unused).
 """
@@ -44,7 +45,10 @@ EVERY = "*"  # the name of a store that may rebind any name of its namespace
 
 _STORES = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL"})
 _ATTRIBUTE_STORES = frozenset({"STORE_ATTR", "DELETE_ATTR"})
-_REBINDING_BUILTINS = frozenset({"setattr", "delattr", "globals", "vars", "exec", "eval"})
+# Builtins that may store any name of a module: of its own and those it names; of the
+# modules it names (of its own too where it names `modules`: `sys.modules[__name__]`).
+_SETTERS = frozenset({"globals", "exec", "eval"})
+_ATTRIBUTE_SETTERS = frozenset({"setattr", "delattr", "vars"})
 
 
 class ReboundGlobals(Analysis[list[Diagnostic]]):
@@ -134,9 +138,13 @@ def _unread_stores(callee: Any, registry: Registry) -> dict[Place, tuple[str, st
             elif instruction.opname in _ATTRIBUTE_STORES:  # `module.NAME = ...`
                 for space in modules:
                     stores[(id(space), instruction.argval)] = (instruction.argval, by)
-        if names & _REBINDING_BUILTINS - set(function.__globals__):
-            for space in spaces:
-                stores[(id(space), EVERY)] = (EVERY, by)
+        called = names - set(function.__globals__)  # the builtins it names
+        if called & _SETTERS or (called & _ATTRIBUTE_SETTERS and "modules" in names):
+            everywhere = spaces  # (`setattr(sys.modules[__name__], ...)`)
+        else:
+            everywhere = modules if called & _ATTRIBUTE_SETTERS else []
+        for space in everywhere:
+            stores[(id(space), EVERY)] = (EVERY, by)
     return stores
 
 

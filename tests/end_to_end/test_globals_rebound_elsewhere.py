@@ -42,6 +42,10 @@ def bump_through_globals():
     globals()["SCALE"] = SCALE + 1.0
     return 0.0
 
+def bump_config_by_setattr():
+    setattr(config, "RATE", config.RATE + 1.0)
+    return 0.0
+
 def bump_config():
     config.RATE = config.RATE + 1.0
     return 0.0
@@ -70,6 +74,7 @@ CASES = {
     "helper": ("through_helper", "SCALE"),
     "module_attribute": ("bump_config", "config.RATE"),
     "globals_dict": ("bump_through_globals", "SCALE"),
+    "setattr": ("bump_config_by_setattr", "config.RATE"),
 }
 
 MARKED = (
@@ -79,6 +84,7 @@ MARKED = (
     "reads_only",
     "bump_config",
     "bump_through_globals",
+    "bump_config_by_setattr",
 )
 
 
@@ -119,6 +125,8 @@ def test_a_user_function_a_rule_covers_that_rebinds_is_refused(tmp_path: Path) -
     module = _module(tmp_path, "rebound_ruled", "bump_other", "SCALE", body)
     with pytest.raises(MutationError, match="`ruled"):
         srcad.grad(module.g)(1.3)
+    with pytest.raises(MutationError, match="`ruled"):
+        srcad.jvp(module.g, (1.3,), (1.0,))
 
 
 @pytest.mark.parametrize("callee", ["bump_other", "reads_only"])
