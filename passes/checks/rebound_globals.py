@@ -33,6 +33,7 @@ import gast
 
 from srcad import syntax
 from srcad.errors import Diagnostic
+from srcad.guards import name_facts
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
 from srcad.passes.checks.in_place import TRUSTED_MODULES
@@ -71,9 +72,10 @@ class ReboundGlobals(Analysis[list[Diagnostic]]):
             if not isinstance(node, gast.Call):
                 continue
             path = static_path(node.func)
-            if path is None or path[0] in own:
+            if path is None or path[0] in own or path[0] in ctx.source.enclosing:
                 continue
-            where, callee = ctx.source.resolve(path)
+            # (Not `FunctionSource.resolve`: `Callees` records the facts of the names called.)
+            _, where, callee = name_facts(path, ctx.source.closure, ctx.source.globals)
             if where not in ("global", "closure") or not _user_function(callee):
                 continue
             rebound = [
