@@ -14,7 +14,8 @@ The derivative would use the value `SCALE` had on entry after the call too. Such
 is refused where the function it calls, or any Python function that one names (its
 globals, the attributes of the modules it names, its closure cells and defaults, as
 `constants.reached_by_unread_code` walks them), stores (`global NAME` and an assignment or
-`del`; `module.NAME = ...`) a name the function, or a function srcad reads from it, names
+`del`; `module.NAME = ...`, of its own module too where it names `modules`:
+`sys.modules[__name__].NAME = ...`) a name the function, or a function srcad reads from it, names
 in the same module. A call of `globals`, `exec` or `eval` in such a function counts as a store
 of every name of its module and the modules it names; of `setattr`, `delattr` or `vars`,
 of every name of the modules it names (and its own, where it names `modules`).
@@ -138,7 +139,7 @@ def _unread_stores(callee: Any, registry: Registry) -> dict[Place, tuple[str, st
             if instruction.opname in _STORES:
                 stores[(id(spaces[0]), instruction.argval)] = (instruction.argval, by)
             elif instruction.opname in _ATTRIBUTE_STORES:  # `module.NAME = ...`
-                for space in modules:
+                for space in spaces if "modules" in names else modules:
                     stores[(id(space), instruction.argval)] = (instruction.argval, by)
         called = names - set(function.__globals__)  # the builtins it names
         if called & _SETTERS or (called & _ATTRIBUTE_SETTERS and "modules" in names):

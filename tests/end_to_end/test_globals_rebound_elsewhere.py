@@ -16,6 +16,8 @@ from srcad.registry import REGISTRY
 from tests.conftest import close, user_module
 
 CODE = """
+import sys
+
 import srcad
 import {name}_config as config
 
@@ -44,6 +46,10 @@ def bump_through_globals():
 
 def bump_config_by_setattr():
     setattr(config, "RATE", config.RATE + 1.0)
+    return 0.0
+
+def bump_through_sys_modules():
+    sys.modules[__name__].SCALE = SCALE + 1.0
     return 0.0
 
 def bump_config():
@@ -75,6 +81,7 @@ CASES = {
     "module_attribute": ("bump_config", "config.RATE"),
     "globals_dict": ("bump_through_globals", "SCALE"),
     "setattr": ("bump_config_by_setattr", "config.RATE"),
+    "sys_modules": ("bump_through_sys_modules", "SCALE"),
 }
 
 MARKED = (
@@ -85,6 +92,7 @@ MARKED = (
     "bump_config",
     "bump_through_globals",
     "bump_config_by_setattr",
+    "bump_through_sys_modules",
 )
 
 
