@@ -12,15 +12,15 @@ A function it does not read (a rule covers it, or it is marked
 
 The derivative would use the value `SCALE` had on entry after the call too. Such a call
 is refused where the function it calls, or any Python function that one names (its
-globals, the attributes of the modules it names, its closure cells and defaults, as
-`constants.reached_by_unread_code` walks them), stores (`global NAME` and an assignment or
-`del`; `module.NAME = ...`, of its own module too where it names `modules`:
-`sys.modules[__name__].NAME = ...`) a name the function, or a function srcad reads from it, names
-in the same module. A call of `globals`, `exec` or `eval` in such a function counts as a store
-of every name of its module and the modules it names; of `setattr`, `delattr` or `vars`,
-of every name of the modules it names (and its own, where it names `modules`).
-Calls of a value known only when the code runs are not followed (`Mutations` refuses one
-whose result is unused).
+globals, the attributes of the modules it names, its closure cells and defaults:
+`named_values`, which `constants.reached_by_unread_code` walks too), stores (`global
+NAME` and an assignment or `del`; `module.NAME = ...`, of its own module too where it
+names `modules`: `sys.modules[__name__].NAME = ...`) a name the function, or a function
+srcad reads from it, names in the same module. A call of `globals`, `exec` or `eval` in
+such a function counts as a store of every name of its module and the modules it names;
+of `setattr`, `delattr` or `vars`, of every name of the modules it names (and its own,
+where it names `modules`). Calls of a value known only when the code runs are not
+followed (`Mutations` refuses one whose result is unused).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class ReboundGlobals(Analysis[list[Diagnostic]]):
                 continue
             # (Not `FunctionSource.resolve`: `Callees` records the facts of the names called.)
             _, where, callee = name_facts(path, ctx.source.closure, ctx.source.globals)
-            if where not in ("global", "closure") or not _user_function(callee):
+            if where not in ("global", "closure") or not user_function(callee):
                 continue
             rebound = [
                 (name, by) for place, (name, by) in stores(callee).items() if place in reads()
@@ -125,7 +125,7 @@ def _unread_stores(callee: Any, registry: Registry) -> dict[Place, tuple[str, st
     """The globals the functions srcad does not read among those a call of `callee` may
     run (`callee`, where it is one, and those reached from it) store: each with its name
     and the function that stores it."""
-    if not _user_function(callee):
+    if not user_function(callee):
         return {}
     stores: dict[Place, tuple[str, str]] = {}
     for function, unread in _reached(callee, registry, unread=_covered(callee, registry)):
@@ -165,14 +165,20 @@ def _reached(
             continue
         seen.add((id(function), unread))
         found.append((function, unread))
-        names = _names(function.__code__)
-        cells = [c.cell_contents for c in function.__closure__ or () if _filled(c)]
-        values = [*cells, *(function.__defaults__ or ())]
-        values += [space[n] for space in _spaces(function, names) for n in names if n in space]
-        for value in values:
-            if _user_function(value):
+        for value in named_values(function):
+            if user_function(value):
                 pending.append((value, unread or _covered(value, registry)))
     return found
+
+
+def named_values(function: types.FunctionType) -> list[Any]:
+    """What `function` names: its closure cells' and defaults' values, and what its module,
+    and the modules it names, hold under the names its code names (read from their dicts:
+    no `__getattr__` of a module runs)."""
+    names = _names(function.__code__)
+    cells = [c.cell_contents for c in function.__closure__ or () if _filled(c)]
+    values = [*cells, *(function.__defaults__ or ())]
+    return values + [space[n] for space in _spaces(function, names) for n in names if n in space]
 
 
 def _spaces(function: types.FunctionType, names: set[str]) -> list[dict[str, Any]]:
@@ -204,7 +210,8 @@ def _covered(value: Any, registry: Registry) -> bool:
     return registry.knows(value)
 
 
-def _user_function(value: Any) -> bool:
+def user_function(value: Any) -> bool:
+    """Whether `value` is a Python function of a user's module (not srcad's, NumPy's, ...)."""
     module = (getattr(value, "__module__", None) or "").partition(".")[0]
     return isinstance(value, types.FunctionType) and module not in TRUSTED_MODULES
 

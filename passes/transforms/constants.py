@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import types
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -15,7 +14,7 @@ from srcad.kinds import Structure
 from srcad.passes.analyses.scopes import Scopes
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.checks.callees import static_path
-from srcad.passes.checks.in_place import TRUSTED_MODULES
+from srcad.passes.checks.rebound_globals import named_values, user_function
 from srcad.passes.normal_form import COMPOUND, bound_names, walk_statements
 
 
@@ -296,39 +295,15 @@ def reached_by_unread_code(covered: list[Any]) -> set[int]:
     container among them is read where the code reads it, not once on entry: a call of
     one of these functions may change it while the function runs."""
     reached: set[int] = set()
-    pending = [f for f in covered if _user_function(f)]
+    pending = [f for f in covered if user_function(f)]
     seen: set[int] = set()
     while pending:
         function = pending.pop()
         if id(function) in seen:
             continue
         seen.add(id(function))
-        cells = [c.cell_contents for c in function.__closure__ or () if _filled(c)]
-        values = [*cells, *(function.__defaults__ or ())]
-        codes = [function.__code__]
-        names: set[str] = set()
-        while codes:
-            code = codes.pop()
-            names |= set(code.co_names)
-            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
-        found = [function.__globals__[n] for n in names if n in function.__globals__]
-        modules = [v for v in found if isinstance(v, types.ModuleType)]
-        found += [vars(m)[n] for m in modules for n in names if n in vars(m)]  # (no hooks)
-        for value in [*found, *values]:
+        for value in named_values(function):
             reached.add(id(value))
-            if _user_function(value):
+            if user_function(value):
                 pending.append(value)
     return reached
-
-
-def _user_function(value: Any) -> bool:
-    module = (getattr(value, "__module__", None) or "").partition(".")[0]
-    return isinstance(value, types.FunctionType) and module not in TRUSTED_MODULES
-
-
-def _filled(cell: types.CellType) -> bool:
-    try:
-        cell.cell_contents  # noqa: B018
-    except ValueError:
-        return False
-    return True

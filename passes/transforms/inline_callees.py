@@ -107,11 +107,10 @@ class _Writer:
         the arguments of those taken out, so that taking them out changes no order in
         which anything happens (an operator's result, an item read or an attribute
         computed first could raise or compute otherwise)."""
-        if isinstance(statement, gast.Assign) and len(statement.targets) == 1:
-            pass
-        elif not (
-            isinstance(statement, gast.AugAssign) and isinstance(statement.target, gast.Name)
-        ):
+        single = isinstance(statement, gast.Assign) and len(statement.targets) == 1
+        target = statement.target if isinstance(statement, gast.AugAssign) else None
+        augmented = isinstance(target, gast.Name)
+        if not (single or augmented):
             return None  # (`x[i] += f(v)` reads `x[i]` first)
         events: list[tuple[str, Any, tuple[int, ...]]] = []
         _evaluation(statement, "value", None, events, ())
