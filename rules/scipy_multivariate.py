@@ -331,3 +331,197 @@ def multivariate_normal_frozen_logpdf_frule_rrule(dargs: tuple[Any, ...], frozen
         return (NoTangent(), dargs_bar, frozen_tangent(frozen, (mean_bar, cov_bar)), x_bar)
 
     return result, multivariate_normal_frozen_logpdf_frule_pullback
+
+
+# --- third derivatives --------------------------------------------------------------------
+
+
+def _is_zero(dot: Any) -> bool:
+    return isinstance(unthunk(dot), AbstractZero)
+
+
+def _padded_dots(dots: Any, count: int) -> list[Any]:
+    """`count` tangents (of the point, the mean, the covariance), zeros past those given."""
+    found = list(dots)[:count]
+    return found + [ZeroTangent()] * (count - len(found))
+
+
+def _mvn_twice_arguments(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], dist: Any, x: Any,
+                         args: tuple[Any, ...], kwds: dict[str, Any]
+                         ) -> tuple[tuple[Any, ...], tuple[Any, ...], int]:  # fmt: skip
+    """The arguments of `_mvn_value_and_tangent` and their tangents, for the forward rule
+    of `multivariate_normal_logpdf_frule` called so (third derivatives): a position moves
+    where its tangent or that tangent's own is not zero (a zero one materialised in its
+    value's shape, so that its tangent has something to move); and how many of `mean` and
+    `cov` were passed by position."""
+    given = _mvn_options(args, kwds)
+    mean, cov = given.get("mean"), given.get("cov", 1)
+    count = min(len(args), 2)
+    primals = (x, 0.0 if mean is None else mean, cov)
+    dots = _padded_dots(dargs[2 : 3 + count], 3)
+    inner = unthunk(dargs2[1])
+    dot_dots = _padded_dots(
+        () if isinstance(inner, AbstractZero) else elements_of(inner, len(dargs))[2 : 3 + count], 3
+    )
+    value_dots = _padded_dots(dargs2[3 : 4 + count], 3)
+    moving = tuple(not (_is_zero(d) and _is_zero(dd)) for d, dd in zip(dots, dot_dots, strict=True))
+    values = [
+        (np.zeros(np.shape(p)) if m else 0.0) if _is_zero(d) else unthunk(d)
+        for p, d, m in zip(primals, dots, moving, strict=True)
+    ]
+    full = (dist, *primals, *values, moving)
+    tangents = (NoTangent(), NoTangent(), *value_dots, *dot_dots, NoTangent())
+    return full, tangents, count
+
+
+def multivariate_normal_logpdf_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...],
+                                           dist: Any, x: Any, *args: Any, **kwds: Any
+                                           ) -> tuple[Any, Any]:  # fmt: skip
+    """The forward rule of `multivariate_normal_logpdf_frule` (third derivatives): srcad's
+    forward rule of `_mvn_value_and_tangent`."""
+    full, tangents, _ = _mvn_twice_arguments(dargs2, dargs, dist, x, args, kwds)
+    found: tuple[Any, Any] = CONFIG.frule_via_ad(tangents, _mvn_value_and_tangent, *full)
+    return found
+
+
+def multivariate_normal_logpdf_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...],
+                                                 dist: Any, x: Any, *args: Any, **kwds: Any
+                                                 ) -> tuple[Any, Pullback]:  # fmt: skip
+    """`multivariate_normal_logpdf_frule_frule`'s: the reverse rule srcad compiles for the
+    forward rule it generates for `_mvn_value_and_tangent`."""
+    full, tangents, count = _mvn_twice_arguments(dargs2, dargs, dist, x, args, kwds)
+    twice = CONFIG.forward_rule(_mvn_value_and_tangent, full)
+    result, pullback = CONFIG.rrule_via_ad(twice, tangents, *full)
+
+    def multivariate_normal_logpdf_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        _, tangents_bar, _, x_bar, mean_bar, cov_bar, *dot_bars, _ = pullback(bars)
+        parts = tangent_parts(unthunk(tangents_bar), len(tangents))
+        inner = Tangent(tuple, NoTangent(), NoTangent(), *parts[5:8][: len(dargs) - 2])
+        dargs2_bar = Tangent(tuple, NoTangent(), inner, NoTangent(),
+                             *parts[2:5][: len(dargs2) - 3])  # fmt: skip
+        dargs_bar = Tangent(tuple, NoTangent(), NoTangent(), *dot_bars[: len(dargs) - 2])
+        return (NoTangent(), dargs2_bar, dargs_bar, NoTangent(), x_bar,
+                *(mean_bar, cov_bar)[:count])  # fmt: skip
+
+    return result, multivariate_normal_logpdf_frule_frule_pullback
+
+
+rules.frule(multivariate_normal_logpdf_frule)(multivariate_normal_logpdf_frule_frule)
+rules.rrule(multivariate_normal_logpdf_frule_frule)(multivariate_normal_logpdf_frule_frule_rrule)
+
+
+def _frozen_groups(dargs2: tuple[Any, ...], dargs: tuple[Any, ...]) -> tuple[Any, Any]:
+    """The tangents of `multivariate_normal(mean, cov)`'s forward rule's tangents (of the
+    frozen object's tangent) and of its arguments (of the frozen object), as groups of
+    tangents of its forward rule."""
+    inner = unthunk(dargs2[1])
+    dot_dot = inner if isinstance(inner, AbstractZero) else tuple(elements_of(inner, len(dargs)))
+    return dot_dot, (NoTangent(), NoTangent(), *dargs2[3:])
+
+
+def multivariate_normal_frozen_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...],
+                                           dist: Any, *args: Any, **kwds: Any
+                                           ) -> tuple[Any, Any]:  # fmt: skip
+    """The forward rule of `multivariate_normal_frozen_frule` (third derivatives), linear in
+    the tangents: the frozen object's tangent of each group."""
+    value = multivariate_normal_frozen_frule(dargs, dist, *args, **kwds)
+    dot_dot, dot2 = _frozen_groups(dargs2, dargs)
+
+    def tangent(group: Any) -> Any:
+        if isinstance(group, AbstractZero):
+            return group
+        return multivariate_normal_frozen_frule(group, dist, *args, **kwds)[1]
+
+    return value, (tangent(dot2), tangent(dot_dot))
+
+
+def multivariate_normal_frozen_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...],
+                                                 dist: Any, *args: Any, **kwds: Any
+                                                 ) -> tuple[Any, Pullback]:  # fmt: skip
+    """`multivariate_normal_frozen_frule_frule`'s: each frozen object's cotangent pulled
+    back as at first order, to the tangents (or the arguments) it was made of."""
+    result = multivariate_normal_frozen_frule_frule(dargs2, dargs, dist, *args, **kwds)
+    _, pullback = multivariate_normal_frozen_rrule(dist, *args, **kwds)
+
+    def group(bar: Any, size: int) -> Any:
+        _, *found = pullback(bar)
+        return Tangent(tuple, NoTangent(), NoTangent(), *found[: max(size - 2, 0)])
+
+    def multivariate_normal_frozen_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        value_bar, tangent_bar = tangent_parts(unthunk(bars), 2)
+        frozen_bar, dot_bar = tangent_parts(unthunk(value_bar), 2)
+        dot2_bar, dot_dot_bar = tangent_parts(unthunk(tangent_bar), 2)
+        _, *dot2_bars = pullback(dot2_bar)
+        dargs2_bar = Tangent(tuple, NoTangent(), group(dot_dot_bar, len(dargs)), NoTangent(),
+                             *dot2_bars[: len(dargs2) - 3])  # fmt: skip
+        _, *arg_bars = pullback(frozen_bar)
+        return (NoTangent(), dargs2_bar, group(dot_bar, len(dargs)), NoTangent(), *arg_bars)
+
+    return result, multivariate_normal_frozen_frule_frule_pullback
+
+
+rules.frule(multivariate_normal_frozen_frule)(multivariate_normal_frozen_frule_frule)
+rules.rrule(multivariate_normal_frozen_frule_frule)(multivariate_normal_frozen_frule_frule_rrule)
+
+
+def _as_logpdf_group(group: Any) -> Any:
+    """A group of tangents of a frozen `logpdf(x)`'s forward rule (its own, the frozen
+    object's, the point's) as `multivariate_normal.logpdf`'s (its own, the distribution's,
+    the point's, the mean's, the covariance's)."""
+    group = unthunk(group)
+    if isinstance(group, AbstractZero):
+        return group
+    _, frozen_dot, x_dot = tangent_parts(group, 3)
+    return (NoTangent(), NoTangent(), x_dot, *_frozentangent_parts(frozen_dot, 2))
+
+
+def _as_frozen_logpdf_group(frozen: Any, bar: Any) -> Any:
+    """`_as_logpdf_group`'s adjoint."""
+    bar = unthunk(bar)
+    if isinstance(bar, AbstractZero):
+        return bar
+    found = tangent_parts(bar, 5)
+    return Tangent(tuple, NoTangent(), frozen_tangent(frozen, found[3:]), found[2])
+
+
+def _frozen_logpdf_tangents(dargs2: tuple[Any, ...], dargs: tuple[Any, ...]
+                            ) -> tuple[tuple[Any, ...], Any]:  # fmt: skip
+    outer = (NoTangent(), _as_logpdf_group(dargs2[1]), NoTangent(), dargs2[3],
+             *_frozentangent_parts(dargs2[2], 2))  # fmt: skip
+    return outer, _as_logpdf_group(dargs)
+
+
+def multivariate_normal_frozen_logpdf_frule_frule(
+    dargs2: tuple[Any, ...], dargs: tuple[Any, ...], frozen: Any, x: Any
+) -> tuple[Any, Any]:
+    """The forward rule of `multivariate_normal_frozen_logpdf_frule` (third derivatives):
+    `multivariate_normal.logpdf`'s forward rule's, with the frozen mean and covariance."""
+    outer, inner = _frozen_logpdf_tangents(dargs2, dargs)
+    return multivariate_normal_logpdf_frule_frule(
+        outer, inner, stats.multivariate_normal, x, frozen.mean, frozen.cov
+    )
+
+
+def multivariate_normal_frozen_logpdf_frule_frule_rrule(
+    dargs2: tuple[Any, ...], dargs: tuple[Any, ...], frozen: Any, x: Any
+) -> tuple[Any, Pullback]:
+    outer, inner = _frozen_logpdf_tangents(dargs2, dargs)
+    result, pullback = multivariate_normal_logpdf_frule_frule_rrule(
+        outer, inner, stats.multivariate_normal, x, frozen.mean, frozen.cov
+    )
+
+    def multivariate_normal_frozen_logpdf_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        _, outer_bar, inner_bar, _, x_bar, mean_bar, cov_bar = pullback(bars)
+        found = tangent_parts(unthunk(outer_bar), 6)
+        dargs2_bar = Tangent(tuple, NoTangent(), _as_frozen_logpdf_group(frozen, found[1]),
+                             frozen_tangent(frozen, found[4:]), found[3])  # fmt: skip
+        return (NoTangent(), dargs2_bar, _as_frozen_logpdf_group(frozen, inner_bar),
+                frozen_tangent(frozen, (mean_bar, cov_bar)), x_bar)  # fmt: skip
+
+    return result, multivariate_normal_frozen_logpdf_frule_frule_pullback
+
+
+rules.frule(multivariate_normal_frozen_logpdf_frule)(multivariate_normal_frozen_logpdf_frule_frule)
+rules.rrule(multivariate_normal_frozen_logpdf_frule_frule)(
+    multivariate_normal_frozen_logpdf_frule_frule_rrule
+)

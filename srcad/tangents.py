@@ -413,8 +413,10 @@ def accumulate_into(buffer: Any, tangent: Any) -> Any:
 
 
 class NotImplementedTangent:
-    """The cotangent a rule could not provide. Adding symbolic zeros to it keeps it; any
-    use of its value raises, naming the rule's file and line (it never becomes a zero)."""
+    """The cotangent a rule could not provide. Adding anything to it keeps it (a sum with
+    an unknown term is unknown: the cotangent of a constant that other uses add to is
+    dropped unread, as in ChainRules); any use of its value raises, naming the rule's file
+    and line (it never becomes a zero or a number)."""
 
     __slots__ = ("message", "where")
     __array_ufunc__ = None
@@ -433,9 +435,7 @@ class NotImplementedTangent:
     __bool__ = _raise
 
     def __add__(self, other: Any) -> Any:
-        if isinstance(other, AbstractZero | NotImplementedTangent):
-            return self
-        return self._raise()
+        return self
 
     __radd__ = __add__
 

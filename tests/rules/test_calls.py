@@ -203,6 +203,17 @@ def test_not_implemented_cotangent_raises_with_the_rules_location():
     with pytest.raises(srcad.SrcadError, match="not implemented"):
         gap * 2.0
 
+    def used_twice(x, y):
+        return half_known(x, y) + x * y * y
+
+    # `y`'s cotangents add to the gap: unread where `y` is not differentiated, an error
+    # where it is, in either order of the terms.
+    assert srcad.grad(used_twice, wrt=0)(2.0, 3.0) == pytest.approx(3.0 + 9.0)
+    with pytest.raises(srcad.SrcadError, match="the y part is unknown"):
+        srcad.grad(used_twice, wrt=1)(2.0, 3.0)
+    with pytest.raises(srcad.SrcadError, match="the y part is unknown"):
+        srcad.grad(lambda x, y: x * y * y + half_known(x, y), wrt=1)(2.0, 3.0)
+
 
 def test_config_reports_its_capabilities():
     assert srcad.CONFIG.has_reverse_mode

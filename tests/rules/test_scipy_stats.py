@@ -244,7 +244,11 @@ DIFFERENTIATED_FORWARD_RULES = {
     "multivariate_normal_frozen_logpdf_frule",
     # and their forward rules (third derivatives: tests/rules/test_scipy_third_order.py)
     "logpdf_frule_frule", "logcdf_frule_frule", "pdf_frule_frule", "cdf_frule_frule",
-    "logpmf_frule_frule", "pmf_frule_frule",
+    "logpmf_frule_frule", "pmf_frule_frule", "frozen_frule_frule", "frozen_logpdf_frule_frule",
+    "frozen_pdf_frule_frule", "frozen_logpmf_frule_frule", "frozen_pmf_frule_frule",
+    "frozen_logcdf_frule_frule", "frozen_cdf_frule_frule",
+    "multivariate_normal_logpdf_frule_frule", "multivariate_normal_frozen_frule_frule",
+    "multivariate_normal_frozen_logpdf_frule_frule",
 }  # fmt: skip
 
 

@@ -56,14 +56,24 @@ def test_third_derivatives_match_differences_of_the_second(f: Any) -> None:
 
 
 def frozen(t):
-    return stats.norm(t, 2.0).logpdf(0.5 * t)
+    return (
+        stats.norm(t, 2.0 + t * t).logpdf(0.5 * t)
+        + stats.gamma(2.0, t).cdf(1.5 * t + 1.0)
+        + stats.poisson(1.0 + t).logpmf(2)
+        + stats.beta.freeze(2.0, 1.0 + t).logpdf(0.3 * t)
+    )
 
 
-def log_cdf_with_a_shape(t):
-    """The log cdf of `t` (`gamma`, `beta`) has no partial in its shape parameter: at
-    third order its not-implemented cotangent is added, and refuses, even where the shape
-    is a constant."""
-    return stats.t.logcdf(t, 4.0)
+def log_cdfs_with_constant_shapes(t):
+    """The log cdf of `t`, `gamma` and `beta` has no partial in its shape parameter: its
+    cotangent there is a not-implemented one, which the shape's other cotangents add to and
+    which is dropped unread where the shape is a constant."""
+    return (
+        stats.t.logcdf(t, 4.0)
+        + stats.gamma.logcdf(t + 1.0, 2.0, 0.1 * t)
+        + stats.beta.logcdf(0.3 * t, 2.0, 1.5, 0.0, 1.0 + t)
+        + stats.t(4.0, t).logcdf(0.5 * t + 1.0)
+    )
 
 
 def multivariate(t):
@@ -71,15 +81,50 @@ def multivariate(t):
     return stats.multivariate_normal.logpdf(x, np.array([0.1, t]), np.eye(2) * (1.0 + t * t))
 
 
+def multivariate_frozen(t):
+    x = np.array([t, 0.5 * t])
+    return stats.multivariate_normal(np.array([0.1, t]), np.eye(2) * (1.0 + t * t)).logpdf(x)
+
+
+def multivariate_by_lower_triangle(t):
+    """A full covariance (its lower triangle read), a diagonal one, points in rows."""
+    v = np.array([t, 0.5 * t, 1.0])
+    cov = np.array([[2.0 + t * t, 0.3, 0.1], [0.0, 1.5, t * 0.2], [0.0, 0.0, 1.0 + t]])
+    points = np.array([[t, 0.5], [1.0, t * t]])
+    diagonal = np.array([1.0 + t * t, 2.0])
+    rows = stats.multivariate_normal.logpdf(points, np.array([0.1, t]), diagonal)
+    return stats.multivariate_normal.logpdf(v, np.array([0.1, t * t, 0.0]), cov) + np.sum(rows)
+
+
 @pytest.mark.parametrize(
-    "f", [frozen, multivariate, log_cdf_with_a_shape], ids=lambda f: f.__name__
-)
-def test_third_derivatives_through_frozen_and_multivariate_distributions_are_refused(
-    f: Any,
-) -> None:
-    """Their forward rules' forward rules are not written (a gap, docs/higher_order.md):
-    an error, never a number. `jacobian(jacobian(f))` still goes through, by rows."""
-    with pytest.raises(srcad.SrcadError):
-        srcad.grad(srcad.grad(srcad.grad(f)))(T)
+    "f",
+    [frozen, log_cdfs_with_constant_shapes, multivariate, multivariate_frozen,
+     multivariate_by_lower_triangle],
+    ids=lambda f: f.__name__,
+)  # fmt: skip
+def test_third_derivatives_through_frozen_and_multivariate_distributions(f: Any) -> None:
+    """Frozen distributions' and `multivariate_normal`'s forward rules' forward rules
+    (`scipy_stats.frozen_frule_frule`, the frozen methods' through the distribution's,
+    `scipy_multivariate.multivariate_normal_logpdf_frule_frule`, srcad's forward rule of
+    `_mvn_value_and_tangent`), in both modes."""
+    second = srcad.grad(srcad.grad(f))
+    _check(second, srcad.grad(second))
     twice = srcad.jacobian(srcad.jacobian(f, mode="forward"), mode="forward")
-    _check(srcad.grad(f), twice)
+    _check(twice, srcad.jacobian(twice, mode="forward"))
+
+
+@pytest.mark.parametrize(
+    "f",
+    [lambda t: stats.t.logcdf(0.3, 2.0 + t), lambda t: stats.gamma(1.0 + t).logcdf(2.0),
+     lambda t: stats.beta.logcdf(0.4, 2.0, 1.0 + t * t) + t ** 3],
+    ids=["t", "gamma_frozen", "beta"],
+)  # fmt: skip
+@pytest.mark.parametrize("order", [1, 2, 3])
+def test_log_cdfs_in_their_shape_parameters_are_refused_at_every_order(f: Any, order: int) -> None:
+    """Their derivatives in the shape are not written (docs/refusals.md): an error at each
+    order, never a number, the not-implemented cotangent raising where it is read."""
+    derivative = f
+    for _ in range(order):
+        derivative = srcad.grad(derivative)
+    with pytest.raises(srcad.SrcadError, match="shape parameter"):
+        derivative(T)

@@ -48,15 +48,19 @@ def test_projection_of_a_thunk_stays_lazy():
     np.testing.assert_array_equal(result, [2.0, 2.0, 2.0])
 
 
-def test_not_implemented_is_kept_by_zeros_and_raises_when_used():
+def test_not_implemented_is_kept_by_sums_and_raises_when_used():
+    """A sum with an unknown term is unknown (as in ChainRules): adding anything keeps the
+    gap, which raises wherever its value is read."""
     gap = srcad.not_implemented("why")
     assert (gap + srcad.ZeroTangent()) is gap
     assert (srcad.ZeroTangent() + gap) is gap
+    assert (gap + 1.0) is gap and (np.ones(2) + gap) is gap
     assert srcad.ProjectTo(1.0)(gap) is gap
     with pytest.raises(srcad.SrcadError, match=r"test_thunks_and_checks.py:\d+: .*why"):
-        gap + 1.0
-    with pytest.raises(srcad.SrcadError):
-        np.asarray(gap)
+        gap * 1.0
+    for use in (np.asarray, float, bool, lambda g: -g, lambda g: g - 1.0, lambda g: g / 2.0):
+        with pytest.raises(srcad.SrcadError):
+            use(gap)
 
 
 def my_cube(x):
