@@ -10,16 +10,20 @@ refuse there when they run."""
 
 from __future__ import annotations
 
+import functools
 import types
 from typing import Any
 
 from srcad.errors import MissingRuleError
-from srcad.registry import REGISTRY, RuleFn, RuleSet, named
+from srcad.primitive_callers import primitive_caller
+from srcad.primitives import unpacked_arguments
+from srcad.registry import CONFIG, REGISTRY, RuleFn, RuleSet, named
 from srcad.rules import calls, second_order_calls
 from srcad.rules.second_order import definition_nested_rules, linear_nested_rules
 from srcad.rules.second_order_calls import Pullback
 from srcad.rules.third_order_calls import (
     _call_target,
+    _flat,
     _method_target,
     call_frule_frule,
     method_frule_frule,
@@ -57,20 +61,68 @@ def _with_name(bar: Any, level: int, count: int) -> Any:
     return Tangent(tuple, NoTangent(), *inner, parts[level], NoTangent(), *parts[level + 1 :])
 
 
-def _python_method(receiver: Any, name: str, args: tuple[Any, ...]) -> Any:
-    """The Python function a method call runs, for its forward rules four deep; refused
-    for a method with a registered rule or none."""
+def _python_method(receiver: Any, name: str, args: tuple[Any, ...],
+                   kwargs: dict[str, Any]) -> Any:  # fmt: skip
+    """The Python function a method call runs, for its forward rules four deep: a class's
+    own, or the caller of a function with a registered rule (an array's `.sum()`,
+    `_primitive_call`); refused for a method with none, or one whose arguments that caller
+    does not take."""
     target = _method_target(receiver, name, args)
     function = None if target is None else target[0]
+    if target is not None and not target[1] and _registered(function):
+        return _primitive_call(function, (receiver, *args), kwargs, f"the method .{name}")
     if (target is None or target[1] or not isinstance(function, types.FunctionType)
-            or REGISTRY.frule_for(function) is not None
             or REGISTRY.is_non_differentiable(function)):  # fmt: skip
         raise MissingRuleError(
             f"srcad takes third derivatives through the method .{name} of a "
             f"{type(receiver).__name__}, no higher ones: fourth derivatives go through the "
-            "methods of your own classes"
+            "methods of your own classes and of arrays called with their required arguments"
         )
     return function
+
+
+def _registered_method(receiver: Any, name: str, args: tuple[Any, ...], depth: int
+                       ) -> tuple[Any, Any, tuple[Any, ...], _Regrouping] | None:  # fmt: skip
+    """The registered forward rules `depth - 1` and `depth` deep of the function a method
+    call runs (`_registered_chain`: `np.sum`'s, linear, for `.sum(axis=0)`), the arguments
+    it passes, and how the call's tangents become the function's (the name's dropped; a
+    shape packed into one argument, `x.reshape(2, 3)`, has none); None where there are
+    none."""
+    target = _method_target(receiver, name, args)
+    chain = None if target is None else _registered_chain(target[0], depth)
+    if target is None or chain is None:
+        return None
+    packs, count = target[1], len(args)
+
+    def change(tail: tuple[Any, ...]) -> tuple[Any, ...]:
+        return (tail[0], NoTangent()) if packs else (tail[0], *tail[2:])
+
+    def back(tail: tuple[Any, ...]) -> tuple[Any, ...]:
+        return (tail[0], NoTangent(), *((NoTangent(),) * count if packs else tail[1:]))
+
+    moved_width = 2 if packs else 1 + count
+    return (*chain, target[2], _Regrouping(2 + count, moved_width, change, back))
+
+
+def _registered(function: Any) -> bool:
+    return REGISTRY.frule_for(function) is not None
+
+
+def _primitive_call(primitive: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                    what: str) -> types.FunctionType:  # fmt: skip
+    """The Python function that calls `primitive` (a function with a registered rule) with
+    its required positional parameters (`primitive_callers`), whose calls srcad resolves
+    against the rules at every depth, as a call written in the user's code; refused
+    (a gap) where the call passes options or keywords, which that function does not take."""
+    caller = primitive_caller(primitive)
+    if caller is None or kwargs or caller.__code__.co_argcount != len(args):
+        name = getattr(primitive, "__name__", "the function")
+        raise MissingRuleError(
+            f"srcad takes third derivatives through {what}, no higher ones where it is "
+            f"given options or keywords: fourth derivatives go through {name} called with "
+            "its required arguments only, or through a function of your own that calls it"
+        )
+    return caller
 
 
 def _method_nested(depth: int) -> tuple[RuleFn, RuleFn]:
@@ -88,7 +140,12 @@ def _method_nested(depth: int) -> tuple[RuleFn, RuleFn]:
         receiver, name, args, moved = split(dargs, inputs)
         if _method_target(receiver, name, args) is None:
             return linear_forward(dargs, *inputs, **kwargs)
-        function = _python_method(receiver, name, args)
+        chain = _registered_method(receiver, name, args, depth)
+        if chain is not None:
+            passed, regrouping = chain[2:]
+            moved = regrouping.groups(depth, (dargs, *inputs[: depth - 1]))
+            return CONFIG.frule_via_ad(moved[0], chain[0], *moved[1:], receiver, *passed, **kwargs)
+        function = _python_method(receiver, name, args, kwargs)
         forward, _ = definition_nested_rules(name, function)[depth - 2]
         return forward(*moved, receiver, *args, **kwargs)
 
@@ -96,7 +153,22 @@ def _method_nested(depth: int) -> tuple[RuleFn, RuleFn]:
         receiver, name, args, moved = split(dargs, inputs)
         if _method_target(receiver, name, args) is None:
             return linear_reverse(dargs, *inputs, **kwargs)
-        function = _python_method(receiver, name, args)
+        chain = _registered_method(receiver, name, args, depth)
+        if chain is not None:
+            passed, regrouping = chain[2:]
+            moved = regrouping.groups(depth, (dargs, *inputs[: depth - 1]))
+            result, pullback = CONFIG.rrule_via_ad(chain[1], *moved, receiver, *passed, **kwargs)
+
+            def registered_method_nested_pullback(bars: Any) -> tuple[Any, ...]:
+                _, *found = pullback(bars)
+                groups = regrouping.group_bars(depth, found[:depth])
+                # (the arguments' cotangents: those `back` gives past the receiver's and
+                # the name's, none for a packed shape)
+                argument_bars = regrouping.back((None, *found[depth + 1 :]))[2:]
+                return (NoTangent(), *groups, found[depth], NoTangent(), *argument_bars)
+
+            return result, registered_method_nested_pullback
+        function = _python_method(receiver, name, args, kwargs)
         _, reverse = definition_nested_rules(name, function)[depth - 2]
         result, pullback = reverse(*moved, receiver, *args, **kwargs)
 
@@ -138,47 +210,149 @@ def _call_back(bar: Any, level: int, count: int, carried: bool) -> Any:
     return Tangent(tuple, NoTangent(), *inner, *own)
 
 
-def _python_call(f: Any) -> tuple[Any, bool, tuple[Any, ...]]:
+def _python_call(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+                 ) -> tuple[Any, bool, tuple[Any, ...]]:  # fmt: skip
     """The Python function a call of the value `f` runs, whether `f` carries its first
-    argument, and that argument; refused for a value with a registered rule, a partial,
-    a class, a derivative srcad returned."""
+    argument, and that argument: a function with a registered rule (a ufunc held by a
+    local) through its caller (`_primitive_call`); refused for a class, a derivative srcad
+    returned."""
+    if _registered(f) and not isinstance(f, types.MethodType):
+        return _primitive_call(f, args, kwargs, f"a call of {f!r:.60}"), False, ()
     try:
         function, carried = _call_target(f)
     except MissingRuleError:
         function, carried = None, False
     if (not isinstance(f, types.FunctionType | types.MethodType) and not carried) or not (
-        isinstance(function, types.FunctionType) and REGISTRY.frule_for(function) is None
+        isinstance(function, types.FunctionType) and not _registered(function)
     ):
         raise MissingRuleError(
             f"srcad takes third derivatives through a call of {f!r:.60}, no higher ones: "
             "fourth derivatives go through calls of your own functions, methods and callable "
-            "objects"
+            "objects, partials and functions with rules"
         )
     receiver = (f.__self__ if isinstance(f, types.MethodType) else f,) if carried else ()
     return function, carried, receiver
 
 
+def _registered_chain(f: Any, depth: int) -> tuple[Any, Any] | None:
+    """`f`'s registered forward rules `depth - 1` and `depth` deep (the forward rule of
+    `call`'s for `f` called so: `method`'s, a linear function's nested rules), where every
+    one down to them and the last one's reverse rule are registered; else None."""
+    rules = [f]
+    for _ in range(depth):
+        found = REGISTRY.frule_for(rules[-1])
+        if found is None:
+            return None
+        rules.append(found.rrule)
+    return (rules[-2], rules[-1]) if REGISTRY.rrule_for(rules[-1]) is not None else None
+
+
+def _regrouped(group: Any, level: int, width: int, change: Any) -> Any:
+    """A group of tangents of a forward rule `level` deep (its own, the groups below, then
+    `width` of the call's), its call's tangents replaced by `change` of them, at every
+    depth."""
+    group = unthunk(group)
+    if isinstance(group, AbstractZero):
+        return group
+    parts = elements_of(group, level + width)
+    inner = [_regrouped(parts[i], level - i, width, change) for i in range(1, level)]
+    return (NoTangent(), *inner, *change(tuple(parts[level:])))
+
+
+def _regrouped_back(bar: Any, level: int, width: int, change: Any) -> Any:
+    """The adjoint of a `_regrouped` (`change` the adjoint of its, `width` the changed
+    group's)."""
+    bar = unthunk(bar)
+    if isinstance(bar, AbstractZero):
+        return bar
+    parts = elements_of(bar, level + width)
+    inner = [_regrouped_back(parts[i], level - i, width, change) for i in range(1, level)]
+    return Tangent(tuple, NoTangent(), *inner, *change(tuple(parts[level:])))
+
+
+class _Regrouping:
+    """How one call's tangents become another's at every depth of a nested forward rule:
+    `change` from the first's (`width` of them) to the second's (`moved_width`), and
+    `back` of cotangents the other way."""
+
+    def __init__(self, width: int, moved_width: int, change: Any, back: Any) -> None:
+        self.width, self.moved_width, self.change, self.back = width, moved_width, change, back
+
+    def groups(self, depth: int, groups: tuple[Any, ...]) -> list[Any]:
+        return [_regrouped(g, depth - i, self.width, self.change) for i, g in enumerate(groups)]
+
+    def group_bars(self, depth: int, bars: list[Any]) -> list[Any]:
+        return [_regrouped_back(b, depth - i, self.moved_width, self.back)
+                for i, b in enumerate(bars)]  # fmt: skip
+
+
+def _partial_tangent(parts: tuple[Any, ...]) -> Any:
+    if all(isinstance(unthunk(p), AbstractZero) for p in parts):
+        return ZeroTangent()
+    return Tangent(functools.partial, *parts)
+
+
+def _partial_regrouping(f: functools.partial, count: int) -> _Regrouping:
+    """A partial's call's tangents (the partial's, the arguments') as its function's call's
+    with the bound arguments in front: the partial's tangent holds its function's and the
+    bound arguments' (`third_order_calls._partial_tangents`)."""
+    bound = len(f.args)
+
+    def change(tail: tuple[Any, ...]) -> tuple[Any, ...]:
+        return (*elements_of(unthunk(tail[0]), 1 + bound), *tail[1:])
+
+    def back(tail: tuple[Any, ...]) -> tuple[Any, ...]:
+        return (_partial_tangent(tail[: 1 + bound]), *tail[1 + bound :])
+
+    return _Regrouping(1 + count, 1 + bound + count, change, back)
+
+
 def _call_nested(depth: int) -> tuple[RuleFn, RuleFn]:
     """`call`'s forward rule `depth` deep (`depth` groups of tangents, then the value and
     the arguments), and its reverse rule: a Python function's, a bound method's or a
-    callable object's, through the nested forward rules of the function's source."""
+    callable object's, through the nested forward rules of the function's source; a
+    partial's, through its function's with the bound arguments in front."""
 
-    def split(dargs: tuple[Any, ...], inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    def split(dargs: tuple[Any, ...], inputs: tuple[Any, ...], kwargs: dict[str, Any]
+              ) -> tuple[Any, ...]:  # fmt: skip
         f, *args = inputs[depth - 1 :]
-        function, carried, receiver = _python_call(f)
+        function, carried, receiver = _python_call(f, tuple(args), kwargs)
         groups = (dargs, *inputs[: depth - 1])
         moved = [_call_moved(g, depth - i, len(args), carried) for i, g in enumerate(groups)]
         return function, carried, receiver, tuple(args), moved
 
     def call_nested_frule(dargs: tuple[Any, ...], *inputs: Any, **kwargs: Any) -> Any:
-        function, _, receiver, args, moved = split(dargs, inputs)
+        f = inputs[depth - 1]
+        if isinstance(f, functools.partial):
+            regrouping = _partial_regrouping(f, len(inputs) - depth)
+            groups = regrouping.groups(depth, (dargs, *inputs[: depth - 1]))
+            return call_nested_frule(*groups, f.func, *f.args, *inputs[depth:],
+                                     **{**f.keywords, **kwargs})  # fmt: skip
+        chain = _registered_chain(f, depth)
+        if chain is not None:
+            args = inputs[depth:]
+            moved = [_call_moved(g, depth - i, len(args), False)
+                     for i, g in enumerate((dargs, *inputs[: depth - 1]))]  # fmt: skip
+            return CONFIG.frule_via_ad(moved[0], chain[0], *moved[1:], *args, **kwargs)
+        function, _, receiver, args, moved = split(dargs, inputs, kwargs)
         forward, _ = definition_nested_rules(function.__name__, function)[depth - 2]
         return forward(*moved, *receiver, *args, **kwargs)
 
     def call_nested_rrule(dargs: tuple[Any, ...], *inputs: Any, **kwargs: Any) -> Any:
-        function, carried, receiver, args, moved = split(dargs, inputs)
-        _, reverse = definition_nested_rules(function.__name__, function)[depth - 2]
-        result, pullback = reverse(*moved, *receiver, *args, **kwargs)
+        f = inputs[depth - 1]
+        if isinstance(f, functools.partial):
+            return partial_nested_rrule(f, (dargs, *inputs[: depth - 1]), inputs[depth:], kwargs)
+        chain = _registered_chain(f, depth)
+        if chain is not None:
+            args = inputs[depth:]
+            moved = [_call_moved(g, depth - i, len(args), False)
+                     for i, g in enumerate((dargs, *inputs[: depth - 1]))]  # fmt: skip
+            result, pullback = CONFIG.rrule_via_ad(chain[1], *moved, *args, **kwargs)
+            carried, receiver = False, ()
+        else:
+            function, carried, receiver, args, moved = split(dargs, inputs, kwargs)
+            _, reverse = definition_nested_rules(function.__name__, function)[depth - 2]
+            result, pullback = reverse(*moved, *receiver, *args, **kwargs)
         count = len(args)
 
         def call_nested_pullback(bars: Any) -> tuple[Any, ...]:
@@ -190,9 +364,72 @@ def _call_nested(depth: int) -> tuple[RuleFn, RuleFn]:
 
         return result, call_nested_pullback
 
+    def partial_nested_rrule(f: functools.partial, groups: tuple[Any, ...],
+                             args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:  # fmt: skip
+        """The partial's (co)tangents made of its function's and its bound arguments'."""
+        regrouping = _partial_regrouping(f, len(args))
+        moved = regrouping.groups(depth, groups)
+        result, pullback = call_nested_rrule(*moved, f.func, *f.args, *args,
+                                             **{**f.keywords, **kwargs})  # fmt: skip
+        bound = len(f.args)
+
+        def partial_nested_pullback(bars: Any) -> tuple[Any, ...]:
+            _, *found = pullback(bars)
+            group_bars = regrouping.group_bars(depth, found[:depth])
+            func_bar, *argument_bars = found[depth:]
+            f_bar = _partial_tangent((func_bar, *argument_bars[:bound]))
+            return (NoTangent(), *group_bars, f_bar, *argument_bars[bound:])
+
+        return result, partial_nested_pullback
+
     frules = "_frule" * depth
     return (named(call_nested_frule, f"call{frules}"),
             named(call_nested_rrule, f"call{frules}_rrule"))  # fmt: skip
+
+
+def _unpacked_nested(depth: int) -> tuple[RuleFn, RuleFn]:
+    """`f(*args)`'s forward rule `depth` deep (`depth` groups of tangents, then the value,
+    the layout and the parts), and its reverse rule: `call`'s (`_call_nested`), each
+    argument's tangents read from its part's (`third_order_calls._unpacked_tangents`)."""
+    call_forward, call_reverse = _CALL_NESTED[depth]
+
+    def split(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        f, layout, *parts = inputs[depth:]
+        calls._unpackable(layout, tuple(parts))
+        arguments = unpacked_arguments(layout, tuple(parts))
+
+        def change(tail: tuple[Any, ...]) -> tuple[Any, ...]:
+            return (tail[0], *_flat(layout, tuple(parts), tail[2:]))
+
+        def back(tail: tuple[Any, ...]) -> tuple[Any, ...]:
+            return (tail[0], NoTangent(), *calls._part_bars(layout, tuple(parts), tail[1:]))
+
+        regrouping = _Regrouping(2 + len(parts), 1 + len(arguments), change, back)
+        return f, layout, tuple(parts), arguments, regrouping
+
+    def unpacked_nested_frule(dargs: tuple[Any, ...], *inputs: Any, **kwargs: Any) -> Any:
+        inputs = (dargs, *inputs)
+        f, _, _, arguments, regrouping = split(inputs)
+        return call_forward(*regrouping.groups(depth, inputs[:depth]), f, *arguments, **kwargs)
+
+    def unpacked_nested_rrule(dargs: tuple[Any, ...], *inputs: Any, **kwargs: Any) -> Any:
+        inputs = (dargs, *inputs)
+        f, layout, parts, arguments, regrouping = split(inputs)
+        moved = regrouping.groups(depth, inputs[:depth])
+        result, pullback = call_reverse(*moved, f, *arguments, **kwargs)
+
+        def unpacked_nested_pullback(bars: Any) -> tuple[Any, ...]:
+            _, *found = pullback(bars)
+            group_bars = regrouping.group_bars(depth, found[:depth])
+            f_bar, *argument_bars = found[depth:]
+            part_bars = calls._part_bars(layout, parts, tuple(argument_bars))
+            return (NoTangent(), *group_bars, f_bar, NoTangent(), *part_bars)
+
+        return result, unpacked_nested_pullback
+
+    frules = "_frule" * depth
+    return (named(unpacked_nested_frule, f"unpacked_call{frules}"),
+            named(unpacked_nested_rrule, f"unpacked_call{frules}_rrule"))  # fmt: skip
 
 
 # Reading a field is linear: the forward rules of `getattr_frule_frule` (fourth
@@ -293,17 +530,6 @@ def _register_nested(outer: Any, nested: Any, deepest: int) -> None:
 # Fourth derivatives and beyond, through fields, methods and calls.
 _register_nested(second_order_calls.getattr_frule_frule, _field_nested, len(_FIELD_NESTED) + 1)
 _register_nested(method_frule_frule, _method_nested, len(_METHOD_NESTED) + 1)
-_register_nested(call_frule_frule, _call_nested, len(_METHOD_NESTED) + 1)
-
-
-def unpacked_call_frule_frule_frule(dargs: tuple[Any, ...], *args: Any, **kwargs: Any) -> Any:
-    """`f(*args)` four deep: refused when it runs (srcad's rules three deep are Python code
-    that changes lists in place, which compiled from its source would be refused there)."""
-    raise MissingRuleError(
-        "srcad takes third derivatives through a call with unpacked arguments (`f(*args)`), "
-        "no higher ones: fourth derivatives go through calls of your own functions with "
-        "their arguments written out"
-    )
-
-
-rules.frule(unpacked_call_frule_frule)(unpacked_call_frule_frule_frule)
+_CALL_NESTED = {depth: _call_nested(depth) for depth in range(3, len(_METHOD_NESTED) + 2)}
+_register_nested(call_frule_frule, _CALL_NESTED.__getitem__, len(_METHOD_NESTED) + 1)
+_register_nested(unpacked_call_frule_frule, _unpacked_nested, len(_METHOD_NESTED) + 1)

@@ -2,7 +2,7 @@
 `functools.partial` (`rules/third_order_calls.py`: `map_frule_frule`,
 `unpacked_call_frule_frule`, and a partial's call through its function), with `grad` three
 deep, `jacobian` three deep and `jacobian` of `hessian`, against central differences of
-the Hessian; fourth derivatives through them are refused, never a number."""
+the Hessian; fourth derivatives against differences of the third."""
 
 import importlib.util
 import pathlib
@@ -39,15 +39,43 @@ def test_third_derivatives_match_differences_of_the_hessian(f):
     close(srcad.jvp(srcad.hessian(f), (x,), (1.0,))[1], third)
 
 
+FOURTH = [
+    tf.map_of_one_tuple_and_constants, tf.map_of_a_partial, tf.map_over_rows_of_an_array,
+    tf.star_of_a_tuple, tf.star_of_a_list_after_an_argument, tf.star_of_an_array,
+    tf.star_into_a_method, tf.partial_of_a_variable, tf.partial_of_constants_and_variables,
+    tf.partial_called_with_a_star, tf.partial_of_a_ufunc, tf.star_into_a_ufunc,
+    tf.partials_in_a_star,
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("f", FOURTH, ids=lambda f: f.__name__)
+def test_fourth_derivatives_match_differences_of_the_third(f):
+    """`f(*args)` and a partial four deep (`fourth_order_calls._unpacked_nested`, and
+    `_call_nested` through a partial's function with the bound arguments in front), and a
+    ufunc called as a value (through the registered forward rules nested, or the function
+    that calls it, `primitive_callers`)."""
+    third = srcad.grad(srcad.grad(srcad.grad(f)))
+    close(srcad.grad(third)(0.7), finite_difference_jvp(third, (0.7,), (1.0,)))
+
+
 @pytest.mark.parametrize(
-    "f", [tf.map_of_one_tuple_and_constants, tf.star_of_a_tuple, tf.partial_of_a_variable],
+    "f", [tf.star_of_a_tuple, tf.partial_of_a_variable, tf.map_of_one_tuple_and_constants],
     ids=lambda f: f.__name__,
 )  # fmt: skip
-def test_fourth_derivatives_are_refused(f):
-    """`f(*args)` and a partial have no forward rules four deep, nor a ufunc called as a
-    value (here by `map`): an error, never a number."""
-    with pytest.raises(srcad.SrcadError):
-        srcad.grad(srcad.grad(srcad.grad(srcad.grad(f))))(0.7)
+def test_fourth_derivatives_forward_over_forward(f):
+    third = srcad.grad(srcad.grad(srcad.grad(f)))
+    four = f
+    for _ in range(4):
+        four = srcad.jacobian(four, mode="forward")
+    close(four(0.7), finite_difference_jvp(third, (0.7,), (1.0,)))
+
+
+def test_fourth_derivatives_through_a_ufunc_given_options_as_a_value_are_refused():
+    """The function srcad compiles for a ufunc called as a value takes its inputs only:
+    given an option, an error naming it, never a number (a **gap**)."""
+    third = srcad.grad(srcad.grad(srcad.grad(tf.a_ufunc_with_an_option)))
+    with pytest.raises(srcad.SrcadError, match="exp called with its required arguments"):
+        srcad.grad(third)(0.7)
 
 
 @pytest.mark.parametrize(

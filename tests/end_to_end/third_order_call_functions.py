@@ -91,3 +91,22 @@ def partial_called_with_a_star(x):
     h = functools.partial(three, x)
     args = (x, 3.0)
     return h(*args)
+
+
+def partial_of_a_ufunc(x):
+    return functools.partial(np.power, x)(3.0) + functools.partial(np.multiply, 2.0)(x**4)
+
+
+def star_into_a_ufunc(x):
+    pair = (x**3, x * x)
+    return np.add(*pair) ** 2
+
+
+def partials_in_a_star(x):
+    h = functools.partial(functools.partial(three, x), x * x)
+    return h(*[x]) + sum(map(functools.partial(np.multiply, x), [x, x**3]))
+
+
+def a_ufunc_with_an_option(x):
+    g = np.exp
+    return g(x * x, dtype=float)
