@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import MissingRuleError
 from srcad.primitives import call
 from srcad.registry import CONFIG, RuleSet
 from srcad.rules import calls
@@ -53,6 +54,7 @@ from srcad.rules.scipy_integrate import (
     odeint_frule,
     solve_ivp_frule,
 )
+from srcad.rules.third_order_calls import call_frule_frule, call_frule_frule_rrule
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 # Keyed on the forward rules, as `second_order.build`'s are; a rule set of that name, which
@@ -330,3 +332,187 @@ def ode_result_field_frule_rrule(dargs: tuple[Any, ...], result: Any,
         return (NoTangent(), dargs_bar, back(value_bar), NoTangent())
 
     return (value, value_dot), ode_result_field_frule_pullback
+
+
+# --- third derivatives: odeint's forward rule's forward rule -------------------------------
+
+
+class _SecondTangentProblem(_Problem):
+    """The tangent equation of the tangent equation, `Z = (y, w, u, v)`: `w` the tangent of
+    `y` in the first direction, `u` in the second, `v` that of `w` in the second, whose
+    right-hand side is the forward rule of `f`'s forward rule
+    (`third_order_calls.call_frule_frule`) and its vector-Jacobian product that rule's
+    reverse rule; the parameters `(θ, θ̇, θ̇₂, θ̈)`, flat, in that order."""
+
+    def __init__(self, problem: _Problem, func_dots: list[Any],
+                 arg_dots: list[list[Any]]) -> None:  # fmt: skip
+        super().__init__(problem.func, problem.args, problem.tfirst, problem.solve)
+        # (zeros of the argument's structure for a symbolic zero, as `_TangentProblem`'s)
+        self.func_dots = [_materialised(problem.func, d) for d in func_dots]
+        self.arg_dots = [
+            [_materialised(a, d) for a, d in zip(problem.args, dots, strict=True)]
+            for dots in arg_dots
+        ]
+        self.parameters = (problem.parameters,) * 4
+
+    def _groups(self, z: Vector, t: float) -> tuple[tuple[Any, ...], tuple[Any, ...], Any]:
+        """`call_frule_frule`'s tangents, in both orders, and the arguments, at `z`."""
+        n = z.size // 4
+        y, w, u, v = z[:n], z[n : 2 * n], z[2 * n : 3 * n], z[3 * n :]
+        inner = (NoTangent(), self.func_dots[0], *self._ordered(w, ZeroTangent()),
+                 *self.arg_dots[0])  # fmt: skip
+        moved = (NoTangent(), self.func_dots[2], *self._ordered(v, ZeroTangent()),
+                 *self.arg_dots[2])  # fmt: skip
+        outer = (NoTangent(), moved, self.func_dots[1], *self._ordered(u, ZeroTangent()),
+                 *self.arg_dots[1])  # fmt: skip
+        return outer, inner, (self.func, *self._ordered(y, t), *self.args)
+
+    @staticmethod
+    def _flat(value: Any, tangents: tuple[Any, ...]) -> Vector:
+        return np.concatenate([np.ravel(np.asarray(value, dtype=float)),
+                               *(flat_cotangent(value, d) for d in tangents)])  # fmt: skip
+
+    def f(self, z: Vector, t: float) -> Vector:
+        outer, inner, arguments = self._groups(z, t)
+        (value, value_dot), tangent = call_frule_frule(outer, inner, *arguments)
+        return self._flat(value, (value_dot, *elements_of(unthunk(tangent), 2)))
+
+    def vjp(self, z: Vector, t: float, a: Vector) -> tuple[Vector, Vector, Vector]:
+        n = z.size // 4
+        outer, inner, arguments = self._groups(z, t)
+        result, pullback = call_frule_frule_rrule(outer, inner, *arguments)
+        (value, value_dot), tangent = result
+        flat_value = self._flat(value, (value_dot, *elements_of(unthunk(tangent), 2)))
+        a0, a1, a2, a3 = (cotangent_of(value, a[k * n : (k + 1) * n]) for k in range(4))
+        _, outer_bar, inner_bar, func_bar, *argument_bars = pullback(((a0, a1), (a2, a3)))
+        outer_bars = elements_of(unthunk(outer_bar), len(outer))
+        moved_bars = elements_of(unthunk(outer_bars[1]), len(outer[1]))
+        inner_bars = elements_of(unthunk(inner_bar), len(inner))
+        place = 1 if self.tfirst else 0  # where y's (co)tangent is among (y, t)'s, or (t, y)'s
+
+        def state(bars: tuple[Any, ...], start: int) -> Vector:
+            return flat_cotangent(z[:n], bars[start + place])
+
+        def theta(own: Any, bars: tuple[Any, ...]) -> Vector:
+            found = Tangent(tuple, own, Tangent(tuple, *bars[: len(self.args)]))
+            return flat_cotangent(self.problem_parameters, found)
+
+        z_bar = np.concatenate([state(tuple(argument_bars), 0), state(inner_bars, 2),
+                                state(outer_bars, 3), state(moved_bars, 2)])  # fmt: skip
+        flat_theta = np.concatenate([
+            theta(func_bar, tuple(argument_bars[2:])), theta(inner_bars[1], inner_bars[4:]),
+            theta(outer_bars[2], outer_bars[5:]), theta(moved_bars[1], moved_bars[4:]),
+        ])  # fmt: skip
+        return flat_value, z_bar, flat_theta
+
+    @property
+    def problem_parameters(self) -> Any:
+        return self.parameters[0]
+
+
+def _time_tangents_refused(t: Any, *dots: Any) -> None:
+    """Third derivatives through odeint where the output times move: a gap, refused."""
+    if not all(isinstance(unthunk(d), AbstractZero) for d in dots):
+        raise MissingRuleError(
+            "srcad takes third derivatives through odeint in the initial state and the "
+            "parameters, not where the output times move (their terms in the forward rule's "
+            "forward rule are not written)"
+        )
+
+
+class _OdeintTwice:
+    """What odeint's forward rule's forward rule reads from its arguments: the problem,
+    its solution `Z` at the times (one row per time) and what it starts from."""
+
+    def __init__(self, dargs2: tuple[Any, ...], dargs: tuple[Any, ...], args: tuple[Any, ...],
+                 kwargs: dict[str, Any]) -> None:  # fmt: skip
+        self.func, self.y0, self.t, ode_args, self.options = _odeint_call(args, kwargs)
+        self.count = len(ode_args)
+        self.full_output = bool(self.options.get("full_output"))
+        func_dot, y0_dot, t_dot, args_dot = _dots(dargs, 4)
+        inner = unthunk(dargs2[1])
+        moved = (ZeroTangent(),) * len(dargs) if isinstance(inner, AbstractZero) else inner
+        func_dot_dot, y0_dot_dot, t_dot_dot, args_dot_dot = _dots(tuple(moved), 4)
+        func_dot2, y0_dot2, t_dot2, args_dot2 = _dots(tuple(dargs2[1:]), 4)
+        _time_tangents_refused(self.t, t_dot, t_dot2, t_dot_dot)
+        self.problem = _odeint_problem(self.func, ode_args, self.options)
+        self.second = _SecondTangentProblem(
+            self.problem, [func_dot, func_dot2, func_dot_dot],
+            [list(elements_of(d, self.count)) for d in (args_dot, args_dot2, args_dot_dot)],
+        )  # fmt: skip
+        self.times = np.asarray(self.t, dtype=float)
+        y0_flat = np.ravel(np.asarray(self.y0, dtype=float))
+        self.n = y0_flat.size
+        self.z0 = np.concatenate([y0_flat, *(flat_cotangent(self.y0, d)
+                                            for d in (y0_dot, y0_dot2, y0_dot_dot))])  # fmt: skip
+
+    def solution(self) -> np.ndarray:
+        """`Z` at the times (the first is the start, `t0`)."""
+        second = self.second
+
+        def augmented(t: float, z: Vector) -> Vector:
+            return second.f(z, t)
+
+        later = second.solve(augmented, self.z0, float(self.times[0]), self.times[1:])
+        return np.concatenate([self.z0[None, :], later.reshape(-1, self.z0.size)])
+
+    def output(self, zs: np.ndarray, k: int, shape: tuple[int, ...]) -> Any:
+        """The `k`-th part of `Z` at the times, as a tangent of odeint's result."""
+        found = zs[:, k * self.n : (k + 1) * self.n].reshape(shape)
+        return Tangent(tuple, found, NoTangent()) if self.full_output else found
+
+
+def odeint_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], *args: Any,
+                       **kwargs: Any) -> tuple[Any, Any]:  # fmt: skip
+    """The forward rule of `odeint`'s forward rule (third derivatives): the tangent equation
+    of the tangent equation (`_SecondTangentProblem`), solved with the user's tolerances;
+    refused where the output times move."""
+    value = odeint_frule(dargs, *args, **kwargs)
+    twice = _OdeintTwice(dargs2, dargs, args, kwargs)
+    ys = value[0][0] if twice.full_output else value[0]
+    zs = twice.solution()
+    shape = np.shape(ys)
+    return value, (twice.output(zs, 2, shape), twice.output(zs, 3, shape))
+
+
+def odeint_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], *args: Any,
+                             **kwargs: Any) -> tuple[Any, Pullback]:  # fmt: skip
+    """`odeint_frule_frule`'s: the adjoint method on the tangent equation of the tangent
+    equation, its vector-Jacobian product `call_frule_frule`'s reverse rule."""
+    twice = _OdeintTwice(dargs2, dargs, args, kwargs)
+    value = odeint_frule(dargs, *args, **kwargs)
+    ys = np.asarray(value[0][0] if twice.full_output else value[0], dtype=float)
+    zs = twice.solution()
+    shape = ys.shape
+    result = (value, (twice.output(zs, 2, shape), twice.output(zs, 3, shape)))
+    n, p = twice.n, size(twice.problem.parameters)
+
+    def odeint_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        value_bar, tangent_bar = elements_of(unthunk(bars), 2)
+        parts = (*elements_of(unthunk(value_bar), 2), *elements_of(unthunk(tangent_bar), 2))
+        dense = [_dense(b, shape, twice.full_output).reshape(len(twice.times), n) for b in parts]
+        zs_bar = np.concatenate(dense, axis=1)
+        z0_bar, t0_bar, times_bar, theta_bar = _adjoint(
+            twice.second, twice.z0, float(twice.times[0]), twice.times, zs, zs_bar
+        )
+        times_bar[0] += t0_bar
+        y0s = [cotangent_of(twice.y0, z0_bar[k * n : (k + 1) * n]) for k in range(4)]
+        thetas = [_parameter_bars(twice.problem, theta_bar[k * p : (k + 1) * p]) for k in range(4)]
+
+        def group(k: int, *inner: Any) -> tuple[Any, ...]:
+            return (NoTangent(), *inner, thetas[k][0], y0s[k], ZeroTangent(), thetas[k][1])
+
+        moved = Tangent(tuple, *_padded(group(3), len(dargs)))
+        dargs2_bar = Tangent(tuple, *_padded(group(2, moved), len(dargs2)))
+        dargs_bar = Tangent(tuple, *_padded(group(1), len(dargs)))
+        primal_bars = (thetas[0][0], y0s[0], cotangent_of(twice.t, times_bar), thetas[0][1])
+        passed = max(len(args), len(ODEINT_PARAMETERS))
+        return (NoTangent(), dargs2_bar, dargs_bar, *_padded(primal_bars, passed))
+
+    return result, odeint_frule_frule_pullback
+
+
+rules.frule(odeint_frule, parameters=("dargs", *ODEINT_PARAMETERS))(odeint_frule_frule)
+rules.rrule(odeint_frule_frule, parameters=("dargs2", "dargs", *ODEINT_PARAMETERS))(
+    odeint_frule_frule_rrule
+)

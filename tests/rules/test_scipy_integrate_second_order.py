@@ -134,9 +134,3 @@ def test_forward_over_forward_matches_differences_of_the_gradient() -> None:
         twice = srcad.jacobian(srcad.jacobian(f, mode="forward"), mode="forward")
         expected = difference(srcad.grad(f), (x,))
         np.testing.assert_allclose(twice(x), expected, rtol=1e-5, atol=1e-6)
-
-
-def test_third_derivatives_are_refused_not_wrong() -> None:
-    third = srcad.grad(srcad.grad(srcad.grad(odeint_in_a_parameter)))
-    with pytest.raises(srcad.SrcadError, match="odeint_frule"):
-        third(0.7)
