@@ -1,12 +1,15 @@
 """The forward rules four deep and beyond (fourth derivatives) of a method call, a call of
-a value and reading an attribute: a user class's method, a Python function called as a
-value (a bound method, a callable object's `__call__`), or a computed attribute's getter,
-through the forward rules srcad generates for its source, nested
+a value, `f(*args)` and reading an attribute: a user class's method, a Python function
+called as a value (a bound method, a callable object's `__call__`), or a computed
+attribute's getter, through the forward rules srcad generates for its source, nested
 (`second_order.definition_nested_rules`), the call's tangents moved to the function's at
 every depth, as `third_order_calls` moves them three deep; a field read and an array's
-linear methods as a linear function's (`second_order.linear_nested_rules`). A method with a
-registered rule (an array's `.sum()`, a ufunc held by a local), a partial and `f(*args)`
-refuse there when they run."""
+linear methods as a linear function's (`second_order.linear_nested_rules`). A function
+with a registered rule (a ufunc held by a local, the function an array's `.sum()` runs)
+through its registered forward rules nested, where they are, else through those of the
+function that calls it (`primitive_callers`); a partial through its function with the
+bound arguments in front, and `f(*args)` as the call of its arguments, the tangents
+regrouped at every depth (`_Regrouping`)."""
 
 from __future__ import annotations
 
