@@ -79,6 +79,7 @@ SCIPY_RULE_SETS: tuple[DeferredRuleSet, ...] = (
     DeferredRuleSet("scipy.linalg", "srcad.rules.scipy_linalg"),
     DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate"),
     DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate_tangents"),
+    DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate_third_order"),
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats"),
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_multivariate"),
 )

@@ -376,6 +376,25 @@ def _getter_tangents(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], extra
     return (NoTangent(), outer_dot, dargs[2], *none), inner
 
 
+def _getter_rules(name: str, function: Any) -> tuple[Any, Any]:
+    """The forward rule of a getter's forward rule and its reverse rule: the registered ones
+    where there are (a field of `solve_ivp`'s result, read through its class's
+    `__getattr__`), else srcad's of the getter's source (`frule_frule_via_ad`)."""
+    once = REGISTRY.frule_for(function)
+    twice = None if once is None else REGISTRY.frule_for(once.rrule)
+    if once is None or twice is None or REGISTRY.rrule_for(twice.rrule) is None:
+        return frule_frule_via_ad(name, function)
+    first, second = once.rrule, twice.rrule
+
+    def registered_getter_frule_frule(dargs: tuple[Any, ...], *inputs: Any) -> Any:
+        return CONFIG.frule_via_ad(dargs, first, *inputs)
+
+    def registered_getter_frule_frule_rrule(*inputs: Any) -> Any:
+        return CONFIG.rrule_via_ad(second, *inputs)
+
+    return registered_getter_frule_frule, registered_getter_frule_frule_rrule
+
+
 def getattr_frule_frule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], obj: Any,
                         name: str, *default: Any) -> tuple[Any, Any]:  # fmt: skip
     """The forward rule of `getattr_frule` (`x.shape`, a field), for forward mode over a
@@ -388,7 +407,7 @@ def getattr_frule_frule(dargs: tuple[Any, ...], inner_dargs: tuple[Any, ...], ob
         return result
     function, extra = computed
     getter_dargs, getter_inner = _getter_tangents(dargs, inner_dargs, extra)
-    forward, _ = frule_frule_via_ad(name, function)
+    forward, _ = _getter_rules(name, function)
     found: tuple[Any, Any] = forward(getter_dargs, getter_inner, obj, *extra)
     return found
 
@@ -410,7 +429,7 @@ def getattr_frule_frule_rrule(
         return result, getattr_frule_frule_pullback
     function, extra = computed
     getter_dargs, getter_inner = _getter_tangents(dargs, inner_dargs, extra)
-    _, reverse = frule_frule_via_ad(name, function)
+    _, reverse = _getter_rules(name, function)
     result, getter_pullback = reverse(getter_dargs, getter_inner, obj, *extra)
     rest = (NoTangent(),) * (len(inner_dargs) - 2)
 

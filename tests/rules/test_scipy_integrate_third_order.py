@@ -1,10 +1,11 @@
-"""Third derivatives through `scipy.integrate.odeint` (`rules/scipy_integrate_tangents.py`:
-its forward rule's forward rule solves the tangent equation of the tangent equation, whose
-right-hand side is `third_order_calls.call_frule_frule`, and its reverse rule is the adjoint
-method on that system): `grad` three deep, `jacobian` of `hessian` and `jacobian` three
-deep, in the initial state, a parameter in `args`, a callable object's field and a
-partial's argument, against central differences of the Hessian (the tolerances tight). What
-stays refused (`solve_ivp`, output times that move) is an error, never a number. Skipped
+"""Third derivatives through `scipy.integrate.odeint` and `solve_ivp`
+(`rules/scipy_integrate_third_order.py`: their forward rules' forward rules solve the tangent
+equation of the tangent equation, whose right-hand side is
+`third_order_calls.call_frule_frule`, and their reverse rules are the adjoint method on
+that system): `grad` three deep, `jacobian` of `hessian` and `jacobian` three deep, in the
+initial state, a parameter in `args`, a callable object's field and a partial's argument,
+against central differences of the Hessian (the tolerances tight). What stays refused
+(times that move, `solve_ivp`'s own interior steps) is an error, never a number. Skipped
 where SciPy is not installed."""
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from tests.rules.test_scipy_integrate_second_order import (  # noqa: E402
     Decay,
     odeint_in_the_times,
     rhs,
-    solve_ivp_in_a_parameter,
+    rhs_first,
 )
 
 # A short span and tight tolerances: each system is solved in few steps (each a call of
@@ -88,7 +89,41 @@ def test_third_derivatives_where_the_times_move_are_refused_not_wrong() -> None:
         third(0.8)
 
 
-def test_third_derivatives_through_solve_ivp_are_refused_not_wrong() -> None:
-    third = srcad.grad(srcad.grad(srcad.grad(solve_ivp_in_a_parameter)))
-    with pytest.raises(srcad.SrcadError, match="solve_ivp_frule"):
-        third(0.7)
+def solve_ivp_in_a_parameter(k):
+    found = integrate.solve_ivp(rhs_first, (0.0, 0.4), Y0 * k, t_eval=TIMES, args=(k,),
+                                method="DOP853", rtol=1e-10, atol=1e-10)  # fmt: skip
+    return np.sum(found.y**2) * k
+
+
+def solve_ivp_at_the_end(k):
+    """No `t_eval`: the solution read at the end of the span only."""
+    found = integrate.solve_ivp(rhs_first, (0.1, 0.4), Y0, args=(k,), method="DOP853",
+                                rtol=1e-10, atol=1e-10)  # fmt: skip
+    return np.sum(found.y[:, -1] ** 3)
+
+
+@pytest.mark.parametrize("f", [solve_ivp_in_a_parameter, solve_ivp_at_the_end],
+                         ids=lambda f: f.__name__)  # fmt: skip
+def test_third_derivatives_through_solve_ivp(f: Any) -> None:
+    """`solve_ivp`'s forward rule's forward rule, and that of reading its result's `.y`
+    (`ode_result_field_frule_frule`, reached through the result's `__getattr__`)."""
+    _close(srcad.grad(srcad.grad(srcad.grad(f)))(0.7), difference(srcad.hessian(f), (0.7,)))
+
+
+def test_third_derivatives_through_solve_ivp_where_they_are_unsound_are_refused() -> None:
+    """At the solver's own interior steps (no `t_eval`), as at first order; and where the
+    span moves (a gap)."""
+
+    def interior(k):
+        found = integrate.solve_ivp(rhs_first, (0.1, 0.4), Y0 * k, args=(k,), rtol=1e-8)
+        return np.sum(found.y**3)
+
+    def moving_end(k):
+        found = integrate.solve_ivp(rhs_first, (0.0, k), Y0, t_eval=np.array([0.0, k]),
+                                    args=(0.7,), rtol=1e-8)  # fmt: skip
+        return np.sum(found.y**2)
+
+    with pytest.raises(MissingRuleError, match="solver's own steps"):
+        srcad.grad(srcad.grad(srcad.grad(interior)))(0.7)
+    with pytest.raises(MissingRuleError, match="not where the times move"):
+        srcad.grad(srcad.grad(srcad.grad(moving_end)))(0.7)
