@@ -82,5 +82,6 @@ SCIPY_RULE_SETS: tuple[DeferredRuleSet, ...] = (
     DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate_third_order"),
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats"),
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_multivariate"),
+    DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats_third_order"),
 )
 DEFERRED_RULE_SETS = SCIPY_RULE_SETS if find_spec("scipy") is not None else ()

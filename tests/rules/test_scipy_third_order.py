@@ -104,7 +104,7 @@ def multivariate_by_lower_triangle(t):
 )  # fmt: skip
 def test_third_derivatives_through_frozen_and_multivariate_distributions(f: Any) -> None:
     """Frozen distributions' and `multivariate_normal`'s forward rules' forward rules
-    (`scipy_stats.frozen_frule_frule`, the frozen methods' through the distribution's,
+    (`scipy_stats_third_order.frozen_frule_frule`, the frozen methods' through the distribution's,
     `scipy_multivariate.multivariate_normal_logpdf_frule_frule`, srcad's forward rule of
     `_mvn_value_and_tangent`), in both modes."""
     second = srcad.grad(srcad.grad(f))
