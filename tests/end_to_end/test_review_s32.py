@@ -299,7 +299,7 @@ def test_items_changed_by_a_covered_function(
     close(srcad.jvp(f, args, (1.0, 2.0))[1], want @ np.array([1.0, 2.0]))
 
 
-# -- fourth derivatives through `f(*args)`: refused, saying why --
+# -- fourth derivatives through `f(*args)` (once refused) --
 
 UNPACKED = """
 import math
@@ -313,13 +313,13 @@ def f(x):
 """
 
 
-def test_fourth_derivatives_through_unpacked_calls_refused(tmp_path: Path) -> None:
-    """Third derivatives through `f(*args)` are taken; fourth are refused with an error
-    that says so (the refusal named srcad's own rule code as the user's problem: lists
-    changed in place in `rules/third_order_calls.py`)."""
+def test_fourth_derivatives_through_unpacked_calls(tmp_path: Path) -> None:
+    """Third and fourth derivatives through `f(*args)` (once refused naming srcad's own
+    rule code as the user's problem: lists changed in place in
+    `rules/third_order_calls.py`; four deep, `fourth_order_calls._unpacked_nested`)."""
     module = user_module(tmp_path, "review_unpacked", UNPACKED)
-    third = srcad.grad(srcad.grad(srcad.grad(module.f)))(0.7)
+    third = srcad.grad(srcad.grad(srcad.grad(module.f)))
     second = srcad.grad(srcad.grad(module.f))
-    close(third, (second(0.7 + 1e-5) - second(0.7 - 1e-5)) / 2e-5)
-    with pytest.raises(srcad.MissingRuleError, match=r"unpacked arguments \(`f\(\*args\)`\)"):
-        srcad.grad(srcad.grad(srcad.grad(srcad.grad(module.f))))(0.7)
+    close(third(0.7), (second(0.7 + 1e-5) - second(0.7 - 1e-5)) / 2e-5)
+    fourth = srcad.grad(third)(0.7)
+    close(fourth, (third(0.7 + 1e-5) - third(0.7 - 1e-5)) / 2e-5)
