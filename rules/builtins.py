@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.kinds import EXTREMUM, FLOAT_OF_FLOAT, SAME_KIND
+from srcad.kinds import EXTREMUM, FLOAT_OF_FLOAT, MAGNITUDE
 from srcad.partials import sign
 from srcad.projection import ProjectTo
 from srcad.registry import Inline, Linearity, RuleSet, named
@@ -254,7 +254,7 @@ def abs_definition(x: Any) -> Any:
 # number, its second derivatives are its definition's.
 rules.primitive(
     abs,
-    result=SAME_KIND,
+    result=MAGNITUDE,
     inline=Inline("y_bar * sign(a)", sign=sign),
     linearity=Linearity.PIECEWISE_LINEAR,
     definition=abs_definition,

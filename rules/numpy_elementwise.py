@@ -23,6 +23,7 @@ import numpy as np
 from srcad.kinds import (
     FLOAT_ELEMENTWISE,
     FLOAT_UFUNC_OF_TWO_NUMBERS,
+    MAGNITUDE,
     PROMOTED_UFUNC,
     SAME_KIND,
 )
@@ -95,19 +96,19 @@ rules.primitive(
     np.sin,
     lambda x, y: np.cos(x),
     result=FLOAT_ELEMENTWISE,
-    inline=Inline("y_bar * cos(a)", cos=np.cos),
+    inline=Inline("y_bar * cos(a)", cos=np.cos, complex=("y_bar * conj(cos(a))",)),
 )
 rules.primitive(
     np.cos,
     lambda x, y: -np.sin(x),
     result=FLOAT_ELEMENTWISE,
-    inline=Inline("-y_bar * sin(a)", sin=np.sin),
+    inline=Inline("-y_bar * sin(a)", sin=np.sin, complex=("-y_bar * conj(sin(a))",)),
 )
 rules.primitive(
     np.tan,
     lambda x, y: 1.0 + y * y,
     result=FLOAT_ELEMENTWISE,
-    inline=Inline("y_bar * (1.0 + y * y)"),
+    inline=Inline("y_bar * (1.0 + y * y)", complex=("y_bar * conj(1.0 + y * y)",)),
 )
 rules.primitive(np.arcsin, lambda x, y: 1.0 / np.sqrt(1.0 - x * x), result=FLOAT_ELEMENTWISE)
 rules.primitive(np.arccos, lambda x, y: -1.0 / np.sqrt(1.0 - x * x), result=FLOAT_ELEMENTWISE)
@@ -115,25 +116,25 @@ rules.primitive(
     np.arctan,
     lambda x, y: 1.0 / (1.0 + x * x),
     result=FLOAT_ELEMENTWISE,
-    inline=Inline("y_bar / (1.0 + a * a)"),
+    inline=Inline("y_bar / (1.0 + a * a)", complex=("y_bar / conj(1.0 + a * a)",)),
 )
 rules.primitive(
     np.sinh,
     lambda x, y: np.cosh(x),
     result=FLOAT_ELEMENTWISE,
-    inline=Inline("y_bar * cosh(a)", cosh=np.cosh),
+    inline=Inline("y_bar * cosh(a)", cosh=np.cosh, complex=("y_bar * conj(cosh(a))",)),
 )
 rules.primitive(
     np.cosh,
     lambda x, y: np.sinh(x),
     result=FLOAT_ELEMENTWISE,
-    inline=Inline("y_bar * sinh(a)", sinh=np.sinh),
+    inline=Inline("y_bar * sinh(a)", sinh=np.sinh, complex=("y_bar * conj(sinh(a))",)),
 )
 rules.primitive(
     np.tanh,
     lambda x, y: 1.0 - y * y,
     result=FLOAT_ELEMENTWISE,
-    inline=Inline("y_bar * (1.0 - y * y)"),
+    inline=Inline("y_bar * (1.0 - y * y)", complex=("y_bar * conj(1.0 - y * y)",)),
 )
 rules.primitive(np.arcsinh, lambda x, y: 1.0 / np.sqrt(x * x + 1.0), result=FLOAT_ELEMENTWISE)
 # sqrt(x - 1) * sqrt(x + 1), not sqrt(x * x - 1): the two differ for complex x with Re x < 0.
@@ -141,12 +142,25 @@ rules.primitive(
     np.arccosh, lambda x, y: 1.0 / (np.sqrt(x - 1.0) * np.sqrt(x + 1.0)), result=FLOAT_ELEMENTWISE
 )
 rules.primitive(np.arctanh, lambda x, y: 1.0 / (1.0 - x * x), result=FLOAT_ELEMENTWISE)
-rules.primitive(np.exp, lambda x, y: y, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar * y"))
+rules.primitive(
+    np.exp,
+    lambda x, y: y,
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar * y", complex=("y_bar * conj(y)",)),
+)
 rules.primitive(np.exp2, lambda x, y: y * _LN2, result=FLOAT_ELEMENTWISE)
 rules.primitive(
-    np.expm1, lambda x, y: y + 1.0, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar * (y + 1.0)")
+    np.expm1,
+    lambda x, y: y + 1.0,
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar * (y + 1.0)", complex=("y_bar * conj(y + 1.0)",)),
 )
-rules.primitive(np.log, lambda x, y: 1.0 / x, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar / a"))
+rules.primitive(
+    np.log,
+    lambda x, y: 1.0 / x,
+    result=FLOAT_ELEMENTWISE,
+    inline=Inline("y_bar / a", complex=("y_bar / conj(a)",)),
+)
 rules.primitive(np.log2, lambda x, y: 1.0 / (x * _LN2), result=FLOAT_ELEMENTWISE)
 rules.primitive(np.log10, lambda x, y: 1.0 / (x * _LN10), result=FLOAT_ELEMENTWISE)
 rules.primitive(
@@ -167,7 +181,12 @@ rules.primitive(
     ),
 )
 rules.primitive(np.cbrt, lambda x, y: 1.0 / (3.0 * y * y), result=FLOAT_ELEMENTWISE)
-rules.primitive(np.square, lambda x, y: 2.0 * x, result=SAME_KIND, inline=Inline("y_bar * 2.0 * a"))
+rules.primitive(
+    np.square,
+    lambda x, y: 2.0 * x,
+    result=SAME_KIND,
+    inline=Inline("y_bar * 2.0 * a", complex=("y_bar * 2.0 * conj(a)",)),
+)
 rules.scalar(np.reciprocal, lambda x, y: -y * y)
 rules.primitive(np.negative, lambda x, y: -1.0, result=SAME_KIND)
 rules.primitive(np.positive, lambda x, y: 1.0, result=SAME_KIND)
@@ -476,7 +495,7 @@ rules.primitive(
     np.absolute,
     rrule=scalar_rrule(np.absolute, _absolute_partial),
     frule=absolute_frule,
-    result=SAME_KIND,
+    result=MAGNITUDE,
     linearity=Linearity.PIECEWISE_LINEAR,  # over the reals: sign(x) x_dot
     definition=absolute_definition,  # over the complex numbers
 )

@@ -639,7 +639,9 @@ def whole_reduction(text: str, uniform: str, over_axes: str) -> Inline:
         return [f"{over_axes}(y_bar, a, {found[0]!r}, {found[1]!r})"]
 
     functions = {"fill_like": fill_like, over_axes: _OVER_AXES[over_axes]}
-    return Inline(cotangents, uniform=uniform, options=with_options, **functions)
+    # Linear with real coefficients: of a complex array, the same cotangent.
+    return Inline(cotangents, uniform=uniform, options=with_options, complex=cotangents,
+                  **functions)  # fmt: skip
 
 
 _OVER_AXES = {"spread_sum": spread_sum, "spread_mean": spread_mean}

@@ -14,6 +14,7 @@ from srcad.kinds import (
     POWERED,
     PROMOTED,
     SAME_KIND,
+    is_complex,
     is_integer,
 )
 from srcad.partials import log_base, logistic, power, power_slope, reciprocal, strong_product
@@ -515,10 +516,43 @@ def matmul_cotangents(kinds: Any, constants: Any) -> tuple[str, str] | None:
 
 
 rules.non_differentiable(_operand_checked, _operands_checked)
-rules.primitive(operator.add, result=PROMOTED, inline=Inline("y_bar", "y_bar"))
-rules.primitive(operator.sub, result=PROMOTED, inline=Inline("y_bar", "-y_bar"))
-rules.primitive(operator.mul, result=PROMOTED, inline=Inline("y_bar * b", "a * y_bar"))
-rules.primitive(operator.truediv, result=DIVIDED, inline=Inline("y_bar / b", "-y_bar * y / b"))
+
+
+def complex_power_cotangents(kinds: Any, constants: Any) -> list[str | None] | None:
+    """The cotangent of a complex `a` in `a ** p` for a literal int exponent `p >= 1`
+    (holomorphic: `y_bar * conj(p * a ** (p - 1))`); none for any other exponent, nor a
+    complex exponent (the rule's `log_base` picks a branch)."""
+    if len(constants) != 2 or type(constants[1]) not in (int, float) or is_complex(kinds[1]):
+        return None
+    p = constants[1]
+    if p != int(p) or p < 1:
+        return None
+    p = int(p)
+    if p == 1:
+        return ["y_bar", None]
+    base = {2: "a", 3: "(a * a)"}.get(p, f"a ** {p - 1!r}")
+    return [f"y_bar * {float(p)!r} * conj({base})", None]
+
+
+# Holomorphic in each operand: the complex cotangents, `y_bar * conj(f'(a))`.
+rules.primitive(
+    operator.add, result=PROMOTED, inline=Inline("y_bar", "y_bar", complex=("y_bar", "y_bar"))
+)
+rules.primitive(
+    operator.sub, result=PROMOTED, inline=Inline("y_bar", "-y_bar", complex=("y_bar", "-y_bar"))
+)
+rules.primitive(
+    operator.mul,
+    result=PROMOTED,
+    inline=Inline("y_bar * b", "a * y_bar", complex=("y_bar * conj(b)", "conj(a) * y_bar")),
+)
+rules.primitive(
+    operator.truediv,
+    result=DIVIDED,
+    inline=Inline(
+        "y_bar / b", "-y_bar * y / b", complex=("y_bar / conj(b)", "-y_bar * conj(y / b)")
+    ),
+)
 rules.primitive(operator.mod, result=PROMOTED)
 rules.primitive(
     operator.pow,
@@ -528,6 +562,7 @@ rules.primitive(
         power_slope=power_slope,
         strong_product=strong_product,
         log_base=log_base,
+        complex=complex_power_cotangents,
     ),
 )
 rules.primitive(
@@ -537,8 +572,8 @@ rules.primitive(
     linearity=Linearity.BILINEAR,
 )
 rules.primitive(np.matmul, linearity=Linearity.BILINEAR)
-rules.primitive(operator.neg, result=SAME_KIND, inline=Inline("-y_bar"))
-rules.primitive(operator.pos, result=SAME_KIND, inline=Inline("y_bar"))
+rules.primitive(operator.neg, result=SAME_KIND, inline=Inline("-y_bar", complex=("-y_bar",)))
+rules.primitive(operator.pos, result=SAME_KIND, inline=Inline("y_bar", complex=("y_bar",)))
 
 
 # `np.power`, `np.mod` and `np.matmul` are `**`, `%` and `@` of their operands read as

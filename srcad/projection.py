@@ -28,6 +28,17 @@ def conj(x: Any) -> Any:
     return x
 
 
+def real_part(x: Any) -> Any:
+    """The real part of a cotangent (of a real operand of an operation with a complex result:
+    `passes/inlining.py`): a Python float of a Python complex, an array's copied (not a
+    strided view); a real value or a symbolic zero as it is."""
+    if isinstance(x, np.ndarray):
+        return x.real.copy() if x.dtype.kind == "c" else x
+    if isinstance(x, complex | np.complexfloating):
+        return x.real
+    return x
+
+
 def unbroadcast(dx: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """Sum `dx` over the axes that broadcasting added or stretched to reach its shape.
 

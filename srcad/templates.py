@@ -35,6 +35,15 @@ class Inline:
     given, chooses the templates of a call with constant keyword options (`axis=1`); a
     call with keywords and no `options` is not inlined.
 
+    `complex`, where given, holds for operands or a result that are complex numbers or
+    arrays (`srcad.kinds.is_complex`): each operand's cotangent template in ChainRules'
+    convention, `y_bar * conj(f'(a))` for a holomorphic `f` (`conj` and `real_part` are
+    bound for it: `passes/inlining.py` takes the real part of a real operand's). Giving it
+    states that the primitive is holomorphic in each operand that has a template, so that
+    the real templates with a tangent for `y_bar` are its forward derivative, `f'(a) *
+    a_dot`, for complex operands too: a primitive that is not (`abs`, `np.real`) gets none,
+    and its complex operands call its rule.
+
     >>> import numpy as np
     >>> Inline("y_bar * cos(a)", cos=np.cos).texts([("f", 1)], [None])
     ['y_bar * cos(a)']
@@ -44,15 +53,19 @@ class Inline:
     functions: Mapping[str, Any]
     uniform: str | None
     options: ChooseWithOptions | None
+    complex: tuple[str | None, ...] | Choose | None
 
     def __init__(self, *cotangents: str | Choose | None, uniform: str | None = None,
-                 options: ChooseWithOptions | None = None, **functions: Any) -> None:  # fmt: skip
+                 options: ChooseWithOptions | None = None,
+                 complex: tuple[str | None, ...] | Choose | None = None,
+                 **functions: Any) -> None:  # fmt: skip
         chosen = cotangents[0] if len(cotangents) == 1 and callable(cotangents[0]) else None
         texts = tuple(c for c in cotangents if c is None or isinstance(c, str))
         object.__setattr__(self, "cotangents", chosen if chosen is not None else texts)
         object.__setattr__(self, "functions", functions)
         object.__setattr__(self, "uniform", uniform)
         object.__setattr__(self, "options", options)
+        object.__setattr__(self, "complex", complex)
 
     def texts(self, kinds: Sequence[Kind], constants: Sequence[Any],
               options: Mapping[str, Any] | None = None) -> list[str | None] | None:  # fmt: skip
@@ -64,4 +77,12 @@ class Inline:
             found = self.cotangents(kinds, constants)
         else:
             found = self.cotangents
+        return None if found is None else list(found)
+
+    def complex_texts(
+        self, kinds: Sequence[Kind], constants: Sequence[Any]
+    ) -> list[str | None] | None:
+        """Each operand's cotangent template for operands or a result that are complex
+        (`complex`), without keyword options; or None: none stated."""
+        found = self.complex(kinds, constants) if callable(self.complex) else self.complex
         return None if found is None else list(found)

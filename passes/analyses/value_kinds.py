@@ -9,7 +9,7 @@ from typing import Any
 
 import gast
 
-from srcad import primitives, syntax
+from srcad import dtypes, primitives, syntax
 from srcad.kinds import (
     EMPTY_LIST,
     EMPTY_TUPLE,
@@ -223,6 +223,8 @@ class ValueKinds(Analysis["ValueKinds"]):
         if isinstance(value, gast.Constant):
             if type(value.value) is float:
                 return PYTHON_FLOAT  # weak in NumPy's promotion (`srcad.dtypes`)
+            if type(value.value) is complex:
+                return (dtypes.PYTHON_COMPLEX, 0)  # `1j`: weak as a Python float
             return PYTHON_INT if type(value.value) is int else None
         if isinstance(value, gast.UnaryOp):
             function = OPERATORS.get(type(value.op))
