@@ -16,7 +16,8 @@ the result is complex (`srcad.kinds.is_complex`), only an entry that states its 
 cotangents (`Inline.complex`, with `conj`) is inlined: in reverse mode by those, a real
 operand's cotangent the real part of its template's (`projection.real_part`); in forward
 mode by the real templates, which the entry's `complex` states hold for complex operands
-too (a holomorphic primitive's `y_dot = f'(a) * a_dot`).
+too (a holomorphic primitive's `y_dot = f'(a) * a_dot`), or by its own tangent templates
+where it is not holomorphic (`abs`: `Inline.complex_tangents`).
 """
 
 from __future__ import annotations
@@ -194,10 +195,13 @@ def adjoint_of(
         return None
     functions = primitive.inline.functions
     if is_complex(result) or any(is_complex(k) for k in known):
-        texts = None if options else primitive.inline.complex_texts(known, constants)
-        if texts is not None and forward:  # (stated to hold for complex operands too)
-            texts = primitive.inline.texts(known, constants)
-        elif texts is not None:  # a real operand's cotangent is real
+        if options:
+            texts = None
+        elif forward:
+            texts = primitive.inline.tangent_texts(known, constants)
+        else:
+            texts = primitive.inline.complex_texts(known, constants)
+        if texts is not None and not forward:  # a real operand's cotangent is real
             texts = [
                 f"real_part({t})" if t is not None and is_real(k) else t
                 for t, k in zip(texts, known, strict=False)

@@ -27,7 +27,7 @@ from srcad.kinds import (
     PROMOTED_UFUNC,
     SAME_KIND,
 )
-from srcad.partials import logistic, power_slope, reciprocal, strong_product
+from srcad.partials import direction, logistic, power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, array_operand, conj, operand_tangent
 from srcad.registry import Inline, Linearity, RuleSet, scalar_rrule
 from srcad.rules._support import as_result, divide_or_zero
@@ -496,6 +496,12 @@ rules.primitive(
     rrule=scalar_rrule(np.absolute, _absolute_partial),
     frule=absolute_frule,
     result=MAGNITUDE,
+    # Of a complex argument only (a real one calls its rule): not holomorphic.
+    inline=Inline(
+        complex=("y_bar * direction(a, y)",),
+        complex_tangents=("real_part(conj(direction(a, y)) * y_bar)",),
+        direction=direction,
+    ),
     linearity=Linearity.PIECEWISE_LINEAR,  # over the reals: sign(x) x_dot
     definition=absolute_definition,  # over the complex numbers
 )

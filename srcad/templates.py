@@ -41,8 +41,9 @@ class Inline:
     bound for it: `passes/inlining.py` takes the real part of a real operand's). Giving it
     states that the primitive is holomorphic in each operand that has a template, so that
     the real templates with a tangent for `y_bar` are its forward derivative, `f'(a) *
-    a_dot`, for complex operands too: a primitive that is not (`abs`, `np.real`) gets none,
-    and its complex operands call its rule.
+    a_dot`, for complex operands too, unless `complex_tangents` gives those templates: a
+    primitive that is not holomorphic (`abs`: `y_bar * direction(a, y)` its cotangent,
+    `real_part(conj(direction(a, y)) * y_bar)` its tangent) states both.
 
     >>> import numpy as np
     >>> Inline("y_bar * cos(a)", cos=np.cos).texts([("f", 1)], [None])
@@ -54,10 +55,12 @@ class Inline:
     uniform: str | None
     options: ChooseWithOptions | None
     complex: tuple[str | None, ...] | Choose | None
+    complex_tangents: tuple[str | None, ...] | None
 
     def __init__(self, *cotangents: str | Choose | None, uniform: str | None = None,
                  options: ChooseWithOptions | None = None,
                  complex: tuple[str | None, ...] | Choose | None = None,
+                 complex_tangents: tuple[str | None, ...] | None = None,
                  **functions: Any) -> None:  # fmt: skip
         chosen = cotangents[0] if len(cotangents) == 1 and callable(cotangents[0]) else None
         texts = tuple(c for c in cotangents if c is None or isinstance(c, str))
@@ -66,6 +69,7 @@ class Inline:
         object.__setattr__(self, "uniform", uniform)
         object.__setattr__(self, "options", options)
         object.__setattr__(self, "complex", complex)
+        object.__setattr__(self, "complex_tangents", complex_tangents)
 
     def texts(self, kinds: Sequence[Kind], constants: Sequence[Any],
               options: Mapping[str, Any] | None = None) -> list[str | None] | None:  # fmt: skip
@@ -86,3 +90,15 @@ class Inline:
         (`complex`), without keyword options; or None: none stated."""
         found = self.complex(kinds, constants) if callable(self.complex) else self.complex
         return None if found is None else list(found)
+
+    def tangent_texts(
+        self, kinds: Sequence[Kind], constants: Sequence[Any]
+    ) -> list[str | None] | None:
+        """Each operand's tangent template (`y_bar` its tangent) for complex operands or
+        result: `complex_tangents`, else (holomorphic) the real templates; None where the
+        complex cotangents are not stated."""
+        if self.complex_texts(kinds, constants) is None:
+            return None
+        if self.complex_tangents is not None:
+            return list(self.complex_tangents)
+        return self.texts(kinds, constants)

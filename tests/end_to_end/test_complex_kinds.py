@@ -151,14 +151,16 @@ def test_specialised_rules_agree_with_the_general_ones(f, args):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
 
 
-def test_holomorphic_operations_are_inlined_and_abs_calls_its_rule():
-    """The specialised gradient of the issue's loop calls no rule but `abs`'s (not
-    holomorphic: no complex template): the product and the sum are arithmetic with `conj`."""
+def test_complex_operations_are_inlined():
+    """The specialised gradient of the issue's loop calls no rule: the product and the sum
+    are arithmetic with `conj`, `abs` its slope `direction(a, y)`; its forward rule too,
+    `abs`'s tangent by its own template (not holomorphic: `Inline.complex_tangents`)."""
     kinds = signature((0.3 + 0.4j,))
     text = COMPILER.compiled(scalar_loop, None, Request.grad(kinds, False)).source
-    assert "conj(z)" in text
-    assert "mul_rrule" not in text and "add_rrule" not in text and "pow_rrule" not in text
-    assert "abs_rrule" in text
+    assert "conj(z)" in text and "direction(" in text
+    assert "_rrule" not in text and "pullback(" not in text
+    frule = COMPILER.compiled(scalar_loop, None, Request.frule(kinds)).source
+    assert "_frule" not in frule.split("def ", 1)[1] and "real_part(conj(direction(" in frule
     text = COMPILER.compiled(holomorphic_arrays, None, Request.rrule(signature((Z_ARRAY,)))).source
     for name in ("sin", "cos", "exp", "tanh", "square", "cosh", "sinh", "tan", "arctan", "sum"):
         assert f"{name}_rrule" not in text, name
