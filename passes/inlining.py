@@ -203,7 +203,11 @@ def adjoint_of(
             texts = primitive.inline.complex_texts(known, constants)
         if texts is not None and not forward:  # a real operand's cotangent is real
             texts = [
-                f"real_part({t})" if t is not None and is_real(k) else t
+                None
+                if t is None
+                else f"real_part({_unconjugated(t, known)})"
+                if is_real(k)
+                else _unconjugated(t, known)
                 for t, k in zip(texts, known, strict=False)
             ]
         functions = {**functions, **_COMPLEX_FUNCTIONS}
@@ -244,6 +248,14 @@ def adjoint_of(
 
 # What the complex templates call: `conj` of a primal, the real part of a real operand's.
 _COMPLEX_FUNCTIONS = {"conj": conj, "real_part": real_part}
+
+
+def _unconjugated(text: str, kinds: list[Kind]) -> str:
+    """A complex template with `conj(a)`, `conj(b)` of a real operand written `a`, `b`."""
+    for role, kind in (("a", kinds[0]), ("b", kinds[-1])):
+        if is_real(kind) or is_integer(kind):
+            text = text.replace(f"conj({role})", role)
+    return text
 
 
 def _stretched(kinds: list[Kind], position: int, result: Kind) -> bool:

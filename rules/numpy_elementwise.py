@@ -16,16 +16,20 @@ reject complex inputs in NumPy itself.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from srcad import dtypes
 from srcad.kinds import (
     FLOAT_ELEMENTWISE,
     FLOAT_UFUNC_OF_TWO_NUMBERS,
     MAGNITUDE,
     PROMOTED_UFUNC,
     SAME_KIND,
+    Kind,
+    ResultKind,
 )
 from srcad.partials import direction, logistic, power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, array_operand, conj, operand_tangent
@@ -570,6 +574,11 @@ def where_frule(dargs: tuple[Any, ...], condition: Any, *branches: Any) -> tuple
     return y, as_result(y_dot, y)
 
 
+def _real_part(args: Sequence[Kind | None]) -> Kind | None:
+    """`np.real(x)`, `np.imag(x)`: what `x.real` gives (`dtypes.real_kind`)."""
+    return dtypes.real_kind(args[0]) if len(args) == 1 and args[0] is not None else None
+
+
 @rules.frule(np.real)
 def real_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
     """Forward rule for `np.real`: the real part of the tangent."""
@@ -591,9 +600,27 @@ def imag_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
 
 # Linear in their argument (their rules are above): what gives their forward rules reverse
 # rules, for second derivatives (`rules/second_order.py`).
-rules.primitive(np.real, linearity=Linearity.LINEAR)
-rules.primitive(np.imag, linearity=Linearity.LINEAR)
-rules.primitive(np.conjugate, linearity=Linearity.LINEAR)
+# Their result kinds and inline derivatives: of a complex argument, not holomorphic, so
+# with their own tangents (`Inline.complex_tangents`); `np.imag` of a real one is 0.
+REAL_PART = ResultKind("real part", _real_part, elementwise=True)
+rules.primitive(
+    np.real,
+    result=REAL_PART,
+    inline=Inline("y_bar", complex=("y_bar",), complex_tangents=("real_part(y_bar)",)),
+    linearity=Linearity.LINEAR,
+)
+rules.primitive(
+    np.imag,
+    result=REAL_PART,
+    inline=Inline(None, complex=("1j * y_bar",), complex_tangents=("real_part(-1j * y_bar)",)),
+    linearity=Linearity.LINEAR,
+)
+rules.primitive(
+    np.conjugate,
+    result=SAME_KIND,
+    inline=Inline("y_bar", complex=("conj(y_bar)",), complex_tangents=("conj(y_bar)",)),
+    linearity=Linearity.LINEAR,
+)
 # Piecewise linear (their rules are above): each tangent is the argument tangents chosen
 # (or split at a tie) where the values choose; for second derivatives too.
 for _choosing in (np.where, np.clip, np.heaviside):

@@ -205,6 +205,17 @@ _FLOAT_FUNCTION = {FLOAT64: FLOAT64, PYTHON_FLOAT: FLOAT64, FLOAT32: FLOAT32}
 _FLOAT_FUNCTION.update({COMPLEX128: COMPLEX128, PYTHON_COMPLEX: COMPLEX128, COMPLEX64: COMPLEX64})
 
 
+def real_kind(kind: tuple[str, int]) -> tuple[str, int] | None:
+    """The kind of `x.real`, `x.imag`, `np.real(x)`, `np.imag(x)` for `x` of `kind`: a
+    complex one's real class (`real_part`), a real or integer one's own (a view, a Python
+    number's own type); None for anything else (a 0-d array, a list)."""
+    code, ndim = kind
+    if code in COMPLEX:
+        real = real_part(code)
+        return None if real is None else (real, ndim)
+    return kind if code in REAL or code in INTEGERS else None
+
+
 def real_part(code: str) -> str | None:
     """The class of the real part or the magnitude of a complex number of class `code`
     (`abs(z)`, `z.real`): a Python float of a Python complex, a NumPy float of a NumPy

@@ -241,6 +241,9 @@ class ValueKinds(Analysis["ValueKinds"]):
             kind = None if path is None else self.outside(path)
             if kind is not None:
                 return kind
+        if isinstance(value, gast.Attribute) and value.attr in ("real", "imag"):
+            base = self.of(value.value)  # (a number or array: `getattr`'s rule reads it)
+            return base if base is None or base is BOTTOM else dtypes.real_kind(base)
         if isinstance(value, gast.Attribute) and value.attr in ("size", "ndim"):
             base = self.of(value.value)
             return PYTHON_INT if is_numeric(base) and base is not None and base[1] != 0 else None

@@ -60,6 +60,17 @@ def mixed_arrays(z, x):
     return np.sum(np.abs(w) ** 2) + np.sum(x * np.abs(z))
 
 
+def parts_and_conjugates(z):
+    w = z * z + np.conj(z) * 0.5 - 1j * z
+    u = np.real(w) * np.imag(z) + np.conjugate(w) * z
+    return np.sum(np.abs(u)) + np.sum(w.real * z.imag) - np.sum(np.imag(np.conj(w)) ** 2)
+
+
+def parts_of_scalars(z, x):
+    w = z * x + np.conj(z) / (x + 1.0)
+    return np.real(w) * w.imag + np.imag(np.conjugate(w) * z) + np.real(x) * x.imag
+
+
 def _gradient_by_differences(f: Any, args: tuple[Any, ...], position: int) -> Any:
     """`df/dx + i df/dy` for each element of a complex argument (ChainRules' convention
     for a real `f`), `df/dx` for a real one, by central differences."""
@@ -93,6 +104,9 @@ CASES = [
     (mixed, (0.6 - 0.8j, 0.7 + 0.2j)),
     (mixed_arrays, (Z_ARRAY, np.array([0.5, -1.5, 2.0]))),
     (mixed_arrays, (Z_ARRAY, 0.8)),
+    (parts_and_conjugates, (Z_ARRAY,)),
+    (parts_of_scalars, (0.6 - 0.8j, 0.7)),
+    (parts_of_scalars, (-0.2 + 0.5j, 1.3 - 0.4j)),
 ]
 IDS = [f"{f.__name__}-{'-'.join(type(a).__name__ for a in args)}" for f, args in CASES]
 
@@ -166,6 +180,10 @@ def test_complex_operations_are_inlined():
         assert f"{name}_rrule" not in text, name
     frule = COMPILER.compiled(array_code, None, Request.frule(signature((Z_ARRAY,)))).source
     assert "mul_frule" not in frule and "exp_frule" not in frule
+    kinds = signature((Z_ARRAY,))
+    text = COMPILER.compiled(parts_and_conjugates, None, Request.rrule(kinds)).source
+    for name in ("real", "imag", "conjugate", "absolute"):
+        assert f"{name}_rrule" not in text, name
 
 
 def test_complex_valued_result_tangent():
@@ -219,10 +237,14 @@ def complex_array_from_reals(x):
     ids=["scalars", "arrays"],
 )
 def test_second_order_through_complex_values(f, x):
-    """The Hessian (reverse over the forward rule, compiled for the complex locals' kinds)
-    against differences of the gradient."""
+    """The Hessian (reverse over the forward rule, compiled for the complex locals' kinds,
+    `abs`'s inline tangent through `direction`'s rules) against differences of the
+    gradient, and the gradient's forward derivatives."""
     close(srcad.grad(f)(x), difference(f, (x,)))
-    close(srcad.hessian(f)(x), difference(srcad.grad(f), (x,)))
+    hessian = difference(srcad.grad(f), (x,))
+    close(srcad.hessian(f)(x), hessian)
+    close(srcad.jacobian(srcad.grad(f), mode="forward")(x), hessian)
+    close(srcad.jvp(srcad.grad(f), (x,), (np.ones(3),))[1], hessian @ np.ones(3))
 
 
 def test_abs_at_zero_and_zero_cotangents():
