@@ -272,6 +272,7 @@ rules.primitive(
     lambda z, r, y: reciprocal_or_zero(r),
     lambda z, r, y: -y * reciprocal_or_zero(r),
 )
+rules.primitive(reciprocal_or_zero, lambda r, y: -y * y)  # (0 at 0, as `y`)
 # `float(x)` of a real number (a NumPy float64, a 0-d array: `kinds.ZERO_D`) is `x`.
 rules.primitive(float, result=FLOAT_OF_FLOAT, inline=Inline("y_bar"), linearity=Linearity.LINEAR)
 # Of two numbers, the cotangent goes to the one returned: the first of equal ones.

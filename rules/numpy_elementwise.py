@@ -16,25 +16,22 @@ reject complex inputs in NumPy itself.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from srcad import dtypes
 from srcad.kinds import (
     FLOAT_ELEMENTWISE,
     FLOAT_UFUNC_OF_TWO_NUMBERS,
     MAGNITUDE,
     PROMOTED_UFUNC,
     SAME_KIND,
-    Kind,
-    ResultKind,
 )
-from srcad.partials import direction, logistic, power_slope, reciprocal, strong_product
+from srcad.partials import logistic, power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, array_operand, conj, operand_tangent
 from srcad.registry import Inline, Linearity, RuleSet, scalar_rrule
 from srcad.rules._support import as_result, divide_or_zero
+from srcad.rules.complex_parts import MAGNITUDE_INLINE
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 rules = RuleSet("numpy_elementwise")
@@ -100,19 +97,19 @@ rules.primitive(
     np.sin,
     lambda x, y: np.cos(x),
     result=FLOAT_ELEMENTWISE,
-    inline=Inline("y_bar * cos(a)", cos=np.cos, complex=("y_bar * conj(cos(a))",)),
+    inline=Inline("y_bar * cos(a)", cos=np.cos),
 )
 rules.primitive(
     np.cos,
     lambda x, y: -np.sin(x),
     result=FLOAT_ELEMENTWISE,
-    inline=Inline("-y_bar * sin(a)", sin=np.sin, complex=("-y_bar * conj(sin(a))",)),
+    inline=Inline("-y_bar * sin(a)", sin=np.sin),
 )
 rules.primitive(
     np.tan,
     lambda x, y: 1.0 + y * y,
     result=FLOAT_ELEMENTWISE,
-    inline=Inline("y_bar * (1.0 + y * y)", complex=("y_bar * conj(1.0 + y * y)",)),
+    inline=Inline("y_bar * (1.0 + y * y)"),
 )
 rules.primitive(np.arcsin, lambda x, y: 1.0 / np.sqrt(1.0 - x * x), result=FLOAT_ELEMENTWISE)
 rules.primitive(np.arccos, lambda x, y: -1.0 / np.sqrt(1.0 - x * x), result=FLOAT_ELEMENTWISE)
@@ -120,25 +117,25 @@ rules.primitive(
     np.arctan,
     lambda x, y: 1.0 / (1.0 + x * x),
     result=FLOAT_ELEMENTWISE,
-    inline=Inline("y_bar / (1.0 + a * a)", complex=("y_bar / conj(1.0 + a * a)",)),
+    inline=Inline("y_bar / (1.0 + a * a)"),
 )
 rules.primitive(
     np.sinh,
     lambda x, y: np.cosh(x),
     result=FLOAT_ELEMENTWISE,
-    inline=Inline("y_bar * cosh(a)", cosh=np.cosh, complex=("y_bar * conj(cosh(a))",)),
+    inline=Inline("y_bar * cosh(a)", cosh=np.cosh),
 )
 rules.primitive(
     np.cosh,
     lambda x, y: np.sinh(x),
     result=FLOAT_ELEMENTWISE,
-    inline=Inline("y_bar * sinh(a)", sinh=np.sinh, complex=("y_bar * conj(sinh(a))",)),
+    inline=Inline("y_bar * sinh(a)", sinh=np.sinh),
 )
 rules.primitive(
     np.tanh,
     lambda x, y: 1.0 - y * y,
     result=FLOAT_ELEMENTWISE,
-    inline=Inline("y_bar * (1.0 - y * y)", complex=("y_bar * conj(1.0 - y * y)",)),
+    inline=Inline("y_bar * (1.0 - y * y)"),
 )
 rules.primitive(np.arcsinh, lambda x, y: 1.0 / np.sqrt(x * x + 1.0), result=FLOAT_ELEMENTWISE)
 # sqrt(x - 1) * sqrt(x + 1), not sqrt(x * x - 1): the two differ for complex x with Re x < 0.
@@ -146,25 +143,12 @@ rules.primitive(
     np.arccosh, lambda x, y: 1.0 / (np.sqrt(x - 1.0) * np.sqrt(x + 1.0)), result=FLOAT_ELEMENTWISE
 )
 rules.primitive(np.arctanh, lambda x, y: 1.0 / (1.0 - x * x), result=FLOAT_ELEMENTWISE)
-rules.primitive(
-    np.exp,
-    lambda x, y: y,
-    result=FLOAT_ELEMENTWISE,
-    inline=Inline("y_bar * y", complex=("y_bar * conj(y)",)),
-)
+rules.primitive(np.exp, lambda x, y: y, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar * y"))
 rules.primitive(np.exp2, lambda x, y: y * _LN2, result=FLOAT_ELEMENTWISE)
 rules.primitive(
-    np.expm1,
-    lambda x, y: y + 1.0,
-    result=FLOAT_ELEMENTWISE,
-    inline=Inline("y_bar * (y + 1.0)", complex=("y_bar * conj(y + 1.0)",)),
+    np.expm1, lambda x, y: y + 1.0, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar * (y + 1.0)")
 )
-rules.primitive(
-    np.log,
-    lambda x, y: 1.0 / x,
-    result=FLOAT_ELEMENTWISE,
-    inline=Inline("y_bar / a", complex=("y_bar / conj(a)",)),
-)
+rules.primitive(np.log, lambda x, y: 1.0 / x, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar / a"))
 rules.primitive(np.log2, lambda x, y: 1.0 / (x * _LN2), result=FLOAT_ELEMENTWISE)
 rules.primitive(np.log10, lambda x, y: 1.0 / (x * _LN10), result=FLOAT_ELEMENTWISE)
 rules.primitive(
@@ -185,12 +169,9 @@ rules.primitive(
     ),
 )
 rules.primitive(np.cbrt, lambda x, y: 1.0 / (3.0 * y * y), result=FLOAT_ELEMENTWISE)
-rules.primitive(
-    np.square,
-    lambda x, y: 2.0 * x,
-    result=SAME_KIND,
-    inline=Inline("y_bar * 2.0 * a", complex=("y_bar * 2.0 * conj(a)",)),
-)
+rules.primitive(np.square, lambda x, y: 2.0 * x, result=SAME_KIND, inline=Inline("y_bar * 2.0 * a"))
+rules.holomorphic(np.sin, np.cos, np.tan, np.arctan, np.sinh, np.cosh)  # complex operands: by
+rules.holomorphic(np.tanh, np.exp, np.expm1, np.log, np.square)  # the templates conjugated
 rules.scalar(np.reciprocal, lambda x, y: -y * y)
 rules.primitive(np.negative, lambda x, y: -1.0, result=SAME_KIND)
 rules.primitive(np.positive, lambda x, y: 1.0, result=SAME_KIND)
@@ -500,12 +481,7 @@ rules.primitive(
     rrule=scalar_rrule(np.absolute, _absolute_partial),
     frule=absolute_frule,
     result=MAGNITUDE,
-    # Of a complex argument only (a real one calls its rule): not holomorphic.
-    inline=Inline(
-        complex=("y_bar * direction(a, y)",),
-        complex_tangents=("real_part(conj(direction(a, y)) * y_bar)",),
-        direction=direction,
-    ),
+    inline=MAGNITUDE_INLINE,  # of a complex argument only (a real one calls its rule)
     linearity=Linearity.PIECEWISE_LINEAR,  # over the reals: sign(x) x_dot
     definition=absolute_definition,  # over the complex numbers
 )
@@ -574,11 +550,6 @@ def where_frule(dargs: tuple[Any, ...], condition: Any, *branches: Any) -> tuple
     return y, as_result(y_dot, y)
 
 
-def _real_part(args: Sequence[Kind | None]) -> Kind | None:
-    """`np.real(x)`, `np.imag(x)`: what `x.real` gives (`dtypes.real_kind`)."""
-    return dtypes.real_kind(args[0]) if len(args) == 1 and args[0] is not None else None
-
-
 @rules.frule(np.real)
 def real_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
     """Forward rule for `np.real`: the real part of the tangent."""
@@ -598,29 +569,6 @@ def imag_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
     return y, as_result(np.imag(x_dot), y)
 
 
-# Linear in their argument (their rules are above): what gives their forward rules reverse
-# rules, for second derivatives (`rules/second_order.py`).
-# Their result kinds and inline derivatives: of a complex argument, not holomorphic, so
-# with their own tangents (`Inline.complex_tangents`); `np.imag` of a real one is 0.
-REAL_PART = ResultKind("real part", _real_part, elementwise=True)
-rules.primitive(
-    np.real,
-    result=REAL_PART,
-    inline=Inline("y_bar", complex=("y_bar",), complex_tangents=("real_part(y_bar)",)),
-    linearity=Linearity.LINEAR,
-)
-rules.primitive(
-    np.imag,
-    result=REAL_PART,
-    inline=Inline(None, complex=("1j * y_bar",), complex_tangents=("real_part(-1j * y_bar)",)),
-    linearity=Linearity.LINEAR,
-)
-rules.primitive(
-    np.conjugate,
-    result=SAME_KIND,
-    inline=Inline("y_bar", complex=("conj(y_bar)",), complex_tangents=("conj(y_bar)",)),
-    linearity=Linearity.LINEAR,
-)
 # Piecewise linear (their rules are above): each tangent is the argument tangents chosen
 # (or split at a tie) where the values choose; for second derivatives too.
 for _choosing in (np.where, np.clip, np.heaviside):

@@ -534,25 +534,10 @@ def complex_power_cotangents(kinds: Any, constants: Any) -> list[str | None] | N
     return [f"y_bar * {float(p)!r} * conj({base})", None]
 
 
-# Holomorphic in each operand: the complex cotangents, `y_bar * conj(f'(a))`.
-rules.primitive(
-    operator.add, result=PROMOTED, inline=Inline("y_bar", "y_bar", complex=("y_bar", "y_bar"))
-)
-rules.primitive(
-    operator.sub, result=PROMOTED, inline=Inline("y_bar", "-y_bar", complex=("y_bar", "-y_bar"))
-)
-rules.primitive(
-    operator.mul,
-    result=PROMOTED,
-    inline=Inline("y_bar * b", "a * y_bar", complex=("y_bar * conj(b)", "conj(a) * y_bar")),
-)
-rules.primitive(
-    operator.truediv,
-    result=DIVIDED,
-    inline=Inline(
-        "y_bar / b", "-y_bar * y / b", complex=("y_bar / conj(b)", "-y_bar * conj(y / b)")
-    ),
-)
+rules.primitive(operator.add, result=PROMOTED, inline=Inline("y_bar", "y_bar"))
+rules.primitive(operator.sub, result=PROMOTED, inline=Inline("y_bar", "-y_bar"))
+rules.primitive(operator.mul, result=PROMOTED, inline=Inline("y_bar * b", "a * y_bar"))
+rules.primitive(operator.truediv, result=DIVIDED, inline=Inline("y_bar / b", "-y_bar * y / b"))
 rules.primitive(operator.mod, result=PROMOTED)
 rules.primitive(
     operator.pow,
@@ -572,8 +557,12 @@ rules.primitive(
     linearity=Linearity.BILINEAR,
 )
 rules.primitive(np.matmul, linearity=Linearity.BILINEAR)
-rules.primitive(operator.neg, result=SAME_KIND, inline=Inline("-y_bar", complex=("-y_bar",)))
-rules.primitive(operator.pos, result=SAME_KIND, inline=Inline("y_bar", complex=("y_bar",)))
+rules.primitive(operator.neg, result=SAME_KIND, inline=Inline("-y_bar"))
+rules.primitive(operator.pos, result=SAME_KIND, inline=Inline("y_bar"))
+# Holomorphic in each operand: complex ones inlined by the templates above conjugated,
+# `y_bar * conj(b)` (`Inline.holomorphic`); `**` states its own (`complex_power_cotangents`).
+rules.holomorphic(operator.add, operator.sub, operator.mul, operator.truediv)
+rules.holomorphic(operator.neg, operator.pos)
 
 
 # `np.power`, `np.mod` and `np.matmul` are `**`, `%` and `@` of their operands read as

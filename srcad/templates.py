@@ -4,6 +4,7 @@ them into emitted pullbacks)."""
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -83,6 +84,17 @@ class Inline:
             found = self.cotangents
         return None if found is None else list(found)
 
+    def holomorphic(self) -> Inline:
+        """This entry for a primitive holomorphic in each operand whose real templates
+        (fixed texts, linear in `y_bar`) are its derivative for complex operands too: its
+        `complex` cotangents are theirs conjugated, `y_bar * conj(cos(a))` of
+        `y_bar * cos(a)` (`conjugated`)."""
+        assert not callable(self.cotangents), "holomorphic: fixed templates only"
+        texts = tuple(None if t is None else conjugated(t) for t in self.cotangents)
+        found = object.__new__(Inline)  # (`__init__` takes its functions by keyword)
+        found.__dict__.update(self.__dict__, complex=texts)
+        return found
+
     def complex_texts(
         self, kinds: Sequence[Kind], constants: Sequence[Any]
     ) -> list[str | None] | None:
@@ -102,3 +114,33 @@ class Inline:
         if self.complex_tangents is not None:
             return list(self.complex_tangents)
         return self.texts(kinds, constants)
+
+
+def conjugated(text: str) -> str:
+    """The cotangent template `conj(T)` for a real template `T` linear in `y_bar`, with
+    `conj(y_bar)` for `y_bar`: ChainRules' `y_bar * conj(f'(a))` for `T = y_bar * f'(a)`,
+    `conj` taken through products, quotients, sums and negations down to the other names
+    and calls, real constants left as they are.
+
+    >>> conjugated("-y_bar * y / b"), conjugated("y_bar * (1.0 - y * y)")
+    ('-y_bar * conj(y) / conj(b)', 'y_bar * conj(1.0 - y * y)')
+    """
+    tree = ast.parse(text, mode="eval")
+    return ast.unparse(_conjugate(tree.body))
+
+
+def _conjugate(node: ast.expr) -> ast.expr:
+    names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+    if "y_bar" not in names:  # one `conj` of a whole expression (of a real constant, none)
+        if isinstance(node, ast.Constant):
+            assert type(node.value) in (int, float), f"a complex constant in {ast.unparse(node)}"
+            return node
+        return ast.Call(func=ast.Name(id="conj", ctx=ast.Load()), args=[node], keywords=[])
+    assert names.count("y_bar") == 1, f"y_bar twice in {ast.unparse(node)}: not linear"
+    if isinstance(node, ast.Name):
+        return node  # conj(conj(y_bar))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult | ast.Div | ast.Add | ast.Sub):
+        return ast.BinOp(left=_conjugate(node.left), op=node.op, right=_conjugate(node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        return ast.UnaryOp(op=node.op, operand=_conjugate(node.operand))
+    raise AssertionError(f"y_bar inside {ast.unparse(node)}: not linear as written")

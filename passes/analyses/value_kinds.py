@@ -44,6 +44,8 @@ from srcad.primitives import unpack
 from srcad.registry import Origin, Registry
 
 BOTTOM: Kind = ("unset", 0)  # a local no assignment has given a kind yet
+# The kinds of a literal number: a Python float, int or complex (`2.0`, `2`, `1j`) for sure.
+_CONSTANTS = {float: PYTHON_FLOAT, int: PYTHON_INT, complex: (dtypes.PYTHON_COMPLEX, 0)}
 
 
 class ValueKinds(Analysis["ValueKinds"]):
@@ -220,12 +222,8 @@ class ValueKinds(Analysis["ValueKinds"]):
             if integral_power(value):
                 operands[1] = PYTHON_INT  # `x ** 2.0` is real as `x ** 2` is
             return result_kind(self.ctx.services.registry, OPERATORS[type(value.op)], operands)
-        if isinstance(value, gast.Constant):
-            if type(value.value) is float:
-                return PYTHON_FLOAT  # weak in NumPy's promotion (`srcad.dtypes`)
-            if type(value.value) is complex:
-                return (dtypes.PYTHON_COMPLEX, 0)  # `1j`: weak as a Python float
-            return PYTHON_INT if type(value.value) is int else None
+        if isinstance(value, gast.Constant):  # weak in NumPy's promotion (`srcad.dtypes`)
+            return _CONSTANTS.get(type(value.value))
         if isinstance(value, gast.UnaryOp):
             function = OPERATORS.get(type(value.op))
             return result_kind(self.ctx.services.registry, function, [self.of(value.operand)])
