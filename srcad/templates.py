@@ -119,8 +119,8 @@ class Inline:
 def conjugated(text: str) -> str:
     """The cotangent template `conj(T)` for a real template `T` linear in `y_bar`, with
     `conj(y_bar)` for `y_bar`: ChainRules' `y_bar * conj(f'(a))` for `T = y_bar * f'(a)`,
-    `conj` taken through products, quotients, sums and negations down to the other names
-    and calls, real constants left as they are.
+    `conj` taken through the products, quotients and negations above `y_bar` (a template
+    that is not so, affine or nonlinear in it, is refused), a real constant left as it is.
 
     >>> conjugated("-y_bar * y / b"), conjugated("y_bar * (1.0 - y * y)")
     ('-y_bar * conj(y) / conj(b)', 'y_bar * conj(1.0 - y * y)')
@@ -139,8 +139,11 @@ def _conjugate(node: ast.expr) -> ast.expr:
     assert names.count("y_bar") == 1, f"y_bar twice in {ast.unparse(node)}: not linear"
     if isinstance(node, ast.Name):
         return node  # conj(conj(y_bar))
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult | ast.Div | ast.Add | ast.Sub):
-        return ast.BinOp(left=_conjugate(node.left), op=node.op, right=_conjugate(node.right))
+    # A product with `y_bar` in either factor, a quotient with it above (linear, not affine).
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult | ast.Div):
+        below = [n.id for n in ast.walk(node.right) if isinstance(n, ast.Name)]
+        if isinstance(node.op, ast.Mult) or "y_bar" not in below:
+            return ast.BinOp(left=_conjugate(node.left), op=node.op, right=_conjugate(node.right))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         return ast.UnaryOp(op=node.op, operand=_conjugate(node.operand))
     raise AssertionError(f"y_bar inside {ast.unparse(node)}: not linear as written")

@@ -270,3 +270,16 @@ def test_abs_at_zero_and_zero_cotangents():
     for z in (0j, 0.5 - 0.25j):
         expected = _gradient_by_differences(unused, (z,), 0) if z else 0.0
         np.testing.assert_allclose(srcad.grad(unused)(z), expected, rtol=1e-6, atol=1e-7)
+
+
+def test_conjugated_templates_are_linear_in_the_seed():
+    """`RuleSet.holomorphic` derives complex cotangents by conjugating real templates
+    (`templates.conjugated`): only those linear in `y_bar` (products, quotients by
+    something else, negations) are taken, anything else is refused where it is declared."""
+    from srcad.templates import conjugated
+
+    assert conjugated("a * y_bar") == "conj(a) * y_bar"
+    assert conjugated("-y_bar * y / b") == "-y_bar * conj(y) / conj(b)"
+    for text in ("y_bar + a", "a / y_bar", "y_bar * y_bar", "cos(y_bar)", "y_bar * 1j"):
+        with pytest.raises(AssertionError):
+            conjugated(text)
