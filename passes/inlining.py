@@ -269,10 +269,11 @@ def _stretched(kinds: list[Kind], position: int, result: Kind) -> bool:
 def index_adjoint(
     value: gast.Subscript, kind_of: Callable[[gast.expr], Kind | None]
 ) -> list[str] | None:
-    """For `y = a[index]` with a float array `a` and an index of ints and slices: the names
+    """For `y = a[index]` with a float (or complex) array `a` and an index of ints and
+    slices: the names
     the index reads (its cotangent goes into `a_bar[index]`); else None."""
     base = kind_of(value.value)
-    if base is None or not is_real(base) or base[1] == 0:
+    if base is None or not (is_real(base) or is_complex(base)) or base[1] == 0:
         return None
     if subscript(base, value.slice, kind_of) is None:  # ints and slices only
         return None
@@ -287,7 +288,7 @@ def repeated_index_adjoint(
     cotangent goes into `a_bar` by `np.add.at`, which adds once per repeated element);
     else None (a boolean mask, a slice beside arrays, an unknown kind)."""
     base = kind_of(value.value)
-    if base is None or not is_real(base) or base[1] == 0:
+    if base is None or not (is_real(base) or is_complex(base)) or base[1] == 0:
         return None
     parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
     if not 0 < len(parts) <= base[1] or not all(

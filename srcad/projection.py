@@ -233,7 +233,7 @@ def scatter_add(x: np.ndarray, index: Any, value: Any) -> Any:
     may repeat an element (`np.add.at`): the cotangent of `x[index]`."""
     if isinstance(value, AbstractZero):
         return value
-    out = np.zeros(x.shape)
+    out = np.zeros(x.shape, x.dtype if x.dtype.kind == "c" else None)  # (complex: its own)
     np.add.at(out, index, value)
     return out
 
@@ -271,7 +271,7 @@ def scatter(x: np.ndarray, index: Any, value: Any) -> Any:
     `x[index]` where it cannot go into a buffer."""
     if isinstance(value, AbstractZero):
         return value
-    out = np.zeros(x.shape)
+    out = np.zeros(x.shape, x.dtype if x.dtype.kind == "c" else None)  # (complex: its own)
     out[index] = value
     return out
 

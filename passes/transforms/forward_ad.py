@@ -358,7 +358,8 @@ class ForwardAD(RuleCalls, Transform):
         base, index = value.value, value.slice
         if not (isinstance(target, gast.Name) and isinstance(base, gast.Name)):
             return None
-        if base.id not in self.active or not is_real(self.kinds.of(base)):
+        base_kind = self.kinds.of(base)
+        if base.id not in self.active or not (is_real(base_kind) or is_complex(base_kind)):
             return None
         if subscript(self.kinds.of(base), index, self.kinds.of) is None:
             return None

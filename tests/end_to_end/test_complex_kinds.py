@@ -71,6 +71,20 @@ def parts_of_scalars(z, x):
     return np.real(w) * w.imag + np.imag(np.conjugate(w) * z) + np.real(x) * x.imag
 
 
+def elements_in_a_loop(z):
+    s = 0.0
+    for i in range(len(z)):
+        w = z[i] * z[i - 1] + 0.5j
+        s = s + abs(w) ** 2 + (z[i] * 2.0).real
+    return s
+
+
+def parts_of_a_complex_array(z, rows):
+    head = z[1:] * z[:-1]
+    picked = z[rows] * 1j
+    return np.sum(np.abs(head) ** 2) + np.sum(np.abs(picked + z[0]))
+
+
 def _gradient_by_differences(f: Any, args: tuple[Any, ...], position: int) -> Any:
     """`df/dx + i df/dy` for each element of a complex argument (ChainRules' convention
     for a real `f`), `df/dx` for a real one, by central differences."""
@@ -107,6 +121,8 @@ CASES = [
     (parts_and_conjugates, (Z_ARRAY,)),
     (parts_of_scalars, (0.6 - 0.8j, 0.7)),
     (parts_of_scalars, (-0.2 + 0.5j, 1.3 - 0.4j)),
+    (elements_in_a_loop, (Z_ARRAY,)),
+    (elements_in_a_loop, (Z_ARRAY.astype(np.complex64),)),
 ]
 IDS = [f"{f.__name__}-{'-'.join(type(a).__name__ for a in args)}" for f, args in CASES]
 
@@ -138,10 +154,13 @@ def test_jvp_against_differences_along_complex_directions(f, args):
     for _ in range(2):  # compiled, then through the entry's branch
         y, y_dot = srcad.jvp(f, args, tuple(tangents))
         step = 1e-6
-        plus = f(*(a + step * t for a, t in zip(args, tangents, strict=True)))
-        minus = f(*(a - step * t for a, t in zip(args, tangents, strict=True)))
-        close(y, f(*args))
-        np.testing.assert_allclose(y_dot, (plus - minus) / (2 * step), rtol=1e-6, atol=1e-7)
+        wide = [np.asarray(a, complex) if np.asarray(a).dtype == np.complex64 else a for a in args]
+        plus = f(*(a + step * t for a, t in zip(wide, tangents, strict=True)))
+        minus = f(*(a - step * t for a, t in zip(wide, tangents, strict=True)))
+        close(y, f(*wide))
+        single = any(np.asarray(a).dtype == np.complex64 for a in args)
+        tolerance = {"rtol": 1e-5, "atol": 1e-5} if single else {"rtol": 1e-6, "atol": 1e-7}
+        np.testing.assert_allclose(y_dot, (plus - minus) / (2 * step), **tolerance)
 
 
 @pytest.mark.parametrize(("f", "args"), CASES, ids=IDS)
@@ -184,6 +203,24 @@ def test_complex_operations_are_inlined():
     text = COMPILER.compiled(parts_and_conjugates, None, Request.rrule(kinds)).source
     for name in ("real", "imag", "conjugate", "absolute"):
         assert f"{name}_rrule" not in text, name
+
+
+def test_indexing_complex_arrays_is_inlined():
+    """`z[i]` of a complex array: its cotangent adds into a complex buffer (`z_bar[i]`), by
+    slices and by repeated integer arrays too (`np.add.at`), its tangent `z_dot[i]`."""
+    z = Z_ARRAY + 0.1
+    rows = np.array([0, 2, 2, 1])
+    for f, args in ((elements_in_a_loop, (z,)), (parts_of_a_complex_array, (z, rows))):
+        kinds = signature(args)
+        text = COMPILER.compiled(f, None, Request.grad(kinds, False)).source
+        assert "getitem" not in text and "add_at" in text  # (`.real`: `getattr`'s rule)
+        found = srcad.grad(f)(*args)
+        np.testing.assert_allclose(found, _gradient_by_differences(f, args, 0), rtol=1e-6)
+        dz = np.array([0.3 - 1j, 1.0 + 0.2j, -0.5 + 0.5j])
+        step = 1e-6
+        moved = [f(z + sign * step * dz, *args[1:]) for sign in (1, -1)]
+        _, y_dot = srcad.jvp(f, args, (dz, *[srcad.ZeroTangent()] * (len(args) - 1)))
+        np.testing.assert_allclose(y_dot, (moved[0] - moved[1]) / (2 * step), rtol=1e-6)
 
 
 def real_part_only(z):
