@@ -6,7 +6,7 @@ natural way (a list where a tuple was, `np.float64(...)`, `math.pow`, `max`, a 0
 a comprehension) stay on the specialised path? A ratio far above the others names the
 formulation that falls off it.
 
-    python benchmarks/formulations.py
+    python benchmarks/formulations.py [TEXT]   # TEXT: only the formulations it names
 
 Each ratio is the best of five timings of each, taken one after the other (not in turns,
 as `run.py` does), so take them as a screen, not as figures to report.
@@ -133,6 +133,17 @@ def appended(x):
     return np.sum(np.array(out))
 
 
+def complex_scalar_loop(z):
+    s = 0.0
+    for k in range(20):
+        s = s + abs(z * z + k) ** 2
+    return s
+
+
+def complex_array(z):
+    return np.sum(np.abs(np.exp(1j * z) * z) ** 2)
+
+
 FORMULATIONS: list[tuple[Callable[..., Any], tuple[Any, ...]]] = [
     (sum_of_a_comprehension, (0.7,)),
     (numpy_scalars, (0.7,)),
@@ -149,6 +160,8 @@ FORMULATIONS: list[tuple[Callable[..., Any], tuple[Any, ...]]] = [
     (float32_scalars, (np.float32(0.7),)),
     (integer_exponents, (0.7,)),
     (appended, (0.7,)),
+    (complex_scalar_loop, (0.3 + 0.4j,)),
+    (complex_array, (np.array([0.3 + 0.1j, 0.2 - 0.5j]),)),
 ]
 
 
@@ -156,8 +169,10 @@ def best(call: Callable[[], Any], number: int = 300) -> float:
     return min(timeit.repeat(call, number=number, repeat=5)) / number
 
 
-def main() -> None:
+def main(only: str = "") -> None:
     for f, args in FORMULATIONS:
+        if only not in f.__name__:
+            continue
         gradient = srcad.grad(f)
         gradient(*args)  # compiled before it is timed
         primal = best(lambda f=f, args=args: f(*args))
@@ -166,4 +181,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1] if len(sys.argv) > 1 else "")  # `python formulations.py complex`

@@ -11,8 +11,13 @@ sweep, keeps the values a template reads, and writes the template in the pullbac
 the rule's pullback call would be.
 
 Everything without a known kind, and every operation whose entry has no inline
-derivative, calls its rule. Templates hold for real values only: kinds never describe
-complex numbers, so no `conj`.
+derivative, calls its rule. The templates are written for real values; where an operand or
+the result is complex (`srcad.kinds.is_complex`), only an entry that states its complex
+cotangents (`Inline.complex`, with `conj`) is inlined: in reverse mode by those, a real
+operand's cotangent the real part of its template's (`projection.real_part`); in forward
+mode by the real templates, which the entry's `complex` states hold for complex operands
+too (a holomorphic primitive's `y_dot = f'(a) * a_dot`), or by its own tangent templates
+where it is not holomorphic (`abs`: `Inline.complex_tangents`).
 """
 
 from __future__ import annotations
@@ -26,10 +31,18 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.kinds import PYTHON_INT, Kind, as_scalars, is_int_scalar, is_integer, is_real
+from srcad.kinds import (
+    PYTHON_INT,
+    Kind,
+    as_scalars,
+    is_complex,
+    is_int_scalar,
+    is_integer,
+    is_real,
+)
 from srcad.passes.analyses.value_kinds import subscript
 from srcad.passes.normal_form import integral_exponent
-from srcad.projection import sum_to
+from srcad.projection import conj, real_part, sum_to
 from srcad.registry import REGISTRY, Registry
 from srcad.syntax import LOAD, make
 
@@ -158,10 +171,13 @@ def adjoint_of(
     kind_of: Callable[[gast.expr], Kind | None],
     registry: Registry | None = None,
     options: Mapping[str, Any] | None = None,
+    forward: bool = False,
 ) -> Plan | None:
     """Whether and how `target = value` (calling `primal`) is inlined: None where a kind
     is unknown or the primitive's entry (in `registry`, by default srcad's) has no inline
-    derivative for these operands and constant keyword `options` (`axis=1`)."""
+    derivative for these operands and constant keyword `options` (`axis=1`). `forward`:
+    the templates are read with tangents for `y_bar` (`ForwardAD`), which for complex
+    operands differ from the cotangents (the module's docstring)."""
     if isinstance(value, gast.Subscript):
         return None  # indexing has its own inlining, into buffers: see `index_adjoint`
     kinds = list(as_scalars(primal, [kind_of(o) for o in operands]))
@@ -174,11 +190,30 @@ def adjoint_of(
     constants = [o.value if isinstance(o, gast.Constant) else None for o in operands]
     if primal is operator.pow and integral_exponent(operands[-1]):
         known[-1] = PYTHON_INT  # `a ** 2.0` is as real as `a ** 2` (`normal_form.integral_power`)
-    texts = primitive.inline.texts(known, constants, options)
-    if texts is None or len(texts) != len(operands):
-        return None
     result = primitive.result.given(kinds, options or {})
-    if result is None or not is_real(result):
+    if result is None or not (is_real(result) or is_complex(result)):
+        return None
+    functions = primitive.inline.functions
+    if is_complex(result) or any(is_complex(k) for k in known):
+        if options:
+            texts = None
+        elif forward:
+            texts = primitive.inline.tangent_texts(known, constants)
+        else:
+            texts = primitive.inline.complex_texts(known, constants)
+        if texts is not None and not forward:  # a real operand's cotangent is real
+            texts = [
+                None
+                if t is None
+                else f"real_part({_unconjugated(t, known)})"
+                if is_real(k)
+                else _unconjugated(t, known)
+                for t, k in zip(texts, known, strict=False)
+            ]
+        functions = {**functions, **_COMPLEX_FUNCTIONS}
+    else:
+        texts = primitive.inline.texts(known, constants, options)
+    if texts is None or len(texts) != len(operands):
         return None
     elementwise = primitive.elementwise
     broadcasts = elementwise and len(operands) == 2  # either operand may be stretched
@@ -188,8 +223,8 @@ def adjoint_of(
         stretched = [False] * len(texts)
     uniform_text = primitive.inline.uniform if known[0][1] > 0 and not options else None
     reduction = primal if uniform_text is not None else None
-    plan = Plan({}, texts, operands, stretched, primitive.inline.functions, reduction,
-                elementwise, uniform_text=uniform_text, primal=primal)  # fmt: skip
+    plan = Plan({}, texts, operands, stretched, functions, reduction, elementwise,
+                uniform_text=uniform_text, primal=primal)  # fmt: skip
     roles = (("a", operands[0], known[0]), ("b", operands[-1], known[-1]))
     for position, text in enumerate(texts):
         operand = operands[position]
@@ -211,6 +246,18 @@ def adjoint_of(
     return plan
 
 
+# What the complex templates call: `conj` of a primal, the real part of a real operand's.
+_COMPLEX_FUNCTIONS = {"conj": conj, "real_part": real_part}
+
+
+def _unconjugated(text: str, kinds: list[Kind]) -> str:
+    """A complex template with `conj(a)`, `conj(b)` of a real operand written `a`, `b`."""
+    for role, kind in (("a", kinds[0]), ("b", kinds[-1])):
+        if is_real(kind) or is_integer(kind):
+            text = text.replace(f"conj({role})", role)
+    return text
+
+
 def _stretched(kinds: list[Kind], position: int, result: Kind) -> bool:
     """Whether broadcasting may have stretched operand `position` to the result's shape:
     it has fewer dimensions, or both operands are arrays of sizes unknown here."""
@@ -222,10 +269,11 @@ def _stretched(kinds: list[Kind], position: int, result: Kind) -> bool:
 def index_adjoint(
     value: gast.Subscript, kind_of: Callable[[gast.expr], Kind | None]
 ) -> list[str] | None:
-    """For `y = a[index]` with a float array `a` and an index of ints and slices: the names
+    """For `y = a[index]` with a float (or complex) array `a` and an index of ints and
+    slices: the names
     the index reads (its cotangent goes into `a_bar[index]`); else None."""
     base = kind_of(value.value)
-    if base is None or not is_real(base) or base[1] == 0:
+    if base is None or not (is_real(base) or is_complex(base)) or base[1] == 0:
         return None
     if subscript(base, value.slice, kind_of) is None:  # ints and slices only
         return None
@@ -240,7 +288,7 @@ def repeated_index_adjoint(
     cotangent goes into `a_bar` by `np.add.at`, which adds once per repeated element);
     else None (a boolean mask, a slice beside arrays, an unknown kind)."""
     base = kind_of(value.value)
-    if base is None or not is_real(base) or base[1] == 0:
+    if base is None or not (is_real(base) or is_complex(base)) or base[1] == 0:
         return None
     parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
     if not 0 < len(parts) <= base[1] or not all(

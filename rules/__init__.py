@@ -8,6 +8,7 @@ from srcad.registry import DeferredRuleSet, RuleSet
 from srcad.rules import (
     builtins,
     calls,
+    complex_parts,
     containers,
     fourth_order_calls,
     item_writes,
@@ -46,6 +47,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     builtins.rules,
     math.rules,
     numpy_elementwise.rules,
+    complex_parts.rules,
     numpy_reductions.rules,
     numpy_norms.rules,
     numpy_linalg.rules,

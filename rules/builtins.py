@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from srcad.kinds import EXTREMUM, FLOAT_OF_FLOAT, SAME_KIND
-from srcad.partials import sign
+from srcad.kinds import EXTREMUM, FLOAT_OF_FLOAT, MAGNITUDE
+from srcad.partials import direction, reciprocal_or_zero, sign
 from srcad.projection import ProjectTo
 from srcad.registry import Inline, Linearity, RuleSet, named
 from srcad.rules._support import cotangent_of_elements, reusable
@@ -254,11 +254,25 @@ def abs_definition(x: Any) -> Any:
 # number, its second derivatives are its definition's.
 rules.primitive(
     abs,
-    result=SAME_KIND,
-    inline=Inline("y_bar * sign(a)", sign=sign),
+    result=MAGNITUDE,
+    inline=Inline(
+        "y_bar * sign(a)",
+        sign=sign,
+        complex=("y_bar * direction(a, y)",),
+        complex_tangents=("real_part(conj(direction(a, y)) * y_bar)",),
+        direction=direction,
+    ),
     linearity=Linearity.PIECEWISE_LINEAR,
     definition=abs_definition,
 )
+# `z / r` (0 where `r` is), the slope of `abs` of a complex `z` that its inline tangent
+# calls, with `r = abs(z)` (a real operand): holomorphic in `z`, for second derivatives.
+rules.primitive(
+    direction,
+    lambda z, r, y: reciprocal_or_zero(r),
+    lambda z, r, y: -y * reciprocal_or_zero(r),
+)
+rules.primitive(reciprocal_or_zero, lambda r, y: -y * y)  # (0 at 0, as `y`)
 # `float(x)` of a real number (a NumPy float64, a 0-d array: `kinds.ZERO_D`) is `x`.
 rules.primitive(float, result=FLOAT_OF_FLOAT, inline=Inline("y_bar"), linearity=Linearity.LINEAR)
 # Of two numbers, the cotangent goes to the one returned: the first of equal ones.

@@ -5,10 +5,20 @@ derivatives)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from srcad.kinds import EXPANDED
-from srcad.projection import ProjectTo, array_operand, expand, numpy_operand, operand_tangent
+from srcad import dtypes
+from srcad.kinds import FLOAT, PYTHON_FLOAT, Kind, ResultKind, is_real
+from srcad.projection import (
+    ProjectTo,
+    array_operand,
+    conj,
+    expand,
+    numpy_operand,
+    operand_tangent,
+    real_part,
+)
 from srcad.registry import Linearity, RuleSet
 from srcad.tangents import (
     AbstractZero,
@@ -46,6 +56,66 @@ def expand_frule(dargs: tuple[Any, ...], dx: Any, x: Any) -> tuple[Any, Any]:
     return expand(dx, x), expand(unthunk(dargs[1]), x)
 
 
+@rules.rrule(conj)
+def conj_rrule(x: Any) -> tuple[Any, Pullback]:
+    """`conj(x)`, which inlined complex cotangents call (`passes/inlining.py`): its
+    cotangent is `conj(y_bar)`, as `np.conjugate`'s; a symbolic zero stays one."""
+
+    def conj_pullback(y_bar: Any) -> tuple[Any, Any]:
+        return NoTangent(), conj(unthunk(y_bar))
+
+    return conj(x), conj_pullback
+
+
+@rules.frule(conj)
+def conj_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
+    return conj(x), conj(unthunk(dargs[1]))
+
+
+@rules.rrule(real_part)
+def real_part_rrule(x: Any) -> tuple[Any, Pullback]:
+    """`real_part(x)`, the real part of a real operand's complex cotangent in inlined
+    derivatives: its cotangent is the real part of `y_bar`, as `np.real`'s."""
+    project_x = ProjectTo(x)
+
+    def real_part_pullback(y_bar: Any) -> tuple[Any, Any]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar
+        return NoTangent(), project_x(real_part(y_bar))
+
+    return real_part(x), real_part_pullback
+
+
+@rules.frule(real_part)
+def real_part_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
+    return real_part(x), real_part(unthunk(dargs[1]))
+
+
+rules.primitive(conj, linearity=Linearity.LINEAR)
+rules.primitive(real_part, linearity=Linearity.LINEAR)
+
+
+def _expanded(args: Sequence[Kind | None]) -> Kind | None:
+    """`projection.expand(dx, x)`, a real tangent `dx` widened to the shape of an array
+    `x`: an array of `dx`'s precision and `x`'s dimensions (`dx` a Python float: a float64
+    array). Unknown where `x` has no dimensions (a 0-d array would make `dx` one)."""
+    if len(args) != 2:
+        return None
+    dx, x = args
+    if (
+        dx is None
+        or x is None
+        or not is_real(dx)
+        or dx[0] == dtypes.FLOAT32_OR_PYTHON
+        or not 0 < x[1] >= dx[1]
+    ):
+        return None
+    return (FLOAT[0] if dx[0] == PYTHON_FLOAT[0] else dx[0], x[1])
+
+
+# `expand(dx, x)`, which forward rules call: `dx`'s precision, `x`'s dimensions.
+EXPANDED = ResultKind("tangent widened", _expanded)
 rules.primitive(expand, result=EXPANDED, linearity=Linearity.LINEAR)
 
 

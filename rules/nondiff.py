@@ -9,10 +9,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from srcad.kinds import (
-    ARANGE,
     COUNT,
     EMPTY_TUPLE,
+    FLOAT,
+    INT,
     PROMOTED,
+    PYTHON_FLOAT,
+    PYTHON_INT,
     RANGE_OF_INTS,
     ZERO_D,
     Kind,
@@ -51,7 +54,25 @@ if np.around is not np.round:  # one function in NumPy 1.x, two in 2.x
     rules.non_differentiable(np.around)
 rules.non_differentiable_attribute("shape", "ndim", "size", "dtype", "itemsize", "nbytes")
 
+
 # The kinds of some of their results (`srcad.kinds`), for specialised code.
+def _arange(args: Sequence[Kind | None]) -> Kind | None:
+    """`np.arange(stop)`, `(start, stop[, step])` of numbers: of Python ints, an int
+    vector (of NumPy ints, a uint64 gives floats); with a float64 or Python float among
+    them (and no float32), a float64 vector."""
+    if not 1 <= len(args) <= 3 or any(a is None or a[1] != 0 for a in args):
+        return None
+    codes = {a[0] for a in args if a is not None}
+    if codes == {PYTHON_INT[0]}:
+        return (INT[0], 1)
+    numbers = {INT[0], PYTHON_INT[0], FLOAT[0], PYTHON_FLOAT[0]}
+    if codes & {FLOAT[0], PYTHON_FLOAT[0]} and codes <= numbers:
+        return (FLOAT[0], 1)
+    return None
+
+
+# `np.arange` of numbers: a vector of ints or floats.
+ARANGE = ResultKind("range of numbers", _arange)
 rules.primitive(len, result=COUNT)
 rules.primitive(range, result=RANGE_OF_INTS)
 rules.primitive(np.arange, result=ARANGE)

@@ -23,6 +23,7 @@ import numpy as np
 from srcad.kinds import (
     FLOAT_ELEMENTWISE,
     FLOAT_UFUNC_OF_TWO_NUMBERS,
+    MAGNITUDE,
     PROMOTED_UFUNC,
     SAME_KIND,
 )
@@ -30,6 +31,7 @@ from srcad.partials import logistic, power_slope, reciprocal, strong_product
 from srcad.projection import ProjectTo, array_operand, conj, operand_tangent
 from srcad.registry import Inline, Linearity, RuleSet, scalar_rrule
 from srcad.rules._support import as_result, divide_or_zero
+from srcad.rules.complex_parts import MAGNITUDE_INLINE
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 rules = RuleSet("numpy_elementwise")
@@ -168,6 +170,8 @@ rules.primitive(
 )
 rules.primitive(np.cbrt, lambda x, y: 1.0 / (3.0 * y * y), result=FLOAT_ELEMENTWISE)
 rules.primitive(np.square, lambda x, y: 2.0 * x, result=SAME_KIND, inline=Inline("y_bar * 2.0 * a"))
+rules.holomorphic(np.sin, np.cos, np.tan, np.arctan, np.sinh, np.cosh)  # complex operands: by
+rules.holomorphic(np.tanh, np.exp, np.expm1, np.log, np.square)  # the templates conjugated
 rules.scalar(np.reciprocal, lambda x, y: -y * y)
 rules.primitive(np.negative, lambda x, y: -1.0, result=SAME_KIND)
 rules.primitive(np.positive, lambda x, y: 1.0, result=SAME_KIND)
@@ -476,7 +480,8 @@ rules.primitive(
     np.absolute,
     rrule=scalar_rrule(np.absolute, _absolute_partial),
     frule=absolute_frule,
-    result=SAME_KIND,
+    result=MAGNITUDE,
+    inline=MAGNITUDE_INLINE,  # of a complex argument only (a real one calls its rule)
     linearity=Linearity.PIECEWISE_LINEAR,  # over the reals: sign(x) x_dot
     definition=absolute_definition,  # over the complex numbers
 )
@@ -564,11 +569,6 @@ def imag_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
     return y, as_result(np.imag(x_dot), y)
 
 
-# Linear in their argument (their rules are above): what gives their forward rules reverse
-# rules, for second derivatives (`rules/second_order.py`).
-rules.primitive(np.real, linearity=Linearity.LINEAR)
-rules.primitive(np.imag, linearity=Linearity.LINEAR)
-rules.primitive(np.conjugate, linearity=Linearity.LINEAR)
 # Piecewise linear (their rules are above): each tangent is the argument tangents chosen
 # (or split at a tie) where the values choose; for second derivatives too.
 for _choosing in (np.where, np.clip, np.heaviside):

@@ -625,7 +625,7 @@ def whole_reduction(text: str, uniform: str, over_axes: str) -> Inline:
     `text` of the array, or `uniform`, a float standing for an array filled with it, where
     the pullback keeps it uniform (see `passes/inlining.py`). Of a float: the identity.
     Over axes (the constant options `axis` and `keepdims`): the helper `over_axes` spreads
-    the cotangent back over the reduced axes."""
+    the cotangent back over the reduced axes. Linear: of a complex array, the same."""
 
     def cotangents(kinds: Any, constants: Any) -> list[str | None] | None:
         if len(kinds) != 1:
@@ -638,8 +638,8 @@ def whole_reduction(text: str, uniform: str, over_axes: str) -> Inline:
             return None
         return [f"{over_axes}(y_bar, a, {found[0]!r}, {found[1]!r})"]
 
-    functions = {"fill_like": fill_like, over_axes: _OVER_AXES[over_axes]}
-    return Inline(cotangents, uniform=uniform, options=with_options, **functions)
+    helpers = {"fill_like": fill_like, over_axes: _OVER_AXES[over_axes]}
+    return Inline(cotangents, uniform=uniform, options=with_options, complex=cotangents, **helpers)
 
 
 _OVER_AXES = {"spread_sum": spread_sum, "spread_mean": spread_mean}

@@ -14,6 +14,7 @@ from srcad.kinds import (
     POWERED,
     PROMOTED,
     SAME_KIND,
+    is_complex,
     is_integer,
 )
 from srcad.partials import log_base, logistic, power, power_slope, reciprocal, strong_product
@@ -515,6 +516,24 @@ def matmul_cotangents(kinds: Any, constants: Any) -> tuple[str, str] | None:
 
 
 rules.non_differentiable(_operand_checked, _operands_checked)
+
+
+def complex_power_cotangents(kinds: Any, constants: Any) -> list[str | None] | None:
+    """The cotangent of a complex `a` in `a ** p` for a literal int exponent `p >= 1`
+    (holomorphic: `y_bar * conj(p * a ** (p - 1))`); none for any other exponent, nor a
+    complex exponent (the rule's `log_base` picks a branch)."""
+    if len(constants) != 2 or type(constants[1]) not in (int, float) or is_complex(kinds[1]):
+        return None
+    p = constants[1]
+    if p != int(p) or p < 1:
+        return None
+    p = int(p)
+    if p == 1:
+        return ["y_bar", None]
+    base = {2: "a", 3: "(a * a)"}.get(p, f"a ** {p - 1!r}")
+    return [f"y_bar * {float(p)!r} * conj({base})", None]
+
+
 rules.primitive(operator.add, result=PROMOTED, inline=Inline("y_bar", "y_bar"))
 rules.primitive(operator.sub, result=PROMOTED, inline=Inline("y_bar", "-y_bar"))
 rules.primitive(operator.mul, result=PROMOTED, inline=Inline("y_bar * b", "a * y_bar"))
@@ -528,6 +547,7 @@ rules.primitive(
         power_slope=power_slope,
         strong_product=strong_product,
         log_base=log_base,
+        complex=complex_power_cotangents,
     ),
 )
 rules.primitive(
@@ -539,6 +559,10 @@ rules.primitive(
 rules.primitive(np.matmul, linearity=Linearity.BILINEAR)
 rules.primitive(operator.neg, result=SAME_KIND, inline=Inline("-y_bar"))
 rules.primitive(operator.pos, result=SAME_KIND, inline=Inline("y_bar"))
+# Holomorphic in each operand: complex ones inlined by the templates above conjugated,
+# `y_bar * conj(b)` (`Inline.holomorphic`); `**` states its own (`complex_power_cotangents`).
+rules.holomorphic(operator.add, operator.sub, operator.mul, operator.truediv)
+rules.holomorphic(operator.neg, operator.pos)
 
 
 # `np.power`, `np.mod` and `np.matmul` are `**`, `%` and `@` of their operands read as

@@ -379,10 +379,16 @@ def differentiated_parameters(
 def floating(derivative: Any, primal: Any) -> Any:
     """A derivative for a float argument with the argument's float type, though the code
     computed it from ints (`d(x * n)/dx` is `n`), or (for a float32 argument) in float64,
-    which NumPy's promotion gives where a float64 value meets it."""
+    which NumPy's promotion gives where a float64 value meets it; for a complex argument,
+    complex though the code computed it real (`np.real(z)`'s, inlined)."""
     integral = isinstance(derivative, bool | int | np.integer) or (
         isinstance(derivative, np.ndarray) and derivative.dtype.kind in "biu"
     )
+    if np.iscomplexobj(primal) and isinstance(primal, complex | np.generic | np.ndarray):
+        real = isinstance(derivative, float | np.floating) or (
+            isinstance(derivative, np.ndarray) and derivative.dtype.kind == "f"
+        )
+        return ProjectTo(primal)(derivative) if integral or real else derivative
     if isinstance(primal, np.float32 | np.ndarray) and primal.dtype == np.float32:
         widened = isinstance(derivative, np.ndarray | np.generic) and derivative.dtype == np.float64
         return ProjectTo(primal)(derivative) if integral or widened else derivative

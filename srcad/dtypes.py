@@ -28,8 +28,16 @@ float32 with an int of unknown width: float32 for int16, float64 for int32) the 
 no class, and its kind is unknown. `tests/srcad/test_dtypes.py` checks every primitive with
 a result kind against what NumPy returns, for every pair of operand kinds.
 
-Complex numbers, float16, longdouble and bools have no class: the inline derivatives are
-written for real floats (no `conj`), so such values always take the general rules.
+Three classes of complex numbers, which NumPy promotes as it does the real ones:
+
+- `"c"`: a complex128 array; of no dimensions, a Python complex or a NumPy complex128;
+- `"c8"`: a complex64 array, or a NumPy complex64;
+- `"cw"`: a Python complex, for sure (a literal `1j`), weak as a Python float is
+  (`float32 array * 1j` is a complex64 array); it joins `"c"` into `"c"`.
+
+Their kinds select only what an inline derivative states for complex operands (with
+`conj` where the real one has none: `srcad.templates.Inline`'s `complex`).
+Float16, longdouble and bools have no class: such values always take the general rules.
 """
 
 from __future__ import annotations
@@ -45,10 +53,13 @@ import numpy as np
 FLOAT64, FLOAT32, PYTHON_FLOAT, FLOAT32_OR_PYTHON, INTEGER = "f", "f4", "w", "f4w", "i"
 PYTHON_INT = "iw"
 FLOAT64_OR_0D = "f0"
+COMPLEX128, COMPLEX64, PYTHON_COMPLEX = "c", "c8", "cw"
+COMPLEX = frozenset({COMPLEX128, COMPLEX64, PYTHON_COMPLEX})
 REAL = frozenset({FLOAT64, FLOAT32, PYTHON_FLOAT, FLOAT32_OR_PYTHON})  # the real floats
 INTEGERS = frozenset({INTEGER, PYTHON_INT})
 
 _F8, _F4 = np.dtype(np.float64), np.dtype(np.float32)
+_C16, _C8 = np.dtype(np.complex128), np.dtype(np.complex64)
 _INTS = tuple(np.dtype(c) for c in "bhilqBHILQ")  # every NumPy int width, signed or not
 
 
@@ -77,6 +88,11 @@ def unwraps_0d(function: Any) -> bool:
         return False
 
 
+def is_complex(code: str) -> bool:
+    """Whether values of this class are complex numbers (of some precision)."""
+    return code in COMPLEX
+
+
 def is_integer(code: str) -> bool:
     """Whether values of this class are ints (of some width)."""
     return code in INTEGERS
@@ -98,14 +114,23 @@ def _members(code: str, ndim: int) -> tuple[Any, ...] | None:
         return (int, *_INTS) if scalar else _INTS
     if code == PYTHON_INT:
         return (int,) if scalar else None
+    if code == COMPLEX128:
+        return (complex, _C16) if scalar else (_C16,)
+    if code == COMPLEX64:
+        return (_C8,)
+    if code == PYTHON_COMPLEX:
+        return (complex,) if scalar else None
     return None
+
+
+_PYTHON = (float, int, complex)  # Python's numbers, compared by identity (`_python_name`)
 
 
 def _class_of(results: list[Any]) -> str | None:
     """The smallest class holding every one of `results` (types and dtypes), or None."""
     # By identity and dtype character, never `==` nor a set of both: `np.dtype(np.float64)
     # == float` holds, and the two hash alike.
-    names = {"float" if r is float else "int" if r is int else r.char for r in results}
+    names = {_python_name(r) or r.char for r in results}
     if names <= {"float"}:
         return PYTHON_FLOAT
     if names <= {"float", "d"}:
@@ -118,12 +143,24 @@ def _class_of(results: list[Any]) -> str | None:
         return PYTHON_INT
     if names <= {"int", *(dtype.char for dtype in _INTS)}:
         return INTEGER
+    if names <= {"complex"}:
+        return PYTHON_COMPLEX
+    if names <= {"complex", "D"}:
+        return COMPLEX128
+    if names <= {"F"}:
+        return COMPLEX64
     return None
+
+
+def _python_name(member: Any) -> str | None:
+    """`"float"`, `"int"`, `"complex"` for Python's number types (by identity), else None."""
+    return next((t.__name__ for t in _PYTHON if member is t), None)
 
 
 def _weak(member: Any) -> Any:
     """What `np.result_type` reads a member as: a Python number stands for its own type."""
-    return 1.0 if member is float else 1 if member is int else member
+    name = _python_name(member)
+    return member if name is None else {"float": 1.0, "int": 1, "complex": 1j}[name]
 
 
 @functools.cache
@@ -144,8 +181,11 @@ def promoted(operands: tuple[tuple[str, int], ...], divides: bool = False) -> st
     results: list[Any] = []
     for combination in itertools.product(*choices):  # type: ignore[arg-type]
         # (by identity: a dtype compares equal to the type it stands for, `_F8 == float`)
-        if all(member is float or member is int for member in combination):  # Python's
-            results.append(float if divides or float in combination else int)
+        if all(_python_name(member) for member in combination):  # Python's
+            if any(member is complex for member in combination):
+                results.append(complex)
+            else:
+                results.append(float if divides or float in combination else int)
             continue
         dtype = np.result_type(*map(_weak, combination))
         results.append(_F8 if divides and dtype.kind in "iu" else dtype)
@@ -157,7 +197,30 @@ def float_function(code: str) -> str | None:
     gives for a real argument of class `code`: float32 for float32 (for a float32 or a
     Python float, either: none), float64 for a Python float. Ints get none: NumPy picks
     the float by their width (float16 for int8)."""
-    return {FLOAT64: FLOAT64, PYTHON_FLOAT: FLOAT64, FLOAT32: FLOAT32}.get(code)
+    return _FLOAT_FUNCTION.get(code)
+
+
+# (A complex argument gives a complex result of its precision: `np.exp`, `np.sum`.)
+_FLOAT_FUNCTION = {FLOAT64: FLOAT64, PYTHON_FLOAT: FLOAT64, FLOAT32: FLOAT32}
+_FLOAT_FUNCTION.update({COMPLEX128: COMPLEX128, PYTHON_COMPLEX: COMPLEX128, COMPLEX64: COMPLEX64})
+
+
+def real_kind(kind: tuple[str, int]) -> tuple[str, int] | None:
+    """The kind of `x.real`, `x.imag`, `np.real(x)`, `np.imag(x)` for `x` of `kind`: a
+    complex one's real class (`real_part`), a real or integer one's own (a view, a Python
+    number's own type); None for anything else (a 0-d array, a list)."""
+    code, ndim = kind
+    if code in COMPLEX:
+        real = real_part(code)
+        return None if real is None else (real, ndim)
+    return kind if code in REAL or code in INTEGERS else None
+
+
+def real_part(code: str) -> str | None:
+    """The class of the real part or the magnitude of a complex number of class `code`
+    (`abs(z)`, `z.real`): a Python float of a Python complex, a NumPy float of a NumPy
+    complex (`abs(np.complex128(1j))` is a float64)."""
+    return {COMPLEX128: FLOAT64, COMPLEX64: FLOAT32, PYTHON_COMPLEX: PYTHON_FLOAT}.get(code)
 
 
 def joined(first: str, second: str) -> str | None:

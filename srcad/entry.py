@@ -99,7 +99,7 @@ from srcad.kinds import (
     Kind,
     Signature,
     Structure,
-    is_real,
+    is_inexact,
     signature,
 )
 from srcad.registry import RuleFn
@@ -222,9 +222,10 @@ class Dispatcher:
             "failed": self.failed,
             "kind_of": branch_kind,
             "ndarray": np.ndarray,
-            "float64": np.dtype(np.float64),
-            "float32": np.dtype(np.float32),
+            **{name: np.dtype(name) for name in _DTYPES.values()},  # `float64`, ...
             "float32_scalar": np.float32,
+            "complex64_scalar": np.complex64,
+            "COMPLEX_GRADIENTS": (complex, np.complex128),  # a complex argument's gradient
             "REAL": REAL,
             "FLOAT_GRADIENTS": FLOAT_GRADIENTS,
             "UNGIVEN": UNGIVEN,
@@ -379,11 +380,10 @@ class Dispatcher:
             self._install()
 
     def _plain_kinds(self, kinds: Signature) -> bool:
-        """Whether the plain result for `kinds` is known: a float or float array in each
-        position `wrt`, or a container (whose gradient `finish` shapes like it)."""
+        """Whether the plain result for `kinds` is known: a real or complex float or array
+        in each position `wrt`, or a container (whose gradient `finish` shapes like it)."""
         return all(
-            p < len(kinds)
-            and (isinstance(k := kinds[p], Structure) or (isinstance(k, tuple) and is_real(k)))
+            p < len(kinds) and (isinstance(k := kinds[p], Structure) or is_inexact(k))
             for p in self.positions
         )
 
@@ -656,8 +656,9 @@ def _is_type(value: gast.expr | str, cls: str) -> gast.Compare:
 
 # The type of an argument of a float kind other than FLOAT, and the dtype of its array:
 # a gradient of that kind has the argument's float type (`srcad.dtypes`).
-_SCALAR_TYPES = {"f4": "float32_scalar"}
-_DTYPES = {"f": "float64", "f4": "float32"}
+_SCALAR_TYPES = {"f4": "float32_scalar", "c": "complex", "c8": "complex64_scalar"}
+_DTYPES = {"f": "float64", "f4": "float32", "c": "complex128", "c8": "complex64"}
+_GRADIENT_TYPES = {FLOAT: "FLOAT_GRADIENTS", ("c", 0): "COMPLEX_GRADIENTS"}
 
 
 def _test(value: gast.expr, kind: Kind | None) -> gast.expr:
@@ -689,8 +690,8 @@ def _result_test(name: str, kind: ArgumentKind) -> gast.expr:
     assert kind is not None
     if isinstance(kind, Structure):
         return _compare(_load(name), gast.IsNot(), _constant(None))
-    if kind == FLOAT:  # (a float or a NumPy float64: `FLOAT_GRADIENTS`)
-        return _compare(_call("type", _load(name)), gast.In(), _load("FLOAT_GRADIENTS"))
+    if kind in _GRADIENT_TYPES:  # (a float or a NumPy float64: `FLOAT_GRADIENTS`; complex)
+        return _compare(_call("type", _load(name)), gast.In(), _load(_GRADIENT_TYPES[kind]))
     if kind[1] == 0:
         return _is_type(name, _SCALAR_TYPES[kind[0]])
     dtype_of = _attribute(name, "dtype")

@@ -32,12 +32,13 @@ is a float64 number, as `kepler`'s, its kind says it is a real scalar's). For
         return general(args, tangents)
 
 A tangent's kind is one of two facts tested per call: a symbolic zero (`ZeroTangent`), or
-a value of its argument's own kind (a float for a float; a float64 array of the
-argument's shape for a float64 array: the shape is a value, so it is compared on every
-call, as `jvp` checks it). The forward rule of a branch is compiled with respect to the
-arguments whose tangent is a value only (`Compiler.compiled`'s `wrt`): a zero tangent
-contributes nothing to the result's, so its whole chain of tangents is folded away when
-compiling, instead of being carried as `ZeroTangent` through every operation. Every
+a value of its argument's own kind (a float for a float, a complex for a complex; a
+float64 or complex128 array of the argument's shape for one such: the shape is a value,
+so it is compared on every call, as `jvp` checks it). The forward rule of a branch is
+compiled with respect to the arguments whose tangent is a value only
+(`Compiler.compiled`'s `wrt`): a zero tangent contributes nothing to the result's, so its
+whole chain of tangents is folded away when compiling, instead of being carried as
+`ZeroTangent` through every operation. Every
 other call (other kinds, a list of arguments, NumPy scalars, structures, a rule
 registered since, a guard that fails) takes the general path: where the kinds allow a
 branch, it compiles the forward rule for them, adds the branch and calls the rule; else
@@ -127,10 +128,17 @@ def _plain(value: Any, kind: Kind | None) -> bool:
         return type(value) is float
     if kind == INT:
         return type(value) is int
-    if kind[0] == "f":
-        return value.dtype is np.dtype(np.float64)
+    if kind == COMPLEX:
+        return type(value) is complex
+    if kind[0] in _DTYPES:
+        return value.dtype is np.dtype(_DTYPES[kind[0]])
     return kind[0] == "i"  # an int array: its dtype's kind is all the test reads; other
     # dtype classes (float32, `srcad.dtypes`) take the general path
+
+
+# The dtype of a float64 or complex128 array argument, and of its tangent.
+_DTYPES = {"f": "float64", "c": "complex128"}
+COMPLEX: Kind = ("c", 0)
 
 
 def tangent_kind(tangent: Any, value: Any, kind: Kind | None) -> str | None:
@@ -139,10 +147,11 @@ def tangent_kind(tangent: Any, value: Any, kind: Kind | None) -> str | None:
     general path: an int tangent, a NumPy scalar, a structure, a shape that misfits)."""
     if type(tangent) is ZeroTangent:
         return ZERO
-    if kind == FLOAT and type(tangent) is float:
+    if (kind == FLOAT and type(tangent) is float) or (kind == COMPLEX and type(tangent) is complex):
         return DOT
-    array = kind is not None and kind[0] == "f" and kind[1] > 0 and type(tangent) is np.ndarray
-    if array and tangent.dtype is np.dtype(np.float64) and tangent.shape == value.shape:
+    dtype = None if kind is None or kind[1] == 0 else _DTYPES.get(kind[0])
+    array = dtype is not None and type(tangent) is np.ndarray
+    if array and tangent.dtype is np.dtype(dtype) and tangent.shape == value.shape:
         return DOT
     return None
 
@@ -171,6 +180,7 @@ class ForwardDispatcher:
             "kind_of": branch_kind,
             "ndarray": np.ndarray,
             "float64": np.dtype(np.float64),
+            "complex128": np.dtype(np.complex128),
             "REAL": REAL,
             "ZeroTangent": ZeroTangent,
             "NO_TANGENT": NoTangent(),
@@ -356,17 +366,18 @@ def _tangent_test(name: str, dot: str, primal: str, kind: Kind | None) -> gast.e
     shape for a float64 array (the shape, a value, compared on every call)."""
     if dot == ZERO:
         return _is_type(name, "ZeroTangent")
-    if kind == FLOAT:
-        return _is_type(name, "float")
-    return _float_array_like(name, primal)
+    if kind in (FLOAT, COMPLEX):
+        return _is_type(name, "float" if kind == FLOAT else "complex")
+    assert kind is not None
+    return _float_array_like(name, primal, _DTYPES[kind[0]])
 
 
-def _float_array_like(name: str, like: str) -> gast.expr:
-    """`name` is a float64 array of the shape of `like`."""
+def _float_array_like(name: str, like: str, dtype: str = "float64") -> gast.expr:
+    """`name` is a float64 (or complex128: `dtype`) array of the shape of `like`."""
     return _and(
         [
             _is_type(name, "ndarray"),
-            _compare(_attribute(name, "dtype"), gast.Is(), _load("float64")),
+            _compare(_attribute(name, "dtype"), gast.Is(), _load(dtype)),
             _compare(_attribute(name, "shape"), gast.Eq(), _attribute(like, "shape")),
         ]
     )

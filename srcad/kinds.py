@@ -14,9 +14,12 @@ NumPy's own rules).
 One more only code gives: `("f0", 0)` (`ZERO_D`), a float64 that may be a 0-d array
 (`np.array(0.0)`, then `acc = acc + x[i]`): no immutable number, neither `is_real` nor
 `is_numeric`; only the operations that take it as a float64 read it as one (`as_scalars`).
-Everything else (complex numbers, float16, bools, 0-d arrays as arguments, objects) has no kind,
-written `None`: code touching it calls the general rules, which handle any type (complex
-values above all: the inline derivatives are written for real numbers, without `conj`).
+Complex numbers have kinds of their own classes: `("c", n)` a Python complex or NumPy
+complex128 (an array of them), `("c8", n)` complex64, `("cw", 0)` a Python complex for sure
+(`1j`); `is_real` and `is_numeric` hold for none of them, so only what states a complex case
+(`is_complex`: an inline derivative's `complex` templates, written with `conj`) takes them.
+Everything else (float16, bools, 0-d arrays as arguments, objects) has no kind, written
+`None`: code touching it calls the general rules, which handle any type.
 An argument that is a container of values with kinds (a tuple, list, dict, NamedTuple or
 dataclass) has its structure as its kind (`Structure`, at the end of this module).
 
@@ -56,6 +59,7 @@ ZERO_D, EMPTY_TUPLE = (dtypes.FLOAT64_OR_0D, 0), ("()", 0)
 EMPTY_LIST: Kind = ("[]", 1)
 
 _SCALARS: dict[type, Kind] = {float: FLOAT, np.float64: FLOAT, int: INT, np.float32: ("f4", 0)}
+_SCALARS.update({complex: ("c", 0), np.complex128: ("c", 0), np.complex64: ("c8", 0)})
 _SCALARS.update({t: INT for t in (np.int8, np.int16, np.int32, np.int64, np.intp)})
 _SCALARS.update({t: INT for t in (np.uint8, np.uint16, np.uint32, np.uint64)})
 
@@ -77,6 +81,8 @@ def kind_of(value: Any) -> Kind | None:
         return ("f", ndim)
     if code == "f":  # NumPy's character code of float32
         return ("f4", ndim)
+    if code in "DF":  # complex128, complex64
+        return ("c" if code == "D" else "c8", ndim)
     if value.dtype.kind in "iu":
         return ("i", ndim)
     return None
@@ -123,6 +129,7 @@ def describe(kind: Kind | Structure | None) -> str:
 
 
 _NAMES = {"f": "float", "w": "float", "f4": "float32", "i": "int", "iw": "int"}
+_NAMES.update({"c": "complex", "cw": "complex", "c8": "complex64"})
 
 
 # -- result kinds: how a primitive's result kind follows from its arguments' kinds ----------
@@ -170,6 +177,16 @@ def is_real_scalar(kind: Kind | None) -> bool:
 def is_numeric(kind: Kind | None) -> bool:
     """Whether values of this kind are real floats, ints, or arrays of them."""
     return kind is not None and (dtypes.is_integer(kind[0]) or dtypes.is_real(kind[0]))
+
+
+def is_complex(kind: Any) -> bool:
+    """Whether values of this kind are complex numbers or arrays (`srcad.dtypes`)."""
+    return isinstance(kind, tuple) and dtypes.is_complex(kind[0])
+
+
+def is_inexact(kind: Kind | None) -> bool:
+    """Whether values of this kind have (co)tangents: floats (`is_float`) or complex."""
+    return is_float(kind) or is_complex(kind)
 
 
 def is_integer(kind: Any) -> bool:
@@ -236,9 +253,16 @@ def as_scalars(function: Any, args: Sequence[Kind | None]) -> Sequence[Kind | No
 _numeric = is_numeric
 
 
-def _one(args: Sequence[Kind | None]) -> Kind | None:
-    """The one numeric argument, or None."""
-    return args[0] if len(args) == 1 and _numeric(args[0]) else None
+def _number(kind: Kind | None) -> bool:
+    """`is_numeric`, or complex: what arithmetic, `np.exp` and `np.sum` take alike."""
+    return _numeric(kind) or is_complex(kind)
+
+
+def _one(args: Sequence[Kind | None], complex_too: bool = False) -> Kind | None:
+    """The one numeric argument (or complex one, where `complex_too`), or None."""
+    if len(args) != 1:
+        return None
+    return args[0] if _numeric(args[0]) or (complex_too and is_complex(args[0])) else None
 
 
 def _reduction(code_of: Callable[[str], str | None]) -> Any:
@@ -248,7 +272,7 @@ def _reduction(code_of: Callable[[str], str | None]) -> Any:
     or named twice (NumPy raises), and a number (a 0-d array where `keepdims`)."""
 
     def with_options(args: Sequence[Kind | None], options: Mapping[str, Any]) -> Kind | None:
-        arg = _one(args)
+        arg = _one(args, complex_too=True)
         if arg is None or arg[1] == 0 or not set(options) <= {"axis", "keepdims"}:
             return None
         code = code_of(arg[0])
@@ -283,21 +307,6 @@ def _extremum_of_array(args: Sequence[Kind | None]) -> Kind | None:
     return _extremum_with_options(args, {"axis": None})
 
 
-def _arange(args: Sequence[Kind | None]) -> Kind | None:
-    """`np.arange(stop)`, `(start, stop[, step])` of numbers: of Python ints, an int
-    vector (of NumPy ints, a uint64 gives floats); with a float64 or Python float among
-    them (and no float32), a float64 vector."""
-    if not 1 <= len(args) <= 3 or any(a is None or a[1] != 0 for a in args):
-        return None
-    codes = {a[0] for a in args if a is not None}
-    if codes == {PYTHON_INT[0]}:
-        return (INT[0], 1)
-    numbers = {INT[0], PYTHON_INT[0], FLOAT[0], PYTHON_FLOAT[0]}
-    if codes & {FLOAT[0], PYTHON_FLOAT[0]} and codes <= numbers:
-        return (FLOAT[0], 1)
-    return None
-
-
 def _float_function(arg: Kind | None, ndim: int) -> Kind | None:
     """A NumPy float function's result of `ndim` dimensions, for one argument of this
     kind (`srcad.dtypes.float_function`)."""
@@ -306,17 +315,28 @@ def _float_function(arg: Kind | None, ndim: int) -> Kind | None:
 
 
 def _float_elementwise(args: Sequence[Kind | None]) -> Kind | None:
-    arg = _one(args)
+    arg = _one(args, complex_too=True)
     return None if arg is None else _float_function(arg, arg[1])
 
 
 def _same(args: Sequence[Kind | None]) -> Kind | None:
     """The argument's kind, but a Python float may come back a NumPy float64 (`np.abs`),
-    a Python int a NumPy int, and a float32-or-Python-float either."""
-    arg = _one(args)
+    a Python int a NumPy int, a Python complex a NumPy complex128, and a
+    float32-or-Python-float either."""
+    arg = _one(args, complex_too=True)
     if arg is None or arg[0] == "f4w":
         return None
-    return {"w": FLOAT, "iw": INT}.get(arg[0], arg)
+    return {"w": FLOAT, "iw": INT, "cw": ("c", 0)}.get(arg[0], arg)
+
+
+def _magnitude(args: Sequence[Kind | None]) -> Kind | None:
+    """`abs(x)`, `np.abs(x)`: of a real `x`, its kind (`_same`); of a complex one, a real
+    one of its precision (`abs(1j)` a float, `abs(np.complex128(1j))` a NumPy float64)."""
+    arg = _one(args, complex_too=True)
+    if arg is None or not is_complex(arg):
+        return _same(args)
+    code = dtypes.real_part(arg[0])
+    return None if code is None else ({"w": "f"}.get(code, code), arg[1])
 
 
 def _float_of_float(args: Sequence[Kind | None]) -> Kind | None:
@@ -340,7 +360,7 @@ def _cast(code: str) -> Callable[[Sequence[Kind | None]], Kind | None]:
 
 
 def _to_float(args: Sequence[Kind | None]) -> Kind | None:
-    arg = _one(args)
+    arg = _one(args, complex_too=True)
     return None if arg is None else _float_function(arg, 0)
 
 
@@ -357,14 +377,14 @@ def _of_matrix(ndim: int) -> Callable[[Sequence[Kind | None]], Kind | None]:
 
 
 def _two(args: Sequence[Kind | None]) -> tuple[Kind, Kind, bool] | None:
-    """Two numeric arguments, and whether either is a float."""
+    """Two numeric (or complex) arguments, and whether either is a float or complex."""
     if len(args) != 2:
         return None
     left, right = args
-    if not (_numeric(left) and _numeric(right)):
+    if not (_number(left) and _number(right)):
         return None
     assert left is not None and right is not None
-    return left, right, is_real(left) or is_real(right)
+    return left, right, is_inexact(left) or is_inexact(right)
 
 
 def _arithmetic(left: Kind, right: Kind, ndim: int, divides: bool = False) -> Kind | None:
@@ -407,7 +427,7 @@ def _as_ufunc(kind: Kind | None) -> Kind | None:
     Python numbers (`np.add(1.0, 2.0)` is a float64); unknown for a float32-or-Python-float."""
     if kind is None or kind[0] == "f4w":
         return None
-    strong = {PYTHON_FLOAT[0]: FLOAT[0], PYTHON_INT[0]: INT[0]}
+    strong = {PYTHON_FLOAT[0]: FLOAT[0], PYTHON_INT[0]: INT[0], dtypes.PYTHON_COMPLEX: "c"}
     return strong.get(kind[0], kind[0]), kind[1]
 
 
@@ -432,8 +452,8 @@ def _powered(args: Sequence[Kind | None]) -> Kind | None:
     if both is None or not both[2]:  # an int to an int power may be a float (2 ** -1)
         return None
     left, right, _ = both
-    python_base = left[1] == 0 and left[0] != dtypes.FLOAT32
-    if python_base and right[1] == 0 and not is_integer(right):
+    python_base = left[1] == 0 and left[0] != dtypes.FLOAT32 and not is_complex(left)
+    if python_base and right[1] == 0 and not is_integer(right) and not is_complex(right):
         return None
     return _arithmetic(left, right, max(left[1], right[1]))
 
@@ -468,31 +488,13 @@ def _range(args: Sequence[Kind | None]) -> Kind | None:
     return RANGE if args and all(is_int_scalar(a) for a in args) else None
 
 
-def _expanded(args: Sequence[Kind | None]) -> Kind | None:
-    """`projection.expand(dx, x)`, a real tangent `dx` widened to the shape of an array
-    `x`: an array of `dx`'s precision and `x`'s dimensions (`dx` a Python float: a float64
-    array). Unknown where `x` has no dimensions (a 0-d array would make `dx` one)."""
-    if len(args) != 2:
-        return None
-    dx, x = args
-    if (
-        dx is None
-        or x is None
-        or not is_real(dx)
-        or dx[0] == dtypes.FLOAT32_OR_PYTHON
-        or not 0 < x[1] >= dx[1]
-    ):
-        return None
-    return (FLOAT[0] if dx[0] == PYTHON_FLOAT[0] else dx[0], x[1])
-
-
 # NumPy's float ufuncs (`np.sin`): a float, or a float array of the argument's dimensions,
 # of the argument's precision.
 FLOAT_ELEMENTWISE = ResultKind("float elementwise", _float_elementwise, elementwise=True)
-# `np.abs`, `np.square`, `-x`: the argument's own kind (an int stays an int).
+# `np.square`, `-x`: the argument's own kind (an int stays an int).
 SAME_KIND = ResultKind("same kind", _same, elementwise=True)
-# `expand(dx, x)`, which forward rules call: `dx`'s precision, `x`'s dimensions.
-EXPANDED = ResultKind("tangent widened", _expanded)
+# `abs`, `np.abs`: a real argument's own kind; a complex one's real kind.
+MAGNITUDE = ResultKind("magnitude", _magnitude, elementwise=True)
 # `math.sin`, `float`: a Python float, of a float or an int only.
 FLOAT_OF_FLOAT = ResultKind("float of a float", _float_of_float, elementwise=True)
 # `np.float64(x)`, `np.float32(x)`: a scalar or array of that dtype.
@@ -528,8 +530,6 @@ POWERED = ResultKind("powered", _powered, elementwise=True)
 MATRIX_PRODUCT = ResultKind("matrix product", _matrix_product)
 # `min`, `max` of several numbers (one of their items: a kind holding each of theirs).
 EXTREMUM = ResultKind("one of its arguments", _extremum)
-# `np.arange` of numbers: a vector of ints or floats.
-ARANGE = ResultKind("range of numbers", _arange)
 # `len`: an int.
 COUNT = ResultKind("count", _count)
 # `range` of ints.

@@ -121,6 +121,22 @@ def sign(x: Any) -> Any:
     return np.sign(x)
 
 
+def direction(z: Any, r: Any) -> Any:
+    """`z / |z|` for `r = abs(z)` of a complex `z`, 0 where `r` is: the slope of `abs` that
+    its rule takes (`rules/builtins.py`), which inlined complex cotangents call
+    (`y_bar * direction(a, y)`); of a Python complex, a Python complex, without NumPy."""
+    if isinstance(z, np.ndarray):
+        return np.divide(z, r, out=np.zeros_like(z), where=np.asarray(r) != 0)
+    return z / r if r else z * 0.0
+
+
+def reciprocal_or_zero(r: Any) -> Any:
+    """`1 / r`, 0 where `r` is 0: the slope of `direction(z, r)` in `z`."""
+    if isinstance(r, np.ndarray):
+        return np.divide(1.0, r, out=np.zeros(r.shape, np.result_type(r, 1.0)), where=r != 0)
+    return 1.0 / r if r else 0.0 * r
+
+
 _PLUS_ONE, _MINUS_ONE, _ZERO = np.float64(1.0), np.float64(-1.0), np.float64(0.0)
 
 

@@ -28,6 +28,17 @@ def conj(x: Any) -> Any:
     return x
 
 
+def real_part(x: Any) -> Any:
+    """The real part of a cotangent (of a real operand of an operation with a complex result:
+    `passes/inlining.py`): a Python float of a Python complex, an array's copied (not a
+    strided view); a real value or a symbolic zero as it is."""
+    if isinstance(x, np.ndarray):
+        return x.real.copy() if x.dtype.kind == "c" else x
+    if isinstance(x, complex | np.complexfloating):
+        return x.real
+    return x
+
+
 def unbroadcast(dx: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """Sum `dx` over the axes that broadcasting added or stretched to reach its shape.
 
@@ -222,7 +233,7 @@ def scatter_add(x: np.ndarray, index: Any, value: Any) -> Any:
     may repeat an element (`np.add.at`): the cotangent of `x[index]`."""
     if isinstance(value, AbstractZero):
         return value
-    out = np.zeros(x.shape)
+    out = np.zeros(x.shape, x.dtype if x.dtype.kind == "c" else None)  # (complex: its own)
     np.add.at(out, index, value)
     return out
 
@@ -260,7 +271,7 @@ def scatter(x: np.ndarray, index: Any, value: Any) -> Any:
     `x[index]` where it cannot go into a buffer."""
     if isinstance(value, AbstractZero):
         return value
-    out = np.zeros(x.shape)
+    out = np.zeros(x.shape, x.dtype if x.dtype.kind == "c" else None)  # (complex: its own)
     out[index] = value
     return out
 

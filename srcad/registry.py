@@ -247,6 +247,15 @@ class RuleSet(Machinery):
         self.primitives[function] = fact
         return fact
 
+    def holomorphic(self, *functions: Any) -> None:
+        """State that each of `functions`, registered above with fixed inline templates, is
+        holomorphic: its complex operands are inlined by those conjugated
+        (`Inline.holomorphic`), and forward mode reads them as they are."""
+        for function in functions:
+            fact = self.primitives[function]
+            assert fact.inline is not None, f"{primal_name(function)} has no inline derivative"
+            self.primitives[function] = replace(fact, inline=fact.inline.holomorphic())
+
 
 class Origin(enum.Enum):
     """Where a rule comes from."""

@@ -7,8 +7,10 @@ import re
 
 from srcad.kinds import Kind, Signature
 
-_CODES = {"float": "f", "float32": "f4", "int": "i"}
-_KIND = re.compile(r"\s*(float32|float|int|\?)\s*(?:\[\s*(:(?:\s*,\s*:)*)\s*\])?\s*")
+_CODES = {"float": "f", "float32": "f4", "int": "i", "complex": "c", "complex64": "c8"}
+_KIND = re.compile(
+    r"\s*(float32|float|int|complex64|complex|\?)\s*(?:\[\s*(:(?:\s*,\s*:)*)\s*\])?\s*"
+)
 
 
 def parse_signature(text: str) -> Signature:
@@ -23,7 +25,8 @@ def parse_signature(text: str) -> Signature:
         if match is None:
             raise ValueError(
                 f"cannot read the argument kind {part.strip()!r}: write float, int, "
-                "float[:] (one `:` per dimension), int[:, :], float32[:], or ? for anything else"
+                "float[:] (one `:` per dimension), int[:, :], float32[:], complex, complex64[:], "
+                "or ? for anything else"
             )
         base, dims = match.groups()
         if base == "?":

@@ -4,6 +4,7 @@ them into emitted pullbacks)."""
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +36,16 @@ class Inline:
     given, chooses the templates of a call with constant keyword options (`axis=1`); a
     call with keywords and no `options` is not inlined.
 
+    `complex`, where given, holds for operands or a result that are complex numbers or
+    arrays (`srcad.kinds.is_complex`): each operand's cotangent template in ChainRules'
+    convention, `y_bar * conj(f'(a))` for a holomorphic `f` (`conj` and `real_part` are
+    bound for it: `passes/inlining.py` takes the real part of a real operand's). Giving it
+    states that the primitive is holomorphic in each operand that has a template, so that
+    the real templates with a tangent for `y_bar` are its forward derivative, `f'(a) *
+    a_dot`, for complex operands too, unless `complex_tangents` gives those templates: a
+    primitive that is not holomorphic (`abs`: `y_bar * direction(a, y)` its cotangent,
+    `real_part(conj(direction(a, y)) * y_bar)` its tangent) states both.
+
     >>> import numpy as np
     >>> Inline("y_bar * cos(a)", cos=np.cos).texts([("f", 1)], [None])
     ['y_bar * cos(a)']
@@ -44,15 +55,22 @@ class Inline:
     functions: Mapping[str, Any]
     uniform: str | None
     options: ChooseWithOptions | None
+    complex: tuple[str | None, ...] | Choose | None
+    complex_tangents: tuple[str | None, ...] | None
 
     def __init__(self, *cotangents: str | Choose | None, uniform: str | None = None,
-                 options: ChooseWithOptions | None = None, **functions: Any) -> None:  # fmt: skip
+                 options: ChooseWithOptions | None = None,
+                 complex: tuple[str | None, ...] | Choose | None = None,
+                 complex_tangents: tuple[str | None, ...] | None = None,
+                 **functions: Any) -> None:  # fmt: skip
         chosen = cotangents[0] if len(cotangents) == 1 and callable(cotangents[0]) else None
         texts = tuple(c for c in cotangents if c is None or isinstance(c, str))
         object.__setattr__(self, "cotangents", chosen if chosen is not None else texts)
         object.__setattr__(self, "functions", functions)
         object.__setattr__(self, "uniform", uniform)
         object.__setattr__(self, "options", options)
+        object.__setattr__(self, "complex", complex)
+        object.__setattr__(self, "complex_tangents", complex_tangents)
 
     def texts(self, kinds: Sequence[Kind], constants: Sequence[Any],
               options: Mapping[str, Any] | None = None) -> list[str | None] | None:  # fmt: skip
@@ -65,3 +83,67 @@ class Inline:
         else:
             found = self.cotangents
         return None if found is None else list(found)
+
+    def holomorphic(self) -> Inline:
+        """This entry for a primitive holomorphic in each operand whose real templates
+        (fixed texts, linear in `y_bar`) are its derivative for complex operands too: its
+        `complex` cotangents are theirs conjugated, `y_bar * conj(cos(a))` of
+        `y_bar * cos(a)` (`conjugated`)."""
+        assert not callable(self.cotangents), "holomorphic: fixed templates only"
+        texts = tuple(None if t is None else conjugated(t) for t in self.cotangents)
+        found = object.__new__(Inline)  # (`__init__` takes its functions by keyword)
+        found.__dict__.update(self.__dict__, complex=texts)
+        return found
+
+    def complex_texts(
+        self, kinds: Sequence[Kind], constants: Sequence[Any]
+    ) -> list[str | None] | None:
+        """Each operand's cotangent template for operands or a result that are complex
+        (`complex`), without keyword options; or None: none stated."""
+        found = self.complex(kinds, constants) if callable(self.complex) else self.complex
+        return None if found is None else list(found)
+
+    def tangent_texts(
+        self, kinds: Sequence[Kind], constants: Sequence[Any]
+    ) -> list[str | None] | None:
+        """Each operand's tangent template (`y_bar` its tangent) for complex operands or
+        result: `complex_tangents`, else (holomorphic) the real templates; None where the
+        complex cotangents are not stated."""
+        if self.complex_texts(kinds, constants) is None:
+            return None
+        if self.complex_tangents is not None:
+            return list(self.complex_tangents)
+        return self.texts(kinds, constants)
+
+
+def conjugated(text: str) -> str:
+    """The cotangent template `conj(T)` for a real template `T` linear in `y_bar`, with
+    `conj(y_bar)` for `y_bar`: ChainRules' `y_bar * conj(f'(a))` for `T = y_bar * f'(a)`,
+    `conj` taken through the products, quotients and negations above `y_bar` (a template
+    that is not so, affine or nonlinear in it, is refused), a real constant left as it is.
+
+    >>> conjugated("-y_bar * y / b"), conjugated("y_bar * (1.0 - y * y)")
+    ('-y_bar * conj(y) / conj(b)', 'y_bar * conj(1.0 - y * y)')
+    """
+    tree = ast.parse(text, mode="eval")
+    return ast.unparse(_conjugate(tree.body))
+
+
+def _conjugate(node: ast.expr) -> ast.expr:
+    names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+    if "y_bar" not in names:  # one `conj` of a whole expression (of a real constant, none)
+        if isinstance(node, ast.Constant):
+            assert type(node.value) in (int, float), f"a complex constant in {ast.unparse(node)}"
+            return node
+        return ast.Call(func=ast.Name(id="conj", ctx=ast.Load()), args=[node], keywords=[])
+    assert names.count("y_bar") == 1, f"y_bar twice in {ast.unparse(node)}: not linear"
+    if isinstance(node, ast.Name):
+        return node  # conj(conj(y_bar))
+    # A product with `y_bar` in either factor, a quotient with it above (linear, not affine).
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult | ast.Div):
+        below = [n.id for n in ast.walk(node.right) if isinstance(n, ast.Name)]
+        if isinstance(node.op, ast.Mult) or "y_bar" not in below:
+            return ast.BinOp(left=_conjugate(node.left), op=node.op, right=_conjugate(node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        return ast.UnaryOp(op=node.op, operand=_conjugate(node.operand))
+    raise AssertionError(f"y_bar inside {ast.unparse(node)}: not linear as written")

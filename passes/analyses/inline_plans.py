@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from srcad.kinds import FLOAT, is_float
+from srcad.kinds import FLOAT, is_inexact
 from srcad.passes.analyses.activity import Activity
 from srcad.passes.analyses.needed_cotangents import NeededCotangents
 from srcad.passes.analyses.operation_rules import OperationRules
@@ -82,7 +82,7 @@ class InlinePlans(Analysis[Plans]):
             floats = {
                 n
                 for n in operand_names[statement]
-                if n in active and is_float(kinds.kinds.get(n) or FLOAT)
+                if n in active and is_inexact(kinds.kinds.get(n) or FLOAT)
             }
             primal = rules[statement].primal
             plan = adjoint_of(

@@ -9,7 +9,7 @@ from typing import Any
 
 import gast
 
-from srcad import primitives, syntax
+from srcad import dtypes, primitives, syntax
 from srcad.kinds import (
     EMPTY_LIST,
     EMPTY_TUPLE,
@@ -44,6 +44,8 @@ from srcad.primitives import unpack
 from srcad.registry import Origin, Registry
 
 BOTTOM: Kind = ("unset", 0)  # a local no assignment has given a kind yet
+# The kinds of a literal number: a Python float, int or complex (`2.0`, `2`, `1j`) for sure.
+_CONSTANTS = {float: PYTHON_FLOAT, int: PYTHON_INT, complex: (dtypes.PYTHON_COMPLEX, 0)}
 
 
 class ValueKinds(Analysis["ValueKinds"]):
@@ -220,10 +222,8 @@ class ValueKinds(Analysis["ValueKinds"]):
             if integral_power(value):
                 operands[1] = PYTHON_INT  # `x ** 2.0` is real as `x ** 2` is
             return result_kind(self.ctx.services.registry, OPERATORS[type(value.op)], operands)
-        if isinstance(value, gast.Constant):
-            if type(value.value) is float:
-                return PYTHON_FLOAT  # weak in NumPy's promotion (`srcad.dtypes`)
-            return PYTHON_INT if type(value.value) is int else None
+        if isinstance(value, gast.Constant):  # weak in NumPy's promotion (`srcad.dtypes`)
+            return _CONSTANTS.get(type(value.value))
         if isinstance(value, gast.UnaryOp):
             function = OPERATORS.get(type(value.op))
             return result_kind(self.ctx.services.registry, function, [self.of(value.operand)])
@@ -239,6 +239,9 @@ class ValueKinds(Analysis["ValueKinds"]):
             kind = None if path is None else self.outside(path)
             if kind is not None:
                 return kind
+        if isinstance(value, gast.Attribute) and value.attr in ("real", "imag"):
+            base = self.of(value.value)  # (a number or array: `getattr`'s rule reads it)
+            return base if base is None or base is BOTTOM else dtypes.real_kind(base)
         if isinstance(value, gast.Attribute) and value.attr in ("size", "ndim"):
             base = self.of(value.value)
             return PYTHON_INT if is_numeric(base) and base is not None and base[1] != 0 else None

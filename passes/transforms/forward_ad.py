@@ -14,7 +14,8 @@ from srcad.kinds import (
     FLOAT,
     PYTHON_FLOAT,
     Kind,
-    is_float,
+    is_complex,
+    is_inexact,
     is_int_scalar,
     is_integer,
     is_numeric,
@@ -291,7 +292,7 @@ class ForwardAD(RuleCalls, Transform):
         if keywords or len(known) != len(found):
             return None
         arrays = any(k[1] > 0 for k in known)
-        if arrays and (len(args) > 2 or not all(is_numeric(k) for k in known)):
+        if arrays and (len(args) > 2 or not all(is_numeric(k) or is_complex(k) for k in known)):
             return None  # a third operand has no role a template can read
         self.batches = self.batches and not arrays
         differentiable = {id(n) for n in self._operands(statement)}
@@ -301,12 +302,12 @@ class ForwardAD(RuleCalls, Transform):
             if isinstance(a, gast.Name)
             and id(a) in differentiable
             and a.id in self.active
-            and is_float(k)
+            and is_inexact(k)
         }
         rule = self.rules[statement]
         plan = adjoint_of(
             rule.primal, statement.value, target.id, args, floats, self.kinds.of,
-            self.ctx.services.registry,
+            self.ctx.services.registry, forward=True,
         )  # fmt: skip
         if plan is None or not plan.elementwise:
             return None
@@ -357,7 +358,8 @@ class ForwardAD(RuleCalls, Transform):
         base, index = value.value, value.slice
         if not (isinstance(target, gast.Name) and isinstance(base, gast.Name)):
             return None
-        if base.id not in self.active or not is_real(self.kinds.of(base)):
+        base_kind = self.kinds.of(base)
+        if base.id not in self.active or not (is_real(base_kind) or is_complex(base_kind)):
             return None
         if subscript(self.kinds.of(base), index, self.kinds.of) is None:
             return None

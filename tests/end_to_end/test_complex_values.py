@@ -1,10 +1,10 @@
-"""Complex values in code srcad specialises for float arguments: they have no kind
-(`srcad.kinds`: the inline derivatives are written for real numbers, without `conj`), so
-every operation on them takes the general rules, which conjugate (ChainRules' convention:
-the cotangent of a complex value is conj-linear). Holomorphic steps and not (`abs`,
-`np.conj`, `.real`, `.imag`), complex locals of real arguments and complex arguments, in
-both modes and to second order, against central differences (for a complex argument, in
-its real and its imaginary direction)."""
+"""Complex values in code srcad specialises for float arguments: they have complex kinds
+(`srcad.kinds`), which take only the inline derivatives stated for complex operands (with
+`conj`: ChainRules' convention, the cotangent of a complex value is conj-linear), else the
+general rules (`tests/end_to_end/test_complex_kinds.py` checks the specialised path).
+Holomorphic steps and not (`abs`, `np.conj`, `.real`, `.imag`), complex locals of real
+arguments and complex arguments, in both modes and to second order, against central
+differences (for a complex argument, in its real and its imaginary direction)."""
 
 from __future__ import annotations
 

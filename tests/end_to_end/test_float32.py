@@ -140,10 +140,11 @@ def test_float32_loop_keeps_float32_tape_and_buffers():
     assert loops and not any("_rrule" in line or "pullback" in line for line in loops)
 
 
-def test_complex_arguments_take_the_general_path():
-    """Complex values have no kind: the inline derivatives (no `conj`) never see them."""
+def test_complex_arguments_have_a_kind_of_their_own():
+    """Complex values have kinds of their own class (`tests/end_to_end/test_complex_kinds.py`),
+    never a float's: the real inline derivatives (no `conj`) never see them."""
     x = np.array([1.0 + 2.0j, 0.5 - 1.0j])
-    assert signature((x,)) == (None,)
+    assert signature((x,)) == (("c", 1),)
     _, pullback = srcad.rrule(lambda z: np.sum(z * z.conj()).real, x)
     _, x_bar = pullback(1.0)
     np.testing.assert_allclose(x_bar, 2 * x)

@@ -16,9 +16,25 @@ import numpy as np
 
 from srcad import primitives
 from srcad.keywords import keyword_call
-from srcad.partials import log_base, logistic, power, power_slope, reciprocal, strong_product
+from srcad.partials import (
+    direction,
+    log_base,
+    logistic,
+    power,
+    power_slope,
+    reciprocal,
+    reciprocal_or_zero,
+    strong_product,
+)
 from srcad.primitives import logabsdet
-from srcad.projection import array_operand, expand, numpy_operand, operand_tangent
+from srcad.projection import (
+    array_operand,
+    conj,
+    expand,
+    numpy_operand,
+    operand_tangent,
+    real_part,
+)
 from srcad.rules.numpy_factorisations import _inverse_differences
 from srcad.rules.numpy_linalg import multilinear_sum
 from srcad.tangents import elements_of, unthunk
@@ -251,6 +267,13 @@ def operators(x):
 
 def matmul(m):
     return np.sum(np.sin(m @ (m * m)))
+
+
+def complex_helpers(x):
+    """`conj`, `real_part` and `direction`, which complex kinds' inline derivatives call."""
+    z = x * (1.0 + 0.5j) + 0.3j
+    w = conj(z) * z * z + direction(z, np.abs(z)) * x
+    return np.sum(real_part(w * w))
 
 
 def list_operands(x):
@@ -604,6 +627,10 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     logabsdet: (slogdet, (MATRIX,)),
     sum: (builtin_sum, (VECTOR,)),
     array_operand: (list_operands, (VECTOR,)),
+    **{
+        f: (complex_helpers, (VECTOR,))
+        for f in (conj, real_part, direction, reciprocal_or_zero)  # (direction's partial)
+    },
     operand_tangent: (list_operands, (VECTOR,)),
     numpy_operand: (numpy_powers_of_numbers, (POSITIVE,)),
     **{

@@ -29,6 +29,9 @@ from srcad.tangents import AbstractZero
 from srcad.testing import finite_difference_vjp
 
 KINDS: list[Kind] = [FLOAT, ("f", 1), ("f", 2)]
+# Complex numbers and arrays: their templates (`Inline.complex`, with `conj`), mixed with
+# real operands too, each component's derivative by differences.
+KINDS += [("c", 0), ("c", 1), ("c", 2)]
 # Constant exponents, for `a ** p`, whose inline derivative folds the exponent in.
 CONSTANTS: list[float | int] = [0, 1, 2, 3, 4, -1, 0.5, 1.5, 2.0, -0.5]
 
@@ -43,8 +46,12 @@ def value_of(kind: Kind, seed: int) -> Any:
     rng = np.random.default_rng(seed)
     if kind == FLOAT:
         return float(rng.uniform(0.2, 0.8))
+    if kind == ("c", 0):
+        return complex(rng.uniform(0.2, 0.8), rng.uniform(-0.5, 0.5))
     shape = (3,) * kind[1]
     values = rng.uniform(0.2, 0.8, shape)
+    if kind[0] == "c":
+        values = values + 1j * rng.uniform(-0.5, 0.5, shape)
     return values + 2.0 * np.eye(3) if kind[1] == 2 else values
 
 
@@ -201,6 +208,8 @@ def test_the_table_covers_what_the_passes_inlined_before():
     others += [math.atan2, math.hypot, math.pow, min, max, np.float64]
     others += [np.max, np.amax, np.min, np.amin]  # issue 19: reductions over axes too
     others += [float]  # issue 19: `float(s)` of a float, or of a 0-d array (`kinds.ZERO_D`)
+    # issue 19: complex kinds (`np.abs` of a complex argument only; a real one calls its rule)
+    others += [np.absolute, np.real, np.imag, np.conjugate]
     expected = {*unary, *binary, *others}
     functions = {p.function for p in inlined()}
     assert expected <= functions

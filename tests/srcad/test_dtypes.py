@@ -36,8 +36,10 @@ with contextlib.suppress(ImportError):
 
 F32: Kind = ("f4", 0)
 F32_OR_PYTHON: Kind = ("f4w", 0)
+COMPLEX_SCALARS: list[Kind] = [("c", 0), ("cw", 0), ("c8", 0)]
 SCALARS: list[Kind] = [FLOAT, PYTHON_FLOAT, F32, F32_OR_PYTHON, INT, PYTHON_INT, ZERO_D]
-ARRAYS: list[Kind] = [(code, n) for n in (1, 2) for code in ("f", "f4", "i")]
+SCALARS += COMPLEX_SCALARS
+ARRAYS: list[Kind] = [(code, n) for n in (1, 2) for code in ("f", "f4", "i", "c", "c8")]
 KINDS = SCALARS + ARRAYS
 _INT_TYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
 
@@ -55,8 +57,14 @@ def members(kind: Kind) -> list[Any]:
             "i": [1, *(t(1) for t in _INT_TYPES)],
             "iw": [1],
             "f0": [0.5, np.float64(0.5), np.array(0.5)],
+            "c": [0.5 + 0.25j, np.complex128(0.5 + 0.25j)],
+            "cw": [0.5 + 0.25j],
+            "c8": [np.complex64(0.5 + 0.25j)],
         }[code]
-    dtypes_ = {"f": [np.float64], "f4": [np.float32], "i": list(_INT_TYPES)}[code]
+    dtypes_ = {"f": [np.float64], "f4": [np.float32], "i": list(_INT_TYPES)}.get(code)
+    if dtypes_ is None:  # complex: a matrix far from singular too
+        base = np.full((2,) * ndim, 0.25 + 0.125j) + (0.5 * np.eye(2) if ndim == 2 else 0.0)
+        return [base.astype(np.complex128 if code == "c" else np.complex64)]
     base = np.full((2,) * ndim, 0.25) + (0.5 * np.eye(2) if ndim == 2 else 0.0)
     if code == "i":
         base = np.ones((2,) * ndim) + (np.eye(2) if ndim == 2 else 0.0)
@@ -80,6 +88,9 @@ def belongs(value: Any, kind: Kind) -> bool:
             "w": (float,),
             "f4": (np.float32,),
             "f4w": (float, np.float32),
+            "c": (complex, np.complex128),
+            "cw": (complex,),
+            "c8": (np.complex64,),
         }[code]
         return type(value) in allowed
     return kind_of(value) == kind
@@ -123,6 +134,10 @@ def test_result_kind_is_what_numpy_returns(primitive):
                     result = primitive.function(*values)
                 except ValueError:  # outside `math.acosh`'s domain: raises, as the primal
                     continue
+                except TypeError:  # of complex numbers, `math.sin`, `np.cbrt`: it raises
+                    if any(np.iscomplexobj(v) for v in values):
+                        continue
+                    raise
             described = [f"{type(v).__name__} {getattr(v, 'dtype', '')}" for v in values]
             assert belongs(result, predicted), (
                 f"{primitive.function} of {described} gives {type(result).__name__} "
@@ -155,10 +170,30 @@ def test_join_holds_both(first, second):
             assert belongs(value, joined)
 
 
-def test_complex_and_half_precision_have_no_class():
-    for value in (1j, np.complex64(1), np.zeros(2, complex), np.float16(1), np.zeros(2, "e")):
+def test_half_precision_has_no_class_and_complex_its_own():
+    for value in (np.float16(1), np.zeros(2, "e"), np.zeros(2, np.longdouble)):
         assert kind_of(value) is None
-    assert not dtypes.is_real("c")
+    assert not dtypes.is_real("c") and dtypes.is_complex("c")
+    scalars = [kind_of(v) for v in (1j, np.complex128(1), np.complex64(1))]
+    assert scalars == [("c", 0), ("c", 0), ("c8", 0)]
+    assert kind_of(np.zeros((2, 3), complex)) == ("c", 2)
+    assert kind_of(np.zeros(2, np.complex64)) == ("c8", 1)
+
+
+def test_complex_arithmetic_and_magnitudes_have_kinds():
+    """Not vacuous for complex: arithmetic, `np.exp`, `np.sum` keep the complex class (a
+    literal `1j` weak: a complex64 array stays one), `abs` gives the real one."""
+    add = REGISTRY.primitive(__import__("operator").add).result
+    assert add([("c", 1), ("cw", 0)]) == ("c", 1)
+    assert add([("c8", 1), ("cw", 0)]) == ("c8", 1)
+    assert add([("f", 1), ("cw", 0)]) == ("c", 1)
+    assert add([("cw", 0), PYTHON_INT]) == ("cw", 0)
+    assert add([("c", 0), FLOAT]) == ("c", 0)
+    assert REGISTRY.primitive(np.exp).result([("c", 1)]) == ("c", 1)
+    assert REGISTRY.primitive(np.sum).result([("c8", 2)]) == ("c8", 0)
+    assert REGISTRY.primitive(abs).result([("c", 0)]) == FLOAT
+    assert REGISTRY.primitive(np.abs).result([("c8", 1)]) == ("f4", 1)
+    assert REGISTRY.primitive(math.sin).result([("c", 0)]) is None
 
 
 def primitives_with_options() -> list[Any]:

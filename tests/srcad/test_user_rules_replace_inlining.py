@@ -124,6 +124,7 @@ def test_user_rule_replaces_the_inlined_derivative(primal: Any, calls: Any) -> N
         )
         assert along == pytest.approx(SCALE * exact, rel=1e-5, abs=1e-8)
         _, y_dot = compiler.frule((srcad.NoTangent(), *direction), f, *args)
+        y_dot = 0.0 if isinstance(y_dot, srcad.ZeroTangent) else y_dot  # (`np.imag` of a real)
         assert np.sum(y_dot) == pytest.approx(SCALE * exact, rel=1e-5, abs=1e-8)
     finally:
         calls.P = None
