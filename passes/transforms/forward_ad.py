@@ -30,6 +30,7 @@ from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
 from srcad.passes.transforms.directions import for_directions
 from srcad.passes.transforms.float_tangents import float_tangents
+from srcad.passes.transforms.invariants import invariants_hoisted
 from srcad.passes.transforms.nesting import nest_temporaries
 from srcad.passes.transforms.primal_calls import PrimalCallsReused
 from srcad.primitives import make_list, make_tuple
@@ -160,6 +161,10 @@ class ForwardAD(RuleCalls, Transform):
             _unread_dropped(function, self.arithmetic | self._zeros)
         _overwritten_zeros_dropped(function, self._zeros)
         if self.kinds is not None:
+            kinds, dots = self.kinds.kinds, self.dots
+            bound = {n.id for n in syntax.walk(function) if isinstance(n, gast.Name)}
+            invariants_hoisted(function, lambda name: kinds.get(name) in _NUMBERS,
+                               lambda name: dots.get(name) in bound)  # fmt: skip
             nest_temporaries(function, self._number)
             for node in syntax.walk(function):
                 if isinstance(node, gast.Assign) and node in self.arithmetic:

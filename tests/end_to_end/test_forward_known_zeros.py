@@ -8,6 +8,8 @@ through `check_frule`; values exactly the primal's."""
 
 from __future__ import annotations
 
+import math
+import re
 import types
 from pathlib import Path
 from typing import Any
@@ -141,3 +143,107 @@ def test_a_zero_read_later_is_kept(module: Any) -> None:
     assert "p_dot = 0.0 if type" in _text(module, "branch_between")
     # a nested function reads `p_dot` when called: the zero stays
     assert "p_dot = 0.0 if type" in _text(module, "read_by_a_nested_function")
+
+
+# -- loop-invariant float arithmetic, computed before a `while` loop (`invariants.py`) ------
+
+LOOPS = """
+import math
+
+TOLERANCE = 1e-12
+
+
+def newton(a):
+    x = a
+    while abs(x * x - a) > 1e-12 * a:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def module_tolerance(a, b):
+    x = a
+    while abs(x * x - a) > TOLERANCE * a + b * b:
+        x = 0.5 * (x + a / x)
+    return x * b
+
+
+def bound_in_the_loop(a):
+    x, s = a, a
+    while abs(x * x - a) > 1e-12 * s:
+        x = 0.5 * (x + a / x)
+        s = s * 1.0
+    return x
+
+
+def divided(a):
+    x = a
+    while abs(x * x - a) > a / 1e12:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def after_a_branch(a):
+    x, n = a, 0
+    while True:
+        n = n + 1
+        if n > 100:
+            break
+        if abs(x * x - a) <= 1e-12 * a:
+            break
+        x = 0.5 * (x + a / x)
+    return x
+"""
+
+
+@pytest.fixture
+def loops(tmp_path: Path) -> types.ModuleType:
+    return user_module(tmp_path, f"forward_invariants_{abs(hash(str(tmp_path)))}", LOOPS)
+
+
+LOOP_ARGUMENTS = {
+    "newton": (2.0,),
+    "module_tolerance": (3.0, 1e-4),
+    "bound_in_the_loop": (2.0,),
+    "divided": (5.0,),
+    "after_a_branch": (2.0,),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOP_ARGUMENTS))
+def test_invariants_before_the_loop_leave_values_and_tangents_right(loops: Any, name: str) -> None:
+    func, args = getattr(loops, name), LOOP_ARGUMENTS[name]
+    tangents = tuple(0.7 - 0.2 * i for i in range(len(args)))
+    check_frule(func, *args, tangents=tangents)
+    h = 1e-6
+    for _ in range(2):
+        value, tangent = srcad.jvp(func, args, tangents)
+        assert value == func(*args)
+        plus = func(*(a + h * t for a, t in zip(args, tangents, strict=True)))
+        minus = func(*(a - h * t for a, t in zip(args, tangents, strict=True)))
+        np.testing.assert_allclose(tangent, (plus - minus) / (2 * h), rtol=1e-6)
+    for edge in (np.inf, np.nan, 0.0, -1.0):  # values bit for bit, NaN where the primal's
+        edge_args = (edge, *args[1:])
+        with np.errstate(all="ignore"):
+            try:
+                expected = func(*edge_args)
+            except ZeroDivisionError:
+                with pytest.raises(ZeroDivisionError):
+                    srcad.jvp(func, edge_args, tangents)
+                continue
+            value = srcad.jvp(func, edge_args, tangents)[0]
+        assert value == expected or (math.isnan(value) and math.isnan(expected))
+
+
+def test_only_what_every_pass_computes_alike_goes_before_the_loop(loops: Any) -> None:
+    def text(name: str) -> str:
+        func = getattr(loops, name)
+        request = Request.frule(signature(LOOP_ARGUMENTS[name]))
+        return COMPILER.compiled(func, None, request).source
+
+    assert "    n1em12_times_a = 1e-12 * a\n    while True:" in text("newton")
+    assert "> n1em12_times_a" in text("newton")
+    # (`b * b` is a float too: both products go before the loop)
+    assert re.search(r"= TOLERANCE(_2)? \* a\n", text("module_tolerance"))
+    assert "1e-12 * s" in text("bound_in_the_loop").split("while True:")[1]
+    assert "a / 1000000000000.0" in text("divided").split("while True:")[1]  # a division may raise
+    assert "1e-12 * a" in text("after_a_branch").split("while True:")[1]  # after a branch
