@@ -109,6 +109,9 @@ class ForwardAD(RuleCalls, Transform):
         # The functions the tangents written as arithmetic call, by the names they are
         # bound to (`cos` in `sin`'s `x_dot * cos(x)`): pure functions of numbers.
         self.pure: dict[str, Any] = {}
+        # The functions of one number whose calls the primal makes and whose tangents are
+        # written as arithmetic (`math.sin` of a float): pure, their values numbers.
+        self.primal_pure: list[Any] = []
         self.pairs: set[str] = set()  # the tangents of an unpacked value, before they are split
         # The active names whose tangent is a known zero where the statement being written
         # runs: each bound, in the function's straight-line code before its first compound
@@ -157,7 +160,8 @@ class ForwardAD(RuleCalls, Transform):
         function.name = ctx.namer.fresh(naming.frule(function.name))
         function.body = body
         if self.arithmetic:
-            PrimalCallsReused(self.arithmetic, self.pure, self.callees).block(function.body)
+            reused = PrimalCallsReused(self.arithmetic, self.pure, self.callees, self.primal_pure)
+            reused.block(function.body)
             _unread_dropped(function, self.arithmetic | self._zeros)
         _overwritten_zeros_dropped(function, self._zeros)
         if self.kinds is not None:
@@ -350,6 +354,9 @@ class ForwardAD(RuleCalls, Transform):
         )  # fmt: skip
         if plan is None or not plan.elementwise:
             return None
+        value = statement.value
+        if isinstance(value, gast.Call) and len(args) == 1 and known[0] in _NUMBERS:
+            self.primal_pure.append(self.callees.get(value))
         roles = {"a": args[0], "b": args[-1], "y": load(target.id)}
         for hint, function in plan.functions.items():
             self.pure[self._bind(function, hint)] = function

@@ -76,7 +76,7 @@ def _block(
                 moved = _block(inner, bindings, is_float, has_tangent) or moved
         if isinstance(statement, gast.While) and _always(statement.test):
             hoisted = _invariants(statement, bindings, is_float, has_tangent)
-            if hoisted:
+            if hoisted and len(hoisted) < len(statement.body):  # (a body stays)
                 statement.body = [s for s in statement.body if s not in hoisted]
                 statements[position:position] = hoisted
                 position += len(hoisted)
