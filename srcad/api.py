@@ -42,7 +42,6 @@ from srcad.entry_rules import (
 from srcad.errors import SrcadError
 from srcad.fitting import check_seed
 from srcad.forms import DerivativeArray, Form, Gradient, Pullback
-from srcad.forward_entry import ATTRIBUTE as FORWARD_ENTRY
 from srcad.forward_entry import clear_forward_entries, forward_entry
 from srcad.kinds import signature
 from srcad.registry import RuleFn
@@ -307,12 +306,14 @@ def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...])
     (`srcad/forward_entry.py`), which calls the forward rule compiled for the kinds of the
     arguments and tangents directly, and takes the path below for any other call."""
     if type(f) is _FUNCTION:
-        # `forward_entry`'s lookup, written out: this is `jvp`'s whole fixed cost.
-        found = f.__dict__.get(FORWARD_ENTRY)
-        if found is not None and found.func is f:
-            return found.function(args, tangents)
-        entry: Callable[[Any, Any], tuple[Any, Any]] = forward_entry(COMPILER, f, _general_jvp)
-        return entry(args, tangents)
+        # `forward_entry`'s lookup, written out: this is `jvp`'s whole fixed cost. The
+        # attribute is the function's dispatcher (`forward_entry.ATTRIBUTE`); its entry
+        # tests that `f` is its own (`functools.wraps` copies `__dict__`).
+        try:
+            entry: Callable[..., tuple[Any, Any]] = f.__srcad_jvp_entry__.function  # type: ignore[attr-defined]
+        except AttributeError:  # none yet, or the `None` a pickled one is unpickled as
+            entry = forward_entry(COMPILER, f, _general_jvp)
+        return entry(f, args, tangents)
     return _general_jvp(f, args, tangents)
 
 

@@ -12,9 +12,10 @@ of the result's own type, a real scalar's or a float64 array's; for a result who
 is a float64 number, as `kepler`'s, its kind says it is a real scalar's). For
 `kepler(M, e)` called with floats, a float tangent for `M` and a zero for `e`:
 
-    def jvp(args, tangents):
+    def jvp(func, args, tangents):
         try:
-            hold = (REGISTRY.version == 12 and guard_h0.__code__ is guard_e1 and ...
+            hold = (func is FUNCTION and REGISTRY.version == 12
+                    and guard_h0.__code__ is guard_e1 and ...
                     and type(args) is tuple and type(tangents) is tuple)
             if hold:
                 arg0, arg1 = args
@@ -29,7 +30,12 @@ is a float64 number, as `kepler`'s, its kind says it is a real scalar's). For
                 if type(y_dot) is type(y):  # the result's kind: a float or a float64
                     return result
                 return finish(y, y_dot)
-        return general(args, tangents)
+        return general(func, args, tangents)
+
+`jvp` reads it from the function's dispatcher (`kepler.__srcad_jvp_entry__.function`) and
+calls it with the function, which it tests is `kepler` itself: a function that
+`functools.wraps` made copies `kepler`'s `__dict__`, dispatcher included, and `general`
+sends it to an entry of its own.
 
 A tangent's kind is one of two facts tested per call: a symbolic zero (`ZeroTangent`), or
 a value of its argument's own kind (a float for a float, a complex for a complex; a
@@ -93,7 +99,8 @@ from srcad.source import differentiated_function
 from srcad.tangents import NoTangent, ZeroTangent
 from srcad.trees import foreign_in, structured
 
-ATTRIBUTE = "__srcad_jvp_entry__"  # where a function keeps its dispatcher
+ATTRIBUTE = "__srcad_jvp_entry__"  # where a function keeps its dispatcher (`api.jvp` reads it
+# as `f.__srcad_jvp_entry__`, which costs less than `f.__dict__.get(ATTRIBUTE)`)
 REAL = (float, np.float64)  # a result whose tangent of its own type `structured` keeps
 ZERO, DOT = "zero", "dot"  # a tangent's kind: a symbolic zero, or a value of its argument's
 FORWARD_DISPATCHERS: weakref.WeakSet[ForwardDispatcher] = weakref.WeakSet()
@@ -104,10 +111,12 @@ General = Callable[[Callable[..., Any], Any, Any], tuple[Any, Any]]
 
 
 def forward_entry(compiler: Compiler, func: types.FunctionType, general: General) -> Any:
-    """The entry function `jvp` calls for `func`: `entry(args, tangents) -> (y, y_dot)`,
-    `general(func, args, tangents)` for every call it has no branch for."""
+    """The entry function `jvp` calls for `func`: `entry(func, args, tangents) -> (y,
+    y_dot)`, `general(func, args, tangents)` for every call it has no branch for. The
+    entry tests that the function it is called with is its own (`functools.wraps`
+    copies `__dict__`, and the dispatcher with it), and sends any other to its own."""
     found = func.__dict__.get(ATTRIBUTE)
-    if found is None or found.func is not func:  # `functools.wraps` copies `__dict__`
+    if found is None or found.func is not func:
         found = ForwardDispatcher(compiler, func, general)
         func.__dict__[ATTRIBUTE] = found
     return found.function
@@ -175,6 +184,7 @@ class ForwardDispatcher:
         self._lock = threading.Lock()
         self.namespace: dict[str, Any] = {
             "REGISTRY": self.registry,
+            "FUNCTION": func,
             "general": self.general,
             "finish": _finish,
             "kind_of": branch_kind,
@@ -201,11 +211,15 @@ class ForwardDispatcher:
 
     # -- the general path --------------------------------------------------------------
 
-    def general(self, args: Any, tangents: Any) -> tuple[Any, Any]:
+    def general(self, func: Any, args: Any, tangents: Any) -> tuple[Any, Any]:
         """What the entry function gives, for any call: where the kinds allow a branch,
         the forward rule compiled for them (and a branch calling it from now on), which
         gives what the general path would (the tangents it takes need no seeding, and
-        pass `jvp`'s checks); else `jvp`'s general path."""
+        pass `jvp`'s checks); else `jvp`'s general path. A function not its own (one
+        whose `__dict__` `functools.wraps` copied from its) goes to its own entry."""
+        if func is not self.func:
+            entry = forward_entry(self.compiler, func, self.general_jvp)
+            return entry(func, args, tangents)
         kinds = self._kinds(args, tangents)
         if kinds is not None and (kinds, self.registry.version) not in self._refused:
             frule = self._compile_branch(kinds)
@@ -289,12 +303,18 @@ class ForwardDispatcher:
         count = len(self.parameters)
         names = [f"arg{i}" for i in range(count)]
         dot_names = [f"arg{i}_dot" for i in range(count)]
-        general = gast.Return(value=_call("general", _load("args"), _load("tangents")))
+        general = gast.Return(
+            value=_call("general", _load("func"), _load("args"), _load("tangents"))
+        )
+        parameters = ("func", "args", "tangents")
         if not self.branches:
-            return function_module("jvp", [general], args=("args", "tangents"))
+            return function_module("jvp", [general], args=parameters)
         # One `try` for what may raise: a guard's read that fails (a name deleted), and
         # unpacking arguments or tangents of another length; either way, no branch.
-        tests = [_compare(_attribute("REGISTRY", "version"), gast.Eq(), _constant(self.version))]
+        tests = [
+            _compare(_load("func"), gast.Is(), _load("FUNCTION")),
+            _compare(_attribute("REGISTRY", "version"), gast.Eq(), _constant(self.version)),
+        ]
         facts = Guards.union(*(guards for _, guards in self.branches.values())).facts
         if facts:  # the guards' tests written out, not called (`guards_hold()`)
             hold = syntax.parse(facts_expression(facts, self.namespace, "guard_")).body[0]
@@ -314,7 +334,7 @@ class ForwardDispatcher:
         guarded = gast.Try(body=held, handlers=[failed], orelse=[], finalbody=[])
         branches = [self._branch(kinds, names, dot_names) for kinds in self.branches]
         body = [guarded, _if(_load("hold"), branches)]
-        return function_module("jvp", [*body, general], args=("args", "tangents"))
+        return function_module("jvp", [*body, general], args=parameters)
 
     def _branch(self, kinds: Kinds, names: list[str], dot_names: list[str]) -> gast.stmt:
         arg_kinds, dots = kinds

@@ -31,6 +31,7 @@ from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
 from srcad.passes.transforms.directions import for_directions
 from srcad.passes.transforms.float_tangents import float_tangents
+from srcad.passes.transforms.invariants import invariants_hoisted
 from srcad.passes.transforms.nesting import nest_temporaries
 from srcad.passes.transforms.primal_calls import PrimalCallsReused
 from srcad.primitives import make_list, make_tuple
@@ -109,7 +110,20 @@ class ForwardAD(RuleCalls, Transform):
         # The functions the tangents written as arithmetic call, by the names they are
         # bound to (`cos` in `sin`'s `x_dot * cos(x)`): pure functions of numbers.
         self.pure: dict[str, Any] = {}
+        # The functions of one number whose calls the primal makes and whose tangents are
+        # written as arithmetic (`math.sin` of a float): pure, their values numbers.
+        self.primal_pure: list[Any] = []
         self.pairs: set[str] = set()  # the tangents of an unpacked value, before they are split
+        # The active names whose tangent is a known zero where the statement being written
+        # runs: each bound, in the function's straight-line code before its first compound
+        # statement, to a value that does not vary (`p = 0.0` before a loop `Unroll` wrote
+        # out: `p_dot * x + p * x_dot` is written `p * x_dot` in its first step). A
+        # symbolic zero is not multiplied by a partial (`0.0 * inf` is NaN), as in
+        # reverse mode; the zero is still bound, for whatever reads it otherwise.
+        self.zero_now: set[str] = set()
+        self._new_zeros: set[str] = set()  # the names the statement being written binds so
+        self._depth = 0  # how many blocks deep the statement being written is
+        self._zeros: set[gast.stmt] = set()  # the zeros bound, left out where none is read
         self.collecting: set[str] = set()  # the names `_COLLECTING`'s rules are called by
         dargs = ctx.namer.fresh("dargs")
         args = function.args
@@ -147,9 +161,15 @@ class ForwardAD(RuleCalls, Transform):
         function.name = ctx.namer.fresh(naming.frule(function.name))
         function.body = body
         if self.arithmetic:
-            PrimalCallsReused(self.arithmetic, self.pure, self.callees).block(function.body)
-            _unread_dropped(function, self.arithmetic)
+            reused = PrimalCallsReused(self.arithmetic, self.pure, self.callees, self.primal_pure)
+            reused.block(function.body)
+            _unread_dropped(function, self.arithmetic | self._zeros)
+        _overwritten_zeros_dropped(function, self._zeros)
         if self.kinds is not None:
+            kinds, dots = self.kinds.kinds, self.dots
+            bound = {n.id for n in syntax.walk(function) if isinstance(n, gast.Name)}
+            invariants_hoisted(function, lambda name: kinds.get(name) in _NUMBERS,
+                               lambda name: dots.get(name) in bound)  # fmt: skip
             nest_temporaries(function, self._number)
             for node in syntax.walk(function):
                 if isinstance(node, gast.Assign) and node in self.arithmetic:
@@ -219,6 +239,14 @@ class ForwardAD(RuleCalls, Transform):
         0.0 where the tangent of a float parameter is a float, so that the arithmetic on
         it is on floats from the first iteration on, not calls of the zero's methods.
         Where every tangent given is a zero, it stays one: no tangent is a float then."""
+        active = [n for n in names if n in self.active]
+        zeros = [assign(store(self._dot(n)), self._zero_of(value)) for n in active]
+        self._zeros.update(zeros)
+        self._new_zeros.update(active)
+        return zeros
+
+    def _zero_of(self, value: gast.expr | None) -> gast.expr:
+        """The zero tangent of `value` (`_zeros_for`)."""
         zero = self._zero(ZeroTangent)
         seed = self._float_parameter
         number = value is not None and self.kinds is not None and self.kinds.of(value)
@@ -230,14 +258,26 @@ class ForwardAD(RuleCalls, Transform):
             )
             zero = gast.IfExp(test=is_float, body=gast.Constant(value=0.0, kind=None),
                               orelse=zero)  # fmt: skip
-        return [assign(store(self._dot(n)), zero) for n in names if n in self.active]
+        return zero
 
     # -- statements ----------------------------------------------------------------------
 
     def _block(self, statements: list[gast.stmt]) -> list[gast.stmt]:
         out: list[gast.stmt] = []
+        self._depth += 1
         for statement in statements:
+            straight = self._depth == 1 and isinstance(statement, gast.Assign)
+            if not straight:
+                self.zero_now.clear()  # a loop may bind a name again, a branch may not run
+            self._new_zeros = set()
             out += [syntax.located(s, statement) for s in self._statement(statement)]
+            if straight:  # what it binds is a known zero where it says so
+                assert isinstance(statement, gast.Assign)
+                bound = set(target_names(statement.targets[0]))
+                self.zero_now = (self.zero_now - bound) | (self._new_zeros & bound)
+            else:
+                self.zero_now.clear()
+        self._depth -= 1
         return out or [gast.Pass()]
 
     def _statement(self, statement: gast.stmt) -> list[gast.stmt]:
@@ -262,7 +302,10 @@ class ForwardAD(RuleCalls, Transform):
         if not any(n in self.active for n in names):
             return [self._as_it_runs(statement)]
         if is_copy(statement):
-            return [statement, assign(store(self._dot(names[0])), self._dot_of(statement.value))]
+            value = statement.value
+            if isinstance(value, gast.Name) and value.id in self.zero_now:
+                self._new_zeros.add(names[0])
+            return [statement, assign(store(self._dot(names[0])), self._dot_of(value))]
         if statement not in self.rules:
             value = statement.value if len(names) == 1 else None
             return [self._as_it_runs(statement), *self._zeros_for(names, value)]
@@ -296,7 +339,7 @@ class ForwardAD(RuleCalls, Transform):
             return None  # a third operand has no role a template can read
         self.batches = self.batches and not arrays
         differentiable = {id(n) for n in self._operands(statement)}
-        floats = {
+        varying = {
             a.id
             for a, k in zip(args, known, strict=True)
             if isinstance(a, gast.Name)
@@ -304,6 +347,7 @@ class ForwardAD(RuleCalls, Transform):
             and a.id in self.active
             and is_inexact(k)
         }
+        floats = varying - self.zero_now  # (a known zero adds no term)
         rule = self.rules[statement]
         plan = adjoint_of(
             rule.primal, statement.value, target.id, args, floats, self.kinds.of,
@@ -311,6 +355,9 @@ class ForwardAD(RuleCalls, Transform):
         )  # fmt: skip
         if plan is None or not plan.elementwise:
             return None
+        value = statement.value
+        if isinstance(value, gast.Call) and len(args) == 1 and known[0] in _NUMBERS:
+            self.primal_pure.append(self.callees.get(value))
         roles = {"a": args[0], "b": args[-1], "y": load(target.id)}
         for hint, function in plan.functions.items():
             self.pure[self._bind(function, hint)] = function
@@ -324,6 +371,9 @@ class ForwardAD(RuleCalls, Transform):
             if arrays and not _shaped_like_result(text, position, known):
                 widen = True
         dot = _summed(terms) if terms else self._zero(ZeroTangent)
+        if not terms and varying & self.zero_now:  # the zero `_zeros_for` would bind
+            dot = self._zero_of(statement.value)
+            self._new_zeros.add(target.id)
         reads_y = "y" in plan.reads
         rebinds = any(isinstance(a, gast.Name) and a.id == target.id for a in args)
         if widen:
@@ -598,6 +648,33 @@ def _unread_dropped(function: gast.FunctionDef, arithmetic: set[gast.stmt]) -> N
     dropped = True
     while dropped:
         function.body, dropped = _kept(function.body, unread)
+
+
+def _overwritten_zeros_dropped(function: gast.FunctionDef, zeros: set[gast.stmt]) -> None:
+    """Leave out each zero of `zeros` (`name_dot = 0.0 if ... else ZERO`) bound in the
+    function's straight-line code before its first compound statement, that the same
+    code binds again before anything reads it (`p_dot` of `p = 0.0`, whose first step in
+    a loop `Unroll` wrote out reads it no longer: `ForwardAD.zero_now`). Not where a
+    nested function or lambda may read it when called."""
+    inner = (n for s in function.body for n in syntax.walk(s))
+    if any(isinstance(n, gast.FunctionDef | gast.Lambda) for n in inner):
+        return
+    pending: dict[str, gast.stmt] = {}  # the zeros bound and not read since, by name
+    dropped: set[gast.stmt] = set()
+    for statement in function.body:
+        if not isinstance(statement, gast.Assign):
+            break
+        for node in syntax.walk(statement.value):
+            if isinstance(node, gast.Name):
+                pending.pop(node.id, None)
+        for node in syntax.walk(statement.targets[0]):
+            if isinstance(node, gast.Name) and node.id in pending:
+                dropped.add(pending.pop(node.id))
+        if statement in zeros:
+            target = statement.targets[0]
+            assert isinstance(target, gast.Name)
+            pending[target.id] = statement
+    function.body = [s for s in function.body if s not in dropped]
 
 
 def _kept(

@@ -4,6 +4,7 @@ arithmetic repeat, read from the statement of the primal that computes them
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import gast
@@ -20,12 +21,18 @@ class PrimalCallsReused:
     name has been bound since: the function's value is not computed twice. A block
     inside another starts knowing nothing (a loop's body runs again after what follows
     it). A later statement calling the function is moved before the tangent, where that
-    changes nothing (`_later`)."""
+    changes nothing (`_later`). A statement of the primal calling one of them again, of
+    the same name, where an earlier one computed it so (`sin_E_2 = math.sin(E)` after
+    `sin_E = math.sin(E)` in the loop's test), reads that value: it is the same number,
+    and the first call raised where the second would."""
 
     def __init__(self, arithmetic: set[gast.stmt], pure: dict[str, Any],
-                 callees: dict[gast.Call, Any]) -> None:  # fmt: skip
+                 callees: dict[gast.Call, Any], primal: Sequence[Any] = ()) -> None:  # fmt: skip
+        """`pure`: the functions the tangents call, by name; `primal`: the pure functions
+        of one number the primal calls (`ForwardAD.primal_pure`)."""
         self.arithmetic, self.pure, self.callees = arithmetic, pure, callees
         self.functions = {id(f) for f in pure.values()}
+        self.primal = {id(f) for f in primal if f is not None}
 
     def block(self, statements: list[gast.stmt]) -> None:
         computed: dict[tuple[int, str], str] = {}  # (function's id, argument): the value's name
@@ -44,11 +51,17 @@ class PrimalCallsReused:
                 inner = getattr(statement, field, None)
                 if inner and not isinstance(statement, gast.FunctionDef):
                     self.block(inner)
+            found = self._pure_call(statement, self.functions | self.primal)
+            if found is not None and found[0] in computed:
+                # The primal's own call again (Kepler's test and step each compute
+                # `math.sin(E)`): the same function of the same value, its value read.
+                assert isinstance(statement, gast.Assign)
+                statement.value = load(computed[found[0]])
+                found = None
             bound = bound_names(statement)
             computed = {k: v for k, v in computed.items() if k[1] not in bound and v not in bound}
-            found = self._pure_call(statement)
             if found is not None and found[0][1] not in bound - {found[1]}:
-                computed[found[0]] = found[1]
+                computed[found[0]] = found[1]  # (a primal's function: only for the primal)
 
     def _later(self, statements: list[gast.stmt], index: int) -> int | None:
         """The position of a later statement `v = f(a)` of the block, where the tangent
@@ -99,15 +112,18 @@ class PrimalCallsReused:
             return pure and not node.keywords and all(self._quiet(a) for a in node.args)
         return False
 
-    def _pure_call(self, statement: gast.stmt) -> tuple[tuple[int, str], str] | None:
-        """`((id(f), a), v)` for a statement `v = f(a)` of one of the functions, else None."""
+    def _pure_call(
+        self, statement: gast.stmt, functions: set[int] | None = None
+    ) -> tuple[tuple[int, str], str] | None:
+        """`((id(f), a), v)` for a statement `v = f(a)` of one of the functions (or of
+        `functions`), else None."""
         if not (isinstance(statement, gast.Assign) and isinstance(statement.value, gast.Call)):
             return None
         target, value = statement.targets[0], statement.value
         callee = self.callees.get(value)
         if (
             isinstance(target, gast.Name)
-            and id(callee) in self.functions
+            and id(callee) in (self.functions if functions is None else functions)
             and len(value.args) == 1
             and not value.keywords
             and isinstance(value.args[0], gast.Name)

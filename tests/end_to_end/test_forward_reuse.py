@@ -64,11 +64,41 @@ def in_a_loop(x, y):
         c = math.cos(x)
         x = x * c + 0.1
     return total
+
+
+def twice(x, y):
+    a = math.sin(x) * y
+    b = math.sin(x) + y
+    return a * b
+
+
+def twice_rebound(x, y):
+    a = math.sin(x)
+    x = x * y
+    b = math.sin(x)
+    return a * b
+
+
+def twice_in_a_loop(x, y):
+    e = x
+    while abs(e - y * math.sin(e) - x) > 1e-12:
+        e = e - (e - y * math.sin(e) - x) / (1.0 - y * math.cos(e))
+    return e
+
+
+def twice_in_a_branch(x, y):
+    a = math.sin(x)
+    if y > 0.0:
+        a = a * math.sin(x)
+    return a * y
 """
 
-CASES = ["hoisted", "argument_rebound", "name_rebound", "effect_between", "in_a_loop"]
+CASES = ["hoisted", "argument_rebound", "name_rebound", "effect_between", "in_a_loop",
+         "twice", "twice_rebound", "twice_in_a_loop", "twice_in_a_branch"]  # fmt: skip
 MOVED = {"hoisted": True, "argument_rebound": False, "name_rebound": False,
          "effect_between": False, "in_a_loop": True}  # fmt: skip
+# How many times the primal's repeated `math.sin` is called in the forward rule.
+SINES = {"twice": 1, "twice_rebound": 2, "twice_in_a_loop": 1, "twice_in_a_branch": 2}
 POINTS = [(0.7, -0.4), (-1.3, 0.9)]
 
 
@@ -91,8 +121,11 @@ def test_reused_calls_against_differences(
     module: types.ModuleType, name: str, point: tuple[float, float]
 ) -> None:
     f = getattr(module, name)
+    if name == "twice_in_a_loop":
+        point = (abs(point[0]), 0.3)  # (Kepler's equation: an eccentricity below 1)
     for tangent in [(1.0, 0.0), (0.0, 1.0), (0.3, -0.8)]:
-        _, y_dot = srcad.jvp(f, point, tangent)
+        y, y_dot = srcad.jvp(f, point, tangent)
+        assert y == f(*point)  # the primal's value, bit for bit
         np.testing.assert_allclose(y_dot, _difference(f, point, tangent), rtol=1e-6, atol=1e-8)
     gradient = srcad.grad(f, wrt=(0, 1))
     hessian = np.array(srcad.hessian(f, wrt=(0, 1))(*point), dtype=float)
@@ -103,7 +136,7 @@ def test_reused_calls_against_differences(
         np.testing.assert_allclose(hessian[:, column], (plus - minus) / (2 * h), atol=1e-5)
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", sorted(MOVED))
 def test_a_call_is_moved_only_where_nothing_changes(module: types.ModuleType, name: str) -> None:
     f = getattr(module, name)
     text = COMPILER.compiled(f, None, Request.frule(signature(POINTS[0]))).source
@@ -111,3 +144,14 @@ def test_a_call_is_moved_only_where_nothing_changes(module: types.ModuleType, na
     assert repeated is not MOVED[name], text
     if MOVED[name]:
         assert text.index("c = math.cos(x)") < text.index("s = math.sin(x)"), text
+
+
+@pytest.mark.parametrize("name", sorted(SINES))
+def test_a_primal_call_repeated_reads_the_value_computed(
+    module: types.ModuleType, name: str
+) -> None:
+    """A statement of the primal calling `math.sin(x)` again, where nothing bound `x`
+    since in the same block, reads the value the first call gave (`PrimalCallsReused`)."""
+    f = getattr(module, name)
+    text = COMPILER.compiled(f, None, Request.frule(signature(POINTS[0]))).source
+    assert len(re.findall(r"math\.sin\(", text)) == SINES[name], text

@@ -147,6 +147,31 @@ def test_defaults_and_wrapped_functions_take_the_general_path() -> None:
     assert wrapper.__dict__[ATTRIBUTE].func is wrapper  # not the wrapped function's entry
 
 
+def test_a_copied_or_unpickled_dispatcher_is_not_used() -> None:
+    """`jvp` reads the dispatcher as an attribute of the function; one copied from
+    another function (`functools.wraps`, after the other's branches were made) sends the
+    call to the function's own, and a pickled one (`None` when unpickled) is made anew."""
+
+    def inner(x: float) -> float:
+        return x * x * x
+
+    def outer(x: float) -> float:
+        return 2.0 * inner(x)
+
+    for _ in range(2):
+        assert srcad.jvp(inner, (2.0,), (1.0,)) == (8.0, 12.0)
+    assert _dispatcher(inner).branches
+    outer.__dict__.update(inner.__dict__)  # as `functools.wraps(inner)(outer)` does
+    for _ in range(2):
+        assert srcad.jvp(outer, (2.0,), (1.0,)) == (16.0, 24.0)
+        assert srcad.jvp(inner, (2.0,), (1.0,)) == (8.0, 12.0)
+    assert _dispatcher(outer).func is outer and _dispatcher(inner).func is inner
+    inner.__dict__[ATTRIBUTE] = None  # what a cloudpickled function comes back with
+    for _ in range(2):
+        assert srcad.jvp(inner, (2.0,), (0.5,)) == (8.0, 6.0)
+    assert _dispatcher(inner).func is inner
+
+
 GUARDED = """
 import math
 
