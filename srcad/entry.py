@@ -14,7 +14,7 @@ floats, `srcad.grad(polynomial)` is:
     def grad(x=UNGIVEN, /, *args, **kwargs):
         if not (args or kwargs) and REGISTRY.version == 12 and guards_hold():
             if x is not UNGIVEN:
-                if type(x) is float:
+                if type(x) is float or type(x) is float64_scalar:
                     try:
                         y, cotangents = gradient_0(x)
                     except Exception:
@@ -225,6 +225,7 @@ class Dispatcher:
             "float64": np.dtype(np.float64),
             "float32": np.dtype(np.float32),
             "float32_scalar": np.float32,
+            "float64_scalar": np.float64,
             "REAL": REAL,
             "FLOAT_GRADIENTS": FLOAT_GRADIENTS,
             "UNGIVEN": UNGIVEN,
@@ -661,12 +662,13 @@ _DTYPES = {"f": "float64", "f4": "float32"}
 
 
 def _test(value: gast.expr, kind: Kind | None) -> gast.expr:
-    """A test of whether `value` has `kind` (the common types only: a NumPy scalar, or an
-    array of another byte order, takes the general path)."""
+    """A test of whether `value` has `kind` (the common types only: an array of another
+    byte order takes the general path). A float is a Python float or a NumPy float64 (an
+    item of a float64 array), tested in that order."""
     if kind is None:
         return _compare(_call("kind_of", value), gast.Is(), _constant(None))
     if kind == FLOAT:
-        return _is_type(value, "float")
+        return _or([_is_type(value, "float"), _is_type(value, "float64_scalar")])
     if kind == INT:
         return _is_type(value, "int")
     dtype, ndim = kind

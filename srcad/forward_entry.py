@@ -22,7 +22,8 @@ is a float64 number, as `kepler`'s, its kind says it is a real scalar's). For
         except Exception:  # a guard's read failed (a name deleted), or another length
             hold = False
         if hold:
-            if (type(arg0) is float and type(arg1) is float and type(arg0_dot) is float
+            if ((type(arg0) is float or type(arg0) is float64_scalar) and ...
+                    and (type(arg0_dot) is float or type(arg0_dot) is float64_scalar)
                     and type(arg1_dot) is ZeroTangent):
                 result = frule_0((NO_TANGENT, arg0_dot, arg1_dot), arg0, arg1)
                 y, y_dot = result
@@ -31,14 +32,16 @@ is a float64 number, as `kepler`'s, its kind says it is a real scalar's). For
                 return finish(y, y_dot)
         return general(args, tangents)
 
-A tangent's kind is one of two facts tested per call: a symbolic zero (`ZeroTangent`), or
-a value of its argument's own kind (a float for a float; a float64 array of the
+A float argument is a Python float or a NumPy float64 (`kinds.FLOAT`), a NumPy float32
+one a float32 (`("f4", 0)`). A tangent's kind is one of two facts tested per call: a
+symbolic zero (`ZeroTangent`), or a value of its argument's own kind (a Python float or
+NumPy float64 for a float, a NumPy float32 for a float32; a float64 array of the
 argument's shape for a float64 array: the shape is a value, so it is compared on every
 call, as `jvp` checks it). The forward rule of a branch is compiled with respect to the
 arguments whose tangent is a value only (`Compiler.compiled`'s `wrt`): a zero tangent
 contributes nothing to the result's, so its whole chain of tangents is folded away when
 compiling, instead of being carried as `ZeroTangent` through every operation. Every
-other call (other kinds, a list of arguments, NumPy scalars, structures, a rule
+other call (other kinds, a list of arguments, other NumPy scalars, structures, a rule
 registered since, a guard that fails) takes the general path: where the kinds allow a
 branch, it compiles the forward rule for them, adds the branch and calls the rule; else
 it is `jvp` as it always was (`api._general_jvp`).
@@ -65,6 +68,7 @@ import numpy as np
 from srcad import syntax
 from srcad.callables import name_of
 from srcad.compiler import Compiler
+from srcad.dtypes import FLOAT32
 from srcad.emit import nested_code, register_text
 from srcad.entry import (
     MAX_BRANCHES,
@@ -77,6 +81,7 @@ from srcad.entry import (
     _if,
     _is_type,
     _load,
+    _or,
     _test,
     _tuple,
     entry_guards,
@@ -93,7 +98,9 @@ from srcad.tangents import NoTangent, ZeroTangent
 from srcad.trees import foreign_in, structured
 
 ATTRIBUTE = "__srcad_jvp_entry__"  # where a function keeps its dispatcher
-REAL = (float, np.float64)  # a result whose tangent of its own type `structured` keeps
+# A result whose tangent of its own type `structured` keeps.
+REAL = (float, np.float64, np.float32)
+FLOAT32_SCALAR: Kind = (FLOAT32, 0)
 ZERO, DOT = "zero", "dot"  # a tangent's kind: a symbolic zero, or a value of its argument's
 FORWARD_DISPATCHERS: weakref.WeakSet[ForwardDispatcher] = weakref.WeakSet()
 
@@ -124,22 +131,27 @@ def _plain(value: Any, kind: Kind | None) -> bool:
     if kind is None:
         return True
     if kind == FLOAT:
-        return type(value) is float
+        return type(value) is float or type(value) is np.float64
     if kind == INT:
         return type(value) is int
+    if kind == FLOAT32_SCALAR:
+        return True  # (`kind_of` gives it to a NumPy float32 alone)
     if kind[0] == "f":
         return value.dtype is np.dtype(np.float64)
     return kind[0] == "i"  # an int array: its dtype's kind is all the test reads; other
-    # dtype classes (float32, `srcad.dtypes`) take the general path
+    # dtype classes (float32 arrays, `srcad.dtypes`) take the general path
 
 
 def tangent_kind(tangent: Any, value: Any, kind: Kind | None) -> str | None:
     """The kind of `tangent`, the tangent of an argument `value` of `kind`, as a branch
-    tests it: a symbolic zero, a value of the argument's own float kind, or None (the
-    general path: an int tangent, a NumPy scalar, a structure, a shape that misfits)."""
+    tests it: a symbolic zero, a value of the argument's own float kind (for a float, a
+    Python float or a NumPy float64; for a NumPy float32, a NumPy float32), or None (the
+    general path: an int tangent, another NumPy scalar, a structure, a shape that misfits)."""
     if type(tangent) is ZeroTangent:
         return ZERO
-    if kind == FLOAT and type(tangent) is float:
+    if kind == FLOAT and (type(tangent) is float or type(tangent) is np.float64):
+        return DOT
+    if kind == FLOAT32_SCALAR and type(tangent) is np.float32:
         return DOT
     array = kind is not None and kind[0] == "f" and kind[1] > 0 and type(tangent) is np.ndarray
     if array and tangent.dtype is np.dtype(np.float64) and tangent.shape == value.shape:
@@ -171,6 +183,8 @@ class ForwardDispatcher:
             "kind_of": branch_kind,
             "ndarray": np.ndarray,
             "float64": np.dtype(np.float64),
+            "float64_scalar": np.float64,
+            "float32_scalar": np.float32,
             "REAL": REAL,
             "ZeroTangent": ZeroTangent,
             "NO_TANGENT": NoTangent(),
@@ -352,12 +366,15 @@ class ForwardDispatcher:
 
 def _tangent_test(name: str, dot: str, primal: str, kind: Kind | None) -> gast.expr:
     """A test of whether the tangent `name`, of the argument `primal` of `kind`, has the
-    kind `dot` (`tangent_kind`): a float for a float, a float64 array of the argument's
-    shape for a float64 array (the shape, a value, compared on every call)."""
+    kind `dot` (`tangent_kind`): a Python float or NumPy float64 for a float, a NumPy
+    float32 for a NumPy float32, a float64 array of the argument's shape for a float64
+    array (the shape, a value, compared on every call)."""
     if dot == ZERO:
         return _is_type(name, "ZeroTangent")
     if kind == FLOAT:
-        return _is_type(name, "float")
+        return _or([_is_type(name, "float"), _is_type(name, "float64_scalar")])
+    if kind == FLOAT32_SCALAR:
+        return _is_type(name, "float32_scalar")
     return _float_array_like(name, primal)
 
 
