@@ -95,11 +95,13 @@ from srcad.guards import Guards
 from srcad.kinds import (
     FLOAT,
     INT,
+    ZERO_DS,
     ArgumentKind,
     Kind,
     Signature,
     Structure,
     is_real,
+    parameter_kind,
     signature,
 )
 from srcad.registry import RuleFn
@@ -345,7 +347,10 @@ class Dispatcher:
             primal = argument_at(args, kwargs, self.func, position)
         if isinstance(cotangent, NoTangent) or not perturbable(primal):
             refuse_unperturbable(self.func, position, primal)
-        return structured(cotangent, primal)
+        gradient = structured(cotangent, primal)
+        if parameter_kind(primal) in ZERO_DS:  # a 0-d float array's: a NumPy scalar of its dtype
+            return primal.dtype.type(gradient)
+        return gradient
 
     # -- the entry function --------------------------------------------------------------
 
@@ -380,11 +385,15 @@ class Dispatcher:
             self._install()
 
     def _plain_kinds(self, kinds: Signature) -> bool:
-        """Whether the plain result for `kinds` is known: a float or float array in each
-        position `wrt`, or a container (whose gradient `finish` shapes like it)."""
+        """Whether the plain result for `kinds` is known: a float, float array or 0-d float
+        array in each position `wrt`, or a container (whose gradient `finish` shapes like
+        it)."""
         return all(
             p < len(kinds)
-            and (isinstance(k := kinds[p], Structure) or (isinstance(k, tuple) and is_real(k)))
+            and (
+                isinstance(k := kinds[p], Structure)
+                or (isinstance(k, tuple) and (is_real(k) or k in ZERO_DS))
+            )
             for p in self.positions
         )
 
@@ -656,9 +665,11 @@ def _is_type(value: gast.expr | str, cls: str) -> gast.Compare:
 
 
 # The type of an argument of a float kind other than FLOAT, and the dtype of its array:
-# a gradient of that kind has the argument's float type (`srcad.dtypes`).
-_SCALAR_TYPES = {"f4": "float32_scalar"}
+# a gradient of that kind has the argument's float type (`srcad.dtypes`); a 0-d array's
+# (`ZERO_DS`) is a NumPy scalar of its dtype (`Dispatcher._gradient`).
+_SCALAR_TYPES = {"f4": "float32_scalar", "f0": "float64_scalar", "f40": "float32_scalar"}
 _DTYPES = {"f": "float64", "f4": "float32"}
+_ZERO_D_TESTS = {kind: _DTYPES[scalar[0]] for kind, scalar in ZERO_DS.items()}
 
 
 def _test(value: gast.expr, kind: Kind | None) -> gast.expr:
@@ -671,6 +682,10 @@ def _test(value: gast.expr, kind: Kind | None) -> gast.expr:
         return _or([_is_type(value, "float"), _is_type(value, "float64_scalar")])
     if kind == INT:
         return _is_type(value, "int")
+    if kind in ZERO_DS:  # a 0-d array of the dtype
+        dtype_is = _compare(_attribute(value, "dtype"), gast.Is(), _load(_ZERO_D_TESTS[kind]))
+        ndim_is = _compare(_attribute(value, "ndim"), gast.Eq(), _constant(0))
+        return _and([_is_type(value, "ndarray"), ndim_is, dtype_is])
     dtype, ndim = kind
     if ndim == 0:
         return _is_type(value, _SCALAR_TYPES[dtype])

@@ -91,7 +91,7 @@ from srcad.entry_rules import entry_rules
 from srcad.errors import SrcadError
 from srcad.foreign import branch_kind
 from srcad.guards import Guards, facts_expression
-from srcad.kinds import FLOAT, INT, PYTHON_FLOAT, Kind, kind_of
+from srcad.kinds import FLOAT, INT, PYTHON_FLOAT, ZERO_DS, Kind, parameter_kind
 from srcad.requests import Request
 from srcad.source import differentiated_function
 from srcad.tangents import NoTangent, ZeroTangent
@@ -134,8 +134,8 @@ def _plain(value: Any, kind: Kind | None) -> bool:
         return type(value) is float or type(value) is np.float64
     if kind == INT:
         return type(value) is int
-    if kind == FLOAT32_SCALAR:
-        return True  # (`kind_of` gives it to a NumPy float32 alone)
+    if kind == FLOAT32_SCALAR or kind in ZERO_DS:
+        return True  # (`parameter_kind` gives them to a NumPy float32, a 0-d array alone)
     if kind[0] == "f":
         return value.dtype is np.dtype(np.float64)
     return kind[0] == "i"  # an int array: its dtype's kind is all the test reads; other
@@ -152,6 +152,8 @@ def tangent_kind(tangent: Any, value: Any, kind: Kind | None) -> str | None:
     if kind == FLOAT and (type(tangent) is float or type(tangent) is np.float64):
         return DOT
     if kind == FLOAT32_SCALAR and type(tangent) is np.float32:
+        return DOT
+    if kind in ZERO_DS and parameter_kind(tangent) == kind:  # a 0-d array of its dtype
         return DOT
     array = kind is not None and kind[0] == "f" and kind[1] > 0 and type(tangent) is np.ndarray
     if array and tangent.dtype is np.dtype(np.float64) and tangent.shape == value.shape:
@@ -185,6 +187,7 @@ class ForwardDispatcher:
             "float64": np.dtype(np.float64),
             "float64_scalar": np.float64,
             "float32_scalar": np.float32,
+            "float32": np.dtype(np.float32),
             "REAL": REAL,
             "ZeroTangent": ZeroTangent,
             "NO_TANGENT": NoTangent(),
@@ -227,7 +230,7 @@ class ForwardDispatcher:
             return None
         if self.func.__code__.co_flags & 0x04:  # CO_VARARGS: arguments are not parameters
             return None
-        kinds = tuple(map(kind_of, args))  # value kinds: a container takes the general path
+        kinds = tuple(map(parameter_kind, args))  # (a container takes the general path)
         if not all(_plain(a, k) for a, k in zip(args, kinds, strict=True)):
             return None
         if any(k is None and foreign_in(a) is not None for a, k in zip(args, kinds, strict=True)):
@@ -375,6 +378,8 @@ def _tangent_test(name: str, dot: str, primal: str, kind: Kind | None) -> gast.e
         return _or([_is_type(name, "float"), _is_type(name, "float64_scalar")])
     if kind == FLOAT32_SCALAR:
         return _is_type(name, "float32_scalar")
+    if kind in ZERO_DS:
+        return _test(_load(name), kind)
     return _float_array_like(name, primal)
 
 

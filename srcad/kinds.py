@@ -14,7 +14,9 @@ NumPy's own rules).
 One more only code gives: `("f0", 0)` (`ZERO_D`), a float64 that may be a 0-d array
 (`np.array(0.0)`, then `acc = acc + x[i]`): no immutable number, neither `is_real` nor
 `is_numeric`; only the operations that take it as a float64 read it as one (`as_scalars`).
-Everything else (complex numbers, float16, bools, 0-d arrays as arguments, objects) has no kind,
+An argument that is a 0-d float64 array has it too, and one that is a 0-d float32 array
+`("f40", 0)` (`ZERO_D32`), read as a float32 the same way (`parameter_kind`).
+Everything else (complex numbers, float16, bools, 0-d arrays of other dtypes, objects) has no kind,
 written `None`: code touching it calls the general rules, which handle any type (complex
 values above all: the inline derivatives are written for real numbers, without `conj`).
 An argument that is a container of values with kinds (a tuple, list, dict, NamedTuple or
@@ -53,7 +55,12 @@ FLOATS: Kind = ("floats", 1)
 # `[]`; a list of numbers of kind `(code, 0)` is `("[code]", 1)` (`list_of`).
 # A float64 that may be a 0-d array (module docstring; `as_scalars`); `()`, the shape of one.
 ZERO_D, EMPTY_TUPLE = (dtypes.FLOAT64_OR_0D, 0), ("()", 0)
+ZERO_D32: Kind = (dtypes.FLOAT32_OR_0D, 0)  # a float32 that may be a 0-d array (an argument's)
+# The kinds of 0-d arrays (`parameter_kind`), and what `as_scalars` reads each as.
+ZERO_DS: dict[Kind, Kind] = {ZERO_D: FLOAT, ZERO_D32: (dtypes.FLOAT32, 0)}
 EMPTY_LIST: Kind = ("[]", 1)
+# Kinds no callee is compiled for: a call's argument of one is passed as of no kind.
+NO_CALLEE_KINDS = frozenset({*ZERO_DS, EMPTY_TUPLE})
 
 _SCALARS: dict[type, Kind] = {float: FLOAT, np.float64: FLOAT, int: INT, np.float32: ("f4", 0)}
 _SCALARS.update({t: INT for t in (np.int8, np.int16, np.int32, np.int64, np.intp)})
@@ -100,12 +107,35 @@ def constant_kind(value: Any) -> Kind | None:
     return kind_of(value)
 
 
+def parameter_kind(value: Any) -> Kind | None:
+    """The value kind of an argument a function is called with: `kind_of`'s, and for a 0-d
+    float64 or float32 array `ZERO_D` or `ZERO_D32`. Only arguments get these: a constant
+    read from outside keeps `kind_of`'s (its guard tests that), as does an item of a
+    container (`structure_of`).
+
+    >>> parameter_kind(np.array(0.5)), parameter_kind(np.float32([1.0])[0])
+    (('f0', 0), ('f4', 0))
+    """
+    kind = _SCALARS.get(type(value))
+    if kind is not None or type(value) is not np.ndarray:
+        return kind
+    if value.ndim != 0:
+        return kind_of(value)
+    code = value.dtype.char
+    return ZERO_D if code == "d" else ZERO_D32 if code == "f" else None
+
+
 def signature(args: tuple[Any, ...]) -> Signature:
-    """The kinds of a call's positional arguments: a value kind, or a container's
-    (`argument_kind`)."""
+    """The kinds of a call's positional arguments: a value kind (`parameter_kind`), or a
+    container's (`structure_of`)."""
     if len(args) == 1:  # the common case, without building a list
-        return (argument_kind(args[0]),)
-    return tuple(map(argument_kind, args))
+        return (_parameter(args[0]),)
+    return tuple(map(_parameter, args))
+
+
+def _parameter(value: Any) -> ArgumentKind:
+    kind = parameter_kind(value)
+    return kind if kind is not None else structure_of(value, MAX_DEPTH)
 
 
 def describe(kind: Kind | Structure | None) -> str:
@@ -118,6 +148,8 @@ def describe(kind: Kind | Structure | None) -> str:
     if is_list(kind):  # (a list the function made: `list_of`)
         return f"list[{describe(list_item(kind))}]"
     dtype, ndim = kind
+    if kind in ZERO_DS:  # (a 0-d array's: `float[()]`, `float32[()]`)
+        return f"{describe(ZERO_DS[kind])}[()]"
     base = _NAMES.get(dtype, "?")
     return base if ndim == 0 else f"{base}[{', '.join([':'] * ndim)}]"
 
@@ -208,6 +240,9 @@ def join(first: Kind | None, second: Kind | None) -> Kind | None:
     if ZERO_D in (first, second):  # with a float64 or a Python float: a float64 or 0-d array
         other = second if first == ZERO_D else first
         return ZERO_D if other in (FLOAT, PYTHON_FLOAT) else None
+    if ZERO_D32 in (first, second):  # with a float32: a float32 or 0-d array
+        other = second if first == ZERO_D32 else first
+        return ZERO_D32 if other == ZERO_DS[ZERO_D32] else None
     if is_list(first) and is_list(second):  # an empty list holds what any list holds
         if EMPTY_LIST in (first, second):
             return second if first == EMPTY_LIST else first
@@ -219,18 +254,20 @@ def join(first: Kind | None, second: Kind | None) -> Kind | None:
 
 
 def is_float(kind: Kind | None) -> bool:
-    """Whether values of this kind are real floats or arrays (`is_real`), or `ZERO_D`."""
-    return kind == ZERO_D or is_real(kind)
+    """Whether values of this kind are real floats or arrays (`is_real`), or may be 0-d
+    arrays of them (`ZERO_D`, `ZERO_D32`)."""
+    return kind in ZERO_DS or is_real(kind)
 
 
 def as_scalars(function: Any, args: Sequence[Kind | None]) -> Sequence[Kind | None]:
     """The kinds of `function`'s arguments as its result kind and inline derivative read
-    them: a `ZERO_D` one as a float64 (`FLOAT`) where `function` gives for a 0-d array what
-    it gives for a NumPy float64 (`dtypes.unwraps_0d`); else as they are (`tests/srcad/
-    test_dtypes.py` checks it against what each primitive returns for 0-d arrays)."""
-    if ZERO_D not in args or not dtypes.unwraps_0d(function):
+    them: a `ZERO_D` one as a float64 (`FLOAT`), a `ZERO_D32` one as a float32, where
+    `function` gives for a 0-d array what it gives for a NumPy scalar of its dtype
+    (`dtypes.unwraps_0d`); else as they are (`tests/srcad/test_dtypes.py` checks it against
+    what each primitive returns for 0-d arrays)."""
+    if not any(arg in ZERO_DS for arg in args) or not dtypes.unwraps_0d(function):
         return args
-    return [FLOAT if arg == ZERO_D else arg for arg in args]
+    return [ZERO_DS.get(arg, arg) if arg is not None else None for arg in args]
 
 
 _numeric = is_numeric

@@ -23,6 +23,7 @@ from srcad.kinds import (
     PYTHON_FLOAT,
     PYTHON_INT,
     ZERO_D,
+    ZERO_D32,
     Kind,
     as_scalars,
     join,
@@ -36,7 +37,7 @@ with contextlib.suppress(ImportError):
 
 F32: Kind = ("f4", 0)
 F32_OR_PYTHON: Kind = ("f4w", 0)
-SCALARS: list[Kind] = [FLOAT, PYTHON_FLOAT, F32, F32_OR_PYTHON, INT, PYTHON_INT, ZERO_D]
+SCALARS: list[Kind] = [FLOAT, PYTHON_FLOAT, F32, F32_OR_PYTHON, INT, PYTHON_INT, ZERO_D, ZERO_D32]
 ARRAYS: list[Kind] = [(code, n) for n in (1, 2) for code in ("f", "f4", "i")]
 KINDS = SCALARS + ARRAYS
 _INT_TYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
@@ -55,6 +56,7 @@ def members(kind: Kind) -> list[Any]:
             "i": [1, *(t(1) for t in _INT_TYPES)],
             "iw": [1],
             "f0": [0.5, np.float64(0.5), np.array(0.5)],
+            "f40": [np.float32(0.5), np.array(0.5, dtype=np.float32)],
         }[code]
     dtypes_ = {"f": [np.float64], "f4": [np.float32], "i": list(_INT_TYPES)}[code]
     base = np.full((2,) * ndim, 0.25) + (0.5 * np.eye(2) if ndim == 2 else 0.0)
@@ -71,9 +73,11 @@ def belongs(value: Any, kind: Kind) -> bool:
             return type(value) is int or type(value) in _INT_TYPES
         if code == "iw":
             return type(value) is int
-        if code == "f0":
-            return type(value) in (float, np.float64) or (
-                type(value) is np.ndarray and value.shape == () and value.dtype == np.float64
+        if code in ("f0", "f40"):
+            dtype = np.float64 if code == "f0" else np.float32
+            scalars = (float, np.float64) if code == "f0" else (np.float32,)
+            return type(value) in scalars or (
+                type(value) is np.ndarray and value.shape == () and value.dtype == dtype
             )
         allowed = {
             "f": (float, np.float64),
