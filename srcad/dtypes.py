@@ -15,7 +15,7 @@ np.float64(2.0)` is a float64 array). The classes:
 - `"f0"`: a float64 that may be a 0-d float64 array (`np.array(0.0)`); only code gives it,
   and it is no real class: only the operations that take a 0-d array as a NumPy float64
   (`unwraps_0d`) read it, as `"f"` (`srcad.kinds.as_scalars`); an argument that is a 0-d
-  float64 array has it too (`srcad.kinds.parameter_kind`);
+  float64 array has it too (`srcad.kinds.kind_of` an argument);
 - `"f40"`: a NumPy float32 that may be a 0-d float32 array: an argument that is a 0-d
   float32 array (a NumPy float32 is `"f4"`); like `"f0"`, no real class, read as `"f4"`
   by the operations that unwrap a 0-d array;

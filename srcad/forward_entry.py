@@ -33,12 +33,14 @@ is a float64 number, as `kepler`'s, its kind says it is a real scalar's). For
         return general(args, tangents)
 
 A float argument is a Python float or a NumPy float64 (`kinds.FLOAT`), a NumPy float32
-one a float32 (`("f4", 0)`). A tangent's kind is one of two facts tested per call: a
-symbolic zero (`ZeroTangent`), or a value of its argument's own kind (a Python float or
-NumPy float64 for a float, a NumPy float32 for a float32; a float64 array of the
-argument's shape for a float64 array: the shape is a value, so it is compared on every
-call, as `jvp` checks it). The forward rule of a branch is compiled with respect to the
-arguments whose tangent is a value only (`Compiler.compiled`'s `wrt`): a zero tangent
+one a float32 (`("f4", 0)`), a 0-d float array one of its dtype (`kinds.ZERO_D`,
+`ZERO_D32`). A tangent's kind is one of two facts tested per call: a symbolic zero
+(`ZeroTangent`), or a value of its argument's own kind (a Python float or NumPy float64
+for a float, a NumPy float32 for a float32, a 0-d array of the dtype for a 0-d array; a
+float64 array of the argument's shape for a float64 array: the shape is a value, so it is
+compared on every call, as `jvp` checks it). The forward rule of a branch is compiled
+with respect to the arguments whose tangent is a value only (`Compiler.compiled`'s
+`wrt`): a zero tangent
 contributes nothing to the result's, so its whole chain of tangents is folded away when
 compiling, instead of being carried as `ZeroTangent` through every operation. Every
 other call (other kinds, a list of arguments, other NumPy scalars, structures, a rule
@@ -70,8 +72,9 @@ from srcad.callables import name_of
 from srcad.compiler import Compiler
 from srcad.dtypes import FLOAT32
 from srcad.emit import nested_code, register_text
-from srcad.entry import (
-    MAX_BRANCHES,
+from srcad.entry import MAX_BRANCHES, entry_guards
+from srcad.entry_rules import entry_rules
+from srcad.entry_syntax import (
     _and,
     _assign,
     _attribute,
@@ -84,14 +87,12 @@ from srcad.entry import (
     _or,
     _test,
     _tuple,
-    entry_guards,
     function_module,
 )
-from srcad.entry_rules import entry_rules
 from srcad.errors import SrcadError
 from srcad.foreign import branch_kind
 from srcad.guards import Guards, facts_expression
-from srcad.kinds import FLOAT, INT, PYTHON_FLOAT, ZERO_DS, Kind, parameter_kind
+from srcad.kinds import FLOAT, INT, PYTHON_FLOAT, ZERO_DS, Kind, kind_of
 from srcad.requests import Request
 from srcad.source import differentiated_function
 from srcad.tangents import NoTangent, ZeroTangent
@@ -126,7 +127,7 @@ def clear_forward_entries() -> None:
 
 
 def _plain(value: Any, kind: Kind | None) -> bool:
-    """Whether `value` passes the entry's test for `kind` (`entry._test`): the common
+    """Whether `value` passes the entry's test for `kind` (`entry_syntax._test`): the common
     types only."""
     if kind is None:
         return True
@@ -135,7 +136,7 @@ def _plain(value: Any, kind: Kind | None) -> bool:
     if kind == INT:
         return type(value) is int
     if kind == FLOAT32_SCALAR or kind in ZERO_DS:
-        return True  # (`parameter_kind` gives them to a NumPy float32, a 0-d array alone)
+        return True  # (`kind_of` an argument gives them to a NumPy float32, a 0-d array alone)
     if kind[0] == "f":
         return value.dtype is np.dtype(np.float64)
     return kind[0] == "i"  # an int array: its dtype's kind is all the test reads; other
@@ -153,7 +154,7 @@ def tangent_kind(tangent: Any, value: Any, kind: Kind | None) -> str | None:
         return DOT
     if kind == FLOAT32_SCALAR and type(tangent) is np.float32:
         return DOT
-    if kind in ZERO_DS and parameter_kind(tangent) == kind:  # a 0-d array of its dtype
+    if kind in ZERO_DS and kind_of(tangent, argument=True) == kind:  # a 0-d array of its dtype
         return DOT
     array = kind is not None and kind[0] == "f" and kind[1] > 0 and type(tangent) is np.ndarray
     if array and tangent.dtype is np.dtype(np.float64) and tangent.shape == value.shape:
@@ -230,7 +231,7 @@ class ForwardDispatcher:
             return None
         if self.func.__code__.co_flags & 0x04:  # CO_VARARGS: arguments are not parameters
             return None
-        kinds = tuple(map(parameter_kind, args))  # (a container takes the general path)
+        kinds = tuple(kind_of(arg, argument=True) for arg in args)  # (a container: none)
         if not all(_plain(a, k) for a, k in zip(args, kinds, strict=True)):
             return None
         if any(k is None and foreign_in(a) is not None for a, k in zip(args, kinds, strict=True)):

@@ -9,7 +9,7 @@ from srcad.kinds import ZERO_DS, Kind, Signature
 
 _CODES = {"float": "f", "float32": "f4", "int": "i"}
 _KIND = re.compile(r"\s*(float32|float|int|\?)\s*(?:\[\s*(:(?:\s*,\s*:)*|\(\s*\))\s*\])?\s*")
-# `float[()]`, `float32[()]`: a 0-d array (`kinds.parameter_kind`).
+# `float[()]`, `float32[()]`: a 0-d array (`kinds.kind_of` an argument).
 _ZERO_D = {(code, 0): kind for kind, (code, _) in ZERO_DS.items()}
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from srcad import primitives, syntax
 from srcad.constructors import constructed_class
 from srcad.errors import Diagnostic
-from srcad.kinds import NO_CALLEE_KINDS, Kind, is_integer
+from srcad.kinds import Kind, is_integer
 from srcad.passes.analyses.activity import (
     OPERATORS,
     Activity,
@@ -24,7 +24,7 @@ from srcad.passes.analyses.activity import (
     target_names,
 )
 from srcad.passes.analyses.scopes import LocalFunction, Scopes
-from srcad.passes.analyses.value_kinds import ValueKinds
+from srcad.passes.analyses.value_kinds import NO_CALLEE_KINDS, ValueKinds
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import Callees, is_static, static_path, static_value
 from srcad.passes.normal_form import is_copy, is_unpacking, walk_statements

@@ -14,10 +14,10 @@ from srcad.kinds import (
     EMPTY_LIST,
     EMPTY_TUPLE,
     FLOATS,
-    NO_CALLEE_KINDS,
     PYTHON_FLOAT,
     PYTHON_INT,
     RANGE,
+    ZERO_DS,
     Kind,
     Signature,
     Structure,
@@ -44,6 +44,8 @@ from srcad.primitives import unpack
 from srcad.registry import Origin, Registry
 
 BOTTOM: Kind = ("unset", 0)  # a local no assignment has given a kind yet
+# Kinds no callee is compiled for: a call's argument of one is passed as of no kind.
+NO_CALLEE_KINDS = frozenset({*ZERO_DS, EMPTY_TUPLE})
 
 
 class ValueKinds(Analysis["ValueKinds"]):

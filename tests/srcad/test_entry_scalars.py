@@ -1,5 +1,5 @@
 """Arguments that are NumPy scalars (float64, float32) or 0-d float arrays: kinds of their
-own (`kinds.parameter_kind`), branches in the entries of `grad` and `jvp`
+own (`kinds.kind_of` an argument), branches in the entries of `grad` and `jvp`
 (`srcad/entry.py`, `srcad/forward_entry.py`), the rule specialised for them. What the
 branch gives is what the general path gives (type, dtype, shape, value, warnings), the
 derivatives are central differences', and the specialised rule computes what the
@@ -14,7 +14,7 @@ import pytest
 
 import srcad
 from srcad.api import _general_jvp
-from srcad.kinds import ZERO_D, ZERO_D32, parameter_kind, signature
+from srcad.kinds import ZERO_D, ZERO_D32, kind_of, signature
 from tests.conftest import difference
 
 
@@ -249,8 +249,8 @@ def test_kinds_and_the_entry_s_tests() -> None:
     constant); the entry's branch tests it exactly, so that another dtype or byte order
     takes the general path."""
     assert signature((np.array(1.0), np.array(1.0, np.float32))) == (ZERO_D, ZERO_D32)
-    assert parameter_kind(np.array(1.0, np.float16)) is None
-    assert parameter_kind(np.array(1)) is None
+    assert kind_of(np.array(1.0, np.float16), argument=True) is None
+    assert kind_of(np.array(1), argument=True) is None
     assert signature(((np.array(1.0), 2.0),))[0].items[0] is None  # type: ignore[union-attr]
     grad = srcad.grad(lambda x: x * x + 3.0 * x)
     grad(np.array(0.7))
