@@ -92,7 +92,7 @@ from srcad.entry_syntax import (
 from srcad.errors import SrcadError
 from srcad.foreign import branch_kind
 from srcad.guards import Guards, facts_expression
-from srcad.kinds import FLOAT, INT, PYTHON_FLOAT, ZERO_DS, Kind, kind_of
+from srcad.kinds import FLOAT, INT, PYTHON_FLOAT, ZERO_D, ZERO_D32, ZERO_DS, Kind, kind_of
 from srcad.requests import Request
 from srcad.source import differentiated_function
 from srcad.tangents import NoTangent, ZeroTangent
@@ -102,6 +102,7 @@ ATTRIBUTE = "__srcad_jvp_entry__"  # where a function keeps its dispatcher
 # A result whose tangent of its own type `structured` keeps.
 REAL = (float, np.float64, np.float32)
 FLOAT32_SCALAR: Kind = (FLOAT32, 0)
+_ZERO_D_DTYPES = {ZERO_D: np.dtype(np.float64), ZERO_D32: np.dtype(np.float32)}
 ZERO, DOT = "zero", "dot"  # a tangent's kind: a symbolic zero, or a value of its argument's
 FORWARD_DISPATCHERS: weakref.WeakSet[ForwardDispatcher] = weakref.WeakSet()
 
@@ -135,8 +136,10 @@ def _plain(value: Any, kind: Kind | None) -> bool:
         return type(value) is float or type(value) is np.float64
     if kind == INT:
         return type(value) is int
-    if kind == FLOAT32_SCALAR or kind in ZERO_DS:
-        return True  # (`kind_of` an argument gives them to a NumPy float32, a 0-d array alone)
+    if kind == FLOAT32_SCALAR:
+        return True  # (`kind_of` gives it to a NumPy float32 alone)
+    if kind in ZERO_DS:  # a 0-d array of the native dtype (not another byte order)
+        return value.dtype is _ZERO_D_DTYPES[kind]
     if kind[0] == "f":
         return value.dtype is np.dtype(np.float64)
     return kind[0] == "i"  # an int array: its dtype's kind is all the test reads; other
@@ -154,8 +157,8 @@ def tangent_kind(tangent: Any, value: Any, kind: Kind | None) -> str | None:
         return DOT
     if kind == FLOAT32_SCALAR and type(tangent) is np.float32:
         return DOT
-    if kind in ZERO_DS and kind_of(tangent, argument=True) == kind:  # a 0-d array of its dtype
-        return DOT
+    if kind in ZERO_DS and kind_of(tangent, argument=True) == kind and _plain(tangent, kind):
+        return DOT  # a 0-d array of its argument's dtype
     array = kind is not None and kind[0] == "f" and kind[1] > 0 and type(tangent) is np.ndarray
     if array and tangent.dtype is np.dtype(np.float64) and tangent.shape == value.shape:
         return DOT

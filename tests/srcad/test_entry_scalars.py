@@ -259,3 +259,21 @@ def test_kinds_and_the_entry_s_tests() -> None:
     )
     for x in (np.array(0.7, np.float16), np.array(0.7, ">f8"), np.float16(0.7)):
         assert np.allclose(grad(x), 2 * 0.7 + 3.0, rtol=1e-3) and grad(x).dtype.type is x.dtype.type
+        y_dot = srcad.jvp(polynomial, (x,), (np.ones_like(x),))[1]
+        assert np.allclose(y_dot, 2 * 0.7 + 3.0, rtol=1e-3)
+
+
+def test_no_jvp_branch_for_another_byte_order() -> None:
+    """A big-endian 0-d array has the kind (NumPy computes with it as with a float64) but
+    fails the entry's test (`x.dtype is float64`): `jvp` makes no branch it never takes."""
+    from srcad.forward_entry import ATTRIBUTE
+
+    def cube(x: Any) -> Any:
+        return x * x * x
+
+    x = np.array(0.5, ">f8")
+    for _ in range(2):
+        assert np.isclose(srcad.jvp(cube, (x,), (np.ones_like(x),))[1], 0.75)
+    assert not cube.__dict__[ATTRIBUTE].branches
+    srcad.jvp(cube, (np.array(0.5),), (np.ones(()),))
+    assert len(cube.__dict__[ATTRIBUTE].branches) == 1
