@@ -379,8 +379,9 @@ def differentiated_parameters(
 def floating(derivative: Any, primal: Any) -> Any:
     """A derivative for a float argument with the argument's float type, though the code
     computed it from ints (`d(x * n)/dx` is `n`), or (for a float32 argument) in float64,
-    which NumPy's promotion gives where a float64 value meets it; for a complex argument,
-    complex though the code computed it real (`np.real(z)`'s, inlined)."""
+    which NumPy's promotion gives where a float64 value meets it, or (for a float32 number)
+    as a Python float; for a complex argument, complex though the code computed it real
+    (`np.real(z)`'s, inlined)."""
     integral = isinstance(derivative, bool | int | np.integer) or (
         isinstance(derivative, np.ndarray) and derivative.dtype.kind in "biu"
     )
@@ -391,7 +392,9 @@ def floating(derivative: Any, primal: Any) -> Any:
         return ProjectTo(primal)(derivative) if integral or real else derivative
     if isinstance(primal, np.float32 | np.ndarray) and primal.dtype == np.float32:
         widened = isinstance(derivative, np.ndarray | np.generic) and derivative.dtype == np.float64
-        return ProjectTo(primal)(derivative) if integral or widened else derivative
+        # A Python float for a float32 number (`d(float(x))/dx`, `d(x)/dx`): a float32 too.
+        python = type(derivative) is float and primal.ndim == 0
+        return ProjectTo(primal)(derivative) if integral or widened or python else derivative
     inexact = isinstance(primal, float | complex | np.inexact) or (
         isinstance(primal, np.ndarray) and primal.dtype.kind in "fc"
     )

@@ -14,7 +14,11 @@ np.float64(2.0)` is a float64 array). The classes:
 - `"f4w"`: a NumPy float32 or a Python float (that `s`, over a float32 array);
 - `"f0"`: a float64 that may be a 0-d float64 array (`np.array(0.0)`); only code gives it,
   and it is no real class: only the operations that take a 0-d array as a NumPy float64
-  (`unwraps_0d`) read it, as `"f"` (`srcad.kinds.as_scalars`);
+  (`unwraps_0d`) read it, as `"f"` (`srcad.kinds.as_scalars`); an argument that is a 0-d
+  float64 array has it too (`srcad.kinds.kind_of` an argument);
+- `"f40"`: a NumPy float32 that may be a 0-d float32 array: an argument that is a 0-d
+  float32 array (a NumPy float32 is `"f4"`); like `"f0"`, no real class, read as `"f4"`
+  by the operations that unwrap a 0-d array;
 - `"i"`: an int of any width (Python or NumPy, scalar or array), never a bool;
 - `"iw"`: a Python int, for sure (a literal `2`, what `len` gives, an item of a `range`); no
   argument has it, and it joins `"i"` into `"i"`. Like a Python float, NumPy promotes it
@@ -52,7 +56,7 @@ import numpy as np
 
 FLOAT64, FLOAT32, PYTHON_FLOAT, FLOAT32_OR_PYTHON, INTEGER = "f", "f4", "w", "f4w", "i"
 PYTHON_INT = "iw"
-FLOAT64_OR_0D = "f0"
+FLOAT64_OR_0D, FLOAT32_OR_0D = "f0", "f40"
 COMPLEX128, COMPLEX64, PYTHON_COMPLEX = "c", "c8", "cw"
 COMPLEX = frozenset({COMPLEX128, COMPLEX64, PYTHON_COMPLEX})
 REAL = frozenset({FLOAT64, FLOAT32, PYTHON_FLOAT, FLOAT32_OR_PYTHON})  # the real floats
@@ -79,7 +83,8 @@ _UNWRAPPING = frozenset(
 
 
 def unwraps_0d(function: Any) -> bool:
-    """Whether `function` gives for a 0-d float64 array what it gives for a NumPy float64."""
+    """Whether `function` gives for a 0-d float64 (float32) array what it gives for a
+    NumPy float64 (float32)."""
     if isinstance(function, np.ufunc) or getattr(function, "__module__", None) == "math":
         return True
     try:

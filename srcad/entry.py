@@ -14,7 +14,7 @@ floats, `srcad.grad(polynomial)` is:
     def grad(x=UNGIVEN, /, *args, **kwargs):
         if not (args or kwargs) and REGISTRY.version == 12 and guards_hold():
             if x is not UNGIVEN:
-                if type(x) is float:
+                if type(x) is float or type(x) is float64_scalar:
                     try:
                         y, cotangents = gradient_0(x)
                     except Exception:
@@ -25,6 +25,12 @@ floats, `srcad.grad(polynomial)` is:
                         return dx
                     return finish(y, cotangents, (x,), kwargs, True)
         return general(args, kwargs, x)
+
+A float is a Python float or a NumPy float64 (an item of a float64 array: `kinds.FLOAT`
+holds both, and the same gradient function serves them); a NumPy float32 and a 0-d float
+array (`kinds.ZERO_D`, `ZERO_D32`: `type(x) is ndarray and x.ndim == 0 and (x.dtype is
+float64)`) have kinds and branches of their own, the gradient of a 0-d array a NumPy
+scalar of its dtype (`Dispatcher._gradient`, which `finish` applies).
 
 The arguments are positional-only parameters defaulting to `UNGIVEN`, so a call builds
 no tuple of them: branches for one and two arguments test `x is not UNGIVEN and n is
@@ -89,17 +95,35 @@ from srcad.callables import (
 from srcad.compiler import Compiler
 from srcad.emit import nested_code, register_text
 from srcad.entry_rules import DISPATCHER, entry_rules
+from srcad.entry_syntax import (
+    _DTYPES,
+    _and,
+    _assign,
+    _attribute,
+    _call,
+    _compare,
+    _constant,
+    _if,
+    _is_type,
+    _item,
+    _load,
+    _or,
+    _passed,
+    _result_test,
+    _test,
+    _tuple,
+    function_module,
+)
 from srcad.errors import SrcadError
 from srcad.foreign import branch_kind
 from srcad.guards import Guards
 from srcad.kinds import (
-    FLOAT,
-    INT,
+    ZERO_DS,
     ArgumentKind,
-    Kind,
     Signature,
     Structure,
     is_inexact,
+    kind_of,
     signature,
 )
 from srcad.registry import RuleFn
@@ -224,6 +248,7 @@ class Dispatcher:
             "ndarray": np.ndarray,
             **{name: np.dtype(name) for name in _DTYPES.values()},  # `float64`, ...
             "float32_scalar": np.float32,
+            "float64_scalar": np.float64,
             "complex64_scalar": np.complex64,
             "COMPLEX_GRADIENTS": (complex, np.complex128),  # a complex argument's gradient
             "REAL": REAL,
@@ -345,7 +370,12 @@ class Dispatcher:
             primal = argument_at(args, kwargs, self.func, position)
         if isinstance(cotangent, NoTangent) or not perturbable(primal):
             refuse_unperturbable(self.func, position, primal)
-        return structured(cotangent, primal)
+        gradient = structured(cotangent, primal)
+        if (
+            kind_of(primal, argument=True) in ZERO_DS
+        ):  # a 0-d float array's: a NumPy scalar of its dtype
+            return primal.dtype.type(gradient)
+        return gradient
 
     # -- the entry function --------------------------------------------------------------
 
@@ -380,10 +410,15 @@ class Dispatcher:
             self._install()
 
     def _plain_kinds(self, kinds: Signature) -> bool:
-        """Whether the plain result for `kinds` is known: a real or complex float or array
-        in each position `wrt`, or a container (whose gradient `finish` shapes like it)."""
+        """Whether the plain result for `kinds` is known: a real or complex float or array,
+        or a 0-d float array, in each position `wrt`, or a container (whose gradient
+        `finish` shapes like it)."""
         return all(
-            p < len(kinds) and (isinstance(k := kinds[p], Structure) or is_inexact(k))
+            p < len(kinds)
+            and (
+                isinstance(k := kinds[p], Structure)
+                or (isinstance(k, tuple) and (is_inexact(k) or k in ZERO_DS))
+            )
             for p in self.positions
         )
 
@@ -549,151 +584,3 @@ class Dispatcher:
         # once fails in CPython 3.11 ("AST constructor recursion depth mismatch"), and
         # entries are written by whichever thread calls them.
         return nested_code(compile(text, filename, "exec"), self.name)
-
-
-# -- building the entry's tree -----------------------------------------------------------
-
-
-def _load(name: str) -> gast.Name:
-    return syntax.load(name)
-
-
-def _constant(value: Any) -> gast.Constant:
-    return gast.Constant(value=value, kind=None)
-
-
-def _call(function: str, *arguments: gast.expr) -> gast.Call:
-    return gast.Call(func=_load(function), args=list(arguments), keywords=[])
-
-
-def _attribute(value: gast.expr | str, attribute: str) -> gast.Attribute:
-    value = _load(value) if isinstance(value, str) else value
-    return gast.Attribute(value=value, attr=attribute, ctx=gast.Load())
-
-
-def _item(name: str, index: int) -> gast.Subscript:
-    return gast.Subscript(value=_load(name), slice=_constant(index), ctx=gast.Load())
-
-
-def _tuple(elements: list[gast.expr]) -> gast.Tuple:
-    context = gast.Store() if elements and isinstance(elements[0].ctx, gast.Store) else gast.Load()
-    return gast.Tuple(elts=elements, ctx=context)
-
-
-def _compare(left: gast.expr, op: gast.cmpop, right: gast.expr) -> gast.Compare:
-    return gast.Compare(left=left, ops=[op], comparators=[right])
-
-
-def _or(values: list[gast.expr]) -> gast.BoolOp:
-    return gast.BoolOp(op=gast.Or(), values=values)
-
-
-def _and(values: list[gast.expr]) -> gast.expr:
-    """All of `values` (True for none)."""
-    if not values:
-        return _constant(True)
-    return values[0] if len(values) == 1 else gast.BoolOp(op=gast.And(), values=values)
-
-
-def _assign(target: gast.expr, value: gast.expr) -> gast.Assign:
-    return gast.Assign(targets=[target], value=value, type_comment=None)
-
-
-def function_module(
-    name: str,
-    body: list[gast.stmt],
-    args: tuple[str, ...] = (),
-    vararg: str | None = None,
-    kwarg: str | None = None,
-    positional: list[str] | None = None,
-) -> gast.Module:
-    """A module holding `def name(*positional, /, *args, *vararg, **kwarg): body`."""
-
-    def parameter(name: str) -> gast.Name:
-        return gast.Name(id=name, ctx=gast.Param(), annotation=None, type_comment=None)
-
-    positional = positional or []  # (each defaulting to `UNGIVEN`)
-    arguments = gast.arguments(
-        args=[parameter(a) for a in args],
-        posonlyargs=[parameter(a) for a in positional],
-        vararg=None if vararg is None else parameter(vararg),
-        kwonlyargs=[],
-        kw_defaults=[],
-        kwarg=None if kwarg is None else parameter(kwarg),
-        defaults=[_load("UNGIVEN") for _ in positional],
-    )
-    function = gast.FunctionDef(
-        name=name,
-        args=arguments,
-        body=body,
-        decorator_list=[],
-        returns=None,
-        type_comment=None,
-        type_params=[],
-    )
-    return gast.Module(body=[function], type_ignores=[])
-
-
-def _passed(parameters: list[str], count: int) -> list[gast.expr]:
-    """The tests that a call passed `count` of the positional-only `parameters`."""
-    tests = []
-    if count:
-        tests.append(_compare(_load(parameters[count - 1]), gast.IsNot(), _load("UNGIVEN")))
-    if count < len(parameters):
-        tests.append(_compare(_load(parameters[count]), gast.Is(), _load("UNGIVEN")))
-    return tests
-
-
-def _if(test: gast.expr, body: list[gast.stmt]) -> gast.If:  # (with no `else`)
-    return gast.If(test=test, body=body, orelse=[])
-
-
-def _is_type(value: gast.expr | str, cls: str) -> gast.Compare:
-    """`type(value) is cls`."""
-    value = _load(value) if isinstance(value, str) else value
-    return _compare(_call("type", value), gast.Is(), _load(cls))
-
-
-# The type of an argument of a float kind other than FLOAT, and the dtype of its array:
-# a gradient of that kind has the argument's float type (`srcad.dtypes`).
-_SCALAR_TYPES = {"f4": "float32_scalar", "c": "complex", "c8": "complex64_scalar"}
-_DTYPES = {"f": "float64", "f4": "float32", "c": "complex128", "c8": "complex64"}
-_GRADIENT_TYPES = {FLOAT: "FLOAT_GRADIENTS", ("c", 0): "COMPLEX_GRADIENTS"}
-
-
-def _test(value: gast.expr, kind: Kind | None) -> gast.expr:
-    """A test of whether `value` has `kind` (the common types only: a NumPy scalar, or an
-    array of another byte order, takes the general path)."""
-    if kind is None:
-        return _compare(_call("kind_of", value), gast.Is(), _constant(None))
-    if kind == FLOAT:
-        return _is_type(value, "float")
-    if kind == INT:
-        return _is_type(value, "int")
-    dtype, ndim = kind
-    if ndim == 0:
-        return _is_type(value, _SCALAR_TYPES[dtype])
-    ndim_is = _compare(_attribute(value, "ndim"), gast.Eq(), _constant(ndim))
-    array = [_is_type(value, "ndarray"), ndim_is]
-    dtype_of = _attribute(value, "dtype")
-    if dtype in _DTYPES:
-        return _and([*array, _compare(dtype_of, gast.Is(), _load(_DTYPES[dtype]))])
-    kind_of_dtype = gast.Attribute(value=dtype_of, attr="kind", ctx=gast.Load())
-    return _and([*array, _compare(kind_of_dtype, gast.In(), _constant("iu"))])
-
-
-def _result_test(name: str, kind: ArgumentKind) -> gast.expr:
-    """The plain type of the gradient for an argument of `kind` (a float kind): a float,
-    or an array of the argument's dtype (the code may compute an int array, `d(x * n)/dx`
-    for int `n`, or a float64 one for a float32 argument); a float32 for a float32; a
-    container's, shaped (`trees.shaped`: None where it could not)."""
-    assert kind is not None
-    if isinstance(kind, Structure):
-        return _compare(_load(name), gast.IsNot(), _constant(None))
-    if kind in _GRADIENT_TYPES:  # (a float or a NumPy float64: `FLOAT_GRADIENTS`; complex)
-        return _compare(_call("type", _load(name)), gast.In(), _load(_GRADIENT_TYPES[kind]))
-    if kind[1] == 0:
-        return _is_type(name, _SCALAR_TYPES[kind[0]])
-    dtype_of = _attribute(name, "dtype")
-    dtype = _load(_DTYPES[kind[0]])
-    return _and([_is_type(name, "ndarray"), _compare(dtype_of, gast.Is(), dtype)])

@@ -90,12 +90,12 @@ def foreign_class(value: Any) -> str | None:
 
 
 def branch_kind(value: Any) -> Any:
-    """`kind_of(value)`, as a branch tests an argument of no kind (`_test`): a value of a
-    class that computes its own way (`foreign_class`: a masked array) fails the
+    """`kind_of(value, argument=True)`, as a branch tests an argument of no kind (`_test`):
+    a value of a class that computes its own way (`foreign_class`: a masked array) fails the
     test, and takes the general path, which refuses it. (A branch is made only where no
     argument holds one; one held inside an argument of no kind, a container, is not
     looked for on later calls.)"""
-    kind = kind_of(value)
+    kind = kind_of(value, argument=True)
     if kind is None and foreign_class(value) is not None:
         return foreign_class
     return kind

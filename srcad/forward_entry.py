@@ -23,7 +23,8 @@ is a float64 number, as `kepler`'s, its kind says it is a real scalar's). For
         except Exception:  # a guard's read failed (a name deleted), or another length
             hold = False
         if hold:
-            if (type(arg0) is float and type(arg1) is float and type(arg0_dot) is float
+            if ((type(arg0) is float or type(arg0) is float64_scalar) and ...
+                    and (type(arg0_dot) is float or type(arg0_dot) is float64_scalar)
                     and type(arg1_dot) is ZeroTangent):
                 result = frule_0((NO_TANGENT, arg0_dot, arg1_dot), arg0, arg1)
                 y, y_dot = result
@@ -37,15 +38,18 @@ calls it with the function, which it tests is `kepler` itself: a function that
 `functools.wraps` made copies `kepler`'s `__dict__`, dispatcher included, and `general`
 sends it to an entry of its own.
 
-A tangent's kind is one of two facts tested per call: a symbolic zero (`ZeroTangent`), or
-a value of its argument's own kind (a float for a float, a complex for a complex; a
-float64 or complex128 array of the argument's shape for one such: the shape is a value,
-so it is compared on every call, as `jvp` checks it). The forward rule of a branch is
-compiled with respect to the arguments whose tangent is a value only
+A float argument is a Python float or a NumPy float64 (`kinds.FLOAT`), a NumPy float32
+one a float32 (`("f4", 0)`), a 0-d float array one of its dtype (`kinds.ZERO_D`,
+`ZERO_D32`). A tangent's kind is one of two facts tested per call: a symbolic zero
+(`ZeroTangent`), or a value of its argument's own kind (a Python float or NumPy float64
+for a float, a NumPy float32 for a float32, a 0-d array of the dtype for a 0-d array, a
+complex for a complex; a float64 or complex128 array of the argument's shape for one such:
+the shape is a value, so it is compared on every call, as `jvp` checks it). The forward
+rule of a branch is compiled with respect to the arguments whose tangent is a value only
 (`Compiler.compiled`'s `wrt`): a zero tangent contributes nothing to the result's, so its
 whole chain of tangents is folded away when compiling, instead of being carried as
 `ZeroTangent` through every operation. Every
-other call (other kinds, a list of arguments, NumPy scalars, structures, a rule
+other call (other kinds, a list of arguments, other NumPy scalars, structures, a rule
 registered since, a guard that fails) takes the general path: where the kinds allow a
 branch, it compiles the forward rule for them, adds the branch and calls the rule; else
 it is `jvp` as it always was (`api._general_jvp`).
@@ -72,9 +76,11 @@ import numpy as np
 from srcad import syntax
 from srcad.callables import name_of
 from srcad.compiler import Compiler
+from srcad.dtypes import FLOAT32
 from srcad.emit import nested_code, register_text
-from srcad.entry import (
-    MAX_BRANCHES,
+from srcad.entry import MAX_BRANCHES, entry_guards
+from srcad.entry_rules import entry_rules
+from srcad.entry_syntax import (
     _and,
     _assign,
     _attribute,
@@ -84,16 +90,15 @@ from srcad.entry import (
     _if,
     _is_type,
     _load,
+    _or,
     _test,
     _tuple,
-    entry_guards,
     function_module,
 )
-from srcad.entry_rules import entry_rules
 from srcad.errors import SrcadError
 from srcad.foreign import branch_kind
 from srcad.guards import Guards, facts_expression
-from srcad.kinds import FLOAT, INT, PYTHON_FLOAT, Kind, kind_of
+from srcad.kinds import FLOAT, INT, PYTHON_FLOAT, ZERO_D, ZERO_D32, ZERO_DS, Kind, kind_of
 from srcad.requests import Request
 from srcad.source import differentiated_function
 from srcad.tangents import NoTangent, ZeroTangent
@@ -101,7 +106,10 @@ from srcad.trees import foreign_in, structured
 
 ATTRIBUTE = "__srcad_jvp_entry__"  # where a function keeps its dispatcher (`api.jvp` reads it
 # as `f.__srcad_jvp_entry__`, which costs less than `f.__dict__.get(ATTRIBUTE)`)
-REAL = (float, np.float64)  # a result whose tangent of its own type `structured` keeps
+# A result whose tangent of its own type `structured` keeps.
+REAL = (float, np.float64, np.float32)
+FLOAT32_SCALAR: Kind = (FLOAT32, 0)
+_ZERO_D_DTYPES = {ZERO_D: np.dtype(np.float64), ZERO_D32: np.dtype(np.float32)}
 ZERO, DOT = "zero", "dot"  # a tangent's kind: a symbolic zero, or a value of its argument's
 FORWARD_DISPATCHERS: weakref.WeakSet[ForwardDispatcher] = weakref.WeakSet()
 
@@ -129,20 +137,24 @@ def clear_forward_entries() -> None:
 
 
 def _plain(value: Any, kind: Kind | None) -> bool:
-    """Whether `value` passes the entry's test for `kind` (`entry._test`): the common
+    """Whether `value` passes the entry's test for `kind` (`entry_syntax._test`): the common
     types only."""
     if kind is None:
         return True
     if kind == FLOAT:
-        return type(value) is float
+        return type(value) is float or type(value) is np.float64
     if kind == INT:
         return type(value) is int
     if kind == COMPLEX:
         return type(value) is complex
+    if kind == FLOAT32_SCALAR:
+        return True  # (`kind_of` gives it to a NumPy float32 alone)
+    if kind in ZERO_DS:  # a 0-d array of the native dtype (not another byte order)
+        return value.dtype is _ZERO_D_DTYPES[kind]
     if kind[0] in _DTYPES:
         return value.dtype is np.dtype(_DTYPES[kind[0]])
     return kind[0] == "i"  # an int array: its dtype's kind is all the test reads; other
-    # dtype classes (float32, `srcad.dtypes`) take the general path
+    # dtype classes (float32 arrays, `srcad.dtypes`) take the general path
 
 
 # The dtype of a float64 or complex128 array argument, and of its tangent.
@@ -152,12 +164,19 @@ COMPLEX: Kind = ("c", 0)
 
 def tangent_kind(tangent: Any, value: Any, kind: Kind | None) -> str | None:
     """The kind of `tangent`, the tangent of an argument `value` of `kind`, as a branch
-    tests it: a symbolic zero, a value of the argument's own float kind, or None (the
-    general path: an int tangent, a NumPy scalar, a structure, a shape that misfits)."""
+    tests it: a symbolic zero, a value of the argument's own float kind (for a float, a
+    Python float or a NumPy float64; for a NumPy float32, a NumPy float32), or None (the
+    general path: an int tangent, another NumPy scalar, a structure, a shape that misfits)."""
     if type(tangent) is ZeroTangent:
         return ZERO
-    if (kind == FLOAT and type(tangent) is float) or (kind == COMPLEX and type(tangent) is complex):
+    if kind == FLOAT and (type(tangent) is float or type(tangent) is np.float64):
         return DOT
+    if kind == COMPLEX and type(tangent) is complex:
+        return DOT
+    if kind == FLOAT32_SCALAR and type(tangent) is np.float32:
+        return DOT
+    if kind in ZERO_DS and kind_of(tangent, argument=True) == kind and _plain(tangent, kind):
+        return DOT  # a 0-d array of its argument's dtype
     dtype = None if kind is None or kind[1] == 0 else _DTYPES.get(kind[0])
     array = dtype is not None and type(tangent) is np.ndarray
     if array and tangent.dtype is np.dtype(dtype) and tangent.shape == value.shape:
@@ -191,6 +210,9 @@ class ForwardDispatcher:
             "ndarray": np.ndarray,
             "float64": np.dtype(np.float64),
             "complex128": np.dtype(np.complex128),
+            "float64_scalar": np.float64,
+            "float32_scalar": np.float32,
+            "float32": np.dtype(np.float32),
             "REAL": REAL,
             "ZeroTangent": ZeroTangent,
             "NO_TANGENT": NoTangent(),
@@ -237,7 +259,7 @@ class ForwardDispatcher:
             return None
         if self.func.__code__.co_flags & 0x04:  # CO_VARARGS: arguments are not parameters
             return None
-        kinds = tuple(map(kind_of, args))  # value kinds: a container takes the general path
+        kinds = tuple(kind_of(arg, argument=True) for arg in args)  # (a container: none)
         if not all(_plain(a, k) for a, k in zip(args, kinds, strict=True)):
             return None
         if any(k is None and foreign_in(a) is not None for a, k in zip(args, kinds, strict=True)):
@@ -382,12 +404,19 @@ class ForwardDispatcher:
 
 def _tangent_test(name: str, dot: str, primal: str, kind: Kind | None) -> gast.expr:
     """A test of whether the tangent `name`, of the argument `primal` of `kind`, has the
-    kind `dot` (`tangent_kind`): a float for a float, a float64 array of the argument's
-    shape for a float64 array (the shape, a value, compared on every call)."""
+    kind `dot` (`tangent_kind`): a Python float or NumPy float64 for a float, a NumPy
+    float32 for a NumPy float32, a float64 array of the argument's shape for a float64
+    array (the shape, a value, compared on every call)."""
     if dot == ZERO:
         return _is_type(name, "ZeroTangent")
-    if kind in (FLOAT, COMPLEX):
-        return _is_type(name, "float" if kind == FLOAT else "complex")
+    if kind == FLOAT:
+        return _or([_is_type(name, "float"), _is_type(name, "float64_scalar")])
+    if kind == COMPLEX:
+        return _is_type(name, "complex")
+    if kind == FLOAT32_SCALAR:
+        return _is_type(name, "float32_scalar")
+    if kind in ZERO_DS:
+        return _test(_load(name), kind)
     assert kind is not None
     return _float_array_like(name, primal, _DTYPES[kind[0]])
 

@@ -15,7 +15,7 @@ Values the emitted code reads live (a global `SCALE` holding an object) need no 
 code reads the value it is called with, as the primal does; but an array, list, tuple or
 dict of no kind read so has its type checked, since one of a class that computes its own
 way (a masked array, `srcad.foreign`) is refused when compiling. A module constant that code is
-specialised on (a float, an int, a tuple of floats, an array: `srcad.kinds.constant_kind`) is
+specialised on (a float, an int, a tuple of floats, an array: `constant_kinds.constant_kind`) is
 read once on entry and has a fact: its type for a number, so that `TOLERANCE = 1e-10` needs
 no new compilation, its identity for a tuple, and for an array its identity, its dtype and
 its number of dimensions (which change in place). A container of parameters (a list or dict
@@ -53,7 +53,7 @@ class Fact:
     closure cell (`"cell"`), `getattr(holder, key)` for an attribute (`"attribute"`).
 
     `of_type`: reading it gives an object whose type is exactly `expected` (a module
-    constant `TOLERANCE` that code is specialised on as a float, `srcad.kinds.constant_kind`,
+    constant `TOLERANCE` that code is specialised on as a float, `constant_kinds.constant_kind`,
     and which may be rebound to another float without compiling again).
 
     `of_structure`: reading it gives a container whose structure (`srcad.kinds.Structure`,

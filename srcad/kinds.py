@@ -18,8 +18,10 @@ Complex numbers have kinds of their own classes: `("c", n)` a Python complex or 
 complex128 (an array of them), `("c8", n)` complex64, `("cw", 0)` a Python complex for sure
 (`1j`); `is_real` and `is_numeric` hold for none of them, so only what states a complex case
 (`is_complex`: an inline derivative's `complex` templates, written with `conj`) takes them.
-Everything else (float16, bools, 0-d arrays as arguments, objects) has no kind, written
-`None`: code touching it calls the general rules, which handle any type.
+An argument that is a 0-d float64 array has `ZERO_D` too, a 0-d float32 one `("f40", 0)`
+(`ZERO_D32`, read as a float32 so: `kind_of` an argument). Everything else (float16, bools,
+0-d arrays of other dtypes or inside containers, objects) has no kind, written `None`: code
+touching it calls the general rules, which handle any type.
 An argument that is a container of values with kinds (a tuple, list, dict, NamedTuple or
 dataclass) has its structure as its kind (`Structure`, at the end of this module).
 
@@ -51,11 +53,16 @@ INT: Kind = ("i", 0)
 PYTHON_INT: Kind = ("iw", 0)  # a Python int for sure: a literal, `len`'s (`srcad.dtypes`)
 RANGE: Kind = ("range", 0)  # what `range(...)` gives: iterating it gives ints
 # A tuple of Python floats (a module's coefficients): iterating it, or indexing it with an
-# int, gives a float. Only constants read from outside the function have it (`constant_kind`).
+# int, gives a float. Only constants read from outside the function have it (`constant_kinds`).
 FLOATS: Kind = ("floats", 1)
 # `[]`; a list of numbers of kind `(code, 0)` is `("[code]", 1)` (`list_of`).
 # A float64 that may be a 0-d array (module docstring; `as_scalars`); `()`, the shape of one.
 ZERO_D, EMPTY_TUPLE = (dtypes.FLOAT64_OR_0D, 0), ("()", 0)
+ZERO_D32: Kind = (dtypes.FLOAT32_OR_0D, 0)  # a float32 that may be a 0-d array (an argument's)
+# The kinds of 0-d arrays (`kind_of` an argument), and what `as_scalars` reads each as.
+ZERO_DS: dict[Kind, Kind] = {ZERO_D: FLOAT, ZERO_D32: (dtypes.FLOAT32, 0)}
+# Kinds no callee is compiled for: a call's argument of one is passed as of no kind.
+NO_CALLEE_KINDS = frozenset({*ZERO_DS, EMPTY_TUPLE})
 EMPTY_LIST: Kind = ("[]", 1)
 
 _SCALARS: dict[type, Kind] = {float: FLOAT, np.float64: FLOAT, int: INT, np.float32: ("f4", 0)}
@@ -64,19 +71,21 @@ _SCALARS.update({t: INT for t in (np.int8, np.int16, np.int32, np.int64, np.intp
 _SCALARS.update({t: INT for t in (np.uint8, np.uint16, np.uint32, np.uint64)})
 
 
-def kind_of(value: Any) -> Kind | None:
-    """The kind of one value, or None.
+def kind_of(value: Any, argument: bool = False) -> Kind | None:
+    """The kind of one value, or None; of an `argument` (what `signature` and the entries
+    read), a 0-d float64 or float32 array's too: `ZERO_D`, `ZERO_D32`.
 
     >>> kind_of(1.5), kind_of(np.zeros((2, 3))), kind_of(True), kind_of(np.float32(1))
     (('f', 0), ('f', 2), None, ('f4', 0))
+    >>> kind_of(np.array(0.5)), kind_of(np.array(0.5), argument=True)
+    (None, ('f0', 0))
     """
     kind = _SCALARS.get(type(value))
     if kind is not None or type(value) is not np.ndarray:
         return kind
-    ndim = value.ndim
+    ndim, code = value.ndim, value.dtype.char
     if ndim == 0:
-        return None
-    code = value.dtype.char
+        return {"d": ZERO_D, "f": ZERO_D32}.get(code) if argument else None
     if code == "d":
         return ("f", ndim)
     if code == "f":  # NumPy's character code of float32
@@ -88,30 +97,12 @@ def kind_of(value: Any) -> Kind | None:
     return None
 
 
-def constant_kind(value: Any) -> Kind | None:
-    """The kind of a value a function reads from outside (a module constant, a closure
-    cell) that compiled code may be specialised on, or None: a number (`kind_of`), a
-    non-empty tuple of floats (`FLOATS`), or a float64, float32 or integer array of one
-    dimension or more (`kind_of`). An array's dtype and number of dimensions change in place
-    (`a.shape = ...`, `a.dtype = ...`): its guard checks them on every entry, with its
-    identity (`FunctionSource.constant_kind`); its contents are read when the code runs.
-
-    >>> constant_kind(1e-12), constant_kind((0.5, -1.0)), constant_kind((1, 2.0))
-    (('f', 0), ('floats', 1), None)
-    >>> constant_kind(np.ones((2, 3))), constant_kind(np.float32([1.0])), constant_kind(np.array(1))
-    (('f', 2), ('f4', 1), None)
-    """
-    if type(value) is tuple:
-        return FLOATS if value and all(type(item) is float for item in value) else None
-    return kind_of(value)
-
-
 def signature(args: tuple[Any, ...]) -> Signature:
-    """The kinds of a call's positional arguments: a value kind, or a container's
-    (`argument_kind`)."""
+    """The kinds of a call's positional arguments: a value kind (`kind_of` an argument), or
+    a container's (`structure_of`)."""
     if len(args) == 1:  # the common case, without building a list
-        return (argument_kind(args[0]),)
-    return tuple(map(argument_kind, args))
+        return (kind_of(args[0], True) or structure_of(args[0], MAX_DEPTH),)
+    return tuple(kind_of(arg, True) or structure_of(arg, MAX_DEPTH) for arg in args)
 
 
 def describe(kind: Kind | Structure | None) -> str:
@@ -124,6 +115,8 @@ def describe(kind: Kind | Structure | None) -> str:
     if is_list(kind):  # (a list the function made: `list_of`)
         return f"list[{describe(list_item(kind))}]"
     dtype, ndim = kind
+    if kind in ZERO_DS:  # (a 0-d array's: `float[()]`, `float32[()]`)
+        return f"{describe(ZERO_DS[kind])}[()]"
     base = _NAMES.get(dtype, "?")
     return base if ndim == 0 else f"{base}[{', '.join([':'] * ndim)}]"
 
@@ -225,6 +218,8 @@ def join(first: Kind | None, second: Kind | None) -> Kind | None:
     if ZERO_D in (first, second):  # with a float64 or a Python float: a float64 or 0-d array
         other = second if first == ZERO_D else first
         return ZERO_D if other in (FLOAT, PYTHON_FLOAT) else None
+    if ZERO_D32 in (first, second):  # with a float32: a float32 or 0-d array
+        return ZERO_D32 if {first, second} == {ZERO_D32, ZERO_DS[ZERO_D32]} else None
     if is_list(first) and is_list(second):  # an empty list holds what any list holds
         if EMPTY_LIST in (first, second):
             return second if first == EMPTY_LIST else first
@@ -236,18 +231,18 @@ def join(first: Kind | None, second: Kind | None) -> Kind | None:
 
 
 def is_float(kind: Kind | None) -> bool:
-    """Whether values of this kind are real floats or arrays (`is_real`), or `ZERO_D`."""
-    return kind == ZERO_D or is_real(kind)
+    """Whether values of this kind are real floats or arrays, or 0-d arrays (`ZERO_DS`)."""
+    return kind in ZERO_DS or is_real(kind)
 
 
 def as_scalars(function: Any, args: Sequence[Kind | None]) -> Sequence[Kind | None]:
     """The kinds of `function`'s arguments as its result kind and inline derivative read
-    them: a `ZERO_D` one as a float64 (`FLOAT`) where `function` gives for a 0-d array what
-    it gives for a NumPy float64 (`dtypes.unwraps_0d`); else as they are (`tests/srcad/
-    test_dtypes.py` checks it against what each primitive returns for 0-d arrays)."""
-    if ZERO_D not in args or not dtypes.unwraps_0d(function):
+    them: a `ZERO_D` (`ZERO_D32`) one as a float64 (float32) where `function` gives for a
+    0-d array what it gives for a NumPy scalar (`dtypes.unwraps_0d`); else as they are
+    (`tests/srcad/test_dtypes.py` checks it against what each primitive returns for them)."""
+    if not any(arg in ZERO_DS for arg in args) or not dtypes.unwraps_0d(function):
         return args
-    return [FLOAT if arg == ZERO_D else arg for arg in args]
+    return [ZERO_DS.get(arg, arg) for arg in args]  # type: ignore[arg-type]
 
 
 _numeric = is_numeric

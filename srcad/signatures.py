@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import re
 
-from srcad.kinds import Kind, Signature
+from srcad.kinds import ZERO_DS, Kind, Signature
 
 _CODES = {"float": "f", "float32": "f4", "int": "i", "complex": "c", "complex64": "c8"}
 _KIND = re.compile(
-    r"\s*(float32|float|int|complex64|complex|\?)\s*(?:\[\s*(:(?:\s*,\s*:)*)\s*\])?\s*"
+    r"\s*(float32|float|int|complex64|complex|\?)\s*(?:\[\s*(:(?:\s*,\s*:)*|\(\s*\))\s*\])?\s*"
 )
+# `float[()]`, `float32[()]`: a 0-d array (`kinds.kind_of` an argument).
+_ZERO_D = {(code, 0): kind for kind, (code, _) in ZERO_DS.items()}
 
 
 def parse_signature(text: str) -> Signature:
-    """Read `float, float[:], int[:, :], ?` (one kind per positional argument).
+    """Read `float, float[:], int[:, :], float[()], ?` (one kind per positional argument).
 
-    >>> parse_signature("float[:], ?, int")
-    (('f', 1), None, ('i', 0))
+    >>> parse_signature("float[:], ?, int, float32[()]")
+    (('f', 1), None, ('i', 0), ('f40', 0))
     """
     kinds: list[Kind | None] = []
     for part in _split(text):
@@ -25,14 +27,19 @@ def parse_signature(text: str) -> Signature:
         if match is None:
             raise ValueError(
                 f"cannot read the argument kind {part.strip()!r}: write float, int, "
-                "float[:] (one `:` per dimension), int[:, :], float32[:], complex, complex64[:], "
-                "or ? for anything else"
+                "float[:] (one `:` per dimension), int[:, :], float32[:], float[()] (a 0-d "
+                "array), complex, complex64[:], or ? for anything else"
             )
         base, dims = match.groups()
         if base == "?":
             if dims:
                 raise ValueError(f"the kind `?` takes no dimensions: {part.strip()!r}")
             kinds.append(None)
+            continue
+        if dims and dims.startswith("("):
+            if (_CODES[base], 0) not in _ZERO_D:
+                raise ValueError(f"no 0-d array of ints has a kind: {part.strip()!r}")
+            kinds.append(_ZERO_D[(_CODES[base], 0)])
             continue
         ndim = dims.count(":") if dims else 0
         kinds.append((_CODES[base], ndim))

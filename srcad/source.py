@@ -19,11 +19,12 @@ import gast
 import numpy as np
 
 from srcad import syntax
+from srcad.constant_kinds import constant_kind
 from srcad.constructors import initialiser
 from srcad.errors import Diagnostic, SourceUnavailableError, SrcadError
 from srcad.foreign import foreign_class
 from srcad.guards import Fact, name_facts
-from srcad.kinds import FLOATS, Kind, Structure, argument_kind, constant_kind
+from srcad.kinds import FLOATS, Kind, Structure, argument_kind
 
 
 @dataclass
@@ -132,7 +133,7 @@ class FunctionSource:
         return where, value
 
     def constant_kind(self, path: list[str]) -> Kind | None:
-        """The kind (`srcad.kinds.constant_kind`) of what the global or closure cell
+        """The kind (`srcad.constant_kinds.constant_kind`) of what the global or closure cell
         `path[0]` (not bound in the function) holds now, or None; or, for a dotted name
         (`math.pi`, `np.e`, `config.SCALE`), of the attribute it names, where every object
         on the way is a module (an attribute of anything else, `a.T`, may be a new object

@@ -15,7 +15,7 @@ import numpy as np
 from srcad import primitives, syntax
 from srcad.constructors import constructed_class
 from srcad.errors import Diagnostic
-from srcad.kinds import EMPTY_TUPLE, ZERO_D, Kind, is_integer
+from srcad.kinds import NO_CALLEE_KINDS, Kind, is_integer
 from srcad.passes.analyses.activity import (
     OPERATORS,
     Activity,
@@ -362,7 +362,8 @@ def _argument_kinds(
     if not ctx.request.kinds or any(isinstance(a, gast.Starred) for a in call.args):
         return ()
     kinds = ctx.analysis(ValueKinds, tree)
-    # (None for a 0-d array's kind, `ZERO_D`, and `()`'s: no callee is compiled for one.)
+    # (None for a 0-d array's kind, `ZERO_D`, `ZERO_D32`, and `()`'s: no callee is
+    # compiled for one.)
     found = [_argument(kinds.of(argument)) for argument in call.args]
     code = getattr(differentiated_function(callee), "__code__", None)
     leading: tuple[str, ...] = ()
@@ -384,7 +385,7 @@ def _argument_kinds(
 
 
 def _argument(kind: Kind | None) -> Kind | None:
-    return None if kind in (ZERO_D, EMPTY_TUPLE) else kind
+    return None if kind in NO_CALLEE_KINDS else kind
 
 
 def active_parameters(

@@ -14,10 +14,10 @@ from srcad.kinds import (
     EMPTY_LIST,
     EMPTY_TUPLE,
     FLOATS,
+    NO_CALLEE_KINDS,
     PYTHON_FLOAT,
     PYTHON_INT,
     RANGE,
-    ZERO_D,
     Kind,
     Signature,
     Structure,
@@ -478,7 +478,7 @@ class ValueKinds(Analysis["ValueKinds"]):
         of these kinds (`Services.result_kind`), which this rule then relies on: the
         callee's guards join its own. None where no argument's kind is known."""
         # (A callee is compiled for argument kinds, never for a 0-d array's or `()`'s.)
-        arguments = tuple(None if kind in (ZERO_D, EMPTY_TUPLE) else kind for kind in arguments)
+        arguments = tuple(None if kind in NO_CALLEE_KINDS else kind for kind in arguments)
         if all(kind is None for kind in arguments):
             return None
         key = (callee, arguments)

@@ -7,6 +7,7 @@ import math
 import gast
 
 from srcad import syntax
+from srcad.kinds import ZERO_DS
 from srcad.partials import strong_product
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.rule_calls import constant
@@ -40,6 +41,9 @@ class Fuse(Transform):
         self.ctx = ctx
         self.pullbacks = ctx.output.pullbacks
         self.strong_product = ctx.output.runtime.name_of(strong_product)
+        # `1.0 * e` is `e` for a number `e`, but a NumPy scalar for a 0-d array (`e` itself:
+        # the caller's array, for an argument): with one as an argument, nothing is folded.
+        self.folds = not any(kind in ZERO_DS for kind in ctx.request.kinds.values())
         function.body = self._block(function.body)
         function.name = "grad_" + function.name.removeprefix("rrule_")
         return True
@@ -94,7 +98,7 @@ class Fuse(Transform):
                     ones = ones or _without_one(node) is not None
                     foldable = foldable or is_foldable(node)
             changes.append((ones, foldable))
-        if assigned:
+        if assigned or not self.folds:
             return [start, *statements]
         # The seed is 1.0 throughout: fold it in (`1.0 * e` is `e`, exactly).
         folded = []

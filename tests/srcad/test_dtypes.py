@@ -23,6 +23,7 @@ from srcad.kinds import (
     PYTHON_FLOAT,
     PYTHON_INT,
     ZERO_D,
+    ZERO_D32,
     Kind,
     as_scalars,
     join,
@@ -37,7 +38,7 @@ with contextlib.suppress(ImportError):
 F32: Kind = ("f4", 0)
 F32_OR_PYTHON: Kind = ("f4w", 0)
 COMPLEX_SCALARS: list[Kind] = [("c", 0), ("cw", 0), ("c8", 0)]
-SCALARS: list[Kind] = [FLOAT, PYTHON_FLOAT, F32, F32_OR_PYTHON, INT, PYTHON_INT, ZERO_D]
+SCALARS: list[Kind] = [FLOAT, PYTHON_FLOAT, F32, F32_OR_PYTHON, INT, PYTHON_INT, ZERO_D, ZERO_D32]
 SCALARS += COMPLEX_SCALARS
 ARRAYS: list[Kind] = [(code, n) for n in (1, 2) for code in ("f", "f4", "i", "c", "c8")]
 KINDS = SCALARS + ARRAYS
@@ -60,6 +61,7 @@ def members(kind: Kind) -> list[Any]:
             "c": [0.5 + 0.25j, np.complex128(0.5 + 0.25j)],
             "cw": [0.5 + 0.25j],
             "c8": [np.complex64(0.5 + 0.25j)],
+            "f40": [np.float32(0.5), np.array(0.5, dtype=np.float32)],
         }[code]
     dtypes_ = {"f": [np.float64], "f4": [np.float32], "i": list(_INT_TYPES)}.get(code)
     if dtypes_ is None:  # complex: a matrix far from singular too
@@ -79,9 +81,11 @@ def belongs(value: Any, kind: Kind) -> bool:
             return type(value) is int or type(value) in _INT_TYPES
         if code == "iw":
             return type(value) is int
-        if code == "f0":
-            return type(value) in (float, np.float64) or (
-                type(value) is np.ndarray and value.shape == () and value.dtype == np.float64
+        if code in ("f0", "f40"):
+            dtype = np.float64 if code == "f0" else np.float32
+            scalars = (float, np.float64) if code == "f0" else (np.float32,)
+            return type(value) in scalars or (
+                type(value) is np.ndarray and value.shape == () and value.dtype == dtype
             )
         allowed = {
             "f": (float, np.float64),
