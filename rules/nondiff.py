@@ -19,6 +19,7 @@ from srcad.kinds import (
     ResultKind,
 )
 from srcad.partials import sign
+from srcad.projection import python_numbers
 from srcad.registry import RuleSet
 
 rules = RuleSet("nondiff")
@@ -47,6 +48,8 @@ rules.non_differentiable(
 )  # fmt: skip
 # The slope of `abs` its inline derivative calls (a float's without NumPy): flat as np.sign.
 rules.non_differentiable(sign)
+# Whether `np.power`'s and `np.mod`'s operands are two Python numbers: a type test.
+rules.non_differentiable(python_numbers)
 if np.around is not np.round:  # one function in NumPy 1.x, two in 2.x
     rules.non_differentiable(np.around)
 rules.non_differentiable_attribute("shape", "ndim", "size", "dtype", "itemsize", "nbytes")
