@@ -252,9 +252,22 @@ def extremum_cotangent(y_bar: Any, x: Any, y: Any, axes: tuple[int, ...], keepdi
     return extremum_share(x, y, axes, True) * y_bar
 
 
+def integer_valued(y: Any) -> bool:
+    """Whether `y` is an integer or boolean value (a Python one, or a NumPy array or scalar
+    of them): a result piecewise constant in the arguments (`x.astype(int)`, `np.sum(x,
+    dtype=int)`), whose tangent is zero, never the argument tangent cast to integers."""
+    if isinstance(y, np.ndarray | np.generic):
+        return y.dtype.kind in "biu"
+    return isinstance(y, int)  # bool too
+
+
 def as_result(y_dot: Any, y: Any) -> Any:
     """`y_dot` as the tangent of the result `y`: broadcast to its shape, in its dtype (a
-    complex tangent of a real result stays complex), an array only where `y` is one."""
+    complex tangent of a real result stays complex), an array only where `y` is one. A
+    result of integers or booleans (`np.sum(x, dtype=int)`) is piecewise constant: its
+    tangent is `ZeroTangent()`, never `y_dot` cast to integers."""
+    if integer_valued(y):
+        return ZeroTangent()
     out = np.asarray(y_dot)
     complex_tangent = np.iscomplexobj(out) and not np.iscomplexobj(y)
     dtype = np.result_type(y, out) if complex_tangent else np.result_type(y)

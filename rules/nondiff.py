@@ -21,6 +21,7 @@ from srcad.kinds import (
 from srcad.partials import sign
 from srcad.projection import python_numbers
 from srcad.registry import RuleSet
+from srcad.rules._support import integer_valued
 
 rules = RuleSet("nondiff")
 
@@ -50,6 +51,8 @@ rules.non_differentiable(
 rules.non_differentiable(sign)
 # Whether `np.power`'s and `np.mod`'s operands are two Python numbers: a type test.
 rules.non_differentiable(python_numbers)
+# Whether a value is of integers or booleans (forward rules test their results): a type test.
+rules.non_differentiable(integer_valued)
 if np.around is not np.round:  # one function in NumPy 1.x, two in 2.x
     rules.non_differentiable(np.around)
 rules.non_differentiable_attribute("shape", "ndim", "size", "dtype", "itemsize", "nbytes")
