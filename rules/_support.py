@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import SrcadError
 from srcad.projection import ProjectTo, conj, operand_tangent
 from srcad.tangents import (
     AbstractZero,
@@ -250,6 +251,28 @@ def extremum_cotangent(y_bar: Any, x: Any, y: Any, axes: tuple[int, ...], keepdi
     if np.count_nonzero(matches) == y.size and total == total:
         return np.where(matches, y_bar, 0.0)
     return extremum_share(x, y, axes, True) * y_bar
+
+
+def refuse_dropped_rank(dropped: Any, largest: Any, shape: tuple[int, ...], name: str) -> None:
+    """Raise where a pseudo-inverse (`np.linalg.pinv`, `np.linalg.lstsq`) dropped singular
+    values `dropped` (below its `rcond`/`rtol` times the `largest`) that are not rounding
+    errors of a zero: its rules differentiate the pseudo-inverse at constant rank, where
+    the dropped ones are zeros, and the derivative of the truncation itself (through the
+    singular vectors, with the gaps between kept and dropped values) is not written."""
+    dropped, largest = np.asarray(dropped), np.asarray(largest)
+    if dropped.size == 0:
+        return
+    kind = dropped.dtype if np.issubdtype(dropped.dtype, np.inexact) else np.dtype(float)
+    noise = 10.0 * max(shape[-2:]) * np.finfo(kind).eps * largest
+    above = dropped > noise
+    if np.any(above):
+        worst = float(np.max(np.where(above, dropped, 0.0)))
+        raise SrcadError(
+            f"srcad differentiates {name} at constant rank: its rcond (or rtol) drops a "
+            f"singular value of {worst:.3g}, which is no rounding error of a zero, and the "
+            "derivative of that truncation is not written; pass an rcond below the smallest "
+            "singular value to keep it, or zero the singular values yourself (np.linalg.svd)"
+        )
 
 
 def integer_valued(y: Any) -> bool:
