@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.errors import SrcadError
+from srcad.errors import SrcadError, UnsupportedCallError
 from srcad.projection import ProjectTo, conj, operand_tangent
 from srcad.tangents import (
     AbstractZero,
@@ -70,7 +70,7 @@ def options_by_name(
     given = dict(zip(parameters, options, strict=False))
     given.update(keywords)
     if given.get("out") is not None:
-        raise TypeError("srcad cannot differentiate a call that writes into `out=`")
+        raise UnsupportedCallError("srcad cannot differentiate a call that writes into `out=`")
     return given
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import UnsupportedCallError
 from srcad.projection import ProjectTo, conj, operand_tangent, unbroadcast
 from srcad.registry import RuleSet
 from srcad.rules._support import integer_valued
@@ -264,7 +265,7 @@ def gradient_frule_rrule(
     and `h_dot_k`; `G_k`'s adjoint is `_gradient_adjoint_along` at unit spacing. Spacings
     given as coordinates are refused here: second derivatives in them are not implemented."""
     if any(np.ndim(v) > 0 for v in varargs):
-        raise TypeError(
+        raise UnsupportedCallError(
             "srcad has first derivatives of np.gradient with coordinate arrays, but not "
             "second derivatives"
         )
@@ -477,7 +478,7 @@ def interp_rrule(x: Any, xp: Any, fp: Any, *options: Any, **keywords: Any) -> tu
     `fp[-1]`). `period` is refused."""
     given = bind_options(_INTERP_PARAMETERS[2:], options, keywords)
     if given.get("period") is not None:
-        raise TypeError("srcad has no rule for np.interp with `period`")
+        raise UnsupportedCallError("srcad has no rule for np.interp with `period`")
     y = np.interp(x, xp, fp, *options, **keywords)
     j, t, slope, below, above, _ = _interp_segments(x, xp, fp)
     inside = ~(below | above)
@@ -517,7 +518,7 @@ def interp_frule(
     """Forward rule for `np.interp` (see `interp_rrule`)."""
     given = bind_options(_INTERP_PARAMETERS[2:], options, keywords)
     if given.get("period") is not None:
-        raise TypeError("srcad has no rule for np.interp with `period`")
+        raise UnsupportedCallError("srcad has no rule for np.interp with `period`")
     y = np.interp(x, xp, fp, *options, **keywords)
     dots = [unthunk(d) for d in dargs[1 : 4 + len(options)]]
     if all(isinstance(d, AbstractZero) for d in dots):

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.errors import MissingRuleError
+from srcad.errors import MissingRuleError, UnsupportedCallError
 from srcad.primitives import index_concatenate
 from srcad.projection import ProjectTo
 from srcad.registry import Linearity, RuleFn, RuleSet, named
@@ -37,7 +37,7 @@ _SPLIT_PARAMETERS = ("indices_or_sections", "axis")
 
 def _refuse_out(given: dict[str, Any], name: str) -> None:
     if given.get("out") is not None:
-        raise TypeError(f"srcad cannot differentiate {name} writing into `out=`")
+        raise UnsupportedCallError(f"srcad cannot differentiate {name} writing into `out=`")
 
 
 def _sequence_elements(arrays: Any) -> Any:

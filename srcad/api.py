@@ -307,12 +307,16 @@ def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...])
     (`srcad/forward_entry.py`), which calls the forward rule compiled for the kinds of the
     arguments and tangents directly, and takes the path below for any other call."""
     if type(f) is _FUNCTION:
-        # `forward_entry`'s lookup, written out: this is `jvp`'s whole fixed cost.
-        found = f.__dict__.get(FORWARD_ENTRY)
-        if found is not None and found.func is f:
-            return found.function(args, tangents)
-        entry: Callable[[Any, Any], tuple[Any, Any]] = forward_entry(COMPILER, f, _general_jvp)
-        return entry(args, tangents)
+        try:  # (no cost unless it raises)
+            # `forward_entry`'s lookup, written out: this is `jvp`'s whole fixed cost.
+            found = f.__dict__.get(FORWARD_ENTRY)
+            if found is not None and found.func is f:
+                return found.function(args, tangents)
+            entry: Callable[[Any, Any], tuple[Any, Any]] = forward_entry(COMPILER, f, _general_jvp)
+            return entry(args, tangents)
+        except SrcadError as error:  # a rule's refusal: noted with the user's line it met
+            annotate(error)
+            raise
     return _general_jvp(f, args, tangents)
 
 

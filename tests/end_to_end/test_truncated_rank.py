@@ -70,8 +70,10 @@ def test_a_cutoff_dropping_a_singular_value_is_refused(module: ModuleType, name:
     with pytest.raises(srcad.SrcadError, match=f"drops a singular value of {dropped},") as raised:
         srcad.grad(f)(A)
     assert "truncated_rank_module.py" in " ".join(getattr(raised.value, "__notes__", []))
-    with pytest.raises(srcad.SrcadError, match="at constant rank"):
-        srcad.jvp(f, (A,), (np.ones((3, 3)),))
+    for _ in range(2):  # the first call compiles the forward rule, the second calls it
+        with pytest.raises(srcad.SrcadError, match="at constant rank") as raised:
+            srcad.jvp(f, (A,), (np.ones((3, 3)),))
+        assert "truncated_rank_module.py" in " ".join(getattr(raised.value, "__notes__", []))
 
 
 @pytest.mark.parametrize("name", ["pinv_small_cutoff", "lstsq_small_cutoff"])
