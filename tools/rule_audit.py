@@ -180,8 +180,8 @@ def check_case(
         warnings.simplefilter("ignore")
         want = f(*args)
     rtol, atol = _tolerance((*args, want))
-    if not positions:
-        return failures
+    if not positions or np.asarray(want).dtype.kind in "biu":
+        return failures  # nothing differentiated, or a result of integers (times `x` instead)
     try:
         y, pullback = srcad.vjp(f, *args)
     except srcad.SrcadError as error:
