@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import SrcadError, UnsupportedCallError
 from srcad.projection import ProjectTo, conj, operand_tangent
 from srcad.tangents import (
     AbstractZero,
@@ -69,7 +70,7 @@ def options_by_name(
     given = dict(zip(parameters, options, strict=False))
     given.update(keywords)
     if given.get("out") is not None:
-        raise TypeError("srcad cannot differentiate a call that writes into `out=`")
+        raise UnsupportedCallError("srcad cannot differentiate a call that writes into `out=`")
     return given
 
 
@@ -252,9 +253,44 @@ def extremum_cotangent(y_bar: Any, x: Any, y: Any, axes: tuple[int, ...], keepdi
     return extremum_share(x, y, axes, True) * y_bar
 
 
+def refuse_dropped_rank(dropped: Any, largest: Any, shape: tuple[int, ...], name: str) -> None:
+    """Raise where a pseudo-inverse (`np.linalg.pinv`, `np.linalg.lstsq`) dropped singular
+    values `dropped` (below its `rcond`/`rtol` times the `largest`) that are not rounding
+    errors of a zero: its rules differentiate the pseudo-inverse at constant rank, where
+    the dropped ones are zeros, and the derivative of the truncation itself (through the
+    singular vectors, with the gaps between kept and dropped values) is not written."""
+    dropped, largest = np.asarray(dropped), np.asarray(largest)
+    if dropped.size == 0:
+        return
+    kind = dropped.dtype if np.issubdtype(dropped.dtype, np.inexact) else np.dtype(float)
+    noise = 10.0 * max(shape[-2:]) * np.finfo(kind).eps * largest
+    above = dropped > noise
+    if np.any(above):
+        worst = float(np.max(np.where(above, dropped, 0.0)))
+        raise SrcadError(
+            f"srcad differentiates {name} at constant rank: its rcond (or rtol) drops a "
+            f"singular value of {worst:.3g}, which is no rounding error of a zero, and the "
+            "derivative of that truncation is not written; pass an rcond below the smallest "
+            "singular value to keep it, or zero the singular values yourself (np.linalg.svd)"
+        )
+
+
+def integer_valued(y: Any) -> bool:
+    """Whether `y` is an integer or boolean value (a Python one, or a NumPy array or scalar
+    of them): a result piecewise constant in the arguments (`x.astype(int)`, `np.sum(x,
+    dtype=int)`), whose tangent is zero, never the argument tangent cast to integers."""
+    if isinstance(y, np.ndarray | np.generic):
+        return y.dtype.kind in "biu"
+    return isinstance(y, int)  # bool too
+
+
 def as_result(y_dot: Any, y: Any) -> Any:
     """`y_dot` as the tangent of the result `y`: broadcast to its shape, in its dtype (a
-    complex tangent of a real result stays complex), an array only where `y` is one."""
+    complex tangent of a real result stays complex), an array only where `y` is one. A
+    result of integers or booleans (`np.sum(x, dtype=int)`) is piecewise constant: its
+    tangent is `ZeroTangent()`, never `y_dot` cast to integers."""
+    if integer_valued(y):
+        return ZeroTangent()
     out = np.asarray(y_dot)
     complex_tangent = np.iscomplexobj(out) and not np.iscomplexobj(y)
     dtype = np.result_type(y, out) if complex_tangent else np.result_type(y)

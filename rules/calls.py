@@ -16,7 +16,7 @@ from srcad.errors import MissingRuleError
 from srcad.primitives import call, method, unpacked_arguments, unpacked_call
 from srcad.projection import ProjectTo
 from srcad.registry import CONFIG, REGISTRY, Linearity, RuleSet, with_config
-from srcad.rules._support import cotangent_of_elements
+from srcad.rules._support import cotangent_of_elements, integer_valued
 from srcad.source import differentiated_function
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -325,9 +325,10 @@ def _array_method(
         y = getattr(receiver, name)(*args, **kwargs)
         project = ProjectTo(receiver)
         shape = np.shape(receiver)
+        to_integers = integer_valued(y)  # `x.astype(int)`: piecewise constant
 
         def cast_back_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if isinstance(y_bar, AbstractZero):
+            if isinstance(y_bar, AbstractZero) or to_integers:
                 return (NoTangent(), y_bar, NoTangent(), *(NoTangent(),) * count)
             y_bar = np.reshape(np.asarray(unthunk(y_bar)), shape)
             return (NoTangent(), project(y_bar), NoTangent(), *(NoTangent(),) * count)
@@ -575,6 +576,8 @@ def method_frule(
     if name in ("astype", "copy", "item"):
         if isinstance(receiver_dot, AbstractZero):
             return y, receiver_dot
+        if integer_valued(y):  # `x.astype(int)`, `x.item()` of an int array: piecewise constant
+            return y, ZeroTangent()
         dot = np.asarray(unthunk(receiver_dot))
         if name == "item":
             return y, dot.reshape(()).item() if np.size(dot) == 1 else dot.item(*args)

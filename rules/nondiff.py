@@ -22,7 +22,9 @@ from srcad.kinds import (
     ResultKind,
 )
 from srcad.partials import sign
+from srcad.projection import python_numbers
 from srcad.registry import RuleSet
+from srcad.rules._support import integer_valued, refuse_dropped_rank
 
 rules = RuleSet("nondiff")
 
@@ -50,6 +52,12 @@ rules.non_differentiable(
 )  # fmt: skip
 # The slope of `abs` its inline derivative calls (a float's without NumPy): flat as np.sign.
 rules.non_differentiable(sign)
+# Whether `np.power`'s and `np.mod`'s operands are two Python numbers: a type test.
+rules.non_differentiable(python_numbers)
+# Whether a value is of integers or booleans (forward rules test their results): a type test.
+rules.non_differentiable(integer_valued)
+# A check of the rank np.linalg.pinv's and np.linalg.lstsq's rules differentiate at.
+rules.non_differentiable(refuse_dropped_rank)
 if np.around is not np.round:  # one function in NumPy 1.x, two in 2.x
     rules.non_differentiable(np.around)
 rules.non_differentiable_attribute("shape", "ndim", "size", "dtype", "itemsize", "nbytes")

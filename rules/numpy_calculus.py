@@ -13,8 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import UnsupportedCallError
 from srcad.projection import ProjectTo, conj, operand_tangent, unbroadcast
 from srcad.registry import RuleSet
+from srcad.rules._support import integer_valued
 from srcad.rules.containers import dense_tangent
 from srcad.rules.numpy_arrangement import first_difference_adjoint, linear_frule_rrule
 from srcad.rules.numpy_shape import bind_options
@@ -88,7 +90,10 @@ def linspace_frule(
     if isinstance(start_dot, AbstractZero) and isinstance(stop_dot, AbstractZero):
         return result, ZeroTangent()
     dots = dense_tangent(start_dot, start), dense_tangent(stop_dot, stop)
-    return result, np.linspace(*dots, *options, **keywords)
+    tangent = np.linspace(*dots, *options, **keywords)
+    if integer_valued(result[0] if isinstance(result, tuple) else result):  # `dtype=int`
+        return result, (ZeroTangent(), tangent[1]) if isinstance(result, tuple) else ZeroTangent()
+    return result, tangent
 
 
 rules.rrule(linspace_frule)(linear_frule_rrule(linspace_rrule, linspace_frule, "linspace"))
@@ -260,7 +265,7 @@ def gradient_frule_rrule(
     and `h_dot_k`; `G_k`'s adjoint is `_gradient_adjoint_along` at unit spacing. Spacings
     given as coordinates are refused here: second derivatives in them are not implemented."""
     if any(np.ndim(v) > 0 for v in varargs):
-        raise TypeError(
+        raise UnsupportedCallError(
             "srcad has first derivatives of np.gradient with coordinate arrays, but not "
             "second derivatives"
         )
@@ -443,15 +448,21 @@ _INTERP_PARAMETERS = ("xp", "fp", "left", "right", "period")
 
 def _interp_segments(x: Any, xp: Any, fp: Any) -> tuple[Any, ...]:
     """For each point: the segment `j` NumPy reads (`xp[j] <= x < xp[j + 1]`, the last one
-    at the end), the position `t` in it, its slope, and where the point lies below or above
-    the samples (where `left` and `right` are returned)."""
+    at the end), the position `t` in it, its slope, where the point lies below or above
+    the samples (where `left` and `right` are returned), and the segment's width.
+
+    A segment of no width (a repeated sample, `xp = [0, 0, 1]`) is read only by a point
+    outside the samples (whose derivatives are the ends'), or by `x == xp[-1]` at a repeated
+    last sample (`fp[-1]`): it gets the slope 0, `t = 1` and the width 1, never `0 / 0`,
+    which the pullbacks' zeros outside would have multiplied into NaN."""
     x, xp, fp = np.asarray(x, dtype=float), np.asarray(xp, dtype=float), np.asarray(fp)
     j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, len(xp) - 2)
-    width = xp[j + 1] - xp[j]
-    t = (x - xp[j]) / width
-    slope = (fp[j + 1] - fp[j]) / width
+    flat = xp[j + 1] == xp[j]
+    width = np.where(flat, 1.0, xp[j + 1] - xp[j])
+    t = np.where(flat, 1.0, (x - xp[j]) / width)
+    slope = np.where(flat, 0.0, (fp[j + 1] - fp[j]) / width)
     below, above = x < xp[0], x > xp[-1]
-    return j, t, slope, below, above
+    return j, t, slope, below, above, width
 
 
 rules.keywords_by_position(np.interp, "x", "xp", "fp", "left", "right")
@@ -467,9 +478,9 @@ def interp_rrule(x: Any, xp: Any, fp: Any, *options: Any, **keywords: Any) -> tu
     `fp[-1]`). `period` is refused."""
     given = bind_options(_INTERP_PARAMETERS[2:], options, keywords)
     if given.get("period") is not None:
-        raise TypeError("srcad has no rule for np.interp with `period`")
+        raise UnsupportedCallError("srcad has no rule for np.interp with `period`")
     y = np.interp(x, xp, fp, *options, **keywords)
-    j, t, slope, below, above = _interp_segments(x, xp, fp)
+    j, t, slope, below, above, _ = _interp_segments(x, xp, fp)
     inside = ~(below | above)
     n = len(np.asarray(xp))
     projections = [ProjectTo(a) for a in (x, xp, fp, *options)]
@@ -507,13 +518,13 @@ def interp_frule(
     """Forward rule for `np.interp` (see `interp_rrule`)."""
     given = bind_options(_INTERP_PARAMETERS[2:], options, keywords)
     if given.get("period") is not None:
-        raise TypeError("srcad has no rule for np.interp with `period`")
+        raise UnsupportedCallError("srcad has no rule for np.interp with `period`")
     y = np.interp(x, xp, fp, *options, **keywords)
     dots = [unthunk(d) for d in dargs[1 : 4 + len(options)]]
     if all(isinstance(d, AbstractZero) for d in dots):
         return y, ZeroTangent()
     x_dot, xp_dot, fp_dot = (dense_tangent(d, a) for d, a in zip(dots, (x, xp, fp), strict=False))
-    j, t, slope, below, above = _interp_segments(x, xp, fp)
+    j, t, slope, below, above, _ = _interp_segments(x, xp, fp)
     fp_dot = np.asarray(fp_dot)
     xp_dot = np.asarray(xp_dot, dtype=float)
     moved = fp_dot[j] + t * (fp_dot[j + 1] - fp_dot[j])
@@ -538,14 +549,13 @@ def interp_frule_rrule(
     Outside the samples it does not move."""
     y, pullback = interp_rrule(x, xp, fp, *options, **keywords)
     _, y_dot = interp_frule(dargs, x, xp, fp, *options, **keywords)
-    j, t, slope, below, above = _interp_segments(x, xp, fp)
+    j, t, slope, below, above, width = _interp_segments(x, xp, fp)
     inside = ~(below | above)
     dots = [unthunk(d) for d in dargs[1:4]]
     x_dot, xp_dot, fp_dot = (
         np.asarray(dense_tangent(d, a)) for d, a in zip(dots, (x, xp, fp), strict=True)
     )
     xp_array = np.asarray(xp, dtype=float)
-    width = xp_array[j + 1] - xp_array[j]
     moved_xp = xp_dot[j + 1] - xp_dot[j]
     q = x_dot - xp_dot[j] - t * moved_xp
     turn = (fp_dot[j + 1] - fp_dot[j]) - slope * moved_xp  # D_f - slope (xp_dot[j+1] - xp_dot[j])

@@ -17,6 +17,7 @@ from srcad.rules._support import (
     conj_transpose,
     element_cotangents,
     options_by_name,
+    refuse_dropped_rank,
 )
 from srcad.tangents import (
     AbstractZero,
@@ -205,7 +206,8 @@ def lstsq_rrule(a: Any, b: Any, *options: Any, **keywords: Any) -> tuple[Any, Pu
     differentiable too; `rank` is an integer and gets nothing. `rcond` is not differentiated.
     """
     result = np.linalg.lstsq(a, b, *options, **keywords)
-    x, residuals, rank, _ = result
+    x, residuals, rank, sv = result
+    refuse_dropped_rank(sv[rank:], sv[:1], np.shape(a), "np.linalg.lstsq")
     project_a, project_b = ProjectTo(a), ProjectTo(b)
     a_array, b_array = np.asarray(a), np.asarray(b)
     vector = b_array.ndim == 1
@@ -361,10 +363,11 @@ def lstsq_frule(
     only where lstsq computed them, `rcond` is not differentiated.
     """
     result = np.linalg.lstsq(a, b, *options, **keywords)
-    x, residuals, rank, _ = result
+    x, residuals, rank, sv = result
     a_dot, b_dot = argument_tangents(dargs, 2)
     if isinstance(a_dot, AbstractZero) and isinstance(b_dot, AbstractZero):
         return result, ZeroTangent()
+    refuse_dropped_rank(sv[rank:], sv[:1], np.shape(a), "np.linalg.lstsq")
     a_array, b_array = np.asarray(a), np.asarray(b)
     vector = b_array.ndim == 1
     full_u, full_s, full_vh = np.linalg.svd(a_array, full_matrices=False)

@@ -26,7 +26,13 @@ import numpy as np
 
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
-from srcad.rules._support import argument_tangents, conj_transpose, element_cotangents
+from srcad.rules._support import (
+    argument_tangents,
+    conj_transpose,
+    element_cotangents,
+    options_by_name,
+    refuse_dropped_rank,
+)
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 rules = RuleSet("numpy_eig")
@@ -154,6 +160,29 @@ def eigvals_frule(dargs: tuple[Any, ...], a: Any) -> tuple[Any, Any]:
 # --- the pseudo-inverse ------------------------------------------------------------------------
 
 
+def _refuse_truncation(a: Any, options: tuple[Any, ...], keywords: dict[str, Any]) -> None:
+    """Raise where `np.linalg.pinv(a, rcond, hermitian, rtol=...)` was given a cutoff that
+    drops singular values above rounding (`refuse_dropped_rank`); NumPy's default drops
+    only rounding errors of zeros, and is not checked."""
+    given = options_by_name(("rcond", "hermitian"), options, keywords)
+    cutoff = given.get("rcond", keywords.get("rtol"))
+    if cutoff is None:
+        return
+    a = np.asarray(a)
+    if given.get("hermitian"):
+        s = np.abs(np.linalg.eigvalsh(a))
+    else:
+        s = np.linalg.svd(a, compute_uv=False)
+    if s.shape[-1] == 0:
+        return
+    largest = np.max(s, axis=-1, keepdims=True)
+    dropped = np.where(s <= np.asarray(cutoff)[..., np.newaxis] * largest, s, 0.0)
+    refuse_dropped_rank(dropped, largest, a.shape, "np.linalg.pinv")
+
+
+rules.non_differentiable(_refuse_truncation)
+
+
 @rules.rrule(np.linalg.pinv)
 def pinv_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `p = np.linalg.pinv(a, rcond, hermitian, rtol)` at constant rank:
@@ -163,6 +192,7 @@ def pinv_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     (the adjoint of `dp = -p da p + p p^H da^H (I - a p) + (I - p a) da^H p^H p`).
     """
     p = np.linalg.pinv(a, *options, **keywords)
+    _refuse_truncation(a, options, keywords)
     a_array = np.asarray(a)
     p_h = conj_transpose(p)
     left_null = np.eye(a_array.shape[-2]) - a_array @ p  # I - a p
@@ -189,6 +219,7 @@ def pinv_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -
     (a_dot,) = argument_tangents(dargs, 1)
     if isinstance(a_dot, AbstractZero):
         return p, ZeroTangent()
+    _refuse_truncation(a, options, keywords)
     a_array = np.asarray(a)
     p_h = np.conj(np.swapaxes(p, -1, -2))
     a_dot_h = np.conj(np.swapaxes(a_dot, -1, -2))

@@ -7,11 +7,10 @@ derivative as arithmetic (`Inline`). The rules conjugate the partials (ChainRule
 convention `x_bar = y_bar * conj(df/dx)`, right for holomorphic functions of complex
 arrays) and project each cotangent onto its argument, undoing broadcasting. The functions
 that are not holomorphic (`absolute`, `conjugate`, `real`, `imag`, `angle`), that choose
-between their arguments (`maximum`, `fmax`, `clip`, `where`, ...) or that need care at special
-points (`float_power`, `sinc`, `heaviside`) say below how they treat complex numbers, ties
-and NaNs; the real-only ufuncs (`fabs`, `cbrt`, `arctan2`, `hypot`, `logaddexp`, ...)
-reject complex inputs in NumPy itself.
-"""
+between their arguments (`maximum`, `fmax`, `clip`, `where`, ...) or that need care at
+special points (`float_power`, `sinc`, `heaviside`) say below how they treat complex
+numbers, ties and NaNs; NumPy's real-only ufuncs (`fabs`, `cbrt`, `arctan2`, `hypot`, ...)
+reject complex inputs."""
 
 from __future__ import annotations
 
@@ -20,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import UnsupportedCallError
 from srcad.kinds import (
     FLOAT_ELEMENTWISE,
     FLOAT_UFUNC_OF_TWO_NUMBERS,
@@ -339,7 +339,7 @@ def float_power_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
 def _clip_bounds(bounds: tuple[Any, ...], keywords: dict[str, Any]) -> tuple[Any, Any]:
     """The lower and upper bounds of a call `np.clip(a, *bounds, **keywords)` (None: none)."""
     if len(bounds) > 2 or keywords.get("out") is not None:
-        raise TypeError("srcad cannot differentiate a clip that writes into `out=`")
+        raise UnsupportedCallError("srcad cannot differentiate a clip that writes into `out=`")
     lower = bounds[0] if bounds else keywords.get("a_min", keywords.get("min"))
     upper = bounds[1] if len(bounds) > 1 else keywords.get("a_max", keywords.get("max"))
     return lower, upper
@@ -632,7 +632,7 @@ def _finite_parts(x: Any, x_bar: Any) -> Any:
 def _copies(options: tuple[Any, ...], keywords: dict[str, Any]) -> None:
     """Refuse `nan_to_num(x, copy=False)`, which writes into `x`."""
     if not (options[0] if options else keywords.get("copy", True)):
-        raise TypeError("srcad cannot differentiate `nan_to_num(x, copy=False)`, which changes x")
+        raise UnsupportedCallError("srcad cannot differentiate nan_to_num(copy=False)")
 
 
 rules.keywords_by_position(np.nan_to_num, "x", "nan", "posinf", "neginf")

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.errors import SrcadError
+from srcad.errors import SrcadError, UnsupportedCallError
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
 from srcad.rules._support import (
@@ -206,7 +206,7 @@ def qr_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     result = np.linalg.qr(a, *options, **keywords)
     mode = options_by_name(("mode",), options, keywords).get("mode", "reduced")
     if mode not in ("reduced", "r"):
-        raise TypeError(f"srcad has no rule for np.linalg.qr with mode={mode!r}")
+        raise UnsupportedCallError(f"srcad has no rule for np.linalg.qr with mode={mode!r}")
     q, r = np.linalg.qr(a) if mode == "r" else result
     rows = q.shape[-2]
     a_array = np.asarray(a)
@@ -253,7 +253,7 @@ def svd_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     compute_uv, hermitian = given.get("compute_uv", True), given.get("hermitian", False)
     rows, columns = np.shape(a)[-2:]
     if compute_uv and given.get("full_matrices", True) and rows != columns:
-        raise TypeError(
+        raise UnsupportedCallError(
             "srcad differentiates np.linalg.svd of a non-square matrix with "
             "full_matrices=False only: the extra singular vectors are not unique"
         )
@@ -383,7 +383,7 @@ def qr_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) -> 
     result = np.linalg.qr(a, *options, **keywords)
     mode = _flags(("mode",), options, keywords).get("mode", "reduced")
     if mode not in ("reduced", "r"):
-        raise TypeError(f"srcad has no rule for np.linalg.qr with mode={mode!r}")
+        raise UnsupportedCallError(f"srcad has no rule for np.linalg.qr with mode={mode!r}")
     (a_dot,) = argument_tangents(dargs, 1)
     if isinstance(a_dot, AbstractZero):
         return result, ZeroTangent()
@@ -414,7 +414,7 @@ def svd_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) ->
     compute_uv, hermitian = given.get("compute_uv", True), given.get("hermitian", False)
     rows, columns = np.shape(a)[-2:]
     if compute_uv and given.get("full_matrices", True) and rows != columns:
-        raise TypeError(
+        raise UnsupportedCallError(
             "srcad differentiates np.linalg.svd of a non-square matrix with "
             "full_matrices=False only: the extra singular vectors are not unique"
         )

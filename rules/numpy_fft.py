@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import UnsupportedCallError
 from srcad.projection import ProjectTo, conj
 from srcad.registry import Linearity, RuleFn, RuleSet, named
 from srcad.rules.numpy_shape import bind_options, linear_frule
@@ -140,7 +141,9 @@ def _fft_rrule(primal: Any, name: str, parameters: tuple[str, ...], default_axes
     def rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         given = bind_options(parameters, options, keywords)
         if given.get("out") is not None:
-            raise TypeError(f"srcad cannot differentiate np.fft.{name} writing into `out=`")
+            raise UnsupportedCallError(
+                f"srcad cannot differentiate np.fft.{name} writing into `out=`"
+            )
         y = primal(x, *options, **keywords)
         axes = _transformed_axes(given, parameters, default_axes, y.ndim)
         norm = given.get("norm")
@@ -192,7 +195,9 @@ def _hermitian_rrule(primal: Any) -> RuleFn:
     def rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         given = bind_options(_ONE_AXIS, options, keywords)
         if given.get("out") is not None:
-            raise TypeError(f"srcad cannot differentiate np.fft.{name} writing into `out=`")
+            raise UnsupportedCallError(
+                f"srcad cannot differentiate np.fft.{name} writing into `out=`"
+            )
         y = primal(x, *options, **keywords)
         n, axis = given.get("n"), given.get("axis", -1)
         norm = _DUAL_NORM[given.get("norm")]

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import UnsupportedCallError
 from srcad.projection import ProjectTo, operand_tangent, unbroadcast
 from srcad.registry import Linearity, RuleSet
 from srcad.rules._support import dense_tangent
@@ -43,7 +44,7 @@ def _positions(indices: Any, length: int, mode: str) -> np.ndarray:
 
 def _refuse_out(given: dict[str, Any]) -> None:
     if given.get("out") is not None:
-        raise TypeError("srcad cannot differentiate np.take writing into `out=`")
+        raise UnsupportedCallError("srcad cannot differentiate np.take writing into `out=`")
 
 
 @rules.rrule(np.take)

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from srcad.errors import MissingRuleError
+from srcad.errors import MissingRuleError, UnsupportedCallError
 from srcad.primitives import index_concatenate
 from srcad.projection import ProjectTo
 from srcad.registry import Linearity, RuleFn, RuleSet, named
-from srcad.rules._support import cotangent_of_elements
+from srcad.rules._support import cotangent_of_elements, integer_valued
 from srcad.rules.containers import element_tangents
 from srcad.rules.numpy_shape import bind_options, linear_frule
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
@@ -37,7 +37,7 @@ _SPLIT_PARAMETERS = ("indices_or_sections", "axis")
 
 def _refuse_out(given: dict[str, Any], name: str) -> None:
     if given.get("out") is not None:
-        raise TypeError(f"srcad cannot differentiate {name} writing into `out=`")
+        raise UnsupportedCallError(f"srcad cannot differentiate {name} writing into `out=`")
 
 
 def _sequence_elements(arrays: Any) -> Any:
@@ -250,7 +250,9 @@ def _joining_frule(primal: Any, name: str) -> RuleFn:
         _refuse_out(bind_options(_JOIN_PARAMETERS, options, keywords), f"np.{name}")
         y = primal(arrays, *options, **keywords)
         dots = element_tangents(dargs[1], arrays)
-        return y, ZeroTangent() if dots is None else primal(dots, *options, **keywords)
+        if dots is None or integer_valued(y):  # `dtype=int`: piecewise constant
+            return y, ZeroTangent()
+        return y, primal(dots, *options, **keywords)
 
     return named(frule, f"{name}_frule")
 

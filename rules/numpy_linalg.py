@@ -10,7 +10,7 @@ import numpy as np
 
 from srcad.projection import ProjectTo, array_operand, conj
 from srcad.registry import CONFIG, Linearity, RuleSet
-from srcad.rules._support import argument_tangents, options_by_name
+from srcad.rules._support import argument_tangents, integer_valued, options_by_name
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("numpy_linalg")
@@ -545,6 +545,8 @@ def einsum_frule(
     # (the value a sum of one term: no call with `*` or `**`, which srcad differentiates
     # in turn only to second order)
     y = multilinear_sum(np.einsum, ((text, *[array_operand(f) for f in factors]),), keywords)
+    if integer_valued(y):  # `dtype=int`: piecewise constant
+        return y, ZeroTangent()
     return y, multilinear_tangent(np.einsum, factors, dots, (text,), keywords)
 
 
@@ -568,6 +570,8 @@ def trace_frule(dargs: tuple[Any, ...], a: Any, *options: Any, **keywords: Any) 
     options_by_name(("offset", "axis1", "axis2", "dtype", "out"), options, keywords)
     (a_dot,) = argument_tangents(dargs, 1, (a,))
     y = np.trace(a, *options, **keywords)
+    if integer_valued(y):  # `dtype=int`: piecewise constant
+        return y, ZeroTangent()
     return y, _linear_tangent(lambda t: np.trace(t, *options, **keywords), a_dot)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.errors import UnsupportedCallError
 from srcad.foreign import refuse_foreign
 from srcad.kinds import EXTREMUM_OF_ARRAY, REDUCED_TO_FLOAT
 from srcad.projection import ProjectTo, conj, fill_like, operand_tangent
@@ -58,14 +59,13 @@ def _call_options(
     `dtype` and `initial` change the result's type or add a constant, so they pass through;
     `where` (a mask) is not supported, and `out` and `overwrite_input` are mutations.
     """
-    given = dict(zip(parameters, options, strict=False))
-    given.update(keywords)
+    given = dict(zip(parameters, options, strict=False)) | keywords
     if given.get("out") is not None:
-        raise TypeError("srcad cannot differentiate a reduction that writes into `out=`")
+        raise UnsupportedCallError("srcad cannot differentiate a reduction that writes into `out=`")
     if given.get("overwrite_input"):
-        raise TypeError("srcad cannot differentiate a median that reorders its input in place")
+        raise UnsupportedCallError("srcad cannot differentiate a median that sorts in place")
     if given.get("where", True) is not True:
-        raise TypeError("srcad has no rule for a reduction with a `where=` mask")
+        raise UnsupportedCallError("srcad has no rule for a reduction with a `where=` mask")
     return given
 
 

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from srcad.errors import UnsupportedCallError
 from srcad.projection import ProjectTo, operand_tangent, unbroadcast
 from srcad.registry import Linearity, RuleFn, RuleSet, named
 from srcad.rules.containers import dense_tangent
@@ -380,7 +381,7 @@ def _pad_mode(given: dict[str, Any]) -> Any:
     odd = mode in ("reflect", "symmetric") and given.get("reflect_type", "even") != "even"
     if mode not in PAD_MODES_WITH_RULES or odd:
         kind = f"mode {mode!r}" + (" and reflect_type 'odd'" if odd else "")
-        raise TypeError(
+        raise UnsupportedCallError(
             f"srcad has no rule for np.pad with {kind}; it has rules for the modes "
             f"{', '.join(map(repr, PAD_MODES_WITH_RULES))} (reflect_type 'even')"
         )

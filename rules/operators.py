@@ -27,6 +27,7 @@ from srcad.projection import (
     numpy_operand,
     operand_tangent,
     outer,
+    python_numbers,
 )
 from srcad.registry import Inline, Linearity, RuleSet
 from srcad.tangents import (
@@ -568,12 +569,19 @@ rules.holomorphic(operator.neg, operator.pos)
 # `np.power`, `np.mod` and `np.matmul` are `**`, `%` and `@` of their operands read as
 # NumPy reads them (Python's operators refuse lists and tuples, or join them, and compute
 # with Python's numbers: `(-2.0) ** 0.5` is complex where `np.power(-2.0, 0.5)` is NaN,
-# `1.0 % 0.0` raises where `np.mod(1.0, 0.0)` is NaN). The forward rules of the first two
-# are plain code, which srcad compiles for higher derivatives; `np.matmul` is bilinear
-# (its entry below).
+# `1.0 % 0.0` raises where `np.mod(1.0, 0.0)` is NaN). Two Python numbers are computed
+# with as NumPy scalars; one beside an array stays a Python number, which NumPy's
+# promotion reads at the array's precision (`np.power(float32_array, 2.0)` is float32).
+# The forward rules of the first two are plain code, which srcad compiles for higher
+# derivatives; `np.matmul` is bilinear (its entry below).
 @rules.rrule(np.power)
 def numpy_power_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
-    y, pullback = pow_rrule(numpy_operand(x), numpy_operand(p))
+    if python_numbers(x, p):
+        _, pullback = pow_rrule(numpy_operand(x), numpy_operand(p))
+    else:
+        _, pullback = pow_rrule(array_operand(x), array_operand(p))
+    # NumPy's own value: its scalar `**` (`2 ** np.float32(1.6)`) can round otherwise.
+    y = np.power(x, p)
 
     def numpy_power_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
         return pullback(y_bar)
@@ -584,12 +592,19 @@ def numpy_power_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
 @rules.frule(np.power)
 def numpy_power_frule(dargs: tuple[Any, ...], x: Any, p: Any) -> tuple[Any, Any]:
     x_dot, p_dot = operand_tangent(dargs[1], x), operand_tangent(dargs[2], p)
-    return pow_frule((dargs[0], x_dot, p_dot), numpy_operand(x), numpy_operand(p))
+    if python_numbers(x, p):
+        _, y_dot = pow_frule((dargs[0], x_dot, p_dot), numpy_operand(x), numpy_operand(p))
+    else:
+        _, y_dot = pow_frule((dargs[0], x_dot, p_dot), array_operand(x), array_operand(p))
+    return np.power(x, p), y_dot
 
 
 @rules.rrule(np.mod)
 def numpy_mod_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
-    y, pullback = mod_rrule(numpy_operand(a), numpy_operand(b))
+    if python_numbers(a, b):
+        y, pullback = mod_rrule(numpy_operand(a), numpy_operand(b))
+    else:
+        y, pullback = mod_rrule(array_operand(a), array_operand(b))
 
     def numpy_mod_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
         return pullback(y_bar)
@@ -600,7 +615,9 @@ def numpy_mod_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 @rules.frule(np.mod)
 def numpy_mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     a_dot, b_dot = operand_tangent(dargs[1], a), operand_tangent(dargs[2], b)
-    return mod_frule((dargs[0], a_dot, b_dot), numpy_operand(a), numpy_operand(b))
+    if python_numbers(a, b):
+        return mod_frule((dargs[0], a_dot, b_dot), numpy_operand(a), numpy_operand(b))
+    return mod_frule((dargs[0], a_dot, b_dot), array_operand(a), array_operand(b))
 
 
 @rules.rrule(np.matmul)

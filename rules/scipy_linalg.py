@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg as linalg
 
+from srcad.errors import UnsupportedCallError
 from srcad.projection import ProjectTo, conj
 from srcad.registry import RuleSet
 from srcad.rules._support import conj_transpose, element_cotangents, options_by_name
@@ -37,7 +38,7 @@ _SOLVE_TRIANGULAR_PARAMETERS = ("trans", "lower", "unit_diagonal", "overwrite_b"
 
 def _refuse_overwrite(overwrite: Any, name: str) -> None:
     if overwrite:
-        raise TypeError(
+        raise UnsupportedCallError(
             f"srcad cannot differentiate a call with {name}=True, which lets SciPy change the "
             "argument in place"
         )

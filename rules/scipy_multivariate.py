@@ -15,6 +15,7 @@ import numpy as np
 from scipy import stats
 from scipy.stats._multivariate import multivariate_normal_frozen
 
+from srcad.errors import UnsupportedCallError
 from srcad.projection import ProjectTo, unbroadcast
 from srcad.registry import CONFIG, RuleSet
 from srcad.rules.scipy_stats import frozen_tangent, tangent_parts
@@ -75,7 +76,7 @@ def _mvn_options(args: tuple[Any, ...], kwds: dict[str, Any]) -> dict[str, Any]:
     given = dict(zip(_MVN_PARAMETERS, args, strict=False))
     given.update(kwds)
     if given.get("allow_singular"):
-        raise TypeError(
+        raise UnsupportedCallError(
             "srcad cannot differentiate multivariate_normal.logpdf(allow_singular=True)"
         )
     return given

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import scipy.special as special
 
+from srcad.errors import UnsupportedCallError
 from srcad.kinds import FLOAT_ELEMENTWISE, FLOAT_UFUNC_OF_TWO
 from srcad.projection import ProjectTo, conj, unbroadcast
 from srcad.registry import RuleSet
@@ -92,7 +93,9 @@ def _refuse_complex_sign(a: Any, return_sign: bool) -> None:
     """The sign `logsumexp(..., return_sign=True)` gives complex `a` is a phase that moves
     with `a`: srcad gives it no derivative, so it refuses the call."""
     if return_sign and np.iscomplexobj(a):
-        raise TypeError("srcad cannot differentiate logsumexp(..., return_sign=True) of complex a")
+        raise UnsupportedCallError(
+            "srcad cannot differentiate logsumexp(..., return_sign=True) of complex a"
+        )
 
 
 @rules.rrule(special.logsumexp)

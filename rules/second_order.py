@@ -20,7 +20,7 @@ from srcad.callables import padded, perturbable
 from srcad.errors import SrcadError
 from srcad.projection import operand_tangent
 from srcad.registry import CONFIG, Linearity, RuleFn, RuleSet, named, primal_name
-from srcad.rules._support import reusable
+from srcad.rules._support import integer_valued, reusable
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 Pullback = Any
@@ -31,7 +31,7 @@ def _linear(primal: Any, rrule: RuleFn, frule: RuleFn) -> RuleFn:
                            ) -> tuple[Any, Pullback]:  # fmt: skip
         y, pullback = rrule(x, *options, **keywords)
         x_dot = operand_tangent(dargs[1], x) if of_arrays else unthunk(dargs[1])
-        moves = not isinstance(x_dot, AbstractZero)
+        moves = not isinstance(x_dot, AbstractZero) and not integer_valued(y)
         y_dot, dot_pullback = rrule(x_dot, *options, **keywords) if moves else (ZeroTangent(), None)
 
         def linear_frule_pullback(bars: Any) -> tuple[Any, ...]:
@@ -57,6 +57,8 @@ def _bilinear(primal: Any, rrule: RuleFn, frule: RuleFn) -> RuleFn:
         y, pullback = rrule(a, b, *options, **keywords)
         # (Tangents of list operands as arrays: the functions are NumPy's, or `@`.)
         a_dot, b_dot = operand_tangent(dargs[1], a), operand_tangent(dargs[2], b)
+        if integer_valued(y):
+            a_dot = b_dot = ZeroTangent()
         y_dot: Any = ZeroTangent()
         left = right = None
         if not isinstance(a_dot, AbstractZero):
@@ -97,6 +99,8 @@ def _multilinear(primal: Any, rrule: RuleFn, frule: RuleFn) -> RuleFn:
                                 ) -> tuple[Any, Pullback]:  # fmt: skip
         y, pullback = rrule(*args, **keywords)
         dots = [operand_tangent(d, a) for d, a in zip(dargs[1:], args, strict=False)]
+        if integer_valued(y):
+            dots = [ZeroTangent()] * len(dots)
         y_dot: Any = ZeroTangent()
         terms = []  # (the argument replaced by its tangent, the term's pullback)
         for k, dot in enumerate(dots):
@@ -149,6 +153,8 @@ def linear_frule_rrule(rrule: RuleFn, frule: RuleFn, name: str, real_only: bool 
         args = tuple(reusable(a) for a in args)  # read twice, below
         y, pullback = rrule(*args, **keywords)
         _, y_dot = frule(dargs, *args, **keywords)
+        if integer_valued(y):
+            y_dot = ZeroTangent()
         # A symbolic zero tangent (no argument tangent moves it): its cotangent is that zero
         # (as `ProjectTo` gives it), not a cotangent of the argument tangents.
         still = isinstance(unthunk(y_dot), AbstractZero)

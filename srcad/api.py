@@ -309,11 +309,15 @@ def jvp(f: Callable[..., Any], args: tuple[Any, ...], tangents: tuple[Any, ...])
         # `forward_entry`'s lookup, written out: this is `jvp`'s whole fixed cost. The
         # attribute is the function's dispatcher (`forward_entry.ATTRIBUTE`); its entry
         # tests that `f` is its own (`functools.wraps` copies `__dict__`).
-        try:
-            entry: Callable[..., tuple[Any, Any]] = f.__srcad_jvp_entry__.function  # type: ignore[attr-defined]
-        except AttributeError:  # none yet, or the `None` a pickled one is unpickled as
-            entry = forward_entry(COMPILER, f, _general_jvp)
-        return entry(f, args, tangents)
+        try:  # (no cost unless it raises)
+            try:
+                entry: Callable[..., tuple[Any, Any]] = f.__srcad_jvp_entry__.function  # type: ignore[attr-defined]
+            except AttributeError:  # none yet, or the `None` a pickled one is unpickled as
+                entry = forward_entry(COMPILER, f, _general_jvp)
+            return entry(f, args, tangents)
+        except SrcadError as error:  # a rule's refusal: noted with the user's line it met
+            annotate(error)
+            raise
     return _general_jvp(f, args, tangents)
 
 

@@ -380,8 +380,9 @@ def floating(derivative: Any, primal: Any) -> Any:
     """A derivative for a float argument with the argument's float type, though the code
     computed it from ints (`d(x * n)/dx` is `n`), or (for a float32 argument) in float64,
     which NumPy's promotion gives where a float64 value meets it, or (for a float32 number)
-    as a Python float; for a complex argument, complex though the code computed it real
-    (`np.real(z)`'s, inlined)."""
+    as a Python float, or (for a float64 value, as `x32 + c64` is) in the narrower type of a
+    float32 argument's tangent, which no float64 operand met on its way; for a complex
+    argument, complex though the code computed it real (`np.real(z)`'s, inlined)."""
     integral = isinstance(derivative, bool | int | np.integer) or (
         isinstance(derivative, np.ndarray) and derivative.dtype.kind in "biu"
     )
@@ -398,7 +399,22 @@ def floating(derivative: Any, primal: Any) -> Any:
     inexact = isinstance(primal, float | complex | np.inexact) or (
         isinstance(primal, np.ndarray) and primal.dtype.kind in "fc"
     )
-    return ProjectTo(primal)(derivative) if integral and inexact else derivative
+    if not inexact:
+        return derivative
+    if integral or _narrower(derivative, primal):
+        return ProjectTo(primal)(derivative)
+    return derivative
+
+
+def _narrower(derivative: Any, primal: Any) -> bool:
+    """Whether `derivative` is a NumPy float (or complex) value of fewer bits than the NumPy
+    `primal`'s float type, of the same kind."""
+    if not isinstance(primal, np.ndarray | np.generic):
+        return False
+    if not isinstance(derivative, np.ndarray | np.generic):
+        return False
+    wanted, given = primal.dtype, derivative.dtype
+    return given != wanted and given.kind == wanted.kind and given.itemsize < wanted.itemsize
 
 
 def argument_at(args: tuple[Any, ...], kwargs: dict[str, Any], func: Any, position: int) -> Any:

@@ -85,6 +85,13 @@ class MissingRuleError(SrcadError):
     """A differentiated call has neither a rule nor Python source to compile."""
 
 
+class UnsupportedCallError(MissingRuleError, TypeError):
+    """A library rule met a call it has no derivative for: an option (`where=`, `out=`,
+    `mode=`, `period=`) or a kind of argument its rule does not take. A `SrcadError`, noted
+    with the user's line when it reaches them, and a `TypeError`, as the call is one
+    srcad's rule cannot take."""
+
+
 class MutationError(SrcadError):
     """The function mutates a value in a way that would make its gradient wrong."""
 

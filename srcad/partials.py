@@ -192,7 +192,10 @@ def power_slope(x: Any, p: Any) -> Any:
     if np.ndim(p) == 0 and p == 0:
         return np.zeros(np.shape(x))[()]
     with np.errstate(divide="ignore", invalid="ignore"):
-        slope = np.multiply(p, np.power(x, np.subtract(p, 1)))
+        # A Python number's `p - 1` stays one, which NumPy reads at `x`'s precision
+        # (`np.subtract(2.0, 1)` is a float64 scalar, which would widen a float16 `x`).
+        less = p - 1 if p.__class__ in _REAL_NUMBERS else np.subtract(p, 1)
+        slope = np.multiply(p, np.power(x, less))
     if np.ndim(p) == 0:
         return slope
     return np.where(np.asarray(p) == 0, np.zeros((), slope.dtype), slope)[()]

@@ -176,10 +176,18 @@ def array_operand(x: Any) -> Any:
 
 def numpy_operand(x: Any) -> Any:
     """`array_operand(x)`, and a Python number as the NumPy scalar NumPy computes with
-    (`np.power`'s and `np.mod`'s rules call it: `np.power(-2.0, 0.5)` is NaN, where
-    Python's `(-2.0) ** 0.5` is complex)."""
+    (`np.power`'s and `np.mod`'s rules call it on two Python numbers: `np.power(-2.0, 0.5)`
+    is NaN, where Python's `(-2.0) ** 0.5` is complex)."""
     x = array_operand(x)
     return np.asarray(x)[()] if x.__class__ in (float, int, bool) else x
+
+
+def python_numbers(a: Any, b: Any) -> bool:
+    """Whether `a` and `b` are both Python numbers, which `np.power` and `np.mod` compute
+    with as NumPy scalars (`numpy_operand`). Against an array or a NumPy scalar a Python
+    number stays one: NumPy's promotion keeps the other's precision for it
+    (`np.power(float32_array, 2.0)` is float32), and a NumPy scalar's would not."""
+    return a.__class__ in (float, int, bool) and b.__class__ in (float, int, bool)
 
 
 def operand_tangent(dot: Any, x: Any) -> Any:

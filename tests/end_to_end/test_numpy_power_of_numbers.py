@@ -95,3 +95,78 @@ def test_derivatives_where_real(module: ModuleType, name: str, args: tuple) -> N
     assert second(*args) == pytest.approx(difference(first, args, 0), rel=1e-5)
     third = srcad.grad(second)
     assert third(*args) == pytest.approx(difference(second, args, 0), rel=1e-4, abs=1e-6)
+
+
+# A Python number beside an array or a NumPy scalar stays a Python number: NumPy's promotion
+# reads it at the other operand's precision. The rules once made every Python number a
+# float64 scalar, so `np.power(float32_array, 2.0)` came back float64 (values off NumPy's in
+# the 8th digit, its tangent float64 too), with no error.
+PROMOTING = """
+import numpy as np
+
+
+def square(x):
+    return np.power(x, 2.0) * 3
+
+
+def of_base(x):
+    return np.power(2, x) - x
+
+
+def int_power(x):
+    return np.power(x, -1) + np.power(x, 3)
+
+
+def remainder(x):
+    return np.mod(x, 2) + np.mod(1.5, x)
+
+
+def summed(x):
+    return np.sum(np.power(x, 1.5) * np.mod(x, 0.75))
+"""
+
+
+@pytest.fixture(scope="module")
+def promoting(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    path: Path = tmp_path_factory.mktemp("numpy_power_promoting")
+    return user_module(path, "numpy_power_promoting_module", PROMOTING)
+
+
+POINTS = [
+    np.array([0.7, 1.3, 2.1], np.float32),
+    np.float32(1.6),
+    np.array([1.1, 0.4], np.float16),
+    np.array([[0.9, 1.7]]),
+]
+
+
+@pytest.mark.parametrize("name", ["square", "of_base", "int_power", "remainder", "summed"])
+@pytest.mark.parametrize("x", POINTS, ids=lambda x: f"{type(x).__name__}-{x.dtype}")
+def test_precision_of_the_array(promoting: ModuleType, name: str, x: np.ndarray) -> None:
+    f = getattr(promoting, name)
+    want = f(x)
+    y, pullback = srcad.vjp(f, x)
+    assert type(y) is type(want) and y.dtype == want.dtype
+    np.testing.assert_array_equal(y, want)
+    y_bar = np.full(np.shape(want), 0.5, want.dtype)
+    (x_bar,) = pullback(y_bar)
+    assert x_bar.dtype == x.dtype and np.shape(x_bar) == np.shape(x)
+    wide = np.asarray(x, np.float64)
+    jacobian = difference(f, (wide,), 0).reshape(np.size(want), np.size(x))
+    rtol = 1e-6 if x.dtype == np.float64 else 4e-3
+    expected = (np.ravel(y_bar) @ jacobian).reshape(np.shape(x))
+    np.testing.assert_allclose(x_bar, expected, rtol=rtol)
+    tangent = np.ones_like(x)
+    y2, y_dot = srcad.jvp(f, (x,), (tangent,))
+    assert y2.dtype == want.dtype and y_dot.dtype == want.dtype
+    np.testing.assert_allclose(
+        y_dot, (jacobian @ np.ravel(tangent)).reshape(np.shape(want)), rtol=rtol
+    )
+
+
+def test_second_derivative_in_float32(promoting: ModuleType) -> None:
+    x = np.array([0.7, 1.3, 2.1], np.float32)
+    hessian = srcad.hessian(promoting.summed)(x)
+    wide = np.asarray(x, np.float64)
+    expected = difference(srcad.grad(promoting.summed), (wide,), 0)
+    np.testing.assert_allclose(hessian, expected, rtol=1e-3, atol=1e-4)

@@ -213,6 +213,24 @@ def test_reverse_rule_of_gradient_frule_matches_finite_differences(
     check_rrule(gradient_frule, (NoTangent(), *dots), *args, **kwargs)
 
 
+# Repeated samples: segments of no width, which NumPy reads only for points outside the
+# samples (and `x == xp[-1]`). The rules once divided by their width there and multiplied the
+# NaN by the zero cotangent outside: NaN for `x` and `fp` where the derivative is 0 or the
+# end's, with no error.
+REPEATED = np.array([-1.0, -1.0, 0.25, 0.25, 0.5, 1.0, 1.0])
+POINTS = np.array([[-2.5, -0.4, 0.3, 0.8, 1.7, 0.1], [3.0, -1.5, 0.6, -0.9, 0.45, 2.0]])
+
+
+@pytest.mark.parametrize("point", [POINTS, POINTS[::-1], POINTS * 0.5])
+def test_interp_at_repeated_samples_through_the_api(point: np.ndarray) -> None:
+    def loss(x: np.ndarray) -> Any:
+        fp = np.concatenate([x[1], x[0, :1]])
+        inside = np.interp(x[0], REPEATED, fp**2)
+        return np.sum(inside * x[1]) + np.sum(np.interp(x[1] * 3.0, REPEATED, fp, -0.5) * x[0])
+
+    check_through_api(loss, point)
+
+
 @pytest.mark.parametrize(
     "args",
     [
