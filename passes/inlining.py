@@ -168,7 +168,10 @@ def adjoint_of(
     if None in kinds or (getattr(value, "keywords", []) and not options):
         return None
     primitive = (REGISTRY if registry is None else registry).primitive(primal)
-    if primitive is None or primitive.inline is None or primitive.result is None:
+    if primitive is None or primitive.inline is None:
+        return None
+    moving = primitive.inline.moving  # (a result of any kind: see `Inline`)
+    if primitive.result is None and not moving:
         return None
     known: list[Kind] = kinds  # type: ignore[assignment]
     constants = [o.value if isinstance(o, gast.Constant) else None for o in operands]
@@ -177,12 +180,13 @@ def adjoint_of(
     texts = primitive.inline.texts(known, constants, options)
     if texts is None or len(texts) != len(operands):
         return None
-    result = primitive.result.given(kinds, options or {})
-    if result is None or not is_real(result):
+    result = None if primitive.result is None else primitive.result.given(kinds, options or {})
+    if not moving and (result is None or not is_real(result)):
         return None
     elementwise = primitive.elementwise
     broadcasts = elementwise and len(operands) == 2  # either operand may be stretched
     if broadcasts:
+        assert result is not None  # (a moving primitive is not elementwise)
         stretched = [_stretched(known, 0, result), _stretched(known, 1, result)]
     else:
         stretched = [False] * len(texts)
@@ -199,7 +203,11 @@ def adjoint_of(
         used = names_in(text)
         # A uniform seed stays uniform where the template multiplies it by floats only.
         arrays = any(role in used and kind[1] for role, _, kind in roles)
-        if elementwise and not arrays and not ("y" in used and result[1] > 0):
+        if (
+            elementwise
+            and not arrays
+            and not ("y" in used and result is not None and result[1] > 0)
+        ):
             plan.passes_uniform.add(operand.id)
         if stretched[position]:  # `sum_to` reads the operand's own value too
             used = used | {"a" if position == 0 else "b"}

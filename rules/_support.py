@@ -3,11 +3,12 @@ rules on more than one topic."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
+from srcad.kinds import FLOAT, PYTHON_FLOAT, list_item
 from srcad.projection import ProjectTo, conj, operand_tangent
 from srcad.tangents import (
     AbstractZero,
@@ -60,6 +61,48 @@ def float_rows(values: list[Any] | tuple[Any, ...], y_bar: np.ndarray) -> Any:
     if types == {float}:
         return y_bar.tolist()
     return tuple(y_bar) if types == {np.float64} else None
+
+
+def of_float_list(text: str) -> Any:
+    """An inline derivative's choice (`srcad.templates.Choose`) of the template `text` for
+    a function of one list of floats the function made (`kinds.list_of`: Python floats or
+    float64 numbers, whose cotangents are floats), and of none for anything else."""
+
+    def choose(kinds: Sequence[Any], constants: Sequence[Any]) -> list[str] | None:
+        return [text] if len(kinds) == 1 and list_item(kinds[0]) in (FLOAT, PYTHON_FLOAT) else None
+
+    return choose
+
+
+def rows_cotangent(values: list[Any] | tuple[Any, ...], y_bar: Any) -> Any:
+    """The cotangent of a list or tuple `values` from that of `np.array(values)`: each
+    element's row, projected onto it (`array_rrule`'s pullback, which an inlined
+    derivative calls where `values` is a list of floats: `kinds.list_of`)."""
+    y_bar = unthunk(y_bar)
+    if isinstance(y_bar, AbstractZero):
+        return y_bar
+    y_bar = np.asarray(y_bar)
+    rows = float_rows(values, y_bar)
+    if rows is None:
+        rows = tuple(ProjectTo(v)(y_bar[i]) for i, v in enumerate(values))
+    return cotangent_of_elements(values, rows)
+
+
+_FLOATS = (float, np.float64)
+
+
+def summed_cotangent(values: Any, y_bar: Any) -> Any:
+    """The cotangent of a list or tuple `values` from that of `sum(values)`: `y_bar`
+    projected onto each element (`builtin_sum_rrule`'s pullback, which an inlined
+    derivative calls where `values` is a list of floats: `kinds.list_of`)."""
+    y_bar = unthunk(y_bar)
+    if isinstance(y_bar, AbstractZero):
+        return y_bar
+    if type(y_bar) in _FLOATS and {*map(type, values)} == {type(y_bar)}:
+        element_bars = (y_bar,) * len(values)  # what projecting it onto each gives
+    else:
+        element_bars = tuple(ProjectTo(v)(y_bar) for v in values)
+    return cotangent_of_elements(values, element_bars)
 
 
 def options_by_name(

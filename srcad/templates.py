@@ -33,7 +33,11 @@ class Inline:
     constant values (`Choose`). A reduction of an array to a float says by `uniform` what the
     cotangent of `a` is when `y_bar` stands for an array filled with it. `options`, where
     given, chooses the templates of a call with constant keyword options (`axis=1`); a
-    call with keywords and no `options` is not inlined.
+    call with keywords and no `options` is not inlined. `moving`: the templates only
+    hand cotangents between a container and its elements, with no arithmetic on the
+    values, so they hold whatever the result's kind (`sum([])` is the int 0, where
+    `sum` of floats is a float); the operands' kinds the template is chosen for say what
+    the elements are.
 
     >>> import numpy as np
     >>> Inline("y_bar * cos(a)", cos=np.cos).texts([("f", 1)], [None])
@@ -44,15 +48,18 @@ class Inline:
     functions: Mapping[str, Any]
     uniform: str | None
     options: ChooseWithOptions | None
+    moving: bool
 
     def __init__(self, *cotangents: str | Choose | None, uniform: str | None = None,
-                 options: ChooseWithOptions | None = None, **functions: Any) -> None:  # fmt: skip
+                 options: ChooseWithOptions | None = None, moving: bool = False,
+                 **functions: Any) -> None:  # fmt: skip
         chosen = cotangents[0] if len(cotangents) == 1 and callable(cotangents[0]) else None
         texts = tuple(c for c in cotangents if c is None or isinstance(c, str))
         object.__setattr__(self, "cotangents", chosen if chosen is not None else texts)
         object.__setattr__(self, "functions", functions)
         object.__setattr__(self, "uniform", uniform)
         object.__setattr__(self, "options", options)
+        object.__setattr__(self, "moving", moving)
 
     def texts(self, kinds: Sequence[Kind], constants: Sequence[Any],
               options: Mapping[str, Any] | None = None) -> list[str | None] | None:  # fmt: skip

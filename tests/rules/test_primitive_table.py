@@ -21,16 +21,19 @@ import numpy as np
 import pytest
 
 from srcad import syntax
-from srcad.kinds import FLOAT, INT, Kind, kind_of
+from srcad.kinds import FLOAT, INT, Kind, kind_of, list_of
 from srcad.passes.inlining import Plan, adjoint_of
 from srcad.registry import REGISTRY, Primitive
 from srcad.syntax import load
-from srcad.tangents import AbstractZero
+from srcad.tangents import AbstractZero, Tangent
 from srcad.testing import finite_difference_vjp
 
 KINDS: list[Kind] = [FLOAT, ("f", 1), ("f", 2)]
 # Constant exponents, for `a ** p`, whose inline derivative folds the exponent in.
 CONSTANTS: list[float | int] = [0, 1, 2, 3, 4, -1, 0.5, 1.5, 2.0, -0.5]
+# Int exponents known when the code runs (`x ** (i % 3)`), ints of no other role.
+INTS = [0, 1, 2, 3, -1, -2]
+LIST_OF_FLOATS = list_of(FLOAT)  # a list the function made (`sum`, `np.array` of it)
 
 
 def inlined() -> list[Primitive]:
@@ -43,6 +46,8 @@ def value_of(kind: Kind, seed: int) -> Any:
     rng = np.random.default_rng(seed)
     if kind == FLOAT:
         return float(rng.uniform(0.2, 0.8))
+    if kind == LIST_OF_FLOATS:
+        return rng.uniform(0.2, 0.8, 3).tolist()
     shape = (3,) * kind[1]
     values = rng.uniform(0.2, 0.8, shape)
     return values + 2.0 * np.eye(3) if kind[1] == 2 else values
@@ -52,7 +57,7 @@ def operand_lists() -> list[tuple[str, list[gast.expr], dict[str, Any]]]:
     """Operands for one and for two arguments: names of every kind, and a name to a
     constant power."""
     found = []
-    for k in KINDS:
+    for k in [*KINDS, LIST_OF_FLOATS]:
         found.append((f"a:{k}", [load("a")], {"a": value_of(k, 1)}))
     for ka, kb in itertools.product(KINDS, KINDS):
         values = {"a": value_of(ka, 1), "b": value_of(kb, 2)}
@@ -60,6 +65,8 @@ def operand_lists() -> list[tuple[str, list[gast.expr], dict[str, Any]]]:
     for k, p in itertools.product(KINDS, CONSTANTS):
         constant = gast.Constant(value=p, kind=None)
         found.append((f"a:{k}, {p!r}", [load("a"), constant], {"a": value_of(k, 1)}))
+    for k, n in itertools.product(KINDS, INTS):
+        found.append((f"a:{k}, n:int={n}", [load("a"), load("n")], {"a": value_of(k, 1), "n": n}))
     return found
 
 
@@ -67,7 +74,8 @@ def planned(primitive: Primitive, operands: list[gast.expr], values: dict[str, A
     def kind_of_operand(operand: gast.expr) -> Kind | None:
         if isinstance(operand, gast.Constant):
             return FLOAT if type(operand.value) is float else INT
-        return kind_of(values[operand.id])
+        value = values[operand.id]
+        return LIST_OF_FLOATS if isinstance(value, list) else kind_of(value)
 
     call = gast.Call(func=load("f"), args=operands, keywords=[])
     return adjoint_of(primitive.function, call, "y", operands, set(values), kind_of_operand)
@@ -142,17 +150,27 @@ def test_inline_derivative_matches_finite_differences(primitive, operands, value
     _, pullback = REGISTRY.rrule_for(primitive.function).rrule(*args)
     by_rule = pullback(y_bar)
     for position, operand in enumerate(operands):
-        if not isinstance(operand, gast.Name):
-            continue
-        expected = finite_difference_vjp(primitive.function, tuple(args), y_bar, position)
+        if not isinstance(operand, gast.Name) or type(args[position]) is int:
+            continue  # (an int exponent: not differentiated)
+        # (a list moved as the array of its elements, which every function here reads alike)
+        moved = tuple(np.array(a) if isinstance(a, list) else a for a in args)
+        expected = finite_difference_vjp(primitive.function, moved, y_bar, position)
         if operand.id not in got:  # no cotangent: a zero one (`a ** 0`)
             np.testing.assert_allclose(expected, 0.0, atol=1e-8)
             continue
-        assert np.shape(got[operand.id]) == np.shape(args[position])
-        np.testing.assert_allclose(got[operand.id], expected, rtol=1e-6, atol=1e-8)
+        cotangent = plain(got[operand.id])
+        assert np.shape(cotangent) == np.shape(args[position])
+        np.testing.assert_allclose(cotangent, expected, rtol=1e-6, atol=1e-8)
         rule_bar = by_rule[1 + position]  # (`min`'s for the argument not returned: a zero)
-        rule_bar = 0.0 if isinstance(rule_bar, AbstractZero) else rule_bar
-        np.testing.assert_allclose(got[operand.id], rule_bar, rtol=1e-12, atol=1e-12)
+        rule_bar = 0.0 if isinstance(rule_bar, AbstractZero) else plain(rule_bar)
+        np.testing.assert_allclose(cotangent, rule_bar, rtol=1e-12, atol=1e-12)
+        if isinstance(args[position], list):  # each element's a float, as the rule's are
+            assert [type(e) for e in cotangent] == [type(e) for e in rule_bar]
+
+
+def plain(cotangent: Any) -> Any:
+    """A list's cotangent (a `Tangent` of its elements) as the list of them."""
+    return list(cotangent.elements) if isinstance(cotangent, Tangent) else cotangent
 
 
 UNIFORM = [
@@ -201,6 +219,7 @@ def test_the_table_covers_what_the_passes_inlined_before():
     others += [math.atan2, math.hypot, math.pow, min, max, np.float64]
     others += [np.max, np.amax, np.min, np.amin]  # issue 19: reductions over axes too
     others += [float]  # issue 19: `float(s)` of a float, or of a 0-d array (`kinds.ZERO_D`)
+    others += [sum, np.array, np.asarray]  # issue 19: of a list of floats the function made
     expected = {*unary, *binary, *others}
     functions = {p.function for p in inlined()}
     assert expected <= functions
