@@ -105,6 +105,19 @@ def summed_cotangent(values: Any, y_bar: Any) -> Any:
     return cotangent_of_elements(values, element_bars)
 
 
+def chosen_cotangent(values: list[Any], y: Any, y_bar: Any) -> Any:
+    """The cotangent of a list `values` from that of `max(values)` or `min(values)`, the
+    element `y`: `y_bar` projected onto it, zeros elsewhere (the builtins' rule's pullback,
+    which an inlined derivative calls where `values` is a list of floats: `kinds.list_of`).
+    `values.index(y)` is where the builtin took it from: `y` is that element, and an equal
+    one before it would have been taken instead (the first of equal ones)."""
+    y_bar = unthunk(y_bar)
+    bars: list[Any] = [ZeroTangent()] * len(values)
+    if not isinstance(y_bar, AbstractZero):
+        bars[values.index(y)] = y_bar if type(y_bar) is type(y) else ProjectTo(y)(y_bar)
+    return cotangent_of_elements(values, tuple(bars))
+
+
 def options_by_name(
     parameters: tuple[str, ...], options: tuple[Any, ...], keywords: dict[str, Any]
 ) -> dict[str, Any]:

@@ -169,8 +169,11 @@ def test_inline_derivative_matches_finite_differences(primitive, operands, value
 
 
 def plain(cotangent: Any) -> Any:
-    """A list's cotangent (a `Tangent` of its elements) as the list of them."""
-    return list(cotangent.elements) if isinstance(cotangent, Tangent) else cotangent
+    """A list's cotangent (a `Tangent` of its elements) as the list of them, 0.0 for a
+    zero one."""
+    if not isinstance(cotangent, Tangent):
+        return cotangent
+    return [0.0 if isinstance(e, AbstractZero) else e for e in cotangent.elements]
 
 
 UNIFORM = [
