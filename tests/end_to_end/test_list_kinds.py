@@ -180,3 +180,32 @@ def test_a_tie_goes_to_the_first_as_the_rule_gives_it() -> None:
     _, pullback = srcad.rrule(tie, 0.9)
     np.testing.assert_allclose(srcad.grad(tie)(0.9), pullback(1.0)[1], rtol=1e-15)
     np.testing.assert_allclose(srcad.grad(tie)(0.9), 2 * 0.9 + 0.5, rtol=1e-12)
+
+
+def squares_of_elements(a):
+    out = []
+    for v in a:
+        out.append(v * v)
+    out.append(1.0)  # a value that does not vary: a zero tangent among the others
+    return np.array(out) * np.sum(a)
+
+
+def test_a_forward_rule_grows_the_tangent_list_in_place() -> None:
+    """Where the reverse rule may append in place (`GrownLists`) to a list made by `[]` in
+    no loop, the forward rule appends each tangent beside its value, where `append_frule`
+    would copy those before it; a list made anew in a loop keeps `append_frule`."""
+    text = srcad.source(sum_of_appends, mode="forward", args=(0.7,))
+    assert "out_dot = []" in text and "out_dot.append(" in text
+    assert "append_frule" not in text
+    nested = srcad.source(nested_comprehensions, mode="forward", args=(0.7,))
+    assert "values_dot.append(" in nested and "append_frule" in nested
+    a = np.array([0.5, -1.5, 0.7])
+    expected = difference(squares_of_elements, (a,))
+    for mode in ("forward", "reverse"):
+        jacobian = srcad.jacobian(squares_of_elements, mode=mode)(a)
+        np.testing.assert_allclose(jacobian, expected, rtol=1e-6, atol=1e-8)
+    _, tangent = srcad.jvp(squares_of_elements, (a,), (direction(a),))
+    np.testing.assert_allclose(tangent, expected.sum(axis=1), rtol=1e-6, atol=1e-8)
+    hessian = difference(srcad.grad(lambda a: np.sum(squares_of_elements(a) ** 2)), (a,))
+    got = srcad.hessian(lambda a: np.sum(squares_of_elements(a) ** 2))(a)
+    np.testing.assert_allclose(got, hessian, rtol=1e-5, atol=1e-7)
