@@ -581,7 +581,7 @@ class ReverseAD(RuleCalls, Transform):
                 assert isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name)
                 after: list[gast.stmt] = []
                 part = self.cotangents.contribution(statement.iter.id, after)
-                listed = self._bind(list_cotangent, "list_cotangent")
+                listed = loop.items_pullback or self._bind(list_cotangent, "list_cotangent")
                 out += [items_cotangent(loop, items_bar, part, listed), *after]
         return out
 

@@ -83,16 +83,17 @@ def items_taken(loop: Loop, function: str, iterable: gast.expr) -> gast.stmt:
     return assign(pair, call(function, [iterable]))
 
 
-def items_cotangent(loop: Loop, items_bar: str, target: gast.expr, listed: str) -> gast.stmt:
+def items_cotangent(loop: Loop, items_bar: str, target: gast.expr, function: str) -> gast.stmt:
     """The statement after the pullback's walk assigning to `target` the iterable's
-    cotangent from its items' (`items_bar`): the items' pullback's; for a list the function
-    made, `Tangent(list, *items_bar)` by the function `listed` names (`list_cotangent`):
-    what `iterate_rrule`'s pullback gives for a list, without the call of the rule and of
-    its pullback."""
+    cotangent from its items' (`items_bar`), by the function named `function`: the items'
+    pullback (`loop.items_pullback`), whose result pairs it with the iterable's own; for a
+    list the function made, `list_cotangent` (`Tangent(list, *items_bar)`: what
+    `iterate_rrule`'s pullback gives a list, without the calls of the rule and of its
+    pullback)."""
     if loop.items_pullback is None:
-        return assign(target, call(listed, [load(items_bar)]))
+        return assign(target, call(function, [load(items_bar)]))
     pair = make(gast.Tuple, elts=[store("_"), target], ctx=STORE)
-    return assign(pair, call(loop.items_pullback, [load(items_bar)]))
+    return assign(pair, call(function, [load(items_bar)]))
 
 
 def record_target(names: list[str], restored: set[gast.expr]) -> gast.expr:
