@@ -98,8 +98,10 @@ def summed_cotangent(values: Any, y_bar: Any) -> Any:
     y_bar = unthunk(y_bar)
     if isinstance(y_bar, AbstractZero):
         return y_bar
-    if type(y_bar) in _FLOATS and {*map(type, values)} == {type(y_bar)}:
-        element_bars = (y_bar,) * len(values)  # what projecting it onto each gives
+    types = {*map(type, values)}
+    if type(y_bar) in _FLOATS and len(types) == 1 and types <= {*_FLOATS}:
+        (kind,) = types  # Python floats, or float64 numbers: what projecting onto each gives
+        element_bars = (y_bar if type(y_bar) is kind else kind(y_bar),) * len(values)
     else:
         element_bars = tuple(ProjectTo(v)(y_bar) for v in values)
     return cotangent_of_elements(values, element_bars)

@@ -46,8 +46,9 @@ def value_of(kind: Kind, seed: int) -> Any:
     rng = np.random.default_rng(seed)
     if kind == FLOAT:
         return float(rng.uniform(0.2, 0.8))
-    if kind == LIST_OF_FLOATS:
-        return rng.uniform(0.2, 0.8, 3).tolist()
+    if kind == LIST_OF_FLOATS:  # Python floats, or float64 numbers (odd seeds)
+        values = rng.uniform(0.2, 0.8, 3)
+        return list(values) if seed % 2 else values.tolist()
     shape = (3,) * kind[1]
     values = rng.uniform(0.2, 0.8, shape)
     return values + 2.0 * np.eye(3) if kind[1] == 2 else values
@@ -57,8 +58,11 @@ def operand_lists() -> list[tuple[str, list[gast.expr], dict[str, Any]]]:
     """Operands for one and for two arguments: names of every kind, and a name to a
     constant power."""
     found = []
-    for k in [*KINDS, LIST_OF_FLOATS]:
+    for k in KINDS:
         found.append((f"a:{k}", [load("a")], {"a": value_of(k, 1)}))
+    for seed, held in ((1, "float64"), (2, "float")):
+        a = value_of(LIST_OF_FLOATS, seed)
+        found.append((f"a:list of {held}", [load("a")], {"a": a}))
     for ka, kb in itertools.product(KINDS, KINDS):
         values = {"a": value_of(ka, 1), "b": value_of(kb, 2)}
         found.append((f"a:{ka}, b:{kb}", [load("a"), load("b")], values))
