@@ -3,8 +3,8 @@
 The table in `README.md` times whole cases against peers; this is the quick check of the
 question issue 19 asks of every change to kinds and inlining: does code written some other
 natural way (a list where a tuple was, `np.float64(...)`, `math.pow`, `max`, a 0-d array,
-a comprehension) stay on the specialised path? A ratio far above the others names the
-formulation that falls off it.
+a comprehension, `sum` or `max` of a generator, nested comprehensions) stay on the
+specialised path? A ratio far above the others names the formulation that falls off it.
 
     python benchmarks/formulations.py [TEXT]   # TEXT: only the formulations it names
 
@@ -124,6 +124,28 @@ def integer_exponents(x):
     return s
 
 
+def sum_of_a_list_display(x):
+    return sum([math.sin(x * i) for i in range(20)])
+
+
+def max_of_a_generator(x):
+    xs = [math.sin(x * i) for i in range(20)]
+    return max(v * v for v in xs)
+
+
+def nested_comprehensions(x):
+    rows = [[x * i + j for j in range(4)] for i in range(5)]
+    return sum(sum(r) for r in rows)
+
+
+def loop_over_a_comprehension(x):
+    xs = [x * i for i in range(20)]
+    t = 0.0
+    for v in xs:
+        t = t + v * v
+    return t
+
+
 def appended(x):
     out = []
     y = x
@@ -160,6 +182,10 @@ FORMULATIONS: list[tuple[Callable[..., Any], tuple[Any, ...]]] = [
     (float32_scalars, (np.float32(0.7),)),
     (integer_exponents, (0.7,)),
     (appended, (0.7,)),
+    (sum_of_a_list_display, (0.7,)),
+    (max_of_a_generator, (0.7,)),
+    (nested_comprehensions, (0.7,)),
+    (loop_over_a_comprehension, (0.7,)),
     (complex_scalar_loop, (0.3 + 0.4j,)),
     (complex_array, (np.array([0.3 + 0.1j, 0.2 - 0.5j]),)),
 ]

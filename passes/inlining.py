@@ -184,29 +184,32 @@ def adjoint_of(
     if None in kinds or (getattr(value, "keywords", []) and not options):
         return None
     primitive = (REGISTRY if registry is None else registry).primitive(primal)
-    if primitive is None or primitive.inline is None or primitive.result is None:
+    if primitive is None or primitive.inline is None:
+        return None
+    moving = primitive.inline.moving  # (a result of any kind: see `Inline`)
+    if primitive.result is None and not moving:
         return None
     known: list[Kind] = kinds  # type: ignore[assignment]
     constants = [o.value if isinstance(o, gast.Constant) else None for o in operands]
     if primal is operator.pow and integral_exponent(operands[-1]):
         known[-1] = PYTHON_INT  # `a ** 2.0` is as real as `a ** 2` (`normal_form.integral_power`)
-    result = primitive.result.given(kinds, options or {})
-    if result is None or not (is_real(result) or is_complex(result)):
+    result = None if primitive.result is None else primitive.result.given(kinds, options or {})
+    if not moving and (result is None or not (is_real(result) or is_complex(result))):
         return None
     functions = primitive.inline.functions
-    if is_complex(result) or any(is_complex(k) for k in known):
-        if options:
+    if (result is not None and is_complex(result)) or any(is_complex(k) for k in known):
+        if options or moving:  # (moving templates are written for real lists only)
             texts = None
         elif forward:
             texts = primitive.inline.tangent_texts(known, constants)
         else:
             texts = primitive.inline.complex_texts(known, constants)
-        if texts is not None and not forward:  # a real operand's cotangent is real
+        if texts is not None and not forward:  # a real (or int) operand's cotangent is real
             texts = [
                 None
                 if t is None
                 else f"real_part({_unconjugated(t, known)})"
-                if is_real(k)
+                if not is_complex(k)
                 else _unconjugated(t, known)
                 for t, k in zip(texts, known, strict=False)
             ]
@@ -218,6 +221,7 @@ def adjoint_of(
     elementwise = primitive.elementwise
     broadcasts = elementwise and len(operands) == 2  # either operand may be stretched
     if broadcasts:
+        assert result is not None  # (a moving primitive is not elementwise)
         stretched = [_stretched(known, 0, result), _stretched(known, 1, result)]
     else:
         stretched = [False] * len(texts)
@@ -234,7 +238,11 @@ def adjoint_of(
         used = names_in(text)
         # A uniform seed stays uniform where the template multiplies it by floats only.
         arrays = any(role in used and kind[1] for role, _, kind in roles)
-        if elementwise and not arrays and not ("y" in used and result[1] > 0):
+        if (
+            elementwise
+            and not arrays
+            and not ("y" in used and result is not None and result[1] > 0)
+        ):
             plan.passes_uniform.add(operand.id)
         if stretched[position]:  # `sum_to` reads the operand's own value too
             used = used | {"a" if position == 0 else "b"}

@@ -3,12 +3,13 @@ rules on more than one topic."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from srcad.errors import SrcadError, UnsupportedCallError
+from srcad.kinds import FLOAT, PYTHON_FLOAT, list_item
 from srcad.projection import ProjectTo, conj, operand_tangent
 from srcad.tangents import (
     AbstractZero,
@@ -61,6 +62,63 @@ def float_rows(values: list[Any] | tuple[Any, ...], y_bar: np.ndarray) -> Any:
     if types == {float}:
         return y_bar.tolist()
     return tuple(y_bar) if types == {np.float64} else None
+
+
+def of_float_list(text: str) -> Any:
+    """An inline derivative's choice (`srcad.templates.Choose`) of the template `text` for
+    a function of one list of floats the function made (`kinds.list_of`: Python floats or
+    float64 numbers, whose cotangents are floats), and of none for anything else."""
+
+    def choose(kinds: Sequence[Any], constants: Sequence[Any]) -> list[str] | None:
+        return [text] if len(kinds) == 1 and list_item(kinds[0]) in (FLOAT, PYTHON_FLOAT) else None
+
+    return choose
+
+
+def rows_cotangent(values: list[Any] | tuple[Any, ...], y_bar: Any) -> Any:
+    """The cotangent of a list or tuple `values` from that of `np.array(values)`: each
+    element's row, projected onto it (`array_rrule`'s pullback, which an inlined
+    derivative calls where `values` is a list of floats: `kinds.list_of`)."""
+    y_bar = unthunk(y_bar)
+    if isinstance(y_bar, AbstractZero):
+        return y_bar
+    y_bar = np.asarray(y_bar)
+    rows = float_rows(values, y_bar)
+    if rows is None:
+        rows = tuple(ProjectTo(v)(y_bar[i]) for i, v in enumerate(values))
+    return cotangent_of_elements(values, rows)
+
+
+_FLOATS = (float, np.float64)
+
+
+def summed_cotangent(values: Any, y_bar: Any) -> Any:
+    """The cotangent of a list or tuple `values` from that of `sum(values)`: `y_bar`
+    projected onto each element (`builtin_sum_rrule`'s pullback, which an inlined
+    derivative calls where `values` is a list of floats: `kinds.list_of`)."""
+    y_bar = unthunk(y_bar)
+    if isinstance(y_bar, AbstractZero):
+        return y_bar
+    types = {*map(type, values)}
+    if type(y_bar) in _FLOATS and len(types) == 1 and types <= {*_FLOATS}:
+        (kind,) = types  # Python floats, or float64 numbers: what projecting onto each gives
+        element_bars = (y_bar if type(y_bar) is kind else kind(y_bar),) * len(values)
+    else:
+        element_bars = tuple(ProjectTo(v)(y_bar) for v in values)
+    return cotangent_of_elements(values, element_bars)
+
+
+def chosen_cotangent(values: list[Any], y: Any, y_bar: Any) -> Any:
+    """The cotangent of a list `values` from that of `max(values)` or `min(values)`, the
+    element `y`: `y_bar` projected onto it, zeros elsewhere (the builtins' rule's pullback,
+    which an inlined derivative calls where `values` is a list of floats: `kinds.list_of`).
+    `values.index(y)` is where the builtin took it from: `y` is that element, and an equal
+    one before it would have been taken instead (the first of equal ones)."""
+    y_bar = unthunk(y_bar)
+    bars: list[Any] = [ZeroTangent()] * len(values)
+    if not isinstance(y_bar, AbstractZero):
+        bars[values.index(y)] = y_bar if type(y_bar) is type(y) else ProjectTo(y)(y_bar)
+    return cotangent_of_elements(values, tuple(bars))
 
 
 def options_by_name(

@@ -4,16 +4,21 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from srcad.kinds import EXTREMUM, FLOAT_OF_FLOAT, MAGNITUDE
+from srcad.kinds import EXTREMUM, FLOAT_OF_FLOAT, MAGNITUDE, Kind
 from srcad.partials import direction, reciprocal_or_zero, sign
 from srcad.projection import ProjectTo
 from srcad.registry import Inline, Linearity, RuleSet, named
-from srcad.rules._support import cotangent_of_elements, reusable
+from srcad.rules._support import (
+    chosen_cotangent,
+    cotangent_of_elements,
+    of_float_list,
+    reusable,
+)
 from srcad.rules.operators import pow_frule, pow_rrule
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -275,16 +280,24 @@ rules.primitive(
 rules.primitive(reciprocal_or_zero, lambda r, y: -y * y)  # (0 at 0, as `y`)
 # `float(x)` of a real number (a NumPy float64, a 0-d array: `kinds.ZERO_D`) is `x`.
 rules.primitive(float, result=FLOAT_OF_FLOAT, inline=Inline("y_bar"), linearity=Linearity.LINEAR)
-# Of two numbers, the cotangent goes to the one returned: the first of equal ones.
-rules.primitive(
-    min,
-    result=EXTREMUM,
-    inline=Inline("0.0 if b < a else y_bar", "y_bar if b < a else 0.0"),
-    linearity=Linearity.PIECEWISE_LINEAR,
-)
-rules.primitive(
-    max,
-    result=EXTREMUM,
-    inline=Inline("0.0 if b > a else y_bar", "y_bar if b > a else 0.0"),
-    linearity=Linearity.PIECEWISE_LINEAR,
-)
+
+
+def _extremum_cotangents(better: str) -> Any:
+    """Of two numbers, the cotangent goes to the one returned: the first of equal ones; of
+    a list of floats the function made, to the element returned (`chosen_cotangent`)."""
+    pair = [f"0.0 if b {better} a else y_bar", f"y_bar if b {better} a else 0.0"]
+    of_list = of_float_list("chosen_cotangent(a, y, y_bar)")
+
+    def choose(kinds: Sequence[Kind], constants: Sequence[Any]) -> list[str] | None:
+        return pair if len(kinds) == 2 else of_list(kinds, constants)
+
+    return choose
+
+
+for _extremum, _better in ((min, "<"), (max, ">")):
+    rules.primitive(
+        _extremum,
+        result=EXTREMUM,
+        inline=Inline(_extremum_cotangents(_better), chosen_cotangent=chosen_cotangent),
+        linearity=Linearity.PIECEWISE_LINEAR,
+    )

@@ -24,12 +24,14 @@ from srcad.primitives import (
     unpack,
 )
 from srcad.projection import ProjectTo
-from srcad.registry import Linearity, RuleSet, named
+from srcad.registry import Inline, Linearity, RuleSet, named
 from srcad.rules._support import (
     cotangent_of_elements,
     dense_tangent,
-    float_rows,
+    of_float_list,
+    rows_cotangent,
     structural_elements,
+    summed_cotangent,
 )
 from srcad.tangents import (
     AbstractZero,
@@ -97,9 +99,6 @@ def append_rrule(items: list[Any], value: Any) -> tuple[list[Any], Pullback]:
     return result, append_pullback
 
 
-_FLOATS = (float, np.float64)
-
-
 @rules.rrule(sum)
 def builtin_sum_rrule(values: Any, *start: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """The builtin `sum` of a sequence (or of an array's rows), plus an optional start
@@ -118,11 +117,7 @@ def builtin_sum_rrule(values: Any, *start: Any, **keywords: Any) -> tuple[Any, P
                 ProjectTo(values)(np.broadcast_to(rows, values.shape)),
                 *start_bars,
             )
-        if type(y_bar) in _FLOATS and {*map(type, values)} == {type(y_bar)}:
-            element_bars = (y_bar,) * len(values)  # what projecting it onto each gives
-        else:
-            element_bars = tuple(ProjectTo(v)(y_bar) for v in values)
-        return (NoTangent(), cotangent_of_elements(values, element_bars), *start_bars)
+        return (NoTangent(), summed_cotangent(values, y_bar), *start_bars)
 
     return y, builtin_sum_pullback
 
@@ -136,13 +131,9 @@ def array_rrule(values: Any, *options: Any, **keywords: Any) -> tuple[np.ndarray
     def array_pullback(y_bar: Any) -> tuple[Any, ...]:
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *option_bars)
-        y_bar = np.asarray(y_bar)
         if isinstance(values, list | tuple):
-            rows = float_rows(values, y_bar)
-            if rows is None:
-                rows = tuple(ProjectTo(v)(y_bar[i]) for i, v in enumerate(values))
-            return (NoTangent(), cotangent_of_elements(values, rows), *option_bars)
-        return (NoTangent(), ProjectTo(values)(y_bar), *option_bars)
+            return (NoTangent(), rows_cotangent(values, y_bar), *option_bars)
+        return (NoTangent(), ProjectTo(values)(np.asarray(y_bar)), *option_bars)
 
     return y, array_pullback
 
@@ -672,7 +663,7 @@ rules.primitive(operator.getitem, linearity=Linearity.LINEAR)
 # every argument, so the forward rules' reverse rules pull the result and its tangent back
 # through the same pullback (`second_order.linear_frule_rrule`), for second derivatives;
 # with no pieces, so complex values pass (`w, v = np.linalg.eig(m)`).
-for _moving in (make_tuple, make_list, make_dict, append, sum, unpack, iterate, list, tuple,
+for _moving in (make_tuple, make_list, make_dict, append, unpack, iterate, list, tuple,
                 zip, enumerate, dict.get, dict.values, dict.items, dict.copy,
                 list.copy):  # fmt: skip
     rules.primitive(_moving, linearity=Linearity.LINEAR_IN_ALL)
@@ -691,5 +682,13 @@ def _array_of_floats(args: Sequence[Kind | None]) -> Kind | None:
 
 
 ARRAY_OF_FLOATS = ResultKind("array of a list of floats", _array_of_floats)
+# Their pullbacks' work, without the call of the rule and of its pullback.
+ROWS = Inline(of_float_list("rows_cotangent(a, y_bar)"), rows_cotangent=rows_cotangent)
 for _building in (np.array, np.asarray):
-    rules.primitive(_building, result=ARRAY_OF_FLOATS, linearity=Linearity.LINEAR_IN_ALL)
+    rules.primitive(
+        _building, result=ARRAY_OF_FLOATS, inline=ROWS, linearity=Linearity.LINEAR_IN_ALL
+    )
+SUMMED = Inline(
+    of_float_list("summed_cotangent(a, y_bar)"), summed_cotangent=summed_cotangent, moving=True
+)
+rules.primitive(sum, inline=SUMMED, linearity=Linearity.LINEAR_IN_ALL)

@@ -15,6 +15,7 @@ from srcad.kinds import (
     PROMOTED,
     SAME_KIND,
     is_complex,
+    is_int_scalar,
     is_integer,
 )
 from srcad.partials import log_base, logistic, power, power_slope, reciprocal, strong_product
@@ -473,6 +474,15 @@ def mod_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
 # -- each operator's facts (its rules are above): result kind, inline derivative, linearity --
 
 
+# `a ** b` for an int `b` known when the code runs (`x ** (i % 3)`): from power 1 on, the
+# slope is the arithmetic a literal exponent's template writes, finite wherever `a` is,
+# where `power_slope` and `strong_product` cost two calls per use; `power_slope` below it
+# (0 at power 0, where `0 * a ** -1` would divide by zero at 0; infinite at 0 below).
+POSITIVE_INT_POWER = (
+    "y_bar * b * a ** (b - 1) if b > 0 else strong_product(power_slope(a, b), y_bar)"
+)
+
+
 def power_cotangents(kinds: Any, constants: Any) -> list[str | None] | None:
     """The cotangent of `a` in `a ** p` for a literal exponent `p` (none for `a ** 0`,
     whose derivative is zero), the exponent folded in; for any other exponent, the partials
@@ -485,6 +495,8 @@ def power_cotangents(kinds: Any, constants: Any) -> list[str | None] | None:
     if len(constants) != 2:
         return None
     if type(constants[1]) not in (int, float):  # an exponent known when the code runs
+        if is_int_scalar(kinds[1]):
+            return [POSITIVE_INT_POWER, None]
         exponent = None if is_integer(kinds[1]) else "strong_product(y * log_base(a), y_bar)"
         return ["strong_product(power_slope(a, b), y_bar)", exponent]
     p = constants[1]

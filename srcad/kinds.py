@@ -34,6 +34,7 @@ an array's length never causes a recompilation.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -466,13 +467,11 @@ def _matrix_product(args: Sequence[Kind | None]) -> Kind | None:
 
 
 def _extremum(args: Sequence[Kind | None]) -> Kind | None:
-    """`min(a, b)` of numbers returns one of them: a kind holding each of theirs."""
+    """`min(a, b)` of numbers returns one of them: a kind holding each of theirs; `max(xs)`
+    of a list the function made (`list_of`), one of its elements (of none, it raises)."""
     if len(args) < 2 or not all(_numeric(arg) and arg[1] == 0 for arg in args):  # type: ignore[index]
-        return None
-    found = args[0]
-    for arg in args[1:]:
-        found = join(found, arg)
-    return found
+        return list_item(args[0]) if len(args) == 1 else None
+    return functools.reduce(join, args)
 
 
 def _count(args: Sequence[Kind | None]) -> Kind | None:

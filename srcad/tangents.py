@@ -276,6 +276,13 @@ def pop_element(items_bar: Any) -> tuple[Any, Any]:
     return stack, stack.pop()
 
 
+def list_cotangent(element_bars: list[Any]) -> Tangent:
+    """The cotangent of a list from its elements', one each: the pullback of iterating a
+    list in a `for` loop (`iterate_rrule`'s for a list), which a rule for known kinds
+    writes in place of that rule's call where the iterable is a list the function made."""
+    return Tangent(list, *element_bars)
+
+
 def element_stack(items_bar: Any) -> Any:
     """The element cotangents of a list's cotangent as a new `ElementStack`, taken once
     before a loop's pullback pops them off one per append; an `ElementStack` as it is,

@@ -34,7 +34,11 @@ class Inline:
     constant values (`Choose`). A reduction of an array to a float says by `uniform` what the
     cotangent of `a` is when `y_bar` stands for an array filled with it. `options`, where
     given, chooses the templates of a call with constant keyword options (`axis=1`); a
-    call with keywords and no `options` is not inlined.
+    call with keywords and no `options` is not inlined. `moving`: the templates only
+    hand cotangents between a container and its elements, with no arithmetic on the
+    values, so they hold whatever the result's kind (`sum([])` is the int 0, where
+    `sum` of floats is a float); the operands' kinds the template is chosen for say what
+    the elements are.
 
     `complex`, where given, holds for operands or a result that are complex numbers or
     arrays (`srcad.kinds.is_complex`): each operand's cotangent template in ChainRules'
@@ -57,11 +61,13 @@ class Inline:
     options: ChooseWithOptions | None
     complex: tuple[str | None, ...] | Choose | None
     complex_tangents: tuple[str | None, ...] | None
+    moving: bool
 
     def __init__(self, *cotangents: str | Choose | None, uniform: str | None = None,
                  options: ChooseWithOptions | None = None,
                  complex: tuple[str | None, ...] | Choose | None = None,
                  complex_tangents: tuple[str | None, ...] | None = None,
+                 moving: bool = False,
                  **functions: Any) -> None:  # fmt: skip
         chosen = cotangents[0] if len(cotangents) == 1 and callable(cotangents[0]) else None
         texts = tuple(c for c in cotangents if c is None or isinstance(c, str))
@@ -71,6 +77,7 @@ class Inline:
         object.__setattr__(self, "options", options)
         object.__setattr__(self, "complex", complex)
         object.__setattr__(self, "complex_tangents", complex_tangents)
+        object.__setattr__(self, "moving", moving)
 
     def texts(self, kinds: Sequence[Kind], constants: Sequence[Any],
               options: Mapping[str, Any] | None = None) -> list[str | None] | None:  # fmt: skip

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from srcad.kinds import FLOAT, is_inexact
+from srcad.kinds import FLOAT, Kind, is_float, is_inexact, list_item
 from srcad.passes.analyses.activity import Activity
 from srcad.passes.analyses.needed_cotangents import NeededCotangents
 from srcad.passes.analyses.operation_rules import OperationRules
@@ -78,11 +78,12 @@ class InlinePlans(Analysis[Plans]):
             options = constant_options(keywords)  # `axis=1`, where the entry reads them
             if options is None:
                 continue
-            # An int's cotangent is NoTangent(): ints pass nothing on.
+            # An int's cotangent is NoTangent(): ints pass nothing on; a list of floats'
+            # is that of its elements.
             floats = {
                 n
                 for n in operand_names[statement]
-                if n in active and is_inexact(kinds.kinds.get(n) or FLOAT)
+                if n in active and _has_cotangent(kinds.kinds.get(n) or FLOAT)
             }
             primal = rules[statement].primal
             plan = adjoint_of(
@@ -98,3 +99,9 @@ class InlinePlans(Analysis[Plans]):
             if plan is not None:
                 found.plans[statement] = plan
         return found
+
+
+def _has_cotangent(kind: Kind) -> bool:
+    """Whether a value of this kind has a cotangent: a real or complex float, or a list of
+    real floats."""
+    return is_inexact(kind) or is_float(list_item(kind))

@@ -23,7 +23,9 @@ from srcad.kinds import (
 )
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity, target_names
+from srcad.passes.analyses.grown_lists import GrownLists
 from srcad.passes.analyses.operation_rules import OperationRules
+from srcad.passes.analyses.statement_index import Statements
 from srcad.passes.analyses.value_kinds import ValueKinds, subscript
 from srcad.passes.base import Context, Transform
 from srcad.passes.inlining import adjoint_of, names_in, template
@@ -51,6 +53,18 @@ _NUMBERS = (PYTHON_FLOAT, FLOAT)
 # directions (`ForwardAD.batches`): they collect their tangents as they are given them
 # (`np.array` of a list stacks them, and fails on a mix of shapes).
 _COLLECTING = (make_list, make_tuple, np.array)
+
+
+def _empty_display(statement: gast.stmt) -> bool:
+    """Whether `statement` is `name = []`."""
+    value = getattr(statement, "value", None)
+    return isinstance(statement, gast.Assign) and isinstance(value, gast.List) and not value.elts
+
+
+def _appending(items: gast.expr, value: gast.expr) -> gast.Expr:
+    """`items.append(value)`."""
+    method = gast.Attribute(value=items, attr="append", ctx=gast.Load())
+    return gast.Expr(value=gast.Call(func=method, args=[value], keywords=[]))
 
 
 def _sliced(name: str, lower: gast.expr | None, upper: gast.expr | None) -> gast.Subscript:
@@ -82,7 +96,7 @@ class ForwardAD(RuleCalls, Transform):
         return (out, out_dot)
     """
 
-    requires = (Activity, OperationRules)
+    requires = (Activity, OperationRules, GrownLists, Statements)
 
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         function = self.prepare(tree, ctx)
@@ -92,6 +106,7 @@ class ForwardAD(RuleCalls, Transform):
         # tangents of numbers are then written as arithmetic (`_inlined`).
         specialised = ctx.request.kinds and ctx.request.optimise
         self.kinds = ctx.analysis(ValueKinds, tree) if specialised else None
+        self.grown = self._grown_in_place(tree) if specialised else set()
         # Whether every tangent is computed by arithmetic with numbers (no arrays), by an
         # element of a vector, or by a rule of `_COLLECTING`: then a tangent may carry a
         # trailing axis of directions, several pushed forward in one call (each operation
@@ -280,6 +295,45 @@ class ForwardAD(RuleCalls, Transform):
         self._depth -= 1
         return out or [gast.Pass()]
 
+    def _grown_in_place(self, tree: gast.Module) -> set[gast.stmt]:
+        """The display `items = []` and the appends of each active list whose appends all
+        may grow it in place (`GrownLists`: nothing reads it before its last append), so
+        that its tangent, the list of its elements', may grow in place beside it: O(1) per
+        append, where `append_frule` copies the tangents before it (O(n²) in all)."""
+        index = self.ctx.analysis(Statements, tree)
+        appends = self.ctx.analysis(GrownLists, tree)
+        found: set[gast.stmt] = set()
+        for name in {s.targets[0].id for s in appends if isinstance(s, gast.Assign)}:
+            bindings = index.defining.get(name, [])
+            made = [s for s in bindings if s not in appends]
+            if name not in self.active or len(made) != 1 or not _empty_display(made[0]):
+                continue
+            # A list made anew in each pass through a loop is grown in place only by the
+            # normal form's proof (`GrownLists`), which `Mutations` does not make when it
+            # checks this rule in turn (reverse mode over it: second derivatives).
+            if index.loop_around[id(made[0])] is None:
+                found.update(bindings)
+        return found
+
+    def _grown(self, statement: gast.Assign) -> list[gast.stmt]:
+        """`items = []` and `items = append(items, v)` of a list grown in place, with its
+        tangent beside it (`_grown_in_place`): `items_dot = []`, `items_dot.append(v_dot)`
+        (a zero where `v` does not vary), as the function appends."""
+        self.batches = False  # (a list of tangents, each of its element's shape)
+        items = statement.targets[0]
+        assert isinstance(items, gast.Name)
+        if isinstance(statement.value, gast.List):
+            return [
+                statement,
+                assign(store(self._dot(items.id)), gast.List(elts=[], ctx=gast.Load())),
+            ]
+        assert isinstance(statement.value, gast.Call)
+        value = statement.value.args[1]
+        return [
+            _appending(load(items.id), value),
+            _appending(load(self._dot(items.id)), self._dot_of(value)),
+        ]
+
     def _statement(self, statement: gast.stmt) -> list[gast.stmt]:
         if isinstance(statement, gast.If):
             orelse = self._block(statement.orelse) if statement.orelse else []
@@ -298,6 +352,8 @@ class ForwardAD(RuleCalls, Transform):
             return [statement, *self._nested_frule(statement)]
         if not isinstance(statement, gast.Assign):
             return [self._as_it_runs(statement)]
+        if statement in self.grown:
+            return self._grown(statement)
         names = target_names(statement.targets[0])
         if not any(n in self.active for n in names):
             return [self._as_it_runs(statement)]

@@ -9,7 +9,7 @@ import gast
 import numpy as np
 
 from srcad import syntax
-from srcad.kinds import FLOAT, is_integer
+from srcad.kinds import FLOAT, is_integer, is_list
 from srcad.passes import naming
 from srcad.passes.analyses.activity import Activity
 from srcad.passes.analyses.grown_lists import GrownLists
@@ -34,12 +34,16 @@ from srcad.passes.transforms.inline_derivatives import InlinedDerivatives
 from srcad.passes.transforms.tape import (
     Loop,
     Path,
+    exit_count,
+    items_cotangent,
+    items_taken,
     read_back,
     record_exit,
     remove,
     trim_records,
 )
 from srcad.passes.transforms.zero_cotangents import fold_zero_cotangents
+from srcad.primitives import iterate
 from srcad.projection import entries_tangent, expand
 from srcad.syntax import ADD, LOAD, STORE, load, make, store
 from srcad.tangents import (
@@ -48,6 +52,7 @@ from srcad.tangents import (
     ZeroTangent,
     element_stack,
     elements_of,
+    list_cotangent,
     pop_element,
 )
 
@@ -287,7 +292,7 @@ class ReverseAD(RuleCalls, Transform):
             self._define_nested_rules(statement.body)
             return [statement]
         loop = Loop(statement, self.ctx.namer.fresh(f"{self.function.name}_tape"))
-        loop.exit_count = self._count_exits(statement)
+        loop.exit_count = exit_count(statement, self.index, self._falls_through)
         loop.outermost = not self.enclosing
         self.loops[statement] = loop
         before: list[gast.stmt] = [assign(store(loop.tape), make(gast.List, elts=[], ctx=LOAD))]
@@ -296,11 +301,13 @@ class ReverseAD(RuleCalls, Transform):
         if statement in self.rules and self._differentiated(statement):
             assert isinstance(iterable, gast.Name)
             loop.items = self.ctx.namer.fresh(f"{iterable.id}_items")
-            loop.items_pullback = self.ctx.namer.fresh(naming.pullback(loop.items))
-            pair = names_tuple([loop.items, loop.items_pullback], STORE)
-            before.append(assign(pair, call(self._bind_rule(self.rules[statement]), [iterable])))
-            self._keep(loop.items)
-            self._keep(loop.items_pullback)
+            rule, kinds = self.rules[statement], self.inline.kinds
+            if not (rule.primal is iterate and kinds and is_list(kinds.kinds.get(iterable.id))):
+                loop.items_pullback = self.ctx.namer.fresh(naming.pullback(loop.items))
+            taking = self._bind(iterate, "iterate") if loop.items_pullback is None else None
+            before.append(items_taken(loop, taking or self._bind_rule(rule), iterable))
+            for name in filter(None, (loop.items, loop.items_pullback)):
+                self._keep(name)
             iterable = load(loop.items)
         self.segments.append(self.path)
         self.path = []
@@ -324,18 +331,6 @@ class ReverseAD(RuleCalls, Transform):
         for node in before:
             syntax.located(node, statement)
         return [*before, syntax.located(new, statement)]
-
-    def _count_exits(self, loop: gast.For | gast.While) -> int:
-        """Exits of an iteration: the end of the body, each `break` and `continue` of this
-        loop (none in a loop inside it), and each `return` anywhere inside it (but in a
-        nested function)."""
-        count = 1 if self._falls_through(loop.body) else 0
-        for statement in self.index.nested(loop.body):
-            if isinstance(statement, gast.Return) or (
-                isinstance(statement, _JUMPS) and self.index.loop_around[id(statement)] is loop
-            ):
-                count += 1
-        return count
 
     def _record_exit(self, loop: Loop) -> list[gast.stmt]:
         """Append the current iteration's record to the loop's tape."""
@@ -582,13 +577,12 @@ class ReverseAD(RuleCalls, Transform):
                                                    [load(bar)])))  # fmt: skip
             walk = read_back(loop, codes, record, index, self._builtin, self.ctx.output.restored)
             out.append(walk)
-            if items_bar is not None and loop.items_pullback is not None:
+            if items_bar is not None:
                 assert isinstance(statement, gast.For) and isinstance(statement.iter, gast.Name)
                 after: list[gast.stmt] = []
-                parts = [store("_"), self.cotangents.contribution(statement.iter.id, after)]
-                pullback_call = call(loop.items_pullback, [load(items_bar)])
-                out.append(assign(make(gast.Tuple, elts=parts, ctx=STORE), pullback_call))
-                out += after
+                part = self.cotangents.contribution(statement.iter.id, after)
+                listed = loop.items_pullback or self._bind(list_cotangent, "list_cotangent")
+                out += [items_cotangent(loop, items_bar, part, listed), *after]
         return out
 
     def _stacks(self, loop: gast.For | gast.While, seen: set[str]) -> set[str]:

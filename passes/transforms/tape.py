@@ -20,6 +20,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
+from srcad.passes.analyses.statement_index import StatementIndex
 from srcad.passes.rule_calls import assign, call, constant, names_tuple
 from srcad.syntax import LOAD, STORE, load, make, store
 
@@ -53,6 +54,46 @@ class Loop:
     outermost: bool = True  # in no other loop (so its pullback is written once)
     trimmed: bool = False  # whether `trim_records` left records off its tape
     unread: list[str] = field(default_factory=list)  # values `trim_records` left off every record
+
+
+def exit_count(
+    statement: gast.For | gast.While, index: StatementIndex, falls: Callable[[Any], bool]
+) -> int:
+    """Exits of an iteration: the end of the body (where it `falls` through), each `break`
+    and `continue` of this loop (none in a loop inside it), and each `return` anywhere
+    inside it (but in a nested function)."""
+    count = 1 if falls(statement.body) else 0
+    for inner in index.nested(statement.body):
+        if isinstance(inner, gast.Return) or (
+            isinstance(inner, gast.Break | gast.Continue)
+            and index.loop_around[id(inner)] is statement
+        ):
+            count += 1
+    return count
+
+
+def items_taken(loop: Loop, function: str, iterable: gast.expr) -> gast.stmt:
+    """The statement before a loop over an active iterable taking its items (`loop.items`):
+    the items and the pullback (`loop.items_pullback`) of the rule `function` names; or,
+    for a list the function made (no pullback: see `items_cotangent`), the items alone."""
+    assert loop.items is not None
+    if loop.items_pullback is None:
+        return assign(store(loop.items), call(function, [iterable]))
+    pair = names_tuple([loop.items, loop.items_pullback], STORE)
+    return assign(pair, call(function, [iterable]))
+
+
+def items_cotangent(loop: Loop, items_bar: str, target: gast.expr, function: str) -> gast.stmt:
+    """The statement after the pullback's walk assigning to `target` the iterable's
+    cotangent from its items' (`items_bar`), by the function named `function`: the items'
+    pullback (`loop.items_pullback`), whose result pairs it with the iterable's own; for a
+    list the function made, `list_cotangent` (`Tangent(list, *items_bar)`: what
+    `iterate_rrule`'s pullback gives a list, without the calls of the rule and of its
+    pullback)."""
+    if loop.items_pullback is None:
+        return assign(target, call(function, [load(items_bar)]))
+    pair = make(gast.Tuple, elts=[store("_"), target], ctx=STORE)
+    return assign(pair, call(function, [load(items_bar)]))
 
 
 def record_target(names: list[str], restored: set[gast.expr]) -> gast.expr:

@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 
 from srcad import syntax
-from srcad.kinds import FLOAT, INT, Kind, kind_of
+from srcad.kinds import FLOAT, INT, Kind, kind_of, list_of
 from srcad.passes.inlining import Plan, adjoint_of
 from srcad.registry import REGISTRY, Primitive
 from srcad.syntax import load
-from srcad.tangents import AbstractZero
+from srcad.tangents import AbstractZero, Tangent
 from srcad.testing import finite_difference_vjp
 
 KINDS: list[Kind] = [FLOAT, ("f", 1), ("f", 2)]
@@ -34,6 +34,9 @@ KINDS: list[Kind] = [FLOAT, ("f", 1), ("f", 2)]
 KINDS += [("c", 0), ("c", 1), ("c", 2)]
 # Constant exponents, for `a ** p`, whose inline derivative folds the exponent in.
 CONSTANTS: list[float | int] = [0, 1, 2, 3, 4, -1, 0.5, 1.5, 2.0, -0.5]
+# Int exponents known when the code runs (`x ** (i % 3)`), ints of no other role.
+INTS = [0, 1, 2, 3, -1, -2]
+LIST_OF_FLOATS = list_of(FLOAT)  # a list the function made (`sum`, `np.array` of it)
 
 
 def inlined() -> list[Primitive]:
@@ -48,6 +51,9 @@ def value_of(kind: Kind, seed: int) -> Any:
         return float(rng.uniform(0.2, 0.8))
     if kind == ("c", 0):
         return complex(rng.uniform(0.2, 0.8), rng.uniform(-0.5, 0.5))
+    if kind == LIST_OF_FLOATS:  # Python floats, or float64 numbers (odd seeds)
+        values = rng.uniform(0.2, 0.8, 3)
+        return list(values) if seed % 2 else values.tolist()
     shape = (3,) * kind[1]
     values = rng.uniform(0.2, 0.8, shape)
     if kind[0] == "c":
@@ -61,12 +67,17 @@ def operand_lists() -> list[tuple[str, list[gast.expr], dict[str, Any]]]:
     found = []
     for k in KINDS:
         found.append((f"a:{k}", [load("a")], {"a": value_of(k, 1)}))
+    for seed, held in ((1, "float64"), (2, "float")):
+        a = value_of(LIST_OF_FLOATS, seed)
+        found.append((f"a:list of {held}", [load("a")], {"a": a}))
     for ka, kb in itertools.product(KINDS, KINDS):
         values = {"a": value_of(ka, 1), "b": value_of(kb, 2)}
         found.append((f"a:{ka}, b:{kb}", [load("a"), load("b")], values))
     for k, p in itertools.product(KINDS, CONSTANTS):
         constant = gast.Constant(value=p, kind=None)
         found.append((f"a:{k}, {p!r}", [load("a"), constant], {"a": value_of(k, 1)}))
+    for k, n in itertools.product(KINDS, INTS):
+        found.append((f"a:{k}, n:int={n}", [load("a"), load("n")], {"a": value_of(k, 1), "n": n}))
     return found
 
 
@@ -74,7 +85,8 @@ def planned(primitive: Primitive, operands: list[gast.expr], values: dict[str, A
     def kind_of_operand(operand: gast.expr) -> Kind | None:
         if isinstance(operand, gast.Constant):
             return FLOAT if type(operand.value) is float else INT
-        return kind_of(values[operand.id])
+        value = values[operand.id]
+        return LIST_OF_FLOATS if isinstance(value, list) else kind_of(value)
 
     call = gast.Call(func=load("f"), args=operands, keywords=[])
     return adjoint_of(primitive.function, call, "y", operands, set(values), kind_of_operand)
@@ -149,17 +161,30 @@ def test_inline_derivative_matches_finite_differences(primitive, operands, value
     _, pullback = REGISTRY.rrule_for(primitive.function).rrule(*args)
     by_rule = pullback(y_bar)
     for position, operand in enumerate(operands):
-        if not isinstance(operand, gast.Name):
-            continue
-        expected = finite_difference_vjp(primitive.function, tuple(args), y_bar, position)
+        if not isinstance(operand, gast.Name) or type(args[position]) is int:
+            continue  # (an int exponent: not differentiated)
+        # (a list moved as the array of its elements, which every function here reads alike)
+        moved = tuple(np.array(a) if isinstance(a, list) else a for a in args)
+        expected = finite_difference_vjp(primitive.function, moved, y_bar, position)
         if operand.id not in got:  # no cotangent: a zero one (`a ** 0`)
             np.testing.assert_allclose(expected, 0.0, atol=1e-8)
             continue
-        assert np.shape(got[operand.id]) == np.shape(args[position])
-        np.testing.assert_allclose(got[operand.id], expected, rtol=1e-6, atol=1e-8)
+        cotangent = plain(got[operand.id])
+        assert np.shape(cotangent) == np.shape(args[position])
+        np.testing.assert_allclose(cotangent, expected, rtol=1e-6, atol=1e-8)
         rule_bar = by_rule[1 + position]  # (`min`'s for the argument not returned: a zero)
-        rule_bar = 0.0 if isinstance(rule_bar, AbstractZero) else rule_bar
-        np.testing.assert_allclose(got[operand.id], rule_bar, rtol=1e-12, atol=1e-12)
+        rule_bar = 0.0 if isinstance(rule_bar, AbstractZero) else plain(rule_bar)
+        np.testing.assert_allclose(cotangent, rule_bar, rtol=1e-12, atol=1e-12)
+        if isinstance(args[position], list):  # each element's a float, as the rule's are
+            assert [type(e) for e in cotangent] == [type(e) for e in rule_bar]
+
+
+def plain(cotangent: Any) -> Any:
+    """A list's cotangent (a `Tangent` of its elements) as the list of them, 0.0 for a
+    zero one."""
+    if not isinstance(cotangent, Tangent):
+        return cotangent
+    return [0.0 if isinstance(e, AbstractZero) else e for e in cotangent.elements]
 
 
 UNIFORM = [
@@ -210,6 +235,7 @@ def test_the_table_covers_what_the_passes_inlined_before():
     others += [float]  # issue 19: `float(s)` of a float, or of a 0-d array (`kinds.ZERO_D`)
     # issue 19: complex kinds (`np.abs` of a complex argument only; a real one calls its rule)
     others += [np.absolute, np.real, np.imag, np.conjugate]
+    others += [sum, np.array, np.asarray]  # issue 19: of a list of floats the function made
     expected = {*unary, *binary, *others}
     functions = {p.function for p in inlined()}
     assert expected <= functions
