@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 
 import gast
 
 from srcad import syntax
-from srcad.kinds import ZERO_DS
+from srcad.kinds import ZERO_DS, Kind, Structure, is_inexact, is_integer
 from srcad.partials import strong_product
+from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.rule_calls import constant
 from srcad.passes.transforms.simplify import ConstantFolder, is_foldable
@@ -44,6 +46,9 @@ class Fuse(Transform):
         # `1.0 * e` is `e` for a number `e`, but a NumPy scalar for a 0-d array (`e` itself:
         # the caller's array, for an argument): with one as an argument, nothing is folded.
         self.folds = not any(kind in ZERO_DS for kind in ctx.request.kinds.values())
+        # The names known to hold numbers (immutable: `1.0 * e` may be `e` itself).
+        kinds = ctx.analysis(ValueKinds, tree).kinds if ctx.request.kinds else {}
+        self.numbers = {n for n, k in kinds.items() if _is_number(k)}
         function.body = self._block(function.body)
         function.name = "grad_" + function.name.removeprefix("rrule_")
         return True
@@ -100,16 +105,26 @@ class Fuse(Transform):
             changes.append((ones, foldable))
         if assigned or not self.folds:
             return [start, *statements]
-        # The seed is 1.0 throughout: fold it in (`1.0 * e` is `e`, exactly).
+        # The seed is 1.0 throughout: fold it in (`1.0 * e` is `e`, exactly), but for a
+        # gradient, which stays a value of its own: the names that may hold a value the
+        # caller can reach once folded (`borrowed`) are returned multiplied by 1.0.
         folded = []
+        borrowed: set[str] = set()
         for statement, (ones, foldable) in zip(statements, changes, strict=True):
+            bare = False
             if ones:
-                one_folder = OneFolder(seed.id, self.strong_product)
+                one_folder = OneFolder(
+                    seed.id, self.strong_product, self.numbers, keep=statement is both
+                )
                 statement = one_folder.visit(statement)
-                foldable = one_folder.foldable
+                foldable, bare = one_folder.foldable, one_folder.bare
             if foldable:
                 statement = ConstantFolder().visit(statement)
+            _follow(statement, borrowed, bare)
             folded.append(statement)
+        returned = folded[-1]
+        assert isinstance(returned, gast.Return) and isinstance(returned.value, gast.Tuple)
+        _owned(returned.value.elts[1], borrowed)
         return folded
 
 
@@ -120,16 +135,48 @@ class OneFolder(syntax.Rewriter):
     names the function where the rule reads it), is `e` too, and `strong_product(e, 3.0)`
     is `e * 3.0`: it differs from the plain product only where one factor is zero and the
     other infinite or NaN, and a literal finite number not zero is neither (but for the
-    sign of a zero NumPy scalar, which it makes +0.0)."""
+    sign of a zero NumPy scalar, which it makes +0.0). A product by it whose other factor
+    may be the caller's own value is noted where nothing more is computed from it
+    (`_borrowed`, `bare`): a gradient is always a value of its own."""
 
     foldable = False
+    arithmetic = False  # whether the node visited is an operand of arithmetic
 
-    def __init__(self, name: str, strong: str | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        strong: str | None = None,
+        numbers: Collection[str] = (),
+        keep: bool = False,
+    ) -> None:
         self.name = name
         self.strong = strong
+        self.numbers = numbers  # names known to hold numbers, which no one can change
+        self.keep = keep  # keep a product whose value would be borrowed (in a `return`)
+        self.bare = False  # whether a product was dropped whose value may be borrowed
+
+    def _drops(self, operand: gast.expr, arithmetic: bool) -> bool:
+        """Whether the product of `operand` by 1.0 is dropped, in arithmetic or not."""
+        if arithmetic or not self._borrowed(operand):
+            return True
+        self.bare = self.bare or not self.keep
+        return not self.keep
+
+    def _borrowed(self, node: gast.expr) -> bool:
+        """Whether `node` may be a value the caller can reach: an argument, a global, an
+        item or attribute of one, or a view of one (`v = x[1:]`), but for a number. `1.0 *
+        v` is a new array where `v` is one: where its value is bound or passed on as it is,
+        dropping the product is noted (`bare`), or, in a `return` (`keep`), not done (a
+        gradient that is the caller's `x` would change `x` when changed in place); as an
+        operand of more arithmetic, which makes a new value anyway, it is dropped."""
+        if isinstance(node, gast.Name):
+            return node.id not in self.numbers
+        return isinstance(node, gast.Subscript | gast.Attribute)
 
     def visit_Call(self, node: gast.Call) -> gast.expr:  # noqa: N802
+        outer, self.arithmetic = self.arithmetic, False
         self.generic_visit(node)
+        self.arithmetic = outer
         if (
             self.strong is not None
             and isinstance(node.func, gast.Name)
@@ -138,9 +185,9 @@ class OneFolder(syntax.Rewriter):
             and not node.keywords
         ):
             partial, bar = node.args
-            if _is_one(bar):
+            if _is_one(bar) and self._drops(partial, outer):
                 return partial
-            if _is_one(partial):
+            if _is_one(partial) and self._drops(bar, outer):
                 return bar
             if _is_finite_nonzero(bar) or _is_finite_nonzero(partial):
                 self.foldable = True
@@ -153,9 +200,11 @@ class OneFolder(syntax.Rewriter):
         return node
 
     def visit_BinOp(self, node: gast.BinOp) -> gast.expr:  # noqa: N802
+        outer, self.arithmetic = self.arithmetic, True
         self.generic_visit(node)
+        self.arithmetic = outer
         operand = _without_one(node)
-        if operand is not None:
+        if operand is not None and self._drops(operand, outer):
             return operand
         self.foldable = self.foldable or is_foldable(node)
         return node
@@ -182,3 +231,48 @@ def _is_finite_nonzero(node: gast.expr) -> bool:
 
 def _is_one(node: gast.expr) -> bool:
     return isinstance(node, gast.Constant) and type(node.value) is float and node.value == 1.0
+
+
+def _is_number(kind: Kind | Structure | None) -> bool:
+    """Whether values of `kind` are numbers (a Python or NumPy scalar: no 0-d array)."""
+    if not isinstance(kind, tuple) or kind[1] != 0 or kind in ZERO_DS:
+        return False
+    return is_inexact(kind) or is_integer(kind)
+
+
+def _stored(statement: gast.AST) -> set[str]:
+    """The names `statement` assigns."""
+    return {
+        n.id
+        for n in syntax.walk(statement)
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
+    }
+
+
+def _follow(statement: gast.stmt, borrowed: set[str], bare: bool) -> None:
+    """Follow the names that may hold a value the caller can reach (`borrowed`) through
+    `statement`, where folding left such a value bare (`bare`) or not: the names it assigns
+    are such where it is bare, and a name assigned one (`a = b`); one the statement gives
+    another value at its top level is one no more (in a loop or branch it may stay one)."""
+    if bare:
+        borrowed |= _stored(statement)
+        return
+    for node in syntax.walk(statement):
+        copy = isinstance(node, gast.Assign) and isinstance(node.value, gast.Name)
+        if copy and node.value.id in borrowed:
+            borrowed |= _stored(node)
+    copied = isinstance(statement, gast.Assign) and isinstance(statement.value, gast.Name)
+    if isinstance(statement, gast.Assign) and not copied:
+        borrowed -= _stored(statement)
+
+
+def _owned(gradients: gast.expr, borrowed: set[str]) -> None:
+    """Multiply by 1.0, in the returned tuple `gradients`, each name in `borrowed`."""
+    if not isinstance(gradients, gast.Tuple | gast.List):
+        return
+    for index, element in enumerate(gradients.elts):
+        if isinstance(element, gast.Name) and element.id in borrowed:
+            one = gast.BinOp(left=constant(1.0), op=gast.Mult(), right=element)
+            gradients.elts[index] = syntax.located(one, element)
+        else:
+            _owned(element, borrowed)
