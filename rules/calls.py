@@ -329,8 +329,17 @@ def _array_method(
         def cast_back_pullback(y_bar: Any) -> tuple[Any, ...]:
             if isinstance(y_bar, AbstractZero):
                 return (NoTangent(), y_bar, NoTangent(), *(NoTangent(),) * count)
-            y_bar = np.reshape(np.asarray(unthunk(y_bar)), shape)
-            return (NoTangent(), project(y_bar), NoTangent(), *(NoTangent(),) * count)
+            y_bar = np.asarray(unthunk(y_bar))
+            if name == "item" and args:  # one element of many: `x.item(1)`, `x.item(0, 2)`
+                whole = np.zeros(shape, dtype=np.result_type(y_bar, float))
+                index = args[0] if count == 1 else args
+                if isinstance(index, tuple):
+                    whole[index] = y_bar
+                else:  # a flat position (a view: `whole` is contiguous)
+                    whole.reshape(-1)[index] = y_bar
+                y_bar = whole
+            return (NoTangent(), project(np.reshape(y_bar, shape)), NoTangent(),
+                    *(NoTangent(),) * count)  # fmt: skip
 
         return y, cast_back_pullback
     if name not in ARRAY_METHODS:
