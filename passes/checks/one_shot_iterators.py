@@ -14,7 +14,6 @@ values, with no error: this check refuses those uses, at the place that reads it
 
 from __future__ import annotations
 
-import builtins
 import inspect
 import itertools
 import types
@@ -33,9 +32,13 @@ ONE_SHOT = "E103"
 
 # Builtins and NumPy functions whose result is a lazy iterator over their arguments.
 _LAZY_CALLS = (zip, map, filter, enumerate, reversed, iter, np.ndenumerate, np.ndindex, np.nditer)
-# Modules whose functions read an iterator passed to them through, once, and keep nothing
-# of it (`sum`, `np.fromiter`, `math.fsum`, `functools.reduce`).
-_READING_MODULES = ("builtins", "numpy", "math", "cmath", "statistics", "operator", "functools")
+# Builtins that read an iterator passed to them through (or, `next`, `any`, `all`, up to
+# where they stop), at once, and keep nothing of it. (Not `isinstance`, `type`, `print`...:
+# they see the iterator itself, where srcad has a list.)
+_BUILTIN_READERS = (sum, list, tuple, dict, set, frozenset, sorted, max, min, any, all, next)
+# Modules whose functions read an iterator passed to them so (`np.fromiter`, `math.fsum`,
+# `statistics.mean`, `functools.reduce`).
+_READING_MODULES = ("numpy", "math", "cmath", "statistics", "functools")
 
 HINT = "make a list where it is made (`list(...)`, or `[... for ...]`) and read the list"
 
@@ -52,7 +55,7 @@ def is_lazy_call(callee: Any) -> bool:
 
 def _reads_through(callee: Any, call: gast.Call) -> bool:
     """Whether `callee` reads an iterator passed to it at once and keeps nothing of it: a
-    builtin or a function of the standard modules listed, or `str.join` of a literal."""
+    builtin or a function of the modules listed, or `str.join` of a literal."""
     if callee is primitives.method:
         func = call.func
         return (
@@ -61,11 +64,11 @@ def _reads_through(callee: Any, call: gast.Call) -> bool:
             and isinstance(func.value, gast.Constant)
             and isinstance(func.value.value, str)
         )
-    if not isinstance(callee, types.BuiltinFunctionType | types.FunctionType | type | np.ufunc):
+    if any(callee is reader for reader in _BUILTIN_READERS):
+        return True
+    if not isinstance(callee, types.BuiltinFunctionType | types.FunctionType | np.ufunc):
         return False
-    if isinstance(callee, type):
-        return getattr(builtins, callee.__name__, None) is callee
-    module = getattr(callee, "__module__", None) or "builtins"
+    module = getattr(callee, "__module__", None) or ""
     return module.split(".")[0] in _READING_MODULES
 
 

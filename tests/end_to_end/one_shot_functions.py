@@ -109,6 +109,11 @@ def passed_to_a_python_function(s):
     return helper_reads_twice(v * v for v in [s, 2.0 * s])
 
 
+def seen_as_itself(s):
+    g = (v * v for v in [s, 2.0 * s])
+    return s * 2.0 if isinstance(g, list) else s * 3.0  # Python: a generator, no list
+
+
 # Taken: each lazy iterator read once, at once, with nothing it reads changed meanwhile.
 
 

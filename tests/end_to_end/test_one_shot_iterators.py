@@ -27,6 +27,7 @@ REFUSED = [
     (m.remade_in_a_loop, (0.7,), "total + sum(g)"),
     (m.read_in_a_loop, (0.7,), "total + sum(g)"),
     (m.passed_to_a_python_function, (0.7,), "helper_reads_twice(v"),
+    (m.seen_as_itself, (0.7,), "isinstance(g, list)"),
 ]
 
 
