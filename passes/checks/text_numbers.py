@@ -26,7 +26,7 @@ import numpy as np
 from srcad import primitives, syntax
 from srcad.errors import Diagnostic
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.checks.callees import Callees
+from srcad.passes.checks.callees import Callees, static_path
 
 # Diagnostic code of this check.
 TEXT_OF_NUMBER = "E104"
@@ -60,6 +60,7 @@ class TextOfNumbers(Analysis[list[Diagnostic]]):
         if not any(self._reads(call, callees) for call in calls):
             return found
         self.callees = callees
+        self.ctx = ctx
         self.depends = set(ctx.request.wrt) | set(ctx.request.captured)
         _close(function, self.depends, lambda value: _mentions(value, self.depends))
         self.text: set[str] = set()
@@ -118,11 +119,21 @@ class TextOfNumbers(Analysis[list[Diagnostic]]):
             return self._call_is_text(node)
         return False
 
+    def _is_writer(self, node: gast.expr) -> bool:
+        """Whether `node` names a function that writes a value as text (`str`)."""
+        path = static_path(node)
+        if path is None:
+            return False
+        _, value = self.ctx.source.lookup(path[0]) if len(path) == 1 else (None, None)
+        return any(value is writer for writer in _WRITERS)
+
     def _call_is_text(self, call: gast.Call) -> bool:
         callee = self.callees.get(call)
         args = [*call.args, *(k.value for k in call.keywords)]
         if any(callee is writer for writer in _WRITERS):
             return _mentions_any(args, self.depends) or any(self._is_text(a) for a in args)
+        if callee is map and args and self._is_writer(args[0]):  # `map(str, xs)`
+            return _mentions_any(args[1:], self.depends)
         func = call.func
         if callee is not primitives.method or not isinstance(func, gast.Attribute):
             return False

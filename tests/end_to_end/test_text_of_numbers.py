@@ -41,6 +41,11 @@ def joined_and_split(s):
     return sum(float(p) for p in joined.split(","))
 
 
+def joined_by_map(s):
+    text = ",".join(map(str, [s, 2.0 * s]))
+    return sum(float(p) for p in text.split(","))
+
+
 REFUSED = [
     (str_round_trip, (0.7,), "float(str(s))"),
     (f_string_in_a_name, (0.7,), "float(trimmed)"),
@@ -48,6 +53,7 @@ REFUSED = [
     (json_round_trip, (0.7,), "json.loads("),
     (array_of_text, (np.array([0.3, -0.7, 1.2]),), ".astype(float)"),
     (joined_and_split, (0.7,), "float(p)"),
+    (joined_by_map, (0.7,), "float(p)"),
 ]
 
 
@@ -68,6 +74,11 @@ def printed_and_measured(s):
     return float(s) * width + float("2.5") + np.float64(s) * 2.0
 
 
+def text_of_constants(s):
+    names = list(map(str, [1, 2]))
+    return float(len(names)) * s + float(names[0]) * s
+
+
 def numbers_converted_as_numbers(x):
     shape_text = str(x.shape)
     return np.sum(np.asarray(x, dtype=float) ** 2) + float(len(shape_text)) * np.sum(x)
@@ -75,6 +86,7 @@ def numbers_converted_as_numbers(x):
 
 TAKEN = [
     (printed_and_measured, (0.7,)),
+    (text_of_constants, (0.7,)),
     (numbers_converted_as_numbers, (np.array([0.3, -0.7, 1.2]),)),
 ]
 
