@@ -105,10 +105,11 @@ class OneShotIterators(Analysis[list[Diagnostic]]):
         return isinstance(node, gast.Call) and is_lazy_call(self.callees.get(node))
 
     def _inside_nested_function(self, node: gast.AST) -> bool:
-        """Whether `node` is in a nested function's body (checked where it is compiled)."""
+        """Whether `node` is in a nested function's or lambda's body: checked where that is
+        compiled, in its own scope (whose calls `Callees` resolves there)."""
         while node in self.parents:
             node = self.parents[node]
-            if isinstance(node, gast.FunctionDef) and node is not self.function:
+            if isinstance(node, gast.FunctionDef | gast.Lambda) and node is not self.function:
                 return True
         return False
 

@@ -114,6 +114,11 @@ def seen_as_itself(s):
     return s * 2.0 if isinstance(g, list) else s * 3.0  # Python: a generator, no list
 
 
+def passed_to_it_in_a_lambda(s):
+    g = lambda h: helper_reads_twice(v * v for v in (h, 2.0))  # noqa: E731
+    return g(s)
+
+
 # Taken: each lazy iterator read once, at once, with nothing it reads changed meanwhile.
 
 
@@ -143,3 +148,8 @@ def loop_changes_only_other_names(x):
         scale = scale * 1.5
         total = total + scale * a * b
     return total
+
+
+def summed_in_a_lambda(s):
+    g = lambda h: h * sum(np.tanh(v) for v in (s, 2.0))  # noqa: E731
+    return g(s) + s

@@ -28,6 +28,7 @@ REFUSED = [
     (m.read_in_a_loop, (0.7,), "total + sum(g)"),
     (m.passed_to_a_python_function, (0.7,), "helper_reads_twice(v"),
     (m.seen_as_itself, (0.7,), "isinstance(g, list)"),
+    (m.passed_to_it_in_a_lambda, (0.7,), "helper_reads_twice(v"),
 ]
 
 
@@ -52,6 +53,7 @@ TAKEN = [
     (m.read_in_the_next_statement, (np.float64(1.3),)),
     (m.consumed_where_made, (np.array([0.3, -0.7, 1.2]),)),
     (m.loop_changes_only_other_names, (np.array([0.3, -0.7, 1.2]),)),
+    (m.summed_in_a_lambda, (0.7,)),  # (fuzz seed 3420022 of `--writes --shadowing`)
 ]
 
 
