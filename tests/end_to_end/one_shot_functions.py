@@ -119,6 +119,27 @@ def passed_to_it_in_a_lambda(s):
     return g(s)
 
 
+class Source:
+    def __init__(self, k):
+        self.k = k
+
+    def items(self, s):
+        for i in range(3):
+            yield s * i * self.k
+
+
+def method_generator_twice(s):
+    g = Source(2.0).items(s)
+    a = sum(g)
+    return a + 10.0 * sum(g)
+
+
+def generator_in_a_variable(s):
+    make = squares_of
+    g = make([s, 2.0 * s])
+    return max(g) + sum(g)
+
+
 # Taken: each lazy iterator read once, at once, with nothing it reads changed meanwhile.
 
 
