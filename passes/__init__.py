@@ -10,7 +10,9 @@ from srcad.passes.base import Transform
 from srcad.passes.checks.call_graph import CallGraph
 from srcad.passes.checks.callees import Callees
 from srcad.passes.checks.mutations import Mutations
+from srcad.passes.checks.one_shot_iterators import OneShotIterators
 from srcad.passes.checks.rebound_globals import ReboundGlobals
+from srcad.passes.checks.text_numbers import TextOfNumbers
 from srcad.passes.checks.unsupported_constructs import UnsupportedConstructs
 from srcad.passes.transforms.constants import Constants
 from srcad.passes.transforms.forward_ad import ForwardAD
@@ -29,7 +31,14 @@ from srcad.passes.transforms.zero_names import ZeroNames
 from srcad.requests import Target
 
 # Analyses whose diagnostics must be empty before anything is transformed.
-CHECKS = (UnsupportedConstructs, Mutations, ReboundGlobals, Callees)
+CHECKS = (
+    UnsupportedConstructs,
+    Mutations,
+    ReboundGlobals,
+    Callees,
+    OneShotIterators,
+    TextOfNumbers,
+)
 
 _RRULE = (ToANF, CallGraph, ReverseAD, Simplify)
 # For known kinds: loops over short module constants written out, the module constants

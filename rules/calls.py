@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import inspect
 import types
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -34,6 +35,22 @@ def _is_function(f: Any) -> bool:
     ) or (differentiated_function(f) is not f)
 
 
+def _not_a_generator(function: Any) -> Any:
+    """`function`, which a call of a value known only when the code runs reaches; refused
+    if it is a generator function: srcad runs it to its end and takes the list of what it
+    yields, which is what Python's iterator gives only where it is read once, at once, as
+    `passes/checks/one_shot_iterators.py` proves for a call of a function named in the
+    code, and cannot here (`g = obj.items(s)`, `sum(g)` twice: the second is 0)."""
+    if inspect.isgeneratorfunction(differentiated_function(function)):
+        raise MissingRuleError(
+            f"`{getattr(function, '__qualname__', function)}` is a generator function, "
+            "called through a value known only when the code runs, so srcad cannot see "
+            "that its iterator is read once, where it is made; call it by its name (a "
+            "module's function), or have it return a list"
+        )
+    return function
+
+
 @rules.rrule(call)
 def call_rrule(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     """Calling a value. A function goes through its rule (registered, else compiled); a
@@ -42,7 +59,7 @@ def call_rrule(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     place; a compiled `__call__` returns it after the method's own `NoTangent`)."""
     count = len(args)
     if _is_function(f):
-        y, pullback = CONFIG.rrule_via_ad(f, *args, **kwargs)
+        y, pullback = CONFIG.rrule_via_ad(_not_a_generator(f), *args, **kwargs)
 
         def call_pullback(y_bar: Any) -> tuple[Any, ...]:
             bars = pullback(y_bar)
@@ -52,7 +69,7 @@ def call_rrule(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     if isinstance(f, types.MethodType):
         # A bound method is its function with the receiver in front; the receiver's
         # cotangent is the method's own (its code cannot be perturbed).
-        y, pullback = CONFIG.rrule_via_ad(f.__func__, f.__self__, *args, **kwargs)
+        y, pullback = CONFIG.rrule_via_ad(_not_a_generator(f.__func__), f.__self__, *args, **kwargs)
 
         def bound_method_pullback(y_bar: Any) -> tuple[Any, ...]:
             bars = pullback(y_bar)
@@ -61,7 +78,7 @@ def call_rrule(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         return y, bound_method_pullback
     if isinstance(f, functools.partial):
         return _partial_call_rrule(f, *args, **kwargs)
-    dunder = type(f).__call__
+    dunder = _not_a_generator(type(f).__call__)
     registered = _registered(dunder)
     y, pullback = CONFIG.rrule_via_ad(dunder, f, *args, **kwargs)
 
@@ -245,7 +262,7 @@ def method_rrule(receiver: Any, name: str, *args: Any, **kwargs: Any) -> tuple[A
     count = len(args)
     if isinstance(receiver, np.ndarray | np.generic):
         return _array_method(receiver, name, args, kwargs)
-    function = _method_function(receiver, name, "rrule")
+    function = _not_a_generator(_method_function(receiver, name, "rrule"))
     if REGISTRY.is_non_differentiable(function):
         y = function(receiver, *args, **kwargs)
 
@@ -330,8 +347,17 @@ def _array_method(
         def cast_back_pullback(y_bar: Any) -> tuple[Any, ...]:
             if isinstance(y_bar, AbstractZero) or to_integers:
                 return (NoTangent(), y_bar, NoTangent(), *(NoTangent(),) * count)
-            y_bar = np.reshape(np.asarray(unthunk(y_bar)), shape)
-            return (NoTangent(), project(y_bar), NoTangent(), *(NoTangent(),) * count)
+            y_bar = np.asarray(unthunk(y_bar))
+            if name == "item" and args:  # one element of many: `x.item(1)`, `x.item(0, 2)`
+                whole = np.zeros(shape, dtype=np.result_type(y_bar, float))
+                index = args[0] if count == 1 else args
+                if isinstance(index, tuple):
+                    whole[index] = y_bar
+                else:  # a flat position (a view: `whole` is contiguous)
+                    whole.reshape(-1)[index] = y_bar
+                y_bar = whole
+            return (NoTangent(), project(np.reshape(y_bar, shape)), NoTangent(),
+                    *(NoTangent(),) * count)  # fmt: skip
 
         return y, cast_back_pullback
     if name not in ARRAY_METHODS:
@@ -528,15 +554,15 @@ rules.rrule(map)(with_config(map_rrule))
 def call_frule(dargs: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     _, f_dot, *arg_dots = dargs
     if _is_function(f):
-        return CONFIG.frule_via_ad((NoTangent(), *arg_dots), f, *args, **kwargs)
+        return CONFIG.frule_via_ad((NoTangent(), *arg_dots), _not_a_generator(f), *args, **kwargs)
     if isinstance(f, types.MethodType):
         dargs = (NoTangent(), f_dot, *arg_dots)
-        return CONFIG.frule_via_ad(dargs, f.__func__, f.__self__, *args, **kwargs)
+        return CONFIG.frule_via_ad(dargs, _not_a_generator(f.__func__), f.__self__, *args, **kwargs)
     if isinstance(f, functools.partial):  # its function, with the bound arguments in front
         own = elements_of(unthunk(f_dot), 1 + len(f.args))
         dargs = (NoTangent(), *own, *arg_dots)
         return call_frule(dargs, f.func, *f.args, *args, **{**f.keywords, **kwargs})
-    dunder = type(f).__call__
+    dunder = _not_a_generator(type(f).__call__)
     return CONFIG.frule_via_ad((NoTangent(), f_dot, *arg_dots), dunder, f, *args, **kwargs)
 
 
@@ -564,7 +590,7 @@ def method_frule(
 ) -> tuple[Any, Any]:
     _, receiver_dot, _, *arg_dots = dargs
     if not isinstance(receiver, np.ndarray | np.generic):
-        function = _method_function(receiver, name, "frule")
+        function = _not_a_generator(_method_function(receiver, name, "frule"))
         if REGISTRY.is_non_differentiable(function):
             return function(receiver, *args, **kwargs), ZeroTangent()
         return CONFIG.frule_via_ad(

@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from srcad.cached_functions import stale_cache
 from srcad.constructors import constructed_class
-from srcad.errors import SourceUnavailableError, SrcadError
+from srcad.errors import MissingRuleError, SourceUnavailableError, SrcadError
 from srcad.keywords import is_positional_form
 from srcad.keywords import parameters as keyword_parameters
 from srcad.projection import ProjectTo
@@ -196,6 +197,9 @@ def callee(f: Any, registry: Registry = REGISTRY) -> Call:
     dunder = _python_call(f)
     if dunder is not None:
         return Call(f, dunder, (f,), None, True, registry)  # a callable object
+    stale = stale_cache(f)
+    if stale is not None:
+        raise MissingRuleError(f"cannot differentiate {name_of(f)}: {stale}")
     function = differentiated_function(f)  # a function behind a transparent wrapper
     if isinstance(function, types.FunctionType):
         return Call(f, function, registry=registry)

@@ -15,6 +15,7 @@ from typing import Any
 import gast
 
 from srcad import syntax
+from srcad.cached_functions import stale_cache
 from srcad.callables import (
     Call,
     callee,
@@ -591,9 +592,11 @@ class Compiler(Machinery):
 
     def _refusal(self, f: Any) -> str | None:
         """Why srcad does not compile `f` from its source: the rule library refuses it
-        (`registry.DeferredRuleSet`), or it is srcad's own machinery (`srcad.machinery`:
-        reached through a call of a value known only when the code runs). None if neither."""
-        return MACHINERY if is_machinery(f) else self.registry.refusal(f)
+        (`registry.DeferredRuleSet`), it is srcad's own machinery (`srcad.machinery`:
+        reached through a call of a value known only when the code runs), or a cached
+        function whose cache may hold results its source no longer computes
+        (`cached_functions.stale_cache`). None if none of these."""
+        return MACHINERY if is_machinery(f) else self.registry.refusal(f) or stale_cache(f)
 
     def _check_not_refused(self, f: Any) -> None:
         """A function srcad refuses (`_refusal`) is not compiled from its source: its call is

@@ -609,7 +609,9 @@ def differentiated_function(callee: Any) -> Any:
     with the same arguments, giving the same value (`TRANSPARENT_WRAPPERS`): srcad's own
     `Differentiable`; a `functools.lru_cache` or `functools.cache` (which returns what the
     function returned for equal arguments: the gradient calls the function itself, and
-    neither reads nor fills the cache); a NumPy function's dispatcher (which calls its
+    neither reads nor fills the cache; one whose function reads what may change between
+    calls, so whose cache may keep results of before, is refused where it is called:
+    `cached_functions.stale_cache`); a NumPy function's dispatcher (which calls its
     implementation for arrays and floats, the arguments srcad's rules pass).
 
     Any other wrapper, above all a `functools.wraps` decorator, is a function (or callable

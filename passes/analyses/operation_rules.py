@@ -13,6 +13,7 @@ import gast
 import numpy as np
 
 from srcad import primitives, syntax
+from srcad.cached_functions import stale_cache
 from srcad.constructors import constructed_class
 from srcad.errors import Diagnostic
 from srcad.kinds import NO_CALLEE_KINDS, Kind, is_integer
@@ -154,7 +155,8 @@ class OperationRules(Analysis[RuleInfo]):
             if rule is None:
                 name = what.rsplit(".", 1)[-1] if isinstance(value, gast.Call) else what
                 kind = "frule" if ctx.request.mode is Mode.FORWARD else "rrule"
-                refusal = ctx.services.registry.refusal(callees.get(value))
+                callee = callees.get(value)
+                refusal = ctx.services.registry.refusal(callee) or stale_cache(callee)
                 message = (
                     f"no {ctx.request.mode.value} rule for `{what}`, which is called "
                     f"with a differentiated argument"
