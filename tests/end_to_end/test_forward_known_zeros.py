@@ -2,7 +2,7 @@
 in the function's straight-line code, to a value that does not vary (`p = 0.0` before a
 loop `Unroll` writes out) adds no term to the tangents that read it until it is bound
 again (`ForwardAD.zero_now`), and its zero is left out where nothing reads it
-(`_overwritten_zeros_dropped`). Every case against central differences, with float
+(`forward_tidy.overwritten_zeros_dropped`). Every case against central differences, with float
 tangents (the entry's branch), a zero among them, NumPy scalars (the general path), and
 through `check_frule`; values exactly the primal's."""
 

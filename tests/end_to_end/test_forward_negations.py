@@ -1,5 +1,5 @@
 """A forward rule's tangent written as arithmetic, once its temporaries are nested, has
-its negations folded into the sums that read them (`forward_ad._negations_folded`):
+its negations folded into the sums that read them (`forward_tidy.negations_folded`):
 `p - -q` is written `p + q`, `p + a * -b` is written `p - a * b`, the same numbers exactly.
 Every case against central differences, scalars and arrays, in loops and branches, and
 to second order (forward over reverse)."""
