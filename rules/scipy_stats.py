@@ -13,10 +13,12 @@ The partials are written with functions that have rules, so that the forward rul
 differentiated in turn: each forward rule's reverse rule is the one srcad compiles for
 `_value_and_tangent`, the value and tangent written as plain code (second derivatives).
 Outside the support, where the log density is `-inf` (or where SciPy gives NaN for
-invalid parameters), the partials are 0. The log cdfs of `t`, `gamma` and `beta` have no
-partial in their shape parameters (`df`, `a`, `b`: derivatives of the incomplete beta and
-gamma functions in their parameters): a cotangent there is a not-implemented one (an error
-where it is used), a tangent there is refused.
+invalid parameters), the partials are 0. The log cdfs of `t`, `gamma` and `beta` have
+their partials in their shape parameters (`df`, `a`, `b`: derivatives of the incomplete
+beta and gamma functions in their parameters) at first order only, by quadrature
+(`rules/scipy_stats_shapes.py`), computed where used (a thunk, or a tangent that is not
+zero); the forward rules' own rules have none: there, a cotangent is a not-implemented one
+(an error where it is used), a tangent is refused.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from scipy.stats._distn_infrastructure import (
 from srcad.errors import MissingRuleError
 from srcad.projection import ProjectTo, unbroadcast
 from srcad.registry import CONFIG, RuleSet, named
+from srcad.rules.scipy_stats_shapes import shape_partial
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
@@ -48,6 +51,7 @@ from srcad.tangents import (
     ZeroTangent,
     elements_of,
     not_implemented,
+    thunk,
     unthunk,
 )
 
@@ -99,8 +103,9 @@ def _continuous_logcdf(family: Any) -> Partials:
     """The partials of `family.logcdf(x, *shapes, loc, scale)` in the point, `loc` and
     `scale`: with `h = pdf / cdf` (the log density less the log cdf, exponentiated), `h`,
     `-h` and `-h z`. Those in the shapes (derivatives of incomplete gamma and beta
-    functions in their parameters) are not written: None, which the rules give as a
-    not-implemented cotangent (an error if used) and refuse as a tangent."""
+    functions in their parameters) are None here, where srcad differentiates these
+    partials (second derivatives, which refuse them); the first-order rules compute them
+    by quadrature (`_shape_partials`)."""
 
     logpdf = type(family).logpdf  # a function, called with the family: a call srcad reads
     name = f"{family.name}.logcdf"
@@ -115,12 +120,36 @@ def _continuous_logcdf(family: Any) -> Partials:
         hazard = np.exp(logpdf(family, x, *passed, loc, scale) - y)
         return [hazard, *(None for _ in shapes), -hazard, -hazard * z]
 
-    _WITHOUT_SHAPE_PARTIALS.add(partials)
+    _WITHOUT_SHAPE_PARTIALS[partials] = family
     return partials
 
 
-# The partials that give None for the shape parameters (`_continuous_logcdf`).
-_WITHOUT_SHAPE_PARTIALS: set[Partials] = set()
+# The partials that give None for the shape parameters (`_continuous_logcdf`), and their
+# families, whose first-order partials there `_shape_partials` gives.
+_WITHOUT_SHAPE_PARTIALS: dict[Partials, Any] = {}
+
+
+def _shape_partials(partials: Partials, found: list[Any], values: list[Any], log_y: Any,
+                    scale: Any) -> list[Any]:  # fmt: skip
+    """`found`, the partials of a log cdf (times `scale`: its value for `cdf`), with each
+    shape's None, where the family has a first-order partial there, replaced by a function
+    computing it (by quadrature, `scipy_stats_shapes`: called only where it is used)."""
+    family = _WITHOUT_SHAPE_PARTIALS.get(partials)
+    if family is None:
+        return found
+    x, *shapes, loc, scale_parameter = values
+    count = len(shapes)
+
+    def computed(index: int) -> Callable[[], Any]:
+        def compute() -> Any:
+            with np.errstate(all="ignore"):
+                z = (np.asarray(x, dtype=float) - loc) / scale_parameter
+                partial = shape_partial(family, index, z, tuple(shapes), log_y)
+                return _on_support(partial, log_y) * scale
+
+        return compute
+
+    return [computed(k - 1) if 0 < k <= count else p for k, p in enumerate(found)]
 
 
 def _unwritten_shapes(name: str, *shapes: Any) -> tuple[Any, ...]:
@@ -131,8 +160,8 @@ def _unwritten_shapes(name: str, *shapes: Any) -> tuple[Any, ...]:
 
 def _unwritten_message(name: str) -> str:
     return (
-        f"the derivative of `{name}` in its shape parameters is not written; srcad "
-        "differentiates it in x, loc and scale"
+        f"the second derivative of `{name}` in its shape parameters is not written; srcad "
+        "differentiates it there once, and in x, loc and scale to any order"
     )
 
 
@@ -220,9 +249,17 @@ def _unwritten(dist: Any, method: str, position: int) -> str:
     shapes, _ = _FAMILIES.get(type(dist), ((), {}))
     name = ("x", *shapes)[position] if position <= len(shapes) else f"argument {position}"
     return (
-        f"the derivative of `{getattr(dist, 'name', '')}.{method}` in its shape parameter "
-        f"`{name}` is not written; srcad differentiates it in x, loc and scale"
+        f"the second derivative of `{getattr(dist, 'name', '')}.{method}` in its shape "
+        f"parameter `{name}` is not written (its first is, by quadrature); srcad "
+        "differentiates it there once, and in x, loc and scale to any order"
     )
+
+
+def _pulled_back(project: Any, partial: Callable[[], Any], y_bar: Any, shape: Any
+                 ) -> Callable[[], Any]:  # fmt: skip
+    """A shape's cotangent, computed when used: its partial (`_shape_partials`) times
+    `y_bar`, summed to the shape's shape."""
+    return lambda: project(unbroadcast(np.asarray(partial() * y_bar), shape))
 
 
 # The methods that are the exponentials of the log methods: their partials are those of
@@ -247,7 +284,8 @@ def _method_rules(owner: type, method: str) -> None:
         with np.errstate(all="ignore"):  # outside the support: masked
             found = partials(*values, log_y)
             scale = 1.0 if log_method == method else y
-            return [None if p is None else _on_support(p, log_y) * scale for p in found]
+            found = [None if p is None else _on_support(p, log_y) * scale for p in found]
+        return _shape_partials(partials, found, values, log_y, scale)
 
     def method_rrule(dist: Any, x: Any, *args: Any, **kwds: Any) -> tuple[Any, Pullback]:
         _partials_of(dist, log_method)
@@ -263,6 +301,8 @@ def _method_rules(owner: type, method: str) -> None:
             bars = [
                 not_implemented(_unwritten(dist, method, k))
                 if p is None
+                else thunk(_pulled_back(project, p, y_bar, np.shape(value)))
+                if callable(p)
                 else project(unbroadcast(np.asarray(p * y_bar), np.shape(value)))
                 for k, (project, p, value) in enumerate(
                     zip(projects, found, positional, strict=False)
@@ -285,7 +325,7 @@ def _method_rules(owner: type, method: str) -> None:
                 continue
             if found[k] is None:
                 raise MissingRuleError(f"srcad cannot differentiate: {_unwritten(dist, method, k)}")
-            y_dot = y_dot + found[k] * dot
+            y_dot = y_dot + (found[k]() if callable(found[k]) else found[k]) * dot
         return y, y_dot
 
     def tangent_arguments(dargs: tuple[Any, ...], dist: Any, x: Any, args: tuple[Any, ...],

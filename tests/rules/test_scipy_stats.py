@@ -127,18 +127,8 @@ def test_log_cdfs_in_the_point_and_location_and_scale() -> None:
     )
 
 
-def cdf_in_the_shape(p: np.ndarray) -> Any:
-    return np.sum(stats.t.logcdf(X, p[0] ** 2 + 2.0))
-
-
-@pytest.mark.parametrize("mode", ["reverse", "forward"])
-def test_a_log_cdf_in_its_shape_parameter_is_refused_not_wrong(mode: str) -> None:
-    p = np.array([0.3, 1.1])
-    with pytest.raises(srcad.SrcadError, match=r"`t\.logcdf` in its shape parameter `df`"):
-        if mode == "reverse":
-            srcad.grad(cdf_in_the_shape)(p)
-        else:
-            srcad.jvp(cdf_in_the_shape, (p,), (np.ones(2),))
+# The log cdfs in their shape parameters (first order, by quadrature; the second refused):
+# tests/rules/test_scipy_stats_shapes.py.
 
 
 # --- frozen distributions ------------------------------------------------------------------
@@ -200,7 +190,7 @@ def test_a_frozen_family_without_rules_is_refused_by_name(mode: str) -> None:
 
 def _second_order_cases() -> list[Any]:
     """Each call of `CALLS` with respect to each float argument passed by position (the
-    counts of `poisson` are integers; the log cdfs' shapes have no derivative)."""
+    counts of `poisson` are integers; the log cdfs' shapes have no second derivative)."""
     cases = []
     for call in CALLS:
         f, args, kwargs = call.values
