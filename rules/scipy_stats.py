@@ -42,7 +42,7 @@ from scipy.stats._distn_infrastructure import (
 from srcad.errors import MissingRuleError
 from srcad.projection import ProjectTo, unbroadcast
 from srcad.registry import CONFIG, RuleSet, named
-from srcad.rules.scipy_stats_shapes import shape_partial
+from srcad.rules.scipy_stats_shapes import call_site, shape_partial
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
@@ -161,7 +161,7 @@ def _unwritten_shapes(name: str, *shapes: Any) -> tuple[Any, ...]:
 def _unwritten_message(name: str) -> str:
     return (
         f"the second derivative of `{name}` in its shape parameters is not written; srcad "
-        "differentiates it there once, and in x, loc and scale to any order"
+        f"differentiates it there once, and in x, loc and scale to any order{call_site()}"
     )
 
 
@@ -251,7 +251,7 @@ def _unwritten(dist: Any, method: str, position: int) -> str:
     return (
         f"the second derivative of `{getattr(dist, 'name', '')}.{method}` in its shape "
         f"parameter `{name}` is not written (its first is, by quadrature); srcad "
-        "differentiates it there once, and in x, loc and scale to any order"
+        f"differentiates it there once, and in x, loc and scale to any order{call_site()}"
     )
 
 

@@ -19,7 +19,10 @@ give a poor number.
 
 from __future__ import annotations
 
+import linecache
 import math
+import os
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -28,7 +31,9 @@ import numpy as np
 import scipy.special as special
 from scipy import integrate
 
+import srcad
 from srcad.errors import MissingRuleError
+from srcad.tracebacks import origin
 
 # The error `quad` may report, relative to the integral (and, for the score's, absolute
 # beside a density's integral of about 1).
@@ -88,6 +93,27 @@ _PARTS: dict[str, Callable[..., tuple[Density, Density, tuple[float, float]]]] =
 }
 
 
+# srcad's own folders (the package's, the rules'): its compiled helpers came from there.
+_OWN = tuple(
+    os.path.dirname(os.path.abspath(module)) + os.sep for module in (srcad.__file__, __file__)
+)
+
+
+def call_site() -> str:
+    """` (at file:line  text)`, the user's line that the innermost generated code on the
+    stack came from (past srcad's own compiled helpers), or "" where none is found."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        found = origin(frame.f_code.co_filename, frame.f_lineno)
+        while found is not None:
+            file, line = found
+            if os.path.isfile(file) and not os.path.abspath(file).startswith(_OWN):
+                return f" (at {file}:{line}  {linecache.getline(file, line).strip()})"
+            found = origin(file, line)
+        frame = frame.f_back  # type: ignore[assignment]
+    return ""
+
+
 def _integral(integrand: Density, lower: float, upper: float, peak: float | None,
               name: str) -> float:  # fmt: skip
     """`quad`'s integral, or a refusal where its error estimate is not within tolerance."""
@@ -106,7 +132,7 @@ def _integral(integrand: Density, lower: float, upper: float, peak: float | None
             f"srcad cannot differentiate: the derivative of `{name}` in its shape parameter "
             f"is an integral that scipy.integrate.quad evaluated only to within {error:.1e} "
             f"(of {value:.6g}) here, short of the {_TOLERANCE:.0e} srcad needs; "
-            "differentiate elsewhere or with respect to the other parameters"
+            f"differentiate elsewhere or with respect to the other parameters{call_site()}"
         )
     return float(value)
 
