@@ -575,6 +575,14 @@ CALLS: list[Case] = [
         "scipy.stats.norm.logpdf(x, y[0], z)",
         args=(F(4), F(4), P(4)),
     ),
+    *c(  # log cdfs in their shape parameters: first order only (quadrature)
+        "scipy.stats.t.logcdf(x, y + 0.5)",
+        "scipy.stats.gamma.cdf(z, y, 0.0, z)",
+        "scipy.stats.beta.logcdf(z / (z + 1.0), x * x + 0.3, y)",
+        "scipy.stats.t(y + 0.5, x).logcdf(z)",
+        args=(F(4), P(4), P(4)),
+        second=False,
+    ),
     *c(
         "scipy.stats.poisson.logpmf(3, x)",
         "scipy.stats.poisson.pmf(2, mu=x)",
