@@ -48,6 +48,7 @@ from srcad.tangents import (
     NoTangent,
     NotImplementedTangent,
     Tangent,
+    Thunk,
     ZeroTangent,
     elements_of,
     not_implemented,
@@ -501,8 +502,9 @@ def frozen_tangent(frozen: Any, dots: Any) -> Any:
 
 
 def _zero(dot: Any) -> bool:
-    """Whether `dot` is a symbolic zero (a not-implemented cotangent is not: it is kept)."""
-    return not isinstance(dot, NotImplementedTangent) and isinstance(unthunk(dot), AbstractZero)
+    """Whether `dot` is a symbolic zero (a not-implemented cotangent is not: it is kept; nor
+    is a thunk, computed only where read: a shape's partial by quadrature)."""
+    return not isinstance(dot, NotImplementedTangent | Thunk) and isinstance(dot, AbstractZero)
 
 
 def _frozen_argument_tangents(frozen: Any, frozen_tangent: Any) -> tuple[Any, ...]:

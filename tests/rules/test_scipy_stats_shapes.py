@@ -114,7 +114,8 @@ def test_a_constant_shape_runs_no_quadrature(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(scipy_stats, "shape_partial", refused)
 
     def in_the_point(x: np.ndarray) -> Any:
-        return np.sum(stats.gamma.logcdf(x, 2.0) + stats.beta.cdf(x / 4.0, 0.5, 2.0))
+        total = np.sum(stats.gamma.logcdf(x, 2.0) + stats.beta.cdf(x / 4.0, 0.5, 2.0))
+        return total + np.sum(stats.t(3.0, 0.2).logcdf(x) + stats.beta(2.0, 3.0, 0.0, 4.0).cdf(x))
 
     x = np.array([0.5, 1.5, 3.0])
     expected = difference(in_the_point, (x,))
