@@ -257,13 +257,43 @@ def _follow(statement: gast.stmt, borrowed: set[str], bare: bool) -> None:
     if bare:
         borrowed |= _stored(statement)
         return
+    passed = False  # a call given a borrowed value may return it (a container's pullback)
     for node in syntax.walk(statement):
         copy = isinstance(node, gast.Assign) and isinstance(node.value, gast.Name)
         if copy and node.value.id in borrowed:
             borrowed |= _stored(node)
+        if isinstance(node, gast.Assign) and _passes_on(node.value, borrowed):
+            borrowed |= _stored(node)
+            passed = passed or node is statement
     copied = isinstance(statement, gast.Assign) and isinstance(statement.value, gast.Name)
-    if isinstance(statement, gast.Assign) and not copied:
+    if isinstance(statement, gast.Assign) and not copied and not passed:
         borrowed -= _stored(statement)
+
+
+def _passes_on(value: gast.expr, borrowed: set[str]) -> bool:
+    """Whether `value` may be or hold a name in `borrowed`: a call given it as it is (alone
+    or in a tuple, list or dict), which may return or hold it (`a_b_pullback((a_bar, b_bar))`, a
+    tuple's pullback, returns the gradient `(a_bar, b_bar)` of the caller's `(a, b)`), or a
+    sum of it (a zero tangent's sum with it, or a container's tangent's, holds it as it is)."""
+    if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add):
+        pending: list[gast.expr] = [value.left, value.right]  # a zero tangent's sum is the other
+    elif isinstance(value, gast.Call):
+        pending = [*value.args, *(k.value for k in value.keywords)]
+    else:
+        return False
+    while pending:
+        node = pending.pop()
+        if isinstance(node, gast.Name) and node.id in borrowed:
+            return True
+        if isinstance(node, gast.Tuple | gast.List):
+            pending.extend(node.elts)
+        elif isinstance(node, gast.Dict):
+            pending.extend(node.values)
+        elif isinstance(node, gast.Starred):
+            pending.append(node.value)
+        elif isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):
+            pending.extend((node.left, node.right))
+    return False
 
 
 def _owned(gradients: gast.expr, borrowed: set[str]) -> None:
