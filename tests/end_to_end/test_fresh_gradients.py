@@ -129,6 +129,13 @@ def nested(p):
     return np.sum(a * c) + np.sum(b * W)
 
 
+def looped(p):
+    s = 0.0
+    for u in p:
+        s = s + np.sum(u * W)
+    return s
+
+
 def _leaves(tree):
     if isinstance(tree, np.ndarray):
         return [tree]
@@ -148,6 +155,8 @@ CONTAINERS = [
     (by_index, lambda a, b: (a, b)),
     (by_index, lambda a, b: [a, b]),
     (nested, lambda a, b: ((a, b), b[::-1])),
+    (looped, lambda a, b: (a, b)),
+    (looped, lambda a, b: [a, b]),
 ]
 
 
@@ -155,7 +164,8 @@ CONTAINERS = [
 def test_gradients_of_containers_share_no_memory_with_their_arrays(f, make):
     """A container's gradient holds arrays of its own where the gradient of one item is
     another item or a global (`(b, a)` for `np.sum(a * b)` of `p = (a, b)`): a tuple's
-    pullback or a sum with a zero tangent passes on what it is given."""
+    pullback, a sum with a zero tangent, or a list of items' cotangents set in a loop
+    passes on what it is given."""
     p = make(sample((4,), 1), sample((4,), 2))
     held = [*_leaves(p), W]
     kept = [a.copy() for a in held]
