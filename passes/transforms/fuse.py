@@ -252,18 +252,71 @@ def _stored(statement: gast.AST) -> set[str]:
 def _follow(statement: gast.stmt, borrowed: set[str], bare: bool) -> None:
     """Follow the names that may hold a value the caller can reach (`borrowed`) through
     `statement`, where folding left such a value bare (`bare`) or not: the names it assigns
-    are such where it is bare, and a name assigned one (`a = b`); one the statement gives
+    are such where it is bare, and a name given one (`_passes_on`: `a = b`, `a = g(b)`,
+    `a = a + b`), or holding one (`a[i] = b`, `a.append(b)`); one the statement gives
     another value at its top level is one no more (in a loop or branch it may stay one)."""
     if bare:
         borrowed |= _stored(statement)
-        return
-    for node in syntax.walk(statement):
-        copy = isinstance(node, gast.Assign) and isinstance(node.value, gast.Name)
-        if copy and node.value.id in borrowed:
-            borrowed |= _stored(node)
-    copied = isinstance(statement, gast.Assign) and isinstance(statement.value, gast.Name)
-    if isinstance(statement, gast.Assign) and not copied:
+    passed = False  # a call given a borrowed value may return it (a container's pullback)
+    for _ in range(2):  # twice: a loop's body may pass on what a later statement bound
+        for node in syntax.walk(statement):
+            if isinstance(node, gast.Assign) and _passes_on(node.value, borrowed):
+                borrowed |= _holders(node)
+                passed = passed or node is statement
+            method = isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+            if method and _passes_on(node, borrowed):  # `items_bar.append(u_bar)`
+                borrowed |= _base(node.func.value)
+    if isinstance(statement, gast.Assign) and not passed and not bare:
         borrowed -= _stored(statement)
+
+
+def _holders(assign: gast.Assign) -> set[str]:
+    """The names `assign` binds, and those whose item or attribute it sets (`a[i] = v`)."""
+    names: set[str] = set()
+    for target in assign.targets:
+        names |= _stored(target)
+        for node in syntax.walk(target):
+            if isinstance(node, gast.Subscript | gast.Attribute) and isinstance(
+                node.ctx, gast.Store
+            ):
+                names |= _base(node.value)
+    return names
+
+
+def _base(node: gast.expr) -> set[str]:
+    """The name `node` is an item or attribute of, or is (none for another expression)."""
+    while isinstance(node, gast.Subscript | gast.Attribute):
+        node = node.value
+    return {node.id} if isinstance(node, gast.Name) else set()
+
+
+def _passes_on(value: gast.expr, borrowed: set[str]) -> bool:
+    """Whether `value` may be or hold a name in `borrowed`: the name; a call given it as it
+    is (alone or in a tuple, list or dict), which may return or hold it (a tuple's pullback
+    `a_b_pullback((a_bar, b_bar))` returns the gradient `(a_bar, b_bar)` of the caller's
+    `(a, b)`); a sum of it (a zero tangent's sum with it, or a container tangent's, holds
+    it as it is)."""
+    if isinstance(value, gast.Name):  # a copy
+        return value.id in borrowed
+    if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add):
+        pending: list[gast.expr] = [value.left, value.right]  # a zero tangent's sum is the other
+    elif isinstance(value, gast.Call):
+        pending = [*value.args, *(k.value for k in value.keywords)]
+    else:
+        return False
+    while pending:
+        node = pending.pop()
+        if isinstance(node, gast.Name) and node.id in borrowed:
+            return True
+        if isinstance(node, gast.Tuple | gast.List):
+            pending.extend(node.elts)
+        elif isinstance(node, gast.Dict):
+            pending.extend(node.values)
+        elif isinstance(node, gast.Starred):
+            pending.append(node.value)
+        elif isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):
+            pending.extend((node.left, node.right))
+    return False
 
 
 def _owned(gradients: gast.expr, borrowed: set[str]) -> None:
