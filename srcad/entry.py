@@ -539,7 +539,9 @@ class Dispatcher:
             if cls is dict:  # every key there (with the length: no other key)
                 tests.append(_compare(_constant(key), gast.In(), value))
             test = self._test(part, item)
-            both = isinstance(test, gast.BoolOp)  # (`a and b`, not `a and (b and c)`)
+            # `a and b`, not `a and (b and c)`; an `or` (a float's `float or float64`) is
+            # one test
+            both = isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And)
             tests += test.values if both else [test]
         return _and(tests)
 

@@ -341,7 +341,9 @@ class ForwardDispatcher:
         if facts:  # the guards' tests written out, not called (`guards_hold()`)
             hold = syntax.parse(facts_expression(facts, self.namespace, "guard_")).body[0]
             assert isinstance(hold, gast.Expr)
-            tests += hold.value.values if isinstance(hold.value, gast.BoolOp) else [hold.value]
+            value = hold.value
+            conjunction = isinstance(value, gast.BoolOp) and isinstance(value.op, gast.And)
+            tests += value.values if conjunction else [value]
         tests += [_is_type("args", "tuple"), _is_type("tangents", "tuple")]
         unpack = [
             _assign(_tuple([syntax.store(n) for n in names]), _load("args")),

@@ -277,3 +277,26 @@ def test_no_jvp_branch_for_another_byte_order() -> None:
     assert not cube.__dict__[ATTRIBUTE].branches
     srcad.jvp(cube, (np.array(0.5),), (np.ones(()),))
     assert len(cube.__dict__[ATTRIBUTE].branches) == 1
+
+
+def weighted(p: Any, x: Any) -> Any:
+    return np.sum(p["w"] * x) + p["b"] * p["t"][0]
+
+
+@pytest.mark.parametrize("b", [0.4, np.float64(0.4)], ids=["float", "float64"])
+def test_a_float_inside_a_container_takes_the_branch(b: Any, monkeypatch: Any) -> None:
+    """A float item of a structure is tested as a float or a NumPy float64, one test
+    among the structure's (an `or` kept whole, not spread into its `and`: every call
+    took the general path, 2.4 times slower on `benchmarks`' dict of parameters)."""
+    p = {"w": np.linspace(0.5, 1.5, 3), "b": b, "t": (2.5, 1.0)}
+    x = np.linspace(-1.0, 1.0, 3)
+    for valued, derivative in enumerate((srcad.grad(weighted), srcad.value_and_grad(weighted))):
+        first = derivative(p, x)
+        entry = dispatcher(derivative)
+        monkeypatch.setattr(entry, "general", None)  # the branch must not need it
+        entry.namespace["general"] = None
+        again = derivative(p, x)
+        gradient = again[1] if valued else again
+        np.testing.assert_allclose(gradient["w"], x)
+        assert gradient["b"] == 2.5 and gradient["t"] == (0.4, 0.0)
+        assert first is not again
