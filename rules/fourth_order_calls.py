@@ -117,7 +117,7 @@ def _primitive_call(primitive: Any, args: tuple[Any, ...], kwargs: dict[str, Any
     its required positional parameters (`primitive_callers`), whose calls srcad resolves
     against the rules at every depth, as a call written in the user's code; refused
     (a gap) where the call passes options or keywords, which that function does not take."""
-    caller = primitive_caller(primitive)
+    caller = primitive_caller(primitive, None if kwargs else len(args))
     if caller is None or kwargs or caller.__code__.co_argcount != len(args):
         name = getattr(primitive, "__name__", "the function")
         raise MissingRuleError(

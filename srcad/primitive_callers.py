@@ -23,21 +23,27 @@ from srcad.errors import SrcadError
 
 # One caller per primitive, so that its compiled code is kept (in the caller's `__dict__`)
 # and used again, with its text. Keyed by `id`: the caller's globals hold the primitive, so
-# the id is not reused while the entry lives.
-_CALLERS: dict[int, tuple[types.FunctionType, str]] = {}
+# the id is not reused while the entry lives (and by the number of arguments, for one whose
+# signature cannot be read).
+_CALLERS: dict[tuple[int, int | None], tuple[types.FunctionType, str]] = {}
 
 
-def primitive_caller(primitive: Any) -> types.FunctionType | None:
+def primitive_caller(primitive: Any, arity: int | None = None) -> types.FunctionType | None:
     """A Python function of `primitive`'s required positional parameters that returns
-    `primitive` called with them; None where they cannot be read (no signature)."""
-    found = _CALLERS.get(id(primitive))
+    `primitive` called with them; None where they cannot be read (no signature), unless
+    `arity` says how many positional arguments a call passes it (`np.dot` on NumPy before
+    2.1: a caller of `arity` parameters makes the same call)."""
+    parameters = _required_parameters(primitive)
+    key = (id(primitive), None if parameters is not None else arity)
+    found = _CALLERS.get(key)
     if found is not None:
         made, made_text = found
         _register(made.__code__.co_filename, made_text)  # again, should `linecache` be cleared
         return made
-    parameters = _required_parameters(primitive)
     if parameters is None:
-        return None
+        if arity is None:
+            return None
+        parameters = [f"arg{position}" for position in range(arity)]
     name = getattr(primitive, "__name__", "primitive")
     if not name.isidentifier() or keyword.iskeyword(name) or name in parameters:
         name = "primitive_call"
@@ -49,7 +55,7 @@ def primitive_caller(primitive: Any) -> types.FunctionType | None:
     exec(compile(text, filename, "exec"), namespace)  # the text written above
     caller: types.FunctionType = namespace[name]
     caller.__qualname__ = name
-    _CALLERS[id(primitive)] = (caller, text)
+    _CALLERS[key] = (caller, text)
     return caller
 
 
