@@ -241,7 +241,7 @@ def scatter_add(x: np.ndarray, index: Any, value: Any) -> Any:
     may repeat an element (`np.add.at`): the cotangent of `x[index]`."""
     if isinstance(value, AbstractZero):
         return value
-    out = np.zeros(x.shape, x.dtype if x.dtype.kind == "c" else None)  # (complex: its own)
+    out = np.zeros(x.shape, _buffer_dtype(x, value))
     np.add.at(out, index, value)
     return out
 
@@ -279,9 +279,20 @@ def scatter(x: np.ndarray, index: Any, value: Any) -> Any:
     `x[index]` where it cannot go into a buffer."""
     if isinstance(value, AbstractZero):
         return value
-    out = np.zeros(x.shape, x.dtype if x.dtype.kind == "c" else None)  # (complex: its own)
+    out = np.zeros(x.shape, _buffer_dtype(x, value))
     out[index] = value
     return out
+
+
+def _buffer_dtype(x: Any, value: Any) -> Any:
+    """The dtype of the cotangent of an array `x` (or of what stands for its shape, an
+    `np.broadcast`: `passes/transforms/shapes.py`) a part of which has the cotangent
+    `value`: a complex array's own, float64 otherwise (None); for a shape, complex where
+    `value` is (a real array's parts have real cotangents)."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        return np.complex128 if np.iscomplexobj(value) else None
+    return dtype if dtype.kind == "c" else None
 
 
 class ProjectTo:

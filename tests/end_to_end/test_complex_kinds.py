@@ -320,3 +320,22 @@ def test_conjugated_templates_are_linear_in_the_seed():
     for text in ("y_bar + a", "a / y_bar", "y_bar * y_bar", "cos(y_bar)", "y_bar * 1j"):
         with pytest.raises(AssertionError):
             conjugated(text)
+
+
+def _indexed_product(x, y, z):
+    a10 = np.array([0.59, 0.49]) * (z * np.array([0.59, 0.49]))
+    return a10[1]
+
+
+@pytest.mark.parametrize("z", [0.7, np.float64(0.7), np.array(0.7), 0.7 + 0.2j])
+def test_a_part_of_an_array_known_by_its_shape_alone(z):
+    """The cotangent of `a10[1]`, where the gradient keeps `a10`'s shape alone (an
+    `np.broadcast`, `passes/transforms/shapes.py`): a buffer of the part's cotangent's
+    dtype (fuzz seed 410254 crashed reading the shape's dtype)."""
+    if not isinstance(z, complex):
+        assert srcad.grad(_indexed_product, wrt=2)(0.3, 0.2, z) == pytest.approx(0.49 * 0.49)
+    _, pullback = srcad.vjp(_indexed_product, 0.3, 0.2, z)
+    seed = 1.0 - 0.5j if isinstance(z, complex) else 1.0
+    gradient = pullback(seed)[2]
+    assert complex(gradient) == pytest.approx(0.49 * 0.49 * seed)  # (conj of a real slope)
+    assert np.iscomplexobj(gradient) == isinstance(z, complex)
