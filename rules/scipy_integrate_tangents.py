@@ -27,6 +27,7 @@ Installed with `scipy_integrate`'s rules, once the user imports `scipy.integrate
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -308,13 +309,9 @@ def solve_ivp_frule_rrule(dargs: tuple[Any, ...], *args: Any,
 # --- the result's fields ------------------------------------------------------------------
 
 
-@rules.rrule(ode_result_field_frule)
-def ode_result_field_frule_rrule(dargs: tuple[Any, ...], result: Any,
-                                 name: str) -> tuple[Any, Pullback]:  # fmt: skip
-    """The reverse rule of reading a field of `solve_ivp`'s result in forward mode: the
-    field of the value and of its tangent, each cotangent given back to the field read
-    (the read is linear in both)."""
-    value, value_dot = ode_result_field_frule(dargs, result, name)
+def field_cotangent(result: Any, name: str) -> Callable[[Any], Any]:
+    """The cotangent of `solve_ivp`'s `result` given that of its field `name` (a zero for
+    a field that is not differentiated)."""
     kind = type(result)
     differentiated = name in _DIFFERENTIATED_FIELDS
 
@@ -323,6 +320,18 @@ def ode_result_field_frule_rrule(dargs: tuple[Any, ...], result: Any,
         if not differentiated or isinstance(bar, AbstractZero):
             return ZeroTangent()
         return Tangent.of_mapping(kind, {name: bar})
+
+    return back
+
+
+@rules.rrule(ode_result_field_frule)
+def ode_result_field_frule_rrule(dargs: tuple[Any, ...], result: Any,
+                                 name: str) -> tuple[Any, Pullback]:  # fmt: skip
+    """The reverse rule of reading a field of `solve_ivp`'s result in forward mode: the
+    field of the value and of its tangent, each cotangent given back to the field read
+    (the read is linear in both)."""
+    value, value_dot = ode_result_field_frule(dargs, result, name)
+    back = field_cotangent(result, name)
 
     def ode_result_field_frule_pullback(bars: Any) -> tuple[Any, ...]:
         value_bar, dot_bar = elements_of(unthunk(bars), 2)

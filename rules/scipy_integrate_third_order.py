@@ -29,7 +29,6 @@ from srcad.errors import MissingRuleError
 from srcad.registry import RuleSet
 from srcad.rules._flat import cotangent_of, flat_cotangent, size
 from srcad.rules.scipy_integrate import (
-    _DIFFERENTIATED_FIELDS,
     ODEINT_PARAMETERS,
     SOLVE_IVP_PARAMETERS,
     Vector,
@@ -51,6 +50,7 @@ from srcad.rules.scipy_integrate_tangents import (
     _materialised,
     _padded,
     _parameter_bars,
+    field_cotangent,
 )
 from srcad.rules.third_order_calls import call_frule_frule, call_frule_frule_rrule
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
@@ -387,14 +387,7 @@ def ode_result_field_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...]
 def ode_result_field_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...],
                                        result: Any, name: str) -> tuple[Any, Pullback]:  # fmt: skip
     found = ode_result_field_frule_frule(dargs2, dargs, result, name)
-    kind = type(result)
-    differentiated = name in _DIFFERENTIATED_FIELDS
-
-    def back(bar: Any) -> Any:
-        bar = unthunk(bar)
-        if not differentiated or isinstance(bar, AbstractZero):
-            return ZeroTangent()
-        return Tangent.of_mapping(kind, {name: bar})
+    back = field_cotangent(result, name)
 
     def ode_result_field_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
         value_bar, tangent_bar = elements_of(unthunk(bars), 2)
