@@ -41,10 +41,8 @@ from srcad.passes.base import CompilationRequest, Context, Services, function_of
 from srcad.passes.checks.call_graph import raise_if_any
 from srcad.passes.checks.mutations import forget_changes
 from srcad.passes.naming import Namer
-from srcad.passes.transforms.generators import collect_yields, is_generator
 from srcad.passes.transforms.inline_callees import inline_callees
-from srcad.passes.transforms.lambdas import hoist_lambdas
-from srcad.passes.transforms.nested_classes import hoist_classes
+from srcad.passes.transforms.statements_run_once import run_once
 from srcad.primitive_callers import check_primitive_arguments, primitive_caller
 from srcad.registry import Origin, Registry, Rule, RuleConfig, RuleSet
 from srcad.requests import Mode, Request
@@ -363,10 +361,7 @@ class Compiler(Machinery):
             raise UnsupportedSyntaxError(f"cannot differentiate {source.name}: 1 problem",
                                          [diagnostic])  # fmt: skip
         node.decorator_list = []
-        hoist_classes(node, source)
-        hoist_lambdas(node)
-        if is_generator(source.func):  # as the list of what it yields
-            collect_yields(node)
+        run_once(node, source)
         if is_positional_form(source.func):  # every parameter positional (`srcad.keywords`)
             arguments = node.args
             star = [arguments.kwarg] if arguments.kwarg is not None else []

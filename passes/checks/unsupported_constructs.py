@@ -20,12 +20,23 @@ _STATEMENT_NAMES: dict[type, str] = {
     gast.With: "a `with` statement",
     gast.AsyncWith: "an `async with` statement",
     gast.Try: "a `try` statement",
-    gast.Import: "an `import` inside the function",
-    gast.ImportFrom: "an `import` inside the function",
+    # (`local_imports` and `deletions` take the others)
+    gast.Import: "an `import` inside a block, or of a name the function binds otherwise or "
+    "reads before it,",
+    gast.ImportFrom: "an `import` inside a block, or of a name the function binds otherwise or "
+    "reads before it,",
     gast.Global: "a `global` declaration",
     gast.Nonlocal: "a `nonlocal` declaration",
-    gast.Delete: "a `del` statement",
+    gast.Delete: "a `del` of a name read after it, or not surely bound where it runs,",
     gast.AsyncFunctionDef: "a nested function definition",
+}
+
+_IMPORT_HINT = "import it at the module's level, or at the top of the function's body"
+_HINTS: dict[type, str] = {
+    gast.Import: _IMPORT_HINT,
+    gast.ImportFrom: _IMPORT_HINT,
+    gast.Delete: "assign the name once before the `del`, in the same block, and read it only "
+    "between the two, or leave the `del` out",
 }
 
 _EXPRESSION_NAMES: dict[type, str] = {
@@ -150,9 +161,8 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
             pass  # `del x[i]` or `del x.a` is a mutation: the Mutations check reports it
         elif not isinstance(statement, gast.Pass | gast.Break | gast.Continue):
             what = _STATEMENT_NAMES.get(type(statement), f"`{type(statement).__name__}`")
-            report(
-                statement, UNSUPPORTED_STATEMENT, f"{what} is not supported here", self.rule_hint
-            )
+            hint = _HINTS.get(type(statement), self.rule_hint)
+            report(statement, UNSUPPORTED_STATEMENT, f"{what} is not supported here", hint)
 
     def _target(self, target: gast.expr, report: Report) -> None:
         if isinstance(target, gast.Name):

@@ -101,8 +101,19 @@ MORE_CASES = [
     ("yield", "def f(x):\n    y = yield x\n    return y\n", [(2, 8, "E102")]),
     ("yield_in_while", "def f(x):\n    while True:\n        yield x\n", [(3, 8, "E102")]),
     ("yield_from", "def f(x):\n    yield from x\n", [(2, 4, "E102")]),
-    ("import", "def f(x):\n    import math\n    return x\n", [(2, 4, "E101")]),
-    ("del_name", "def f(x):\n    y = x\n    del y\n    return x\n", [(3, 4, "E101")]),
+    # An import in the function's own body is run where it compiles, and a `del` that only
+    # frees memory dropped (`local_imports`, `deletions`: test_local_imports_and_deletions.py)
+    ("import", "def f(x):\n    import math\n    return x\n", []),
+    ("import_in_a_block", "def f(x):\n    if x:\n        import math\n    return math.pi\n",
+     [(3, 8, "E101")]),
+    ("import_read_before", "def f(x):\n    y = math.pi\n    import math\n    return y\n",
+     [(3, 4, "E101")]),
+    ("import_bound_otherwise", "def f(x):\n    from math import pi\n    pi = x\n    return pi\n",
+     [(2, 4, "E101")]),
+    ("del_name", "def f(x):\n    y = x\n    del y\n    return x\n", []),
+    ("del_then_read", "def f(x):\n    y = x\n    del y\n    return y\n", [(3, 4, "E101")]),
+    ("del_unbound", "def f(x):\n    if x:\n        y = x\n    del y\n    return x\n",
+     [(4, 4, "E101")]),
     ("xor", "def f(x):\n    return x ^ 1\n", [(2, 11, "E102")]),
     # (a class of plain methods and constants is made once: passes/transforms/nested_classes.py)
     ("class", "def f(x):\n    class A(dict):\n        pass\n    return x\n", [(2, 4, "E101")]),

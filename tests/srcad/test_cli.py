@@ -36,7 +36,8 @@ MODEL = textwrap.dedent(
             x = x * 2.0
         with open(x):
             x = x / 2.0
-        import os
+        if x:
+            import os
         return x
 
 
@@ -166,8 +167,10 @@ FAILURES = [
         lambda model: [
             f"{model}:{_line_number('    with open(x):')}:5: error[E101]: a `with` statement "
             "is not supported here (hint: ",
-            f"{model}:{_line_number('    import os')}:5: error[E101]: an `import` inside "
-            "the function is not supported here (hint: ",
+            f"{model}:{_line_number('        import os')}:9: error[E101]: an `import` inside "
+            "a block, or of a name the function binds otherwise or reads before it, is not "
+            "supported here (hint: import it at the module's level, or at the top of the "
+            "function's body)",
         ],
         id="two-compile-errors",
     ),

@@ -183,13 +183,13 @@ def with_try_in_loop(x):
 
 
 def with_every_statement(x):
-    import math
-
     global _counter
-    y = x * math.pi
+    y = x * 3.0
     assert y > 0.0
     if y > 1.0:
-        raise ValueError("too big")
+        import math
+
+        raise ValueError(f"too big: more than {math.pi}")
 
     def double(z):
         return z * 2.0
@@ -197,7 +197,9 @@ def with_every_statement(x):
     class Box:
         value = y  # not a constant: the class would differ from call to call
 
-    del x
+    if y > 2.0:
+        z = y
+    del z  # bound only where `y > 2.0`
     return y
 
 
@@ -267,8 +269,16 @@ LOCATED = [
         with_every_statement,
         UnsupportedSyntaxError,
         [
-            ("E101", "import math", "import", _unsupported("an `import` inside the function")),
             ("E101", "global _counter", "global", _unsupported("a `global` declaration")),
+            (
+                "E101",
+                "import math",
+                "import",
+                _unsupported(
+                    "an `import` inside a block, or of a name the function binds otherwise or "
+                    "reads before it,"
+                ),
+            ),
             (
                 "E101",
                 "class Box:",
@@ -276,7 +286,12 @@ LOCATED = [
                 "a class defined inside the function is not supported here: a class attribute "
                 "that is not a constant",
             ),
-            ("E101", "del x", "del", _unsupported("a `del` statement")),
+            (
+                "E101",
+                "del z",
+                "del",
+                _unsupported("a `del` of a name read after it, or not surely bound where it runs,"),
+            ),
         ],
         id="all-problems-at-once",
     ),
