@@ -3,7 +3,7 @@ rules on more than one topic."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, KeysView, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,7 +23,10 @@ from srcad.tangents import (
 
 
 def cotangent_of_elements(value: Any, element_bars: tuple[Any, ...]) -> Any:
-    """The cotangent of a sequence, given one cotangent per element."""
+    """The cotangent of a sequence, given one cotangent per element. A mapping's elements
+    are its keys, which take no derivative (`tangents.elements_of`): none."""
+    if isinstance(value, Mapping | KeysView):
+        return ZeroTangent()
     if isinstance(value, np.ndarray):
         project = ProjectTo(value)
         if all(isinstance(b, AbstractZero) for b in element_bars):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -463,12 +463,20 @@ def not_implemented(message: str) -> NotImplementedTangent:
 
 def elements_of(tangent: Any, count: int) -> tuple[Any, ...]:
     """The element cotangents of a tuple's or list's cotangent (a symbolic zero has `count`
-    zero elements)."""
-    if isinstance(tangent, AbstractZero):
+    zero elements). A mapping's iterates its keys, which take no derivative (`grad` and
+    `jvp` perturb a dict's values, the keys its structure): its elements are zeros, where
+    `tuple` of a dict of tangents would give the keys themselves."""
+    if isinstance(tangent, AbstractZero) or _of_mapping(tangent):
         return (ZeroTangent(),) * count
     if isinstance(tangent, Tangent) and tangent.fields:  # a NamedTuple's, by field
         return tuple(tangent[name] for name in field_names(tangent.primal_type))
     return tuple(tangent)
+
+
+def _of_mapping(tangent: Any) -> bool:
+    if isinstance(tangent, Tangent):
+        return isinstance(tangent.primal_type, type) and issubclass(tangent.primal_type, Mapping)
+    return isinstance(tangent, Mapping)
 
 
 def structural(bar: Any, primal: Any) -> Any:

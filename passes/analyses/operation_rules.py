@@ -39,6 +39,7 @@ ACTIVE_KEYWORD = "E211"
 ESCAPING_CLOSURE = "E212"
 RULE_ARGUMENTS = "E213"
 ACTIVE_DEFAULT = "E214"
+ACTIVE_KEY = "E215"
 
 # What to write instead of indexing NumPy's index tricks with differentiated values.
 # `np.r_` and `np.c_` reach here only with a directive that makes an `np.matrix` ("r", "c"):
@@ -86,9 +87,11 @@ class OperationRules(Analysis[RuleInfo]):
                 continue
             if not isinstance(statement, gast.Assign):
                 continue
+            value = statement.value
+            if self._active_key(statement, callees, active, tree, ctx, info):
+                continue
             if active.isdisjoint(target_names(statement.targets[0])):
                 continue
-            value = statement.value
             operands = [n.id for n in operand_names(value)]
             if isinstance(value, gast.Call) and isinstance(callees.get(value), LocalFunction):
                 operands += callees[value].captured(active)
@@ -174,6 +177,49 @@ class OperationRules(Analysis[RuleInfo]):
         self._check_escaping_closures(tree, ctx, active, info)
         self._check_active_defaults(tree, ctx, active, info)
         return info
+
+    @staticmethod
+    def _active_key(
+        statement: gast.Assign,
+        callees: dict[gast.Call, Any],
+        active: set[str],
+        tree: gast.Module,
+        ctx: Context,
+        info: RuleInfo,
+    ) -> bool:
+        """Whether a key of a dict display, or the index an item is written at, is a
+        differentiated value that may be a float (reported): a dict's keys take no
+        derivative, so `max({x0: a})` would lose `x0`'s. An index whose kind is an int, or
+        written into an array or a list, where a float index raises, is let through."""
+        value, receiver = statement.value, None
+        if isinstance(value, gast.Dict):
+            keys = list(value.keys)
+        elif isinstance(value, gast.Call) and callees.get(value) is primitives.index_update:
+            receiver, keys = value.args[0], value.args[1:2]
+        else:
+            return False
+        kinds = ctx.analysis(ValueKinds, tree) if ctx.request.kinds else None
+        if receiver is not None and kinds is not None:
+            held = kinds.of(receiver)  # an array's or a list's: (dtype or list, ndim > 0)
+            if isinstance(held, tuple) and isinstance(held[1], int) and held[1] > 0:
+                return False
+        for key in keys:
+            if not (isinstance(key, gast.Name) and key.id in active):
+                continue
+            if kinds is not None and is_integer(kinds.of(key)):
+                continue
+            info.diagnostics.append(
+                ctx.diagnostic(
+                    next(n for n in (key, value, statement) if getattr(n, "lineno", None)),
+                    ACTIVE_KEY,
+                    "a dict key computed from a differentiated value: srcad gives a dict's "
+                    "keys no derivative, so what is computed from them would lose theirs",
+                    "key the dict by something not differentiated (a name, a position), or "
+                    "keep the pairs in a list",
+                )
+            )
+            return True
+        return False
 
     @staticmethod
     def _check_indexed_object(

@@ -1,0 +1,123 @@
+"""A dict's keys take no derivative: `grad` and `jvp` perturb its values. So what
+iterates a dict (its keys) has none from the dict, where rules had read the values'
+tangents, or a dict of tangents' own keys, in their place (`jvp` of `sum(d)` gave the sum
+of the keys); and a key computed from a differentiated value is refused (E215), where
+its derivative would have been lost (`grad` of `max({x0: 1.0, x1: 2.0})` was 0)."""
+
+import numpy as np
+import pytest
+
+import srcad
+from tests.conftest import user_module
+
+ITERATED = """
+def max_key(d):
+    return max(d) * d[max(d)]
+
+
+def sorted_keys(d):
+    return sum(sorted(d)) + sum(d.values())
+
+
+def summed_keys(d):
+    return sum(d) + d[0.5] * d[0.2]
+
+
+def loop_over_keys(d):
+    s = 0.0
+    for k in d:
+        s = s + k * d[k] ** 2
+    return s
+
+
+def listed_and_reversed(d):
+    return sum(list(d)) + sum(reversed(list(d))) + d[0.2]
+
+
+def smallest_and_keys(d):
+    return min(d) + max(d.keys()) + d[0.2] * d[0.5]
+
+
+def enumerated_and_zipped(d):
+    s = 0.0
+    for i, (k, v) in enumerate(zip(d, d.values())):
+        s = s + (i + k) * v
+    return s
+"""
+
+NAMES = [
+    "max_key",
+    "sorted_keys",
+    "summed_keys",
+    "loop_over_keys",
+    "listed_and_reversed",
+    "smallest_and_keys",
+    "enumerated_and_zipped",
+]
+POINT = {0.5: 3.0, 0.2: 4.0}
+DIRECTION = {0.5: 1.0, 0.2: -10.0}
+
+
+def _differences(f):
+    h = 1e-6
+    return {
+        k: (f({**POINT, k: POINT[k] + h}) - f({**POINT, k: POINT[k] - h})) / (2 * h) for k in POINT
+    }
+
+
+@pytest.fixture(scope="module")
+def module(tmp_path_factory):
+    return user_module(tmp_path_factory.mktemp("keys"), "dict_key_cases", ITERATED)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_iterating_a_dict_gives_keys_without_derivatives(module, name):
+    f = getattr(module, name)
+    want = _differences(f)
+    value, gradient = srcad.value_and_grad(f)(POINT)
+    assert value == f(POINT)
+    assert gradient.keys() == POINT.keys()
+    for key in POINT:
+        np.testing.assert_allclose(gradient[key], want[key], rtol=1e-6, atol=1e-8)
+    y, y_dot = srcad.jvp(f, (POINT,), (DIRECTION,))
+    assert y == f(POINT)
+    np.testing.assert_allclose(y_dot, sum(want[k] * DIRECTION[k] for k in POINT), rtol=1e-6)
+
+
+DIFFERENTIATED_KEYS = {
+    "display": ("def f(x):\n    d = {x[0]: 1.0, x[1]: 2.0}\n    return max(d) * 3.0\n", 2),
+    "item_written": ("def f(x):\n    d = {}\n    d[x[0] * 2.0] = 2.0\n    return sum(d)\n", 3),
+    "in_a_loop": (
+        "def f(x):\n    d = {}\n    for v in x:\n        d[v] = 1.0\n    return sorted(d)[0]\n",
+        4,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIFFERENTIATED_KEYS))
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_key_computed_from_a_differentiated_value_is_refused(tmp_path, name, mode):
+    text, line = DIFFERENTIATED_KEYS[name]
+    f = user_module(tmp_path, f"differentiated_key_{name}_{mode}", text).f
+    x = np.array([0.3, 0.7])
+    with pytest.raises(srcad.UnsupportedSyntaxError) as raised:
+        if mode == "grad":
+            srcad.grad(f)(x)
+        else:
+            srcad.jvp(f, (x,), (np.ones(2),))
+    (diagnostic,) = raised.value.diagnostics
+    assert (diagnostic.line, diagnostic.code) == (line, "E215")
+    assert "dict key computed from a differentiated value" in diagnostic.message
+
+
+def test_int_keys_and_constant_keys_are_taken(tmp_path):
+    """An int key (`int(10 * x0)`, piecewise constant) and constant float keys carry no
+    derivative to lose."""
+    text = (
+        "def f(x):\n    d = {int(10.0 * x[0]): x[1], 0.5: x[0] ** 2}\n"
+        "    d[3] = d[int(10.0 * x[0])] * 2.0\n    return sum(d.values()) + sum(d)\n"
+    )
+    f = user_module(tmp_path, "int_keys", text).f
+    x = np.array([0.34, 0.7])
+    np.testing.assert_allclose(srcad.grad(f)(x), [2 * 0.34, 2.0])  # d[3] is 2 x1
+    np.testing.assert_allclose(srcad.jvp(f, (x,), (np.array([1.0, 1.0]),))[1], 2 * 0.34 + 2.0)
