@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import srcad
-from tests.conftest import user_module
+from tests.conftest import close, difference, user_module
 
 ITERATED = """
 def max_key(d):
@@ -121,3 +121,46 @@ def test_int_keys_and_constant_keys_are_taken(tmp_path):
     x = np.array([0.34, 0.7])
     np.testing.assert_allclose(srcad.grad(f)(x), [2 * 0.34, 2.0])  # d[3] is 2 x1
     np.testing.assert_allclose(srcad.jvp(f, (x,), (np.array([1.0, 1.0]),))[1], 2 * 0.34 + 2.0)
+
+
+BUILT = """
+def from_names(x):
+    params = dict(zip(["a", "b"], x))
+    return params["a"] * params["b"] ** 2
+
+
+def key_given_twice(x):
+    params = dict([("a", x[0]), ("b", x[1]), ("a", x[1])])
+    return params["a"] * 3.0 + params["b"] * x[0]
+
+
+def copied(x):
+    base = {"a": x[0], "b": x[1]}
+    copy = dict(base)
+    return copy["a"] * copy["b"] + base["a"]
+
+
+def by_position(x):
+    d = dict(enumerate(x))
+    return d[0] * d[1] ** 3
+"""
+
+
+@pytest.mark.parametrize("name", ["from_names", "key_given_twice", "copied", "by_position"])
+def test_dict_of_a_mapping_or_of_pairs(tmp_path, name):
+    """`dict(...)` moves the values to their keys (a key's last pair wins)."""
+    f = getattr(user_module(tmp_path, f"dict_built_{name}", BUILT), name)
+    x = np.array([0.3, 0.7])
+    want = difference(f, (x,))
+    close(srcad.grad(f)(x), want)
+    close(srcad.jvp(f, (x,), (np.array([1.0, -0.5]),))[1], want @ [1.0, -0.5])
+    close(srcad.hessian(f)(x), difference(srcad.grad(f), (x,)))
+
+
+def test_dict_of_pairs_keyed_by_numbers_is_refused_at_the_users_line(tmp_path):
+    text = "def f(x):\n    d = dict(zip(x, ['a', 'b']))\n    return sum(d)\n"
+    f = user_module(tmp_path, "dict_numeric_keys", text).f
+    with pytest.raises(srcad.SrcadError, match="keys take no derivative") as raised:
+        srcad.grad(f)(np.array([0.3, 0.7]))
+    notes = "\n".join(getattr(raised.value, "__notes__", []))
+    assert "dict_numeric_keys.py:2" in notes
