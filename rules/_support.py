@@ -92,6 +92,18 @@ def rows_cotangent(values: list[Any] | tuple[Any, ...], y_bar: Any) -> Any:
     return cotangent_of_elements(values, rows)
 
 
+def array_of_elements(bar: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """The array of shape `shape` whose `.tolist()` has the (nested) list cotangent `bar`:
+    each element's, a zero where it is a symbolic one."""
+    bar = unthunk(bar)
+    if isinstance(bar, AbstractZero):
+        return np.zeros(shape)
+    if not shape or (isinstance(bar, np.ndarray) and bar.shape == shape):
+        return np.asarray(bar)
+    rows = [array_of_elements(part, shape[1:]) for part in elements_of(bar, shape[0])]
+    return np.stack(rows) if rows else np.zeros(shape)
+
+
 _FLOATS = (float, np.float64)
 
 

@@ -17,7 +17,7 @@ from srcad.errors import MissingRuleError
 from srcad.primitives import call, method, unpacked_arguments, unpacked_call
 from srcad.projection import ProjectTo
 from srcad.registry import CONFIG, REGISTRY, Linearity, RuleSet, with_config
-from srcad.rules._support import cotangent_of_elements, integer_valued
+from srcad.rules._support import array_of_elements, cotangent_of_elements, integer_valued
 from srcad.source import differentiated_function
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -248,7 +248,6 @@ ARRAY_METHODS_WITHOUT_DERIVATIVE = frozenset(
         "any",
         "all",
         "round",
-        "tolist",
         "__len__",
     }
 )
@@ -338,6 +337,16 @@ def _array_method(
             return (NoTangent(), ZeroTangent(), NoTangent(), *(NoTangent(),) * count)
 
         return y, no_derivative_pullback
+    if name == "tolist":  # the same numbers, as (nested) lists of Python numbers
+        y = receiver.tolist()
+        project, shape = ProjectTo(receiver), np.shape(receiver)
+
+        def tolist_pullback(y_bar: Any) -> tuple[Any, ...]:
+            if isinstance(y_bar, AbstractZero) or receiver.dtype.kind not in "fc":
+                return (NoTangent(), ZeroTangent(), NoTangent())
+            return (NoTangent(), project(array_of_elements(y_bar, shape)), NoTangent())
+
+        return y, tolist_pullback
     if name in ("astype", "copy", "item"):
         y = getattr(receiver, name)(*args, **kwargs)
         project = ProjectTo(receiver)
@@ -599,6 +608,10 @@ def method_frule(
     y = getattr(receiver, name)(*args, **kwargs)
     if name in ARRAY_METHODS_WITHOUT_DERIVATIVE:
         return y, ZeroTangent()
+    if name == "tolist":
+        if isinstance(receiver_dot, AbstractZero) or receiver.dtype.kind not in "fc":
+            return y, ZeroTangent()
+        return y, np.broadcast_to(unthunk(receiver_dot), np.shape(receiver)).tolist()
     if name in ("astype", "copy", "item"):
         if isinstance(receiver_dot, AbstractZero):
             return y, receiver_dot
