@@ -23,7 +23,7 @@ from srcad.kinds import (
 )
 from srcad.partials import sign
 from srcad.projection import python_numbers
-from srcad.registry import RuleSet
+from srcad.registry import Linearity, RuleSet
 from srcad.rules._support import integer_valued, refuse_dropped_rank
 
 rules = RuleSet("nondiff")
@@ -32,7 +32,7 @@ rules.non_differentiable(
     len, range, slice, int, bool, str, isinstance, type, print, repr, id, hash, round,
     operator.floordiv, np.floor_divide, operator.or_, operator.and_, operator.invert,
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
-    np.shape, np.ndim, np.size, np.zeros, np.ones, np.empty, np.arange, np.eye,
+    np.shape, np.ndim, np.size, np.zeros, np.ones, np.empty, np.eye,
     np.zeros_like, np.ones_like, np.empty_like,
     np.sign, np.floor, np.ceil, np.rint, np.trunc, np.round, np.isnan, np.isinf, np.isfinite,
     np.argmax, np.argmin, np.argsort, np.result_type,
@@ -83,7 +83,8 @@ def _arange(args: Sequence[Kind | None]) -> Kind | None:
 ARANGE = ResultKind("range of numbers", _arange)
 rules.primitive(len, result=COUNT)
 rules.primitive(range, result=RANGE_OF_INTS)
-rules.primitive(np.arange, result=ARANGE)
+# (`np.arange`'s rules: `numpy_calculus`, affine in its start and step.)
+rules.primitive(np.arange, result=ARANGE, linearity=Linearity.PIECEWISE_LINEAR)
 rules.primitive(operator.floordiv, result=PROMOTED)
 
 

@@ -1,5 +1,5 @@
 """Rules for NumPy's sampling, differencing and integrating functions: `linspace`,
-`gradient`, `trapezoid` and `interp`.
+`arange`, `gradient`, `trapezoid` and `interp`.
 
 `linspace` is linear in its end points, `gradient` in its samples (at fixed spacing), and
 `trapezoid` bilinear in the samples and the spacings; `interp` is piecewise linear in the
@@ -587,3 +587,61 @@ def interp_frule_rrule(
         return (NoTangent(), dargs_bar, *argument_bars)
 
     return (y, y_dot), interp_frule_pullback
+
+
+# --- arange: affine in its start and step ------------------------------------------------------
+
+
+def _arange_positions(args: tuple[Any, ...]) -> tuple[Any, Any]:
+    """`np.arange`'s start and step among its positional arguments (None where absent:
+    `np.arange(stop)` starts at 0 by steps of 1; the count is flat in every argument)."""
+    start = args[0] if len(args) >= 2 else None
+    step = args[2] if len(args) >= 3 else None
+    return start, step
+
+
+def _arange_bar(arg: Any, bar: Any) -> Any:
+    if arg is None or isinstance(arg, int | np.integer):  # an int cannot be perturbed
+        return NoTangent()
+    return ProjectTo(arg)(bar)
+
+
+@rules.rrule(np.arange)
+def arange_rrule(*args: Any, **keywords: Any) -> tuple[Any, Pullback]:
+    """`np.arange([start,] stop[, step])` is `start + k * step` for `k = 0 .. n - 1`, its
+    count `n` flat in every argument: `start_bar` sums the cotangent, `step_bar` weighs it
+    by `k`. (NumPy had been taken to have no derivative here: `grad` of
+    `np.sum(np.arange(x, x + 2.5, 0.5) ** 2)` was 0.)"""
+    y = np.arange(*args, **keywords)
+    start, step = _arange_positions(args)
+
+    def arange_pullback(y_bar: Any) -> tuple[Any, ...]:
+        bars: list[Any] = [NoTangent()] * len(args)
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero) or integer_valued(y) or len(args) < 2:
+            return (NoTangent(), *bars)
+        g = np.asarray(y_bar)
+        bars[0] = _arange_bar(start, np.sum(g))
+        if step is not None:
+            bars[2] = _arange_bar(step, np.sum(g * np.arange(y.size)))
+        return (NoTangent(), *bars)
+
+    return y, arange_pullback
+
+
+@rules.frule(np.arange)
+def arange_frule(dargs: tuple[Any, ...], *args: Any, **keywords: Any) -> tuple[Any, Any]:
+    """`start_dot + k * step_dot` (`arange_rrule`)."""
+    y = np.arange(*args, **keywords)
+    start, step = _arange_positions(args)
+    dots = [unthunk(d) for d in dargs[1:]]
+    start_dot = dots[0] if start is not None else ZeroTangent()
+    step_dot = dots[2] if step is not None else ZeroTangent()
+    if integer_valued(y) or all(isinstance(d, AbstractZero) for d in (start_dot, step_dot)):
+        return y, ZeroTangent()
+    tangent = np.zeros(y.shape, np.result_type(y, float))
+    if not isinstance(start_dot, AbstractZero):
+        tangent = tangent + start_dot
+    if not isinstance(step_dot, AbstractZero):
+        tangent = tangent + np.arange(y.size) * step_dot
+    return y, tangent.astype(y.dtype, copy=False)

@@ -1,5 +1,5 @@
-"""Rules for `np.linspace`, `np.gradient`, `np.trapezoid` and `np.interp`, checked against
-finite differences: each rule alone, then through the public API."""
+"""Rules for `np.linspace`, `np.arange`, `np.gradient`, `np.trapezoid` and `np.interp`,
+checked against finite differences: each rule alone, then through the public API."""
 
 from __future__ import annotations
 
@@ -32,6 +32,10 @@ CALLS: list[Call] = [
     ("linspace-retstep", np.linspace, (-1.0, 3.0, 6), {"retstep": True}),
     ("linspace-arrays", np.linspace, (V[:3], M[:, :3], 5), {}),
     ("linspace-axis", np.linspace, (V[:3], 2.0, 4), {"axis": -1}),
+    ("arange-start-stop", np.arange, (0.3, 4.0), {}),
+    ("arange-start-stop-step", np.arange, (0.3, 4.0, 0.7), {}),
+    ("arange-negative-step", np.arange, (2.5, -1.0, -0.45), {}),
+    ("arange-int-start", np.arange, (1, 4.0, 0.35), {}),
     ("gradient", np.gradient, (V,), {}),
     ("gradient-spacing", np.gradient, (V, 0.3), {}),
     ("gradient-edge-order-2", np.gradient, (V, 0.7), {"edge_order": 2}),
@@ -90,6 +94,13 @@ def linspace_loss(x: np.ndarray) -> Any:
     return np.sum(np.sin(samples)) + np.sum(np.linspace(x[0], x[1], 3) ** 2)
 
 
+def arange_loss(x: np.ndarray) -> Any:
+    """`np.arange` of a differentiated start and step: srcad had taken it to have no
+    derivative (0 with no error)."""
+    start, step = x[0, 0], x[1, 1] ** 2 + 0.5
+    return np.sum(np.sin(np.arange(start, start + 3.0, step))) + np.sum(np.arange(x[0, 1], 2.0))
+
+
 def gradient_loss(x: np.ndarray) -> Any:
     both = np.gradient(x**2, 0.5, 2.0)
     return np.sum(both[0] * both[1]) + np.sum(np.gradient(x[0], x[1, 1] ** 2 + 1.0) ** 2)
@@ -107,7 +118,14 @@ def gradient_on_coordinates_loss(x: np.ndarray) -> Any:
     return np.sum(np.gradient(np.sin(x[0]), np.cumsum(x[1] ** 2 + 0.5), edge_order=2) ** 2)
 
 
-LOSSES = [linspace_loss, gradient_loss, gradient_on_coordinates_loss, trapezoid_loss, interp_loss]
+LOSSES = [
+    linspace_loss,
+    arange_loss,
+    gradient_loss,
+    gradient_on_coordinates_loss,
+    trapezoid_loss,
+    interp_loss,
+]
 
 
 @pytest.mark.parametrize("f", LOSSES, ids=lambda f: f.__name__)
@@ -115,8 +133,8 @@ def test_first_order_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
     check_through_api(f, np.sort(M, axis=1), second_order=False)
 
 
-@pytest.mark.parametrize("f", [linspace_loss, trapezoid_loss, gradient_loss, interp_loss],
-                         ids=lambda f: f.__name__)  # fmt: skip
+@pytest.mark.parametrize("f", [linspace_loss, arange_loss, trapezoid_loss, gradient_loss,
+                               interp_loss], ids=lambda f: f.__name__)  # fmt: skip
 def test_second_order_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
     check_through_api(f, np.sort(M, axis=1))
 
