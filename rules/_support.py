@@ -17,6 +17,7 @@ from srcad.tangents import (
     ZeroTangent,
     elements_of,
     field_names,
+    refuse_own_iteration,
     structural,
     unthunk,
 )
@@ -27,6 +28,7 @@ def cotangent_of_elements(value: Any, element_bars: tuple[Any, ...]) -> Any:
     are its keys, which take no derivative (`tangents.elements_of`): none."""
     if isinstance(value, Mapping | KeysView):
         return ZeroTangent()
+    refuse_own_iteration(type(value))
     if isinstance(value, np.ndarray):
         project = ProjectTo(value)
         if all(isinstance(b, AbstractZero) for b in element_bars):
@@ -114,6 +116,7 @@ def summed_cotangent(values: Any, y_bar: Any) -> Any:
     y_bar = unthunk(y_bar)
     if isinstance(y_bar, AbstractZero):
         return y_bar
+    refuse_own_iteration(type(values))
     types = {*map(type, values)}
     if type(y_bar) in _FLOATS and len(types) == 1 and types <= {*_FLOATS}:
         (kind,) = types  # Python floats, or float64 numbers: what projecting onto each gives

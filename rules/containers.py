@@ -41,6 +41,7 @@ from srcad.tangents import (
     ZeroTangent,
     elements_of,
     real_numbers,
+    refuse_own_iteration,
     unthunk,
 )
 
@@ -125,6 +126,7 @@ def builtin_sum_rrule(values: Any, *start: Any, **keywords: Any) -> tuple[Any, P
 @rules.rrule(np.array, np.asarray)
 def array_rrule(values: Any, *options: Any, **keywords: Any) -> tuple[np.ndarray, Pullback]:
     """An array built from a list or tuple of differentiable values (or from an array)."""
+    refuse_own_iteration(type(values))
     y = np.array(values, *options, **keywords)
     option_bars = (NoTangent(),) * len(options)
 
@@ -423,6 +425,7 @@ def builtin_sum_frule(
 ) -> tuple[Any, Any]:
     """The builtin `sum` of a sequence (or of an array's rows), plus an optional start."""
     y = sum(values, *start, **keywords)
+    refuse_own_iteration(type(values))
     total: Any = ZeroTangent()
     for dot in (*elements_of(unthunk(dargs[1]), len(values)), *dargs[2:]):
         dot = unthunk(dot)
@@ -437,6 +440,7 @@ def _array_frule(primal: Any) -> Any:
     def array_frule(
         dargs: tuple[Any, ...], values: Any, *options: Any, **keywords: Any
     ) -> tuple[Any, Any]:
+        refuse_own_iteration(type(values))
         y = primal(values, *options, **keywords)
         dot = dargs[1]
         if type(values) is list and real_numbers(dot, len(values)) and y.dtype.kind in "fc":

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import types
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from srcad.errors import SrcadError
+from srcad.errors import SrcadError, UnsupportedCallError
 
 
 class AbstractZero:
@@ -468,9 +469,30 @@ def elements_of(tangent: Any, count: int) -> tuple[Any, ...]:
     `tuple` of a dict of tangents would give the keys themselves."""
     if isinstance(tangent, AbstractZero) or _of_mapping(tangent):
         return (ZeroTangent(),) * count
+    if isinstance(tangent, Tangent):
+        refuse_own_iteration(tangent.primal_type)
     if isinstance(tangent, Tangent) and tangent.fields:  # a NamedTuple's, by field
         return tuple(tangent[name] for name in field_names(tangent.primal_type))
     return tuple(tangent)
+
+
+_PLAIN_ITEMS = frozenset([list, tuple, dict, np.ndarray, range, float, int, complex])
+
+
+def refuse_own_iteration(kind: Any) -> None:
+    """Raise where reading the items of a `kind` (iterating it, `np.array` of it) runs an
+    `__iter__`, `__getitem__` or `__array__` of its own, written in Python (a dataclass's
+    or a container class's): its items are what that computes, not its fields, which are
+    all its tangent holds (a NamedTuple iterates its fields as a tuple does)."""
+    if kind in _PLAIN_ITEMS:
+        return
+    for method in ("__iter__", "__getitem__", "__array__"):  # (NumPy reads the last two)
+        if isinstance(getattr(kind, method, None), types.FunctionType):
+            raise UnsupportedCallError(
+                f"srcad cannot differentiate reading the items of a {kind.__name__}, whose "
+                f"own {method} computes them: build the list of them (a method returning a "
+                "list, or a list comprehension over its fields) and use that"
+            )
 
 
 def _of_mapping(tangent: Any) -> bool:
