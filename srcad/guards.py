@@ -208,10 +208,13 @@ def name_facts(
     path: list[str],
     closure: dict[str, Any],
     globals_: dict[str, Any],
+    fixed: frozenset[str] = frozenset(),
 ) -> tuple[list[Fact], str, Any]:
     """The facts of resolving the dotted name `path` (`np.linalg.norm`) from a function's
     closure cells, globals and builtins, where it lives ("closure", "global", "builtin",
-    "undefined") and the object it names now (`MISSING` where it names none)."""
+    "undefined") and the object it names now (`MISSING` where it names none). A cell
+    named in `fixed` is srcad's own (a class or module it made once, `FunctionSource.made`),
+    which nothing else can rebind: no fact of it, but of the attributes read through it."""
     root = path[0]
     facts: list[Fact] = []
     if root in closure:
@@ -220,7 +223,8 @@ def name_facts(
             value = cell.cell_contents
         except ValueError:
             return [Fact("cell", cell, "", MISSING)], "undefined", MISSING
-        facts.append(Fact("cell", cell, "", value))
+        if root not in fixed:
+            facts.append(Fact("cell", cell, "", value))
         where = "closure"
     elif root in globals_:
         value = globals_[root]

@@ -39,6 +39,9 @@ class FunctionSource:
     lines: list[str]
     globals: dict[str, Any]
     closure: dict[str, types.CellType] = field(default_factory=dict)
+    # The names of the cells srcad made in `closure` (a class or a module the function's
+    # own statement makes once: `statements_run_once`), which nothing else rebinds.
+    made: frozenset[str] = frozenset()
     # For a function defined inside the one being compiled: the enclosing function's own
     # names, which exist only while it runs.
     enclosing: frozenset[str] = frozenset()
@@ -126,7 +129,7 @@ class FunctionSource:
         ("enclosing", None)."""
         if path[0] in self.enclosing:
             return "enclosing", None
-        facts, where, value = name_facts(path, self.closure, self.globals)
+        facts, where, value = name_facts(path, self.closure, self.globals, self.made)
         if where == "undefined":
             return where, None  # a name that names nothing is refused where called
         self.facts += facts
@@ -143,7 +146,7 @@ class FunctionSource:
         change in place: `a.shape = ...`)."""
         if path[0] in self.enclosing:
             return None
-        facts, where, value = name_facts(path, self.closure, self.globals)
+        facts, where, value = name_facts(path, self.closure, self.globals, self.made)
         if where not in ("global", "closure"):
             return None
         if not all(isinstance(f.holder, types.ModuleType) for f in facts[1:]):
@@ -187,7 +190,7 @@ class FunctionSource:
         (`Mutations` refuses a change of a global or of what it holds)."""
         if path[0] in self.enclosing:
             return None
-        facts, where, value = name_facts(path, self.closure, self.globals)
+        facts, where, value = name_facts(path, self.closure, self.globals, self.made)
         if where not in ("global", "closure") or constant_kind(value) is not None:
             return None
         if not isinstance(value, tuple | list | dict):  # an object's methods are called

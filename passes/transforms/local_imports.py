@@ -51,11 +51,13 @@ def hoist_imports(function: gast.FunctionDef, source: FunctionSource) -> None:
                 if alias.asname is None:  # `import a.b` binds the package `a`
                     module = importlib.import_module(bound)
                 source.closure[bound] = types.CellType(module)
+                source.made |= {bound}
         else:
             module = _from_module(statement, source)
             cell = _cell_name(module, used, source.closure)
             used.add(cell)
             source.closure[cell] = types.CellType(module)
+            source.made |= {cell}
             renamed = {}
             for alias in statement.names:
                 _submodule(module, alias.name)

@@ -42,6 +42,7 @@ def hoist_classes(function: gast.FunctionDef, source: FunctionSource) -> None:
             made = _made(statement, source)
             function.body.remove(statement)
             source.closure[statement.name] = types.CellType(made)
+            source.made |= {statement.name}
 
 
 def class_refusal(statement: gast.ClassDef, function: gast.FunctionDef) -> str:

@@ -60,6 +60,16 @@ MODEL = textwrap.dedent(
 
     def unused(a, b):
         return b * 3.0
+
+
+    def imports_inside(x):
+        from numpy.linalg import norm
+        import math as m
+
+        t = x * 2.0
+        s = norm(t) + m.sin(x[0])
+        del t
+        return s
     """
 )
 
@@ -70,6 +80,8 @@ CASES = {
     "logistic": (None, lambda r: (r.normal(size=3), r.normal(size=(6, 3)), r.random(6))),
     "middle": ("a,b", lambda r: (float(r.normal()), float(r.normal()))),
     "unused": (None, lambda r: (float(r.normal()), float(r.normal()))),
+    # (the modules it imports are made once, `local_imports`: the module's own)
+    "imports_inside": (None, lambda r: (r.normal(size=4),)),
 }
 
 
