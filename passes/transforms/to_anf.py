@@ -510,12 +510,12 @@ class _Normaliser(SyntaxRewrites):
             return with_keywords
         if unpacks(node):
             return self._unpacked_call(node, callees)
-        registry = self.ctx.services.registry
-        if registry.rrule_for(callee) is not None or registry.frule_for(callee) is not None:
-            return self._plain_call(node, callee)  # a registered rule is the user's word
         if callee is dict and not node.args:  # `dict(a=x)` is the display `{"a": x}`
             keys = [make(gast.Constant, value=k.arg, kind=None) for k in node.keywords]
             return self._dict(make(gast.Dict, keys=keys, values=[k.value for k in node.keywords]))
+        registry = self.ctx.services.registry
+        if registry.rrule_for(callee) is not None or registry.frule_for(callee) is not None:
+            return self._plain_call(node, callee)  # a registered rule is the user's word
         fields = primitives.struct_fields(callee)
         if fields is not None:
             return self._struct(node, fields) or self._plain_call(node, callee)
