@@ -26,9 +26,11 @@ from srcad.tangents import (
 def cotangent_of_elements(value: Any, element_bars: tuple[Any, ...]) -> Any:
     """The cotangent of a sequence, given one cotangent per element. A mapping's elements
     are its keys, which take no derivative (`tangents.elements_of`): none."""
-    if isinstance(value, Mapping | KeysView):
-        return ZeroTangent()
-    refuse_own_iteration(type(value))
+    kind = type(value)
+    if kind is not list and kind is not tuple:  # (most: read no further)
+        if isinstance(value, Mapping | KeysView):
+            return ZeroTangent()
+        refuse_own_iteration(kind)
     if isinstance(value, np.ndarray):
         project = ProjectTo(value)
         if all(isinstance(b, AbstractZero) for b in element_bars):

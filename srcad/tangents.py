@@ -467,12 +467,14 @@ def elements_of(tangent: Any, count: int) -> tuple[Any, ...]:
     zero elements). A mapping's iterates its keys, which take no derivative (`grad` and
     `jvp` perturb a dict's values, the keys its structure): its elements are zeros, where
     `tuple` of a dict of tangents would give the keys themselves."""
-    if isinstance(tangent, AbstractZero) or _of_mapping(tangent):
+    if isinstance(tangent, AbstractZero | dict):
         return (ZeroTangent(),) * count
-    if isinstance(tangent, Tangent):
-        refuse_own_iteration(tangent.primal_type)
     if isinstance(tangent, Tangent) and tangent.fields:  # a NamedTuple's, by field
-        return tuple(tangent[name] for name in field_names(tangent.primal_type))
+        kind = tangent.primal_type
+        if isinstance(kind, type) and issubclass(kind, Mapping):
+            return (ZeroTangent(),) * count
+        refuse_own_iteration(kind)  # (a dataclass's fields are not its items)
+        return tuple(tangent[name] for name in field_names(kind))
     return tuple(tangent)
 
 
@@ -493,12 +495,6 @@ def refuse_own_iteration(kind: Any) -> None:
                 f"own {method} computes them: build the list of them (a method returning a "
                 "list, or a list comprehension over its fields) and use that"
             )
-
-
-def _of_mapping(tangent: Any) -> bool:
-    if isinstance(tangent, Tangent):
-        return isinstance(tangent.primal_type, type) and issubclass(tangent.primal_type, Mapping)
-    return isinstance(tangent, Mapping)
 
 
 def structural(bar: Any, primal: Any) -> Any:
