@@ -39,15 +39,15 @@ class FunctionSource:
     lines: list[str]
     globals: dict[str, Any]
     closure: dict[str, types.CellType] = field(default_factory=dict)
-    # The names of the cells srcad made in `closure` (a class or a module the function's
-    # own statement makes once: `statements_run_once`), which nothing else rebinds.
-    made: frozenset[str] = frozenset()
     # For a function defined inside the one being compiled: the enclosing function's own
     # names, which exist only while it runs.
     enclosing: frozenset[str] = frozenset()
     file: _File | None = None  # the parsed file `definition` is from, if any
     # What the names this compilation resolved (`resolve`) named: the guards of its rule.
     facts: list[Fact] = field(default_factory=list)
+    # The names of the cells srcad made in `closure` (a class or a module the function's
+    # own statement makes once: `statements_run_once`), which nothing else rebinds.
+    made: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
@@ -86,6 +86,7 @@ class FunctionSource:
             self.closure,
             frozenset(enclosing) | self.enclosing,
             facts=self.facts,
+            made=self.made,
         )
 
     def line(self, lineno: int) -> str:
