@@ -18,7 +18,7 @@ import types
 from typing import Any
 
 from srcad.errors import MissingRuleError
-from srcad.primitive_callers import primitive_caller
+from srcad.primitive_callers import is_primitive_caller, primitive_caller
 from srcad.primitives import unpacked_arguments
 from srcad.registry import CONFIG, REGISTRY, RuleFn, RuleSet, named
 from srcad.rules import calls, second_order_calls
@@ -114,18 +114,29 @@ def _registered(function: Any) -> bool:
 def _primitive_call(primitive: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                     what: str) -> types.FunctionType:  # fmt: skip
     """The Python function that calls `primitive` (a function with a registered rule) with
-    its required positional parameters (`primitive_callers`), whose calls srcad resolves
-    against the rules at every depth, as a call written in the user's code; refused
-    (a gap) where the call passes options or keywords, which that function does not take."""
-    caller = primitive_caller(primitive, None if kwargs else len(args))
-    if caller is None or kwargs or caller.__code__.co_argcount != len(args):
+    the call's positional arguments and keywords (`primitive_callers`), whose calls srcad
+    resolves against the rules at every depth, as a call written in the user's code (the
+    keywords are options: a call of a value or a method passes none a tangent); refused
+    where that function cannot be written (a keyword named as a positional parameter)."""
+    caller = primitive_caller(primitive, len(args), tuple(kwargs))
+    if caller is None:
         name = getattr(primitive, "__name__", "the function")
         raise MissingRuleError(
-            f"srcad takes third derivatives through {what}, no higher ones where it is "
-            f"given options or keywords: fourth derivatives go through {name} called with "
-            "its required arguments only, or through a function of your own that calls it"
+            f"srcad takes third derivatives through {what}, no higher ones where its "
+            f"arguments' names cannot be written as a function's: fourth derivatives go "
+            f"through {name} called through a function of your own that calls it"
         )
     return caller
+
+
+def _options(function: Any, kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The keywords a call passes `function`, as the positional arguments and keywords its
+    nested forward rules take: a primitive's caller takes them by position, after the
+    call's, so that the rules srcad generates for it are compiled for their kinds (an int
+    `axis` is no derivative; their tangents are zeros, their cotangents dropped)."""
+    if is_primitive_caller(function):
+        return tuple(kwargs.values()), {}
+    return (), kwargs
 
 
 def _method_nested(depth: int) -> tuple[RuleFn, RuleFn]:
@@ -150,7 +161,8 @@ def _method_nested(depth: int) -> tuple[RuleFn, RuleFn]:
             return CONFIG.frule_via_ad(moved[0], chain[0], *moved[1:], receiver, *passed, **kwargs)
         function = _python_method(receiver, name, args, kwargs)
         forward, _ = definition_nested_rules(name, function)[depth - 2]
-        return forward(*moved, receiver, *args, **kwargs)
+        options, kwargs = _options(function, kwargs)
+        return forward(*moved, receiver, *args, *options, **kwargs)
 
     def method_nested_rrule(dargs: tuple[Any, ...], *inputs: Any, **kwargs: Any) -> Any:
         receiver, name, args, moved = split(dargs, inputs)
@@ -173,12 +185,13 @@ def _method_nested(depth: int) -> tuple[RuleFn, RuleFn]:
             return result, registered_method_nested_pullback
         function = _python_method(receiver, name, args, kwargs)
         _, reverse = definition_nested_rules(name, function)[depth - 2]
-        result, pullback = reverse(*moved, receiver, *args, **kwargs)
+        options, kwargs = _options(function, kwargs)
+        result, pullback = reverse(*moved, receiver, *args, *options, **kwargs)
 
         def method_nested_pullback(bars: Any) -> tuple[Any, ...]:
             _, *found = pullback(bars)
             groups = [_with_name(g, depth - i, len(args)) for i, g in enumerate(found[:depth])]
-            receiver_bar, *argument_bars = found[depth:]
+            receiver_bar, *argument_bars = found[depth : depth + 1 + len(args)]
             return (NoTangent(), *groups, receiver_bar, NoTangent(), *argument_bars)
 
         return result, method_nested_pullback
@@ -339,7 +352,8 @@ def _call_nested(depth: int) -> tuple[RuleFn, RuleFn]:
             return CONFIG.frule_via_ad(moved[0], chain[0], *moved[1:], *args, **kwargs)
         function, _, receiver, args, moved = split(dargs, inputs, kwargs)
         forward, _ = definition_nested_rules(function.__name__, function)[depth - 2]
-        return forward(*moved, *receiver, *args, **kwargs)
+        options, kwargs = _options(function, kwargs)
+        return forward(*moved, *receiver, *args, *options, **kwargs)
 
     def call_nested_rrule(dargs: tuple[Any, ...], *inputs: Any, **kwargs: Any) -> Any:
         f = inputs[depth - 1]
@@ -355,13 +369,14 @@ def _call_nested(depth: int) -> tuple[RuleFn, RuleFn]:
         else:
             function, carried, receiver, args, moved = split(dargs, inputs, kwargs)
             _, reverse = definition_nested_rules(function.__name__, function)[depth - 2]
-            result, pullback = reverse(*moved, *receiver, *args, **kwargs)
+            options, kwargs = _options(function, kwargs)
+            result, pullback = reverse(*moved, *receiver, *args, *options, **kwargs)
         count = len(args)
 
         def call_nested_pullback(bars: Any) -> tuple[Any, ...]:
             _, *found = pullback(bars)
             groups = [_call_back(g, depth - i, count, carried) for i, g in enumerate(found[:depth])]
-            argument_bars = found[depth:]
+            argument_bars = found[depth : depth + len(receiver) + count]  # (no options')
             f_bar = argument_bars[0] if carried else NoTangent()
             return (NoTangent(), *groups, f_bar, *argument_bars[len(receiver) :])
 

@@ -70,12 +70,32 @@ def test_fourth_derivatives_forward_over_forward(f):
     close(four(0.7), finite_difference_jvp(third, (0.7,), (1.0,)))
 
 
-def test_fourth_derivatives_through_a_ufunc_given_options_as_a_value_are_refused():
-    """The function srcad compiles for a ufunc called as a value takes its inputs only:
-    given an option, an error naming it, never a number (a **gap**)."""
-    third = srcad.grad(srcad.grad(srcad.grad(tf.a_ufunc_with_an_option)))
-    with pytest.raises(srcad.SrcadError, match="exp called with its required arguments"):
-        srcad.grad(third)(0.7)
+OPTIONS = [
+    tf.options_by_keyword, tf.options_by_position, tf.options_of_a_partial,
+    tf.options_after_a_star, tf.options_of_a_cross_product,
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("f", OPTIONS, ids=lambda f: f.__name__)
+def test_fourth_derivatives_through_a_function_with_a_rule_given_options(f):
+    """A function with a registered rule, called as a value with options, by keyword or by
+    position (`np.tensordot`'s `axes`, `np.cross`'s `axis`), in a partial or after a star:
+    the function that calls it takes the call's positional arguments and keywords
+    (`primitive_callers.primitive_caller`), the options by position in its nested forward
+    rules, so that an int option is compiled as an int (was refused)."""
+    third = srcad.grad(srcad.grad(srcad.grad(f)))
+    close(srcad.grad(third)(0.7), finite_difference_jvp(third, (0.7,), (1.0,)))
+
+
+@pytest.mark.parametrize(
+    "f", [tf.options_by_keyword, tf.options_of_a_partial], ids=lambda f: f.__name__
+)
+def test_fourth_derivatives_given_options_forward_over_forward(f):
+    third = srcad.grad(srcad.grad(srcad.grad(f)))
+    four = f
+    for _ in range(4):
+        four = srcad.jacobian(four, mode="forward")
+    close(four(0.7), finite_difference_jvp(third, (0.7,), (1.0,)))
 
 
 @pytest.mark.parametrize(
