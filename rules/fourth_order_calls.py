@@ -18,10 +18,11 @@ import types
 from typing import Any
 
 from srcad.errors import MissingRuleError
+from srcad.keywords import positional_form
 from srcad.primitive_callers import is_primitive_caller, primitive_caller
 from srcad.primitives import unpacked_arguments
 from srcad.registry import CONFIG, REGISTRY, RuleFn, RuleSet, named
-from srcad.rules import calls, second_order_calls
+from srcad.rules import calls, keywords, second_order_calls
 from srcad.rules.second_order import definition_nested_rules, linear_nested_rules
 from srcad.rules.second_order_calls import Pullback
 from srcad.rules.third_order_calls import (
@@ -29,6 +30,7 @@ from srcad.rules.third_order_calls import (
     _flat,
     _method_target,
     call_frule_frule,
+    keyword_call_frule_frule,
     method_frule_frule,
     unpacked_call_frule_frule,
 )
@@ -450,6 +452,51 @@ def _unpacked_nested(depth: int) -> tuple[RuleFn, RuleFn]:
             named(unpacked_nested_rrule, f"unpacked_call{frules}_rrule"))  # fmt: skip
 
 
+def _keyword_nested(depth: int) -> tuple[RuleFn, RuleFn]:
+    """`keyword_call`'s forward rule `depth` deep (`depth` groups of tangents, then the
+    function, the layout, the names and the parts), and its reverse rule: the forward rules
+    srcad generates for the function's positional form, nested, each part's tangents moved
+    to its parameter's at every depth (`_Binding.parameter_dots`, linear; the function's,
+    the layout's and the names' dropped, as `keyword_call_frule` drops them)."""
+
+    def split(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        function, layout, names, *parts = inputs[depth:]
+        binding = keywords._Binding(function, layout, names, tuple(parts))
+
+        def change(tail: tuple[Any, ...]) -> tuple[Any, ...]:
+            return tuple(binding.parameter_dots([unthunk(d) for d in tail[3:]]))
+
+        def back(tail: tuple[Any, ...]) -> tuple[Any, ...]:
+            return (NoTangent(),) * 3 + tuple(binding.part_bars(list(tail)))
+
+        width, moved_width = 3 + len(parts), len(binding.parameters)
+        regrouping = _Regrouping(width, moved_width, change, back)
+        form = positional_form(function)
+        nested = definition_nested_rules(function.__name__, form)[depth - 2]
+        return binding, regrouping, regrouping.groups(depth, inputs[:depth]), nested
+
+    def keyword_nested_frule(dargs: tuple[Any, ...], *inputs: Any) -> Any:
+        binding, _, moved, (forward, _) = split((dargs, *inputs))
+        return forward(*moved, *binding.arguments)
+
+    def keyword_nested_rrule(dargs: tuple[Any, ...], *inputs: Any) -> Any:
+        binding, regrouping, moved, (_, reverse) = split((dargs, *inputs))
+        result, pullback = reverse(*moved, *binding.arguments)
+        count = len(binding.parameters)
+
+        def keyword_nested_pullback(bars: Any) -> tuple[Any, ...]:
+            _, *found = pullback(bars)
+            groups = regrouping.group_bars(depth, found[:depth])
+            part_bars = binding.part_bars(list(found[depth : depth + count]))
+            return (NoTangent(), *groups, NoTangent(), NoTangent(), NoTangent(), *part_bars)
+
+        return result, keyword_nested_pullback
+
+    frules = "_frule" * depth
+    return (named(keyword_nested_frule, f"keyword_call{frules}"),
+            named(keyword_nested_rrule, f"keyword_call{frules}_rrule"))  # fmt: skip
+
+
 # Reading a field is linear: the forward rules of `getattr_frule_frule` (fourth
 # derivatives and beyond) are a linear function's, nested (`linear_nested_rules`); a
 # computed attribute's are its getter's.
@@ -551,3 +598,4 @@ _register_nested(method_frule_frule, _method_nested, len(_METHOD_NESTED) + 1)
 _CALL_NESTED = {depth: _call_nested(depth) for depth in range(3, len(_METHOD_NESTED) + 2)}
 _register_nested(call_frule_frule, _CALL_NESTED.__getitem__, len(_METHOD_NESTED) + 1)
 _register_nested(unpacked_call_frule_frule, _unpacked_nested, len(_METHOD_NESTED) + 1)
+_register_nested(keyword_call_frule_frule, _keyword_nested, len(_METHOD_NESTED) + 1)
