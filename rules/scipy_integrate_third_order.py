@@ -162,8 +162,7 @@ class _OdeintTwice:
         self.terms = _Terms(self.problem, self.second.func_dots, self.second.arg_dots)
         self.times = np.asarray(self.t, dtype=float)
         # The times' tangents (`Ṫ`, `T₂`, `Ṫ'`), flat; the first is the start's.
-        self.moves = [flat_cotangent(self.t, d) * np.ones(len(self.times))
-                      for d in (t_dot, t_dot2, t_dot_dot)]  # fmt: skip
+        self.moves = [flat_cotangent(self.t, d) for d in (t_dot, t_dot2, t_dot_dot)]
         self.y0_flat = np.ravel(np.asarray(self.y0, dtype=float))
         self.n = self.y0_flat.size
         self.starts = [flat_cotangent(self.y0, d) for d in (y0_dot, y0_dot2, y0_dot_dot)]
