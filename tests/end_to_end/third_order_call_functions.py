@@ -127,11 +127,6 @@ def options_of_a_partial(x):
 
 
 def options_after_a_star(x):
-    summed = np.einsum
-    operands = (_rows(x), np.array([x, x**3]))
-    return np.sum(summed("ij,j->i", *operands, optimize=False) ** 3)
-
-
-def options_of_a_cross_product(x):
-    cross = np.cross
-    return np.sum(cross(np.array([x, 1.0, x * x]), np.array([2.0, x, 1.0]), axis=0) ** 2)
+    product = np.tensordot
+    operands = (_rows(x), np.array([[x, x**3], [1.0, x]]))
+    return np.sum(product(*operands, axes=1) ** 3)
