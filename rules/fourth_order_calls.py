@@ -18,10 +18,11 @@ import types
 from typing import Any
 
 from srcad.errors import MissingRuleError
-from srcad.primitive_callers import primitive_caller
+from srcad.keywords import positional_form
+from srcad.primitive_callers import is_primitive_caller, primitive_caller
 from srcad.primitives import unpacked_arguments
 from srcad.registry import CONFIG, REGISTRY, RuleFn, RuleSet, named
-from srcad.rules import calls, second_order_calls
+from srcad.rules import calls, keywords, second_order_calls
 from srcad.rules.second_order import definition_nested_rules, linear_nested_rules
 from srcad.rules.second_order_calls import Pullback
 from srcad.rules.third_order_calls import (
@@ -29,6 +30,7 @@ from srcad.rules.third_order_calls import (
     _flat,
     _method_target,
     call_frule_frule,
+    keyword_call_frule_frule,
     method_frule_frule,
     unpacked_call_frule_frule,
 )
@@ -114,18 +116,29 @@ def _registered(function: Any) -> bool:
 def _primitive_call(primitive: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                     what: str) -> types.FunctionType:  # fmt: skip
     """The Python function that calls `primitive` (a function with a registered rule) with
-    its required positional parameters (`primitive_callers`), whose calls srcad resolves
-    against the rules at every depth, as a call written in the user's code; refused
-    (a gap) where the call passes options or keywords, which that function does not take."""
-    caller = primitive_caller(primitive, None if kwargs else len(args))
-    if caller is None or kwargs or caller.__code__.co_argcount != len(args):
+    the call's positional arguments and keywords (`primitive_callers`), whose calls srcad
+    resolves against the rules at every depth, as a call written in the user's code (the
+    keywords are options: a call of a value or a method passes none a tangent); refused
+    where that function cannot be written (a keyword named as a positional parameter)."""
+    caller = primitive_caller(primitive, len(args), tuple(kwargs))
+    if caller is None:
         name = getattr(primitive, "__name__", "the function")
         raise MissingRuleError(
-            f"srcad takes third derivatives through {what}, no higher ones where it is "
-            f"given options or keywords: fourth derivatives go through {name} called with "
-            "its required arguments only, or through a function of your own that calls it"
+            f"srcad takes third derivatives through {what}, no higher ones where its "
+            f"arguments' names cannot be written as a function's: fourth derivatives go "
+            f"through {name} called through a function of your own that calls it"
         )
     return caller
+
+
+def _options(function: Any, kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The keywords a call passes `function`, as the positional arguments and keywords its
+    nested forward rules take: a primitive's caller takes them by position, after the
+    call's, so that the rules srcad generates for it are compiled for their kinds (an int
+    `axis` is no derivative; their tangents are zeros, their cotangents dropped)."""
+    if is_primitive_caller(function):
+        return tuple(kwargs.values()), {}
+    return (), kwargs
 
 
 def _method_nested(depth: int) -> tuple[RuleFn, RuleFn]:
@@ -150,7 +163,8 @@ def _method_nested(depth: int) -> tuple[RuleFn, RuleFn]:
             return CONFIG.frule_via_ad(moved[0], chain[0], *moved[1:], receiver, *passed, **kwargs)
         function = _python_method(receiver, name, args, kwargs)
         forward, _ = definition_nested_rules(name, function)[depth - 2]
-        return forward(*moved, receiver, *args, **kwargs)
+        options, kwargs = _options(function, kwargs)
+        return forward(*moved, receiver, *args, *options, **kwargs)
 
     def method_nested_rrule(dargs: tuple[Any, ...], *inputs: Any, **kwargs: Any) -> Any:
         receiver, name, args, moved = split(dargs, inputs)
@@ -173,12 +187,13 @@ def _method_nested(depth: int) -> tuple[RuleFn, RuleFn]:
             return result, registered_method_nested_pullback
         function = _python_method(receiver, name, args, kwargs)
         _, reverse = definition_nested_rules(name, function)[depth - 2]
-        result, pullback = reverse(*moved, receiver, *args, **kwargs)
+        options, kwargs = _options(function, kwargs)
+        result, pullback = reverse(*moved, receiver, *args, *options, **kwargs)
 
         def method_nested_pullback(bars: Any) -> tuple[Any, ...]:
             _, *found = pullback(bars)
             groups = [_with_name(g, depth - i, len(args)) for i, g in enumerate(found[:depth])]
-            receiver_bar, *argument_bars = found[depth:]
+            receiver_bar, *argument_bars = found[depth : depth + 1 + len(args)]
             return (NoTangent(), *groups, receiver_bar, NoTangent(), *argument_bars)
 
         return result, method_nested_pullback
@@ -339,7 +354,8 @@ def _call_nested(depth: int) -> tuple[RuleFn, RuleFn]:
             return CONFIG.frule_via_ad(moved[0], chain[0], *moved[1:], *args, **kwargs)
         function, _, receiver, args, moved = split(dargs, inputs, kwargs)
         forward, _ = definition_nested_rules(function.__name__, function)[depth - 2]
-        return forward(*moved, *receiver, *args, **kwargs)
+        options, kwargs = _options(function, kwargs)
+        return forward(*moved, *receiver, *args, *options, **kwargs)
 
     def call_nested_rrule(dargs: tuple[Any, ...], *inputs: Any, **kwargs: Any) -> Any:
         f = inputs[depth - 1]
@@ -355,13 +371,14 @@ def _call_nested(depth: int) -> tuple[RuleFn, RuleFn]:
         else:
             function, carried, receiver, args, moved = split(dargs, inputs, kwargs)
             _, reverse = definition_nested_rules(function.__name__, function)[depth - 2]
-            result, pullback = reverse(*moved, *receiver, *args, **kwargs)
+            options, kwargs = _options(function, kwargs)
+            result, pullback = reverse(*moved, *receiver, *args, *options, **kwargs)
         count = len(args)
 
         def call_nested_pullback(bars: Any) -> tuple[Any, ...]:
             _, *found = pullback(bars)
             groups = [_call_back(g, depth - i, count, carried) for i, g in enumerate(found[:depth])]
-            argument_bars = found[depth:]
+            argument_bars = found[depth : depth + len(receiver) + count]  # (no options')
             f_bar = argument_bars[0] if carried else NoTangent()
             return (NoTangent(), *groups, f_bar, *argument_bars[len(receiver) :])
 
@@ -433,6 +450,51 @@ def _unpacked_nested(depth: int) -> tuple[RuleFn, RuleFn]:
     frules = "_frule" * depth
     return (named(unpacked_nested_frule, f"unpacked_call{frules}"),
             named(unpacked_nested_rrule, f"unpacked_call{frules}_rrule"))  # fmt: skip
+
+
+def _keyword_nested(depth: int) -> tuple[RuleFn, RuleFn]:
+    """`keyword_call`'s forward rule `depth` deep (`depth` groups of tangents, then the
+    function, the layout, the names and the parts), and its reverse rule: the forward rules
+    srcad generates for the function's positional form, nested, each part's tangents moved
+    to its parameter's at every depth (`_Binding.parameter_dots`, linear; the function's,
+    the layout's and the names' dropped, as `keyword_call_frule` drops them)."""
+
+    def split(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        function, layout, names, *parts = inputs[depth:]
+        binding = keywords._Binding(function, layout, names, tuple(parts))
+
+        def change(tail: tuple[Any, ...]) -> tuple[Any, ...]:
+            return tuple(binding.parameter_dots([unthunk(d) for d in tail[3:]]))
+
+        def back(tail: tuple[Any, ...]) -> tuple[Any, ...]:
+            return (NoTangent(),) * 3 + tuple(binding.part_bars(list(tail)))
+
+        width, moved_width = 3 + len(parts), len(binding.parameters)
+        regrouping = _Regrouping(width, moved_width, change, back)
+        form = positional_form(function)
+        nested = definition_nested_rules(function.__name__, form)[depth - 2]
+        return binding, regrouping, regrouping.groups(depth, inputs[:depth]), nested
+
+    def keyword_nested_frule(dargs: tuple[Any, ...], *inputs: Any) -> Any:
+        binding, _, moved, (forward, _) = split((dargs, *inputs))
+        return forward(*moved, *binding.arguments)
+
+    def keyword_nested_rrule(dargs: tuple[Any, ...], *inputs: Any) -> Any:
+        binding, regrouping, moved, (_, reverse) = split((dargs, *inputs))
+        result, pullback = reverse(*moved, *binding.arguments)
+        count = len(binding.parameters)
+
+        def keyword_nested_pullback(bars: Any) -> tuple[Any, ...]:
+            _, *found = pullback(bars)
+            groups = regrouping.group_bars(depth, found[:depth])
+            part_bars = binding.part_bars(list(found[depth : depth + count]))
+            return (NoTangent(), *groups, NoTangent(), NoTangent(), NoTangent(), *part_bars)
+
+        return result, keyword_nested_pullback
+
+    frules = "_frule" * depth
+    return (named(keyword_nested_frule, f"keyword_call{frules}"),
+            named(keyword_nested_rrule, f"keyword_call{frules}_rrule"))  # fmt: skip
 
 
 # Reading a field is linear: the forward rules of `getattr_frule_frule` (fourth
@@ -536,3 +598,4 @@ _register_nested(method_frule_frule, _method_nested, len(_METHOD_NESTED) + 1)
 _CALL_NESTED = {depth: _call_nested(depth) for depth in range(3, len(_METHOD_NESTED) + 2)}
 _register_nested(call_frule_frule, _CALL_NESTED.__getitem__, len(_METHOD_NESTED) + 1)
 _register_nested(unpacked_call_frule_frule, _unpacked_nested, len(_METHOD_NESTED) + 1)
+_register_nested(keyword_call_frule_frule, _keyword_nested, len(_METHOD_NESTED) + 1)

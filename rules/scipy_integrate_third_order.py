@@ -10,10 +10,11 @@ one's, or srcad's of `f`'s source), `(f(y), ∂f w + ∂f θ̇, ∂f u + ∂f θ
 directional derivative)`, with the parameters `(θ, θ̇, θ̇₂, θ̈)`. Its reverse rule is the
 adjoint method on that system (`scipy_integrate._adjoint`), its vector-Jacobian product the
 reverse rule of `call_frule_frule` (`_SecondTangentProblem`). Each system is solved with the
-user's method and tolerances. Refused when the rules run (a gap each): where the times move
-(a tangent of `odeint`'s `t`, of `solve_ivp`'s `t_span` or `t_eval`: their terms
-`f(y(T)) Ṫ` and their derivatives are not written); a cotangent reaching `solve_ivp`'s own
-interior steps, as at first order.
+user's method and tolerances. Where the times move (a tangent of `odeint`'s `t`, of
+`solve_ivp`'s `t_span` or `t_eval`), the outputs and the start take the times' terms, first
+order in `f` (`rules/scipy_integrate_time_terms.py`), with their adjoints. Refused when the
+rules run (**unsound**, as at first order): a cotangent reaching `solve_ivp`'s own interior
+steps.
 
 Installed with `scipy_integrate`'s rules, once the user imports `scipy.integrate`
 (`rules/__init__.py: SCIPY_RULE_SETS`).
@@ -25,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from srcad.errors import MissingRuleError
 from srcad.registry import RuleSet
 from srcad.rules._flat import cotangent_of, flat_cotangent, size
 from srcad.rules.scipy_integrate import (
@@ -52,6 +52,7 @@ from srcad.rules.scipy_integrate_tangents import (
     _parameter_bars,
     field_cotangent,
 )
+from srcad.rules.scipy_integrate_time_terms import TimeBars, _Terms
 from srcad.rules.third_order_calls import call_frule_frule, call_frule_frule_rrule
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -138,19 +139,10 @@ class _SecondTangentProblem(_Problem):
         return self.parameters[0]
 
 
-def _time_tangents_refused(t: Any, *dots: Any) -> None:
-    """Third derivatives through odeint where the output times move: a gap, refused."""
-    if not all(isinstance(unthunk(d), AbstractZero) for d in dots):
-        raise MissingRuleError(
-            "srcad takes third derivatives through odeint in the initial state and the "
-            "parameters, not where the output times move (their terms in the forward rule's "
-            "forward rule are not written)"
-        )
-
-
 class _OdeintTwice:
     """What odeint's forward rule's forward rule reads from its arguments: the problem,
-    its solution `Z` at the times (one row per time) and what it starts from."""
+    its solution `Z` at the times (one row per time), what it starts from and the times'
+    terms (`scipy_integrate_time_terms`)."""
 
     def __init__(self, dargs2: tuple[Any, ...], dargs: tuple[Any, ...], args: tuple[Any, ...],
                  kwargs: dict[str, Any]) -> None:  # fmt: skip
@@ -162,17 +154,25 @@ class _OdeintTwice:
         moved = (ZeroTangent(),) * len(dargs) if isinstance(inner, AbstractZero) else inner
         func_dot_dot, y0_dot_dot, t_dot_dot, args_dot_dot = _dots(tuple(moved), 4)
         func_dot2, y0_dot2, t_dot2, args_dot2 = _dots(tuple(dargs2[1:]), 4)
-        _time_tangents_refused(self.t, t_dot, t_dot2, t_dot_dot)
         self.problem = _odeint_problem(self.func, ode_args, self.options)
         self.second = _SecondTangentProblem(
             self.problem, [func_dot, func_dot2, func_dot_dot],
             [list(elements_of(d, self.count)) for d in (args_dot, args_dot2, args_dot_dot)],
         )  # fmt: skip
+        self.terms = _Terms(self.problem, self.second.func_dots, self.second.arg_dots)
         self.times = np.asarray(self.t, dtype=float)
-        y0_flat = np.ravel(np.asarray(self.y0, dtype=float))
-        self.n = y0_flat.size
-        self.z0 = np.concatenate([y0_flat, *(flat_cotangent(self.y0, d)
-                                            for d in (y0_dot, y0_dot2, y0_dot_dot))])  # fmt: skip
+        # The times' tangents (`Ṫ`, `T₂`, `Ṫ'`), flat; the first is the start's.
+        self.moves = [flat_cotangent(self.t, d) for d in (t_dot, t_dot2, t_dot_dot)]
+        self.y0_flat = np.ravel(np.asarray(self.y0, dtype=float))
+        self.n = self.y0_flat.size
+        self.starts = [flat_cotangent(self.y0, d) for d in (y0_dot, y0_dot2, y0_dot_dot)]
+        self.z0 = self.terms.start(self.y0_flat, float(self.times[0]), self.starts,
+                                   self.start_moves)  # fmt: skip
+
+    @property
+    def start_moves(self) -> tuple[float, float, float]:
+        first, second, moved = (float(m[0]) for m in self.moves)
+        return first, second, moved
 
     def solution(self) -> np.ndarray:
         """`Z` at the times (the first is the start, `t0`)."""
@@ -184,51 +184,69 @@ class _OdeintTwice:
         later = second.solve(augmented, self.z0, float(self.times[0]), self.times[1:])
         return np.concatenate([self.z0[None, :], later.reshape(-1, self.z0.size)])
 
-    def output(self, zs: np.ndarray, k: int, shape: tuple[int, ...]) -> Any:
-        """The `k`-th part of `Z` at the times, as a tangent of odeint's result."""
-        found = zs[:, k * self.n : (k + 1) * self.n].reshape(shape)
-        return Tangent(tuple, found, NoTangent()) if self.full_output else found
+    def outputs(self, zs: np.ndarray, shape: tuple[int, ...]) -> tuple[Any, Any]:
+        """The tangents of odeint's result in the second direction and of its tangent, at
+        the times, with the times' terms."""
+        second, twice = self.terms.outputs(zs, self.times, self.moves)
+
+        def output(rows: np.ndarray) -> Any:
+            found = rows.reshape(shape)
+            return Tangent(tuple, found, NoTangent()) if self.full_output else found
+
+        return output(second), output(twice)
 
 
 def odeint_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], *args: Any,
                        **kwargs: Any) -> tuple[Any, Any]:  # fmt: skip
     """The forward rule of `odeint`'s forward rule (third derivatives): the tangent equation
-    of the tangent equation (`_SecondTangentProblem`), solved with the user's tolerances;
-    refused where the output times move."""
+    of the tangent equation (`_SecondTangentProblem`), solved with the user's tolerances,
+    and the terms of the times that move (`scipy_integrate_time_terms`)."""
     value = odeint_frule(dargs, *args, **kwargs)
     twice = _OdeintTwice(dargs2, dargs, args, kwargs)
     ys = value[0][0] if twice.full_output else value[0]
     zs = twice.solution()
-    shape = np.shape(ys)
-    return value, (twice.output(zs, 2, shape), twice.output(zs, 3, shape))
+    return value, twice.outputs(zs, np.shape(ys))
 
 
 def odeint_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], *args: Any,
                              **kwargs: Any) -> tuple[Any, Pullback]:  # fmt: skip
     """`odeint_frule_frule`'s: the adjoint method on the tangent equation of the tangent
-    equation, its vector-Jacobian product `call_frule_frule`'s reverse rule."""
+    equation, its vector-Jacobian product `call_frule_frule`'s reverse rule, and the
+    adjoint of the times' terms."""
     twice = _OdeintTwice(dargs2, dargs, args, kwargs)
     value = odeint_frule(dargs, *args, **kwargs)
     ys = np.asarray(value[0][0] if twice.full_output else value[0], dtype=float)
     zs = twice.solution()
     shape = ys.shape
-    result = (value, (twice.output(zs, 2, shape), twice.output(zs, 3, shape)))
-    n, p = twice.n, size(twice.problem.parameters)
+    result = (value, twice.outputs(zs, shape))
+    n, p, m = twice.n, size(twice.problem.parameters), len(twice.times)
 
     def odeint_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
         value_bar, tangent_bar = elements_of(unthunk(bars), 2)
         parts = (*elements_of(unthunk(value_bar), 2), *elements_of(unthunk(tangent_bar), 2))
-        dense = [_dense(b, shape, twice.full_output).reshape(len(twice.times), n) for b in parts]
-        zs_bar = np.concatenate(dense, axis=1)
+        dense = [_dense(b, shape, twice.full_output).reshape(m, n) for b in parts]
+        found = TimeBars(m, p)
+        zs_bar = twice.terms.output_bars(zs, twice.times, twice.moves, dense, found)
         z0_bar, t0_bar, times_bar, theta_bar = _adjoint(
             twice.second, twice.z0, float(twice.times[0]), twice.times, zs, zs_bar
         )
-        times_bar[0] += t0_bar
-        y0s = [cotangent_of(twice.y0, z0_bar[k * n : (k + 1) * n]) for k in range(4)]
+        y0_bars, start_bar, move_bars = twice.terms.start_bars(
+            twice.y0_flat, float(twice.times[0]), twice.starts, twice.start_moves, z0_bar, found
+        )
+        times_bar += found.times
+        times_bar[0] += t0_bar + start_bar
+        move_groups = [found.first, found.second, found.moved]
+        for k in range(3):
+            move_groups[k][0] += move_bars[k]
+        theta_bar[:p] += found.theta
+        theta_bar[p : 2 * p] += found.theta_first
+        theta_bar[2 * p : 3 * p] += found.theta_second
+        y0s = [cotangent_of(twice.y0, y0_bars[k]) for k in range(4)]
         thetas = [_parameter_bars(twice.problem, theta_bar[k * p : (k + 1) * p]) for k in range(4)]
 
         def group(k: int, *inner: Any) -> tuple[Any, ...]:
-            return (NoTangent(), *inner, thetas[k][0], y0s[k], ZeroTangent(), thetas[k][1])
+            t_bar = cotangent_of(twice.t, move_groups[k - 1])
+            return (NoTangent(), *inner, thetas[k][0], y0s[k], t_bar, thetas[k][1])
 
         moved = Tangent(tuple, *_padded(group(3), len(dargs)))
         dargs2_bar = Tangent(tuple, *_padded(group(2, moved), len(dargs2)))
@@ -259,30 +277,39 @@ def _named_dots(group: Any, count: int) -> dict[str, Any]:
 
 class _IvpTwice:
     """What `solve_ivp`'s forward rule's forward rule reads from its arguments: the call,
-    the tangent equation of the tangent equation (`_SecondTangentProblem`) and its start;
-    refused where the times move (`t_span`'s or `t_eval`'s tangents)."""
+    the tangent equation of the tangent equation (`_SecondTangentProblem`), its start and
+    the times' terms (`scipy_integrate_time_terms`: `t_span`'s and `t_eval`'s tangents)."""
 
     def __init__(self, dargs2: tuple[Any, ...], dargs: tuple[Any, ...], args: tuple[Any, ...],
                  kwargs: dict[str, Any]) -> None:  # fmt: skip
         self.ivp = _IvpCall(args, kwargs)
-        groups = [_named_dots(g, len(dargs)) for g in (dargs, dargs2[1:], dargs2[1])]
-        for dots in groups:
-            if not all(isinstance(dots[p], AbstractZero) for p in ("t_span", "t_eval")):
-                raise MissingRuleError(
-                    "srcad takes third derivatives through solve_ivp in the initial state and "
-                    "the parameters, not where the times move (their terms in the forward "
-                    "rule's forward rule are not written)"
-                )
+        # The tangents in the first direction, the second, and of the first's in the second.
+        self.groups = [_named_dots(g, len(dargs)) for g in (dargs, dargs2[1:], dargs2[1])]
+        groups = self.groups
         ode_args = self.ivp.ode_args
         self.problem = self.ivp.problem()
         self.second = _SecondTangentProblem(
             self.problem, [dots["fun"] for dots in groups],
             [list(elements_of(dots["args"], len(ode_args))) for dots in groups],
         )  # fmt: skip
+        self.terms = _Terms(self.problem, self.second.func_dots, self.second.arg_dots)
         y0 = self.ivp.y0
         self.n = int(np.size(y0))
-        starts = [flat_cotangent(y0, dots["y0"]) for dots in groups]
-        self.z0 = np.concatenate([np.ravel(np.asarray(y0, dtype=float)), *starts])
+        self.y0_flat = np.ravel(np.asarray(y0, dtype=float))
+        self.starts = [flat_cotangent(y0, dots["y0"]) for dots in groups]
+        self.start_moves = tuple(
+            float(flat_cotangent(self.ivp.t_span, dots["t_span"])[0]) for dots in groups
+        )
+        self.z0 = self.terms.start(self.y0_flat, self.ivp.t0, self.starts, self.start_moves)
+
+    def moves(self, times: Vector) -> list[Vector]:
+        """The output times' tangents in each direction (`ivp.tangents`: the span's ends
+        where there is no `t_eval`)."""
+        found = []
+        for dots in self.groups:
+            own = (NoTangent(), *(dots[name] for name in SOLVE_IVP_PARAMETERS))
+            found.append(self.ivp.tangents(own, times)[4])
+        return found
 
     def solution(self, times: Vector) -> np.ndarray:
         """`Z` at the result's times (the start itself where they begin at `t0`)."""
@@ -296,44 +323,50 @@ class _IvpTwice:
         found = second.solve(augmented, self.z0, self.ivp.t0, later).reshape(-1, self.z0.size)
         return np.concatenate([self.z0[None, :], found]) if starts else found
 
-    def output(self, result: Any, zs: np.ndarray, k: int) -> Any:
-        """The `k`-th part of `Z`, as a tangent of the result (NaN at the solver's own
-        interior steps, which move with the inputs; the times' tangents zero there)."""
-        count = len(result.t)
-        ys = zs[:, k * self.n : (k + 1) * self.n].copy()
-        times = np.zeros(count)
-        interior = self.ivp.interior(count)
-        ys[interior] = np.nan
-        times[interior] = np.nan
-        return Tangent.of_mapping(type(result), {"y": ys.T, "t": times})
+    def outputs(self, result: Any, zs: np.ndarray, moves: list[Vector]) -> tuple[Any, Any]:
+        """The tangents of the result in the second direction and of its tangent, with the
+        times' terms (NaN at the solver's own interior steps, which move with the inputs)."""
+        times = np.asarray(result.t, dtype=float)
+        rows = self.terms.outputs(zs, times, moves)
+        interior = self.ivp.interior(len(times))
+
+        def output(ys: np.ndarray, times_dot: Vector) -> Any:
+            ys, times_dot = ys.copy(), np.array(times_dot, dtype=float)
+            ys[interior] = np.nan
+            times_dot[interior] = np.nan
+            return Tangent.of_mapping(type(result), {"y": ys.T, "t": times_dot})
+
+        return output(rows[0], moves[1]), output(rows[1], moves[2])
 
 
 def solve_ivp_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], *args: Any,
                           **kwargs: Any) -> tuple[Any, Any]:  # fmt: skip
     """The forward rule of `solve_ivp`'s forward rule (third derivatives): the tangent
     equation of the tangent equation, solved at the result's times with the user's method
-    and tolerances; refused where the times move."""
-    twice = _IvpTwice(dargs2, dargs, args, kwargs)
-    value = solve_ivp_frule(dargs, *args, **kwargs)
-    result = value[0]
-    zs = twice.solution(np.asarray(result.t, dtype=float))
-    return value, (twice.output(result, zs, 2), twice.output(result, zs, 3))
-
-
-def solve_ivp_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], *args: Any,
-                                **kwargs: Any) -> tuple[Any, Pullback]:  # fmt: skip
-    """`solve_ivp_frule_frule`'s: the adjoint method on the tangent equation of the tangent
-    equation; a cotangent reaching the solver's own interior steps is refused, as at first
-    order."""
+    and tolerances, and the terms of the times that move."""
     twice = _IvpTwice(dargs2, dargs, args, kwargs)
     value = solve_ivp_frule(dargs, *args, **kwargs)
     result = value[0]
     times = np.asarray(result.t, dtype=float)
     zs = twice.solution(times)
-    found = (value, (twice.output(result, zs, 2), twice.output(result, zs, 3)))
-    ivp, n, p = twice.ivp, twice.n, size(twice.problem.parameters)
+    return value, twice.outputs(result, zs, twice.moves(times))
+
+
+def solve_ivp_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], *args: Any,
+                                **kwargs: Any) -> tuple[Any, Pullback]:  # fmt: skip
+    """`solve_ivp_frule_frule`'s: the adjoint method on the tangent equation of the tangent
+    equation, and the adjoint of the times' terms; a cotangent reaching the solver's own
+    interior steps is refused, as at first order."""
+    twice = _IvpTwice(dargs2, dargs, args, kwargs)
+    value = solve_ivp_frule(dargs, *args, **kwargs)
+    result = value[0]
+    times = np.asarray(result.t, dtype=float)
+    zs = twice.solution(times)
+    moves = twice.moves(times)
+    found = (value, twice.outputs(result, zs, moves))
+    ivp, p, m = twice.ivp, size(twice.problem.parameters), len(times)
     ys = result.y.T
-    interior = ivp.interior(len(times))
+    interior = ivp.interior(m)
 
     def solve_ivp_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
         value_bar, tangent_bar = elements_of(unthunk(bars), 2)
@@ -341,19 +374,26 @@ def solve_ivp_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...],
         dense = [_ivp_bars(b, ys, times) for b in parts]
         if any(np.any(d[0][interior]) or np.any(d[1][interior]) for d in dense):
             raise _moving_times("a tangent of the solution or of the times")
-        zs_bar = np.concatenate([d[0] for d in dense], axis=1)
+        spent = TimeBars(m, p)
+        zs_bar = twice.terms.output_bars(zs, times, moves, [d[0] for d in dense], spent)
         z0_bar, t0_bar, times_bar, theta_bar = _adjoint(
             twice.second, twice.z0, ivp.t0, times, zs, zs_bar
         )
-        extra = (z0_bar[:n], t0_bar, times_bar, theta_bar[:p])
+        y0_bars, start_bar, move_bars = twice.terms.start_bars(
+            twice.y0_flat, ivp.t0, twice.starts, twice.start_moves, z0_bar, spent
+        )
+        theta_bar[:p] += spent.theta
+        theta_bar[p : 2 * p] += spent.theta_first
+        theta_bar[2 * p : 3 * p] += spent.theta_second
+        extra = (y0_bars[0], t0_bar + start_bar, times_bar + spent.times, theta_bar[:p])
         named = ivp_cotangents(ivp, twice.problem, ys, times, np.zeros(ys.shape), dense[0][1],
                                extra)  # fmt: skip
+        move_groups = [spent.first, spent.second, spent.moved]
 
         def group(k: int, *inner: Any) -> tuple[Any, ...]:
             func_bar, args_bar = _parameter_bars(twice.problem, theta_bar[k * p : (k + 1) * p])
-            own = {"fun": func_bar, "args": args_bar,
-                   "y0": cotangent_of(ivp.y0, z0_bar[k * n : (k + 1) * n])}  # fmt: skip
-            own.update(t_span=ZeroTangent(), t_eval=ZeroTangent())  # (their tangents: zeros)
+            own = ivp.parameter_bars(None, move_bars[k - 1], move_groups[k - 1] + dense[k][1], m)
+            own.update(fun=func_bar, args=args_bar, y0=cotangent_of(ivp.y0, y0_bars[k]))
             bars = tuple(own.get(name, NoTangent()) for name in SOLVE_IVP_PARAMETERS)
             return (NoTangent(), *inner, *bars)
 

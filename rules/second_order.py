@@ -18,6 +18,8 @@ import numpy as np
 
 from srcad.callables import padded, perturbable
 from srcad.errors import SrcadError
+from srcad.keywords import is_positional_form
+from srcad.keywords import parameters as keyword_parameters
 from srcad.projection import operand_tangent
 from srcad.registry import CONFIG, Linearity, RuleFn, RuleSet, named, primal_name
 from srcad.rules._support import integer_valued, reusable
@@ -273,6 +275,8 @@ def definition_nested_rules(name: str, definition: Any) -> list[tuple[RuleFn, Ru
         in turn (the last `depth - 1` of `groups`) and the arguments."""
         code = definition.__code__
         parameters = code.co_varnames[: code.co_argcount]
+        if is_positional_form(definition):  # (its keyword-only ones and `**kwargs` too)
+            parameters = keyword_parameters(definition)
         # With respect to the arrays and numbers passed by position: never an option.
         wrt = tuple(p for p, a in zip(parameters, args, strict=False) if perturbable(a))
         function = CONFIG.forward_rule(definition, args, wrt)

@@ -20,9 +20,10 @@ import numpy as np
 from srcad.callables import padded, unwrap
 from srcad.entry_rules import entry_rules
 from srcad.errors import MissingRuleError
+from srcad.keywords import keyword_call, positional_form
 from srcad.primitives import unpacked_arguments
 from srcad.registry import CONFIG, REGISTRY, RuleSet
-from srcad.rules import calls, containers
+from srcad.rules import calls, containers, keywords
 from srcad.rules.second_order import (
     frule_frule_via_ad,
     linear_nested_rules,
@@ -316,6 +317,68 @@ def _partial_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...],
     return result, partial_frule_frule_pullback
 
 
+def _keyword_tangents(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], binding: Any
+                      ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:  # fmt: skip
+    """`keyword_call_frule`'s tangents (the function's, the layout's, the names', the
+    parts'), as its positional form's (one per parameter: `_Binding.parameter_dots`,
+    linear), in both orders; the function's, the layout's and the names' dropped, as
+    `keyword_call_frule` drops them."""
+    inner = (NoTangent(), *binding.parameter_dots([unthunk(d) for d in dargs[4:]]))
+    dot = unthunk(dargs2[1])
+    moved: Any = dot
+    if not isinstance(dot, AbstractZero):
+        parts = elements_of(dot, len(dargs))
+        moved = (NoTangent(), *binding.parameter_dots([unthunk(d) for d in parts[4:]]))
+    own = binding.parameter_dots([unthunk(d) for d in dargs2[5:]])
+    return (NoTangent(), moved, *own), inner
+
+
+def keyword_call_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], function: Any,
+                             layout: str, names: tuple[str | None, ...], *parts: Any
+                             ) -> tuple[Any, Any]:  # fmt: skip
+    """The forward rule of `keyword_call_frule` (third derivatives through keywords into
+    keyword-only parameters or `**kwargs`): forward mode over the forward rule of the
+    function's positional form, each part's tangents moved to its parameter's."""
+    binding = keywords._Binding(function, layout, names, parts)
+    outer, inner = _keyword_tangents(dargs2, dargs, binding)
+    form = positional_form(function)
+    return _dispatched_frule_frule(outer, inner, form, *binding.arguments)
+
+
+def keyword_call_frule_frule_rrule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...],
+                                   function: Any, layout: str, names: tuple[str | None, ...],
+                                   *parts: Any) -> tuple[Any, Pullback]:  # fmt: skip
+    """`keyword_call_frule_frule`'s: each parameter's (co)tangents moved back to the part
+    that gave it (`_Binding.part_bars`, the adjoint of `parameter_dots`)."""
+    binding = keywords._Binding(function, layout, names, parts)
+    outer, inner = _keyword_tangents(dargs2, dargs, binding)
+    form = positional_form(function)
+    result, back = _dispatched_frule_frule_rrule(outer, inner, form, *binding.arguments)
+    count = len(binding.parameters)
+    unmoved = (NoTangent(),) * 3  # the function's, the layout's, the names'
+
+    def as_call(bar: Any) -> Any:
+        """A cotangent of the form's tangents, as one of `keyword_call_frule`'s."""
+        bar = unthunk(bar)
+        if isinstance(bar, AbstractZero):
+            return bar
+        own = list(elements_of(bar, 1 + count))[1:]
+        return Tangent(tuple, NoTangent(), *unmoved, *binding.part_bars(own))
+
+    def keyword_call_frule_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        (outer_bar, inner_bar), argument_bars = back(bars)
+        outer_bar = unthunk(outer_bar)
+        dargs2_bar: Any = ZeroTangent()
+        if not isinstance(outer_bar, AbstractZero):
+            own = list(elements_of(outer_bar, 2 + count))
+            dargs2_bar = Tangent(tuple, NoTangent(), as_call(own[1]), *unmoved,
+                                 *binding.part_bars(own[2:]))  # fmt: skip
+        part_bars = binding.part_bars(list(argument_bars))
+        return (NoTangent(), dargs2_bar, as_call(inner_bar), *unmoved, *part_bars)
+
+    return result, keyword_call_frule_frule_pullback
+
+
 def _flat(layout: str, parts: tuple[Any, ...], dots: tuple[Any, ...]) -> list[Any]:
     """One tangent per argument an unpacking call passes, from one per part."""
     found: list[Any] = []
@@ -519,6 +582,8 @@ rules.frule(calls.rules.frules[map].rrule)(map_frule_frule)
 rules.rrule(map_frule_frule)(map_frule_frule_rrule)
 rules.frule(calls.unpacked_call_frule)(unpacked_call_frule_frule)
 rules.rrule(unpacked_call_frule_frule)(unpacked_call_frule_frule_rrule)
+rules.frule(keywords.rules.frules[keyword_call].rrule)(keyword_call_frule_frule)
+rules.rrule(keyword_call_frule_frule)(keyword_call_frule_frule_rrule)
 rules.frule(containers.transpose_attribute_frule)(transpose_attribute_frule_frule)
 rules.rrule(transpose_attribute_frule_frule)(transpose_attribute_frule_frule_rrule)
 _outer: Any = transpose_attribute_frule_frule

@@ -21,35 +21,56 @@ import numpy as np
 from srcad.callables import positional_parameters
 from srcad.errors import SrcadError
 
-# One caller per primitive, so that its compiled code is kept (in the caller's `__dict__`)
-# and used again, with its text. Keyed by `id`: the caller's globals hold the primitive, so
-# the id is not reused while the entry lives (and by the number of arguments, for one whose
-# signature cannot be read).
-_CALLERS: dict[tuple[int, int | None], tuple[types.FunctionType, str]] = {}
+# One caller per primitive and text, so that its compiled code is kept (in the caller's
+# `__dict__`) and used again, with its text. Keyed by `id`: the caller's globals hold the
+# primitive, so the id is not reused while the entry lives (and by the parameters, which
+# differ with the arguments and keywords a call passes).
+_CALLERS: dict[tuple[int, tuple[str, ...], tuple[str, ...]], tuple[types.FunctionType, str]] = {}
 
 
-def primitive_caller(primitive: Any, arity: int | None = None) -> types.FunctionType | None:
+def primitive_caller(
+    primitive: Any, arity: int | None = None, keywords: tuple[str, ...] = ()
+) -> types.FunctionType | None:
     """A Python function of `primitive`'s required positional parameters that returns
     `primitive` called with them; None where they cannot be read (no signature), unless
     `arity` says how many positional arguments a call passes it (`np.dot` on NumPy before
-    2.1: a caller of `arity` parameters makes the same call)."""
+    2.1: a caller of `arity` parameters makes the same call). Given `keywords` (the names a
+    call passes by keyword, `g(x, dtype=float)`), the caller takes `arity` positional
+    parameters, then one for each keyword, which it passes by keyword: the same call."""
     parameters = _required_parameters(primitive)
-    key = (id(primitive), None if parameters is not None else arity)
+    if keywords or (parameters is not None and arity is not None and arity != len(parameters)):
+        assert arity is not None
+        known = [] if parameters is None else parameters
+        positional = [*known, *(f"arg{i}" for i in range(len(known), arity))][:arity]
+        names = [*positional, *keywords]
+        if len(set(names)) != len(names) or not all(_usable(n) for n in names):
+            return None
+        passed = [*positional, *(f"{k}={k}" for k in keywords)]
+        return _made(primitive, tuple(names), ", ".join(passed), tuple(keywords))
+    if parameters is None:
+        if arity is None:
+            return None
+        parameters = [f"arg{position}" for position in range(arity)]
+    return _made(primitive, tuple(parameters), ", ".join(parameters), ())
+
+
+def _made(primitive: Any, parameters: tuple[str, ...], passed: str,
+          keywords: tuple[str, ...]) -> types.FunctionType:  # fmt: skip
+    """The caller of `parameters` that calls `primitive` with `passed`, made once."""
+    key = (id(primitive), parameters, keywords)
     found = _CALLERS.get(key)
     if found is not None:
         made, made_text = found
         _register(made.__code__.co_filename, made_text)  # again, should `linecache` be cleared
         return made
-    if parameters is None:
-        if arity is None:
-            return None
-        parameters = [f"arg{position}" for position in range(arity)]
     name = getattr(primitive, "__name__", "primitive")
     if not name.isidentifier() or keyword.iskeyword(name) or name in parameters:
         name = "primitive_call"
-    listed = ", ".join(parameters)
-    text = f"def {name}({listed}):\n    return primitive({listed})\n"
-    filename = f"<srcad caller of {_qualified(primitive)}>"
+    text = f"def {name}({', '.join(parameters)}):\n    return primitive({passed})\n"
+    shape = ", ".join(parameters)
+    filename = f"<srcad caller of {_qualified(primitive)}({shape})>"
+    if not keywords and len(parameters) == len(_required_parameters(primitive) or ()):
+        filename = f"<srcad caller of {_qualified(primitive)}>"
     _register(filename, text)
     namespace: dict[str, Any] = {"__name__": __name__, "primitive": primitive}
     exec(compile(text, filename, "exec"), namespace)  # the text written above
@@ -57,6 +78,15 @@ def primitive_caller(primitive: Any, arity: int | None = None) -> types.Function
     caller.__qualname__ = name
     _CALLERS[key] = (caller, text)
     return caller
+
+
+def is_primitive_caller(function: Any) -> bool:
+    """Whether `function` is a caller `primitive_caller` made."""
+    return isinstance(function, types.FunctionType) and function.__module__ == __name__
+
+
+def _usable(name: str) -> bool:
+    return name.isidentifier() and not keyword.iskeyword(name) and name != "primitive"
 
 
 def check_primitive_arguments(primitive: Any, args: tuple[Any, ...]) -> None:
@@ -100,7 +130,7 @@ def _required_parameters(primitive: Any) -> list[str] | None:
         for p in signature.parameters.values()
         if p.kind in positional and p.default is inspect.Parameter.empty
     ]
-    if any(not n.isidentifier() or keyword.iskeyword(n) or n == "primitive" for n in names):
+    if not all(_usable(n) for n in names):
         return None
     return names
 

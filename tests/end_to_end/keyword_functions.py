@@ -112,3 +112,33 @@ def nested_keyword_on_arrays(v, w):
         return np.sin(u) * scale
 
     return np.sum(inner(v, scale=w * v) + inner(w))
+
+
+# Third derivatives (`test_keywords.py`): one argument, so that every mixed partial of the
+# keywords' and the positional arguments' counts.
+
+
+def third_keyword_only(t):
+    return keyword_only(np.cos(t), scale=t**3, shift=np.exp(t))
+
+
+def third_double_star(t):
+    return collects(t * t, s=np.sin(t), t=t**3) * t
+
+
+def third_forwarded_dict(t):
+    options = {"scale": np.exp(t)}
+    return scaled(np.sin(t), **options) * forwards(t, scale=t * t)
+
+
+def third_forwarded_twice(t):
+    return forwards_twice(np.sin(t), scale=t * t) * np.cos(t)
+
+
+def third_star_and_keywords(t):
+    return keyword_only(*[t * t], scale=np.tanh(t)) ** 2
+
+
+def third_on_arrays(t):
+    v = np.array([0.7, -1.3, 0.4]) * t
+    return np.sum(keyword_only(v, scale=np.cos(v) * t) * forwards(v, scale=v * v))

@@ -1,7 +1,8 @@
 """Differentiated values passed by keyword to keyword-only parameters and `**kwargs`, and
 forwarded with `**` (`srcad.keywords`), of module-level and of nested functions: against
 central finite differences in both modes (and to second order in
-`test_second_order_objects.py`), and a keyword passed twice fails as Python's call does."""
+`test_second_order_objects.py`; third and fourth order here, against differences of the
+order below), and a keyword passed twice fails as Python's call does."""
 
 import numpy as np
 import pytest
@@ -101,3 +102,43 @@ def test_third_order_and_forward_over_forward_through_a_nested_keyword_only_para
     gradient = srcad.grad(m.nested_keyword_only)
     want = finite_difference_jvp(gradient, (0.7, 0.6), (1.0, 0.0))
     assert forward(0.7, 0.6) == pytest.approx(want, rel=1e-6)
+
+
+THIRD = [
+    m.third_keyword_only, m.third_double_star, m.third_forwarded_dict, m.third_forwarded_twice,
+    m.third_star_and_keywords, m.third_on_arrays,
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("f", THIRD, ids=lambda f: f.__name__)
+def test_third_order_through_keywords_into_keyword_only_parameters_and_kwargs(f):
+    """Through the forward rule of `keyword_call_frule` (`third_order_calls.
+    keyword_call_frule_frule`, and its reverse rule): `grad` three deep, `jacobian` of
+    `hessian` and `jvp` of `hessian` (reverse over the forward rule's forward rule), and
+    `jacobian` three deep, against central differences of the Hessian (was refused)."""
+    third = finite_difference_jvp(srcad.hessian(f), (0.7,), (1.0,))
+    assert third != pytest.approx(0.0, abs=1e-3)  # (every case has one to check)
+    assert srcad.grad(srcad.grad(srcad.grad(f)))(0.7) == pytest.approx(third, rel=1e-6)
+    assert srcad.jacobian(srcad.hessian(f))(0.7) == pytest.approx(third, rel=1e-6)
+    assert srcad.jvp(srcad.hessian(f), (0.7,), (1.0,))[1] == pytest.approx(third, rel=1e-6)
+    forward = f
+    for _ in range(3):
+        forward = srcad.jacobian(forward, mode="forward")
+    assert forward(0.7) == pytest.approx(third, rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    "f", [m.third_keyword_only, m.third_double_star, m.third_forwarded_dict],
+    ids=lambda f: f.__name__,
+)  # fmt: skip
+def test_fourth_order_through_keywords(f):
+    """`keyword_call`'s forward rules four deep (`fourth_order_calls._keyword_nested`: the
+    nested forward rules of the positional form, the parts' tangents moved to the
+    parameters' at every depth), reverse and forward, against differences of the third."""
+    third = srcad.grad(srcad.grad(srcad.grad(f)))
+    fourth = finite_difference_jvp(third, (0.7,), (1.0,))
+    assert srcad.grad(third)(0.7) == pytest.approx(fourth, rel=1e-6)
+    forward = f
+    for _ in range(4):
+        forward = srcad.jacobian(forward, mode="forward")
+    assert forward(0.7) == pytest.approx(fourth, rel=1e-6)

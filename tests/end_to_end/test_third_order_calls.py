@@ -70,12 +70,31 @@ def test_fourth_derivatives_forward_over_forward(f):
     close(four(0.7), finite_difference_jvp(third, (0.7,), (1.0,)))
 
 
-def test_fourth_derivatives_through_a_ufunc_given_options_as_a_value_are_refused():
-    """The function srcad compiles for a ufunc called as a value takes its inputs only:
-    given an option, an error naming it, never a number (a **gap**)."""
-    third = srcad.grad(srcad.grad(srcad.grad(tf.a_ufunc_with_an_option)))
-    with pytest.raises(srcad.SrcadError, match="exp called with its required arguments"):
-        srcad.grad(third)(0.7)
+OPTIONS = [
+    tf.options_by_keyword, tf.options_by_position, tf.options_of_a_partial,
+    tf.options_after_a_star,
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("f", OPTIONS, ids=lambda f: f.__name__)
+def test_fourth_derivatives_through_a_function_with_a_rule_given_options(f):
+    """A function with a registered rule, called as a value with options, by keyword or by
+    position (`np.tensordot`'s `axes`), in a partial or after a star:
+    the function that calls it takes the call's positional arguments and keywords
+    (`primitive_callers.primitive_caller`), the options by position in its nested forward
+    rules, so that an int option is compiled as an int (was refused)."""
+    third = srcad.grad(srcad.grad(srcad.grad(f)))
+    close(srcad.grad(third)(0.7), finite_difference_jvp(third, (0.7,), (1.0,)))
+
+
+def test_fourth_derivatives_given_options_forward_over_forward():
+    """Forward mode four deep through a partial of `np.tensordot` with `axes=1`."""
+    f = tf.options_of_a_partial
+    third = srcad.grad(srcad.grad(srcad.grad(f)))
+    four = f
+    for _ in range(4):
+        four = srcad.jacobian(four, mode="forward")
+    close(four(0.7), finite_difference_jvp(third, (0.7,), (1.0,)))
 
 
 @pytest.mark.parametrize(

@@ -107,6 +107,26 @@ def partials_in_a_star(x):
     return h(*[x]) + sum(map(functools.partial(np.multiply, x), [x, x**3]))
 
 
-def a_ufunc_with_an_option(x):
-    g = np.exp
-    return g(x * x, dtype=float)
+def _rows(x):
+    return np.array([[x, 1.0 + x], [x * x, 2.0]])
+
+
+def options_by_keyword(x):
+    product = np.tensordot
+    return np.sum(product(_rows(x), _rows(x), axes=1) ** 2)
+
+
+def options_by_position(x):
+    product = np.tensordot
+    return np.sum(product(_rows(x), _rows(x), 1) ** 2)
+
+
+def options_of_a_partial(x):
+    product = functools.partial(np.tensordot, axes=1)
+    return np.sum(product(_rows(x), _rows(x)) ** 2)
+
+
+def options_after_a_star(x):
+    product = np.tensordot
+    operands = (_rows(x), np.array([[x, x**3], [1.0, x]]))
+    return np.sum(product(*operands, axes=1) ** 3)
