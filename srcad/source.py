@@ -590,15 +590,8 @@ def _function_def(node: gast.AST) -> gast.FunctionDef:
         return node  # a `def` (or an `async def`, which the compiler rejects)
     body = [gast.Return(value=node.body)]
     syntax.located(body[0], node)
-    function = gast.FunctionDef(
-        name="lambda",
-        args=node.args,
-        body=body,
-        decorator_list=[],
-        returns=None,
-        type_comment=None,
-        type_params=[],
-    )
+    function = gast.FunctionDef(name="lambda", args=node.args, body=body, decorator_list=[],
+                                returns=None, type_comment=None, type_params=[])  # fmt: skip
     return syntax.located(function, node)
 
 
