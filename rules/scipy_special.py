@@ -98,6 +98,10 @@ def _refuse_complex_sign(a: Any, return_sign: bool) -> None:
         )
 
 
+# `logsumexp(a, b=w)` is called as `logsumexp(a, None, w)`: the rules differentiate `b` there.
+rules.keywords_by_position(special.logsumexp, "a", "b")
+
+
 @rules.rrule(special.logsumexp)
 def logsumexp_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `logsumexp(a, axis, b, keepdims, return_sign)`, `log |sum(b e^a)|`:

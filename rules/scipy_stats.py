@@ -7,8 +7,8 @@ or on frozen ones, `norm(loc, scale).logpdf(x)` (`multivariate_normal.logpdf`'s 
 Installed once the user imports `scipy.stats` (`rules/__init__.py: SCIPY_RULE_SETS`).
 SciPy computes these through one method of `rv_continuous` or `rv_discrete` shared by
 every distribution; the rule of that method gives each family's partials (in the point
-and each parameter, passed by position; keywords such as `loc=` are options, which srcad
-does not differentiate), and refuses, naming it, a family or method it has none for.
+and each parameter, passed by position: a call passing them by keyword, `loc=m`, is
+arranged to, `_by_position`), and refuses, naming it, a family or method it has none for.
 The partials are written with functions that have rules, so that the forward rules are
 differentiated in turn: each forward rule's reverse rule is the one srcad compiles for
 `_value_and_tangent`, the value and tangent written as plain code (second derivatives).
@@ -24,6 +24,7 @@ zero); the forward rules' own rules have none: there, a cotangent is a not-imple
 from __future__ import annotations
 
 import math
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +41,7 @@ from scipy.stats._distn_infrastructure import (
 )
 
 from srcad.errors import MissingRuleError
+from srcad.positions import ByPosition
 from srcad.projection import ProjectTo, unbroadcast
 from srcad.registry import CONFIG, RuleSet, named
 from srcad.rules.scipy_stats_shapes import call_site, shape_partial
@@ -491,8 +493,8 @@ for _owner, _methods in _METHODS:
 # `norm(loc, scale)` (`rv_generic.__call__`, `freeze`) keeps its arguments in the frozen
 # object, whose (co)tangent is `Tangent(kind, args=Tangent(tuple, *one_per_argument))`; its
 # methods (`.logpdf(x)`, `.cdf(x)`, ...) are the distribution's, called with those
-# arguments, through their rules. Arguments given by keyword (`scale=2.0`) are options, not
-# differentiated (E211 refuses a differentiated one where the distribution is frozen).
+# arguments, through their rules. Arguments given by keyword (`scale=s`) are passed by
+# position where a global names the distribution (`_by_position`); else E211.
 
 
 def frozen_tangent(frozen: Any, dots: Any) -> Any:
@@ -617,3 +619,28 @@ _FROZEN_METHODS: tuple[tuple[type, tuple[str, ...]], ...] = (
 for _owner, _methods in _FROZEN_METHODS:
     for _method in _methods:
         _frozen_method_rules(_owner, _method)
+
+
+# --- parameters by keyword ---------------------------------------------------------------------
+
+
+def _by_position(callee: Any) -> ByPosition | None:
+    """`norm.logpdf(x, loc=m, scale=s)` called as `norm.logpdf(x, m, s)`, and `t(df=3.0,
+    loc=m)` as `t(3.0, m)`: SciPy reads a distribution's parameters in the order of its
+    shapes, then `loc` (and `scale`, for a continuous one), whichever way they are passed,
+    and the rules differentiate those passed by position (`ByPosition`, E211 otherwise).
+    None for any other callee."""
+    dist: Any = callee
+    point: tuple[str, ...] = ()
+    if isinstance(callee, types.MethodType) and callee.__func__ in _FRULES:
+        dist = callee.__self__
+        point = ("x",) if isinstance(dist, rv_continuous) else ("k",)
+    if not isinstance(dist, rv_continuous | rv_discrete):
+        return None
+    shapes = tuple(s.strip() for s in (dist.shapes or "").split(",") if s.strip())
+    located = ("loc", "scale") if isinstance(dist, rv_continuous) else ("loc",)
+    names = (*point, *shapes, *located)
+    return ByPosition(names, frozenset(names), {"loc": 0.0, "scale": 1.0}, {})
+
+
+rules.keywords_by_position_of(_by_position)

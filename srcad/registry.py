@@ -104,6 +104,7 @@ class RuleSet(Machinery):
         self.non_differentiable_attributes: set[str] = set()
         self.primitives: dict[Any, Primitive] = {}
         self.by_position: dict[Any, ByPosition] = {}
+        self.arrangers: list[Callable[[Any], ByPosition | None]] = []
 
     def _claim(self, key: Any, what: str) -> None:
         if key in self.rrules or key in self.non_differentiables:
@@ -179,6 +180,12 @@ class RuleSet(Machinery):
         if function in self.by_position:
             raise ValueError(f"rule set {self.name!r} declares {primal_name(function)} twice")
         self.by_position[function] = ByPosition.of(function, *differentiated, **options)
+
+    def keywords_by_position_of(self, arranger: Callable[[Any], ByPosition | None]) -> None:
+        """As `keywords_by_position`, for callables no table lists: `arranger(callee)` is
+        the `ByPosition` of each it knows (a `scipy.stats` distribution's method, whose
+        parameters the distribution's shapes name), None for the others."""
+        self.arrangers.append(arranger)
 
     def non_differentiable(self, *primals: Any) -> None:
         """Mark functions whose result does not depend differentiably on their arguments."""
@@ -442,6 +449,7 @@ class Registry(Machinery):
         self._opt_outs: dict[Any, list[Callable[..., bool]]] = {}
         self._primitives: dict[Any, Primitive] = {}
         self._by_position: dict[Any, ByPosition] = {}
+        self._arrangers: list[Callable[[Any], ByPosition | None]] = []
         self._refusals: dict[Any, tuple[str, str]] = {}  # primal: (reason, rule set)
         self._deferred: tuple[DeferredRuleSet, ...] = ()
 
@@ -477,6 +485,7 @@ class Registry(Machinery):
                 if key in self._by_position:
                     raise ValueError(f"{primal_name(key)} is declared by position twice")
                 self._by_position[key] = arrangement
+            self._arrangers += rules.arrangers
         self.version += 1
 
     def defer(self, *deferred: DeferredRuleSet) -> None:
@@ -642,6 +651,8 @@ class Registry(Machinery):
             found = self._by_position.get(function)
         except TypeError:  # unhashable callables are no primitives
             return None
+        for arranger in self._arrangers if found is None else ():
+            found = found or arranger(function)
         return None if found is None or self._replaced(function) else found
 
     def _replaced(self, function: Any) -> bool:

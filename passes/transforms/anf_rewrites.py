@@ -231,7 +231,14 @@ class SyntaxRewrites(ABC):
         """`np.average(a, weights=w)` as `np.average(a, None, w)`: a keyword that the
         library's rules of `callee` differentiate by position (`registry.ByPosition`) is
         passed by position, each parameter before it that the call leaves out its default.
-        Any other call is left as it is (a differentiated keyword is refused, E211)."""
+        Any other call is left as it is (a differentiated keyword is refused, E211). A
+        method of an object a global names (`stats.norm.logpdf(x, loc=m)`), or such an
+        object called (`stats.norm(loc=m)`), is looked up as what it is."""
+        looked_up = callee is primitives.method or callee is primitives.call
+        path = static_path(node.func) if looked_up and self._is_static(node.func) else None
+        if path is not None:  # (a method or a callable object a global names)
+            where, value = static_value(path, self.ctx)
+            callee = value if where != "undefined" else callee
         found = self.ctx.services.registry.by_position(callee)
         if found is None or unpacks(node):
             return
