@@ -407,6 +407,16 @@ def linspace(x):
     return np.sum(np.sin(np.linspace(x[0] * x[1], x[2] ** 2, 5)))
 
 
+def arange(x):
+    return np.sum(np.sin(np.arange(x[0] * x[1], 3.0, x[2] ** 2 + 0.3)))
+
+
+def dict_built(x):
+    params = dict(zip(["a", "b"], [x[0] * x[1], x[2] ** 2], strict=True))
+    copied = dict(params)
+    return np.sin(copied["a"]) * params["b"] + np.sum(x)
+
+
 RNG = np.random.default_rng(7)
 POSITIVE = RNG.uniform(0.2, 0.8, 3)
 VECTOR = RNG.uniform(0.2, 0.8, 6)
@@ -538,6 +548,8 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     np.linalg.eigvals: (eigenvalues, (MATRIX,)),
     np.interp: (interp, (VECTOR,)),
     np.linspace: (linspace, (VECTOR,)),
+    np.arange: (arange, (VECTOR,)),
+    dict: (dict_built, (VECTOR,)),
     **{
         f: (reduction(f), (MATRIX,))
         for f in (
