@@ -22,6 +22,7 @@ where it is not holomorphic (`abs`: `Inline.complex_tangents`).
 
 from __future__ import annotations
 
+import ast
 import functools
 import operator
 from collections.abc import Callable, Mapping
@@ -29,8 +30,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gast
+import numpy as np
 
-from srcad import syntax
+from srcad import dtypes, syntax
 from srcad.kinds import (
     PYTHON_INT,
     Kind,
@@ -216,6 +218,10 @@ def adjoint_of(
         functions = {**functions, **_COMPLEX_FUNCTIONS}
     else:
         texts = primitive.inline.texts(known, constants, options)
+        if texts is not None and not primitive.inline.primal_divisions:
+            numbers = _python_number_roles(known, result)
+            texts = [None if t is None else nonraising_divisions(t, numbers) for t in texts]
+            functions = {**functions, "float64": np.float64}
     if texts is None or len(texts) != len(operands):
         return None
     elementwise = primitive.elementwise
@@ -252,6 +258,65 @@ def adjoint_of(
         if "y" in used:
             plan.reads["y"] = target
     return plan
+
+
+# The kinds of values that may be Python numbers, whose division by zero raises.
+_PYTHON_NUMBER_CODES = frozenset({dtypes.FLOAT64, dtypes.PYTHON_FLOAT, *dtypes.INTEGERS})
+
+
+def _python_number_roles(kinds: list[Kind], result: Kind | None) -> frozenset[str]:
+    """The roles of a template that may be Python numbers (a float kind is a Python float
+    or a NumPy float64: `srcad.kinds`)."""
+    roles = [("a", kinds[0]), ("b", kinds[-1]), ("y", result), ("y_bar", result)]
+    return frozenset(
+        role for role, kind in roles if kind is not None and kind[1] == 0
+        and kind[0] in _PYTHON_NUMBER_CODES
+    )  # fmt: skip
+
+
+@functools.cache
+def nonraising_divisions(text: str, numbers: frozenset[str]) -> str:
+    """A template whose divisions by the roles in `numbers` (which may be Python numbers)
+    divide in NumPy's float semantics at zero: `y_bar / (a or float64(a))`, infinite or
+    NaN (with NumPy's warning) where the primal, NumPy's function of a Python float, is
+    (`np.log(0.0)`: its slope is inf), never Python's `ZeroDivisionError`. A nonzero divisor
+    costs one truth test. A divisor that reads a role of another kind (an array), or
+    that is never zero (`1.0 + a * a`), stays as it is.
+
+    >>> nonraising_divisions("-y_bar * y / b", frozenset({"y", "y_bar", "b"}))
+    '-y_bar * y / (b or float64(b))'
+    >>> nonraising_divisions("y_bar / (1.0 + a * a)", frozenset({"a", "y_bar"}))
+    'y_bar / (1.0 + a * a)'
+    """
+    tree = ast.parse(text, mode="eval")
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)):
+            continue
+        divisor = node.right
+        read = {n.id for n in ast.walk(divisor) if isinstance(n, ast.Name)}
+        if read and read <= numbers and not _never_zero(divisor):
+            as_float64 = ast.Call(func=ast.Name(id="float64", ctx=ast.Load()), args=[divisor],
+                                  keywords=[])  # fmt: skip
+            node.right = ast.BoolOp(op=ast.Or(), values=[divisor, as_float64])
+    return ast.unparse(tree)
+
+
+def _never_zero(divisor: ast.expr) -> bool:
+    """Whether a template's divisor is a positive constant plus a square (`1.0 + a * a`),
+    which is never zero (a NaN is no zero)."""
+    if not (isinstance(divisor, ast.BinOp) and isinstance(divisor.op, ast.Add)):
+        return False
+    for constant, square in ((divisor.left, divisor.right), (divisor.right, divisor.left)):
+        value = constant.value if isinstance(constant, ast.Constant) else None
+        if (
+            isinstance(value, int | float)
+            and value > 0
+            and isinstance(square, ast.BinOp)
+            and isinstance(square.op, ast.Mult)
+            and ast.dump(square.left) == ast.dump(square.right)
+        ):
+            return True
+    return False
 
 
 # What the complex templates call: `conj` of a primal, the real part of a real operand's.

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from srcad.kinds import FLOAT_OF_FLOAT, FLOAT_OF_TWO_NUMBERS
-from srcad.partials import log_base, power_slope, reciprocal, strong_product
+from srcad.partials import log_base, power_slope, quotient, reciprocal, strong_product
 from srcad.projection import ProjectTo
 from srcad.registry import Inline, RuleSet
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
@@ -124,10 +124,11 @@ _primitive(math.erf, lambda x, y: _TWO_OVER_SQRT_PI * math.exp(-x * x))
 _primitive(math.erfc, lambda x, y: -_TWO_OVER_SQRT_PI * math.exp(-x * x))
 _primitive(math.degrees, lambda x, y: 180.0 / math.pi)
 _primitive(math.radians, lambda x, y: math.pi / 180.0)
+# At the origin atan2 is 0 and its partials 0 / 0: NaN, as NumPy's `arctan2` has them.
 _primitive(
     math.atan2,
-    lambda a, b, y: b / (a * a + b * b),
-    lambda a, b, y: -a / (a * a + b * b),
+    lambda a, b, y: quotient(b, a * a + b * b),
+    lambda a, b, y: -quotient(a, a * a + b * b),
 )
 
 

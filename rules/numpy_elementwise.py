@@ -27,7 +27,7 @@ from srcad.kinds import (
     PROMOTED_UFUNC,
     SAME_KIND,
 )
-from srcad.partials import logistic, power_slope, reciprocal, strong_product
+from srcad.partials import logistic, power_slope, quotient, reciprocal, strong_product
 from srcad.projection import ProjectTo, array_operand, conj, operand_tangent
 from srcad.registry import Inline, Linearity, RuleSet, scalar_rrule
 from srcad.rules._support import as_result, divide_or_zero
@@ -38,10 +38,8 @@ rules = RuleSet("numpy_elementwise")
 
 Pullback = Any
 
-_LN2 = math.log(2.0)
-_LN10 = math.log(10.0)
-_DEGREES_PER_RADIAN = 180.0 / math.pi
-_RADIANS_PER_DEGREE = math.pi / 180.0
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_DEGREES_PER_RADIAN, _RADIANS_PER_DEGREE = 180.0 / math.pi, math.pi / 180.0
 
 
 def _absolute_partial(x: Any, y: Any) -> Any:
@@ -142,18 +140,21 @@ rules.primitive(np.arcsinh, lambda x, y: 1.0 / np.sqrt(x * x + 1.0), result=FLOA
 rules.primitive(
     np.arccosh, lambda x, y: 1.0 / (np.sqrt(x - 1.0) * np.sqrt(x + 1.0)), result=FLOAT_ELEMENTWISE
 )
-rules.primitive(np.arctanh, lambda x, y: 1.0 / (1.0 - x * x), result=FLOAT_ELEMENTWISE)
+# A partial dividing by a Python number divides by `quotient` (NumPy's inf or NaN at 0).
+rules.primitive(np.arctanh, lambda x, y: quotient(1.0, 1.0 - x * x), result=FLOAT_ELEMENTWISE)
 rules.primitive(np.exp, lambda x, y: y, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar * y"))
 rules.primitive(np.exp2, lambda x, y: y * _LN2, result=FLOAT_ELEMENTWISE)
 rules.primitive(
     np.expm1, lambda x, y: y + 1.0, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar * (y + 1.0)")
 )
-rules.primitive(np.log, lambda x, y: 1.0 / x, result=FLOAT_ELEMENTWISE, inline=Inline("y_bar / a"))
-rules.primitive(np.log2, lambda x, y: 1.0 / (x * _LN2), result=FLOAT_ELEMENTWISE)
-rules.primitive(np.log10, lambda x, y: 1.0 / (x * _LN10), result=FLOAT_ELEMENTWISE)
+rules.primitive(
+    np.log, lambda x, y: quotient(1.0, x), result=FLOAT_ELEMENTWISE, inline=Inline("y_bar / a")
+)
+rules.primitive(np.log2, lambda x, y: quotient(1.0, x * _LN2), result=FLOAT_ELEMENTWISE)
+rules.primitive(np.log10, lambda x, y: quotient(1.0, x * _LN10), result=FLOAT_ELEMENTWISE)
 rules.primitive(
     np.log1p,
-    lambda x, y: 1.0 / (1.0 + x),
+    lambda x, y: quotient(1.0, 1.0 + x),
     result=FLOAT_ELEMENTWISE,
     inline=Inline("y_bar / (1.0 + a)"),
 )
@@ -185,13 +186,12 @@ rules.primitive(np.degrees, lambda x, y: _DEGREES_PER_RADIAN, result=FLOAT_ELEME
 rules.primitive(np.add, lambda a, b, y: 1.0, lambda a, b, y: 1.0, result=PROMOTED_UFUNC)
 rules.primitive(np.subtract, lambda a, b, y: 1.0, lambda a, b, y: -1.0, result=PROMOTED_UFUNC)
 rules.primitive(np.multiply, lambda a, b, y: b, lambda a, b, y: a, result=PROMOTED_UFUNC)
-rules.primitive(
-    np.divide, lambda a, b, y: 1.0 / b, lambda a, b, y: -y / b, result=FLOAT_UFUNC_OF_TWO_NUMBERS
-)  # also true_divide
+_DIVIDE_PARTIALS = (lambda a, b, y: quotient(1.0, b), lambda a, b, y: -quotient(y, b))
+rules.primitive(np.divide, *_DIVIDE_PARTIALS, result=FLOAT_UFUNC_OF_TWO_NUMBERS)  # also true_divide
 rules.primitive(
     np.arctan2,
-    lambda a, b, y: b / (a * a + b * b),
-    lambda a, b, y: -a / (a * a + b * b),
+    lambda a, b, y: quotient(b, a * a + b * b),
+    lambda a, b, y: -quotient(a, a * a + b * b),
     result=FLOAT_UFUNC_OF_TWO_NUMBERS,
 )
 rules.primitive(

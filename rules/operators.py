@@ -18,7 +18,15 @@ from srcad.kinds import (
     is_int_scalar,
     is_integer,
 )
-from srcad.partials import log_base, logistic, power, power_slope, reciprocal, strong_product
+from srcad.partials import (
+    log_base,
+    logistic,
+    power,
+    power_slope,
+    quotient,
+    reciprocal,
+    strong_product,
+)
 from srcad.projection import (
     SEQUENCES,
     ProjectTo,
@@ -224,7 +232,8 @@ def truediv_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     project_a, project_b = ProjectTo(a), ProjectTo(b)
 
     def truediv_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
-        a_bar = y_bar / conj(b)
+        # (NumPy's `a` divided by a zero Python `b` gave inf: so does `a_bar`.)
+        a_bar = quotient(y_bar, conj(b))
         return NoTangent(), project_a(a_bar), project_b(-a_bar * conj(y))
 
     return y, truediv_pullback
@@ -280,6 +289,7 @@ def pow_rrule(x: Any, p: Any) -> tuple[Any, Pullback]:
 # srcad can differentiate again (reverse over forward mode, for second derivatives).
 rules.scalar(strong_product, lambda a, b, y: b, lambda a, b, y: a)
 rules.scalar(reciprocal, lambda x, y: -(y * y))
+rules.scalar(quotient, lambda n, d, y: quotient(1.0, d), lambda n, d, y: -quotient(y, d))
 rules.scalar(log_base, lambda x, y: reciprocal(x))
 # `logistic(x) * logistic(-x)`, not `y * (1 - y)`, which rounds to 0 for large x.
 rules.scalar(logistic, lambda x, y: y * logistic(-x))
@@ -550,7 +560,12 @@ def complex_power_cotangents(kinds: Any, constants: Any) -> list[str | None] | N
 rules.primitive(operator.add, result=PROMOTED, inline=Inline("y_bar", "y_bar"))
 rules.primitive(operator.sub, result=PROMOTED, inline=Inline("y_bar", "-y_bar"))
 rules.primitive(operator.mul, result=PROMOTED, inline=Inline("y_bar * b", "a * y_bar"))
-rules.primitive(operator.truediv, result=DIVIDED, inline=Inline("y_bar / b", "-y_bar * y / b"))
+# Its cotangents divide by `b` as `a / b` does: by a Python zero both raise.
+rules.primitive(
+    operator.truediv,
+    result=DIVIDED,
+    inline=Inline("y_bar / b", "-y_bar * y / b", primal_divisions=True),
+)
 rules.primitive(operator.mod, result=PROMOTED)
 rules.primitive(
     operator.pow,

@@ -40,6 +40,13 @@ class Inline:
     `sum` of floats is a float); the operands' kinds the template is chosen for say what
     the elements are.
 
+    A division in a template by operands that may be Python numbers is made NumPy's
+    where its divisor is zero (`passes/inlining.py`, `nonraising_divisions`), as NumPy's
+    function of a Python float gives inf or NaN there, unless `primal_divisions` says that
+    the templates divide as the primal does, raising where it raises: `a / b`'s `y_bar / b`
+    (which `Prune` counts on: a dropped division needs no check where the pullback divides
+    by the same divisor).
+
     `complex`, where given, holds for operands or a result that are complex numbers or
     arrays (`srcad.kinds.is_complex`): each operand's cotangent template in ChainRules'
     convention, `y_bar * conj(f'(a))` for a holomorphic `f` (`conj` and `real_part` are
@@ -62,12 +69,14 @@ class Inline:
     complex: tuple[str | None, ...] | Choose | None
     complex_tangents: tuple[str | None, ...] | None
     moving: bool
+    primal_divisions: bool
 
     def __init__(self, *cotangents: str | Choose | None, uniform: str | None = None,
                  options: ChooseWithOptions | None = None,
                  complex: tuple[str | None, ...] | Choose | None = None,
                  complex_tangents: tuple[str | None, ...] | None = None,
                  moving: bool = False,
+                 primal_divisions: bool = False,
                  **functions: Any) -> None:  # fmt: skip
         chosen = cotangents[0] if len(cotangents) == 1 and callable(cotangents[0]) else None
         texts = tuple(c for c in cotangents if c is None or isinstance(c, str))
@@ -78,6 +87,7 @@ class Inline:
         object.__setattr__(self, "complex", complex)
         object.__setattr__(self, "complex_tangents", complex_tangents)
         object.__setattr__(self, "moving", moving)
+        object.__setattr__(self, "primal_divisions", primal_divisions)
 
     def texts(self, kinds: Sequence[Kind], constants: Sequence[Any],
               options: Mapping[str, Any] | None = None) -> list[str | None] | None:  # fmt: skip

@@ -24,16 +24,15 @@ from srcad.passes.transforms.shapes import (
     shape_uses_at,
     store_counts,
 )
+from srcad.passes.transforms.simplify import number
 from srcad.syntax import store
 
 Use = tuple[gast.AST, str, int]  # a read of a name for its shape alone (`shape_uses`)
 
 PURE_ATTRIBUTES = frozenset(["shape", "size", "ndim", "T"])
-DIVISIONS = (
-    gast.Div,
-    gast.FloorDiv,
-    gast.Mod,
-)  # of Python numbers, raise for a zero divisor  # reading them does nothing else
+# Of Python numbers, they raise for a zero divisor (a power, for a zero base and a negative
+# exponent: `0.0 ** -1`); reading them does nothing else.
+DIVISIONS = (gast.Div, gast.FloorDiv, gast.Mod, gast.Pow)
 
 
 class Prune(Transform):
@@ -189,12 +188,13 @@ class Prune(Transform):
         raises: a check `n / d`, the division itself, takes its place (a float kind may
         be NumPy's, whose division gives inf: `1 / d` would raise where the function does
         not), unless code that stays divides by `d` (the gradient of `s / n` divides by `n`
-        too). True if any was added."""
+        too). Likewise a power `x ** p` that raises for a zero `x` (`_divisors`), unless
+        code that stays computes the same power. True if any was added."""
         dropped = {id(s): divisions for s in self.dropped if (divisions := self._divisors(s))}
         if not dropped:
             return False
         kept = {
-            gast.dump(division.right)
+            _raising_part(division)
             for s in walk_statements(function.body)
             if id(s) not in dropped
             for division in self._divisors(s)
@@ -211,10 +211,11 @@ class Prune(Transform):
                     if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
                         setattr(statement, name, check(inner))
                 for division in dropped.get(id(statement), []):
-                    divisor, text = gast.dump(division.right), gast.dump(division)
+                    divisor, text = _raising_part(division), gast.dump(division)
                     if divisor not in kept and text not in checked:
                         checked.add(text)
-                        why = syntax.comment("a divisor: zero raises, as in the function")
+                        zero = "a base" if isinstance(division.op, gast.Pow) else "a divisor"
+                        why = syntax.comment(f"{zero}: zero raises, as in the function")
                         for new in (why, gast.Expr(value=syntax.copy_tree(division))):
                             out.append(syntax.located(new, statement))
                         self.added.append(out[-1])
@@ -227,7 +228,11 @@ class Prune(Transform):
 
     def _divisors(self, statement: gast.stmt) -> list[gast.BinOp]:
         """The divisions of two numbers a simple statement makes (which raise for zero
-        where both are Python's; NumPy's give inf), but by nonzero constants."""
+        where both are Python's; NumPy's give inf), but by nonzero constants; and the
+        powers that raise for a zero base likewise (`0.0 ** -1`): by a negative constant,
+        or by a number not constant of a base that is no nonzero constant. (The overflow of
+        a power, `1e200 ** 2.0`, raises too: a check of every power would cost loops over
+        array elements, which never raise, a power each; not checked.)"""
         divisions = self.survey.divisions.get(statement)
         if divisions is None:
             if type(statement) in _LOOPS_AND_IFS:
@@ -238,9 +243,13 @@ class Prune(Transform):
             kinds = (self.kinds.of(node.left), self.kinds.of(node.right))
             if not all(k is not None and k[1] == 0 for k in kinds):
                 continue
-            divisor = node.right
-            number = isinstance(divisor, gast.Constant) and type(divisor.value) in (int, float)
-            if not (number and divisor.value != 0):
+            if isinstance(node.op, gast.Pow):
+                exponent, base = number(node.right), number(node.left)
+                if (exponent is None and not base) or (exponent is not None and exponent < 0):
+                    found.append(node)
+                continue
+            divisor = number(node.right)
+            if divisor is None or divisor == 0:
                 found.append(node)
         return found
 
@@ -523,6 +532,12 @@ def _bound(statement: gast.stmt) -> list[str] | None:
             return None
         names += [e.id for e in elements]
     return names
+
+
+def _raising_part(operation: gast.BinOp) -> str:
+    """What makes a division raise, as text: its divisor (any division by it raises for
+    zero); of a power, the whole power."""
+    return gast.dump(operation if isinstance(operation.op, gast.Pow) else operation.right)
 
 
 def _divisions(statement: gast.stmt) -> list[gast.BinOp]:

@@ -75,6 +75,9 @@ class Simplify(Transform):
         self.linear = [n for n in map(runtime.name_of, (sum_to, expand)) if n is not None]
         # Functions that only read their arguments (`add_at` writes into its first).
         self.readers = {k for k, v in ctx.output.runtime.items() if only_reads(v)}
+        # `float64`, which a template's division by a number that may be zero calls
+        # (`y_bar / (a or float64(a))`, `passes/inlining.py`): arithmetic, as `/` is.
+        self.conversions = {runtime.name_of(np.float64)} - {None}
         changed = False
         for statement in walk_statements(function_of(tree).body):
             if isinstance(statement, gast.FunctionDef) and statement.name in ctx.output.pullbacks:
@@ -226,7 +229,7 @@ class Simplify(Transform):
                 return True
         if self.stores.get(name, 0) != 1:
             return False
-        if self.loads.get(name, 0) == 0 and _is_arithmetic(value):
+        if self.loads.get(name, 0) == 0 and _is_arithmetic(value, self.conversions):
             self._count([statement], -1)
             del block[index]
             return True
@@ -250,7 +253,8 @@ class Simplify(Transform):
         and nothing reassigns what `value` reads before the last of them: `value` can go
         there instead."""
         is_copy = isinstance(value, gast.Name)
-        if count == 0 or (not is_copy and (count != 1 or not _is_arithmetic(value))):
+        arithmetic = _is_arithmetic(value, self.conversions)
+        if count == 0 or (not is_copy and (count != 1 or not arithmetic)):
             return None
         reads = {n.id for n in syntax.walk(value) if isinstance(n, gast.Name)}
         found = 0
@@ -613,8 +617,18 @@ def _changed_by(assignment: gast.Assign | gast.AugAssign) -> list[str]:
     return names
 
 
-def _is_arithmetic(value: gast.expr) -> bool:
-    """Whether an expression is names and constants under operators: no calls, so moving
-    or dropping it changes nothing but when it is computed."""
-    allowed = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.expr_context)
-    return all(isinstance(n, (*allowed, gast.operator, gast.unaryop)) for n in syntax.walk(value))
+def _is_arithmetic(value: gast.expr, conversions: Collection[str] = ()) -> bool:
+    """Whether an expression is names and constants under operators, and calls of the
+    `conversions` (of a number to a number) alone, so moving or dropping it changes nothing
+    but when it is computed."""
+    allowed = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.BoolOp, gast.expr_context)
+    return all(
+        isinstance(n, (*allowed, gast.operator, gast.unaryop, gast.boolop))
+        or (
+            isinstance(n, gast.Call)
+            and isinstance(n.func, gast.Name)
+            and n.func.id in conversions
+            and not n.keywords
+        )
+        for n in syntax.walk(value)
+    )
