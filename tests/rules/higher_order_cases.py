@@ -22,6 +22,7 @@ from srcad.partials import (
     logistic,
     power,
     power_slope,
+    quotient,
     reciprocal,
     reciprocal_or_zero,
     strong_product,
@@ -635,6 +636,7 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     np.linalg.svd: (decomposed(np.linalg.svd, 1), (MATRIX,)),
     np.sinc: (unary(np.sinc), (POSITIVE,)),
     logistic: (unary(logistic), (VECTOR,)),  # `np.logaddexp`'s inline slope
+    quotient: (binary(quotient), (VECTOR,)),  # the partials' division, NumPy's at 0
     np.astype: (of_array(np.astype, np.float64), (MATRIX,)),
     logabsdet: (slogdet, (MATRIX,)),
     sum: (builtin_sum, (VECTOR,)),
