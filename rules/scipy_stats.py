@@ -84,16 +84,25 @@ def _t_logpdf(x: Any, df: Any, loc: Any, scale: Any, y: Any) -> list[Any]:
     return [slope / scale, d_df, -slope / scale, -(slope * z + 1.0) / scale]
 
 
+def _power_slope(c: Any, d: Any) -> Any:
+    """`c / d`, the slope of `c log d` in `d`, with 0 where both `c` and `d` are 0: there the
+    density's factor `d**c` is 1 (`gamma` with `a == 1` at its support's lower end, `beta`
+    with `a == 1` or `b == 1` at either end), whose log density is finite and whose slope
+    is the one-sided limit from inside the support (0/0, NaN, before). Only that point's
+    divisor changes, so that the slope's own derivatives stay right elsewhere."""
+    return c / np.where((np.asarray(c) == 0) & (np.asarray(d) == 0), 1.0, d)
+
+
 def _gamma_logpdf(x: Any, a: Any, loc: Any, scale: Any, y: Any) -> list[Any]:
     z = (x - loc) / scale
-    slope = (a - 1.0) / z - 1.0
+    slope = _power_slope(a - 1.0, z) - 1.0
     d_a = np.log(z) - special.digamma(a)
     return [slope / scale, d_a, -slope / scale, -(slope * z + 1.0) / scale]
 
 
 def _beta_logpdf(x: Any, a: Any, b: Any, loc: Any, scale: Any, y: Any) -> list[Any]:
     z = (x - loc) / scale
-    slope = (a - 1.0) / z - (b - 1.0) / (1.0 - z)
+    slope = _power_slope(a - 1.0, z) - _power_slope(b - 1.0, 1.0 - z)
     both = special.digamma(a + b)
     d_a = np.log(z) - special.digamma(a) + both
     d_b = np.log1p(-z) - special.digamma(b) + both

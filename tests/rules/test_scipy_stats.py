@@ -276,3 +276,45 @@ def test_forward_over_forward_through_a_method(f: Any) -> None:
     second = srcad.jacobian(srcad.jacobian(f, mode="forward"), mode="forward")(p)
     rows = [difference(lambda q, i=i: srcad.jacobian(f)(q)[i], (p,)) for i in range(4)]
     np.testing.assert_allclose(second, np.stack(rows), rtol=1e-5, atol=1e-7)
+
+
+# A density whose factor `z**(a - 1)` or `(1 - z)**(b - 1)` is 1 at its support's end
+# (`a == 1`, `b == 1`) is finite there with a finite slope, the one-sided one from inside.
+# The slope `(a - 1) / z` was 0/0 there: NaN in grad, jvp and the Hessian.
+SUPPORT_ENDS = [
+    pytest.param(lambda x: stats.gamma.logpdf(x, 1.0), 0.0, 1, id="gamma.logpdf-a1"),
+    pytest.param(lambda x: stats.gamma.pdf(x, 1.0, 0.5, 2.0), 0.5, 1, id="gamma.pdf-a1-loc-scale"),
+    pytest.param(lambda x: stats.gamma(1.0, 0.0, 3.0).logpdf(x), 0.0, 1, id="gamma-frozen"),
+    pytest.param(lambda x: stats.beta.logpdf(x, 1.0, 3.0), 0.0, 1, id="beta.logpdf-a1"),
+    pytest.param(lambda x: stats.beta.pdf(x, 2.5, 1.0), 1.0, -1, id="beta.pdf-b1"),
+    pytest.param(lambda x: stats.beta.logpdf(x, 1.0, 1.0), 1.0, -1, id="beta.logpdf-a1b1-upper"),
+    pytest.param(lambda x: stats.beta.pdf(x, 1.0, 1.0, 1.0, 2.0), 1.0, 1, id="beta.pdf-loc-scale"),
+    pytest.param(lambda x: stats.beta(3.0, 1.0).logpdf(x), 1.0, -1, id="beta-frozen-b1"),
+]
+
+
+@pytest.mark.parametrize(("density", "end", "inside"), SUPPORT_ENDS)
+def test_at_the_end_of_the_support_where_the_density_is_finite(
+    density: Any, end: float, inside: int
+) -> None:
+    """grad, jvp and the Hessian at the support's end `end` against one-sided differences
+    from inside (`inside` the direction in), the points beside it against central ones."""
+
+    def f(x: np.ndarray) -> Any:
+        return np.sum(density(x))
+
+    def one_sided(g: Any, x: np.ndarray, step: float = 1e-6) -> Any:
+        # second order: (-3 g(x) + 4 g(x + h) - g(x + 2h)) / 2h, h pointing inside
+        h = inside * step
+        return (-3.0 * g(x) + 4.0 * g(x + h) - g(x + 2.0 * h)) / (2.0 * h)
+
+    x = np.array([end])
+    gradient = srcad.grad(f)(x)
+    assert np.isfinite(f(x))
+    np.testing.assert_allclose(gradient, one_sided(f, x), rtol=1e-6, atol=1e-8)
+    _, x_dot = srcad.jvp(f, (x,), (np.ones(1),))
+    np.testing.assert_allclose(x_dot, gradient[0], rtol=1e-12)
+    second = srcad.hessian(f)(x)
+    np.testing.assert_allclose(second[0], one_sided(srcad.grad(f), x), rtol=1e-5, atol=1e-7)
+    near = np.array([end + inside * 0.25, end + inside * 0.6])
+    check_through_api(f, near)
