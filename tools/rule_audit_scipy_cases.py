@@ -311,6 +311,31 @@ STATS: list[Case] = [
         args=(F(3), A([-1.0, 0.0, 1.0])),
         kink=True,
     ),
+    # the log cdfs in their shape parameters (first order, by quadrature): extremes
+    *c(
+        "scipy.stats.t.logcdf(x, y)",
+        "scipy.stats.t.cdf(x, y)",
+        "scipy.stats.t.logcdf(x, y, 0.5, 2.0)",
+        args=(A([-30.0, -3.0, 0.0, 2.0, 30.0]), A([0.3, 1.0, 5.0, 50.0, 1e4])),
+        second=False,
+    ),
+    *c(
+        "scipy.stats.gamma.logcdf(x, y)",
+        "scipy.stats.gamma.cdf(x, y)",
+        "scipy.stats.gamma.logcdf(x, y, 0.0, 2.0)",
+        args=(A([0.02, 0.5, 3.0, 40.0, 250.0]), A([0.05, 0.5, 2.0, 30.0, 200.0])),
+        second=False,
+    ),
+    *c(
+        "scipy.stats.beta.logcdf(x, y, z)",
+        "scipy.stats.beta.cdf(x, y, z)",
+        args=(
+            A([0.01, 0.1, 0.5, 0.9, 0.99]),
+            A([0.2, 5.0, 1.0, 0.5, 30.0]),
+            A([3.0, 0.3, 1.0, 40.0, 0.7]),
+        ),
+        second=False,
+    ),
     # poisson: integer and float counts, broadcasting, loc, frozen
     *c(
         "scipy.stats.poisson.logpmf(np.array([0, 1, 5]), x)",
@@ -373,6 +398,14 @@ STATS: list[Case] = [
         "scipy.stats.multivariate_normal.logpdf(x, mean=np.zeros(3), cov=np.eye(3))",
         "scipy.stats.multivariate_normal.pdf(x, y, z)",
         "scipy.stats.multivariate_normal(y, z).pdf(x)",
+        "scipy.stats.multivariate_normal.logpdf(x, y, z[0, 0])",
+        "scipy.stats.multivariate_normal.logpdf(x, y, np.diag(z))",
+        "scipy.stats.multivariate_normal.logpdf(x, None, z)",
+        "scipy.stats.multivariate_normal(y, np.diag(z)).logpdf(x)",
+        "scipy.stats.multivariate_normal(y, z[0, 0]).logpdf(x)",
+        "scipy.stats.multivariate_normal.logpdf(x, y, (z + z.T) / 2)",
+        "scipy.stats.multivariate_normal.logpdf(x, y, np.tril(z))",
+        "scipy.stats.multivariate_normal.logpdf(x, y, np.triu(z))",
         args=(F(3), F(3), SPD(3)),
     ),
     *c(
@@ -383,6 +416,22 @@ STATS: list[Case] = [
     *c(
         "scipy.stats.multivariate_normal.logpdf(x, y, z)",
         args=(F(5, 1), F(1), SPD(1)),
+    ),
+    *c(  # a number or no mean and a number or no covariance: SciPy's dimension is 1, and a
+        # vector `x` is that many points (one per element)
+        "scipy.stats.multivariate_normal.logpdf(x)",
+        "scipy.stats.multivariate_normal.logpdf(x, None, 1.7)",
+        "scipy.stats.multivariate_normal.logpdf(x, None, y[0] * y[0] + 0.5)",
+        "scipy.stats.multivariate_normal.logpdf(x, y[1], 1.7)",
+        "scipy.stats.multivariate_normal.logpdf(x, y[1], y[0] * y[0] + 0.5)",
+        "scipy.stats.multivariate_normal.logpdf(x, y[1:2], y[0:1] * y[0:1] + 0.5)",
+        "scipy.stats.multivariate_normal.logpdf(x, None, y[0:1] * y[0:1] + 0.5)",
+        "scipy.stats.multivariate_normal.logpdf(x[0], y[1], 1.7)",
+        "scipy.stats.multivariate_normal(y[1], y[0] * y[0] + 0.5).logpdf(x)",
+        "scipy.stats.multivariate_normal(None, 1.7).logpdf(x)",
+        "scipy.stats.multivariate_normal().logpdf(x)",
+        "scipy.stats.multivariate_normal.logpdf(x, None, np.eye(3) * y[0] ** 2)",
+        args=(F(3), F(3)),
     ),
     *c(
         "scipy.stats.multivariate_normal.logpdf(x, y, z)",
