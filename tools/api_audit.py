@@ -233,7 +233,7 @@ def _gradient_checks(f: Callable[..., Any], args: tuple[Any, ...], wrt: Any,
     if found is not None:
         failures += _same("value", found[0], f(*args))
         failures += _close(f"value_and_grad {name}", as_flat(found[1]), want)
-    if len(positions) == 1 and all(_is_float_leaf(a) for a in (args[positions[0]],)):
+    if len(positions) == 1:
         p = positions[0]
         gradient = srcad.grad(f, wrt)
         hessian_want = differences(
@@ -242,8 +242,12 @@ def _gradient_checks(f: Callable[..., Any], args: tuple[Any, ...], wrt: Any,
         found, problems = _attempt("hessian", lambda: srcad.hessian(f, wrt)(*args))
         failures += problems
         if found is not None:
-            size = int(np.size(args[p]))
-            failures += _close(f"hessian {name}", np.reshape(found, (size, size)), hessian_want)
+            size = flat(args[p]).size
+            if _parts(args[p]) is None:
+                got = np.reshape(np.asarray(found, float), (size, size))
+            else:  # the argument's structure holding its structure of blocks
+                got = _structured_block(found, args[p], args[p], size, size)
+            failures += _close(f"hessian {name}", got, hessian_want)
         v = unflat(args[p], np.random.default_rng(5).standard_normal(flat(args[p]).size))
         found, problems = _attempt(
             "hessian_vector_product", lambda: srcad.hessian_vector_product(f, wrt)(*args, v)

@@ -121,6 +121,38 @@ CASES: list[Case] = [
         lambda m: (np.asarray(W, np.float32),),
         scalar=True,
     ),
+    Case(
+        "float32 scalar loss",
+        "def f(x):\n    return np.float32(2.0) * np.sum(np.sin(x))\n",
+        lambda m: (np.asarray(W, np.float32),),
+        scalar=True,
+    ),
+    Case(
+        "0-d array loss",
+        "def f(x):\n    return np.asarray(np.sum(x ** 3))\n",
+        lambda m: (W,),
+        scalar=True,
+    ),
+    Case(
+        "loss of a dict of floats",
+        "def f(p):\n    return p['a'] ** 2 * p['b'] + np.sin(p['a'] * p['b'])\n",
+        lambda m: ({"a": 0.7, "b": -1.2},),
+        scalar=True,
+    ),
+    Case(
+        "loss of a list of arrays",
+        "def f(xs):\n    return np.sum(xs[0] * xs[1]) ** 2 + np.sum(np.exp(xs[2]))\n",
+        lambda m: ([W, W * 0.5, B],),
+        wrt=(0, "xs"),
+        scalar=True,
+    ),
+    Case(
+        "keyword-only and default parameters",
+        "def f(x, y=2.0, *, z=3.0):\n    return np.sum(x ** 2) * y + z\n",
+        lambda m: (W, 1.5),
+        wrt=(0, 1, (0, "y")),
+        scalar=True,
+    ),
     # has_aux: aux of every kind
     Case(
         "aux dict with ints and arrays",
