@@ -4,7 +4,8 @@ thought of, against NumPy's values and central differences.
     PYTHONSAFEPATH=1 .venv/bin/python tools/rule_audit.py [--only TEXT] [--seeds N] [--list]
 
 Each case is a one-line expression of the parameters `x`, `y`, `z` and the arguments it is
-called with (`tools/rule_audit_cases.py`). For each case and each random point (`--seeds`)
+called with (`tools/rule_audit_cases.py`; SciPy's in `tools/rule_audit_scipy_cases.py`,
+`--group SCIPY`). For each case and each random point (`--seeds`)
 the function is written to a module of its own (srcad reads its source) and checked:
 
 - the primal value `srcad.vjp` gives: equal to the function's, with its type, dtype and shape;
