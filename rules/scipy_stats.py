@@ -192,13 +192,28 @@ def unwritten_shapes_frule(dargs: tuple[Any, ...], name: str, *shapes: Any) -> t
 
 
 def _poisson_logpmf(k: Any, mu: Any, loc: Any, y: Any) -> list[Any]:
-    return [np.zeros(np.shape(y)), (k - loc) / mu - 1.0, np.zeros(np.shape(y))]
+    # (k - loc) / mu is 0 at k == loc, mu == 0, where the log pmf is finite (0/0 before)
+    return [np.zeros(np.shape(y)), _power_slope(k - loc, mu) - 1.0, np.zeros(np.shape(y))]
+
+
+def _poisson_pmf_slope(values: Any, y: Any) -> Any:
+    """`pmf`'s partial in `mu`, `pmf(k - 1) - pmf(k)`: the log pmf's slope times the value,
+    except at `mu == 0`, where the pmf of `k - loc == 1` is 0 with slope 1 (its log's
+    slope is infinite: the value's 0 would take the partial as 0, outside the support)."""
+    k, mu, loc = values
+    return stats.poisson.pmf(k - 1, mu, loc) - y
 
 
 def _poisson_logcdf(k: Any, mu: Any, loc: Any, y: Any) -> list[Any]:
-    # d/dmu P(K <= k) = -pmf(floor(k); mu): the last term's share of the sum.
-    last = stats.poisson.logpmf(np.floor(k - loc), mu)
-    return [np.zeros(np.shape(y)), -np.exp(last - y), np.zeros(np.shape(y))]
+    # d/dmu P(K <= k) = -pmf(floor(k); mu): the last term's share of the sum, as the ratio
+    # of the pmf to the cdf, whose own derivative is right at mu == 0 (the pmf's there: 1
+    # at k - loc == 1, whose log is -inf); in log space where the cdf underflows.
+    last = np.floor(k - loc)
+    cdf = np.exp(y)
+    kept = cdf > 1e-200
+    ratio = stats.poisson.pmf(last, mu) / np.where(kept, cdf, 1.0)
+    share = np.where(kept, ratio, np.exp(stats.poisson.logpmf(last, mu) - y))
+    return [np.zeros(np.shape(y)), -share, np.zeros(np.shape(y))]
 
 
 # Per family, its shape parameters and, per method, its partials: one per argument (the
@@ -295,6 +310,8 @@ def _method_rules(owner: type, method: str) -> None:
             found = partials(*values, log_y)
             scale = 1.0 if log_method == method else y
             found = [None if p is None else _on_support(p, log_y) * scale for p in found]
+            if partials is _poisson_logpmf and method == "pmf":
+                found[1] = _poisson_pmf_slope(values, y)
         return _shape_partials(partials, found, values, log_y, scale)
 
     def method_rrule(dist: Any, x: Any, *args: Any, **kwds: Any) -> tuple[Any, Pullback]:
@@ -479,11 +496,15 @@ def _value_and_tangent(function: Any, log_function: Any, partials: Partials, dis
     y = function(dist, *values)
     log_y = log_function(dist, *values)
     found = partials(*values, log_y)
-    tangent = 0.0
+    own = partials is _poisson_logpmf and function is not log_function  # `pmf`: in `mu`, its
+    tangent = 0.0  # own partial (`_poisson_pmf_slope`), not the log pmf's times the value
     for k in positions:
-        tangent = tangent + np.where(np.isfinite(log_y), found[k], 0.0) * dots[k]
+        if not (own and k == 1):
+            tangent = tangent + np.where(np.isfinite(log_y), found[k], 0.0) * dots[k]
     if function is log_function:
         return y, tangent
+    if own and 1 in positions:
+        return y, tangent * y + _poisson_pmf_slope(values, y) * dots[1]
     return y, tangent * y
 
 

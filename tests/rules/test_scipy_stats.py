@@ -318,3 +318,52 @@ def test_at_the_end_of_the_support_where_the_density_is_finite(
     np.testing.assert_allclose(second[0], one_sided(srcad.grad(f), x), rtol=1e-5, atol=1e-7)
     near = np.array([end + inside * 0.25, end + inside * 0.6])
     check_through_api(f, near)
+
+
+# Poisson at mu == 0, the end of its parameter's range: the log pmf of k == loc is 0 with
+# slope -1 ((k - loc) / mu was 0/0: NaN); the pmf of k - loc == 1 is 0 with slope 1 (the
+# log pmf's slope times the value, inf * 0, was taken as 0 outside the support: a wrong
+# gradient); the log cdf's second derivative is the pmf's (it was 0 there).
+POISSON_AT_ZERO = [
+    pytest.param(lambda mu: stats.poisson.logpmf(np.array([0, 0]), mu), id="logpmf-k0"),
+    pytest.param(lambda mu: stats.poisson.pmf(np.array([0, 1, 2, 3]), mu), id="pmf"),
+    pytest.param(lambda mu: stats.poisson.pmf(np.array([2, 3]), mu, 2), id="pmf-loc"),
+    pytest.param(lambda mu: stats.poisson(mu).pmf(np.array([0, 1, 4])), id="pmf-frozen"),
+    pytest.param(lambda mu: stats.poisson.logcdf(np.array([0, 1, 2, 6]), mu), id="logcdf"),
+    pytest.param(lambda mu: stats.poisson.cdf(np.array([0, 1, 2]), mu), id="cdf"),
+    pytest.param(lambda mu: stats.poisson.logcdf(np.array([1.5, 3]), mu, 1), id="logcdf-loc"),
+    pytest.param(lambda mu: stats.poisson(mu, 1).logpmf(np.array([1, 1])), id="logpmf-frozen"),
+]
+
+
+@pytest.mark.parametrize("method", POISSON_AT_ZERO)
+def test_poisson_at_a_rate_of_zero(method: Any) -> None:
+    def f(mu: np.ndarray) -> Any:
+        return np.sum(method(mu) * np.array([1.0, 0.5, -0.7, 2.0])[: np.size(method(mu))])
+
+    def one_sided(g: Any, x: np.ndarray, step: float = 1e-5) -> Any:
+        return (-3.0 * g(x) + 4.0 * g(x + step) - g(x + 2.0 * step)) / (2.0 * step)
+
+    mu = np.array([0.0])
+    assert np.isfinite(f(mu))
+    gradient = srcad.grad(f)(mu)
+    np.testing.assert_allclose(gradient, one_sided(f, mu), rtol=1e-6, atol=1e-8)
+    _, mu_dot = srcad.jvp(f, (mu,), (np.ones(1),))
+    np.testing.assert_allclose(mu_dot, gradient[0], rtol=1e-12)
+    second = srcad.hessian(f)(mu)
+    np.testing.assert_allclose(second[0], one_sided(srcad.grad(f), mu), rtol=1e-5, atol=1e-7)
+    check_through_api(f, np.array([0.3]))
+
+
+def test_poisson_log_cdf_where_the_cdf_underflows() -> None:
+    """Far in the lower tail (the cdf below 1e-200) the log cdf's partial is taken in log
+    space: d/dmu log P(K <= 0) = -1, finite."""
+
+    def f(mu: np.ndarray) -> Any:
+        return np.sum(stats.poisson.logcdf(np.array([0, 2]), mu))
+
+    mu = np.array([600.0])  # the cdf of 0 is e^-600, 1e-261
+    assert np.all(np.isfinite(f(mu)))
+    want = -2.0 + (1.0 + mu) / (1.0 + mu + mu * mu / 2.0)
+    np.testing.assert_allclose(srcad.grad(f)(mu), want, rtol=1e-9)
+    check_through_api(f, mu, second_order=False)
