@@ -13,12 +13,14 @@ The partials are written with functions that have rules, so that the forward rul
 differentiated in turn: each forward rule's reverse rule is the one srcad compiles for
 `_value_and_tangent`, the value and tangent written as plain code (second derivatives).
 Outside the support, where the log density is `-inf` (or where SciPy gives NaN for
-invalid parameters), the partials are 0. The log cdfs of `t`, `gamma` and `beta` have
-their partials in their shape parameters (`df`, `a`, `b`: derivatives of the incomplete
-beta and gamma functions in their parameters) at first order only, by quadrature
-(`rules/scipy_stats_shapes.py`), computed where used (a thunk, or a tangent that is not
-zero); the forward rules' own rules have none: there, a cotangent is a not-implemented one
-(an error where it is used), a tangent is refused.
+invalid parameters), the partials are 0; at the support's end, where a density's factor
+`z**(a - 1)` is 1, the one-sided slope from inside (`_power_slope`); `poisson.pmf` in
+`mu` has its own partial, finite at `mu == 0` (`_poisson_pmf_slope`). The log cdfs of
+`t`, `gamma` and `beta` have their partials in their shape parameters (`df`, `a`, `b`:
+derivatives of the incomplete beta and gamma functions in their parameters) at first
+order only, by quadrature (`rules/scipy_stats_shapes.py`), computed where used (a thunk,
+or a tangent that is not zero); the forward rules' own rules have none: there, a
+cotangent is a not-implemented one (an error where it is used), a tangent is refused.
 """
 
 from __future__ import annotations

@@ -381,6 +381,14 @@ STATS: list[Case] = [
         "scipy.stats.poisson.logcdf(np.array([0, 1, 5]), x)",
         args=(P(3, dtype=F32),),
     ),
+    *c(  # at mu == 0, the end of the rate's range (differences straddle it: read only)
+        "scipy.stats.poisson.logpmf(np.array([0, 0, 1]), x)",
+        "scipy.stats.poisson.pmf(np.array([0, 1, 2]), x)",
+        "scipy.stats.poisson.logcdf(np.array([0, 1, 2]), x)",
+        "scipy.stats.poisson(x, 1).pmf(np.array([1, 2, 3]))",
+        args=(A([0.0, 0.0, 0.0]),),
+        kink=True,
+    ),
     *c(  # counts outside the support (a value of -inf or 0): derivatives 0
         "scipy.stats.poisson.logpmf(2.5, x)",
         "scipy.stats.poisson.logpmf(np.array([0, 1, 5]), x, 1)",
