@@ -58,6 +58,15 @@ SPECIAL: list[Case] = [
         "scipy.special.logsumexp(x, axis=1, keepdims=True)",
         args=(F(3, 4, dtype=F32), P(3, 4, dtype=F32)),
     ),
+    *c(  # float16 (SciPy's ufuncs compute it in float32)
+        "scipy.special.expit(x)",
+        "scipy.special.erf(x)",
+        "scipy.special.gammaln(x * x + 1.0)",
+        "scipy.special.logsumexp(x)",
+        "scipy.special.softmax(x)",
+        args=(F(3, dtype=np.float16),),
+        second=False,
+    ),
     *c(  # float32 beside float64 and Python numbers
         "scipy.special.xlogy(x, y)",
         "scipy.special.xlogy(y, 2.0)",
