@@ -574,6 +574,22 @@ INTEGRATE: list[Case] = [
         args=(P(2), P(2)),
         second=False,
     ),
+    *c(  # backward in time, t_eval holding the start, a start time not 0, float32 states
+        "scipy.integrate.solve_ivp(lambda t, u, k: -k * u, (1.0, 0.0), y, args=(x,),"
+        " rtol=1e-11, atol=1e-12).y[:, -1]",
+        "scipy.integrate.solve_ivp(lambda t, u, k: -k * u * t, (0.5, 1.5), y, args=(x,),"
+        " t_eval=[0.5, 1.0, 1.5], rtol=1e-11, atol=1e-12).y",
+        "scipy.integrate.solve_ivp(lambda t, u, k: -k[:, np.newaxis] * u, (0.0, 1.0), y,"
+        " args=(x,), vectorized=True, rtol=1e-11, atol=1e-12).y[:, -1]",
+        "scipy.integrate.solve_ivp(lambda t, u, k: -(k * u.T).T, (0.0, 1.0), y, args=(x,),"
+        " vectorized=True, method='Radau', rtol=1e-11, atol=1e-12).y[:, -1]",
+        "scipy.integrate.odeint(lambda u, t, k: -k * u * t, y, [0.5, 0.8, 1.5], args=(x,),"
+        " rtol=1e-11, atol=1e-12)",
+        "scipy.integrate.solve_ivp(lambda t, u, k: -k * u, (0.0, 1.0), y, args=(x,),"
+        " rtol=1e-11, atol=1e-12).t",
+        args=(P(2), P(2)),
+        second=False,
+    ),
     *c(
         "scipy.integrate.quad(lambda t: x[0] * t, 0.0, 1.0)[0]",
         "scipy.integrate.trapezoid(x * x)",
