@@ -268,7 +268,7 @@ def odeint_frule(dargs: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any
 # --- solve_ivp ----------------------------------------------------------------------------
 
 
-def _check_one_state(func: Any, t0: float, y0: Any, args: tuple[Any, ...]) -> None:
+def _check_one_state(func: Any, t0: float, y0: Any, args: tuple[Any, ...] | list[Any]) -> None:
     """With `vectorized=True` SciPy calls the field with states of shape (n, k) only; the
     rules' adjoint calls it with one state, an (n,) array: refused where the field, at the
     start, does not take one state (an error, or another shape or value than the column's;
