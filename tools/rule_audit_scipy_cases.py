@@ -163,6 +163,13 @@ SPECIAL: list[Case] = [
         "scipy.special.log_softmax(x, axis=-1)",
         args=(F(2, 3, 4), P(3, 1)),
     ),
+    *c(  # b of a larger shape than a (the sum over their broadcast)
+        "scipy.special.logsumexp(x, None, y)",
+        "scipy.special.logsumexp(x, 1, y)",
+        "scipy.special.logsumexp(x, -1, y, True)",
+        "scipy.special.logsumexp(x, 0, y, False, True)[0]",
+        args=(F(3), P(2, 3)),
+    ),
     *c(
         "scipy.special.logsumexp(x, axis=0)",
         "scipy.special.softmax(x, 0)",
