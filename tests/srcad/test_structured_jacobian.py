@@ -105,28 +105,27 @@ def test_the_jacobian_of_a_structured_result(module: Any, name: str, mode: str) 
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 def test_a_structured_result_of_a_structured_argument(module: Any, mode: str) -> None:
+    """`{"y": x @ w, "z": (2 b, sum(w^2))}` in `p = {"w", "b"}` and in `x`: each leaf of the
+    result holds `p`'s structure of blocks (or `x`'s block)."""
     p = {"w": np.array([0.5, -0.2, 1.1]), "b": np.array([0.3, 0.9])}
     x = np.arange(6.0).reshape(2, 3) / 5.0
     f = module.of_a_structure
-    found = srcad.jacobian(f, wrt=(0, 1), mode=mode)(p, x)
-    for position, got in enumerate(found):
-        for key in ("w", "b"):  # the result's "y" in p's parts and in x
-            y_block = got["y"] if position == 1 else got["y"][key]
+    in_p, in_x = srcad.jacobian(f, wrt=(0, 1), mode=mode)(p, x)
 
-            def y_of(*a: Any) -> Any:
-                return f(*a)["y"]
+    def y_in_w(w: np.ndarray) -> Any:
+        return f({**p, "w": w}, x)["y"]
 
-            if position == 1:
-                np.testing.assert_allclose(y_block, difference(y_of, (p, x), 1), atol=1e-8)
-                break
+    np.testing.assert_allclose(in_p["y"]["w"], difference(y_in_w, (p["w"],)), atol=1e-8)
+    np.testing.assert_allclose(in_p["y"]["b"], np.zeros((2, 2)), atol=1e-12)
+    np.testing.assert_allclose(in_p["z"][0]["b"], 2.0 * np.eye(2), atol=1e-8)
+    np.testing.assert_allclose(in_p["z"][1]["w"], 2.0 * p["w"], atol=1e-8)
+    np.testing.assert_allclose(in_p["z"][1]["b"], np.zeros(2), atol=1e-12)
 
-            def y_of_part(value: Any, key: str = key) -> Any:
-                return f({**p, key: value}, x)["y"]
+    def y_in_x(x: np.ndarray) -> Any:
+        return f(p, x)["y"]
 
-            np.testing.assert_allclose(y_block, difference(y_of_part, (p[key],)), atol=1e-8)
-        total = got["z"][1] if position == 1 else got["z"][1]["w"]
-        want = 2.0 * p["w"] if position == 0 else np.zeros((2, 3))
-        np.testing.assert_allclose(total, want, atol=1e-8)
+    np.testing.assert_allclose(in_x["y"], difference(y_in_x, (x,)), atol=1e-8)
+    np.testing.assert_allclose(in_x["z"][1], np.zeros((2, 3)), atol=1e-12)
 
 
 def test_a_list_of_arrays_of_one_shape_keeps_the_array_layout(module: Any) -> None:
