@@ -268,6 +268,27 @@ def odeint_frule(dargs: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any
 # --- solve_ivp ----------------------------------------------------------------------------
 
 
+def _check_one_state(func: Any, t0: float, y0: Any, args: tuple[Any, ...] | list[Any]) -> None:
+    """With `vectorized=True` SciPy calls the field with states of shape (n, k) only; the
+    rules' adjoint calls it with one state, an (n,) array: refused where the field, at the
+    start, does not take one state (an error, or another shape or value than the column's;
+    its broadcasting, which decides this, is the same at every state)."""
+    state = np.ravel(np.asarray(y0, dtype=float))
+    try:
+        one = np.asarray(func(t0, state, *args), dtype=float)
+        column = np.asarray(func(t0, state[:, np.newaxis], *args), dtype=float)
+        same = one.shape == state.shape and np.array_equal(one, np.ravel(column), equal_nan=True)
+    except Exception:  # the field's own error for a state it was not written for
+        same = False
+    if not same:
+        raise MissingRuleError(
+            "srcad differentiates solve_ivp(vectorized=True) only where the right-hand side "
+            "also takes one state, an (n,) array, as srcad's adjoint calls it (giving the "
+            "(n,) values the (n, 1) column gives); this one does not: write it for (n,) "
+            "states too, or pass vectorized=False"
+        )
+
+
 class _IvpCall:
     """A call of `solve_ivp`, read: its arguments by name, the initial time, and whether
     the output times are the solver's own steps (no `t_eval`)."""
@@ -289,6 +310,8 @@ class _IvpCall:
             )
         if np.iscomplexobj(self.y0):
             raise MissingRuleError("srcad differentiates solve_ivp of real ODEs only")
+        if given.get("vectorized"):
+            _check_one_state(self.func, self.t0, self.y0, self.ode_args)
 
     def tangents(self, dargs: Any, times: Vector) -> tuple[Any, list[Any], Any, Any, Any]:
         """The tangents of the call's function, extra arguments, span (flat), initial

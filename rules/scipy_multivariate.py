@@ -33,23 +33,33 @@ _MVN_PARAMETERS = ("mean", "cov", "allow_singular")
 def _mvntangent_parts(x: Any, mean: Any, cov: Any) -> tuple[Any, Any, int]:
     """The residuals `x - mean` (one row per point), the covariance as the full matrix the
     density uses (`cov` may be a number, the diagonal, or the matrix, of which SciPy reads
-    the lower triangle), and its size."""
-    x = np.asarray(x, dtype=float)
-    if mean is not None and np.ndim(mean) == 1:
-        size = np.shape(mean)[0]
-    elif np.ndim(cov) >= 1:
-        size = np.shape(cov)[-1]
+    the lower triangle), and its size, as SciPy reads them (`_process_parameters_psd`,
+    `_process_quantiles`): the dimension is the mean's size, or without a mean the
+    covariance matrix's, else 1; a vector `x` is one point, or, in dimension 1, one point
+    per element (each a row here, whatever `x`'s shape: the caller reshapes back)."""
+    if mean is not None:
+        size = int(np.size(mean))
+    elif np.ndim(cov) >= 2:
+        size = int(np.shape(cov)[0])
     else:
-        size = x.shape[-1] if x.ndim else 1
+        size = 1
     full = np.asarray(cov, dtype=float)
+    if size == 1:
+        full = np.reshape(full, (1, 1))
     if full.ndim == 0:
         full = full * np.eye(size)
     elif full.ndim == 1:
         full = np.diag(full)
     else:
         full = _symmetric_of_lower(full)
-    residuals = x - (0.0 if mean is None else np.asarray(mean))
-    return residuals, full, size
+    points = np.asarray(x, dtype=float)
+    if points.ndim == 0:
+        points = np.reshape(points, (1,))
+    elif points.ndim == 1:
+        points = np.reshape(points, (-1, 1) if size == 1 else (1, -1))
+    if mean is None:
+        return points, full, size
+    return points - np.reshape(np.asarray(mean, dtype=float), (size,)), full, size
 
 
 def _symmetric_of_lower(m: Any) -> Any:
@@ -103,18 +113,18 @@ def multivariate_normal_logpdf_rrule(dist: Any, x: Any, *args: Any, **kwds: Any
         y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), NoTangent(), y_bar, *(y_bar for _ in args))
-        weights = np.asarray(y_bar)[..., np.newaxis]
+        weights = np.reshape(np.asarray(y_bar), np.shape(residuals)[:-1])[..., np.newaxis]
         x_bar = -scaled * weights
         points = np.reshape(scaled, (-1, np.shape(full)[0]))
         total = float(np.sum(y_bar))
         outer = np.einsum("pi,pj,p->ij", points, points, np.reshape(np.asarray(y_bar), -1))
         g = 0.5 * (outer - total * inverse)
         bars: list[Any] = [NoTangent()] * len(args)
-        if projects:
+        if projects and args[0] is not None:  # (a mean of None has no cotangent)
             bars[0] = projects[0](unbroadcast(-x_bar, np.shape(args[0])))
         if len(projects) > 1:
             bars[1] = projects[1](_covariance_bar(args[1], g))
-        return (NoTangent(), NoTangent(), project_x(x_bar), *bars)
+        return (NoTangent(), NoTangent(), project_x(np.reshape(x_bar, np.shape(x))), *bars)
 
     return y, multivariate_normal_logpdf_pullback
 
@@ -132,14 +142,16 @@ def multivariate_normal_logpdf_frule(dargs: tuple[Any, ...], dist: Any, x: Any, 
     dots = [unthunk(d) for d in dargs[2:]]
     y_dot: Any = ZeroTangent()
     if not isinstance(dots[0], AbstractZero):
-        y_dot = y_dot - np.sum(scaled * np.asarray(dots[0]), axis=-1)
+        y_dot = y_dot - np.sum(scaled * np.reshape(dots[0], np.shape(residuals)), axis=-1)
     if len(dots) > 1 and not isinstance(dots[1], AbstractZero):
-        y_dot = y_dot + np.sum(scaled * np.asarray(dots[1]), axis=-1)
+        y_dot = y_dot + np.sum(scaled * np.reshape(dots[1], (size,)), axis=-1)
     if len(dots) > 2 and not isinstance(dots[2], AbstractZero):
         full_dot = _full_covariance_tangent_of_lower(np.asarray(dots[2], dtype=float), size)
         quadratic = np.einsum("...i,ij,...j->...", scaled, full_dot, scaled)
         y_dot = y_dot + 0.5 * (quadratic - np.trace(inverse @ full_dot))
-    return y, y_dot
+    if isinstance(y_dot, AbstractZero):
+        return y, y_dot
+    return y, np.reshape(y_dot, np.shape(y))
 
 
 @rules.rrule(multivariate_normal_logpdf_frule)
@@ -156,15 +168,26 @@ def multivariate_normal_logpdf_frule_rrule(dargs: tuple[Any, ...], dist: Any, x:
     moving = tuple(not isinstance(d, AbstractZero) for d in dots)
     values = [0.0 if isinstance(d, AbstractZero) else d for d in dots]
     result, pullback = CONFIG.rrule_via_ad(
-        _mvn_value_and_tangent, dist, x, 0.0 if mean is None else mean, cov, *values, moving
+        _mvn_value_and_tangent, dist, x, _mean_or_zeros(mean, cov), cov, *values, moving
     )
 
     def multivariate_normal_logpdf_frule_pullback(bars: Any) -> tuple[Any, ...]:
         _, _, x_bar, mean_bar, cov_bar, *dot_bars, _ = pullback(bars)
         dargs_bar = Tangent(tuple, NoTangent(), NoTangent(), *dot_bars[: len(dargs) - 2])
+        if mean is None:
+            mean_bar = NoTangent()
         return (NoTangent(), dargs_bar, NoTangent(), x_bar, *(mean_bar, cov_bar)[:count])
 
     return result, multivariate_normal_logpdf_frule_pullback
+
+
+def _mean_or_zeros(mean: Any, cov: Any) -> Any:
+    """`mean`, or for None the zero mean SciPy takes, of the covariance matrix's dimension
+    (1 for a number or a vector: SciPy's reading): a number 0.0 would tell SciPy the
+    dimension is 1, which a covariance matrix contradicts (a crash)."""
+    if mean is not None:
+        return mean
+    return np.zeros(np.shape(cov)[0] if np.ndim(cov) >= 2 else 1)
 
 
 def _mvn_value_and_tangent(dist: Any, x: Any, mean: Any, cov: Any, x_dot: Any, mean_dot: Any,
@@ -176,16 +199,16 @@ def _mvn_value_and_tangent(dist: Any, x: Any, mean: Any, cov: Any, x_dot: Any, m
     residuals, full, size = _mvntangent_parts(x, mean, cov)
     inverse = np.linalg.inv(full)
     scaled = residuals @ inverse
-    y_dot = 0.0
+    y_dot = np.zeros(np.shape(residuals)[:-1])
     if moving[0]:
-        y_dot = y_dot - np.sum(scaled * x_dot, axis=-1)
+        y_dot = y_dot - np.sum(scaled * np.reshape(x_dot, np.shape(residuals)), axis=-1)
     if moving[1]:
-        y_dot = y_dot + np.sum(scaled * mean_dot, axis=-1)
+        y_dot = y_dot + np.sum(scaled * np.reshape(mean_dot, (size,)), axis=-1)
     if moving[2]:
         full_dot = _full_covariance_tangent_of_lower(cov_dot, size)
         quadratic = np.einsum("...i,ij,...j->...", scaled, full_dot, scaled)
         y_dot = y_dot + 0.5 * (quadratic - np.trace(inverse @ full_dot))
-    return y, y_dot
+    return y, np.reshape(y_dot, np.shape(y))
 
 
 def _full_covariance_tangent_of_lower(cov_dot: Any, size: int) -> Any:
@@ -358,7 +381,7 @@ def _mvn_twice_arguments(dargs2: tuple[Any, ...], dargs: tuple[Any, ...], dist: 
     given = _mvn_options(args, kwds)
     mean, cov = given.get("mean"), given.get("cov", 1)
     count = min(len(args), 2)
-    primals = (x, 0.0 if mean is None else mean, cov)
+    primals = (x, _mean_or_zeros(mean, cov), cov)
     dots = _padded_dots(dargs[2 : 3 + count], 3)
     inner = unthunk(dargs2[1])
     dot_dots = _padded_dots(

@@ -76,11 +76,12 @@ rules.primitive(
     lambda x, y, z: x / _divisor(x, 1.0 + y),
     result=FLOAT_UFUNC_OF_TWO,
 )
-# polygamma(n, x): the order `n` is an integer, which gets no cotangent (`ProjectTo`).
+# polygamma(n, x): the order `n` is an integer, which gets no cotangent (`ProjectTo`); it
+# may be a list of orders, so the next one is `np.add(n, 1)` (`n + 1` would concatenate).
 rules.primitive(
     special.polygamma,
     lambda n, x, y: np.zeros(np.shape(y)),
-    lambda n, x, y: special.polygamma(n + 1, x),
+    lambda n, x, y: special.polygamma(np.add(n, 1), x),
 )
 
 

@@ -13,12 +13,14 @@ The partials are written with functions that have rules, so that the forward rul
 differentiated in turn: each forward rule's reverse rule is the one srcad compiles for
 `_value_and_tangent`, the value and tangent written as plain code (second derivatives).
 Outside the support, where the log density is `-inf` (or where SciPy gives NaN for
-invalid parameters), the partials are 0. The log cdfs of `t`, `gamma` and `beta` have
-their partials in their shape parameters (`df`, `a`, `b`: derivatives of the incomplete
-beta and gamma functions in their parameters) at first order only, by quadrature
-(`rules/scipy_stats_shapes.py`), computed where used (a thunk, or a tangent that is not
-zero); the forward rules' own rules have none: there, a cotangent is a not-implemented one
-(an error where it is used), a tangent is refused.
+invalid parameters), the partials are 0; at the support's end, where a density's factor
+`z**(a - 1)` is 1, the one-sided slope from inside (`_power_slope`); `poisson.pmf` in
+`mu` has its own partial, finite at `mu == 0` (`_poisson_pmf_slope`). The log cdfs of
+`t`, `gamma` and `beta` have their partials in their shape parameters (`df`, `a`, `b`:
+derivatives of the incomplete beta and gamma functions in their parameters) at first
+order only, by quadrature (`rules/scipy_stats_shapes.py`), computed where used (a thunk,
+or a tangent that is not zero); the forward rules' own rules have none: there, a
+cotangent is a not-implemented one (an error where it is used), a tangent is refused.
 """
 
 from __future__ import annotations
@@ -86,16 +88,25 @@ def _t_logpdf(x: Any, df: Any, loc: Any, scale: Any, y: Any) -> list[Any]:
     return [slope / scale, d_df, -slope / scale, -(slope * z + 1.0) / scale]
 
 
+def _power_slope(c: Any, d: Any) -> Any:
+    """`c / d`, the slope of `c log d` in `d`, with 0 where both `c` and `d` are 0: there the
+    density's factor `d**c` is 1 (`gamma` with `a == 1` at its support's lower end, `beta`
+    with `a == 1` or `b == 1` at either end), whose log density is finite and whose slope
+    is the one-sided limit from inside the support (0/0, NaN, before). Only that point's
+    divisor changes, so that the slope's own derivatives stay right elsewhere."""
+    return c / np.where((np.asarray(c) == 0) & (np.asarray(d) == 0), 1.0, d)
+
+
 def _gamma_logpdf(x: Any, a: Any, loc: Any, scale: Any, y: Any) -> list[Any]:
     z = (x - loc) / scale
-    slope = (a - 1.0) / z - 1.0
+    slope = _power_slope(a - 1.0, z) - 1.0
     d_a = np.log(z) - special.digamma(a)
     return [slope / scale, d_a, -slope / scale, -(slope * z + 1.0) / scale]
 
 
 def _beta_logpdf(x: Any, a: Any, b: Any, loc: Any, scale: Any, y: Any) -> list[Any]:
     z = (x - loc) / scale
-    slope = (a - 1.0) / z - (b - 1.0) / (1.0 - z)
+    slope = _power_slope(a - 1.0, z) - _power_slope(b - 1.0, 1.0 - z)
     both = special.digamma(a + b)
     d_a = np.log(z) - special.digamma(a) + both
     d_b = np.log1p(-z) - special.digamma(b) + both
@@ -185,13 +196,28 @@ def unwritten_shapes_frule(dargs: tuple[Any, ...], name: str, *shapes: Any) -> t
 
 
 def _poisson_logpmf(k: Any, mu: Any, loc: Any, y: Any) -> list[Any]:
-    return [np.zeros(np.shape(y)), (k - loc) / mu - 1.0, np.zeros(np.shape(y))]
+    # (k - loc) / mu is 0 at k == loc, mu == 0, where the log pmf is finite (0/0 before)
+    return [np.zeros(np.shape(y)), _power_slope(k - loc, mu) - 1.0, np.zeros(np.shape(y))]
+
+
+def _poisson_pmf_slope(values: Any, y: Any) -> Any:
+    """`pmf`'s partial in `mu`, `pmf(k - 1) - pmf(k)`: the log pmf's slope times the value,
+    except at `mu == 0`, where the pmf of `k - loc == 1` is 0 with slope 1 (its log's
+    slope is infinite: the value's 0 would take the partial as 0, outside the support)."""
+    k, mu, loc = values
+    return stats.poisson.pmf(k - 1, mu, loc) - y
 
 
 def _poisson_logcdf(k: Any, mu: Any, loc: Any, y: Any) -> list[Any]:
-    # d/dmu P(K <= k) = -pmf(floor(k); mu): the last term's share of the sum.
-    last = stats.poisson.logpmf(np.floor(k - loc), mu)
-    return [np.zeros(np.shape(y)), -np.exp(last - y), np.zeros(np.shape(y))]
+    # d/dmu P(K <= k) = -pmf(floor(k); mu): the last term's share of the sum, as the ratio
+    # of the pmf to the cdf, whose own derivative is right at mu == 0 (the pmf's there: 1
+    # at k - loc == 1, whose log is -inf); in log space where the cdf underflows.
+    last = np.floor(k - loc)
+    cdf = np.exp(y)
+    kept = cdf > 1e-200
+    ratio = stats.poisson.pmf(last, mu) / np.where(kept, cdf, 1.0)
+    share = np.where(kept, ratio, np.exp(stats.poisson.logpmf(last, mu) - y))
+    return [np.zeros(np.shape(y)), -share, np.zeros(np.shape(y))]
 
 
 # Per family, its shape parameters and, per method, its partials: one per argument (the
@@ -288,6 +314,8 @@ def _method_rules(owner: type, method: str) -> None:
             found = partials(*values, log_y)
             scale = 1.0 if log_method == method else y
             found = [None if p is None else _on_support(p, log_y) * scale for p in found]
+            if partials is _poisson_logpmf and method == "pmf":
+                found[1] = _poisson_pmf_slope(values, y)
         return _shape_partials(partials, found, values, log_y, scale)
 
     def method_rrule(dist: Any, x: Any, *args: Any, **kwds: Any) -> tuple[Any, Pullback]:
@@ -472,11 +500,15 @@ def _value_and_tangent(function: Any, log_function: Any, partials: Partials, dis
     y = function(dist, *values)
     log_y = log_function(dist, *values)
     found = partials(*values, log_y)
-    tangent = 0.0
+    own = partials is _poisson_logpmf and function is not log_function  # `pmf`: in `mu`, its
+    tangent = 0.0  # own partial (`_poisson_pmf_slope`), not the log pmf's times the value
     for k in positions:
-        tangent = tangent + np.where(np.isfinite(log_y), found[k], 0.0) * dots[k]
+        if not (own and k == 1):
+            tangent = tangent + np.where(np.isfinite(log_y), found[k], 0.0) * dots[k]
     if function is log_function:
         return y, tangent
+    if own and 1 in positions:
+        return y, tangent * y + _poisson_pmf_slope(values, y) * dots[1]
     return y, tangent * y
 
 

@@ -55,6 +55,7 @@ from srcad.rule_api import rrule as rrule
 from srcad.rule_api import scalar_rule as scalar_rule
 from srcad.second_derivatives import hessian_block, hessian_row, one_leaf
 from srcad.source import TRANSPARENT_WRAPPERS
+from srcad.structured_jacobian import forward_block, is_structured, reverse_blocks
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
@@ -410,10 +411,10 @@ def _positions(func: Callable[..., Any], wrt: Wrt) -> tuple[list[int], bool]:
 
 def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Callable[..., Any]:
     """A function giving the Jacobian of `f` with respect to `wrt`: an array of shape
-    `output.shape + argument.shape` (the argument's shape for a scalar output); a tuple of
-    them for a tuple `wrt`. `mode="reverse"` takes one pullback per output element,
-    `"forward"` one pushforward per input element (for a float64 array of 8 elements or
-    more, all of them in one call where the forward rule allows it: `srcad/batched.py`)."""
+    `output.shape + argument.shape` (a structured output: its leaves' blocks in its
+    structure, `srcad/structured_jacobian.py`); a tuple of them for a tuple `wrt`. `mode=
+    "reverse"` takes one pullback per output element, `"forward"` one pushforward per input
+    element (a float64 array of 8 or more: in one call where the rule allows, `batched`)."""
     higher = getattr(f, DERIVATIVE, None)
     if higher is not None and higher[2] == JACOBIAN:  # jacobian(jacobian(...(f))), any order
         return _higher_jacobian(higher[0], higher[1], wrt)
@@ -427,7 +428,8 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
         refuse_foreign_values(func, args)
         if reverse:
             y, vjp_fn = vjp(func, *args)
-            blocks = _reverse_jacobian(vjp_fn, y, args, positions)
+            found = reverse_blocks if is_structured(y) else _reverse_jacobian
+            blocks = found(vjp_fn, y, args, positions)
         else:
             blocks = [_forward_jacobian(func, args, p) for p in positions]
         return tuple(blocks) if as_tuple else blocks[0]
@@ -638,9 +640,16 @@ def _forward_jacobian(func: Callable[..., Any], args: tuple[Any, ...], position:
     each leaf, one pushforward per element of the leaf."""
     x = args[position]
     count = len(leaves(x))
-    blocks = [_forward_block(func, args, position, leaf) for leaf in range(count)]
+    try:
+        blocks = [_forward_block(func, args, position, leaf) for leaf in range(count)]
+    except _StructuredError:  # a structured result: its leaves' blocks in its structure
+        return forward_block(jvp, func, args, position)
     numbered = iter(blocks)
     return tree_map(lambda _: next(numbered), x)
+
+
+class _StructuredError(Exception):
+    """The result is a structure (`srcad/structured_jacobian.py`)."""
 
 
 def _forward_block(func: Callable[..., Any], args: tuple[Any, ...], position: int,
@@ -660,6 +669,8 @@ def _forward_block(func: Callable[..., Any], args: tuple[Any, ...], position: in
         seed = one_leaf(x, leaf, tangent)
         tangents = tuple(seed if i == position else ZeroTangent() for i in range(len(args)))
         y, y_dot = jvp(func, args, tangents)
+        if is_structured(y):
+            raise _StructuredError
         columns.append(np.asarray(y_dot))
     out_shape = np.shape(y)
     stacked = np.stack(columns, axis=-1)

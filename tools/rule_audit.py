@@ -4,7 +4,8 @@ thought of, against NumPy's values and central differences.
     PYTHONSAFEPATH=1 .venv/bin/python tools/rule_audit.py [--only TEXT] [--seeds N] [--list]
 
 Each case is a one-line expression of the parameters `x`, `y`, `z` and the arguments it is
-called with (`tools/rule_audit_cases.py`). For each case and each random point (`--seeds`)
+called with (`tools/rule_audit_cases.py`; SciPy's in `tools/rule_audit_scipy_cases.py`,
+`--group SCIPY`). For each case and each random point (`--seeds`)
 the function is written to a module of its own (srcad reads its source) and checked:
 
 - the primal value `srcad.vjp` gives: equal to the function's, with its type, dtype and shape;
@@ -38,12 +39,21 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import rule_audit_cases
+import rule_audit_scipy_cases
 
 import srcad
 from srcad.tangents import AbstractZero
 from srcad.testing import finite_difference_jvp, finite_difference_vjp
 
 NAMES = ("x", "y", "z")
+GROUPS = {
+    **rule_audit_cases.GROUPS,
+    "SCIPY": rule_audit_scipy_cases.SCIPY,
+    "SPECIAL": rule_audit_scipy_cases.SPECIAL,
+    "STATS": rule_audit_scipy_cases.STATS,
+    "SCIPY_LINALG": rule_audit_scipy_cases.LINALG,
+    "INTEGRATE": rule_audit_scipy_cases.INTEGRATE,
+}
 
 
 def _module(directory: Path, name: str, expr: str, count: int) -> Any:
@@ -51,7 +61,7 @@ def _module(directory: Path, name: str, expr: str, count: int) -> Any:
     params = ", ".join(NAMES[:count])
     text = (
         "import math\nimport numpy as np\nimport scipy\nimport scipy.special\n"
-        "import scipy.linalg\nimport scipy.stats\n\n\n"
+        "import scipy.integrate\nimport scipy.linalg\nimport scipy.stats\n\n\n"
         f"def f({params}):\n    return {expr}\n\n\n"
         f"def g({params}, w):\n    return np.sum(w * ({expr}))\n"
     )
@@ -281,15 +291,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--group",
         default="CASES",
-        help="a list of cases: CASES (all), " + ", ".join(rule_audit_cases.GROUPS),
+        help="a list of cases: CASES (all but SciPy's sublists), " + ", ".join(GROUPS),
     )
     parser.add_argument("--list", action="store_true", help="list the cases")
     parser.add_argument("--quiet", action="store_true", help="print failures only")
     options = parser.parse_args(argv)
     group = (
-        rule_audit_cases.CASES
+        [*rule_audit_cases.CASES, *rule_audit_scipy_cases.SCIPY]
         if options.group == "CASES"
-        else rule_audit_cases.GROUPS[options.group]
+        else GROUPS[options.group]
     )
     cases = [c for c in group if options.only in c.expr]
     if options.list:
@@ -303,7 +313,9 @@ def main(argv: list[str] | None = None) -> int:
             outcome = "pass"
             for seed in range(options.seeds):
                 try:
-                    failures = check_case(directory, index, case, seed)
+                    with warnings.catch_warnings():  # (NumPy's, at the kinks and bounds)
+                        warnings.simplefilter("ignore", RuntimeWarning)
+                        failures = check_case(directory, index, case, seed)
                 except Exception:
                     failures = [("CRASH", "harness: " + traceback.format_exc(limit=-2))]
                 for kind, message in failures:

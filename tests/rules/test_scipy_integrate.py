@@ -351,3 +351,35 @@ def test_quadrature_is_refused_at_the_users_line_with_the_reason(mode: str) -> N
     assert diagnostic.code == "E210" and diagnostic.file == __file__
     assert "`integrate.quad`" in diagnostic.message and "quadrature" in diagnostic.message
     assert "site-packages" not in str(refused.value)
+
+
+def both_shapes(t: float, z: np.ndarray, k: np.ndarray) -> Any:
+    """A vectorized field that takes one state, (n,), as well as columns, (n, k)."""
+    return -(k * z.T).T + 0.1 * np.sin(z)
+
+
+def columns_only(t: float, z: np.ndarray, k: np.ndarray) -> Any:
+    """A vectorized field written for (n, k) states only, as SciPy calls it."""
+    return -k[:, np.newaxis] * z
+
+
+@pytest.mark.parametrize("method", ["RK45", "Radau", "BDF"])
+def test_solve_ivp_vectorized(method: str) -> None:
+    """With `vectorized=True` SciPy calls the field with (n, k) states only; srcad's adjoint
+    calls it with one (n,) state: a field that takes both is differentiated, one written
+    for columns only is refused at the user's line (a NumPy broadcasting crash before)."""
+
+    def loss(z0: np.ndarray, k: np.ndarray, field: Any = both_shapes) -> Any:
+        solution = integrate.solve_ivp(field, (0.0, 1.0), z0, method, vectorized=True,
+                                       args=(k,), rtol=1e-10, atol=1e-10)  # fmt: skip
+        return np.sum(solution.y[:, -1] ** 2)
+
+    check_both_modes(loss, np.array([1.0, 0.5]), np.array([0.8, 1.3]), rtol=1e-5)
+
+    def refused(z0: np.ndarray, k: np.ndarray) -> Any:
+        return loss(z0, k, columns_only)
+
+    for derivative in (srcad.grad(refused), srcad.jacobian(refused, mode="forward")):
+        with pytest.raises(MissingRuleError, match="vectorized") as raised:
+            derivative(np.array([1.0, 0.5]), np.array([0.8, 1.3]))
+        assert any("test_scipy_integrate.py" in note for note in raised.value.__notes__)

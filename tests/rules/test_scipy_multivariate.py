@@ -39,6 +39,17 @@ MULTIVARIATE = [
     pytest.param((POINTS, MEAN, 2.0), {}, id="number-covariance"),
     pytest.param((POINTS, MEAN, np.array([1.0, 2.0, 0.5])), {}, id="diagonal-covariance"),
     pytest.param((POINTS,), {"mean": MEAN, "cov": COV}, id="keywords"),
+    # SciPy's dimension is the mean's size, or without a mean the covariance matrix's, else
+    # 1: then a vector is one point per element, and the result is squeezed (the rules
+    # read a vector as one point of its length: derivatives wrong, or a crash, before).
+    pytest.param((POINT, None, COV), {}, id="no-mean"),
+    pytest.param((POINT, None, 1.7), {}, id="dimension-1-no-mean"),
+    pytest.param((POINT,), {}, id="dimension-1-defaults"),
+    pytest.param((POINT, 0.4, 1.7), {}, id="dimension-1-numbers"),
+    pytest.param((POINT, np.array([0.4]), np.array([1.7])), {}, id="dimension-1-vectors"),
+    pytest.param((POINTS[:, :1], 0.4, np.array([[1.7]])), {}, id="dimension-1-column"),
+    pytest.param((0.3, 0.4, 1.7), {}, id="dimension-1-number-point"),
+    pytest.param((POINTS[:, np.newaxis], MEAN, COV), {}, id="squeezed-result"),
 ]
 
 
@@ -76,12 +87,27 @@ def test_frozen_multivariate_normals_through_the_api() -> None:
     check_through_api(frozen_gaussian_fit, np.array([0.1, 0.2, -0.3, 0.5]))
 
 
+def one_dimensional_fit(p: np.ndarray) -> Any:
+    """Dimension 1, as SciPy reads it: `p` is three points (no mean, a number or a vector
+    of one as mean and covariance), on the distribution and frozen."""
+    total = np.sum(stats.multivariate_normal.logpdf(p, None, p[0] ** 2 + 1.0))
+    total = total + np.sum(stats.multivariate_normal.logpdf(p * 2.0, p[1], 1.5))
+    total = total + np.sum(stats.multivariate_normal(p[1:2], p[2:] ** 2 + 0.5).logpdf(p))
+    return total + np.sum(stats.multivariate_normal(None, p[0] ** 2 + 1.0).logpdf(p))
+
+
+def test_dimension_one_through_the_api() -> None:
+    check_through_api(one_dimensional_fit, np.array([0.3, -0.4, 0.8]))
+
+
 MVN_LOGPDF = type(stats.multivariate_normal).logpdf
 
 
 @pytest.mark.parametrize(("args", "kwargs"), MULTIVARIATE)
 def test_second_derivatives_of_multivariate_normal_logpdf(args: Any, kwargs: Any) -> None:
     for position in range(len(args)):
+        if args[position] is None:
+            continue
 
         def objective(value: Any, position: int = position) -> Any:
             passed = (*args[:position], value, *args[position + 1 :])

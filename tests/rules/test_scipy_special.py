@@ -65,6 +65,20 @@ def test_binary_rules_match_finite_differences(f: Any, a: Any, b: Any, check: An
     check(f, a, b)
 
 
+@pytest.mark.parametrize(
+    "orders",
+    [[0, 1, 3, 2], (2, 0, 1, 1), [[0], [1], [2]], [3]],
+    ids=["list", "tuple", "nested", "one"],
+)
+def test_polygamma_of_a_sequence_of_orders(orders: Any) -> None:
+    """`polygamma`'s orders as a Python list or tuple (SciPy broadcasts them as an array):
+    the partial's next orders are `np.add(n, 1)`; `n + 1` concatenated a list, or failed
+    on a tuple (a crash, before)."""
+    x = POSITIVE[0]
+    check_rrule(special.polygamma, orders, x)
+    check_frule(special.polygamma, orders, x, tangents=(srcad.NoTangent(), RNG.standard_normal(4)))
+
+
 @pytest.mark.parametrize("f", [special.xlogy, special.xlog1py])
 def test_x_log_y_at_x_zero(f: Any) -> None:
     """At `x == 0` the product is 0 for every `y`: its partial in `y` is 0, also where the
@@ -131,6 +145,13 @@ def test_softmax_and_log_softmax_match_finite_differences(
     check(f, *args, **kwargs)
 
 
+def orders_model(x: np.ndarray) -> Any:
+    """`polygamma`'s orders as a Python list or tuple: the partial's next order is the
+    list's elementwise sum with 1 (`n + 1` concatenated, a crash, before)."""
+    total = special.polygamma([0, 1, 2], x * x + 1.0) + special.polygamma((1, 0, 3), x + 2.0)
+    return np.sum(total * x) + np.sum(special.polygamma([[0], [1]], x * x + 0.5))
+
+
 def elementwise_model(x: np.ndarray) -> Any:
     smooth = special.expit(x) * special.erf(x) + special.erfc(x) ** 2
     gamma = special.gammaln(x * x + 1.0) + special.digamma(x * x + 1.0)
@@ -165,6 +186,7 @@ def classifier_loss(x: np.ndarray) -> Any:
 
 MODELS: list[Any] = [
     pytest.param(elementwise_model, X[0], id="elementwise"),
+    pytest.param(orders_model, X[0, :3], id="polygamma-orders"),
     pytest.param(x_log_y_model, X[0], id="xlogy"),
     pytest.param(reductions_model, X, id="logsumexp-softmax"),
     pytest.param(weighted_model, X, id="logsumexp-weights"),

@@ -276,3 +276,94 @@ def test_forward_over_forward_through_a_method(f: Any) -> None:
     second = srcad.jacobian(srcad.jacobian(f, mode="forward"), mode="forward")(p)
     rows = [difference(lambda q, i=i: srcad.jacobian(f)(q)[i], (p,)) for i in range(4)]
     np.testing.assert_allclose(second, np.stack(rows), rtol=1e-5, atol=1e-7)
+
+
+# A density whose factor `z**(a - 1)` or `(1 - z)**(b - 1)` is 1 at its support's end
+# (`a == 1`, `b == 1`) is finite there with a finite slope, the one-sided one from inside.
+# The slope `(a - 1) / z` was 0/0 there: NaN in grad, jvp and the Hessian.
+SUPPORT_ENDS = [
+    pytest.param(lambda x: stats.gamma.logpdf(x, 1.0), 0.0, 1, id="gamma.logpdf-a1"),
+    pytest.param(lambda x: stats.gamma.pdf(x, 1.0, 0.5, 2.0), 0.5, 1, id="gamma.pdf-a1-loc-scale"),
+    pytest.param(lambda x: stats.gamma(1.0, 0.0, 3.0).logpdf(x), 0.0, 1, id="gamma-frozen"),
+    pytest.param(lambda x: stats.beta.logpdf(x, 1.0, 3.0), 0.0, 1, id="beta.logpdf-a1"),
+    pytest.param(lambda x: stats.beta.pdf(x, 2.5, 1.0), 1.0, -1, id="beta.pdf-b1"),
+    pytest.param(lambda x: stats.beta.logpdf(x, 1.0, 1.0), 1.0, -1, id="beta.logpdf-a1b1-upper"),
+    pytest.param(lambda x: stats.beta.pdf(x, 1.0, 1.0, 1.0, 2.0), 1.0, 1, id="beta.pdf-loc-scale"),
+    pytest.param(lambda x: stats.beta(3.0, 1.0).logpdf(x), 1.0, -1, id="beta-frozen-b1"),
+]
+
+
+@pytest.mark.parametrize(("density", "end", "inside"), SUPPORT_ENDS)
+def test_at_the_end_of_the_support_where_the_density_is_finite(
+    density: Any, end: float, inside: int
+) -> None:
+    """grad, jvp and the Hessian at the support's end `end` against one-sided differences
+    from inside (`inside` the direction in), the points beside it against central ones."""
+
+    def f(x: np.ndarray) -> Any:
+        return np.sum(density(x))
+
+    def one_sided(g: Any, x: np.ndarray, step: float = 1e-6) -> Any:
+        # second order: (-3 g(x) + 4 g(x + h) - g(x + 2h)) / 2h, h pointing inside
+        h = inside * step
+        return (-3.0 * g(x) + 4.0 * g(x + h) - g(x + 2.0 * h)) / (2.0 * h)
+
+    x = np.array([end])
+    gradient = srcad.grad(f)(x)
+    assert np.isfinite(f(x))
+    np.testing.assert_allclose(gradient, one_sided(f, x), rtol=1e-6, atol=1e-8)
+    _, x_dot = srcad.jvp(f, (x,), (np.ones(1),))
+    np.testing.assert_allclose(x_dot, gradient[0], rtol=1e-12)
+    second = srcad.hessian(f)(x)
+    np.testing.assert_allclose(second[0], one_sided(srcad.grad(f), x), rtol=1e-5, atol=1e-7)
+    near = np.array([end + inside * 0.25, end + inside * 0.6])
+    check_through_api(f, near)
+
+
+# Poisson at mu == 0, the end of its parameter's range: the log pmf of k == loc is 0 with
+# slope -1 ((k - loc) / mu was 0/0: NaN); the pmf of k - loc == 1 is 0 with slope 1 (the
+# log pmf's slope times the value, inf * 0, was taken as 0 outside the support: a wrong
+# gradient); the log cdf's second derivative is the pmf's (it was 0 there).
+POISSON_AT_ZERO = [
+    pytest.param(lambda mu: stats.poisson.logpmf(np.array([0, 0]), mu), id="logpmf-k0"),
+    pytest.param(lambda mu: stats.poisson.pmf(np.array([0, 1, 2, 3]), mu), id="pmf"),
+    pytest.param(lambda mu: stats.poisson.pmf(np.array([2, 3]), mu, 2), id="pmf-loc"),
+    pytest.param(lambda mu: stats.poisson(mu).pmf(np.array([0, 1, 4])), id="pmf-frozen"),
+    pytest.param(lambda mu: stats.poisson.logcdf(np.array([0, 1, 2, 6]), mu), id="logcdf"),
+    pytest.param(lambda mu: stats.poisson.cdf(np.array([0, 1, 2]), mu), id="cdf"),
+    pytest.param(lambda mu: stats.poisson.logcdf(np.array([1.5, 3]), mu, 1), id="logcdf-loc"),
+    pytest.param(lambda mu: stats.poisson(mu, 1).logpmf(np.array([1, 1])), id="logpmf-frozen"),
+]
+
+
+@pytest.mark.parametrize("method", POISSON_AT_ZERO)
+def test_poisson_at_a_rate_of_zero(method: Any) -> None:
+    def f(mu: np.ndarray) -> Any:
+        return np.sum(method(mu) * np.array([1.0, 0.5, -0.7, 2.0])[: np.size(method(mu))])
+
+    def one_sided(g: Any, x: np.ndarray, step: float = 1e-5) -> Any:
+        return (-3.0 * g(x) + 4.0 * g(x + step) - g(x + 2.0 * step)) / (2.0 * step)
+
+    mu = np.array([0.0])
+    assert np.isfinite(f(mu))
+    gradient = srcad.grad(f)(mu)
+    np.testing.assert_allclose(gradient, one_sided(f, mu), rtol=1e-6, atol=1e-8)
+    _, mu_dot = srcad.jvp(f, (mu,), (np.ones(1),))
+    np.testing.assert_allclose(mu_dot, gradient[0], rtol=1e-12)
+    second = srcad.hessian(f)(mu)
+    np.testing.assert_allclose(second[0], one_sided(srcad.grad(f), mu), rtol=1e-5, atol=1e-7)
+    check_through_api(f, np.array([0.3]))
+
+
+def test_poisson_log_cdf_where_the_cdf_underflows() -> None:
+    """Far in the lower tail (the cdf below 1e-200) the log cdf's partial is taken in log
+    space: d/dmu log P(K <= 0) = -1, finite."""
+
+    def f(mu: np.ndarray) -> Any:
+        return np.sum(stats.poisson.logcdf(np.array([0, 2]), mu))
+
+    mu = np.array([600.0])  # the cdf of 0 is e^-600, 1e-261
+    assert np.all(np.isfinite(f(mu)))
+    want = -2.0 + (1.0 + mu) / (1.0 + mu + mu * mu / 2.0)
+    np.testing.assert_allclose(srcad.grad(f)(mu), want, rtol=1e-9)
+    check_through_api(f, mu, second_order=False)
