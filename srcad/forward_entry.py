@@ -6,7 +6,7 @@ compiled for them, with one branch for each kinds it has been called with.
 (checking each tangent against its argument, leaf by leaf in a structure; finding the
 rule; compiling or fetching it from the cache; materialising the result's tangent) costs
 about 50 µs, where the forward rule of a scalar loop takes 2 µs. The entry tests instead
-the kinds inline, as `grad`'s entry does (`srcad/entry.py`), calls the forward rule
+the kinds inline, as `grad`'s entry does (`srcad/entry.py`), runs the forward rule
 compiled for them, and returns what it gives where its type is the plain one (a tangent
 of the result's own type, a real scalar's or a float64 array's; for a result whose kind
 is a float64 number, as `kepler`'s, its kind says it is a real scalar's). For
@@ -26,12 +26,19 @@ is a float64 number, as `kepler`'s, its kind says it is a real scalar's). For
             if ((type(arg0) is float or type(arg0) is float64_scalar) and ...
                     and (type(arg0_dot) is float or type(arg0_dot) is float64_scalar)
                     and type(arg1_dot) is ZeroTangent):
-                result = frule_0((NO_TANGENT, arg0_dot, arg1_dot), arg0, arg1)
-                y, y_dot = result
+                TOLERANCE_2__0 = globals__g0['TOLERANCE']  # the rule's body, inline
+                E__0 = arg0
+                ...
+                y = E__0  # each `return (E, E_dot)` of the rule
+                y_dot = E_dot__0
                 if type(y_dot) is type(y):  # the result's kind: a float or a float64
-                    return result
+                    return (y, y_dot)
                 return finish(y, y_dot)
         return general(func, args, tangents)
+
+The branch runs the rule's statements in place of calling it (`srcad/forward_inline.py`
+says how, and which rules it calls instead: `result = frule_0((NO_TANGENT, arg0_dot,
+arg1_dot), arg0, arg1)`, then the same tests of `result`'s two parts).
 
 `jvp` reads it from the function's dispatcher (`kepler.__srcad_jvp_entry__.function`) and
 calls it with the function, which it tests is `kepler` itself: a function that
