@@ -77,6 +77,7 @@ _KEPT = (
     gast.With,
     gast.AsyncWith,
     gast.AsyncFor,
+    *(getattr(gast, name) for name in ("Match", "TryStar") if hasattr(gast, name)),
 )
 _FRAME_READERS = frozenset({"locals", "vars", "dir", "eval", "exec", "globals", "super"})
 

@@ -27,6 +27,7 @@ TOLERANCE = 1e-13
 COEFFICIENTS = (0.5, -1.0, 2.0, 0.25)
 y = 2.0  # the entry's own local names, as globals and parameters of the user's
 REGISTRY = 3.0
+FUNCTION = 0.5
 
 def kepler(M, e):
     E = M
@@ -51,7 +52,7 @@ def piecewise(x, s):
 def clash(arg1, y_dot, finish):
     result = arg1 * y_dot + finish
     hold = result * y * REGISTRY
-    return hold * arg1
+    return hold * arg1 + FUNCTION * math.sin(finish)
 
 def norm_scaled(v, s):
     return s * np.sqrt(np.sum(v * v))
@@ -177,6 +178,20 @@ def test_functools_wraps_copies_and_recursion(module: Any) -> None:
     recursive = module.factorial_power  # calls itself: kept as a call of its rule
     _through_branch(recursive, (1.3, 4.0), (1.0, ZeroTangent()))
     assert "frule_0(" in _text(recursive)
+
+
+def test_a_rule_over_the_users_cells_is_called(module: Any) -> None:
+    def scaled_by(scale: float) -> Any:
+        def f(x: float) -> float:
+            return scale * math.sin(x) * x
+
+        return f
+
+    f = scaled_by(1.5)
+    _through_branch(f, (0.8,), (1.0,))
+    assert "frule_0(" in _text(f)  # a cell of the user's, read by the rule when called
+    f.__closure__[0].cell_contents = 2.5  # type: ignore[index]
+    _through_branch(f, (0.8,), (1.0,))
 
 
 def test_a_refusal_or_error_in_the_inlined_rule_names_the_users_line(
