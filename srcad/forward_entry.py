@@ -6,7 +6,7 @@ compiled for them, with one branch for each kinds it has been called with.
 (checking each tangent against its argument, leaf by leaf in a structure; finding the
 rule; compiling or fetching it from the cache; materialising the result's tangent) costs
 about 50 µs, where the forward rule of a scalar loop takes 2 µs. The entry tests instead
-the kinds inline, as `grad`'s entry does (`srcad/entry.py`), calls the forward rule
+the kinds inline, as `grad`'s entry does (`srcad/entry.py`), runs the forward rule
 compiled for them, and returns what it gives where its type is the plain one (a tangent
 of the result's own type, a real scalar's or a float64 array's; for a result whose kind
 is a float64 number, as `kepler`'s, its kind says it is a real scalar's). For
@@ -26,12 +26,19 @@ is a float64 number, as `kepler`'s, its kind says it is a real scalar's). For
             if ((type(arg0) is float or type(arg0) is float64_scalar) and ...
                     and (type(arg0_dot) is float or type(arg0_dot) is float64_scalar)
                     and type(arg1_dot) is ZeroTangent):
-                result = frule_0((NO_TANGENT, arg0_dot, arg1_dot), arg0, arg1)
-                y, y_dot = result
+                TOLERANCE_2__0 = globals__g0['TOLERANCE']  # the rule's body, inline
+                E__0 = arg0
+                ...
+                y = E__0  # each `return (E, E_dot)` of the rule
+                y_dot = E_dot__0
                 if type(y_dot) is type(y):  # the result's kind: a float or a float64
-                    return result
+                    return (y, y_dot)
                 return finish(y, y_dot)
         return general(func, args, tangents)
+
+The branch runs the rule's statements in place of calling it (`srcad/forward_inline.py`
+says how, and which rules it calls instead: `result = frule_0((NO_TANGENT, arg0_dot,
+arg1_dot), arg0, arg1)`, then the same tests of `result`'s two parts).
 
 `jvp` reads it from the function's dispatcher (`kepler.__srcad_jvp_entry__.function`) and
 calls it with the function, which it tests is `kepler` itself: a function that
@@ -73,11 +80,11 @@ from typing import Any
 import gast
 import numpy as np
 
-from srcad import syntax
+from srcad import syntax, tracebacks
 from srcad.callables import name_of
 from srcad.compiler import Compiler
 from srcad.dtypes import FLOAT32
-from srcad.emit import nested_code, register_text
+from srcad.emit import CompiledRule, nested_code, register_text
 from srcad.entry import MAX_BRANCHES, entry_guards
 from srcad.entry_rules import entry_rules
 from srcad.entry_syntax import (
@@ -97,6 +104,7 @@ from srcad.entry_syntax import (
 )
 from srcad.errors import SrcadError
 from srcad.foreign import branch_kind
+from srcad.forward_inline import inlined
 from srcad.guards import Guards, facts_expression
 from srcad.kinds import FLOAT, INT, PYTHON_FLOAT, ZERO_D, ZERO_D32, ZERO_DS, Kind, kind_of
 from srcad.requests import Request
@@ -199,6 +207,10 @@ class ForwardDispatcher:
         self.branches: dict[Kinds, tuple[Callable[..., Any], Guards]] = {}
         self._results: dict[Kinds, Kind | None] = {}  # the kind of each rule's result
         self._slots: dict[Kinds, int] = {}  # the number in each kinds' `frule_{n}`
+        # The statements each branch runs in place of calling its rule (`forward_inline`),
+        # and how many rules have been inlined (numbering their names in the namespace).
+        self._inlined: dict[Kinds, list[gast.stmt] | None] = {}
+        self._inlines = 0
         self._refused: set[tuple[Kinds, int]] = set()  # (kinds, version) that do not compile
         self._lock = threading.Lock()
         self.namespace: dict[str, Any] = {
@@ -293,16 +305,15 @@ class ForwardDispatcher:
             self._refused.add((kinds, self.registry.version))
             return None
         guards = entry_guards(func, compiled.guards, arg_kinds)
-        self.add(kinds, compiled.function, guards, compiled.result)
+        self.add(kinds, compiled, guards)
         return compiled.function
 
     # -- the entry function --------------------------------------------------------------
 
-    def add(
-        self, kinds: Kinds, frule: Callable[..., Any], guards: Guards, result: Kind | None = None
-    ) -> None:
-        """A branch for `kinds`, calling `frule`, as long as its `guards` hold; `result`:
-        the kind of what it returns, where its arguments' kinds tell."""
+    def add(self, kinds: Kinds, compiled: CompiledRule, guards: Guards) -> None:
+        """A branch for `kinds`, running the forward rule `compiled` (inline where
+        `forward_inline` may, else calling it), as long as its `guards` hold."""
+        frule = compiled.function
         with self._lock:
             if self.registry.version != self.version:
                 self.branches.clear()
@@ -312,7 +323,12 @@ class ForwardDispatcher:
                 return
             slot = self._slots.setdefault(kinds, len(self._slots))
             self.namespace[f"frule_{slot}"] = frule
-            self._results[kinds] = result
+            self._results[kinds] = compiled.result
+            count = len(self.parameters)
+            self._inlined[kinds] = inlined(
+                compiled, guards, self._inlines, count, self.namespace, self._returned(kinds)
+            )
+            self._inlines += 1
             branches[kinds] = (frule, guards)
             self.branches = branches
             self.function.__code__ = self._code()
@@ -367,40 +383,64 @@ class ForwardDispatcher:
             _tangent_test(dot_name, dot, name, kind)
             for name, dot_name, dot, kind in zip(names, dot_names, dots, arg_kinds, strict=True)
         ]
-        dargs = _tuple([_load("NO_TANGENT"), *map(_load, dot_names)])
-        call = _assign(
-            syntax.store("result"), _call(f"frule_{self._slots[kinds]}", dargs, *map(_load, names))
-        )
-        split = _assign(_tuple([syntax.store("y"), syntax.store("y_dot")]), _load("result"))
-        # The plain results, which `structured` gives back as they are: a tangent of the
-        # result's own type for a real scalar, a float64 array of its shape for one.
-        same_type = _compare(_call("type", _load("y_dot")), gast.Is(), _call("type", _load("y")))
-        real = _compare(_call("type", _load("y")), gast.In(), _load("REAL"))
-        array = _and(
-            [
-                _is_type("y", "ndarray"),
-                _compare(_attribute("y", "dtype"), gast.Is(), _load("float64")),
-                _float_array_like("y_dot", "y"),
-            ]
-        )
-        plain = gast.BoolOp(op=gast.Or(), values=[_and([same_type, real]), array])
-        if self._results.get(kinds) in (FLOAT, PYTHON_FLOAT):
-            plain = same_type  # a float or a NumPy float64, both `REAL`, by its kind
-        body = [
-            call,
-            split,
-            _if(plain, [gast.Return(value=_load("result"))]),  # the rule's `(y, y_dot)`
-            gast.Return(value=_call("finish", _load("y"), _load("y_dot"))),
-        ]
+        body = self._inlined.get(kinds)
+        if body is None:  # the rule called
+            dargs = _tuple([_load("NO_TANGENT"), *map(_load, dot_names)])
+            call = _call(f"frule_{self._slots[kinds]}", dargs, *map(_load, names))
+            body = self._returned(kinds)(call, None, None)
         return _if(_and(tests), body)
 
+    def _returned(self, kinds: Kinds) -> Callable[..., list[gast.stmt]]:
+        """The statements that return what a rule of `kinds` gives, `value` (or its two
+        parts, `(y, y_dot)` written out): as it is where its type is the plain one (which
+        `structured` gives back as it is: a tangent of the result's own type for a real
+        scalar, a float64 array of its shape for one), else through `finish`."""
+        result = self._results.get(kinds)
+
+        def returned(
+            value: gast.expr | None, y: gast.expr | None, y_dot: gast.expr | None
+        ) -> list[gast.stmt]:
+            if y is None or y_dot is None:
+                value = _constant(None) if value is None else value
+                split = [
+                    _assign(syntax.store("result"), value),
+                    _assign(_tuple([syntax.store("y"), syntax.store("y_dot")]), _load("result")),
+                ]
+                plain_result: gast.expr = _load("result")
+            else:
+                split = [_assign(syntax.store("y"), y), _assign(syntax.store("y_dot"), y_dot)]
+                plain_result = _tuple([_load("y"), _load("y_dot")])
+            same_type = _compare(
+                _call("type", _load("y_dot")), gast.Is(), _call("type", _load("y"))
+            )
+            real = _compare(_call("type", _load("y")), gast.In(), _load("REAL"))
+            array = _and(
+                [
+                    _is_type("y", "ndarray"),
+                    _compare(_attribute("y", "dtype"), gast.Is(), _load("float64")),
+                    _float_array_like("y_dot", "y"),
+                ]
+            )
+            plain: gast.expr = gast.BoolOp(op=gast.Or(), values=[_and([same_type, real]), array])
+            if result in (FLOAT, PYTHON_FLOAT):
+                plain = same_type  # a float or a NumPy float64, both `REAL`, by its kind
+            return [
+                *split,
+                _if(plain, [gast.Return(value=plain_result)]),  # the rule's `(y, y_dot)`
+                gast.Return(value=_call("finish", _load("y"), _load("y_dot"))),
+            ]
+
+        return returned
+
     def _code(self) -> types.CodeType:
-        body = self.source()
+        tree = self.tree()
+        body = syntax.unparse(tree)
         what = f"entry jvp of {name_of(self.func)}"
         count = len(self.branches)
         text = f"# srcad: {what}, {count} branch{'' if count == 1 else 'es'}\n{body}"
         filename = f"<srcad {what}>"
         register_text(filename, text)
+        tracebacks.record_positions(filename, text, tree.body)  # the rules' inlined lines
         return nested_code(compile(text, filename, "exec"), "jvp")
 
 

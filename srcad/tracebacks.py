@@ -24,7 +24,15 @@ import traceback
 import types
 from typing import Any
 
-__all__ = ["annotate", "excepthook", "install", "origin", "record_origins", "user_call_site"]
+__all__ = [
+    "annotate",
+    "excepthook",
+    "install",
+    "origin",
+    "record_origins",
+    "record_positions",
+    "user_call_site",
+]
 
 # An emitted file name: the user's file, and for each emitted line the user's line.
 _ORIGINS: dict[str, tuple[str, dict[int, int]]] = {}
@@ -60,6 +68,31 @@ def record_origins(filename: str, text: str, parsed: list[ast.stmt], built: list
         elif following is not None:
             origins[number] = following
     _ORIGINS[filename] = (source_file, origins)
+
+
+def record_positions(filename: str, text: str, built: list[Any]) -> None:
+    """Remember, for the lines of the emitted `text` (registered as `filename`) printed from
+    statements of `built` that carry a `srcad_origin` (the user's file and line: the
+    forward rules a `jvp` entry runs inline, `srcad/forward_inline.py`), that line, and no
+    other: the entry's own lines came from no line of the user's."""
+    known: dict[int, tuple[str, int]] = {}
+    _pair_origins(ast.parse(text).body, built, known)
+    files = {file for file, _ in known.values()}
+    if len(files) == 1:
+        _ORIGINS[filename] = (files.pop(), {line: at for line, (_, at) in known.items()})
+    else:  # (none, or rules from several files: a file of a name holds one)
+        _ORIGINS.pop(filename, None)
+
+
+def _pair_origins(parsed: list[Any], built: list[Any], known: dict[int, tuple[str, int]]) -> None:
+    for ours, theirs in zip(parsed, [s for s in built if not _is_comment(s)], strict=False):
+        where = getattr(theirs, "srcad_origin", None)
+        if where is not None:
+            known[ours.lineno] = where
+        for field in ("body", "orelse", "finalbody"):
+            inner, outer = getattr(ours, field, None), getattr(theirs, field, None)
+            if isinstance(inner, list) and isinstance(outer, list):
+                _pair_origins(inner, outer, known)
 
 
 def _position(node: Any) -> int | None:
