@@ -112,4 +112,3 @@ def logcdf_shape_partial_frule_rrule(dargs: tuple[Any, ...], family: Any, *rest:
 def logcdf_shape_partial_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...],
                                      family: Any, *rest: Any) -> tuple[Any, Any]:  # fmt: skip
     raise MissingRuleError(_third_message(family))
-
