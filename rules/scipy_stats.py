@@ -42,7 +42,7 @@ from scipy.stats._distn_infrastructure import (
 from srcad.errors import MissingRuleError
 from srcad.projection import ProjectTo, unbroadcast
 from srcad.registry import CONFIG, RuleSet, named
-from srcad.rules.scipy_stats_shape_rules import logcdf_shape_partial
+from srcad.rules.scipy_stats_shape_rules import Deferred, logcdf_shape_partial
 from srcad.rules.scipy_stats_shapes import call_site, shape_partial
 from srcad.tangents import (
     AbstractZero,
@@ -53,7 +53,6 @@ from srcad.tangents import (
     ZeroTangent,
     elements_of,
     not_implemented,
-    thunk,
     unthunk,
 )
 
@@ -305,7 +304,7 @@ def _method_rules(owner: type, method: str) -> None:
             bars = [
                 not_implemented(_unwritten(dist, method, k))
                 if p is None
-                else thunk(_pulled_back(project, p, y_bar, np.shape(value)))
+                else Deferred(_pulled_back(project, p, y_bar, np.shape(value)))
                 if callable(p)
                 else project(unbroadcast(np.asarray(p * y_bar), np.shape(value)))
                 for k, (project, p, value) in enumerate(

@@ -27,9 +27,53 @@ from srcad.rules.scipy_stats_shapes import (
     shape_partial_in_point,
     shape_second_partial,
 )
-from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, thunk, unthunk
+from srcad.tangents import (
+    AbstractZero,
+    NoTangent,
+    NotImplementedTangent,
+    Thunk,
+    ZeroTangent,
+    unthunk,
+)
 
 rules = RuleSet("scipy_stats")
+
+
+class Deferred(Thunk):
+    """A cotangent by quadrature, computed only where used, which stays so when added to:
+    a shape parameter's cotangents from the calls that read it (the log cdf's, the log
+    density's in its partials, second derivatives) are summed unread where the shape is a
+    constant. A sum with it is a `Deferred` of the sum (with a symbolic zero, itself; with
+    a not-implemented cotangent, that); any other arithmetic computes it, as a thunk's."""
+
+    __slots__ = ()
+
+    def __add__(self, other: Any) -> Any:
+        return _deferred_sum(self, other)
+
+    def __radd__(self, other: Any) -> Any:
+        return _deferred_sum(other, self)
+
+    def __float__(self) -> float:
+        return float(self.unthunk())
+
+    def __complex__(self) -> complex:
+        return complex(self.unthunk())
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if ufunc is np.add and method == "__call__" and len(inputs) == 2 and not kwargs:
+            return _deferred_sum(*inputs)
+        return getattr(ufunc, method)(*(unthunk(i) for i in inputs), **kwargs)
+
+
+def _deferred_sum(first: Any, second: Any) -> Any:
+    for one, other in ((first, second), (second, first)):
+        if isinstance(other, NotImplementedTangent):
+            return other
+        if isinstance(other, AbstractZero):
+            return one
+    return Deferred(lambda: unthunk(first) + unthunk(second))
+
 
 Pullback = Any
 
@@ -73,7 +117,7 @@ def logcdf_shape_partial_rrule(family: Any, index: int, z: Any, *shapes: Any
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), NoTangent(), NoTangent(), y_bar, *(y_bar for _ in shapes))
         z_bar = unbroadcast(_in_point(family, index, z, shapes, y) * y_bar, np.shape(z))
-        shape_bars = [thunk(in_shape(k, y_bar)) for k in range(len(shapes))]
+        shape_bars = [Deferred(in_shape(k, y_bar)) for k in range(len(shapes))]
         return (NoTangent(), NoTangent(), NoTangent(), project_z(z_bar), *shape_bars)
 
     return y, logcdf_shape_partial_pullback

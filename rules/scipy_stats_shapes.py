@@ -184,6 +184,14 @@ class _Region:
             self.peak = (shapes[0] - 1.0) / (shapes[0] + shapes[1] - 2.0)  # the mode
         self.point: Density = lambda v: v  # the point at the integration variable
         self.log_jacobian: Density = lambda v: 0.0
+        if family != "t" and lower_form and shapes[0] < 1.0:
+            # Below `z` as `s = z v^(1/a)`, `v` in (0, 1): the density's `s^(a - 1)`, an
+            # integrable singularity at 0, is then flat (the score's `ln s`, `ln z + ln v /
+            # a`, mild), which `quad` meets to the tolerance where `ln^2 s` is integrated.
+            power = 1.0 / shapes[0]
+            self.lower_bound, self.upper_bound, self.peak = 0.0, 1.0, None
+            self.point = lambda v: z * v**power
+            self.log_jacobian = lambda v: math.log(z * power) + (power - 1.0) * math.log(v)
         if family == "t" and abs(z) >= 1.0:
             # The tail beyond `z` as `s = z / v`, `v` in (0, 1), `ds = |z| / v^2 dv`:
             # `quad`'s own map of an infinite interval keeps the scale 1, which a tail
