@@ -147,12 +147,20 @@ def _third_message(family: Any) -> str:
 
 
 @rules.rrule(logcdf_shape_partial_frule)
-def logcdf_shape_partial_frule_rrule(dargs: tuple[Any, ...], family: Any, *rest: Any
-                                     ) -> tuple[Any, Pullback]:  # fmt: skip
-    raise MissingRuleError(_third_message(family))
+def logcdf_shape_partial_frule_rrule(dargs: tuple[Any, ...], family: Any, index: int, z: Any,
+                                     *shapes: Any) -> tuple[Any, Pullback]:  # fmt: skip
+    """The forward rule's value and tangent (second derivatives), whose pullback (third
+    derivatives in a shape) refuses."""
+    result = logcdf_shape_partial_frule(dargs, family, index, z, *shapes)
+
+    def logcdf_shape_partial_frule_pullback(bars: Any) -> tuple[Any, ...]:
+        raise MissingRuleError(_third_message(family))
+
+    return result, logcdf_shape_partial_frule_pullback
 
 
 @rules.frule(logcdf_shape_partial_frule)
 def logcdf_shape_partial_frule_frule(dargs2: tuple[Any, ...], dargs: tuple[Any, ...],
                                      family: Any, *rest: Any) -> tuple[Any, Any]:  # fmt: skip
+    """Third derivatives in a shape: refused."""
     raise MissingRuleError(_third_message(family))
