@@ -15,10 +15,10 @@ differentiated in turn: each forward rule's reverse rule is the one srcad compil
 Outside the support, where the log density is `-inf` (or where SciPy gives NaN for
 invalid parameters), the partials are 0. The log cdfs of `t`, `gamma` and `beta` have
 their partials in their shape parameters (`df`, `a`, `b`: derivatives of the incomplete
-beta and gamma functions in their parameters) at first order only, by quadrature
-(`rules/scipy_stats_shapes.py`), computed where used (a thunk, or a tangent that is not
-zero); the forward rules' own rules have none: there, a cotangent is a not-implemented one
-(an error where it is used), a tangent is refused.
+beta and gamma functions in their parameters) by quadrature (`rules/scipy_stats_shapes.py`),
+computed where used (a thunk, or a tangent that is not zero); where a shape moves in the
+forward rule srcad differentiates, its partials call `logcdf_shape_partial`, whose rules
+give the second derivatives (`rules/scipy_stats_shape_rules.py`) and refuse the third.
 """
 
 from __future__ import annotations

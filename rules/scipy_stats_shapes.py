@@ -1,6 +1,7 @@
 """The partials of the log cdfs of `scipy.stats` `t`, `gamma` and `beta` in their shape
-parameters (`df`, `a`, `b`), by quadrature of an exact formula (`rules/scipy_stats.py`
-calls them at first order).
+parameters (`df`, `a`, `b`), first and second, by quadrature of an exact formula
+(`rules/scipy_stats.py` calls the first at first order, `scipy_stats_shape_rules.py` the
+second, and the first's partial in the point, in closed form).
 
 The cdf is `F(z) = ∫ f(s) ds` over the support below `z`, so its derivative in a shape `θ`
 is `∫ f(s) ∂θ log f(s) ds` there (the incomplete gamma's and beta's derivatives in their
@@ -9,12 +10,12 @@ incomplete beta's in its parameter and its argument together), and the log cdf's
 over `F`: the mean of the score `∂θ log f` below `z`. The score's mean over the whole
 support is 0, so it is also `-(1 - F) / F` times its mean above `z`, which is the form
 taken where `F >= 1/2` (the lower one would be a small difference of large terms there).
-Each mean is a ratio of two integrals of `f / F` (or `f / (1 - F)`), written in log space
-so that neither overflows: the score times the density, and the density alone.
-`scipy.integrate.quad` evaluates them, its adaptive rule taking the integrable
-singularities at the support's ends (`t^(a-1) ln t` for `a < 1`); where its error
-estimate does not meet `_TOLERANCE`, the rule refuses (a `MissingRuleError`) rather than
-give a poor number.
+The second derivatives are means of the scores' centred products (`_two`). Each mean is a
+ratio of two integrals of `f / F` (or `f / (1 - F)`), written in log space so that
+neither overflows. `scipy.integrate.quad` evaluates them, its adaptive rule taking the
+integrable singularities at the support's ends (`t^(a-1) ln t` for `a < 1`, which a change
+of variable flattens below the point); where its error estimate does not meet
+`_TOLERANCE`, the rule refuses (a `MissingRuleError`) rather than give a poor number.
 """
 
 from __future__ import annotations

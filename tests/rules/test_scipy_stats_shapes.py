@@ -1,8 +1,12 @@
 """The log cdfs (and cdfs) of `scipy.stats` `t`, `gamma` and `beta` in their shape
-parameters (`rules/scipy_stats_shapes.py`, by quadrature, at first order): against central
-differences of SciPy's own `logcdf` in the shape, at small and large shapes and in both
-tails, in both modes; the second derivative there refused by name; a quadrature short of
-its tolerance refused, located. Skipped where SciPy is not installed."""
+parameters (`rules/scipy_stats_shapes.py`, by quadrature; second derivatives through
+`rules/scipy_stats_shape_rules.py`): the first against central differences of SciPy's
+own `logcdf`, the second against central differences of srcad's first and second
+differences of SciPy's, at small and large shapes and in both tails, in both modes,
+mixed with the point, `loc` and `scale`, frozen, with constant shapes given by keyword;
+no quadrature for a constant shape; the third derivative there refused, located; a
+quadrature short of its tolerance refused, located. Skipped where SciPy is not installed."""
+"""
 
 from __future__ import annotations
 
@@ -125,13 +129,12 @@ def test_a_constant_shape_runs_no_quadrature(monkeypatch: pytest.MonkeyPatch) ->
     np.testing.assert_allclose(y_dot, np.sum(expected), rtol=1e-6)
 
 
-def _second_in_the_shapes(dist: Any, shapes: tuple[float, ...], x: np.ndarray,
-                          method: str = "logcdf") -> tuple[Any, Any]:  # fmt: skip
+def _second_in_the_shapes(dist: Any, x: np.ndarray) -> tuple[Any, Any]:
     """srcad's first and second derivatives (Jacobians, forward over forward) of
-    `dist.method(x, *s)` at each point in the shapes `s`."""
+    `dist.logcdf(x, *s)` at each point in the shapes `s`."""
 
     def pointwise(s: np.ndarray) -> Any:
-        return getattr(dist, method)(x, *s)
+        return dist.logcdf(x, *s)
 
     first = srcad.jacobian(pointwise, mode="forward")
     return first, srcad.jacobian(first, mode="forward")
@@ -146,7 +149,7 @@ def test_second_partials_in_the_shapes_match_differences(
     SciPy's own log cdf (looser: a difference of differences)."""
     x = _quantiles(dist, *shapes)
     s = np.array(shapes)
-    first, second = _second_in_the_shapes(dist, shapes, x)
+    first, second = _second_in_the_shapes(dist, x)
     found = second(s)
     steps = 1e-5 * s
     by_first = np.stack([(first(s + h) - first(s - h)) / (2.0 * h[k])
@@ -279,3 +282,26 @@ def test_a_quadrature_short_of_its_tolerance_is_refused_located(
             else:
                 srcad.jvp(in_the_shape, (p,), (np.ones(2),))
         assert f"{__file__}:{LINE}  {SOURCE}" in str(raised.value)  # located: the user's line
+
+
+@pytest.mark.parametrize("mode", ["hessian", "forward-over-forward"])
+def test_a_second_derivative_short_of_its_tolerance_is_refused_located(
+    monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """The first derivative's integrals met the tolerance; the second's do not."""
+    second = shapes_module._two
+
+    def strict(*args: Any) -> float:
+        with monkeypatch.context() as patch:
+            patch.setattr(shapes_module, "_TOLERANCE", 1e-300)  # (no estimate meets it)
+            return second(*args)
+
+    monkeypatch.setattr(shapes_module, "_two", strict)
+    p = np.array([0.3, 1.1])
+    message = r"second derivative of `t\.logcdf` in its shape parameter is an integral that "
+    with pytest.raises(srcad.SrcadError, match=message + r"scipy\.integrate\.quad") as raised:
+        if mode == "hessian":
+            srcad.hessian(in_the_shape)(p)
+        else:
+            srcad.jacobian(srcad.jacobian(in_the_shape, mode="forward"), mode="forward")(p)
+    assert f"{__file__}:{LINE}  {SOURCE}" in str(raised.value)  # located: the user's line
