@@ -6,7 +6,6 @@ differences of SciPy's, at small and large shapes and in both tails, in both mod
 mixed with the point, `loc` and `scale`, frozen, with constant shapes given by keyword;
 no quadrature for a constant shape; the third derivative there refused, located; a
 quadrature short of its tolerance refused, located. Skipped where SciPy is not installed."""
-"""
 
 from __future__ import annotations
 
