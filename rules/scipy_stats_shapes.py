@@ -44,7 +44,7 @@ _HALF = math.log(0.5)
 # A family's log density, and its scores in the shapes and their partials in the shapes
 # (`curvature(s)[i][j]`, `∂θj ∂θi log f`), as plain functions of one float.
 Density = Callable[[float], float]
-Scores = Callable[[float], list[float]]
+Scores = list[Density]  # one per shape
 Curvature = Callable[[float], list[list[float]]]
 Parts = tuple[Density, Scores, Curvature, tuple[float, float]]
 
@@ -58,16 +58,16 @@ def _t_parts(df: float) -> Parts:
     def log_density(s: float) -> float:
         return constant - half * math.log1p(s * s / df)
 
-    def scores(s: float) -> list[float]:
+    def score(s: float) -> float:
         q = s * s / df
-        return [both - 0.5 * math.log1p(q) + half * q / (df * (1.0 + q))]
+        return both - 0.5 * math.log1p(q) + half * q / (df * (1.0 + q))
 
     def curvature(s: float) -> list[list[float]]:
         q = s * s / df
         held = q / (1.0 + q)  # (bounded: `s` may be 1e150 in a heavy tail)
         return [[both_dot + held / df - half * held * (2.0 + q) / ((1.0 + q) * df * df)]]
 
-    return log_density, scores, curvature, (-math.inf, math.inf)
+    return log_density, [score], curvature, (-math.inf, math.inf)
 
 
 def _gamma_parts(a: float) -> Parts:
@@ -76,13 +76,13 @@ def _gamma_parts(a: float) -> Parts:
     def log_density(s: float) -> float:
         return (a - 1.0) * math.log(s) - s - constant
 
-    def scores(s: float) -> list[float]:
-        return [math.log(s) - psi]
+    def score(s: float) -> float:
+        return math.log(s) - psi
 
     def curvature(s: float) -> list[list[float]]:
         return [[-psi_dot]]
 
-    return log_density, scores, curvature, (0.0, math.inf)
+    return log_density, [score], curvature, (0.0, math.inf)
 
 
 def _beta_parts(a: float, b: float) -> Parts:
@@ -97,13 +97,16 @@ def _beta_parts(a: float, b: float) -> Parts:
     def log_density(s: float) -> float:
         return (a - 1.0) * math.log(s) + (b - 1.0) * math.log1p(-s) - constant
 
-    def scores(s: float) -> list[float]:
-        return [math.log(s) - psi_a, math.log1p(-s) - psi_b]
+    def score_a(s: float) -> float:
+        return math.log(s) - psi_a
+
+    def score_b(s: float) -> float:
+        return math.log1p(-s) - psi_b
 
     def curvature(s: float) -> list[list[float]]:
         return hessian
 
-    return log_density, scores, curvature, (0.0, 1.0)
+    return log_density, [score_a, score_b], curvature, (0.0, 1.0)
 
 
 _PARTS: dict[str, Callable[..., Parts]] = {
@@ -175,7 +178,7 @@ class _Region:
             shapes, z, lower_form = shapes[::-1], 1.0 - z, True
         log_density, scores, curvature, (low, high) = _PARTS[family](*shapes)
         if swapped:
-            self.scores: Scores = lambda s: scores(s)[::-1]
+            self.scores: Scores = scores[::-1]
             self.curvature: Curvature = lambda s: [row[::-1] for row in curvature(s)[::-1]]
         else:
             self.scores, self.curvature = scores, curvature
@@ -183,33 +186,30 @@ class _Region:
         self.peak = {"gamma": shapes[0] - 1.0, "t": 0.0}.get(family)
         if family == "beta" and min(shapes) > 1.0:
             self.peak = (shapes[0] - 1.0) / (shapes[0] + shapes[1] - 2.0)  # the mode
-        self.point: Density = lambda v: v  # the point at the integration variable
-        self.log_jacobian: Density = lambda v: 0.0
+        # (the point at the integration variable and the log of its derivative, where
+        # the integration variable is not the point)
+        self.map: tuple[Density, Density] | None = None
         if family != "t" and lower_form and shapes[0] < 1.0:
             # Below `z` as `s = z v^(1/a)`, `v` in (0, 1): the density's `s^(a - 1)`, an
             # integrable singularity at 0, is then flat (the score's `ln s`, `ln z + ln v /
             # a`, mild), which `quad` meets to the tolerance where `ln^2 s` is integrated.
             power = 1.0 / shapes[0]
             self.lower_bound, self.upper_bound, self.peak = 0.0, 1.0, None
-            self.point = lambda v: z * v**power
-            self.log_jacobian = lambda v: math.log(z * power) + (power - 1.0) * math.log(v)
+            self.map = (
+                lambda v: z * v**power,
+                lambda v: math.log(z * power) + (power - 1.0) * math.log(v),
+            )
         if family == "t" and abs(z) >= 1.0:
             # The tail beyond `z` as `s = z / v`, `v` in (0, 1), `ds = |z| / v^2 dv`:
             # `quad`'s own map of an infinite interval keeps the scale 1, which a tail
             # beyond 1e20 (small `df`) never reaches from `z`.
             self.lower_bound, self.upper_bound, self.peak = 0.0, 1.0, None
-            self.point = lambda v: z / v if v > 0.0 else math.copysign(math.inf, z)
-            self.log_jacobian = lambda v: math.log(abs(z)) - 2.0 * math.log(v)
-        self.support, self.log_density, self.log_mass = (low, high), log_density, log_mass
+            self.map = (
+                lambda v: z / v if v > 0.0 else math.copysign(math.inf, z),
+                lambda v: math.log(abs(z)) - 2.0 * math.log(v),
+            )
+        self.weight = _weight(log_density, log_mass, (low, high), self.map)
         self._mass: float | None = None
-
-    def _weight(self, v: float) -> float:
-        s = self.point(v)
-        low, high = self.support
-        if not low < s < high:
-            return 0.0  # a node rounded onto the support's end, where the density's limit
-            # is 0 or an integrable singularity (of no weight at a point)
-        return math.exp(self.log_density(s) - self.log_mass + self.log_jacobian(v))
 
     def _integral(self, integrand: Density) -> float:
         bounds = self.lower_bound, self.upper_bound
@@ -217,14 +217,43 @@ class _Region:
 
     def mean(self, function: Density) -> float:
         """The mean of `function` of the point over the region."""
+        weight = self.weight
         if self._mass is None:
-            self._mass = self._integral(self._weight)
+            self._mass = self._integral(weight)
 
-        def weighted(v: float) -> float:
-            w = self._weight(v)
-            return w * function(self.point(v)) if w else 0.0
+        def weighted(s: float) -> float:
+            w = weight(s)
+            return w * function(s) if w else 0.0
 
-        return self._integral(weighted) / self._mass
+        def mapped(v: float) -> float:
+            w = weight(v)
+            return w * function(point(v)) if w else 0.0
+
+        if self.map is None:
+            return self._integral(weighted) / self._mass
+        point = self.map[0]
+        return self._integral(mapped) / self._mass
+
+
+def _weight(log_density: Density, log_mass: float, support: tuple[float, float],
+            mapped: tuple[Density, Density] | None) -> Density:  # fmt: skip
+    """The density over the region's mass at the integration variable (with the map's
+    Jacobian), 0 at a node rounded onto the support's end, where the density's limit is 0
+    or an integrable singularity (of no weight at a point)."""
+    low, high = support
+    if mapped is None:
+
+        def weight(s: float) -> float:
+            return math.exp(log_density(s) - log_mass) if low < s < high else 0.0
+
+        return weight
+    point, log_jacobian = mapped
+
+    def mapped_weight(v: float) -> float:
+        s = point(v)
+        return math.exp(log_density(s) - log_mass + log_jacobian(v)) if low < s < high else 0.0
+
+    return mapped_weight
 
 
 def _one(family: str, z: float, shapes: tuple[float, ...], index: int, log_cdf: float,
@@ -234,7 +263,7 @@ def _one(family: str, z: float, shapes: tuple[float, ...], index: int, log_cdf: 
     if not math.isfinite(log_cdf) or log_sf == -math.inf:
         return 0.0  # below or above the support (or invalid parameters: masked by the caller)
     region = _Region(family, z, shapes, log_cdf, log_sf)
-    mean = region.mean(lambda s: region.scores(s)[index])
+    mean = region.mean(region.scores[index])
     return mean if region.lower else -region.ratio * mean
 
 
@@ -249,12 +278,12 @@ def _two(family: str, z: float, shapes: tuple[float, ...], first: int, second: i
     if not math.isfinite(log_cdf) or log_sf == -math.inf:
         return 0.0
     region = _Region(family, z, shapes, log_cdf, log_sf, "second ")
-    m_i = region.mean(lambda s: region.scores(s)[first])
-    m_j = m_i if first == second else region.mean(lambda s: region.scores(s)[second])
+    score_i, score_j = region.scores[first], region.scores[second]
+    m_i = region.mean(score_i)
+    m_j = m_i if first == second else region.mean(score_j)
 
     def centred(s: float) -> float:
-        scores = region.scores(s)
-        return (scores[first] - m_i) * (scores[second] - m_j) + region.curvature(s)[first][second]
+        return (score_i(s) - m_i) * (score_j(s) - m_j) + region.curvature(s)[first][second]
 
     spread = region.mean(centred)
     if region.lower:
@@ -269,7 +298,7 @@ def _one_in_point(family: str, z: float, shapes: tuple[float, ...], index: int,
     if not math.isfinite(log_cdf) or log_sf == -math.inf:
         return 0.0
     log_density, scores, _, _ = _PARTS[family](*shapes)
-    return math.exp(log_density(z) - log_cdf) * (scores(z)[index] - partial)
+    return math.exp(log_density(z) - log_cdf) * (scores[index](z) - partial)
 
 
 def _elementwise(one: Callable[..., float], family: Any, z: Any, shapes: tuple[Any, ...],
