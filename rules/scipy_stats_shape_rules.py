@@ -44,9 +44,15 @@ class Deferred(Thunk):
     a shape parameter's cotangents from the calls that read it (the log cdf's, the log
     density's in its partials, second derivatives) are summed unread where the shape is a
     constant. A sum with it is a `Deferred` of the sum (with a symbolic zero, itself; with
-    a not-implemented cotangent, that); any other arithmetic computes it, as a thunk's."""
+    a not-implemented cotangent, that); any other arithmetic computes it, as a thunk's.
+    A sum holds its terms, flattened (a loop's thousands of them are added one by one
+    when it is computed, not through as many nested calls)."""
 
-    __slots__ = ()
+    __slots__ = ("terms",)
+
+    def __init__(self, compute: Any, terms: tuple[Any, ...] = ()) -> None:
+        super().__init__(compute)
+        self.terms = terms
 
     def __add__(self, other: Any) -> Any:
         return _deferred_sum(self, other)
@@ -72,7 +78,19 @@ def _deferred_sum(first: Any, second: Any) -> Any:
             return other
         if isinstance(other, AbstractZero):
             return one
-    return Deferred(lambda: unthunk(first) + unthunk(second))
+    terms = (*_terms(first), *_terms(second))
+    return Deferred(lambda: _total(terms), terms)
+
+
+def _terms(value: Any) -> tuple[Any, ...]:
+    return value.terms if isinstance(value, Deferred) and value.terms else (value,)
+
+
+def _total(terms: tuple[Any, ...]) -> Any:
+    total = unthunk(terms[0])
+    for term in terms[1:]:
+        total = total + unthunk(term)
+    return total
 
 
 Pullback = Any

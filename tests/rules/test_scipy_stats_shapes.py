@@ -304,3 +304,28 @@ def test_a_second_derivative_short_of_its_tolerance_is_refused_located(
         else:
             srcad.jacobian(srcad.jacobian(in_the_shape, mode="forward"), mode="forward")(p)
     assert f"{__file__}:{LINE}  {SOURCE}" in str(raised.value)  # located: the user's line
+
+
+def test_deferred_cotangents_stay_unread_when_summed_and_add_up_flat() -> None:
+    """`Deferred`, a shape's cotangent by quadrature: a sum with it (on either side, with
+    an array, a float or a zero) computes nothing until read, and a loop's thousands of
+    terms are added one by one, not through as many nested calls (a RecursionError)."""
+    computed = []
+
+    def leaf() -> Any:
+        def compute() -> np.ndarray:
+            computed.append(1)
+            return np.array([1.0, 2.0])
+
+        return shape_rules.Deferred(compute)
+
+    total = srcad.ZeroTangent() + (0.5 + (np.zeros(2) + leaf()))
+    for _ in range(5000):
+        total = total + leaf()
+    assert not computed
+    assert isinstance(total + srcad.NotImplementedTangent("unknown", "here"),
+                      srcad.NotImplementedTangent)  # fmt: skip
+    np.testing.assert_allclose(srcad.unthunk(total), [5001.5, 10002.5])
+    assert len(computed) == 5001
+    np.testing.assert_allclose(np.multiply(total, 2.0), [10003.0, 20005.0])  # (computed once)
+    assert len(computed) == 5001
