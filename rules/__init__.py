@@ -85,6 +85,7 @@ SCIPY_RULE_SETS: tuple[DeferredRuleSet, ...] = (
     DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate_tangents"),
     DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate_third_order"),
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats"),
+    DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats_shape_rules"),
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_multivariate"),
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats_third_order"),
 )

@@ -17,10 +17,11 @@ invalid parameters), the partials are 0; at the support's end, where a density's
 `z**(a - 1)` is 1, the one-sided slope from inside (`_power_slope`); `poisson.pmf` in
 `mu` has its own partial, finite at `mu == 0` (`_poisson_pmf_slope`). The log cdfs of
 `t`, `gamma` and `beta` have their partials in their shape parameters (`df`, `a`, `b`:
-derivatives of the incomplete beta and gamma functions in their parameters) at first
-order only, by quadrature (`rules/scipy_stats_shapes.py`), computed where used (a thunk,
-or a tangent that is not zero); the forward rules' own rules have none: there, a
-cotangent is a not-implemented one (an error where it is used), a tangent is refused.
+derivatives of the incomplete beta and gamma functions in their parameters) by quadrature
+(`rules/scipy_stats_shapes.py`), computed where used (a thunk, or a tangent that is not
+zero); where a shape moves in the forward rule srcad differentiates, its partials call
+`logcdf_shape_partial`, whose rules give the second derivatives
+(`rules/scipy_stats_shape_rules.py`) and refuse the third.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from srcad.errors import MissingRuleError
 from srcad.positions import ByPosition
 from srcad.projection import ProjectTo, unbroadcast
 from srcad.registry import CONFIG, RuleSet, named
+from srcad.rules.scipy_stats_shape_rules import Deferred, logcdf_shape_partial
 from srcad.rules.scipy_stats_shapes import call_site, shape_partial
 from srcad.tangents import (
     AbstractZero,
@@ -56,7 +58,6 @@ from srcad.tangents import (
     ZeroTangent,
     elements_of,
     not_implemented,
-    thunk,
     unthunk,
 )
 
@@ -117,30 +118,55 @@ def _continuous_logcdf(family: Any) -> Partials:
     """The partials of `family.logcdf(x, *shapes, loc, scale)` in the point, `loc` and
     `scale`: with `h = pdf / cdf` (the log density less the log cdf, exponentiated), `h`,
     `-h` and `-h z`. Those in the shapes (derivatives of incomplete gamma and beta
-    functions in their parameters) are None here, where srcad differentiates these
-    partials (second derivatives, which refuse them); the first-order rules compute them
-    by quadrature (`_shape_partials`)."""
+    functions in their parameters, by quadrature) are None here: the first-order rules
+    compute them where used (`_shape_partials`), and for second derivatives, where a
+    shape moves, `_MOVING_SHAPES` gives partials that compute them (`_in_shapes`)."""
 
     logpdf = type(family).logpdf  # a function, called with the family: a call srcad reads
-    name = f"{family.name}.logcdf"
 
     def partials(x: Any, *rest: Any) -> list[Any]:
         *shapes, loc, scale, y = rest
         z = (x - loc) / scale
-        # The shapes pass through `_unwritten_shapes`, whose cotangents are not-implemented
-        # ones, as the log cdf's are: summed, when srcad differentiates these partials
-        # (second derivatives), they stay so, an error only where used.
-        passed = _unwritten_shapes(name, *shapes)
-        hazard = np.exp(logpdf(family, x, *passed, loc, scale) - y)
+        hazard = np.exp(logpdf(family, x, *shapes, loc, scale) - y)
         return [hazard, *(None for _ in shapes), -hazard, -hazard * z]
 
+    variants: dict[tuple[int, ...], Partials] = {}
+
+    def moving(positions: tuple[int, ...]) -> Partials:
+        """The partials, with those in the shapes at `positions` (1 for the first shape)."""
+        wanted = tuple(k - 1 for k in positions if 0 < k <= family.numargs)
+        if wanted not in variants:
+            variants[wanted] = _in_shapes(family, logpdf, wanted)
+        return variants[wanted]
+
     _WITHOUT_SHAPE_PARTIALS[partials] = family
+    _MOVING_SHAPES[partials] = moving
     return partials
 
 
+def _in_shapes(family: Any, logpdf: Any, wanted: tuple[int, ...]) -> Partials:
+    """The partials of `family.logcdf` with those in the shapes `wanted` (from 0) computed
+    (`logcdf_shape_partial`, whose rules give its own partials: second derivatives), the
+    others None, for srcad to differentiate."""
+
+    def partials_in_shapes(x: Any, *rest: Any) -> list[Any]:
+        *shapes, loc, scale, y = rest
+        z = (x - loc) / scale
+        hazard = np.exp(logpdf(family, x, *shapes, loc, scale) - y)
+        in_shapes = [
+            logcdf_shape_partial(family, k, z, *shapes) if k in wanted else None
+            for k in range(len(shapes))
+        ]
+        return [hazard, *in_shapes, -hazard, -hazard * z]
+
+    return partials_in_shapes
+
+
 # The partials that give None for the shape parameters (`_continuous_logcdf`), and their
-# families, whose first-order partials there `_shape_partials` gives.
+# families, whose first-order partials there `_shape_partials` gives; and for each, the
+# partials that compute those at given positions (for srcad to differentiate).
 _WITHOUT_SHAPE_PARTIALS: dict[Partials, Any] = {}
+_MOVING_SHAPES: dict[Partials, Callable[[tuple[int, ...]], Partials]] = {}
 
 
 def _shape_partials(partials: Partials, found: list[Any], values: list[Any], log_y: Any,
@@ -166,33 +192,11 @@ def _shape_partials(partials: Partials, found: list[Any], values: list[Any], log
     return [computed(k - 1) if 0 < k <= count else p for k, p in enumerate(found)]
 
 
-def _unwritten_shapes(name: str, *shapes: Any) -> tuple[Any, ...]:
-    """`shapes`, unchanged: the shape parameters of the log cdf `name`, whose derivatives
-    in them are not written (see its rules)."""
-    return shapes
-
-
-def _unwritten_message(name: str) -> str:
-    return (
-        f"the second derivative of `{name}` in its shape parameters is not written; srcad "
-        f"differentiates it there once, and in x, loc and scale to any order{call_site()}"
-    )
-
-
-@rules.rrule(_unwritten_shapes)
-def unwritten_shapes_rrule(name: str, *shapes: Any) -> tuple[Any, Pullback]:
-    def unwritten_shapes_pullback(bar: Any) -> tuple[Any, ...]:
-        return (NoTangent(), NoTangent(), *(not_implemented(_unwritten_message(name))
-                                            for _ in shapes))  # fmt: skip
-
-    return shapes, unwritten_shapes_pullback
-
-
-@rules.frule(_unwritten_shapes)
-def unwritten_shapes_frule(dargs: tuple[Any, ...], name: str, *shapes: Any) -> tuple[Any, Any]:
-    if not all(isinstance(unthunk(d), AbstractZero) for d in dargs[2:]):
-        raise MissingRuleError(f"srcad cannot differentiate: {_unwritten_message(name)}")
-    return shapes, ZeroTangent()
+def _moving(partials: Partials, positions: tuple[int, ...]) -> Partials:
+    """`partials`, or where it gives None for shapes, the partials computing those at
+    `positions` (for srcad to differentiate: second derivatives)."""
+    moving = _MOVING_SHAPES.get(partials)
+    return partials if moving is None else moving(positions)
 
 
 def _poisson_logpmf(k: Any, mu: Any, loc: Any, y: Any) -> list[Any]:
@@ -278,9 +282,8 @@ def _unwritten(dist: Any, method: str, position: int) -> str:
     shapes, _ = _FAMILIES.get(type(dist), ((), {}))
     name = ("x", *shapes)[position] if position <= len(shapes) else f"argument {position}"
     return (
-        f"the second derivative of `{getattr(dist, 'name', '')}.{method}` in its shape "
-        f"parameter `{name}` is not written (its first is, by quadrature); srcad "
-        f"differentiates it there once, and in x, loc and scale to any order{call_site()}"
+        f"the derivative of `{getattr(dist, 'name', '')}.{method}` in its shape parameter "
+        f"`{name}` is not written{call_site()}"
     )
 
 
@@ -332,7 +335,7 @@ def _method_rules(owner: type, method: str) -> None:
             bars = [
                 not_implemented(_unwritten(dist, method, k))
                 if p is None
-                else thunk(_pulled_back(project, p, y_bar, np.shape(value)))
+                else Deferred(_pulled_back(project, p, y_bar, np.shape(value)))
                 if callable(p)
                 else project(unbroadcast(np.asarray(p * y_bar), np.shape(value)))
                 for k, (project, p, value) in enumerate(
@@ -370,9 +373,7 @@ def _method_rules(owner: type, method: str) -> None:
         dots = [unthunk(d) for d in dargs[2 : 2 + count]]
         dots += [ZeroTangent()] * (len(values) - len(dots))
         positions = tuple(k for k, d in enumerate(dots) if not isinstance(d, AbstractZero))
-        for k in positions:
-            if 0 < k <= len(shapes) and partials in _WITHOUT_SHAPE_PARTIALS:
-                raise MissingRuleError(f"srcad cannot differentiate: {_unwritten(dist, method, k)}")
+        partials = _moving(partials, positions)
         arguments = (function, log_function, partials, dist, values, tuple(dots), positions)
         return arguments
 
@@ -416,12 +417,11 @@ def _method_rules(owner: type, method: str) -> None:
             k for k in range(len(values))
             if k in arguments[6] or not isinstance(unthunk(dot_dots[k]), AbstractZero)
         )  # fmt: skip
-        refused = tangent_arguments((NoTangent(), NoTangent(), *dot_dots), dist, x, args, kwds)
-        del refused  # (refuses a tangent of a shape parameter with no partial, named)
         for k in moving:
             if isinstance(unthunk(dots[k]), AbstractZero):
                 dots[k] = np.zeros_like(np.asarray(values[k], dtype=float))
-        full = (*arguments[:5], tuple(dots), moving)
+        partials = _moving(_partials_of(dist, log_method)[1], moving)
+        full = (*arguments[:2], partials, *arguments[3:5], tuple(dots), moving)
         # (its own, the functions', the distribution's, the values', the tangents', the
         # positions')
         tangents = (NoTangent(),) * 5 + (tuple(value_dots), tuple(dot_dots))

@@ -15,6 +15,8 @@ import pytest
 stats = pytest.importorskip("scipy.stats")
 
 import srcad  # noqa: E402
+import srcad.rules.scipy_stats as scipy_stats  # noqa: E402
+import srcad.rules.scipy_stats_shape_rules as shape_rules  # noqa: E402
 from srcad.testing import finite_difference_jvp  # noqa: E402
 
 T = 0.7
@@ -65,9 +67,9 @@ def frozen(t):
 
 
 def log_cdfs_with_constant_shapes(t):
-    """The log cdf of `t`, `gamma` and `beta` has no partial in its shape parameter: its
-    cotangent there is a not-implemented one, which the shape's other cotangents add to and
-    which is dropped unread where the shape is a constant."""
+    """The log cdf of `t`, `gamma` and `beta` has no third derivative in its shape
+    parameter: a constant shape's cotangents (computed where read, by quadrature) are
+    dropped unread, and its forward rule's rules are never reached."""
     return (
         stats.t.logcdf(t, 4.0)
         + stats.gamma.logcdf(t + 1.0, 2.0, 0.1 * t)
@@ -113,24 +115,38 @@ def test_third_derivatives_through_frozen_and_multivariate_distributions(f: Any)
     _check(twice, srcad.jacobian(twice, mode="forward"))
 
 
+def test_constant_shapes_run_no_quadrature_at_third_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Their cotangents by quadrature (first and second order) are summed unread."""
+
+    def refused(*args: Any) -> Any:
+        raise AssertionError("quadrature ran for a constant shape")
+
+    for name in ("shape_partial", "shape_second_partial", "shape_partial_in_point"):
+        monkeypatch.setattr(shape_rules, name, refused)
+    monkeypatch.setattr(scipy_stats, "shape_partial", refused)
+    second = srcad.grad(srcad.grad(log_cdfs_with_constant_shapes))
+    _check(second, srcad.grad(second))
+
+
 @pytest.mark.parametrize(
     "f",
     [lambda t: stats.t.logcdf(0.3, 2.0 + t), lambda t: stats.gamma(1.0 + t).logcdf(2.0),
-     lambda t: stats.beta.logcdf(0.4, 2.0, 1.0 + t * t) + t ** 3],
-    ids=["t", "gamma_frozen", "beta"],
+     lambda t: stats.beta.logcdf(0.4, 2.0, 1.0 + t * t) + t ** 3,
+     lambda t: stats.beta.cdf(0.3 + 0.1 * t, 1.0 + t, 2.0 - t)],
+    ids=["t", "gamma_frozen", "beta", "beta_cdf_both"],
 )  # fmt: skip
 @pytest.mark.parametrize("order", [1, 2, 3])
-def test_log_cdfs_in_their_shape_parameters_once_and_refused_beyond(f: Any, order: int) -> None:
-    """Their first derivatives in the shape are computed by quadrature (central differences
-    agree); their second and third are not written (docs/refusals.md): an error, never a
-    number, the not-implemented cotangent raising where it is read."""
-    derivative = f
+def test_log_cdfs_in_their_shape_parameters_twice_and_refused_beyond(f: Any, order: int) -> None:
+    """Their first and second derivatives in the shape are computed by quadrature
+    (central differences of the order below agree); their third is not written
+    (docs/refusals.md): an error, never a number."""
+    derivative, lower = f, f
     for _ in range(order):
-        derivative = srcad.grad(derivative)
-    if order == 1:
+        lower, derivative = derivative, srcad.grad(derivative)
+    if order < 3:
         step = 1e-5
-        expected = (f(T + step) - f(T - step)) / (2.0 * step)
+        expected = (lower(T + step) - lower(T - step)) / (2.0 * step)
         np.testing.assert_allclose(derivative(T), expected, rtol=1e-6)
         return
-    with pytest.raises(srcad.SrcadError, match=r"second derivative of .* shape parameter"):
+    with pytest.raises(srcad.SrcadError, match=r"third derivative of .* shape parameter"):
         derivative(T)
