@@ -40,6 +40,11 @@ def frozen_by_name(x):
     return np.sum(stats.norm(loc=x[0], scale=2.0).logpdf(x)) + stats.t(df=x[2] + 2.0).logpdf(x[3])
 
 
+def log_cdf_shapes_by_name(x):
+    """A shape by keyword into a log cdf: its derivatives there by quadrature, to second order."""
+    return stats.t.logcdf(0.7, df=x[0] + 2.0) + stats.gamma.logcdf(1.3, a=x[1] + 1.0)
+
+
 def logsumexp_weights_by_name(x):
     return special.logsumexp(x, b=x**2 + 1.0) + np.sum(
         special.logsumexp(np.outer(x, x), axis=0, b=x[0] + 2.0)
@@ -53,6 +58,7 @@ CASES = [
     gamma_and_beta_shapes_by_name,
     poisson_rate_by_name,
     frozen_by_name,
+    log_cdf_shapes_by_name,
     logsumexp_weights_by_name,
 ]
 
