@@ -32,6 +32,7 @@ from srcad.rules import (
     numpy_reductions,
     numpy_shape,
     numpy_sorting,
+    numpy_statistics,
     operators,
     second_order,
     second_order_calls,
@@ -66,6 +67,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_eig.rules,
     numpy_calculus.rules,
     numpy_definitions.rules,
+    numpy_statistics.rules,
     nondiff.rules,
 )
 # Last, as it is built from the others: reverse rules of their linear forward rules.
