@@ -18,42 +18,10 @@ from typing import Any
 import numpy as np
 
 from srcad.errors import UnsupportedCallError
-from srcad.registry import CONFIG, RuleSet, named, primal_name
-from srcad.rules._support import as_result, reduced_axes
-from srcad.tangents import AbstractZero, NoTangent, unthunk
+from srcad.registry import RuleSet
+from srcad.rules._support import by_definition, reduced_axes
 
 rules = RuleSet("numpy_statistics")
-
-Pullback = Any
-
-
-def _by_definition(primal: Any, definition: Any) -> None:
-    """Register `primal`'s rules in both modes as srcad's own rules of `definition`, which
-    takes the same arguments: NumPy's value, the definition's pullback (one cotangent per
-    argument passed) and tangent. Its second derivatives are the definition's too."""
-    name = primal_name(primal)
-
-    def definition_rrule(*args: Any, **keywords: Any) -> tuple[Any, Pullback]:
-        y = primal(*args, **keywords)
-        _, pullback = CONFIG.rrule_via_ad(definition, *args, **keywords)
-
-        def definition_pullback(y_bar: Any) -> tuple[Any, ...]:
-            _, *bars = pullback(y_bar)
-            return (NoTangent(), *bars[: len(args)])
-
-        return y, definition_pullback
-
-    def definition_frule(dargs: tuple[Any, ...], *args: Any, **keywords: Any) -> Any:
-        y = primal(*args, **keywords)
-        _, y_dot = CONFIG.frule_via_ad(dargs, definition, *args, **keywords)
-        y_dot = unthunk(y_dot)
-        return y, y_dot if isinstance(y_dot, AbstractZero) else as_result(y_dot, y)
-
-    rules.rrule(primal)(
-        named(definition_rrule, f"{name}_rrule", definition_pullback=f"{name}_pullback")
-    )
-    rules.frule(primal)(named(definition_frule, f"{name}_frule"))
-    rules.primitive(primal, definition=definition)
 
 
 def _refuse(name: str, names: str, *values: Any) -> None:
@@ -74,7 +42,7 @@ def peak_to_peak(a: Any, axis: Any = None, out: Any = None, keepdims: Any = Fals
 
 
 rules.non_differentiable(_refuse)
-_by_definition(np.ptp, peak_to_peak)
+by_definition(rules, np.ptp, peak_to_peak)
 
 
 # -- np.cov and np.corrcoef: products of the mean-centred variables -----------------------------
@@ -126,8 +94,8 @@ def correlation(x: Any, y: Any = None, rowvar: Any = True, bias: Any = None, ddo
 rules.non_differentiable(_cov_layout)
 rules.keywords_by_position(np.cov, "y")
 rules.keywords_by_position(np.corrcoef, "y")
-_by_definition(np.cov, covariance)
-_by_definition(np.corrcoef, correlation)
+by_definition(rules, np.cov, covariance)
+by_definition(rules, np.corrcoef, correlation)
 
 
 # -- np.quantile, np.percentile and their NaN-skipping forms: linear interpolation -------------
@@ -240,8 +208,8 @@ _QUANTILES: tuple[tuple[Any, Any], ...] = (
 )
 for _primal, _definition in _QUANTILES:
     rules.keywords_by_position(_primal, "q")
-    _by_definition(_primal, _definition)
-_by_definition(np.nanmedian, nan_median)
+    by_definition(rules, _primal, _definition)
+by_definition(rules, np.nanmedian, nan_median)
 
 
 # -- the NaN-skipping reductions: the plain ones of the array with NaNs replaced ---------------
@@ -322,4 +290,4 @@ _NAN_REDUCTIONS: tuple[tuple[Any, Any], ...] = (
     (np.nancumprod, nan_cumulative_product),
 )
 for _primal, _definition in _NAN_REDUCTIONS:
-    _by_definition(_primal, _definition)
+    by_definition(rules, _primal, _definition)
