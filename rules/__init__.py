@@ -31,6 +31,7 @@ from srcad.rules import (
     numpy_norms,
     numpy_reductions,
     numpy_shape,
+    numpy_signals,
     numpy_sorting,
     numpy_statistics,
     operators,
@@ -68,6 +69,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_calculus.rules,
     numpy_definitions.rules,
     numpy_statistics.rules,
+    numpy_signals.rules,
     nondiff.rules,
 )
 # Last, as it is built from the others: reverse rules of their linear forward rules.

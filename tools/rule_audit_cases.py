@@ -1813,6 +1813,26 @@ STATISTICS: list[Case] = [
         args=(F(3, 4, dtype=np.float32),),
     ),
     *c("np.cov(x, fweights=[1, 2, 1, 1])", "np.quantile(x, 0.3, method='lower')", args=X34),
+    # rules/numpy_signals.py
+    *c(
+        "np.convolve(x, y)",
+        "np.convolve(x, y, 'same')",
+        "np.convolve(x, y, mode='valid')",
+        "np.convolve(y, x, 'same')",
+        "np.correlate(x, y)",
+        "np.correlate(x, y, 'full')",
+        "np.correlate(y, x, mode='same')",
+        "np.correlate(x, y, 1)",
+        args=(F(6), F(3)),
+    ),
+    *c("np.convolve(x, y, 'same')", "np.correlate(x, y, 'same')", args=(C(5), C(2)), second=False),
+    *c("np.convolve(x, y)", "np.correlate(y, x, 'same')", args=(F(5, dtype=np.float32), F(4))),
+    *c(
+        "np.ediff1d(x)",
+        "np.ediff1d(x, to_begin=y[0])",
+        "np.ediff1d(x, y[:2], y[2:])",
+        args=(F(3, 4), F(4)),
+    ),
 ]
 
 GROUPS = {
