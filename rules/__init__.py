@@ -34,6 +34,7 @@ from srcad.rules import (
     numpy_signals,
     numpy_sorting,
     numpy_statistics,
+    numpy_ufunc_methods,
     operators,
     second_order,
     second_order_calls,
@@ -70,6 +71,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_definitions.rules,
     numpy_statistics.rules,
     numpy_signals.rules,
+    numpy_ufunc_methods.rules,
     nondiff.rules,
 )
 # Last, as it is built from the others: reverse rules of their linear forward rules.

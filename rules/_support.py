@@ -420,13 +420,14 @@ def dense_tangent(dot: Any, primal: Any) -> Any:
     return dot
 
 
-def by_definition(rules: RuleSet, primal: Any, definition: Any) -> None:
+def by_definition(rules: RuleSet, primal: Any, definition: Any, name: str = "") -> None:
     """Register in `rules` the rules of `primal` in both modes as srcad's own rules of the
     plain Python function `definition`, which takes the same arguments and computes the same
     values from functions srcad differentiates to any order: `primal`'s own value, the
     definition's pullback (one cotangent per argument passed) and tangent (in the value's
-    dtype). Its second derivatives are the definition's too (`Primitive.definition`)."""
-    name = primal_name(primal)
+    dtype). Its second derivatives are the definition's too (`Primitive.definition`). The
+    rules are named after `name` (default: `primal`'s name)."""
+    name = name or primal_name(primal)
 
     def definition_rrule(*args: Any, **keywords: Any) -> tuple[Any, Any]:
         y = primal(*args, **keywords)

@@ -46,6 +46,9 @@ def qualified_name(primal: Any) -> str:
     name = getattr(primal, "__name__", repr(primal))
     if isinstance(primal, types.MethodDescriptorType):  # `dict.get`: a method, by its class
         return f"{primal.__objclass__.__name__}.{name}"
+    owner = getattr(primal, "__self__", None)
+    if isinstance(owner, np.ufunc):  # a ufunc's method: `numpy.add.reduce`
+        return f"{qualified_name(owner)}.{name}"
     if isinstance(primal, np.ufunc) and getattr(np, name, None) is not primal:
         return f"scipy.special.{name}" if _is_scipy_special(primal, name) else name
     if isinstance(primal, np.ufunc) or getattr(primal, "__module__", "") in ("numpy",):

@@ -1833,6 +1833,28 @@ STATISTICS: list[Case] = [
         "np.ediff1d(x, y[:2], y[2:])",
         args=(F(3, 4), F(4)),
     ),
+    # rules/numpy_ufunc_methods.py
+    *c(
+        "np.add.reduce(x)",
+        "np.add.reduce(x, axis=(0, 2), keepdims=True)",
+        "np.add.reduce(x, None, initial=2.0)",
+        "np.multiply.reduce(x, -1)",
+        "np.maximum.reduce(x, 1)",
+        "np.minimum.reduce(x, axis=None)",
+        "np.logaddexp.reduce(x, 2)",
+        "np.add.accumulate(x, 1)",
+        "np.multiply.accumulate(x)",
+        "np.maximum.accumulate(x, axis=2)",
+        "np.minimum.accumulate(x)",
+        "np.logaddexp.accumulate(x, -1)",
+        "np.add.outer(x[0], x[1, 0])",
+        "np.subtract.outer(x[0, 0], x[1])",
+        "np.multiply.outer(x[:, 0], x[1, 1])",
+        "np.divide.outer(x[0, 0], np.exp(x[1, 1]))",
+        args=X234,
+    ),
+    *c("np.logaddexp.reduce(x)", "np.multiply.outer(x, x)", args=(F(4, dtype=np.float32),)),
+    *c("np.add.reduce(x, where=x > 0)", "np.add.accumulate(x, dtype=np.float32)", args=X34),
 ]
 
 GROUPS = {
