@@ -25,6 +25,7 @@ from srcad.rules import (
     numpy_elementwise,
     numpy_factorisations,
     numpy_fft,
+    numpy_functionals,
     numpy_indexing,
     numpy_joining,
     numpy_linalg,
@@ -72,6 +73,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_statistics.rules,
     numpy_signals.rules,
     numpy_ufunc_methods.rules,
+    numpy_functionals.rules,
     nondiff.rules,
 )
 # Last, as it is built from the others: reverse rules of their linear forward rules.

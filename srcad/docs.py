@@ -56,6 +56,9 @@ def qualified_name(primal: Any) -> str:
     module = (getattr(primal, "__module__", None) or "").lstrip("_")
     if module.startswith("numpy"):
         public = "numpy.linalg" if "linalg" in module else "numpy"
+        qualname = getattr(primal, "__qualname__", name)
+        if "." in qualname and "<" not in qualname:  # a class's: `numpy.vectorize.__call__`
+            return f"{public}.{qualname}"
         return f"{public}.{name}"
     if module.startswith("scipy."):  # `scipy.special._logsumexp`: the module users import
         qualname = getattr(primal, "__qualname__", name)  # a method: `rv_continuous.logpdf`
