@@ -116,3 +116,44 @@ def piecewise_definition(x: Any, condlist: Any, funclist: Any, *args: Any, **key
 
 rules.non_differentiable(_piecewise_conditions, _picks_any, _is_function)
 by_definition(rules, np.piecewise, piecewise_definition, numpy_value=False)
+
+
+# -- np.apply_along_axis: the function of each slice along the axis -----------------------------
+
+
+def _along_axis_layout(arr: Any, axis: Any, args: Any, keywords: Any) -> tuple[Any, ...]:
+    """How `along_axis` reads `arr`: the axis (non-negative), the number of slices along it,
+    the shape of their rows, and the kept axes' shape."""
+    if args or keywords:
+        raise UnsupportedCallError(
+            "srcad has no rule for np.apply_along_axis with extra arguments; "
+            "bind them in the function (a lambda or functools.partial)"
+        )
+    shape = np.shape(arr)
+    along = int(axis) % len(shape)
+    kept = (*shape[:along], *shape[along + 1 :])
+    return along, int(np.prod(kept)), (int(np.prod(kept)), shape[along]), kept
+
+
+def _result_axes(kept: int, count: int, along: int) -> tuple[list[int], list[int]]:
+    """Where the axes of each slice's result go: from after the kept axes to `along`."""
+    return list(range(kept, kept + count)), list(range(along, along + count))
+
+
+def along_axis(func1d: Any, axis: Any, arr: Any, *args: Any, **keywords: Any) -> Any:
+    """`np.apply_along_axis`: `func1d` of each slice of `arr` along `axis`, its results'
+    axes in the place of `axis` (NumPy's layout)."""
+    along, count, rows_shape, kept = _along_axis_layout(arr, axis, args, keywords)
+    rows = np.reshape(np.moveaxis(arr, along, -1), rows_shape)
+    results = []
+    for k in range(count):
+        results.append(func1d(rows[k]))
+    stacked = np.stack(results)
+    result_shape = np.shape(stacked)[1:]
+    laid_out = np.reshape(stacked, (*kept, *result_shape))
+    source, destination = _result_axes(len(kept), len(result_shape), along)
+    return np.moveaxis(laid_out, source, destination)
+
+
+rules.non_differentiable(_along_axis_layout, _result_axes)
+by_definition(rules, np.apply_along_axis, along_axis, numpy_value=False)

@@ -100,6 +100,10 @@ def piecewise(x: Any) -> Any:
     return np.sum(np.piecewise(x, [x < 0.5], [np.sin, np.exp]) ** 2)
 
 
+def along_axis(x: Any) -> Any:
+    return np.sum(np.apply_along_axis(wave, 1, np.outer(x, x[:3])) ** 2)
+
+
 BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     np.ptp: (of_reduction(np.ptp, 1), ()),
     np.cov: (cov, ()),
@@ -146,4 +150,5 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     },
     np.vectorize.__call__: (vectorized, ()),
     np.piecewise: (piecewise, ()),
+    np.apply_along_axis: (along_axis, ()),
 }

@@ -1,5 +1,6 @@
 """Rules for NumPy's functions that call a function of the user's
-(`rules/numpy_functionals.py`, issue 20): calling an `np.vectorize` object, checked against
+(`rules/numpy_functionals.py`, issue 20): calling an `np.vectorize` object, `np.piecewise`
+and `np.apply_along_axis`, checked against
 finite differences through the public API in both modes and to second order (the
 definition's `*args` are differentiated: `second_order._definition_wrt`), and the options
 refused."""
@@ -95,6 +96,38 @@ def test_piecewise_extra_arguments_refused() -> None:
     x = sample((4,), 9)
     with pytest.raises(UnsupportedCallError):
         srcad.grad(lambda a: np.sum(np.piecewise(a, [a > 0], [lambda v, k: k * v], 2.0)))(x)
+
+
+def row_wave(v: Any) -> Any:
+    return np.sum(np.sin(v) * v)
+
+
+def two_rows(v: Any) -> Any:
+    return np.stack([v * v, np.cos(v)])
+
+
+def along_axis_loss(x: np.ndarray) -> Any:
+    sums = np.apply_along_axis(np.sum, 0, np.outer(x[0], x[1]))
+    return np.sum(sums**2) + np.sum(np.apply_along_axis(row_wave, 1, x) ** 2)
+
+
+def along_axis_layout_loss(x: np.ndarray) -> Any:
+    """Each slice's result's axes go where the axis was: (2, 3, 4) from axis 0, and in
+    the middle of a 3-d array."""
+    cube = np.reshape(np.concatenate([x, x**2]), (2, 3, 4))
+    middle = np.apply_along_axis(two_rows, 1, cube) * np.arange(48.0).reshape(2, 2, 3, 4)
+    return np.sum(np.apply_along_axis(two_rows, 0, x) ** 3) + np.sum(middle)
+
+
+@pytest.mark.parametrize("f", [along_axis_loss, along_axis_layout_loss], ids=lambda f: f.__name__)
+def test_apply_along_axis_both_orders_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
+    check_through_api(f, sample((3, 4), 10))
+
+
+def test_apply_along_axis_extra_arguments_refused() -> None:
+    x = sample((3, 4), 11)
+    with pytest.raises(UnsupportedCallError):
+        srcad.grad(lambda a: np.sum(np.apply_along_axis(np.roll, 1, a, 1)))(x)
 
 
 @pytest.mark.parametrize(
