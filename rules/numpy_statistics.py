@@ -291,3 +291,46 @@ _NAN_REDUCTIONS: tuple[tuple[Any, Any], ...] = (
 )
 for _primal, _definition in _NAN_REDUCTIONS:
     by_definition(rules, _primal, _definition)
+
+
+# -- np.polyfit: least squares on the Vandermonde matrix ---------------------------------------
+
+
+def _refuse_fit(x: Any, deg: Any, rcond: Any, full: Any, w: Any, cov: Any) -> tuple[int, ...]:
+    """Raise where `polynomial_fit` does not compute the call (the extra results of
+    `full=True` or `cov=True`), or where NumPy's fit is rank-deficient (its derivative is
+    not the least-squares one); else the shape that spreads the weights over `y`'s
+    columns."""
+    if full or cov:
+        raise UnsupportedCallError("srcad has no rule for np.polyfit with full= or cov=")
+    columns = np.vander(np.asarray(x, float), int(deg) + 1)
+    if w is not None:
+        columns = columns * np.reshape(np.asarray(w, float), (-1, 1))
+    scale = np.sqrt(np.sum(columns * columns, axis=0))
+    scaled = columns / np.where(scale == 0, 1, scale)
+    cutoff = len(x) * np.finfo(float).eps if rcond is None else rcond
+    if np.linalg.matrix_rank(scaled, cutoff * np.linalg.norm(scaled, 2)) < int(deg) + 1:
+        raise UnsupportedCallError("srcad has no rule for a rank-deficient np.polyfit")
+    return (-1, 1)
+
+
+def polynomial_fit(x: Any, y: Any, deg: Any, rcond: Any = None, full: Any = False,
+                   w: Any = None, cov: Any = False) -> Any:  # fmt: skip
+    """`np.polyfit`: the least-squares coefficients (highest power first) of the
+    Vandermonde matrix of `x` against `y`, each row weighted by `w`; built by running
+    products (exact at zeros) and solved by `np.linalg.lstsq`."""
+    spread = _refuse_fit(x, deg, rcond, full, w, cov)
+    powers = [np.ones_like(x)]
+    for _ in range(int(deg)):
+        powers.append(powers[-1] * x)
+    columns = np.stack(powers[::-1], 1)
+    target = y
+    if w is not None:
+        columns = columns * np.reshape(w, spread)
+        target = y * np.reshape(w, spread) if np.ndim(y) == 2 else y * w
+    return np.linalg.lstsq(columns, target, None)[0]
+
+
+rules.non_differentiable(_refuse_fit)
+rules.keywords_by_position(np.polyfit, "w")
+by_definition(rules, np.polyfit, polynomial_fit)

@@ -1790,6 +1790,7 @@ STATISTICS: list[Case] = [
         args=X34,
     ),
     *c("np.cov(x, y)", "np.corrcoef(x, y)", "np.quantile(x, y)", args=(F(5), U(5))),
+    *c("np.polyfit(x, y, 2)", "np.polyfit(x, y, 1, w=np.exp(y))", args=(F(6), F(6))),
     *c(
         "np.nanmean(x)",
         "np.nanmean(x, axis=0)",

@@ -104,6 +104,10 @@ def along_axis(x: Any) -> Any:
     return np.sum(np.apply_along_axis(wave, 1, np.outer(x, x[:3])) ** 2)
 
 
+def polyfit(x: Any) -> Any:
+    return np.sum(np.polyfit(x, np.sin(x), 2) ** 2)
+
+
 BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     np.ptp: (of_reduction(np.ptp, 1), ()),
     np.cov: (cov, ()),
@@ -151,4 +155,5 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     np.vectorize.__call__: (vectorized, ()),
     np.piecewise: (piecewise, ()),
     np.apply_along_axis: (along_axis, ()),
+    np.polyfit: (polyfit, ()),
 }

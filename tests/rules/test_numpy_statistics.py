@@ -72,6 +72,13 @@ CALLS: list[Call] = [
     ("nanprod", np.nanprod, (HOLED, 0), {}),
     ("nancumsum", np.nancumsum, (HOLED,), {"axis": 1}),
     ("nancumprod", np.nancumprod, (HOLED,), {}),
+    ("polyfit", np.polyfit, (V, np.cos(V), 2), {}),
+    (
+        "polyfit-columns-weights",
+        np.polyfit,
+        (V, np.stack([V**2, np.sin(V)], 1), 1, None, False, np.exp(V)),
+        {},
+    ),
 ]
 
 
@@ -139,7 +146,17 @@ def nan_running_loss(x: np.ndarray) -> Any:
     return np.sum(np.nancumsum(y, 1) ** 2) + np.sum(np.nancumprod(y, axis=0))
 
 
+def polyfit_loss(x: np.ndarray) -> Any:
+    grid = np.arange(5.0)
+    line = np.polyfit(grid, x[0], 1)
+    cubic = np.polyfit(x[1], x[0] * x[2], 3)
+    return np.sum(line**2) + np.sum(cubic * np.arange(4.0)) + np.sum(
+        np.polyfit(x[1], x.T, 2, w=np.exp(x[2])) ** 2
+    )  # fmt: skip
+
+
 LOSSES = [
+    polyfit_loss,
     ptp_loss,
     cov_loss,
     corrcoef_loss,
@@ -189,6 +206,14 @@ def ptp_out(x):
 
 def nanmax_initial(x):
     return np.nanmax(x, initial=0.5)
+
+
+def rank_deficient_polyfit(x):
+    return np.sum(np.polyfit(x[0, :3], x[1, :3], 3))
+
+
+def full_polyfit(x):
+    return np.sum(np.polyfit(x[0], x[1], 2, full=True)[0])
 """
 
 
@@ -199,7 +224,16 @@ def module(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
 
 
 @pytest.mark.parametrize(
-    "name", ["lower_quantile", "weighted_cov", "masked_nanmean", "ptp_out", "nanmax_initial"]
+    "name",
+    [
+        "lower_quantile",
+        "weighted_cov",
+        "masked_nanmean",
+        "ptp_out",
+        "nanmax_initial",
+        "rank_deficient_polyfit",
+        "full_polyfit",
+    ],
 )
 def test_unhandled_options_refused_with_the_users_line(module: ModuleType, name: str) -> None:
     f = getattr(module, name)
