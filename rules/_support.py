@@ -11,8 +11,10 @@ import numpy as np
 from srcad.errors import SrcadError, UnsupportedCallError
 from srcad.kinds import FLOAT, PYTHON_FLOAT, list_item
 from srcad.projection import ProjectTo, conj, operand_tangent
+from srcad.registry import CONFIG, RuleSet, named, primal_name
 from srcad.tangents import (
     AbstractZero,
+    NoTangent,
     Tangent,
     ZeroTangent,
     elements_of,
@@ -421,3 +423,50 @@ def dense_tangent(dot: Any, primal: Any) -> Any:
     if isinstance(dot, AbstractZero):
         return np.zeros(np.shape(primal), np.result_type(primal, 1.0))
     return dot
+
+
+def by_definition(
+    rules: RuleSet,
+    primal: Any,
+    definition: Any,
+    name: str = "",
+    *,
+    numpy_value: bool = True,
+    instance_call: bool = False,
+) -> None:
+    """Register in `rules` the rules of `primal` in both modes as srcad's own rules of the
+    plain Python function `definition`, which takes the same arguments and computes the same
+    values from functions srcad differentiates to any order: `primal`'s own value (the
+    definition's, without `numpy_value`: one that calls the user's function, which runs
+    once), the definition's pullback (one cotangent per argument passed) and tangent (in the
+    value's dtype). Its second derivatives are the definition's too (`Primitive.definition`).
+    The rules are named after `name` (default: `primal`'s name). A class's `__call__`
+    (`instance_call`) gives the instance's cotangent in the function's place, as
+    `calls.call_rrule` takes a registered one's."""
+    name = name or primal_name(primal)
+
+    def definition_rrule(*args: Any, **keywords: Any) -> tuple[Any, Any]:
+        y, pullback = CONFIG.rrule_via_ad(definition, *args, **keywords)
+        if numpy_value:
+            y = primal(*args, **keywords)
+
+        def definition_pullback(y_bar: Any) -> tuple[Any, ...]:
+            _, *bars = pullback(y_bar)
+            if instance_call:
+                return tuple(bars[: len(args)])
+            return (NoTangent(), *bars[: len(args)])
+
+        return y, definition_pullback
+
+    def definition_frule(dargs: tuple[Any, ...], *args: Any, **keywords: Any) -> Any:
+        y, y_dot = CONFIG.frule_via_ad(dargs, definition, *args, **keywords)
+        if numpy_value:
+            y = primal(*args, **keywords)
+        y_dot = unthunk(y_dot)
+        return y, y_dot if isinstance(y_dot, AbstractZero) else as_result(y_dot, y)
+
+    rules.rrule(primal)(
+        named(definition_rrule, f"{name}_rrule", definition_pullback=f"{name}_pullback")
+    )
+    rules.frule(primal)(named(definition_frule, f"{name}_frule"))
+    rules.primitive(primal, definition=definition)

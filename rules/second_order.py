@@ -11,6 +11,7 @@ the result and its tangent both pull back through the reverse rule's pullback
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable
 from typing import Any
 
@@ -212,6 +213,20 @@ def _complex(value: Any) -> bool:
     )
 
 
+def _definition_wrt(definition: Any, args: tuple[Any, ...]) -> tuple[str, ...] | None:
+    """The parameters of `definition` a forward rule of it differentiates, called with
+    `args`: those passed numbers or arrays (never an option); a definition of `*args`
+    (calling an `np.vectorize`), every one it can."""
+    code = definition.__code__
+    if is_positional_form(definition):  # (its keyword-only ones and `**kwargs` too)
+        parameters = keyword_parameters(definition)
+    elif code.co_flags & inspect.CO_VARARGS:
+        return None
+    else:
+        parameters = code.co_varnames[: code.co_argcount]
+    return tuple(p for p, a in zip(parameters, args, strict=False) if perturbable(a))
+
+
 def _through_definition(primal: Any, definition: Any) -> RuleFn:
     """The reverse rule of the forward rule of `primal`, which is no `Linearity` kind, from
     its `Primitive.definition`: the reverse rule of the forward rule srcad compiles for the
@@ -222,10 +237,7 @@ def _through_definition(primal: Any, definition: Any) -> RuleFn:
     def definition_frule_rrule(dargs: tuple[Any, ...], *args: Any, **keywords: Any
                                ) -> tuple[Any, Pullback]:  # fmt: skip
         # With respect to the arrays and numbers passed by position: never an option.
-        code = definition.__code__
-        parameters = code.co_varnames[: code.co_argcount]
-        wrt = tuple(p for p, a in zip(parameters, args, strict=False) if perturbable(a))
-        forward = CONFIG.forward_rule(definition, args, wrt)
+        forward = CONFIG.forward_rule(definition, args, _definition_wrt(definition, args))
         every_dargs = padded(dargs, definition)
         result, pullback = CONFIG.rrule_via_ad(forward, every_dargs, *args, **keywords)
 
@@ -273,13 +285,8 @@ def definition_nested_rules(name: str, definition: Any) -> list[tuple[RuleFn, Ru
     def generated(depth: int, groups: tuple[Any, ...], args: tuple[Any, ...]) -> Any:
         """`G_depth`, compiled for the padded groups `(E_depth, ..., E_1)` it differentiates
         in turn (the last `depth - 1` of `groups`) and the arguments."""
-        code = definition.__code__
-        parameters = code.co_varnames[: code.co_argcount]
-        if is_positional_form(definition):  # (its keyword-only ones and `**kwargs` too)
-            parameters = keyword_parameters(definition)
         # With respect to the arrays and numbers passed by position: never an option.
-        wrt = tuple(p for p, a in zip(parameters, args, strict=False) if perturbable(a))
-        function = CONFIG.forward_rule(definition, args, wrt)
+        function = CONFIG.forward_rule(definition, args, _definition_wrt(definition, args))
         for j in range(2, depth + 1):
             function = CONFIG.forward_rule(function, (*groups[len(groups) - (j - 1) :], *args))
         return function

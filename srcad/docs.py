@@ -46,6 +46,9 @@ def qualified_name(primal: Any) -> str:
     name = getattr(primal, "__name__", repr(primal))
     if isinstance(primal, types.MethodDescriptorType):  # `dict.get`: a method, by its class
         return f"{primal.__objclass__.__name__}.{name}"
+    owner = getattr(primal, "__self__", None)
+    if isinstance(owner, np.ufunc):  # a ufunc's method: `numpy.add.reduce`
+        return f"{qualified_name(owner)}.{name}"
     if isinstance(primal, np.ufunc) and getattr(np, name, None) is not primal:
         return f"scipy.special.{name}" if _is_scipy_special(primal, name) else name
     if isinstance(primal, np.ufunc) or getattr(primal, "__module__", "") in ("numpy",):
@@ -53,6 +56,9 @@ def qualified_name(primal: Any) -> str:
     module = (getattr(primal, "__module__", None) or "").lstrip("_")
     if module.startswith("numpy"):
         public = "numpy.linalg" if "linalg" in module else "numpy"
+        qualname = getattr(primal, "__qualname__", name)
+        if "." in qualname and "<" not in qualname:  # a class's: `numpy.vectorize.__call__`
+            return f"{public}.{qualname}"
         return f"{public}.{name}"
     if module.startswith("scipy."):  # `scipy.special._logsumexp`: the module users import
         qualname = getattr(primal, "__qualname__", name)  # a method: `rv_continuous.logpdf`

@@ -1760,6 +1760,104 @@ SINGLE: list[Case] = [
     ),
 ]
 
+# Issue 20: statistics NumPy computes in Python (rules/numpy_statistics.py).
+HOLED = lambda rng: np.where(  # noqa: E731
+    np.arange(12).reshape(3, 4) % 5 == 3, np.nan, rng.standard_normal((3, 4))
+)
+STATISTICS: list[Case] = [
+    *c(
+        "np.ptp(x)",
+        "np.ptp(x, axis=-1)",
+        "np.ptp(x, axis=(0, 2), keepdims=True)",
+        "np.quantile(x, 0.37)",
+        "np.quantile(x, [0.21, 0.83], axis=-1)",
+        "np.quantile(x, 0.61, axis=(0, 2), keepdims=True)",
+        "np.percentile(x, 33.0, axis=1)",
+        "np.percentile(x, [12.0, 77.0])",
+        "np.nanmedian(x, axis=0)",
+        args=X234,
+    ),
+    *c(
+        "np.cov(x)",
+        "np.cov(x, rowvar=False)",
+        "np.cov(x, bias=True)",
+        "np.cov(x, ddof=2)",
+        "np.cov(x[0], x[1])",
+        "np.cov(x[:2], y=x[2])",
+        "np.corrcoef(x)",
+        "np.corrcoef(x, rowvar=False)",
+        "np.corrcoef(x[0], x[1:])",
+        args=X34,
+    ),
+    *c("np.cov(x, y)", "np.corrcoef(x, y)", "np.quantile(x, y)", args=(F(5), U(5))),
+    *c("np.polyfit(x, y, 2)", "np.polyfit(x, y, 1, w=np.exp(y))", args=(F(6), F(6))),
+    *c(
+        "np.nanmean(x)",
+        "np.nanmean(x, axis=0)",
+        "np.nanvar(x, axis=1, ddof=1)",
+        "np.nanstd(x, keepdims=True)",
+        "np.nanmax(x, axis=1)",
+        "np.nanmin(x)",
+        "np.nanprod(x, axis=0)",
+        "np.nancumsum(x, axis=1)",
+        "np.nancumprod(x)",
+        "np.nanquantile(x, 0.37, axis=1)",
+        "np.nanpercentile(x, 58.0)",
+        "np.nanmedian(x, axis=1)",
+        args=(HOLED,),
+    ),
+    *c(
+        "np.cov(x)",
+        "np.quantile(x, 0.37)",
+        "np.nanmean(x)",
+        "np.ptp(x, axis=0)",
+        args=(F(3, 4, dtype=np.float32),),
+    ),
+    *c("np.cov(x, fweights=[1, 2, 1, 1])", "np.quantile(x, 0.3, method='lower')", args=X34),
+    # rules/numpy_signals.py
+    *c(
+        "np.convolve(x, y)",
+        "np.convolve(x, y, 'same')",
+        "np.convolve(x, y, mode='valid')",
+        "np.convolve(y, x, 'same')",
+        "np.correlate(x, y)",
+        "np.correlate(x, y, 'full')",
+        "np.correlate(y, x, mode='same')",
+        "np.correlate(x, y, 1)",
+        args=(F(6), F(3)),
+    ),
+    *c("np.convolve(x, y, 'same')", "np.correlate(x, y, 'same')", args=(C(5), C(2)), second=False),
+    *c("np.convolve(x, y)", "np.correlate(y, x, 'same')", args=(F(5, dtype=np.float32), F(4))),
+    *c(
+        "np.ediff1d(x)",
+        "np.ediff1d(x, to_begin=y[0])",
+        "np.ediff1d(x, y[:2], y[2:])",
+        args=(F(3, 4), F(4)),
+    ),
+    # rules/numpy_ufunc_methods.py
+    *c(
+        "np.add.reduce(x)",
+        "np.add.reduce(x, axis=(0, 2), keepdims=True)",
+        "np.add.reduce(x, None, initial=2.0)",
+        "np.multiply.reduce(x, -1)",
+        "np.maximum.reduce(x, 1)",
+        "np.minimum.reduce(x, axis=None)",
+        "np.logaddexp.reduce(x, 2)",
+        "np.add.accumulate(x, 1)",
+        "np.multiply.accumulate(x)",
+        "np.maximum.accumulate(x, axis=2)",
+        "np.minimum.accumulate(x)",
+        "np.logaddexp.accumulate(x, -1)",
+        "np.add.outer(x[0], x[1, 0])",
+        "np.subtract.outer(x[0, 0], x[1])",
+        "np.multiply.outer(x[:, 0], x[1, 1])",
+        "np.divide.outer(x[0, 0], np.exp(x[1, 1]))",
+        args=X234,
+    ),
+    *c("np.logaddexp.reduce(x)", "np.multiply.outer(x, x)", args=(F(4, dtype=np.float32),)),
+    *c("np.add.reduce(x, where=x > 0)", "np.add.accumulate(x, dtype=np.float32)", args=X34),
+]
+
 GROUPS = {
     "CALLS": CALLS,
     "KINKS": KINKS,
@@ -1768,5 +1866,6 @@ GROUPS = {
     "INTEGERS": INTEGERS,
     "COMPLEX": COMPLEX,
     "SINGLE": SINGLE,
+    "STATISTICS": STATISTICS,
 }
 CASES = [case for group in GROUPS.values() for case in group]

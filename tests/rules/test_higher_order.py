@@ -18,6 +18,7 @@ from srcad.errors import SrcadError
 from srcad.registry import REGISTRY, Linearity, Origin
 from srcad.testing import finite_difference_jvp, inner
 from tests.rules import higher_order_cases as cases
+from tests.rules import higher_order_cases_issue20 as issue20
 
 # The primitives whose second derivatives srcad refuses (with a SrcadError), and why: none
 # now. (The refusals at particular points, a singular matrix for `det`, equal eigenvalues for
@@ -74,7 +75,11 @@ def elementwise_cases() -> dict[Any, tuple[Any, tuple[Any, ...]]]:
 
 
 MATH_BINARY = {math.atan2, math.hypot, math.pow}
-CASES = {**elementwise_cases(), **cases.BY_PRIMITIVE}
+CASES = {
+    **elementwise_cases(),
+    **cases.BY_PRIMITIVE,
+    **{f: (objective, (cases.VECTOR,)) for f, (objective, _) in issue20.BY_PRIMITIVE.items()},
+}
 
 
 def label(primal: Any) -> str:

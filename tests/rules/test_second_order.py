@@ -95,7 +95,7 @@ def test_the_entries_say_which_functions_are_linear():
         elements_of, expand, operand_tangent, conj, real_part,
     }  # fmt: skip
     bilinear = {np.dot, np.inner, np.outer, np.tensordot, np.matmul, operator.matmul,
-                np.vdot, np.kron, np.cross}  # fmt: skip
+                np.vdot, np.kron, np.cross, np.convolve, np.correlate}  # fmt: skip
     assert linear(Linearity.BILINEAR) == bilinear
     assert linear(Linearity.MULTILINEAR) == {np.einsum}
     # Moving values whole, with no pieces: complex values pass (tests below).
