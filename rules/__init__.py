@@ -35,6 +35,7 @@ from srcad.rules import (
     operators,
     second_order,
     second_order_calls,
+    standard_library,
     structs,
     third_order_calls,
 )
@@ -66,6 +67,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_eig.rules,
     numpy_calculus.rules,
     numpy_definitions.rules,
+    standard_library.rules,
     nondiff.rules,
 )
 # Last, as it is built from the others: reverse rules of their linear forward rules.

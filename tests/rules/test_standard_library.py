@@ -1,0 +1,127 @@
+"""Rules for `math.prod`, `math.fsum`, `math.dist`, `statistics`' averages and spreads,
+`functools.reduce`, `itertools.starmap` and `itertools.accumulate`
+(`rules/standard_library.py`): gradients, tangents and Hessians against central
+differences, over lists, tuples, generators and arrays, with user functions and the
+`operator` module's; the values and exceptions Python's own."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import operator
+import statistics
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.errors import SrcadError
+from tests.conftest import difference
+from tests.rules.test_higher_order import check_second_order
+
+X = np.array([0.3, 0.7, 1.6])
+
+
+def _times_plus(a, b):
+    return a * b + 1.0
+
+
+CASES = {
+    "prod list": lambda x: math.prod([x[0], x[1], 2.0]),
+    "prod array start": lambda x: math.prod(x * x, start=3.0),
+    "prod generator": lambda x: math.prod(v + 1.0 for v in x),
+    "fsum": lambda x: math.fsum([x[0], x[1] * x[2], 1e-17]),
+    "fsum array": lambda x: math.fsum(x * x),
+    "dist": lambda x: math.dist([x[0], 0.0, x[2]], (x[1], 1.0, 0.5)),
+    "mean tuple": lambda x: statistics.mean((x[0], x[1] ** 2)),
+    "mean generator": lambda x: statistics.mean(v * v for v in x),
+    "mean array": lambda x: statistics.mean(x) ** 2,
+    "fmean": lambda x: statistics.fmean([x[0], x[1], x[2] ** 3]),
+    "fmean weights": lambda x: statistics.fmean(x, [x[1], 2.0, 1.0]),
+    "variance": lambda x: statistics.variance([x[0], x[1], 1.0, x[2]]),
+    "variance xbar": lambda x: statistics.variance(x, x[0]),
+    "pvariance": lambda x: statistics.pvariance(x * x),
+    "pvariance mu": lambda x: statistics.pvariance(list(x), 0.5),
+    "stdev": lambda x: statistics.stdev(v for v in x),
+    "pstdev": lambda x: statistics.pstdev((x[0], x[1], 1.0)),
+    "reduce operator": lambda x: functools.reduce(operator.mul, x),
+    "reduce initial": lambda x: functools.reduce(_times_plus, x, x[1]),
+    "reduce lambda list": lambda x: functools.reduce(lambda a, b: a * b - b, [x[2], x[0], x[1]]),
+    "reduce partial": lambda x: functools.reduce(functools.partial(_times_plus), x, 2.0),
+    "starmap": lambda x: sum(itertools.starmap(operator.mul, [(x[0], x[1]), (x[2], x[2])])),
+    "starmap lambda": lambda x: sum(
+        itertools.starmap(lambda a, b: a**b, ((v, w) for v, w in zip(x, x[::-1], strict=True)))
+    ),
+    "accumulate": lambda x: sum(v * v for v in itertools.accumulate(x)),
+    "accumulate func": lambda x: list(itertools.accumulate(x, operator.mul))[-1],
+    "accumulate initial": lambda x: sum(itertools.accumulate(x, _times_plus, initial=2.0)),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_gradient_and_tangent_against_differences(name):
+    f = CASES[name]
+    expected = difference(f, (X,))
+    np.testing.assert_allclose(srcad.grad(f)(X), expected, rtol=1e-6, atol=1e-8)
+    v = np.array([1.0, -0.5, 0.25])
+    value, y_dot = srcad.jvp(f, (X,), (v,))
+    np.testing.assert_allclose(y_dot, expected @ v, rtol=1e-6, atol=1e-8)
+    assert value == f(X)  # (exactly Python's: `fsum` exactly rounded, `mean` exact)
+
+
+SECOND_ORDER = [
+    "prod generator", "fsum", "dist", "mean generator", "fmean weights", "variance",
+    "variance xbar", "pstdev", "reduce initial", "reduce partial", "starmap lambda",
+    "accumulate func", "accumulate initial",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SECOND_ORDER)
+def test_second_derivatives_against_differences_of_the_gradient(name):
+    check_second_order(CASES[name], (X,))
+
+
+def test_the_value_is_pythons_own_where_the_definition_rounds_otherwise():
+    data = [0.1, 0.2, 0.3]  # (`sum` gives 0.6000000000000001, `sum(data) / 3` 0.20000000000000004)
+
+    def f(x):
+        return math.fsum([x * v for v in data]) * statistics.mean([x * v for v in data])
+
+    value, gradient = srcad.value_and_grad(f)(1.0)
+    assert value == f(1.0) == 0.6 * 0.2
+    assert gradient == pytest.approx(2.0 * 0.6 * 0.2)
+
+
+@pytest.mark.parametrize(
+    ("f", "error"),
+    [
+        (lambda x: statistics.mean([]) + x, statistics.StatisticsError),
+        (lambda x: statistics.variance([x]), statistics.StatisticsError),
+        (lambda x: statistics.stdev([x]), statistics.StatisticsError),
+        (lambda x: statistics.pvariance([]) + x, statistics.StatisticsError),
+        (lambda x: functools.reduce(operator.add, [v for v in [x] if v > 5.0]), TypeError),
+        (lambda x: math.dist([x, 1.0], [x]), ValueError),
+    ],
+)
+def test_pythons_exceptions(f, error):
+    with pytest.raises(error):
+        srcad.grad(f)(0.5)
+    with pytest.raises(error):
+        srcad.jvp(f, (0.5,), (1.0,))
+
+
+def test_reduce_of_nothing_with_an_initial_value_is_that_value():
+    def f(x):
+        return functools.reduce(operator.mul, [v for v in [x] if v > 5.0], x * x)
+
+    assert srcad.grad(f)(0.5) == pytest.approx(1.0)
+
+
+def test_an_iterator_passed_to_the_rule_is_refused():
+    # (srcad makes the iterators of the code it compiles lists; one reaching the rule
+    # otherwise would be read twice: for the value and for the derivative)
+    with pytest.raises(SrcadError, match="iterator"):
+        srcad.rrule(statistics.fmean, iter([1.0, 2.0]))
+    with pytest.raises(SrcadError, match="iterator"):
+        srcad.frule((srcad.NoTangent(), srcad.ZeroTangent()), math.fsum, iter([1.0, 2.0]))
