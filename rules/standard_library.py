@@ -110,6 +110,47 @@ def pstdev_definition(data: Any, mu: Any = None) -> Any:
     return math.sqrt(pvariance_definition(data, mu))
 
 
+def median_definition(data: Any) -> Any:
+    """`statistics.median`: the middle item, or the mean of the two middle ones."""
+    ordered = sorted(data)
+    half = len(ordered) // 2
+    if len(ordered) % 2 == 1:
+        return ordered[half]
+    return (ordered[half - 1] + ordered[half]) / 2
+
+
+def median_low_definition(data: Any) -> Any:
+    """`statistics.median_low`: the lower of the two middle items where there are two."""
+    ordered = sorted(data)
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def median_high_definition(data: Any) -> Any:
+    """`statistics.median_high`: the higher of the two middle items where there are two."""
+    ordered = sorted(data)
+    return ordered[len(ordered) // 2]
+
+
+def geometric_mean_definition(data: Any) -> Any:
+    """`statistics.geometric_mean`: the exponential of the mean logarithm (of positive
+    data: `statistics` refuses the others, or gives 0 for a zero, whose logarithm the
+    definition then refuses)."""
+    values = list(data)
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def harmonic_mean_definition(data: Any, weights: Any = None) -> Any:
+    """`statistics.harmonic_mean`: the count (or total weight) over the sum of the
+    reciprocals (weighted)."""
+    values = list(data)
+    if weights is None:
+        return len(values) / sum(1.0 / v for v in values)
+    total = 0.0
+    for w, v in zip(weights, values, strict=True):
+        total = total + w / v
+    return sum(weights) / total
+
+
 class _Nothing:
     """No initial value given (`reduce_definition`'s default; Python's `reduce` takes
     `None` as one)."""
@@ -163,6 +204,11 @@ def _refuse_iterators(name: str, args: tuple[Any, ...]) -> None:
             )
 
 
+# The means that are 0 where an item is 0 (Python >= 3.12 for `geometric_mean`), and
+# whose definitions are not finite there.
+_AT_ZERO_ITEMS = (statistics.geometric_mean, statistics.harmonic_mean)
+
+
 def _definition_rules(function: Any, definition: Callable[..., Any], own_value: bool) -> None:
     """Register `function`'s rules through `definition` (and its entry, for second
     derivatives). With `own_value`, the value returned is `function`'s own, computed
@@ -175,6 +221,12 @@ def _definition_rules(function: Any, definition: Callable[..., Any], own_value: 
         _refuse_iterators(name, args)
         if own_value:
             y = function(*args, **kwargs)
+            if y == 0 and function in _AT_ZERO_ITEMS:
+                raise MissingRuleError(
+                    f"srcad cannot differentiate {name} at data holding a zero: it is 0 "
+                    "there, and has no derivative (its logarithms or reciprocals are "
+                    "infinite); keep the data positive"
+                )
             return y
         if function is functools.reduce and len(args) == 2 and not list(args[1]):
             function(*args, **kwargs)  # raises its TypeError
@@ -214,6 +266,11 @@ _definition_rules(statistics.variance, variance_definition, own_value=True)
 _definition_rules(statistics.pvariance, pvariance_definition, own_value=True)
 _definition_rules(statistics.stdev, stdev_definition, own_value=True)
 _definition_rules(statistics.pstdev, pstdev_definition, own_value=True)
+_definition_rules(statistics.median, median_definition, own_value=True)
+_definition_rules(statistics.median_low, median_low_definition, own_value=True)
+_definition_rules(statistics.median_high, median_high_definition, own_value=True)
+_definition_rules(statistics.geometric_mean, geometric_mean_definition, own_value=True)
+_definition_rules(statistics.harmonic_mean, harmonic_mean_definition, own_value=True)
 _definition_rules(functools.reduce, reduce_definition, own_value=False)
 _definition_rules(itertools.starmap, starmap_definition, own_value=False)
 _definition_rules(itertools.accumulate, accumulate_definition, own_value=False)

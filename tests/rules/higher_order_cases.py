@@ -526,6 +526,11 @@ STANDARD_LIBRARY = {
     statistics.pvariance: statistics.pvariance,
     statistics.stdev: statistics.stdev,
     statistics.pstdev: statistics.pstdev,
+    statistics.median: statistics.median,
+    statistics.median_low: statistics.median_low,
+    statistics.median_high: statistics.median_high,
+    statistics.geometric_mean: statistics.geometric_mean,
+    statistics.harmonic_mean: statistics.harmonic_mean,
     functools.reduce: lambda values: functools.reduce(_times_plus, values, values[1]),
     itertools.starmap: lambda values: sum(
         itertools.starmap(operator.mul, [(v, v + 1.0) for v in values])

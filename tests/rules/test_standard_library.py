@@ -11,6 +11,7 @@ import itertools
 import math
 import operator
 import statistics
+import sys
 
 import numpy as np
 import pytest
@@ -45,6 +46,13 @@ CASES = {
     "pvariance mu": lambda x: statistics.pvariance(list(x), 0.5),
     "stdev": lambda x: statistics.stdev(v for v in x),
     "pstdev": lambda x: statistics.pstdev((x[0], x[1], 1.0)),
+    "median odd": lambda x: statistics.median([x[0], x[1] ** 2, x[2]]),
+    "median even": lambda x: statistics.median(x * [1.0, 2.0, 3.0]) * statistics.median(x[:2]),
+    "median_low": lambda x: statistics.median_low(list(x * x)),
+    "median_high": lambda x: statistics.median_high(v for v in x),
+    "geometric_mean": lambda x: statistics.geometric_mean([x[0], x[1] + 1.0, x[2]]),
+    "harmonic_mean": lambda x: statistics.harmonic_mean(x),
+    "harmonic_mean weights": lambda x: statistics.harmonic_mean([x[0], x[1]], [x[2], 1.0]),
     "reduce operator": lambda x: functools.reduce(operator.mul, x),
     "reduce initial": lambda x: functools.reduce(_times_plus, x, x[1]),
     "reduce lambda list": lambda x: functools.reduce(lambda a, b: a * b - b, [x[2], x[0], x[1]]),
@@ -59,8 +67,14 @@ CASES = {
 }
 
 
+def _needs_weights(name):
+    if name == "fmean weights" and sys.version_info < (3, 11):
+        pytest.skip("statistics.fmean takes weights from Python 3.11")
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_gradient_and_tangent_against_differences(name):
+    _needs_weights(name)
     f = CASES[name]
     expected = difference(f, (X,))
     np.testing.assert_allclose(srcad.grad(f)(X), expected, rtol=1e-6, atol=1e-8)
@@ -72,13 +86,15 @@ def test_gradient_and_tangent_against_differences(name):
 
 SECOND_ORDER = [
     "prod generator", "fsum", "dist", "mean generator", "fmean weights", "variance",
-    "variance xbar", "pstdev", "reduce initial", "reduce partial", "starmap lambda",
+    "variance xbar", "pstdev", "median even", "geometric_mean",
+    "harmonic_mean weights", "reduce initial", "reduce partial", "starmap lambda",
     "accumulate func", "accumulate initial",
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", SECOND_ORDER)
 def test_second_derivatives_against_differences_of_the_gradient(name):
+    _needs_weights(name)
     check_second_order(CASES[name], (X,))
 
 
@@ -102,6 +118,8 @@ def test_the_value_is_pythons_own_where_the_definition_rounds_otherwise():
         (lambda x: statistics.pvariance([]) + x, statistics.StatisticsError),
         (lambda x: functools.reduce(operator.add, [v for v in [x] if v > 5.0]), TypeError),
         (lambda x: math.dist([x, 1.0], [x]), ValueError),
+        (lambda x: statistics.median([]) + x, statistics.StatisticsError),
+        (lambda x: statistics.harmonic_mean([x, -1.0]), statistics.StatisticsError),
     ],
 )
 def test_pythons_exceptions(f, error):
@@ -125,3 +143,19 @@ def test_an_iterator_passed_to_the_rule_is_refused():
         srcad.rrule(statistics.fmean, iter([1.0, 2.0]))
     with pytest.raises(SrcadError, match="iterator"):
         srcad.frule((srcad.NoTangent(), srcad.ZeroTangent()), math.fsum, iter([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("mean", [statistics.harmonic_mean, statistics.geometric_mean])
+def test_a_mean_at_a_zero_item_is_refused_or_raises_pythons_error(mean):
+    def f(x):
+        return mean([x, 0.0, 2.0])
+
+    try:
+        expected = f(0.5)
+    except statistics.StatisticsError:  # (`geometric_mean` before Python 3.12)
+        with pytest.raises(statistics.StatisticsError):
+            srcad.grad(f)(0.5)
+        return
+    assert expected == 0.0
+    with pytest.raises(SrcadError, match="zero"):
+        srcad.grad(f)(0.5)
