@@ -54,11 +54,10 @@ def fsum_definition(iterable: Any) -> Any:
 
 
 def dist_definition(p: Any, q: Any) -> Any:
-    """`math.dist`: the Euclidean distance between two points."""
-    total = 0.0
-    for a, b in zip(p, q, strict=True):
-        total = total + (a - b) * (a - b)
-    return math.sqrt(total)
+    """`math.dist`: the Euclidean distance between two points, the `math.hypot` of their
+    differences (whose rule takes the derivative 0 where they are all 0, as `np.linalg.norm`
+    does)."""
+    return math.hypot(*[a - b for a, b in zip(p, q, strict=True)])
 
 
 def mean_definition(data: Any) -> Any:

@@ -159,3 +159,26 @@ def test_a_mean_at_a_zero_item_is_refused_or_raises_pythons_error(mean):
     assert expected == 0.0
     with pytest.raises(SrcadError, match="zero"):
         srcad.grad(f)(0.5)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: math.prod([x, 2.0], start=x),
+        lambda x: sum(itertools.accumulate([x, 2.0], initial=x)),
+    ],
+)
+def test_a_differentiated_keyword_only_option_is_refused_with_a_remedy_that_works(f):
+    # (passing it by position, the remedy for other keywords, is a TypeError here)
+    with pytest.raises(SrcadError, match="keyword-only") as raised:
+        srcad.grad(f)(0.5)
+    assert "positionally" not in str(raised.value)
+
+
+def test_the_distance_of_equal_points_has_derivative_zero_as_the_norm_has():
+    def f(x):
+        return math.dist([x[0], 1.0, x[1]], [x[0], 1.0, x[1]])
+
+    x = np.array([0.3, -0.2])
+    np.testing.assert_array_equal(srcad.grad(f)(x), np.zeros(2))
+    assert srcad.jvp(f, (x,), (np.ones(2),)) == (0.0, 0.0)
