@@ -28,6 +28,20 @@ def _times_plus(a, b):
     return a * b + 1.0
 
 
+class _Scale:
+    """A callable object holding a differentiated value."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, a, b):
+        return a * self.k + b
+
+
+def _scaled_product(k, a, b):
+    return k * a * b + a
+
+
 CASES = {
     "prod list": lambda x: math.prod([x[0], x[1], 2.0]),
     "prod array start": lambda x: math.prod(x * x, start=3.0),
@@ -57,6 +71,14 @@ CASES = {
     "reduce initial": lambda x: functools.reduce(_times_plus, x, x[1]),
     "reduce lambda list": lambda x: functools.reduce(lambda a, b: a * b - b, [x[2], x[0], x[1]]),
     "reduce partial": lambda x: functools.reduce(functools.partial(_times_plus), x, 2.0),
+    "reduce partial of x": lambda x: functools.reduce(functools.partial(_scaled_product, x[0]), x),
+    "reduce object of x": lambda x: functools.reduce(_Scale(x[2]), x, 1.0),
+    "starmap partial of x": lambda x: sum(
+        itertools.starmap(functools.partial(_scaled_product, x[2]), [(x[0], x[1]), (x[1], x[2])])
+    ),
+    "accumulate partial of x": lambda x: sum(
+        itertools.accumulate(x, functools.partial(_scaled_product, x[1]))
+    ),
     "starmap": lambda x: sum(itertools.starmap(operator.mul, [(x[0], x[1]), (x[2], x[2])])),
     "starmap lambda": lambda x: sum(
         itertools.starmap(lambda a, b: a**b, ((v, w) for v, w in zip(x, x[::-1], strict=True)))
@@ -88,7 +110,8 @@ SECOND_ORDER = [
     "prod generator", "fsum", "dist", "mean generator", "fmean weights", "variance",
     "variance xbar", "pstdev", "median even", "geometric_mean",
     "harmonic_mean weights", "reduce initial", "reduce partial", "starmap lambda",
-    "accumulate func", "accumulate initial",
+    "accumulate func", "accumulate initial", "reduce partial of x", "reduce object of x",
+    "starmap partial of x", "accumulate partial of x",
 ]  # fmt: skip
 
 
