@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import inspect
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -244,6 +245,9 @@ class RuleSet(Machinery):
         """
         if function in self.primitives:
             raise ValueError(f"rule set {self.name!r} has two entries for {primal_name(function)}")
+        if definition is not None and definition.__code__.co_flags & inspect.CO_VARARGS:
+            # Second derivatives differentiate a definition's named parameters only.
+            raise ValueError(f"the definition of {primal_name(function)} takes *args")
         if partials:
             self.scalar(function, *partials)
         if rrule is not None:

@@ -18,6 +18,7 @@ import pytest
 
 import srcad
 from srcad.errors import SrcadError
+from srcad.registry import RuleSet
 from tests.conftest import difference
 from tests.rules.test_higher_order import check_second_order
 
@@ -205,3 +206,13 @@ def test_the_distance_of_equal_points_has_derivative_zero_as_the_norm_has():
     x = np.array([0.3, -0.2])
     np.testing.assert_array_equal(srcad.grad(f)(x), np.zeros(2))
     assert srcad.jvp(f, (x,), (np.ones(2),)) == (0.0, 0.0)
+
+
+def test_a_definition_taking_star_args_is_refused_where_it_is_registered():
+    # (second derivatives differentiate its named parameters only: `*initial` once lost
+    # the derivative in `reduce`'s initial value)
+    def definition(a, *rest):
+        return a
+
+    with pytest.raises(ValueError, match=r"\*args"):
+        RuleSet("example").primitive(math.prod, definition=definition)
