@@ -20,6 +20,7 @@ they are read at once: `passes/checks/one_shot_iterators.py`).
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import math
 import statistics
@@ -215,6 +216,10 @@ def _definition_rules(function: Any, definition: Callable[..., Any], own_value: 
     after `function` has raised what it raises for its arguments where it does."""
     name = f"{function.__module__}.{function.__name__}"
     short = function.__name__
+    try:
+        signature: inspect.Signature | None = inspect.signature(function)
+    except ValueError:  # (`reduce`, and more under Python 3.10)
+        signature = None
 
     def check(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         _refuse_iterators(name, args)
@@ -227,8 +232,10 @@ def _definition_rules(function: Any, definition: Callable[..., Any], own_value: 
                     "infinite); keep the data positive"
                 )
             return y
-        if function is functools.reduce and len(args) == 2 and not list(args[1]):
-            function(*args, **kwargs)  # raises its TypeError
+        if signature is not None:
+            signature.bind(*args, **kwargs)  # (Python's TypeError for a call it refuses)
+        elif kwargs or not (len(args) == 3 or (len(args) == 2 and list(args[1]))):
+            function(*args, **kwargs)  # `reduce`: its TypeError (of nothing, of keywords...)
         return None
 
     def definition_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Pullback]:

@@ -142,6 +142,9 @@ def test_the_value_is_pythons_own_where_the_definition_rounds_otherwise():
         (lambda x: statistics.pvariance([]) + x, statistics.StatisticsError),
         (lambda x: functools.reduce(operator.add, [v for v in [x] if v > 5.0]), TypeError),
         (lambda x: math.dist([x, 1.0], [x]), ValueError),
+        (lambda x: math.prod([x, 2.0], 3.0), TypeError),  # (`start` is keyword-only)
+        (lambda x: sum(itertools.accumulate([x, 2.0], operator.add, 1.0)), TypeError),
+        (lambda x: functools.reduce(operator.add, [x, 2.0], 1.0, 4.0), TypeError),
         (lambda x: statistics.median([]) + x, statistics.StatisticsError),
         (lambda x: statistics.harmonic_mean([x, -1.0]), statistics.StatisticsError),
     ],
