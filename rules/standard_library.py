@@ -234,8 +234,10 @@ def _definition_rules(function: Any, definition: Callable[..., Any], own_value: 
             return y
         if signature is not None:
             signature.bind(*args, **kwargs)  # (Python's TypeError for a call it refuses)
-        elif kwargs or not (len(args) == 3 or (len(args) == 2 and list(args[1]))):
-            function(*args, **kwargs)  # `reduce`: its TypeError (of nothing, of keywords...)
+        elif function is functools.reduce and (
+            kwargs or not (len(args) == 3 or (len(args) == 2 and list(args[1])))
+        ):
+            function(*args, **kwargs)  # its TypeError (of nothing, of keywords...)
         return None
 
     def definition_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
