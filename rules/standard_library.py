@@ -38,8 +38,53 @@ Pullback = Any
 # -- definitions: plain Python srcad compiles ---------------------------------------------
 
 
-def prod_definition(iterable: Any, start: Any = 1) -> Any:
-    """`math.prod`: the product of `start` and the items, from the left."""
+# The means that are 0 where an item is 0 (Python >= 3.12 for `geometric_mean`), and
+# whose definitions are not finite there.
+_AT_ZERO_ITEMS = (statistics.geometric_mean, statistics.harmonic_mean)
+
+
+def _validated(function: Any, *args: Any) -> None:
+    """Raise what `function(*args)` raises (its trailing `None` options left out: each
+    is the default), or refuse what srcad cannot differentiate: an iterator (read again
+    by the definition), a mean at data holding a zero. Marked non-differentiable: each
+    definition calls it first, so that its derivatives at every order (`grad`, and
+    `hessian` through the definition alone) see Python's errors."""
+    name = f"{function.__module__}.{function.__name__}"
+    _refuse_iterators(name, args)
+    while args and args[-1] is None:
+        args = args[:-1]
+    y = function(*args)
+    if y == 0 and function in _AT_ZERO_ITEMS:
+        raise MissingRuleError(
+            f"srcad cannot differentiate {name} at data holding a zero: it is 0 there, and "
+            "has no derivative (its logarithms or reciprocals are infinite); keep the data "
+            "positive"
+        )
+
+
+def _refuse_empty(values: list[Any]) -> None:
+    """`reduce`'s error for nothing to reduce and no initial value."""
+    if not values:
+        raise TypeError("reduce() of empty iterable with no initial value")
+
+
+def _refuse_iterators(name: str, args: tuple[Any, ...]) -> None:
+    """Refuse an iterator reaching a rule: srcad would read it once for the value and again
+    for the derivative."""
+    for arg in args:
+        if isinstance(arg, Iterator):
+            raise MissingRuleError(
+                f"srcad cannot differentiate {name} of an iterator passed in from outside "
+                "the code it compiles: pass a list (or make the iterator in that code)"
+            )
+
+
+rules.non_differentiable(_validated, _refuse_empty)
+
+
+def prod_definition(iterable: Any, *, start: Any = 1) -> Any:
+    """`math.prod`: the product of `start` and the items, from the left (`start`
+    keyword-only, as `math.prod` takes it)."""
     result = start
     for value in iterable:
         result = result * value
@@ -48,6 +93,7 @@ def prod_definition(iterable: Any, start: Any = 1) -> Any:
 
 def fsum_definition(iterable: Any) -> Any:
     """`math.fsum`: the sum of the items (exactly rounded by `math.fsum` itself), a float."""
+    _validated(math.fsum, iterable)
     total = 0.0
     for value in iterable:
         total = total + value
@@ -63,12 +109,14 @@ def dist_definition(p: Any, q: Any) -> Any:
 
 def mean_definition(data: Any) -> Any:
     """`statistics.mean`: the sum over the count."""
+    _validated(statistics.mean, data)
     values = list(data)
     return sum(values) / len(values)
 
 
 def fmean_definition(data: Any, weights: Any = None) -> Any:
     """`statistics.fmean`: the mean, or the weighted mean."""
+    _validated(statistics.fmean, data, weights)
     values = list(data)
     if weights is None:
         return sum(values) / len(values)
@@ -78,40 +126,44 @@ def fmean_definition(data: Any, weights: Any = None) -> Any:
     return total / sum(weights)
 
 
-def _squares(values: list[Any], centre: Any) -> Any:
-    """The sum of the squared deviations of `values` from `centre`."""
+def _variance(values: list[Any], centre: Any, ddof: int) -> Any:
+    """The sum of the squared deviations of `values` from `centre` (their mean where it is
+    None) over their count less `ddof`."""
+    if centre is None:
+        centre = sum(values) / len(values)
     total = 0.0
     for v in values:
         total = total + (v - centre) * (v - centre)
-    return total
+    return total / (len(values) - ddof)
 
 
 def variance_definition(data: Any, xbar: Any = None) -> Any:
     """`statistics.variance`: the sample variance, about `xbar` where given."""
-    values = list(data)
-    centre = sum(values) / len(values) if xbar is None else xbar
-    return _squares(values, centre) / (len(values) - 1)
+    _validated(statistics.variance, data, xbar)
+    return _variance(list(data), xbar, 1)
 
 
 def pvariance_definition(data: Any, mu: Any = None) -> Any:
     """`statistics.pvariance`: the population variance, about `mu` where given."""
-    values = list(data)
-    centre = sum(values) / len(values) if mu is None else mu
-    return _squares(values, centre) / len(values)
+    _validated(statistics.pvariance, data, mu)
+    return _variance(list(data), mu, 0)
 
 
 def stdev_definition(data: Any, xbar: Any = None) -> Any:
     """`statistics.stdev`: the square root of the sample variance."""
-    return math.sqrt(variance_definition(data, xbar))
+    _validated(statistics.stdev, data, xbar)
+    return math.sqrt(_variance(list(data), xbar, 1))
 
 
 def pstdev_definition(data: Any, mu: Any = None) -> Any:
     """`statistics.pstdev`: the square root of the population variance."""
-    return math.sqrt(pvariance_definition(data, mu))
+    _validated(statistics.pstdev, data, mu)
+    return math.sqrt(_variance(list(data), mu, 0))
 
 
 def median_definition(data: Any) -> Any:
     """`statistics.median`: the middle item, or the mean of the two middle ones."""
+    _validated(statistics.median, data)
     ordered = sorted(data)
     half = len(ordered) // 2
     if len(ordered) % 2 == 1:
@@ -121,20 +173,23 @@ def median_definition(data: Any) -> Any:
 
 def median_low_definition(data: Any) -> Any:
     """`statistics.median_low`: the lower of the two middle items where there are two."""
+    _validated(statistics.median_low, data)
     ordered = sorted(data)
     return ordered[(len(ordered) - 1) // 2]
 
 
 def median_high_definition(data: Any) -> Any:
     """`statistics.median_high`: the higher of the two middle items where there are two."""
+    _validated(statistics.median_high, data)
     ordered = sorted(data)
     return ordered[len(ordered) // 2]
 
 
 def geometric_mean_definition(data: Any) -> Any:
     """`statistics.geometric_mean`: the exponential of the mean logarithm (of positive
-    data: `statistics` refuses the others, or gives 0 for a zero, whose logarithm the
-    definition then refuses)."""
+    data: `statistics` refuses the others, or gives 0 for a zero, which `_validated`
+    refuses)."""
+    _validated(statistics.geometric_mean, data)
     values = list(data)
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
@@ -142,6 +197,7 @@ def geometric_mean_definition(data: Any) -> Any:
 def harmonic_mean_definition(data: Any, weights: Any = None) -> Any:
     """`statistics.harmonic_mean`: the count (or total weight) over the sum of the
     reciprocals (weighted)."""
+    _validated(statistics.harmonic_mean, data, weights)
     values = list(data)
     if weights is None:
         return len(values) / sum(1.0 / v for v in values)
@@ -165,6 +221,7 @@ def reduce_definition(function: Any, iterable: Any, initial: Any = _NOTHING) -> 
     parameters are all named, not `*initial`: second derivatives differentiate the
     named ones (`second_order._through_definition`)."""
     values = list(iterable) if initial is _NOTHING else [initial, *iterable]
+    _refuse_empty(values)
     result = values[0]
     for value in values[1:]:
         result = function(result, value)
@@ -193,22 +250,6 @@ def accumulate_definition(iterable: Any, func: Any = None, *, initial: Any = Non
 # -- rules -----------------------------------------------------------------------------------
 
 
-def _refuse_iterators(name: str, args: tuple[Any, ...]) -> None:
-    """Refuse an iterator passed in from outside the code compiled: srcad would read it
-    once for the value and again for the derivative."""
-    for arg in args:
-        if isinstance(arg, Iterator):
-            raise MissingRuleError(
-                f"srcad cannot differentiate {name} of an iterator passed in from outside "
-                "the code it compiles: pass a list (or make the iterator in that code)"
-            )
-
-
-# The means that are 0 where an item is 0 (Python >= 3.12 for `geometric_mean`), and
-# whose definitions are not finite there.
-_AT_ZERO_ITEMS = (statistics.geometric_mean, statistics.harmonic_mean)
-
-
 def _definition_rules(function: Any, definition: Callable[..., Any], own_value: bool) -> None:
     """Register `function`'s rules through `definition` (and its entry, for second
     derivatives). With `own_value`, the value returned is `function`'s own, computed
@@ -224,14 +265,7 @@ def _definition_rules(function: Any, definition: Callable[..., Any], own_value: 
     def check(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         _refuse_iterators(name, args)
         if own_value:
-            y = function(*args, **kwargs)
-            if y == 0 and function in _AT_ZERO_ITEMS:
-                raise MissingRuleError(
-                    f"srcad cannot differentiate {name} at data holding a zero: it is 0 "
-                    "there, and has no derivative (its logarithms or reciprocals are "
-                    "infinite); keep the data positive"
-                )
-            return y
+            return function(*args, **kwargs)
         if signature is not None:
             signature.bind(*args, **kwargs)  # (Python's TypeError for a call it refuses)
         elif function is functools.reduce and (
