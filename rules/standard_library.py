@@ -6,10 +6,12 @@ Each is differentiated through a *definition*: plain Python computing the same v
 operations srcad differentiates to any order (a loop, `sum`, `math.sqrt`, calls of the
 function passed in), which srcad compiles. Its reverse and forward rules are those srcad
 compiles for the definition, and so are its second derivatives (`Primitive.definition`,
-`rules/second_order.py`). The function itself runs first: its value is the one returned
-(`math.fsum` exactly rounded, `statistics.mean` through exact fractions: the definitions
-may round otherwise, in the last digit), and its exceptions are Python's
-(`StatisticsError` for too few points, `TypeError` for `reduce` of nothing). Exact data
+`rules/second_order.py`). The first-order rules return the function's own value, computed
+first (`math.fsum` exactly rounded, `statistics.mean` through exact fractions: the
+definitions may round otherwise, in the last digit), and each definition calls the function
+first too, through `_validated` (non-differentiable), so that every order raises Python's
+exceptions (`StatisticsError` for too few points; `TypeError` for `reduce` of nothing, by
+`_refuse_empty`) and the refusals below. Exact data
 (`Fraction`, `Decimal`, which `statistics` keeps exact) holds no float to differentiate:
 `statistics` turns data mixing them with floats into floats, and refuses `Decimal` with
 floats. An iterator reaching a rule is refused: it would be read twice, for the value and
