@@ -225,3 +225,12 @@ def test_a_definition_taking_star_args_is_refused_where_it_is_registered():
 
     with pytest.raises(ValueError, match=r"\*args"):
         RuleSet("example").primitive(math.prod, definition=definition)
+
+
+def test_third_derivatives_through_the_definitions():
+    def f(x):
+        return statistics.mean(v**3 for v in x) * functools.reduce(operator.mul, x)
+
+    third = srcad.jacobian(srcad.hessian(f))(X)
+    expected = difference(srcad.hessian(f), (X,))
+    np.testing.assert_allclose(third, expected, rtol=1e-5, atol=1e-6)
