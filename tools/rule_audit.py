@@ -50,8 +50,8 @@ def _module(directory: Path, name: str, expr: str, count: int) -> Any:
     """A module with `f(<params>) = expr` and `g(<params>, w) = sum(w * expr)`."""
     params = ", ".join(NAMES[:count])
     text = (
-        "import functools\nimport itertools\nimport math\nimport operator\nimport statistics\n"
-        "import numpy as np\nimport scipy\nimport scipy.special\n"
+        "import functools\nimport itertools\nimport operator\nimport statistics\n"
+        "import math\nimport numpy as np\nimport scipy\nimport scipy.special\n"
         "import scipy.linalg\nimport scipy.stats\n\n\n"
         f"def f({params}):\n    return {expr}\n\n\n"
         f"def g({params}, w):\n    return np.sum(w * ({expr}))\n"
