@@ -1760,6 +1760,17 @@ SINGLE: list[Case] = [
     ),
 ]
 
+GROUPS = {
+    "CALLS": CALLS,
+    "KINKS": KINKS,
+    "PROMOTION": PROMOTION,
+    "OPTIONS": OPTIONS,
+    "INTEGERS": INTEGERS,
+    "COMPLEX": COMPLEX,
+    "SINGLE": SINGLE,
+}
+CASES = [case for group in GROUPS.values() for case in group]
+
 # The standard library's functions of iterables (`rules/standard_library.py`), over
 # arrays, lists, tuples and generators, with `operator`'s functions and lambdas.
 STANDARD_LIBRARY = [
@@ -1792,15 +1803,5 @@ STANDARD_LIBRARY = [
         args=(P(4), P(4)),
     ),
 ]
-
-GROUPS = {
-    "CALLS": CALLS,
-    "KINKS": KINKS,
-    "PROMOTION": PROMOTION,
-    "OPTIONS": OPTIONS,
-    "INTEGERS": INTEGERS,
-    "COMPLEX": COMPLEX,
-    "SINGLE": SINGLE,
-    "STANDARD_LIBRARY": STANDARD_LIBRARY,
-}
-CASES = [case for group in GROUPS.values() for case in group]
+GROUPS["STANDARD_LIBRARY"] = STANDARD_LIBRARY
+CASES += STANDARD_LIBRARY
