@@ -39,6 +39,7 @@ from srcad.rules import (
     operators,
     second_order,
     second_order_calls,
+    standard_library,
     structs,
     third_order_calls,
 )
@@ -74,6 +75,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_signals.rules,
     numpy_ufunc_methods.rules,
     numpy_functionals.rules,
+    standard_library.rules,
     nondiff.rules,
 )
 # Last, as it is built from the others: reverse rules of their linear forward rules.

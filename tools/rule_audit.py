@@ -60,6 +60,7 @@ def _module(directory: Path, name: str, expr: str, count: int) -> Any:
     """A module with `f(<params>) = expr` and `g(<params>, w) = sum(w * expr)`."""
     params = ", ".join(NAMES[:count])
     text = (
+        "import functools\nimport itertools\nimport operator\nimport statistics\n"
         "import math\nimport numpy as np\nimport scipy\nimport scipy.special\n"
         "import scipy.integrate\nimport scipy.linalg\nimport scipy.stats\n\n\n"
         f"def f({params}):\n    return {expr}\n\n\n"

@@ -1869,3 +1869,38 @@ GROUPS = {
     "STATISTICS": STATISTICS,
 }
 CASES = [case for group in GROUPS.values() for case in group]
+
+# The standard library's functions of iterables (`rules/standard_library.py`), over
+# arrays, lists, tuples and generators, with `operator`'s functions and lambdas.
+STANDARD_LIBRARY = [
+    *c(
+        "math.prod(x)",
+        "math.prod(list(x), start=2.0)",
+        "math.fsum(x * y)",
+        "math.dist(x, y)",
+        "math.dist(tuple(x), [v * v for v in y])",
+        "statistics.mean(x)",
+        "statistics.fmean(v * w for v, w in zip(x, y))",
+        "statistics.variance(list(x))",
+        "statistics.variance(x, y[0])",
+        "statistics.pvariance(x * y)",
+        "statistics.stdev(x)",
+        "statistics.pstdev(tuple(x), y[1])",
+        "statistics.median(x)",
+        "statistics.median_low(x) * statistics.median_high(y)",
+        "functools.reduce(operator.mul, x)",
+        "functools.reduce(lambda a, b: a * b + b, x, y[0])",
+        "sum(itertools.starmap(operator.mul, [(a, b) for a, b in zip(x, y)]))",
+        "list(itertools.accumulate(x))",
+        "list(itertools.accumulate(x, operator.mul, initial=2.0))",
+        args=(F(4), F(4)),
+    ),
+    *c(
+        "statistics.geometric_mean(x)",
+        "statistics.harmonic_mean(list(x))",
+        "statistics.harmonic_mean(x, y)",
+        args=(P(4), P(4)),
+    ),
+]
+GROUPS["STANDARD_LIBRARY"] = STANDARD_LIBRARY
+CASES += STANDARD_LIBRARY

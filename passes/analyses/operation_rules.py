@@ -30,7 +30,7 @@ from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import Callees, is_static, static_path, static_value
 from srcad.passes.normal_form import is_copy, is_unpacking, walk_statements
 from srcad.primitives import iterate, make_dict, make_list, make_tuple, selects, unpack
-from srcad.registry import Origin, Rule
+from srcad.registry import Origin, Rule, primal_name
 from srcad.requests import Mode
 from srcad.source import differentiated_function
 
@@ -372,7 +372,23 @@ def _keyword_hint(name: str | None, rule: Rule | None) -> str:
             "no `*args`, its `**kwargs` are not: take those values as a list or a dict, or "
             "define the function at module level"
         )
+    if rule is not None and rule.origin is Origin.LIBRARY and _keyword_only(rule.primal, name):
+        return (
+            f"`{name}` is keyword-only, and srcad's rule of `{primal_name(rule.primal)}` "
+            "takes it as an option: compute with the value outside the call, or put it "
+            "among the data (`math.prod([start, *items])`, `accumulate([initial, *items], f)`)"
+        )
     return f"pass `{name}` positionally"
+
+
+def _keyword_only(function: Any, name: str) -> bool:
+    """Whether `function`'s parameter `name` is keyword-only (so passing it by position is
+    no remedy): False where Python cannot read its signature."""
+    try:
+        parameter = inspect.signature(function).parameters.get(name)
+    except (TypeError, ValueError):
+        return False
+    return parameter is not None and parameter.kind is inspect.Parameter.KEYWORD_ONLY
 
 
 # Keyword options of NumPy's functions that take no float: an axis (or axes) and a dtype,

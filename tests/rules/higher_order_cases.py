@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import math
 import operator
+import statistics
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -501,7 +503,45 @@ def replaced_field(x):
     return np.sum(box.first * box.second**2)
 
 
+def standard_library(fn: Any) -> Objective:
+    """Through a function of the standard library (`rules/standard_library.py`), over the
+    list of the vector's squares."""
+
+    def objective(x):
+        return np.sin(fn([v * v for v in x])) * x[0]
+
+    return objective
+
+
+def _times_plus(a, b):
+    return a * b + 0.5
+
+
+STANDARD_LIBRARY = {
+    math.prod: math.prod,
+    math.fsum: math.fsum,
+    math.dist: lambda values: math.dist(values, [1.0] * len(values)),
+    statistics.mean: statistics.mean,
+    statistics.fmean: statistics.fmean,
+    statistics.variance: statistics.variance,
+    statistics.pvariance: statistics.pvariance,
+    statistics.stdev: statistics.stdev,
+    statistics.pstdev: statistics.pstdev,
+    statistics.median: statistics.median,
+    statistics.median_low: statistics.median_low,
+    statistics.median_high: statistics.median_high,
+    statistics.geometric_mean: statistics.geometric_mean,
+    statistics.harmonic_mean: statistics.harmonic_mean,
+    functools.reduce: lambda values: functools.reduce(_times_plus, values, values[1]),
+    itertools.starmap: lambda values: sum(
+        itertools.starmap(operator.mul, [(v, v + 1.0) for v in values])
+    ),
+    itertools.accumulate: lambda values: sum(itertools.accumulate(values, _times_plus)),
+}
+
+
 BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
+    **{f: (standard_library(g), (VECTOR,)) for f, g in STANDARD_LIBRARY.items()},
     np.where: (where, (VECTOR,)),
     np.clip: (clip_array_bounds, (VECTOR,)),
     np.concatenate: (concatenate, (VECTOR,)),
