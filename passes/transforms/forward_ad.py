@@ -42,6 +42,7 @@ from srcad.passes.transforms.forward_tidy import (
 from srcad.passes.transforms.invariants import invariants_hoisted
 from srcad.passes.transforms.nesting import nest_temporaries
 from srcad.passes.transforms.primal_calls import PrimalCallsReused
+from srcad.passes.transforms.repeated_reads import repeated_reads_named
 from srcad.primitives import make_list, make_tuple
 from srcad.projection import expand
 from srcad.registry import Origin
@@ -214,6 +215,7 @@ class ForwardAD(RuleCalls, Transform):
                 self._float_tangents(function, {f"{t}_{i}" for t in tangents for i in range(count)})
         if self.kinds is not None and not several:
             self._float_items(function)
+            self._repeated_reads(function)
         function.decorator_list = []
         function.returns = None
         for node in syntax.walk(function):
@@ -242,6 +244,26 @@ class ForwardAD(RuleCalls, Transform):
         names = (self.ctx.bind(float_items, "float_items"),
                  self.ctx.bind(float64_number, "float64_number"))  # fmt: skip
         items_read(function, self.kinds.kinds, self.primals, set(self.pure), zero, lambda: names)
+
+    def _repeated_reads(self, function: gast.FunctionDef) -> None:
+        """An element of a vector read again read from the name bound to it before
+        (`repeated_reads`)."""
+        assert self.kinds is not None
+        kinds, primals = self.kinds.kinds, self.primals
+        items = self.ctx.output.runtime.name_of(float_items)
+        lists = {
+            s.targets[0].id
+            for s in function.body
+            if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call)
+            and isinstance(s.value.func, gast.Name) and s.value.func.id == items
+        }  # fmt: skip
+
+        def vector(name: str) -> bool:
+            kind = kinds.get(primals.get(name, name))
+            numeric = kind is not None and (is_numeric(kind) or is_complex(kind))
+            return name in lists or (numeric and kind[1] == 1)
+
+        repeated_reads_named(function, vector, set(self.pure))
 
     # -- tangents ------------------------------------------------------------------------
 

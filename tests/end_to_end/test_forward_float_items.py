@@ -100,6 +100,38 @@ def last_first(x):
     return s
 
 
+def read_after_write(x):
+    b = np.zeros(len(x))
+    s = 0.0
+    for i in range(len(x)):
+        u = x[i]
+        b[i] = u * x[i] + 1.0
+        s = s + b[i] * x[i] + b[i]
+        b[i] = s * u
+        s = s + b[i] * u
+    return s
+
+
+def index_rebound(x):
+    s = 0.0
+    i = 0
+    while i < len(x) - 1:
+        u = x[i]
+        i = i + 1
+        s = s + u * x[i]
+    return s
+
+
+def branch_rebinds(x):
+    s = 0.0
+    for i in range(len(x) - 1):
+        u = x[i]
+        if u > 0.0:
+            i = i + 1
+        s = s + u * x[i] + (1.0 - x[i]) * x[i]
+    return s
+
+
 def grid(a):
     s = 0.0
     for i in range(a.shape[0]):
@@ -235,3 +267,24 @@ def test_a_batched_tangent_as_it_was(module: types.ModuleType) -> None:
     x = sample((5,), 1)
     jacobian = srcad.jacobian(module.neighbours, mode="forward")(x)
     close(jacobian, difference(module.neighbours, (x,)))
+
+
+@pytest.mark.parametrize("name", ["read_after_write", "index_rebound", "branch_rebinds"])
+def test_an_element_read_again_where_it_may_have_changed(
+    module: types.ModuleType, name: str
+) -> None:
+    """`repeated_reads`: a read again is the earlier read's name only where nothing
+    between can change it (an item written, the index rebound, in a branch too)."""
+    f = getattr(module, name)
+    x = sample((5,), 4)
+    direction = sample((5,), 6)
+    value, tangent = srcad.jvp(f, (x,), (direction,))
+    close(value, f(x))
+    close(tangent, finite_difference_jvp(f, (x,), (direction,)))
+    close(srcad.grad(f)(x), difference(f, (x,)))
+
+
+def test_an_element_read_again_named(module: types.ModuleType) -> None:
+    x = sample((6,), 1)
+    source = srcad.source(module.neighbours, mode="forward", args=(x,))
+    assert source.count("x[i]") == 1 and source.count("x_dot_items[i]") == 1, source
