@@ -20,6 +20,7 @@ from srcad.projection import (
     real_part,
 )
 from srcad.registry import Linearity, RuleSet
+from srcad.rules._support import cotangent_of_elements
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
@@ -27,6 +28,8 @@ from srcad.tangents import (
     ZeroTangent,
     elements_of,
     field_names,
+    float64_number,
+    float_items,
     unthunk,
 )
 
@@ -231,3 +234,58 @@ def operand_tangent_frule(dargs: tuple[Any, ...], dot: Any, x: Any) -> tuple[Any
 
 
 rules.primitive(operand_tangent, linearity=Linearity.LINEAR)
+
+
+@rules.rrule(float_items)
+def float_items_rrule(tangent: Any) -> tuple[Any, Pullback]:
+    """`float_items(tangent)`, which generated forward rules call to read a float64
+    vector's elements as Python floats: the vector's elements in a list (as `list`'s rule
+    takes them), or the value as it is."""
+    y = float_items(tangent)
+    if y is tangent:
+
+        def float_items_same_pullback(y_bar: Any) -> tuple[Any, Any]:
+            return NoTangent(), y_bar
+
+        return y, float_items_same_pullback
+    count = len(y)
+
+    def float_items_pullback(y_bar: Any) -> tuple[Any, Any]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return NoTangent(), y_bar
+        bars = tuple(unthunk(b) for b in elements_of(y_bar, count))
+        return NoTangent(), cotangent_of_elements(tangent, bars)
+
+    return y, float_items_pullback
+
+
+@rules.frule(float_items)
+def float_items_frule(dargs: tuple[Any, ...], tangent: Any) -> tuple[Any, Any]:
+    y = float_items(tangent)
+    dot = unthunk(dargs[1])
+    if y is tangent or isinstance(dot, AbstractZero):
+        return y, dot
+    return y, [unthunk(d) for d in elements_of(dot, len(y))]
+
+
+rules.primitive(float_items, linearity=Linearity.LINEAR)
+
+
+@rules.rrule(float64_number)
+def float64_number_rrule(value: Any) -> tuple[Any, Pullback]:
+    """`float64_number(value)`: the same number, as a NumPy float64 where it was a
+    Python float."""
+
+    def float64_number_pullback(y_bar: Any) -> tuple[Any, Any]:
+        return NoTangent(), y_bar
+
+    return float64_number(value), float64_number_pullback
+
+
+@rules.frule(float64_number)
+def float64_number_frule(dargs: tuple[Any, ...], value: Any) -> tuple[Any, Any]:
+    return float64_number(value), dargs[1]
+
+
+rules.primitive(float64_number, linearity=Linearity.LINEAR)

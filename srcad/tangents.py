@@ -398,6 +398,25 @@ def real_float(value: Any) -> Any:
     return float(value) if value.__class__ is np.float64 else value
 
 
+_FLOAT64 = np.dtype(np.float64)
+
+
+def float_items(tangent: Any) -> Any:
+    """A float64 vector (a NumPy array of one dimension, native float64) as the list of
+    its elements as Python floats, the same numbers (`tolist`); anything else (a symbolic
+    zero, another dtype or shape, a tangent with a trailing axis of directions) as it is
+    (`passes/transforms/float_items.py`)."""
+    if tangent.__class__ is np.ndarray and tangent.dtype is _FLOAT64 and tangent.ndim == 1:
+        return tangent.tolist()
+    return tangent
+
+
+def float64_number(value: Any) -> Any:
+    """A Python float as the NumPy float64 of the same number; anything else as it is
+    (`passes/transforms/float_items.py`)."""
+    return np.float64(value) if value.__class__ is float else value
+
+
 def real_numbers(dots: Any, count: int) -> bool:
     """Whether `dots` is a list of `count` > 0 tangents, each a Python float or a NumPy
     float64: none a zero, a thunk or a structure, so none needs unthunking, densifying or

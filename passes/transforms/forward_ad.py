@@ -31,6 +31,7 @@ from srcad.passes.inlining import adjoint_of, names_in, template
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
 from srcad.passes.transforms.directions import for_directions
+from srcad.passes.transforms.float_items import items_read
 from srcad.passes.transforms.float_tangents import float_tangents
 from srcad.passes.transforms.forward_tidy import (
     negations_folded,
@@ -41,11 +42,19 @@ from srcad.passes.transforms.forward_tidy import (
 from srcad.passes.transforms.invariants import invariants_hoisted
 from srcad.passes.transforms.nesting import nest_temporaries
 from srcad.passes.transforms.primal_calls import PrimalCallsReused
+from srcad.passes.transforms.repeated_reads import repeated_reads_named
 from srcad.primitives import make_list, make_tuple
 from srcad.projection import expand
 from srcad.registry import Origin
 from srcad.syntax import load, store
-from srcad.tangents import NoTangent, ZeroTangent, elements_of, real_float
+from srcad.tangents import (
+    NoTangent,
+    ZeroTangent,
+    elements_of,
+    float64_number,
+    float_items,
+    real_float,
+)
 
 # The names emitted code reads the zero tangents by.
 _ZERO_NAMES = {ZeroTangent: "ZERO", NoTangent: "NO_TANGENT"}
@@ -197,11 +206,16 @@ class ForwardAD(RuleCalls, Transform):
                     node.value = negations_folded(node.value)
         ctx.output.batches = self.batches
         count = ctx.request.directions
+        several = False  # whether the rule is written for several directions
         if count and self.batches and args.vararg is None:
             tangents = {*self.primals, *self.pairs}
             if for_directions(function, tangents, count):
                 ctx.output.directions = count
+                several = True
                 self._float_tangents(function, {f"{t}_{i}" for t in tangents for i in range(count)})
+        if self.kinds is not None and not several:
+            self._float_items(function)
+            self._repeated_reads(function)
         function.decorator_list = []
         function.returns = None
         for node in syntax.walk(function):
@@ -221,6 +235,35 @@ class ForwardAD(RuleCalls, Transform):
             self.collecting,
             lambda: (self.ctx.bind(real_float, "real_float"), self._builtin(float)),
         )
+
+    def _float_items(self, function: gast.FunctionDef) -> None:
+        """The rule with the tangents of float64 vectors that its loops read element by
+        element read as lists of Python floats, where that shows nowhere (`float_items`)."""
+        assert self.kinds is not None
+        zero = self._bind(ZeroTangent(), _ZERO_NAMES[ZeroTangent])
+        names = (self.ctx.bind(float_items, "float_items"),
+                 self.ctx.bind(float64_number, "float64_number"))  # fmt: skip
+        items_read(function, self.kinds.kinds, self.primals, set(self.pure), zero, lambda: names)
+
+    def _repeated_reads(self, function: gast.FunctionDef) -> None:
+        """An element of a vector read again read from the name bound to it before
+        (`repeated_reads`)."""
+        assert self.kinds is not None
+        kinds, primals = self.kinds.kinds, self.primals
+        items = self.ctx.output.runtime.name_of(float_items)
+        lists = {
+            s.targets[0].id
+            for s in function.body
+            if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call)
+            and isinstance(s.value.func, gast.Name) and s.value.func.id == items
+        }  # fmt: skip
+
+        def vector(name: str) -> bool:
+            kind = kinds.get(primals.get(name, name))
+            numeric = kind is not None and (is_numeric(kind) or is_complex(kind))
+            return name in lists or (numeric and kind[1] == 1)
+
+        repeated_reads_named(function, vector, set(self.pure))
 
     # -- tangents ------------------------------------------------------------------------
 

@@ -40,7 +40,7 @@ from srcad.projection import (
 )
 from srcad.rules.numpy_factorisations import _inverse_differences
 from srcad.rules.numpy_linalg import multilinear_sum
-from srcad.tangents import elements_of, unthunk
+from srcad.tangents import elements_of, float64_number, float_items, unthunk
 
 Objective = Callable[..., Any]
 
@@ -226,6 +226,14 @@ def builtin_pow(x, y):
 
 def builtin_sum(x):
     return np.sum(sum([x * x, np.sin(x), x]) ** 3)
+
+
+def indexed_loop(x):
+    # Its forward rule reads `x_dot` as `float_items` and its sum as `float64_number`.
+    s = 0.0
+    for i in range(len(x)):
+        s = s + x[i] * x[i] * x[i]
+    return s / len(x)
 
 
 def containers(x):
@@ -708,6 +716,7 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
             log_base,
         )
     },
+    **{f: (indexed_loop, (VECTOR,)) for f in (float_items, float64_number)},
     **{
         f: (containers, (VECTOR,))
         for f in (

@@ -28,7 +28,7 @@ from srcad.projection import (
     real_part,
 )
 from srcad.registry import REGISTRY, Linearity
-from srcad.tangents import elements_of, unthunk
+from srcad.tangents import elements_of, float64_number, float_items, unthunk
 from srcad.testing import check_rrule, finite_difference_vjp
 from tests.rules.test_higher_order import check_second_order
 
@@ -92,7 +92,7 @@ def test_the_entries_say_which_functions_are_linear():
         np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
         np.fft.rfft, np.fft.rfft2, np.fft.rfftn, np.fft.irfft, np.fft.irfft2, np.fft.irfftn,
         np.fft.hfft, np.fft.ihfft, np.fft.fftshift, np.fft.ifftshift, float, unthunk,
-        elements_of, expand, operand_tangent, conj, real_part,
+        elements_of, expand, operand_tangent, conj, real_part, float_items, float64_number,
     }  # fmt: skip
     bilinear = {np.dot, np.inner, np.outer, np.tensordot, np.matmul, operator.matmul,
                 np.vdot, np.kron, np.cross, np.convolve, np.correlate}  # fmt: skip
