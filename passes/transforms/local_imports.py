@@ -102,6 +102,8 @@ def _from_module(statement: gast.ImportFrom, source: FunctionSource) -> types.Mo
     """The module `from ... import` reads, relative to the function's package if need be."""
     name = "." * statement.level + (statement.module or "")
     package = source.globals.get("__package__") if statement.level else None
+    if statement.level and not package:  # Python's own error, where the call would raise it
+        raise ImportError("attempted relative import with no known parent package")
     return importlib.import_module(name, package)
 
 

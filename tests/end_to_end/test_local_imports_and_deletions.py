@@ -195,3 +195,25 @@ def test_a_module_that_cannot_be_imported_raises_as_the_call_would(tmp_path):
         module.f(1.0)
     with pytest.raises(ImportError, match="nothing_here"):
         srcad.grad(module.f)(1.0)
+
+
+def test_a_relative_import_reads_the_functions_package(tmp_path, monkeypatch):
+    package = tmp_path / "srcad_relative_import_case"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "helpers.py").write_text("def scale(v):\n    return v * v * v\n")
+    (package / "model.py").write_text(
+        "def f(x):\n    from .helpers import scale\n    from . import helpers\n"
+        "    return scale(x) + helpers.scale(2.0 * x)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    model = importlib.import_module("srcad_relative_import_case.model")
+    close(srcad.grad(model.f)(0.5), 3 * 0.25 + 3 * 8 * 0.25)
+    loose = user_module(tmp_path, "relative_without_package", "def f(x):\n    from . import y\n"
+                        "    return x\n")  # fmt: skip
+    with pytest.raises(ImportError):
+        loose.f(1.0)
+    with pytest.raises(ImportError, match="no known parent package"):
+        srcad.grad(loose.f)(1.0)
