@@ -53,7 +53,7 @@ from srcad.rule_api import non_differentiable as non_differentiable
 from srcad.rule_api import opt_out as opt_out
 from srcad.rule_api import rrule as rrule
 from srcad.rule_api import scalar_rule as scalar_rule
-from srcad.second_derivatives import hessian_block, hessian_row, one_leaf
+from srcad.second_derivatives import hessian_block, hessian_row, one_hot, one_leaf
 from srcad.source import TRANSPARENT_WRAPPERS
 from srcad.structured_jacobian import forward_block, is_structured, reverse_blocks
 from srcad.tangents import (
@@ -662,10 +662,7 @@ def _forward_block(func: Callable[..., Any], args: tuple[Any, ...], position: in
     if block is not None:  # every column from one call
         return block
     columns = []
-    for index in range(int(np.size(part))):
-        basis = np.zeros(np.shape(part))
-        basis.reshape(-1)[index] = 1.0
-        tangent = basis if isinstance(part, np.ndarray) else float(basis)
+    for tangent in one_hot(part):
         seed = one_leaf(x, leaf, tangent)
         tangents = tuple(seed if i == position else ZeroTangent() for i in range(len(args)))
         y, y_dot = jvp(func, args, tangents)

@@ -5,7 +5,7 @@ of them, for arrays and for structures (lists, dicts) as JAX lays them out."""
 from __future__ import annotations
 
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -94,10 +94,8 @@ def hessian_block(func: Callable[..., Any], args: tuple[Any, ...], i: int, j: in
     for n, part in enumerate(inner):
         if not varies[n]:
             continue
-        for index in range(int(np.size(part))):
-            basis = np.zeros(np.shape(part))
-            basis.reshape(-1)[index] = 1.0
-            direction = one_leaf(args[j], n, basis if isinstance(part, np.ndarray) else 1.0)
+        for element in one_hot(part):
+            direction = one_leaf(args[j], n, element)
             hv = hessian_row(func, args, j, direction, "hessian", wanted=i)[i]
             for k, column in enumerate(leaves(structured(hv, args[i]))):
                 columns[k][n].append(column)
@@ -125,3 +123,12 @@ def one_leaf(tree: Any, leaf: Any, tangent: Any) -> Any:
     """A tangent of `tree`: `tangent` at its leaf numbered `leaf`, zero everywhere else."""
     numbered = iter(range(len(leaves(tree))))
     return tree_map(lambda _: tangent if next(numbered) == leaf else ZeroTangent(), tree)
+
+
+def one_hot(part: Any) -> Iterator[Any]:
+    """For each element of `part` (an array or a number), the tangent of `part` that is 1
+    there and 0 elsewhere: an array of its shape, or a float."""
+    for index in range(int(np.size(part))):
+        basis = np.zeros(np.shape(part))
+        basis.reshape(-1)[index] = 1.0
+        yield basis if isinstance(part, np.ndarray) else float(basis)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from srcad.callables import perturbable
-from srcad.second_derivatives import one_leaf
+from srcad.second_derivatives import one_hot, one_leaf
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, materialize, unthunk
 from srcad.trees import children, leaves, tree_map
 
@@ -107,10 +107,7 @@ def forward_block(jvp: Callable[..., tuple[Any, Any]], func: Callable[..., Any],
             columns.append(None)
             continue
         found: list[list[Any]] = []
-        for index in range(int(np.size(x_leaf))):
-            basis = np.zeros(np.shape(x_leaf))
-            basis.reshape(-1)[index] = 1.0
-            tangent = basis if isinstance(x_leaf, np.ndarray) else float(basis)
+        for tangent in one_hot(x_leaf):
             seed = one_leaf(x, j, tangent)
             tangents = tuple(seed if i == position else ZeroTangent() for i in range(len(args)))
             y, y_dot = jvp(func, args, tangents)
