@@ -18,6 +18,7 @@ from srcad.primitives import call, method, unpacked_arguments, unpacked_call
 from srcad.projection import ProjectTo
 from srcad.registry import CONFIG, REGISTRY, Linearity, RuleSet, with_config
 from srcad.rules._support import array_of_elements, cotangent_of_elements, integer_valued
+from srcad.rules.method_lookup import runs_class_function, static_member
 from srcad.source import differentiated_function
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -261,6 +262,17 @@ def method_rrule(receiver: Any, name: str, *args: Any, **kwargs: Any) -> tuple[A
     count = len(args)
     if isinstance(receiver, np.ndarray | np.generic):
         return _array_method(receiver, name, args, kwargs)
+    static = static_member(receiver, name)
+    if static is not None:  # a staticmethod's or classmethod's function, without the receiver
+        function, leading = static
+        y, pullback = CONFIG.rrule_via_ad(_not_a_generator(function), *leading, *args, **kwargs)
+        skip = 1 + len(leading)
+
+        def static_method_pullback(y_bar: Any) -> tuple[Any, ...]:
+            bars = pullback(y_bar)
+            return (NoTangent(), ZeroTangent(), NoTangent(), *bars[skip : skip + count])
+
+        return y, static_method_pullback
     function = _not_a_generator(_method_function(receiver, name, "rrule"))
     if REGISTRY.is_non_differentiable(function):
         y = function(receiver, *args, **kwargs)
@@ -282,16 +294,16 @@ def _method_function(receiver: Any, name: str, kind: str) -> Any:
     """The function a method call runs, `type(receiver).name`: Python code (compiled), or
     one with a registered rule or none (the methods of dicts, lists and tuples); any other
     is refused when the call runs, as is a call that would not run the class's function
-    with the receiver first (`_runs_class_function`)."""
+    with the receiver first (`method_lookup.runs_class_function`)."""
     function = getattr(type(receiver), name, None)
-    if not _runs_class_function(receiver, name):
+    if not runs_class_function(receiver, name):
         owner = type(receiver).__name__
         raise MissingRuleError(
             f"srcad differentiates a method call .{name}(...) on a {owner} as a call of "
             f"{owner}.{name} with the instance first, but .{name} is not such a method here "
-            "(a staticmethod or classmethod, an attribute of the instance, a property or "
-            "__getattribute__), which srcad does not differentiate through; call a "
-            "function instead"
+            "(an attribute of the instance, a property or __getattribute__; a "
+            "staticmethod or classmethod beyond second order), which srcad does not "
+            "differentiate through; call a function instead"
         )
     if isinstance(function, types.FunctionType) or REGISTRY.is_non_differentiable(function):
         return function
@@ -303,27 +315,6 @@ def _method_function(receiver: Any, name: str, kind: str) -> Any:
         f"srcad has no rule for the method .{name} of {owner}; "
         f"register one with @srcad.{kind}.register({owner}.{name})"
     )
-
-
-def _runs_class_function(receiver: Any, name: str) -> bool:
-    """Whether `receiver.name(...)` calls the attribute its class holds, bound to the
-    receiver, as Python looks it up: no `__getattribute__` of the class's own, nothing of
-    that name in the instance's `__dict__` (which hides a method), and the class's
-    attribute a plain function or a builtin's method (not a staticmethod, classmethod,
-    property or other descriptor, which call something else, or pass something else
-    first)."""
-    owner = type(receiver)
-    if isinstance(owner.__getattribute__, types.FunctionType):
-        return False
-    if name in getattr(receiver, "__dict__", ()):
-        return False
-    for klass in owner.__mro__:
-        if name in vars(klass):
-            stored = vars(klass)[name]
-            return not isinstance(stored, staticmethod | classmethod | property) and (
-                isinstance(stored, types.FunctionType) or not hasattr(stored, "__set__")
-            )
-    return True
 
 
 def _array_method(
@@ -598,6 +589,11 @@ def method_frule(
     dargs: tuple[Any, ...], receiver: Any, name: str, *args: Any, **kwargs: Any
 ) -> tuple[Any, Any]:
     _, receiver_dot, _, *arg_dots = dargs
+    static = None if isinstance(receiver, NUMERIC) else static_member(receiver, name)
+    if static is not None:  # a staticmethod's or classmethod's function, without the receiver
+        function, leading = static
+        dargs = (NoTangent(), *(NoTangent(),) * len(leading), *arg_dots)
+        return CONFIG.frule_via_ad(dargs, _not_a_generator(function), *leading, *args, **kwargs)
     if not isinstance(receiver, np.ndarray | np.generic):
         function = _not_a_generator(_method_function(receiver, name, "frule"))
         if REGISTRY.is_non_differentiable(function):

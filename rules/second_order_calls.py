@@ -26,6 +26,7 @@ from srcad.keywords import keyword_call, positional_form
 from srcad.primitives import unpacked_arguments
 from srcad.registry import CONFIG, REGISTRY, RuleFn, RuleSet
 from srcad.rules import calls, containers, keywords
+from srcad.rules.method_lookup import static_member
 from srcad.rules.second_order import (
     frule_frule_via_ad,
     linear_frule_rrule,
@@ -198,6 +199,19 @@ def method_frule_rrule(
     count = len(args)
     receiver_dot, arg_dots = dargs[1], tuple(dargs[3:])
     array = isinstance(receiver, np.ndarray | np.generic)
+    static = None if isinstance(receiver, calls.NUMERIC) else static_member(receiver, name)
+    if static is not None:  # a staticmethod's or classmethod's function, without the receiver
+        function, leading = static
+        skip = len(leading)
+        inner = (NoTangent(), *(NoTangent(),) * skip, *arg_dots)
+        found, back = dispatched_frule_rrule(inner, function, *leading, *args, **kwargs)
+
+        def static_method_pullback(bars: Any) -> tuple[Any, ...]:
+            dot_bars, argument_bars = back(bars)
+            outer = [NoTangent(), ZeroTangent(), NoTangent(), *dot_bars[1 + skip :]]
+            return _returned(outer, argument_bars[skip:], ZeroTangent(), NoTangent())
+
+        return found, static_method_pullback
     if array and name not in calls.ARRAY_METHODS:
         linear = linear_frule_rrule(calls.method_rrule, calls.method_frule, "method")
         result: tuple[tuple[Any, Any], Pullback] = linear(dargs, receiver, name, *args, **kwargs)
