@@ -463,7 +463,13 @@ def by_definition(
         if numpy_value:
             y = primal(*args, **keywords)
         y_dot = unthunk(y_dot)
-        return y, y_dot if isinstance(y_dot, AbstractZero) else as_result(y_dot, y)
+        if isinstance(y_dot, AbstractZero):
+            return y, y_dot
+        if isinstance(y, tuple | list):  # each element's tangent as that element's
+            parts = zip(elements_of(y_dot, len(y)), y, strict=True)
+            dots = (d if isinstance(d, AbstractZero) else as_result(d, v) for d, v in parts)
+            return y, type(y)(dots)
+        return y, as_result(y_dot, y)
 
     rules.rrule(primal)(
         named(definition_rrule, f"{name}_rrule", definition_pullback=f"{name}_pullback")

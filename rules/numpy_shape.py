@@ -18,6 +18,7 @@ import numpy as np
 from srcad.errors import UnsupportedCallError
 from srcad.projection import ProjectTo, operand_tangent, unbroadcast
 from srcad.registry import Linearity, RuleFn, RuleSet, named
+from srcad.rules._support import by_definition
 from srcad.rules.containers import dense_tangent
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, elements_of, unthunk
 
@@ -528,3 +529,33 @@ rules.primitive(np.ravel, linearity=Linearity.LINEAR)
 rules.primitive(np.pad, linearity=Linearity.PIECEWISE_LINEAR)
 for _reshaping in _ATLEAST.values():
     rules.primitive(_reshaping, linearity=Linearity.LINEAR_IN_ALL)
+
+
+# -- np.meshgrid: each vector along its own axis, broadcast to the grid -------------------------
+
+
+def _grid_axis(k: int, count: int, indexing: str) -> int:
+    """The axis of the grid along which `np.meshgrid` lays its `k`-th vector."""
+    if indexing == "xy" and count > 1 and k < 2:
+        return 1 - k
+    return k
+
+
+def mesh_grid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> Any:
+    """`np.meshgrid`: the flattened `xi[k]` laid along its axis of the grid (the first two
+    swapped where `indexing` is `"xy"`), broadcast to the whole grid unless `sparse`.
+    `copy` changes no value."""
+    count = len(xi)
+    axes = [_grid_axis(k, count, indexing) for k in range(count)]
+    grids = [
+        np.reshape(xi[k], tuple(-1 if axis == axes[k] else 1 for axis in range(count)))
+        for k in range(count)
+    ]
+    if sparse:
+        return tuple(grids)
+    sizes = tuple(np.size(xi[axes.index(axis)]) for axis in range(count))
+    return tuple(np.broadcast_to(grid, sizes) for grid in grids)
+
+
+rules.non_differentiable(_grid_axis)
+by_definition(rules, np.meshgrid, mesh_grid)

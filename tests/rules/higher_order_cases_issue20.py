@@ -70,6 +70,11 @@ def ediff1d(x: Any) -> Any:
     return np.sum(np.ediff1d(x * x, to_begin=x[0]) ** 3)
 
 
+def meshgrid(x: Any) -> Any:
+    grid_x, grid_y = np.meshgrid(x * x, np.sin(x[:2]))
+    return np.sum(grid_x**2 * grid_y)
+
+
 def logaddexp_reduce(x: Any) -> Any:
     return np.logaddexp.reduce(x * x) ** 2
 
@@ -133,6 +138,7 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     np.convolve: (convolve, ()),
     np.correlate: (correlate, ()),
     np.ediff1d: (ediff1d, ()),
+    np.meshgrid: (meshgrid, ()),
     **{
         f: (of_reduction(f, 1), ())
         for f in (np.add.reduce, np.multiply.reduce, np.maximum.reduce, np.minimum.reduce)

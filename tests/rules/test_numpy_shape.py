@@ -302,3 +302,40 @@ def test_pad_forward_rule_pads_the_tangent_with_zeros() -> None:
 
 def test_every_reverse_rule_has_a_forward_rule() -> None:
     assert set(numpy_shape.rules.rrules) <= set(numpy_shape.rules.frules)
+
+
+MESH_VECTORS = (np.array([0.1, 0.5, 0.9]), np.array([1.0, -2.0]), np.array([0.3, 0.4, 0.7, 0.6]))
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_meshgrid_rules_match_finite_differences(count: int, indexing: str, sparse: bool) -> None:
+    vectors = MESH_VECTORS[:count]
+    check_rrule(np.meshgrid, *vectors, indexing=indexing, sparse=sparse)
+    check_frule(np.meshgrid, *vectors, indexing=indexing, sparse=sparse, seed=TANGENT_SEED)
+
+
+def test_meshgrid_of_matrices_flattens_them() -> None:
+    check_rrule(np.meshgrid, np.arange(1.0, 5.0).reshape(2, 2), MESH_VECTORS[0])
+
+
+def surface(x: Any, y: Any) -> Any:
+    grid_x, grid_y = np.meshgrid(x, y)
+    return np.sum(np.sin(grid_x) * grid_y**2)
+
+
+def test_meshgrid_through_the_api_to_second_order() -> None:
+    x, y = MESH_VECTORS[:2]
+    step = 1e-6
+    for position, value in ((0, x), (1, y)):
+        want = np.zeros(len(value))
+        for k in range(len(value)):
+            up, down = [x.copy(), y.copy()], [x.copy(), y.copy()]
+            up[position][k] += step
+            down[position][k] -= step
+            want[k] = (surface(*up) - surface(*down)) / (2 * step)
+        np.testing.assert_allclose(srcad.grad(surface, wrt=position)(x, y), want, rtol=1e-6)
+    # d²/dx² of sum_ij sin(x_j) y_i²: diagonal, -sin(x_j) * sum_i y_i².
+    hessian = srcad.hessian(surface, wrt=0)(x, y)
+    np.testing.assert_allclose(hessian, np.diag(-np.sin(x) * np.sum(y**2)), atol=1e-12)
