@@ -22,6 +22,7 @@ from srcad.kinds import (
     ResultKind,
 )
 from srcad.partials import sign
+from srcad.primitives import changes_item_in_place
 from srcad.projection import python_numbers
 from srcad.registry import Linearity, RuleSet
 from srcad.rules._support import integer_valued, refuse_dropped_rank
@@ -56,6 +57,8 @@ rules.non_differentiable(sign)
 rules.non_differentiable(python_numbers)
 # Whether a value is of integers or booleans (forward rules test their results): a type test.
 rules.non_differentiable(integer_valued)
+# Whether `items[i] += v` changes the item in place (the normal form's guard): a type test.
+rules.non_differentiable(changes_item_in_place)
 # A check of the rank np.linalg.pinv's and np.linalg.lstsq's rules differentiate at.
 rules.non_differentiable(refuse_dropped_rank)
 if np.around is not np.round:  # one function in NumPy 1.x, two in 2.x

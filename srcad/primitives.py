@@ -52,6 +52,15 @@ def index_update(items: Any, index: Any, value: Any) -> Any:
     return result
 
 
+def changes_item_in_place(holder: Any, item: Any, operator: str) -> bool:
+    """Whether Python's `holder[index] op= v` (or `holder.name op= v`) changes `item`, the
+    value it read, in place (`item.__iadd__(v)` of an array or a list) rather than
+    rebinding the slot to a new value, as srcad's normal form does: an item of a list,
+    dict or instance, which something else may hold too. An array's item is a number, or a
+    view of the array itself, which the write changes as a whole."""
+    return not isinstance(holder, np.ndarray) and hasattr(type(item), f"__i{operator}__")
+
+
 def make_struct(kind: type, *values: Any) -> Any:
     """`kind(a, b, ...)` of a NamedTuple or dataclass whose initialiser only stores its
     fields (`struct_fields`): the normal form's call, keyword arguments put in field order."""

@@ -17,6 +17,7 @@ import gast
 import numpy as np
 
 from srcad import primitives, syntax
+from srcad.errors import MutationError
 from srcad.keywords import keyword_call, takes_keywords
 from srcad.passes.base import Context
 from srcad.passes.checks.callees import Callees, static_path, static_value, unpacks
@@ -126,11 +127,41 @@ class SyntaxRewrites(ABC):
         if op is not None:
             item = make(gast.Subscript, value=load(name), slice=index, ctx=LOAD)
             old = self.atom(item)
+            self._refuse_change_in_place(name, old, op, target, f"{name}[...]")
             written = self.atom(make(gast.BinOp, left=old, op=op, right=self.atom(value)))
         function = self.ctx.bind(index_update, "index_update")
         call = make(gast.Call, func=load(function), args=[load(name), index, written], keywords=[])
         self.ctx.analysis_result(Callees).callees[call] = index_update
         self._assign(name, call)
+
+    def _refuse_change_in_place(
+        self, holder: str, old: gast.expr, op: Any, target: gast.AST, written: str
+    ) -> None:
+        """Where `holder[index] op= value` (or `holder.name op= value`) reads an item that
+        Python changes in place (an array or a list in a list, a dict or an instance:
+        `primitives.changes_item_in_place`), raise when the code runs: srcad rebinds the
+        slot to a new value, and whatever else holds the item (a parameter put in a list,
+        the same array twice) would see Python's change but not srcad's. A number item,
+        and an array's own items, are rebound by Python too.
+
+            if changes_item_in_place(holder, old, "add"):
+                raise MutationError("`holder[...] += ...` changes in place ...")
+        """
+        symbol, dunder = _IN_PLACE[type(op)]
+        test = self._primitive_call(
+            primitives.changes_item_in_place,
+            [load(holder), old, make(gast.Constant, value=dunder, kind=None)],
+            target,
+        )
+        message = make(gast.Constant, kind=None, value=(
+            f"`{written} {symbol}= ...` changes in place the array or list it holds (Python's "
+            f"`{symbol}=` on one), which something else may hold too, so srcad cannot "
+            f"differentiate it; write `{written} = {written} {symbol} ...` to make a new value"
+        ))  # fmt: skip
+        error = load(self.ctx.bind(MutationError, "MutationError"))
+        raised = make(gast.Raise, exc=make(gast.Call, func=error, args=[message], keywords=[]),
+                      cause=None)  # fmt: skip
+        self._if(syntax.located(make(gast.If, test=test, body=[raised], orelse=[]), target))
 
     def made_instance(self, function: gast.FunctionDef, kind: type) -> str:
         """A class's initialiser (`srcad.constructors`): its first parameter, `self`, is
@@ -150,6 +181,7 @@ class SyntaxRewrites(ABC):
         instance = target.value.id
         if op is not None:
             old = self.atom(make(gast.Attribute, value=load(instance), attr=target.attr, ctx=LOAD))
+            self._refuse_change_in_place(instance, old, op, target, f"{instance}.{target.attr}")
             value = make(gast.BinOp, left=old, op=op, right=self.atom(value))
         name = make(gast.Constant, value=target.attr, kind=None)
         args = [load(instance), name, self.atom(value)]
@@ -361,3 +393,21 @@ def _flag_breaks(block: list[gast.stmt], flag: str, value: gast.expr) -> list[ga
             statement.orelse = _flag_breaks(statement.orelse, flag, value)  # runs after it
         out.append(statement)
     return out
+
+
+# The augmented operators, as written and as their in-place methods' names (`__iadd__`).
+_IN_PLACE = {
+    gast.Add: ("+", "add"),
+    gast.Sub: ("-", "sub"),
+    gast.Mult: ("*", "mul"),
+    gast.Div: ("/", "truediv"),
+    gast.FloorDiv: ("//", "floordiv"),
+    gast.Mod: ("%", "mod"),
+    gast.Pow: ("**", "pow"),
+    gast.MatMult: ("@", "matmul"),
+    gast.BitOr: ("|", "or"),
+    gast.BitAnd: ("&", "and"),
+    gast.BitXor: ("^", "xor"),
+    gast.LShift: ("<<", "lshift"),
+    gast.RShift: (">>", "rshift"),
+}
