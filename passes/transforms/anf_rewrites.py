@@ -31,6 +31,7 @@ class SyntaxRewrites(ABC):
     """The normaliser's rewrites of the syntax above, over its atoms and statements."""
 
     ctx: Context
+    fresh_items: frozenset[str]  # names whose items no one else holds (`FreshItems`)
 
     @abstractmethod
     def atom(self, node: gast.expr) -> gast.expr:
@@ -127,7 +128,8 @@ class SyntaxRewrites(ABC):
         if op is not None:
             item = make(gast.Subscript, value=load(name), slice=index, ctx=LOAD)
             old = self.atom(item)
-            self._refuse_change_in_place(name, old, op, target, f"{name}[...]")
+            if name not in self.fresh_items:  # (items just made and held by `name` alone)
+                self._refuse_change_in_place(name, old, op, target, f"{name}[...]")
             written = self.atom(make(gast.BinOp, left=old, op=op, right=self.atom(value)))
         function = self.ctx.bind(index_update, "index_update")
         call = make(gast.Call, func=load(function), args=[load(name), index, written], keywords=[])

@@ -9,6 +9,7 @@ from typing import Any
 import gast
 
 from srcad import primitives, syntax
+from srcad.passes.analyses.fresh_items import FreshItems
 from srcad.passes.analyses.scopes import ScopeInfo, Scopes, scope_info
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.checks.callees import Callees, is_append_call, unpacks
@@ -81,6 +82,7 @@ class ToANF(Transform):
         scopes = ctx.analysis(Scopes, tree)
         ctx.namer.reserve(scopes.names)
         normaliser = _Normaliser(ctx, scopes)
+        normaliser.fresh_items = ctx.analysis(FreshItems, tree)
         if ctx.request.constructs is not None:  # a class's `__init__`, returning the instance
             normaliser.origin = function
             normaliser.instance = normaliser.made_instance(function, ctx.request.constructs)
@@ -108,6 +110,7 @@ class _Normaliser(SyntaxRewrites):
         self.origin: gast.stmt | None = None
         self.bound: set[str] = set()  # the names the statements emitted so far bind
         self.instance: str | None = None  # in a class's initialiser: the instance it builds
+        self.fresh_items: frozenset[str] = frozenset()  # (`FreshItems`)
 
     def _emit(self, statement: gast.stmt) -> None:
         """Put `statement` next in the output (every statement of the normal form that

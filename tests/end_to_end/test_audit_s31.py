@@ -96,10 +96,25 @@ def methods(tmp_path: Path) -> types.ModuleType:
     return user_module(tmp_path, f"audit_methods_{abs(hash(str(tmp_path)))}", METHODS)
 
 
-@pytest.mark.parametrize("name", ["shadowed", "static", "classy", "computed"])
+@pytest.mark.parametrize("name", ["static", "classy"])
+def test_a_staticmethod_or_classmethod_through_the_instance_is_called_as_python_does(
+    methods, name
+):
+    # A staticmethod once got the instance as its first argument; now it gets none, and a
+    # classmethod the class (`rules/method_lookup.py`).
+    f = getattr(methods, name)
+    step = 1e-6
+    slope = (f(1.3 + step) - f(1.3 - step)) / (2 * step)
+    curvature = (f(1.3 + step) - 2 * f(1.3) + f(1.3 - step)) / step**2
+    assert srcad.grad(f)(1.3) == pytest.approx(slope, rel=1e-6)
+    assert srcad.jvp(f, (1.3,), (1.0,)) == pytest.approx((f(1.3), slope), rel=1e-6)
+    assert srcad.hessian(f)(1.3) == pytest.approx(curvature, rel=1e-3, abs=1e-6)
+
+
+@pytest.mark.parametrize("name", ["shadowed", "computed"])
 def test_a_method_call_that_is_not_the_class_function_is_refused(methods, name):
     # `self.part(x)` with `part` in the instance's __dict__ ran the class's `part` (a
-    # wrong value and derivative); a staticmethod got the instance as its first argument.
+    # wrong value and derivative).
     f = getattr(methods, name)
     f(1.3)  # the primal runs
     for derivative in (

@@ -3,8 +3,9 @@ place (`item.__iadd__(v)`), so whatever else holds it sees the change; srcad's n
 rebinds the slot to a new value. With the caller's array put in a list (`xs = [a]; xs[0] *=
 2.0`), or one array held twice (`[a, a]`), that gave a wrong gradient with no error
 (`grad` 2a where Python's function has 8a). Such a write is now refused when it runs,
-naming the user's line; number items, and an array's own items and slices, are rebound by
-Python too and are differentiated, in both modes and to second order."""
+naming the user's line; number items, an array's own items and slices, which Python
+rebinds too, and arrays made for the container alone (`grads = {"w": np.zeros(n)}`,
+`passes/analyses/fresh_items.py`) are differentiated, in both modes and to second order."""
 
 import numpy as np
 import pytest
@@ -37,9 +38,16 @@ def parameter_in_a_dict(a):
 
 
 def list_in_a_list(a):
+    first = [a[0]]
+    rows = [first, [a[1]]]
+    rows[0] += [a[1]]
+    return sum(first)
+
+
+def new_list_in_a_list(a):
     rows = [[a[0]], [a[1]]]
     rows[0] += [a[1]]
-    return sum(rows[0])
+    return sum(rows[0]) * a[0]
 
 
 class Scaled:
@@ -59,6 +67,16 @@ def number_items(a):
     for v in a:
         totals["s"] += v * v
     return xs[1] * a[1] + totals["s"]
+
+
+def fresh_accumulators(a):
+    grads = {"w": np.zeros(2), "b": 0.0}
+    rows = [np.zeros(2) for _ in range(3)]
+    for k in range(3):
+        grads["w"] += a * (k + 1.0)
+        grads["b"] += a[0] * a[1]
+        rows[k] += np.sin(a) * k
+    return np.sum(grads["w"] ** 2) + grads["b"] + np.sum(rows[1] * rows[2])
 
 
 def array_slices(a):
@@ -100,7 +118,9 @@ def test_an_item_changed_in_place_is_refused_where_it_runs(module, name):
         assert "items_in_place_module.py" in "".join(notes_for(caught.value)), caught.value
 
 
-@pytest.mark.parametrize("name", ["number_items", "array_slices"])
+@pytest.mark.parametrize(
+    "name", ["number_items", "array_slices", "fresh_accumulators", "new_list_in_a_list"]
+)
 def test_items_python_rebinds_are_differentiated(module, name):
     f = getattr(module, name)
     want = difference(f, (A,))
