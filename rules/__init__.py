@@ -8,6 +8,7 @@ from srcad.registry import DeferredRuleSet, RuleSet
 from srcad.rules import (
     builtins,
     calls,
+    changed_values,
     complex_parts,
     containers,
     dicts,
@@ -64,6 +65,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_joining.rules,
     numpy_indexing.rules,
     item_writes.rules,
+    changed_values.rules,
     structs.rules,
     numpy_sorting.rules,
     numpy_arrangement.rules,

@@ -463,8 +463,8 @@ def by_definition(
         if numpy_value:
             y = primal(*args, **keywords)
         y_dot = unthunk(y_dot)
-        if isinstance(y_dot, AbstractZero):
-            return y, y_dot
+        if isinstance(y_dot, AbstractZero) or isinstance(y, dict):
+            return y, y_dot  # (a dict's: as the definition's rules give it, by key)
         if isinstance(y, tuple | list):  # each element's tangent as that element's
             parts = zip(elements_of(y_dot, len(y)), y, strict=True)
             dots = (d if isinstance(d, AbstractZero) else as_result(d, v) for d, v in parts)

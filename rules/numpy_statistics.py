@@ -334,3 +334,62 @@ def polynomial_fit(x: Any, y: Any, deg: Any, rcond: Any = None, full: Any = Fals
 rules.non_differentiable(_refuse_fit)
 rules.keywords_by_position(np.polyfit, "w")
 by_definition(rules, np.polyfit, polynomial_fit)
+
+
+# -- np.histogram: counts flat in the data, weights summed per bin, edges from its range -------
+
+
+def _refuse_histogram(bins: Any) -> None:
+    """Raise for bins given by an estimator's name (`"auto"`, `"fd"`): its edges follow
+    the data's spread by a rule srcad does not differentiate."""
+    if isinstance(bins, str):
+        raise UnsupportedCallError(
+            f"srcad differentiates np.histogram with a count of bins or their edges, not "
+            f"bins={bins!r}; compute the edges first (np.histogram_bin_edges) and pass them"
+        )
+
+
+def _bins_of(values: Any, edges: Any) -> Any:
+    """The bin `np.histogram` counts each value in (`edges[k] <= v < edges[k + 1]`, the
+    last bin closed), -1 for a value outside every bin."""
+    values, edges = np.asarray(values), np.asarray(edges)
+    count = len(edges) - 1
+    index = np.searchsorted(edges, values, side="right") - 1
+    index = np.where(values == edges[-1], count - 1, index)
+    return np.where((values < edges[0]) | (values > edges[-1]), -1, index)
+
+
+def _one_hot(index: Any, count: int) -> Any:
+    """`(len(index), count)` floats, 1 where a value's bin is the column."""
+    return (np.reshape(index, (-1, 1)) == np.arange(count)) * 1.0
+
+
+def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
+              weights: Any = None) -> Any:  # fmt: skip
+    """`np.histogram`: the edges a count of bins spreads evenly over `range` (the data's
+    smallest and largest value where none is given, half a unit each way where they are
+    equal), or the edges given; the weights (ones without them: flat counts) summed per
+    bin, divided by the total and the bins' widths for a density."""
+    _refuse_histogram(bins)
+    values = np.ravel(a)
+    if np.ndim(bins) == 0:
+        if range is None:
+            first, last = (np.min(values), np.max(values)) if np.size(values) else (0.0, 1.0)
+        else:
+            first, last = range[0], range[1]
+        if first == last:
+            first, last = first - 0.5, last + 0.5
+        edges = np.linspace(first, last, int(bins) + 1)
+    else:
+        edges = np.asarray(bins)
+    count = np.size(edges) - 1
+    weighting = np.ones_like(values) if weights is None else np.ravel(weights)
+    hist = weighting @ _one_hot(_bins_of(values, edges), count)
+    if density:
+        hist = hist / np.diff(edges) / np.sum(hist)
+    return hist, edges
+
+
+rules.non_differentiable(_refuse_histogram, _bins_of, _one_hot)
+rules.keywords_by_position(np.histogram, "bins", "range", "density", "weights")
+by_definition(rules, np.histogram, histogram)

@@ -52,6 +52,34 @@ def index_update(items: Any, index: Any, value: Any) -> Any:
     return result
 
 
+# The methods that change their receiver in place which `changed` takes, by the type of the
+# receiver (`rules/changed_values.py` defines each; `passes/checks/mutations.py` lets a call
+# of one of these names through on a value nothing else holds).
+CHANGING_METHODS: dict[type, frozenset[str]] = {
+    list: frozenset(["sort", "reverse", "extend", "insert", "pop", "remove", "clear"]),
+    dict: frozenset(["update", "pop", "setdefault", "clear"]),
+    np.ndarray: frozenset(["sort", "fill"]),
+}
+
+
+def changed(value: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    """`value.method(*args, **kwargs)` (`xs.sort()`, `d.update(e)`, `x.fill(v)`), a method
+    that changes its receiver in place, as a new value: what the method leaves in a copy of
+    `value`. The normal form rebinds the name to it (`passes/transforms/to_anf.py`), which
+    changes nothing for a value no one else holds (the checks in
+    `passes/checks/mutations.py` make sure); its rules are `rules/changed_values.py`'s."""
+    new = value.copy()
+    getattr(new, method)(*args, **kwargs)
+    return new
+
+
+def popped(value: Any, *args: Any) -> Any:
+    """What `value.pop(*args)` returns (a list's item, a dict's value), `value` unchanged:
+    the normal form writes `v = xs.pop(i)` as `v = popped(xs, i)`, then `xs = changed(xs,
+    "pop", i)`."""
+    return value.copy().pop(*args)
+
+
 def changes_item_in_place(holder: Any, item: Any, operator: str) -> bool:
     """Whether Python's `holder[index] op= v` (or `holder.name op= v`) changes `item`, the
     value it read, in place (`item.__iadd__(v)` of an array or a list) rather than

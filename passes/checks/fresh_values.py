@@ -19,6 +19,7 @@ from srcad.passes.base import Context
 from srcad.passes.checks.callees import is_append_call
 from srcad.passes.checks.immutable_numbers import holds_number, variable_kinds
 from srcad.passes.checks.in_place import LAZY_ITERATORS, LIST_READERS, is_fresh_function
+from srcad.primitives import CHANGING_METHODS
 
 
 class FreshValues(ABC):
@@ -74,11 +75,8 @@ class FreshValues(ABC):
                 parent = self.parents.get(node)
                 if isinstance(parent, gast.AugAssign):
                     continue  # in place, or a new value: either way made here
-                if not (
-                    isinstance(parent, gast.Assign)
-                    and parent.targets == [node]
-                    and self._makes_new_value(parent.value)
-                ):
+                value = bound_value(node, parent)
+                if value is None or not self._makes_new_value(value):
                     return False
                 bound = True
         return bound
@@ -174,10 +172,8 @@ class FreshValues(ABC):
             if isinstance(node.ctx, gast.Param):
                 return False
             if isinstance(node.ctx, gast.Store):
-                value = None
-                if isinstance(parent, gast.Assign) and parent.targets == [node]:
-                    value = parent.value
-                elif isinstance(parent, gast.Tuple | gast.List):
+                value = bound_value(node, parent)
+                if isinstance(parent, gast.Tuple | gast.List):
                     value = self._unpacked_item(parent, node)  # `a, b = [], []`
                 if isinstance(value, gast.List | gast.ListComp):
                     made_here = made_here or self._scope(node) is scope
@@ -239,14 +235,11 @@ class FreshValues(ABC):
             if isinstance(node.ctx, gast.Store):
                 if isinstance(parent, gast.AugAssign):
                     continue
-                if not (
-                    isinstance(parent, gast.Assign)
-                    and parent.targets == [node]
-                    and self._makes_new_value(parent.value)
-                ):
+                value = bound_value(node, parent)
+                if value is None or not self._makes_new_value(value):
                     return f"`{name}` is assigned a value that may be shared (line {node.lineno})"
                 continue
-            if _written_item(node, parent) is not None:
+            if _written_item(node, parent) is not None or self.changing_call(node) is not None:
                 continue  # the change itself
             if self._after_every_change(node, changes):
                 continue
@@ -254,7 +247,7 @@ class FreshValues(ABC):
                 return f"`{name}` is also used at line {node.lineno}, which may keep it"
         return None
 
-    def _why_not_writable(self, write: gast.Subscript) -> str | None:
+    def _why_not_writable(self, write: gast.Subscript | gast.Attribute) -> str | None:
         """Why `name[index] = v` (or `name[index] op= v`) cannot be rewritten as binding
         `name` to a new value with the item written (`primitives.index_update`): None
         where `name` is a variable of the function itself, read by no nested function,
@@ -289,10 +282,51 @@ class FreshValues(ABC):
         parent = self.parents.get(node)
         if isinstance(parent, gast.AugAssign) and parent.target is node:
             return parent
-        write = _written_item(node, parent)
+        write = _written_item(node, parent) or self.changing_call(node)
         while write is not None and not isinstance(write, gast.stmt):
             write = self.parents.get(write)
         return write
+
+    def changing_call(self, node: gast.AST) -> gast.Call | None:
+        """The call `node.method(...)` of a method that changes `node` in place and that
+        the normal form writes as a new value (`primitives.CHANGING_METHODS`: `xs.sort()`,
+        `d.update(e)`), where `node` is its receiver."""
+        parent = self.parents.get(node)
+        if not (
+            isinstance(parent, gast.Attribute) and parent.value is node and parent.attr in CHANGING
+        ):
+            return None
+        call = self.parents.get(parent)
+        return call if isinstance(call, gast.Call) and call.func is parent else None
+
+    def why_not_changed(self, call: gast.Call) -> str | None:
+        """Why `name.method(...)`, a method that changes `name` in place, cannot be written
+        as binding `name` to a new value (`primitives.changed`, in the normal form): None
+        where the method is one `changed` takes, called as a statement of its own (or `v =
+        xs.pop()`, `v = d.setdefault(k, v0)`), on a variable of the function that holds a
+        value made here and held by nothing else (as for an item written: `_why_not_writable`)."""
+        assert isinstance(call.func, gast.Attribute)
+        if self.changing_call(call.func.value) is None:  # (another method)
+            return ""
+        parent = self.parents.get(call)
+        kept = (
+            call.func.attr in ("pop", "setdefault")
+            and isinstance(parent, gast.Assign)
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0], gast.Name)
+        )
+        if not (isinstance(parent, gast.Expr) or kept):
+            return ", inside an expression: make the call a statement of its own"
+        if any(isinstance(a, gast.Starred) for a in call.args) or any(
+            k.arg is None for k in call.keywords
+        ):
+            return ", with arguments unpacked (`*`, `**`)"
+        assert isinstance(call.func.value, gast.Name)
+        loop = self._loop_iterating(call, call.func.value.id)
+        if loop is not None:
+            return f", while the `for` loop on line {loop.lineno} iterates over it"
+        reason = self._why_not_writable(call.func)
+        return None if reason is None else f", and it may be shared: {reason}"
 
     def _makes_new_value(self, value: gast.expr) -> bool:
         if isinstance(
@@ -316,7 +350,10 @@ class FreshValues(ABC):
             return False  # `np.array(x, copy=False)` may be `x` itself
         if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" and not value.args:
             return True  # `x.copy()`: a new array, list, dict or set
-        return is_fresh_function(self._resolve(value.func))
+        callee = self._resolve(value.func)
+        if callee is list or callee is sorted:
+            return True  # a new list (of items that may be shared: `changes_item_in_place`)
+        return is_fresh_function(callee)
 
     def _reads_without_keeping(self, node: gast.expr, parent: gast.AST | None) -> bool:
         if isinstance(parent, gast.BinOp | gast.UnaryOp | gast.Compare):
@@ -414,6 +451,15 @@ class FreshValues(ABC):
         return chain
 
 
+def bound_value(node: gast.Name, parent: gast.AST | None) -> gast.expr | None:
+    """The value `name = value` (or `name: T = value`) binds to `node`, its target."""
+    if isinstance(parent, gast.Assign) and parent.targets == [node]:
+        return parent.value
+    if isinstance(parent, gast.AnnAssign) and parent.target is node:
+        return parent.value
+    return None
+
+
 def _written_item(
     node: gast.AST, parent: gast.AST | None
 ) -> gast.Subscript | gast.Attribute | None:
@@ -433,3 +479,7 @@ def _end(node: gast.AST) -> tuple[int, int]:
     """Where `node`'s text ends."""
     line = getattr(node, "end_lineno", None) or node.lineno
     return (line, getattr(node, "end_col_offset", None) or 0)
+
+
+# The names of the methods the normal form writes as new values (`changing_call`).
+CHANGING = frozenset().union(*CHANGING_METHODS.values())

@@ -110,6 +110,8 @@ class _Kinds:
         parent = self.parents.get(node)
         if isinstance(parent, gast.Assign) and parent.targets == [node]:
             return self.of(parent.value)
+        if isinstance(parent, gast.AnnAssign) and parent.target is node and parent.value:
+            return self.of(parent.value)
         if isinstance(parent, gast.AugAssign) and parent.target is node:
             operands = [self.found.get(node.id, BOTTOM), self.of(parent.value)]
             return self._arithmetic(OPERATORS[type(parent.op)], operands)

@@ -187,14 +187,14 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
                 )
             # A method of a value (not a module's function, such as `np.resize`).
             if not isinstance(receiver, types.ModuleType | type):
-                if self._made_here(node.func.value):
+                why = "" if self.fresh_changes_allowed else self.why_not_changed(node)
+                if self._made_here(node.func.value) or why is None:
                     return []
                 return self._report(
                     node,
                     IN_PLACE_METHOD,
-                    f"`.{node.func.attr}(...)` changes its receiver in place",
-                    "compute a new value instead "
-                    "(sorted(x), np.sort(x), x + [v], ...); " + self.rule_hint,
+                    f"`.{node.func.attr}(...)` changes its receiver in place{why}",
+                    "compute a new value (sorted(x), np.sort(x), x + [v]); " + self.rule_hint,
                 )
         for keyword in node.keywords:
             if keyword.arg == "out" and not self._made_here(keyword.value):

@@ -19,8 +19,10 @@ import numpy as np
 from srcad import primitives, syntax
 from srcad.errors import MutationError
 from srcad.keywords import keyword_call, takes_keywords
+from srcad.passes.analyses.scopes import ScopeInfo
 from srcad.passes.base import Context
 from srcad.passes.checks.callees import Callees, static_path, static_value, unpacks
+from srcad.passes.checks.fresh_values import CHANGING
 from srcad.passes.checks.in_place import TRUSTED_MODULES
 from srcad.passes.rule_calls import constant
 from srcad.primitives import index_update
@@ -31,6 +33,7 @@ class SyntaxRewrites(ABC):
     """The normaliser's rewrites of the syntax above, over its atoms and statements."""
 
     ctx: Context
+    scopes: ScopeInfo
     fresh_items: frozenset[str]  # names whose items no one else holds (`FreshItems`)
 
     @abstractmethod
@@ -164,6 +167,47 @@ class SyntaxRewrites(ABC):
         raised = make(gast.Raise, exc=make(gast.Call, func=error, args=[message], keywords=[]),
                       cause=None)  # fmt: skip
         self._if(syntax.located(make(gast.If, test=test, body=[raised], orelse=[]), target))
+
+    def _changing_call(self, node: gast.expr) -> gast.Call | None:
+        """`node` if it calls, on a variable of the function, a method that changes it in
+        place and that `primitives.changed` takes (the checks let such a call through only
+        on a value nothing else holds: `FreshValues.why_not_changed`)."""
+        if (
+            isinstance(node, gast.Call)
+            and isinstance(node.func, gast.Attribute)
+            and isinstance(node.func.value, gast.Name)
+            and node.func.value.id in self.scopes.locals
+            and node.func.attr in CHANGING
+            and node not in self.ctx.analysis_result(Callees).callees
+        ):
+            return node
+        return None
+
+    def _change_by_method(self, call: gast.Call, kept: str | None) -> None:
+        """`items.method(*args, **kwargs)` as `items = changed(items, "method", *args,
+        **kwargs)`, a new value through a primitive with rules (`rules/changed_values.py`).
+        What `pop` and `setdefault` return (`kept = items.pop(i)`) is read first, from the
+        value before the change, as Python returns it:
+
+            kept = popped(items, i)                  # `kept = items.pop(i)`
+            items = changed(items, "pop", i)
+            items = changed(items, "setdefault", k, v0)
+            kept = items[k]                          # `kept = items.setdefault(k, v0)`
+        """
+        assert isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name)
+        name, method = call.func.value.id, call.func.attr
+        args = [self.atom(a) for a in call.args]
+        keywords = [make(gast.keyword, arg=k.arg, value=self.atom(k.value)) for k in call.keywords]
+        if kept is not None and method == "pop":
+            self._assign(kept, self._primitive_call(primitives.popped, [load(name), *args], call))
+        function = self.ctx.bind(primitives.changed, "changed")
+        method_name = make(gast.Constant, value=method, kind=None)
+        new = make(gast.Call, func=load(function), args=[load(name), method_name, *args],
+                   keywords=keywords)  # fmt: skip
+        self.ctx.analysis_result(Callees).callees[new] = primitives.changed
+        self._assign(name, new)
+        if kept is not None and method == "setdefault":
+            self._assign(kept, make(gast.Subscript, value=load(name), slice=args[0], ctx=LOAD))
 
     def made_instance(self, function: gast.FunctionDef, kind: type) -> str:
         """A class's initialiser (`srcad.constructors`): its first parameter, `self`, is

@@ -162,6 +162,9 @@ class _Normaliser(SyntaxRewrites):
         definition = self.scopes.definitions.get(node)  # `name = lambda ...`: a `def`
         if definition is not None:
             self._emit(definition)
+        elif self._changing_call(node.value) is not None:  # `v = xs.pop()`
+            assert isinstance(node.targets[0], gast.Name)
+            self._change_by_method(node.value, node.targets[0].id)
         else:
             self.assign_all(node.targets, node.value)
 
@@ -204,6 +207,8 @@ class _Normaliser(SyntaxRewrites):
             receiver = node.value.func.value
             assert isinstance(receiver, gast.Name)
             self._append(receiver.id, node.value.args[0])
+        elif self._changing_call(node.value) is not None:  # `xs.sort()`, `d.update(e)`
+            self._change_by_method(node.value, None)
         elif not isinstance(node.value, gast.Constant):  # docstrings go
             self._emit(make(gast.Expr, value=self.operation(node.value)))
 

@@ -97,9 +97,7 @@ def methods(tmp_path: Path) -> types.ModuleType:
 
 
 @pytest.mark.parametrize("name", ["static", "classy"])
-def test_a_staticmethod_or_classmethod_through_the_instance_is_called_as_python_does(
-    methods, name
-):
+def test_a_staticmethod_or_classmethod_through_the_instance_is_called_as_python_does(methods, name):
     # A staticmethod once got the instance as its first argument; now it gets none, and a
     # classmethod the class (`rules/method_lookup.py`).
     f = getattr(methods, name)

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from srcad import primitives
+
 
 def holed(x: Any) -> Any:
     """`x` with its largest element NaN."""
@@ -75,6 +77,26 @@ def meshgrid(x: Any) -> Any:
     return np.sum(grid_x**2 * grid_y)
 
 
+def histogram(x: Any) -> Any:
+    hist, edges = np.histogram(x, bins=2, weights=x * x)
+    return np.sum(hist**2) + np.sum(edges**3)
+
+
+def changed_in_place(x: Any) -> Any:
+    xs = [x[0] * x[1], np.sin(x[2]), x[1] ** 2]
+    xs.sort()
+    xs.insert(1, x[0] ** 3)
+    d = {"a": x[1] * 2.0}
+    d.update({"b": x[2] ** 2})
+    return xs[0] * xs[2] + xs[1] ** 2 + d["a"] * d["b"]
+
+
+def popped_in_place(x: Any) -> Any:
+    xs = [x[0] * x[1], np.sin(x[2]), x[1] ** 2]
+    last = xs.pop()
+    return last**2 * xs[0]
+
+
 def logaddexp_reduce(x: Any) -> Any:
     return np.logaddexp.reduce(x * x) ** 2
 
@@ -139,6 +161,9 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     np.correlate: (correlate, ()),
     np.ediff1d: (ediff1d, ()),
     np.meshgrid: (meshgrid, ()),
+    np.histogram: (histogram, ()),
+    primitives.changed: (changed_in_place, ()),
+    primitives.popped: (popped_in_place, ()),
     **{
         f: (of_reduction(f, 1), ())
         for f in (np.add.reduce, np.multiply.reduce, np.maximum.reduce, np.minimum.reduce)

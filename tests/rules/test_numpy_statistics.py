@@ -245,3 +245,58 @@ def test_unhandled_options_refused_with_the_users_line(module: ModuleType, name:
             derivative()
         notes = " ".join(getattr(raised.value, "__notes__", []))
         assert "statistics_refusals_module.py" in notes, notes
+
+
+# -- np.histogram ------------------------------------------------------------------------------
+
+HISTOGRAM_DATA = np.array([0.3, -1.2, 0.7, 1.5, 0.1])
+
+
+def histogram_edges(x: Any) -> Any:
+    counts, edges = np.histogram(x, bins=4)
+    return np.sum(edges**2) + np.sum(counts)
+
+
+def histogram_weights(x: Any) -> Any:
+    hist, _ = np.histogram(x, bins=3, weights=x**2)
+    return np.sum(hist * np.arange(3.0))
+
+
+def histogram_density(x: Any) -> Any:
+    hist, _ = np.histogram(x, 3, density=True)
+    return np.sum(hist**2)
+
+
+def histogram_given_edges(x: Any) -> Any:
+    edges = np.array([-2.0, 0.0, 0.5, 2.0])
+    hist, _ = np.histogram(x, bins=edges, weights=np.sin(x))
+    return np.sum(hist * np.array([1.0, 2.0, 3.0]))
+
+
+def histogram_range(x: Any) -> Any:
+    hist, edges = np.histogram(x, bins=3, range=(x[0] - 1.0, 2.0), weights=x)
+    return np.sum(hist * np.array([1.0, 2.0, 3.0])) + np.sum(edges)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [histogram_edges, histogram_weights, histogram_density, histogram_given_edges, histogram_range],
+    ids=lambda f: f.__name__,
+)
+def test_histogram_through_the_api(f: Callable[..., Any]) -> None:
+    # Counts are flat in the data; its smallest and largest values move the edges (and a
+    # density with them), a range's ends move them too, and weights are summed per bin.
+    x = HISTOGRAM_DATA
+    step = 1e-6
+    want = np.array([(f(x + e) - f(x - e)) / (2 * step) for e in np.eye(len(x)) * step])
+    np.testing.assert_allclose(srcad.grad(f)(x), want, rtol=1e-6, atol=1e-8)
+    direction = np.linspace(1.0, -1.0, len(x))
+    np.testing.assert_allclose(srcad.jvp(f, (x,), (direction,))[1], want @ direction, rtol=1e-6)
+    grad = srcad.grad(f)
+    second = np.array([(grad(x + e) - grad(x - e)) / (2 * step) for e in np.eye(len(x)) * step])
+    np.testing.assert_allclose(srcad.hessian(f)(x), second, rtol=1e-5, atol=1e-6)
+
+
+def test_histogram_bins_by_an_estimator_are_refused() -> None:
+    with pytest.raises(UnsupportedCallError, match="bins='auto'"):
+        srcad.grad(lambda x: np.sum(np.histogram(x, bins="auto")[1]))(HISTOGRAM_DATA)

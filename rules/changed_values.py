@@ -1,0 +1,124 @@
+"""Rules of the methods that change a list, dict or array in place, written as new values.
+
+The normal form writes `xs.sort()` as `xs = changed(xs, "sort")` and `v = xs.pop(i)` as
+`v = popped(xs, i)` then `xs = changed(xs, "pop", i)` (`srcad/primitives.py`), where the
+checks proved that nothing else holds `xs` (`passes/checks/mutations.py`). Their rules are
+srcad's own rules of the plain definitions below, which compute the same values from
+functions srcad differentiates to any order (`rules/_support.by_definition`): `sorted` and
+`np.sort`, slices and joins of lists, a dict built item by item. A method or receiver with
+no definition here is refused when the rule runs; the checks let only these methods through.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from srcad.errors import MissingRuleError
+from srcad.primitives import CHANGING_METHODS, changed, popped
+from srcad.registry import RuleSet
+from srcad.rules._support import by_definition
+
+rules = RuleSet("changed_values")
+
+
+def _refuse(value: Any, method: str) -> None:
+    """Raise unless `changed` has a definition of `value.method(...)`."""
+    known = CHANGING_METHODS.get(type(value), frozenset())
+    if method not in known:
+        raise MissingRuleError(
+            f"srcad has no derivative of .{method}(...) on a {type(value).__name__}, which "
+            "changes it in place; compute a new value instead (sorted(x), np.sort(x), x + [v])"
+        )
+
+
+def _refuse_pairs(other: Any) -> None:
+    """Raise unless `d.update(other)` is given a dict (not pairs, or another mapping)."""
+    if not isinstance(other, dict):
+        raise MissingRuleError(
+            f"srcad differentiates d.update(...) of a dict, not of a {type(other).__name__}"
+        )
+
+
+def _position(length: int, index: int) -> int:
+    """The position `list.pop(index)` and `list.insert(index, v)` mean by `index`, from
+    the start: a negative index counts from the end; `insert` clips to the list's ends."""
+    if index < 0:
+        index += length
+    return min(max(index, 0), length)
+
+
+def _popped_index(length: int, index: int) -> int:
+    """The position `list.pop(index)` removes; Python's own `IndexError` where none."""
+    if not -length <= index < length:
+        raise IndexError("pop index out of range" if length else "pop from empty list")
+    return index % length
+
+
+rules.non_differentiable(_refuse, _refuse_pairs, _position, _popped_index)
+
+
+def changed_definition(value: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    """`changed`, from functions srcad differentiates (each receiver's type its own
+    function, compiled only where it is called)."""
+    _refuse(value, method)
+    if isinstance(value, np.ndarray):
+        return _changed_array(value, method, *args, **kwargs)
+    if isinstance(value, list):
+        return _changed_list(value, method, *args, **kwargs)
+    return _changed_dict(value, method, *args, **kwargs)
+
+
+def _changed_array(value: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    if method == "sort":  # (`kind=` and `order=` change no number's place among equals)
+        return np.sort(value, kwargs.get("axis", args[0] if args else -1))
+    return np.zeros_like(value) + args[0]  # fill
+
+
+def _changed_list(value: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    if method == "sort":
+        return sorted(value, key=kwargs.get("key"), reverse=kwargs.get("reverse", False))
+    if method == "reverse":
+        return value[::-1]
+    if method == "extend":
+        return value + list(args[0])
+    if method == "insert":
+        at = _position(len(value), args[0])
+        return [*value[:at], args[1], *value[at:]]
+    if method == "pop":
+        at = _popped_index(len(value), args[0] if args else -1)
+        return value[:at] + value[at + 1 :]
+    if method == "remove":
+        at = value.index(args[0])
+        return value[:at] + value[at + 1 :]
+    return []  # clear
+
+
+def _changed_dict(value: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    """A dict's, as `dict` of its pairs (`rules/dicts.py`: where a key comes again, its
+    first place and its last value, as `update` and `setdefault` leave them)."""
+    if method == "clear":
+        return {}
+    pairs = [pair for pair in value.items() if not (method == "pop" and pair[0] == args[0])]
+    if method == "update":
+        for other in args:
+            _refuse_pairs(other)
+            pairs = pairs + list(other.items())
+        pairs = pairs + list(kwargs.items())
+    if method == "setdefault" and args[0] not in value:
+        pairs = [*pairs, (args[0], args[1] if len(args) > 1 else None)]
+    return dict(pairs)
+
+
+def popped_definition(value: Any, *args: Any) -> Any:
+    """`popped`, from functions srcad differentiates."""
+    if isinstance(value, list):
+        return value[_popped_index(len(value), args[0] if args else -1)]
+    if len(args) > 1 and args[0] not in value:
+        return args[1]
+    return value[args[0]]
+
+
+by_definition(rules, changed, changed_definition, "changed")
+by_definition(rules, popped, popped_definition, "popped")

@@ -1,0 +1,132 @@
+"""Methods that change a list, dict or array in place (`xs.sort()`, `xs.pop()`,
+`d.update(e)`, `x.fill(v)`, ...), on a value the function made and nothing else holds,
+are written as new values (`primitives.changed`, `rules/changed_values.py`), in both modes
+and to second order, against central differences; on anything else they stay refused, at
+the user's line. Annotated assignments (`out: list[float] = []`) make fresh values as plain
+ones do."""
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.errors import MutationError
+from tests.conftest import close, difference, user_module
+
+MODULE = """
+import numpy as np
+
+
+def sorted_lists(a):
+    xs = [a[0] * 1.0, a[1] ** 2, np.sin(a[2])]
+    xs.sort()
+    ys = list(a)
+    ys.sort(key=lambda v: -v * v, reverse=True)
+    return xs[0] * 10.0 + xs[2] + ys[0] * ys[1]
+
+
+def reshaped_lists(a):
+    xs = [a[0] * 2.0, a[1]]
+    xs.reverse()
+    xs.extend((a[2] ** 2, a[0] * a[1]))
+    xs.insert(-1, a[1] * 3.0)
+    xs.insert(100, a[2])
+    first = xs.pop(0)
+    last = xs.pop()
+    xs.pop(-2)
+    xs.remove(a[0] * 2.0)  # (the value made first)
+    return first * 10.0 + last * xs[0] + sum(xs) ** 2
+
+
+def changed_dicts(a):
+    d = {"p": a[0] * 1.0, "q": a[1] * 2.0}
+    d.update({"q": a[2] ** 2, "r": a[0] * a[1]}, s=2.0)
+    kept = d.setdefault("p", 5.0)
+    new = d.setdefault("t", a[2] * 4.0)
+    gone = d.pop("r")
+    missing = d.pop("zz", a[0] * 7.0)
+    return kept * new + gone * d["q"] + missing * d["s"] + len(d)
+
+
+def changed_arrays(a):
+    b = a * np.array([1.0, -2.0, 0.5])
+    b.sort()
+    m = np.outer(a, a[::-1])
+    m.sort(axis=0)
+    c = np.zeros(2)
+    c.fill(a[1] ** 2)
+    return b[0] * 10.0 + b[2] + np.sum(m[0] * m[2]) + np.sum(c * a[:2])
+
+
+def annotated(a):
+    out: list[float] = []
+    for v in a:
+        out.append(v * v)
+    d: dict[str, float] = {}
+    d["k"] = a[0] * 3.0
+    s: float = 0.0
+    s += a[1] * d["k"]
+    return sum(out) + s
+
+
+def on_a_parameter(xs):
+    xs.sort()
+    return xs[0]
+
+
+def on_an_alias(a):
+    xs = [a[0] * 1.0, a[1] * 1.0]
+    ys = xs
+    xs.reverse()
+    return ys[0]
+
+
+def inside_an_expression(a):
+    xs = [a[0] * 1.0, a[1] * 1.0]
+    return np.sin(xs.pop())
+
+
+def while_iterating(a):
+    xs = [a[0] * 1.0, a[1] * 2.0, a[2]]
+    total = 0.0
+    for v in xs:
+        total = total + v
+        xs.pop()
+    return total
+"""
+
+
+@pytest.fixture(scope="module")
+def module(tmp_path_factory):
+    return user_module(tmp_path_factory.mktemp("changing"), "changing_methods_module", MODULE)
+
+
+A = np.array([0.7, -1.3, 0.4])
+DIRECTION = np.array([1.0, -0.5, 0.25])
+
+
+@pytest.mark.parametrize(
+    "name", ["sorted_lists", "reshaped_lists", "changed_dicts", "changed_arrays", "annotated"]
+)
+def test_changing_methods_on_fresh_values(module, name):
+    f = getattr(module, name)
+    want = difference(f, (A,))
+    close(srcad.grad(f)(A.copy()), want)
+    y, y_dot = srcad.jvp(f, (A.copy(),), (DIRECTION,))
+    close(y, f(A.copy()))
+    close(y_dot, want @ DIRECTION)
+    close(srcad.hessian(f)(A.copy()), difference(srcad.grad(f), (A,)))
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "why"),
+    [
+        ("on_a_parameter", ([0.3, 0.1],), "changes its receiver in place"),
+        ("on_an_alias", (A,), "may be shared"),
+        ("inside_an_expression", (A,), "inside an expression"),
+        ("while_iterating", (A,), "iterates over it"),
+    ],
+)
+def test_other_changes_stay_refused_at_the_line(module, name, args, why):
+    with pytest.raises(MutationError, match=why) as caught:
+        srcad.grad(getattr(module, name))(*args)
+    assert "changing_methods_module.py" in str(caught.value)
