@@ -56,9 +56,15 @@ def pass_captured_values(function: gast.FunctionDef, source: FunctionSource) -> 
         if isinstance(node, gast.Global | gast.Nonlocal)
         for name in node.names
     }
+    reads: dict[str, list[gast.Name]] = {}
+    for node in syntax.walk(function):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            reads.setdefault(node.id, []).append(node)
     partial_name: str | None = None
     for name, (definition, arguments, body) in nested.items():
         uses = [n for n in own.get(name, []) if isinstance(n.ctx, gast.Load)]
+        if len(uses) != len(reads.get(name, [])):
+            continue  # read in a nested scope too, which would call it without what it reads
         passed = [n for n in uses if _passed(n, parents)]
         if not passed or name in declared:
             continue

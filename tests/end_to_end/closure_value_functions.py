@@ -113,6 +113,18 @@ def captured_from_a_loop(x, y):
     return total
 
 
+def also_read_by_another_nested_function(x, y):
+    w = x[0, 0]
+
+    def f(v):
+        return v * w
+
+    def g(v):
+        return f(v) + 1.0
+
+    return sum(map(f, [y[0], y[1]])) + g(y[0])
+
+
 def returned(x, y):
     w = x[0, 0]
     return apply(lambda v: v * w, y[0]), lambda v: v * w

@@ -82,6 +82,7 @@ REFUSED = [
     (cf.read_again_after_a_rebinding, "return sum(map(scaled, [y[0], y[1]]))"),
     (cf.captured_from_a_loop, "total = total + sum(map(lambda v: v * w, [y[0], y[1]]))"),
     (cf.returned, "return apply(lambda v: v * w, y[0]), lambda v: v * w"),
+    (cf.also_read_by_another_nested_function, "return sum(map(f, [y[0], y[1]])) + g(y[0])"),
 ]
 
 
