@@ -101,6 +101,43 @@ def tensordot_b(x: Any) -> Any:
     return np.sum(np.tensordot(np.outer(x, x), b=x**2, axes=1) ** 2)
 
 
+def sum_initial(x: Any) -> Any:
+    return np.sum(x[:2] * x[2], initial=x[0] ** 2) ** 2
+
+
+def sum_initial_over_an_axis(x: Any) -> Any:
+    return np.sum(np.sum(np.outer(x, x[::-1]), axis=0, initial=x[1]) ** 2)
+
+
+def sum_constant_initial(x: Any) -> Any:
+    return np.sum(x * x[0], initial=2.0) ** 2  # (its Hessian counted the 2.0 in the tangent)
+
+
+def nansum_initial(x: Any) -> Any:
+    return np.nansum(x * x[1], initial=np.sin(x[2])) ** 2
+
+
+def prod_initial(x: Any) -> Any:
+    return np.prod(x[:2] + 1.5, initial=x[2]) ** 2
+
+
+def prod_initial_keepdims(x: Any) -> Any:
+    return np.sum(np.prod(np.outer(x, x), axis=1, keepdims=True, initial=x[0] + 2.0) ** 2)
+
+
+def max_initial_in_some_rows(x: Any) -> Any:
+    rows = np.outer(x, [1.0, -1.0])
+    return np.sum(np.max(rows, axis=1, initial=x[1] * 0.5) ** 2)
+
+
+def min_initial_winning(x: Any) -> Any:
+    return np.min(x * x, initial=x[2] - 5.0) * x[0]
+
+
+def builtin_sum_start(x: Any) -> Any:
+    return sum([x[0] * x[1], x[2]], start=x[1] ** 2) ** 2
+
+
 def pad_constant_values(x: Any) -> Any:
     """`constant_values=` is an option of `np.pad`'s rule, by keyword only."""
     return np.sum(np.pad(x, 1, constant_values=x[0]))
