@@ -1,7 +1,8 @@
 """Differentiated values passed by keyword to NumPy functions whose rules differentiate
 them by position (`registry.ByPosition`: `np.average(x, weights=w)`, `np.clip(x, min=m)`,
-the `initial=` of `np.sum`, `np.prod`, `np.max`, the builtin `sum`'s `start=`, ...): gradients, forward derivatives and Hessians against central finite differences,
-and the keywords left as options where no differentiated one is moved."""
+the `initial=` of `np.sum`, `np.prod`, `np.max`, the builtin `sum`'s `start=`, ...):
+gradients, forward derivatives and Hessians against central finite differences, and the
+keywords left as options where no differentiated one is moved."""
 
 from __future__ import annotations
 
