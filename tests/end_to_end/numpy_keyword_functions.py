@@ -3,6 +3,7 @@ them by position (`registry.ByPosition`), for `test_numpy_keywords.py`."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -136,6 +137,14 @@ def min_initial_winning(x: Any) -> Any:
 
 def builtin_sum_start(x: Any) -> Any:
     return sum([x[0] * x[1], x[2]], start=x[1] ** 2) ** 2
+
+
+def math_prod_start(x: Any) -> Any:
+    return math.prod([x[0], x[1] * 2.0], start=x[2] + 1.0)
+
+
+def math_prod_start_of_a_generator(x: Any) -> Any:
+    return math.prod((v + 1.5 for v in x), start=np.cos(x[0]))
 
 
 def pad_constant_values(x: Any) -> Any:
