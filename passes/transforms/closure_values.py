@@ -184,7 +184,8 @@ def _captured(
         for n in inside
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in local
     )
-    captured = [name for name in read if name in own]
+    # (A name the function only reads is a global, a cell or a builtin: no variable of it.)
+    captured = [n for n in read if any(not isinstance(u.ctx, gast.Load) for u in own.get(n, []))]
     for name in captured:
         if name in nested or name in declared or not _fixed(name, own[name], parents):
             return []

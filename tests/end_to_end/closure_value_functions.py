@@ -25,7 +25,7 @@ def mapped_with_a_captured_weight(x, y):
 
 
 def mapped_reading_a_parameter(x, y):
-    return sum(map(lambda v: v * x[0, 0] + np.sin(v), [y[0], y[1]]))
+    return sum(map(lambda v: v * x[0, 0] + np.sin(v), [y[0], y[1]])) + np.cos(y[0])
 
 
 def reduced_with_a_captured_weight(x, y):
