@@ -301,3 +301,7 @@ for _extremum, _better in ((min, "<"), (max, ">")):
         inline=Inline(_extremum_cotangents(_better), chosen_cotangent=chosen_cotangent),
         linearity=Linearity.PIECEWISE_LINEAR,
     )
+
+# `sum(xs, start=s)` as `sum(xs, s)`, where `builtin_sum_rrule` (`rules/containers.py`) gives
+# a differentiated start its cotangent and tangent.
+rules.keywords_by_position(sum, "start")

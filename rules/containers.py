@@ -103,7 +103,7 @@ def append_rrule(items: list[Any], value: Any) -> tuple[list[Any], Pullback]:
 @rules.rrule(sum)
 def builtin_sum_rrule(values: Any, *start: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """The builtin `sum` of a sequence (or of an array's rows), plus an optional start
-    (positional, or `start=` a constant)."""
+    (positional: the normal form passes `start=` so)."""
     y = sum(values, *start, **keywords)
     project_start = [ProjectTo(s) for s in start]
 

@@ -8,7 +8,6 @@ subgradient its docstring names; tests check each choice against finite differen
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -18,12 +17,26 @@ from srcad.foreign import refuse_foreign
 from srcad.kinds import EXTREMUM_OF_ARRAY, REDUCED_TO_FLOAT
 from srcad.projection import ProjectTo, conj, fill_like, operand_tangent
 from srcad.registry import Inline, Linearity, RuleFn, RuleSet, named, primal_name
+from srcad.rules._reduction_parts import (
+    ABSENT,
+    cumulative_layout,
+    extremum_shares,
+    gather_reduced,
+    initial_at,
+    initial_bar,
+    initial_tangent,
+    items_product,
+    kept_shape,
+    products_of_others,
+    reduced_count,
+    reverse_cumsum,
+    scatter_reduced,
+)
 from srcad.rules._support import (
     as_result,
     divide_or_zero,
     expand_reduced,
     extremum_cotangent,
-    extremum_share,
     extremum_templates,
     reduced_axes,
     reduced_by_options,
@@ -46,8 +59,7 @@ _CUMULATIVE_PARAMETERS = ("axis", "dtype", "out")
 _AVERAGE_PARAMETERS = ("axis", "weights", "returned")
 _MEDIAN_PARAMETERS = ("axis", "out", "overwrite_input", "keepdims")
 
-# Stands for an option the call did not pass (NumPy's own `np._NoValue` is private).
-_ABSENT = object()
+_ABSENT = ABSENT
 
 
 def _call_options(
@@ -78,60 +90,29 @@ def _reduction_options(
     return given.get("axis"), bool(given.get("keepdims", False))
 
 
-def _reduced_count(shape: tuple[int, ...], axis: Any) -> int:
-    """How many elements of an array of `shape` each result of a reduction over `axis` sees."""
-    return math.prod(shape[a] for a in reduced_axes(axis, len(shape)))
-
-
-def _gather_reduced(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    """`x` with the reduced `axes` moved to the end and flattened into one: each row of the
-    result is one slice that a reduction over `axes` reduces.
-
-    >>> _gather_reduced(np.arange(6).reshape(2, 3), (0,))
-    array([[0, 3],
-           [1, 4],
-           [2, 5]])
-    """
-    kept = tuple(a for a in range(x.ndim) if a not in axes)
-    count = math.prod(x.shape[a] for a in axes)
-    return np.transpose(x, (*kept, *axes)).reshape((*(x.shape[a] for a in kept), count))
-
-
-def _scatter_reduced(rows: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...]) -> Any:
-    """The inverse of `_gather_reduced`: back to `shape`, reduced axes in their places."""
-    kept = tuple(a for a in range(len(shape)) if a not in axes)
-    moved = rows.reshape(tuple(shape[a] for a in (*kept, *axes)))
-    return np.transpose(moved, np.argsort((*kept, *axes)))
-
-
-def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
-    """The shape of a reduction's result without `keepdims`."""
-    return tuple(n for a, n in enumerate(shape) if a not in axes)
-
-
-def _reverse_cumsum(a: np.ndarray, axis: int) -> np.ndarray:
-    """Sums from each position to the end along `axis`: the adjoint of `np.cumsum`."""
-    return np.flip(np.cumsum(np.flip(a, axis), axis), axis)
-
-
 @rules.rrule(np.sum)
 def sum_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.sum`; `axis`, `keepdims` and `dtype` are not differentiated.
 
-    Options passed by position each get a `NoTangent()` after `x`'s cotangent.
+    Options passed by position each get a `NoTangent()` after `x`'s cotangent, but
+    `initial`, added into every element, gets the sum of the result's cotangent.
     """
     y = np.sum(x, *options, **keywords)
     axis, keepdims = _reduction_options(_SUM_PARAMETERS, options, keywords)
     shape = np.shape(x)
     project_x = ProjectTo(x)
-    option_bars = (NoTangent(),) * len(options)
+    option_bars: list[Any] = [NoTangent()] * len(options)
+    at = initial_at(_SUM_PARAMETERS, options)
 
     def sum_pullback(y_bar: Any) -> tuple[Any, ...]:
         y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *option_bars)
         x_bar = expand_reduced(y_bar, shape, axis, keepdims)
-        return (NoTangent(), project_x(x_bar), *option_bars)
+        bars = list(option_bars)
+        if at is not None:
+            bars[at] = initial_bar(y_bar, options[at])
+        return (NoTangent(), project_x(x_bar), *bars)
 
     return y, sum_pullback
 
@@ -143,7 +124,8 @@ def nansum_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]
     axis, keepdims = _reduction_options(_SUM_PARAMETERS, options, keywords)
     shape = np.shape(x)
     project_x = ProjectTo(x)
-    option_bars = (NoTangent(),) * len(options)
+    option_bars: list[Any] = [NoTangent()] * len(options)
+    at = initial_at(_SUM_PARAMETERS, options)
 
     def nansum_pullback(y_bar: Any) -> tuple[Any, ...]:
         y_bar = unthunk(y_bar)
@@ -151,7 +133,10 @@ def nansum_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]
             return (NoTangent(), y_bar, *option_bars)
         x_bar = expand_reduced(y_bar, shape, axis, keepdims)
         x_bar[np.isnan(x)] = 0
-        return (NoTangent(), project_x(x_bar), *option_bars)
+        bars = list(option_bars)
+        if at is not None:
+            bars[at] = initial_bar(y_bar, options[at])
+        return (NoTangent(), project_x(x_bar), *bars)
 
     return y, nansum_pullback
 
@@ -165,7 +150,7 @@ def mean_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     y = np.mean(x, *options, **keywords)
     axis, keepdims = _reduction_options(_MEAN_PARAMETERS, options, keywords)
     shape = np.shape(x)
-    count = _reduced_count(shape, axis)
+    count = reduced_count(shape, axis)
     project_x = ProjectTo(x)
     option_bars = (NoTangent(),) * len(options)
 
@@ -179,23 +164,14 @@ def mean_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     return y, mean_pullback
 
 
-def _products_of_others(x: Any, axes: tuple[int, ...], initial: Any) -> np.ndarray:
-    """For each element, the product of the others in its slice (times a constant `initial`),
-    as rows (see `_gather_reduced`): products of the elements before and after it."""
-    rows = _gather_reduced(np.asarray(x), axes)
-    ones = np.ones_like(rows[..., :1])
-    before = np.concatenate([ones, np.cumprod(rows[..., :-1], axis=-1)], axis=-1)
-    after = np.concatenate([np.cumprod(rows[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
-    return before * after if initial is _ABSENT else before * after * initial
-
-
 @rules.rrule(np.prod)
 def prod_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.prod`, exact with zeros in the input and for complex arrays.
 
     The partial for each element is the product of the others in its slice, formed from
     products of the elements before it and after it, never by dividing `y` by the element
-    (which fails at zeros). A constant `initial` scales every partial.
+    (which fails at zeros). `initial` scales every partial; its own is the product of
+    the elements.
     """
     y = np.prod(x, *options, **keywords)
     given = _call_options(_SUM_PARAMETERS, options, keywords)
@@ -203,17 +179,21 @@ def prod_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     shape = np.shape(x)
     axes = reduced_axes(given.get("axis"), len(shape))
     project_x = ProjectTo(x)
-    option_bars = (NoTangent(),) * len(options)
+    option_bars: list[Any] = [NoTangent()] * len(options)
+    at = initial_at(_SUM_PARAMETERS, options)
 
     def prod_pullback(y_bar: Any) -> tuple[Any, ...]:
         y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *option_bars)
-        others = _products_of_others(x, axes, initial)
+        others = products_of_others(x, axes, initial)
         # y_bar has the kept axes in order, with or without `keepdims`' length-1 axes.
-        y_bar_rows = np.reshape(y_bar, _kept_shape(shape, axes))[..., np.newaxis]
-        x_bar = _scatter_reduced(y_bar_rows * conj(others), shape, axes)
-        return (NoTangent(), project_x(x_bar), *option_bars)
+        y_bar_rows = np.reshape(y_bar, kept_shape(shape, axes))[..., np.newaxis]
+        x_bar = scatter_reduced(y_bar_rows * conj(others), shape, axes)
+        bars = list(option_bars)
+        if at is not None:  # `initial` times the product of the elements
+            bars[at] = initial_bar(y_bar, options[at], conj(items_product(x, given)))
+        return (NoTangent(), project_x(x_bar), *bars)
 
     return y, prod_pullback
 
@@ -223,17 +203,23 @@ def _extremum_rrule(primal: Any, name: str) -> RuleFn:
 
     def extremum_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
         y = primal(x, *options, **keywords)
-        axis, keepdims = _reduction_options(_MAX_PARAMETERS, options, keywords)
+        given = _call_options(_MAX_PARAMETERS, options, keywords)
+        axis, keepdims = given.get("axis"), bool(given.get("keepdims", False))
+        initial = given.get("initial", _ABSENT)
         project_x = ProjectTo(x)
-        option_bars = (NoTangent(),) * len(options)
+        option_bars: list[Any] = [NoTangent()] * len(options)
+        at = initial_at(_MAX_PARAMETERS, options)
 
         def extremum_pullback(y_bar: Any) -> tuple[Any, ...]:
             y_bar = unthunk(y_bar)
             if isinstance(y_bar, AbstractZero):
                 return (NoTangent(), y_bar, *option_bars)
-            share = extremum_share(x, y, axis, keepdims)
+            share, won = extremum_shares(x, y, axis, keepdims, initial)
             x_bar = share * with_reduced_axes(y_bar, np.shape(x), axis, keepdims)
-            return (NoTangent(), project_x(x_bar), *option_bars)
+            bars = list(option_bars)
+            if at is not None:
+                bars[at] = initial_bar(y_bar, initial, np.reshape(won, np.shape(y_bar)))
+            return (NoTangent(), project_x(x_bar), *bars)
 
         return y, extremum_pullback
 
@@ -253,7 +239,7 @@ def _moment_options(
     given = _call_options(_VAR_PARAMETERS, options, keywords)
     axis, keepdims = given.get("axis"), bool(given.get("keepdims", False))
     ddof = given.get("correction", given.get("ddof", 0))
-    divisor = _reduced_count(np.shape(x), axis) - ddof
+    divisor = reduced_count(np.shape(x), axis) - ddof
     return axis, keepdims, divisor, given.get("mean", _ABSENT)
 
 
@@ -318,14 +304,6 @@ def std_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     return y, std_pullback
 
 
-def _cumulative_layout(x: Any, axis: Any) -> tuple[np.ndarray, int]:
-    """The array a cumulative function runs along, and the axis: `axis=None` flattens."""
-    values = np.asarray(x)
-    if axis is None:
-        return values.reshape(-1), 0
-    return values, int(axis) % max(values.ndim, 1)
-
-
 @rules.rrule(np.cumsum)
 def cumsum_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]:
     """Reverse rule for `np.cumsum`: the cotangent is summed from each position to the end."""
@@ -339,8 +317,8 @@ def cumsum_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]
         y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *option_bars)
-        _, along = _cumulative_layout(x, axis)
-        x_bar = _reverse_cumsum(np.asarray(y_bar), along).reshape(shape)
+        _, along = cumulative_layout(x, axis)
+        x_bar = reverse_cumsum(np.asarray(y_bar), along).reshape(shape)
         return (NoTangent(), project_x(x_bar), *option_bars)
 
     return y, cumsum_pullback
@@ -364,19 +342,17 @@ def cumprod_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback
         y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *option_bars)
-        values, along = _cumulative_layout(x, axis)
+        values, along = cumulative_layout(x, axis)
         y_bar = np.asarray(y_bar)
         zero = values == 0
         zeros_so_far = np.cumsum(zero, axis=along)
         before_zero = zeros_so_far == 0
         first_zero = zero & (zeros_so_far == 1)
         safe_values = np.where(before_zero, values, 1)
-        x_bar = np.where(before_zero, _reverse_cumsum(y_bar * conj(y), along), 0) / conj(
-            safe_values
-        )
+        x_bar = np.where(before_zero, reverse_cumsum(y_bar * conj(y), along), 0) / conj(safe_values)
         if first_zero.any():
             y_without_zero = np.cumprod(np.where(first_zero, 1, values), axis=along)
-            at_zero = _reverse_cumsum(y_bar * conj(y_without_zero), along)
+            at_zero = reverse_cumsum(y_bar * conj(y_without_zero), along)
             x_bar = np.where(first_zero, at_zero, x_bar)
         return (NoTangent(), project_x(x_bar.reshape(shape)), *option_bars)
 
@@ -441,7 +417,7 @@ def average_rrule(a: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback
         if weights is None:  # the sum of the weights is the count, a constant
             if isinstance(average_bar, AbstractZero):
                 return (NoTangent(), ZeroTangent(), *option_bars)
-            average_bar = np.asarray(average_bar) / _reduced_count(shape, axis)
+            average_bar = np.asarray(average_bar) / reduced_count(shape, axis)
             a_bar = project_a(expand_reduced(average_bar, shape, axis, keepdims))
             return (NoTangent(), a_bar, *option_bars)
         values, w = np.asarray(a), np.asarray(weights)
@@ -486,9 +462,9 @@ def median_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]
         y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
             return (NoTangent(), y_bar, *option_bars)
-        order = np.argsort(_gather_reduced(np.asarray(x), axes), axis=-1, kind="stable")
+        order = np.argsort(gather_reduced(np.asarray(x), axes), axis=-1, kind="stable")
         # y_bar has the kept axes in order, with or without `keepdims`' length-1 axes.
-        y_bar_rows = np.reshape(y_bar, _kept_shape(shape, axes))[..., np.newaxis]
+        y_bar_rows = np.reshape(y_bar, kept_shape(shape, axes))[..., np.newaxis]
         rows_bar = np.zeros(order.shape, dtype=np.result_type(y_bar_rows, 1.0))
         count = order.shape[-1]
         low, high = (count - 1) // 2, count // 2
@@ -497,7 +473,7 @@ def median_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]
         else:  # two distinct positions in every row
             np.put_along_axis(rows_bar, order[..., low : low + 1], y_bar_rows / 2, axis=-1)
             np.put_along_axis(rows_bar, order[..., high : high + 1], y_bar_rows / 2, axis=-1)
-        return (NoTangent(), project_x(_scatter_reduced(rows_bar, shape, axes)), *option_bars)
+        return (NoTangent(), project_x(scatter_reduced(rows_bar, shape, axes)), *option_bars)
 
     return y, median_pullback
 
@@ -507,16 +483,27 @@ def median_rrule(x: Any, *options: Any, **keywords: Any) -> tuple[Any, Pullback]
 
 def _frule(primal: Any, parameters: tuple[str, ...], tangent: Any) -> RuleFn:
     """The forward rule of a reduction whose tangent, linear in `x_dot`, is
-    `tangent(x, y, x_dot, options by name)`; a zero `x_dot` gives `ZeroTangent()`."""
+    `tangent(x, y, x_dot, options by name)`, plus, where the call passes `initial` by
+    position, `initial_tangent` of its tangent; zero tangents give `ZeroTangent()`."""
 
     def frule(dargs: tuple[Any, ...], x: Any, *options: Any, **keywords: Any) -> Any:
         given = _call_options(parameters, options, keywords)
         y, x_dot = primal(x, *options, **keywords), operand_tangent(dargs[1], x)
-        if isinstance(x_dot, AbstractZero):
+        at = initial_at(parameters, options) if "initial" in parameters else None
+        initial_dot = ZeroTangent() if at is None else unthunk(dargs[2 + at])
+        if initial_dot is None or isinstance(initial_dot, NoTangent):
+            initial_dot = ZeroTangent()
+        if isinstance(x_dot, AbstractZero) and isinstance(initial_dot, AbstractZero):
             return y, ZeroTangent()
         if x.__class__ is not np.ndarray and isinstance(x, np.ndarray):
             refuse_foreign(x)  # a masked array's reduction skips its masked elements
-        return y, as_result(tangent(x, y, np.asarray(x_dot), given), y)
+        if isinstance(x_dot, AbstractZero):
+            y_dot: Any = np.zeros(np.shape(y), dtype=np.result_type(y, 1.0))
+        else:
+            y_dot = tangent(x, y, np.asarray(x_dot), given)
+        if not isinstance(initial_dot, AbstractZero):
+            y_dot = y_dot + initial_tangent(primal, x, y, given, initial_dot)
+        return y, as_result(y_dot, y)
 
     return named(frule, f"{primal_name(primal)}_frule")
 
@@ -528,14 +515,14 @@ def _summed(x_dot: Any, g: dict[str, Any], reduce: Any = np.sum) -> Any:
 
 def _prod_tangent(x: Any, y: Any, x_dot: np.ndarray, g: dict[str, Any]) -> Any:
     axes = reduced_axes(g.get("axis"), x_dot.ndim)
-    others = _products_of_others(x, axes, g.get("initial", _ABSENT))
-    return np.sum(others * _gather_reduced(x_dot, axes), axis=-1).reshape(np.shape(y))
+    others = products_of_others(x, axes, g.get("initial", _ABSENT))
+    return np.sum(others * gather_reduced(x_dot, axes), axis=-1).reshape(np.shape(y))
 
 
 def _extremum_tangent(x: Any, y: Any, x_dot: np.ndarray, g: dict[str, Any]) -> Any:
     """The mean of the tied extrema's tangents: the adjoint of the rrule's equal split."""
     axis, keepdims = g.get("axis"), bool(g.get("keepdims"))
-    share = extremum_share(x, y, axis, keepdims)
+    share, _ = extremum_shares(x, y, axis, keepdims, g.get("initial", _ABSENT))
     return np.sum(share * x_dot, axis=reduced_axes(axis, x_dot.ndim), keepdims=keepdims)
 
 
@@ -550,8 +537,8 @@ def _half_var_tangent(x: Any, x_dot: np.ndarray, g: dict[str, Any]) -> Any:
 def _cumprod_tangent(x: Any, y: Any, x_dot: np.ndarray, g: dict[str, Any]) -> Any:
     """Before a slice's first zero `y * cumsum(x_dot / x)`; from it to the next zero, that
     zero's tangent times the product of the others; then 0. Exact, with zeros too."""
-    values, along = _cumulative_layout(x, g.get("axis"))
-    x_dot, _ = _cumulative_layout(x_dot, g.get("axis"))
+    values, along = cumulative_layout(x, g.get("axis"))
+    x_dot, _ = cumulative_layout(x_dot, g.get("axis"))
     zero = values == 0
     first = zero & (np.cumsum(zero, axis=along) == 1)
     ratios = np.where(zero, 0, x_dot / np.where(zero, 1, values))  # y is 0 from a zero on
@@ -562,9 +549,9 @@ def _cumprod_tangent(x: Any, y: Any, x_dot: np.ndarray, g: dict[str, Any]) -> An
 def _median_tangent(x: Any, y: Any, x_dot: np.ndarray, g: dict[str, Any]) -> Any:
     """The tangent of the middle element of each slice, or the mean of the two middle ones."""
     axes = reduced_axes(g.get("axis"), x_dot.ndim)
-    order = np.argsort(_gather_reduced(np.asarray(x), axes), axis=-1, kind="stable")
+    order = np.argsort(gather_reduced(np.asarray(x), axes), axis=-1, kind="stable")
     middle = order[..., [(order.shape[-1] - 1) // 2, order.shape[-1] // 2]]
-    chosen = np.take_along_axis(_gather_reduced(x_dot, axes), middle, axis=-1)
+    chosen = np.take_along_axis(gather_reduced(x_dot, axes), middle, axis=-1)
     return np.mean(chosen, axis=-1).reshape(np.shape(y))
 
 
@@ -645,11 +632,17 @@ def whole_reduction(text: str, uniform: str, over_axes: str) -> Inline:
 _OVER_AXES = {"spread_sum": spread_sum, "spread_mean": spread_mean}
 
 
+# `initial=` passed by position, where the rules differentiate it (`initial_at`): a sum's,
+# a product's, an extremum's. (NumPy's `keepdims` default is its private `_NoValue`.)
+for _reduction in dict.fromkeys((np.sum, np.nansum, np.prod, np.max, np.amax, np.min, np.amin)):
+    rules.keywords_by_position(_reduction, "initial", defaults={"keepdims": False})
+# Linear in `x` and in `initial` together (affine in `x` alone): its forward rule's reverse
+# rule pulls the tangent back through its own pullback, `initial`'s tangent too.
 rules.primitive(
     np.sum,
     result=REDUCED_TO_FLOAT,
     inline=whole_reduction("fill_like(a, y_bar)", uniform="y_bar", over_axes="spread_sum"),
-    linearity=Linearity.LINEAR,
+    linearity=Linearity.LINEAR_IN_ALL,
 )
 rules.primitive(
     np.mean,

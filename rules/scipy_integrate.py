@@ -26,7 +26,9 @@ interior steps (those times move with the inputs, by the step-size control, whos
 derivative is no ODE's: pass `t_eval`; reverse mode raises where a cotangent reaches them,
 forward mode gives them NaN tangents); complex ODEs; fields of the result other than `.y`
 and `.t` (`.sol`, `.t_events`, `.y_events`). A right-hand side that is a nested function
-reading differentiated values is refused where it is passed (E212): pass them in `args`.
+reading differentiated values is passed them (`partial(f, k)`, whose bound arguments get
+the derivative `args` get: `passes/transforms/closure_values.py`) where each has one value
+from its binding on, and is refused where it is passed otherwise (E212): pass them in `args`.
 
 Installed once the user imports `scipy.integrate` (`rules/__init__.py: SCIPY_RULE_SETS`).
 """

@@ -23,8 +23,9 @@ class ByPosition:
     called as `np.average(a, None, w)`, `passes/transforms/anf_rewrites.py`), and they
     get cotangents and tangents, in both modes and to second order.
 
-    `parameters`: the primal's positional parameters in order, up to the last one
-    differentiated; `differentiated`: those a keyword is moved into position for;
+    `parameters`: the primal's positional parameters in order (its positional-only ones
+    too: `sum`'s `iterable`), up to the last one differentiated; `differentiated`: those
+    a keyword is moved into position for;
     `defaults`: what a parameter before it that the call leaves out is passed as;
     `aliases`: keyword names of positional parameters (`np.clip`'s `min=` for `a_min`);
     `complete`: every one of `parameters` is passed where one is moved (`np.clip(a,
@@ -63,7 +64,8 @@ class ByPosition:
         except ValueError:
             kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
             parameters = [inspect.Parameter(name, kind) for name in differentiated]
-        positional = [p for p in parameters if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+        by_position = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        positional = [p for p in parameters if p.kind in by_position]
         names = [p.name for p in positional]
         missing = [d for d in differentiated if d not in names]
         if missing:

@@ -274,8 +274,18 @@ class OperationRules(Analysis[RuleInfo]):
             return  # no nested function is read as a value
         scopes = ctx.analysis(Scopes, tree)
         outer = scopes.capturable
+        ordered = {  # (a key's captured values need no derivative: `_ORDERED_BY_KEY`)
+            id(k.value)
+            for call in ctx.analysis(Callees, tree).callees
+            if isinstance(call, gast.Call)
+            and _orders(ctx.analysis(Callees, tree).callees[call], ctx)
+            for k in call.keywords
+            if k.arg == "key"
+        }
         for value in values:
             node = value.node
+            if id(node) in ordered and not value.other and not value.nested:
+                continue
             read = [
                 c for c in LocalFunction(node.id, value.definitions).captured(outer) if c in active
             ]
@@ -398,6 +408,24 @@ def _keyword_only(function: Any, name: str) -> bool:
 NUMPY_OPTIONS = frozenset({"axis", "axes", "dtype", "keepdims"})
 
 
+# Builtins whose `key=` only orders the items they choose or sort: the result is one of the
+# items, or all of them in another order, whatever the key computes from a differentiated
+# value (a closure reading one: `min(xs, key=lambda v: abs(v - c))`), and that order
+# changes only by jumps, where the derivative is taken as the extremum's is at a tie.
+_ORDERED_BY_KEY = (sorted, min, max)
+
+
+def _orders(callee: Any, ctx: Context) -> bool:
+    """Whether `callee` is a builtin whose `key=` only orders (`_ORDERED_BY_KEY`), or the
+    forward rule of one, which code for second derivatives calls with the same key."""
+    registry = ctx.services.registry
+    for ordering in _ORDERED_BY_KEY:
+        frule = registry.frule_for(ordering)
+        if callee is ordering or (frule is not None and callee is frule.rrule):
+            return True
+    return False
+
+
 def _underivable(keyword: gast.keyword, tree: gast.Module, ctx: Context, rule: Rule | None) -> bool:
     """Whether the value a keyword passes surely has no derivative, whatever it depends on:
     an option of a library rule for a NumPy function that takes no float there
@@ -409,6 +437,8 @@ def _underivable(keyword: gast.keyword, tree: gast.Module, ctx: Context, rule: R
         and rule.origin is Origin.LIBRARY
         and _of_numpy(rule.primal)
     ):
+        return True
+    if keyword.arg == "key" and rule is not None and _orders(rule.primal, ctx):
         return True
     if not (ctx.request.kinds and isinstance(keyword.value, gast.Name)):
         return False

@@ -13,7 +13,7 @@ import gast
 
 from srcad import syntax
 from srcad.constructors import attribute_descriptor
-from srcad.kinds import Kind
+from srcad.kinds import Kind, is_numeric
 from srcad.passes.analyses.scopes import owning_scope, variable_nodes
 from srcad.passes.base import Context
 from srcad.passes.checks.callees import is_append_call
@@ -127,19 +127,29 @@ class FreshValues(ABC):
         """Whether the variable `change` (`name += v`) rebinds is proved to hold an
         immutable number (`immutable_numbers`): Python then rebinds it too."""
         assert isinstance(change.target, gast.Name)
-        name = change.target.id
-        ancestors = self._ancestors(change.target)
+        return holds_number(self._variable_kind(change.target))
+
+    def _holds_array(self, use: gast.Name) -> bool:
+        """Whether the variable `use` names is proved to hold a NumPy array of numbers
+        (`immutable_numbers`): its items are its own memory, never another value."""
+        kind = self._variable_kind(use)
+        return is_numeric(kind) and kind is not None and kind[1] >= 1
+
+    def _variable_kind(self, use: gast.Name) -> Kind | None:
+        """The kind of every value the variable `use` names may hold (None: unknown)."""
+        name = use.id
+        ancestors = self._ancestors(use)
         if not ancestors or ancestors[-1] is not self.function:
-            return False
-        owner = owning_scope(change.target, ancestors, name)
+            return None
+        owner = owning_scope(use, ancestors, name)
         if not isinstance(owner, gast.FunctionDef | gast.Lambda):
-            return False
+            return None
         if owner not in self._numbers:
             kinds = self.parameter_kinds if owner is self.function else {}
             registry = self.ctx.services.registry
             found = variable_kinds(owner, kinds, self._resolve, self.parents, registry)
             self._numbers[owner] = found
-        return holds_number(self._numbers[owner].get(name))
+        return self._numbers[owner].get(name)
 
     def _declared_outside(self, name: str) -> bool:
         """Whether some scope of the function declares `name` `global` or `nonlocal`: then
@@ -381,9 +391,35 @@ class FreshValues(ABC):
             )
         if isinstance(parent, gast.AugAssign):
             return True  # its own target, or the value it adds: read before the change
+        if isinstance(parent, gast.Assign) and parent.value is node:
+            return self._writes_into_itself(parent)
         if isinstance(parent, gast.Call) and node in parent.args:
             return is_fresh_function(self._resolve(parent.func))
         return False
+
+    def _writes_into_itself(self, write: gast.Assign) -> bool:
+        """Whether `write` writes part of an array variable into the variable itself:
+        `y[1:] = y[:-1]`, `out[i] = out[i - 1]`, `y[::-1] = y`. Python evaluates the value
+        before it writes, and NumPy writes overlapping memory as if from a copy, so the
+        write reads the old value, as the normal form's (`index_update`) does: the view is
+        kept by nothing after the statement. Only an array, proved one by its kind: a
+        list's or a dict's item written into another would be one value held twice, which
+        `y[1] += v` (in place on an array item) would change in both."""
+        (target,) = write.targets if len(write.targets) == 1 else (None,)
+        if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)):
+            return False
+        value = write.value
+        if isinstance(value, gast.Name):
+            sliced = any(isinstance(part, gast.Slice) for part in syntax.walk(target.slice))
+            if not sliced:
+                return False  # (`y[0] = y`: the array itself is not an item of it)
+        while isinstance(value, gast.Subscript) and isinstance(value.ctx, gast.Load):
+            value = value.value
+        return (
+            isinstance(value, gast.Name)
+            and value.id == target.value.id
+            and self._holds_array(target.value)
+        )
 
     def _stored_before(self, read: gast.Attribute) -> bool:
         """Whether the attribute `read` reads (`self.name`) is assigned, on the same

@@ -20,9 +20,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import gast
+import numpy as np
 
 from srcad import syntax
-from srcad.kinds import INT, PYTHON_FLOAT, RANGE, Kind, is_numeric, join
+from srcad.kinds import FLOAT, INT, PYTHON_FLOAT, RANGE, Kind, is_integer, is_numeric, join
 from srcad.passes.analyses.scopes import variable_nodes
 from srcad.passes.analyses.value_kinds import BOTTOM, result_kind, subscript
 from srcad.passes.normal_form import OPERATORS, integral_power
@@ -33,6 +34,9 @@ NUMBER: Kind = ("number", 0)
 
 # Builtins whose result is a number of this kind whatever their arguments (or an error).
 _RESULTS: dict[Any, Kind] = {float: PYTHON_FLOAT, int: INT, len: INT, bool: NUMBER}
+
+# NumPy's constructors that make a float64 array of a shape where no `dtype` is given.
+_FLOAT_ARRAYS = (np.zeros, np.ones, np.empty)
 
 
 def holds_number(kind: Kind | None) -> bool:
@@ -148,6 +152,12 @@ class _Kinds:
             kinds = [self.of(value.value)]
             kinds += [self.of(p) for p in parts if not isinstance(p, gast.Slice)]
             return BOTTOM if BOTTOM in kinds else subscript(kinds[0], index, self.of)
+        if _copies(value):
+            assert isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+            kind = self.of(value.func.value)  # an array's copy is an array of its kind
+            if kind is BOTTOM or (kind is not None and is_numeric(kind) and kind[1] >= 1):
+                return kind
+            return None
         if isinstance(value, gast.Call) and not value.keywords:
             callee = self.resolve(value.func)
             try:
@@ -156,6 +166,8 @@ class _Kinds:
                 fixed = None
             if fixed is not None:
                 return fixed
+            if any(callee is made for made in _FLOAT_ARRAYS):
+                return self._float_array(value.args)
             if callable(callee) and getattr(callee, "__module__", None) == "math":
                 return NUMBER  # a Python number (or a tuple of them: never changed in place)
             return self._result(callee, value.args)
@@ -172,6 +184,22 @@ class _Kinds:
                 return BOTTOM
             return NUMBER if all(holds_number(k) for k in kinds) else None
         return None
+
+    def _float_array(self, args: list[gast.expr]) -> Kind | None:
+        """What `np.zeros(shape)` (or `np.ones`, `np.empty`) makes with no `dtype`: a
+        float64 array of as many dimensions as `shape` has (an int: one; a tuple display:
+        its length); None where that is not seen."""
+        if len(args) != 1 or isinstance(args[0], gast.Starred):
+            return None
+        shape = args[0]
+        if isinstance(shape, gast.Tuple) and not any(
+            isinstance(e, gast.Starred) for e in shape.elts
+        ):
+            return (FLOAT[0], len(shape.elts)) if shape.elts else None
+        size = self.of(shape)
+        if size is BOTTOM:
+            return BOTTOM
+        return (FLOAT[0], 1) if size is not None and size[1] == 0 and is_integer(size) else None
 
     def _result(self, function: Any, operands: list[gast.expr]) -> Kind | None:
         if any(isinstance(o, gast.Starred) for o in operands):
@@ -190,3 +218,14 @@ class _Kinds:
         if kind is None and all(holds_number(k) for k in kinds):
             return NUMBER
         return kind
+
+
+def _copies(value: gast.expr) -> bool:
+    """Whether `value` is `v.copy()`: of an array, a new array of the same kind."""
+    return (
+        isinstance(value, gast.Call)
+        and isinstance(value.func, gast.Attribute)
+        and value.func.attr == "copy"
+        and not value.args
+        and not value.keywords
+    )

@@ -10,6 +10,7 @@ of `_Normaliser`."""
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -304,6 +305,20 @@ class SyntaxRewrites(ABC):
         )
         callees[unpacked] = primitives.unpacked_call
         return unpacked
+
+    def _start_among_the_items(self, node: gast.Call, callee: Any) -> None:
+        """`math.prod(xs, start=s)` as `math.prod([s, *xs])`: the same products in the same
+        order (`1 * s` is `s`), with `s` among the items its rule differentiates, where the
+        keyword-only `start=` is an option (E211)."""
+        if callee is not math.prod or len(node.args) != 1 or unpacks(node):
+            return
+        if [k.arg for k in node.keywords] != ["start"]:
+            return
+        (items,) = node.args
+        starred = syntax.located(make(gast.Starred, value=items, ctx=LOAD), node)
+        listed = make(gast.List, elts=[node.keywords[0].value, starred], ctx=LOAD)
+        node.args = [syntax.located(listed, node)]
+        node.keywords = []
 
     def _keywords_by_position(self, node: gast.Call, callee: Any) -> None:
         """`np.average(a, weights=w)` as `np.average(a, None, w)`: a keyword that the

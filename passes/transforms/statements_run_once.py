@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gast
 
+from srcad.passes.transforms.closure_values import pass_captured_values
 from srcad.passes.transforms.deletions import drop_deletions
 from srcad.passes.transforms.generators import collect_yields, is_generator
 from srcad.passes.transforms.lambdas import hoist_lambdas
@@ -17,10 +18,12 @@ from srcad.source import FunctionSource
 def run_once(node: gast.FunctionDef, source: FunctionSource) -> None:
     """`node`, the tree of `source`'s function, with the classes it defines and the modules
     it imports made once and bound in its closure, the `del`s that change nothing dropped,
-    its lambdas made nested functions and a generator's `yield`s collected, in place."""
+    its lambdas made nested functions, the variables a nested function passed as a value
+    reads passed to it (`closure_values`), and a generator's `yield`s collected, in place."""
     hoist_classes(node, source)
     hoist_imports(node, source)
     drop_deletions(node)
     hoist_lambdas(node)
+    pass_captured_values(node, source)
     if is_generator(source.func):  # as the list of what it yields
         collect_yields(node)

@@ -512,6 +512,7 @@ class _Normaliser(SyntaxRewrites):
         callees = self.ctx.analysis_result(Callees).callees
         callee = callees.get(node)
         if node.keywords:
+            self._start_among_the_items(node, callee)
             self._keywords_by_position(node, callee)
         with_keywords = self._keyword_call(node, callee) if node.keywords else None
         if with_keywords is not None:

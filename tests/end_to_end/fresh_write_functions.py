@@ -127,6 +127,43 @@ def written_into_an_int_array(x, y):
     return np.sum(out) * y[0] + np.sum(x * y[1])
 
 
+# Writes that read the array they write (`passes/checks/fresh_values.py: _writes_into_itself`):
+# NumPy writes overlapping memory as if from a copy, so each reads the old values.
+
+
+def shifted_by_its_own_view(x, y):
+    z = x.copy()
+    z[:, 1:] = z[:, :-1]
+    z[0] = z[-1]
+    return np.sum(z * z * np.arange(3.0)) * y[0]
+
+
+def shift_register_in_a_loop(x, y):
+    h = np.zeros(4)
+    for t in range(3):
+        h[1:] = h[:-1]
+        h[0] = np.tanh(x[0, t] * y[0] + h[1] * y[1])
+    return np.sum(h**2 * np.arange(1.0, 5.0))
+
+
+def stepped_and_reversed_into_itself(x, y):
+    z = np.zeros(6)
+    z[:3] = x[0] * y[0]
+    z[3:] = x[1] * y[1]
+    z[::2] = z[1::2]
+    z[::-1] = z
+    z[-1] = z[0] * z[-2]
+    return np.sum(z**3 * np.arange(1.0, 7.0))
+
+
+def columns_reversed_into_itself(x, y):
+    z = np.zeros((2, 3))
+    z += x * y[0]
+    z[:, ::-1] = z
+    z[1, -2:] = z[0, :2]
+    return np.sum(np.sin(z) * np.arange(6.0).reshape(2, 3)) + y[1] * z[1, 1]
+
+
 WRITTEN = [
     rows_in_a_loop,
     column_added_in_a_loop,
@@ -143,6 +180,10 @@ WRITTEN = [
     trajectory_then_array,
     trajectory_read_whole_once_complete,
     written_into_an_int_array,
+    shifted_by_its_own_view,
+    shift_register_in_a_loop,
+    stepped_and_reversed_into_itself,
+    columns_reversed_into_itself,
 ]
 
 # -- shared, and refused ------------------------------------------------------------------------
@@ -226,6 +267,20 @@ BUFFER = np.zeros(3)
 def into_a_global(x, y):
     BUFFER[0] = x[0, 0]
     return np.sum(BUFFER) + y[0]
+
+
+def its_own_view_kept_after_the_write(x, y):
+    z = x.copy()
+    shifted = z[:, :-1]
+    z[:, 1:] = shifted
+    return np.sum(z) + np.sum(shifted) * y[0]  # `shifted` sees the write
+
+
+def an_item_of_a_list_into_another(x, y):
+    rows = [x[0] * 1.0, x[1] * 1.0]
+    rows[1] = rows[0]
+    rows[1] += y[0]  # in place on the array both items hold
+    return np.sum(rows[0] ** 2)
 
 
 def element_written_twice(x, y):

@@ -3,6 +3,7 @@ them by position (`registry.ByPosition`), for `test_numpy_keywords.py`."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -99,6 +100,51 @@ def cross_b(x: Any) -> Any:
 
 def tensordot_b(x: Any) -> Any:
     return np.sum(np.tensordot(np.outer(x, x), b=x**2, axes=1) ** 2)
+
+
+def sum_initial(x: Any) -> Any:
+    return np.sum(x[:2] * x[2], initial=x[0] ** 2) ** 2
+
+
+def sum_initial_over_an_axis(x: Any) -> Any:
+    return np.sum(np.sum(np.outer(x, x[::-1]), axis=0, initial=x[1]) ** 2)
+
+
+def sum_constant_initial(x: Any) -> Any:
+    return np.sum(x * x[0], initial=2.0) ** 2  # (its Hessian counted the 2.0 in the tangent)
+
+
+def nansum_initial(x: Any) -> Any:
+    return np.nansum(x * x[1], initial=np.sin(x[2])) ** 2
+
+
+def prod_initial(x: Any) -> Any:
+    return np.prod(x[:2] + 1.5, initial=x[2]) ** 2
+
+
+def prod_initial_keepdims(x: Any) -> Any:
+    return np.sum(np.prod(np.outer(x, x), axis=1, keepdims=True, initial=x[0] + 2.0) ** 2)
+
+
+def max_initial_in_some_rows(x: Any) -> Any:
+    rows = np.outer(x, [1.0, -1.0])
+    return np.sum(np.max(rows, axis=1, initial=x[1] * 0.5) ** 2)
+
+
+def min_initial_winning(x: Any) -> Any:
+    return np.min(x * x, initial=x[2] - 5.0) * x[0]
+
+
+def builtin_sum_start(x: Any) -> Any:
+    return sum([x[0] * x[1], x[2]], start=x[1] ** 2) ** 2
+
+
+def math_prod_start(x: Any) -> Any:
+    return math.prod([x[0], x[1] * 2.0], start=x[2] + 1.0)
+
+
+def math_prod_start_of_a_generator(x: Any) -> Any:
+    return math.prod((v + 1.5 for v in x), start=np.cos(x[0]))
 
 
 def pad_constant_values(x: Any) -> Any:

@@ -87,16 +87,16 @@ def test_ties_keep_python_s_order():
         assert [values[i] for i in np.argsort(moved)] == y
 
 
-def test_a_lambda_passed_on_that_reads_a_differentiated_value_stays_refused():
-    """Its pullback would have to send a cotangent to `x` through the function value: as
-    for a nested function passed on (E212), at the lambda."""
-    for call in (
-        lambda: srcad.grad(cv.lambda_passed_on_reads_x)(*ARGS),
-        lambda: srcad.jvp(cv.lambda_passed_on_reads_x, ARGS, ARGS),
-    ):
-        with pytest.raises(srcad.SrcadError) as caught:
-            call()
-        assert [d.code for d in caught.value.diagnostics] == ["E212"]
+def test_a_lambda_passed_on_that_reads_a_differentiated_value_is_passed_it():
+    """Its pullback sends a cotangent to `x` through the function value: the lambda is
+    passed `x` (`partial`, `passes/transforms/closure_values.py`; once refused, E212)."""
+    for position in (0, 1):
+        want = finite_difference_vjp(cv.lambda_passed_on_reads_x, ARGS, 1.0, position)
+        close(srcad.grad(cv.lambda_passed_on_reads_x, wrt=position)(*ARGS), want)
+        tangents = tuple(np.full(a.shape, 0.7) if i == position else srcad.ZeroTangent()
+                         for i, a in enumerate(ARGS))  # fmt: skip
+        _, y_dot = srcad.jvp(cv.lambda_passed_on_reads_x, ARGS, tangents)
+        close(y_dot, finite_difference_jvp(cv.lambda_passed_on_reads_x, ARGS, tangents))
 
 
 def test_a_partial_binding_a_differentiated_keyword_stays_refused():

@@ -131,6 +131,8 @@ REFUSED = [
     (fw.returned_by_a_helper_then_written, "out[0, 0] = y[0]", "E301", "may be shared"),
     (fw.into_a_global, "BUFFER[0] = x[0, 0]", "E301", "not made in this function"),
     (fw.kept_through_or, "ys += [y[0] * 2.0]", "E306", "also used at line"),
+    (fw.its_own_view_kept_after_the_write, "z[:, 1:] = shifted", "E301", "also used at line"),
+    (fw.an_item_of_a_list_into_another, "rows[1] = rows[0]", "E301", "also used at line"),
 ]
 
 

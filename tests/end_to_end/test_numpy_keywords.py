@@ -1,7 +1,9 @@
 """Differentiated values passed by keyword to NumPy functions whose rules differentiate
 them by position (`registry.ByPosition`: `np.average(x, weights=w)`, `np.clip(x, min=m)`,
-...): gradients, forward derivatives and Hessians against central finite differences,
-and the keywords left as options where no differentiated one is moved."""
+the `initial=` of `np.sum`, `np.prod`, `np.max`, the builtin `sum`'s `start=`, ...; and
+`math.prod(xs, start=s)`, which the normal form passes as `math.prod([s, *xs])`):
+gradients, forward derivatives and Hessians against central finite differences, and the
+keywords left as options where no differentiated one is moved."""
 
 from __future__ import annotations
 
@@ -40,6 +42,17 @@ FUNCTIONS = [
     m.kron_b,
     m.cross_b,
     m.tensordot_b,
+    m.sum_initial,
+    m.sum_initial_over_an_axis,
+    m.sum_constant_initial,
+    m.nansum_initial,
+    m.prod_initial,
+    m.prod_initial_keepdims,
+    m.max_initial_in_some_rows,
+    m.min_initial_winning,
+    m.builtin_sum_start,
+    m.math_prod_start,
+    m.math_prod_start_of_a_generator,
 ]
 CASES = [(f, x) for f in FUNCTIONS for x in (X, X2)]
 IDS = [f"{f.__name__}-{i}" for f in FUNCTIONS for i in range(2)]

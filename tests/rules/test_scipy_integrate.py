@@ -212,20 +212,39 @@ def captured_rate(y0: np.ndarray, k: float) -> Any:
     def decay(y: np.ndarray, t: float) -> Any:
         return -k * y
 
+    return np.sum(integrate.odeint(decay, y0, TIMES, **TIGHT)[-1])
+
+
+def test_a_closure_over_a_differentiated_value_is_passed_it() -> None:
+    """`decay` reads `k`: srcad passes it what it reads (`partial(decay, k)`,
+    `passes/transforms/closure_values.py`), and odeint's rules give the partial's bound
+    `k` its derivative, as they give `args`'."""
+    check_both_modes(captured_rate, Y0, 0.5)
+
+
+def rebound_rate(y0: np.ndarray, k: float) -> Any:
+    rate = k
+
+    def decay(y: np.ndarray, t: float) -> Any:
+        return -rate * y
+
+    rate = 2.0 * k
     return np.sum(integrate.odeint(decay, y0, TIMES)[-1])
 
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
-def test_a_closure_over_a_differentiated_value_is_refused_at_the_users_line(mode: str) -> None:
-    """The adjoint would miss the derivative through `k`: refused where `decay` is passed."""
+def test_a_closure_over_a_rebound_value_is_refused_at_the_users_line(mode: str) -> None:
+    """`rate` is bound twice, so the value `decay` reads is the one when odeint calls it:
+    srcad does not pass it, and the adjoint would miss the derivative through it: refused
+    where `decay` is passed."""
     with pytest.raises(UnsupportedSyntaxError) as refused:
         if mode == "reverse":
-            srcad.grad(captured_rate, wrt=("y0", "k"))(Y0, 0.5)
+            srcad.grad(rebound_rate, wrt=("y0", "k"))(Y0, 0.5)
         else:
-            srcad.jvp(captured_rate, (Y0, 0.5), (np.ones(2), 1.0))
+            srcad.jvp(rebound_rate, (Y0, 0.5), (np.ones(2), 1.0))
     (diagnostic,) = refused.value.diagnostics
     assert diagnostic.code == "E212" and diagnostic.file == __file__
-    assert "`k`" in diagnostic.message
+    assert "`rate`" in diagnostic.message
 
 
 # --- solve_ivp ----------------------------------------------------------------------------

@@ -193,18 +193,22 @@ def test_a_mean_at_a_zero_item_is_refused_or_raises_pythons_error(mean):
         srcad.hessian(lambda x: mean(x * x))(np.array([0.0, 0.7]))
 
 
-@pytest.mark.parametrize(
-    "f",
-    [
-        lambda x: math.prod([x, 2.0], start=x),
-        lambda x: sum(itertools.accumulate([x, 2.0], initial=x)),
-    ],
-)
-def test_a_differentiated_keyword_only_option_is_refused_with_a_remedy_that_works(f):
+def test_a_differentiated_keyword_only_option_is_refused_with_a_remedy_that_works():
     # (passing it by position, the remedy for other keywords, is a TypeError here)
     with pytest.raises(SrcadError, match="keyword-only") as raised:
-        srcad.grad(f)(0.5)
+        srcad.grad(lambda x: sum(itertools.accumulate([x, 2.0], initial=x)))(0.5)
     assert "positionally" not in str(raised.value)
+
+
+def test_math_prods_start_is_differentiated_among_the_items():
+    """`math.prod(xs, start=s)` runs as `math.prod([s, *xs])`: `s` gets its derivative."""
+
+    def f(x):
+        return math.prod([x, 2.0], start=x * x)
+
+    np.testing.assert_allclose(srcad.grad(f)(0.5), 6.0 * 0.5**2)
+    np.testing.assert_allclose(srcad.jvp(f, (0.5,), (1.0,))[1], 6.0 * 0.5**2)
+    np.testing.assert_allclose(srcad.hessian(f)(0.5), 12.0 * 0.5)
 
 
 def test_the_distance_of_equal_points_has_derivative_zero_as_the_norm_has():
