@@ -1,9 +1,11 @@
 """Objectives for the second-order walk of `test_higher_order.py` that reach the rules
 issue 20 added (`rules/numpy_statistics.py`, `numpy_signals.py`, `numpy_ufunc_methods.py`,
-`numpy_functionals.py`): each a real scalar of one vector, nonlinear around the function."""
+`numpy_functionals.py`, `float_parts.py`): each a real scalar of one vector, nonlinear around
+the function (the vector's elements lie in 0.2 to 0.8)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -108,7 +110,74 @@ def polyfit(x: Any) -> Any:
     return np.sum(np.polyfit(x, np.sin(x), 2) ** 2)
 
 
+def copysign(x: Any) -> Any:
+    return np.sum(np.copysign(x * x, 0.5 - x) * np.sin(x))
+
+
+def fmod(x: Any) -> Any:
+    return np.sum(np.fmod(3.0 * x, x[::-1] + 0.05) ** 2 * x)
+
+
+def modf(x: Any) -> Any:
+    fraction, whole = np.modf(4.0 * x * x)
+    return np.sum(fraction**2 * (whole + x))
+
+
+def frexp(x: Any) -> Any:
+    mantissa, exponent = np.frexp(x * x)
+    return np.sum(mantissa**3 * exponent) + np.sum(mantissa * x)
+
+
+def ldexp(x: Any) -> Any:
+    return np.sum(np.ldexp(x * x, np.arange(6) - 2) * x)
+
+
+def numpy_divmod(x: Any) -> Any:
+    quotient, rest = np.divmod(5.0 * x, x[::-1] + 0.1)
+    return np.sum(rest**2 * (quotient + x))
+
+
+def of_two(f: Any) -> Any:
+    def objective(x: Any) -> Any:
+        return math.sin(f(5.0 * x[0] * x[1], x[2] + 0.05)) * x[3] + f(x[0] * x[0], -x[4]) ** 3
+
+    objective.__name__ = f"{getattr(f, '__name__', 'function')}_objective"
+    return objective
+
+
+def math_modf(x: Any) -> Any:
+    fraction, whole = math.modf(7.0 * x[0] * x[1])
+    return fraction**2 * (whole + x[2])
+
+
+def math_frexp(x: Any) -> Any:
+    mantissa, exponent = math.frexp(x[0] * x[1])
+    return mantissa**3 * exponent + mantissa * x[2]
+
+
+def math_ldexp(x: Any) -> Any:
+    return math.ldexp(x[0] * x[1], 3) ** 2 + math.ldexp(x[2], -2) * x[0]
+
+
+def builtin_divmod(x: Any) -> Any:
+    quotient, rest = divmod(5.0 * x[0], x[1] + 0.1)
+    return rest**2 * (quotient + x[2])
+
+
 BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
+    np.copysign: (copysign, ()),
+    np.fmod: (fmod, ()),
+    np.modf: (modf, ()),
+    np.frexp: (frexp, ()),
+    np.ldexp: (ldexp, ()),
+    np.divmod: (numpy_divmod, ()),
+    math.copysign: (of_two(math.copysign), ()),
+    math.fmod: (of_two(math.fmod), ()),
+    math.remainder: (of_two(math.remainder), ()),
+    math.modf: (math_modf, ()),
+    math.frexp: (math_frexp, ()),
+    math.ldexp: (math_ldexp, ()),
+    divmod: (builtin_divmod, ()),
     np.ptp: (of_reduction(np.ptp, 1), ()),
     np.cov: (cov, ()),
     np.corrcoef: (corrcoef, ()),
