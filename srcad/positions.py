@@ -63,7 +63,9 @@ class ByPosition:
         except ValueError:
             kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
             parameters = [inspect.Parameter(name, kind) for name in differentiated]
-        positional = [p for p in parameters if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+        # (A positional-only parameter, `np.bincount`'s `x`, takes its place too.)
+        by_place = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        positional = [p for p in parameters if p.kind in by_place]
         names = [p.name for p in positional]
         missing = [d for d in differentiated if d not in names]
         if missing:

@@ -164,7 +164,19 @@ def builtin_divmod(x: Any) -> Any:
     return rest**2 * (quotient + x[2])
 
 
+def bincount(x: Any) -> Any:
+    bins = np.array([2, 0, 2, 1, 4, 0])
+    return np.sum(np.bincount(bins, np.sin(x) * x, minlength=6) ** 3)
+
+
+def unique(x: Any) -> Any:
+    values, inverse = np.unique(np.concatenate([x * x, x[:2] + 3.0]), return_inverse=True)
+    return np.sum(np.exp(values) * np.arange(values.size)) + np.sum(values[inverse] ** 3)
+
+
 BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
+    np.bincount: (bincount, ()),
+    np.unique: (unique, ()),
     np.copysign: (copysign, ()),
     np.fmod: (fmod, ()),
     np.modf: (modf, ()),
