@@ -27,6 +27,7 @@ from srcad.rules import (
     numpy_elementwise,
     numpy_factorisations,
     numpy_fft,
+    numpy_flat,
     numpy_functionals,
     numpy_indexing,
     numpy_joining,
@@ -70,6 +71,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     structs.rules,
     numpy_sorting.rules,
     numpy_counting.rules,
+    numpy_flat.rules,
     numpy_arrangement.rules,
     numpy_fft.rules,
     numpy_eig.rules,
@@ -85,6 +87,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
 # Last, as it is built from the others: reverse rules of their linear forward rules.
 RULE_SETS += (
     second_order_calls.rules,
+    numpy_flat.second_order_rules,
     third_order_calls.rules,
     fourth_order_calls.rules,
     second_order.build(RULE_SETS),

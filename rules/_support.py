@@ -382,8 +382,9 @@ def as_result(y_dot: Any, y: Any) -> Any:
 
 def _definition_tangent(y_dot: Any, y: Any) -> Any:
     """`as_result` of a definition's tangent, element by element for a tuple result
-    (`np.modf`, `divmod`), whose tangent is a plain tuple of theirs."""
-    if isinstance(y_dot, AbstractZero):
+    (`np.modf`, `divmod`), whose tangent is a plain tuple of theirs; a list's as the
+    definition gives it (`np.ndenumerate`'s pairs)."""
+    if isinstance(y_dot, AbstractZero) or type(y) is list:
         return y_dot
     if type(y) is tuple:
         parts = elements_of(y_dot, len(y))

@@ -36,8 +36,8 @@ Pullback = Any
 
 # -- np.bincount ---------------------------------------------------------------------------------
 
-# `np.bincount(x, /, weights=None, minlength=0)`; under NumPy 2.2 it has no signature to read,
-# and `x` (positional only) names its first position.
+# `np.bincount(x, /, weights=None, minlength=0)`: where Python cannot read its signature,
+# `x` (positional only) names its first position.
 rules.keywords_by_position(np.bincount, "x", "weights")
 
 

@@ -77,7 +77,11 @@ class ByPosition:
             if p.default is not inspect.Parameter.empty and isinstance(p.default, _PLAIN_DEFAULTS)
         }
         found.update(defaults or {})
-        return cls(tuple(names[: last + 1]), frozenset(differentiated), found,
+        # One that cannot be passed by keyword has no keyword to move: named to place the
+        # others where Python cannot read the signature (`np.bincount`'s `x`).
+        only = {p.name for p in positional if p.kind is inspect.Parameter.POSITIONAL_ONLY}
+        moved = frozenset(differentiated) - only
+        return cls(tuple(names[: last + 1]), moved, found,
                    dict(aliases or {}), complete)  # fmt: skip
 
     def arrangement(

@@ -174,7 +174,15 @@ def unique(x: Any) -> Any:
     return np.sum(np.exp(values) * np.arange(values.size)) + np.sum(values[inverse] ** 3)
 
 
+def ndenumerate(x: Any) -> Any:
+    total = 0.0
+    for index, v in np.ndenumerate(np.reshape(x * x, (3, 2))):
+        total = total + (index[0] + index[1] + 1.0) * np.sin(v) * total + v**3
+    return total
+
+
 BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
+    np.ndenumerate: (ndenumerate, ()),
     np.bincount: (bincount, ()),
     np.unique: (unique, ()),
     np.copysign: (copysign, ()),
