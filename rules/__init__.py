@@ -45,6 +45,7 @@ from srcad.rules import (
     standard_library,
     structs,
     third_order_calls,
+    ufunc_at,
 )
 
 RULE_SETS: tuple[RuleSet, ...] = (
@@ -68,6 +69,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_joining.rules,
     numpy_indexing.rules,
     item_writes.rules,
+    ufunc_at.rules,
     structs.rules,
     numpy_sorting.rules,
     numpy_counting.rules,

@@ -201,6 +201,9 @@ class _Normaliser(SyntaxRewrites):
             receiver = node.value.func.value
             assert isinstance(receiver, gast.Name)
             self._append(receiver.id, node.value.args[0])
+        elif self._accumulates(node.value):
+            assert isinstance(node.value, gast.Call)
+            self._accumulate(node.value)
         elif not isinstance(node.value, gast.Constant):  # docstrings go
             self._emit(make(gast.Expr, value=self.operation(node.value)))
 

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from srcad.primitives import ufunc_at
+
 
 def holed(x: Any) -> Any:
     """`x` with its largest element NaN."""
@@ -181,7 +183,15 @@ def ndenumerate(x: Any) -> Any:
     return total
 
 
+def add_at(x: Any) -> Any:
+    counts = np.zeros(3)
+    np.add.at(counts, np.array([2, 0, 2, 1, 2, 0]), np.sin(x) * x)
+    np.subtract.at(counts, np.array([1, 1]), x[:2] ** 2)
+    return np.sum(counts**3) + counts[2] * x[0]
+
+
 BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
+    ufunc_at: (add_at, ()),
     np.ndenumerate: (ndenumerate, ()),
     np.bincount: (bincount, ()),
     np.unique: (unique, ()),
