@@ -36,9 +36,9 @@ Pullback = Any
 
 # -- np.bincount ---------------------------------------------------------------------------------
 
-# `np.bincount(x, /, weights=None, minlength=0)`: where Python cannot read its signature,
-# `x` (positional only) names its first position.
-rules.keywords_by_position(np.bincount, "x", "weights")
+# `np.bincount(x, /, weights=None, minlength=0)` (`x` named for NumPy 2.2, whose signature
+# Python cannot read).
+rules.keywords_by_position(np.bincount, "weights", leading=("x",))
 
 
 @rules.rrule(np.bincount)

@@ -52,17 +52,20 @@ class ByPosition:
         defaults: Mapping[str, Any] | None = None,
         aliases: Mapping[str, str] | None = None,
         complete: bool = False,
+        leading: tuple[str, ...] = (),
     ) -> ByPosition:
         """The entry for `function`, whose keywords `differentiated` its rules take by
         position: its parameters and plain defaults read from its signature, `defaults`
         given for the others (`np.clip`'s bounds, whose default is NumPy's `_NoValue`).
         A builtin whose signature Python cannot read (`np.dot` under NumPy 2.2) takes
-        `differentiated` for its first parameters, in order."""
+        `differentiated` for its first parameters, in order, after the positional-only ones
+        named `leading` (`np.bincount`'s `x`)."""
         try:
             parameters = list(inspect.signature(function).parameters.values())
         except ValueError:
-            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
-            parameters = [inspect.Parameter(name, kind) for name in differentiated]
+            only, kind = inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD
+            parameters = [inspect.Parameter(name, only) for name in leading]
+            parameters += [inspect.Parameter(name, kind) for name in differentiated]
         # (A positional-only parameter, `np.bincount`'s `x`, takes its place too.)
         by_place = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         positional = [p for p in parameters if p.kind in by_place]
@@ -77,11 +80,7 @@ class ByPosition:
             if p.default is not inspect.Parameter.empty and isinstance(p.default, _PLAIN_DEFAULTS)
         }
         found.update(defaults or {})
-        # One that cannot be passed by keyword has no keyword to move: named to place the
-        # others where Python cannot read the signature (`np.bincount`'s `x`).
-        only = {p.name for p in positional if p.kind is inspect.Parameter.POSITIONAL_ONLY}
-        moved = frozenset(differentiated) - only
-        return cls(tuple(names[: last + 1]), moved, found,
+        return cls(tuple(names[: last + 1]), frozenset(differentiated), found,
                    dict(aliases or {}), complete)  # fmt: skip
 
     def arrangement(
