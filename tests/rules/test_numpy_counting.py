@@ -117,3 +117,22 @@ def test_counts_alone_carry_no_derivative() -> None:
 
     x = np.array([0.5, -0.25, 1.5])
     np.testing.assert_array_equal(srcad.grad(counted)(x), np.array([1.0, 0.0, 2.0]))
+
+
+def test_weights_by_keyword_where_python_cannot_read_the_signature(monkeypatch) -> None:
+    """NumPy 2.2's `np.bincount` has no signature Python can read: `weights=` goes to the
+    same position all the same (`ByPosition.of`'s `leading`)."""
+    import inspect
+
+    from srcad.positions import ByPosition
+
+    readable = ByPosition.of(np.bincount, "weights", leading=("x",))
+
+    def unreadable(function: Any, *args: Any, **kwargs: Any) -> Any:
+        raise ValueError("no signature found")
+
+    monkeypatch.setattr(inspect, "signature", unreadable)
+    blind = ByPosition.of(np.bincount, "weights", leading=("x",))
+    assert blind.parameters == readable.parameters == ("x", "weights")
+    assert blind.differentiated == readable.differentiated == {"weights"}
+    assert blind.arrangement(1, ["weights", "minlength"]) == [("weights", None)]
