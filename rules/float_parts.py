@@ -13,7 +13,7 @@ others are linear in the argument on each piece:
 - `fmod(a, b)`, `math.remainder(a, b)` and the remainder of `divmod(a, b)` are `a - q b`
   for the integer quotient `q` the function took (truncated, rounded to even, floored): their
   slopes are 1 in `a` and `-q` in `b`. `q` is read back from the result, `(a - r) / b`
-  rounded, which is exact, so that it is the quotient of the piece the point is in even
+  rounded to an integer, so that it is the quotient of the piece the point is in even
   where `a / b` rounds the other way (`fmod(1.0, 0.1)` takes 9, not 10). Where the result
   jumps (`a` a multiple of `b`) that is the piece the function's own result belongs to.
 - `modf(x)` is `(x - trunc(x), trunc(x))`: slope 1 for the fractional part.
@@ -47,7 +47,8 @@ def sign_of(s: Any) -> Any:
 
 def _quotient(a: Any, b: Any, remainder: Any) -> Any:
     """The integer `q` with `remainder == a - q * b`, read back from the remainder a
-    function computed: `a - remainder` is `q * b` exactly, so the division rounds to `q`."""
+    function computed: `a - remainder` is `q * b` up to rounding, far less than `b`, so
+    the division rounds to `q` (where floats hold `q` exactly, below 2**53)."""
     return np.rint(np.subtract(a, remainder) / np.asarray(b, dtype=np.result_type(b, 1.0)))
 
 
@@ -133,7 +134,7 @@ def numpy_modf(x: Any) -> Any:
 
 def math_modf(x: Any) -> Any:
     """`math.modf(x)`: the fractional part `x - trunc(x)`, and the whole part."""
-    whole = float(math.trunc(x))
+    whole = float(np.trunc(x))  # (`math.trunc` raises at inf, where `math.modf` does not)
     return x - whole, whole
 
 
