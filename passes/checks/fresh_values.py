@@ -262,13 +262,13 @@ class FreshValues(ABC):
                 return f"`{name}` is also used at line {node.lineno}, which may keep it"
         return None
 
-    def _why_not_writable(self, write: gast.Subscript | gast.Call) -> str | None:
+    def _why_not_writable(self, write: gast.Subscript | gast.Attribute | gast.Call) -> str | None:
         """Why `name[index] = v` (or `name[index] op= v`, or `ufunc.at(name, index, v)`)
         cannot be rewritten as binding `name` to a new value with the item written
         (`primitives.index_update`, `primitives.ufunc_at`): None where `name` is a variable
         of the function itself, read by no nested function, holding a value made here that
         nothing else holds when it changes."""
-        changed = write.value if isinstance(write, gast.Subscript) else write.args[0]
+        changed = write.args[0] if isinstance(write, gast.Call) else write.value
         if not isinstance(changed, gast.Name):
             return "only an item of a variable can be written (`x[i, j] = v`, not `x[i][j] = v`)"
         name = changed.id
