@@ -12,6 +12,7 @@ from srcad.rules import (
     complex_parts,
     containers,
     dicts,
+    float_parts,
     fourth_order_calls,
     item_writes,
     keywords,
@@ -20,12 +21,14 @@ from srcad.rules import (
     nondiff,
     numpy_arrangement,
     numpy_calculus,
+    numpy_counting,
     numpy_decompositions,
     numpy_definitions,
     numpy_eig,
     numpy_elementwise,
     numpy_factorisations,
     numpy_fft,
+    numpy_flat,
     numpy_functionals,
     numpy_indexing,
     numpy_joining,
@@ -43,6 +46,7 @@ from srcad.rules import (
     standard_library,
     structs,
     third_order_calls,
+    ufunc_at,
 )
 
 RULE_SETS: tuple[RuleSet, ...] = (
@@ -55,6 +59,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     builtins.rules,
     math.rules,
     numpy_elementwise.rules,
+    float_parts.rules,
     complex_parts.rules,
     numpy_reductions.rules,
     numpy_norms.rules,
@@ -66,8 +71,11 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_indexing.rules,
     item_writes.rules,
     changed_values.rules,
+    ufunc_at.rules,
     structs.rules,
     numpy_sorting.rules,
+    numpy_counting.rules,
+    numpy_flat.rules,
     numpy_arrangement.rules,
     numpy_fft.rules,
     numpy_eig.rules,
@@ -83,6 +91,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
 # Last, as it is built from the others: reverse rules of their linear forward rules.
 RULE_SETS += (
     second_order_calls.rules,
+    numpy_flat.second_order_rules,
     third_order_calls.rules,
     fourth_order_calls.rules,
     second_order.build(RULE_SETS),

@@ -380,6 +380,18 @@ def as_result(y_dot: Any, y: Any) -> Any:
     return out if isinstance(y, np.ndarray) else out[()]
 
 
+def _definition_tangent(y_dot: Any, y: Any) -> Any:
+    """`as_result` of a definition's tangent, element by element for a tuple result
+    (`np.modf`, `divmod`), whose tangent is a plain tuple of theirs; a list's as the
+    definition gives it (`np.ndenumerate`'s pairs), and a dict's (`primitives.changed`)."""
+    if isinstance(y_dot, AbstractZero) or type(y) is list or isinstance(y, dict):
+        return y_dot
+    if type(y) is tuple:
+        parts = elements_of(y_dot, len(y))
+        return tuple(_definition_tangent(unthunk(d), v) for d, v in zip(parts, y, strict=True))
+    return as_result(y_dot, y)
+
+
 def element_cotangents(y_bar: Any, count: int) -> tuple[Any, ...]:
     """The cotangents of the elements of a tuple result, each computed if it was a thunk.
 
@@ -462,14 +474,7 @@ def by_definition(
         y, y_dot = CONFIG.frule_via_ad(dargs, definition, *args, **keywords)
         if numpy_value:
             y = primal(*args, **keywords)
-        y_dot = unthunk(y_dot)
-        if isinstance(y_dot, AbstractZero) or isinstance(y, dict):
-            return y, y_dot  # (a dict's: as the definition's rules give it, by key)
-        if isinstance(y, tuple | list):  # each element's tangent as that element's
-            parts = zip(elements_of(y_dot, len(y)), y, strict=True)
-            dots = (d if isinstance(d, AbstractZero) else as_result(d, v) for d, v in parts)
-            return y, type(y)(dots)
-        return y, as_result(y_dot, y)
+        return y, _definition_tangent(unthunk(y_dot), y)
 
     rules.rrule(primal)(
         named(definition_rrule, f"{name}_rrule", definition_pullback=f"{name}_pullback")

@@ -151,7 +151,8 @@ def logsumexp_frule(
 ) -> tuple[Any, Any]:
     """Forward rule for `logsumexp`: `sum(b w a_dot + w b_dot)` over the reduced axes, with
     the weights `w` of the reverse rule, from `logsumexp` itself (kept dimensions), so that
-    this rule is differentiated in turn."""
+    this rule is differentiated in turn (to third order too: `np.sum` takes `keepdims` by
+    position, as a keyword with no kind srcad knows would be a differentiated one)."""
     _refuse_complex_sign(a, return_sign)
     result = special.logsumexp(a, axis, b, keepdims, return_sign)
     a_dot = unthunk(dargs[1])
@@ -161,9 +162,9 @@ def logsumexp_frule(
     y_dot: Any = ZeroTangent()
     if not isinstance(a_dot, AbstractZero):
         scaled = weights if b is None else weights * b
-        y_dot = np.sum(scaled * a_dot, axis=axis, keepdims=keepdims)
+        y_dot = np.sum(scaled * a_dot, axis, None, None, bool(keepdims))
     if b is not None and not isinstance(b_dot, AbstractZero):
-        y_dot = y_dot + np.sum(weights * b_dot, axis=axis, keepdims=keepdims)
+        y_dot = y_dot + np.sum(weights * b_dot, axis, None, None, bool(keepdims))
     if return_sign and not isinstance(y_dot, AbstractZero):
         return result, (y_dot, ZeroTangent())
     return result, y_dot

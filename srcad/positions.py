@@ -53,19 +53,23 @@ class ByPosition:
         defaults: Mapping[str, Any] | None = None,
         aliases: Mapping[str, str] | None = None,
         complete: bool = False,
+        leading: tuple[str, ...] = (),
     ) -> ByPosition:
         """The entry for `function`, whose keywords `differentiated` its rules take by
         position: its parameters and plain defaults read from its signature, `defaults`
         given for the others (`np.clip`'s bounds, whose default is NumPy's `_NoValue`).
         A builtin whose signature Python cannot read (`np.dot` under NumPy 2.2) takes
-        `differentiated` for its first parameters, in order."""
+        `differentiated` for its first parameters, in order, after the positional-only ones
+        named `leading` (`np.bincount`'s `x`)."""
         try:
             parameters = list(inspect.signature(function).parameters.values())
         except ValueError:
-            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
-            parameters = [inspect.Parameter(name, kind) for name in differentiated]
-        by_position = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        positional = [p for p in parameters if p.kind in by_position]
+            only, kind = inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD
+            parameters = [inspect.Parameter(name, only) for name in leading]
+            parameters += [inspect.Parameter(name, kind) for name in differentiated]
+        # (A positional-only parameter, `np.bincount`'s `x`, takes its place too.)
+        by_place = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        positional = [p for p in parameters if p.kind in by_place]
         names = [p.name for p in positional]
         missing = [d for d in differentiated if d not in names]
         if missing:

@@ -89,6 +89,17 @@ def changes_item_in_place(holder: Any, item: Any, operator: str) -> bool:
     return not isinstance(holder, np.ndarray) and hasattr(type(item), f"__i{operator}__")
 
 
+def ufunc_at(ufunc: Any, items: Any, indices: Any, *values: Any) -> Any:
+    """`ufunc.at(items, indices, values)` as a new value: a copy of the array `items` with
+    the ufunc applied at the indices, unbuffered (an index named twice takes it twice). The
+    normal form rebinds the name to it, as it does an item written (`index_update`)."""
+    if not isinstance(items, np.ndarray):
+        raise TypeError(f"srcad differentiates ufunc.at on arrays, not on a {type(items).__name__}")
+    result = items.copy()
+    ufunc.at(result, indices, *values)
+    return result
+
+
 def make_struct(kind: type, *values: Any) -> Any:
     """`kind(a, b, ...)` of a NamedTuple or dataclass whose initialiser only stores its
     fields (`struct_fields`): the normal form's call, keyword arguments put in field order."""

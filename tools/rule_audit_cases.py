@@ -1858,6 +1858,37 @@ STATISTICS: list[Case] = [
     *c("np.add.reduce(x, where=x > 0)", "np.add.accumulate(x, dtype=np.float32)", args=X34),
 ]
 
+# Issue 20's float parts, counting and flat reads (`rules/float_parts.py`,
+# `numpy_counting.py`, `numpy_flat.py`, `ufunc_at.py`), at random points and at their kinks.
+PARTS: list[Case] = [
+    *c(
+        "np.copysign(x, y)",
+        "np.fmod(x, y)",
+        "np.divmod(x, y)[1]",
+        "np.modf(x)[0]",
+        "np.ldexp(x, np.array([[1], [-2], [3]]))",
+        "np.unique(x)",
+        "np.unique(x, return_counts=True)[0]",
+        "np.unique(x, axis=1)",
+        "np.bincount(np.array([0, 2, 2, 1]), y[0])",
+        "np.bincount(np.array([0, 2, 2, 1]), weights=y[1], minlength=5)",
+        "x.flat[1:5]",
+        "x.T.flat[[0, 2, 2]]",
+        args=(F(3, 4), P(3, 4)),
+    ),
+    # (The mantissa jumps at every power of two, which differences near 0 would cross.)
+    *c("np.frexp(x)[0]", "np.frexp(x)[0] * y", args=(A([0.3, -0.7, 1.3, 3.0, -5.5]), P(5))),
+    # (Ties of `np.unique` change its length in most directions: see its tests.)
+    *c(
+        "np.copysign(x - x, y)",
+        "np.unique(x, axis=0)",
+        "np.fmod(x, 1.0)",
+        "np.modf(x)[0]",
+        args=(TIES, P(2, 3)),
+        kink=True,
+    ),
+]
+
 GROUPS = {
     "CALLS": CALLS,
     "KINKS": KINKS,
@@ -1867,6 +1898,7 @@ GROUPS = {
     "COMPLEX": COMPLEX,
     "SINGLE": SINGLE,
     "STATISTICS": STATISTICS,
+    "PARTS": PARTS,
 }
 CASES = [case for group in GROUPS.values() for case in group]
 

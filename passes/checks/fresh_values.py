@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import gast
+import numpy as np
 
 from srcad import syntax
 from srcad.constructors import attribute_descriptor
@@ -18,7 +19,12 @@ from srcad.passes.analyses.scopes import owning_scope, variable_nodes
 from srcad.passes.base import Context
 from srcad.passes.checks.callees import is_append_call
 from srcad.passes.checks.immutable_numbers import holds_number, variable_kinds
-from srcad.passes.checks.in_place import LAZY_ITERATORS, LIST_READERS, is_fresh_function
+from srcad.passes.checks.in_place import (
+    LAZY_ITERATORS,
+    LIST_READERS,
+    is_fresh_function,
+    is_ufunc_at,
+)
 from srcad.primitives import CHANGING_METHODS
 
 
@@ -29,6 +35,8 @@ class FreshValues(ABC):
     function: gast.FunctionDef
     # Whether the first parameter (`self` of an `__init__`) is a value made for the call.
     fresh_first_parameter = False
+    # Whether changes to values the function made run as they are (`Mutations`'s).
+    fresh_changes_allowed: bool
     _parents: dict[gast.AST, gast.AST] | None
     # The argument kinds of the function's parameters (`srcad.kinds`), where known.
     parameter_kinds: Mapping[str, Kind | None]
@@ -249,7 +257,11 @@ class FreshValues(ABC):
                 if value is None or not self._makes_new_value(value):
                     return f"`{name}` is assigned a value that may be shared (line {node.lineno})"
                 continue
-            if _written_item(node, parent) is not None or self.changing_call(node) is not None:
+            if (
+                _written_item(node, parent) is not None
+                or self.changing_call(node) is not None
+                or self._accumulated(node, parent)
+            ):
                 continue  # the change itself
             if self._after_every_change(node, changes):
                 continue
@@ -257,26 +269,63 @@ class FreshValues(ABC):
                 return f"`{name}` is also used at line {node.lineno}, which may keep it"
         return None
 
-    def _why_not_writable(self, write: gast.Subscript | gast.Attribute) -> str | None:
-        """Why `name[index] = v` (or `name[index] op= v`) cannot be rewritten as binding
-        `name` to a new value with the item written (`primitives.index_update`): None
-        where `name` is a variable of the function itself, read by no nested function,
-        holding a value made here that nothing else holds when it changes."""
-        if not isinstance(write.value, gast.Name):
+    def _why_not_writable(self, write: gast.Subscript | gast.Attribute | gast.Call) -> str | None:
+        """Why `name[index] = v` (or `name[index] op= v`, or `ufunc.at(name, index, v)`)
+        cannot be rewritten as binding `name` to a new value with the item written
+        (`primitives.index_update`, `primitives.ufunc_at`): None where `name` is a variable
+        of the function itself, read by no nested function, holding a value made here that
+        nothing else holds when it changes."""
+        changed = write.args[0] if isinstance(write, gast.Call) else write.value
+        if not isinstance(changed, gast.Name):
             return "only an item of a variable can be written (`x[i, j] = v`, not `x[i][j] = v`)"
-        name = write.value.id
+        name = changed.id
         if self._declared_outside(name):
             return f"`{name}` is declared global or nonlocal"
         scope = self._scope(write)  # the function, or a nested one writing its own local
         if not isinstance(scope, gast.FunctionDef):
             return f"`{name}` is written in a lambda"
-        nodes = self._variable(write.value, name)
+        nodes = self._variable(changed, name)
         for node in nodes:
             if self._scope(node) is not scope:
                 return f"`{name}` is used by a nested function (line {node.lineno})"
         if not any(isinstance(node.ctx, gast.Store | gast.Param) for node in nodes):
             return f"`{name}` is not made in this function (a global, or a builtin)"
-        return self._why_shared(write.value)
+        return self._why_shared(changed)
+
+    def _why_not_accumulated(self, call: gast.Call, callee: Any) -> str | None:
+        """Why the call of `callee`, which changes its first argument in place, cannot be
+        rewritten as binding that to a new value, as the clause the message adds ("" for
+        any function but `ufunc.at`): None for `ufunc.at(name, indices, values)` where it
+        is a statement of its own, passes its arguments plainly, and `name` may be written
+        as an item may (`_why_not_writable`): `name = ufunc_at(ufunc, name, indices,
+        values)` then (`primitives.ufunc_at`, `passes/transforms/anf_rewrites.py`)."""
+        if not is_ufunc_at(callee) or self.fresh_changes_allowed:
+            return ""
+        why = None
+        if not isinstance(self.parents.get(call), gast.Expr):
+            why = "it is not a statement of its own"
+        elif call.keywords or any(isinstance(a, gast.Starred) for a in call.args):
+            why = "it passes keywords or unpacks its arguments"
+        elif len(call.args) not in (2, 3) or not isinstance(call.args[0], gast.Name):
+            why = "its first argument is not a variable"
+        elif callee.__self__ not in (np.add, np.subtract):  # (`rules/ufunc_at.py`)
+            why = f"srcad takes np.add.at and np.subtract.at, not np.{callee.__self__.__name__}.at"
+        else:
+            why = self._why_not_writable(call)
+        return None if why is None else f", which srcad cannot rewrite as a new value: {why}"
+
+    def _accumulated(self, node: gast.AST, parent: gast.AST | None) -> gast.Call | None:
+        """The call `ufunc.at(node, ...)`, a statement of its own, where `node` is its first
+        argument (the array it changes), if `parent` is one."""
+        if (
+            isinstance(parent, gast.Call)
+            and parent.args
+            and parent.args[0] is node
+            and isinstance(self.parents.get(parent), gast.Expr)
+            and is_ufunc_at(self._resolve(parent.func))
+        ):
+            return parent
+        return None
 
     def _owns(self, node: gast.expr) -> bool:
         """Whether the variable `node` names is a local of the function whose body holds
@@ -288,11 +337,16 @@ class FreshValues(ABC):
 
     def _change_of(self, node: gast.Name) -> gast.stmt | None:
         """The statement that changes the value of the variable `node` is a name of, where
-        `node` is the name it changes: `name += v`, or the item written in `name[i] = v`."""
+        `node` is the name it changes: `name += v`, the item written in `name[i] = v`, or
+        `ufunc.at(name, i, v)`."""
         parent = self.parents.get(node)
         if isinstance(parent, gast.AugAssign) and parent.target is node:
             return parent
-        write = _written_item(node, parent) or self.changing_call(node)
+        write = (
+            _written_item(node, parent)
+            or self.changing_call(node)
+            or self._accumulated(node, parent)
+        )
         while write is not None and not isinstance(write, gast.stmt):
             write = self.parents.get(write)
         return write

@@ -49,6 +49,21 @@ IN_PLACE_FUNCTIONS = (
     delattr,
 )
 
+
+def is_ufunc_at(callee: Any) -> bool:
+    """Whether `callee` is a ufunc's `at` method (`np.add.at`), which changes its first
+    argument in place: rewritten as a new value where that is fresh (`primitives.ufunc_at`)."""
+    return getattr(callee, "__name__", None) == "at" and isinstance(
+        getattr(callee, "__self__", None), np.ufunc
+    )
+
+
+def changes_first_argument(callee: Any) -> bool:
+    """Whether `callee` changes its first argument in place: one of `IN_PLACE_FUNCTIONS`, or
+    a ufunc's `at`."""
+    return any(callee is f for f in IN_PLACE_FUNCTIONS) or is_ufunc_at(callee)
+
+
 # Modules whose functions change their arguments only where their documentation says so
 # (`out=`, the functions above, the methods in `IN_PLACE_METHODS`): their source is not read.
 TRUSTED_MODULES = frozenset({"numpy", "scipy", "srcad"}) | frozenset(sys.stdlib_module_names)

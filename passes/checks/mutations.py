@@ -20,7 +20,7 @@ from srcad.passes.analyses.scopes import LocalFunction, Scopes
 from srcad.passes.base import Analysis, CompilationRequest, Context, Services, function_of
 from srcad.passes.checks.callees import IN_PLACE_METHODS, Callees, is_append_call, static_path
 from srcad.passes.checks.fresh_values import FreshValues
-from srcad.passes.checks.in_place import IN_PLACE_DUNDERS, IN_PLACE_FUNCTIONS, TRUSTED_MODULES
+from srcad.passes.checks.in_place import IN_PLACE_DUNDERS, TRUSTED_MODULES, changes_first_argument
 from srcad.passes.naming import Namer
 from srcad.registry import REGISTRY, Registry
 from srcad.source import function_source
@@ -205,16 +205,16 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
                     "use the returned value; " + self.rule_hint,
                 )
         callee = self._resolve(node.func)
-        if any(callee is f for f in IN_PLACE_FUNCTIONS) or (
-            getattr(callee, "__name__", None) == "at"
-            and isinstance(getattr(callee, "__self__", None), np.ufunc)
-        ):
+        if changes_first_argument(callee):
             if node.args and self._made_here(node.args[0]):
+                return []
+            why = self._why_not_accumulated(node, callee)
+            if why is None:  # rewritten as a new value, `name = ufunc_at(ufunc, name, ...)`
                 return []
             return self._report(
                 node,
                 IN_PLACE_FUNCTION,
-                "this call changes a value in place",
+                f"this call changes a value in place{why}",
                 "build a new value instead (np.where, np.add with "
                 "indices via np.bincount, ...); " + self.rule_hint,
             )

@@ -24,7 +24,7 @@ from srcad.passes.analyses.scopes import ScopeInfo
 from srcad.passes.base import Context
 from srcad.passes.checks.callees import Callees, static_path, static_value, unpacks
 from srcad.passes.checks.fresh_values import CHANGING
-from srcad.passes.checks.in_place import TRUSTED_MODULES
+from srcad.passes.checks.in_place import TRUSTED_MODULES, is_ufunc_at
 from srcad.passes.rule_calls import constant
 from srcad.primitives import index_update
 from srcad.syntax import LOAD, load, make, store
@@ -209,6 +209,25 @@ class SyntaxRewrites(ABC):
         self._assign(name, new)
         if kept is not None and method == "setdefault":
             self._assign(kept, make(gast.Subscript, value=load(name), slice=args[0], ctx=LOAD))
+
+    def _accumulates(self, node: gast.expr) -> bool:
+        """Whether the statement `node` is `ufunc.at(name, indices, values)` (the checks
+        let it through only where `name` holds a fresh array nothing else holds)."""
+        if not isinstance(node, gast.Call) or not node.args:
+            return False
+        callee = self.ctx.analysis_result(Callees).callees.get(node)
+        return is_ufunc_at(callee) and isinstance(node.args[0], gast.Name)
+
+    def _accumulate(self, node: gast.Call) -> None:
+        """`ufunc.at(name, indices, values)` as `name = ufunc_at(ufunc, name, indices,
+        values)`, a new array with the ufunc applied at the indices (`primitives.ufunc_at`),
+        as `_write_item` writes an item."""
+        callee = self.ctx.analysis_result(Callees).callees[node]
+        name = node.args[0]
+        assert isinstance(name, gast.Name)
+        ufunc = load(self.ctx.bind(callee.__self__, callee.__self__.__name__))
+        args = [ufunc, load(name.id), *(self.atom(a) for a in node.args[1:])]
+        self._assign(name.id, self._primitive_call(primitives.ufunc_at, args, node))
 
     def made_instance(self, function: gast.FunctionDef, kind: type) -> str:
         """A class's initialiser (`srcad.constructors`): its first parameter, `self`, is

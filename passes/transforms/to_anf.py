@@ -209,6 +209,9 @@ class _Normaliser(SyntaxRewrites):
             self._append(receiver.id, node.value.args[0])
         elif self._changing_call(node.value) is not None:  # `xs.sort()`, `d.update(e)`
             self._change_by_method(node.value, None)
+        elif self._accumulates(node.value):
+            assert isinstance(node.value, gast.Call)
+            self._accumulate(node.value)
         elif not isinstance(node.value, gast.Constant):  # docstrings go
             self._emit(make(gast.Expr, value=self.operation(node.value)))
 

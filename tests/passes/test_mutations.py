@@ -25,6 +25,12 @@ CASES = [
      [(2, 23, "E304")]),
     ("copyto", "def f(x, y):\n    np.copyto(x, y)\n    return x\n", [(2, 4, "E305")]),
     ("ufunc_at", "def f(x, i):\n    np.add.at(x, i, 1.0)\n    return x\n", [(2, 4, "E305")]),
+    ("ufunc_at_fresh", "def f(x, i):\n    a = np.zeros(3)\n    np.add.at(a, i, x)\n    return a\n",
+     []),
+    ("ufunc_at_after_a_view", "def f(x, i):\n    a = np.zeros(3)\n    b = a[1:]\n"
+     "    np.add.at(a, i, x)\n    return b\n", [(4, 4, "E305")]),
+    ("multiply_at_fresh", "def f(x, i):\n    a = np.ones(3)\n    np.multiply.at(a, i, x)\n"
+     "    return a\n", [(3, 4, "E305")]),
     ("augmented_parameter", "def f(x):\n    x += 1.0\n    return x\n", [(2, 4, "E306")]),
     ("augmented_copy", "def f(x):\n    y = x\n    y += 1.0\n    return y\n", [(3, 4, "E306")]),
     ("augmented_fresh_number", "def f(x):\n    s = 0.0\n    s += x\n    return s\n", []),

@@ -1,14 +1,17 @@
 """Objectives for the second-order walk of `test_higher_order.py` that reach the rules
 issue 20 added (`rules/numpy_statistics.py`, `numpy_signals.py`, `numpy_ufunc_methods.py`,
-`numpy_functionals.py`): each a real scalar of one vector, nonlinear around the function."""
+`numpy_functionals.py`, `float_parts.py`): each a real scalar of one vector, nonlinear around
+the function (the vector's elements lie in 0.2 to 0.8)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from srcad import primitives
+from srcad.primitives import ufunc_at
 
 
 def holed(x: Any) -> Any:
@@ -135,7 +138,102 @@ def polyfit(x: Any) -> Any:
     return np.sum(np.polyfit(x, np.sin(x), 2) ** 2)
 
 
+def copysign(x: Any) -> Any:
+    return np.sum(np.copysign(x * x, 0.5 - x) * np.sin(x))
+
+
+def fmod(x: Any) -> Any:
+    return np.sum(np.fmod(3.0 * x, x[::-1] + 0.05) ** 2 * x)
+
+
+def modf(x: Any) -> Any:
+    fraction, whole = np.modf(4.0 * x * x)
+    return np.sum(fraction**2 * (whole + x))
+
+
+def frexp(x: Any) -> Any:
+    mantissa, exponent = np.frexp(x * x)
+    return np.sum(mantissa**3 * exponent) + np.sum(mantissa * x)
+
+
+def ldexp(x: Any) -> Any:
+    return np.sum(np.ldexp(x * x, np.arange(6) - 2) * x)
+
+
+def numpy_divmod(x: Any) -> Any:
+    quotient, rest = np.divmod(5.0 * x, x[::-1] + 0.1)
+    return np.sum(rest**2 * (quotient + x))
+
+
+def of_two(f: Any) -> Any:
+    def objective(x: Any) -> Any:
+        return math.sin(f(5.0 * x[0] * x[1], x[2] + 0.05)) * x[3] + f(x[0] * x[0], -x[4]) ** 3
+
+    objective.__name__ = f"{getattr(f, '__name__', 'function')}_objective"
+    return objective
+
+
+def math_modf(x: Any) -> Any:
+    fraction, whole = math.modf(7.0 * x[0] * x[1])
+    return fraction**2 * (whole + x[2])
+
+
+def math_frexp(x: Any) -> Any:
+    mantissa, exponent = math.frexp(x[0] * x[1])
+    return mantissa**3 * exponent + mantissa * x[2]
+
+
+def math_ldexp(x: Any) -> Any:
+    return math.ldexp(x[0] * x[1], 3) ** 2 + math.ldexp(x[2], -2) * x[0]
+
+
+def builtin_divmod(x: Any) -> Any:
+    quotient, rest = divmod(5.0 * x[0], x[1] + 0.1)
+    return rest**2 * (quotient + x[2])
+
+
+def bincount(x: Any) -> Any:
+    bins = np.array([2, 0, 2, 1, 4, 0])
+    return np.sum(np.bincount(bins, np.sin(x) * x, minlength=6) ** 3)
+
+
+def unique(x: Any) -> Any:
+    values, inverse = np.unique(np.concatenate([x * x, x[:2] + 3.0]), return_inverse=True)
+    return np.sum(np.exp(values) * np.arange(values.size)) + np.sum(values[inverse] ** 3)
+
+
+def ndenumerate(x: Any) -> Any:
+    total = 0.0
+    for index, v in np.ndenumerate(np.reshape(x * x, (3, 2))):
+        total = total + (index[0] + index[1] + 1.0) * np.sin(v) * total + v**3
+    return total
+
+
+def add_at(x: Any) -> Any:
+    counts = np.zeros(3)
+    np.add.at(counts, np.array([2, 0, 2, 1, 2, 0]), np.sin(x) * x)
+    np.subtract.at(counts, np.array([1, 1]), x[:2] ** 2)
+    return np.sum(counts**3) + counts[2] * x[0]
+
+
 BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
+    ufunc_at: (add_at, ()),
+    np.ndenumerate: (ndenumerate, ()),
+    np.bincount: (bincount, ()),
+    np.unique: (unique, ()),
+    np.copysign: (copysign, ()),
+    np.fmod: (fmod, ()),
+    np.modf: (modf, ()),
+    np.frexp: (frexp, ()),
+    np.ldexp: (ldexp, ()),
+    np.divmod: (numpy_divmod, ()),
+    math.copysign: (of_two(math.copysign), ()),
+    math.fmod: (of_two(math.fmod), ()),
+    math.remainder: (of_two(math.remainder), ()),
+    math.modf: (math_modf, ()),
+    math.frexp: (math_frexp, ()),
+    math.ldexp: (math_ldexp, ()),
+    divmod: (builtin_divmod, ()),
     np.ptp: (of_reduction(np.ptp, 1), ()),
     np.cov: (cov, ()),
     np.corrcoef: (corrcoef, ()),

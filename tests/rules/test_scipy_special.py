@@ -223,3 +223,26 @@ def test_digamma_is_named_psi() -> None:
 def test_issue_20s_functions_have_both_rules(f: Any) -> None:
     assert REGISTRY.rrule_for(f) is not None
     assert REGISTRY.frule_for(f) is not None
+
+
+def logsumexp_along_axes(t):
+    m = np.array([[t, 2.0 * t, 0.3], [t * t, -t, 1.0], [0.5, t, -0.2 * t]])
+    rows = special.logsumexp(m, axis=1, keepdims=True)
+    weighted = special.logsumexp(m, 0, np.array([1.0, 2.0, 0.5]) + t)
+    return np.sum(rows**2) + np.sum(np.sin(weighted)) + special.logsumexp(m * t)
+
+
+def test_third_derivatives_of_logsumexp_along_an_axis() -> None:
+    """`logsumexp`'s forward rule is plain code srcad compiles again for third derivatives
+    (its `np.sum` takes `keepdims` by position, as a keyword of no kind srcad knows would be
+    a differentiated one): `grad` and forward `jacobian` three deep against central
+    differences of the second derivative."""
+    from srcad.testing import finite_difference_jvp
+
+    t = 0.4
+    second = srcad.grad(srcad.grad(logsumexp_along_axes))
+    expected = float(finite_difference_jvp(second, (t,), (1.0,)))
+    assert float(srcad.grad(second)(t)) == pytest.approx(expected, rel=2e-5, abs=1e-6)
+    twice = srcad.jacobian(srcad.jacobian(logsumexp_along_axes, mode="forward"), mode="forward")
+    third = srcad.jacobian(twice, mode="forward")(t)
+    assert float(third) == pytest.approx(expected, rel=2e-5, abs=1e-6)

@@ -1,0 +1,170 @@
+"""Rules for the functions that split a float into parts or build one from parts: `copysign`,
+`fmod`, `modf`, `frexp` and `ldexp` of `math` and NumPy, `math.remainder`, and `divmod` (the
+builtin and `np.divmod`).
+
+Each is srcad's own rule of a plain-NumPy definition (`rules/_support.by_definition`), so its
+second and higher derivatives are the definition's. The parts that are integers, or
+piecewise constant (the whole part of `modf`, the quotient of `divmod`, the exponent of
+`frexp`, the sign `copysign` takes from its second argument), carry no derivative; the
+others are linear in the argument on each piece:
+
+- `copysign(x, s)` is `|x|` times the sign of `s`: its slope in `x` is `sign(x)` times that
+  sign, 0 at `x == 0` (the kink, as `np.abs` takes it); in `s`, 0.
+- `fmod(a, b)`, `math.remainder(a, b)` and the remainder of `divmod(a, b)` are `a - q b`
+  for the integer quotient `q` the function took (truncated, rounded to even, floored): their
+  slopes are 1 in `a` and `-q` in `b`. `q` is read back from the result, `(a - r) / b`
+  rounded to an integer, so that it is the quotient of the piece the point is in even
+  where `a / b` rounds the other way (`fmod(1.0, 0.1)` takes 9, not 10). Where the result
+  jumps (`a` a multiple of `b`) that is the piece the function's own result belongs to.
+- `modf(x)` is `(x - trunc(x), trunc(x))`: slope 1 for the fractional part.
+- `frexp(x)` is `(x * 2**-e, e)`: slope `2**-e` for the mantissa (1 at `x == 0`, where
+  NumPy's exponent is 0: the mantissa jumps there, from about `+-0.5`, and has no
+  derivative; the slope is that of `x * 2**-e` with the exponent held, as for the others).
+- `ldexp(x, e)` is `x * 2**e`, for integer `e` (both functions refuse a float exponent).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from srcad.registry import RuleSet
+from srcad.rules._support import by_definition
+
+rules = RuleSet("float_parts")
+
+
+# -- the piecewise constant parts, as non-differentiable helpers -------------------------------
+
+
+def sign_of(s: Any) -> Any:
+    """-1.0 where the sign bit of `s` is set (negative numbers, -0.0), 1.0 elsewhere: the
+    sign `copysign` gives its result."""
+    return np.where(np.signbit(s), -1.0, 1.0)
+
+
+def _quotient(a: Any, b: Any, remainder: Any) -> Any:
+    """The integer `q` with `remainder == a - q * b`, read back from the remainder a
+    function computed: `a - remainder` is `q * b` up to rounding, far less than `b`, so
+    the division rounds to `q` (where floats hold `q` exactly, below 2**53)."""
+    return np.rint(np.subtract(a, remainder) / np.asarray(b, dtype=np.result_type(b, 1.0)))
+
+
+def truncated_quotient(a: Any, b: Any) -> Any:
+    """The quotient `np.fmod(a, b)` took, truncated toward zero."""
+    return _quotient(a, b, np.fmod(a, b))
+
+
+def math_truncated_quotient(a: Any, b: Any) -> Any:
+    """The quotient `math.fmod(a, b)` took, truncated toward zero."""
+    return float(_quotient(a, b, math.fmod(a, b)))
+
+
+def nearest_quotient(a: Any, b: Any) -> Any:
+    """The quotient `math.remainder(a, b)` took, rounded to the nearest integer (to even)."""
+    return float(_quotient(a, b, math.remainder(a, b)))
+
+
+def floored_quotient(a: Any, b: Any) -> Any:
+    """The quotient `a % b` (`np.mod(a, b)`) took, floored."""
+    return _quotient(a, b, np.mod(a, b))
+
+
+def exponent_of(x: Any) -> Any:
+    """The exponent `frexp` gives `x`, as NumPy's ints (math's Python int for a number)."""
+    return np.frexp(x)[1]
+
+
+def power_of_two(e: Any) -> Any:
+    """`2.0 ** e` for integers `e`, exact where it is a float (`ldexp(1.0, e)`)."""
+    return np.ldexp(1.0, e)
+
+
+rules.non_differentiable(sign_of, exponent_of, power_of_two)
+rules.non_differentiable(
+    truncated_quotient, math_truncated_quotient, nearest_quotient, floored_quotient
+)
+
+
+# -- the definitions --------------------------------------------------------------------------
+
+
+def numpy_copysign(x: Any, s: Any) -> Any:
+    """`np.copysign(x, s)`: |x| with the sign of `s`."""
+    return np.abs(x) * sign_of(s)
+
+
+def math_copysign(x: Any, s: Any) -> Any:
+    """`math.copysign(x, s)`: |x| with the sign of `s`."""
+    return abs(x) * sign_of(s)
+
+
+def numpy_fmod(a: Any, b: Any) -> Any:
+    """`np.fmod(a, b)`: `a - q b`, `q` the quotient truncated toward zero."""
+    return a - b * truncated_quotient(a, b)
+
+
+def math_fmod(a: Any, b: Any) -> Any:
+    """`math.fmod(a, b)`: `a - q b`, `q` the quotient truncated toward zero."""
+    return a - b * math_truncated_quotient(a, b)
+
+
+def math_remainder(a: Any, b: Any) -> Any:
+    """`math.remainder(a, b)`: `a - q b`, `q` the quotient rounded to the nearest integer."""
+    return a - b * nearest_quotient(a, b)
+
+
+def numpy_divmod(a: Any, b: Any) -> Any:
+    """`np.divmod(a, b)`: the floored quotient, and `a - q b`."""
+    return np.floor_divide(a, b), a - b * floored_quotient(a, b)
+
+
+def builtin_divmod(a: Any, b: Any) -> Any:
+    """`divmod(a, b)`: the floored quotient, and `a - q b`."""
+    return a // b, a - b * floored_quotient(a, b)
+
+
+def numpy_modf(x: Any) -> Any:
+    """`np.modf(x)`: the fractional part `x - trunc(x)`, and the whole part."""
+    whole = np.trunc(x)
+    return x - whole, whole
+
+
+def math_modf(x: Any) -> Any:
+    """`math.modf(x)`: the fractional part `x - trunc(x)`, and the whole part."""
+    whole = float(np.trunc(x))  # (`math.trunc` raises at inf, where `math.modf` does not)
+    return x - whole, whole
+
+
+def numpy_frexp(x: Any) -> Any:
+    """`np.frexp(x)`: the mantissa `x * 2**-e`, and the exponent `e`."""
+    e = exponent_of(x)
+    return x * power_of_two(-e), e
+
+
+def math_frexp(x: Any) -> Any:
+    """`math.frexp(x)`: the mantissa `x * 2**-e`, and the exponent `e`."""
+    e = int(exponent_of(x))
+    return x * power_of_two(-e), e
+
+
+def numpy_ldexp(x: Any, e: Any) -> Any:
+    """`np.ldexp(x, e)`: `x * 2**e`."""
+    return x * power_of_two(e)
+
+
+by_definition(rules, np.copysign, numpy_copysign)
+by_definition(rules, math.copysign, math_copysign, "math_copysign")
+by_definition(rules, np.fmod, numpy_fmod)
+by_definition(rules, math.fmod, math_fmod, "math_fmod")
+by_definition(rules, math.remainder, math_remainder, "math_remainder")
+by_definition(rules, np.divmod, numpy_divmod)
+by_definition(rules, divmod, builtin_divmod, "builtin_divmod")
+by_definition(rules, np.modf, numpy_modf)
+by_definition(rules, math.modf, math_modf, "math_modf")
+by_definition(rules, np.frexp, numpy_frexp)
+by_definition(rules, math.frexp, math_frexp, "math_frexp")
+by_definition(rules, np.ldexp, numpy_ldexp)
+by_definition(rules, math.ldexp, numpy_ldexp, "math_ldexp")
