@@ -10,12 +10,15 @@ no cotangent. Keyword entries (`dict(a=x)`) are not differentiated (E211)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import operator
+from collections.abc import KeysView, Mapping
+from types import UnionType
 from typing import Any
 
 import numpy as np
 
 from srcad.errors import UnsupportedCallError
+from srcad.primitives import dict_key
 from srcad.registry import Linearity, RuleSet
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -101,3 +104,79 @@ def dict_frule(dargs: tuple[Any, ...], values: Any = (), **entries: Any) -> tupl
 
 # It moves values: linear in its argument, for second derivatives.
 rules.primitive(dict, linearity=Linearity.LINEAR_IN_ALL)
+# A dict comprehension's key, checked (`primitives.dict_key`): it takes no derivative.
+rules.non_differentiable(dict_key)
+
+
+# What `|` takes besides dicts, giving a value with no derivative: booleans and integers
+# (bitwise), sets (their union), types (a union type), a dict's keys (a set of them).
+_UNDIFFERENTIATED_OR = (bool, int, np.integer, np.bool_, set, frozenset, type, UnionType,
+                        KeysView, type(None))  # fmt: skip
+
+
+def _undifferentiated_operand(value: Any) -> bool:
+    """Whether `|` of `value` has no derivative: an integer or boolean array, or one of
+    `_UNDIFFERENTIATED_OR`."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "biu"
+    return isinstance(value, _UNDIFFERENTIATED_OR)
+
+
+def _merged_dicts(a: Any, b: Any) -> bool:
+    """Whether `a | b` merges two dicts (else it is refused, or has no derivative)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return True
+    if _undifferentiated_operand(a) and _undifferentiated_operand(b):
+        return False
+    odd = a if not _undifferentiated_operand(a) else b
+    raise UnsupportedCallError(
+        f"srcad cannot differentiate `|` of a {type(odd).__name__}: it differentiates `|` of "
+        "two dicts (a merge), and takes it as having no derivative for integers, booleans, "
+        "sets and types only"
+    )
+
+
+def _mapping_tangent(kind: type, tangent: Any, keys: Any) -> Any:
+    """The part of a dict's (co)tangent `tangent` at `keys`, a tangent of a `kind`."""
+    if isinstance(tangent, AbstractZero):
+        return tangent
+    read = tangent.fields if isinstance(tangent, Tangent) else tangent
+    return Tangent.of_mapping(kind, {key: t for key, t in read.items() if key in keys})
+
+
+@rules.rrule(operator.or_)
+def or_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    """`a | b`: of two dicts, their merge, whose value at a key is `b`'s where `b` has it,
+    else `a`'s; of integers, booleans, sets or types, no derivative."""
+    y = a | b
+    if not _merged_dicts(a, b):
+
+        def or_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+            return NoTangent(), NoTangent(), NoTangent()
+
+        return y, or_pullback
+    only_a = [key for key in a if key not in b]
+
+    def merge_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        bar = unthunk(y_bar)
+        return NoTangent(), _mapping_tangent(type(a), bar, only_a), _mapping_tangent(type(b), bar, b)
+
+    return y, merge_pullback
+
+
+@rules.frule(operator.or_)
+def or_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+    y = a | b
+    if not _merged_dicts(a, b):
+        return y, NoTangent()
+    a_dot, b_dot = (unthunk(d) for d in dargs[1:3])
+    own = {}
+    for key in y:
+        dot = b_dot if key in b else a_dot
+        if not isinstance(dot, AbstractZero):
+            own[key] = unthunk((dot.fields if isinstance(dot, Tangent) else dot).get(key, ZeroTangent()))
+    return y, Tangent.of_mapping(dict, own) if own else ZeroTangent()
+
+
+# It moves values: linear in its arguments, for second derivatives.
+rules.primitive(operator.or_, linearity=Linearity.LINEAR_IN_ALL)

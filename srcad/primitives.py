@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from srcad.constructors import attribute_descriptor
+from srcad.errors import UnsupportedCallError
 
 
 def make_tuple(*elements: Any) -> tuple[Any, ...]:
@@ -50,6 +51,27 @@ def index_update(items: Any, index: Any, value: Any) -> Any:
     result = items.copy()
     result[index] = value
     return result
+
+
+# The keys a dict comprehension's key is refused as: numbers and arrays that may be
+# differentiated (a dict's keys take no derivative: E215).
+_DIFFERENTIABLE_KEYS = (float, complex, np.inexact, np.ndarray)
+
+
+def dict_key(key: Any) -> Any:
+    """The key of a dict comprehension's item, `key`, refused where it is a value that may
+    be differentiated (a float, a complex, a NumPy float, an array), when the code runs: a
+    dict's keys take no derivative, so what is computed from them (`max(d)`, `sorted(d)`)
+    would lose theirs with no error. The normal form writes it around each computed key
+    of a dict comprehension (`to_anf.py`), whose kind the compiler does not know, so that
+    the keys of `{k: f(v) for k, v in params.items()}`, names, are taken."""
+    if isinstance(key, _DIFFERENTIABLE_KEYS):
+        raise UnsupportedCallError(
+            f"srcad cannot differentiate a dict comprehension whose key {key!r} is a number "
+            "that may be differentiated: a dict's keys take no derivative; key it by "
+            "something not differentiated (a name, a position), or keep the pairs in a list"
+        )
+    return key
 
 
 def make_struct(kind: type, *values: Any) -> Any:

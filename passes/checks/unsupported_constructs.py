@@ -41,7 +41,6 @@ _HINTS: dict[type, str] = {
 
 _EXPRESSION_NAMES: dict[type, str] = {
     gast.SetComp: "a set comprehension",
-    gast.DictComp: "a dict comprehension",
     gast.Await: "`await`",
     gast.Yield: "`yield`",
     gast.YieldFrom: "`yield from`",
@@ -50,9 +49,11 @@ _EXPRESSION_NAMES: dict[type, str] = {
     gast.Starred: "star-unpacking",
 }
 
-# BitOr and BitAnd make masks and type unions, with no derivative.
+# BitOr and BitAnd make masks and type unions, with no derivative (`|` of dicts merges them:
+# `rules/dicts.py`); the shifts and BitXor take integers (and booleans, sets), piecewise
+# constant as `//` is.
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult, gast.FloorDiv,
-              gast.Mod, gast.BitOr, gast.BitAnd)  # fmt: skip
+              gast.Mod, gast.BitOr, gast.BitAnd, gast.LShift, gast.RShift, gast.BitXor)  # fmt: skip
 _UNARY = (gast.USub, gast.UAdd, gast.Not, gast.Invert)
 
 
@@ -204,9 +205,7 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                     "a lambda is only supported as the value of an assignment to a name",
                     "write `name = lambda ...` and use `name`",
                 )
-            elif isinstance(child, gast.Dict) and any(k is None for k in child.keys):
-                report(child, UNSUPPORTED_EXPRESSION, "`**` in a dict display is not supported")
-            elif isinstance(child, gast.ListComp | gast.GeneratorExp) and any(
+            elif isinstance(child, gast.ListComp | gast.GeneratorExp | gast.DictComp) and any(
                 g.is_async for g in child.generators
             ):
                 report(child, UNSUPPORTED_EXPRESSION, "an async comprehension is not supported")
@@ -219,7 +218,7 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
 # The classes of expression `_expression` may report (gast's classes have no subclasses).
 _CHECKED = frozenset({
     gast.BinOp, gast.UnaryOp, gast.Call, gast.Lambda, gast.Dict, gast.ListComp,
-    gast.GeneratorExp, gast.List, gast.Tuple, *_EXPRESSION_NAMES,
+    gast.GeneratorExp, gast.DictComp, gast.List, gast.Tuple, *_EXPRESSION_NAMES,
 })  # fmt: skip
 
 _SYMBOLS = {

@@ -225,9 +225,11 @@ class _Normaliser(SyntaxRewrites):
         self.ctx.analysis_result(Callees).callees[call] = append
         self._assign(name, call)
 
-    def comprehension(self, node: gast.ListComp | gast.GeneratorExp) -> gast.Name:
+    def comprehension(self, node: gast.ListComp | gast.GeneratorExp | gast.DictComp) -> gast.Name:
         """A list comprehension (or a generator expression, which a call consumes at once)
-        as a loop appending to a fresh list, its variables renamed where they would
+        as a loop appending to a fresh list, a dict comprehension as one writing items
+        into a fresh dict (each key checked when it runs, `primitives.dict_key`, then its
+        value, in Python's order), its variables renamed where they would
         clash with the function's, or with a global, closure cell or builtin it reads
         elsewhere (a local of that name would hide it there)."""
         renames = {}
@@ -247,18 +249,28 @@ class _Normaliser(SyntaxRewrites):
         node = _Rename(renames).visit(node)
         node.generators[0].iter = first
         result = self.ctx.namer.fresh("values")
-        self._assign(result, make(gast.List, elts=[], ctx=LOAD))
-        inner: list[gast.stmt] = [
-            make(
-                gast.Expr,
-                value=make(
-                    gast.Call,
-                    func=make(gast.Attribute, value=load(result), attr="append", ctx=LOAD),
-                    args=[node.elt],
-                    keywords=[],
-                ),
+        inner: list[gast.stmt]
+        if isinstance(node, gast.DictComp):
+            self._assign(result, make(gast.Dict, keys=[], values=[]))
+            key: gast.expr = node.key
+            if not isinstance(key, gast.Constant):
+                key = self._primitive_call(primitives.dict_key, [key], node)
+            item = make(gast.Subscript, value=load(result), slice=key, ctx=STORE)
+            inner = [make(gast.Assign, targets=[item], value=node.value, type_comment=None)]
+            if not isinstance(key, gast.Constant):  # the key first, as Python evaluates it
+                name = self.ctx.namer.fresh("key")
+                inner.insert(0, make(gast.Assign, targets=[store(name)], value=key,
+                                     type_comment=None))  # fmt: skip
+                item.slice = load(name)
+        else:
+            self._assign(result, make(gast.List, elts=[], ctx=LOAD))
+            append_call = make(
+                gast.Call,
+                func=make(gast.Attribute, value=load(result), attr="append", ctx=LOAD),
+                args=[node.elt],
+                keywords=[],
             )
-        ]
+            inner = [make(gast.Expr, value=append_call)]
         for generator in reversed(node.generators):
             for condition in reversed(generator.ifs):
                 inner = [make(gast.If, test=condition, body=inner, orelse=[])]
@@ -588,8 +600,26 @@ class _Normaliser(SyntaxRewrites):
         return joined
 
     def _dict(self, node: gast.Dict) -> gast.expr:
-        keys = [self.atom(k) for k in node.keys if k is not None]
-        return make(gast.Dict, keys=keys, values=[self.atom(v) for v in node.values])
+        """A display; one that unpacks (`{**params, "w": w}`) as the merge of its parts in
+        order, `dict(params) | {"w": w}`, whose later keys win, as the display's do."""
+        parts: list[gast.expr] = []
+        keys: list[gast.expr] = []
+        values: list[gast.expr] = []
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is not None:
+                keys.append(self.atom(key))
+                values.append(self.atom(value))
+                continue
+            if keys:
+                parts.append(self.atom(make(gast.Dict, keys=keys, values=values)))
+                keys, values = [], []
+            parts.append(self.atom(self._primitive_call(dict, [self.atom(value)], node)))
+        if keys or not parts:
+            parts.append(make(gast.Dict, keys=keys, values=values))
+        merged = parts[0]
+        for part in parts[1:]:
+            merged = make(gast.BinOp, left=self.atom(merged), op=gast.BitOr(), right=part)
+        return merged
 
     def _projection(self, node: gast.expr) -> gast.Call | None:
         """`logabsdet(a)` for `np.linalg.slogdet(a)[1]`: an element of a call's tuple
@@ -659,6 +689,7 @@ _OPERATIONS: dict[type, Callable[[_Normaliser, Any], gast.expr]] = {
     gast.JoinedStr: _Normaliser._joined_str,
     gast.ListComp: _Normaliser.comprehension,
     gast.GeneratorExp: _Normaliser.comprehension,
+    gast.DictComp: _Normaliser.comprehension,
 }
 
 # The signs that make a constant of a constant (`-1.0`).
