@@ -159,7 +159,8 @@ def or_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
 
     def merge_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
         bar = unthunk(y_bar)
-        return NoTangent(), _mapping_tangent(type(a), bar, only_a), _mapping_tangent(type(b), bar, b)
+        a_bar = _mapping_tangent(type(a), bar, only_a)
+        return NoTangent(), a_bar, _mapping_tangent(type(b), bar, b)
 
     return y, merge_pullback
 
@@ -174,7 +175,8 @@ def or_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
     for key in y:
         dot = b_dot if key in b else a_dot
         if not isinstance(dot, AbstractZero):
-            own[key] = unthunk((dot.fields if isinstance(dot, Tangent) else dot).get(key, ZeroTangent()))
+            read = dot.fields if isinstance(dot, Tangent) else dot
+            own[key] = unthunk(read.get(key, ZeroTangent()))
     return y, Tangent.of_mapping(dict, own) if own else ZeroTangent()
 
 
