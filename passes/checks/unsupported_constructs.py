@@ -211,9 +211,18 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                 report(child, UNSUPPORTED_EXPRESSION, "an async comprehension is not supported")
             elif type(child) in _EXPRESSION_NAMES:
                 what = _EXPRESSION_NAMES[type(child)]
-                report(child, UNSUPPORTED_EXPRESSION, f"{what} is not supported here",
-                       self.rule_hint)  # fmt: skip
+                hint = self.rule_hint
+                if isinstance(child, gast.NamedExpr):  # one `assignment_expressions` left
+                    hint = _WALRUS_HINT
+                report(child, UNSUPPORTED_EXPRESSION, f"{what} is not supported here", hint)
 
+
+# Where `passes/transforms/assignment_expressions.py` leaves a `:=`, Python runs it later or
+# in a scope of its own.
+_WALRUS_HINT = (
+    "inside a lambda, a generator expression, a set or dict comprehension, an assignment's "
+    "target or a later comparison of a chain, assign the value in a statement before it"
+)
 
 # The classes of expression `_expression` may report (gast's classes have no subclasses).
 _CHECKED = frozenset({

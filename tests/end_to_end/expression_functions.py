@@ -1,0 +1,135 @@
+"""Functions written with the expressions issue 20 found refused as gaps: dict
+comprehensions, `**` in dict displays and `|` of dicts, assignment expressions (`:=`),
+the shifts and `^` (`test_expressions.py`)."""
+
+import numpy as np
+
+
+def doubled_params(params):
+    d = {k: v * 2.0 for k, v in params.items()}
+    return d["a"] * d["b"] + np.sum(d["w"] ** 2)
+
+
+def squares_but_one(x):
+    d = {i: x[i] ** 2 for i in range(3) if i != 1}
+    return d[0] + 3.0 * d[2]
+
+
+def nested_in_a_dict(x):
+    rows = {i: [x[i] * x[j] for j in range(len(x)) if j != i] for i in range(len(x))}
+    return sum(sum(row) * (i + 1) for i, row in rows.items())
+
+
+def dicts_in_a_loop(x, n):
+    total = 0.0
+    for step in range(n):
+        scaled = {name: np.sin(value * (step + 1)) for name, value in zip(("u", "v"), x)}
+        total = total + scaled["u"] * scaled["v"]
+    return total
+
+
+def tanh_layer(params, x):
+    layer = {name: np.tanh(value * x) for name, value in params.items() if name != "skip"}
+    return sum(np.sum(v) for v in layer.values()) + params["skip"] * x
+
+
+def float_keys(x):
+    d = {x[i]: i for i in range(3)}
+    return sum(d)
+
+
+def with_a_new_weight(params, w2):
+    q = {**params, "w": w2 * params["w"], **{"c": 2.0 * w2}}
+    return q["w"] * q["b"] + q["c"] ** 2
+
+
+def defaults_overridden(params, x):
+    q = {"a": 1.0, "b": x, **params}
+    return q["a"] * q["b"] + x * q["c"]
+
+
+def merged(params, x):
+    q = params | {"b": x * params["a"]}
+    q |= {"c": q["b"] ** 2}
+    return q["a"] + q["b"] * q["c"]
+
+
+def merged_sets(x, n):
+    seen = set(range(n)) | {1, 7}
+    return x * len(seen)
+
+
+def threshold_squared(x):
+    if (r := x @ x) > 1.0:
+        return r * 2.0
+    return r
+
+
+def kept_squares(xs):
+    ys = [y for v in xs if (y := v * v) > 0.1]
+    return sum(ys) + y
+
+
+def counted_powers(x):
+    n = 0
+    s = 0.0
+    while (n := n + 1) < 4:
+        s = s + x**n
+    else:
+        s = s * 2.0
+    return s
+
+
+def read_then_rebound(x):
+    y = x + (x := x * 3.0) + x
+    return y * x
+
+
+def guarded_sine(x):
+    if x > 0 and (r := np.sin(x)) > 0.1:
+        return r * x
+    return x
+
+
+def either_branch(x):
+    z = (a := x * 2.0) if x > 0 else (a := x * 3.0)
+    return z * a
+
+
+def in_a_call(x):
+    return np.sum(np.exp(x) * (m := np.max(x))) + m
+
+
+def walrus_in_a_generator(x):
+    return sum((y := v) for v in x) + y
+
+
+def shifted(x, n):
+    k = (n << 2) ^ 3
+    k >>= 1
+    k ^= 1
+    k <<= 1
+    s = 0.0
+    for i in range(k % 7 + 2):
+        if (i ^ 1) & 1:
+            s = s + x * i
+        else:
+            s = s + np.sin(x) * (i >> 1)
+    return s
+
+
+def xor_indices(x):
+    m = np.arange(6) ^ 5
+    return np.sum(x[m % 3] ** 2) + x[1 << 1]
+
+
+class _Odd:
+    def __init__(self, v):
+        self.v = v
+
+    def __or__(self, other):
+        return self.v * other
+
+
+def odd_or(x):
+    return _Odd(x) | x
