@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from srcad.errors import UnsupportedCallError
-from srcad.primitives import dict_key
+from srcad.primitives import dict_key, set_of
 from srcad.registry import Linearity, RuleSet
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
@@ -104,8 +104,9 @@ def dict_frule(dargs: tuple[Any, ...], values: Any = (), **entries: Any) -> tupl
 
 # It moves values: linear in its argument, for second derivatives.
 rules.primitive(dict, linearity=Linearity.LINEAR_IN_ALL)
-# A dict comprehension's key, checked (`primitives.dict_key`): it takes no derivative.
-rules.non_differentiable(dict_key)
+# A dict comprehension's key, checked (`primitives.dict_key`), and sets: no derivative (a
+# set of differentiated values is refused, E215: `operation_rules._active_key`).
+rules.non_differentiable(dict_key, set_of, set, frozenset)
 
 
 # What `|` takes besides dicts, giving a value with no derivative: booleans and integers

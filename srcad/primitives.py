@@ -74,6 +74,13 @@ def dict_key(key: Any) -> Any:
     return key
 
 
+def set_of(items: list[Any]) -> set[Any]:
+    """The primal of a set display `{a, b}` or comprehension, of the list of its items in
+    Python's order. A set takes no derivative: one of values computed from differentiated
+    ones is refused where the function is compiled (E215)."""
+    return set(items)
+
+
 def make_struct(kind: type, *values: Any) -> Any:
     """`kind(a, b, ...)` of a NamedTuple or dataclass whose initialiser only stores its
     fields (`struct_fields`): the normal form's call, keyword arguments put in field order."""

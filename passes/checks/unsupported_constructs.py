@@ -40,12 +40,10 @@ _HINTS: dict[type, str] = {
 }
 
 _EXPRESSION_NAMES: dict[type, str] = {
-    gast.SetComp: "a set comprehension",
     gast.Await: "`await`",
     gast.Yield: "`yield`",
     gast.YieldFrom: "`yield from`",
     gast.NamedExpr: "an assignment expression (`:=`)",
-    gast.Set: "a set display",
     gast.Starred: "star-unpacking",
 }
 
@@ -185,7 +183,7 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                 continue  # a name, a constant, an attribute, an index...: most nodes
             if isinstance(child, gast.Call):
                 unpacked.update(id(a) for a in child.args if isinstance(a, gast.Starred))
-            if isinstance(child, gast.List | gast.Tuple):  # a display, or a comprehension's target
+            if isinstance(child, gast.List | gast.Tuple | gast.Set):  # a display, or a target
                 unpacked.update(id(e) for e in child.elts if isinstance(e, gast.Starred))
             if isinstance(child, gast.Starred) and id(child) in unpacked:
                 continue  # unpacking arguments, into a display or a target: `ToANF` lowers it
@@ -205,9 +203,7 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                     "a lambda is only supported as the value of an assignment to a name",
                     "write `name = lambda ...` and use `name`",
                 )
-            elif isinstance(child, gast.ListComp | gast.GeneratorExp | gast.DictComp) and any(
-                g.is_async for g in child.generators
-            ):
+            elif isinstance(child, _COMPREHENSIONS) and any(g.is_async for g in child.generators):
                 report(child, UNSUPPORTED_EXPRESSION, "an async comprehension is not supported")
             elif type(child) in _EXPRESSION_NAMES:
                 what = _EXPRESSION_NAMES[type(child)]
@@ -224,10 +220,13 @@ _WALRUS_HINT = (
     "target or a later comparison of a chain, assign the value in a statement before it"
 )
 
+_COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)
+
 # The classes of expression `_expression` may report (gast's classes have no subclasses).
 _CHECKED = frozenset({
     gast.BinOp, gast.UnaryOp, gast.Call, gast.Lambda, gast.Dict, gast.ListComp,
-    gast.GeneratorExp, gast.DictComp, gast.List, gast.Tuple, *_EXPRESSION_NAMES,
+    gast.GeneratorExp, gast.DictComp, gast.SetComp, gast.List, gast.Tuple, gast.Set,
+    *_EXPRESSION_NAMES,
 })  # fmt: skip
 
 _SYMBOLS = {

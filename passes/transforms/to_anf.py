@@ -599,28 +599,6 @@ class _Normaliser(SyntaxRewrites):
             joined = make(gast.BinOp, left=self.atom(joined), op=gast.Add(), right=self.atom(part))
         return joined
 
-    def _dict(self, node: gast.Dict) -> gast.expr:
-        """A display; one that unpacks (`{**params, "w": w}`) as the merge of its parts in
-        order, `dict(params) | {"w": w}`, whose later keys win, as the display's do."""
-        parts: list[gast.expr] = []
-        keys: list[gast.expr] = []
-        values: list[gast.expr] = []
-        for key, value in zip(node.keys, node.values, strict=True):
-            if key is not None:
-                keys.append(self.atom(key))
-                values.append(self.atom(value))
-                continue
-            if keys:
-                parts.append(self.atom(make(gast.Dict, keys=keys, values=values)))
-                keys, values = [], []
-            parts.append(self.atom(self._primitive_call(dict, [self.atom(value)], node)))
-        if keys or not parts:
-            parts.append(make(gast.Dict, keys=keys, values=values))
-        merged = parts[0]
-        for part in parts[1:]:
-            merged = make(gast.BinOp, left=self.atom(merged), op=gast.BitOr(), right=part)
-        return merged
-
     def _projection(self, node: gast.expr) -> gast.Call | None:
         """`logabsdet(a)` for `np.linalg.slogdet(a)[1]`: an element of a call's tuple
         result, taken at once, as the call of its own function (`primitives.PROJECTIONS`)."""
@@ -690,6 +668,8 @@ _OPERATIONS: dict[type, Callable[[_Normaliser, Any], gast.expr]] = {
     gast.ListComp: _Normaliser.comprehension,
     gast.GeneratorExp: _Normaliser.comprehension,
     gast.DictComp: _Normaliser.comprehension,
+    gast.Set: _Normaliser._set,
+    gast.SetComp: _Normaliser._set_comprehension,
 }
 
 # The signs that make a constant of a constant (`-1.0`).

@@ -133,3 +133,24 @@ class _Odd:
 
 def odd_or(x):
     return _Odd(x) | x
+
+
+def counted_in_sets(x, n):
+    seen = {0, 2}
+    picked = {i % 3 for i in range(n) if i != 4}
+    names = frozenset(["a", "b"]) | {"c", *("d", "e")}
+    s = 0.0
+    for i in range(len(x)):
+        if i in seen and i in picked:
+            s = s + x[i] ** 2
+        elif "a" in names:
+            s = s + np.sin(x[i]) * len(picked ^ {1})
+    return s
+
+
+def set_of_floats(x):
+    return sum({x * 2.0, 1.0})
+
+
+def set_of_an_array(x):
+    return sum(set(x))

@@ -31,6 +31,8 @@ CASES: list[tuple[Any, tuple[Any, ...], tuple[int, ...]]] = [
     (m.defaults_overridden, ({"a": 2.0, "c": -1.0}, 0.6), (0, 1)),
     (m.merged, ({"a": 2.0, "b": 5.0}, 0.6), (0, 1)),
     (m.merged_sets, (0.6, 4), (0,)),
+    (m.counted_in_sets, (X, 5), (0,)),
+    (m.counted_in_sets, (X, 2), (0,)),
     (m.threshold_squared, (X,), (0,)),
     (m.threshold_squared, (X / 4.0,), (0,)),
     (m.kept_squares, (X,), (0,)),
@@ -163,12 +165,12 @@ def test_an_overridden_value_gets_no_cotangent() -> None:
 
 
 def test_a_float_key_of_a_dict_comprehension_is_refused_when_it_runs() -> None:
-    with pytest.raises(srcad.SrcadError, match="key .* is a number that may be differentiated"):
+    with pytest.raises(srcad.SrcadError, match=r"key .* is a number that may be differentiated"):
         srcad.grad(m.float_keys)(X)
 
 
 def test_or_of_an_object_with_its_own_or_is_refused() -> None:
-    with pytest.raises(srcad.SrcadError, match="`|` of a _Odd"):
+    with pytest.raises(srcad.SrcadError, match=r"`\|` of a _Odd"):
         srcad.grad(m.odd_or)(0.5)
 
 
@@ -179,3 +181,14 @@ def test_a_walrus_python_runs_later_stays_refused_located() -> None:
     assert diagnostic.code == "E102"
     assert "y := v" in diagnostic.source_line
     assert "assign the value in a statement before it" in diagnostic.hint
+
+
+@pytest.mark.parametrize("f", [m.set_of_floats, m.set_of_an_array])
+def test_a_set_of_differentiated_values_is_refused_located(f: Any) -> None:
+    """A set's members take no derivative, as a dict's keys (E215)."""
+    with pytest.raises(srcad.UnsupportedSyntaxError) as caught:
+        srcad.grad(f)(X if f is m.set_of_an_array else 0.5)
+    (diagnostic,) = caught.value.diagnostics
+    assert diagnostic.code == "E215"
+    assert "a set's member computed from a differentiated value" in diagnostic.message
+    assert diagnostic.source_line.strip().startswith("return sum(")

@@ -205,12 +205,12 @@ def with_every_statement(x):
 
 def with_caret_for_power(x):
     y = x * 2.0
-    return sum((z := y) for _ in range(3))
+    return sum((z := y) for _ in range(3))  # noqa: F841 (refused: the point)
 
 
 def with_non_ascii(x):
     y = x * 2.0
-    return ("π≈3.14", sum((z := y) for _ in range(3)))
+    return ("π≈3.14", sum((z := y) for _ in range(3)))  # noqa: F841
 
 
 def with_item_assignment(x):
