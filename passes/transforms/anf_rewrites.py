@@ -6,8 +6,8 @@ f-strings (their formatted values atoms), `assert` (its test an atom), a loop's 
 that builds the instance (`srcad.constructors`: `new_instance`, `with_attribute`), calls
 that unpack arguments (`unpacked_call`) or pass by keyword what a rule differentiates by
 position, `np.r_[...]`/`np.c_[...]` (`index_concatenate`), dict displays that unpack
-(`{**a, "k": v}`, merged with `|`) and set displays and comprehensions (`set_of`). `SyntaxRewrites` is a part
-of `_Normaliser`."""
+(`{**a, "k": v}`, merged with `|`) and set displays and comprehensions (`set_of`).
+`SyntaxRewrites` is a part of `_Normaliser`."""
 
 from __future__ import annotations
 
