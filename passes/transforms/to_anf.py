@@ -9,9 +9,9 @@ from typing import Any
 import gast
 
 from srcad import primitives, syntax
-from srcad.passes.analyses.scopes import ScopeInfo, Scopes, scope_info
+from srcad.passes.analyses.scopes import LocalFunction, ScopeInfo, Scopes, scope_info
 from srcad.passes.base import Context, Transform, function_of
-from srcad.passes.checks.callees import Callees, is_append_call, unpacks
+from srcad.passes.checks.callees import Callees, is_append_call, unpacked_count, unpacks
 from srcad.passes.naming import derived_name
 from srcad.passes.normal_form import bound_names, constant_int, short_circuits
 from srcad.passes.transforms.anf_rewrites import SyntaxRewrites
@@ -520,7 +520,9 @@ class _Normaliser(SyntaxRewrites):
         with_keywords = self._keyword_call(node, callee) if node.keywords else None
         if with_keywords is not None:
             return with_keywords
-        if unpacks(node):
+        if unpacks(node) and isinstance(callee, LocalFunction):
+            self._unpack_into_nested(node, callee)
+        elif unpacks(node):
             return self._unpacked_call(node, callees)
         if callee is dict and not node.args:  # `dict(a=x)` is the display `{"a": x}`
             keys = [make(gast.Constant, value=k.arg, kind=None) for k in node.keywords]
@@ -534,6 +536,21 @@ class _Normaliser(SyntaxRewrites):
         if callee is dataclasses.replace and len(node.args) == 1:
             return self._replace(node)
         return self._plain_call(node, callee)
+
+    def _unpack_into_nested(self, node: gast.Call, callee: LocalFunction) -> None:
+        """`inner(x, *pair)` as `(a, b) = pair`, `inner(x, a, b)`, in place: the count of
+        items is the nested function's (`unpacked_count`; a `ValueError` where Python's
+        call would raise a `TypeError`)."""
+        count = unpacked_count(node, callee)
+        assert count is not None  # else `Callees` refused the call
+        position = next(i for i, a in enumerate(node.args) if isinstance(a, gast.Starred))
+        before = [self.atom(a) for a in node.args[:position]]
+        starred = node.args[position]
+        assert isinstance(starred, gast.Starred)
+        parameters = [a.id for a in (*callee.nodes[0].args.posonlyargs, *callee.nodes[0].args.args)]
+        names = [self.ctx.namer.fresh(p) for p in parameters[position : position + count]]
+        self.assign(make(gast.Tuple, elts=[store(n) for n in names], ctx=STORE), starred.value)
+        node.args = [*before, *(load(n) for n in names), *node.args[position + 1 :]]
 
     def _plain_call(self, node: gast.Call, callee: Any) -> gast.expr:
         if callee is primitives.call:
