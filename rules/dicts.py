@@ -109,6 +109,51 @@ rules.primitive(dict, linearity=Linearity.LINEAR_IN_ALL)
 rules.non_differentiable(dict_key, set_of, set, frozenset)
 
 
+def _keys(keys: Any) -> list[Any]:
+    """The keys `dict.fromkeys` reads, refused where one may be differentiated."""
+    listed = list(keys)
+    for key in listed:
+        if isinstance(key, _DIFFERENTIABLE_KEYS):
+            raise UnsupportedCallError(
+                f"srcad cannot differentiate dict.fromkeys of a key {key!r}, a number that "
+                "may be differentiated: a dict's keys take no derivative; key it by "
+                "something not differentiated (a name, a position)"
+            )
+    return listed
+
+
+@rules.rrule(dict.fromkeys)
+def fromkeys_rrule(keys: Any, *value: Any) -> tuple[dict[Any, Any], Pullback]:
+    """`dict.fromkeys(keys, value)`: `value` at each key, so its cotangent is the sum of
+    theirs; the keys take none."""
+    y = dict.fromkeys(_keys(keys), *value)
+
+    def fromkeys_pullback(y_bar: Any) -> tuple[Any, ...]:
+        bar = unthunk(y_bar)
+        total: Any = ZeroTangent()
+        if not isinstance(bar, AbstractZero):
+            read = bar.fields if isinstance(bar, Tangent) else bar
+            for key in y:
+                part = unthunk(read.get(key, ZeroTangent()))
+                if not isinstance(part, AbstractZero):
+                    total = part if isinstance(total, AbstractZero) else total + part
+        return (NoTangent(), NoTangent(), *(total for _ in value))
+
+    return y, fromkeys_pullback
+
+
+@rules.frule(dict.fromkeys)
+def fromkeys_frule(dargs: tuple[Any, ...], keys: Any, *value: Any) -> tuple[Any, Any]:
+    y = dict.fromkeys(_keys(keys), *value)
+    dot = unthunk(dargs[2]) if len(dargs) > 2 else ZeroTangent()
+    if isinstance(dot, AbstractZero):
+        return y, ZeroTangent()
+    return y, Tangent.of_mapping(dict, dict.fromkeys(y, dot))
+
+
+# It copies its value to each key: linear in it, for second derivatives.
+rules.primitive(dict.fromkeys, linearity=Linearity.LINEAR_IN_ALL)
+
 # What `|` takes besides dicts, giving a value with no derivative: booleans and integers
 # (bitwise), sets (their union), types (a union type), a dict's keys (a set of them).
 _UNDIFFERENTIATED_OR = (bool, int, np.integer, np.bool_, set, frozenset, type, UnionType,

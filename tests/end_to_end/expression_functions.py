@@ -154,3 +154,15 @@ def set_of_floats(x):
 
 def set_of_an_array(x):
     return sum(set(x))
+
+
+def from_keys(x):
+    d = dict.fromkeys(["a", "b"], x)
+    d["a"] = d["a"] * 3.0
+    return d["a"] * d["b"]
+
+
+def from_keys_then_set(x):
+    d = dict.fromkeys(("a", "b", "c"), np.array([1.0, 2.0]) * x)
+    d["b"] = np.sin(x) * d["b"]
+    return np.sum(d["a"] * d["b"]) + np.sum(d["c"])

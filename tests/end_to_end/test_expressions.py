@@ -27,6 +27,8 @@ CASES: list[tuple[Any, tuple[Any, ...], tuple[int, ...]]] = [
     (m.nested_in_a_dict, (X,), (0,)),
     (m.dicts_in_a_loop, ((0.3, 1.1), 3), (0,)),
     (m.tanh_layer, ({"u": X, "v": 0.7, "skip": 0.4}, 1.3), (0, 1)),
+    (m.from_keys, (0.7,), (0,)),
+    (m.from_keys_then_set, (-1.3,), (0,)),
     (m.with_a_new_weight, ({"w": 3.0, "b": 1.5}, 0.5), (0, 1)),
     (m.defaults_overridden, ({"a": 2.0, "c": -1.0}, 0.6), (0, 1)),
     (m.merged, ({"a": 2.0, "b": 5.0}, 0.6), (0, 1)),
