@@ -122,7 +122,12 @@ def _keys(keys: Any) -> list[Any]:
     return listed
 
 
-@rules.rrule(dict.fromkeys)
+# One object for the rules and the entry (each read of `dict.fromkeys` makes a new bound
+# method, equal to the others).
+_FROMKEYS = dict.fromkeys
+
+
+@rules.rrule(_FROMKEYS)
 def fromkeys_rrule(keys: Any, *value: Any) -> tuple[dict[Any, Any], Pullback]:
     """`dict.fromkeys(keys, value)`: `value` at each key, so its cotangent is the sum of
     theirs; the keys take none."""
@@ -142,7 +147,7 @@ def fromkeys_rrule(keys: Any, *value: Any) -> tuple[dict[Any, Any], Pullback]:
     return y, fromkeys_pullback
 
 
-@rules.frule(dict.fromkeys)
+@rules.frule(_FROMKEYS)
 def fromkeys_frule(dargs: tuple[Any, ...], keys: Any, *value: Any) -> tuple[Any, Any]:
     y = dict.fromkeys(_keys(keys), *value)
     dot = unthunk(dargs[2]) if len(dargs) > 2 else ZeroTangent()
@@ -152,7 +157,7 @@ def fromkeys_frule(dargs: tuple[Any, ...], keys: Any, *value: Any) -> tuple[Any,
 
 
 # It copies its value to each key: linear in it, for second derivatives.
-rules.primitive(dict.fromkeys, linearity=Linearity.LINEAR_IN_ALL)
+rules.primitive(_FROMKEYS, linearity=Linearity.LINEAR_IN_ALL)
 
 # What `|` takes besides dicts, giving a value with no derivative: booleans and integers
 # (bitwise), sets (their union), types (a union type), a dict's keys (a set of them).

@@ -353,7 +353,8 @@ class SyntaxRewrites(ABC):
                 keys, values = [], []
             parts.append(self.atom(self._primitive_call(dict, [self.atom(value)], node)))
         if keys or not parts:
-            parts.append(make(gast.Dict, keys=keys, values=values))
+            display = make(gast.Dict, keys=keys, values=values)
+            parts.append(self.atom(display) if parts else display)  # operands are atoms
         merged = parts[0]
         for part in parts[1:]:
             merged = make(gast.BinOp, left=self.atom(merged), op=gast.BitOr(), right=part)

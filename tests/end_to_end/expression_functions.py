@@ -166,3 +166,8 @@ def from_keys_then_set(x):
     d = dict.fromkeys(("a", "b", "c"), np.array([1.0, 2.0]) * x)
     d["b"] = np.sin(x) * d["b"]
     return np.sum(d["a"] * d["b"]) + np.sum(d["c"])
+
+
+def new_value_last(params, x):
+    q = {**params, "a": params["a"] ** 2 * x, "c": np.cos(x)}
+    return q["a"] * q["b"] + q["c"]

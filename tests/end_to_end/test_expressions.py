@@ -32,6 +32,7 @@ CASES: list[tuple[Any, tuple[Any, ...], tuple[int, ...]]] = [
     (m.with_a_new_weight, ({"w": 3.0, "b": 1.5}, 0.5), (0, 1)),
     (m.defaults_overridden, ({"a": 2.0, "c": -1.0}, 0.6), (0, 1)),
     (m.merged, ({"a": 2.0, "b": 5.0}, 0.6), (0, 1)),
+    (m.new_value_last, ({"a": 2.0, "b": 5.0}, 0.6), (0, 1)),
     (m.merged_sets, (0.6, 4), (0,)),
     (m.counted_in_sets, (X, 5), (0,)),
     (m.counted_in_sets, (X, 2), (0,)),

@@ -4,6 +4,7 @@ issue 20 added (`rules/numpy_statistics.py`, `numpy_signals.py`, `numpy_ufunc_me
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -108,7 +109,23 @@ def polyfit(x: Any) -> Any:
     return np.sum(np.polyfit(x, np.sin(x), 2) ** 2)
 
 
+def merged_dicts(x: Any) -> Any:
+    """`|` of dicts, and `**` in a display (a merge): the later value wins."""
+    params = {"a": x[0] * x[1], "b": x[2] ** 2}
+    merged = params | {"b": np.sin(x[3]), "c": x[4] * x[0]}
+    shown = {**merged, "a": merged["a"] ** 2}
+    return shown["a"] * shown["b"] + np.cos(shown["c"]) + np.sum(x)
+
+
+def from_keys(x: Any) -> Any:
+    d = dict.fromkeys(["a", "b"], x[0] * x[1])
+    d["b"] = d["b"] * np.sin(x[2])
+    return np.exp(d["a"]) * d["b"] + np.sum(x)
+
+
 BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
+    operator.or_: (merged_dicts, ()),
+    dict.fromkeys: (from_keys, ()),
     np.ptp: (of_reduction(np.ptp, 1), ()),
     np.cov: (cov, ()),
     np.corrcoef: (corrcoef, ()),
