@@ -340,8 +340,11 @@ class SyntaxRewrites(ABC):
     def _dict(self, node: gast.Dict) -> gast.expr:
         """A display; one that unpacks (`{**params, "w": w}`) as the merge of its parts in
         order, `dict(params) | {"w": w}`, whose later keys win, as the display's do."""
-        parts: list[gast.expr] = []
         keys: list[gast.expr] = []
+        if all(key is not None for key in node.keys):
+            keys = [self.atom(k) for k in node.keys if k is not None]
+            return make(gast.Dict, keys=keys, values=[self.atom(v) for v in node.values])
+        parts: list[gast.expr] = []
         values: list[gast.expr] = []
         for key, value in zip(node.keys, node.values, strict=True):
             if key is not None:

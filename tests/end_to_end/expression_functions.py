@@ -171,3 +171,16 @@ def from_keys_then_set(x):
 def new_value_last(params, x):
     q = {**params, "a": params["a"] ** 2 * x, "c": np.cos(x)}
     return q["a"] * q["b"] + q["c"]
+
+
+def walrus_elsewhere(x):
+    def inner(t):
+        return (u := np.tanh(t)) * u
+
+    total = 0.0
+    for v in (vs := [x, x * 2.0]):
+        if v > 10.0:
+            total = total + v
+        elif (w := inner(v)) > 0.5 or (w := w * 3.0) > 0.0:
+            total = total + w * len(vs)
+    return total
