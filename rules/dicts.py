@@ -10,6 +10,7 @@ no cotangent. Keyword entries (`dict(a=x)`) are not differentiated (E211)."""
 
 from __future__ import annotations
 
+import collections
 import operator
 from collections.abc import KeysView, Mapping
 from types import UnionType
@@ -165,6 +166,10 @@ _UNDIFFERENTIATED_OR = (bool, int, np.integer, np.bool_, set, frozenset, type, U
                         KeysView, type(None))  # fmt: skip
 
 
+# The dicts whose `|` merges as a dict's does, the later value winning.
+_MERGED = (dict, collections.OrderedDict, collections.defaultdict)
+
+
 def _undifferentiated_operand(value: Any) -> bool:
     """Whether `|` of `value` has no derivative: an integer or boolean array, or one of
     `_UNDIFFERENTIATED_OR`."""
@@ -174,8 +179,9 @@ def _undifferentiated_operand(value: Any) -> bool:
 
 
 def _merged_dicts(a: Any, b: Any) -> bool:
-    """Whether `a | b` merges two dicts (else it is refused, or has no derivative)."""
-    if isinstance(a, dict) and isinstance(b, dict):
+    """Whether `a | b` merges two dicts (else it is refused, or has no derivative): dicts
+    whose `|` is dict's (not a `Counter`'s, which keeps the larger count)."""
+    if type(a) in _MERGED and type(b) in _MERGED:
         return True
     if _undifferentiated_operand(a) and _undifferentiated_operand(b):
         return False
