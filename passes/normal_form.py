@@ -25,6 +25,9 @@ OPERATORS: dict[type, Any] = {
     gast.UAdd: operator.pos,
     gast.BitOr: operator.or_,
     gast.BitAnd: operator.and_,
+    gast.BitXor: operator.xor,
+    gast.LShift: operator.lshift,
+    gast.RShift: operator.rshift,
     gast.Invert: operator.invert,
 }
 

@@ -31,7 +31,8 @@ rules = RuleSet("nondiff")
 
 rules.non_differentiable(
     len, range, slice, int, bool, str, isinstance, type, print, repr, id, hash, round,
-    operator.floordiv, np.floor_divide, operator.or_, operator.and_, operator.invert,
+    operator.floordiv, np.floor_divide, operator.and_, operator.invert,
+    operator.xor, operator.lshift, operator.rshift,
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
     np.shape, np.ndim, np.size, np.zeros, np.ones, np.empty, np.eye,
     np.zeros_like, np.ones_like, np.empty_like,

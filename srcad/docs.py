@@ -47,6 +47,8 @@ def qualified_name(primal: Any) -> str:
     if isinstance(primal, types.MethodDescriptorType):  # `dict.get`: a method, by its class
         return f"{primal.__objclass__.__name__}.{name}"
     owner = getattr(primal, "__self__", None)
+    if isinstance(owner, type) and owner.__module__ == "builtins":  # `dict.fromkeys`
+        return f"{owner.__name__}.{name}"
     if isinstance(owner, np.ufunc):  # a ufunc's method: `numpy.add.reduce`
         return f"{qualified_name(owner)}.{name}"
     if isinstance(primal, np.ufunc) and getattr(np, name, None) is not primal:

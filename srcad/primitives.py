@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from srcad.constructors import attribute_descriptor
+from srcad.errors import UnsupportedCallError
 
 
 def make_tuple(*elements: Any) -> tuple[Any, ...]:
@@ -98,6 +99,34 @@ def ufunc_at(ufunc: Any, items: Any, indices: Any, *values: Any) -> Any:
     result = items.copy()
     ufunc.at(result, indices, *values)
     return result
+
+
+# The keys a dict comprehension's key is refused as: numbers and arrays that may be
+# differentiated (a dict's keys take no derivative: E215).
+_DIFFERENTIABLE_KEYS = (float, complex, np.inexact, np.ndarray)
+
+
+def dict_key(key: Any) -> Any:
+    """The key of a dict comprehension's item, `key`, refused where it is a value that may
+    be differentiated (a float, a complex, a NumPy float, an array), when the code runs: a
+    dict's keys take no derivative, so what is computed from them (`max(d)`, `sorted(d)`)
+    would lose theirs with no error. The normal form writes it around each computed key
+    of a dict comprehension (`to_anf.py`), whose kind the compiler does not know, so that
+    the keys of `{k: f(v) for k, v in params.items()}`, names, are taken."""
+    if isinstance(key, _DIFFERENTIABLE_KEYS):
+        raise UnsupportedCallError(
+            f"srcad cannot differentiate a dict comprehension whose key {key!r} is a number "
+            "that may be differentiated: a dict's keys take no derivative; key it by "
+            "something not differentiated (a name, a position), or keep the pairs in a list"
+        )
+    return key
+
+
+def set_of(items: list[Any]) -> set[Any]:
+    """The primal of a set display `{a, b}` or comprehension, of the list of its items in
+    Python's order. A set takes no derivative: one of values computed from differentiated
+    ones is refused where the function is compiled (E215)."""
+    return set(items)
 
 
 def make_struct(kind: type, *values: Any) -> Any:

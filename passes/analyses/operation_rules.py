@@ -190,12 +190,19 @@ class OperationRules(Analysis[RuleInfo]):
         """Whether a key of a dict display, or the index an item is written at, is a
         differentiated value that may be a float (reported): a dict's keys take no
         derivative, so `max({x0: a})` would lose `x0`'s. An index whose kind is an int, or
-        written into an array or a list, where a float index raises, is let through."""
-        value, receiver = statement.value, None
+        written into an array or a list, where a float index raises, is let through. So
+        are the members of a set (a display's, a comprehension's: `set_of`; `set(xs)`,
+        `frozenset(xs)`), which take none either: `sum({x, 1.0})` would lose `x`'s."""
+        value, receiver, what = statement.value, None, "a dict key"
+        callee = callees.get(value) if isinstance(value, gast.Call) else None
         if isinstance(value, gast.Dict):
             keys = list(value.keys)
-        elif isinstance(value, gast.Call) and callees.get(value) is primitives.index_update:
+        elif callee is primitives.index_update:
+            assert isinstance(value, gast.Call)
             receiver, keys = value.args[0], value.args[1:2]
+        elif callee is primitives.set_of or callee is set or callee is frozenset:
+            assert isinstance(value, gast.Call)
+            keys, what = list(value.args), "a set's member"
         else:
             return False
         kinds = ctx.analysis(ValueKinds, tree) if ctx.request.kinds else None
@@ -212,10 +219,11 @@ class OperationRules(Analysis[RuleInfo]):
                 ctx.diagnostic(
                     next(n for n in (key, value, statement) if getattr(n, "lineno", None)),
                     ACTIVE_KEY,
-                    "a dict key computed from a differentiated value: srcad gives a dict's "
-                    "keys no derivative, so what is computed from them would lose theirs",
-                    "key the dict by something not differentiated (a name, a position), or "
-                    "keep the pairs in a list",
+                    f"{what} computed from a differentiated value: srcad gives a dict's "
+                    "keys and a set's members no derivative, so what is computed from them "
+                    "would lose theirs",
+                    "key the dict (make the set) of something not differentiated (a name, a "
+                    "position), or keep the values in a list",
                 )
             )
             return True

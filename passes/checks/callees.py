@@ -55,6 +55,25 @@ def is_append_call(node: gast.expr) -> bool:
     )
 
 
+def unpacked_count(node: gast.Call, callee: LocalFunction) -> int | None:
+    """How many items the one `*` of a call of a nested function gives (`inner(*pair)`,
+    `inner(x, *rest)`), where each definition it may call takes the same number of
+    positional parameters, none with a default, and no `*args`, keyword-only parameter or
+    `**kwargs`, and the call passes no keyword: the normal form unpacks them into names
+    (`to_anf.py`). None for any other."""
+    starred = [a for a in node.args if isinstance(a, gast.Starred)]
+    if len(starred) != 1 or node.keywords:
+        return None
+    counts = set()
+    for definition in callee.nodes:
+        args = definition.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.defaults:
+            return None
+        counts.add(len(args.posonlyargs) + len(args.args))
+    count = counts.pop() - (len(node.args) - 1)
+    return count if not counts and count >= 0 else None
+
+
 UNDEFINED_NAME = "E201"
 UNSUPPORTED_UNPACKING = "E102"  # the code of `UnsupportedConstructs`'s expressions
 REFUSED = "E210"  # `OperationRules`' code for a function with no rule, or refused
@@ -154,13 +173,16 @@ class Callees(Analysis[CalleeInfo]):
     def _unpackable(node: gast.Call, callee: Any, ctx: Context, info: CalleeInfo) -> bool:
         """Whether a call that unpacks arguments (`f(*args)`) calls what `unpacked_call`
         takes: a function, a callable object or a method of a value (`method`'s rule
-        finds it when it runs), not a nested function (refused here, located)."""
-        if isinstance(callee, LocalFunction):
+        finds it when it runs), or a nested function whose parameters say how many items
+        one `*` gives (`unpacked_count`); not another nested function (refused here,
+        located)."""
+        if isinstance(callee, LocalFunction) and unpacked_count(node, callee) is None:
             info.diagnostics.append(
                 ctx.diagnostic(
                     node,
                     UNSUPPORTED_UNPACKING,
-                    "unpacking arguments (`*`, `**`) into a nested function is not supported",
+                    "unpacking arguments into a nested function is supported for one `*` "
+                    "into positional parameters without defaults alone",
                     "pass the arguments one by one",
                 )
             )

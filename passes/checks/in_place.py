@@ -139,4 +139,6 @@ def is_fresh_function(value: Any) -> bool:
         return True
     if getattr(value, "__module__", None) == "math" or value in vars(math).values():
         return True
+    if getattr(value, "__self__", None) is dict and getattr(value, "__name__", "") == "fromkeys":
+        return True  # `dict.fromkeys`: a bound method, made anew on each read
     return any(value is f for f in FRESH_RESULTS)

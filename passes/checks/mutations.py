@@ -685,15 +685,10 @@ def changes_nothing(callee: Any, site: CallSite) -> Any:
 
 
 _SYMBOLS = {
-    gast.Add: "+",
-    gast.Sub: "-",
-    gast.Mult: "*",
-    gast.Div: "/",
-    gast.Pow: "**",
-    gast.MatMult: "@",
-    gast.FloorDiv: "//",
-    gast.Mod: "%",
-}
+    gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
+    gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%", gast.BitOr: "|", gast.BitAnd: "&",
+    gast.BitXor: "^", gast.LShift: "<<", gast.RShift: ">>",
+}  # fmt: skip
 
 
 def _symbol(op: gast.AST) -> str:

@@ -40,19 +40,18 @@ _HINTS: dict[type, str] = {
 }
 
 _EXPRESSION_NAMES: dict[type, str] = {
-    gast.SetComp: "a set comprehension",
-    gast.DictComp: "a dict comprehension",
     gast.Await: "`await`",
     gast.Yield: "`yield`",
     gast.YieldFrom: "`yield from`",
     gast.NamedExpr: "an assignment expression (`:=`)",
-    gast.Set: "a set display",
     gast.Starred: "star-unpacking",
 }
 
-# BitOr and BitAnd make masks and type unions, with no derivative.
+# BitOr and BitAnd make masks and type unions, with no derivative (`|` of dicts merges them:
+# `rules/dicts.py`); the shifts and BitXor take integers (and booleans, sets), piecewise
+# constant as `//` is.
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult, gast.FloorDiv,
-              gast.Mod, gast.BitOr, gast.BitAnd)  # fmt: skip
+              gast.Mod, gast.BitOr, gast.BitAnd, gast.LShift, gast.RShift, gast.BitXor)  # fmt: skip
 _UNARY = (gast.USub, gast.UAdd, gast.Not, gast.Invert)
 
 
@@ -184,7 +183,7 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                 continue  # a name, a constant, an attribute, an index...: most nodes
             if isinstance(child, gast.Call):
                 unpacked.update(id(a) for a in child.args if isinstance(a, gast.Starred))
-            if isinstance(child, gast.List | gast.Tuple):  # a display, or a comprehension's target
+            if isinstance(child, gast.List | gast.Tuple | gast.Set):  # a display, or a target
                 unpacked.update(id(e) for e in child.elts if isinstance(e, gast.Starred))
             if isinstance(child, gast.Starred) and id(child) in unpacked:
                 continue  # unpacking arguments, into a display or a target: `ToANF` lowers it
@@ -204,22 +203,30 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                     "a lambda is only supported as the value of an assignment to a name",
                     "write `name = lambda ...` and use `name`",
                 )
-            elif isinstance(child, gast.Dict) and any(k is None for k in child.keys):
-                report(child, UNSUPPORTED_EXPRESSION, "`**` in a dict display is not supported")
-            elif isinstance(child, gast.ListComp | gast.GeneratorExp) and any(
-                g.is_async for g in child.generators
-            ):
+            elif isinstance(child, _COMPREHENSIONS) and any(g.is_async for g in child.generators):
                 report(child, UNSUPPORTED_EXPRESSION, "an async comprehension is not supported")
             elif type(child) in _EXPRESSION_NAMES:
                 what = _EXPRESSION_NAMES[type(child)]
-                report(child, UNSUPPORTED_EXPRESSION, f"{what} is not supported here",
-                       self.rule_hint)  # fmt: skip
+                hint = self.rule_hint
+                if isinstance(child, gast.NamedExpr):  # one `assignment_expressions` left
+                    hint = _WALRUS_HINT
+                report(child, UNSUPPORTED_EXPRESSION, f"{what} is not supported here", hint)
 
+
+# Where `passes/transforms/assignment_expressions.py` leaves a `:=`, Python runs it later or
+# in a scope of its own.
+_WALRUS_HINT = (
+    "inside a lambda, a generator expression, a set or dict comprehension, an assignment's "
+    "target or a later comparison of a chain, assign the value in a statement before it"
+)
+
+_COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)
 
 # The classes of expression `_expression` may report (gast's classes have no subclasses).
 _CHECKED = frozenset({
     gast.BinOp, gast.UnaryOp, gast.Call, gast.Lambda, gast.Dict, gast.ListComp,
-    gast.GeneratorExp, gast.List, gast.Tuple, *_EXPRESSION_NAMES,
+    gast.GeneratorExp, gast.DictComp, gast.SetComp, gast.List, gast.Tuple, gast.Set,
+    *_EXPRESSION_NAMES,
 })  # fmt: skip
 
 _SYMBOLS = {

@@ -5,8 +5,9 @@ f-strings (their formatted values atoms), `assert` (its test an atom), a loop's 
 (a flag each `break` of the loop clears), a class's `__init__` compiled as the function
 that builds the instance (`srcad.constructors`: `new_instance`, `with_attribute`), calls
 that unpack arguments (`unpacked_call`) or pass by keyword what a rule differentiates by
-position, and `np.r_[...]`/`np.c_[...]` (`index_concatenate`). `SyntaxRewrites` is a part
-of `_Normaliser`."""
+position, `np.r_[...]`/`np.c_[...]` (`index_concatenate`), dict displays that unpack
+(`{**a, "k": v}`, merged with `|`) and set displays and comprehensions (`set_of`).
+`SyntaxRewrites` is a part of `_Normaliser`."""
 
 from __future__ import annotations
 
@@ -64,6 +65,14 @@ class SyntaxRewrites(ABC):
     @abstractmethod
     def assign(self, target: gast.expr, value: gast.expr) -> None:
         """Normalise `target = value` (`_Normaliser.assign`)."""
+
+    @abstractmethod
+    def comprehension(self, node: gast.ListComp | gast.GeneratorExp | gast.DictComp) -> gast.Name:
+        """The fresh list or dict a comprehension makes (`_Normaliser.comprehension`)."""
+
+    @abstractmethod
+    def _list(self, node: gast.List) -> gast.expr:
+        """A list display's operation (`_Normaliser._list`)."""
 
     def _assert(self, node: gast.Assert) -> None:
         """`assert test, message`: the test runs in the forward sweep, as an atom; the
@@ -439,6 +448,46 @@ class SyntaxRewrites(ABC):
         call = make(gast.Call, func=load(bound), args=args, keywords=[], **where)
         self.ctx.analysis_result(Callees).callees[call] = function
         return call
+
+    def _dict(self, node: gast.Dict) -> gast.expr:
+        """A display; one that unpacks (`{**params, "w": w}`) as the merge of its parts in
+        order, `dict(params) | {"w": w}`, whose later keys win, as the display's do."""
+        keys: list[gast.expr] = []
+        if all(key is not None for key in node.keys):
+            keys = [self.atom(k) for k in node.keys if k is not None]
+            return make(gast.Dict, keys=keys, values=[self.atom(v) for v in node.values])
+        parts: list[gast.expr] = []
+        values: list[gast.expr] = []
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is not None:
+                keys.append(self.atom(key))
+                values.append(self.atom(value))
+                continue
+            if keys:
+                parts.append(self.atom(make(gast.Dict, keys=keys, values=values)))
+                keys, values = [], []
+            parts.append(self.atom(self._primitive_call(dict, [self.atom(value)], node)))
+        if keys or not parts:
+            display = make(gast.Dict, keys=keys, values=values)
+            parts.append(self.atom(display) if parts else display)  # operands are atoms
+        merged = parts[0]
+        for part in parts[1:]:
+            merged = make(gast.BinOp, left=self.atom(merged), op=gast.BitOr(), right=part)
+        return merged
+
+    def _set(self, node: gast.Set) -> gast.expr:
+        """A set display `{a, *b}` as `set_of(<the list display>)`: a set takes no
+        derivative, and one of differentiated values is refused (E215,
+        `operation_rules._active_key`), as its members, and what they are of it, would
+        lose theirs."""
+        items = self.atom(self._list(make(gast.List, elts=node.elts, ctx=LOAD)))
+        return self._primitive_call(primitives.set_of, [items], node)
+
+    def _set_comprehension(self, node: gast.SetComp) -> gast.expr:
+        """`{v for ...}` as `set_of(<the list comprehension>)`, its items in its order."""
+        listed = make(gast.ListComp, elt=node.elt, generators=node.generators)
+        items = self.comprehension(syntax.located(listed, node))
+        return self._primitive_call(primitives.set_of, [items], node)
 
     def _joined_str(self, node: gast.JoinedStr) -> gast.expr:
         """An f-string, each formatted value an atom (a string carries no derivative)."""

@@ -10,9 +10,9 @@ import gast
 
 from srcad import primitives, syntax
 from srcad.passes.analyses.fresh_items import FreshItems
-from srcad.passes.analyses.scopes import ScopeInfo, Scopes, scope_info
+from srcad.passes.analyses.scopes import LocalFunction, ScopeInfo, Scopes, scope_info
 from srcad.passes.base import Context, Transform, function_of
-from srcad.passes.checks.callees import Callees, is_append_call, unpacks
+from srcad.passes.checks.callees import Callees, is_append_call, unpacked_count, unpacks
 from srcad.passes.naming import derived_name
 from srcad.passes.normal_form import bound_names, constant_int, short_circuits
 from srcad.passes.transforms.anf_rewrites import SyntaxRewrites
@@ -236,9 +236,11 @@ class _Normaliser(SyntaxRewrites):
         self.ctx.analysis_result(Callees).callees[call] = append
         self._assign(name, call)
 
-    def comprehension(self, node: gast.ListComp | gast.GeneratorExp) -> gast.Name:
+    def comprehension(self, node: gast.ListComp | gast.GeneratorExp | gast.DictComp) -> gast.Name:
         """A list comprehension (or a generator expression, which a call consumes at once)
-        as a loop appending to a fresh list, its variables renamed where they would
+        as a loop appending to a fresh list, a dict comprehension as one writing items
+        into a fresh dict (each key checked when it runs, `primitives.dict_key`, then its
+        value, in Python's order), its variables renamed where they would
         clash with the function's, or with a global, closure cell or builtin it reads
         elsewhere (a local of that name would hide it there)."""
         renames = {}
@@ -258,18 +260,28 @@ class _Normaliser(SyntaxRewrites):
         node = _Rename(renames).visit(node)
         node.generators[0].iter = first
         result = self.ctx.namer.fresh("values")
-        self._assign(result, make(gast.List, elts=[], ctx=LOAD))
-        inner: list[gast.stmt] = [
-            make(
-                gast.Expr,
-                value=make(
-                    gast.Call,
-                    func=make(gast.Attribute, value=load(result), attr="append", ctx=LOAD),
-                    args=[node.elt],
-                    keywords=[],
-                ),
+        inner: list[gast.stmt]
+        if isinstance(node, gast.DictComp):
+            self._assign(result, make(gast.Dict, keys=[], values=[]))
+            key: gast.expr = node.key
+            if not isinstance(key, gast.Constant):
+                key = self._primitive_call(primitives.dict_key, [key], node)
+            item = make(gast.Subscript, value=load(result), slice=key, ctx=STORE)
+            inner = [make(gast.Assign, targets=[item], value=node.value, type_comment=None)]
+            if not isinstance(key, gast.Constant):  # the key first, as Python evaluates it
+                name = self.ctx.namer.fresh("key")
+                inner.insert(0, make(gast.Assign, targets=[store(name)], value=key,
+                                     type_comment=None))  # fmt: skip
+                item.slice = load(name)
+        else:
+            self._assign(result, make(gast.List, elts=[], ctx=LOAD))
+            append_call = make(
+                gast.Call,
+                func=make(gast.Attribute, value=load(result), attr="append", ctx=LOAD),
+                args=[node.elt],
+                keywords=[],
             )
-        ]
+            inner = [make(gast.Expr, value=append_call)]
         for generator in reversed(node.generators):
             for condition in reversed(generator.ifs):
                 inner = [make(gast.If, test=condition, body=inner, orelse=[])]
@@ -520,7 +532,9 @@ class _Normaliser(SyntaxRewrites):
         with_keywords = self._keyword_call(node, callee) if node.keywords else None
         if with_keywords is not None:
             return with_keywords
-        if unpacks(node):
+        if unpacks(node) and isinstance(callee, LocalFunction):
+            self._unpack_into_nested(node, callee)
+        elif unpacks(node):
             return self._unpacked_call(node, callees)
         if callee is dict and not node.args:  # `dict(a=x)` is the display `{"a": x}`
             keys = [make(gast.Constant, value=k.arg, kind=None) for k in node.keywords]
@@ -534,6 +548,21 @@ class _Normaliser(SyntaxRewrites):
         if callee is dataclasses.replace and len(node.args) == 1:
             return self._replace(node)
         return self._plain_call(node, callee)
+
+    def _unpack_into_nested(self, node: gast.Call, callee: LocalFunction) -> None:
+        """`inner(x, *pair)` as `(a, b) = pair`, `inner(x, a, b)`, in place: the count of
+        items is the nested function's (`unpacked_count`; a `ValueError` where Python's
+        call would raise a `TypeError`)."""
+        count = unpacked_count(node, callee)
+        assert count is not None  # else `Callees` refused the call
+        position = next(i for i, a in enumerate(node.args) if isinstance(a, gast.Starred))
+        before = [self.atom(a) for a in node.args[:position]]
+        starred = node.args[position]
+        assert isinstance(starred, gast.Starred)
+        parameters = [a.id for a in (*callee.nodes[0].args.posonlyargs, *callee.nodes[0].args.args)]
+        names = [self.ctx.namer.fresh(p) for p in parameters[position : position + count]]
+        self.assign(make(gast.Tuple, elts=[store(n) for n in names], ctx=STORE), starred.value)
+        node.args = [*before, *(load(n) for n in names), *node.args[position + 1 :]]
 
     def _plain_call(self, node: gast.Call, callee: Any) -> gast.expr:
         if callee is primitives.call:
@@ -598,10 +627,6 @@ class _Normaliser(SyntaxRewrites):
         for part in parts[1:]:
             joined = make(gast.BinOp, left=self.atom(joined), op=gast.Add(), right=self.atom(part))
         return joined
-
-    def _dict(self, node: gast.Dict) -> gast.expr:
-        keys = [self.atom(k) for k in node.keys if k is not None]
-        return make(gast.Dict, keys=keys, values=[self.atom(v) for v in node.values])
 
     def _projection(self, node: gast.expr) -> gast.Call | None:
         """`logabsdet(a)` for `np.linalg.slogdet(a)[1]`: an element of a call's tuple
@@ -671,6 +696,9 @@ _OPERATIONS: dict[type, Callable[[_Normaliser, Any], gast.expr]] = {
     gast.JoinedStr: _Normaliser._joined_str,
     gast.ListComp: _Normaliser.comprehension,
     gast.GeneratorExp: _Normaliser.comprehension,
+    gast.DictComp: _Normaliser.comprehension,
+    gast.Set: _Normaliser._set,
+    gast.SetComp: _Normaliser._set_comprehension,
 }
 
 # The signs that make a constant of a constant (`-1.0`).

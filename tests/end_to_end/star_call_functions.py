@@ -147,6 +147,38 @@ def nested_unpacked(x: Any) -> Any:
     return inner(*pair)
 
 
+def nested_unpacked_after(x: Any, y: Any) -> Any:
+    scale = 2.0
+
+    def inner(a: Any, b: Any, c: Any) -> Any:
+        return a * np.sin(b) * c * scale * y
+
+    rest = [y, x * 3.0]
+    return inner(x, *rest)
+
+
+def nested_lambda_unpacked(x: Any) -> Any:
+    g = lambda a, b: a**2 + b  # noqa: E731 (a lambda bound to a name, as users write)
+    return g(*(x, 1.0)) + g(*[x * 2.0, x])
+
+
+def nested_unpacked_rows(xs: Any) -> Any:
+    def inner(a: Any, b: Any) -> Any:
+        return a * b
+
+    s = 0.0
+    for row in xs:
+        s = s + inner(*row)
+    return s
+
+
+def nested_unpacked_default(x: Any) -> Any:
+    def inner(a: Any, b: Any = 1.0) -> Any:
+        return a * b
+
+    return inner(*(x,))
+
+
 def starred_list_display(x: Any) -> Any:
     rest = (x, x)
     return sum([*rest, x])

@@ -13,6 +13,7 @@ import srcad
 from srcad.defaults import COMPILER, Request
 from srcad.kinds import signature
 from srcad.testing import check_frule, check_rrule, finite_difference_vjp
+from tests.conftest import difference
 from tests.end_to_end import star_call_functions as m
 
 X = np.array([1.0, 2.0, -0.5])
@@ -45,6 +46,13 @@ CASES: list[tuple[Any, tuple[Any, ...]]] = [
     (m.method_unpacked, (np.array([1.0, 2.0, -0.5, 3.0]),)),
     (m.method_unpacked_values, (X, Y)),
     (m.method_unpacked_values, (0.3, 1.7)),
+    # One `*` into a nested function's positional parameters: unpacked into names.
+    (m.nested_unpacked, (2.0,)),
+    (m.nested_unpacked, (X,)),
+    (m.nested_unpacked_after, (0.7, 1.3)),
+    (m.nested_unpacked_after, (X, Y)),
+    (m.nested_lambda_unpacked, (0.7,)),
+    (m.nested_unpacked_rows, (np.array([[1.0, 2.0], [0.5, -1.0]]),)),
 ]
 
 
@@ -137,11 +145,22 @@ def test_active_double_star_arguments_are_refused() -> None:
     assert "`**` arguments depend on a differentiated input" in diagnostic.message
 
 
-def test_unpacking_into_a_nested_function_is_refused() -> None:
-    (diagnostic,) = _refusal(m.nested_unpacked, 2.0).diagnostics
+def test_unpacking_into_a_nested_function_with_defaults_is_refused() -> None:
+    """How many items `*` gives depends on the call: where a default may fill a parameter."""
+    (diagnostic,) = _refusal(m.nested_unpacked_default, 2.0).diagnostics
     assert diagnostic.code == "E102"
-    assert diagnostic.line == _line(m.nested_unpacked, "inner(*pair)")
+    assert diagnostic.line == _line(m.nested_unpacked_default, "inner(*(x,))")
     assert "into a nested function" in diagnostic.message
+
+
+@pytest.mark.parametrize(("x", "y"), [(0.7, 1.3), (-0.4, 2.1)])
+def test_hessian_through_unpacking_into_a_nested_function(x: float, y: float) -> None:
+    """Against central differences of the gradient, in each argument."""
+    f = m.nested_unpacked_after
+    h = np.array(srcad.hessian(f, wrt=(0, 1))(x, y), dtype=float)
+    for position in (0, 1):
+        want = difference(lambda *a: np.array(srcad.grad(f, wrt=(0, 1))(*a)), (x, y), position)
+        np.testing.assert_allclose(h[:, position], want, rtol=1e-6, atol=1e-8)
 
 
 def test_a_shape_unpacked_into_a_method_of_a_runtime_object() -> None:

@@ -6,6 +6,7 @@ the function (the vector's elements lie in 0.2 to 0.8)."""
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 import numpy as np
@@ -216,6 +217,20 @@ def add_at(x: Any) -> Any:
     return np.sum(counts**3) + counts[2] * x[0]
 
 
+def merged_dicts(x: Any) -> Any:
+    """`|` of dicts, and `**` in a display (a merge): the later value wins."""
+    params = {"a": x[0] * x[1], "b": x[2] ** 2}
+    merged = params | {"b": np.sin(x[3]), "c": x[4] * x[0]}
+    shown = {**merged, "a": merged["a"] ** 2}
+    return shown["a"] * shown["b"] + np.cos(shown["c"]) + np.sum(x)
+
+
+def from_keys(x: Any) -> Any:
+    d = dict.fromkeys(["a", "b"], x[0] * x[1])
+    d["b"] = d["b"] * np.sin(x[2])
+    return np.exp(d["a"]) * d["b"] + np.sum(x)
+
+
 BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     ufunc_at: (add_at, ()),
     np.ndenumerate: (ndenumerate, ()),
@@ -234,6 +249,8 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     math.frexp: (math_frexp, ()),
     math.ldexp: (math_ldexp, ()),
     divmod: (builtin_divmod, ()),
+    operator.or_: (merged_dicts, ()),
+    dict.fromkeys: (from_keys, ()),
     np.ptp: (of_reduction(np.ptp, 1), ()),
     np.cov: (cov, ()),
     np.corrcoef: (corrcoef, ()),
