@@ -178,11 +178,10 @@ class FreshValues(ABC):
             return False
         made_here = False
         nodes = self._variable(append.func.value, name)
-        appends = [
-            self.parents[self.parents[node]]
-            for node in nodes
-            if isinstance(self.parents.get(node), gast.Attribute)
-            and is_append_call(self.parents.get(self.parents[node]))
+        appends = [  # (and the other changes the normal form writes as new lists)
+            change
+            for change in (self.appending_call(n) or self.changing_call(n) for n in nodes)
+            if change is not None
         ]
         appended_here = all(self._scope(a) is self.function for a in appends)
         for node in nodes:
@@ -212,8 +211,9 @@ class FreshValues(ABC):
                 # Returned by a nested function, the list escapes to its caller, which
                 # would see the appends that follow.
                 continue
-            if isinstance(parent, gast.Attribute) and is_append_call(self.parents.get(parent)):
-                # An append from a nested function changes the list behind its back.
+            if self.appending_call(node) or self.changing_call(node):
+                # An append from a nested function changes the list behind its back; the
+                # other changes are checked as such (`why_not_changed`).
                 if self._scope(node) is not scope:
                     return False
                 continue
@@ -260,6 +260,7 @@ class FreshValues(ABC):
             if (
                 _written_item(node, parent) is not None
                 or self.changing_call(node) is not None
+                or self.appending_call(node) is not None
                 or self._accumulated(node, parent)
             ):
                 continue  # the change itself
@@ -345,11 +346,22 @@ class FreshValues(ABC):
         write = (
             _written_item(node, parent)
             or self.changing_call(node)
+            or self.appending_call(node)
             or self._accumulated(node, parent)
         )
         while write is not None and not isinstance(write, gast.stmt):
             write = self.parents.get(write)
         return write
+
+    def appending_call(self, node: gast.AST) -> gast.Call | None:
+        """The call `node.append(v)`, where `node` is its receiver."""
+        parent = self.parents.get(node)
+        if not (isinstance(parent, gast.Attribute) and parent.value is node):
+            return None
+        call = self.parents.get(parent)
+        if isinstance(call, gast.Call) and is_append_call(call) and call.func is parent:
+            return call
+        return None
 
     def changing_call(self, node: gast.AST) -> gast.Call | None:
         """The call `node.method(...)` of a method that changes `node` in place and that

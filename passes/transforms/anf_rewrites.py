@@ -27,7 +27,7 @@ from srcad.passes.checks.callees import Callees, static_path, static_value, unpa
 from srcad.passes.checks.fresh_values import CHANGING
 from srcad.passes.checks.in_place import TRUSTED_MODULES, is_ufunc_at
 from srcad.passes.rule_calls import constant
-from srcad.primitives import index_update
+from srcad.primitives import append, index_update
 from srcad.syntax import LOAD, load, make, store
 
 
@@ -147,6 +147,16 @@ class SyntaxRewrites(ABC):
         function = self.ctx.bind(index_update, "index_update")
         call = make(gast.Call, func=load(function), args=[load(name), index, written], keywords=[])
         self.ctx.analysis_result(Callees).callees[call] = index_update
+        self._assign(name, call)
+
+    def _append(self, name: str, value: gast.expr) -> None:
+        """`items.append(value)` as `items = append(items, value)`, through a primitive with
+        a rule. The primitive makes a new list (the checks made sure nothing else holds the
+        old one), so what a rule kept of the list before the append stays as it was."""
+        atom = self.atom(value)
+        function = self.ctx.bind(append, "append")
+        call = make(gast.Call, func=load(function), args=[load(name), atom], keywords=[])
+        self.ctx.analysis_result(Callees).callees[call] = append
         self._assign(name, call)
 
     def _refuse_change_in_place(

@@ -16,7 +16,6 @@ from srcad.passes.checks.callees import Callees, is_append_call, unpacked_count,
 from srcad.passes.naming import derived_name
 from srcad.passes.normal_form import bound_names, constant_int, short_circuits
 from srcad.passes.transforms.anf_rewrites import SyntaxRewrites
-from srcad.primitives import append
 from srcad.syntax import LOAD, STORE, load, make, store
 
 
@@ -225,16 +224,6 @@ class _Normaliser(SyntaxRewrites):
                 orelse=self.block(node.orelse),
             )
         )
-
-    def _append(self, name: str, value: gast.expr) -> None:
-        """`items.append(value)` as `items = append(items, value)`, through a primitive with
-        a rule. The primitive makes a new list (the checks made sure nothing else holds the
-        old one), so what a rule kept of the list before the append stays as it was."""
-        atom = self.atom(value)
-        function = self.ctx.bind(append, "append")
-        call = make(gast.Call, func=load(function), args=[load(name), atom], keywords=[])
-        self.ctx.analysis_result(Callees).callees[call] = append
-        self._assign(name, call)
 
     def comprehension(self, node: gast.ListComp | gast.GeneratorExp | gast.DictComp) -> gast.Name:
         """A list comprehension (or a generator expression, which a call consumes at once)

@@ -68,6 +68,29 @@ def annotated(a):
     return sum(out) + s
 
 
+def appended_and_changed(a):
+    xs = []
+    for v in a:
+        xs.append(v * v)
+    xs.sort()
+    for v in a:
+        xs.append(np.sin(v))
+    xs.reverse()
+    stack = [a[0] * 1.0]
+    for v in a[1:]:
+        top = stack.pop()
+        stack.append(top * v)
+        stack.append(v + 1.0)
+    rows = [np.zeros(2) for _ in range(2)]
+    for i in range(2):
+        rows[i] += a[:2] * (i + 1.0)
+    rows.append(a[1:] * 1.0)
+    total = 0.0
+    for k in range(len(xs)):
+        total = total + xs[k] * (k + 1.0)
+    return total + sum(stack) + np.sum(rows[0] * rows[1]) + np.sum(rows[2])
+
+
 def on_a_parameter(xs):
     xs.sort()
     return xs[0]
@@ -105,7 +128,15 @@ DIRECTION = np.array([1.0, -0.5, 0.25])
 
 
 @pytest.mark.parametrize(
-    "name", ["sorted_lists", "reshaped_lists", "changed_dicts", "changed_arrays", "annotated"]
+    "name",
+    [
+        "sorted_lists",
+        "reshaped_lists",
+        "changed_dicts",
+        "changed_arrays",
+        "annotated",
+        "appended_and_changed",
+    ],
 )
 def test_changing_methods_on_fresh_values(module, name):
     f = getattr(module, name)
