@@ -1,13 +1,14 @@
 """The statements of a function's text that srcad runs once where it compiles the
 function, or drops, before any check reads its tree: each one's own module says when
 (`nested_classes`, `local_imports`, `deletions`, `lambdas`, `generators`,
-`contexts`)."""
+`contexts`, `declarations`)."""
 
 from __future__ import annotations
 
 import gast
 
 from srcad.passes.transforms.contexts import lower_contexts
+from srcad.passes.transforms.declarations import drop_declarations
 from srcad.passes.transforms.deletions import drop_deletions
 from srcad.passes.transforms.generators import collect_yields, is_generator
 from srcad.passes.transforms.lambdas import hoist_lambdas
@@ -19,12 +20,14 @@ from srcad.source import FunctionSource
 def run_once(node: gast.FunctionDef, source: FunctionSource) -> None:
     """`node`, the tree of `source`'s function, with the classes it defines and the modules
     it imports made once and bound in its closure, the `del`s that change nothing dropped,
-    its lambdas made nested functions, a generator's `yield`s collected and the `with`
+    its lambdas made nested functions, the `global` and `nonlocal` declarations that change
+    nothing dropped, a generator's `yield`s collected and the `with`
     statements srcad takes written as their bodies between markers, in place."""
     hoist_classes(node, source)
     hoist_imports(node, source)
     drop_deletions(node)
     hoist_lambdas(node)
+    drop_declarations(node)
     if is_generator(source.func):  # as the list of what it yields
         collect_yields(node)
     lower_contexts(node, source)
