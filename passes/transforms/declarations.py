@@ -83,6 +83,13 @@ def declaration_refusal(
     return None
 
 
+def declared(function: gast.FunctionDef) -> set[str]:
+    """The names a `global` or `nonlocal` declaration in `function` names: an assignment
+    to one is made for what it changes outside, so no pass drops or moves it."""
+    return {name for node in syntax.walk(function) if isinstance(node, _DECLARATIONS)
+            for name in node.names}  # fmt: skip
+
+
 def declaration_refusals(function: gast.FunctionDef) -> dict[int, str | None]:
     """`declaration_refusal` of each declaration in `function`, by its id."""
     return {id(d): declaration_refusal(d, scope, function)

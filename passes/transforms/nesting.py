@@ -40,6 +40,7 @@ from srcad.kinds import is_integer, is_real
 from srcad.passes import naming
 from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Context, Transform, function_of
+from srcad.passes.transforms.declarations import declared
 
 # The operators that cannot raise on numbers (Python's, NumPy's float64, a symbolic zero).
 _QUIET_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.USub, gast.UAdd)
@@ -63,6 +64,7 @@ def nest_temporaries(
         for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
         if isinstance(a, gast.Name)
     }
+    parameters |= declared(function)  # a global's assignment is made for what it changes
 
     def single(name: str) -> bool:
         return (

@@ -15,6 +15,7 @@ from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.checks.callees import PURE
 from srcad.passes.normal_form import COMPOUND, walk_statements
 from srcad.passes.transforms.contexts import raising_statements
+from srcad.passes.transforms.declarations import declared
 from srcad.passes.transforms.shapes import (
     SHAPE_ATTRIBUTES,
     is_array,
@@ -67,7 +68,9 @@ class Prune(Transform):
         self.kinds = ctx.analysis(ValueKinds, tree)
         # What `_removable` found, by statement: kept until a statement changes.
         self.removable: dict[gast.stmt, list[str] | None] = {}
-        self.raising = raising_statements(function)  # in a `with` where errors raise: kept
+        # Kept: what runs in a `with` where errors raise, and what a declaration names.
+        self.raising = raising_statements(function)
+        self.declared = declared(function)
         # Every statement, nested ones included: what goes only changes statements.
         statements = list(walk_statements(function.body))
         changed = self._drop_values(statements)
@@ -330,7 +333,8 @@ class Prune(Transform):
         """The names an assignment binds, if it may go when none is read; else None."""
         if statement in self.removable:
             return self.removable[statement]
-        kept = id(statement) in self.raising
+        targets = _bound(statement) or []
+        kept = id(statement) in self.raising or not self.declared.isdisjoint(targets)
         found = self.removable[statement] = None if kept else self._assigned(statement)
         return found
 
