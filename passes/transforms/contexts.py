@@ -142,7 +142,7 @@ def context_refusal(
                 "supported with constants and module-level names as arguments only: its "
                 "derivative code calls it again"
             )
-    if _leaves(statement.body, statement.body, in_loop=False):
+    if _leaves(statement.body, in_loop=False, tail=True):
         return (
             "a `with` body left by `break`, `continue`, or a `return` other than its last "
             "statement, is not supported"
@@ -185,19 +185,23 @@ def _manager(expression: gast.expr, source: FunctionSource, bound: set[str]) -> 
     return value if where in ("global", "closure", "builtin") else None
 
 
-def _leaves(block: list[gast.stmt], body: list[gast.stmt], in_loop: bool) -> bool:
-    """Whether a statement of `block` leaves the `with` body `body` other than at its end."""
-    for statement in block:
-        if isinstance(statement, gast.Return) and not (block is body and statement is body[-1]):
+def _leaves(block: list[gast.stmt], in_loop: bool, tail: bool) -> bool:
+    """Whether a statement of `block`, a block of a `with` body, leaves the body other
+    than by its end: a `return` is taken only last in the body (`tail`), or last in a
+    `with` that ends it."""
+    for position, statement in enumerate(block):
+        last = tail and position == len(block) - 1
+        if isinstance(statement, gast.Return) and not last:
             return True
         if isinstance(statement, gast.Break | gast.Continue) and not in_loop:
             return True
         if isinstance(statement, gast.FunctionDef | gast.ClassDef):
             continue
         inner = in_loop or isinstance(statement, gast.For | gast.While)
+        ends = last and isinstance(statement, gast.With)
         for field in ("body", "orelse"):
             nested = getattr(statement, field, None)
-            if isinstance(nested, list) and _leaves(nested, body, inner):
+            if isinstance(nested, list) and _leaves(nested, inner, ends):
                 return True
     return False
 

@@ -67,6 +67,14 @@ def returns_inside(x):
         return np.sum(z * x)
 
 
+def returns_inside_nested(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = np.exp(-x) * x
+        with np.errstate(divide="ignore"), nullcontext(y) as alias:
+            return np.sum(np.log(alias * alias + 1.0))
+
+
 def in_a_nested_function(x):
     def inner(v):
         with np.errstate(invalid="ignore"):
@@ -100,6 +108,7 @@ TAKEN = [
     "two_items_and_nested",
     "in_a_loop_and_a_branch",
     "returns_inside",
+    "returns_inside_nested",
     "in_a_nested_function",
 ]
 
