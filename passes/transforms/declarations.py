@@ -67,6 +67,8 @@ def declaration_refusal(
         return ("a nested function that assigns a variable of the function around it "
                 "(`nonlocal`) is not supported: srcad reads the variable as its calls "
                 "leave it unchanged")  # fmt: skip
+    if set(written) & _defined(scope):
+        return f"a `{keyword}` name bound by `def`, `class` or `import` is not supported"
     declared = _written_declared(function)
     reads, writes = _side_channel_reads(function, declared), _plain_writes(function, declared)
     for node in syntax.walk(function):
@@ -123,8 +125,22 @@ def _own_nodes(scope: gast.AST) -> list[gast.AST]:
 
 
 def _stored(scope: gast.AST) -> set[str]:
-    return {n.id for n in _own_nodes(scope)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store | gast.Del)}  # fmt: skip
+    """The names `scope` binds or deletes: by assignment, or by `def`, `class`, `import`."""
+    stores = (gast.Store, gast.Del)
+    assigned = {n.id for n in _own_nodes(scope)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, stores)}  # fmt: skip
+    return assigned | _defined(scope)
+
+
+def _defined(scope: gast.AST) -> set[str]:
+    """The names `scope` binds by `def`, `class` or `import`."""
+    found: set[str] = set()
+    for node in _own_nodes(scope):
+        if isinstance(node, gast.FunctionDef | gast.ClassDef):
+            found.add(node.name)
+        elif isinstance(node, gast.Import | gast.ImportFrom):
+            found |= {a.asname or a.name.partition(".")[0] for a in node.names}
+    return found
 
 
 def _droppable(

@@ -177,6 +177,11 @@ REFUSED = {
         4,
         "srcad reads the variable as its calls leave it unchanged",
     ),
+    "a_global_defined_by_def": (
+        "def f(x):\n    global helper\n    def helper(v):\n        return v\n    return x\n",
+        2,
+        "bound by `def`, `class` or `import`",
+    ),
     "a_global_read_where_a_function_around_binds_it": (
         "S = 1.0\ndef f(x):\n    S = 2.0\n    def g(v):\n        global S\n"
         "        return v * S\n    return g(x) * S\n",
