@@ -41,6 +41,8 @@ _OPERATIONS = (gast.Constant, gast.BinOp, gast.UnaryOp, gast.BoolOp, gast.Compar
 def drop_declarations(function: gast.FunctionDef) -> None:
     """Drop each name of a declaration in `function` (nested functions' included) that
     changes nothing, and each declaration left with none, in place."""
+    if not any(isinstance(n, _DECLARATIONS) for n in syntax.walk(function)):
+        return
     for scope, declaration, names in _declarations(function):
         if any(n in _stored(scope) for n in names):
             continue  # written: it stays, taken or refused (`declaration_refusal`)
@@ -94,6 +96,8 @@ def declared(function: gast.FunctionDef) -> set[str]:
 
 def declaration_refusals(function: gast.FunctionDef) -> dict[int, str | None]:
     """`declaration_refusal` of each declaration in `function`, by its id."""
+    if not any(isinstance(n, _DECLARATIONS) for n in syntax.walk(function)):
+        return {}
     return {id(d): declaration_refusal(d, scope, function)
             for scope, d, _ in _declarations(function)}  # fmt: skip
 

@@ -40,7 +40,6 @@ from srcad.kinds import is_integer, is_real
 from srcad.passes import naming
 from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Context, Transform, function_of
-from srcad.passes.transforms.declarations import declared
 
 # The operators that cannot raise on numbers (Python's, NumPy's float64, a symbolic zero).
 _QUIET_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.USub, gast.UAdd)
@@ -55,16 +54,19 @@ def nest_temporaries(
     Whether any was nested."""
     bindings: dict[str, int] = {}
     reads: dict[str, int] = {}
+    declared: set[str] = set()  # a global's assignment is made for what it changes
     for node in syntax.walk(function):
         if isinstance(node, gast.Name):
             counts = reads if isinstance(node.ctx, gast.Load) else bindings
             counts[node.id] = counts.get(node.id, 0) + 1
+        elif isinstance(node, gast.Global | gast.Nonlocal):
+            declared.update(node.names)
     parameters = {
         a.id
         for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
         if isinstance(a, gast.Name)
     }
-    parameters |= declared(function)  # a global's assignment is made for what it changes
+    parameters |= declared
 
     def single(name: str) -> bool:
         return (
