@@ -368,8 +368,11 @@ def raising_statements(function: gast.FunctionDef) -> set[int]:
             marker = _marked(block[start], ENTER)
             assert marker is not None
             region = block[start + 1 : stop]
+            pending.append(region)  # the regions inside it
             settings = [*marker.args[1:], *(k.value for k in marker.keywords)]
-            settings += [a for s in region if _filter(s) for a in s.value.args[:1]]
+            for call in (s.value for s in region if _filter(s)):
+                assert isinstance(call, gast.Call)
+                settings += [*call.args, *(k.value for k in call.keywords)]
             if any(isinstance(v, gast.Constant) and v.value in _RAISING for v in settings):
                 found.update(id(n) for s in region for n in syntax.walk(s))
         for statement in block:

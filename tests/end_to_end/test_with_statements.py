@@ -94,6 +94,20 @@ def log_raising(x):
     return np.sum(y)
 
 
+def log_raising_nested(x):
+    with warnings.catch_warnings():
+        with np.errstate(divide="raise"):
+            y = np.log(x)  # needed by nothing but itself: it runs, and raises
+    return np.sum(x * x)
+
+
+def log_filtered_to_error(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter(action="error")
+        y = np.log(x)
+    return np.sum(x * x)
+
+
 def sqrt_filtered(x):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -160,13 +174,25 @@ def test_a_warning_the_function_silences_stays_silent(module, name, derivative):
     assert not np.all(np.isfinite(got))  # the infinite slope at 0, with no warning
 
 
+RAISING = {
+    "log_raising": (FloatingPointError, [1.0, 0.25]),
+    "log_raising_nested": (FloatingPointError, [2.0, 8.0]),
+    "log_filtered_to_error": (RuntimeWarning, [2.0, 8.0]),
+}
+
+
 @pytest.mark.parametrize("derivative", sorted(DERIVATIVES))
-def test_an_error_the_function_raises_is_raised_and_the_state_restored(module, derivative):
-    before = np.geterr()
-    with pytest.raises(FloatingPointError):
-        DERIVATIVES[derivative](module.log_raising, np.array([0.0, 1.0]))
-    assert np.geterr() == before
-    close(srcad.grad(module.log_raising)(np.array([1.0, 4.0])), [1.0, 0.25])
+@pytest.mark.parametrize("name", sorted(RAISING))
+def test_an_error_the_function_raises_is_raised_and_the_state_restored(module, name, derivative):
+    f = getattr(module, name)
+    error, gradient = RAISING[name]
+    before, filters = np.geterr(), list(warnings.filters)
+    with pytest.raises(error):
+        f(np.array([0.0, 1.0]))
+    with pytest.raises(error):
+        DERIVATIVES[derivative](f, np.array([0.0, 1.0]))
+    assert (np.geterr(), warnings.filters) == (before, filters)
+    close(srcad.grad(f)(np.array([1.0, 4.0])), gradient)
 
 
 REFUSED = {
