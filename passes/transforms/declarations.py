@@ -12,9 +12,9 @@ side channel srcad can follow only where nothing differentiated flows in or out 
 - every read of it is in such a value, so no value the function computes, no test it
   branches on and no derivative reads it: the derivative code never reads a global (or a
   cell) that another call may have changed since;
-- a `nonlocal` one is the function's own (the function compiled is a closure), not a
-  nested function's, whose enclosing variable the analyses of the function around it
-  would read as unchanged by its calls.
+- so a nested function's `nonlocal` counter of a variable of the function around it is
+  read by that function nowhere but in such values either: no analysis of it depends on
+  what the calls leave in the variable.
 
 Such a declaration stays in the tree, and the emitted code runs each assignment where
 the function does: the derivative code's globals are the function's module's, and its
@@ -65,10 +65,6 @@ def declaration_refusal(
                            for n in declaration.names) else (
             f"a `{keyword}` declaration of a name a function around it binds too is not "
             "supported")  # fmt: skip
-    if isinstance(declaration, gast.Nonlocal) and scope is not function:
-        return ("a nested function that assigns a variable of the function around it "
-                "(`nonlocal`) is not supported: srcad reads the variable as its calls "
-                "leave it unchanged")  # fmt: skip
     if set(written) & _defined(scope):
         return f"a `{keyword}` name bound by `def`, `class` or `import` is not supported"
     declared = _written_declared(function)

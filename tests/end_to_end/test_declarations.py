@@ -63,6 +63,20 @@ def counts_in_a_nested_function(x):
     return np.sum(inner(x) + inner(x * 2.0))
 
 
+def counts_calls_of_a_nested_function(x):
+    calls = 0
+
+    def inner(v):
+        nonlocal calls
+        calls += 1
+        return np.sin(v) * v
+
+    s = 0.0
+    for i in range(2):
+        s = s + np.sum(inner(x * (i + 1.0)))
+    return np.sum(inner(x)) + s
+
+
 def make_counted():
     calls = 0
 
@@ -86,6 +100,7 @@ TAKEN = [
     "counts",
     "counts_and_flags_in_blocks",
     "counts_in_a_nested_function",
+    "counts_calls_of_a_nested_function",
     "objective",
 ]
 
@@ -171,11 +186,11 @@ REFUSED = {
         3,
         "assigned only `NAME = value`",
     ),
-    "a_nested_function_assigning_an_enclosing_variable": (
+    "a_nested_functions_counter_the_function_reads": (
         "def f(x):\n    n = 0\n    def g(v):\n        nonlocal n\n        n += 1\n"
         "        return v * v\n    return g(x) + n\n",
         4,
-        "srcad reads the variable as its calls leave it unchanged",
+        "read other than to assign such a name again",
     ),
     "a_global_defined_by_def": (
         "def f(x):\n    global helper\n    def helper(v):\n        return v\n    return x\n",
