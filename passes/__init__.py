@@ -15,6 +15,7 @@ from srcad.passes.checks.rebound_globals import ReboundGlobals
 from srcad.passes.checks.text_numbers import TextOfNumbers
 from srcad.passes.checks.unsupported_constructs import UnsupportedConstructs
 from srcad.passes.transforms.constants import Constants
+from srcad.passes.transforms.contexts import WrapContexts
 from srcad.passes.transforms.forward_ad import ForwardAD
 from srcad.passes.transforms.fuse import Fuse
 from srcad.passes.transforms.iteration import Iteration
@@ -52,10 +53,12 @@ _GRADIENT = (*_SPECIALISED_RRULE, Fuse, Shapes, Stores, Nest, Release)
 PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
     # Each reverse pipeline ends with ZeroNames: the passes before it recognise a symbolic
     # zero by its call, `NoTangent()`, which the emitted code reads by name.
-    Target.RRULE: (*_RRULE, ZeroNames),
+    # Each ends with WrapContexts: the passes before it see a `with` body as straight-line
+    # code between markers (`passes/transforms/contexts.py`).
+    Target.RRULE: (*_RRULE, ZeroNames, WrapContexts),
     # The same passes: ReverseAD inlines the derivatives the known kinds allow.
-    Target.SPECIALISED_RRULE: (*_SPECIALISED_RRULE, ZeroNames),
-    Target.GRADIENT: (*_GRADIENT, ZeroNames),
+    Target.SPECIALISED_RRULE: (*_SPECIALISED_RRULE, ZeroNames, WrapContexts),
+    Target.GRADIENT: (*_GRADIENT, ZeroNames, WrapContexts),
     # Also drops the work done for the value alone, where it is proven a float.
     Target.GRADIENT_WITHOUT_VALUE: (
         *_SPECIALISED_RRULE,
@@ -66,12 +69,21 @@ PIPELINES: dict[Target, tuple[type[Transform], ...]] = {
         Nest,
         Release,
         ZeroNames,
+        WrapContexts,
     ),
     # Without a known kind, nothing for the kind-specialised passes to go on.
-    Target.GENERAL_GRADIENT: (*_RRULE, Fuse, ZeroNames),
-    Target.FRULE: (ToANF, CallGraph, ForwardAD),
+    Target.GENERAL_GRADIENT: (*_RRULE, Fuse, ZeroNames, WrapContexts),
+    Target.FRULE: (ToANF, CallGraph, ForwardAD, WrapContexts),
     # ForwardAD writes the tangents the known kinds allow as arithmetic.
-    Target.SPECIALISED_FRULE: (ToANF, Unroll, Constants, Iteration, CallGraph, ForwardAD),
+    Target.SPECIALISED_FRULE: (
+        ToANF,
+        Unroll,
+        Constants,
+        Iteration,
+        CallGraph,
+        ForwardAD,
+        WrapContexts,
+    ),
 }
 
 # The passes that only optimise: left out of a pipeline when a request says not to optimise

@@ -9,6 +9,8 @@ import gast
 from srcad import syntax
 from srcad.errors import Diagnostic
 from srcad.passes.base import Analysis, Context, function_of
+from srcad.passes.transforms.contexts import context_refusal, names_bound
+from srcad.passes.transforms.declarations import declaration_refusals
 from srcad.passes.transforms.nested_classes import CLASS_HINT, class_refusal
 
 # Diagnostic codes of this check.
@@ -77,6 +79,8 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
         self._parameters(function.args, report)
         self.rule_hint = f"register a rule with @srcad.rrule.register({function.name})"
         self.function = function
+        self.ctx = ctx
+        self.declarations = declaration_refusals(function)
         self._block(function.body, report)
         return found
 
@@ -123,6 +127,17 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                 class_refusal(statement, self.function),
                 CLASS_HINT,
             )
+        elif isinstance(statement, gast.Global | gast.Nonlocal):
+            why = self.declarations.get(id(statement))
+            if why is not None:  # (one that changes nothing is dropped: `declarations`)
+                report(statement, UNSUPPORTED_STATEMENT, why, "pass the value as an argument "
+                       "and return the new one, or " + self.rule_hint)  # fmt: skip
+        elif isinstance(statement, gast.With):  # one `lower_contexts` could not take
+            why = context_refusal(statement, self.ctx.source, names_bound(self.function))
+            if why is None:  # it names srcad's markers
+                why = "a `with` statement is not supported in a function that binds "
+                why += "`enter_context` or `exit_context`"
+            report(statement, UNSUPPORTED_STATEMENT, why, self.rule_hint)
         elif isinstance(statement, gast.AnnAssign) and statement.value is not None:
             self._target(statement.target, report)  # `name: type = value` is an assignment
             self._expression(statement.value, report)

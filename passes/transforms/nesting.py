@@ -54,15 +54,19 @@ def nest_temporaries(
     Whether any was nested."""
     bindings: dict[str, int] = {}
     reads: dict[str, int] = {}
+    declared: set[str] = set()  # a global's assignment is made for what it changes
     for node in syntax.walk(function):
         if isinstance(node, gast.Name):
             counts = reads if isinstance(node.ctx, gast.Load) else bindings
             counts[node.id] = counts.get(node.id, 0) + 1
+        elif isinstance(node, gast.Global | gast.Nonlocal):
+            declared.update(node.names)
     parameters = {
         a.id
         for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
         if isinstance(a, gast.Name)
     }
+    parameters |= declared
 
     def single(name: str) -> bool:
         return (

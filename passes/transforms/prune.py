@@ -14,6 +14,8 @@ from srcad.passes.analyses.value_kinds import ValueKinds
 from srcad.passes.base import Context, Transform, function_of
 from srcad.passes.checks.callees import PURE
 from srcad.passes.normal_form import COMPOUND, walk_statements
+from srcad.passes.transforms.contexts import raising_statements
+from srcad.passes.transforms.declarations import declared
 from srcad.passes.transforms.shapes import (
     SHAPE_ATTRIBUTES,
     is_array,
@@ -66,6 +68,9 @@ class Prune(Transform):
         self.kinds = ctx.analysis(ValueKinds, tree)
         # What `_removable` found, by statement: kept until a statement changes.
         self.removable: dict[gast.stmt, list[str] | None] = {}
+        # Kept: what runs in a `with` where errors raise, and what a declaration names.
+        self.raising = raising_statements(function)
+        self.declared = declared(function)
         # Every statement, nested ones included: what goes only changes statements.
         statements = list(walk_statements(function.body))
         changed = self._drop_values(statements)
@@ -328,7 +333,9 @@ class Prune(Transform):
         """The names an assignment binds, if it may go when none is read; else None."""
         if statement in self.removable:
             return self.removable[statement]
-        found = self.removable[statement] = self._assigned(statement)
+        targets = _bound(statement) or []
+        kept = id(statement) in self.raising or not self.declared.isdisjoint(targets)
+        found = self.removable[statement] = None if kept else self._assigned(statement)
         return found
 
     def _assigned(self, statement: gast.stmt) -> list[str] | None:

@@ -29,6 +29,7 @@ from srcad.passes.rule_calls import (
     function_def,
     names_tuple,
 )
+from srcad.passes.transforms.contexts import reverse_regions
 from srcad.passes.transforms.cotangents import Cotangents
 from srcad.passes.transforms.inline_derivatives import InlinedDerivatives
 from srcad.passes.transforms.tape import (
@@ -454,6 +455,9 @@ class ReverseAD(RuleCalls, Transform):
         return out + self._reverse_statements(block[:index])
 
     def _reverse_statements(self, statements: list[gast.stmt]) -> list[gast.stmt]:
+        return reverse_regions(statements, self._reverse_run)  # `with` bodies: `contexts`
+
+    def _reverse_run(self, statements: list[gast.stmt]) -> list[gast.stmt]:
         out: list[gast.stmt] = []
         last_line = None
         for statement in reversed(statements):

@@ -1,7 +1,7 @@
 """The statements of a function's text that srcad runs once where it compiles the
 function, or drops, before any check reads its tree: each one's own module says when
 (`nested_classes`, `local_imports`, `deletions`, `assignment_expressions`, `lambdas`,
-`generators`)."""
+`declarations`, `closure_values`, `generators`, `contexts`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import gast
 
 from srcad.passes.transforms.assignment_expressions import lower_assignment_expressions
 from srcad.passes.transforms.closure_values import pass_captured_values
+from srcad.passes.transforms.contexts import lower_contexts
+from srcad.passes.transforms.declarations import drop_declarations
 from srcad.passes.transforms.deletions import drop_deletions
 from srcad.passes.transforms.generators import collect_yields, is_generator
 from srcad.passes.transforms.lambdas import hoist_lambdas
@@ -21,13 +23,17 @@ def run_once(node: gast.FunctionDef, source: FunctionSource) -> None:
     """`node`, the tree of `source`'s function, with the classes it defines and the modules
     it imports made once and bound in its closure, the `del`s that change nothing dropped,
     its assignment expressions made assignments, its lambdas made nested functions, the
-    variables a nested function passed as a value reads passed to it (`closure_values`),
-    and a generator's `yield`s collected, in place."""
+    `global` and `nonlocal` declarations that change nothing dropped, the variables a nested
+    function passed as a value reads passed to it (`closure_values`), a generator's `yield`s
+    collected and the `with` statements srcad takes written as their bodies between markers,
+    in place."""
     hoist_classes(node, source)
     hoist_imports(node, source)
     drop_deletions(node)
     lower_assignment_expressions(node)
     hoist_lambdas(node)
+    drop_declarations(node)
     pass_captured_values(node, source)
     if is_generator(source.func):  # as the list of what it yields
         collect_yields(node)
+    lower_contexts(node, source)

@@ -151,7 +151,7 @@ class _Normaliser(SyntaxRewrites):
     def _function_def(self, node: gast.FunctionDef) -> None:
         self._emit(node)  # its body is its own: compiled on its own if it is called
 
-    def _raise(self, node: gast.Raise) -> None:
+    def _raise(self, node: gast.Raise | gast.Global | gast.Nonlocal) -> None:
         self._emit(node)  # it ends the call; its expression is not differentiated
 
     def _jump(self, node: gast.Break | gast.Continue) -> None:
@@ -669,6 +669,8 @@ _STATEMENTS: dict[type, Callable[[_Normaliser, Any], None]] = {
     gast.Assert: _Normaliser._assert,
     gast.Break: _Normaliser._jump,
     gast.Continue: _Normaliser._jump,
+    gast.Global: _Normaliser._raise,  # (a declaration that stays: `declarations.py`)
+    gast.Nonlocal: _Normaliser._raise,
 }
 
 # How `_Normaliser._operation` flattens each class of operation.

@@ -96,3 +96,9 @@ def robust_fit(w, xs, ys):
     for x, y in zip(xs, ys):
         total += huber(w[0] + w[1] * x - y, DELTA)
     return total / len(xs)
+
+
+def guarded_log(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = np.where(x > 0, np.log(x), 0.0)
+    return np.sum(y * x)

@@ -19,7 +19,7 @@ from srcad.passes.testing import show_reverse
 HERE = pathlib.Path(__file__).parent
 NAMES = [
     "sin_times", "logistic", "sum3", "rebind_and_unpack", "inactive_parts",
-    "mse", "sum_array", "branches", "calls_square", "newton_sqrt",
+    "mse", "sum_array", "branches", "calls_square", "newton_sqrt", "guarded_log",
 ]  # fmt: skip
 WRT = {"inactive_parts": ("x",)}
 # Functions whose rules specialised for these argument kinds are golden too: before the
@@ -36,6 +36,7 @@ KINDS = {
     "dead_adjoints": "float, float, float",
     "rosenbrock": "float[:]",
     "newton_sqrt": "float",
+    "guarded_log": "float[:]",
 }
 # Rules for these parameters only (default: all of them).
 OPTIMISED_WRT = {"dead_adjoints": ("x",)}

@@ -166,7 +166,10 @@ FAILURES = [
         lambda model: [f"{model}:two_problems"],
         lambda model: [
             f"{model}:{_line_number('    with open(x):')}:5: error[E101]: a `with` statement "
-            "is not supported here (hint: ",
+            "is supported only for `np.errstate`, `warnings.catch_warnings` and "
+            "`contextlib.nullcontext`: another manager's `__enter__` and `__exit__` run code "
+            "srcad does not differentiate, and an `__exit__` that returns a true value "
+            "swallows an exception raised in the body (hint: ",
             f"{model}:{_line_number('        import os')}:9: error[E101]: an `import` inside "
             "a block, or of a name the function binds otherwise or reads before it, is not "
             "supported here (hint: import it at the module's level, or at the top of the "
