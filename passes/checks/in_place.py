@@ -6,6 +6,7 @@ keeping it. Functions of the modules in `TRUSTED_MODULES` are judged by these ta
 from __future__ import annotations
 
 import bisect
+import collections
 import heapq
 import math
 import operator
@@ -125,6 +126,8 @@ FRESH_RESULTS = (
     int,
     complex,
     dict,  # (of pairs or keywords: an array's rows, which would be views, make no dict)
+    collections.defaultdict,
+    collections.OrderedDict,
     len,
     abs,
     sum,

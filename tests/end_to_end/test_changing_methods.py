@@ -13,6 +13,8 @@ from srcad.errors import MutationError
 from tests.conftest import close, difference, user_module
 
 MODULE = """
+import collections
+
 import numpy as np
 
 
@@ -91,6 +93,16 @@ def appended_and_changed(a):
     return total + sum(stack) + np.sum(rows[0] * rows[1]) + np.sum(rows[2])
 
 
+def default_dicts(a):
+    sums = collections.defaultdict(float)
+    for i in range(len(a)):
+        sums[i % 2] += a[i] * a[i]
+    missing = sums[5]  # (a read of a missing key adds it)
+    ordered = collections.OrderedDict()
+    ordered["x"] = a[0] * 2.0
+    return sums[0] * sums[1] + missing + sum(sums.values()) * len(sums) + ordered["x"]
+
+
 def on_a_parameter(xs):
     xs.sort()
     return xs[0]
@@ -136,6 +148,7 @@ DIRECTION = np.array([1.0, -0.5, 0.25])
         "changed_arrays",
         "annotated",
         "appended_and_changed",
+        "default_dicts",
     ],
 )
 def test_changing_methods_on_fresh_values(module, name):
