@@ -5,8 +5,9 @@ The normal form writes `xs.sort()` as `xs = changed(xs, "sort")` and `v = xs.pop
 checks proved that nothing else holds `xs` (`passes/checks/mutations.py`). Their rules are
 srcad's own rules of the plain definitions below, which compute the same values from
 functions srcad differentiates to any order (`rules/_support.by_definition`): `sorted` and
-`np.sort`, slices and joins of lists, a dict built item by item. A method or receiver with
-no definition here is refused when the rule runs; the checks let only these methods through.
+`np.sort`, slices and joins of lists, `dict` of a dict's pairs. A method or receiver with
+no definition here (a subclass's, an `OrderedDict`'s) is refused when the rule runs; the
+checks let only these methods' names through (`primitives.CHANGING_METHODS`).
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ def _refuse_pairs(other: Any) -> None:
 
 
 def _position(length: int, index: int) -> int:
-    """The position `list.pop(index)` and `list.insert(index, v)` mean by `index`, from
-    the start: a negative index counts from the end; `insert` clips to the list's ends."""
+    """The position `list.insert(index, v)` puts its item at, from the start: a negative
+    index counts from the end, and one past either end means that end."""
     if index < 0:
         index += length
     return min(max(index, 0), length)
