@@ -37,6 +37,8 @@ class FreshItems(Analysis[frozenset[str]]):
         function = function_of(tree)
         scopes = ctx.analysis(Scopes, tree)
         self.callees = ctx.analysis(Callees, tree).callees
+        self.parents = {child: node for node in syntax.walk(function)
+                        for child in gast.iter_child_nodes(node)}  # fmt: skip
         nested = {id(n) for d in scopes.definitions.values() for n in syntax.walk(d)}
         unproved = set(scopes.parameters)
         unproved.update(n.id for d in scopes.definitions.values() for n in syntax.walk(d)
@@ -56,7 +58,10 @@ class FreshItems(Analysis[frozenset[str]]):
             elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
                 holder = node.func.value
                 if isinstance(holder, gast.Name) and node.func.attr in _STORING_METHODS:
-                    if not (node.args and self._made(node.args[-1])):
+                    kept = node.func.attr == "setdefault" and not isinstance(
+                        self.parents.get(node), gast.Expr
+                    )  # (`v = d.setdefault(k, v0)`: `v` holds the item too)
+                    if kept or not (node.args and self._made(node.args[-1])):
                         unproved.add(holder.id)
                 elif isinstance(holder, gast.Name) and node.func.attr in ("extend", "update"):
                     unproved.add(holder.id)

@@ -50,6 +50,13 @@ def new_list_in_a_list(a):
     return sum(rows[0]) * a[0]
 
 
+def kept_by_setdefault(a):
+    d = {}
+    v = d.setdefault("k", np.zeros(2))
+    d["k"] += a
+    return np.sum(v * a)
+
+
 class Scaled:
     def __init__(self, w):
         self.w = w
@@ -104,6 +111,7 @@ A = np.array([0.6, -1.3])
         "parameter_in_a_dict",
         "list_in_a_list",
         "attribute_of_an_instance",
+        "kept_by_setdefault",
     ],
 )
 def test_an_item_changed_in_place_is_refused_where_it_runs(module, name):
