@@ -35,6 +35,11 @@ class FreshItems(Analysis[frozenset[str]]):
 
     def run(self, tree: gast.Module, ctx: Context) -> frozenset[str]:
         function = function_of(tree)
+        if not any(
+            isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Subscript)
+            for n in syntax.walk(function)
+        ):
+            return frozenset()  # (no `items[k] op= v` to ask about)
         scopes = ctx.analysis(Scopes, tree)
         self.callees = ctx.analysis(Callees, tree).callees
         self.parents = {child: node for node in syntax.walk(function)
