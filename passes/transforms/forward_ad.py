@@ -32,6 +32,7 @@ from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
 from srcad.passes.transforms import loop_invariants as loops
 from srcad.passes.transforms.directions import for_directions
+from srcad.passes.transforms.doubled_products import products_doubled
 from srcad.passes.transforms.float_items import items_read
 from srcad.passes.transforms.float_tangents import float_tangents
 from srcad.passes.transforms.forward_tidy import (
@@ -194,6 +195,8 @@ class ForwardAD(RuleCalls, Transform):
         if self.arithmetic:
             reused = PrimalCallsReused(self.arithmetic, self.pure, self.callees, self.primal_pure)
             reused.block(function.body)
+            if self.kinds is not None:
+                products_doubled(function, self._number, self.arithmetic)
             unread_dropped(function, self.arithmetic | self._zeros)
         overwritten_zeros_dropped(function, self._zeros)
         if self.kinds is not None:
