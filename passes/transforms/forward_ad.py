@@ -31,6 +31,7 @@ from srcad.passes.inlining import adjoint_of, names_in, template
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
 from srcad.passes.transforms import loop_invariants as loops
+from srcad.passes.transforms.common_values import values_reused
 from srcad.passes.transforms.directions import for_directions
 from srcad.passes.transforms.doubled_products import products_doubled
 from srcad.passes.transforms.float_items import items_read
@@ -200,7 +201,8 @@ class ForwardAD(RuleCalls, Transform):
             unread_dropped(function, self.arithmetic | self._zeros)
         overwritten_zeros_dropped(function, self._zeros)
         if self.kinds is not None:
-            kinds, dots = self.kinds.kinds, self.dots
+            kinds, dots, batches, dotted = self.kinds.kinds, self.dots, self.batches, self.primals
+            values_reused(function, lambda n: self._number(n) and not (batches and n in dotted))
             bound = {n.id for n in syntax.walk(function) if isinstance(n, gast.Name)}
             invariants_hoisted(function, lambda name: kinds.get(name) in _NUMBERS,
                                lambda name: dots.get(name) in bound)  # fmt: skip
@@ -262,15 +264,9 @@ class ForwardAD(RuleCalls, Transform):
             repeated_reads_named(function, vector, set(self.pure))
         pure = (self.pure, self.callees, self.primal_pure)
         facts = loops.rule_facts(self._number, vector, self.primals, lists, self.batches,
-                                 pure, self._builtin_range, self.ctx.namer.fresh)  # fmt: skip
+                                 pure, (self.kinds.bound, self.ctx.source.resolve),
+                                 self.ctx.namer.fresh)  # fmt: skip
         loops.for_invariants_hoisted(function, facts)
-
-    def _builtin_range(self, name: str) -> bool:
-        """Whether `name`, read in the user's globals, is Python's `range` (guarded)."""
-        assert self.kinds is not None
-        if self.kinds.bound is None or name in self.kinds.bound:
-            return False  # a local of that name
-        return self.ctx.source.resolve([name]) == ("builtin", range)
 
     # -- tangents ------------------------------------------------------------------------
 

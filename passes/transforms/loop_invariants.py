@@ -124,15 +124,16 @@ def rule_facts(
     lists: set[str],
     batches: bool,
     pure: tuple[Mapping[str, Any], Mapping[gast.Call, Any], Sequence[Any]],
-    builtin_range: Callable[[str], bool],
+    builtins: tuple[set[str] | None, Callable[[list[str]], tuple[str, Any]]],
     fresh: Callable[[str], str],
 ) -> Facts:
     """The facts of a forward rule (`ForwardAD`): `number`, `vector` as `Facts` says, but
     for tangents, which may have a trailing axis of directions where the rule `batches`
     (`primals`: each tangent's primal; `lists`: the lists of a tangent's items); `pure`:
     the pure functions of numbers its tangents' arithmetic calls by name, each call's
-    callee, and the pure functions of one number its primal calls; `builtin_range(name)`:
-    whether `name` reads Python's `range`."""
+    callee, and the pure functions of one number its primal calls; `builtins`: the names
+    the function binds (None: not known) and how a name is read in its globals (guarded:
+    `FunctionSource.resolve`)."""
     names, callees, primal = pure
     functions = {id(f) for f in primal if f is not None}
 
@@ -148,12 +149,12 @@ def rule_facts(
 
     def is_range(node: gast.Call) -> bool:
         func = node.func
-        return (
-            isinstance(func, gast.Name)
-            and func.id == "range"
-            and not node.keywords
-            and (builtin_range(func.id))
-        )
+        bound, resolve = builtins
+        if not isinstance(func, gast.Name) or func.id != "range" or node.keywords:
+            return False
+        if bound is None or func.id in bound:
+            return False  # a local of that name
+        return resolve([func.id]) == ("builtin", range)
 
     def tangent(name: str) -> bool:
         return batches and (name in primals or name in lists)
