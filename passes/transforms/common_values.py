@@ -9,7 +9,8 @@ from the same values. In straight-line code (an `if` between keeps what it binds
 of; a loop's body starts afresh, its names changing from one pass to the next):
 
 - a copy `t = n` makes `t` another name of `n`'s value, until either is bound again: a
-  read of `t` reads `n` instead;
+  read of `t` reads `n` instead; likewise `c = 0.05` (an int or float constant, or its
+  negation: a loop over a tuple of floats written out): a read of `c` is the constant;
 - an operation `t = a op b` (`+ - * / // % **`, or a negation) of numbers (names that
   hold only numbers, never the tangents a rule takes with a trailing axis of directions,
   which are arrays; number constants; such operations of them), whose operands, read
@@ -20,13 +21,15 @@ of; a loop's body starts afresh, its names changing from one pass to the next):
   it is read from `n`, `t = n`, a copy, and then itself another name of `n`.
 
 A copy whose name nothing reads then (`sin_E_2 = sin_E`, once the reads of `sin_E_2`
-read `sin_E`) is left out, where the name is bound by it alone. The values are numbers,
+read `sin_E`) is left out, where nothing deletes the name. The values are numbers,
 which nothing can change in place, so reading one name for another shows nowhere.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
+from typing import TypeAlias
 
 import gast
 
@@ -35,6 +38,7 @@ from srcad.syntax import load
 
 _OPERATIONS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow)
 _Key = tuple[object, ...]
+_Held: TypeAlias = "str | gast.expr"  # a name, or a number constant
 
 
 def values_reused(function: gast.FunctionDef, number: Callable[[str], bool]) -> bool:
@@ -46,29 +50,29 @@ def values_reused(function: gast.FunctionDef, number: Callable[[str], bool]) -> 
     local = {n.id for n in syntax.walk(function) if isinstance(n, gast.Name)
              and not isinstance(n.ctx, gast.Load)} | {
         a.id for a in parameters if isinstance(a, gast.Name)}  # fmt: skip
-    reuse = _Reuse(lambda name: name in local and number(name))
+    reuse = _Reuse(lambda name: name in local and number(name), local)
     reuse.block(function.body, {}, {})
     if not reuse.changed:
         return False
-    bindings: dict[str, int] = {}
     reads: dict[str, int] = {}
     for node in syntax.walk(function):
-        if isinstance(node, gast.Name):
-            counts = reads if isinstance(node.ctx, gast.Load) else bindings
-            counts[node.id] = counts.get(node.id, 0) + 1
-    _unread_copies_dropped(function.body, reuse.copies, bindings, reads)
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            reads[node.id] = reads.get(node.id, 0) + 1
+    deleted = {n.id for n in syntax.walk(function) if isinstance(n, gast.Name)
+               and isinstance(n.ctx, gast.Del)}  # fmt: skip
+    _unread_copies_dropped(function.body, reuse.copies, reads, deleted)
     return True
 
 
 class _Reuse:
-    def __init__(self, number: Callable[[str], bool]) -> None:
-        self.number = number
+    def __init__(self, number: Callable[[str], bool], local: set[str]) -> None:
+        self.number, self.local = number, local
         self.changed = False
         self.copies: set[gast.stmt] = set()  # the copies between names
 
-    def block(self, statements: list[gast.stmt], outer_names: dict[str, str],
+    def block(self, statements: list[gast.stmt], outer_names: dict[str, _Held],
               outer_values: dict[_Key, str]) -> None:  # fmt: skip
-        names = dict(outer_names)  # each name, the name whose value it holds
+        names = dict(outer_names)  # each name, the name (or number constant) it holds
         values = dict(outer_values)  # each operation's key, the name bound to its value
         for statement in statements:
             if isinstance(statement, gast.FunctionDef | gast.ClassDef):
@@ -99,10 +103,14 @@ class _Reuse:
             if isinstance(statement, gast.Assign) and len(statement.targets) == 1:
                 self.learn(statement, names, values)
 
-    def learn(self, statement: gast.Assign, names: dict[str, str],
+    def learn(self, statement: gast.Assign, names: dict[str, _Held],
               values: dict[_Key, str]) -> None:  # fmt: skip
         target, value = statement.targets[0], statement.value
         if not isinstance(target, gast.Name):
+            return
+        if _number_constant(value) and target.id in self.local:
+            names[target.id] = value
+            self.copies.add(statement)
             return
         if isinstance(value, gast.Name):
             if value.id != target.id and self.number(value.id):
@@ -142,22 +150,41 @@ class _Reuse:
             return (type(node.value), repr(node.value))  # (`0.0` and `-0.0` differ)
         return None
 
-    def read_through(self, node: gast.AST, names: dict[str, str]) -> None:
-        """Each read of a copy's name in `node` read from the name whose value it holds."""
+    def read_through(self, node: gast.AST, names: dict[str, _Held]) -> None:
+        """Each read of a copy's name in `node` read from the name whose value it holds,
+        or written as the constant it holds."""
         if not names:
             return
         for child in syntax.walk(node):
             if isinstance(child, gast.Lambda | gast.FunctionDef):
                 return  # (a function reads its names when called)
-        for child in syntax.walk(node):
-            if not (isinstance(child, gast.Name) and isinstance(child.ctx, gast.Load)):
-                continue
-            if child.id in names and self.number(names[child.id]):
-                child.id = names[child.id]
-                self.changed = True
+        for parent in [node, *syntax.walk(node)]:
+            for field, value in gast.iter_fields(parent):
+                values = value if isinstance(value, list) else [value]
+                for position, child in enumerate(values):
+                    if not (isinstance(child, gast.Name) and isinstance(child.ctx, gast.Load)):
+                        continue
+                    held = names.get(child.id)
+                    if isinstance(held, str) and self.number(held):
+                        child.id = held
+                        self.changed = True
+                    elif isinstance(held, gast.expr):
+                        constant = syntax.located(copy.deepcopy(held), child)
+                        if isinstance(value, list):
+                            value[position] = constant
+                        else:
+                            setattr(parent, field, constant)
+                        self.changed = True
 
 
-def _forget(names: dict[str, str], values: dict[_Key, str], bound: set[str]) -> None:
+def _number_constant(value: gast.expr) -> bool:
+    """Whether `value` is an int or float constant, or its negation."""
+    if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+        value = value.operand
+    return isinstance(value, gast.Constant) and type(value.value) in (int, float)
+
+
+def _forget(names: dict[str, _Held], values: dict[_Key, str], bound: set[str]) -> None:
     """What no longer holds once the names `bound` are bound again."""
     for name, of in list(names.items()):
         if name in bound or of in bound:
@@ -179,18 +206,18 @@ def _names_in(key: object) -> set[str]:
 
 
 def _unread_copies_dropped(statements: list[gast.stmt], copies: set[gast.stmt],
-                           bindings: dict[str, int], reads: dict[str, int]) -> None:  # fmt: skip
+                           reads: dict[str, int], deleted: set[str]) -> None:  # fmt: skip
     kept = []
     for statement in statements:
         for field in ("body", "orelse"):
             inner = getattr(statement, field, None)
             if inner and not isinstance(statement, gast.FunctionDef | gast.ClassDef):
-                _unread_copies_dropped(inner, copies, bindings, reads)
+                _unread_copies_dropped(inner, copies, reads, deleted)
         if statement in copies:
             assert isinstance(statement, gast.Assign)
             target = statement.targets[0]
             assert isinstance(target, gast.Name)
-            if bindings.get(target.id) == 1 and not reads.get(target.id):
-                continue
+            if not reads.get(target.id) and not deleted & {target.id}:
+                continue  # (every binding of a name nothing reads binds for nothing)
         kept.append(statement)
     statements[:] = kept or [gast.Pass()]

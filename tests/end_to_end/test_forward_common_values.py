@@ -62,6 +62,23 @@ def passes(x, n):
     return s
 
 
+def constants(x):
+    c = 0.5
+    y = x * c
+    c = -2.0
+    z = y * c + c ** 2
+    return z * c
+
+
+def constant_in_loop(x, n):
+    c = 1.0
+    s = 0.0
+    for i in range(n):
+        s = s + c * x
+        c = c * 0.5
+    return s + c * x
+
+
 def integers(x, n):
     k = n * n + 1
     m = n * n + 1
@@ -121,3 +138,12 @@ def test_a_loops_passes_compute_anew(module: types.ModuleType) -> None:
 
 def test_integers(module: types.ModuleType) -> None:
     _jvp(module.integers, (1.1, 2))
+
+
+def test_constants_are_written_where_they_are_read(module: types.ModuleType) -> None:
+    source = srcad.source(module.constants, mode="forward", args=(0.7,))
+    assert "c = " not in source and "(-2.0) ** 2" in source, source
+    _jvp(module.constants, (0.7,))
+    close(srcad.hessian(module.constants)(0.7), difference(srcad.grad(module.constants), (0.7,)))
+    for n in (0, 1, 3):
+        _jvp(module.constant_in_loop, (0.7, n))
