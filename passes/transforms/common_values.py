@@ -38,6 +38,7 @@ from srcad.syntax import load
 
 _OPERATIONS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow)
 _Key = tuple[object, ...]
+_SCOPES = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 _Held: TypeAlias = "str | gast.expr"  # a name, or a number constant
 
 
@@ -156,8 +157,9 @@ class _Reuse:
         if not names:
             return
         for child in syntax.walk(node):
-            if isinstance(child, gast.Lambda | gast.FunctionDef):
-                return  # (a function reads its names when called)
+            if isinstance(child, (gast.Lambda, gast.FunctionDef, *_SCOPES)):
+                return  # (a function reads its names when called; a comprehension has
+                # names of its own)
         for parent in [node, *syntax.walk(node)]:
             for field, value in gast.iter_fields(parent):
                 values = value if isinstance(value, list) else [value]

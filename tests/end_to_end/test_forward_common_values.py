@@ -79,6 +79,12 @@ def constant_in_loop(x, n):
     return s + c * x
 
 
+def shadowed(x):
+    n = x * 3.0
+    t = n
+    return sum([t * n for n in (1.0, 2.0)]) + t
+
+
 def integers(x, n):
     k = n * n + 1
     m = n * n + 1
@@ -147,3 +153,9 @@ def test_constants_are_written_where_they_are_read(module: types.ModuleType) -> 
     close(srcad.hessian(module.constants)(0.7), difference(srcad.grad(module.constants), (0.7,)))
     for n in (0, 1, 3):
         _jvp(module.constant_in_loop, (0.7, n))
+
+
+def test_a_comprehensions_own_names(module: types.ModuleType) -> None:
+    """A copy's name read inside a comprehension whose variable has the name it copies
+    is not read through (it would read the comprehension's)."""
+    _jvp(module.shadowed, (0.7,))
