@@ -268,27 +268,29 @@ class _Hoisting:
         """Each largest invariant subexpression of `statement`'s value that is worth it
         bound to a new name, read from it there: the assignments that bind them."""
         bound: list[gast.stmt] = []
-
-        def visit(node: gast.AST) -> None:
-            for field, value in gast.iter_fields(node):
-                values = value if isinstance(value, list) else [value]
-                for position, child in enumerate(values):
-                    if not _always_evaluated(node, field, position, child):
-                        continue
-                    if _worth(child) and self.invariant(child):
-                        name = self.facts.fresh(naming.derived_name(child))
-                        assignment = gast.Assign(targets=[store(name)], value=child,
-                                                 type_comment=None)  # fmt: skip
-                        bound.append(syntax.located(assignment, statement))
-                        if isinstance(value, list):
-                            value[position] = load(name)
-                        else:
-                            setattr(node, field, load(name))
-                    else:
-                        visit(child)
-
-        visit(statement)
+        self.visit(statement, statement, bound)
         return bound
+
+    def visit(self, node: gast.AST, statement: gast.stmt, bound: list[gast.stmt]) -> None:
+        """`named`'s work in `node`, the assignments it makes added to `bound` (a method,
+        not a closure calling itself: that would be a reference cycle, left to the cycle
+        collector with the trees it holds)."""
+        for field, value in gast.iter_fields(node):
+            values = value if isinstance(value, list) else [value]
+            for position, child in enumerate(values):
+                if not _always_evaluated(node, field, position, child):
+                    continue
+                if _worth(child) and self.invariant(child):
+                    name = self.facts.fresh(naming.derived_name(child))
+                    assignment = gast.Assign(targets=[store(name)], value=child,
+                                             type_comment=None)  # fmt: skip
+                    bound.append(syntax.located(assignment, statement))
+                    if isinstance(value, list):
+                        value[position] = load(name)
+                    else:
+                        setattr(node, field, load(name))
+                else:
+                    self.visit(child, statement, bound)
 
     def invariant(self, node: gast.expr, operand: bool = False) -> bool:
         """Whether `node` is the same on every pass of the loop: a number, or (not an
