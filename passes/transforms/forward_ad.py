@@ -30,7 +30,10 @@ from srcad.passes.base import Context, Transform
 from srcad.passes.inlining import adjoint_of, names_in, template
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.passes.rule_calls import RuleCalls, call
+from srcad.passes.transforms import loop_invariants as loops
+from srcad.passes.transforms.common_values import values_reused
 from srcad.passes.transforms.directions import for_directions
+from srcad.passes.transforms.doubled_products import products_doubled
 from srcad.passes.transforms.float_items import items_read
 from srcad.passes.transforms.float_tangents import float_tangents
 from srcad.passes.transforms.forward_tidy import (
@@ -193,10 +196,13 @@ class ForwardAD(RuleCalls, Transform):
         if self.arithmetic:
             reused = PrimalCallsReused(self.arithmetic, self.pure, self.callees, self.primal_pure)
             reused.block(function.body)
+            if self.kinds is not None:
+                products_doubled(function, self._number, self.arithmetic)
             unread_dropped(function, self.arithmetic | self._zeros)
         overwritten_zeros_dropped(function, self._zeros)
         if self.kinds is not None:
-            kinds, dots = self.kinds.kinds, self.dots
+            kinds, dots, batches, dotted = self.kinds.kinds, self.dots, self.batches, self.primals
+            values_reused(function, lambda n: self._number(n) and not (batches and n in dotted))
             bound = {n.id for n in syntax.walk(function) if isinstance(n, gast.Name)}
             invariants_hoisted(function, lambda name: kinds.get(name) in _NUMBERS,
                                lambda name: dots.get(name) in bound)  # fmt: skip
@@ -215,7 +221,8 @@ class ForwardAD(RuleCalls, Transform):
                 self._float_tangents(function, {f"{t}_{i}" for t in tangents for i in range(count)})
         if self.kinds is not None and not several:
             self._float_items(function)
-            self._repeated_reads(function)
+        if self.kinds is not None:
+            self._read_once(function, several)
         function.decorator_list = []
         function.returns = None
         for node in syntax.walk(function):
@@ -245,25 +252,21 @@ class ForwardAD(RuleCalls, Transform):
                  self.ctx.bind(float64_number, "float64_number"))  # fmt: skip
         items_read(function, self.kinds.kinds, self.primals, set(self.pure), zero, lambda: names)
 
-    def _repeated_reads(self, function: gast.FunctionDef) -> None:
+    def _read_once(self, function: gast.FunctionDef, several: bool) -> None:
         """An element of a vector read again read from the name bound to it before
-        (`repeated_reads`)."""
+        (`repeated_reads`; not where the rule is for several directions), and the values
+        a `for` loop over a `range` computes the same on every pass computed once, before
+        it (`loop_invariants`)."""
         assert self.kinds is not None
-        kinds, primals = self.kinds.kinds, self.primals
-        items = self.ctx.output.runtime.name_of(float_items)
-        lists = {
-            s.targets[0].id
-            for s in function.body
-            if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call)
-            and isinstance(s.value.func, gast.Name) and s.value.func.id == items
-        }  # fmt: skip
-
-        def vector(name: str) -> bool:
-            kind = kinds.get(primals.get(name, name))
-            numeric = kind is not None and (is_numeric(kind) or is_complex(kind))
-            return name in lists or (numeric and kind[1] == 1)
-
-        repeated_reads_named(function, vector, set(self.pure))
+        lists = loops.item_lists(function, self.ctx.output.runtime.name_of(float_items))
+        vector = loops.vectors(self.kinds.kinds, self.primals, lists)
+        if not several:
+            repeated_reads_named(function, vector, set(self.pure))
+        pure = (self.pure, self.callees, self.primal_pure)
+        facts = loops.rule_facts(self._number, vector, self.primals, lists, self.batches,
+                                 pure, (self.kinds.bound, self.ctx.source.resolve),
+                                 self.ctx.namer.fresh)  # fmt: skip
+        loops.for_invariants_hoisted(function, facts)
 
     # -- tangents ------------------------------------------------------------------------
 

@@ -97,7 +97,11 @@ def test_code_reading_constants_is_specialised_and_right(module: Any, name: str)
     check(func, 0.6)
     text = COMPILER.compiled(func, None, Request.grad(signature((0.6,)))).source
     assert "_rrule(" not in text  # every derivative inlined: the constants have kinds
-    assert "SCALE_2 = SCALE" in text or "COEFFICIENTS_2 = COEFFICIENTS" in text
+    if name == "horner":  # a loop over a tuple of floats, written out: its items, the
+        # tuple's identity guarded (`Unroll._item`)
+        assert "c = 0.05" in text and "c = -0.3" in text and "COEFFICIENTS" not in text
+    else:
+        assert "SCALE_2 = SCALE" in text or "COEFFICIENTS_2 = COEFFICIENTS" in text
 
 
 # What a constant may be rebound to: another value of its kind (no new compilation), or
@@ -112,6 +116,7 @@ REBOUND = [
     ("STEPS", 3),
     ("STEPS", np.int32(2)),
     ("COEFFICIENTS", (1.0, 2.0)),
+    ("COEFFICIENTS", (0.5, 1.5, -2.0, 0.25)),  # (as long: its items, another tuple's)
     ("COEFFICIENTS", [1.0, -2.0, 0.5]),
     ("COEFFICIENTS", (1, 2.0, 3)),
     ("COEFFICIENTS", np.array([1.0, 2.0, 3.0])),
@@ -298,6 +303,7 @@ CONFIG_REBOUND = [
     ("SCALE", np.array(0.4)),
     ("SCALE", np.array([0.4, 0.5])),
     ("COEFFICIENTS", (1.0, 2.0)),
+    ("COEFFICIENTS", (0.5, 1.5, -2.0, 0.25)),  # (as long: its items, another tuple's)
     ("COEFFICIENTS", [1.0, -2.0, 0.5]),
     ("COEFFICIENTS", np.array([1.0, 2.0, 3.0])),
     ("math", types.SimpleNamespace(pi=2.0)),
@@ -343,3 +349,18 @@ def test_a_module_constant_in_forward_mode(attributes: Any) -> None:
         func = getattr(attributes, name)
         _, tangent = srcad.jvp(func, (0.6,), (1.0,))
         np.testing.assert_allclose(tangent, central(func, 0.6), rtol=1e-6)
+
+
+@pytest.mark.parametrize("value", [(0.5, 1.5, -2.0, 0.25), (0.5, -0.0, 2.0, 1e-300), (1.0, 2.0)])
+def test_a_rebound_tuple_gives_the_right_tangents(module: Any, value: Any) -> None:
+    """A loop over a tuple of floats is written out with its items (`Unroll._item`), the
+    tuple guarded by its identity: another tuple, as long or not, gives its own."""
+    before = module.COEFFICIENTS
+    try:
+        srcad.jvp(module.horner, (0.6,), (1.0,))
+        module.COEFFICIENTS = value
+        y, y_dot = srcad.jvp(module.horner, (0.6,), (1.0,))
+        assert y == module.horner(0.6)
+        np.testing.assert_allclose(y_dot, central(module.horner, 0.6), rtol=1e-6, atol=1e-7)
+    finally:
+        module.COEFFICIENTS = before

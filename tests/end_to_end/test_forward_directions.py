@@ -78,7 +78,7 @@ def names_taken(v):
 
 def colliding(v):
     a = v[0] * v[1]
-    a_dot_0 = 3.0
+    a_dot_0 = v[1] + 3.0
     return np.array([a * a_dot_0, v[1]])
 
 
