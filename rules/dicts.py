@@ -6,10 +6,17 @@ from a differentiated value would lose its derivative: a display's is refused wh
 function is compiled (E215), and pairs whose keys may be differentiated, floats or
 arrays, are refused here, when the call runs (the rule cannot see which were). Where a
 key comes twice among the pairs, its last value is the dict's, and the earlier ones get
-no cotangent. Keyword entries (`dict(a=x)`) are not differentiated (E211)."""
+no cotangent. Keyword entries (`dict(a=x)`) are not differentiated (E211).
+
+The `|` operator (`operator.or_`) too: on two dicts it merges them (`p | {'b': x}`), each
+key's value the right one's where both hold it, so that one's derivative moves and the
+left one's gets no cotangent; on anything else (masks, ints, sets, a dict's keys) it has
+no derivative. A mapping of another type beside a dict (an `OrderedDict`, a `Counter`,
+whose `|` takes the larger count) is refused: its `|` may not merge so."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from typing import Any
 
@@ -99,5 +106,65 @@ def dict_frule(dargs: tuple[Any, ...], values: Any = (), **entries: Any) -> tupl
     return y, Tangent.of_mapping(dict, own)
 
 
-# It moves values: linear in its argument, for second derivatives.
+def _merges(a: Any, b: Any) -> bool:
+    """Whether `a | b` merges two dicts (the values of `b` win); refused for a mapping of
+    another type, whose `|` may do otherwise."""
+    if type(a) is dict and type(b) is dict:
+        return True
+    if isinstance(a, Mapping) or isinstance(b, Mapping):
+        raise UnsupportedCallError(
+            f"srcad differentiates `|` of two dicts only, not of {type(a).__name__} and "
+            f"{type(b).__name__}; make them dicts first (`dict(a) | dict(b)`)"
+        )
+    return False
+
+
+def _fields(dot: Any) -> dict[Any, Any] | None:
+    """A dict's tangent (or cotangent) as a dict of its values' (missing: zero), or None
+    for a symbolic zero."""
+    dot = unthunk(dot)
+    if isinstance(dot, AbstractZero):
+        return None
+    return dot.fields if isinstance(dot, Tangent) else dot
+
+
+@rules.rrule(operator.or_)
+def or_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+    y = a | b
+    if not _merges(a, b):
+
+        def or_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+            return NoTangent(), NoTangent(), NoTangent()
+
+        return y, or_pullback
+
+    def merge_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        read = _fields(y_bar)
+        if read is None:
+            return NoTangent(), y_bar, y_bar
+        a_bar = {key: read[key] for key in a if key not in b and key in read}
+        b_bar = {key: read[key] for key in b if key in read}
+        return NoTangent(), Tangent.of_mapping(dict, a_bar), Tangent.of_mapping(dict, b_bar)
+
+    return y, merge_pullback
+
+
+@rules.frule(operator.or_)
+def or_frule(dargs: tuple[Any, ...], a: Any, b: Any) -> tuple[Any, Any]:
+    y = a | b
+    if not _merges(a, b):
+        return y, ZeroTangent()
+    a_dot, b_dot = _fields(dargs[1]), _fields(dargs[2])
+    if a_dot is None and b_dot is None:
+        return y, ZeroTangent()
+    own = {}
+    for key in y:
+        dot = b_dot if key in b else a_dot
+        if dot is not None and key in dot:
+            own[key] = dot[key]
+    return y, Tangent.of_mapping(dict, own)
+
+
+# They move values: linear in their arguments, for second derivatives.
 rules.primitive(dict, linearity=Linearity.LINEAR_IN_ALL)
+rules.primitive(operator.or_, linearity=Linearity.LINEAR_IN_ALL)

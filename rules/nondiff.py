@@ -30,7 +30,7 @@ rules = RuleSet("nondiff")
 
 rules.non_differentiable(
     len, range, slice, int, bool, str, isinstance, type, print, repr, id, hash, round,
-    operator.floordiv, np.floor_divide, operator.or_, operator.and_, operator.invert,
+    operator.floordiv, np.floor_divide, operator.and_, operator.invert,
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
     np.shape, np.ndim, np.size, np.zeros, np.ones, np.empty, np.eye,
     np.zeros_like, np.ones_like, np.empty_like,
@@ -42,6 +42,7 @@ rules.non_differentiable(
 # Predicates, counts and positions: booleans and integers, which cannot be perturbed (a
 # `slice`'s bounds too: slicing takes ints or None, and a selection by float labels is flat in
 # them).
+# (operator.or_ is not here: it merges dicts, `rules/dicts.py`.)
 # (np.heaviside is not here: it is flat in x, but equal to its second argument where x == 0,
 # so numpy_elementwise gives it a rule. np.histogram is not here either: its bin edges, and
 # its densities, vary with the data's range. Nor are np.linspace, np.logspace, np.full_like:

@@ -105,7 +105,7 @@ def test_the_entries_say_which_functions_are_linear():
         make_struct, replace_fields, with_attribute, functools.partial,
         np.concatenate, np.stack, np.hstack, np.vstack, np.dstack, np.column_stack,
         np.atleast_1d, np.atleast_2d, np.atleast_3d, index_concatenate, array_operand,
-        numpy_operand, dict,
+        numpy_operand, dict, operator.or_,
     }  # fmt: skip
 
 
