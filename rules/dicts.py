@@ -11,13 +11,15 @@ no cotangent. Keyword entries (`dict(a=x)`) are not differentiated (E211).
 The `|` operator (`operator.or_`) too: on two dicts it merges them (`p | {'b': x}`), each
 key's value the right one's where both hold it, so that one's derivative moves and the
 left one's gets no cotangent; on anything else (masks, ints, sets, a dict's keys) it has
-no derivative. A mapping of another type beside a dict (an `OrderedDict`, a `Counter`,
-whose `|` takes the larger count) is refused: its `|` may not merge so."""
+no derivative. Anything else (a mapping of another type beside a dict, an `OrderedDict`,
+a `Counter`, whose `|` takes the larger count; an object of a class's own `|`) is refused
+where a value may be differentiated: its `|` may not merge so."""
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping
+import types
+from collections.abc import ItemsView, KeysView, Mapping
 from typing import Any
 
 import numpy as np
@@ -106,17 +108,30 @@ def dict_frule(dargs: tuple[Any, ...], values: Any = (), **entries: Any) -> tupl
     return y, Tangent.of_mapping(dict, own)
 
 
+# What `|` of which has no derivative: masks, ints, sets, a dict's keys, type unions.
+_FLAT = (bool, int, np.integer, np.bool_, set, frozenset, KeysView, ItemsView, type,
+         types.UnionType, type(None))  # fmt: skip
+
+
+def _flat(value: Any) -> bool:
+    if isinstance(value, np.ndarray):
+        return type(value) is np.ndarray and value.dtype.kind in "biu"
+    return isinstance(value, _FLAT)
+
+
 def _merges(a: Any, b: Any) -> bool:
-    """Whether `a | b` merges two dicts (the values of `b` win); refused for a mapping of
-    another type, whose `|` may do otherwise."""
+    """Whether `a | b` merges two dicts (the values of `b` win), or is of values with no
+    derivative; refused for anything else (a mapping of another type, an object of a
+    class's own `|`), which may do otherwise."""
     if type(a) is dict and type(b) is dict:
         return True
-    if isinstance(a, Mapping) or isinstance(b, Mapping):
-        raise UnsupportedCallError(
-            f"srcad differentiates `|` of two dicts only, not of {type(a).__name__} and "
-            f"{type(b).__name__}; make them dicts first (`dict(a) | dict(b)`)"
-        )
-    return False
+    if _flat(a) and _flat(b):
+        return False
+    raise UnsupportedCallError(
+        f"srcad differentiates `|` of two dicts only (and takes it to have no derivative "
+        f"between masks, ints and sets), not of {type(a).__name__} and {type(b).__name__}; "
+        "make them dicts first (`dict(a) | dict(b)`)"
+    )
 
 
 def _fields(dot: Any) -> dict[Any, Any] | None:

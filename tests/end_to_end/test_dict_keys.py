@@ -236,12 +236,18 @@ def test_a_dict_argument_merged(tmp_path):
 
 def test_bar_of_masks_and_of_another_mapping(tmp_path):
     """`|` of masks has no derivative; of a mapping other than a dict (an OrderedDict's,
-    a Counter's `|`, which takes the larger count) it is refused at the user's line."""
+    a Counter's `|`, which takes the larger count) or of a class's own `|` it is refused
+    at the user's line."""
     text = (
         "import numpy as np\n\n\n"
         "def masked(x):\n    keep = (x > 0.5) | (x < -0.5)\n"
         "    return np.sum(np.where(keep, x ** 2, x))\n\n\n"
-        "def ordered(p, x):\n    q = p | {'b': x[1]}\n    return q['a'] * q['b']\n"
+        "def ordered(p, x):\n    q = p | {'b': x[1]}\n    return q['a'] * q['b']\n\n\n"
+        "class Hull:\n    def __init__(self, low, high):\n"
+        "        self.low, self.high = low, high\n\n"
+        "    def __or__(self, other):\n"
+        "        return Hull(min(self.low, other.low), max(self.high, other.high))\n\n\n"
+        "def hull(p, x):\n    h = p | Hull(x[0], x[1])\n    return h.high - h.low\n"
     )
     module = user_module(tmp_path, "dict_merged_other", text)
     x = np.array([0.3, 0.7])
@@ -254,3 +260,5 @@ def test_bar_of_masks_and_of_another_mapping(tmp_path):
             else:
                 srcad.jvp(module.ordered, (p, x), (srcad.ZeroTangent(), np.ones(2)))
         assert "dict_merged_other.py:10" in "\n".join(getattr(raised.value, "__notes__", []))
+    with pytest.raises(srcad.SrcadError, match=re.escape("not of Hull and Hull")):
+        srcad.grad(module.hull, wrt=1)(module.Hull(0.0, 1.0), x)
