@@ -480,11 +480,11 @@ def items_of_pairs(pairs_bar: Any, count: int, position: int) -> tuple[Any, ...]
     )
 
 
-def _joins(start: tuple[Any, ...], keywords: dict[str, Any]) -> bool:
+def _joins(values: Any, start: tuple[Any, ...], keywords: dict[str, Any]) -> bool:
     """Whether `sum(values, *start, **keywords)` joins lists or tuples end to end (its
-    start is one: `sum(rows, [])`), where `+` is no addition."""
+    start and its values are: `sum(rows, [])`), where `+` is no addition."""
     first = start[0] if start else keywords.get("start", 0)
-    return isinstance(first, list | tuple)
+    return isinstance(first, list | tuple) and all(isinstance(v, list | tuple) for v in values)
 
 
 def _pieces(values: Any, start: tuple[Any, ...], keywords: dict[str, Any]) -> list[Any]:
@@ -496,7 +496,7 @@ def joined_pullback(values: Any, start: tuple[Any, ...], keywords: dict[str, Any
     """The pullback of `sum(values, *start, **keywords)` where it joins lists or tuples end
     to end (`sum(rows, [])`): each piece gets its own elements' cotangents, never the whole
     sequence's, as `+` of numbers would give; None where the sum adds."""
-    if not _joins(start, keywords):
+    if not _joins(values, start, keywords):
         return None
     pieces = _pieces(values, start, keywords)
     total = sum(len(piece) for piece in pieces)
@@ -522,7 +522,7 @@ def joined_tangent(values: Any, start: tuple[Any, ...], keywords: dict[str, Any]
     """The tangent of `y = sum(values, *start, **keywords)` where it joins lists or tuples,
     from the tangents `dots` of `values` and of a positional start: the pieces' elements'
     in order (a keyword start is a constant); None where the sum adds."""
-    if not _joins(start, keywords):
+    if not _joins(values, start, keywords):
         return None
     piece_dots = [*dots[1 : 1 + len(start)], *((ZeroTangent(),) * ("start" in keywords))]
     piece_dots += elements_of(unthunk(dots[0]), len(values))
