@@ -110,7 +110,7 @@ def dict_frule(dargs: tuple[Any, ...], values: Any = (), **entries: Any) -> tupl
 
 # What `|` of which has no derivative: masks, ints, sets, a dict's keys, type unions.
 _FLAT = (bool, int, np.integer, np.bool_, set, frozenset, KeysView, ItemsView, type,
-         types.UnionType, type(None))  # fmt: skip
+         types.UnionType)  # fmt: skip
 
 
 def _flat(value: Any) -> bool:

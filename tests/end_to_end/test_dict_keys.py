@@ -262,3 +262,27 @@ def test_bar_of_masks_and_of_another_mapping(tmp_path):
         assert "dict_merged_other.py:10" in "\n".join(getattr(raised.value, "__notes__", []))
     with pytest.raises(srcad.SrcadError, match=re.escape("not of Hull and Hull")):
         srcad.grad(module.hull, wrt=1)(module.Hull(0.0, 1.0), x)
+
+
+def test_a_merge_exported(tmp_path):
+    """`srcad export` writes the merge's rule into a module that needs no srcad."""
+    import importlib.util
+    import sys
+
+    from srcad.export import export_module
+
+    text = "import operator\n\nimport numpy as np\n" + MERGED
+    f = user_module(tmp_path, "dict_merged_exported", text).overridden
+    file = tmp_path / "grad_overridden.py"
+    file.write_text(export_module(f, {}, str(tmp_path)))
+    assert "import srcad" not in file.read_text()
+    spec = importlib.util.spec_from_file_location(file.stem, file)
+    assert spec is not None and spec.loader is not None
+    exported = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        spec.loader.exec_module(exported)
+    finally:
+        sys.path.remove(str(tmp_path))
+    x = np.array([0.3, 0.7])
+    close(exported.grad_overridden(x), difference(f, (x,)))
