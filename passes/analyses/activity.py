@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 import gast
 
 from srcad import syntax
@@ -41,6 +43,11 @@ def operand_names(value: gast.expr) -> list[gast.Name]:
     return []
 
 
+# Operators piecewise constant on numbers and arrays, which a class may define otherwise
+# (`rules/flat_operators.py`): flat where their operands are proved numbers or arrays.
+_FLAT_ON_NUMBERS = (operator.floordiv, operator.and_, operator.invert)
+
+
 def _differentiable(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
     """Whether a normal-form operation other than a call may carry a derivative: not a read
     of a non-differentiable attribute (`.shape`) of a value proved a number or an array,
@@ -52,7 +59,10 @@ def _differentiable(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
             return True
         return not numeric(value.value, tree, ctx)
     if isinstance(value, (gast.BinOp, gast.UnaryOp)):
-        return not registry.is_non_differentiable(OPERATORS[type(value.op)])
+        primal = OPERATORS[type(value.op)]
+        if primal in _FLAT_ON_NUMBERS:  # (elsewhere their rules refuse a class's own)
+            return not all(numeric(n, tree, ctx) for n in operand_names(value))
+        return not registry.is_non_differentiable(primal)
     return True
 
 
