@@ -99,3 +99,104 @@ def test_sum_of_sequence_arguments(module, kind):
     tangents = (kind([1.0, 2.0]), kind([-1.0, 0.5]), srcad.NoTangent())
     _, y_dot = srcad.jvp(f, (xs, ys, kind()), tangents)
     close(y_dot, ys[0] * 1.0 + 2 * xs[1] * 2.0 + xs[0] * -1.0)
+
+
+OPERATORS = """
+import numpy as np
+
+
+class Interval:
+    def __init__(self, low, high):
+        self.low, self.high = low, high
+
+    def __and__(self, other):
+        return Interval(max(self.low, other.low), min(self.high, other.high))
+
+    def __invert__(self):
+        return Interval(-self.high, -self.low)
+
+    def __floordiv__(self, k):
+        return Interval(self.low / k, self.high / k)
+
+
+def intersected(x):
+    both = Interval(x[0], x[1]) & Interval(0.0, x[2])
+    return both.high - both.low
+
+
+def negated(x):
+    flipped = ~Interval(x[0], x[1] * 2.0)
+    return flipped.high * flipped.low
+
+
+def divided(x):
+    scaled = Interval(x[0], x[1]) // 2.0
+    return scaled.high * 3.0 + scaled.low
+
+
+def floors_and_masks(x):
+    s = 0.0
+    for v in x:
+        s = s + v * (v // 0.3)
+    keep = (x > 0.0) & ~(x > 1.0)
+    return s + np.sum(np.where(keep, x**2, x)) + np.sum(x * (x // 0.25))
+"""
+
+
+@pytest.mark.parametrize("name", ["intersected", "negated", "divided"])
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_class_own_flat_operator_is_refused(tmp_path, name, mode):
+    """`&`, `~` and `//` were taken to have no derivative whatever their operands: of a
+    class's own (an interval's intersection, computed by `max` and `min`), grad was 0 with
+    no error (intersected: [0, 0, 0] where differences give [-1, 1, 0])."""
+    f = getattr(user_module(tmp_path, f"audit_s36_{name}_{mode}", OPERATORS), name)
+    x = np.array([0.3, 0.8, 1.1])
+    with pytest.raises(srcad.SrcadError, match="whose class may define it otherwise") as raised:
+        if mode == "grad":
+            srcad.grad(f)(x)
+        else:
+            srcad.jvp(f, (x,), (np.ones(3),))
+    notes = "\n".join(getattr(raised.value, "__notes__", []))
+    assert f"audit_s36_{name}_{mode}.py" in notes
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_floors_and_masks_still_have_no_derivative(tmp_path, dtype):
+    """Of numbers and arrays (proved so or not: float32 is compiled without kinds), `//`,
+    `&` and `~` are flat, as before."""
+    module = user_module(tmp_path, f"audit_s36_flat_{dtype.__name__}", OPERATORS)
+    f = module.floors_and_masks
+    x = np.array([0.35, -0.7, 1.15, 0.52], dtype=dtype)
+    want = difference(f, (x.astype(np.float64),))
+    tolerance = {"rtol": 1e-6, "atol": 1e-8} if dtype is np.float64 else {"rtol": 1e-4}
+    np.testing.assert_allclose(srcad.grad(f)(x), want, **tolerance)
+    tangent = np.array([1.0, -0.5, 0.25, 2.0], dtype=dtype)
+    np.testing.assert_allclose(srcad.jvp(f, (x,), (tangent,))[1], want @ tangent, **tolerance)
+    if dtype is np.float64:
+        close(srcad.hessian(f)(x), difference(srcad.grad(f), (x,)))
+
+
+COMPLEX = """
+import numpy as np
+
+
+def real_of_complex(z):
+    return np.sum(np.real(z * z) + np.imag(np.exp(z)))
+"""
+
+
+@pytest.mark.parametrize("z", [np.array([0.3 + 0.4j, -0.7 + 0.1j]), 0.3 + 0.4j])
+def test_the_hessian_of_a_complex_argument_is_refused(tmp_path, z):
+    """`hessian` stacked its columns (Hessian-vector products along real directions, which
+    are complex) as real floats: the imaginary parts were dropped with only NumPy's
+    ComplexWarning (2.53 where the derivative of the gradient is 2.53 + 1.24j), and no
+    matrix of the argument's shape holds the derivatives along the imaginary directions.
+    `hessian_vector_product` takes any direction."""
+    f = user_module(tmp_path, "audit_s36_complex", COMPLEX).real_of_complex
+    with pytest.raises(srcad.SrcadError, match="takes real arguments only"):
+        srcad.hessian(f)(z)
+    gradient, step = srcad.grad(f), 1e-6
+    for direction in (np.ones_like(z), 1j * np.ones_like(z)):
+        want = (gradient(z + step * direction) - gradient(z - step * direction)) / (2 * step)
+        got = srcad.hessian_vector_product(f)(z, direction)
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
