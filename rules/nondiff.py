@@ -27,9 +27,9 @@ from srcad.rules._support import integer_valued, refuse_dropped_rank
 rules = RuleSet("nondiff")
 
 rules.non_differentiable(
-    len, range, slice, int, bool, str, isinstance, type, print, repr, id, hash, round,
+    len, range, slice, int, bool, str, isinstance, type, print, repr, id, hash,
     np.floor_divide,
-    math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
+    math.isnan, math.isinf, math.isfinite,
     np.shape, np.ndim, np.size, np.zeros, np.ones, np.empty, np.eye,
     np.zeros_like, np.ones_like, np.empty_like,
     np.sign, np.floor, np.ceil, np.rint, np.trunc, np.round, np.isnan, np.isinf, np.isfinite,
@@ -40,8 +40,9 @@ rules.non_differentiable(
 # Predicates, counts and positions: booleans and integers, which cannot be perturbed (a
 # `slice`'s bounds too: slicing takes ints or None, and a selection by float labels is flat in
 # them).
-# (operator.or_ is not here: it merges dicts, `rules/dicts.py`; nor are `//`, `&` and `~`,
-# which a class may define otherwise: `rules/flat_operators.py`.)
+# (operator.or_ is not here: it merges dicts, `rules/dicts.py`; nor are `//`, `&`, `~`,
+# `round`, `math.floor`, `math.ceil` and `math.trunc`, which a class may define
+# otherwise: `rules/flat_operators.py`.)
 # (np.heaviside is not here: it is flat in x, but equal to its second argument where x == 0,
 # so numpy_elementwise gives it a rule. np.histogram is not here either: its bin edges, and
 # its densities, vary with the data's range. Nor are np.linspace, np.logspace, np.full_like:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 
 import gast
@@ -43,9 +44,18 @@ def operand_names(value: gast.expr) -> list[gast.Name]:
     return []
 
 
-# Operators piecewise constant on numbers and arrays, which a class may define otherwise
-# (`rules/flat_operators.py`): flat where their operands are proved numbers or arrays.
+# Operators and functions piecewise constant on numbers and arrays, which a class may define
+# otherwise (`rules/flat_operators.py`): flat where their operands are proved numbers or arrays.
 _FLAT_ON_NUMBERS = (operator.floordiv, operator.and_, operator.invert)
+_FLAT_CALLS = (round, math.floor, math.ceil, math.trunc)
+
+
+def _flat_call(value: gast.Call, callee: object, tree: gast.Module, ctx: Context) -> bool:
+    """Whether `value` calls one of `_FLAT_CALLS` of arguments proved numbers or arrays."""
+    if not any(callee is flat for flat in _FLAT_CALLS):
+        return False
+    passed = [*value.args, *(k.value for k in value.keywords)]
+    return all(isinstance(a, gast.Constant) or numeric(a, tree, ctx) for a in passed)
 
 
 def _differentiable(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
@@ -138,6 +148,8 @@ class Activity(Analysis[set[str]]):
                     if isinstance(callee, LocalFunction):
                         operands += callee.captured(outer)
                     if not operands or registry.is_non_differentiable(callee):
+                        continue
+                    if _flat_call(value, callee, tree, ctx):
                         continue
                 else:
                     if isinstance(value, gast.Subscript):

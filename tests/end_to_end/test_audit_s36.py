@@ -102,6 +102,8 @@ def test_sum_of_sequence_arguments(module, kind):
 
 
 OPERATORS = """
+import math
+
 import numpy as np
 
 
@@ -117,6 +119,12 @@ class Interval:
 
     def __floordiv__(self, k):
         return Interval(self.low / k, self.high / k)
+
+    def __round__(self, digits=None):
+        return (self.low + self.high) / 2.0
+
+    def __floor__(self):
+        return self.low - 1.0
 
 
 def intersected(x):
@@ -134,21 +142,31 @@ def divided(x):
     return scaled.high * 3.0 + scaled.low
 
 
+def rounded(x):
+    return round(Interval(x[0], x[1])) * 3.0
+
+
+def floored(x):
+    return math.floor(Interval(x[0], x[1])) * x[2]
+
+
 def floors_and_masks(x):
     s = 0.0
     for v in x:
-        s = s + v * (v // 0.3)
+        s = s + v * (v // 0.3) + v * round(v, 1) + math.floor(v / 0.2) * math.ceil(v) * v
     keep = (x > 0.0) & ~(x > 1.0)
     return s + np.sum(np.where(keep, x**2, x)) + np.sum(x * (x // 0.25))
 """
 
 
-@pytest.mark.parametrize("name", ["intersected", "negated", "divided"])
+@pytest.mark.parametrize("name", ["intersected", "negated", "divided", "rounded", "floored"])
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
 def test_a_class_own_flat_operator_is_refused(tmp_path, name, mode):
-    """`&`, `~` and `//` were taken to have no derivative whatever their operands: of a
-    class's own (an interval's intersection, computed by `max` and `min`), grad was 0 with
-    no error (intersected: [0, 0, 0] where differences give [-1, 1, 0])."""
+    """`&`, `~`, `//`, `round` and `math.floor` (`operator.and_`, `operator.invert`,
+    `operator.floordiv`: `rules/flat_operators.py`) were taken to have no derivative whatever
+    their operands: of a class's own (an interval's intersection, computed by `max` and
+    `min`; a `__round__` giving its midpoint), grad was 0 with no error (intersected:
+    [0, 0, 0] where differences give [-1, 1, 0]; rounded: [0, 0, 0] for [1.5, 1.5, 0])."""
     f = getattr(user_module(tmp_path, f"audit_s36_{name}_{mode}", OPERATORS), name)
     x = np.array([0.3, 0.8, 1.1])
     with pytest.raises(srcad.SrcadError, match="whose class may define it otherwise") as raised:
@@ -163,10 +181,10 @@ def test_a_class_own_flat_operator_is_refused(tmp_path, name, mode):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_floors_and_masks_still_have_no_derivative(tmp_path, dtype):
     """Of numbers and arrays (proved so or not: float32 is compiled without kinds), `//`,
-    `&` and `~` are flat, as before."""
+    `&`, `~`, `round`, `math.floor` and `math.ceil` are flat, as before."""
     module = user_module(tmp_path, f"audit_s36_flat_{dtype.__name__}", OPERATORS)
     f = module.floors_and_masks
-    x = np.array([0.35, -0.7, 1.15, 0.52], dtype=dtype)
+    x = np.array([0.33, -0.71, 1.13, 0.52], dtype=dtype)
     want = difference(f, (x.astype(np.float64),))
     tolerance = {"rtol": 1e-6, "atol": 1e-8} if dtype is np.float64 else {"rtol": 1e-4}
     np.testing.assert_allclose(srcad.grad(f)(x), want, **tolerance)
