@@ -126,6 +126,12 @@ class Interval:
     def __floor__(self):
         return self.low - 1.0
 
+    def __abs__(self):
+        return self.high - self.low
+
+    def __float__(self):
+        return float(self.low * 2.0 + self.high)
+
 
 def intersected(x):
     both = Interval(x[0], x[1]) & Interval(0.0, x[2])
@@ -150,6 +156,14 @@ def floored(x):
     return math.floor(Interval(x[0], x[1])) * x[2]
 
 
+def widths(x):
+    return abs(Interval(x[0], x[1])) * x[2]
+
+
+def as_float(x):
+    return float(Interval(x[0], x[1])) ** 2
+
+
 def floors_and_masks(x):
     s = 0.0
     for v in x:
@@ -157,6 +171,21 @@ def floors_and_masks(x):
     keep = (x > 0.0) & ~(x > 1.0)
     return s + np.sum(np.where(keep, x**2, x)) + np.sum(x * (x // 0.25))
 """
+
+
+@pytest.mark.parametrize("name", ["widths", "as_float"])
+def test_a_class_own_abs_or_float_is_refused(tmp_path, name):
+    """`abs` and `float` of an object of a class's own `__abs__`/`__float__` crashed in
+    their rules (which take a number's derivative: "'numpy.ndarray' object has no
+    attribute 'fields'"); refused where they run, as the arithmetic operators are."""
+    f = getattr(user_module(tmp_path, f"audit_s36_{name}", OPERATORS), name)
+    x = np.array([0.3, 0.8, 1.1])
+    for mode in ("grad", "jvp"):
+        with pytest.raises(srcad.SrcadError, match="which may define it otherwise"):
+            if mode == "grad":
+                srcad.grad(f)(x)
+            else:
+                srcad.jvp(f, (x,), (np.ones(3),))
 
 
 @pytest.mark.parametrize("name", ["intersected", "negated", "divided", "rounded", "floored"])
