@@ -414,7 +414,10 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
     `output.shape + argument.shape` (a structured output: its leaves' blocks in its
     structure, `srcad/structured_jacobian.py`); a tuple of them for a tuple `wrt`. `mode=
     "reverse"` takes one pullback per output element, `"forward"` one pushforward per input
-    element (a float64 array of 8 or more: in one call where the rule allows, `batched`)."""
+    element (a float64 array of 8 or more: in one call where the rule allows, `batched`).
+    Of a complex result, both modes give the derivatives along the argument's real
+    directions (reverse mode from the pullbacks of the seeds 1 and 1j); a complex leaf of a
+    structured result is refused in reverse mode."""
     higher = getattr(f, DERIVATIVE, None)
     if higher is not None and higher[2] == JACOBIAN:  # jacobian(jacobian(...(f))), any order
         return _higher_jacobian(higher[0], higher[1], wrt)
@@ -622,6 +625,11 @@ def _reverse_jacobian(
         seed = np.zeros(out_shape)
         seed.reshape(-1)[index] = 1.0
         cotangents = vjp_fn(seed if out_shape else 1.0)
+        if np.iscomplexobj(y):  # a pullback reads a complex cotangent conjugate-linearly
+            imaginary = vjp_fn(1j * seed if out_shape else 1j)
+            cotangents = tuple(
+                _along_real(c, d) for c, d in zip(cotangents, imaginary, strict=True)
+            )
         for row, position in zip(rows, positions, strict=True):
             row.append(cotangents[position])
 
@@ -633,6 +641,25 @@ def _reverse_jacobian(
     return [
         tree_map(block, args[position], *row) for row, position in zip(rows, positions, strict=True)
     ]
+
+
+def _along_real(real: Any, imaginary: Any) -> Any:
+    """A row of a complex result's Jacobian, as forward mode gives it (the derivatives
+    along the argument's real directions), from the cotangents of the seeds 1 and 1j: for
+    `y = J x`, the pullback of a cotangent `c` is `J^H c` (`Re <c, J v>` for every `v`),
+    so the row is `Re(J^H 1) + 1j Re(J^H 1j)`; the real parts alone, as before, dropped
+    its imaginary part (`x * (1 + 2j)` gave 1)."""
+    if isinstance(real, NoTangent):
+        return real
+    for part in (real, imaginary):
+        if not isinstance(unthunk(part), AbstractZero | np.ndarray | float | complex | np.number):
+            raise SrcadError(
+                "srcad.jacobian in reverse mode takes a complex result's derivatives with "
+                "respect to arrays and numbers only; use mode='forward'"
+            )
+    parts = [unthunk(p) for p in (real, imaginary)]
+    real, imaginary = (0.0 if isinstance(p, AbstractZero) else np.real(p) for p in parts)
+    return real + 1j * imaginary
 
 
 def _forward_jacobian(func: Callable[..., Any], args: tuple[Any, ...], position: int) -> Any:

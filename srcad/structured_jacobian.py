@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from srcad.callables import perturbable
+from srcad.errors import SrcadError
 from srcad.second_derivatives import one_hot, one_leaf
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, materialize, unthunk
 from srcad.trees import children, leaves, tree_map
@@ -70,6 +71,11 @@ def reverse_blocks(vjp_fn: Callable[[Any], tuple[Any, ...]], y: Any, args: tuple
         if not _is_float(y_leaf):
             per_leaf.append([NoTangent() for _ in positions])
             continue
+        if np.iscomplexobj(y_leaf):
+            raise SrcadError(
+                "srcad.jacobian in reverse mode takes the derivatives of a structured "
+                "result's real leaves only, not of a complex one; use mode='forward'"
+            )
         shape = np.shape(y_leaf)
         rows: list[list[Any]] = [[] for _ in positions]
         for index in range(int(np.prod(shape))):
