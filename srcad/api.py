@@ -55,7 +55,12 @@ from srcad.rule_api import rrule as rrule
 from srcad.rule_api import scalar_rule as scalar_rule
 from srcad.second_derivatives import hessian_block, hessian_row, one_hot, one_leaf
 from srcad.source import TRANSPARENT_WRAPPERS
-from srcad.structured_jacobian import forward_block, is_structured, reverse_blocks
+from srcad.structured_jacobian import (
+    forward_block,
+    is_structured,
+    reverse_blocks,
+    reverse_jacobian,
+)
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
@@ -431,7 +436,7 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
         refuse_foreign_values(func, args)
         if reverse:
             y, vjp_fn = vjp(func, *args)
-            found = reverse_blocks if is_structured(y) else _reverse_jacobian
+            found = reverse_blocks if is_structured(y) else reverse_jacobian
             blocks = found(vjp_fn, y, args, positions)
         else:
             blocks = [_forward_jacobian(func, args, p) for p in positions]
@@ -614,52 +619,6 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
         product.__signature__ = signature.replace(parameters=[*parameters, v])  # type: ignore[attr-defined]
     pickling.name(product, "hessian_vector_product", func, wrt=_wrt_names(func, wrt))
     return product
-
-
-def _reverse_jacobian(
-    vjp_fn: Callable[[Any], tuple[Any, ...]], y: Any, args: tuple[Any, ...], positions: list[int]
-) -> list[Any]:
-    out_shape = np.shape(y)
-    rows: list[list[Any]] = [[] for _ in positions]
-    for index in range(int(np.prod(out_shape))):
-        seed = np.zeros(out_shape)
-        seed.reshape(-1)[index] = 1.0
-        cotangents = vjp_fn(seed if out_shape else 1.0)
-        if np.iscomplexobj(y):  # a pullback reads a complex cotangent conjugate-linearly
-            imaginary = vjp_fn(1j * seed if out_shape else 1j)
-            cotangents = tuple(
-                _along_real(c, d) for c, d in zip(cotangents, imaginary, strict=True)
-            )
-        for row, position in zip(rows, positions, strict=True):
-            row.append(cotangents[position])
-
-    def block(primal: Any, *leaf_rows: Any) -> Any:
-        if isinstance(leaf_rows[0], NoTangent):
-            return NoTangent()
-        return np.stack([np.asarray(r) for r in leaf_rows]).reshape(out_shape + np.shape(primal))
-
-    return [
-        tree_map(block, args[position], *row) for row, position in zip(rows, positions, strict=True)
-    ]
-
-
-def _along_real(real: Any, imaginary: Any) -> Any:
-    """A row of a complex result's Jacobian, as forward mode gives it (the derivatives
-    along the argument's real directions), from the cotangents of the seeds 1 and 1j: for
-    `y = J x`, the pullback of a cotangent `c` is `J^H c` (`Re <c, J v>` for every `v`),
-    so the row is `Re(J^H 1) + 1j Re(J^H 1j)`; the real parts alone, as before, dropped
-    its imaginary part (`x * (1 + 2j)` gave 1)."""
-    if isinstance(real, NoTangent):
-        return real
-    for part in (real, imaginary):
-        if not isinstance(unthunk(part), AbstractZero | np.ndarray | float | complex | np.number):
-            raise SrcadError(
-                "srcad.jacobian in reverse mode takes a complex result's derivatives with "
-                "respect to arrays and numbers only; use mode='forward'"
-            )
-    parts = [unthunk(p) for p in (real, imaginary)]
-    real, imaginary = (0.0 if isinstance(p, AbstractZero) else np.real(p) for p in parts)
-    return real + 1j * imaginary
 
 
 def _forward_jacobian(func: Callable[..., Any], args: tuple[Any, ...], position: int) -> Any:
