@@ -12,6 +12,7 @@ from srcad.rules import (
     complex_parts,
     containers,
     dicts,
+    flat_operators,
     float_parts,
     fourth_order_calls,
     item_writes,
@@ -86,6 +87,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_ufunc_methods.rules,
     numpy_functionals.rules,
     standard_library.rules,
+    flat_operators.rules,
     nondiff.rules,
 )
 # Last, as it is built from the others: reverse rules of their linear forward rules.

@@ -481,3 +481,65 @@ def by_definition(
     )
     rules.frule(primal)(named(definition_frule, f"{name}_frule"))
     rules.primitive(primal, definition=definition)
+
+
+def items_of_pairs(pairs_bar: Any, count: int, position: int) -> tuple[Any, ...]:
+    """The cotangents of element `position` of each tuple in a list of tuples."""
+    return tuple(
+        bar if isinstance(bar, AbstractZero) else bar[position]
+        for bar in elements_of(pairs_bar, count)
+    )
+
+
+def _joins(values: Any, start: tuple[Any, ...], keywords: dict[str, Any]) -> bool:
+    """Whether `sum(values, *start, **keywords)` joins lists or tuples end to end (its
+    start and its values are: `sum(rows, [])`), where `+` is no addition."""
+    first = start[0] if start else keywords.get("start", 0)
+    return isinstance(first, list | tuple) and all(isinstance(v, list | tuple) for v in values)
+
+
+def _pieces(values: Any, start: tuple[Any, ...], keywords: dict[str, Any]) -> list[Any]:
+    """The sequences `sum` joins, in order: its start, then each of `values`."""
+    return [*start, *([keywords["start"]] if "start" in keywords else []), *values]
+
+
+def joined_pullback(values: Any, start: tuple[Any, ...], keywords: dict[str, Any]) -> Any:
+    """The pullback of `sum(values, *start, **keywords)` where it joins lists or tuples end
+    to end (`sum(rows, [])`): each piece gets its own elements' cotangents, never the whole
+    sequence's, as `+` of numbers would give; None where the sum adds."""
+    if not _joins(values, start, keywords):
+        return None
+    pieces = _pieces(values, start, keywords)
+    total = sum(len(piece) for piece in pieces)
+
+    def joined_sum_pullback(y_bar: Any) -> tuple[Any, ...]:
+        bars = tuple(elements_of(unthunk(y_bar), total))
+        if len(bars) != total:
+            raise ValueError(f"the cotangent of a sequence of {total} has {len(bars)} elements")
+        piece_bars, offset = [], 0
+        for piece in pieces:
+            own = bars[offset : offset + len(piece)]
+            offset += len(piece)
+            zero = all(isinstance(bar, AbstractZero) for bar in own)
+            piece_bars.append(ZeroTangent() if zero else cotangent_of_elements(piece, own))
+        values_bar = cotangent_of_elements(values, tuple(piece_bars[len(pieces) - len(values) :]))
+        return (NoTangent(), values_bar, *piece_bars[: len(start)])
+
+    return joined_sum_pullback
+
+
+def joined_tangent(values: Any, start: tuple[Any, ...], keywords: dict[str, Any],
+                   dots: tuple[Any, ...], y: Any) -> Any:  # fmt: skip
+    """The tangent of `y = sum(values, *start, **keywords)` where it joins lists or tuples,
+    from the tangents `dots` of `values` and of a positional start: the pieces' elements'
+    in order (a keyword start is a constant); None where the sum adds."""
+    if not _joins(values, start, keywords):
+        return None
+    piece_dots = [*dots[1 : 1 + len(start)], *((ZeroTangent(),) * ("start" in keywords))]
+    piece_dots += elements_of(unthunk(dots[0]), len(values))
+    element_dots: list[Any] = []
+    for piece, dot in zip(_pieces(values, start, keywords), piece_dots, strict=True):
+        element_dots += elements_of(unthunk(dot), len(piece))
+    if all(isinstance(dot, AbstractZero) for dot in element_dots):
+        return ZeroTangent()
+    return tuple(element_dots) if isinstance(y, tuple) else element_dots

@@ -19,7 +19,7 @@ from srcad.rules._support import (
     of_float_list,
     reusable,
 )
-from srcad.rules.operators import pow_frule, pow_rrule
+from srcad.rules.operators import _operand_checked, pow_frule, pow_rrule
 from srcad.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, elements_of, unthunk
 
 rules = RuleSet("builtins")
@@ -40,6 +40,7 @@ def _direction(x: Any, y: Any) -> Any:
 @rules.rrule(abs)
 def abs_rrule(x: Any) -> tuple[Any, Pullback]:
     """`abs(x)`: the cotangent is scaled by x / |x| (the sign, for real x; 0 at 0)."""
+    _operand_checked(x, "abs")  # (a class's own `__abs__` may compute otherwise)
     y = abs(x)
     project_x = ProjectTo(x)
 
@@ -54,6 +55,7 @@ def abs_rrule(x: Any) -> tuple[Any, Pullback]:
 @rules.frule(abs)
 def abs_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
     """`abs(x)`: the tangent's component along x / |x| (its real part, for complex x)."""
+    _operand_checked(x, "abs")
     y = abs(x)
     x_dot = unthunk(dargs[1])
     if isinstance(x_dot, AbstractZero):
@@ -65,6 +67,7 @@ def abs_frule(dargs: tuple[Any, ...], x: Any) -> tuple[Any, Any]:
 @rules.rrule(float)
 def float_rrule(x: Any) -> tuple[float, Pullback]:
     """`float(x)` of a number, a NumPy scalar or a one-element array."""
+    _operand_checked(x, "float")  # (a class's own `__float__` may compute otherwise)
     y = float(x)
     project_x = ProjectTo(x)
     shape = np.shape(x)
@@ -79,6 +82,7 @@ def float_rrule(x: Any) -> tuple[float, Pullback]:
 
 @rules.frule(float)
 def float_frule(dargs: tuple[Any, ...], x: Any) -> tuple[float, Any]:
+    _operand_checked(x, "float")
     x_dot = unthunk(dargs[1])
     if isinstance(x_dot, AbstractZero):
         return float(x), ZeroTangent()

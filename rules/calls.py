@@ -197,8 +197,9 @@ def _registered(function: Any) -> bool:
 
 
 def _packed(args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """`x.reshape(2, 3)` passes the shape as several arguments, `np.reshape` as one."""
-    return (args,) if len(args) != 1 else args
+    """`x.reshape(2, 3)` passes the shape as several arguments, `np.reshape` as one
+    (`x.transpose()`, none: `np.transpose(x)`)."""
+    return (args,) if len(args) > 1 else args
 
 
 # ndarray methods, as the NumPy functions they call, and whether they take `*shape`-style

@@ -28,6 +28,9 @@ from srcad.registry import Inline, Linearity, RuleSet, named
 from srcad.rules._support import (
     cotangent_of_elements,
     dense_tangent,
+    items_of_pairs,
+    joined_pullback,
+    joined_tangent,
     of_float_list,
     rows_cotangent,
     structural_elements,
@@ -105,6 +108,8 @@ def builtin_sum_rrule(values: Any, *start: Any, **keywords: Any) -> tuple[Any, P
     """The builtin `sum` of a sequence (or of an array's rows), plus an optional start
     (positional: the normal form passes `start=` so)."""
     y = sum(values, *start, **keywords)
+    if (joined := joined_pullback(values, start, keywords)) is not None:  # of sequences
+        return y, joined
     project_start = [ProjectTo(s) for s in start]
 
     def builtin_sum_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -164,14 +169,6 @@ def iterate_rrule(value: Any) -> tuple[list[Any], Pullback]:
     return items, iterate_pullback
 
 
-def _items_of(pairs_bar: Any, count: int, position: int) -> tuple[Any, ...]:
-    """The cotangents of element `position` of each tuple in a list of tuples."""
-    return tuple(
-        bar if isinstance(bar, AbstractZero) else bar[position]
-        for bar in elements_of(pairs_bar, count)
-    )
-
-
 @rules.rrule(zip)
 def zip_rrule(*sequences: Any, **keywords: Any) -> tuple[list[tuple[Any, ...]], Pullback]:
     """`zip` of sequences (`strict=` too), as the list of tuples a `for` loop walks."""
@@ -181,7 +178,7 @@ def zip_rrule(*sequences: Any, **keywords: Any) -> tuple[list[tuple[Any, ...]], 
     def zip_pullback(pairs_bar: Any) -> tuple[Any, ...]:
         bars = []
         for position, sequence in enumerate(sequences):
-            element_bars = _items_of(pairs_bar, count, position)
+            element_bars = items_of_pairs(pairs_bar, count, position)
             element_bars += (ZeroTangent(),) * (len(sequence) - count)
             bars.append(cotangent_of_elements(sequence, element_bars))
         return (NoTangent(), *bars)
@@ -200,7 +197,7 @@ def enumerate_rrule(
     start_bars = (NoTangent(),) * len(start)
 
     def enumerate_pullback(pairs_bar: Any) -> tuple[Any, ...]:
-        element_bars = _items_of(pairs_bar, count, 1)
+        element_bars = items_of_pairs(pairs_bar, count, 1)
         return NoTangent(), cotangent_of_elements(sequence, element_bars), *start_bars
 
     return pairs, enumerate_pullback
@@ -426,6 +423,8 @@ def builtin_sum_frule(
     """The builtin `sum` of a sequence (or of an array's rows), plus an optional start."""
     y = sum(values, *start, **keywords)
     refuse_own_iteration(type(values))
+    if (joined := joined_tangent(values, start, keywords, dargs[1:], y)) is not None:
+        return y, joined
     total: Any = ZeroTangent()
     for dot in (*elements_of(unthunk(dargs[1]), len(values)), *dargs[2:]):
         dot = unthunk(dot)
@@ -616,7 +615,7 @@ def dict_items_rrule(d: dict[Any, Any]) -> tuple[list[tuple[Any, Any]], Pullback
     def dict_items_pullback(y_bar: Any) -> tuple[Any, Any]:
         if isinstance(y_bar, AbstractZero):
             return NoTangent(), y_bar
-        bars = _items_of(y_bar, len(keys), 1)
+        bars = items_of_pairs(y_bar, len(keys), 1)
         return NoTangent(), Tangent.of_mapping(dict, dict(zip(keys, bars, strict=True)))
 
     return list(d.items()), dict_items_pullback

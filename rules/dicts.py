@@ -6,13 +6,21 @@ from a differentiated value would lose its derivative: a display's is refused wh
 function is compiled (E215), and pairs whose keys may be differentiated, floats or
 arrays, are refused here, when the call runs (the rule cannot see which were). Where a
 key comes twice among the pairs, its last value is the dict's, and the earlier ones get
-no cotangent. Keyword entries (`dict(a=x)`) are not differentiated (E211)."""
+no cotangent. Keyword entries (`dict(a=x)`) are not differentiated (E211).
+
+The `|` operator (`operator.or_`) too: on two dicts (`dict`, `OrderedDict`,
+`defaultdict`) it merges them (`p | {'b': x}`), each key's value the right one's where
+both hold it, so that one's derivative moves and the left one's gets no cotangent; on
+masks, ints, sets, types and a dict's keys or items it has no derivative. Anything else (a
+`Counter`, whose `|` takes the larger count; an object of a class's own `|`) is refused
+where the rule runs: its `|` may not merge so. `dict.fromkeys` (a value at each key) and
+the sets and keys of dict comprehensions (no derivative) are here too."""
 
 from __future__ import annotations
 
 import collections
 import operator
-from collections.abc import KeysView, Mapping
+from collections.abc import ItemsView, KeysView, Mapping
 from types import UnionType
 from typing import Any
 
@@ -161,9 +169,10 @@ def fromkeys_frule(dargs: tuple[Any, ...], keys: Any, *value: Any) -> tuple[Any,
 rules.primitive(_FROMKEYS, linearity=Linearity.LINEAR_IN_ALL)
 
 # What `|` takes besides dicts, giving a value with no derivative: booleans and integers
-# (bitwise), sets (their union), types (a union type), a dict's keys (a set of them).
+# (bitwise), sets (their union), types (a union type), a dict's keys and items (sets).
+# (Not `None`: an exported module cannot import its type, and `|` of it raises anyway.)
 _UNDIFFERENTIATED_OR = (bool, int, np.integer, np.bool_, set, frozenset, type, UnionType,
-                        KeysView, type(None))  # fmt: skip
+                        KeysView, ItemsView)  # fmt: skip
 
 
 # The dicts whose `|` merges as a dict's does, the later value winning.

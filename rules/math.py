@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from srcad.kinds import FLOAT_OF_FLOAT, FLOAT_OF_TWO_NUMBERS
-from srcad.partials import log_base, power_slope, quotient, reciprocal, strong_product
+from srcad.partials import log_base, power_slope, quotient, reciprocal, sign, strong_product
 from srcad.projection import ProjectTo
 from srcad.registry import Inline, RuleSet
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
@@ -23,8 +23,10 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
 def _sign(x: float) -> float:
-    """The derivative of |x|: its sign, taken as 0 at the kink x == 0."""
-    return float((x > 0) - (x < 0))
+    """The derivative of |x|: its sign, taken as 0 at the kink x == 0, as a Python float
+    (`sign`, flat, takes NumPy floats too: the booleans of a float64's comparisons do not
+    subtract)."""
+    return float(sign(x))
 
 
 def _primitive(function: Any, *partials: Any) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -13,7 +12,6 @@ from srcad.kinds import (
     EMPTY_TUPLE,
     FLOAT,
     INT,
-    PROMOTED,
     PYTHON_FLOAT,
     PYTHON_INT,
     RANGE_OF_INTS,
@@ -30,10 +28,9 @@ from srcad.rules._support import integer_valued, refuse_dropped_rank
 rules = RuleSet("nondiff")
 
 rules.non_differentiable(
-    len, range, slice, int, bool, str, isinstance, type, print, repr, id, hash, round,
-    operator.floordiv, np.floor_divide, operator.and_, operator.invert,
-    operator.xor, operator.lshift, operator.rshift,
-    math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
+    len, range, slice, int, bool, str, isinstance, type, print, repr, id, hash,
+    np.floor_divide,
+    math.isnan, math.isinf, math.isfinite,
     np.shape, np.ndim, np.size, np.zeros, np.ones, np.empty, np.eye,
     np.zeros_like, np.ones_like, np.empty_like,
     np.sign, np.floor, np.ceil, np.rint, np.trunc, np.round, np.isnan, np.isinf, np.isfinite,
@@ -44,6 +41,9 @@ rules.non_differentiable(
 # Predicates, counts and positions: booleans and integers, which cannot be perturbed (a
 # `slice`'s bounds too: slicing takes ints or None, and a selection by float labels is flat in
 # them).
+# (operator.or_ is not here: it merges dicts, `rules/dicts.py`; nor are `//`, `&`, `~`,
+# `round`, `math.floor`, `math.ceil` and `math.trunc`, which a class may define
+# otherwise: `rules/flat_operators.py`.)
 # (np.heaviside is not here: it is flat in x, but equal to its second argument where x == 0,
 # so numpy_elementwise gives it a rule. np.histogram is not here either: its bin edges, and
 # its densities, vary with the data's range. Nor are np.linspace, np.logspace, np.full_like:
@@ -89,7 +89,6 @@ rules.primitive(len, result=COUNT)
 rules.primitive(range, result=RANGE_OF_INTS)
 # (`np.arange`'s rules: `numpy_calculus`, affine in its start and step.)
 rules.primitive(np.arange, result=ARANGE, linearity=Linearity.PIECEWISE_LINEAR)
-rules.primitive(operator.floordiv, result=PROMOTED)
 
 
 def _of_no_shape(args: Sequence[Kind | None]) -> Kind | None:

@@ -55,7 +55,12 @@ from srcad.rule_api import rrule as rrule
 from srcad.rule_api import scalar_rule as scalar_rule
 from srcad.second_derivatives import hessian_block, hessian_row, one_hot, one_leaf
 from srcad.source import TRANSPARENT_WRAPPERS
-from srcad.structured_jacobian import forward_block, is_structured, reverse_blocks
+from srcad.structured_jacobian import (
+    forward_block,
+    is_structured,
+    reverse_blocks,
+    reverse_jacobian,
+)
 from srcad.tangents import (
     AbstractZero,
     NoTangent,
@@ -414,7 +419,10 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
     `output.shape + argument.shape` (a structured output: its leaves' blocks in its
     structure, `srcad/structured_jacobian.py`); a tuple of them for a tuple `wrt`. `mode=
     "reverse"` takes one pullback per output element, `"forward"` one pushforward per input
-    element (a float64 array of 8 or more: in one call where the rule allows, `batched`)."""
+    element (a float64 array of 8 or more: in one call where the rule allows, `batched`).
+    Of a complex result, both modes give the derivatives along the argument's real
+    directions (reverse mode from the pullbacks of the seeds 1 and 1j); a complex leaf of a
+    structured result is refused in reverse mode."""
     higher = getattr(f, DERIVATIVE, None)
     if higher is not None and higher[2] == JACOBIAN:  # jacobian(jacobian(...(f))), any order
         return _higher_jacobian(higher[0], higher[1], wrt)
@@ -428,7 +436,7 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
         refuse_foreign_values(func, args)
         if reverse:
             y, vjp_fn = vjp(func, *args)
-            found = reverse_blocks if is_structured(y) else _reverse_jacobian
+            found = reverse_blocks if is_structured(y) else reverse_jacobian
             blocks = found(vjp_fn, y, args, positions)
         else:
             blocks = [_forward_jacobian(func, args, p) for p in positions]
@@ -611,28 +619,6 @@ def hessian_vector_product(f: Callable[..., Any], wrt: int | str = 0) -> Callabl
         product.__signature__ = signature.replace(parameters=[*parameters, v])  # type: ignore[attr-defined]
     pickling.name(product, "hessian_vector_product", func, wrt=_wrt_names(func, wrt))
     return product
-
-
-def _reverse_jacobian(
-    vjp_fn: Callable[[Any], tuple[Any, ...]], y: Any, args: tuple[Any, ...], positions: list[int]
-) -> list[Any]:
-    out_shape = np.shape(y)
-    rows: list[list[Any]] = [[] for _ in positions]
-    for index in range(int(np.prod(out_shape))):
-        seed = np.zeros(out_shape)
-        seed.reshape(-1)[index] = 1.0
-        cotangents = vjp_fn(seed if out_shape else 1.0)
-        for row, position in zip(rows, positions, strict=True):
-            row.append(cotangents[position])
-
-    def block(primal: Any, *leaf_rows: Any) -> Any:
-        if isinstance(leaf_rows[0], NoTangent):
-            return NoTangent()
-        return np.stack([np.asarray(r) for r in leaf_rows]).reshape(out_shape + np.shape(primal))
-
-    return [
-        tree_map(block, args[position], *row) for row, position in zip(rows, positions, strict=True)
-    ]
 
 
 def _forward_jacobian(func: Callable[..., Any], args: tuple[Any, ...], position: int) -> Any:

@@ -90,6 +90,14 @@ def hessian_block(func: Callable[..., Any], args: tuple[Any, ...], i: int, j: in
     leaf `j`'s structure of such arrays (`NoTangent()` where a leaf cannot be perturbed)."""
     outer, inner = leaves(args[i]), leaves(args[j])
     varies = [perturbable(part) and not callable(part) for part in inner]
+    if any(np.iscomplexobj(part) for part in (*outer, *inner) if perturbable(part)):
+        raise SrcadError(
+            "srcad.hessian takes real arguments only: of a complex one, the derivatives of "
+            "the gradient along the imaginary directions are no multiple of those along the "
+            "real ones (it is not holomorphic), so no matrix of the argument's shape holds "
+            "them; use hessian_vector_product along the directions you want (complex ones "
+            "too), or pass the real and imaginary parts as real arguments"
+        )
     columns: list[list[list[Any]]] = [[[] for _ in inner] for _ in outer]
     for n, part in enumerate(inner):
         if not varies[n]:

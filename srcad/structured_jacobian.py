@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from srcad.callables import perturbable
+from srcad.errors import SrcadError
 from srcad.second_derivatives import one_hot, one_leaf
 from srcad.tangents import AbstractZero, NoTangent, ZeroTangent, materialize, unthunk
 from srcad.trees import children, leaves, tree_map
@@ -70,6 +71,11 @@ def reverse_blocks(vjp_fn: Callable[[Any], tuple[Any, ...]], y: Any, args: tuple
         if not _is_float(y_leaf):
             per_leaf.append([NoTangent() for _ in positions])
             continue
+        if np.iscomplexobj(y_leaf):
+            raise SrcadError(
+                "srcad.jacobian in reverse mode takes the derivatives of a structured "
+                "result's real leaves only, not of a complex one; use mode='forward'"
+            )
         shape = np.shape(y_leaf)
         rows: list[list[Any]] = [[] for _ in positions]
         for index in range(int(np.prod(shape))):
@@ -131,3 +137,51 @@ def forward_block(jvp: Callable[..., tuple[Any, Any]], func: Callable[..., Any],
         return _with_leaves(x, parts)
 
     return _with_leaves(y, [blocks_for(i) for i in range(len(y_leaves))])
+
+
+def reverse_jacobian(
+    vjp_fn: Callable[[Any], tuple[Any, ...]], y: Any, args: tuple[Any, ...], positions: list[int]
+) -> list[Any]:
+    """The Jacobian of an array or number `y` with respect to each argument at `positions`,
+    one pullback per element of `y` (two of a complex `y`: `_along_real`)."""
+    out_shape = np.shape(y)
+    rows: list[list[Any]] = [[] for _ in positions]
+    for index in range(int(np.prod(out_shape))):
+        seed = np.zeros(out_shape)
+        seed.reshape(-1)[index] = 1.0
+        cotangents = vjp_fn(seed if out_shape else 1.0)
+        if np.iscomplexobj(y):  # a pullback reads a complex cotangent conjugate-linearly
+            imaginary = vjp_fn(1j * seed if out_shape else 1j)
+            cotangents = tuple(
+                _along_real(c, d) for c, d in zip(cotangents, imaginary, strict=True)
+            )
+        for row, position in zip(rows, positions, strict=True):
+            row.append(cotangents[position])
+
+    def block(primal: Any, *leaf_rows: Any) -> Any:
+        if isinstance(leaf_rows[0], NoTangent):
+            return NoTangent()
+        return np.stack([np.asarray(r) for r in leaf_rows]).reshape(out_shape + np.shape(primal))
+
+    return [
+        tree_map(block, args[position], *row) for row, position in zip(rows, positions, strict=True)
+    ]
+
+
+def _along_real(real: Any, imaginary: Any) -> Any:
+    """A row of a complex result's Jacobian, as forward mode gives it (the derivatives
+    along the argument's real directions), from the cotangents of the seeds 1 and 1j: for
+    `y = J x`, the pullback of a cotangent `c` is `J^H c` (`Re <c, J v>` for every `v`),
+    so the row is `Re(J^H 1) + 1j Re(J^H 1j)`; the real parts alone, as before, dropped
+    its imaginary part (`x * (1 + 2j)` gave 1)."""
+    if isinstance(real, NoTangent):
+        return real
+    for part in (real, imaginary):
+        if not isinstance(unthunk(part), AbstractZero | np.ndarray | float | complex | np.number):
+            raise SrcadError(
+                "srcad.jacobian in reverse mode takes a complex result's derivatives with "
+                "respect to arrays and numbers only; use mode='forward'"
+            )
+    parts = [unthunk(p) for p in (real, imaginary)]
+    real, imaginary = (0.0 if isinstance(p, AbstractZero) else np.real(p) for p in parts)
+    return real + 1j * imaginary

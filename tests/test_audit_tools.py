@@ -40,3 +40,10 @@ def test_the_api_audit_passes_structured_results() -> None:
     import api_audit
 
     assert api_audit.main(["--only", "result", "--quiet"]) == 0
+
+
+@pytest.mark.parametrize("only", ["dict merged by |", "lists joined by sum"])
+def test_the_api_audit_passes_session_36_cases(only: str) -> None:
+    import api_audit
+
+    assert api_audit.main(["--only", only, "--quiet"]) == 0

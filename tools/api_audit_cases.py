@@ -234,4 +234,21 @@ CASES: list[Case] = [
         wrt=(0, (0, 1)),
         scalar=True,
     ),
+    # session 36: a dict merged by `|`, lists joined by `sum` from a list start
+    Case(
+        "dict merged by |",
+        "def f(p, x):\n    q = p | {'b': x[0] * 2.0}\n"
+        "    return np.sum(q['w'] * q['b']) + q['c'] ** 2\n",
+        lambda m: ({"w": W, "b": 0.4, "c": 0.7}, B),
+        wrt=(0, 1, (0, 1)),
+        scalar=True,
+    ),
+    Case(
+        "lists joined by sum",
+        "def f(xs, ys):\n    zs = sum([xs, ys], [])\n"
+        "    return zs[0] * zs[2] + zs[1] * zs[3] ** 2\n",
+        lambda m: ([0.3, -0.5], [1.2, 0.8]),
+        wrt=(0, 1, (0, 1)),
+        scalar=True,
+    ),
 ]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import operator
+
 import gast
 
 from srcad import syntax
@@ -41,6 +44,21 @@ def operand_names(value: gast.expr) -> list[gast.Name]:
     return []
 
 
+# Operators and functions piecewise constant on numbers and arrays, which a class may define
+# otherwise (`rules/flat_operators.py`): flat where their operands are proved numbers or arrays.
+_FLAT_ON_NUMBERS = (operator.floordiv, operator.and_, operator.invert, operator.xor,
+                    operator.lshift, operator.rshift)  # fmt: skip
+_FLAT_CALLS = (round, math.floor, math.ceil, math.trunc)
+
+
+def _flat_call(value: gast.Call, callee: object, tree: gast.Module, ctx: Context) -> bool:
+    """Whether `value` calls one of `_FLAT_CALLS` of arguments proved numbers or arrays."""
+    if not any(callee is flat for flat in _FLAT_CALLS):
+        return False
+    passed = [*value.args, *(k.value for k in value.keywords)]
+    return all(isinstance(a, gast.Constant) or numeric(a, tree, ctx) for a in passed)
+
+
 def _differentiable(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
     """Whether a normal-form operation other than a call may carry a derivative: not a read
     of a non-differentiable attribute (`.shape`) of a value proved a number or an array,
@@ -52,7 +70,10 @@ def _differentiable(value: gast.expr, tree: gast.Module, ctx: Context) -> bool:
             return True
         return not numeric(value.value, tree, ctx)
     if isinstance(value, (gast.BinOp, gast.UnaryOp)):
-        return not registry.is_non_differentiable(OPERATORS[type(value.op)])
+        primal = OPERATORS[type(value.op)]
+        if primal in _FLAT_ON_NUMBERS:  # (elsewhere their rules refuse a class's own)
+            return not all(numeric(n, tree, ctx) for n in operand_names(value))
+        return not registry.is_non_differentiable(primal)
     return True
 
 
@@ -128,6 +149,8 @@ class Activity(Analysis[set[str]]):
                     if isinstance(callee, LocalFunction):
                         operands += callee.captured(outer)
                     if not operands or registry.is_non_differentiable(callee):
+                        continue
+                    if _flat_call(value, callee, tree, ctx):
                         continue
                 else:
                     if isinstance(value, gast.Subscript):

@@ -3,6 +3,7 @@ array of many elements: the reverse rule put the cotangent of the one element re
 whole array's shape (a crash: "cannot reshape array of size 1"), where it belongs at the
 element's place. And `x.tolist()`, the same numbers as (nested) lists of Python numbers,
 which srcad took to have no derivative: `grad` of `sum(x.tolist())` was 0 with no error.
+And `x.transpose()` with no axes, which crashed (passed on as `np.transpose(x, ())`).
 Against central differences in both modes and to second order."""
 
 import numpy as np
@@ -41,6 +42,11 @@ def listed_then_an_array_again(x):
     return np.sum(np.array((x * 2.0).tolist()) ** 3)
 
 
+def transposed(x):
+    m = x.reshape(2, 2) * np.array([1.0, 2.0])
+    return np.sum(m.transpose() @ m * m.transpose((1, 0))) + np.sum(m.transpose(1, 0)[0] ** 3)
+
+
 CASES = [
     (listed, np.array([0.3, -0.7, 1.2])),
     (listed_rows, np.array([0.3, -0.7, 1.2, 0.5])),
@@ -49,6 +55,7 @@ CASES = [
     (flat_positions, np.array([0.3, -0.7, 1.2])),
     (flat_positions, np.array([1.1, 0.2, -0.4, 0.9])),
     (positions_in_a_matrix, np.array([0.3, -0.7, 1.2, 0.5])),
+    (transposed, np.array([0.3, -0.7, 1.2, 0.5])),
 ]
 
 

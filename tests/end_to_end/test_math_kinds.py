@@ -135,3 +135,27 @@ def test_numpy_scalars_in_a_loop(x: float) -> None:
     check(numpy_scalars, x)
     text = COMPILER.compiled(numpy_scalars, None, Request.grad(signature((x,)))).source
     assert "_rrule(" not in text, text
+
+
+def of_elements(x):
+    s = math.fabs(x[0]) * math.exp(x[1]) + math.fabs(x[1] - 0.5) * x[0]
+    for k in range(2):
+        s = s + math.fabs(x[k] * x[1 - k]) + math.erf(x[k])
+    return s
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("x", [[0.3, 0.7], [-0.4, 0.2], [0.6, -1.1]])
+def test_math_functions_of_numpy_floats(dtype: Any, x: list[float]) -> None:
+    """`math.fabs` of an array's element (a NumPy float) crashed in its derivative (its
+    sign took `(x > 0) - (x < 0)`, and NumPy's booleans do not subtract)."""
+    point = np.array(x, dtype=dtype)
+    expected = difference(of_elements, (np.array(x),))
+    tolerance = {"rtol": 1e-6, "atol": 1e-8} if dtype is np.float64 else {"rtol": 1e-4}
+    np.testing.assert_allclose(srcad.grad(of_elements)(point), expected, **tolerance)
+    tangent = np.array([1.0, -2.0], dtype=dtype)
+    y_dot = srcad.jvp(of_elements, (point,), (tangent,))[1]
+    np.testing.assert_allclose(y_dot, expected @ [1.0, -2.0], **tolerance)
+    if dtype is np.float64:
+        second = difference(srcad.grad(of_elements), (point,))
+        np.testing.assert_allclose(srcad.hessian(of_elements)(point), second, rtol=1e-5, atol=1e-6)

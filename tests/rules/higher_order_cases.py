@@ -428,6 +428,22 @@ def dict_built(x):
     return np.sin(copied["a"]) * params["b"] + np.sum(x)
 
 
+def dict_merged(x):
+    merged = {"a": x[0] * x[1], "b": 1.0} | {"b": x[2] ** 2}
+    return np.sin(merged["a"]) * merged["b"] + np.sum(x)
+
+
+def floors_and_masks(x):
+    d = {"a": x[0], "b": x[1]}  # (read from a dict: no kind, so through the flat rules)
+    flat = (d["a"] // 0.3) + round(d["b"], 1) + math.floor(d["a"] / 0.2) * math.ceil(d["b"])
+    keep = (x > 0.3) & ~(x > 0.7) ^ (x > 0.9)
+    counts = {"n": 3}  # (an int read from a dict: through the flat rules of the shifts)
+    scale = (counts["n"] << 2) + (counts["n"] >> 1)
+    return np.sum(x**2 * (x // 0.3)) + np.sum(np.where(keep, x**3, x)) + x[2] ** 2 * flat * scale
+
+
+FLAT = (operator.floordiv, operator.and_, operator.invert, operator.xor, operator.lshift,
+        operator.rshift, round, math.floor, math.ceil, math.trunc)  # fmt: skip
 RNG = np.random.default_rng(7)
 POSITIVE = RNG.uniform(0.2, 0.8, 3)
 VECTOR = RNG.uniform(0.2, 0.8, 6)
@@ -599,6 +615,8 @@ BY_PRIMITIVE: dict[Any, tuple[Objective, tuple[Any, ...]]] = {
     np.linspace: (linspace, (VECTOR,)),
     np.arange: (arange, (VECTOR,)),
     dict: (dict_built, (VECTOR,)),
+    operator.or_: (dict_merged, (VECTOR,)),
+    **{f: (floors_and_masks, (VECTOR,)) for f in FLAT},
     **{
         f: (reduction(f), (MATRIX,))
         for f in (
