@@ -22,7 +22,8 @@ its number of dimensions (which change in place). A container of parameters (a l
 of floats and arrays, a NamedTuple: `FunctionSource.constant_structure`) has
 its structure checked, item by item, on every entry, as `grad`'s entry checks an argument's.
 
-The check is generated Python, one identity test per fact, so that a guard costs a few
+The check is generated Python, one identity test per fact (an equality test for a bound
+method, which Python makes anew on each read: `np.add.reduce`), so that a guard costs a few
 nanoseconds (`grad`'s entry function calls it before the gradient function):
 
     def guards_hold():
@@ -39,6 +40,7 @@ and type(v0['drive']) is float`.
 from __future__ import annotations
 
 import builtins
+import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -141,7 +143,21 @@ def _holds(fact: Fact) -> bool:
         return False
     if fact.of_structure:
         return bool(fact.expected.holds(found))
+    if _made_on_reading(fact.expected):
+        return bool(found == fact.expected)
     return (type(found) if fact.of_type else found) is fact.expected
+
+
+def _made_on_reading(value: Any) -> bool:
+    """Whether `value` is a bound method, which Python makes anew on each read of the
+    attribute (`np.add.reduce is np.add.reduce` is false): a guard compares it with `==`,
+    true where it binds the same function to the same object."""
+    if isinstance(value, types.MethodType):
+        return True
+    owner = getattr(value, "__self__", None)
+    return isinstance(value, types.BuiltinMethodType) and not (
+        owner is None or isinstance(owner, types.ModuleType)
+    )
 
 
 def _checker(facts: tuple[Fact, ...]) -> Callable[[], bool]:
@@ -200,7 +216,9 @@ def facts_expression(facts: tuple[Fact, ...], namespace: dict[str, Any], prefix:
         if fact.of_structure:
             tests.append(fact.expected.test(read, name_of, local))  # a `srcad.kinds.Structure`
         else:
-            tests.append(f"type({read}) is {expected}" if fact.of_type else f"{read} is {expected}")
+            same = "==" if _made_on_reading(fact.expected) else "is"
+            test = f"type({read}) is {expected}" if fact.of_type else f"{read} {same} {expected}"
+            tests.append(test)
     return " and ".join(tests) or "True"
 
 

@@ -694,3 +694,47 @@ def test_compiled_code_dies_with_its_functions(make: Any, call: Any) -> None:
 
 def _square(x: float) -> float:
     return x * x  # (for the entry test above)
+
+
+# --------------------------------------------------------------------------------------
+# bound methods, which Python makes anew on each read
+
+
+BOUND = """
+import numpy as np
+
+
+class Scaler:
+    def apply(self, v):
+        return 3.0 * v * v
+
+
+SCALER = Scaler()
+
+
+def reduced(x):
+    return np.add.reduce(x * x) + np.multiply.reduce(x)
+
+
+def through_bound(x):
+    return np.sum(SCALER.apply(x)) + reduced(x)
+"""
+
+
+def test_a_bound_method_read_by_a_callee_keeps_the_guards(tmp_path: Path) -> None:
+    """A guard on `np.add.reduce` (a new bound method on every read) compared it by identity,
+    so it never held: every call compiled nothing but took the general path. It compares
+    them with `==` now, which still tells another method apart."""
+    module = load(tmp_path, "guarded_bound_methods", BOUND)
+    x = np.array([0.3, 0.5, 0.9])
+    gradient = srcad.grad(module.through_bound)
+    np.testing.assert_allclose(gradient(x), central(module.through_bound, x), rtol=1e-6)
+    entry = gradient.srcad_gradient_of._entries[False]
+    assert entry.namespace["guards_hold"]()
+
+    def apply_cubed(self: Any, v: Any) -> Any:
+        return v**3
+
+    module.Scaler.apply = apply_cubed  # the same object, another method bound to it
+    assert not entry.namespace["guards_hold"]()
+    np.testing.assert_allclose(gradient(x), central(module.through_bound, x), rtol=1e-6)
