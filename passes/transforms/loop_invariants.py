@@ -256,7 +256,7 @@ class _Hoisting:
         target = loop.target
         named = isinstance(target, gast.Name) and not target.id.startswith("_")
         name = self.facts.fresh(f"{target.id}_range" if named else "steps")
-        loop.body = kept
+        loop.body = kept or [syntax.located(gast.Pass(), loop)]  # (all of it hoisted)
         loop.iter = load(name)
         test = gast.If(test=load(name), body=hoisted, orelse=[])
         before = [gast.Assign(targets=[store(name)], value=steps, type_comment=None), test]

@@ -101,6 +101,12 @@ def stepped(w, x, start, stop, step):
     return s
 
 
+def all_hoisted(x, y, z):
+    for _ in range(1, 4):
+        a = np.exp(z)
+    return y * a  # (fuzz seed 590337: the loop kept no statement)
+
+
 def odd_even(a, x):
     s = 0.0
     for i in range(len(x)):
@@ -272,3 +278,11 @@ def test_other_kinds(module: types.ModuleType, dtype: Any) -> None:
     want = finite_difference_jvp(f, args, (direction, srcad.ZeroTangent()))
     np.testing.assert_allclose(value, f(*args), rtol=1e-5)
     np.testing.assert_allclose(tangent, want, rtol=1e-3 if dtype == np.float32 else 1e-6)
+
+
+def test_a_loop_whose_every_statement_is_hoisted(module: types.ModuleType) -> None:
+    """Every statement of the loop's body is computed before it: the body is `pass`, not
+    empty (fuzz seed 590337 gave emitted code Python could not parse)."""
+    args = (np.array([0.3, 0.4]), 0.7, -0.2)
+    for position in range(3):
+        _jvp(module.all_hoisted, args, position)
