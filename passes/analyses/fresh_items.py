@@ -42,8 +42,6 @@ class FreshItems(Analysis[frozenset[str]]):
             return frozenset()  # (no `items[k] op= v` to ask about)
         scopes = ctx.analysis(Scopes, tree)
         self.callees = ctx.analysis(Callees, tree).callees
-        self.parents = {child: node for node in syntax.walk(function)
-                        for child in gast.iter_child_nodes(node)}  # fmt: skip
         nested = {id(n) for d in scopes.definitions.values() for n in syntax.walk(d)}
         unproved = set(scopes.parameters)
         unproved.update(n.id for d in scopes.definitions.values() for n in syntax.walk(d)
@@ -51,6 +49,7 @@ class FreshItems(Analysis[frozenset[str]]):
         made: set[str] = set()
         assigned = {id(t) for n in syntax.walk(function) if isinstance(n, gast.Assign)
                     for t in n.targets}  # fmt: skip
+        statements = {id(n.value) for n in syntax.walk(function) if isinstance(n, gast.Expr)}
         for node in syntax.walk(function):
             if id(node) in nested or node is function:
                 continue
@@ -63,9 +62,8 @@ class FreshItems(Analysis[frozenset[str]]):
             elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
                 holder = node.func.value
                 if isinstance(holder, gast.Name) and node.func.attr in _STORING_METHODS:
-                    kept = node.func.attr == "setdefault" and not isinstance(
-                        self.parents.get(node), gast.Expr
-                    )  # (`v = d.setdefault(k, v0)`: `v` holds the item too)
+                    # (`v = d.setdefault(k, v0)`: `v` holds the item too)
+                    kept = node.func.attr == "setdefault" and id(node) not in statements
                     if kept or not (node.args and self._made(node.args[-1])):
                         unproved.add(holder.id)
                 elif isinstance(holder, gast.Name) and node.func.attr in ("extend", "update"):
