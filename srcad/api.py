@@ -420,9 +420,10 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse") -> Call
     structure, `srcad/structured_jacobian.py`); a tuple of them for a tuple `wrt`. `mode=
     "reverse"` takes one pullback per output element, `"forward"` one pushforward per input
     element (a float64 array of 8 or more: in one call where the rule allows, `batched`).
-    Of a complex result, both modes give the derivatives along the argument's real
-    directions (reverse mode from the pullbacks of the seeds 1 and 1j); a complex leaf of a
-    structured result is refused in reverse mode."""
+    Of a complex argument, both modes give the derivatives along its real directions:
+    of a complex result, reverse mode from the pullbacks of the seeds 1 and 1j; of a real
+    one, the real parts of its cotangents (`df/dx`, where `grad` gives `df/dx + 1j df/dy`).
+    A complex leaf of a structured result is refused in reverse mode."""
     higher = getattr(f, DERIVATIVE, None)
     if higher is not None and higher[2] == JACOBIAN:  # jacobian(jacobian(...(f))), any order
         return _higher_jacobian(higher[0], higher[1], wrt)

@@ -64,7 +64,8 @@ def _tangent_parts(y: Any, y_dot: Any) -> list[Any]:
 def reverse_blocks(vjp_fn: Callable[[Any], tuple[Any, ...]], y: Any, args: tuple[Any, ...],
                    positions: list[int]) -> list[Any]:  # fmt: skip
     """The Jacobian of a structured result `y` with respect to each argument at
-    `positions`, one pullback per element of each float leaf of `y`."""
+    `positions`, one pullback per element of each float leaf of `y` (real, so a complex
+    argument's rows are the real parts of its cotangents: `_real_direction`)."""
     y_leaves = leaves(y)
     per_leaf: list[list[Any]] = []  # for each leaf of y: one tree of blocks per position
     for i, y_leaf in enumerate(y_leaves):
@@ -91,7 +92,7 @@ def reverse_blocks(vjp_fn: Callable[[Any], tuple[Any, ...]], y: Any, args: tuple
         def block(primal: Any, *leaf_rows: Any, shape: tuple[int, ...] = shape) -> Any:
             if not perturbable(primal) or isinstance(unthunk(leaf_rows[0]), NoTangent):
                 return NoTangent()
-            stacked = np.stack([_dense(r, primal) for r in leaf_rows])
+            stacked = np.stack([_real_direction(_dense(r, primal)) for r in leaf_rows])
             return stacked.reshape(shape + np.shape(primal))
 
         pairs = zip(rows, positions, strict=True)
@@ -155,6 +156,8 @@ def reverse_jacobian(
             cotangents = tuple(
                 _along_real(c, d) for c, d in zip(cotangents, imaginary, strict=True)
             )
+        else:
+            cotangents = tuple(_real_direction(c) for c in cotangents)
         for row, position in zip(rows, positions, strict=True):
             row.append(cotangents[position])
 
@@ -166,6 +169,17 @@ def reverse_jacobian(
     return [
         tree_map(block, args[position], *row) for row, position in zip(rows, positions, strict=True)
     ]
+
+
+def _real_direction(cotangent: Any) -> Any:
+    """A row of a real result's Jacobian, as forward mode gives it: the derivatives along
+    the argument's real directions. A complex argument's cotangent is `df/dx + 1j df/dy`
+    (the gradient `grad` gives), whose real part is the row; it once kept the `1j df/dy`
+    too, so the two modes gave different Jacobians of one function."""
+    cotangent = unthunk(cotangent)
+    if isinstance(cotangent, complex | np.ndarray | np.number) and np.iscomplexobj(cotangent):
+        return np.real(cotangent)
+    return cotangent
 
 
 def _along_real(real: Any, imaginary: Any) -> Any:

@@ -100,3 +100,47 @@ def test_complex_arguments(f: Any, z: complex) -> None:
         step = 1e-6
         expected = (f(z + step * dz) - f(z - step * dz)) / (2 * step)
         close(np.real(srcad.jvp(f, (z,), (dz,))[1]), expected)
+
+
+def of_complex_array(z, w):
+    return np.sum(np.abs(z) ** 2 * w) + (z[0] * z[1]).imag
+
+
+def structured_of_complex(z, w):
+    return {"energy": np.abs(z) ** 2 * w, "parts": (z.real * w, float(w))}
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("f", [of_a_complex, exponential, product_of_parts],
+                         ids=lambda f: f.__name__)  # fmt: skip
+def test_jacobian_of_a_real_function_of_a_complex_argument(f: Any, mode: str) -> None:
+    """Both modes give the derivative along the argument's real direction, `df/dx`, the
+    real part of the gradient: reverse mode once kept the gradient's `1j df/dy`, so the two
+    modes gave different Jacobians of one function."""
+    z = 0.6 - 0.8j
+    along_real, _ = _derivatives(f, z)
+    jacobian = srcad.jacobian(f, mode=mode)(z)
+    assert not np.iscomplexobj(jacobian)
+    close(jacobian, along_real)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_jacobian_of_real_results_of_a_complex_array(mode: str) -> None:
+    """An array and a structured result, real, of a complex array: each column is the
+    derivative along one element's real direction, by central differences."""
+    z = np.array([0.6 - 0.8j, -1.1 + 0.3j])
+    step = 1e-6
+    for f in (of_complex_array, structured_of_complex):
+        jacobian = srcad.jacobian(f, mode=mode)(z, 1.5)
+        srcad.tree_map(lambda block: np.testing.assert_(not np.iscomplexobj(block)), jacobian)
+        for k in range(2):
+            e = np.zeros(2)
+            e[k] = step
+            above, below = f(z + e, 1.5), f(z - e, 1.5)
+            column = srcad.tree_map(lambda a, b: (np.asarray(a) - b) / (2 * step), above, below)
+            if f is of_complex_array:
+                close(jacobian[k], column)
+                continue
+            close(jacobian["energy"][:, k], column["energy"])
+            close(jacobian["parts"][0][:, k], column["parts"][0])
+            assert not np.any(jacobian["parts"][1])  # float(w) does not move with z
