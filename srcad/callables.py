@@ -390,7 +390,7 @@ def floating(derivative: Any, primal: Any) -> Any:
     integral = isinstance(derivative, bool | int | np.integer) or (
         isinstance(derivative, np.ndarray) and derivative.dtype.kind in "biu"
     )
-    if np.iscomplexobj(primal) and isinstance(primal, complex | np.generic | np.ndarray):
+    if isinstance(primal, complex | np.generic | np.ndarray) and np.iscomplexobj(primal):
         real = isinstance(derivative, float | np.floating) or (
             isinstance(derivative, np.ndarray) and derivative.dtype.kind == "f"
         )

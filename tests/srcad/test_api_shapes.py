@@ -508,3 +508,31 @@ def test_a_keyword_only_wrt_is_refused_where_not_supported() -> None:
     message = r"names no positional parameter of keyword_loss \(nor a keyword-only one\)"
     with pytest.raises(srcad.SrcadError, match=message):
         srcad.grad(keyword_loss, wrt="scales")
+
+
+def _ragged_sums(x, data):
+    total = 0.0
+    for d in data:
+        total = total + np.sum(x[: len(d)] * d) ** 2
+    return total
+
+
+def test_a_list_of_arrays_of_different_shapes_as_data() -> None:
+    """A list NumPy cannot read as one array (arrays of different shapes), passed as data
+    with a zero tangent: `jvp` once asked NumPy whether it was complex and crashed
+    ("inhomogeneous shape"), found on an HMM's sequences of different lengths. Every
+    transform takes it, against central differences along `v`."""
+    data = [np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0])]
+    x, v = np.array([0.5, -0.2, 0.3]), np.array([0.7, 1.1, -0.4])
+    step = 1e-6
+    want = (_ragged_sums(x + step * v, data) - _ragged_sums(x - step * v, data)) / (2 * step)
+    for zero in (srcad.ZeroTangent(), srcad.NoTangent()):
+        _, got = srcad.jvp(_ragged_sums, (x, data), (v, zero))
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    np.testing.assert_allclose(srcad.grad(_ragged_sums)(x, data) @ v, want, rtol=1e-6)
+    for mode in ("reverse", "forward"):
+        np.testing.assert_allclose(srcad.jacobian(_ragged_sums, mode=mode)(x, data) @ v, want,
+                                   rtol=1e-6)  # fmt: skip
+    gradient = srcad.grad(_ragged_sums)
+    column = (gradient(x + step * v, data) - gradient(x - step * v, data)) / (2 * step)
+    np.testing.assert_allclose(srcad.hessian(_ragged_sums)(x, data) @ v, column, rtol=1e-5)
