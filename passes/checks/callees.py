@@ -211,9 +211,14 @@ class Callees(Analysis[CalleeInfo]):
         if isinstance(value, types.MethodType):
             # A method of an object held in a global: `obj.m(x)` reads the method off its
             # receiver; a bound method held in a global itself (`M = obj.m`, a classmethod
-            # `C = B.c`) is a value to call, whose receiver is part of it.
+            # `C = B.c`, a module's `np.random.normal`, a method of its global RandomState)
+            # is a value to call, whose receiver is part of it.
             is_attribute = isinstance(node.func, gast.Attribute)
-            if is_attribute and not isinstance(value.__self__, type):
+            if (
+                is_attribute
+                and not isinstance(value.__self__, type)
+                and not isinstance(static_value(path[:-1], ctx)[1], types.ModuleType)
+            ):
                 return primitives.method
             return primitives.call
         if _is_callable_object(value):

@@ -231,6 +231,21 @@ def from_keys(x: Any) -> Any:
     return np.exp(d["a"]) * d["b"] + np.sum(x)
 
 
+def drawn(kind: Any, name: str) -> Any:
+    """An objective of a random draw's parameters, from a seed it makes (both points of a
+    difference draw the same numbers: `rules/numpy_random.py`)."""
+
+    def objective(x: Any) -> Any:
+        generator = np.random.default_rng(4) if kind is np.random.Generator else kind(4)
+        first, second = (x[:3], 0.5 + x[3]) if name != "uniform" else (x[:3], 1.0 + x[:3] + x[3])
+        parameters = (second,) if name == "exponential" else (first, second)
+        y = getattr(generator, name)(*parameters)
+        return np.sum(np.sin(y * x[:3]) + y**2 * x[3])
+
+    objective.__name__ = f"{kind.__name__}_{name}_objective"
+    return objective
+
+
 BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     ufunc_at: (add_at, ()),
     np.ndenumerate: (ndenumerate, ()),
@@ -302,4 +317,9 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     np.piecewise: (piecewise, ()),
     np.apply_along_axis: (along_axis, ()),
     np.polyfit: (polyfit, ()),
+    **{
+        getattr(kind, name): (drawn(kind, name), ())
+        for kind in (np.random.Generator, np.random.RandomState)
+        for name in ("normal", "lognormal", "uniform", "exponential")
+    },
 }
