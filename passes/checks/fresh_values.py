@@ -85,9 +85,25 @@ class FreshValues(ABC):
                     continue  # in place, or a new value: either way made here
                 value = bound_value(node, parent)
                 if value is None or not self._makes_new_value(value):
+                    if self._reaches_no_earlier(node, use):
+                        continue  # a value bound after `use`, in no loop around it
                     return False
                 bound = True
         return bound
+
+    def _reaches_no_earlier(self, store: gast.Name, use: gast.Name) -> bool:
+        """Whether the binding `store` cannot be what `use` reads: it comes after `use`'s
+        statement, in no loop around `use` (Python runs a function's statements in their
+        order but for loops, which run theirs again)."""
+        statement: gast.AST = use
+        while not isinstance(statement, gast.stmt) and statement in self.parents:
+            statement = self.parents[statement]
+        if (store.lineno, store.col_offset) <= _end(statement):
+            return False
+        return not any(
+            isinstance(ancestor, gast.For | gast.While) and use in set(syntax.walk(ancestor))
+            for ancestor in self._ancestors(store)
+        )
 
     def _made_for_call(self, parameter: gast.Name) -> bool:
         """Whether `parameter` is the first one, `self`, of a class's `__init__`, whose
@@ -255,6 +271,8 @@ class FreshValues(ABC):
                     continue
                 value = bound_value(node, parent)
                 if value is None or not self._makes_new_value(value):
+                    if self._after_every_change(node, changes):
+                        continue  # a value bound once no change follows: never changed
                     return f"`{name}` is assigned a value that may be shared (line {node.lineno})"
                 continue
             if (

@@ -164,6 +164,36 @@ def columns_reversed_into_itself(x, y):
     return np.sum(np.sin(z) * np.arange(6.0).reshape(2, 3)) + y[1] * z[1, 1]
 
 
+def _smoothed(values, y):
+    """A helper whose result srcad cannot prove new (it may be its argument)."""
+    return values * 0.5 + np.roll(values, 1) * y[1]
+
+
+def rebound_after_its_writes(x, y):
+    """A variable written while it holds a new array, then bound in a loop after the write
+    to what a helper returns (autograd's wing example: smoke bands written, then advected):
+    the later binding reaches no write."""
+    smoke = np.zeros(3)
+    smoke[1:] = x[0, 1:] * y[0]
+    for _ in range(2):
+        smoke = _smoothed(smoke, y)
+    return np.sum(smoke**2) + np.sum(x[1] * smoke)
+
+
+def _banded(x, y):
+    band = np.zeros(3)
+    band[:2] = x[1, :2] + y[0]
+    for _ in range(2):
+        band = _smoothed(band, y)
+    return band
+
+
+def rebound_after_its_writes_in_a_callee(x, y):
+    """The same in a helper, which runs as it is: `band` holds a new array where it is
+    written, whatever it holds after."""
+    return np.sum(_banded(x, y) * x[0])
+
+
 WRITTEN = [
     rows_in_a_loop,
     column_added_in_a_loop,
@@ -184,6 +214,8 @@ WRITTEN = [
     shift_register_in_a_loop,
     stepped_and_reversed_into_itself,
     columns_reversed_into_itself,
+    rebound_after_its_writes,
+    rebound_after_its_writes_in_a_callee,
 ]
 
 # -- shared, and refused ------------------------------------------------------------------------
@@ -287,3 +319,23 @@ def element_written_twice(x, y):
     out = np.zeros(3)
     out[[0, 0]] = x[0, :2] * y[0]
     return np.sum(out)
+
+
+def rebound_in_the_loop_around_the_write(x, y):
+    out = np.zeros(3)
+    for i in range(2):
+        out[i] = x[0, i] * y[0]
+        out = kept_buffer(out)  # the next pass writes into what the helper returned
+    return np.sum(out)
+
+
+def _rebinding_around_its_write(x, y):
+    out = np.zeros(3)
+    for i in range(2):
+        out[i] = x[0, i] * y[0]
+        out = kept_buffer(out)
+    return out
+
+
+def rebound_in_the_loop_around_the_write_in_a_callee(x, y):
+    return np.sum(_rebinding_around_its_write(x, y))

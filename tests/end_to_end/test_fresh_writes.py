@@ -133,6 +133,7 @@ REFUSED = [
     (fw.kept_through_or, "ys += [y[0] * 2.0]", "E306", "also used at line"),
     (fw.its_own_view_kept_after_the_write, "z[:, 1:] = shifted", "E301", "also used at line"),
     (fw.an_item_of_a_list_into_another, "rows[1] = rows[0]", "E301", "also used at line"),
+    (fw.rebound_in_the_loop_around_the_write, "out[i] = x[0, i] * y[0]", "E301", "may be shared"),
 ]
 
 
@@ -160,3 +161,13 @@ def test_an_element_written_twice_is_refused_when_it_runs():
     ):
         with pytest.raises(srcad.MutationError, match="more than once"):
             call()
+
+
+def test_a_binding_that_may_reach_the_write_in_a_callee_stays_refused():
+    """A helper runs as it is: a write into its own new array is taken, but not where a
+    binding to what another helper returned comes round to it, in a loop."""
+    line = line_of(fw._rebinding_around_its_write, "out[i] = x[0, i] * y[0]")
+    with pytest.raises(srcad.SrcadError) as caught:
+        srcad.grad(fw.rebound_in_the_loop_around_the_write_in_a_callee)(*copies())
+    found = [(d.file, d.line, d.code) for d in caught.value.diagnostics]
+    assert (FILE, line, "E301") in found, found
