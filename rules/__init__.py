@@ -106,6 +106,8 @@ RULE_SETS += (
 SCIPY_RULE_SETS: tuple[DeferredRuleSet, ...] = (
     DeferredRuleSet("scipy.special", "srcad.rules.scipy_special"),
     DeferredRuleSet("scipy.linalg", "srcad.rules.scipy_linalg"),
+    DeferredRuleSet("scipy.linalg", "srcad.rules.scipy_linalg_numpy"),
+    DeferredRuleSet("scipy.linalg", "srcad.rules.scipy_linalg_second_order"),
     DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate"),
     DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate_tangents"),
     DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate_third_order"),

@@ -93,6 +93,18 @@ def _is_scipy_special(primal: Any, name: str) -> bool:
     return special is not None and getattr(special, name, None) is primal
 
 
+def _declared_order() -> Any:
+    """The place of a rule set in the library's order (`srcad.rules`), SciPy's sets in
+    theirs, whichever the user imported first: the table does not depend on it."""
+    from srcad.rules import RULE_SETS, SCIPY_RULE_SETS
+
+    names = [r.name for r in RULE_SETS] + [
+        d.rules_module.rsplit(".", 1)[1] for d in SCIPY_RULE_SETS
+    ]
+    place = {name: i for i, name in enumerate(dict.fromkeys(names))}
+    return lambda name: place.get(name, len(place))
+
+
 def supported_markdown() -> str:
     """The table, as Markdown: every reverse rule by rule module, then the functions and
     attributes known to carry no derivative. The rules of optional libraries (SciPy) are
@@ -133,7 +145,7 @@ def supported_markdown() -> str:
         "differentiated through its own source.",
         "",
     ]
-    for origin in by_origin:
+    for origin in sorted(by_origin, key=_declared_order()):
         lines += [f"## {origin}", "", "| function | reverse rule | forward rule |", "|---|---|---|"]
         for name, rule_text, has_forward in sorted(by_origin[origin]):
             lines.append(f"| {name} | {rule_text} | {'yes' if has_forward else ''} |")
