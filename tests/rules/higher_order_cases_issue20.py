@@ -246,6 +246,39 @@ def drawn(kind: Any, name: str) -> Any:
     return objective
 
 
+def square_of(x: Any) -> Any:
+    """A well-conditioned 3 by 3 matrix of the vector's six elements."""
+    return np.reshape(np.concatenate([x, x[:3] ** 2]), (3, 3)) + 2.0 * np.eye(3)
+
+
+def array_api(name: str, *, linalg: bool = False) -> Any:
+    """An objective of `np.linalg.name` (`linalg`) or `np.name` (`rules/numpy_array_api.py`)."""
+    function = getattr(np.linalg if linalg else np, name)
+
+    def objective(x: Any) -> Any:
+        m = square_of(x)
+        if name in ("cross", "outer"):
+            y = function(x[:3], x[3:])
+        elif name in ("vecdot", "matvec"):
+            y = function(m, x[:3])
+        elif name == "vecmat":
+            y = function(x[:3], m)
+        elif name == "multi_dot":
+            y = function([x[:3], m, m.T, x[3:]])
+        elif name == "tensorsolve":
+            y = function(m, np.sin(x[:3]))
+        elif name in ("cumulative_sum", "cumulative_prod"):
+            y = function(m, axis=1, include_initial=True)
+        elif name == "eigvalsh":
+            y = function(m + m.T)
+        else:
+            y = function(m)
+        return np.sum(np.sin(y) * y)
+
+    objective.__name__ = f"{name}_objective"
+    return objective
+
+
 BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     ufunc_at: (add_at, ()),
     np.ndenumerate: (ndenumerate, ()),
@@ -321,5 +354,32 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
         getattr(kind, name): (drawn(kind, name), ())
         for kind in (np.random.Generator, np.random.RandomState)
         for name in ("normal", "lognormal", "uniform", "exponential")
+    },
+    **{
+        getattr(np.linalg, name): (array_api(name, linalg=True), ())
+        for name in (
+            "eigvalsh",
+            "cond",
+            "cross",
+            "outer",
+            "vecdot",
+            "matrix_transpose",
+            "matrix_norm",
+            "vector_norm",
+            "multi_dot",
+            "tensorsolve",
+        )
+    },
+    **{
+        getattr(np, name): (array_api(name), ())
+        for name in (
+            "vecdot",
+            "matrix_transpose",
+            "matvec",
+            "vecmat",
+            "cumulative_sum",
+            "cumulative_prod",
+        )
+        if hasattr(np, name)
     },
 }
