@@ -128,7 +128,7 @@ from srcad.kinds import (
 )
 from srcad.registry import RuleFn
 from srcad.requests import Request
-from srcad.tangents import NoTangent
+from srcad.tangents import NoTangent, ZeroTangent
 from srcad.tracebacks import annotate
 from srcad.trees import refuse_foreign_values, shaper, structured
 
@@ -368,8 +368,10 @@ class Dispatcher:
             primal = args[position]
         else:
             primal = argument_at(args, kwargs, self.func, position)
-        if isinstance(cotangent, NoTangent) or not perturbable(primal):
+        if not perturbable(primal):
             refuse_unperturbable(self.func, position, primal)
+        if isinstance(cotangent, NoTangent):  # a float the result is flat in (`np.where(x)`)
+            cotangent = ZeroTangent()
         gradient = structured(cotangent, primal)
         if (
             kind_of(primal, argument=True) in ZERO_DS

@@ -415,7 +415,8 @@ class FreshValues(ABC):
             k.arg is None for k in call.keywords
         ):
             return ", with arguments unpacked (`*`, `**`)"
-        assert isinstance(call.func.value, gast.Name)
+        if not isinstance(call.func.value, gast.Name):  # `self.__dict__.update(d)`
+            return ", on an item or an attribute, not a variable of the function"
         loop = self._loop_iterating(call, call.func.value.id)
         if loop is not None:
             return f", while the `for` loop on line {loop.lineno} iterates over it"

@@ -120,6 +120,17 @@ def inside_an_expression(a):
     return np.sin(xs.pop())
 
 
+class Holder:
+    def __init__(self, values):
+        self.values = values
+
+
+def on_an_attribute(a):
+    holder = Holder([a[0] * 1.0, a[1] * 2.0])
+    holder.values.sort()  # (once an AssertionError: srcad's own, found in np.polyder's source)
+    return holder.values[0]
+
+
 def while_iterating(a):
     xs = [a[0] * 1.0, a[1] * 2.0, a[2]]
     total = 0.0
@@ -168,6 +179,7 @@ def test_changing_methods_on_fresh_values(module, name):
         ("on_an_alias", (A,), "may be shared"),
         ("inside_an_expression", (A,), "inside an expression"),
         ("while_iterating", (A,), "iterates over it"),
+        ("on_an_attribute", (A,), "on an item or an attribute"),
     ],
 )
 def test_other_changes_stay_refused_at_the_line(module, name, args, why):

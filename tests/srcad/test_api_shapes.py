@@ -536,3 +536,21 @@ def test_a_list_of_arrays_of_different_shapes_as_data() -> None:
     gradient = srcad.grad(_ragged_sums)
     column = (gradient(x + step * v, data) - gradient(x - step * v, data)) / (2 * step)
     np.testing.assert_allclose(srcad.hessian(_ragged_sums)(x, data) @ v, column, rtol=1e-5)
+
+
+def _positions_of_nonzeros(x):
+    return np.sum(np.asarray(np.where(x), dtype=float) ** 2)
+
+
+def test_a_result_flat_in_a_float_argument_has_a_zero_gradient() -> None:
+    """`np.where(x)` gives positions, flat in `x`: the rule's `NoTangent` for the float
+    array was refused as though `x` could not be perturbed ("it is a float64 array, which
+    cannot be perturbed"); its gradient is zeros, as differences give."""
+    x = np.array([0.31, 0.0, 0.73, 0.44])
+    step = 1e-6
+    want = [(_positions_of_nonzeros(x + step * e) - _positions_of_nonzeros(x - step * e))
+            / (2 * step) for e in np.eye(4)]  # fmt: skip
+    np.testing.assert_array_equal(srcad.grad(_positions_of_nonzeros)(x), want)
+    value, gradient = srcad.value_and_grad(_positions_of_nonzeros)(x)
+    assert value == _positions_of_nonzeros(x)
+    np.testing.assert_array_equal(gradient, np.zeros(4))
