@@ -151,6 +151,6 @@ def supported_markdown() -> str:
             lines.append(f"| {name} | {rule_text} | {'yes' if has_forward else ''} |")
         lines.append("")
     lines += ["## No derivative", ""]
-    names = sorted(qualified_name(p) for p in REGISTRY.non_differentiables())
+    names = sorted({qualified_name(p) for p in REGISTRY.non_differentiables()})
     lines += [", ".join(f"`{n}`" for n in names), ""]
     return "\n".join(lines)

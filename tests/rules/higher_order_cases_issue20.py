@@ -252,7 +252,7 @@ def square_of(x: Any) -> Any:
 
 
 def array_api(name: str, *, linalg: bool = False) -> Any:
-    """An objective of `np.linalg.name` (`linalg`) or `np.name` (`rules/numpy_array_api.py`)."""
+    """An objective of `np.linalg.name` (`linalg`) or `np.name` (`rules/numpy_spellings.py`)."""
     function = getattr(np.linalg if linalg else np, name)
 
     def objective(x: Any) -> Any:
@@ -271,6 +271,12 @@ def array_api(name: str, *, linalg: bool = False) -> Any:
             y = function(m, axis=1, include_initial=True)
         elif name == "eigvalsh":
             y = function(m + m.T)
+        elif name == "trim_zeros":
+            y = function(np.concatenate([[0.0], x, [0.0]]))
+        elif name == "broadcast_arrays":
+            y = function(x[:3, None], x[None, 3:])[1]
+        elif name in ("diagflat", "vander"):
+            y = function(x[:3])
         else:
             y = function(m)
         return np.sum(np.sin(y) * y)
@@ -381,5 +387,20 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
             "cumulative_prod",
         )
         if hasattr(np, name)
+    },
+    **{
+        getattr(np, name): (array_api(name), ())
+        for name in (
+            "copy",
+            "asanyarray",
+            "ascontiguousarray",
+            "asfortranarray",
+            "require",
+            "asarray_chkfinite",
+            "trim_zeros",
+            "broadcast_arrays",
+            "diagflat",
+            "vander",
+        )
     },
 }

@@ -1,9 +1,8 @@
-"""NumPy's new spellings of linear algebra (rules/numpy_array_api.py): `np.linalg.eigvalsh`,
-`cond`, `cross`, `outer`, `vecdot`, `matrix_norm`, `vector_norm`, `matrix_transpose`,
-`multi_dot`, `tensorsolve`, and `np.vecdot`, `np.matrix_transpose`, `np.matvec`,
-`np.vecmat`, `np.cumulative_sum`, `np.cumulative_prod` where NumPy has them, through the
-public API against finite differences in both modes and to second order. Each was refused
-(no rule, or NumPy's source)."""
+"""NumPy functions that spell others again (rules/numpy_spellings.py, with those of
+rules/numpy_array_api.py, numpy_moves.py and numpy_polynomials.py used beside them), the
+conversions that keep values, and positions without derivative, through the public API
+against finite differences in both modes and to second order. Each was refused (no rule,
+or NumPy's source), found sweeping NumPy's functions of one array."""
 
 from __future__ import annotations
 
@@ -71,7 +70,33 @@ def top_level(x):
     return total
 
 
-MODELS = [eigenvalues, condition, products, norms, tensor_solved, top_level]
+def conversions(x):
+    m = matrix_of(x)
+    kept = (
+        np.copy(m) * np.asanyarray(x[:3])
+        + np.ascontiguousarray(m.T) ** 2
+        + np.asfortranarray(m) * np.require(m, dtype=float)
+        + np.asarray_chkfinite(m)
+    )
+    trimmed = np.trim_zeros(np.concatenate([[0.0], x[:4], [0.0, 0.0]]))
+    low, wide = np.broadcast_arrays(x[:3, None], x[None, 3:6])
+    powers = np.vander(np.concatenate([[0.0], x[:2]]))
+    rising = np.vander(x[:3], 4, increasing=True)
+    return (np.sum(np.sin(kept)) + np.sum(trimmed**3) + np.sum(low * wide**2)
+            + np.sum(np.diagflat(x[:3], 1) @ np.diagflat(m[:2])[:4, :4]) + np.sum(powers**2)
+            + np.sum(rising * x[3]))  # fmt: skip
+
+
+def flat_positions(x):
+    """Positions and piecewise constant values: no derivative, and the values they pick."""
+    picked = x[np.nanargmax(x)] * x[np.nanargmin(x)] + x[np.lexsort((x,))[0]]
+    bins = np.digitize(x, [0.0, 0.2]) * x + np.fix(4.0 * x) * x
+    rows, columns = np.tril_indices(3)
+    return picked + np.sum(bins) + np.sum(matrix_of(x)[rows, columns] ** 2)
+
+
+MODELS = [eigenvalues, condition, products, norms, tensor_solved, top_level, conversions,
+          flat_positions]  # fmt: skip
 
 
 @pytest.mark.parametrize("f", MODELS, ids=lambda f: f.__name__)
@@ -95,8 +120,17 @@ def test_other_orders_to_first_order() -> None:
         lambda x: np.linalg.vector_norm(matrix_of(x), axis=(0, 1)),
         lambda x: np.sum(np.linalg.tensorsolve(matrix_of(x), x[:3], axes=(0,))),
         lambda x: np.sum(np.linalg.multi_dot([matrix_of(x), B], out=np.zeros((3, 3)))),
+        lambda x: np.sum(np.trim_zeros(matrix_of(x))),
     ],
 )
 def test_options_not_differentiated_are_refused(f: Any) -> None:
     with pytest.raises((SrcadError, TypeError), match=r"does not differentiate|out="):
         srcad.grad(f)(0.3 * RNG.standard_normal(9))
+
+
+def test_asarray_chkfinite_raises_as_numpy_does() -> None:
+    def f(x):
+        return np.sum(np.asarray_chkfinite(x / x[0]))
+
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        srcad.grad(f)(np.array([0.0, 1.0]))
