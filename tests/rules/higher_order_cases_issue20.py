@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from srcad import primitives
-from srcad.primitives import ufunc_at
+from srcad.primitives import ufunc_at, ufunc_at_in_turn
 
 
 def holed(x: Any) -> Any:
@@ -217,6 +217,14 @@ def add_at(x: Any) -> Any:
     return np.sum(counts**3) + counts[2] * x[0]
 
 
+def in_turn_at(x: Any) -> Any:
+    a = np.full(3, 0.5) + x[:3] * 0.1
+    np.multiply.at(a, np.array([2, 0, 2, 1, 2, 0]), np.cos(x) + 1.5)
+    np.maximum.at(a, np.array([1, 1]), x[:2] ** 2)
+    np.power.at(a, np.array([0, 0]), np.array([1.5, 0.5]) + x[1] ** 2)
+    return np.sum(a**2) + a[2] * x[0]
+
+
 def merged_dicts(x: Any) -> Any:
     """`|` of dicts, and `**` in a display (a merge): the later value wins."""
     params = {"a": x[0] * x[1], "b": x[2] ** 2}
@@ -233,6 +241,7 @@ def from_keys(x: Any) -> Any:
 
 BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     ufunc_at: (add_at, ()),
+    ufunc_at_in_turn: (in_turn_at, ()),
     np.ndenumerate: (ndenumerate, ()),
     np.bincount: (bincount, ()),
     np.unique: (unique, ()),

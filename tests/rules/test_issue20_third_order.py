@@ -1,6 +1,6 @@
 """Third derivatives through the rules issue 20 added in session 36 (`rules/float_parts.py`,
-`numpy_counting.py`, `numpy_flat.py`, `ufunc_at.py`): `grad` three deep against central
-differences of the second derivative."""
+`numpy_counting.py`, `numpy_flat.py`, `ufunc_at.py`, with the other ufuncs' `at` of session
+37): `grad` three deep against central differences of the second derivative."""
 
 from __future__ import annotations
 
@@ -40,6 +40,14 @@ def add_at(t):
     return np.sum(a**3)
 
 
+def in_turn_at(t):
+    a = np.array([t, 2.0])
+    np.multiply.at(a, np.array([0, 1, 0]), np.array([t, t * t, np.sin(t)]))
+    np.maximum.at(a, np.array([1]), 3.0 * t)
+    np.power.at(a, np.array([0, 0]), np.array([1.5, t]))
+    return np.sum(a**3)
+
+
 def float_parts(t):
     mantissa, exponent = np.frexp(3.0 * t * t)
     fraction = np.modf(4.0 * t**3)[0]
@@ -53,7 +61,9 @@ def float_parts(t):
 
 
 @pytest.mark.parametrize(
-    "f", [flat, enumerated, unique, bincount, add_at, float_parts], ids=lambda f: f.__name__
+    "f",
+    [flat, enumerated, unique, bincount, add_at, in_turn_at, float_parts],
+    ids=lambda f: f.__name__,
 )
 def test_third_derivatives_match_differences_of_the_second(f: Any) -> None:
     second = srcad.grad(srcad.grad(f))
