@@ -1,13 +1,17 @@
 """Rules for the methods of NumPy's ufuncs that users call for reductions and tables:
 `reduce` and `accumulate` of `np.add`, `np.multiply`, `np.maximum`, `np.minimum` and
-`np.logaddexp`, and `outer` of `np.add`, `np.subtract`, `np.multiply` and `np.divide`.
+`np.logaddexp`, `reduceat` of the first four, and `outer` of `np.add`, `np.subtract`,
+`np.multiply` and `np.divide`.
 
 Each is srcad's own rule of a plain-NumPy definition (`rules/_support.by_definition`): a
 reduction is the function of the same name over the axis (`np.sum`, `np.prod`, `np.max`,
 `np.min`, a log-sum-exp), a running one the running form (`np.cumsum`, `np.cumprod`, a loop
 of the ufunc along the axis), an outer one the ufunc of the first argument given an axis of
-length one for each of the second's. Ties of the maximum and minimum split as `np.max`'s
-do. Options they do not compute (`out=`, `dtype=`, a `where=` mask) are refused by name."""
+length one for each of the second's; a reduction at indices the reduction of each slice
+`a[i[k]:i[k + 1]]` along the axis (the last to the end), or where `i[k] >= i[k + 1]` the
+element `a[i[k]]` alone, as NumPy defines it. Ties of the maximum and minimum split as
+`np.max`'s do. Options they do not compute (`out=`, `dtype=`, a `where=` mask) are refused
+by name."""
 
 from __future__ import annotations
 
@@ -128,6 +132,58 @@ def logaddexp_accumulate(array: Any, axis: Any = 0, dtype: Any = None, out: Any 
     return _running(array, axis, np.logaddexp)
 
 
+# -- reduceat ---------------------------------------------------------------------------------
+
+
+def _segments(indices: Any, length: int) -> list[tuple[int, int]]:
+    """The slices `reduceat` reduces along an axis of `length`: `indices[k]` up to the
+    next index, or to the end for the last; the one element at `indices[k]` where the next
+    index is not beyond it. An index out of range raises NumPy's error."""
+    starts = [int(i) for i in np.ravel(indices)]
+    for i in starts:
+        if not 0 <= i < length:
+            raise IndexError(f"index {i} out-of-bounds in reduceat [0, {length})")
+    ends = [*starts[1:], length][: len(starts)]
+    return [(a, b if b > a else a + 1) for a, b in zip(starts, ends, strict=True)]
+
+
+def _reduced_at(array: Any, indices: Any, axis: Any, reduce: Any) -> Any:
+    """`reduce(piece, 0)` of each slice `_segments` gives along `axis`, stacked there."""
+    values = np.moveaxis(array, axis, 0)
+    pieces = [reduce(values[a:b], 0) for a, b in _segments(indices, np.shape(values)[0])]
+    if not pieces:
+        return np.moveaxis(values[:0], 0, axis)
+    return np.moveaxis(np.stack(pieces), 0, axis)
+
+
+def add_reduceat(array: Any, indices: Any, axis: Any = 0, dtype: Any = None,
+                 out: Any = None) -> Any:  # fmt: skip
+    """`np.add.reduceat`: the sum of each slice."""
+    _refuse("np.add.reduceat", dtype, out, None)
+    return _reduced_at(array, indices, axis, np.sum)
+
+
+def multiply_reduceat(array: Any, indices: Any, axis: Any = 0, dtype: Any = None,
+                      out: Any = None) -> Any:  # fmt: skip
+    """`np.multiply.reduceat`: the product of each slice."""
+    _refuse("np.multiply.reduceat", dtype, out, None)
+    return _reduced_at(array, indices, axis, np.prod)
+
+
+def maximum_reduceat(array: Any, indices: Any, axis: Any = 0, dtype: Any = None,
+                     out: Any = None) -> Any:  # fmt: skip
+    """`np.maximum.reduceat`: the largest element of each slice."""
+    _refuse("np.maximum.reduceat", dtype, out, None)
+    return _reduced_at(array, indices, axis, np.max)
+
+
+def minimum_reduceat(array: Any, indices: Any, axis: Any = 0, dtype: Any = None,
+                     out: Any = None) -> Any:  # fmt: skip
+    """`np.minimum.reduceat`: the smallest element of each slice."""
+    _refuse("np.minimum.reduceat", dtype, out, None)
+    return _reduced_at(array, indices, axis, np.min)
+
+
 # -- outer -------------------------------------------------------------------------------------
 
 
@@ -156,7 +212,7 @@ def divide_outer(a: Any, b: Any) -> Any:
     return np.divide(np.reshape(a, _outer_shape(a, b)), b)
 
 
-rules.non_differentiable(_refuse, _outer_shape)
+rules.non_differentiable(_refuse, _outer_shape, _segments)
 _METHODS: tuple[tuple[Any, Any, str], ...] = (
     (np.add.reduce, add_reduce, "add_reduce"),
     (np.multiply.reduce, multiply_reduce, "multiply_reduce"),
@@ -168,6 +224,10 @@ _METHODS: tuple[tuple[Any, Any, str], ...] = (
     (np.maximum.accumulate, maximum_accumulate, "maximum_accumulate"),
     (np.minimum.accumulate, minimum_accumulate, "minimum_accumulate"),
     (np.logaddexp.accumulate, logaddexp_accumulate, "logaddexp_accumulate"),
+    (np.add.reduceat, add_reduceat, "add_reduceat"),
+    (np.multiply.reduceat, multiply_reduceat, "multiply_reduceat"),
+    (np.maximum.reduceat, maximum_reduceat, "maximum_reduceat"),
+    (np.minimum.reduceat, minimum_reduceat, "minimum_reduceat"),
     (np.add.outer, add_outer, "add_outer"),
     (np.subtract.outer, subtract_outer, "subtract_outer"),
     (np.multiply.outer, multiply_outer, "multiply_outer"),

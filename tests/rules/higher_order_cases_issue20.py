@@ -294,6 +294,10 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     },
     np.logaddexp.reduce: (logaddexp_reduce, ()),
     **{
+        f: (of_reduction(f, np.array([0, 2, 1])), ())
+        for f in (np.add.reduceat, np.multiply.reduceat, np.maximum.reduceat, np.minimum.reduceat)
+    },
+    **{
         f: (running(f), ())
         for f in (
             np.add.accumulate,
