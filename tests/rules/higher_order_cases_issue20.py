@@ -143,6 +143,10 @@ def copysign(x: Any) -> Any:
     return np.sum(np.copysign(x * x, 0.5 - x) * np.sin(x))
 
 
+def nextafter(x: Any) -> Any:
+    return np.sum(np.nextafter(x * x, 0.5 - x) * np.sin(x))
+
+
 def fmod(x: Any) -> Any:
     return np.sum(np.fmod(3.0 * x, x[::-1] + 0.05) ** 2 * x)
 
@@ -252,6 +256,8 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     np.ldexp: (ldexp, ()),
     np.divmod: (numpy_divmod, ()),
     math.copysign: (of_two(math.copysign), ()),
+    math.nextafter: (of_two(math.nextafter), ()),
+    np.nextafter: (nextafter, ()),
     math.fmod: (of_two(math.fmod), ()),
     math.remainder: (of_two(math.remainder), ()),
     math.modf: (math_modf, ()),
