@@ -96,8 +96,8 @@ def step_toward(x: Any, y: Any) -> Any:
 
 def math_step_toward(x: Any, y: Any, steps: Any = None) -> Any:
     """The step `math.nextafter(x, y)` takes from `x` (`steps` of them, where given)."""
-    after = math.nextafter(x, y) if steps is None else math.nextafter(x, y, steps=steps)
-    return after - x
+    keywords = {} if steps is None else {"steps": steps}  # (Python 3.12 on)
+    return math.nextafter(x, y, **keywords) - x
 
 
 rules.non_differentiable(sign_of, exponent_of, power_of_two, step_toward, math_step_toward)
