@@ -214,6 +214,13 @@ def ndenumerate(x: Any) -> Any:
     return total
 
 
+def nditer(x: Any) -> Any:
+    total = 0.0
+    for a, b in np.nditer([np.reshape(x * x, (3, 2)).T, x[:3]]):
+        total = total + np.sin(a) * total + a * b**2
+    return total
+
+
 def add_at(x: Any) -> Any:
     counts = np.zeros(3)
     np.add.at(counts, np.array([2, 0, 2, 1, 2, 0]), np.sin(x) * x)
@@ -247,6 +254,7 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     ufunc_at: (add_at, ()),
     ufunc_at_in_turn: (in_turn_at, ()),
     np.ndenumerate: (ndenumerate, ()),
+    np.nditer: (nditer, ()),
     np.bincount: (bincount, ()),
     np.unique: (unique, ()),
     np.copysign: (copysign, ()),

@@ -1,6 +1,7 @@
 """Third derivatives through the rules issue 20 added in session 36 (`rules/float_parts.py`,
-`numpy_counting.py`, `numpy_flat.py`, `ufunc_at.py`, with the other ufuncs' `at` of session
-37): `grad` three deep against central differences of the second derivative."""
+`numpy_counting.py`, `numpy_flat.py`, `ufunc_at.py`, with `np.nditer` and the other
+ufuncs' `at` of session 37): `grad` three deep against central differences of the second
+derivative."""
 
 from __future__ import annotations
 
@@ -23,6 +24,13 @@ def enumerated(t):
     total = 0.0
     for index, v in np.ndenumerate(np.array([[t, t * t], [1.0, t]])):
         total = total + v**3 * (index[0] + 1)
+    return total
+
+
+def iterated(t):
+    total = 0.0
+    for v in np.nditer(np.array([[t, t * t], [1.0, t]]).T):
+        total = total * v + v**3
     return total
 
 
@@ -62,7 +70,7 @@ def float_parts(t):
 
 @pytest.mark.parametrize(
     "f",
-    [flat, enumerated, unique, bincount, add_at, in_turn_at, float_parts],
+    [flat, enumerated, iterated, unique, bincount, add_at, in_turn_at, float_parts],
     ids=lambda f: f.__name__,
 )
 def test_third_derivatives_match_differences_of_the_second(f: Any) -> None:
