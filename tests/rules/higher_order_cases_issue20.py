@@ -221,6 +221,25 @@ def nditer(x: Any) -> Any:
     return total
 
 
+def compressed(x: Any) -> Any:
+    table = np.compress([True, False, True], np.outer(x, x[:3]), 0)
+    return np.sum(np.sin(table) ** 2) + np.sum(np.compress(x > -10.0, x**3))
+
+
+def deleted(x: Any) -> Any:
+    table = np.delete(np.outer(x, x[:3]), [0, -1], 1)
+    return np.sum(np.sin(table) ** 2) + np.sum(np.delete(x**3, slice(1, 3)))
+
+
+def choose(x: Any) -> Any:
+    picked = np.choose(np.array([1, 0, 2, 1, 0, 2])[: np.size(x)], [x**2, np.sin(x), 0.5])
+    return np.sum(picked**3) + np.sum(np.choose([0, 1], [x[:2], x[2:4] * x[0]]) ** 2)
+
+
+def inserted(x: Any) -> Any:
+    return np.sum(np.insert(x * x, [1, 1], np.cos(x[:2])) ** 3)
+
+
 def add_at(x: Any) -> Any:
     counts = np.zeros(3)
     np.add.at(counts, np.array([2, 0, 2, 1, 2, 0]), np.sin(x) * x)
@@ -255,6 +274,10 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     ufunc_at_in_turn: (in_turn_at, ()),
     np.ndenumerate: (ndenumerate, ()),
     np.nditer: (nditer, ()),
+    np.compress: (compressed, ()),
+    np.delete: (deleted, ()),
+    np.insert: (inserted, ()),
+    np.choose: (choose, ()),
     np.bincount: (bincount, ()),
     np.unique: (unique, ()),
     np.copysign: (copysign, ()),
