@@ -51,7 +51,7 @@ rules.non_differentiable(
 rules.non_differentiable(
     np.isclose, np.allclose, np.isreal, np.iscomplex, np.iscomplexobj, np.signbit,
     np.any, np.all, np.count_nonzero, np.nonzero, np.argwhere, np.searchsorted,
-    np.nanargmax, np.nanargmin, np.digitize,
+    np.nanargmax, np.nanargmin, np.digitize, np.lexsort, np.argpartition, np.isin,
 )  # fmt: skip
 # The slope of `abs` its inline derivative calls (a float's without NumPy): flat as np.sign.
 rules.non_differentiable(sign)

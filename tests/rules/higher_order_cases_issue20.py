@@ -240,6 +240,15 @@ def inserted(x: Any) -> Any:
     return np.sum(np.insert(x * x, [1, 1], np.cos(x[:2])) ** 3)
 
 
+def polynomials(x: Any) -> Any:
+    p = np.polymul(np.polyadd(x[:3] ** 2, x[3:]), np.polysub(np.sin(x[:2]), x[4:]))
+    return np.sum(np.polyint(np.polyder(p), 2, x[:2] ** 3) ** 2)
+
+
+def vander(x: Any) -> Any:
+    return np.sum(np.vander(x * x, 4) ** 2 * np.sin(x).reshape(-1, 1))
+
+
 def add_at(x: Any) -> Any:
     counts = np.zeros(3)
     np.add.at(counts, np.array([2, 0, 2, 1, 2, 0]), np.sin(x) * x)
@@ -278,6 +287,8 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     np.delete: (deleted, ()),
     np.insert: (inserted, ()),
     np.choose: (choose, ()),
+    **{f: (polynomials, ()) for f in (np.polyadd, np.polysub, np.polymul, np.polyder, np.polyint)},
+    np.vander: (vander, ()),
     np.bincount: (bincount, ()),
     np.unique: (unique, ()),
     np.copysign: (copysign, ()),
