@@ -147,6 +147,10 @@ def nextafter(x: Any) -> Any:
     return np.sum(np.nextafter(x * x, 0.5 - x) * np.sin(x))
 
 
+def unwrap(x: Any) -> Any:
+    return np.sum(np.unwrap(np.cumsum(7.0 * x)) ** 2 * x)
+
+
 def fmod(x: Any) -> Any:
     return np.sum(np.fmod(3.0 * x, x[::-1] + 0.05) ** 2 * x)
 
@@ -300,6 +304,7 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     math.copysign: (of_two(math.copysign), ()),
     math.nextafter: (of_two(math.nextafter), ()),
     np.nextafter: (nextafter, ()),
+    np.unwrap: (unwrap, ()),
     math.fmod: (of_two(math.fmod), ()),
     math.remainder: (of_two(math.remainder), ()),
     math.modf: (math_modf, ()),

@@ -48,12 +48,16 @@ B = np.array([0.3, 0.6, -0.7, 0.25, -1.1])
         (np.nextafter, (A, 10.0)),
         (math.nextafter, (0.7, -0.2)),
         (math.nextafter, (-1.9, 40.0)),
+        (np.unwrap, (np.array([0.1, 3.5, 7.2, 1.0, -4.4, 2.0]),)),
+        (np.unwrap, (np.array([[0.1, 3.5, 7.2], [1.0, -4.4, 2.0]]), 2.0, 0)),
+        (np.unwrap, ((np.array([0.5, 4.1, 9.5, 1.2]),), {"period": 4.0})),
     ],
     ids=lambda value: getattr(value, "__name__", ""),
 )
 def test_rules_match_finite_differences(f: Callable[..., Any], args: tuple[Any, ...]) -> None:
-    check_rrule(f, *args)
-    check_frule(f, *args, seed=3)
+    arguments, keywords = (args[0], args[1]) if isinstance(args[-1], dict) else (args, {})
+    check_rrule(f, *arguments, **keywords)
+    check_frule(f, *arguments, **keywords, seed=3)
 
 
 def numpy_loss(x: np.ndarray) -> Any:
@@ -93,6 +97,22 @@ def test_nextafter_moves_with_its_first_argument(f: Callable[..., Any], y: float
     for shift, expected in (((h, 0.0), 1.0), ((0.0, h), 0.0)):
         after = f(0.7 + shift[0], y + shift[1]) - f(0.7 - shift[0], y - shift[1])
         assert after / (2 * h) == pytest.approx(expected, abs=1e-6)
+
+
+def unwrapped(x: np.ndarray) -> Any:
+    """Steps of more than half a period, both ways, along either axis, with a period and a
+    threshold of its own."""
+    phases = np.unwrap(np.cumsum(4.0 * x)) * x
+    table = np.unwrap(np.reshape(3.0 * x, (2, 3)), None, 0)
+    return (
+        np.sum(phases**2)
+        + np.sum(np.sin(table) * x[:3])
+        + np.sum(np.unwrap(x * 5.3, 1.0, -1, period=2.5))
+    )
+
+
+def test_unwrap_through_the_api() -> None:
+    check_through_api(unwrapped, np.array([0.9, -1.1, 0.95, 0.2, 1.3, -0.9]))
 
 
 def math_loss(x: np.ndarray) -> Any:
