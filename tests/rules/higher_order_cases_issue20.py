@@ -244,6 +244,12 @@ def inserted(x: Any) -> Any:
     return np.sum(np.insert(x * x, [1, 1], np.cos(x[:2])) ** 3)
 
 
+def framed(x: Any) -> Any:
+    windows = np.lib.stride_tricks.sliding_window_view(x * x, 3)
+    frame = np.block([[np.diagflat(x[:2]), np.sin(x[2:4]).reshape(2, 1)], [x[3:6]]])
+    return np.sum(np.prod(windows, axis=1) ** 2) + np.sum(frame**3 * x[0])
+
+
 def polynomials(x: Any) -> Any:
     p = np.polymul(np.polyadd(x[:3] ** 2, x[3:]), np.polysub(np.sin(x[:2]), x[4:]))
     return np.sum(np.polyint(np.polyder(p), 2, x[:2] ** 3) ** 2)
@@ -293,6 +299,7 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     np.choose: (choose, ()),
     **{f: (polynomials, ()) for f in (np.polyadd, np.polysub, np.polymul, np.polyder, np.polyint)},
     np.vander: (vander, ()),
+    **{f: (framed, ()) for f in (np.diagflat, np.block, np.lib.stride_tricks.sliding_window_view)},
     np.bincount: (bincount, ()),
     np.unique: (unique, ()),
     np.copysign: (copysign, ()),

@@ -1,8 +1,10 @@
-"""`np.compress`, `np.delete`, `np.insert` and `np.choose` (`rules/numpy_moves.py`): each
-rule alone in both modes against finite differences, over the ways NumPy names positions
-(negative indices, slices, masks, masks shorter than the axis, several insertion points,
-broadcast values, the modes of `np.choose`); whole functions through the public API (second
-order too); and the calls NumPy refuses, refused with NumPy's error."""
+"""`np.compress`, `np.delete`, `np.insert`, `np.choose`, `np.diagflat`, `np.block` and
+`sliding_window_view` (`rules/numpy_moves.py`): each rule alone in both modes against
+finite differences, over the ways NumPy names positions (negative indices, slices, masks,
+masks shorter than the axis, several insertion points, broadcast values, the modes of
+`np.choose`, diagonals above and below, overlapping windows along chosen axes); whole
+functions through the public API (second order too: `np.block` nested there, as the rule
+checker takes flat lists); and the calls NumPy refuses, refused with NumPy's error."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from numpy.lib.stride_tricks import sliding_window_view
 
 import srcad
 from srcad.errors import UnsupportedCallError
@@ -37,6 +40,12 @@ CALLS = [
     ("choose-broadcast", np.choose, (A[0], (V[:4], M[1], 0.25)), {}),
     ("choose-wrap", np.choose, (A + 2, [M, V[:4]]), {"mode": "wrap"}),
     ("choose-clip", np.choose, (A - 1, [M, V[:4], M.T[0:1].T]), {"mode": "clip"}),
+    ("diagflat", np.diagflat, (V,), {}),
+    ("diagflat-matrix-below", np.diagflat, (M[:2, :2], -2), {}),
+    ("block-flat", np.block, ([V, M[0], 2.0],), {}),
+    ("windows", sliding_window_view, (V, 3), {}),
+    ("windows-2d", sliding_window_view, (M, (2, 2)), {}),
+    ("windows-axis", sliding_window_view, (M, 2), {"axis": 0}),
 ]
 
 
@@ -57,7 +66,15 @@ def edited(x):
     return np.sum(kept * m) + np.sum(fewer**3) + np.sum(more**2 * x[0]) + np.sum(chosen * m)
 
 
+def framed(x):
+    m = np.reshape(x, (2, 4))
+    windows = sliding_window_view(x, 3)
+    frame = np.block([[np.diagflat(x[:2], 1), m[:, :3].T], [x[5:8], m[1, 2:4] ** 2]])
+    return np.sum(np.prod(windows, axis=1)) + np.sum(frame**3 * np.sin(x[0]))
+
+
 def test_through_the_api() -> None:
+    check_through_api(framed, sample((8,), 10))
     check_through_api(edited, sample((8,), 9))
 
 
@@ -84,7 +101,13 @@ def compress_into(x):
     return np.sum(np.compress([True, False], x[:2], 0, np.zeros(1)))
 
 
-@pytest.mark.parametrize("f", [choose_into, compress_into], ids=lambda f: f.__name__)
+def writeable_windows(x):
+    return np.sum(sliding_window_view(x, 2, writeable=True))
+
+
+@pytest.mark.parametrize(
+    "f", [choose_into, compress_into, writeable_windows], ids=lambda f: f.__name__
+)
 def test_out_is_refused(f: Callable[..., Any]) -> None:
-    with pytest.raises(UnsupportedCallError, match="out="):
+    with pytest.raises(UnsupportedCallError, match=r"out=|writeable"):
         srcad.grad(f)(V)
