@@ -1,7 +1,9 @@
 """Rules for the methods of NumPy's ufuncs that users call for reductions and tables:
 `reduce` and `accumulate` of `np.add`, `np.multiply`, `np.maximum`, `np.minimum` and
-`np.logaddexp`, `reduceat` of the first four, and `outer` of `np.add`, `np.subtract`,
-`np.multiply` and `np.divide`.
+`np.logaddexp`, `reduceat` of the first four, `outer` of `np.add`, `np.subtract`,
+`np.multiply` and `np.divide`, and NumPy 2.1's `np.cumulative_sum` and
+`np.cumulative_prod` (`np.cumsum` and `np.cumprod`, after a 0 or 1 with
+`include_initial`).
 
 Each is srcad's own rule of a plain-NumPy definition (`rules/_support.by_definition`): a
 reduction is the function of the same name over the axis (`np.sum`, `np.prod`, `np.max`,
@@ -132,6 +134,36 @@ def logaddexp_accumulate(array: Any, axis: Any = 0, dtype: Any = None, out: Any 
     return _running(array, axis, np.logaddexp)
 
 
+def _initial_shape(array: Any, axis: Any) -> tuple[int, ...]:
+    """The shape of one slice of `array` along `axis` (the first where None)."""
+    shape = list(np.shape(array))
+    shape[0 if axis is None else axis] = 1
+    return tuple(shape)
+
+
+def cumulative_sum(x: Any, *, axis: Any = None, dtype: Any = None, out: Any = None,
+                   include_initial: Any = False) -> Any:  # fmt: skip
+    """`np.cumulative_sum`: `np.cumsum` along the axis, after a 0 with `include_initial`."""
+    _refuse("np.cumulative_sum", dtype, out, None)
+    running = np.cumsum(x, axis)
+    if not include_initial:
+        return running
+    zeros = np.zeros(_initial_shape(x, axis))
+    return np.concatenate([zeros, running], 0 if axis is None else axis)
+
+
+def cumulative_prod(x: Any, *, axis: Any = None, dtype: Any = None, out: Any = None,
+                    include_initial: Any = False) -> Any:  # fmt: skip
+    """`np.cumulative_prod`: `np.cumprod` along the axis, after a 1 with
+    `include_initial`."""
+    _refuse("np.cumulative_prod", dtype, out, None)
+    running = np.cumprod(x, axis)
+    if not include_initial:
+        return running
+    ones = np.ones(_initial_shape(x, axis))
+    return np.concatenate([ones, running], 0 if axis is None else axis)
+
+
 # -- reduceat ---------------------------------------------------------------------------------
 
 
@@ -212,7 +244,7 @@ def divide_outer(a: Any, b: Any) -> Any:
     return np.divide(np.reshape(a, _outer_shape(a, b)), b)
 
 
-rules.non_differentiable(_refuse, _outer_shape, _segments)
+rules.non_differentiable(_refuse, _outer_shape, _segments, _initial_shape)
 _METHODS: tuple[tuple[Any, Any, str], ...] = (
     (np.add.reduce, add_reduce, "add_reduce"),
     (np.multiply.reduce, multiply_reduce, "multiply_reduce"),
@@ -235,3 +267,10 @@ _METHODS: tuple[tuple[Any, Any, str], ...] = (
 )
 for _method, _definition, _name in _METHODS:
     by_definition(rules, _method, _definition, _name)
+# NumPy 2.1 on (CI runs NumPy 2.2 on Python 3.10, where they are there too).
+for _name, _definition in (
+    ("cumulative_sum", cumulative_sum),
+    ("cumulative_prod", cumulative_prod),
+):
+    if hasattr(np, _name):
+        by_definition(rules, getattr(np, _name), _definition, _name)

@@ -250,6 +250,15 @@ def framed(x: Any) -> Any:
     return np.sum(np.prod(windows, axis=1) ** 2) + np.sum(frame**3 * x[0])
 
 
+def logspace(x: Any) -> Any:
+    return np.sum(np.sqrt(np.logspace(x[0], x[1] ** 2, 4, True, x[2] + 1.5)) * x[3])
+
+
+def cumulative(x: Any) -> Any:
+    sums = np.cumulative_sum(x * x, include_initial=True)
+    return np.sum(sums**2 * np.cumulative_prod(np.sin(x), include_initial=True))
+
+
 def polynomials(x: Any) -> Any:
     p = np.polymul(np.polyadd(x[:3] ** 2, x[3:]), np.polysub(np.sin(x[:2]), x[4:]))
     return np.sum(np.polyint(np.polyder(p), 2, x[:2] ** 3) ** 2)
@@ -299,6 +308,12 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     np.choose: (choose, ()),
     **{f: (polynomials, ()) for f in (np.polyadd, np.polysub, np.polymul, np.polyder, np.polyint)},
     np.vander: (vander, ()),
+    np.logspace: (logspace, ()),
+    **(
+        {np.cumulative_sum: (cumulative, ()), np.cumulative_prod: (cumulative, ())}
+        if hasattr(np, "cumulative_sum")
+        else {}
+    ),
     **{f: (framed, ()) for f in (np.diagflat, np.block, np.lib.stride_tricks.sliding_window_view)},
     np.bincount: (bincount, ()),
     np.unique: (unique, ()),

@@ -1,7 +1,7 @@
-"""Rules for `reduce`, `accumulate`, `reduceat` and `outer` of NumPy's ufuncs
-(`rules/numpy_ufunc_methods.py`, issue 20), checked against finite differences: each rule
-alone in both modes with varied axes and options, then through the public API (second order
-too), and the options refused."""
+"""Rules for `reduce`, `accumulate`, `reduceat` and `outer` of NumPy's ufuncs, and
+`np.cumulative_sum` and `np.cumulative_prod` (`rules/numpy_ufunc_methods.py`, issue 20),
+checked against finite differences: each rule alone in both modes with varied axes and
+options, then through the public API (second order too), and the options refused."""
 
 from __future__ import annotations
 
@@ -53,6 +53,17 @@ CALLS: list[Call] = [
 ]
 
 
+# NumPy 2.1 on.
+if hasattr(np, "cumulative_sum"):
+    CALLS += [
+        ("cumulative_sum", np.cumulative_sum, (V,), {}),
+        ("cumulative_sum-initial-axis", np.cumulative_sum, (X,),
+         {"axis": 1, "include_initial": True}),
+        ("cumulative_prod", np.cumulative_prod, (M,), {"axis": -1}),
+        ("cumulative_prod-initial", np.cumulative_prod, (V,), {"include_initial": True}),
+    ]  # fmt: skip
+
+
 @pytest.mark.parametrize(("f", "args", "kwargs"), [pytest.param(*c[1:], id=c[0]) for c in CALLS])
 def test_rules_match_finite_differences(
     f: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -90,6 +101,11 @@ def reduceat_loss(x: np.ndarray) -> Any:
     return np.sum(sums) + np.sum(products) + np.sum(np.minimum.reduceat(x[0], [3, 1]) ** 3)
 
 
+def cumulative_loss(x: np.ndarray) -> Any:
+    sums = np.cumulative_sum(x, axis=0, include_initial=True) ** 2
+    return np.sum(sums * np.cumulative_prod(x[0] * 0.5, include_initial=True)[:4, None])
+
+
 def outer_loss(x: np.ndarray) -> Any:
     table = np.add.outer(x[0], x[1]) ** 2 + np.multiply.outer(x[0], x[2])
     return np.sum(table) + np.sum(np.subtract.outer(x[:2], x[2]) ** 3) + np.sum(
@@ -99,7 +115,18 @@ def outer_loss(x: np.ndarray) -> Any:
 
 @pytest.mark.parametrize(
     "f",
-    [reduce_loss, extrema_loss, logaddexp_loss, accumulate_loss, reduceat_loss, outer_loss],
+    [
+        reduce_loss,
+        extrema_loss,
+        logaddexp_loss,
+        accumulate_loss,
+        reduceat_loss,
+        pytest.param(
+            cumulative_loss,
+            marks=pytest.mark.skipif(not hasattr(np, "cumulative_sum"), reason="NumPy 2.1 on"),
+        ),
+        outer_loss,
+    ],
     ids=lambda f: f.__name__,
 )
 def test_both_orders_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
