@@ -259,6 +259,13 @@ def cumulative(x: Any) -> Any:
     return np.sum(sums**2 * np.cumulative_prod(np.sin(x), include_initial=True))
 
 
+def array_api(x: Any) -> Any:
+    m = np.reshape(x, (2, 3))
+    lengths = np.vecdot(m, np.sin(m)) ** 2 + np.linalg.vecdot(m, m**2, axis=0)[:2]
+    table = np.linalg.outer(x[:3], x[3:] ** 2) @ np.matrix_transpose(m)
+    return np.sum(lengths**2) + np.sum(np.linalg.matrix_transpose(table) ** 3)
+
+
 def polynomials(x: Any) -> Any:
     p = np.polymul(np.polyadd(x[:3] ** 2, x[3:]), np.polysub(np.sin(x[:2]), x[4:]))
     return np.sum(np.polyint(np.polyder(p), 2, x[:2] ** 3) ** 2)
@@ -309,6 +316,17 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     **{f: (polynomials, ()) for f in (np.polyadd, np.polysub, np.polymul, np.polyder, np.polyint)},
     np.vander: (vander, ()),
     np.logspace: (logspace, ()),
+    **{
+        f: (array_api, ())
+        for f in (
+            getattr(np, "vecdot", None),
+            getattr(np, "matrix_transpose", None),
+            getattr(np.linalg, "vecdot", None),
+            getattr(np.linalg, "matrix_transpose", None),
+            getattr(np.linalg, "outer", None),
+        )
+        if f is not None
+    },
     **(
         {np.cumulative_sum: (cumulative, ()), np.cumulative_prod: (cumulative, ())}
         if hasattr(np, "cumulative_sum")
