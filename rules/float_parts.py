@@ -1,6 +1,7 @@
 """Rules for the functions that split a float into parts or build one from parts: `copysign`,
 `fmod`, `modf`, `frexp` and `ldexp` of `math` and NumPy, `math.remainder`, and `divmod` (the
-builtin and `np.divmod`).
+builtin and `np.divmod`); for those of a float's representation: `nextafter` (`math`
+and NumPy), `math.ulp` and `np.spacing`; and for `np.unwrap`, which adds whole periods.
 
 Each is srcad's own rule of a plain-NumPy definition (`rules/_support.by_definition`), so its
 second and higher derivatives are the definition's. The parts that are integers, or
@@ -21,6 +22,17 @@ others are linear in the argument on each piece:
   NumPy's exponent is 0: the mantissa jumps there, from about `+-0.5`, and has no
   derivative; the slope is that of `x * 2**-e` with the exponent held, as for the others).
 - `ldexp(x, e)` is `x * 2**e`, for integer `e` (both functions refuse a float exponent).
+- `nextafter(x, y)` is `x` moved one float (`steps` floats for `math.nextafter` on Python
+  3.12 and later) toward `y`: `x + d`, the step `d` piecewise constant, so its slope is 1 in
+  `x` and 0 in `y`, also where `x == y` (it is `y` there, and moves with `x` on either side
+  of it but not with `y`). `math.ulp(x)` and `np.spacing(x)`, the distance to the next
+  float, are piecewise constant: no derivative (0 between the powers of two, where they
+  jump).
+- `np.unwrap(p, discont, axis, period=)` is `p + k * period` for the integers `k` of whole
+  periods it adds (read back from NumPy's result): slope 1 in `p`, 0 in `discont`
+  (`period`, a keyword-only option, is not differentiated: E211); where a step of `p` is
+  `discont` exactly (or half a period), `k` jumps, and the slope is that of the piece
+  NumPy's result is in.
 """
 
 from __future__ import annotations
@@ -82,7 +94,26 @@ def power_of_two(e: Any) -> Any:
     return np.ldexp(1.0, e)
 
 
-rules.non_differentiable(sign_of, exponent_of, power_of_two)
+def step_toward(x: Any, y: Any) -> Any:
+    """The step `np.nextafter(x, y)` takes from `x`: exact (two neighbouring floats)."""
+    return np.nextafter(x, y) - x
+
+
+def math_step_toward(x: Any, y: Any, steps: Any = None) -> Any:
+    """The step `math.nextafter(x, y)` takes from `x` (`steps` of them, where given)."""
+    keywords = {} if steps is None else {"steps": steps}  # (Python 3.12 on)
+    return math.nextafter(x, y, **keywords) - x
+
+
+def unwrapping_turns(p: Any, discont: Any, axis: Any, period: Any) -> Any:
+    """The whole periods `np.unwrap` adds to each element of `p`: an integer array."""
+    unwrapped = np.unwrap(p, discont, axis, period=period)
+    return np.rint(np.subtract(unwrapped, p) / period)
+
+
+rules.non_differentiable(sign_of, exponent_of, power_of_two, step_toward, math_step_toward)
+rules.non_differentiable(unwrapping_turns)
+rules.non_differentiable(np.spacing, math.ulp)
 rules.non_differentiable(
     truncated_quotient, math_truncated_quotient, nearest_quotient, floored_quotient
 )
@@ -150,6 +181,22 @@ def math_frexp(x: Any) -> Any:
     return x * power_of_two(-e), e
 
 
+def numpy_nextafter(x: Any, y: Any) -> Any:
+    """`np.nextafter(x, y)`: `x` plus the step toward `y`."""
+    return x + step_toward(x, y)
+
+
+def math_nextafter(x: Any, y: Any, *, steps: Any = None) -> Any:
+    """`math.nextafter(x, y)`: `x` plus the step toward `y`."""
+    return x + math_step_toward(x, y, steps)
+
+
+def numpy_unwrap(p: Any, discont: Any = None, axis: Any = -1, *,
+                 period: Any = 2 * np.pi) -> Any:  # fmt: skip
+    """`np.unwrap`: `p` plus the whole periods NumPy adds."""
+    return p + period * unwrapping_turns(p, discont, axis, period)
+
+
 def numpy_ldexp(x: Any, e: Any) -> Any:
     """`np.ldexp(x, e)`: `x * 2**e`."""
     return x * power_of_two(e)
@@ -168,3 +215,6 @@ by_definition(rules, np.frexp, numpy_frexp)
 by_definition(rules, math.frexp, math_frexp, "math_frexp")
 by_definition(rules, np.ldexp, numpy_ldexp)
 by_definition(rules, math.ldexp, numpy_ldexp, "math_ldexp")
+by_definition(rules, np.nextafter, numpy_nextafter)
+by_definition(rules, math.nextafter, math_nextafter, "math_nextafter")
+by_definition(rules, np.unwrap, numpy_unwrap)

@@ -34,7 +34,7 @@ rules.non_differentiable(
     np.shape, np.ndim, np.size, np.zeros, np.ones, np.empty, np.eye,
     np.zeros_like, np.ones_like, np.empty_like,
     np.sign, np.floor, np.ceil, np.rint, np.trunc, np.round, np.isnan, np.isinf, np.isfinite,
-    np.argmax, np.argmin, np.argsort, np.result_type,
+    np.fix, np.argmax, np.argmin, np.argsort, np.result_type,
     np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
     np.logical_and, np.logical_or, np.logical_not,
 )  # fmt: skip
@@ -51,6 +51,7 @@ rules.non_differentiable(
 rules.non_differentiable(
     np.isclose, np.allclose, np.isreal, np.iscomplex, np.iscomplexobj, np.signbit,
     np.any, np.all, np.count_nonzero, np.nonzero, np.argwhere, np.searchsorted,
+    np.nanargmax, np.nanargmin, np.digitize, np.lexsort, np.argpartition, np.isin,
 )  # fmt: skip
 # The slope of `abs` its inline derivative calls (a float's without NumPy): flat as np.sign.
 rules.non_differentiable(sign)

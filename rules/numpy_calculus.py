@@ -1,10 +1,11 @@
 """Rules for NumPy's sampling, differencing and integrating functions: `linspace`,
-`arange`, `gradient`, `trapezoid` and `interp`.
+`logspace`, `arange`, `gradient`, `trapezoid` and `interp`.
 
-`linspace` is linear in its end points, `gradient` in its samples (at fixed spacing), and
-`trapezoid` bilinear in the samples and the spacings; `interp` is piecewise linear in the
-point and linear in the sampled values. At a sample point `interp`'s slope is the one of
-the segment NumPy reads there (the segment to its right, the last one at the end).
+`linspace` is linear in its end points (`logspace` is `base ** linspace`, by definition),
+`gradient` in its samples (at fixed spacing), and `trapezoid` bilinear in the samples and
+the spacings; `interp` is piecewise linear in the point and linear in the sampled values.
+At a sample point `interp`'s slope is the one of the segment NumPy reads there (the
+segment to its right, the last one at the end).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from srcad.errors import UnsupportedCallError
 from srcad.projection import ProjectTo, conj, operand_tangent, unbroadcast
 from srcad.registry import RuleSet
-from srcad.rules._support import integer_valued
+from srcad.rules._support import by_definition, integer_valued
 from srcad.rules.containers import dense_tangent
 from srcad.rules.numpy_arrangement import first_difference_adjoint, linear_frule_rrule
 from srcad.rules.numpy_shape import bind_options
@@ -41,6 +42,19 @@ def _linspace_weights(y: np.ndarray, given: dict[str, Any]) -> Any:
 
 
 rules.keywords_by_position(np.linspace, "start", "stop")
+
+
+def numpy_logspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True,
+                   base: Any = 10.0, dtype: Any = None, axis: Any = 0) -> Any:  # fmt: skip
+    """`np.logspace`: `base` to the powers `np.linspace(start, stop, num, endpoint)` (a
+    number `base`, no `dtype`: those are refused)."""
+    if dtype is not None or np.ndim(base) != 0:
+        raise UnsupportedCallError("srcad has no rule for np.logspace with dtype= or an array base")
+    return np.power(base, np.linspace(start, stop, num, endpoint, False, None, axis))
+
+
+by_definition(rules, np.logspace, numpy_logspace)
+rules.keywords_by_position(np.logspace, "start", "stop", "base")
 
 
 @rules.rrule(np.linspace)

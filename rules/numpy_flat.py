@@ -1,5 +1,5 @@
-"""Rules for reading an array element by element in C order: its `.flat` attribute and
-`np.ndenumerate`.
+"""Rules for reading an array element by element: its `.flat` attribute and
+`np.ndenumerate` in C order, and `np.nditer` read-only in the order it takes.
 
 srcad reads an array's `x.flat` as `np.ravel(x)`: its items, slices, fancy indices, length
 and iteration are the flat iterator's (`x.flat[i]`, `x.flat[1:3]`, `for v in x.flat`), and
@@ -10,16 +10,29 @@ other (E301); the iterator's own attributes (`.coords`, `.index`, `.base`) are n
 `np.ndenumerate(x)`, like `enumerate` (`rules/containers.py`), is the list of pairs a `for`
 loop walks: each index (a tuple of ints, no derivative) with the element there, from a
 plain-NumPy definition (`rules/_support.by_definition`), so that it differentiates to any
-order. (`np.nditer`, whose items are writable 0-d views and whose flags choose among
-buffering, casting and writing back, has no rule: `docs/refusals.md`, E210.)
+order.
+
+`np.nditer(x)` (`np.nditer([a, b])`: the operands broadcast together) is the list of its
+items too, an element of `x` (a tuple of one element of each operand) for each step, in the
+order NumPy iterates (by default `order="K"`, memory order: a transposed array's in its
+columns, an axis with negative strides backwards), which NumPy itself gives, iterating the
+operands with a multi-index: 0-d arrays of the elements, which move as the operands do
+(NumPy's items are 0-d views of them). Refused when the code runs, naming the option, are
+what it cannot read so (each a gap): items written through (`op_flags` `"readwrite"`,
+`"writeonly"`, `"allocate"`, a copy written back), values cast (`op_dtypes`,
+`"common_dtype"`), items that are not single elements (`"external_loop"`, `"buffered"`,
+`op_axes`, `itershape`), and the iterator's own state (`"multi_index"`, `"c_index"`,
+`"f_index"`, `"ranged"`: `np.ndenumerate` gives each element's index with it).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from srcad.errors import UnsupportedCallError
 from srcad.projection import ProjectTo
 from srcad.registry import RuleSet
 from srcad.rules._support import by_definition
@@ -99,3 +112,69 @@ def indexed_elements(x: Any) -> Any:
 
 
 by_definition(rules, np.ndenumerate, indexed_elements, numpy_value=False)
+
+
+# The flags and operand flags `np.nditer` takes that change none of the items it reads.
+_READING_FLAGS = frozenset({"zerosize_ok", "refs_ok"})
+_READING_OPERAND_FLAGS = frozenset(
+    {"readonly", "contig", "aligned", "nbo", "no_broadcast", "no_subtype"}
+)
+
+
+def _operand_flags(op_flags: Any) -> set[str]:
+    """Every operand flag given, for one operand (a list of names) or each (a list of lists)."""
+    if op_flags is None:
+        return set()
+    listed = [op_flags] if isinstance(op_flags, str) else list(op_flags)
+    return {str(f) for entry in listed for f in ([entry] if isinstance(entry, str) else entry)}
+
+
+def iteration_order(op: Any, flags: Any = None, op_flags: Any = None, op_dtypes: Any = None,
+                    order: Any = "K", casting: Any = "safe", op_axes: Any = None,
+                    itershape: Any = None, buffersize: Any = 0) -> tuple[Any, Any]:  # fmt: skip
+    """The shape the operands of `np.nditer(op, ...)` broadcast to, and the flat (C-order)
+    positions in it of the elements the iterator reads, in its order: NumPy's own, read
+    from the iterator with a multi-index (which changes which axes NumPy merges, not the
+    order). A refusal for the options whose items are not the operands' elements."""
+    kept: list[Any] = [flags] if isinstance(flags, str) else list(flags or ())
+    given = [f for f in kept if f not in _READING_FLAGS]
+    given += sorted(_operand_flags(op_flags) - _READING_OPERAND_FLAGS)
+    given += [k for k, v in (("op_dtypes", op_dtypes), ("op_axes", op_axes),
+                             ("itershape", itershape)) if v is not None]  # fmt: skip
+    if given:
+        raise UnsupportedCallError(
+            f"srcad reads np.nditer's items as the operands' elements, read-only, not with "
+            f"{', '.join(map(str, given))}: iterate np.ndenumerate(x) for each element's "
+            f"index, and write a new array (np.where, a fresh array's items) for a write"
+        )
+    operands = list(op) if isinstance(op, list | tuple) else [op]
+    reading: list[Any] = [["readonly"]] * len(operands)
+    iterator = np.nditer(operands, [*kept, "multi_index"], reading, None, order, casting)
+    shape = np.broadcast_shapes(*(np.shape(operand) for operand in operands))
+    labels = np.arange(math.prod(shape)).reshape(shape)
+    positions = np.array([labels[iterator.multi_index] for _ in iterator], dtype=np.intp)
+    return shape, positions
+
+
+def iterated_items(op: Any, flags: Any = None, op_flags: Any = None, op_dtypes: Any = None,
+                   order: Any = "K", casting: Any = "safe", op_axes: Any = None,
+                   itershape: Any = None, buffersize: Any = 0) -> Any:  # fmt: skip
+    """`np.nditer(op, ...)` as the list of its items: the element of each operand (a tuple
+    of them, for a list or tuple of operands) at each position `iteration_order` gives."""
+    shape, positions = iteration_order(op, flags, op_flags, op_dtypes, order, casting,
+                                       op_axes, itershape, buffersize)  # fmt: skip
+    if isinstance(op, list | tuple):
+        columns = [_items(operand, shape, positions) for operand in op]
+        return list(zip(*columns, strict=True))
+    return _items(op, shape, positions)
+
+
+def _items(operand: Any, shape: Any, positions: Any) -> Any:
+    """The elements of `operand`, broadcast to `shape`, at `positions`: each a 0-d array,
+    as NumPy's items are (`v[()]`, `v.item()`, `v.shape` read as they do)."""
+    read = np.ravel(np.broadcast_to(operand, shape))[positions]
+    return [np.reshape(read[k : k + 1], ()) for k in range(len(positions))]
+
+
+rules.non_differentiable(iteration_order)
+by_definition(rules, np.nditer, iterated_items, numpy_value=False)

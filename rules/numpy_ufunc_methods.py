@@ -1,13 +1,19 @@
 """Rules for the methods of NumPy's ufuncs that users call for reductions and tables:
 `reduce` and `accumulate` of `np.add`, `np.multiply`, `np.maximum`, `np.minimum` and
-`np.logaddexp`, and `outer` of `np.add`, `np.subtract`, `np.multiply` and `np.divide`.
+`np.logaddexp`, `reduceat` of the first four, `outer` of `np.add`, `np.subtract`,
+`np.multiply` and `np.divide`, and NumPy 2.1's `np.cumulative_sum` and
+`np.cumulative_prod` (`np.cumsum` and `np.cumprod`, after a 0 or 1 with
+`include_initial`).
 
 Each is srcad's own rule of a plain-NumPy definition (`rules/_support.by_definition`): a
 reduction is the function of the same name over the axis (`np.sum`, `np.prod`, `np.max`,
 `np.min`, a log-sum-exp), a running one the running form (`np.cumsum`, `np.cumprod`, a loop
 of the ufunc along the axis), an outer one the ufunc of the first argument given an axis of
-length one for each of the second's. Ties of the maximum and minimum split as `np.max`'s
-do. Options they do not compute (`out=`, `dtype=`, a `where=` mask) are refused by name."""
+length one for each of the second's; a reduction at indices the reduction of each slice
+`a[i[k]:i[k + 1]]` along the axis (the last to the end), or where `i[k] >= i[k + 1]` the
+element `a[i[k]]` alone, as NumPy defines it. Ties of the maximum and minimum split as
+`np.max`'s do. Options they do not compute (`out=`, `dtype=`, a `where=` mask) are refused
+by name."""
 
 from __future__ import annotations
 
@@ -128,6 +134,88 @@ def logaddexp_accumulate(array: Any, axis: Any = 0, dtype: Any = None, out: Any 
     return _running(array, axis, np.logaddexp)
 
 
+def _initial_shape(array: Any, axis: Any) -> tuple[int, ...]:
+    """The shape of one slice of `array` along `axis` (the first where None)."""
+    shape = list(np.shape(array))
+    shape[0 if axis is None else axis] = 1
+    return tuple(shape)
+
+
+def cumulative_sum(x: Any, *, axis: Any = None, dtype: Any = None, out: Any = None,
+                   include_initial: Any = False) -> Any:  # fmt: skip
+    """`np.cumulative_sum`: `np.cumsum` along the axis, after a 0 with `include_initial`."""
+    _refuse("np.cumulative_sum", dtype, out, None)
+    running = np.cumsum(x, axis)
+    if not include_initial:
+        return running
+    zeros = np.zeros(_initial_shape(x, axis))
+    return np.concatenate([zeros, running], 0 if axis is None else axis)
+
+
+def cumulative_prod(x: Any, *, axis: Any = None, dtype: Any = None, out: Any = None,
+                    include_initial: Any = False) -> Any:  # fmt: skip
+    """`np.cumulative_prod`: `np.cumprod` along the axis, after a 1 with
+    `include_initial`."""
+    _refuse("np.cumulative_prod", dtype, out, None)
+    running = np.cumprod(x, axis)
+    if not include_initial:
+        return running
+    ones = np.ones(_initial_shape(x, axis))
+    return np.concatenate([ones, running], 0 if axis is None else axis)
+
+
+# -- reduceat ---------------------------------------------------------------------------------
+
+
+def _segments(indices: Any, length: int) -> list[tuple[int, int]]:
+    """The slices `reduceat` reduces along an axis of `length`: `indices[k]` up to the
+    next index, or to the end for the last; the one element at `indices[k]` where the next
+    index is not beyond it. An index out of range raises NumPy's error."""
+    starts = [int(i) for i in np.ravel(indices)]
+    for i in starts:
+        if not 0 <= i < length:
+            raise IndexError(f"index {i} out-of-bounds in reduceat [0, {length})")
+    ends = [*starts[1:], length][: len(starts)]
+    return [(a, b if b > a else a + 1) for a, b in zip(starts, ends, strict=True)]
+
+
+def _reduced_at(array: Any, indices: Any, axis: Any, reduce: Any) -> Any:
+    """`reduce(piece, 0)` of each slice `_segments` gives along `axis`, stacked there."""
+    values = np.moveaxis(array, axis, 0)
+    pieces = [reduce(values[a:b], 0) for a, b in _segments(indices, np.shape(values)[0])]
+    if not pieces:
+        return np.moveaxis(values[:0], 0, axis)
+    return np.moveaxis(np.stack(pieces), 0, axis)
+
+
+def add_reduceat(array: Any, indices: Any, axis: Any = 0, dtype: Any = None,
+                 out: Any = None) -> Any:  # fmt: skip
+    """`np.add.reduceat`: the sum of each slice."""
+    _refuse("np.add.reduceat", dtype, out, None)
+    return _reduced_at(array, indices, axis, np.sum)
+
+
+def multiply_reduceat(array: Any, indices: Any, axis: Any = 0, dtype: Any = None,
+                      out: Any = None) -> Any:  # fmt: skip
+    """`np.multiply.reduceat`: the product of each slice."""
+    _refuse("np.multiply.reduceat", dtype, out, None)
+    return _reduced_at(array, indices, axis, np.prod)
+
+
+def maximum_reduceat(array: Any, indices: Any, axis: Any = 0, dtype: Any = None,
+                     out: Any = None) -> Any:  # fmt: skip
+    """`np.maximum.reduceat`: the largest element of each slice."""
+    _refuse("np.maximum.reduceat", dtype, out, None)
+    return _reduced_at(array, indices, axis, np.max)
+
+
+def minimum_reduceat(array: Any, indices: Any, axis: Any = 0, dtype: Any = None,
+                     out: Any = None) -> Any:  # fmt: skip
+    """`np.minimum.reduceat`: the smallest element of each slice."""
+    _refuse("np.minimum.reduceat", dtype, out, None)
+    return _reduced_at(array, indices, axis, np.min)
+
+
 # -- outer -------------------------------------------------------------------------------------
 
 
@@ -156,7 +244,7 @@ def divide_outer(a: Any, b: Any) -> Any:
     return np.divide(np.reshape(a, _outer_shape(a, b)), b)
 
 
-rules.non_differentiable(_refuse, _outer_shape)
+rules.non_differentiable(_refuse, _outer_shape, _segments, _initial_shape)
 _METHODS: tuple[tuple[Any, Any, str], ...] = (
     (np.add.reduce, add_reduce, "add_reduce"),
     (np.multiply.reduce, multiply_reduce, "multiply_reduce"),
@@ -168,6 +256,10 @@ _METHODS: tuple[tuple[Any, Any, str], ...] = (
     (np.maximum.accumulate, maximum_accumulate, "maximum_accumulate"),
     (np.minimum.accumulate, minimum_accumulate, "minimum_accumulate"),
     (np.logaddexp.accumulate, logaddexp_accumulate, "logaddexp_accumulate"),
+    (np.add.reduceat, add_reduceat, "add_reduceat"),
+    (np.multiply.reduceat, multiply_reduceat, "multiply_reduceat"),
+    (np.maximum.reduceat, maximum_reduceat, "maximum_reduceat"),
+    (np.minimum.reduceat, minimum_reduceat, "minimum_reduceat"),
     (np.add.outer, add_outer, "add_outer"),
     (np.subtract.outer, subtract_outer, "subtract_outer"),
     (np.multiply.outer, multiply_outer, "multiply_outer"),
@@ -175,3 +267,10 @@ _METHODS: tuple[tuple[Any, Any, str], ...] = (
 )
 for _method, _definition, _name in _METHODS:
     by_definition(rules, _method, _definition, _name)
+# NumPy 2.1 on (CI runs NumPy 2.2 on Python 3.10, where they are there too).
+for _name, _definition in (
+    ("cumulative_sum", cumulative_sum),
+    ("cumulative_prod", cumulative_prod),
+):
+    if hasattr(np, _name):
+        by_definition(rules, getattr(np, _name), _definition, _name)

@@ -101,6 +101,20 @@ def ufunc_at(ufunc: Any, items: Any, indices: Any, *values: Any) -> Any:
     return result
 
 
+# The ufuncs whose `at` is differentiated into a fresh array (`passes/checks/fresh_values.py`):
+# those that add or subtract, linear in the array and the values (`ufunc_at`), and those
+# applied in turn at each index named (`ufunc_at_in_turn`; `rules/ufunc_at.py`).
+LINEAR_AT = (np.add, np.subtract)
+IN_TURN_AT = (np.multiply, np.divide, np.power, np.maximum, np.minimum, np.fmax, np.fmin)
+
+
+def ufunc_at_in_turn(ufunc: Any, items: Any, indices: Any, *values: Any) -> Any:
+    """`ufunc_at` for a ufunc of `IN_TURN_AT`, which is not linear: its own primitive, so
+    that its derivatives are those of its definition (`rules/ufunc_at.py`), never the
+    linear map `ufunc_at`'s second derivatives take."""
+    return ufunc_at(ufunc, items, indices, *values)
+
+
 # The keys a dict comprehension's key is refused as: numbers and arrays that may be
 # differentiated (a dict's keys take no derivative: E215).
 _DIFFERENTIABLE_KEYS = (float, complex, np.inexact, np.ndarray)

@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import gast
-import numpy as np
 
 from srcad import syntax
 from srcad.constructors import attribute_descriptor
@@ -25,7 +24,7 @@ from srcad.passes.checks.in_place import (
     is_fresh_function,
     is_ufunc_at,
 )
-from srcad.primitives import CHANGING_METHODS
+from srcad.primitives import CHANGING_METHODS, IN_TURN_AT, LINEAR_AT
 
 
 class FreshValues(ABC):
@@ -327,8 +326,9 @@ class FreshValues(ABC):
             why = "it passes keywords or unpacks its arguments"
         elif len(call.args) not in (2, 3) or not isinstance(call.args[0], gast.Name):
             why = "its first argument is not a variable"
-        elif callee.__self__ not in (np.add, np.subtract):  # (`rules/ufunc_at.py`)
-            why = f"srcad takes np.add.at and np.subtract.at, not np.{callee.__self__.__name__}.at"
+        elif callee.__self__ not in (*LINEAR_AT, *IN_TURN_AT):  # (`rules/ufunc_at.py`)
+            taken = ", ".join(f"np.{u.__name__}.at" for u in (*LINEAR_AT, *IN_TURN_AT))
+            why = f"srcad takes {taken}, not np.{callee.__self__.__name__}.at"
         else:
             why = self._why_not_writable(call)
         return None if why is None else f", which srcad cannot rewrite as a new value: {why}"

@@ -239,14 +239,17 @@ class SyntaxRewrites(ABC):
 
     def _accumulate(self, node: gast.Call) -> None:
         """`ufunc.at(name, indices, values)` as `name = ufunc_at(ufunc, name, indices,
-        values)`, a new array with the ufunc applied at the indices (`primitives.ufunc_at`),
-        as `_write_item` writes an item."""
+        values)`, a new array with the ufunc applied at the indices (`primitives.ufunc_at`;
+        `primitives.ufunc_at_in_turn` for a ufunc that is not linear), as `_write_item`
+        writes an item."""
         callee = self.ctx.analysis_result(Callees).callees[node]
         name = node.args[0]
         assert isinstance(name, gast.Name)
         ufunc = load(self.ctx.bind(callee.__self__, callee.__self__.__name__))
         args = [ufunc, load(name.id), *(self.atom(a) for a in node.args[1:])]
-        self._assign(name.id, self._primitive_call(primitives.ufunc_at, args, node))
+        linear = callee.__self__ in primitives.LINEAR_AT
+        primitive = primitives.ufunc_at if linear else primitives.ufunc_at_in_turn
+        self._assign(name.id, self._primitive_call(primitive, args, node))
 
     def made_instance(self, function: gast.FunctionDef, kind: type) -> str:
         """A class's initialiser (`srcad.constructors`): its first parameter, `self`, is

@@ -34,7 +34,7 @@ def lgamma_of(x):
 
 
 def uses_both(x):
-    return gamma_of(x) + lgamma_of(x) + math.nextafter(x, 2.0)
+    return gamma_of(x) + lgamma_of(x) + math.gamma(x + 1.0)
 
 
 def with_string_and_none(x, label, nothing, flag, count):

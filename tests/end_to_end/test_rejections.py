@@ -102,7 +102,7 @@ def test_every_missing_rule_of_the_call_graph_in_one_error():
     codes_and_lines = [(d.code, d.line) for d in raised.value.diagnostics]
     assert ("E210", line_of(rf.gamma_of, "math.gamma")) in codes_and_lines
     assert ("E210", line_of(rf.lgamma_of, "math.lgamma")) in codes_and_lines
-    assert ("E210", line_of(rf.uses_both, "math.nextafter")) in codes_and_lines
+    assert ("E210", line_of(rf.uses_both, "math.gamma")) in codes_and_lines
     hints = {d.hint for d in raised.value.diagnostics if d.code == "E210"}
     assert "register a rule with @srcad.rrule.register(gamma)" in hints
 

@@ -30,6 +30,8 @@ CASES = [
     ("ufunc_at_after_a_view", "def f(x, i):\n    a = np.zeros(3)\n    b = a[1:]\n"
      "    np.add.at(a, i, x)\n    return b\n", [(4, 4, "E305")]),
     ("multiply_at_fresh", "def f(x, i):\n    a = np.ones(3)\n    np.multiply.at(a, i, x)\n"
+     "    return a\n", []),
+    ("arctan2_at_fresh", "def f(x, i):\n    a = np.ones(3)\n    np.arctan2.at(a, i, x)\n"
      "    return a\n", [(3, 4, "E305")]),
     ("augmented_parameter", "def f(x):\n    x += 1.0\n    return x\n", [(2, 4, "E306")]),
     ("augmented_copy", "def f(x):\n    y = x\n    y += 1.0\n    return y\n", [(3, 4, "E306")]),

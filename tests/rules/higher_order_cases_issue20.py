@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from srcad import primitives
-from srcad.primitives import ufunc_at
+from srcad.primitives import ufunc_at, ufunc_at_in_turn
 
 
 def holed(x: Any) -> Any:
@@ -143,6 +143,14 @@ def copysign(x: Any) -> Any:
     return np.sum(np.copysign(x * x, 0.5 - x) * np.sin(x))
 
 
+def nextafter(x: Any) -> Any:
+    return np.sum(np.nextafter(x * x, 0.5 - x) * np.sin(x))
+
+
+def unwrap(x: Any) -> Any:
+    return np.sum(np.unwrap(np.cumsum(7.0 * x)) ** 2 * x)
+
+
 def fmod(x: Any) -> Any:
     return np.sum(np.fmod(3.0 * x, x[::-1] + 0.05) ** 2 * x)
 
@@ -210,11 +218,76 @@ def ndenumerate(x: Any) -> Any:
     return total
 
 
+def nditer(x: Any) -> Any:
+    total = 0.0
+    for a, b in np.nditer([np.reshape(x * x, (3, 2)).T, x[:3]]):
+        total = total + np.sin(a) * total + a * b**2
+    return total
+
+
+def compressed(x: Any) -> Any:
+    table = np.compress([True, False, True], np.outer(x, x[:3]), 0)
+    return np.sum(np.sin(table) ** 2) + np.sum(np.compress(x > -10.0, x**3))
+
+
+def deleted(x: Any) -> Any:
+    table = np.delete(np.outer(x, x[:3]), [0, -1], 1)
+    return np.sum(np.sin(table) ** 2) + np.sum(np.delete(x**3, slice(1, 3)))
+
+
+def choose(x: Any) -> Any:
+    picked = np.choose(np.array([1, 0, 2, 1, 0, 2])[: np.size(x)], [x**2, np.sin(x), 0.5])
+    return np.sum(picked**3) + np.sum(np.choose([0, 1], [x[:2], x[2:4] * x[0]]) ** 2)
+
+
+def inserted(x: Any) -> Any:
+    return np.sum(np.insert(x * x, [1, 1], np.cos(x[:2])) ** 3)
+
+
+def framed(x: Any) -> Any:
+    windows = np.lib.stride_tricks.sliding_window_view(x * x, 3)
+    frame = np.block([[np.diagflat(x[:2]), np.sin(x[2:4]).reshape(2, 1)], [x[3:6]]])
+    return np.sum(np.prod(windows, axis=1) ** 2) + np.sum(frame**3 * x[0])
+
+
+def logspace(x: Any) -> Any:
+    return np.sum(np.sqrt(np.logspace(x[0], x[1] ** 2, 4, True, x[2] + 1.5)) * x[3])
+
+
+def cumulative(x: Any) -> Any:
+    sums = np.cumulative_sum(x * x, include_initial=True)
+    return np.sum(sums**2 * np.cumulative_prod(np.sin(x), include_initial=True))
+
+
+def array_api(x: Any) -> Any:
+    m = np.reshape(x, (2, 3))
+    lengths = np.vecdot(m, np.sin(m)) ** 2 + np.linalg.vecdot(m, m**2, axis=0)[:2]
+    table = np.linalg.outer(x[:3], x[3:] ** 2) @ np.matrix_transpose(m)
+    return np.sum(lengths**2) + np.sum(np.linalg.matrix_transpose(table) ** 3)
+
+
+def polynomials(x: Any) -> Any:
+    p = np.polymul(np.polyadd(x[:3] ** 2, x[3:]), np.polysub(np.sin(x[:2]), x[4:]))
+    return np.sum(np.polyint(np.polyder(p), 2, x[:2] ** 3) ** 2)
+
+
+def vander(x: Any) -> Any:
+    return np.sum(np.vander(x * x, 4) ** 2 * np.sin(x).reshape(-1, 1))
+
+
 def add_at(x: Any) -> Any:
     counts = np.zeros(3)
     np.add.at(counts, np.array([2, 0, 2, 1, 2, 0]), np.sin(x) * x)
     np.subtract.at(counts, np.array([1, 1]), x[:2] ** 2)
     return np.sum(counts**3) + counts[2] * x[0]
+
+
+def in_turn_at(x: Any) -> Any:
+    a = np.full(3, 0.5) + x[:3] * 0.1
+    np.multiply.at(a, np.array([2, 0, 2, 1, 2, 0]), np.cos(x) + 1.5)
+    np.maximum.at(a, np.array([1, 1]), x[:2] ** 2)
+    np.power.at(a, np.array([0, 0]), np.array([1.5, 0.5]) + x[1] ** 2)
+    return np.sum(a**2) + a[2] * x[0]
 
 
 def merged_dicts(x: Any) -> Any:
@@ -251,7 +324,7 @@ def square_of(x: Any) -> Any:
     return np.reshape(np.concatenate([x, x[:3] ** 2]), (3, 3)) + 2.0 * np.eye(3)
 
 
-def array_api(name: str, *, linalg: bool = False) -> Any:
+def spelled(name: str, *, linalg: bool = False) -> Any:
     """An objective of `np.linalg.name` (`linalg`) or `np.name` (`rules/numpy_spellings.py`)."""
     function = getattr(np.linalg if linalg else np, name)
 
@@ -287,7 +360,33 @@ def array_api(name: str, *, linalg: bool = False) -> Any:
 
 BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     ufunc_at: (add_at, ()),
+    ufunc_at_in_turn: (in_turn_at, ()),
     np.ndenumerate: (ndenumerate, ()),
+    np.nditer: (nditer, ()),
+    np.compress: (compressed, ()),
+    np.delete: (deleted, ()),
+    np.insert: (inserted, ()),
+    np.choose: (choose, ()),
+    **{f: (polynomials, ()) for f in (np.polyadd, np.polysub, np.polymul, np.polyder, np.polyint)},
+    np.vander: (vander, ()),
+    np.logspace: (logspace, ()),
+    **{
+        f: (array_api, ())
+        for f in (
+            getattr(np, "vecdot", None),
+            getattr(np, "matrix_transpose", None),
+            getattr(np.linalg, "vecdot", None),
+            getattr(np.linalg, "matrix_transpose", None),
+            getattr(np.linalg, "outer", None),
+        )
+        if f is not None
+    },
+    **(
+        {np.cumulative_sum: (cumulative, ()), np.cumulative_prod: (cumulative, ())}
+        if hasattr(np, "cumulative_sum")
+        else {}
+    ),
+    **{f: (framed, ()) for f in (np.diagflat, np.block, np.lib.stride_tricks.sliding_window_view)},
     np.bincount: (bincount, ()),
     np.unique: (unique, ()),
     np.copysign: (copysign, ()),
@@ -297,6 +396,9 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     np.ldexp: (ldexp, ()),
     np.divmod: (numpy_divmod, ()),
     math.copysign: (of_two(math.copysign), ()),
+    math.nextafter: (of_two(math.nextafter), ()),
+    np.nextafter: (nextafter, ()),
+    np.unwrap: (unwrap, ()),
     math.fmod: (of_two(math.fmod), ()),
     math.remainder: (of_two(math.remainder), ()),
     math.modf: (math_modf, ()),
@@ -339,6 +441,10 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     },
     np.logaddexp.reduce: (logaddexp_reduce, ()),
     **{
+        f: (of_reduction(f, np.array([0, 2, 1])), ())
+        for f in (np.add.reduceat, np.multiply.reduceat, np.maximum.reduceat, np.minimum.reduceat)
+    },
+    **{
         f: (running(f), ())
         for f in (
             np.add.accumulate,
@@ -362,7 +468,7 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
         for name in ("normal", "lognormal", "uniform", "exponential")
     },
     **{
-        getattr(np.linalg, name): (array_api(name, linalg=True), ())
+        getattr(np.linalg, name): (spelled(name, linalg=True), ())
         for name in (
             "eigvalsh",
             "cond",
@@ -377,7 +483,7 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
         )
     },
     **{
-        getattr(np, name): (array_api(name), ())
+        getattr(np, name): (spelled(name), ())
         for name in (
             "vecdot",
             "matrix_transpose",
@@ -389,7 +495,7 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
         if hasattr(np, name)
     },
     **{
-        getattr(np, name): (array_api(name), ())
+        getattr(np, name): (spelled(name), ())
         for name in (
             "copy",
             "asanyarray",

@@ -1,9 +1,10 @@
-"""Rules for `copysign`, `fmod`, `modf`, `frexp`, `ldexp`, `math.remainder` and `divmod`
-(`rules/float_parts.py`, issue 20), checked against finite differences: each rule alone in
-both modes away from its kinks, then through the public API (second order too), then the
-points where a float quotient rounds across an integer (the slope is the quotient of the
-piece the result is in, checked against exact rational arithmetic) and the kinks themselves
-(the convention `np.abs` has: 0 at `copysign(0.0, s)`)."""
+"""Rules for `copysign`, `fmod`, `modf`, `frexp`, `ldexp`, `math.remainder`, `divmod`,
+`nextafter`, `math.ulp` and `np.spacing` (`rules/float_parts.py`, issue 20), checked against
+finite differences: each rule alone in both modes away from its kinks, then through the
+public API (second order too), then the points where a float quotient rounds across an
+integer (the slope is the quotient of the piece the result is in, checked against exact
+rational arithmetic) and the kinks themselves (the convention `np.abs` has: 0 at
+`copysign(0.0, s)`; `nextafter(x, y)` at `x == y`)."""
 
 from __future__ import annotations
 
@@ -43,12 +44,20 @@ B = np.array([0.3, 0.6, -0.7, 0.25, -1.1])
         (math.modf, (-1.9,)),
         (math.frexp, (2.45,)),
         (math.ldexp, (-1.9, 3)),
+        (np.nextafter, (A, B)),
+        (np.nextafter, (A, 10.0)),
+        (math.nextafter, (0.7, -0.2)),
+        (math.nextafter, (-1.9, 40.0)),
+        (np.unwrap, (np.array([0.1, 3.5, 7.2, 1.0, -4.4, 2.0]),)),
+        (np.unwrap, (np.array([[0.1, 3.5, 7.2], [1.0, -4.4, 2.0]]), 2.0, 0)),
+        (np.unwrap, ((np.array([0.5, 4.1, 9.5, 1.2]),), {"period": 4.0})),
     ],
     ids=lambda value: getattr(value, "__name__", ""),
 )
 def test_rules_match_finite_differences(f: Callable[..., Any], args: tuple[Any, ...]) -> None:
-    check_rrule(f, *args)
-    check_frule(f, *args, seed=3)
+    arguments, keywords = (args[0], args[1]) if isinstance(args[-1], dict) else (args, {})
+    check_rrule(f, *arguments, **keywords)
+    check_frule(f, *arguments, **keywords, seed=3)
 
 
 def numpy_loss(x: np.ndarray) -> Any:
@@ -59,6 +68,51 @@ def numpy_loss(x: np.ndarray) -> Any:
     total = np.sum(np.copysign(a * a, b) * b) + np.sum(np.fmod(a * b, b * b + 0.3) ** 2)
     total = total + np.sum(fraction * whole * a) + np.sum(mantissa**2 * exponent)
     return total + np.sum(quotient * rest**2) + np.sum(np.ldexp(a * b, exponent))
+
+
+def representation_loss(x: np.ndarray) -> Any:
+    """`nextafter` moves with its first argument; `ulp` and `spacing` are flat (the points
+    are away from the powers of two where they jump)."""
+    a, b = x[:3], x[3:]
+    after = np.nextafter(a * b, b) + np.nextafter(a, a) * math.nextafter(b[0] * b[1], a[0])
+    flat = np.spacing(a * b) * 1e12 + math.ulp(a[1] * a[2]) * 1e12
+    return np.sum(after**2 * b) + np.sum(flat * a)
+
+
+@pytest.mark.parametrize(
+    "x", [np.array([0.7, -1.3, 2.2, 0.45, 1.7, -0.9]), np.array([3.3, 0.2, -0.6, -2.1, 0.35, 1.1])]
+)
+def test_float_representation_through_the_api(x: np.ndarray) -> None:
+    check_through_api(representation_loss, x)
+
+
+@pytest.mark.parametrize("f", [np.nextafter, math.nextafter], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("y", [0.7, 5.0, -math.inf], ids=["equal", "above", "toward-inf"])
+def test_nextafter_moves_with_its_first_argument(f: Callable[..., Any], y: float) -> None:
+    """Slope 1 in `x`, 0 in `y`, also at `x == y` (where the value is `y`: moving `x`
+    alone moves the result with it, moving `y` alone leaves it one float from `x`)."""
+    gradient = srcad.grad(lambda x, y: f(x, y) * 3.0, wrt=(0, 1))(0.7, y)
+    np.testing.assert_array_equal(np.asarray(gradient, dtype=float), [3.0, 0.0])
+    h = 1e-7
+    for shift, expected in (((h, 0.0), 1.0), ((0.0, h), 0.0)):
+        after = f(0.7 + shift[0], y + shift[1]) - f(0.7 - shift[0], y - shift[1])
+        assert after / (2 * h) == pytest.approx(expected, abs=1e-6)
+
+
+def unwrapped(x: np.ndarray) -> Any:
+    """Steps of more than half a period, both ways, along either axis, with a period and a
+    threshold of its own."""
+    phases = np.unwrap(np.cumsum(4.0 * x)) * x
+    table = np.unwrap(np.reshape(3.0 * x, (2, 3)), None, 0)
+    return (
+        np.sum(phases**2)
+        + np.sum(np.sin(table) * x[:3])
+        + np.sum(np.unwrap(x * 5.3, 1.0, -1, period=2.5))
+    )
+
+
+def test_unwrap_through_the_api() -> None:
+    check_through_api(unwrapped, np.array([0.9, -1.1, 0.95, 0.2, 1.3, -0.9]))
 
 
 def math_loss(x: np.ndarray) -> Any:

@@ -1,6 +1,7 @@
 """Third derivatives through the rules issue 20 added in session 36 (`rules/float_parts.py`,
-`numpy_counting.py`, `numpy_flat.py`, `ufunc_at.py`): `grad` three deep against central
-differences of the second derivative."""
+`numpy_counting.py`, `numpy_flat.py`, `ufunc_at.py`, with `np.nditer` and the other
+ufuncs' `at` of session 37): `grad` three deep against central differences of the second
+derivative."""
 
 from __future__ import annotations
 
@@ -26,6 +27,13 @@ def enumerated(t):
     return total
 
 
+def iterated(t):
+    total = 0.0
+    for v in np.nditer(np.array([[t, t * t], [1.0, t]]).T):
+        total = total * v + v**3
+    return total
+
+
 def unique(t):
     return np.sum(np.unique(np.array([t, t * t + 2.0, -t])) ** 3 * np.arange(3.0))
 
@@ -37,6 +45,14 @@ def bincount(t):
 def add_at(t):
     a = np.zeros(2)
     np.add.at(a, np.array([0, 1, 1]), np.array([t, t * t, np.sin(t)]))
+    return np.sum(a**3)
+
+
+def in_turn_at(t):
+    a = np.array([t, 2.0])
+    np.multiply.at(a, np.array([0, 1, 0]), np.array([t, t * t, np.sin(t)]))
+    np.maximum.at(a, np.array([1]), 3.0 * t)
+    np.power.at(a, np.array([0, 0]), np.array([1.5, t]))
     return np.sum(a**3)
 
 
@@ -53,7 +69,9 @@ def float_parts(t):
 
 
 @pytest.mark.parametrize(
-    "f", [flat, enumerated, unique, bincount, add_at, float_parts], ids=lambda f: f.__name__
+    "f",
+    [flat, enumerated, iterated, unique, bincount, add_at, in_turn_at, float_parts],
+    ids=lambda f: f.__name__,
 )
 def test_third_derivatives_match_differences_of_the_second(f: Any) -> None:
     second = srcad.grad(srcad.grad(f))

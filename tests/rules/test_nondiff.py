@@ -59,6 +59,28 @@ def indexed_by_searchsorted(x: np.ndarray) -> Any:
     return x[np.searchsorted(GRID, 0.2)] * np.sum(x)
 
 
+def times_fix(x: np.ndarray) -> Any:
+    return np.sum(x * np.fix(3.0 * x))
+
+
+def indexed_by_nanargmax(x: np.ndarray) -> Any:
+    holed = np.where(x > 2.0, np.nan, x)
+    return x[np.nanargmax(holed)] * x[np.nanargmin(holed)] ** 2
+
+
+def indexed_by_digitize(x: np.ndarray) -> Any:
+    return np.sum(x * np.digitize(x, GRID)) + np.sum(np.digitize(GRID, x, right=True) * x[0])
+
+
+def indexed_by_lexsort(x: np.ndarray) -> Any:
+    order = np.lexsort((x, np.round(x)))
+    return np.sum(x[order] * np.arange(np.size(x))) + x[np.argpartition(x, 1)[1]] ** 2
+
+
+def masked_by_isin(x: np.ndarray) -> Any:
+    return np.sum(np.where(np.isin(np.round(x), [0.0, 2.0]), x * x, x))
+
+
 def scaled_by_ndim(x: np.ndarray) -> Any:
     return np.sum(x) * np.ndim(x)
 
@@ -94,6 +116,11 @@ def absolute_by_signbit(x: np.ndarray) -> Any:
         pytest.param(indexed_by_nonzero, X, id="nonzero"),
         pytest.param(indexed_by_argwhere, X[0], id="argwhere"),
         pytest.param(indexed_by_searchsorted, X[1], id="searchsorted"),
+        pytest.param(times_fix, X, id="fix"),
+        pytest.param(indexed_by_nanargmax, X[0], id="nanargmax"),
+        pytest.param(indexed_by_digitize, np.sort(X[1]), id="digitize"),
+        pytest.param(indexed_by_lexsort, X[0], id="lexsort"),
+        pytest.param(masked_by_isin, X, id="isin"),
         pytest.param(scaled_by_ndim, X, id="ndim"),
         pytest.param(branch_on_iscomplexobj, X, id="iscomplexobj"),
         pytest.param(masked_by_isreal, X, id="isreal"),
@@ -110,7 +137,8 @@ def test_gradient_through_non_differentiable_call_matches_finite_differences(
 MARKED = [
     np.isclose, np.allclose, np.isreal, np.iscomplex, np.iscomplexobj, np.signbit,
     np.any, np.all, np.count_nonzero, np.nonzero, np.argwhere, np.searchsorted,
-    np.around, np.sign, np.ndim, np.shape,
+    np.around, np.sign, np.ndim, np.shape, np.fix, np.nanargmax, np.nanargmin, np.digitize,
+    np.lexsort, np.argpartition, np.isin,
 ]  # fmt: skip
 
 

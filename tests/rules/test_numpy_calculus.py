@@ -1,5 +1,6 @@
-"""Rules for `np.linspace`, `np.arange`, `np.gradient`, `np.trapezoid` and `np.interp`,
-checked against finite differences: each rule alone, then through the public API."""
+"""Rules for `np.linspace`, `np.logspace`, `np.arange`, `np.gradient`, `np.trapezoid` and
+`np.interp`, checked against finite differences: each rule alone, then through the public
+API."""
 
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ CALLS: list[Call] = [
     ("linspace-retstep", np.linspace, (-1.0, 3.0, 6), {"retstep": True}),
     ("linspace-arrays", np.linspace, (V[:3], M[:, :3], 5), {}),
     ("linspace-axis", np.linspace, (V[:3], 2.0, 4), {"axis": -1}),
+    ("logspace", np.logspace, (0.5, 2.5, 7), {}),
+    ("logspace-base-no-endpoint", np.logspace, (V[:3], -1.0, 4, False, 2.5), {}),
+    ("logspace-base-keyword-axis", np.logspace, (V[:2], 1.0, 3), {"base": 3.0, "axis": -1}),
     ("arange-start-stop", np.arange, (0.3, 4.0), {}),
     ("arange-start-stop-step", np.arange, (0.3, 4.0, 0.7), {}),
     ("arange-negative-step", np.arange, (2.5, -1.0, -0.45), {}),
@@ -94,6 +98,11 @@ def linspace_loss(x: np.ndarray) -> Any:
     return np.sum(np.sin(samples)) + np.sum(np.linspace(x[0], x[1], 3) ** 2)
 
 
+def logspace_loss(x: np.ndarray) -> Any:
+    powers = np.logspace(x[0, 0], x[1, 1], 5, base=x[0, 1] ** 2 + 1.5)
+    return np.sum(np.sqrt(powers)) + np.sum(np.logspace(x[0] * 0.3, 0.5, 3, axis=1) ** 2)
+
+
 def arange_loss(x: np.ndarray) -> Any:
     """`np.arange` of a differentiated start and step: srcad had taken it to have no
     derivative (0 with no error)."""
@@ -120,6 +129,7 @@ def gradient_on_coordinates_loss(x: np.ndarray) -> Any:
 
 LOSSES = [
     linspace_loss,
+    logspace_loss,
     arange_loss,
     gradient_loss,
     gradient_on_coordinates_loss,
@@ -133,8 +143,8 @@ def test_first_order_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
     check_through_api(f, np.sort(M, axis=1), second_order=False)
 
 
-@pytest.mark.parametrize("f", [linspace_loss, arange_loss, trapezoid_loss, gradient_loss,
-                               interp_loss], ids=lambda f: f.__name__)  # fmt: skip
+@pytest.mark.parametrize("f", [linspace_loss, logspace_loss, arange_loss, trapezoid_loss,
+                               gradient_loss, interp_loss], ids=lambda f: f.__name__)  # fmt: skip
 def test_second_order_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
     check_through_api(f, np.sort(M, axis=1))
 

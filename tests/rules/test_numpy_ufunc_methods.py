@@ -1,7 +1,7 @@
-"""Rules for `reduce`, `accumulate` and `outer` of NumPy's ufuncs
-(`rules/numpy_ufunc_methods.py`, issue 20), checked against finite differences: each rule
-alone in both modes with varied axes and options, then through the public API (second order
-too), and the options refused."""
+"""Rules for `reduce`, `accumulate`, `reduceat` and `outer` of NumPy's ufuncs, and
+`np.cumulative_sum` and `np.cumulative_prod` (`rules/numpy_ufunc_methods.py`, issue 20),
+checked against finite differences: each rule alone in both modes with varied axes and
+options, then through the public API (second order too), and the options refused."""
 
 from __future__ import annotations
 
@@ -41,11 +41,27 @@ CALLS: list[Call] = [
     ("maximum.accumulate", np.maximum.accumulate, (X,), {"axis": 2}),
     ("minimum.accumulate", np.minimum.accumulate, (V,), {}),
     ("logaddexp.accumulate", np.logaddexp.accumulate, (M, -1), {}),
+    ("add.reduceat", np.add.reduceat, (V, np.array([0, 3, 1, 4])), {}),
+    ("add.reduceat-axis", np.add.reduceat, (X, [0, 2, 2, 3]), {"axis": -1}),
+    ("multiply.reduceat", np.multiply.reduceat, (M, [1, 0, 2]), {"axis": 1}),
+    ("maximum.reduceat", np.maximum.reduceat, (X, [1], 1), {}),
+    ("minimum.reduceat", np.minimum.reduceat, (V, [4, 2, 3, 0]), {}),
     ("add.outer", np.add.outer, (V, M), {}),
     ("subtract.outer", np.subtract.outer, (M, V), {}),
     ("multiply.outer", np.multiply.outer, (V, V[:3]), {}),
     ("divide.outer", np.divide.outer, (V, np.exp(M)), {}),
 ]
+
+
+# NumPy 2.1 on.
+if hasattr(np, "cumulative_sum"):
+    CALLS += [
+        ("cumulative_sum", np.cumulative_sum, (V,), {}),
+        ("cumulative_sum-initial-axis", np.cumulative_sum, (X,),
+         {"axis": 1, "include_initial": True}),
+        ("cumulative_prod", np.cumulative_prod, (M,), {"axis": -1}),
+        ("cumulative_prod-initial", np.cumulative_prod, (V,), {"include_initial": True}),
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize(("f", "args", "kwargs"), [pytest.param(*c[1:], id=c[0]) for c in CALLS])
@@ -77,6 +93,19 @@ def accumulate_loss(x: np.ndarray) -> Any:
     )  # fmt: skip
 
 
+def reduceat_loss(x: np.ndarray) -> Any:
+    """Slices of several elements, one element where the next index is not beyond
+    (`[2, 1]`, `[1, 1]`), the last to the end, along either axis."""
+    sums = np.add.reduceat(x, np.array([0, 2, 1, 1]), axis=1) ** 2
+    products = np.multiply.reduceat(x, [0, 2]) * np.maximum.reduceat(x, [2, 0, 1])[:2]
+    return np.sum(sums) + np.sum(products) + np.sum(np.minimum.reduceat(x[0], [3, 1]) ** 3)
+
+
+def cumulative_loss(x: np.ndarray) -> Any:
+    sums = np.cumulative_sum(x, axis=0, include_initial=True) ** 2
+    return np.sum(sums * np.cumulative_prod(x[0] * 0.5, include_initial=True)[:4, None])
+
+
 def outer_loss(x: np.ndarray) -> Any:
     table = np.add.outer(x[0], x[1]) ** 2 + np.multiply.outer(x[0], x[2])
     return np.sum(table) + np.sum(np.subtract.outer(x[:2], x[2]) ** 3) + np.sum(
@@ -86,7 +115,18 @@ def outer_loss(x: np.ndarray) -> Any:
 
 @pytest.mark.parametrize(
     "f",
-    [reduce_loss, extrema_loss, logaddexp_loss, accumulate_loss, outer_loss],
+    [
+        reduce_loss,
+        extrema_loss,
+        logaddexp_loss,
+        accumulate_loss,
+        reduceat_loss,
+        pytest.param(
+            cumulative_loss,
+            marks=pytest.mark.skipif(not hasattr(np, "cumulative_sum"), reason="NumPy 2.1 on"),
+        ),
+        outer_loss,
+    ],
     ids=lambda f: f.__name__,
 )
 def test_both_orders_through_the_api(f: Callable[[np.ndarray], Any]) -> None:
@@ -109,9 +149,25 @@ def test_single_precision() -> None:
         (np.add.reduce, {"where": M > 0}),
         (np.maximum.reduce, {"dtype": np.float32}),
         (np.add.accumulate, {"dtype": np.float32}),
+        (lambda a, **kw: np.add.reduceat(a, [0, 2], **kw), {"dtype": np.float32}),
     ],
-    ids=["where", "dtype", "accumulate-dtype"],
+    ids=["where", "dtype", "accumulate-dtype", "reduceat-dtype"],
 )
 def test_options_refused(f: Callable[..., Any], kwargs: dict[str, Any]) -> None:
     with pytest.raises(UnsupportedCallError):
         srcad.grad(lambda a: np.sum(f(a, **kwargs)))(M)
+
+
+@pytest.mark.parametrize("ufunc", [np.add, np.multiply, np.maximum, np.minimum])
+def test_reduceat_values_and_indices_numpy_refuses(ufunc: Any) -> None:
+    """The definition's value is NumPy's (no indices: an empty result); an index out of
+    range is NumPy's error in both modes."""
+    f = srcad.grad(lambda a, i: np.sum(ufunc.reduceat(a, i, 1) ** 2), wrt=0)
+    value_and_gradient = srcad.value_and_grad(lambda a: np.sum(ufunc.reduceat(a, [], 1)))
+    value, gradient = value_and_gradient(M)
+    assert value == 0.0
+    np.testing.assert_array_equal(gradient, np.zeros_like(M))
+    with pytest.raises(IndexError, match="out-of-bounds"):
+        f(M, [0, 4])
+    with pytest.raises(IndexError, match="out-of-bounds"):
+        srcad.jvp(lambda a: ufunc.reduceat(a, [-1]), (V,), (V,))
