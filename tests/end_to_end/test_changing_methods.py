@@ -117,7 +117,7 @@ def on_an_alias(a):
 
 def inside_an_expression(a):
     xs = [a[0] * 1.0, a[1] * 1.0]
-    return np.sin(xs.pop())
+    return np.sin(xs.pop()) if a[0] > 0.0 else 0.0  # (lifted where it runs unconditionally)
 
 
 def while_iterating(a):
