@@ -57,13 +57,23 @@ def _popped_index(length: int, index: int) -> int:
     return index % length
 
 
-rules.non_differentiable(_refuse, _refuse_pairs, _position, _popped_index)
+def _changed_set(value: Any, method: str, member: Any) -> Any:
+    """A set's: its members take no derivative (one computed from a differentiated value
+    is refused where the function is compiled, E215: `operation_rules._active_key`)."""
+    if method == "clear":
+        return set()
+    return value | {member} if method == "add" else value - {member}
+
+
+rules.non_differentiable(_refuse, _refuse_pairs, _position, _popped_index, _changed_set)
 
 
 def changed_definition(value: Any, method: str, *args: Any, **kwargs: Any) -> Any:
     """`changed`, from functions srcad differentiates (each receiver's type its own
     function, compiled only where it is called)."""
     _refuse(value, method)
+    if isinstance(value, set):
+        return _changed_set(value, method, args[0] if args else None)
     if isinstance(value, np.ndarray):
         return _changed_array(value, method, *args, **kwargs)
     if isinstance(value, list):

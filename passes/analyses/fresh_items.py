@@ -34,9 +34,9 @@ from srcad.passes.checks.in_place import is_fresh_function
 
 # Methods that store their last argument into the list or dict they are called on.
 _STORING_METHODS = frozenset(["append", "insert", "setdefault"])
-# Calls whose result is a new list or dict (its items may be shared: that is the container's
+# Calls whose result is a new list, dict or set (its items may be shared: that is the container's
 # question, not the item's).
-_NEW_CONTAINERS = (list, dict, sorted)
+_NEW_CONTAINERS = (list, dict, sorted, set)
 
 
 class FreshItems(Analysis[frozenset[str]]):

@@ -505,8 +505,8 @@ class FreshValues(ABC):
         if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" and not value.args:
             return True  # `x.copy()`: a new array, list, dict or set
         callee = self._resolve(value.func)
-        if callee is list or callee is sorted:
-            return True  # a new list (of items that may be shared: `changes_item_in_place`)
+        if callee is list or callee is sorted or callee is set:
+            return True  # a new list or set (of items that may be shared: `FreshItems`)
         return is_fresh_function(callee)
 
     def _reads_without_keeping(self, node: gast.expr, parent: gast.AST | None) -> bool:

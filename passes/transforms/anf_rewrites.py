@@ -230,6 +230,7 @@ class SyntaxRewrites(ABC):
         method_name = make(gast.Constant, value=method, kind=None)
         new = make(gast.Call, func=load(function), args=[load(name), method_name, *args],
                    keywords=keywords)  # fmt: skip
+        syntax.located(new, call)  # (where a set's member is refused: E215)
         self.ctx.analysis_result(Callees).callees[new] = primitives.changed
         self._assign(name, new)
         if kept is not None and method == "setdefault":
