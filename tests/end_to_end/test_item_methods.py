@@ -87,6 +87,37 @@ def in_branches(xs):
     return sum(out[0]) * 3.0 + sum(out[1]) + len(out[0])
 
 
+def bucketed(n):
+    rows = [[] for _ in range(2)]
+    for i in range(n):
+        rows[i % 2].append(i * 1.0)
+    return rows
+
+
+def from_a_helper(xs):
+    rows = bucketed(3)  # (a function that runs as it is, changing its own items)
+    return xs[0] * len(rows[0]) + xs[1] * sum(rows[1]) + sum(rows[0]) * xs[2]
+
+
+def into_the_callers_list(ys):
+    d = {"a": ys}
+    d["a"].append(1.0)
+
+
+def a_helper_changing_the_callers_list(xs):
+    ys = [1.0]
+    into_the_callers_list(ys)
+    return xs[0] * sum(ys)
+
+
+def an_alias_kept_in_a_loop(xs):
+    hist = {"a": []}
+    for i in range(3):
+        hist["a"].append(xs[i] * 2.0)
+        last = hist["a"]
+    return sum(last)
+
+
 def a_parameters_list(xs, ys):
     d = {"a": ys}
     d["a"].append(xs[0] * 2.0)
@@ -160,7 +191,7 @@ DIRECTION = np.array([1.0, -0.5, 0.25])
 @pytest.mark.parametrize(
     "name",
     ["history", "buckets", "grouped", "default_lists", "other_methods", "dict_items",
-     "in_branches"],
+     "in_branches", "from_a_helper"],
 )  # fmt: skip
 def test_methods_on_fresh_items(module, name):
     f = getattr(module, name)
@@ -180,6 +211,8 @@ def test_methods_on_fresh_items(module, name):
         ("one_list_twice", "may be held by something else too"),
         ("stored_twice", "also used at line"),
         ("an_alias_kept", "also used at line"),
+        ("an_alias_kept_in_a_loop", "also used at line"),
+        ("a_helper_changing_the_callers_list", "may be held by something else too"),
         ("walked_by_a_loop", "also used at line"),
         ("a_shared_container", "may be shared"),
         ("inside_an_expression", "inside an expression"),
