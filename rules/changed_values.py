@@ -27,7 +27,9 @@ rules = RuleSet("changed_values")
 def _refuse(value: Any, method: str) -> None:
     """Raise unless `changed` has a definition of `value.method(...)`."""
     known = CHANGING_METHODS.get(type(value), frozenset())
-    if method not in known:
+    if method not in known and not (method == "append" and type(value) is list):
+        # (a list's `append` comes here only on an item, `rows[i].append(v)`: on a name,
+        # `xs.append(v)` is `primitives.append` of a list display's variable)
         raise MissingRuleError(
             f"srcad has no derivative of .{method}(...) on a {type(value).__name__}, which "
             "changes it in place; compute a new value instead (sorted(x), np.sort(x), x + [v])"
@@ -88,6 +90,8 @@ def _changed_array(value: Any, method: str, *args: Any, **kwargs: Any) -> Any:
 
 
 def _changed_list(value: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    if method == "append":
+        return [*value, args[0]]
     if method == "sort":
         return sorted(value, key=kwargs.get("key"), reverse=kwargs.get("reverse", False))
     if method == "reverse":

@@ -285,7 +285,7 @@ class SyntaxRewrites(ABC):
 
             items = changed(items, "setdefault", k, v0)     # (the `setdefault` form)
             item = items[k]
-            item = append(item, v)                          # `item.append(v)`
+            item = changed(item, "append", v)               # `item.append(v)`
             items = index_update(items, k, item)
         """
         holder = item_holder(call)
@@ -302,12 +302,11 @@ class SyntaxRewrites(ABC):
             self._assign(name, self._primitive_call(primitives.changed, args, receiver))
         item = self.ctx.namer.fresh("item")
         self._assign(item, make(gast.Subscript, value=load(name), slice=index, ctx=LOAD))
-        if call.func.attr == "append":
-            self._append(item, call.args[0])
-        else:
-            method = make(gast.Attribute, value=load(item), attr=call.func.attr, ctx=LOAD)
-            on_item = make(gast.Call, func=method, args=call.args, keywords=call.keywords)
-            self._change_by_method(syntax.located(on_item, call), kept)
+        # (an item's `append` too, through `changed`, which refuses it on a value that is
+        # not a list, as Python does: the item may be an array, a dict)
+        method = make(gast.Attribute, value=load(item), attr=call.func.attr, ctx=LOAD)
+        on_item = make(gast.Call, func=method, args=call.args, keywords=call.keywords)
+        self._change_by_method(syntax.located(on_item, call), kept)
         written = self._primitive_call(index_update, [load(name), index, load(item)], call)
         self._assign(name, written)
 

@@ -118,6 +118,18 @@ def an_alias_kept_in_a_loop(xs):
     return sum(last)
 
 
+def an_array_item(xs):
+    rows = [np.zeros(2)]
+    rows[0].append(xs[0])
+    return xs[0]
+
+
+def a_dict_item(xs):
+    d = {"a": {}}
+    d["a"].append(xs[0])
+    return xs[0]
+
+
 def a_parameters_list(xs, ys):
     d = {"a": ys}
     d["a"].append(xs[0] * 2.0)
@@ -286,3 +298,9 @@ def test_items_not_proved_fresh_stay_refused(tmp_path, name, args):
     with pytest.raises(MutationError, match="changes its receiver in place") as caught:
         srcad.grad(getattr(module, name))(*args)
     assert "far_shared_module.py" in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["an_array_item", "a_dict_item"])
+def test_an_item_without_the_method_raises_pythons_error_at_the_line(module, name):
+    with pytest.raises(AttributeError, match="has no attribute 'append'"):
+        srcad.grad(getattr(module, name))(X.copy())
