@@ -11,7 +11,11 @@ is new (`passes/checks/in_place.is_fresh_function`, `x.copy()`). Anything else b
 storing into it (a parameter, a `for` target, `extend`, `update`, a nested function reading
 it) leaves it unproved, and the test in place. That nothing reads an item out and keeps it
 across the write is the mutation checks' part (`passes/checks/mutations.py`: a write into a
-value "also used at line N, which may keep it" is refused)."""
+value "also used at line N, which may keep it" is refused). The same proof lets a method
+change an item in place (`rows[i].append(v)`, `d.setdefault(k, []).append(v)`:
+`FreshValues.why_not_changed`), which the normal form writes as the item changed and
+written back; `defaultdict(list)` (or `dict`) is such a container too, each item its
+factory makes a new one."""
 
 from __future__ import annotations
 

@@ -455,16 +455,16 @@ class FreshValues(ABC):
         assert holder is not None and isinstance(call.func, gast.Attribute)
         receiver = call.func.value
         name = holder.id
-        lifted = why_not_lifted(call, holder, self.parents, self._changes_after)
-        if lifted is not None:
-            return lifted
-        if unpacks(call):
-            return ", with arguments unpacked (`*`, `**`)"
-        if call.func.attr == "append" and (len(call.args) != 1 or call.keywords):
-            return ", with other arguments than one item"
         if self.fresh_changes_allowed:  # (a callee that runs as it is: its own values)
             reason = None if self._fresh_local(holder) else f"`{name}` may be the caller's"
         else:
+            lifted = why_not_lifted(call, holder, self.parents, self._changes_after)
+            if lifted is not None:
+                return lifted
+            if unpacks(call):
+                return ", with arguments unpacked (`*`, `**`)"
+            if call.func.attr == "append" and (len(call.args) != 1 or call.keywords):
+                return ", with other arguments than one item"
             loop = self._loop_iterating(call, name)
             if loop is not None:
                 return f", while the `for` loop on line {loop.lineno} iterates over `{name}`"
