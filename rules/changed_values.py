@@ -27,7 +27,9 @@ rules = RuleSet("changed_values")
 def _refuse(value: Any, method: str) -> None:
     """Raise unless `changed` has a definition of `value.method(...)`."""
     known = CHANGING_METHODS.get(type(value), frozenset())
-    if method not in known:
+    if method not in known and not (method == "append" and type(value) is list):
+        # (a list's `append` comes here only on an item, `rows[i].append(v)`: on a name,
+        # `xs.append(v)` is `primitives.append` of a list display's variable)
         raise MissingRuleError(
             f"srcad has no derivative of .{method}(...) on a {type(value).__name__}, which "
             "changes it in place; compute a new value instead (sorted(x), np.sort(x), x + [v])"
@@ -57,13 +59,23 @@ def _popped_index(length: int, index: int) -> int:
     return index % length
 
 
-rules.non_differentiable(_refuse, _refuse_pairs, _position, _popped_index)
+def _changed_set(value: Any, method: str, member: Any) -> Any:
+    """A set's: its members take no derivative (one computed from a differentiated value
+    is refused where the function is compiled, E215: `operation_rules._active_key`)."""
+    if method == "clear":
+        return set()
+    return value | {member} if method == "add" else value - {member}
+
+
+rules.non_differentiable(_refuse, _refuse_pairs, _position, _popped_index, _changed_set)
 
 
 def changed_definition(value: Any, method: str, *args: Any, **kwargs: Any) -> Any:
     """`changed`, from functions srcad differentiates (each receiver's type its own
     function, compiled only where it is called)."""
     _refuse(value, method)
+    if isinstance(value, set):
+        return _changed_set(value, method, args[0] if args else None)
     if isinstance(value, np.ndarray):
         return _changed_array(value, method, *args, **kwargs)
     if isinstance(value, list):
@@ -78,6 +90,8 @@ def _changed_array(value: Any, method: str, *args: Any, **kwargs: Any) -> Any:
 
 
 def _changed_list(value: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    if method == "append":
+        return [*value, args[0]]
     if method == "sort":
         return sorted(value, key=kwargs.get("key"), reverse=kwargs.get("reverse", False))
     if method == "reverse":

@@ -60,6 +60,7 @@ CHANGING_METHODS: dict[type, frozenset[str]] = {
     list: frozenset(["sort", "reverse", "extend", "insert", "pop", "remove", "clear"]),
     dict: frozenset(["update", "pop", "setdefault", "clear"]),
     np.ndarray: frozenset(["sort", "fill"]),
+    set: frozenset(["add", "discard", "clear"]),  # (of values not differentiated: E215)
 }
 
 

@@ -11,23 +11,36 @@ is new (`passes/checks/in_place.is_fresh_function`, `x.copy()`). Anything else b
 storing into it (a parameter, a `for` target, `extend`, `update`, a nested function reading
 it) leaves it unproved, and the test in place. That nothing reads an item out and keeps it
 across the write is the mutation checks' part (`passes/checks/mutations.py`: a write into a
-value "also used at line N, which may keep it" is refused)."""
+value "also used at line N, which may keep it" is refused). The same proof lets a method
+change an item in place (`rows[i].append(v)`, `d.setdefault(k, []).append(v)`:
+`FreshValues.why_not_changed`), which the normal form writes as the item changed and
+written back; `defaultdict(list)` (or `dict`) is such a container too, each item its
+factory makes a new one."""
 
 from __future__ import annotations
+
+import collections
+from typing import Any
 
 import gast
 
 from srcad import syntax
 from srcad.passes.analyses.scopes import Scopes
 from srcad.passes.base import Analysis, Context, function_of
-from srcad.passes.checks.callees import Callees
+from srcad.passes.checks.callees import (
+    Callees,
+    is_item_method_call,
+    is_static,
+    static_path,
+    static_value,
+)
 from srcad.passes.checks.in_place import is_fresh_function
 
 # Methods that store their last argument into the list or dict they are called on.
 _STORING_METHODS = frozenset(["append", "insert", "setdefault"])
-# Calls whose result is a new list or dict (its items may be shared: that is the container's
+# Calls whose result is a new list, dict or set (its items may be shared: that is the container's
 # question, not the item's).
-_NEW_CONTAINERS = (list, dict, sorted)
+_NEW_CONTAINERS = (list, dict, sorted, set)
 
 
 class FreshItems(Analysis[frozenset[str]]):
@@ -35,12 +48,14 @@ class FreshItems(Analysis[frozenset[str]]):
 
     def run(self, tree: gast.Module, ctx: Context) -> frozenset[str]:
         function = function_of(tree)
-        if not any(
+        receivers = {id(n.func.value) for n in syntax.walk(function) if is_item_method_call(n)}
+        if not receivers and not any(
             isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Subscript)
             for n in syntax.walk(function)
         ):
-            return frozenset()  # (no `items[k] op= v` to ask about)
-        scopes = ctx.analysis(Scopes, tree)
+            return frozenset()  # (no `items[k] op= v` nor `items[k].method(...)` to ask about)
+        scopes = self.scopes = ctx.analysis(Scopes, tree)
+        self.ctx = ctx
         self.callees = ctx.analysis(Callees, tree).callees
         nested = {id(n) for d in scopes.definitions.values() for n in syntax.walk(d)}
         unproved = set(scopes.parameters)
@@ -49,7 +64,9 @@ class FreshItems(Analysis[frozenset[str]]):
         made: set[str] = set()
         assigned = {id(t) for n in syntax.walk(function) if isinstance(n, gast.Assign)
                     for t in n.targets}  # fmt: skip
+        # (`d.setdefault(k, []).append(v)`: the item, changed there, is kept by nothing else)
         statements = {id(n.value) for n in syntax.walk(function) if isinstance(n, gast.Expr)}
+        statements |= receivers
         for node in syntax.walk(function):
             if id(node) in nested or node is function:
                 continue
@@ -101,7 +118,22 @@ class FreshItems(Analysis[frozenset[str]]):
             return not value.args and all(
                 k.arg is not None and self._made(k.value) for k in value.keywords
             )
+        if isinstance(value, gast.Call) and self.callees.get(value) is collections.defaultdict:
+            # `defaultdict(list)`: each item its factory makes is a new list or dict
+            return (
+                len(value.args) == 1
+                and not value.keywords
+                and any(self._static(value.args[0]) is kind for kind in (list, dict))
+            )
         return False
+
+    def _static(self, node: gast.expr) -> Any:
+        """What a global or builtin name (`list`) refers to now; None for anything else."""
+        path = static_path(node)
+        if path is None or not is_static(node, self.scopes):
+            return None
+        found, value = static_value(path, self.ctx)
+        return None if found == "undefined" else value
 
     def _made(self, value: gast.expr) -> bool:
         """A value just made, which nothing else holds: a constant, an operator's result,

@@ -203,6 +203,9 @@ class OperationRules(Analysis[RuleInfo]):
         elif callee is primitives.set_of or callee is set or callee is frozenset:
             assert isinstance(value, gast.Call)
             keys, what = list(value.args), "a set's member"
+        elif callee is primitives.changed and _adds_to_a_set(value):
+            assert isinstance(value, gast.Call)
+            keys, what = value.args[2:], "a set's member"
         else:
             return False
         kinds = ctx.analysis(ValueKinds, tree) if ctx.request.kinds else None
@@ -587,3 +590,10 @@ def _arguments_described(call: gast.Call) -> str:
     if call.keywords:
         described += ", keywords " + ", ".join(f"`{k.arg}`" for k in call.keywords)
     return described
+
+
+def _adds_to_a_set(call: gast.Call) -> bool:
+    """Whether `call`, of `primitives.changed`, is a set's `add` or `discard` (the normal
+    form's `s.add(v)`: `s = changed(s, "add", v)`), whose argument is a member."""
+    method = call.args[1] if len(call.args) > 1 else None
+    return isinstance(method, gast.Constant) and method.value in ("add", "discard")

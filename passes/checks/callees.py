@@ -55,6 +55,45 @@ def is_append_call(node: gast.expr) -> bool:
     )
 
 
+# The methods of a container's item that the normal form writes as new values: the item's
+# `append`, and those `primitives.changed` takes (`d[k].sort()`, `rows[i].extend(vs)`).
+ITEM_METHODS = frozenset(["append"]).union(*primitives.CHANGING_METHODS.values())
+
+
+def item_holder(node: gast.AST) -> gast.Name | None:
+    """The variable `items` whose item `node` changes in place, where `node` is
+    `items[k].method(...)` (an index, not a slice: a list's slice is a copy) or
+    `items.setdefault(k, v0).method(...)`, of a method in `ITEM_METHODS`."""
+    if not (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Attribute)
+        and node.func.attr in ITEM_METHODS
+    ):
+        return None
+    item = node.func.value
+    if isinstance(item, gast.Subscript) and isinstance(item.ctx, gast.Load):
+        if any(isinstance(part, gast.Slice) for part in syntax.walk(item.slice)):
+            return None
+        holder = item.value
+    elif (
+        isinstance(item, gast.Call)
+        and isinstance(item.func, gast.Attribute)
+        and item.func.attr == "setdefault"
+        and len(item.args) in (1, 2)
+        and not unpacks(item)
+        and not item.keywords
+    ):
+        holder = item.func.value
+    else:
+        return None
+    return holder if isinstance(holder, gast.Name) else None
+
+
+def is_item_method_call(node: gast.AST) -> bool:
+    """`items[k].method(...)`, `items.setdefault(k, v0).method(...)` (`item_holder`)."""
+    return item_holder(node) is not None
+
+
 def unpacked_count(node: gast.Call, callee: LocalFunction) -> int | None:
     """How many items the one `*` of a call of a nested function gives (`inner(*pair)`,
     `inner(x, *rest)`), where each definition it may call takes the same number of

@@ -14,9 +14,10 @@ import gast
 from srcad import syntax
 from srcad.constructors import attribute_descriptor
 from srcad.kinds import Kind, is_numeric
+from srcad.passes.analyses.fresh_items import FreshItems
 from srcad.passes.analyses.scopes import owning_scope, variable_nodes
 from srcad.passes.base import Context
-from srcad.passes.checks.callees import is_append_call
+from srcad.passes.checks.callees import is_append_call, item_holder, unpacks
 from srcad.passes.checks.immutable_numbers import holds_number, variable_kinds
 from srcad.passes.checks.in_place import (
     LAZY_ITERATORS,
@@ -24,6 +25,7 @@ from srcad.passes.checks.in_place import (
     is_fresh_function,
     is_ufunc_at,
 )
+from srcad.passes.checks.lifted_changes import why_not_lifted
 from srcad.primitives import CHANGING_METHODS, IN_TURN_AT, LINEAR_AT
 
 
@@ -37,6 +39,8 @@ class FreshValues(ABC):
     # Whether changes to values the function made run as they are (`Mutations`'s).
     fresh_changes_allowed: bool
     _parents: dict[gast.AST, gast.AST] | None
+    _tree: gast.Module  # (the module holding `function`, which `FreshItems` reads)
+    _fresh_items: frozenset[str] | None
     # The argument kinds of the function's parameters (`srcad.kinds`), where known.
     parameter_kinds: Mapping[str, Kind | None]
     # The kind of each variable of each scope (`immutable_numbers`), found when first asked.
@@ -58,6 +62,14 @@ class FreshValues(ABC):
                 for child in syntax.children(node)
             }
         return self._parents
+
+    @property
+    def fresh_items(self) -> frozenset[str]:
+        """The variables whose every item was made for them alone (`FreshItems`), found
+        when a check first asks."""
+        if self._fresh_items is None:
+            self._fresh_items = self.ctx.analysis(FreshItems, self._tree)
+        return self._fresh_items
 
     def _scope(self, node: gast.AST) -> gast.AST:
         """The function (or lambda) whose body holds `node`."""
@@ -220,6 +232,8 @@ class FreshValues(ABC):
                 return False
             if isinstance(parent, gast.Subscript | gast.For):
                 continue
+            if isinstance(parent, gast.If | gast.While) and node is parent.test:
+                continue  # (`while stack:`)
             if appended_here and self._after_every_change(node, appends):
                 continue  # (no append follows: whatever keeps the list sees it complete)
             if isinstance(parent, gast.Return) and self._scope(node) is scope:
@@ -278,6 +292,7 @@ class FreshValues(ABC):
                 _written_item(node, parent) is not None
                 or self.changing_call(node) is not None
                 or self.appending_call(node) is not None
+                or self.item_changing_call(node) is not None
                 or self._accumulated(node, parent)
             ):
                 continue  # the change itself
@@ -365,6 +380,7 @@ class FreshValues(ABC):
             _written_item(node, parent)
             or self.changing_call(node)
             or self.appending_call(node)
+            or self.item_changing_call(node)
             or self._accumulated(node, parent)
         )
         while write is not None and not isinstance(write, gast.stmt):
@@ -396,32 +412,94 @@ class FreshValues(ABC):
     def why_not_changed(self, call: gast.Call) -> str | None:
         """Why `name.method(...)`, a method that changes `name` in place, cannot be written
         as binding `name` to a new value (`primitives.changed`, in the normal form): None
-        where the method is one `changed` takes, called as a statement of its own (or `v =
-        xs.pop()`, `v = d.setdefault(k, v0)`), on a variable of the function that holds a
-        value made here and held by nothing else (as for an item written: `_why_not_writable`)."""
+        where the method is one `changed` takes, called as a statement of its own or where
+        the normal form can lift it out of an expression (`why_not_lifted`), on a variable
+        of the function that holds a value made here and held by nothing else (as for an
+        item written: `_why_not_writable`)."""
         assert isinstance(call.func, gast.Attribute)
+        if item_holder(call) is not None:
+            return self._why_not_item_changed(call)
         if self.changing_call(call.func.value) is None:  # (another method)
             return ""
         parent = self.parents.get(call)
-        kept = (
-            call.func.attr in ("pop", "setdefault")
-            and isinstance(parent, gast.Assign)
-            and len(parent.targets) == 1
-            and isinstance(parent.targets[0], gast.Name)
-        )
-        if not (isinstance(parent, gast.Expr) or kept):
-            return ", inside an expression: make the call a statement of its own"
-        if any(isinstance(a, gast.Starred) for a in call.args) or any(
-            k.arg is None for k in call.keywords
-        ):
-            return ", with arguments unpacked (`*`, `**`)"
+        changer = self.parents.get(parent) if isinstance(parent, gast.Attribute) else None
+        if call.func.attr == "setdefault" and item_holder(changer) is call.func.value:
+            return None  # `d.setdefault(k, []).append(v)`: the item's change is checked
         if not isinstance(call.func.value, gast.Name):  # `self.__dict__.update(d)`
             return ", on an item or an attribute, not a variable of the function"
+        lifted = why_not_lifted(call, call.func.value, self.parents, self._changes_after)
+        if lifted is not None:
+            return lifted
+        if unpacks(call):
+            return ", with arguments unpacked (`*`, `**`)"
         loop = self._loop_iterating(call, call.func.value.id)
         if loop is not None:
             return f", while the `for` loop on line {loop.lineno} iterates over it"
         reason = self._why_not_writable(call.func)
         return None if reason is None else f", and it may be shared: {reason}"
+
+    @staticmethod
+    def changes_an_item(call: gast.Call) -> bool:
+        """Whether `call` is `items[k].method(...)` or `items.setdefault(k, v0).method(...)`
+        (`callees.item_holder`)."""
+        return item_holder(call) is not None
+
+    def _changes_after(self, node: gast.Name) -> bool:
+        """Whether `node` is the receiver of `node.method(...)`, a method the normal form
+        writes as a new value once its arguments have run (`xs.append(v)`, `xs.pop()`)."""
+        return self.changing_call(node) is not None or self.appending_call(node) is not None
+
+    def item_changing_call(self, node: gast.AST) -> gast.Call | None:
+        """The call `node[k].method(...)` (or `node.setdefault(k, v0).method(...)`) that
+        changes an item of `node` in place (`callees.item_holder`), where `node` is the
+        variable that holds the item."""
+        ancestor: gast.AST | None = node
+        for _ in range(4):  # (the call is the third ancestor, or the fourth)
+            ancestor = self.parents.get(ancestor) if ancestor is not None else None
+            if isinstance(ancestor, gast.Call) and item_holder(ancestor) is node:
+                return ancestor
+        return None
+
+    def _why_not_item_changed(self, call: gast.Call) -> str | None:
+        """Why `items[k].method(...)` (or `items.setdefault(k, v0).method(...)`), which
+        changes an item of `items` in place, cannot be written as the item changed into a
+        new value and written back (`anf_rewrites._change_item`): None where it is a
+        statement of its own or can be lifted out of an expression (`why_not_lifted`),
+        `items` may be written as an item may (`_why_not_writable`: made here, held by
+        nothing else, no `for` loop walking it), and every item of `items` was made for it
+        alone (`FreshItems`: no alias of the item, a parameter's list stored in it, or one
+        list stored twice, `[[]] * m`, which would see Python's change but not the new
+        value)."""
+        holder = item_holder(call)
+        assert holder is not None and isinstance(call.func, gast.Attribute)
+        receiver = call.func.value
+        name = holder.id
+        if self.fresh_changes_allowed:  # (a callee that runs as it is: its own values)
+            reason = None if self._fresh_local(holder) else f"`{name}` may be the caller's"
+        else:
+            lifted = why_not_lifted(call, holder, self.parents, self._changes_after)
+            if lifted is not None:
+                return lifted
+            if unpacks(call):
+                return ", with arguments unpacked (`*`, `**`)"
+            if call.func.attr == "append" and (len(call.args) != 1 or call.keywords):
+                return ", with other arguments than one item"
+            loop = self._loop_iterating(call, name)
+            if loop is not None:
+                return f", while the `for` loop on line {loop.lineno} iterates over `{name}`"
+            written = receiver if isinstance(receiver, gast.Subscript) else receiver.func
+            assert isinstance(written, gast.Subscript | gast.Attribute)
+            reason = self._why_not_writable(written)
+        if reason is not None:
+            return f", an item of `{name}`, which may be shared: {reason}"
+        if name not in self.fresh_items:
+            return (
+                f", an item of `{name}`, which may be held by something else too: srcad "
+                f"takes it where `{name}` is bound only to a display, a comprehension or a "
+                "`defaultdict(list)` and is given only values just made (not a parameter, "
+                "a variable, another item, nor one list repeated: `[[]] * n`)"
+            )
+        return None
 
     def _makes_new_value(self, value: gast.expr) -> bool:
         if isinstance(
@@ -446,13 +524,15 @@ class FreshValues(ABC):
         if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" and not value.args:
             return True  # `x.copy()`: a new array, list, dict or set
         callee = self._resolve(value.func)
-        if callee is list or callee is sorted:
-            return True  # a new list (of items that may be shared: `changes_item_in_place`)
+        if callee is list or callee is sorted or callee is set:
+            return True  # a new list or set (of items that may be shared: `FreshItems`)
         return is_fresh_function(callee)
 
     def _reads_without_keeping(self, node: gast.expr, parent: gast.AST | None) -> bool:
         if isinstance(parent, gast.BinOp | gast.UnaryOp | gast.Compare):
             return True
+        if isinstance(parent, gast.If | gast.While) and node is parent.test:
+            return True  # (`while stack:`, whether it is empty)
         if isinstance(parent, gast.BoolOp | gast.IfExp):
             # `a or b` and `b if c else d` give an operand itself (`zs = ys or []` is `ys`):
             # kept as far as their value is; the test of a conditional is only read.

@@ -88,6 +88,8 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         self.rule_hint = f"or register a rule with @srcad.rrule.register({function.name})"
         self.function = function
         self._parents: dict[gast.AST, gast.AST] | None = None
+        self._tree = tree
+        self._fresh_items: frozenset[str] | None = None
         if ctx.request.constructs is not None:  # a class's initialiser: `self` is made for it
             self.fresh_first_parameter = True
         # (A container's kind, its `Structure`, proves no parameter a number.)
@@ -187,7 +189,8 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
                 )
             # A method of a value (not a module's function, such as `np.resize`).
             if not isinstance(receiver, types.ModuleType | type):
-                why = "" if self.fresh_changes_allowed else self.why_not_changed(node)
+                checked = not self.fresh_changes_allowed or self.changes_an_item(node)
+                why = self.why_not_changed(node) if checked else ""
                 if self._made_here(node.func.value) or why is None:
                     return []
                 return self._report(

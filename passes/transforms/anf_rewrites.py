@@ -23,7 +23,13 @@ from srcad.errors import MutationError
 from srcad.keywords import keyword_call, takes_keywords
 from srcad.passes.analyses.scopes import ScopeInfo
 from srcad.passes.base import Context
-from srcad.passes.checks.callees import Callees, static_path, static_value, unpacks
+from srcad.passes.checks.callees import (
+    Callees,
+    item_holder,
+    static_path,
+    static_value,
+    unpacks,
+)
 from srcad.passes.checks.fresh_values import CHANGING
 from srcad.passes.checks.in_place import TRUSTED_MODULES, is_ufunc_at
 from srcad.passes.rule_calls import constant
@@ -224,10 +230,85 @@ class SyntaxRewrites(ABC):
         method_name = make(gast.Constant, value=method, kind=None)
         new = make(gast.Call, func=load(function), args=[load(name), method_name, *args],
                    keywords=keywords)  # fmt: skip
+        syntax.located(new, call)  # (where a set's member is refused: E215)
         self.ctx.analysis_result(Callees).callees[new] = primitives.changed
         self._assign(name, new)
         if kept is not None and method == "setdefault":
             self._assign(kept, make(gast.Subscript, value=load(name), slice=args[0], ctx=LOAD))
+
+    def _change_statement(self, node: gast.expr, targets: list[gast.expr] | None) -> bool:
+        """Emit the statement `node` (or `targets = node`) where it calls a method that
+        changes a variable, or an item of one, in place (`xs.sort()`, `rows[i].append(v)`),
+        what `pop` or `setdefault` returns bound to one name (`v = xs.pop()`): whether it
+        did. (The checks let such a call through only where that is Python's value.)"""
+        kept = None
+        if targets is not None:
+            (target,) = targets if len(targets) == 1 else (None,)
+            if not isinstance(target, gast.Name) or not (
+                isinstance(node, gast.Call)
+                and isinstance(node.func, gast.Attribute)
+                and node.func.attr in ("pop", "setdefault")
+            ):
+                return False
+            kept = target.id
+        if item_holder(node) is not None:
+            assert isinstance(node, gast.Call)
+            self._change_item(node, kept)
+        elif self._changing_call(node) is not None:
+            assert isinstance(node, gast.Call)
+            self._change_by_method(node, kept)
+        else:
+            return False
+        return True
+
+    def _lift_change(self, node: gast.Call) -> gast.expr | None:
+        """`xs.pop()` (or `rows[i].pop()`, `d.setdefault(k, v0)`, `rows[i].sort()`) inside
+        an expression, as statements before it, where Python runs the call: what it
+        returns, a name (`pop`, `setdefault`) or None. The checks let it through only where
+        it runs once, unconditionally, and nothing else in the statement reads what it
+        changes (`passes/checks/lifted_changes.py`). None for any other call."""
+        if item_holder(node) is None and self._changing_call(node) is None:
+            return None
+        assert isinstance(node.func, gast.Attribute)
+        returns = node.func.attr in ("pop", "setdefault")
+        kept = self.ctx.namer.fresh(node.func.attr) if returns else None
+        self._change_statement(node, None if kept is None else [store(kept)])
+        return make(gast.Constant, value=None, kind=None) if kept is None else load(kept)
+
+    def _change_item(self, call: gast.Call, kept: str | None) -> None:
+        """`items[k].method(*args)` (or `items.setdefault(k, v0).method(*args)`), a method
+        that changes an item of `items` in place, as the item read, changed into a new
+        value as a variable's is (`_append`, `_change_by_method`), and written back: the
+        checks proved that nothing but `items` holds the item, nor holds `items`
+        (`FreshValues.why_not_item_changed`). In Python's order: the index, the item, then
+        the method's arguments.
+
+            items = changed(items, "setdefault", k, v0)     # (the `setdefault` form)
+            item = items[k]
+            item = changed(item, "append", v)               # `item.append(v)`
+            items = index_update(items, k, item)
+        """
+        holder = item_holder(call)
+        assert holder is not None and isinstance(call.func, gast.Attribute)
+        name, receiver = holder.id, call.func.value
+        if isinstance(receiver, gast.Subscript):
+            index = self._index_value(receiver.slice)
+        else:
+            assert isinstance(receiver, gast.Call)
+            index = self.atom(receiver.args[0])
+            default = [self.atom(a) for a in receiver.args[1:]]
+            method_name = make(gast.Constant, value="setdefault", kind=None)
+            args = [load(name), method_name, index, *default]
+            self._assign(name, self._primitive_call(primitives.changed, args, receiver))
+        item = self.ctx.namer.fresh("item")
+        self._assign(item, make(gast.Subscript, value=load(name), slice=index, ctx=LOAD))
+        # (an item's `append` too, through `changed`, which refuses it on a value that is
+        # not a list, as Python does: the item may be an array, a dict)
+        method = make(gast.Attribute, value=load(item), attr=call.func.attr, ctx=LOAD)
+        on_item = make(gast.Call, func=method, args=call.args, keywords=call.keywords)
+        self._change_by_method(syntax.located(on_item, call), kept)
+        written = self._primitive_call(index_update, [load(name), index, load(item)], call)
+        self._assign(name, written)
 
     def _accumulates(self, node: gast.expr) -> bool:
         """Whether the statement `node` is `ufunc.at(name, indices, values)` (the checks

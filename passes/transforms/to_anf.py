@@ -161,10 +161,7 @@ class _Normaliser(SyntaxRewrites):
         definition = self.scopes.definitions.get(node)  # `name = lambda ...`: a `def`
         if definition is not None:
             self._emit(definition)
-        elif self._changing_call(node.value) is not None:  # `v = xs.pop()`
-            assert isinstance(node.targets[0], gast.Name)
-            self._change_by_method(node.value, node.targets[0].id)
-        else:
+        elif not self._change_statement(node.value, node.targets):  # (`v = xs.pop()`)
             self.assign_all(node.targets, node.value)
 
     def _ann_assign(self, node: gast.AnnAssign) -> None:
@@ -206,8 +203,8 @@ class _Normaliser(SyntaxRewrites):
             receiver = node.value.func.value
             assert isinstance(receiver, gast.Name)
             self._append(receiver.id, node.value.args[0])
-        elif self._changing_call(node.value) is not None:  # `xs.sort()`, `d.update(e)`
-            self._change_by_method(node.value, None)
+        elif self._change_statement(node.value, None):  # `xs.sort()`, `rows[i].append(v)`
+            pass
         elif self._accumulates(node.value):
             assert isinstance(node.value, gast.Call)
             self._accumulate(node.value)
@@ -513,6 +510,9 @@ class _Normaliser(SyntaxRewrites):
         )
 
     def _call(self, node: gast.Call) -> gast.expr:
+        lifted = self._lift_change(node)  # (`xs.pop()` inside an expression)
+        if lifted is not None:
+            return lifted
         callees = self.ctx.analysis_result(Callees).callees
         callee = callees.get(node)
         if node.keywords:

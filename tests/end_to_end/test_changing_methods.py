@@ -1,15 +1,15 @@
-"""Methods that change a list, dict or array in place (`xs.sort()`, `xs.pop()`,
-`d.update(e)`, `x.fill(v)`, ...), on a value the function made and nothing else holds,
-are written as new values (`primitives.changed`, `rules/changed_values.py`), in both modes
-and to second order, against central differences; on anything else they stay refused, at
-the user's line. Annotated assignments (`out: list[float] = []`) make fresh values as plain
-ones do."""
+"""Methods that change a list, dict, array or set in place (`xs.sort()`, `xs.pop()`,
+`d.update(e)`, `x.fill(v)`, `seen.add(i)`, ...), on a value the function made and nothing
+else holds, are written as new values (`primitives.changed`, `rules/changed_values.py`), in
+both modes and to second order, against central differences; on anything else they stay
+refused, at the user's line, and so does a differentiated value added to a set (E215).
+Annotated assignments (`out: list[float] = []`) make fresh values as plain ones do."""
 
 import numpy as np
 import pytest
 
 import srcad
-from srcad.errors import MutationError
+from srcad.errors import MutationError, UnsupportedSyntaxError
 from tests.conftest import close, difference, user_module
 
 MODULE = """
@@ -103,6 +103,28 @@ def default_dicts(a):
     return sums[0] * sums[1] + missing + sum(sums.values()) * len(sums) + ordered["x"]
 
 
+def set_members(a):
+    seen = set()
+    total = 0.0
+    for i in [0, 1, 0, 2, 1]:
+        if i not in seen:
+            total = total + a[i] ** 2
+            seen.add(i)
+    seen.discard(0)
+    groups = {}
+    for i in range(3):
+        groups.setdefault(i % 2, set()).add(i)
+    marks = {"a", "b"}
+    marks.clear()
+    return total * len(seen) + a[0] * len(groups[0]) + a[1] * len(groups[1]) + len(marks)
+
+
+def a_differentiated_member(a):
+    seen = set()
+    seen.add(a[0] * 2.0)
+    return sum(seen)
+
+
 def on_a_parameter(xs):
     xs.sort()
     return xs[0]
@@ -117,7 +139,7 @@ def on_an_alias(a):
 
 def inside_an_expression(a):
     xs = [a[0] * 1.0, a[1] * 1.0]
-    return np.sin(xs.pop())
+    return np.sin(xs.pop()) if a[0] > 0.0 else 0.0  # (lifted where it runs unconditionally)
 
 
 class Holder:
@@ -160,6 +182,7 @@ DIRECTION = np.array([1.0, -0.5, 0.25])
         "annotated",
         "appended_and_changed",
         "default_dicts",
+        "set_members",
     ],
 )
 def test_changing_methods_on_fresh_values(module, name):
@@ -185,4 +208,10 @@ def test_changing_methods_on_fresh_values(module, name):
 def test_other_changes_stay_refused_at_the_line(module, name, args, why):
     with pytest.raises(MutationError, match=why) as caught:
         srcad.grad(getattr(module, name))(*args)
+    assert "changing_methods_module.py" in str(caught.value)
+
+
+def test_a_differentiated_member_added_to_a_set_is_refused_at_the_line(module):
+    with pytest.raises(UnsupportedSyntaxError, match="E215") as caught:
+        srcad.grad(module.a_differentiated_member)(A)
     assert "changing_methods_module.py" in str(caught.value)
