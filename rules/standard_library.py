@@ -30,7 +30,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from srcad.errors import MissingRuleError
+from srcad.primitives import with_initial
 from srcad.registry import CONFIG, RuleSet, named
+from srcad.rules._support import by_definition
 
 rules = RuleSet("standard_library")
 
@@ -326,3 +328,13 @@ definition_rules(rules, statistics.harmonic_mean, harmonic_mean_definition, own_
 definition_rules(rules, functools.reduce, reduce_definition, own_value=False)
 definition_rules(rules, itertools.starmap, starmap_definition, own_value=False)
 definition_rules(rules, itertools.accumulate, accumulate_definition, own_value=False)
+
+
+def with_initial_definition(initial: Any, items: Any) -> Any:
+    """`primitives.with_initial`: `initial` before the items, unless it is None."""
+    if initial is None:
+        return list(items)
+    return [initial, *items]
+
+
+by_definition(rules, with_initial, with_initial_definition, "with_initial")

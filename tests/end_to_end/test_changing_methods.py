@@ -1,6 +1,8 @@
 """Methods that change a list, dict or array in place (`xs.sort()`, `xs.pop()`,
 `d.update(e)`, `x.fill(v)`, ...), on a value the function made and nothing else holds,
-are written as new values (`primitives.changed`, `rules/changed_values.py`), in both modes
+are written as new values (`primitives.changed`, `rules/changed_values.py`), and so are
+the functions of `heapq` and `bisect` that change a list (`heapq.heappush(h, v)`,
+`v = heapq.heappop(h)`, `bisect.insort(xs, v)`: `primitives.changed_by`), in both modes
 and to second order, against central differences; on anything else they stay refused, at
 the user's line. Annotated assignments (`out: list[float] = []`) make fresh values as plain
 ones do."""
@@ -13,7 +15,9 @@ from srcad.errors import MutationError
 from tests.conftest import close, difference, user_module
 
 MODULE = """
+import bisect
 import collections
+import heapq
 
 import numpy as np
 
@@ -103,6 +107,56 @@ def default_dicts(a):
     return sums[0] * sums[1] + missing + sum(sums.values()) * len(sums) + ordered["x"]
 
 
+def heaps(a):
+    h = []
+    for v in a:
+        heapq.heappush(h, v * v)
+    heapq.heappush(h, a[0] * a[1])
+    smallest = heapq.heappop(h)
+    swapped = heapq.heappushpop(h, a[2] + 0.1)
+    replaced = heapq.heapreplace(h, a[1] * 3.0)
+    g = [np.sin(v) for v in a]
+    heapq.heapify(g)
+    return smallest * swapped + replaced * h[0] + h[-1] ** 2 + g[0] * g[1] + sum(g) * g[2]
+
+
+def insorted(a):
+    xs = sorted([a[0] * 2.0, a[1]])
+    if a[2] > 0.0:
+        bisect.insort(xs, a[2] ** 2)
+    else:
+        bisect.insort_left(xs, -a[2])
+    ys = [a[0] * 1.0]
+    for v in a[1:]:
+        bisect.insort_right(ys, v * v, key=lambda w: -w)
+    return xs[0] * 3.0 + xs[1] * xs[2] ** 2 + ys[0] * ys[1] + ys[2] ** 3
+
+
+def heap_on_a_parameter(xs):
+    heapq.heappush(xs, 1.0)
+    return xs[0]
+
+
+def heap_on_an_alias(a):
+    h = [a[0] * 1.0]
+    kept = h
+    heapq.heappush(h, a[1])
+    return kept[0]
+
+
+def heap_inside_an_expression(a):
+    h = [a[0] * 1.0, a[1] * 2.0]
+    return np.sin(heapq.heappop(h))
+
+
+def insort_while_iterating(a):
+    xs = [a[0] * 1.0, a[1] * 2.0]
+    for v in xs:
+        if len(xs) < 4:
+            bisect.insort(xs, v)
+    return xs[0]
+
+
 def on_a_parameter(xs):
     xs.sort()
     return xs[0]
@@ -149,6 +203,8 @@ DIRECTION = np.array([1.0, -0.5, 0.25])
         "annotated",
         "appended_and_changed",
         "default_dicts",
+        "heaps",
+        "insorted",
     ],
 )
 def test_changing_methods_on_fresh_values(module, name):
@@ -168,6 +224,10 @@ def test_changing_methods_on_fresh_values(module, name):
         ("on_an_alias", (A,), "may be shared"),
         ("inside_an_expression", (A,), "inside an expression"),
         ("while_iterating", (A,), "iterates over it"),
+        ("heap_on_a_parameter", ([0.3, 0.1],), "a parameter"),
+        ("heap_on_an_alias", (A,), "may keep it"),
+        ("heap_inside_an_expression", (A,), "not a statement of its own"),
+        ("insort_while_iterating", (A,), "iterates over it"),
     ],
 )
 def test_other_changes_stay_refused_at_the_line(module, name, args, why):

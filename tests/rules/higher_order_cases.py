@@ -562,6 +562,9 @@ STANDARD_LIBRARY = {
         itertools.starmap(operator.mul, [(v, v + 1.0) for v in values])
     ),
     itertools.accumulate: lambda values: sum(itertools.accumulate(values, _times_plus)),
+    primitives.with_initial: lambda values: sum(
+        itertools.accumulate(values[1:], _times_plus, initial=values[0])
+    ),
     # (`rules/iterator_tools.py`: the items chosen and ordered)
     itertools.chain: lambda values: sum(
         v * w for v, w in zip(values, itertools.chain(values[1:], [2.0]), strict=True)
