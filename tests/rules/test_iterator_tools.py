@@ -153,6 +153,35 @@ def test_an_endless_repeat_is_refused():
         srcad.grad(lambda x: sum(a * b for a, b in zip([x, 1.0], itertools.repeat(x))))(0.5)
 
 
+def _counted(x):
+    total = 0.0
+    for k, a, c in zip(itertools.count(1), x, itertools.cycle([1.0, -2.0])):
+        total = total + k * c * a * a
+    return total
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        _counted,
+        lambda x: sum(a * b**2 for a, b in zip(x, itertools.repeat(2.0), strict=False)),
+        lambda x: sum(
+            a * b for a, b in zip(itertools.chain([1.0], [2.0, 3.0, 4.0]), x * x, strict=False)
+        ),
+    ],
+)
+def test_zip_with_an_iterator_of_constants_even_an_endless_one(f):
+    """An `itertools` iterator of constants (called directly, with no rule) reaches `zip`
+    as an iterator: `zip` stops at the shortest, and it takes no derivative. Second
+    derivatives are refused: the iterator reaches `zip`'s forward rule in the code srcad
+    compiles again, which the one-shot check cannot see read it once (E103, a gap)."""
+    expected = difference(f, (X,))
+    np.testing.assert_allclose(srcad.grad(f)(X), expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(srcad.jvp(f, (X,), (X,))[1], expected @ X, rtol=1e-6)
+    with pytest.raises(SrcadError, match="E103"):
+        srcad.hessian(f)(X)
+
+
 def test_the_iterator_read_twice_is_refused():
     def f(x):
         items = itertools.chain.from_iterable([[x, 1.0]])
