@@ -1,27 +1,30 @@
-"""Rules for the iterators of `itertools` that rearrange their items (`chain`,
-`chain.from_iterable`, `islice`, `compress`, `pairwise`, `product`, `combinations`,
-`permutations`, `zip_longest`, `repeat`), for `heapq`'s `nlargest`, `nsmallest` and
-`merge`, which pick and order items, and for `bisect`'s searches.
+"""Rules for the iterators of `itertools` that choose and rearrange their items (`chain`,
+`chain.from_iterable`, `islice`, `compress`, `takewhile`, `dropwhile`, `filterfalse`,
+`pairwise`, `product`, `combinations`, `permutations`, `zip_longest`, `repeat`), for
+`heapq`'s `nlargest`, `nsmallest` and `merge`, which pick and order items, and for
+`bisect`'s searches.
 
 Each gives some of the items it is passed, in some order, computing none: it is
 differentiated through a *definition* (`standard_library.definition_rules`), plain Python
 that asks the function itself, on the items' positions, which items it gives in which
-order (`_positions`, non-differentiable: the choice is flat in the values), then reads
-those items by position. So the value, the order, the choice at ties and the exceptions are
-Python's own (`islice` of a negative stop, `repeat` with no count), and the derivative
-of each item given is that of the item it is: at a tie, of the item Python chose, as `max`
-takes the derivative of the item it returns. The iterators are lists here, as srcad makes
-every lazy iterator of the code it compiles (`passes/checks/one_shot_iterators.py`
-refuses one read other than once, at once, where it is made).
+order (`_positions`, non-differentiable: the choice is flat in the values, which a
+predicate or a key only tests), then reads those items by position. So the value, the
+order, the choice at ties and the exceptions are Python's own (`islice` of a negative
+stop), and the derivative of each item given is that of the item it is: at a tie, of the
+item Python chose, as `max` takes the derivative of the item it returns. The iterators
+are lists here, as srcad makes every lazy iterator of the code it compiles
+(`passes/checks/one_shot_iterators.py` refuses one read other than once, at once, where
+it is made).
 
 `bisect.bisect_left` and `bisect_right` (and `bisect.bisect`) give a position: an int,
 flat in the values searched for and among, so with no derivative, as `np.searchsorted`.
 
-Not given a rule, so refused (E210), each for its reason: `repeat` with no count, and
-`count` and `cycle` (endless: no list holds them); `groupby` and `tee` (iterators that
-share the one they read, so that a group is spent when the next one is asked for, which a
-list of lists would not reproduce: **unsound** to take without following how they are
-read).
+Refused, each for its reason: `repeat` of a differentiated value with no count (when its
+rule runs), and `count` and `cycle` of differentiated values (no rule, E210): endless, no
+list holds them (of constants, Python makes them, and `zip` takes them:
+`_support.zipped_columns`); `groupby` and `tee` (no rule, E210: iterators that share the
+one they read, so that a group is spent when the next one is asked for, which a list of
+lists would not reproduce: **unsound** to take without following how they are read).
 """
 
 from __future__ import annotations
@@ -60,6 +63,12 @@ def _keyed_positions(function: Any, values: list[Any], n: int, key: Any) -> list
     return list(function(n, range(len(values)), key=keyed))
 
 
+def _tested_positions(function: Any, predicate: Any, values: list[Any]) -> list[int]:
+    """`itertools.takewhile`'s (`dropwhile`'s, `filterfalse`'s) choice among `values`, as
+    positions: it is given the positions, tested by `predicate` of the value at each."""
+    return list(function(lambda i: predicate(values[i]), range(len(values))))
+
+
 def _merged_positions(lists: list[list[Any]], key: Any, reverse: bool) -> list[tuple[int, int]]:
     """`heapq.merge`'s order of the items of `lists`, as (list, position) pairs."""
     tagged = [[(k, i) for i in range(len(items))] for k, items in enumerate(lists)]
@@ -79,7 +88,9 @@ def _refuse_endless(times: Any) -> None:
         )
 
 
-rules.non_differentiable(_positions, _keyed_positions, _merged_positions, _refuse_endless)
+rules.non_differentiable(
+    _positions, _keyed_positions, _tested_positions, _merged_positions, _refuse_endless
+)
 
 
 def chain_definition(*iterables: Any) -> Any:
@@ -109,6 +120,27 @@ def compress_definition(data: Any, selectors: Any) -> Any:
     Python reads them, by truth: no derivative)."""
     values = list(data)
     return [values[i] for i in _positions(itertools.compress, [len(values)], (selectors,))]
+
+
+def takewhile_definition(predicate: Any, iterable: Any) -> Any:
+    """`itertools.takewhile`: the items before the first that `predicate` rejects (its
+    tests read by truth, with no derivative)."""
+    values = list(iterable)
+    return [values[i] for i in _tested_positions(itertools.takewhile, predicate, values)]
+
+
+def dropwhile_definition(predicate: Any, iterable: Any) -> Any:
+    """`itertools.dropwhile`: the items from the first that `predicate` rejects on."""
+    values = list(iterable)
+    return [values[i] for i in _tested_positions(itertools.dropwhile, predicate, values)]
+
+
+def filterfalse_definition(predicate: Any, iterable: Any) -> Any:
+    """`itertools.filterfalse`: the items that `predicate` rejects (all false ones where it
+    is None)."""
+    values = list(iterable)
+    test = bool if predicate is None else predicate
+    return [values[i] for i in _tested_positions(itertools.filterfalse, test, values)]
 
 
 def pairwise_definition(iterable: Any) -> Any:
@@ -189,6 +221,9 @@ definition_rules(
 definition_rules(rules, itertools.islice, islice_definition, own_value=False)
 definition_rules(rules, itertools.compress, compress_definition, own_value=False)
 definition_rules(rules, itertools.pairwise, pairwise_definition, own_value=False)
+definition_rules(rules, itertools.takewhile, takewhile_definition, own_value=False)
+definition_rules(rules, itertools.dropwhile, dropwhile_definition, own_value=False)
+definition_rules(rules, itertools.filterfalse, filterfalse_definition, own_value=False)
 definition_rules(rules, itertools.product, product_definition, own_value=False)
 definition_rules(rules, itertools.combinations, combinations_definition, own_value=False)
 definition_rules(rules, itertools.permutations, permutations_definition, own_value=False)

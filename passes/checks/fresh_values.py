@@ -331,17 +331,20 @@ class FreshValues(ABC):
 
     def _kept(self, call: gast.Call, callee: Any) -> bool:
         """Whether `call` of one of `heapq`'s functions that return an item is the value of
-        an assignment to one name, another than the list it changes (`v = heappop(h)`)."""
+        an assignment to one name, or names unpacked, none of them the list it changes
+        (`v = heappop(h)`, `p, i = heappop(h)`)."""
         parent = self.parents.get(call)
-        return (
+        if not (
             any(callee is f for f in ITEM_RETURNING_FUNCTIONS)
             and isinstance(parent, gast.Assign)
             and len(parent.targets) == 1
-            and isinstance(parent.targets[0], gast.Name)
-            and bool(call.args)
+            and call.args
             and isinstance(call.args[0], gast.Name)
-            and parent.targets[0].id != call.args[0].id
-        )
+        ):
+            return False
+        target = parent.targets[0]
+        names = target.elts if isinstance(target, gast.Tuple | gast.List) else [target]
+        return all(isinstance(n, gast.Name) and n.id != call.args[0].id for n in names)
 
     def _accumulated(self, node: gast.AST, parent: gast.AST | None) -> gast.Call | None:
         """The call `ufunc.at(node, ...)` or `heapq.heappush(node, ...)` (or another that
@@ -462,6 +465,8 @@ class FreshValues(ABC):
     def _reads_without_keeping(self, node: gast.expr, parent: gast.AST | None) -> bool:
         if isinstance(parent, gast.BinOp | gast.UnaryOp | gast.Compare):
             return True
+        if isinstance(parent, gast.If | gast.While) and node is parent.test:
+            return True  # its truth only (`while heap:`)
         if isinstance(parent, gast.BoolOp | gast.IfExp):
             # `a or b` and `b if c else d` give an operand itself (`zs = ys or []` is `ys`):
             # kept as far as their value is; the test of a conditional is only read.

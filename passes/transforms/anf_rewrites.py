@@ -215,27 +215,33 @@ class SyntaxRewrites(ABC):
             callee is f for f in primitives.LIST_CHANGING_FUNCTIONS
         )
 
-    def _change_by_function(self, call: gast.Call, kept: str | None) -> None:
+    def _change_by_function(self, call: gast.Call, target: gast.expr | None) -> None:
         """`function(items, *args, **kwargs)`, which changes the list `items` in place, as
         `items = changed_by(function, items, *args, **kwargs)`; what it returns
-        (`kept = heapq.heappop(items)`) read first, from the list before the change:
+        (`kept = heapq.heappop(items)`, or unpacked, `p, i = heapq.heappop(items)`) read
+        first, from the list before the change:
 
             kept = returned_by(heapq.heappop, items)
             items = changed_by(heapq.heappop, items)
         """
+        kept = None
+        if target is not None:
+            kept = target.id if isinstance(target, gast.Name) else self.ctx.namer.fresh("kept")
         callee = self.ctx.analysis_result(Callees).callees[call]
         name = call.args[0]
         assert isinstance(name, gast.Name)
         function = load(self.ctx.bind(callee, callee.__name__))
         args = [function, load(name.id), *(self.atom(a) for a in call.args[1:])]
         keywords = [make(gast.keyword, arg=k.arg, value=self.atom(k.value)) for k in call.keywords]
-        for primitive, target in ((primitives.returned_by, kept), (primitives.changed_by, name.id)):
-            if target is not None:
+        for primitive, bound in ((primitives.returned_by, kept), (primitives.changed_by, name.id)):
+            if bound is not None:
                 new = self._primitive_call(primitive, args, call)
                 new.keywords = keywords
-                self._assign(target, new)
+                self._assign(bound, new)
+        if kept is not None and not isinstance(target, gast.Name):
+            self.assign(target, load(kept))
 
-    def _change_by_method(self, call: gast.Call, kept: str | None) -> None:
+    def _change_by_method(self, call: gast.Call, target: gast.expr | None) -> None:
         """`items.method(*args, **kwargs)` as `items = changed(items, "method", *args,
         **kwargs)`, a new value through a primitive with rules (`rules/changed_values.py`).
         What `pop` and `setdefault` return (`kept = items.pop(i)`) is read first, from the
@@ -247,8 +253,10 @@ class SyntaxRewrites(ABC):
             kept = items[k]                          # `kept = items.setdefault(k, v0)`
         """
         if self._changes_list(call):
-            self._change_by_function(call, kept)
+            self._change_by_function(call, target)
             return
+        assert target is None or isinstance(target, gast.Name)
+        kept = None if target is None else target.id
         assert isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name)
         name, method = call.func.value.id, call.func.attr
         args = [self.atom(a) for a in call.args]

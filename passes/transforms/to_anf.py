@@ -162,8 +162,7 @@ class _Normaliser(SyntaxRewrites):
         if definition is not None:
             self._emit(definition)
         elif self._changing_call(node.value) is not None:  # `v = xs.pop()`
-            assert isinstance(node.targets[0], gast.Name)
-            self._change_by_method(node.value, node.targets[0].id)
+            self._change_by_method(node.value, node.targets[0])
         else:
             self.assign_all(node.targets, node.value)
 

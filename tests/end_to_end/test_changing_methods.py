@@ -132,6 +132,29 @@ def insorted(a):
     return xs[0] * 3.0 + xs[1] * xs[2] ** 2 + ys[0] * ys[1] + ys[2] ** 3
 
 
+def heap_of_pairs(a):
+    h = []
+    for i in range(3):
+        heapq.heappush(h, (a[i] * a[i], i))
+    p, i = heapq.heappop(h)
+    q, j = h[0]
+    return p * 10.0 + q * (j + 1.0) + i
+
+
+def drained(a):
+    h = [v * v for v in a]
+    heapq.heapify(h)
+    total = 0.0
+    while h:
+        v = heapq.heappop(h)
+        total = total * 2.0 + v
+    stack = [np.sin(v) for v in a]
+    while stack:
+        top = stack.pop()
+        total = total * 0.5 + top**2
+    return total
+
+
 def heap_on_a_parameter(xs):
     heapq.heappush(xs, 1.0)
     return xs[0]
@@ -205,6 +228,8 @@ DIRECTION = np.array([1.0, -0.5, 0.25])
         "default_dicts",
         "heaps",
         "insorted",
+        "heap_of_pairs",
+        "drained",
     ],
 )
 def test_changing_methods_on_fresh_values(module, name):

@@ -1,4 +1,4 @@
-"""Rules for `itertools`' rearranging iterators, `heapq.nlargest`, `nsmallest` and
+"""Rules for `itertools`' rearranging and filtering iterators, `heapq.nlargest`, `nsmallest` and
 `merge`, and `bisect`'s searches (`rules/iterator_tools.py`): gradients, tangents and
 Hessians against central differences, over floats, lists and arrays, in loops and after
 branches; the values, the choices at ties and the exceptions Python's own."""
@@ -45,7 +45,8 @@ def _of_floats(x):
 def _heap_choices(x):
     top = heapq.nlargest(2, [x[0] * x[1], x[2], x[1] ** 2])
     low = heapq.nsmallest(2, x, key=lambda v: (v - 0.6) ** 2)
-    return top[0] * top[1] + low[0] * low[1] ** 2
+    near = heapq.nsmallest(1, x, key=lambda v: abs(v - x[0] * 2.0))  # (a key reading x)
+    return top[0] * top[1] + low[0] * low[1] ** 2 + near[0] ** 3
 
 
 def _search(x):
@@ -63,6 +64,12 @@ CASES = {
     "islice stop": lambda x: sum(v**2 for v in itertools.islice(x, 2)),
     "islice step": lambda x: sum(v**3 for v in itertools.islice(x, 0, None, 2)),
     "compress": lambda x: sum(v * x[1] for v in itertools.compress(x, [True, False, 1])),
+    "takewhile": lambda x: sum(itertools.takewhile(lambda v: v < x[1] * 1.5, x * x)) ** 2,
+    "dropwhile": lambda x: np.prod(list(itertools.dropwhile(lambda v: v < 0.5, x * x))),
+    "filterfalse": lambda x: (
+        sum(itertools.filterfalse(lambda v: v > 1.0, x**3))
+        + sum(itertools.filterfalse(None, [x[0], 0.0, x[2]])) ** 2
+    ),
     "pairwise": lambda x: sum((b - a) ** 2 for a, b in itertools.pairwise(x)),
     "product": lambda x: sum(a * b**2 for a, b in itertools.product(x, [x[0], 2.0])),
     "product repeat": lambda x: sum(a * b for a, b in itertools.product(x[:2], repeat=2)),
@@ -102,8 +109,9 @@ def test_gradient_and_tangent_against_differences(name):
     np.testing.assert_allclose(y_dot, expected @ v, rtol=1e-6, atol=1e-8)
 
 
-SECOND_ORDER = ["chain", "islice step", "product", "combinations", "zip_longest",
-                "nlargest nsmallest", "merge", "in a loop", "after a branch"]  # fmt: skip
+SECOND_ORDER = ["chain", "islice step", "takewhile", "filterfalse", "product", "combinations",
+                "zip_longest", "nlargest nsmallest", "merge", "in a loop",
+                "after a branch"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", SECOND_ORDER)
