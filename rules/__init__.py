@@ -16,6 +16,7 @@ from srcad.rules import (
     float_parts,
     fourth_order_calls,
     item_writes,
+    iterator_tools,
     keywords,
     linear_helpers,
     math,
@@ -97,6 +98,7 @@ RULE_SETS: tuple[RuleSet, ...] = (
     numpy_random.rules,
     numpy_spellings.rules,
     standard_library.rules,
+    iterator_tools.rules,
     flat_operators.rules,
     nondiff.rules,
 )

@@ -48,6 +48,17 @@ def cotangent_of_elements(value: Any, element_bars: tuple[Any, ...]) -> Any:
     return Tangent(type(value) if isinstance(value, tuple | list) else tuple, *element_bars)
 
 
+def zipped_columns(sequences: tuple[Any, ...], pairs: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+    """The sequences `zip` read into `pairs`, each iterator of `itertools` (of constants,
+    made where it is passed, read once: `zip(xs, itertools.repeat(c))`, `zip(count(), xs)`;
+    one of differentiated values is made a list by its rule, or refused) as the items
+    `zip` took of it, so that its cotangent has their length (an endless one has none)."""
+    return tuple(
+        [pair[k] for pair in pairs] if type(s).__module__ == "itertools" else s
+        for k, s in enumerate(sequences)
+    )
+
+
 _PLAIN = frozenset([list, tuple, dict])
 
 

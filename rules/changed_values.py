@@ -8,6 +8,16 @@ functions srcad differentiates to any order (`rules/_support.by_definition`): `s
 `np.sort`, slices and joins of lists, `dict` of a dict's pairs. A method or receiver with
 no definition here (a subclass's, an `OrderedDict`'s) is refused when the rule runs; the
 checks let only these methods' names through (`primitives.CHANGING_METHODS`).
+
+`heapq.heappush(h, v)`, `heapify`, `heappop`, `heapreplace`, `heappushpop` and
+`bisect.insort` (`insort_left`, `insort_right`) change the list they are given in place:
+written `h = changed_by(heapq.heappush, h, v)` (and `v = returned_by(heapq.heappop, h)`
+before `h = changed_by(heapq.heappop, h)`). Their definitions ask the function itself
+where it puts each item, running it on stand-ins that compare as the items (or their
+`key=`) compare (`_arrangement`, non-differentiable: where items go is flat in their
+values), then read the items by position: each item's derivative goes where it goes, and
+at a tie (items that compare equal) to the place `heapq` or `bisect` put it, as `max`
+takes the derivative of the item it returns.
 """
 
 from __future__ import annotations
@@ -17,7 +27,15 @@ from typing import Any
 import numpy as np
 
 from srcad.errors import MissingRuleError
-from srcad.primitives import CHANGING_METHODS, changed, popped
+from srcad.primitives import (
+    CHANGING_METHODS,
+    ITEM_RETURNING_FUNCTIONS,
+    LIST_CHANGING_FUNCTIONS,
+    changed,
+    changed_by,
+    popped,
+    returned_by,
+)
 from srcad.registry import RuleSet
 from srcad.rules._support import by_definition
 
@@ -135,5 +153,61 @@ def popped_definition(value: Any, *args: Any) -> Any:
     return value[args[0]]
 
 
+class _StandIn:
+    """An item of a list `heapq` or `bisect` changes, compared by its `key` (the item, or
+    `key=` of it), and knowing its position among the items the function was given."""
+
+    __slots__ = ("key", "position")
+
+    def __init__(self, key: Any, position: int) -> None:
+        self.key = key
+        self.position = position
+
+    def __lt__(self, other: _StandIn) -> Any:  # (the only comparison they make)
+        return self.key < other.key
+
+
+def _arrangement(function: Any, items: list[Any], args: tuple[Any, ...],
+                 kwargs: dict[str, Any]) -> tuple[list[int], int | None]:  # fmt: skip
+    """Where `function(items, *args, **kwargs)` puts the items: the position, among the
+    items then the item it is given (`heappush`'s, `insort`'s), of each item of the list it
+    leaves; and of the item it returns (`heappop`'s), or None."""
+    if not any(function is f for f in LIST_CHANGING_FUNCTIONS):
+        raise MissingRuleError(f"srcad has no derivative of {function!r} changing a list")
+    key = kwargs.get("key")
+    options = {k: v for k, v in kwargs.items() if k != "key"}
+    pool = [*items, *args[:1]]
+    stand_ins = [_StandIn(v if key is None else key(v), i) for i, v in enumerate(pool)]
+    changing = stand_ins[: len(items)]
+    returned = function(changing, *stand_ins[len(items) :], *args[1:], **options)
+    return [s.position for s in changing], (
+        returned.position if isinstance(returned, _StandIn) else None
+    )
+
+
+rules.non_differentiable(_arrangement)
+
+
+def changed_by_definition(function: Any, items: Any, *args: Any, **kwargs: Any) -> Any:
+    """`changed_by`, from functions srcad differentiates: the items (and the one given)
+    read where the function puts them."""
+    values = list(items)
+    pool = [*values, *args[:1]]
+    return [pool[i] for i in _arrangement(function, values, args, kwargs)[0]]
+
+
+def returned_by_definition(function: Any, items: Any, *args: Any, **kwargs: Any) -> Any:
+    """`returned_by`: the item the function returns (`heappop`'s smallest)."""
+    if not any(function is f for f in ITEM_RETURNING_FUNCTIONS):
+        raise MissingRuleError(f"srcad has no derivative of what {function!r} returns")
+    values = list(items)
+    pool = [*values, *args[:1]]
+    at = _arrangement(function, values, args, kwargs)[1]
+    assert at is not None  # (each of them returns an item)
+    return pool[at]
+
+
 by_definition(rules, changed, changed_definition, "changed")
+by_definition(rules, changed_by, changed_by_definition, "changed_by")
+by_definition(rules, returned_by, returned_by_definition, "returned_by")
 by_definition(rules, popped, popped_definition, "popped")

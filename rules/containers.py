@@ -35,6 +35,7 @@ from srcad.rules._support import (
     rows_cotangent,
     structural_elements,
     summed_cotangent,
+    zipped_columns,
 )
 from srcad.tangents import (
     AbstractZero,
@@ -173,7 +174,7 @@ def iterate_rrule(value: Any) -> tuple[list[Any], Pullback]:
 def zip_rrule(*sequences: Any, **keywords: Any) -> tuple[list[tuple[Any, ...]], Pullback]:
     """`zip` of sequences (`strict=` too), as the list of tuples a `for` loop walks."""
     pairs = list(zip(*sequences, **keywords))  # noqa: B905 (the primal's own semantics)
-    count = len(pairs)
+    count, sequences = len(pairs), zipped_columns(sequences, pairs)
 
     def zip_pullback(pairs_bar: Any) -> tuple[Any, ...]:
         bars = []

@@ -30,7 +30,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from srcad.errors import MissingRuleError
+from srcad.primitives import with_initial
 from srcad.registry import CONFIG, RuleSet, named
+from srcad.rules._support import by_definition
 
 rules = RuleSet("standard_library")
 
@@ -252,13 +254,21 @@ def accumulate_definition(iterable: Any, func: Any = None, *, initial: Any = Non
 # -- rules -----------------------------------------------------------------------------------
 
 
-def _definition_rules(function: Any, definition: Callable[..., Any], own_value: bool) -> None:
-    """Register `function`'s rules through `definition` (and its entry, for second
-    derivatives). With `own_value`, the value returned is `function`'s own, computed
-    first; else the definition's, which is the same (the same calls in the same order),
-    after `function` has raised what it raises for its arguments where it does."""
-    name = f"{function.__module__}.{function.__name__}"
-    short = function.__name__
+def definition_rules(
+    rule_set: RuleSet,
+    function: Any,
+    definition: Callable[..., Any],
+    own_value: bool,
+    short: str = "",
+) -> None:
+    """Register in `rule_set` `function`'s rules through `definition` (and its entry, for
+    second derivatives), named after `short` (default: its name). With `own_value`, the
+    value returned is `function`'s own, computed first; else the definition's, which is
+    the same (the same calls in the same order), after `function` has raised what it
+    raises for its arguments where it does."""
+    short = short or function.__name__
+    module = getattr(function, "__module__", None) or function.__self__.__module__
+    name = f"{module}.{function.__qualname__}"  # (a class's method: `chain.from_iterable`)
     try:
         signature: inspect.Signature | None = inspect.signature(function)
     except ValueError:  # (`reduce`, and more under Python 3.10)
@@ -293,7 +303,7 @@ def _definition_rules(function: Any, definition: Callable[..., Any], own_value: 
         found, y_dot = CONFIG.frule_via_ad(dargs, definition, *args, **kwargs)
         return (found if y is None else y), y_dot
 
-    rules.primitive(
+    rule_set.primitive(
         function,
         rrule=named(definition_rrule, f"{short}_rrule", definition_pullback=f"{short}_pullback"),
         frule=named(definition_frule, f"{short}_frule"),
@@ -301,20 +311,30 @@ def _definition_rules(function: Any, definition: Callable[..., Any], own_value: 
     )
 
 
-_definition_rules(math.prod, prod_definition, own_value=False)
-_definition_rules(math.fsum, fsum_definition, own_value=True)
-_definition_rules(math.dist, dist_definition, own_value=True)
-_definition_rules(statistics.mean, mean_definition, own_value=True)
-_definition_rules(statistics.fmean, fmean_definition, own_value=True)
-_definition_rules(statistics.variance, variance_definition, own_value=True)
-_definition_rules(statistics.pvariance, pvariance_definition, own_value=True)
-_definition_rules(statistics.stdev, stdev_definition, own_value=True)
-_definition_rules(statistics.pstdev, pstdev_definition, own_value=True)
-_definition_rules(statistics.median, median_definition, own_value=True)
-_definition_rules(statistics.median_low, median_low_definition, own_value=True)
-_definition_rules(statistics.median_high, median_high_definition, own_value=True)
-_definition_rules(statistics.geometric_mean, geometric_mean_definition, own_value=True)
-_definition_rules(statistics.harmonic_mean, harmonic_mean_definition, own_value=True)
-_definition_rules(functools.reduce, reduce_definition, own_value=False)
-_definition_rules(itertools.starmap, starmap_definition, own_value=False)
-_definition_rules(itertools.accumulate, accumulate_definition, own_value=False)
+definition_rules(rules, math.prod, prod_definition, own_value=False)
+definition_rules(rules, math.fsum, fsum_definition, own_value=True)
+definition_rules(rules, math.dist, dist_definition, own_value=True)
+definition_rules(rules, statistics.mean, mean_definition, own_value=True)
+definition_rules(rules, statistics.fmean, fmean_definition, own_value=True)
+definition_rules(rules, statistics.variance, variance_definition, own_value=True)
+definition_rules(rules, statistics.pvariance, pvariance_definition, own_value=True)
+definition_rules(rules, statistics.stdev, stdev_definition, own_value=True)
+definition_rules(rules, statistics.pstdev, pstdev_definition, own_value=True)
+definition_rules(rules, statistics.median, median_definition, own_value=True)
+definition_rules(rules, statistics.median_low, median_low_definition, own_value=True)
+definition_rules(rules, statistics.median_high, median_high_definition, own_value=True)
+definition_rules(rules, statistics.geometric_mean, geometric_mean_definition, own_value=True)
+definition_rules(rules, statistics.harmonic_mean, harmonic_mean_definition, own_value=True)
+definition_rules(rules, functools.reduce, reduce_definition, own_value=False)
+definition_rules(rules, itertools.starmap, starmap_definition, own_value=False)
+definition_rules(rules, itertools.accumulate, accumulate_definition, own_value=False)
+
+
+def with_initial_definition(initial: Any, items: Any) -> Any:
+    """`primitives.with_initial`: `initial` before the items, unless it is None."""
+    if initial is None:
+        return list(items)
+    return [initial, *items]
+
+
+by_definition(rules, with_initial, with_initial_definition, "with_initial")

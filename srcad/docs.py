@@ -49,6 +49,8 @@ def qualified_name(primal: Any) -> str:
     owner = getattr(primal, "__self__", None)
     if isinstance(owner, type) and owner.__module__ == "builtins":  # `dict.fromkeys`
         return f"{owner.__name__}.{name}"
+    if isinstance(owner, type):  # a class's method: `itertools.chain.from_iterable`
+        return f"{owner.__module__}.{owner.__name__}.{name}"
     if isinstance(owner, np.ufunc):  # a ufunc's method: `numpy.add.reduce`
         return f"{qualified_name(owner)}.{name}"
     if isinstance(primal, np.ufunc) and getattr(np, name, None) is not primal:

@@ -3,7 +3,9 @@ and the elements of tuple results that have derivatives of their own (`PROJECTIO
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import heapq
 import inspect
 from typing import Any
 
@@ -114,6 +116,49 @@ def ufunc_at_in_turn(ufunc: Any, items: Any, indices: Any, *values: Any) -> Any:
     that its derivatives are those of its definition (`rules/ufunc_at.py`), never the
     linear map `ufunc_at`'s second derivatives take."""
     return ufunc_at(ufunc, items, indices, *values)
+
+
+def with_initial(initial: Any, items: Any) -> Any:
+    """The items `itertools.accumulate(items, func, initial=initial)` folds: `initial`
+    first, where it is not None. The normal form passes them so, without `initial=`, which
+    `accumulate`'s rule would take as an option, not differentiated (`to_anf.py`)."""
+    return list(items) if initial is None else [initial, *items]
+
+
+# The functions of `heapq` and `bisect` that change the list they are given first in place,
+# which the normal form writes as new values where nothing else holds the list
+# (`changed_by`), and those of them that return an item (`returned_by`).
+LIST_CHANGING_FUNCTIONS = (
+    heapq.heappush,
+    heapq.heappop,
+    heapq.heapify,
+    heapq.heapreplace,
+    heapq.heappushpop,
+    bisect.insort_left,
+    bisect.insort_right,
+)
+ITEM_RETURNING_FUNCTIONS = (heapq.heappop, heapq.heapreplace, heapq.heappushpop)
+
+
+def changed_by(function: Any, items: Any, *args: Any, **kwargs: Any) -> Any:
+    """`function(items, *args, **kwargs)` (`heapq.heappush(h, v)`, `bisect.insort(xs, v)`),
+    which changes the list `items` in place, as a new value: what it leaves in a copy of
+    `items`. The normal form rebinds the name to it, as for `changed`; its rules are
+    `rules/changed_values.py`'s."""
+    if not isinstance(items, list):  # (Python's functions take other sequences: not srcad)
+        raise TypeError(
+            f"srcad differentiates {function.__name__} of a list, not of a {type(items).__name__}"
+        )
+    new = list(items)
+    function(new, *args, **kwargs)
+    return new
+
+
+def returned_by(function: Any, items: Any, *args: Any, **kwargs: Any) -> Any:
+    """What `function(items, *args, **kwargs)` returns (`heapq.heappop`'s item), `items`
+    unchanged: the normal form writes `v = heapq.heappop(h)` as `v = returned_by(
+    heapq.heappop, h)`, then `h = changed_by(heapq.heappop, h)`."""
+    return function(list(items), *args, **kwargs)
 
 
 # The keys a dict comprehension's key is refused as: numbers and arrays that may be

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import heapq
 import inspect
 import operator
 import types
@@ -419,15 +420,18 @@ def _keyword_only(function: Any, name: str) -> bool:
 NUMPY_OPTIONS = frozenset({"axis", "axes", "dtype", "keepdims"})
 
 
-# Builtins whose `key=` only orders the items they choose or sort: the result is one of the
-# items, or all of them in another order, whatever the key computes from a differentiated
-# value (a closure reading one: `min(xs, key=lambda v: abs(v - c))`), and that order
-# changes only by jumps, where the derivative is taken as the extremum's is at a tie.
-_ORDERED_BY_KEY = (sorted, min, max)
+# Functions whose `key=` only orders the items they choose or sort (the builtins, `heapq`'s,
+# and `bisect.insort`'s through `primitives.changed_by`): the result is one of the items,
+# or all of them in another order, whatever the key computes from a differentiated value
+# (a closure reading one: `min(xs, key=lambda v: abs(v - c))`), and that order changes
+# only by jumps, where the derivative is taken as the extremum's is at a tie.
+_ORDERED_BY_KEY = (
+    sorted, min, max, heapq.nlargest, heapq.nsmallest, heapq.merge, primitives.changed_by,
+)  # fmt: skip
 
 
 def _orders(callee: Any, ctx: Context) -> bool:
-    """Whether `callee` is a builtin whose `key=` only orders (`_ORDERED_BY_KEY`), or the
+    """Whether `callee` is a function whose `key=` only orders (`_ORDERED_BY_KEY`), or the
     forward rule of one, which code for second derivatives calls with the same key."""
     registry = ctx.services.registry
     for ordering in _ORDERED_BY_KEY:

@@ -18,6 +18,9 @@ from srcad.passes.analyses.fresh_items import FreshItems
 from srcad.passes.analyses.scopes import owning_scope, variable_nodes
 from srcad.passes.base import Context
 from srcad.passes.checks.callees import is_append_call, item_holder, unpacks
+from srcad.passes.checks.fresh_syntax import CHANGING, bound_value
+from srcad.passes.checks.fresh_syntax import text_end as _end
+from srcad.passes.checks.fresh_syntax import written_item as _written_item
 from srcad.passes.checks.immutable_numbers import holds_number, variable_kinds
 from srcad.passes.checks.in_place import (
     LAZY_ITERATORS,
@@ -26,7 +29,12 @@ from srcad.passes.checks.in_place import (
     is_ufunc_at,
 )
 from srcad.passes.checks.lifted_changes import why_not_lifted
-from srcad.primitives import CHANGING_METHODS, IN_TURN_AT, LINEAR_AT
+from srcad.primitives import (
+    IN_TURN_AT,
+    ITEM_RETURNING_FUNCTIONS,
+    LINEAR_AT,
+    LIST_CHANGING_FUNCTIONS,
+)
 
 
 class FreshValues(ABC):
@@ -328,19 +336,33 @@ class FreshValues(ABC):
     def _why_not_accumulated(self, call: gast.Call, callee: Any) -> str | None:
         """Why the call of `callee`, which changes its first argument in place, cannot be
         rewritten as binding that to a new value, as the clause the message adds ("" for
-        any function but `ufunc.at`): None for `ufunc.at(name, indices, values)` where it
-        is a statement of its own, passes its arguments plainly, and `name` may be written
-        as an item may (`_why_not_writable`): `name = ufunc_at(ufunc, name, indices,
-        values)` then (`primitives.ufunc_at`, `passes/transforms/anf_rewrites.py`)."""
-        if not is_ufunc_at(callee) or self.fresh_changes_allowed:
+        any function but `ufunc.at` and those of `heapq` and `bisect` that change a list):
+        None for `ufunc.at(name, indices, values)` where it is a statement of its own,
+        passes its arguments plainly, and `name` may be written as an item may
+        (`_why_not_writable`): `name = ufunc_at(ufunc, name, indices, values)` then
+        (`primitives.ufunc_at`, `passes/transforms/anf_rewrites.py`); so for
+        `heapq.heappush(name, v)` (or `v = heapq.heappop(name)`), on a variable no `for`
+        loop around it iterates over: `name = changed_by(heapq.heappush, name, v)`."""
+        changes_list = any(callee is f for f in LIST_CHANGING_FUNCTIONS)
+        if not (is_ufunc_at(callee) or changes_list) or self.fresh_changes_allowed:
             return ""
         why = None
-        if not isinstance(self.parents.get(call), gast.Expr):
+        if not (isinstance(self.parents.get(call), gast.Expr) or self._kept(call, callee)):
             why = "it is not a statement of its own"
-        elif call.keywords or any(isinstance(a, gast.Starred) for a in call.args):
+        elif any(isinstance(a, gast.Starred) for a in call.args) or any(
+            k.arg is None or not changes_list for k in call.keywords
+        ):
             why = "it passes keywords or unpacks its arguments"
-        elif len(call.args) not in (2, 3) or not isinstance(call.args[0], gast.Name):
+        elif not (call.args and isinstance(call.args[0], gast.Name)) or not (
+            changes_list or len(call.args) in (2, 3)
+        ):
             why = "its first argument is not a variable"
+        elif changes_list:
+            loop = self._loop_iterating(call, call.args[0].id)
+            if loop is not None:
+                why = f"the `for` loop on line {loop.lineno} iterates over it"
+            else:
+                why = self._why_not_writable(call)
         elif callee.__self__ not in (*LINEAR_AT, *IN_TURN_AT):  # (`rules/ufunc_at.py`)
             taken = ", ".join(f"np.{u.__name__}.at" for u in (*LINEAR_AT, *IN_TURN_AT))
             why = f"srcad takes {taken}, not np.{callee.__self__.__name__}.at"
@@ -348,18 +370,35 @@ class FreshValues(ABC):
             why = self._why_not_writable(call)
         return None if why is None else f", which srcad cannot rewrite as a new value: {why}"
 
+    def _kept(self, call: gast.Call, callee: Any) -> bool:
+        """Whether `call` of one of `heapq`'s functions that return an item is the value of
+        an assignment to one name, or names unpacked, none of them the list it changes
+        (`v = heappop(h)`, `p, i = heappop(h)`)."""
+        parent = self.parents.get(call)
+        if not (
+            any(callee is f for f in ITEM_RETURNING_FUNCTIONS)
+            and isinstance(parent, gast.Assign)
+            and len(parent.targets) == 1
+            and call.args
+            and isinstance(call.args[0], gast.Name)
+        ):
+            return False
+        target = parent.targets[0]
+        names = target.elts if isinstance(target, gast.Tuple | gast.List) else [target]
+        return all(isinstance(n, gast.Name) and n.id != call.args[0].id for n in names)
+
     def _accumulated(self, node: gast.AST, parent: gast.AST | None) -> gast.Call | None:
-        """The call `ufunc.at(node, ...)`, a statement of its own, where `node` is its first
-        argument (the array it changes), if `parent` is one."""
-        if (
-            isinstance(parent, gast.Call)
-            and parent.args
-            and parent.args[0] is node
-            and isinstance(self.parents.get(parent), gast.Expr)
-            and is_ufunc_at(self._resolve(parent.func))
+        """The call `ufunc.at(node, ...)` or `heapq.heappush(node, ...)` (or another that
+        changes a list in place, `v = heapq.heappop(node)`), a statement of its own, where
+        `node` is its first argument (the array or list it changes), if `parent` is one."""
+        if not (isinstance(parent, gast.Call) and parent.args and parent.args[0] is node):
+            return None
+        callee = self._resolve(parent.func)
+        if isinstance(self.parents.get(parent), gast.Expr) and (
+            is_ufunc_at(callee) or any(callee is f for f in LIST_CHANGING_FUNCTIONS)
         ):
             return parent
-        return None
+        return parent if self._kept(parent, callee) else None
 
     def _owns(self, node: gast.expr) -> bool:
         """Whether the variable `node` names is a local of the function whose body holds
@@ -650,37 +689,3 @@ class FreshValues(ABC):
             node = self.parents[node]
             chain.append(node)
         return chain
-
-
-def bound_value(node: gast.Name, parent: gast.AST | None) -> gast.expr | None:
-    """The value `name = value` (or `name: T = value`) binds to `node`, its target."""
-    if isinstance(parent, gast.Assign) and parent.targets == [node]:
-        return parent.value
-    if isinstance(parent, gast.AnnAssign) and parent.target is node:
-        return parent.value
-    return None
-
-
-def _written_item(
-    node: gast.AST, parent: gast.AST | None
-) -> gast.Subscript | gast.Attribute | None:
-    """The item assignment target `node[index]` (`node[index] = v`, `op=`), if `parent` is
-    one; or the attribute `node.name` so written (only an initialiser's `self` gets that
-    far: every other attribute write is refused)."""
-    if (
-        isinstance(parent, gast.Subscript | gast.Attribute)
-        and parent.value is node
-        and isinstance(parent.ctx, gast.Store)
-    ):
-        return parent
-    return None
-
-
-def _end(node: gast.AST) -> tuple[int, int]:
-    """Where `node`'s text ends."""
-    line = getattr(node, "end_lineno", None) or node.lineno
-    return (line, getattr(node, "end_col_offset", None) or 0)
-
-
-# The names of the methods the normal form writes as new values (`changing_call`).
-CHANGING = frozenset().union(*CHANGING_METHODS.values())

@@ -218,8 +218,8 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
                 node,
                 IN_PLACE_FUNCTION,
                 f"this call changes a value in place{why}",
-                "build a new value instead (np.where, np.add with "
-                "indices via np.bincount, ...); " + self.rule_hint,
+                "build a new value instead (np.where, np.bincount, heapq's functions as "
+                "statements on a list made here, ...); " + self.rule_hint,
             )
         if callee is builtins.exec or callee is builtins.eval:
             return self._report(

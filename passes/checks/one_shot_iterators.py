@@ -48,7 +48,9 @@ def is_lazy_call(callee: Any) -> bool:
     one of the builtins and NumPy or `itertools` functions that give one."""
     if any(callee is lazy for lazy in _LAZY_CALLS):
         return True
-    if inspect.isgeneratorfunction(callee):
+    if inspect.isgeneratorfunction(callee):  # (`heapq.merge` too)
+        return True
+    if callee == itertools.chain.from_iterable:  # (a class's method: of no module)
         return True
     return getattr(callee, "__module__", None) == itertools.__name__
 

@@ -11,6 +11,7 @@ position, `np.r_[...]`/`np.c_[...]` (`index_concatenate`), dict displays that un
 
 from __future__ import annotations
 
+import itertools
 import math
 from abc import ABC, abstractmethod
 from typing import Any
@@ -207,9 +208,46 @@ class SyntaxRewrites(ABC):
             and node not in self.ctx.analysis_result(Callees).callees
         ):
             return node
-        return None
+        return node if self._changes_list(node) else None
 
-    def _change_by_method(self, call: gast.Call, kept: str | None) -> None:
+    def _changes_list(self, node: gast.expr) -> bool:
+        """Whether `node` calls one of `heapq`'s and `bisect`'s functions that change a list
+        in place on a variable, `heapq.heappush(name, v)` (the checks let it through only
+        as a statement, or `v = heapq.heappop(name)`, on a list nothing else holds)."""
+        if not isinstance(node, gast.Call) or not node.args:
+            return False
+        callee = self.ctx.analysis_result(Callees).callees.get(node)
+        return isinstance(node.args[0], gast.Name) and any(
+            callee is f for f in primitives.LIST_CHANGING_FUNCTIONS
+        )
+
+    def _change_by_function(self, call: gast.Call, target: gast.expr | None) -> None:
+        """`function(items, *args, **kwargs)`, which changes the list `items` in place, as
+        `items = changed_by(function, items, *args, **kwargs)`; what it returns
+        (`kept = heapq.heappop(items)`, or unpacked, `p, i = heapq.heappop(items)`) read
+        first, from the list before the change:
+
+            kept = returned_by(heapq.heappop, items)
+            items = changed_by(heapq.heappop, items)
+        """
+        kept = None
+        if target is not None:
+            kept = target.id if isinstance(target, gast.Name) else self.ctx.namer.fresh("kept")
+        callee = self.ctx.analysis_result(Callees).callees[call]
+        name = call.args[0]
+        assert isinstance(name, gast.Name)
+        function = load(self.ctx.bind(callee, callee.__name__))
+        args = [function, load(name.id), *(self.atom(a) for a in call.args[1:])]
+        keywords = [make(gast.keyword, arg=k.arg, value=self.atom(k.value)) for k in call.keywords]
+        for primitive, bound in ((primitives.returned_by, kept), (primitives.changed_by, name.id)):
+            if bound is not None:
+                new = self._primitive_call(primitive, args, call)
+                new.keywords = keywords
+                self._assign(bound, new)
+        if kept is not None and not isinstance(target, gast.Name):
+            self.assign(target, load(kept))
+
+    def _change_by_method(self, call: gast.Call, target: gast.expr | str | None) -> None:
         """`items.method(*args, **kwargs)` as `items = changed(items, "method", *args,
         **kwargs)`, a new value through a primitive with rules (`rules/changed_values.py`).
         What `pop` and `setdefault` return (`kept = items.pop(i)`) is read first, from the
@@ -220,6 +258,13 @@ class SyntaxRewrites(ABC):
             items = changed(items, "setdefault", k, v0)
             kept = items[k]                          # `kept = items.setdefault(k, v0)`
         """
+        if isinstance(target, str):
+            target = store(target)
+        if self._changes_list(call):
+            self._change_by_function(call, target)
+            return
+        assert target is None or isinstance(target, gast.Name)
+        kept = None if target is None else target.id
         assert isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name)
         name, method = call.func.value.id, call.func.attr
         args = [self.atom(a) for a in call.args]
@@ -242,6 +287,10 @@ class SyntaxRewrites(ABC):
         what `pop` or `setdefault` returns bound to one name (`v = xs.pop()`): whether it
         did. (The checks let such a call through only where that is Python's value.)"""
         kept = None
+        if self._changes_list(node):  # `heapq.heappush(h, v)`, `v = heapq.heappop(h)`
+            assert isinstance(node, gast.Call)
+            self._change_by_method(node, None if targets is None else targets[0])
+            return True
         if targets is not None:
             (target,) = targets if len(targets) == 1 else (None,)
             if not isinstance(target, gast.Name) or not (
@@ -267,7 +316,9 @@ class SyntaxRewrites(ABC):
         returns, a name (`pop`, `setdefault`) or None. The checks let it through only where
         it runs once, unconditionally, and nothing else in the statement reads what it
         changes (`passes/checks/lifted_changes.py`). None for any other call."""
-        if item_holder(node) is None and self._changing_call(node) is None:
+        if self._changes_list(node) or (
+            item_holder(node) is None and self._changing_call(node) is None
+        ):  # (`heapq`'s and `bisect`'s changes are statements: the checks refuse others)
             return None
         assert isinstance(node.func, gast.Attribute)
         returns = node.func.attr in ("pop", "setdefault")
@@ -431,7 +482,15 @@ class SyntaxRewrites(ABC):
     def _start_among_the_items(self, node: gast.Call, callee: Any) -> None:
         """`math.prod(xs, start=s)` as `math.prod([s, *xs])`: the same products in the same
         order (`1 * s` is `s`), with `s` among the items its rule differentiates, where the
-        keyword-only `start=` is an option (E211)."""
+        keyword-only `start=` is an option (E211). So `itertools.accumulate(xs, f,
+        initial=v)` as `accumulate(with_initial(v, xs), f)`: `v` first, unless it is None
+        (`primitives.with_initial`)."""
+        if callee is itertools.accumulate and len(node.args) in (1, 2) and not unpacks(node):
+            if [k.arg for k in node.keywords] == ["initial"]:
+                items = [node.keywords[0].value, node.args[0]]
+                node.args[0] = self._primitive_call(primitives.with_initial, items, node)
+                node.keywords = []
+            return
         if callee is not math.prod or len(node.args) != 1 or unpacks(node):
             return
         if [k.arg for k in node.keywords] != ["start"]:

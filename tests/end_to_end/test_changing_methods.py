@@ -1,9 +1,11 @@
 """Methods that change a list, dict, array or set in place (`xs.sort()`, `xs.pop()`,
 `d.update(e)`, `x.fill(v)`, `seen.add(i)`, ...), on a value the function made and nothing
-else holds, are written as new values (`primitives.changed`, `rules/changed_values.py`), in
-both modes and to second order, against central differences; on anything else they stay
-refused, at the user's line, and so does a differentiated value added to a set (E215).
-Annotated assignments (`out: list[float] = []`) make fresh values as plain ones do."""
+else holds, are written as new values (`primitives.changed`, `rules/changed_values.py`),
+and so are the functions of `heapq` and `bisect` that change a list (`heapq.heappush(h, v)`,
+`v = heapq.heappop(h)`, `bisect.insort(xs, v)`: `primitives.changed_by`), in both modes
+and to second order, against central differences; on anything else they stay refused, at
+the user's line, and so does a differentiated value added to a set (E215). Annotated
+assignments (`out: list[float] = []`) make fresh values as plain ones do."""
 
 import numpy as np
 import pytest
@@ -13,7 +15,9 @@ from srcad.errors import MutationError, UnsupportedSyntaxError
 from tests.conftest import close, difference, user_module
 
 MODULE = """
+import bisect
 import collections
+import heapq
 
 import numpy as np
 
@@ -125,6 +129,79 @@ def a_differentiated_member(a):
     return sum(seen)
 
 
+def heaps(a):
+    h = []
+    for v in a:
+        heapq.heappush(h, v * v)
+    heapq.heappush(h, a[0] * a[1])
+    smallest = heapq.heappop(h)
+    swapped = heapq.heappushpop(h, a[2] + 0.1)
+    replaced = heapq.heapreplace(h, a[1] * 3.0)
+    g = [np.sin(v) for v in a]
+    heapq.heapify(g)
+    return smallest * swapped + replaced * h[0] + h[-1] ** 2 + g[0] * g[1] + sum(g) * g[2]
+
+
+def insorted(a):
+    xs = sorted([a[0] * 2.0, a[1]])
+    if a[2] > 0.0:
+        bisect.insort(xs, a[2] ** 2)
+    else:
+        bisect.insort_left(xs, -a[2])
+    ys = [a[0] * 1.0]
+    for v in a[1:]:
+        bisect.insort_right(ys, v * v, key=lambda w: -w)
+    return xs[0] * 3.0 + xs[1] * xs[2] ** 2 + ys[0] * ys[1] + ys[2] ** 3
+
+
+def heap_of_pairs(a):
+    h = []
+    for i in range(3):
+        heapq.heappush(h, (a[i] * a[i], i))
+    p, i = heapq.heappop(h)
+    q, j = h[0]
+    return p * 10.0 + q * (j + 1.0) + i
+
+
+def drained(a):
+    h = [v * v for v in a]
+    heapq.heapify(h)
+    total = 0.0
+    while h:
+        v = heapq.heappop(h)
+        total = total * 2.0 + v
+    stack = [np.sin(v) for v in a]
+    while stack:
+        top = stack.pop()
+        total = total * 0.5 + top**2
+    return total
+
+
+def heap_on_a_parameter(xs):
+    heapq.heappush(xs, 1.0)
+    return xs[0]
+
+
+def heap_on_an_alias(a):
+    h = [a[0] * 1.0]
+    kept = h
+    heapq.heappush(h, a[1])
+    return kept[0]
+
+
+def heap_inside_an_expression(a):
+    h = [a[0] * 1.0, a[1] * 2.0]
+    return np.sin(heapq.heappop(h))
+
+
+def insort_while_iterating(a):
+    xs = [a[0] * 1.0, a[1] * 2.0]
+    for v in xs:
+        if len(xs) < 4:
+            bisect.insort(xs, v)
+    return xs[0]
+
+
 def on_a_parameter(xs):
     xs.sort()
     return xs[0]
@@ -183,6 +260,10 @@ DIRECTION = np.array([1.0, -0.5, 0.25])
         "appended_and_changed",
         "default_dicts",
         "set_members",
+        "heaps",
+        "insorted",
+        "heap_of_pairs",
+        "drained",
     ],
 )
 def test_changing_methods_on_fresh_values(module, name):
@@ -203,6 +284,10 @@ def test_changing_methods_on_fresh_values(module, name):
         ("inside_an_expression", (A,), "inside an expression"),
         ("while_iterating", (A,), "iterates over it"),
         ("on_an_attribute", (A,), "on an item or an attribute"),
+        ("heap_on_a_parameter", ([0.3, 0.1],), "a parameter"),
+        ("heap_on_an_alias", (A,), "may keep it"),
+        ("heap_inside_an_expression", (A,), "not a statement of its own"),
+        ("insort_while_iterating", (A,), "iterates over it"),
     ],
 )
 def test_other_changes_stay_refused_at_the_line(module, name, args, why):

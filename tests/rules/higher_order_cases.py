@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import heapq
 import itertools
 import math
 import operator
@@ -561,6 +562,39 @@ STANDARD_LIBRARY = {
         itertools.starmap(operator.mul, [(v, v + 1.0) for v in values])
     ),
     itertools.accumulate: lambda values: sum(itertools.accumulate(values, _times_plus)),
+    primitives.with_initial: lambda values: sum(
+        itertools.accumulate(values[1:], _times_plus, initial=values[0])
+    ),
+    # (`rules/iterator_tools.py`: the items chosen and ordered)
+    itertools.chain: lambda values: sum(
+        v * w for v, w in zip(values, itertools.chain(values[1:], [2.0]), strict=True)
+    ),
+    itertools.chain.from_iterable: lambda values: sum(
+        v * w
+        for v, w in zip(values, itertools.chain.from_iterable([values[1:], [2.0]]), strict=True)
+    ),
+    itertools.islice: lambda values: sum(v * v for v in itertools.islice(values, 1, None, 2)),
+    itertools.compress: lambda values: sum(itertools.compress(values, [1, 0] * len(values))) ** 2,
+    itertools.takewhile: lambda values: sum(itertools.takewhile(lambda v: v < 0.5, values)),
+    itertools.dropwhile: lambda values: sum(itertools.dropwhile(lambda v: v < 0.5, values)),
+    itertools.filterfalse: lambda values: sum(itertools.filterfalse(lambda v: v < 0.3, values)),
+    itertools.pairwise: lambda values: sum(a * b for a, b in itertools.pairwise(values)),
+    itertools.product: lambda values: sum(a * b for a, b in itertools.product(values, values[:2])),
+    itertools.combinations: lambda values: sum(a * b for a, b in itertools.combinations(values, 2)),
+    itertools.permutations: lambda values: sum(
+        a * b * b for a, b in itertools.permutations(values, 2)
+    ),
+    itertools.zip_longest: lambda values: sum(
+        a * b for a, b in itertools.zip_longest(values, values[:1], fillvalue=1.5)
+    ),
+    itertools.repeat: lambda values: sum(
+        a * b for a, b in zip(values, itertools.repeat(values[0], 4), strict=False)
+    ),
+    heapq.nlargest: lambda values: math.prod(heapq.nlargest(2, values)),
+    heapq.nsmallest: lambda values: math.prod(heapq.nsmallest(2, values, key=lambda v: -v)),
+    heapq.merge: lambda values: sum(
+        k * v for k, v in enumerate(heapq.merge(sorted(values), [0.5, 1.0]))
+    ),
 }
 
 

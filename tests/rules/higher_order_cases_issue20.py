@@ -5,6 +5,8 @@ the function (the vector's elements lie in 0.2 to 0.8)."""
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import math
 import operator
 from typing import Any
@@ -99,6 +101,20 @@ def popped_in_place(x: Any) -> Any:
     xs = [x[0] * x[1], np.sin(x[2]), x[1] ** 2]
     last = xs.pop()
     return last**2 * xs[0]
+
+
+def changed_by_function(x: Any) -> Any:
+    h = [x[0] * x[1], np.sin(x[2])]
+    heapq.heappush(h, x[1] ** 2)
+    bisect.insort(h, x[0] ** 3)
+    return h[0] * h[2] + h[1] ** 2 + h[3]
+
+
+def returned_by_function(x: Any) -> Any:
+    h = [x[0] * x[1], np.sin(x[2]), x[1] ** 2]
+    heapq.heapify(h)
+    low = heapq.heappop(h)
+    return low**2 * h[0]
 
 
 def logaddexp_reduce(x: Any) -> Any:
@@ -435,6 +451,8 @@ BY_PRIMITIVE: dict[Any, tuple[Any, tuple[Any, ...]]] = {
     np.histogram: (histogram, ()),
     primitives.changed: (changed_in_place, ()),
     primitives.popped: (popped_in_place, ()),
+    primitives.changed_by: (changed_by_function, ()),
+    primitives.returned_by: (returned_by_function, ()),
     **{
         f: (of_reduction(f, 1), ())
         for f in (np.add.reduce, np.multiply.reduce, np.maximum.reduce, np.minimum.reduce)

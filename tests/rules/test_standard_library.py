@@ -193,11 +193,32 @@ def test_a_mean_at_a_zero_item_is_refused_or_raises_pythons_error(mean):
         srcad.hessian(lambda x: mean(x * x))(np.array([0.0, 0.7]))
 
 
-def test_a_differentiated_keyword_only_option_is_refused_with_a_remedy_that_works():
-    # (passing it by position, the remedy for other keywords, is a TypeError here)
-    with pytest.raises(SrcadError, match="keyword-only") as raised:
-        srcad.grad(lambda x: sum(itertools.accumulate([x, 2.0], initial=x)))(0.5)
-    assert "positionally" not in str(raised.value)
+def _accumulated(x, initial):
+    return sum(v * v for v in itertools.accumulate([x, 2.0 * x], _times_plus, initial=initial))
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: sum(itertools.accumulate([x, 2.0], initial=x * x)),
+        lambda x: _accumulated(x, np.sin(x)),
+        lambda x: _accumulated(x, None if x > 0.0 else x),  # (None: no initial item)
+        lambda x: _accumulated(x, x if x > 0.0 else None),
+        lambda x: list(itertools.accumulate((v * x for v in [1.0, 3.0]), initial=3.0))[-1] ** 2,
+    ],
+)
+def test_accumulates_initial_is_differentiated_first_among_the_items(f):
+    """`accumulate(xs, f, initial=v)` runs as `accumulate(with_initial(v, xs), f)`: `v`
+    first, where it is not None."""
+    for x in (0.5, -0.7):
+        expected = difference(f, (x,))
+        value, gradient = srcad.value_and_grad(f)(x)
+        assert value == f(x)
+        np.testing.assert_allclose(gradient, expected, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(srcad.jvp(f, (x,), (1.0,))[1], expected, rtol=1e-6)
+        np.testing.assert_allclose(
+            srcad.hessian(f)(x), difference(srcad.grad(f), (x,)), rtol=1e-5, atol=1e-7
+        )
 
 
 def test_math_prods_start_is_differentiated_among_the_items():
