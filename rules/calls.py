@@ -14,6 +14,7 @@ import numpy as np
 
 from srcad.entry_rules import RULE_TYPES
 from srcad.errors import MissingRuleError
+from srcad.out_arguments import refuse_positional_out
 from srcad.primitives import call, method, unpacked_arguments, unpacked_call
 from srcad.projection import ProjectTo
 from srcad.registry import CONFIG, REGISTRY, Linearity, RuleSet, with_config
@@ -322,6 +323,7 @@ def _array_method(
     receiver: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> tuple[Any, Pullback]:
     count = len(args)
+    refuse_positional_out(getattr(receiver, name, None), args)  # `a.clip(lo, hi, out)`
     if name in ARRAY_METHODS_WITHOUT_DERIVATIVE:
         y = getattr(receiver, name)(*args, **kwargs)
 
@@ -602,6 +604,7 @@ def method_frule(
         return CONFIG.frule_via_ad(
             (NoTangent(), receiver_dot, *arg_dots), function, receiver, *args, **kwargs
         )
+    refuse_positional_out(getattr(receiver, name, None), args)  # `a.clip(lo, hi, out)`
     y = getattr(receiver, name)(*args, **kwargs)
     if name in ARRAY_METHODS_WITHOUT_DERIVATIVE:
         return y, ZeroTangent()

@@ -1,0 +1,253 @@
+"""Soundness audit (session 37): NumPy takes the array a call writes its result into, `out`,
+by position too: `np.multiply(a, 3.0, a)` is `np.multiply(a, 3.0, out=a)`, and so are a
+ufunc's argument after its inputs, `np.clip(a, lo, hi, a)`, `np.cumsum(a, 0, None, a)`,
+`np.sum(a, 0, None, c)`, `np.add.reduce(a, 0, None, c)`, `a.clip(lo, hi, a)`,
+`a.sum(0, None, c)` and `a.round(1, a)`. srcad refused `out=` (E304) but took these as calls
+that change nothing: the gradient and the tangent were computed as if `a` kept its value
+(`np.multiply(a, 3.0, a); return np.sum(a * x)` with `a = x * 1.0`: 4x where the
+derivative is 6x). Each is refused now, at the call's line where the function is known
+when srcad compiles, when the call runs for an array's method; the same calls without
+`out` are checked against central differences in both modes and to second order.
+
+Likewise the in-place operators called by name, `operator.imul(a, 3.0)` (4x where 6x) and
+`a.__ipow__(2.0)`, but for `operator.iadd` and the dunders of `+=`, `-=`, `*=`, `/=`, `|=`
+and `&=`, were taken as calls that change nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import srcad
+from tests.conftest import close, difference, user_module
+
+WRITTEN = """
+import numpy as np
+
+
+def binary_ufunc(x):
+    a = x * 1.0
+    np.multiply(a, 3.0, a)
+    return np.sum(a * x)
+
+
+def through_another_name(x):
+    a = x * 1.0
+    b = a
+    np.add(b, x, b)
+    return np.sum(a * x)
+
+
+def unary_ufunc_kept(x):
+    a = x * 1.0
+    b = np.exp(a, a)
+    return np.sum(a * x) + np.sum(b)
+
+
+def into_a_fresh_array(x):
+    a = np.zeros(4)
+    np.subtract(x, 1.0, a)
+    return np.sum(a * x)
+
+
+def clipped(x):
+    a = x * 1.0
+    np.clip(a, 0.0, 1.0, a)
+    return np.sum(a * x)
+
+
+def running_sum(x):
+    a = x * 1.0
+    np.cumsum(a, 0, None, a)
+    return np.sum(a * x)
+
+
+def reduced_into(x):
+    total = np.zeros(())
+    np.sum(x * 2.0, 0, None, total)
+    return total * x[0]
+
+
+def ufunc_method_reduce(x):
+    total = np.zeros(())
+    np.multiply.reduce(x, 0, None, total)
+    return total + x[1]
+
+
+def matrix_product(x):
+    a = x.reshape(2, 2) * 1.0
+    np.matmul(a, a, a)
+    return np.sum(a * x.reshape(2, 2))
+"""
+
+WRITTEN_NAMES = [
+    ("binary_ufunc", "np.multiply(a, 3.0, a)"),
+    ("through_another_name", "np.add(b, x, b)"),
+    ("unary_ufunc_kept", "b = np.exp(a, a)"),
+    ("into_a_fresh_array", "np.subtract(x, 1.0, a)"),
+    ("clipped", "np.clip(a, 0.0, 1.0, a)"),
+    ("running_sum", "np.cumsum(a, 0, None, a)"),
+    ("reduced_into", "np.sum(x * 2.0, 0, None, total)"),
+    ("ufunc_method_reduce", "np.multiply.reduce(x, 0, None, total)"),
+    ("matrix_product", "np.matmul(a, a, a)"),
+]
+
+METHODS = """
+import numpy as np
+
+
+def clipped_in_place(x):
+    a = x * 1.0
+    a.clip(0.0, 1.0, a)
+    return np.sum(a * x)
+
+
+def clipped_and_kept(x):
+    a = x * 1.0
+    b = a.clip(0.0, 1.0, a)
+    return np.sum(b * x) + np.sum(a)
+
+
+def summed_into(x):
+    a = x * 1.0
+    total = np.zeros(())
+    a.sum(0, None, total)
+    return total * x[0]
+
+
+def rounded_in_place(x):
+    a = x * 2.0
+    a.round(1, a)
+    return np.sum(a * x)
+"""
+
+METHOD_NAMES = ["clipped_in_place", "clipped_and_kept", "summed_into", "rounded_in_place"]
+
+OPERATORS = """
+import operator
+
+import numpy as np
+
+
+def multiplied(x):
+    a = x * 1.0
+    operator.imul(a, 3.0)
+    return np.sum(a * x)
+
+
+def divided(x):
+    a = x * 1.0
+    operator.itruediv(a, 2.0)
+    return np.sum(a * x)
+
+
+def subtracted(x):
+    a = x * 1.0
+    operator.isub(a, x * x)
+    return np.sum(a * x)
+
+
+def powered(x):
+    a = x * 1.0
+    a.__ipow__(2.0)
+    return np.sum(a * x)
+
+
+def matrix_powered(x):
+    a = x.reshape(2, 2) * 1.0
+    a.__imatmul__(a)
+    return np.sum(a)
+"""
+
+OPERATOR_NAMES = [
+    ("multiplied", "E305"),
+    ("divided", "E305"),
+    ("subtracted", "E305"),
+    ("powered", "E303"),
+    ("matrix_powered", "E303"),
+]
+
+RETURNED = """
+import operator
+
+import numpy as np
+
+
+def doubled_buffer(v):
+    buffer = np.empty(4)
+    np.multiply(v, 2.0, buffer)
+    return buffer
+
+
+def returned_values(x):
+    a = x * 1.0
+    b = np.multiply(a, 3.0) + np.clip(a, -1.0, 1.0) + np.cumsum(a, 0)
+    c = a.clip(-1.0, 1.0) * a.sum(0) + a.max(0) + np.add.reduce(a, 0) + np.sum(a, 0, None)
+    d = operator.mul(a, 2.0) + operator.truediv(a, 4.0)
+    return np.sum(b * c * x * d) + np.sum(doubled_buffer(np.arange(4.0)) * x)
+"""
+
+X = np.array([0.5, -0.3, 0.2, 0.8])
+
+
+@pytest.fixture(scope="module")
+def modules(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("out_by_position")
+    return (
+        user_module(directory, "audit_s37_written", WRITTEN),
+        user_module(directory, "audit_s37_methods", METHODS),
+        user_module(directory, "audit_s37_returned", RETURNED),
+        user_module(directory, "audit_s37_operators", OPERATORS),
+    )
+
+
+def _line(f, text):
+    lines = Path(f.__code__.co_filename).read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if text in line)
+
+
+@pytest.mark.parametrize(("name", "text"), WRITTEN_NAMES)
+def test_out_by_position_is_refused_at_its_line(modules, name, text):
+    f = getattr(modules[0], name)
+    for compute in (
+        lambda: srcad.grad(f)(X),
+        lambda: srcad.jvp(f, (X,), (np.ones(4),)),
+        lambda: srcad.jacobian(f, mode="forward")(X),
+    ):
+        with pytest.raises(srcad.SrcadError) as raised:
+            compute()
+        (diagnostic,) = raised.value.diagnostics
+        assert (diagnostic.code, diagnostic.line) == ("E304", _line(f, text))
+        assert "its `out`" in diagnostic.message
+
+
+@pytest.mark.parametrize("name", METHOD_NAMES)
+def test_an_array_method_given_out_by_position_is_refused_when_it_runs(modules, name):
+    f = getattr(modules[1], name)
+    for compute in (lambda: srcad.grad(f)(X), lambda: srcad.jvp(f, (X,), (np.ones(4),))):
+        with pytest.raises(srcad.SrcadError, match="its `out` by position"):
+            compute()
+
+
+@pytest.mark.parametrize(("name", "code"), OPERATOR_NAMES)
+def test_in_place_operators_called_by_name_are_refused(modules, name, code):
+    """`operator.imul(a, b)` and `a.__ipow__(b)` change an array as `a *= b` does: only
+    `operator.iadd` and the dunders of `+=`, `-=`, `*=`, `/=`, `|=`, `&=` were known."""
+    f = getattr(modules[3], name)
+    for compute in (lambda: srcad.grad(f)(X), lambda: srcad.jvp(f, (X,), (np.ones(4),))):
+        with pytest.raises(srcad.SrcadError) as raised:
+            compute()
+        assert raised.value.diagnostics[0].code == code
+
+
+def test_the_same_calls_returning_their_values_are_differentiated(modules):
+    f = modules[2].returned_values
+    want = difference(f, (X,))
+    value, gradient = srcad.value_and_grad(f)(X)
+    close(value, f(X))
+    close(gradient, want)
+    tangent = np.array([1.0, -0.5, 0.25, 2.0])
+    close(srcad.jvp(f, (X,), (tangent,))[1], want @ tangent)
+    close(srcad.hessian(f)(X), difference(srcad.grad(f), (X,)))
