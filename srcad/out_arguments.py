@@ -13,6 +13,7 @@ guard of a call whose function is known only when it runs, for a call of a value
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from typing import Any
 
@@ -35,6 +36,9 @@ _UFUNC_METHOD_OUT = {"reduce": 3, "accumulate": 3, "reduceat": 4}
 # NumPy's C functions whose `out` is positional, where NumPy 2.2 gives no signature.
 _C_FUNCTION_OUT = {"dot": 2, "concatenate": 2}
 
+# What the signatures of NumPy's Python functions said (read once each).
+_SIGNATURE_OUT: dict[Any, int | None] = {}
+
 
 def positional_out(callee: Any) -> int | None:
     """The position of `callee`'s `out` among its positional arguments, where it is a NumPy
@@ -50,15 +54,23 @@ def positional_out(callee: Any) -> int | None:
     if not callable(callee) or not (getattr(callee, "__module__", None) or "").startswith("numpy"):
         return None
     try:
+        return _SIGNATURE_OUT[callee]
+    except (KeyError, TypeError):  # (TypeError: unhashable)
+        pass
+    try:
         parameters = list(inspect.signature(callee).parameters.values())
     except (TypeError, ValueError):  # a C function (np.dot on NumPy 2.2)
         return _C_FUNCTION_OUT.get(str(name)) if callee is getattr(np, str(name), None) else None
+    found = None
     for position, parameter in enumerate(parameters):
         if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
-            return None
+            break
         if parameter.name == "out" and parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
-            return position
-    return None
+            found = position
+            break
+    with contextlib.suppress(TypeError):
+        _SIGNATURE_OUT[callee] = found
+    return found
 
 
 def out_positions(callee: Any) -> range:
@@ -101,6 +113,8 @@ def refuse_positional_out(callee: Any, arguments: tuple[Any, ...]) -> None:
     called with positional `arguments` (or `passed`'s markers of them) that reach its
     `out` (`a.clip(lo, hi, c)`): NumPy writes into `c` in place, which the derivative
     would not see."""
+    if len(arguments) < 2:  # (no function takes its `out` first)
+        return
     for i in out_positions(callee):
         if i < len(arguments) and arguments[i] is not None:
             name = getattr(callee, "__name__", "this method")
