@@ -11,7 +11,10 @@ when srcad compiles, when the call runs for an array's method; the same calls wi
 
 Likewise the in-place operators called by name, `operator.imul(a, 3.0)` (4x where 6x) and
 `a.__ipow__(2.0)`, but for `operator.iadd` and the dunders of `+=`, `-=`, `*=`, `/=`, `|=`
-and `&=`, were taken as calls that change nothing."""
+and `&=`, were taken as calls that change nothing.
+
+And `super()` without arguments in a method srcad compiles crashed with Python's
+RuntimeError (the compiled code has no `__class__` cell): refused where it is written."""
 
 from __future__ import annotations
 
@@ -169,6 +172,36 @@ OPERATOR_NAMES = [
     ("matrix_powered", "E303"),
 ]
 
+SUPER = """
+import numpy as np
+
+
+class Layer:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, x):
+        return self.w * x
+
+
+class Squashed(Layer):
+    def forward(self, x):
+        return np.tanh(super().forward(x)) + self.w
+
+
+class ByName(Layer):
+    def forward(self, x):
+        return np.tanh(Layer.forward(self, x)) + self.w
+
+
+def squashed(w, x):
+    return np.sum(Squashed(w).forward(x) ** 2)
+
+
+def by_name(w, x):
+    return np.sum(ByName(w).forward(x) ** 2)
+"""
+
 RETURNED = """
 import operator
 
@@ -200,6 +233,7 @@ def modules(tmp_path_factory):
         user_module(directory, "audit_s37_methods", METHODS),
         user_module(directory, "audit_s37_returned", RETURNED),
         user_module(directory, "audit_s37_operators", OPERATORS),
+        user_module(directory, "audit_s37_super", SUPER),
     )
 
 
@@ -251,3 +285,25 @@ def test_the_same_calls_returning_their_values_are_differentiated(modules):
     tangent = np.array([1.0, -0.5, 0.25, 2.0])
     close(srcad.jvp(f, (X,), (tangent,))[1], want @ tangent)
     close(srcad.hessian(f)(X), difference(srcad.grad(f), (X,)))
+
+
+def test_super_without_arguments_is_refused_at_its_line(modules):
+    """A compiled method has no `__class__` cell: `super()` in it crashed with Python's
+    RuntimeError. Refused where it is written; the base's method called by name is
+    differentiated."""
+    f = modules[4].squashed
+    for compute in (
+        lambda: srcad.grad(f, wrt=(0, 1))(0.7, X),
+        lambda: srcad.jvp(f, (0.7, X), (1.0, np.ones(4))),
+    ):
+        with pytest.raises(srcad.SrcadError) as raised:
+            compute()
+        (diagnostic,) = raised.value.diagnostics
+        assert (diagnostic.code, diagnostic.line) == ("E102", _line(f, "super().forward(x)"))
+    f = modules[4].by_name
+    w_bar, x_bar = srcad.grad(f, wrt=(0, 1))(0.7, X)
+    close(w_bar, difference(f, (0.7, X), 0))
+    close(x_bar, difference(f, (0.7, X), 1))
+    tangent = np.array([1.0, -0.5, 0.25, 2.0])
+    _, y_dot = srcad.jvp(f, (0.7, X), (0.5, tangent))
+    close(y_dot, difference(f, (0.7, X), 0) * 0.5 + difference(f, (0.7, X), 1) @ tangent)
