@@ -202,6 +202,28 @@ def by_name(w, x):
     return np.sum(ByName(w).forward(x) ** 2)
 """
 
+DEFAULTS = """
+import numpy as np
+
+WEIGHTS = np.array([0.5, 1.0, 2.0, -1.0])
+
+
+def softmax(z, axis=-1):
+    z = z - z.max(axis=axis, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def huber(r, delta=1.0, weights=WEIGHTS):
+    small = np.abs(r) <= delta
+    return np.sum(weights * np.where(small, 0.5 * r * r, delta * (np.abs(r) - 0.5 * delta)))
+
+
+def attention(q):
+    scores = q.reshape(2, 2) @ q.reshape(2, 2).T
+    return np.sum(softmax(scores) * np.array([[1.0, 2.0], [3.0, 4.0]])) + huber(q * 3.0)
+"""
+
 RETURNED = """
 import operator
 
@@ -234,6 +256,7 @@ def modules(tmp_path_factory):
         user_module(directory, "audit_s37_returned", RETURNED),
         user_module(directory, "audit_s37_operators", OPERATORS),
         user_module(directory, "audit_s37_super", SUPER),
+        user_module(directory, "audit_s37_defaults", DEFAULTS),
     )
 
 
@@ -307,3 +330,18 @@ def test_super_without_arguments_is_refused_at_its_line(modules):
     tangent = np.array([1.0, -0.5, 0.25, 2.0])
     _, y_dot = srcad.jvp(f, (0.7, X), (0.5, tangent))
     close(y_dot, difference(f, (0.7, X), 0) * 0.5 + difference(f, (0.7, X), 1) @ tangent)
+
+
+def test_a_parameter_left_to_its_default_is_not_differentiated(modules):
+    """`softmax(scores)` of `def softmax(z, axis=-1)` was refused (E211: the keyword
+    `axis=axis` "depends on a differentiated input"): a parameter the call leaves to its
+    default was taken as one that may vary. Its default is the same object whatever the
+    caller's inputs; the callee is differentiated with respect to what the call passes."""
+    f = modules[5].attention
+    want = difference(f, (X,))
+    value, gradient = srcad.value_and_grad(f)(X)
+    close(value, f(X))
+    close(gradient, want)
+    tangent = np.array([1.0, -0.5, 0.25, 2.0])
+    close(srcad.jvp(f, (X,), (tangent,))[1], want @ tangent)
+    close(srcad.hessian(f)(X), difference(srcad.grad(f), (X,)))
