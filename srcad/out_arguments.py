@@ -14,6 +14,7 @@ guard of a call whose function is known only when it runs, for a call of a value
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 from typing import Any
 
@@ -112,7 +113,10 @@ def refuse_positional_out(callee: Any, arguments: tuple[Any, ...]) -> None:
     """A `MutationError` where a method of a value, known only when the call runs, is
     called with positional `arguments` (or `passed`'s markers of them) that reach its
     `out` (`a.clip(lo, hi, c)`): NumPy writes into `c` in place, which the derivative
-    would not see."""
+    would not see. A `functools.partial`'s own arguments come first."""
+    while isinstance(callee, functools.partial):
+        arguments = (*callee.args, *arguments)
+        callee = callee.func
     if len(arguments) < 2:  # (no function takes its `out` first)
         return
     for i in out_positions(callee):

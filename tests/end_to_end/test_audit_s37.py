@@ -2,12 +2,13 @@
 by position too: `np.multiply(a, 3.0, a)` is `np.multiply(a, 3.0, out=a)`, and so are a
 ufunc's argument after its inputs, `np.clip(a, lo, hi, a)`, `np.cumsum(a, 0, None, a)`,
 `np.sum(a, 0, None, c)`, `np.add.reduce(a, 0, None, c)`, `a.clip(lo, hi, a)`,
-`a.sum(0, None, c)` and `a.round(1, a)`. srcad refused `out=` (E304) but took these as calls
-that change nothing: the gradient and the tangent were computed as if `a` kept its value
-(`np.multiply(a, 3.0, a); return np.sum(a * x)` with `a = x * 1.0`: 4x where the
-derivative is 6x). Each is refused now, at the call's line where the function is known
-when srcad compiles, when the call runs for an array's method; the same calls without
-`out` are checked against central differences in both modes and to second order.
+`a.sum(0, None, c)`, `a.round(1, a)` and `functools.partial(np.multiply, a, 3.0)(a)`.
+srcad refused `out=` (E304) but took these as calls that change nothing: the gradient
+and the tangent were computed as if `a` kept its value (`np.multiply(a, 3.0, a); return
+np.sum(a * x)` with `a = x * 1.0`: 4x where the derivative is 6x). Each is refused now,
+at the call's line where the function is known when srcad compiles, when the call runs
+for an array's method or a partial; the same calls without `out` are checked against
+central differences in both modes and to second order.
 
 Likewise the in-place operators called by name, `operator.imul(a, 3.0)` (4x where 6x) and
 `a.__ipow__(2.0)`, but for `operator.iadd` and the dunders of `+=`, `-=`, `*=`, `/=`, `|=`
@@ -98,6 +99,8 @@ WRITTEN_NAMES = [
 ]
 
 METHODS = """
+import functools
+
 import numpy as np
 
 
@@ -124,9 +127,22 @@ def rounded_in_place(x):
     a = x * 2.0
     a.round(1, a)
     return np.sum(a * x)
+
+
+def through_a_partial(x):
+    a = x * 1.0
+    tripled = functools.partial(np.multiply, a, 3.0)
+    tripled(a)
+    return np.sum(a * x)
 """
 
-METHOD_NAMES = ["clipped_in_place", "clipped_and_kept", "summed_into", "rounded_in_place"]
+METHOD_NAMES = [
+    "clipped_in_place",
+    "clipped_and_kept",
+    "summed_into",
+    "rounded_in_place",
+    "through_a_partial",
+]
 
 OPERATORS = """
 import operator
