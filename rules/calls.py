@@ -184,6 +184,7 @@ def unpacked_call_rrule(f: Any, layout: str, *parts: Any, **kwargs: Any) -> tupl
     (an unpacked tuple's cotangent holds its elements'). Keyword arguments, `**` ones
     included, are passed as they are and not differentiated."""
     _unpackable(layout, parts)
+    refuse_positional_out(f, unpacked_arguments(layout, parts))  # `np.multiply(*(a, b, a))`
     y, pullback = call_rrule(f, *unpacked_arguments(layout, parts), **kwargs)
 
     def unpacked_call_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -584,6 +585,7 @@ def unpacked_call_frule(
         else:
             argument_dots.append(dot)
     arguments = unpacked_arguments(layout, parts)
+    refuse_positional_out(f, arguments)  # `np.multiply(*(a, b, a))`
     return call_frule((NoTangent(), f_dot, *argument_dots), f, *arguments, **kwargs)
 
 

@@ -2,13 +2,14 @@
 by position too: `np.multiply(a, 3.0, a)` is `np.multiply(a, 3.0, out=a)`, and so are a
 ufunc's argument after its inputs, `np.clip(a, lo, hi, a)`, `np.cumsum(a, 0, None, a)`,
 `np.sum(a, 0, None, c)`, `np.add.reduce(a, 0, None, c)`, `a.clip(lo, hi, a)`,
-`a.sum(0, None, c)`, `a.round(1, a)` and `functools.partial(np.multiply, a, 3.0)(a)`.
-srcad refused `out=` (E304) but took these as calls that change nothing: the gradient
-and the tangent were computed as if `a` kept its value (`np.multiply(a, 3.0, a); return
-np.sum(a * x)` with `a = x * 1.0`: 4x where the derivative is 6x). Each is refused now,
-at the call's line where the function is known when srcad compiles, when the call runs
-for an array's method or a partial; the same calls without `out` are checked against
-central differences in both modes and to second order.
+`a.sum(0, None, c)`, `a.round(1, a)`, `np.multiply(*(a, 3.0, a))`, `a.clip(*(lo, hi, a))`
+and `functools.partial(np.multiply, a, 3.0)(a)`. srcad refused `out=` (E304) but took
+these as calls that change nothing: the gradient and the tangent were computed as if `a`
+kept its value (`np.multiply(a, 3.0, a); return np.sum(a * x)` with `a = x * 1.0`: 4x
+where the derivative is 6x). Each is refused now, at the call's line where the function
+is known when srcad compiles, when the call runs for an array's method, a partial or
+unpacked arguments; the same calls without `out` are checked against central
+differences in both modes and to second order.
 
 Likewise the in-place operators called by name, `operator.imul(a, 3.0)` (4x where 6x) and
 `a.__ipow__(2.0)`, but for `operator.iadd` and the dunders of `+=`, `-=`, `*=`, `/=`, `|=`
@@ -129,6 +130,27 @@ def rounded_in_place(x):
     return np.sum(a * x)
 
 
+def unpacked(x):
+    a = x * 1.0
+    arguments = (a, 3.0, a)
+    np.multiply(*arguments)
+    return np.sum(a * x)
+
+
+def unpacked_and_kept(x):
+    a = x * 1.0
+    arguments = (a, 3.0, a)
+    b = np.multiply(*arguments)
+    return np.sum(a * x) + np.sum(b)
+
+
+def unpacked_into_a_method(x):
+    a = x * 1.0
+    bounds = (0.0, 1.0, a)
+    a.clip(*bounds)
+    return np.sum(a * x)
+
+
 def through_a_partial(x):
     a = x * 1.0
     tripled = functools.partial(np.multiply, a, 3.0)
@@ -141,6 +163,9 @@ METHOD_NAMES = [
     "clipped_and_kept",
     "summed_into",
     "rounded_in_place",
+    "unpacked",
+    "unpacked_and_kept",
+    "unpacked_into_a_method",
     "through_a_partial",
 ]
 
