@@ -2,8 +2,10 @@
 `np.multiply(a, b, c)` writes `a * b` into `c` as `np.multiply(a, b, out=c)` does, and
 `np.clip(a, lo, hi, c)`, `np.sum(a, 0, None, c)`, `a.clip(lo, hi, c)`, `a.round(2, c)` and
 `np.add.reduce(a, 0, None, c)` likewise. The mutation check refuses such a call as it refuses
-`out=` (E304: `passes/checks/mutations.py`), and so do the rules of array methods and the
-guard of a call whose function is known only when it runs, for a call of a value's method.
+`out=` (E304: `passes/checks/mutations.py`); where the function or the arguments are known
+only when the call runs (an array's method, a partial, `f(*args)`), the rules of array
+methods and of unpacked calls, `primitives.unpacked_call` and the guard `changes_nothing`
+refuse it then.
 
     >>> positional_out(np.multiply), positional_out(np.clip), positional_out(np.dot)
     (2, 3, 2)
@@ -89,7 +91,7 @@ def out_arguments(node: gast.Call, callee: Any) -> list[tuple[gast.expr, str]]:
     in its place (`np.multiply(a, b, c)`), a literal None (no array) left out."""
     found = [(k.value, "`out=`") for k in node.keywords if k.arg == "out"]
     if any(isinstance(a, gast.Starred) for a in node.args[: out_positions(callee).stop]):
-        return found  # (the guard of a call known only when it runs counts them then)
+        return found  # (`primitives.unpacked_call` counts them when the call runs)
     name = getattr(callee, "__name__", "this function")
     for i in out_positions(callee):
         if i < len(node.args) and not _none(node.args[i]):
@@ -110,10 +112,10 @@ def passed(node: gast.Call) -> tuple[Any, ...]:
 
 
 def refuse_positional_out(callee: Any, arguments: tuple[Any, ...]) -> None:
-    """A `MutationError` where a method of a value, known only when the call runs, is
-    called with positional `arguments` (or `passed`'s markers of them) that reach its
-    `out` (`a.clip(lo, hi, c)`): NumPy writes into `c` in place, which the derivative
-    would not see. A `functools.partial`'s own arguments come first."""
+    """A `MutationError` where `callee`, known only when the call runs, is called with
+    positional `arguments` (or `passed`'s markers of them) that reach its `out`
+    (`a.clip(lo, hi, c)`): NumPy writes into `c` in place, which the derivative would not
+    see. A `functools.partial`'s own arguments come first."""
     while isinstance(callee, functools.partial):
         arguments = (*callee.args, *arguments)
         callee = callee.func
