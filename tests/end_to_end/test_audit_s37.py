@@ -15,6 +15,9 @@ Likewise the in-place operators called by name, `operator.imul(a, 3.0)` (4x wher
 `a.__ipow__(2.0)`, but for `operator.iadd` and the dunders of `+=`, `-=`, `*=`, `/=`, `|=`
 and `&=`, were taken as calls that change nothing.
 
+`getattr(obj, name, default)` where `obj` has no attribute `name` gave the default's value
+with no derivative, in both modes (0 where 5 for `getattr(Empty(), "w", x[0] * 5.0)`).
+
 And `super()` without arguments in a method srcad compiles crashed with Python's
 RuntimeError (the compiled code has no `__class__` cell): refused where it is written."""
 
@@ -265,6 +268,52 @@ def attention(q):
     return np.sum(softmax(scores) * np.array([[1.0, 2.0], [3.0, 4.0]])) + huber(q * 3.0)
 """
 
+DEFAULTED_ATTRIBUTES = """
+import numpy as np
+
+
+class Empty:
+    pass
+
+
+class Weighted:
+    def __init__(self, w):
+        self.w = w
+
+
+def missing_field(x):
+    return getattr(Empty(), "w", x[0] * 5.0) * x[1]
+
+
+def one_stored_one_missing(x):
+    b = Weighted(x[1] ** 2)
+    return getattr(b, "w", x[0] * 5.0) + getattr(b, "v", x[2] * 7.0) ** 2
+
+
+def from_a_nested_class(x):
+    class Local:
+        pass
+
+    scale = x[3] * 2.0
+    return getattr(Local(), "scale", scale) * np.sum(x)
+
+
+def missing_on_an_array(x):
+    return getattr(x, "weights", x[0] * 3.0) * x[2]
+
+
+def present_on_a_number(x):
+    return getattr(2.5, "real", x[0]) * x[1]
+"""
+
+DEFAULTED_NAMES = [
+    "missing_field",
+    "one_stored_one_missing",
+    "from_a_nested_class",
+    "missing_on_an_array",
+    "present_on_a_number",
+]
+
 RETURNED = """
 import operator
 
@@ -298,6 +347,7 @@ def modules(tmp_path_factory):
         user_module(directory, "audit_s37_operators", OPERATORS),
         user_module(directory, "audit_s37_super", SUPER),
         user_module(directory, "audit_s37_defaults", DEFAULTS),
+        user_module(directory, "audit_s37_getattr", DEFAULTED_ATTRIBUTES),
     )
 
 
@@ -379,6 +429,21 @@ def test_a_parameter_left_to_its_default_is_not_differentiated(modules):
     default was taken as one that may vary. Its default is the same object whatever the
     caller's inputs; the callee is differentiated with respect to what the call passes."""
     f = modules[5].attention
+    want = difference(f, (X,))
+    value, gradient = srcad.value_and_grad(f)(X)
+    close(value, f(X))
+    close(gradient, want)
+    tangent = np.array([1.0, -0.5, 0.25, 2.0])
+    close(srcad.jvp(f, (X,), (tangent,))[1], want @ tangent)
+    close(srcad.hessian(f)(X), difference(srcad.grad(f), (X,)))
+
+
+@pytest.mark.parametrize("name", DEFAULTED_NAMES)
+def test_getattr_of_a_missing_attribute_is_its_default(modules, name):
+    """`getattr(obj, "w", x[0] * 5.0)` where `obj` has no `w` is the default, whose
+    derivative both rules dropped (0 where 5), or crashed over (`getattr(2.5, "real", v)`:
+    the pullback left out the default's cotangent)."""
+    f = getattr(modules[6], name)
     want = difference(f, (X,))
     value, gradient = srcad.value_and_grad(f)(X)
     close(value, f(X))
