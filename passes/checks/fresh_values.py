@@ -397,7 +397,8 @@ class FreshValues(ABC):
             k.arg is None for k in call.keywords
         ):
             return ", with arguments unpacked (`*`, `**`)"
-        assert isinstance(call.func.value, gast.Name)
+        if not isinstance(call.func.value, gast.Name):  # `y.__dict__.update(state)`
+            return ", and it is no variable of the function's, so may be shared"
         loop = self._loop_iterating(call, call.func.value.id)
         if loop is not None:
             return f", while the `for` loop on line {loop.lineno} iterates over it"

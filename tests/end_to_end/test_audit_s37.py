@@ -18,6 +18,10 @@ and `&=`, were taken as calls that change nothing.
 `getattr(obj, name, default)` where `obj` has no attribute `name` gave the default's value
 with no derivative, in both modes (0 where 5 for `getattr(Empty(), "w", x[0] * 5.0)`).
 
+A method that changes its receiver called on an attribute or an item
+(`box.table.update(...)`, `tables[0].update(...)`, `copy.copy`'s source) crashed the
+mutation check with an AssertionError: refused, with its line.
+
 And `super()` without arguments in a method srcad compiles crashed with Python's
 RuntimeError (the compiled code has no `__class__` cell): refused where it is written."""
 
@@ -314,6 +318,34 @@ DEFAULTED_NAMES = [
     "present_on_a_number",
 ]
 
+CHANGED_ITEMS = """
+import copy
+
+import numpy as np
+
+
+class Box:
+    def __init__(self):
+        self.table = {}
+
+
+def attribute_updated(x):
+    box = Box()
+    box.table.update({"a": x[0]})
+    return box.table["a"] * 2.0
+
+
+def item_updated(x):
+    tables = [{"a": x[0]}]
+    tables[0].update({"a": x[1] * 3.0})
+    return tables[0]["a"]
+
+
+def copied(x):
+    y = copy.copy(x * 2.0)
+    return np.sum(y**2)
+"""
+
 RETURNED = """
 import operator
 
@@ -348,6 +380,7 @@ def modules(tmp_path_factory):
         user_module(directory, "audit_s37_super", SUPER),
         user_module(directory, "audit_s37_defaults", DEFAULTS),
         user_module(directory, "audit_s37_getattr", DEFAULTED_ATTRIBUTES),
+        user_module(directory, "audit_s37_changed_items", CHANGED_ITEMS),
     )
 
 
@@ -451,3 +484,15 @@ def test_getattr_of_a_missing_attribute_is_its_default(modules, name):
     tangent = np.array([1.0, -0.5, 0.25, 2.0])
     close(srcad.jvp(f, (X,), (tangent,))[1], want @ tangent)
     close(srcad.hessian(f)(X), difference(srcad.grad(f), (X,)))
+
+
+@pytest.mark.parametrize("name", ["attribute_updated", "item_updated", "copied"])
+def test_a_changing_method_of_an_attribute_or_item_is_refused(modules, name):
+    """`box.table.update(...)`, `tables[0].update(...)` (and `copy.copy`, whose source
+    does `y.__dict__.update(state)`) crashed the mutation check with an AssertionError (it
+    took every receiver of a changing method for a variable); refused now, with a line."""
+    f = getattr(modules[7], name)
+    for compute in (lambda: srcad.grad(f)(X), lambda: srcad.jvp(f, (X,), (np.ones(4),))):
+        with pytest.raises(srcad.SrcadError) as raised:
+            compute()
+        assert raised.value.diagnostics
