@@ -14,6 +14,7 @@ import numpy as np
 
 from srcad.entry_rules import RULE_TYPES
 from srcad.errors import MissingRuleError
+from srcad.out_arguments import refuse_positional_out
 from srcad.primitives import call, method, unpacked_arguments, unpacked_call
 from srcad.projection import ProjectTo
 from srcad.registry import CONFIG, REGISTRY, Linearity, RuleSet, with_config
@@ -183,6 +184,7 @@ def unpacked_call_rrule(f: Any, layout: str, *parts: Any, **kwargs: Any) -> tupl
     (an unpacked tuple's cotangent holds its elements'). Keyword arguments, `**` ones
     included, are passed as they are and not differentiated."""
     _unpackable(layout, parts)
+    refuse_positional_out(f, unpacked_arguments(layout, parts))  # `np.multiply(*(a, b, a))`
     y, pullback = call_rrule(f, *unpacked_arguments(layout, parts), **kwargs)
 
     def unpacked_call_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -322,6 +324,7 @@ def _array_method(
     receiver: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> tuple[Any, Pullback]:
     count = len(args)
+    refuse_positional_out(getattr(receiver, name, None), args)  # `a.clip(lo, hi, out)`
     if name in ARRAY_METHODS_WITHOUT_DERIVATIVE:
         y = getattr(receiver, name)(*args, **kwargs)
 
@@ -464,7 +467,14 @@ def getattr_rrule(obj: Any, name: str, *default: Any) -> tuple[Any, Pullback]:
     """Reading a field of a struct (dataclass, NamedTuple, plain object): the cotangent of
     the object is a structural `Tangent` holding the field's; `.real` and `.imag` of
     arrays and complex numbers too. An attribute that is computed (a property, see
-    `attribute_reader`) is differentiated through the function that computes it."""
+    `attribute_reader`) is differentiated through the function that computes it. One the
+    object has not, with a default, is the default, which gets the cotangent."""
+    if default and _lacks(obj, name):
+
+        def default_pullback(y_bar: Any) -> tuple[Any, ...]:
+            return (NoTangent(), ZeroTangent(), NoTangent(), y_bar)
+
+        return default[0], default_pullback
     if isinstance(obj, NUMERIC):
         y = getattr(obj, name, *default)
         if REGISTRY.is_non_differentiable_attribute(name):  # `.shape`, `.dtype`
@@ -478,13 +488,13 @@ def getattr_rrule(obj: Any, name: str, *default: Any) -> tuple[Any, Pullback]:
                 f"srcad has no rule for the attribute .{name} of {type(obj).__name__}"
             )
         project = ProjectTo(obj)
-        imaginary = name == "imag"
+        imaginary, unused = name == "imag", (NoTangent(),) * len(default)
 
-        def part_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        def part_pullback(y_bar: Any) -> tuple[Any, ...]:
             if isinstance(y_bar, AbstractZero):
-                return NoTangent(), y_bar, NoTangent()
+                return NoTangent(), y_bar, NoTangent(), *unused
             y_bar = unthunk(y_bar)
-            return NoTangent(), project(1j * y_bar if imaginary else y_bar), NoTangent()
+            return NoTangent(), project(1j * y_bar if imaginary else y_bar), NoTangent(), *unused
 
         return y, part_pullback
     others = (NoTangent(),) * len(default)
@@ -507,6 +517,13 @@ def getattr_rrule(obj: Any, name: str, *default: Any) -> tuple[Any, Pullback]:
         return (NoTangent(), _field_tangent(kind, name, y_bar), NoTangent(), *others)
 
     return y, getattr_pullback
+
+
+def _lacks(obj: Any, name: str) -> bool:
+    """Whether `obj` has no attribute `name` stored or in its class (`getattr(obj, name, v)`
+    gives `v`), none computed by a function that may raise AttributeError for it."""
+    computed = not isinstance(obj, NUMERIC) and isinstance(attribute_reader(obj, name), tuple)
+    return not computed and getattr(obj, name, _MISSING) is _MISSING
 
 
 def _field_tangent(kind: type, name: str, bar: Any) -> Tangent:
@@ -582,6 +599,7 @@ def unpacked_call_frule(
         else:
             argument_dots.append(dot)
     arguments = unpacked_arguments(layout, parts)
+    refuse_positional_out(f, arguments)  # `np.multiply(*(a, b, a))`
     return call_frule((NoTangent(), f_dot, *argument_dots), f, *arguments, **kwargs)
 
 
@@ -602,6 +620,7 @@ def method_frule(
         return CONFIG.frule_via_ad(
             (NoTangent(), receiver_dot, *arg_dots), function, receiver, *args, **kwargs
         )
+    refuse_positional_out(getattr(receiver, name, None), args)  # `a.clip(lo, hi, out)`
     y = getattr(receiver, name)(*args, **kwargs)
     if name in ARRAY_METHODS_WITHOUT_DERIVATIVE:
         return y, ZeroTangent()
@@ -630,6 +649,8 @@ def method_frule(
 
 @rules.frule(getattr)
 def getattr_frule(dargs: tuple[Any, ...], obj: Any, name: str, *default: Any) -> tuple[Any, Any]:
+    if default and _lacks(obj, name):  # the default, with its tangent
+        return default[0], dargs[3]
     obj_dot = unthunk(dargs[1])
     if isinstance(obj, NUMERIC):
         y = getattr(obj, name, *default)

@@ -13,6 +13,7 @@ import numpy as np
 
 from srcad.constructors import attribute_descriptor
 from srcad.errors import UnsupportedCallError
+from srcad.out_arguments import refuse_positional_out
 
 
 def make_tuple(*elements: Any) -> tuple[Any, ...]:
@@ -272,8 +273,14 @@ def call(function: Any, *args: Any, **kwargs: Any) -> Any:
 def unpacked_call(function: Any, layout: str, *parts: Any, **kwargs: Any) -> Any:
     """The primal of a call that unpacks arguments, `f(a, *rest, b, **options)`:
     `unpacked_call(f, ".*.", a, rest, b, **options)`. `layout` says, part by part, whether
-    it is one argument (`.`) or a sequence of them to unpack (`*`)."""
-    return function(*unpacked_arguments(layout, parts), **kwargs)
+    it is one argument (`.`) or a sequence of them to unpack (`*`). NumPy's `out` among
+    them, `np.multiply(*(a, b, a))`, is refused (`out_arguments`), as it is where written."""
+    arguments = unpacked_arguments(layout, parts)
+    if function is method:  # `obj.name(*args)`: `unpacked_call(method, "..*", obj, "name", args)`
+        refuse_positional_out(getattr(arguments[0], arguments[1], None), arguments[2:])
+    else:
+        refuse_positional_out(function, arguments)
+    return function(*arguments, **kwargs)
 
 
 def unpacked_arguments(layout: str, parts: tuple[Any, ...]) -> tuple[Any, ...]:

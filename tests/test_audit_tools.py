@@ -47,3 +47,10 @@ def test_the_api_audit_passes_session_36_cases(only: str) -> None:
     import api_audit
 
     assert api_audit.main(["--only", only, "--quiet"]) == 0
+
+
+@pytest.mark.parametrize("only", ["softmax left to its default axis"])
+def test_the_api_audit_passes_session_37_cases(only: str) -> None:
+    import api_audit
+
+    assert api_audit.main(["--only", only, "--quiet"]) == 0

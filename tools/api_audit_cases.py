@@ -251,4 +251,29 @@ CASES: list[Case] = [
         wrt=(0, 1, (0, 1)),
         scalar=True,
     ),
+    # session 37: a parameter the call leaves to its default (`axis=-1`, passed on by
+    # keyword) was taken as differentiated and refused; Black-Scholes through ndtr
+    Case(
+        "softmax left to its default axis",
+        "def softmax(z, axis=-1):\n    z = z - z.max(axis=axis, keepdims=True)\n"
+        "    e = np.exp(z)\n    return e / e.sum(axis=axis, keepdims=True)\n\n\n"
+        "def f(q, k):\n    p = softmax(q @ k.T / np.sqrt(q.shape[-1]))\n"
+        "    return np.sum(p * np.arange(4.0).reshape(2, 2))\n",
+        lambda m: (V, V[::-1].copy()),
+        wrt=(0, 1, (0, 1)),
+        scalar=True,
+    ),
+    Case(
+        "Black-Scholes call through ndtr",
+        "def f(spot, sigma, rate):\n    strike = np.array([90.0, 100.0, 110.0])\n"
+        "    d1 = (np.log(spot / strike) + (rate + 0.5 * sigma**2) * 0.5)"
+        " / (sigma * np.sqrt(0.5))\n"
+        "    d2 = d1 - sigma * np.sqrt(0.5)\n"
+        "    call = spot * scipy.special.ndtr(d1)"
+        " - strike * np.exp(-rate * 0.5) * scipy.special.ndtr(d2)\n"
+        "    return np.sum(call)\n",
+        lambda m: (100.0, 0.2, 0.03),
+        wrt=(0, 1, (0, 1, 2)),
+        scalar=True,
+    ),
 ]

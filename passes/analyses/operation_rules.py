@@ -501,8 +501,10 @@ def active_parameters(
     call: gast.Call, callee: Any, active: set[str], ctx: Context
 ) -> tuple[str, ...] | None:
     """The parameters of a Python function, called by `call`, that the call passes a value
-    that may carry a derivative (a name `Activity` finds active), or leaves to its default:
-    what its rule compiled from source is differentiated with respect to, as
+    that may carry a derivative (a name `Activity` finds active; not one it leaves to its
+    default, the same object whatever the caller's inputs: `softmax(z)` of
+    `def softmax(z, axis=-1)` reads `axis` as a constant, which a keyword `axis=axis` may
+    pass on): what its rule compiled from source is differentiated with respect to, as
     `hessian`'s blocks narrow a rule (`second_derivatives._narrowed`). `huber(r, 1.0)`
     asks for `huber`'s rule with respect to `r` alone, so that no work goes to the
     cotangent or tangent of `delta`, which this call would drop. Sound because the
@@ -532,9 +534,11 @@ def active_parameters(
     varying = tuple(
         p
         for p in parameters
-        if p not in bound
-        or not isinstance(bound[p], gast.Name | gast.Constant)
-        or (isinstance(bound[p], gast.Name) and bound[p].id in active)
+        if p in bound
+        and (
+            not isinstance(bound[p], gast.Name | gast.Constant)
+            or (isinstance(bound[p], gast.Name) and bound[p].id in active)
+        )
     )
     return None if not varying or len(varying) == len(parameters) else varying
 

@@ -21,7 +21,8 @@ import numpy as np
 # special methods behind assignment, called by name.
 IN_PLACE_DUNDERS = frozenset({
     "append", "__setitem__", "__delitem__", "__setattr__", "__delattr__", "__iadd__",
-    "__isub__", "__imul__", "__itruediv__", "__ior__", "__iand__",
+    "__isub__", "__imul__", "__itruediv__", "__ior__", "__iand__", "__ipow__", "__imatmul__",
+    "__ifloordiv__", "__imod__", "__ixor__", "__ilshift__", "__irshift__",
 })  # fmt: skip
 
 # Library functions that change an argument in place (the first, unless named).
@@ -46,6 +47,19 @@ IN_PLACE_FUNCTIONS = (
     operator.delitem,
     operator.iadd,
     operator.iconcat,
+    # (an array's in-place operators, as `a *= b` is: a float's give a new value)
+    operator.isub,
+    operator.imul,
+    operator.itruediv,
+    operator.ifloordiv,
+    operator.imod,
+    operator.ipow,
+    operator.imatmul,
+    operator.iand,
+    operator.ior,
+    operator.ixor,
+    operator.ilshift,
+    operator.irshift,
     setattr,
     delattr,
 )

@@ -15,6 +15,7 @@ import numpy as np
 from srcad import syntax
 from srcad.errors import CALLEE_FAILED, Diagnostic, MutationError, SrcadError
 from srcad.kinds import Kind, Structure
+from srcad.out_arguments import out_arguments, passed, refuse_positional_out
 from srcad.passes.analyses.nodes import Nodes
 from srcad.passes.analyses.scopes import LocalFunction, Scopes
 from srcad.passes.base import Analysis, CompilationRequest, Context, Services, function_of
@@ -199,15 +200,13 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
                     f"`.{node.func.attr}(...)` changes its receiver in place{why}",
                     "compute a new value (sorted(x), np.sort(x), x + [v]); " + self.rule_hint,
                 )
-        for keyword in node.keywords:
-            if keyword.arg == "out" and not self._made_here(keyword.value):
-                return self._report(
-                    keyword.value,
-                    OUT_ARGUMENT,
-                    "`out=` writes the result into an existing array",
-                    "use the returned value; " + self.rule_hint,
-                )
         callee = self._resolve(node.func)
+        for out, what in out_arguments(node, callee):
+            if not self._made_here(out):
+                return self._report(
+                    out, OUT_ARGUMENT, f"{what} writes the result into an existing array",
+                    "use the returned value; " + self.rule_hint,
+                )  # fmt: skip
         if changes_first_argument(callee):
             if node.args and self._made_here(node.args[0]):
                 return []
@@ -647,6 +646,7 @@ class CallSite:
     caller: str
     diagnostic: Diagnostic
     registry: Registry  # the compiling registry, whose rules cover some callees
+    positional: tuple[Any, ...] = ()  # `out_arguments.passed`: its positional arguments
 
 
 def guard_site(ctx: Context, call: gast.Call) -> CallSite:
@@ -663,6 +663,7 @@ def guard_site(ctx: Context, call: gast.Call) -> CallSite:
             "@srcad.rrule.register({name})",
         ),
         ctx.services.registry,
+        passed(call),
     )
 
 
@@ -670,6 +671,7 @@ def changes_nothing(callee: Any, site: CallSite) -> Any:
     """`callee`, once proved to change nothing its caller can see (read from its source,
     once per function); else a `MutationError` at `site` and at each change. The guard of
     a call whose function srcad sees only when the code runs."""
+    refuse_positional_out(callee, site.positional)  # `a.clip(lo, hi, out)`: C code
     found = _function_called(callee, site.registry)
     if found is None:
         return callee

@@ -218,6 +218,14 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                     "a lambda is only supported as the value of an assignment to a name",
                     "write `name = lambda ...` and use `name`",
                 )
+            elif _bare_super(child):
+                report(
+                    child,
+                    UNSUPPORTED_EXPRESSION,
+                    "`super()` without arguments reads the class of the method that calls it, "
+                    "which the compiled code is not defined in",
+                    "call the base class's method by name, `Base.method(self, ...)`",
+                )
             elif isinstance(child, _COMPREHENSIONS) and any(g.is_async for g in child.generators):
                 report(child, UNSUPPORTED_EXPRESSION, "an async comprehension is not supported")
             elif type(child) in _EXPRESSION_NAMES:
@@ -226,6 +234,18 @@ class UnsupportedConstructs(Analysis[list[Diagnostic]]):
                 if isinstance(child, gast.NamedExpr):  # one `assignment_expressions` left
                     hint = _WALRUS_HINT
                 report(child, UNSUPPORTED_EXPRESSION, f"{what} is not supported here", hint)
+
+
+def _bare_super(node: gast.expr) -> bool:
+    """`super()`: Python passes it the `__class__` cell of the method it is written in, and
+    the method's first argument; srcad's compiled method has neither."""
+    return (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Name)
+        and node.func.id == "super"
+        and not node.args
+        and not node.keywords
+    )
 
 
 # Where `passes/transforms/assignment_expressions.py` leaves a `:=`, Python runs it later or

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.errors import UnsupportedCallError
+from srcad.errors import MutationError, UnsupportedCallError
 from srcad.testing import check_frule, check_rrule
 from tests.conftest import user_module
 from tests.rules.through_the_api import check_through_api
@@ -229,7 +229,6 @@ def module(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
         "lower_quantile",
         "weighted_cov",
         "masked_nanmean",
-        "ptp_out",
         "nanmax_initial",
         "rank_deficient_polyfit",
         "full_polyfit",
@@ -245,6 +244,20 @@ def test_unhandled_options_refused_with_the_users_line(module: ModuleType, name:
             derivative()
         notes = " ".join(getattr(raised.value, "__notes__", []))
         assert "statistics_refusals_module.py" in notes, notes
+
+
+def test_out_by_position_refused_at_the_users_line(module: ModuleType) -> None:
+    """`np.ptp(x, 0, out)`: NumPy's `out` by position, refused where it is written as
+    `out=` is (E304, `srcad/out_arguments.py`), before the rule runs."""
+    for derivative in (
+        lambda: srcad.grad(module.ptp_out)(M),
+        lambda: srcad.jvp(module.ptp_out, (M,), (np.ones_like(M),)),
+    ):
+        with pytest.raises(MutationError) as raised:
+            derivative()
+        (diagnostic,) = raised.value.diagnostics
+        assert diagnostic.code == "E304"
+        assert diagnostic.file.endswith("statistics_refusals_module.py")
 
 
 # -- np.histogram ------------------------------------------------------------------------------
