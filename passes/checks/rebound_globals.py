@@ -33,13 +33,15 @@ from typing import Any
 import gast
 
 from srcad import syntax
-from srcad.errors import Diagnostic
+from srcad.errors import Diagnostic, SrcadError
 from srcad.guards import name_facts
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
 from srcad.passes.checks.in_place import TRUSTED_MODULES
 from srcad.passes.checks.mutations import REBOUND_OUTSIDE
+from srcad.passes.transforms.declarations import counts_only
 from srcad.registry import Registry
+from srcad.source import function_source
 
 # A global: the id of the namespace that holds it (a module's `vars`) and its name.
 Place = tuple[int, str]
@@ -105,7 +107,71 @@ class ReboundGlobals(Analysis[list[Diagnostic]]):
                     "in a function called while the differentiated one runs",
                 )
             )
-        return found
+        return found + _read_counters(function, func, registry, ctx)
+
+
+def _read_counters(
+    function: gast.FunctionDef, func: types.FunctionType, registry: Registry, ctx: Context
+) -> list[Diagnostic]:
+    """Each global that `func`, or a function srcad reads from it, counts or flags in
+    (`declarations.counts_only`: its callers' checks take that) while one of those reads
+    it other than so, or code srcad does not read names it: at the first call in
+    `function` that reaches the function that reads it."""
+    reached = _reached(func, registry, unread=False)
+    counters: dict[Place, types.FunctionType] = {}
+    for writer, unread in reached:
+        for instruction in [] if unread else _instructions(writer.__code__):
+            name = instruction.argval
+            if instruction.opname == "STORE_GLOBAL" and _counts_only(writer, name):
+                counters.setdefault((id(writer.__globals__), name), writer)
+    found: list[Diagnostic] = []
+    for reader, unread in reached if counters else []:
+        names = _names(reader.__code__)
+        places = {(id(space), n) for space in _spaces(reader, names) for n in names if n in space}
+        for place in sorted(places & counters.keys(), key=lambda p: p[1]):
+            if unread or not _counts_only(reader, place[1]):
+                why = " (a rule covers it or it is marked non-differentiable)" if unread else ""
+                found.append(
+                    ctx.diagnostic(
+                        _place_reaching(function, reader, place[1], registry, ctx),
+                        REBOUND_OUTSIDE,
+                        f"`{counters[place].__qualname__}` counts in the global `{place[1]}`, "
+                        f"which `{reader.__qualname__}` reads{why}: srcad reads a global "
+                        "once, on entry, so its derivative could use the value from before "
+                        "the count changed",
+                        "read the count outside the function differentiated, or pass the "
+                        "value as an argument",
+                    )
+                )
+    return found
+
+
+def _counts_only(function: types.FunctionType, name: str) -> bool:
+    """Whether `function`'s source writes the global `name` as a counter or flag alone."""
+    try:
+        return counts_only(function_source(function).tree(), name)
+    except SrcadError:
+        return False
+
+
+def _place_reaching(
+    function: gast.FunctionDef, target: types.FunctionType, name: str, registry: Registry,
+    ctx: Context,
+) -> gast.AST:  # fmt: skip
+    """Where `function` reads the global `name` (`target` is the function compiled), else
+    its first call of a function that names `target`, transitively, else the function."""
+    for node in syntax.walk(function) if target is ctx.source.func else ():
+        if isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load):
+            return node
+    for node in syntax.walk(function):
+        path = static_path(node.func) if isinstance(node, gast.Call) else None
+        if path is None:
+            continue
+        _, where, callee = name_facts(path, ctx.source.closure, ctx.source.globals)
+        reached = _reached(callee, registry, False) if user_function(callee) else []
+        if where in ("global", "closure") and any(f is target for f, _ in reached):
+            return node
+    return function
 
 
 def _reads(func: types.FunctionType, registry: Registry) -> set[Place]:
