@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dis
 import functools
+import inspect
 import types
 from typing import Any
 
@@ -143,6 +144,21 @@ def _read_counters(
                         "value as an argument",
                     )
                 )
+    writers = {id(w) for w in counters.values()}
+    for generator, _ in reached if counters else []:
+        if generator is func or not inspect.isgeneratorfunction(generator):
+            continue
+        if any(id(f) in writers for f, _ in _reached(generator, registry, unread=False)):
+            found.append(
+                ctx.diagnostic(
+                    _place_reaching(function, generator, "", registry, ctx),
+                    REBOUND_OUTSIDE,
+                    f"the generator `{generator.__qualname__}` counts in a global, itself or "
+                    "through a function it calls: srcad runs a generator to its end where it "
+                    "is called, so would count the items its caller never asks for",
+                    "count in the function that reads the items, or return a list",
+                )
+            )
     return found
 
 

@@ -57,6 +57,7 @@ _READERS = frozenset({"list", "tuple", "sum", "sorted", "max", "min"})
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.ListComp,
            gast.SetComp, gast.DictComp, gast.GeneratorExp)  # fmt: skip
 _LOOPS = (gast.For, gast.While)
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 # Methods that may change their receiver in place (`list.append` too).
 _CHANGING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
                        "update", "setdefault", "popitem", "add", "discard", "fill", "put",
@@ -85,7 +86,7 @@ class _Lowering:
             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
         } | {n.name for n in syntax.walk(function) if isinstance(n, gast.FunctionDef)}
         self.taken = self.bound | {n.id for n in syntax.walk(function) if isinstance(n, gast.Name)}
-        self.parents = {c: n for n in syntax.walk(function) for c in syntax.children(n)}
+        self.parents: dict[gast.AST, gast.AST] = {}
 
     def builtin(self, node: gast.expr, names: frozenset[str]) -> str | None:
         """The builtin of `names` that `node` names, unshadowed, if it names one."""
@@ -122,11 +123,13 @@ class _Lowering:
         target = statement.targets[0]
         assert isinstance(target, gast.Name)
         name = target.id
+        self.parents = {c: n for n in syntax.walk(self.function) for c in syntax.children(n)}
         uses = self._uses(name, target)
         if uses is None or not uses:
             return
-        if len(uses) == 1 and uses[0][0] != "next":
-            return  # read once: `OneShotIterators` says whether the list is Python's
+        kind, first, _ = uses[0]
+        if len(uses) == 1 and kind in ("for", "read") and self._right_after(statement, first):
+            return  # read once, at once: `OneShotIterators` takes it as it is
         if not self._unchanged(statement):
             return
         at = _fresh(f"{name}_at", self.taken)
@@ -141,10 +144,10 @@ class _Lowering:
 
     def _uses(
         self, name: str, binding: gast.Name
-    ) -> list[tuple[str, gast.stmt, gast.Call | None]] | None:
+    ) -> list[tuple[str, gast.stmt, gast.AST | None]] | None:
         """Each read of `name`: its form, its statement and the call reading it; None where
         one is of no form taken (or the name is bound or declared elsewhere)."""
-        uses: list[tuple[str, gast.stmt, gast.Call | None]] = []
+        uses: list[tuple[str, gast.stmt, gast.AST | None]] = []
         own = set(_own_nodes(self.function))
         for node in syntax.walk(self.function):
             if isinstance(node, gast.Global | gast.Nonlocal) and name in node.names:
@@ -158,10 +161,50 @@ class _Lowering:
                 return None
             if not any(u[2] is use[2] and u[2] is not None for u in uses):
                 uses.append(use)
+        for kind, statement, _ in uses:  # (a statement's next calls run in their order)
+            alone = kind in ("read", "zip") and not isinstance(statement, gast.For)
+            if alone and sum(u[1] is statement for u in uses) > 1:
+                return None
         return uses
 
-    def _use(self, node: gast.Name, name: str) -> tuple[str, gast.stmt, gast.Call | None] | None:
+    def _right_after(self, statement: gast.stmt, use: gast.stmt) -> bool:
+        block, index = _place(self.parents, statement)
+        return index + 1 < len(block) and block[index + 1] is use
+
+    def _statement_of(self, call: gast.expr, name: str) -> gast.stmt | None:
+        """The statement whose value `call` is evaluated in, once, each time it runs, and
+        after what comes before it in the source: an assignment's value, a `return`'s, or
+        an expression statement; outside any conditional part of an expression and any
+        other read of `name`."""
+        node: gast.AST = call
+        while True:
+            parent = self.parents[node]
+            if isinstance(parent, gast.comprehension):
+                made = self.parents[parent]  # (its first iterable is evaluated at once)
+                if parent.iter is not node or made.generators[0] is not parent:
+                    return None
+                node, parent = made, self.parents[made]
+            if isinstance(parent, gast.Assign | gast.AugAssign | gast.Return | gast.Expr):
+                return parent if parent.value is node else None
+            if isinstance(parent, (gast.IfExp, gast.BoolOp, gast.Dict, gast.Set, *_SCOPES)):
+                return None
+            if isinstance(parent, gast.Compare) and node not in (
+                parent.left,
+                *parent.comparators[:1],
+            ):
+                return None
+            if isinstance(parent, gast.Call) and any(
+                isinstance(a, gast.Name) and a.id == name for a in parent.args
+            ):
+                return None
+            if not isinstance(parent, gast.expr | gast.keyword):
+                return None
+            node = parent
+
+    def _use(self, node: gast.Name, name: str) -> tuple[str, gast.stmt, gast.AST | None] | None:
         parent = self.parents[node]
+        if isinstance(parent, gast.comprehension) and parent.iter is node:
+            return self._comprehension(parent, name)
         if isinstance(parent, gast.For) and parent.iter is node:
             inner = [n for part in (*parent.body, *parent.orelse) for n in syntax.walk(part)]
             if any(isinstance(n, gast.Name) and n.id == name for n in inner):
@@ -173,11 +216,15 @@ class _Lowering:
             return None
         holder = self.parents[parent]
         if self.builtin(parent.func, frozenset({"next"})) and parent.args[0] is node:
-            if len(parent.args) <= 2 and _whole_value(holder, parent):
+            if len(parent.args) > 2:
+                return None
+            if _whole_value(holder, parent):
                 return "next", holder, parent
-            return None
+            statement = self._statement_of(parent, name)
+            return ("next_inside", statement, parent) if statement is not None else None
         if self.builtin(parent.func, _READERS) and parent.args == [node]:
-            return ("read", holder, parent) if _whole_value(holder, parent, False) else None
+            statement = self._statement_of(parent, name)
+            return ("read", statement, parent) if statement is not None else None
         zipped = self.builtin(parent.func, frozenset({"zip"})) and len(parent.args) >= 2
         if not zipped or not all(isinstance(a, gast.Name) and a.id == name for a in parent.args):
             return None
@@ -191,11 +238,37 @@ class _Lowering:
                    for n in syntax.walk(s)):  # fmt: skip
                 return None
             return "zip", holder, parent
-        outer = self.parents.get(holder)
         read = isinstance(holder, gast.Call) and self.builtin(holder.func, _READERS) is not None
         if read and holder.args == [parent] and not holder.keywords:
-            return ("zip", outer, parent) if _whole_value(outer, holder, False) else None
+            statement = self._statement_of(holder, name)
+            return ("zip", statement, parent) if statement is not None else None
         return None
+
+    def _comprehension(
+        self, generator: gast.comprehension, name: str
+    ) -> tuple[str, gast.stmt, gast.AST | None] | None:
+        """A comprehension's first iterable, read through at once: a list, set or dict
+        comprehension's, or a generator expression's that a reader of the rest reads."""
+        made = self.parents[generator]
+        if made.generators[0] is not generator:
+            return None
+        if any(isinstance(n, gast.Name) and n.id == name for n in syntax.walk(made)
+               if n is not generator.iter):  # fmt: skip
+            return None
+        whole: gast.AST = made
+        if isinstance(made, gast.GeneratorExp):
+            reader = self.parents[made]
+            if not (
+                isinstance(reader, gast.Call)
+                and self.builtin(reader.func, _READERS)
+                and reader.args == [made]
+                and not reader.keywords
+            ):
+                return None
+            whole = reader
+        assert isinstance(whole, gast.expr)
+        statement = self._statement_of(whole, name)
+        return ("comprehension", statement, generator) if statement is not None else None
 
     def _unchanged(self, statement: gast.Assign) -> bool:
         """Whether nothing the iterator `statement` makes is computed from changes after it
@@ -250,7 +323,7 @@ class _Lowering:
         return found
 
     def _lower_use(
-        self, kind: str, statement: gast.stmt, call: gast.Call | None, name: str, at: str
+        self, kind: str, statement: gast.stmt, call: gast.AST | None, name: str, at: str
     ) -> None:
         item = _subscript(name, load(at))
         advance = make(gast.AugAssign, target=store(at), op=gast.Add(),
@@ -263,9 +336,24 @@ class _Lowering:
             statement.body.insert(0, syntax.located(advance, statement))
             return
         assert call is not None
+        if kind == "comprehension":
+            assert isinstance(call, gast.comprehension)
+            call.iter = syntax.located(rest, call.iter)
+            if not isinstance(statement, gast.Return):
+                _insert(self.parents, statement, [at_end], after=True)
+            return
+        assert isinstance(call, gast.Call)
         if kind == "read":
             call.args = [syntax.located(rest, call)]
-            _insert(self.parents, statement, [at_end], after=True)
+            if not isinstance(statement, gast.Return):
+                _insert(self.parents, statement, [at_end], after=True)
+            return
+        if kind == "next_inside":
+            item = _fresh(f"{name}_item", self.taken)
+            lowered = self._next(call, name, at, [store(item)])
+            self._locate(lowered, call)
+            _insert(self.parents, statement, lowered, after=False)
+            _replace_node(self.parents, call, syntax.located(load(item), call))
             return
         if kind == "zip":
             count = len(call.args)
@@ -275,9 +363,21 @@ class _Lowering:
                     step=make(gast.Constant, value=count, kind=None))), call)
                 for i in range(count)
             ]  # fmt: skip
-            _insert(self.parents, statement, [at_end], after=True)
+            if not isinstance(statement, gast.Return):
+                _insert(self.parents, statement, [at_end], after=True)
             return
         targets = statement.targets if isinstance(statement, gast.Assign) else None
+        lowered = self._next(call, name, at, targets)
+        self._locate(lowered, statement)
+        _replace(self.parents, statement, lowered)
+
+    def _next(
+        self, call: gast.Call, name: str, at: str, targets: list[gast.expr] | None
+    ) -> list[gast.stmt]:
+        """`targets = next(name)` (or `next(name, default)`), on the list and position."""
+        item = _subscript(name, load(at))
+        advance = make(gast.AugAssign, target=store(at), op=gast.Add(),
+                       value=make(gast.Constant, value=1, kind=None))  # fmt: skip
         taken = [_assign_to(targets, item), advance] if targets is not None else [advance]
         if len(call.args) == 1:
             empty = make(gast.Compare, left=load(at), ops=[gast.Eq()],
@@ -295,11 +395,14 @@ class _Lowering:
                         comparators=[_call("len", [load(name)])])  # fmt: skip
             otherwise = [_assign_to(targets, default)] if targets is not None else [gast.Pass()]
             lowered = [*before, make(gast.If, test=left, body=taken, orelse=otherwise)]
-        for new in lowered:
+        return lowered
+
+    @staticmethod
+    def _locate(statements: list[gast.stmt], at: gast.AST) -> None:
+        for new in statements:
             for node in syntax.walk(new):
                 if isinstance(node, gast.expr | gast.stmt) and "lineno" not in node.__dict__:
-                    syntax.located(node, statement)
-        _replace(self.parents, statement, lowered)
+                    syntax.located(node, at)
 
 
 def _changes(node: gast.AST, held: set[str], late: set[str]) -> bool:
@@ -359,6 +462,17 @@ def _insert(
     block[index + after : index + after] = new
 
 
+def _replace_node(parents: dict[gast.AST, gast.AST], old: gast.expr, new: gast.expr) -> None:
+    parent = parents[old]
+    for field, value in gast.iter_fields(parent):
+        if value is old:
+            setattr(parent, field, new)
+            return
+        if isinstance(value, list) and any(v is old for v in value):
+            value[next(i for i, v in enumerate(value) if v is old)] = new
+            return
+
+
 def _replace(parents: dict[gast.AST, gast.AST], statement: gast.stmt, new: list[gast.stmt]) -> None:
     block, index = _place(parents, statement)
     block[index : index + 1] = new
@@ -400,4 +514,6 @@ def _own_nodes(function: gast.FunctionDef) -> list[gast.AST]:
         found.append(node)
         if not isinstance(node, _SCOPES):
             pending += syntax.children(node)
+        elif isinstance(node, _COMPREHENSIONS):  # (its first iterable is evaluated here)
+            pending.append(node.generators[0].iter)
     return found

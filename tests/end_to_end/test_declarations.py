@@ -351,6 +351,10 @@ CALLEE_REFUSED = {
                           "        N += 1\n        return v * v\n"
                           "def f(x):\n    b = Box()\n    return b.get(x)\n", 4,
                           "assigns the global"),
+    "a_generator_counting": ("N = 0\ndef gen(v):\n    global N\n    for k in range(3):\n"
+                             "        N += 1\n        yield v * k\n"
+                             "def f(x):\n    it = gen(x)\n    return next(it) * x\n", 8,
+                             "runs a generator to its end"),
 }  # fmt: skip
 
 
