@@ -145,6 +145,7 @@ def _read_counters(
                     )
                 )
     writers = {id(w) for w in counters.values()}
+    found += _counted_lazily(function, writers, registry, ctx)
     for generator, _ in reached if counters else []:
         if generator is func or not inspect.isgeneratorfunction(generator):
             continue
@@ -160,6 +161,49 @@ def _read_counters(
                 )
             )
     return found
+
+
+def _counted_lazily(
+    function: gast.FunctionDef, writers: set[int], registry: Registry, ctx: Context
+) -> list[Diagnostic]:
+    """Each lazy iterator in `function` (a generator expression, `map`, `filter`,
+    `itertools`) whose items call a function that counts in a global: srcad computes all
+    its items where it is made, Python those asked for."""
+    if not writers:
+        return []
+    nested = {n.name: n for n in syntax.walk(function) if isinstance(n, gast.FunctionDef)}
+    found = []
+    for node in syntax.walk(function):
+        if not _makes_lazily(node, ctx):
+            continue
+        names = {n.id for n in syntax.walk(node) if isinstance(n, gast.Name)}
+        for name in sorted(names & nested.keys()):  # (and what a nested function it names calls)
+            names |= {n.id for n in syntax.walk(nested[name]) if isinstance(n, gast.Name)}
+        for name in sorted(names):
+            _, where, value = name_facts([name], ctx.source.closure, ctx.source.globals)
+            reached = _reached(value, registry, False) if user_function(value) else []
+            if where in ("global", "closure") and any(id(f) in writers for f, _ in reached):
+                found.append(ctx.diagnostic(
+                    node, REBOUND_OUTSIDE, f"`{name}` counts in a global, itself or through "
+                    "a function it calls, and is called for the items of a lazy iterator: "
+                    "srcad computes them all where it is made, so would count the items "
+                    "never asked for",
+                    "count in the function that reads the items, or make a list "
+                    "(`[... for ...]`)",
+                ))  # fmt: skip
+                break
+    return found
+
+
+def _makes_lazily(node: gast.AST, ctx: Context) -> bool:
+    """Whether `node` makes a lazy iterator whose items call functions."""
+    if isinstance(node, gast.GeneratorExp):
+        return True
+    path = static_path(node.func) if isinstance(node, gast.Call) else None
+    if path is None:
+        return False
+    _, _, made_by = name_facts(path, ctx.source.closure, ctx.source.globals)
+    return made_by is map or made_by is filter or getattr(made_by, "__module__", "") == "itertools"
 
 
 def _counts_only(function: types.FunctionType, name: str) -> bool:

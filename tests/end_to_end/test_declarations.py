@@ -355,6 +355,12 @@ CALLEE_REFUSED = {
                              "        N += 1\n        yield v * k\n"
                              "def f(x):\n    it = gen(x)\n    return next(it) * x\n", 8,
                              "runs a generator to its end"),
+    "counted_for_a_lazy_iterators_items": (COUNTER + "def f(x):\n    it = map(helper, [x, x])\n"
+                                           "    return next(it)\n", 7, "lazy iterator"),
+    "counted_in_a_generator_expression": (COUNTER + "def f(x):\n    total = 0.0\n"
+                                          "    for v in (helper(x * k) for k in range(3)):\n"
+                                          "        total = total + v\n        break\n"
+                                          "    return total\n", 8, "lazy iterator"),
 }  # fmt: skip
 
 
