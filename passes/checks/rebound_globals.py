@@ -49,6 +49,7 @@ Place = tuple[int, str]
 EVERY = "*"  # the name of a store that may rebind any name of its namespace
 
 _STORES = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL"})
+_STORE_GLOBAL = dis.opmap["STORE_GLOBAL"]  # (an opcode byte: a quick test before `dis` reads it)
 _ATTRIBUTE_STORES = frozenset({"STORE_ATTR", "DELETE_ATTR"})
 # Builtins that may store any name of a module: of its own and those it names; of the
 # modules it names (of its own too where it names `modules`: `sys.modules[__name__]`).
@@ -121,7 +122,10 @@ def _read_counters(
     reached = _reached(func, registry, unread=False)
     counters: dict[Place, types.FunctionType] = {}
     for writer, unread in reached:
-        for instruction in [] if unread else _instructions(writer.__code__):
+        stores = not unread and any(
+            _STORE_GLOBAL in c.co_code[::2] for c in _codes(writer.__code__)
+        )
+        for instruction in _instructions(writer.__code__) if stores else []:
             name = instruction.argval
             if instruction.opname == "STORE_GLOBAL" and _counts_only(writer, name):
                 counters.setdefault((id(writer.__globals__), name), writer)

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import builtins
 import copy
+import functools
 import inspect
 
 import gast
@@ -80,13 +81,20 @@ class _Lowering:
     def __init__(self, function: gast.FunctionDef, source: FunctionSource) -> None:
         self.function = function
         self.source = source
-        self.bound = {
-            n.id
-            for n in syntax.walk(function)
-            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
-        } | {n.name for n in syntax.walk(function) if isinstance(n, gast.FunctionDef)}
-        self.taken = self.bound | {n.id for n in syntax.walk(function) if isinstance(n, gast.Name)}
         self.parents: dict[gast.AST, gast.AST] = {}
+
+    @functools.cached_property
+    def bound(self) -> set[str]:
+        """The names the function binds, in any scope of it (found when first asked)."""
+        nodes = list(syntax.walk(self.function))
+        stored = {
+            n.id for n in nodes if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
+        }
+        return stored | {n.name for n in nodes if isinstance(n, gast.FunctionDef)}
+
+    @functools.cached_property
+    def taken(self) -> set[str]:
+        return self.bound | {n.id for n in syntax.walk(self.function) if isinstance(n, gast.Name)}
 
     def builtin(self, node: gast.expr, names: frozenset[str]) -> str | None:
         """The builtin of `names` that `node` names, unshadowed, if it names one."""
@@ -112,12 +120,12 @@ class _Lowering:
         if not isinstance(value, gast.Call):
             return False
         func = value.func
-        if self.builtin(func, _LAZY) is not None:
-            assert isinstance(func, gast.Name)
+        if not isinstance(func, gast.Name):
+            return False
+        if func.id in _LAZY and self.builtin(func, _LAZY) is not None:
             return func.id != "iter" or (len(value.args) == 1 and not value.keywords)
-        if isinstance(func, gast.Name) and func.id not in self.bound:
-            return inspect.isgeneratorfunction(self.source.globals.get(func.id))
-        return False
+        generator = inspect.isgeneratorfunction(self.source.globals.get(func.id))
+        return generator and func.id not in self.bound
 
     def lower(self, statement: gast.Assign) -> None:
         target = statement.targets[0]
