@@ -114,6 +114,27 @@ def made_in_a_loop(x):
     return total
 
 
+def until_none(x):
+    it = iter(x)
+    total = 0.0
+    while True:
+        v = next(it, None)
+        if v is None:
+            break
+        total = total + v * v * np.cos(total)
+    return total
+
+
+def in_a_while_loop(x):
+    it = iter(x)
+    total = next(it)
+    i = 1
+    while i < 3:
+        total = total * next(it) + 0.5
+        i += 1
+    return total
+
+
 def skipped(x):
     it = iter(x)
     next(it)
@@ -133,6 +154,8 @@ TAKEN = [
     "rows_of_a_matrix",
     "in_a_branch",
     "made_in_a_loop",
+    "until_none",
+    "in_a_while_loop",
     "skipped",
 ]
 
