@@ -34,11 +34,17 @@ maps) reads as it goes are not rebound either.
 Taken where the iterator is made by a statement `name = ...` of the function's own scope
 (a generator expression; `iter`, `zip`, `map`, `filter`, `enumerate` or `reversed`, the
 builtins; a call of a module's generator function), which is the name's only binding,
-and every read of the name is one of the forms above: `T = next(name)`,
-`T = next(name, default)` or `next(name)` as a statement, `for T in name:` whose body
-and `else` do not read it, `T = reader(name)`, and `zip(name, name)` as a `for` loop's
-iterable (no `break` in it) or a reader's argument; and it is read more than once or by
-`next`. Anything else is left as it is, for `OneShotIterators` to refuse (E103)."""
+and every read of the name is one of the forms above: `next(name)` or
+`next(name, default)` in the value of an assignment, a `return` or an expression
+statement (taken out before it, in their order, where it is not the whole value), outside
+the parts of an expression that may not be evaluated (`a if c else b`, `and`, `or`, a
+chain's later comparisons) and any comprehension's element; `for T in name:` whose body
+and `else` do not read it; a reader of the rest (or a list, set or dict comprehension's
+first iterable, or a generator expression's that a reader reads) in such a value, the
+statement's only read of the name; and `zip(name, name)` as a `for` loop's iterable (no
+`break` in it) or a reader's argument; and it is read other than once, at once, in the
+statement right after. Anything else is left as it is, for `OneShotIterators` to refuse
+(E103)."""
 
 from __future__ import annotations
 
