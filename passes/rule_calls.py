@@ -9,12 +9,14 @@ from typing import Any
 import gast
 
 from srcad import primitives, syntax
+from srcad.errors import CALLEE_FAILED
+from srcad.out_arguments import passed
 from srcad.passes.analyses.activity import Activity, operand_names
 from srcad.passes.analyses.operation_rules import OperationRules
 from srcad.passes.analyses.scopes import LocalFunction, Scopes
 from srcad.passes.base import Context, function_of
-from srcad.passes.checks.callees import Callees
-from srcad.passes.checks.mutations import CallSite, changes_nothing, guard_site
+from srcad.passes.checks.callees import Callees, static_path
+from srcad.passes.checks.mutations import CallSite, changes_nothing
 from srcad.passes.normal_form import is_copy, is_unpacking
 from srcad.registry import Origin, Rule
 from srcad.syntax import LOAD, load, make, store
@@ -23,6 +25,24 @@ from srcad.syntax import LOAD, load, make, store
 def call(function: str, args: list[gast.expr], keywords: list[gast.keyword] | None = None
          ) -> gast.Call:  # fmt: skip
     return make(gast.Call, func=load(function), args=args, keywords=keywords or [])
+
+
+def guard_site(ctx: Context, call: gast.Call) -> CallSite:
+    """The `CallSite` of a call whose function srcad sees only when the code runs."""
+    what = ".".join(static_path(call.func) or ["this value"])
+    return CallSite(
+        ctx.source.func.__qualname__,
+        ctx.diagnostic(
+            call,
+            CALLEE_FAILED,
+            f"`{what}(...)` runs `{{function}}`, which may change a value its caller can "
+            "see: srcad cannot differentiate that (the problems are listed next)",
+            "make `{function}` return a new value instead; or register a rule with "
+            "@srcad.rrule.register({name})",
+        ),
+        ctx.services.registry,
+        passed(call),
+    )
 
 
 def assign(target: gast.expr, value: gast.expr) -> gast.Assign:

@@ -15,7 +15,7 @@ import numpy as np
 from srcad import syntax
 from srcad.errors import CALLEE_FAILED, Diagnostic, MutationError, SrcadError
 from srcad.kinds import Kind, Structure
-from srcad.out_arguments import out_arguments, passed, refuse_positional_out
+from srcad.out_arguments import out_arguments, refuse_positional_out
 from srcad.passes.analyses.nodes import Nodes
 from srcad.passes.analyses.scopes import LocalFunction, Scopes
 from srcad.passes.base import Analysis, CompilationRequest, Context, Services, function_of
@@ -23,6 +23,7 @@ from srcad.passes.checks.callees import IN_PLACE_METHODS, Callees, is_append_cal
 from srcad.passes.checks.fresh_values import FreshValues
 from srcad.passes.checks.in_place import IN_PLACE_DUNDERS, TRUSTED_MODULES, changes_first_argument
 from srcad.passes.naming import Namer
+from srcad.passes.transforms.declarations import counts_only
 from srcad.registry import REGISTRY, Registry
 from srcad.source import function_source
 
@@ -61,6 +62,9 @@ class Findings(list[Diagnostic]):
     def __init__(self, groups: list[list[Diagnostic]], calls: list[CallEdge] | None = None) -> None:
         self.groups = sorted(groups, key=lambda group: (group[0].line, group[0].column))
         self.calls = calls or []  # in a callee: its calls of functions named in its source
+        # In a callee: its writes of a global counter or flag (`declarations.counts_only`),
+        # taken where its callers' own checks prove nothing else reads the global.
+        self.counted: list[Diagnostic] = []
         super().__init__(d for group in self.groups for d in group)
 
 
@@ -101,6 +105,7 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         self._listed: set[Any] = set()  # callees whose changes are listed already
         self._calls: list[CallEdge] = []
         groups: list[list[Diagnostic]] = []
+        counted: list[Diagnostic] = []
         for node in ctx.analysis(Nodes, tree):
             if type(node) in _CHECKED:
                 found = self._check(node, function)
@@ -109,8 +114,11 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
                 else:
                     groups += [[d] for d in found]
             elif self.fresh_changes_allowed and isinstance(node, gast.Global | gast.Nonlocal):
-                groups += [[d] for d in self._rebinding(node)]
-        return Findings(groups, self._calls)
+                groups += [[d] for d in self._rebinding(node, counted=False)]
+                counted += self._rebinding(node, counted=True)
+        findings = Findings(groups, self._calls)
+        findings.counted = counted
+        return findings
 
     def _report(self, node: gast.AST, code: str, message: str, hint: str) -> list[Diagnostic]:
         return [self.ctx.diagnostic(node, code, message, hint)]
@@ -255,14 +263,16 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
             "(for arrays: np.where, np.concatenate); " + self.rule_hint,
         )
 
-    def _rebinding(self, node: gast.Global | gast.Nonlocal) -> list[Diagnostic]:
-        """`global g` or `nonlocal g` in a callee that assigns `g`: the caller may read it."""
+    def _rebinding(self, node: gast.Global | gast.Nonlocal, counted: bool) -> list[Diagnostic]:
+        """`global g` or `nonlocal g` in a callee that assigns `g`: the caller may read it.
+        `counted`: only the globals it counts or flags in, else only the others."""
         assigned = {
             n.id
             for n in syntax.walk(self.function)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store | gast.Del)
         }
-        names = [name for name in node.names if name in assigned]
+        names = [name for name in node.names if name in assigned and counted == (
+            isinstance(node, gast.Global) and counts_only(self.function, name))]  # fmt: skip
         if not names:
             return []
         where = "global" if isinstance(node, gast.Global) else "enclosing function's"
@@ -303,7 +313,8 @@ class Mutations(FreshValues, Analysis[list[Diagnostic]]):
         if self.fresh_changes_allowed:
             self._calls.append(call)
             return []
-        return _changes_through(call, self.ctx.services.registry, self._listed, {})
+        # (`ReboundGlobals` proves that nothing it reads reads a global it counts in.)
+        return _changes_through(call, self.ctx.services.registry, self._listed, {}, True)
 
     @property
     def callee_info(self) -> tuple[Any, Any]:
@@ -504,11 +515,15 @@ def _changes_through(
     call: CallEdge,
     registry: Registry,
     listed: set[Any],
-    memo: dict[tuple[types.FunctionType, bool], list[Diagnostic]],
+    memo: dict[tuple[types.FunctionType, bool, bool], list[Diagnostic]],
+    counted_ok: bool,
 ) -> list[Diagnostic]:
     """What a call changes that its caller can see: nothing, or its site followed by the
-    changes of the function it calls now (only its site where `listed` has them already)."""
+    changes of the function it calls now (only its site where `listed` has them already).
+    Global counters are taken (`counted_ok`) only in a module function named statically,
+    which `ReboundGlobals` follows, as it does the functions that one names."""
     target = call.target()
+    counted_ok = counted_ok and call.method is None and isinstance(target, types.FunctionType)
     if target is _UNKNOWN:
         return [
             dataclasses.replace(
@@ -523,7 +538,7 @@ def _changes_through(
     if found is None:
         return []
     function, fresh_self = found
-    changes = _changes_of(function, registry, fresh_self, memo)
+    changes = _changes_of(function, registry, fresh_self, memo, counted_ok)
     if not changes:
         return []
     name = function.__qualname__
@@ -544,7 +559,7 @@ class _Reading(threading.local):
     """Per thread: the functions being read now (a recursive call of one is skipped)."""
 
     def __init__(self) -> None:
-        self.now: set[tuple[types.FunctionType, bool]] = set()
+        self.now: set[tuple[types.FunctionType, bool, bool]] = set()
 
 
 _reading = _Reading()
@@ -566,22 +581,24 @@ def changes_of(
     func: types.FunctionType, registry: Registry, fresh_self: bool = False
 ) -> list[Diagnostic]:
     """The diagnostics of every change `func` (and every function it calls, in turn) makes
-    to a value its caller can see: its parameters, the globals and closure cells it reads,
-    the attributes of what they hold. Located in `func`'s own source (which is read once);
-    the functions it calls are looked up anew each time, as their names may be rebound."""
-    return _changes_of(func, registry, fresh_self, {})
+    to a value its caller can see: its parameters, the globals and closure cells it reads
+    (a counter too), the attributes of what they hold. Located in `func`'s own source
+    (which is read once); the functions it calls are looked up anew each time, as their
+    names may be rebound."""
+    return _changes_of(func, registry, fresh_self, {}, False)
 
 
 def _changes_of(
     func: types.FunctionType,
     registry: Registry,
     fresh_self: bool,
-    memo: dict[tuple[types.FunctionType, bool], list[Diagnostic]],
+    memo: dict[tuple[types.FunctionType, bool, bool], list[Diagnostic]],
+    counted_ok: bool,
 ) -> list[Diagnostic]:
-    """`changes_of`, with the answers found so far in this one asking (`memo`). A function
-    being read is skipped where it calls itself, in turn: its own changes are reported by
-    the reading that began first."""
-    reading = (func, fresh_self)
+    """`changes_of`, with the answers found so far in this one asking (`memo`); but for
+    writes of global counters where `counted_ok`. A function being read is skipped where
+    it calls itself, in turn: its own changes are reported by the reading that began first."""
+    reading = (func, fresh_self, counted_ok)
     if reading in memo:
         return memo[reading]
     if reading in _reading.now:
@@ -589,10 +606,10 @@ def _changes_of(
     own = _own_changes(func, fresh_self)
     _reading.now.add(reading)
     try:
-        groups = list(own.groups)
+        groups = list(own.groups) + ([] if counted_ok else [[d] for d in own.counted])
         listed: set[Any] = set()
         for call in own.calls:
-            through = _changes_through(call, registry, listed, memo)
+            through = _changes_through(call, registry, listed, memo, counted_ok)
             if through:
                 groups.append(through)
     finally:
@@ -647,24 +664,6 @@ class CallSite:
     diagnostic: Diagnostic
     registry: Registry  # the compiling registry, whose rules cover some callees
     positional: tuple[Any, ...] = ()  # `out_arguments.passed`: its positional arguments
-
-
-def guard_site(ctx: Context, call: gast.Call) -> CallSite:
-    """The `CallSite` of a call whose function srcad sees only when the code runs."""
-    what = ".".join(static_path(call.func) or ["this value"])
-    return CallSite(
-        ctx.source.func.__qualname__,
-        ctx.diagnostic(
-            call,
-            CALLEE_FAILED,
-            f"`{what}(...)` runs `{{function}}`, which may change a value its caller can "
-            "see: srcad cannot differentiate that (the problems are listed next)",
-            "make `{function}` return a new value instead; or register a rule with "
-            "@srcad.rrule.register({name})",
-        ),
-        ctx.services.registry,
-        passed(call),
-    )
 
 
 def changes_nothing(callee: Any, site: CallSite) -> Any:

@@ -27,25 +27,29 @@ from __future__ import annotations
 
 import dis
 import functools
+import inspect
 import types
 from typing import Any
 
 import gast
 
 from srcad import syntax
-from srcad.errors import Diagnostic
+from srcad.errors import Diagnostic, SrcadError
 from srcad.guards import name_facts
 from srcad.passes.base import Analysis, Context, function_of
 from srcad.passes.checks.callees import static_path
 from srcad.passes.checks.in_place import TRUSTED_MODULES
 from srcad.passes.checks.mutations import REBOUND_OUTSIDE
+from srcad.passes.transforms.declarations import counts_only
 from srcad.registry import Registry
+from srcad.source import function_source
 
 # A global: the id of the namespace that holds it (a module's `vars`) and its name.
 Place = tuple[int, str]
 EVERY = "*"  # the name of a store that may rebind any name of its namespace
 
 _STORES = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL"})
+_STORE_GLOBAL = dis.opmap["STORE_GLOBAL"]  # (an opcode byte: a quick test before `dis` reads it)
 _ATTRIBUTE_STORES = frozenset({"STORE_ATTR", "DELETE_ATTR"})
 # Builtins that may store any name of a module: of its own and those it names; of the
 # modules it names (of its own too where it names `modules`: `sys.modules[__name__]`).
@@ -105,7 +109,133 @@ class ReboundGlobals(Analysis[list[Diagnostic]]):
                     "in a function called while the differentiated one runs",
                 )
             )
-        return found
+        return found + _read_counters(function, func, registry, ctx)
+
+
+def _read_counters(
+    function: gast.FunctionDef, func: types.FunctionType, registry: Registry, ctx: Context
+) -> list[Diagnostic]:
+    """Each global that `func`, or a function srcad reads from it, counts or flags in
+    (`declarations.counts_only`: its callers' checks take that) while one of those reads
+    it other than so, or code srcad does not read names it: at the first call in
+    `function` that reaches the function that reads it."""
+    reached = _reached(func, registry, unread=False)
+    counters: dict[Place, types.FunctionType] = {}
+    for writer, unread in reached:
+        stores = not unread and any(
+            _STORE_GLOBAL in c.co_code[::2] for c in _codes(writer.__code__)
+        )
+        for instruction in _instructions(writer.__code__) if stores else []:
+            name = instruction.argval
+            if instruction.opname == "STORE_GLOBAL" and _counts_only(writer, name):
+                counters.setdefault((id(writer.__globals__), name), writer)
+    found: list[Diagnostic] = []
+    for reader, unread in reached if counters else []:
+        names = _names(reader.__code__)
+        places = {(id(space), n) for space in _spaces(reader, names) for n in names if n in space}
+        for place in sorted(places & counters.keys(), key=lambda p: p[1]):
+            if unread or not _counts_only(reader, place[1]):
+                why = " (a rule covers it or it is marked non-differentiable)" if unread else ""
+                found.append(
+                    ctx.diagnostic(
+                        _place_reaching(function, reader, place[1], registry, ctx),
+                        REBOUND_OUTSIDE,
+                        f"`{counters[place].__qualname__}` counts in the global `{place[1]}`, "
+                        f"which `{reader.__qualname__}` reads{why}: srcad reads a global "
+                        "once, on entry, so its derivative could use the value from before "
+                        "the count changed",
+                        "read the count outside the function differentiated, or pass the "
+                        "value as an argument",
+                    )
+                )
+    writers = {id(w) for w in counters.values()}
+    found += _counted_lazily(function, writers, registry, ctx)
+    for generator, _ in reached if counters else []:
+        if generator is func or not inspect.isgeneratorfunction(generator):
+            continue
+        if any(id(f) in writers for f, _ in _reached(generator, registry, unread=False)):
+            found.append(
+                ctx.diagnostic(
+                    _place_reaching(function, generator, "", registry, ctx),
+                    REBOUND_OUTSIDE,
+                    f"the generator `{generator.__qualname__}` counts in a global, itself or "
+                    "through a function it calls: srcad runs a generator to its end where it "
+                    "is called, so would count the items its caller never asks for",
+                    "count in the function that reads the items, or return a list",
+                )
+            )
+    return found
+
+
+def _counted_lazily(
+    function: gast.FunctionDef, writers: set[int], registry: Registry, ctx: Context
+) -> list[Diagnostic]:
+    """Each lazy iterator in `function` (a generator expression, `map`, `filter`,
+    `itertools`) whose items call a function that counts in a global: srcad computes all
+    its items where it is made, Python those asked for."""
+    if not writers:
+        return []
+    nested = {n.name: n for n in syntax.walk(function) if isinstance(n, gast.FunctionDef)}
+    found = []
+    for node in syntax.walk(function):
+        if not _makes_lazily(node, ctx):
+            continue
+        names = {n.id for n in syntax.walk(node) if isinstance(n, gast.Name)}
+        for name in sorted(names & nested.keys()):  # (and what a nested function it names calls)
+            names |= {n.id for n in syntax.walk(nested[name]) if isinstance(n, gast.Name)}
+        for name in sorted(names):
+            _, where, value = name_facts([name], ctx.source.closure, ctx.source.globals)
+            reached = _reached(value, registry, False) if user_function(value) else []
+            if where in ("global", "closure") and any(id(f) in writers for f, _ in reached):
+                found.append(ctx.diagnostic(
+                    node, REBOUND_OUTSIDE, f"`{name}` counts in a global, itself or through "
+                    "a function it calls, and is called for the items of a lazy iterator: "
+                    "srcad computes them all where it is made, so would count the items "
+                    "never asked for",
+                    "count in the function that reads the items, or make a list "
+                    "(`[... for ...]`)",
+                ))  # fmt: skip
+                break
+    return found
+
+
+def _makes_lazily(node: gast.AST, ctx: Context) -> bool:
+    """Whether `node` makes a lazy iterator whose items call functions."""
+    if isinstance(node, gast.GeneratorExp):
+        return True
+    path = static_path(node.func) if isinstance(node, gast.Call) else None
+    if path is None:
+        return False
+    _, _, made_by = name_facts(path, ctx.source.closure, ctx.source.globals)
+    return made_by is map or made_by is filter or getattr(made_by, "__module__", "") == "itertools"
+
+
+def _counts_only(function: types.FunctionType, name: str) -> bool:
+    """Whether `function`'s source writes the global `name` as a counter or flag alone."""
+    try:
+        return counts_only(function_source(function).tree(), name)
+    except SrcadError:
+        return False
+
+
+def _place_reaching(
+    function: gast.FunctionDef, target: types.FunctionType, name: str, registry: Registry,
+    ctx: Context,
+) -> gast.AST:  # fmt: skip
+    """Where `function` reads the global `name` (`target` is the function compiled), else
+    its first call of a function that names `target`, transitively, else the function."""
+    for node in syntax.walk(function) if target is ctx.source.func else ():
+        if isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load):
+            return node
+    for node in syntax.walk(function):
+        path = static_path(node.func) if isinstance(node, gast.Call) else None
+        if path is None:
+            continue
+        _, where, callee = name_facts(path, ctx.source.closure, ctx.source.globals)
+        reached = _reached(callee, registry, False) if user_function(callee) else []
+        if where in ("global", "closure") and any(f is target for f, _ in reached):
+            return node
+    return function
 
 
 def _reads(func: types.FunctionType, registry: Registry) -> set[Place]:

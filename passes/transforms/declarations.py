@@ -22,9 +22,11 @@ free variables the function's own cells (`srcad/emit.py`). So a counter counts e
 of the function's body: once for `grad`, `value_and_grad`, `vjp`, `jvp`,
 `hessian_vector_product` and a reverse-mode `jacobian`, once per column for a
 forward-mode `jacobian` and for `hessian` (`docs/refusals.md`, E101). A declaration
-that is neither is refused with why (`declaration_refusal`, E101); a callee that assigns
-a global or an enclosing variable stays refused (E309): its caller may read the name,
-which srcad reads once, on entry."""
+that is neither is refused with why (`declaration_refusal`, E101). A module function srcad
+differentiates, called by its name, may count in a global so too (`counts_only`), where
+nothing srcad reads from the function differentiated reads the name otherwise
+(`rebound_globals`, E309); another callee that assigns a global or an enclosing variable
+stays refused (E309): its caller may read the name, which srcad reads once, on entry."""
 
 from __future__ import annotations
 
@@ -237,3 +239,17 @@ def _remove(scope: gast.AST, declaration: gast.AST) -> None:
                 inner = getattr(statement, field, None)
                 if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
                     pending.append(inner)
+
+
+def counts_only(function: gast.FunctionDef, name: str) -> bool:
+    """Whether `function` writes the global `name` as a counter or flag alone: a scope of it
+    declares it `global` and assigns it, and `declaration_refusal` takes that, so every
+    assignment of `name` in `function` is of constants, declared names and operators, and
+    every read of it is in such a value."""
+    return any(
+        isinstance(declaration, gast.Global)
+        and name in names
+        and name in _stored(scope)
+        and declaration_refusal(declaration, scope, function) is None
+        for scope, declaration, names in _declarations(function)
+    )

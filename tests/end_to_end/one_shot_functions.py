@@ -11,7 +11,8 @@ def squares_of(v):
         yield item * item
 
 
-# Refused: each gave a wrong value and derivative with no error before E103.
+# Refused: each gave a wrong value and derivative with no error before E103 (but
+# `sum_twice` and `read_in_a_loop`, now read from a position: `iterator_positions`).
 
 
 def sum_twice(s):
