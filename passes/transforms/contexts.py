@@ -11,7 +11,12 @@ may change values the body reads. srcad takes the managers it knows do neither:
 - `warnings.catch_warnings()`: saves the warning filters and restores them on exit, so
   that the body's `warnings.simplefilter(...)` holds for the body alone (`record=True`,
   whose `as` target is the list of warnings caught, is not taken);
-- `contextlib.nullcontext(v)`: does nothing; `as t` binds `v`, so it is written `t = v`.
+- `contextlib.nullcontext(v)`: does nothing; `as t` binds `v`, so it is written `t = v`;
+- a manager of the user's, a class or a `@contextlib.contextmanager` function, whose
+  source `own_managers` proves swallows no exception and changes nothing but the manager's
+  own attributes (a timer, a logging or profiling section, a flag on itself): `as t`
+  binds the manager itself (which the body may not read: its `__exit__` changes it after
+  the derivative code could have read it), or a constant the generator yields.
 
 Each manager is called with constant arguments (the derivative code makes its own manager,
 called alike), and named through globals or closure cells, which the rule's guards check.
@@ -27,11 +32,19 @@ does not bind), so the derivative code runs under the state the body ran under.
 between them as the `with` statement it stands for: the emitted code enters and exits the
 manager as Python does, on an exception too.
 
+A user's manager is marked `t = enter_own_context(Timer, 'a')` ... `exit_own_context(...)`:
+the primal code runs the body inside it, once per run, as the function does, and the
+forward rule runs the body and its tangents inside it; the pullback runs outside any
+manager. Its effects are proved not numerical, so where the derivative code runs does not
+change a value; making a fresh manager around the pullback would run the user's side
+effects (a print, a log line, a timer's record) a second time, which the user did not write.
+
 Refused, with why (`context_refusal`, E101): `contextlib.suppress` (it swallows
-exceptions: which statements ran depends on where one was raised), any other manager (its
-`__enter__` and `__exit__` are code srcad does not differentiate, and an `__exit__` that
-returns a true value swallows an exception), arguments that are not constants, `as` bound
-to what `catch_warnings(record=True)` gives, and a body that leaves the statement other
+exceptions: which statements ran depends on where one was raised), any other manager, and
+a user's manager not proved (its `__enter__` and `__exit__` are code srcad does not
+differentiate, and an `__exit__` that returns a true value swallows an exception),
+arguments that are not constants, `as` bound to what `catch_warnings(record=True)` gives,
+`as` a user's manager read in the body, and a body that leaves the statement other
 than by its end or a `return` that ends it (`break`, `continue`, a `return` inside a block
 of the body), which the markers could not follow."""
 

@@ -43,7 +43,7 @@ import gast
 
 from srcad import syntax
 from srcad.errors import SrcadError
-from srcad.guards import function_facts
+from srcad.guards import Fact, function_facts, name_facts
 from srcad.source import FunctionSource, function_source
 
 
@@ -95,7 +95,7 @@ def own_manager_refusal(value: Any, source: FunctionSource, path: list[str]) -> 
     if not isinstance(wrapped, types.FunctionType) or wrapped not in cells:
         return f"`{name}` is not the `@contextlib.contextmanager` function it looks like"
     source.facts += function_facts(wrapped)
-    return _function_refusal(wrapped, f"`{name}`", "yield", None, frozenset())
+    return _function_refusal(wrapped, f"`{name}`", "yield", None, frozenset(), source.facts)
 
 
 def _class_refusal(kind: type, name: str, source: FunctionSource, path: list[str]) -> str | None:
@@ -124,7 +124,9 @@ def _class_refusal(kind: type, name: str, source: FunctionSource, path: list[str
         trees[method] = tree
     fresh = _fresh_attributes(kind, trees.values())
     for method, function in methods.items():
-        why = _function_refusal(function, f"`{name}.{method}`", method, kind, fresh, trees[method])
+        why = _function_refusal(
+            function, f"`{name}.{method}`", method, kind, fresh, source.facts, trees[method]
+        )
         if why is not None:
             return why
     return None
@@ -199,10 +201,12 @@ def _function_refusal(
     role: str,
     kind: type | None,
     fresh: frozenset[str],
+    facts: list[Fact],
     tree: tuple[FunctionSource, gast.FunctionDef] | None = None,
 ) -> str | None:
     """Why `function` (`name` in messages), a manager's method (`role` is its name) or
-    its generator (`role` is "yield"), is not proved."""
+    its generator (`role` is "yield"), is not proved; where it is, what it was proved
+    with (the globals it reads, the module functions it calls) is added to `facts`."""
     read = tree or _tree(function)
     if isinstance(read, str):
         return read
@@ -226,8 +230,35 @@ def _function_refusal(
             line = getattr(child, "lineno", node.lineno)
             return f"{name} ({source.filename}:{line}) {why}"
     if role == "yield":
-        return _yield_refusal(node, name, source)
+        why = _yield_refusal(node, name, source)
+        if why is not None:
+            return why
+    for path in _global_paths(nodes, local, function):
+        facts += name_facts(path, {}, function.__globals__)[0]
     return None
+
+
+def _global_paths(
+    nodes: list[gast.AST], local: set[str], function: types.FunctionType
+) -> list[list[str]]:
+    """The dotted names of globals `nodes` read (`log`, `time.perf_counter`: a module's
+    attributes, not a logger's methods, which are made afresh on each read)."""
+    paths: list[list[str]] = []
+    for node in nodes:
+        if isinstance(node, gast.Attribute | gast.Name):
+            path: list[str] = []
+            while isinstance(node, gast.Attribute):
+                path.insert(0, node.attr)
+                node = node.value
+            if isinstance(node, gast.Name) and node.id not in local:
+                value, kept = _lookup(node.id, function), [node.id]
+                for attribute in path:
+                    if not isinstance(value, types.ModuleType):
+                        break
+                    value = getattr(value, attribute, None)
+                    kept.append(attribute)
+                paths.append(kept)
+    return paths
 
 
 def _return_refusal(statement: gast.Return, role: str, owner: str | None) -> str | None:

@@ -307,3 +307,33 @@ def test_a_manager_not_proved_is_refused_at_its_line(tmp_path, name):
         (diagnostic,) = raised.value.diagnostics
         assert (diagnostic.line, diagnostic.code) == (line, "E101")
         assert message in diagnostic.message
+
+
+GUARDED = """
+import numpy as np
+
+class Quiet:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+def f(x):
+    with Quiet():
+        y = np.sin(x) * x
+    return np.sum(y)
+"""
+
+
+def test_a_manager_changed_after_compiling_is_read_again(tmp_path):
+    module = user_module(tmp_path, "own_guarded", GUARDED)
+    x = np.array([0.2, 0.9])
+    close(srcad.grad(module.f)(x), difference(module.f, (x,)))
+
+    def swallowing(self, *exc):
+        return True
+
+    module.Quiet.__exit__ = swallowing  # now it swallows: its source is read again
+    with pytest.raises(srcad.UnsupportedSyntaxError, match="a true one swallows"):
+        srcad.grad(module.f)(x)
