@@ -94,6 +94,7 @@ def own_manager_refusal(value: Any, source: FunctionSource, path: list[str]) -> 
     cells = [c.cell_contents for c in getattr(value, "__closure__", None) or ()]
     if not isinstance(wrapped, types.FunctionType) or wrapped not in cells:
         return f"`{name}` is not the `@contextlib.contextmanager` function it looks like"
+    source.resolve([*path, "__wrapped__"])  # how an exported module finds it again
     source.facts += function_facts(wrapped)
     return _function_refusal(wrapped, f"`{name}`", "yield", None, frozenset(), source.facts)
 
