@@ -12,7 +12,10 @@ rewrite gives what Python computes only while nothing else holds the instance, w
 mutation check proves (`passes/checks/mutations.py`: until its last write, `self` is read
 only for attributes `__init__` stored before), and only for classes whose instances are
 made and changed by `object`'s own machinery, which `initialiser` checks and the compiled
-code guards (`initialiser_facts`)."""
+code guards (`initialiser_facts`). A dataclass whose generated `__init__` calls a
+`__post_init__` (`post_init_class`) has an initialiser too, the generated `__init__`'s copy,
+whose source `srcad/dataclass_init.py` writes (a frozen one's `__setattr__` raises, and
+is never run: each store builds a new instance)."""
 
 from __future__ import annotations
 
