@@ -13,13 +13,17 @@ Each is proved to:
   top level or in the body of a `try` each of whose `except` clauses ends by re-raising;
 - change nothing the caller sees: its code assigns local names and attributes of the
   manager itself (`self.start = time.perf_counter()`), never a global, an argument, an
-  item, or an attribute a class of it defines (a property's setter would run); it calls
+  item, or an attribute its class defines other than as a constant (a property's setter
+  would run); no method is a generator or a coroutine (whose call gives a true value);
+  it calls
   only `print`, built-in functions that make new values (`len`, `str`, `round`...), the
   functions of the `time`, `math` and `logging` modules and a module-level `logging.Logger`'s
   logging methods, `warnings.warn`, built-in exception classes, string methods, and the
   methods of a list, dict or set that every one of its methods assigns to `self.NAME` made
   afresh (`self.laps = []`, then `self.laps.append(t)`); it reads local names, its
-  arguments, constants and such modules, functions and loggers of its module; it has no
+  arguments, constants and such modules, functions and loggers of its module; it uses the
+  manager only for its attributes, or returns it (`print(self)` would run its class's
+  `__repr__`, which srcad does not read); it has no
   `global`, `import`, nested function, `with` or hooks of the class (`__new__`,
   `__setattr__`, `__getattr__`...), and every default of its arguments is a constant.
 
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import inspect
 import logging
 import types
 import warnings
@@ -69,6 +74,7 @@ _CONTAINER_METHODS = frozenset(
 )  # fmt: skip
 _HOOKS = ("__new__", "__setattr__", "__delattr__", "__getattr__", "__getattribute__", "__del__")
 _CONSTANTS = (int, float, complex, str, bytes, bool, type(None))
+_SUSPENDING = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 def is_own_manager(value: Any) -> bool:
@@ -217,16 +223,24 @@ def _function_refusal(
         return f"{name} has a default value that is not a constant"
     if function.__code__.co_freevars:
         return f"{name} reads names of a function around it"
+    flags = function.__code__.co_flags
+    if flags & _SUSPENDING != (inspect.CO_GENERATOR if role == "yield" else 0):
+        return f"{name} is a generator or a coroutine: what it returns is a true value"
     owner = None if kind is None else _owner(node)
     # Its body's nodes (not its decorators' or annotations'), and the names it binds.
     nodes = [n for statement in node.body for n in syntax.walk(statement)]
     local = {n.id for n in [*nodes, *syntax.walk(node.args)] if isinstance(n, gast.Name)
              and isinstance(n.ctx, gast.Store | gast.Param)}  # fmt: skip
     callees = {id(n.func) for n in nodes if isinstance(n, gast.Call)}
+    # The manager is used only for its attributes, or returned: `print(self)`, `self == o`
+    # or `str(self)` would run methods of its class srcad does not read.
+    through = {id(n.value) for n in nodes if isinstance(n, gast.Attribute | gast.Return)}
     for child in nodes:
         why = _node_refusal(child, function, kind, owner, local, fresh, callees)
         if why is None and isinstance(child, gast.Return):
             why = _return_refusal(child, role, owner)
+        if why is None and _used_whole(child, owner, through):
+            why = f"uses `{owner}` other than for its attributes"
         if why is not None:
             line = getattr(child, "lineno", node.lineno)
             return f"{name} ({source.filename}:{line}) {why}"
@@ -260,6 +274,11 @@ def _global_paths(
                     kept.append(attribute)
                 paths.append(kept)
     return paths
+
+
+def _used_whole(node: gast.AST, owner: str | None, through: set[int]) -> bool:
+    """Whether `node` is the manager (`self`) read other than for an attribute or returned."""
+    return isinstance(node, gast.Name) and node.id == owner and id(node) not in through
 
 
 def _return_refusal(statement: gast.Return, role: str, owner: str | None) -> str | None:

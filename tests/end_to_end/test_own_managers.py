@@ -151,6 +151,19 @@ def in_a_nested_function(x):
     return np.sum(inner(x) * inner(x * 0.5))
 
 
+def helper(v):
+    with Timer() as t, section("helper"):
+        w = np.sin(v) * v
+    return w * (t.elapsed >= 0.0)
+
+
+def in_a_callee(x):
+    s = 0.0
+    for i in range(2):
+        s = s + np.sum(helper(x * i))
+    return s + np.sum(helper(x))
+
+
 def prints_once(x):
     with Timer("once"):
         y = np.exp(x) * x
@@ -164,6 +177,7 @@ TAKEN = [
     "laps_returned_inside",
     "tagged_as",
     "in_a_nested_function",
+    "in_a_callee",
 ]
 
 
@@ -267,6 +281,14 @@ REFUSED = {
     "a_default_that_is_a_list": (
         _class(members="    def __init__(self, seen=[]):\n        self.seen = seen\n"),
         "default value that is not a constant",
+    ),
+    "exit_a_generator": (
+        _class(exit="        yield"),
+        "is a generator or a coroutine",
+    ),
+    "the_manager_printed": (
+        _class(enter="        print(f'entered {self}')\n        return self"),
+        "uses `self` other than for its attributes",
     ),
     "a_container_the_caller_gave": (
         _class(enter="        self.seen.append(1)", members="    seen = []\n"),
