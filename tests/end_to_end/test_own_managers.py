@@ -151,6 +151,17 @@ def in_a_nested_function(x):
     return np.sum(inner(x) * inner(x * 0.5))
 
 
+def as_in_a_while_loop(x):
+    s = x * 1.0
+    k, total = 0, 0.0
+    while k < 3:
+        with Timer("step") as t:
+            s = np.tanh(s) * x
+        total = total + t.elapsed
+        k = k + 1
+    return np.sum(s) + 0.0 * total
+
+
 def helper(v):
     with Timer() as t, section("helper"):
         w = np.sin(v) * v
@@ -178,6 +189,7 @@ TAKEN = [
     "tagged_as",
     "in_a_nested_function",
     "in_a_callee",
+    "as_in_a_while_loop",
 ]
 
 
