@@ -43,7 +43,8 @@ Refused, with why (`context_refusal`, E101): `contextlib.suppress` (it swallows
 exceptions: which statements ran depends on where one was raised), any other manager, and
 a user's manager not proved (its `__enter__` and `__exit__` are code srcad does not
 differentiate, and an `__exit__` that returns a true value swallows an exception),
-arguments that are not constants, `as` bound to what `catch_warnings(record=True)` gives,
+arguments that are not constants (for a user's manager: nor f-strings), `as` bound to what
+`catch_warnings(record=True)` gives,
 `as` a user's manager read in the body, and a body that leaves the statement other
 than by its end or a `return` that ends it (`break`, `continue`, a `return` inside a block
 of the body), which the markers could not follow."""
@@ -207,10 +208,11 @@ def _own_refusal(
             "the manager, that it swallows no exception and changes no value the function "
             f"reads, which it does not here: {why}"
         )
-    if not all(isinstance(v, gast.Constant) for v in [*call.args, *_values(call.keywords)]):
+    values = [*call.args, *_values(call.keywords)]
+    if not all(isinstance(v, gast.Constant | gast.JoinedStr) for v in values):
         return (
-            f"a `with {spelled}(...)` is supported with constant arguments only: the "
-            "values its code sees are then its own"
+            f"a `with {spelled}(...)` is supported with constants and f-strings as "
+            "arguments only: the values its code sees are then its own"
         )
     target = item.optional_vars
     if target is None:
@@ -336,7 +338,8 @@ def _lowered(statement: gast.With, managers: list[Any], names: set[str]) -> list
             if item.optional_vars is not None:
                 assert isinstance(enter, gast.Expr)
                 enter = syntax.located(_assign(item.optional_vars, enter.value), statement)
-            body = [enter, *body, _marker(EXIT_OWN, call, statement)]
+            bare = make(gast.Call, func=call.func, args=[], keywords=[])  # (its arguments once)
+            body = [enter, *body, _marker(EXIT_OWN, bare, statement)]
             continue
         # What `__enter__` gives: `nullcontext`'s argument, None for the others.
         entered: gast.expr = make(gast.Constant, value=None, kind=None)

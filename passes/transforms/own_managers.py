@@ -27,9 +27,10 @@ Each is proved to:
   `global`, `import`, nested function, `with` or hooks of the class (`__new__`,
   `__setattr__`, `__getattr__`...), and every default of its arguments is a constant.
 
-The manager is made with constant arguments (`contexts.context_refusal`), so every value
-its code sees is a constant, a number or a string it made, one of its fresh containers,
-or, in `__exit__`, the exception raised in the body (when the function raises anyway).
+The manager is made with constants and f-strings as arguments (`contexts.context_refusal`),
+so every value its code sees is a constant, a string, a number or a string it made, one
+of its fresh containers, or, in `__exit__`, the exception raised in the body (when the
+function raises anyway).
 The functions read are guarded as the function's own callees are (`guards.function_facts`).
 """
 

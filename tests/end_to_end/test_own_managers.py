@@ -116,7 +116,7 @@ def timed(x):
 def logged_in_a_loop(x):
     s = 0.0
     for i in range(len(x)):
-        with Logged("step"):
+        with Logged(f"step {i} of {len(x)}: {x[i]:.2f}"):
             s = s + np.exp(-x[i]) * x[i]
     return s * s
 
@@ -284,7 +284,7 @@ REFUSED = {
     ),
     "a_computed_argument": (
         _class(members="    def __init__(self, v):\n        self.v = v\n", manager="M(x)"),
-        "constant arguments only",
+        "constants and f-strings as arguments only",
     ),
     "the_body_reads_the_manager": (
         _class().replace("x = x * 2.0", "x = x * m.__class__.__name__.count('M')"),
