@@ -18,8 +18,9 @@ may change values the body reads. srcad takes the managers it knows do neither:
   binds the manager itself (which the body may not read: its `__exit__` changes it after
   the derivative code could have read it), or a constant the generator yields.
 
-Each manager is called with constant arguments (the derivative code makes its own manager,
-called alike), and named through globals or closure cells, which the rule's guards check.
+Each of the first three is called with constant arguments (the derivative code makes its
+own manager, called alike); every manager is named through globals or closure cells, which
+the rule's guards check.
 `lower_contexts` rewrites such a statement, in place, into its body between two marker
 calls, `enter_context(np.errstate, divide='ignore')` and `exit_context(...)` with the
 same arguments, so that every pass sees straight-line code (the markers are calls of no
@@ -44,10 +45,9 @@ exceptions: which statements ran depends on where one was raised), any other man
 a user's manager not proved (its `__enter__` and `__exit__` are code srcad does not
 differentiate, and an `__exit__` that returns a true value swallows an exception),
 arguments that are not constants (for a user's manager: nor f-strings), `as` bound to what
-`catch_warnings(record=True)` gives,
-`as` a user's manager read in the body, and a body that leaves the statement other
-than by its end or a `return` that ends it (`break`, `continue`, a `return` inside a block
-of the body), which the markers could not follow."""
+`catch_warnings(record=True)` gives, `as` a user's manager read in the body, and a body
+that leaves the statement other than by its end or a `return` that ends it (`break`,
+`continue`, a `return` inside a block of the body), which the markers could not follow."""
 
 from __future__ import annotations
 
