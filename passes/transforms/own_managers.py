@@ -163,10 +163,11 @@ def _fresh_attributes(kind: type, trees: Any) -> frozenset[str]:
             else:
                 continue
             for target, value in pairs:
-                if _own_attribute(target, owner) is None:
-                    continue
-                assert isinstance(target, gast.Attribute)
-                (fresh if _new_container(value) else other).add(target.attr)
+                attribute = _own_attribute(target, owner)
+                if attribute is not None:
+                    (fresh if _new_container(value) else other).add(attribute)
+                else:  # unpacked into: `self.laps, n = laps, 0`
+                    other.update(n.attr for n in syntax.walk(target) if _own_attribute(n, owner))
     return frozenset(a for a in fresh - other if not _in_class(kind, a))
 
 

@@ -306,6 +306,13 @@ REFUSED = {
         _class(enter="        self.seen.append(1)", members="    seen = []\n"),
         "calls `seen.append`",
     ),
+    "a_container_unpacked_into": (
+        _class(
+            enter="        self.laps, n = [], 0\n        self.laps.append(n)",
+            members="    def __init__(self):\n        self.laps = []\n",
+        ),
+        "calls `laps.append`",
+    ),
     "a_generator_that_swallows": (
         _generator("    try:\n        yield\n    except ValueError:\n        pass"),
         "yields other than",
