@@ -349,7 +349,7 @@ def _target_refusal(
     target: gast.AST, kind: type | None, owner: str | None, deleted: bool
 ) -> str | None:
     if isinstance(target, gast.Name):
-        return None
+        return f"binds `{owner}` to another value" if target.id == owner else None
     if isinstance(target, gast.Tuple | gast.List):
         for element in target.elts:
             why = _target_refusal(element, kind, owner, deleted)

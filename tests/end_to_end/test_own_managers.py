@@ -313,6 +313,10 @@ REFUSED = {
         ),
         "calls `laps.append`",
     ),
+    "the_manager_rebound": (
+        _class(enter="        self = SEEN\n        self.n = 1", before="SEEN = []\n"),
+        "binds `self` to another value",
+    ),
     "a_generator_that_swallows": (
         _generator("    try:\n        yield\n    except ValueError:\n        pass"),
         "yields other than",
