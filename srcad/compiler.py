@@ -26,6 +26,7 @@ from srcad.callables import (
     unwrap,
 )
 from srcad.constructors import constructed_class, initialiser_facts
+from srcad.dataclass_init import initialiser_source
 from srcad.emit import CompiledRule, emit
 from srcad.entry_rules import DERIVATIVE, entry_rules
 from srcad.errors import Diagnostic, MissingRuleError, SrcadError, UnsupportedSyntaxError
@@ -472,7 +473,7 @@ class Compiler(Machinery):
             if found is not None and found.guards.hold():
                 return found
             with cycle_collector_paused():
-                source = function_source(func)
+                source = initialiser_source(func)  # (a dataclass's: `dataclass_init`)
                 tree, ctx = self.new_context(source, wrt, request)
                 self._compiling.add((func, request.mode))
                 try:

@@ -12,10 +12,14 @@ rewrite gives what Python computes only while nothing else holds the instance, w
 mutation check proves (`passes/checks/mutations.py`: until its last write, `self` is read
 only for attributes `__init__` stored before), and only for classes whose instances are
 made and changed by `object`'s own machinery, which `initialiser` checks and the compiled
-code guards (`initialiser_facts`)."""
+code guards (`initialiser_facts`). A dataclass whose generated `__init__` calls a
+`__post_init__` (`post_init_class`) has an initialiser too, the generated `__init__`'s copy,
+whose source `srcad/dataclass_init.py` writes (a frozen one's `__setattr__` raises, and
+is never run: each store builds a new instance)."""
 
 from __future__ import annotations
 
+import dataclasses
 import types
 import weakref
 from typing import Any
@@ -41,7 +45,7 @@ def plain_class(kind: Any) -> bool:
     if not isinstance(kind, type) or type(kind).__call__ is not type.__call__:
         return False
     if kind.__new__ is not object.__new__ or kind.__setattr__ is not object.__setattr__:
-        return False
+        return post_init_class(kind)
     if any(
         k is not object and (not k.__flags__ & _HEAP_TYPE or "__slots__" in vars(k))
         for k in kind.__mro__
@@ -52,7 +56,39 @@ def plain_class(kind: Any) -> bool:
         isinstance(init, types.FunctionType)
         and init.__code__.co_filename != "<string>"
         and init.__code__.co_argcount >= 1  # a `self` to make (not `def __init__(*args)`)
+    ) or post_init_class(kind)
+
+
+def post_init_class(kind: type) -> bool:
+    """Whether `kind` is a dataclass whose generated `__init__` stores its fields and then
+    calls a Python `__post_init__` (`srcad.dataclass_init` writes that as the source),
+    made and changed by `object`'s machinery, but for the `__setattr__` and `__delattr__`
+    a frozen one generates (which raise; the initialiser builds new instances instead)."""
+    init = vars(kind).get("__init__")
+    # (as the class holds it: a plain function, not a static or class method)
+    post_init = next(
+        (vars(k)["__post_init__"] for k in kind.__mro__ if "__post_init__" in vars(k)), None
     )
+    if not (
+        dataclasses.is_dataclass(kind)
+        and isinstance(init, types.FunctionType)
+        and init.__code__.co_filename == "<string>"
+        and isinstance(post_init, types.FunctionType)
+        and type(kind).__call__ is type.__call__
+        and kind.__new__ is object.__new__
+    ):
+        return False
+    if any(
+        k is not object and (not k.__flags__ & _HEAP_TYPE or "__slots__" in vars(k))
+        for k in kind.__mro__
+    ):
+        return False
+    frozen = getattr(kind, "__dataclass_params__").frozen  # noqa: B009
+    hooks = [getattr(kind, "__setattr__"), getattr(kind, "__delattr__")]  # noqa: B009
+    if frozen:
+        return all(getattr(h, "__code__", None) is not None and h.__code__.co_filename == "<string>"
+                   for h in hooks)  # fmt: skip
+    return hooks == [object.__setattr__, object.__delattr__]
 
 
 def initialiser(kind: Any) -> types.FunctionType | None:

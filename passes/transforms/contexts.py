@@ -11,10 +11,16 @@ may change values the body reads. srcad takes the managers it knows do neither:
 - `warnings.catch_warnings()`: saves the warning filters and restores them on exit, so
   that the body's `warnings.simplefilter(...)` holds for the body alone (`record=True`,
   whose `as` target is the list of warnings caught, is not taken);
-- `contextlib.nullcontext(v)`: does nothing; `as t` binds `v`, so it is written `t = v`.
+- `contextlib.nullcontext(v)`: does nothing; `as t` binds `v`, so it is written `t = v`;
+- a manager of the user's, a class or a `@contextlib.contextmanager` function, whose
+  source `own_managers` proves swallows no exception and changes nothing but the manager's
+  own attributes (a timer, a logging or profiling section, a flag on itself): `as t`
+  binds the manager itself (which the body may not read: its `__exit__` changes it after
+  the derivative code could have read it), or a constant the generator yields.
 
-Each manager is called with constant arguments (the derivative code makes its own manager,
-called alike), and named through globals or closure cells, which the rule's guards check.
+Each of the first three is called with constant arguments (the derivative code makes its
+own manager, called alike); every manager is named through globals or closure cells, which
+the rule's guards check.
 `lower_contexts` rewrites such a statement, in place, into its body between two marker
 calls, `enter_context(np.errstate, divide='ignore')` and `exit_context(...)` with the
 same arguments, so that every pass sees straight-line code (the markers are calls of no
@@ -27,13 +33,21 @@ does not bind), so the derivative code runs under the state the body ran under.
 between them as the `with` statement it stands for: the emitted code enters and exits the
 manager as Python does, on an exception too.
 
+A user's manager is marked `t = enter_own_context(Timer, 'a')` ... `exit_own_context(...)`:
+the primal code runs the body inside it, once per run, as the function does, and the
+forward rule runs the body and its tangents inside it; the pullback runs outside any
+manager. Its effects are proved not numerical, so where the derivative code runs does not
+change a value; making a fresh manager around the pullback would run the user's side
+effects (a print, a log line, a timer's record) a second time, which the user did not write.
+
 Refused, with why (`context_refusal`, E101): `contextlib.suppress` (it swallows
-exceptions: which statements ran depends on where one was raised), any other manager (its
-`__enter__` and `__exit__` are code srcad does not differentiate, and an `__exit__` that
-returns a true value swallows an exception), arguments that are not constants, `as` bound
-to what `catch_warnings(record=True)` gives, and a body that leaves the statement other
-than by its end or a `return` that ends it (`break`, `continue`, a `return` inside a block
-of the body), which the markers could not follow."""
+exceptions: which statements ran depends on where one was raised), any other manager, and
+a user's manager not proved (its `__enter__` and `__exit__` are code srcad does not
+differentiate, and an `__exit__` that returns a true value swallows an exception),
+arguments that are not constants (for a user's manager: nor f-strings), `as` bound to what
+`catch_warnings(record=True)` gives, `as` a user's manager read in the body, and a body
+that leaves the statement other than by its end or a `return` that ends it (`break`,
+`continue`, a `return` inside a block of the body), which the markers could not follow."""
 
 from __future__ import annotations
 
@@ -49,10 +63,18 @@ import numpy as np
 from srcad import syntax
 from srcad.errors import SrcadError
 from srcad.passes.base import Context, Transform
+from srcad.passes.transforms.own_managers import (
+    entered_is_manager,
+    is_own_manager,
+    own_manager_refusal,
+)
 from srcad.source import FunctionSource
 from srcad.syntax import load, make, store
 
 ENTER, EXIT = "enter_context", "exit_context"  # the markers' names in the tree
+# Those of a manager of the user's (`own_managers`): `t = enter_own_context(Timer, 'a')`.
+ENTER_OWN, EXIT_OWN = "enter_own_context", "exit_own_context"
+_ENTERS, _EXITS = (ENTER, ENTER_OWN), (EXIT, EXIT_OWN)
 _RESULT = "with_result"  # the value of a `return` that ends a `with` body
 
 # The managers taken, by the dotted name they are spelled with in messages.
@@ -73,6 +95,16 @@ def exit_context(manager: Any, *args: Any, **keywords: Any) -> None:
     raise SrcadError(f"srcad left the end of a `with {manager.__name__}(...)` unwritten")
 
 
+def enter_own_context(manager: Any, *args: Any, **keywords: Any) -> None:
+    """A marker of the tree: `WrapContexts` writes it as a `with`; it never runs."""
+    raise SrcadError(f"srcad left the start of a `with {manager.__name__}(...)` unwritten")
+
+
+def exit_own_context(manager: Any, *args: Any, **keywords: Any) -> None:
+    """A marker of the tree: `WrapContexts` writes it as a `with`; it never runs."""
+    raise SrcadError(f"srcad left the end of a `with {manager.__name__}(...)` unwritten")
+
+
 def lower_contexts(function: gast.FunctionDef, source: FunctionSource) -> None:
     """Rewrite each `with` of `function` (nested functions' included) whose managers are
     taken into its body between markers, in place (see the module's docstring)."""
@@ -80,7 +112,7 @@ def lower_contexts(function: gast.FunctionDef, source: FunctionSource) -> None:
     if not withs:
         return
     names = {n.id for n in syntax.walk(function) if isinstance(n, gast.Name)}
-    if {ENTER, EXIT} & names:
+    if {*_ENTERS, *_EXITS} & names:
         return  # the function's own names: every `with` stays, refused
     bound = names_bound(function)
     taken = {
@@ -90,9 +122,10 @@ def lower_contexts(function: gast.FunctionDef, source: FunctionSource) -> None:
     }
     if not taken:
         return
-    for name, marker in ((ENTER, enter_context), (EXIT, exit_context)):
+    markers = (enter_context, exit_context, enter_own_context, exit_own_context)
+    for name, marker in zip((*_ENTERS, *_EXITS), markers, strict=True):
         source.closure[name] = types.CellType(marker)
-    source.made |= {ENTER, EXIT}
+    source.made |= {*_ENTERS, *_EXITS}
     _rewrite_blocks(function, taken, names)
 
 
@@ -107,6 +140,11 @@ def context_refusal(
                 "a `with contextlib.suppress(...)` is not supported: it swallows an "
                 "exception, so which statements ran depends on where one was raised"
             )
+        if manager not in _MANAGERS and is_own_manager(manager):
+            why = _own_refusal(statement, item, manager, source, bound or set())
+            if why is not None:
+                return why
+            continue
         if manager not in _MANAGERS:
             return (
                 "a `with` statement is supported only for `np.errstate`, "
@@ -150,6 +188,53 @@ def context_refusal(
     return None
 
 
+def _own_refusal(
+    statement: gast.With,
+    item: gast.withitem,
+    manager: Any,
+    source: FunctionSource,
+    bound: set[str],
+) -> str | None:
+    """Why a `with` item whose manager is the user's (`own_managers`) is not taken."""
+    call = item.context_expr
+    assert isinstance(call, gast.Call)
+    path = _path(call.func, bound)
+    assert path is not None
+    spelled = ".".join(path)
+    why = own_manager_refusal(manager, source, path)
+    if why is not None:
+        return (
+            f"a `with {spelled}(...)` is supported where srcad proves, from the source of "
+            "the manager, that it swallows no exception and changes no value the function "
+            f"reads, which it does not here: {why}"
+        )
+    values = [*call.args, *_values(call.keywords)]
+    if not all(isinstance(v, gast.Constant | gast.JoinedStr) for v in values):
+        return (
+            f"a `with {spelled}(...)` is supported with constants and f-strings as "
+            "arguments only: the values its code sees are then its own"
+        )
+    target = item.optional_vars
+    if target is None:
+        return None
+    if not isinstance(target, gast.Name):
+        return f"`as` after `with {spelled}(...)` is supported with a name only"
+    if entered_is_manager(manager) and any(
+        isinstance(n, gast.Name) and n.id == target.id
+        for s in statement.body
+        for n in syntax.walk(s)
+    ):
+        return (
+            f"the manager `{target.id}` that `with {spelled}(...)` binds is read in its "
+            "body: its `__exit__` may change what was read, after the derivative code read it"
+        )
+    return None
+
+
+def _values(keywords: list[gast.keyword]) -> list[gast.expr]:
+    return [k.value for k in keywords]
+
+
 def names_bound(function: gast.FunctionDef) -> set[str]:
     """The names `function` binds (its parameters included): none is a manager."""
     bound = {
@@ -174,15 +259,22 @@ def _manager(expression: gast.expr, source: FunctionSource, bound: set[str]) -> 
     """The object a `with` item's manager call names, or None."""
     if not isinstance(expression, gast.Call):
         return None
+    path = _path(expression.func, bound)
+    if path is None:
+        return None
+    where, value = source.resolve(path)  # guarded: still this object
+    return value if where in ("global", "closure", "builtin") else None
+
+
+def _path(node: gast.expr, bound: set[str]) -> list[str] | None:
+    """The dotted name `node` is (`np.errstate`), of a name the function does not bind."""
     path: list[str] = []
-    node: gast.expr = expression.func
     while isinstance(node, gast.Attribute):
         path.insert(0, node.attr)
         node = node.value
     if not isinstance(node, gast.Name) or node.id in bound:
         return None
-    where, value = source.resolve([node.id, *path])  # guarded: still this object
-    return value if where in ("global", "closure", "builtin") else None
+    return [node.id, *path]
 
 
 def _leaves(block: list[gast.stmt], in_loop: bool, tail: bool) -> bool:
@@ -241,6 +333,14 @@ def _lowered(statement: gast.With, managers: list[Any], names: set[str]) -> list
     for item, manager in reversed(list(zip(statement.items, managers, strict=True))):
         call = item.context_expr
         assert isinstance(call, gast.Call)
+        if manager not in _MANAGERS:  # the user's: `t = enter_own_context(Timer, 'a')`
+            enter: gast.stmt = _marker(ENTER_OWN, call, statement)
+            if item.optional_vars is not None:
+                assert isinstance(enter, gast.Expr)
+                enter = syntax.located(_assign(item.optional_vars, enter.value), statement)
+            bare = make(gast.Call, func=call.func, args=[], keywords=[])  # (its arguments once)
+            body = [enter, *body, _marker(EXIT_OWN, bare, statement)]
+            continue
         # What `__enter__` gives: `nullcontext`'s argument, None for the others.
         entered: gast.expr = make(gast.Constant, value=None, kind=None)
         if manager is contextlib.nullcontext and (call.args or call.keywords):
@@ -251,8 +351,7 @@ def _lowered(statement: gast.With, managers: list[Any], names: set[str]) -> list
             body.insert(0, syntax.located(make(gast.Expr, value=entered), statement))
         if manager is contextlib.nullcontext:
             continue
-        enter = _marker(ENTER, call, statement)
-        body = [enter, *body, _marker(EXIT, call, statement)]
+        body = [_marker(ENTER, call, statement), *body, _marker(EXIT, call, statement)]
     return [*body, *ending]
 
 
@@ -270,13 +369,21 @@ def _assign(target: gast.expr, value: gast.expr) -> gast.Assign:
     return make(gast.Assign, targets=[target], value=value, type_comment=None)
 
 
-def _marked(statement: gast.stmt, name: str) -> gast.Call | None:
-    """The marker call `statement` is, of `name`'s marker, or None."""
-    if isinstance(statement, gast.Expr) and isinstance(statement.value, gast.Call):
+def _marked(statement: gast.stmt, names: tuple[str, ...]) -> gast.Call | None:
+    """The marker call `statement` is (of one of `names`' markers), or None: a statement
+    of the call, or an assignment of what it gives (`as t` after a user's manager)."""
+    if isinstance(statement, gast.Expr | gast.Assign) and isinstance(statement.value, gast.Call):
         func = statement.value.func
-        if isinstance(func, gast.Name) and func.id == name:
+        if isinstance(func, gast.Name) and func.id in names:
+            if isinstance(statement, gast.Assign) and func.id != ENTER_OWN:
+                return None
             return statement.value
     return None
+
+
+def _own(marker: gast.Call) -> bool:
+    """Whether `marker` marks a region of a user's manager (`own_managers`)."""
+    return isinstance(marker.func, gast.Name) and marker.func.id == ENTER_OWN
 
 
 def _regions(statements: list[gast.stmt]) -> list[tuple[int, int]]:
@@ -284,9 +391,9 @@ def _regions(statements: list[gast.stmt]) -> list[tuple[int, int]]:
     exit marker that closes it."""
     found, depth, start = [], 0, 0
     for index, statement in enumerate(statements):
-        if _marked(statement, ENTER) is not None:
+        if _marked(statement, _ENTERS) is not None:
             depth, start = depth + 1, index if depth == 0 else start
-        elif _marked(statement, EXIT) is not None:
+        elif _marked(statement, _EXITS) is not None:
             depth -= 1
             if depth < 0:
                 raise SrcadError("srcad lost the start of a `with` statement's body")
@@ -302,7 +409,9 @@ def reverse_regions(
 ) -> list[gast.stmt]:
     """The reverse of `statements` (`reverse` gives that of statements with no region):
     each region's reverse between markers of its own, after the region's own filter calls
-    of a `catch_warnings`, where it reverses to any statement."""
+    of a `catch_warnings`, where it reverses to any statement; a user's manager's region
+    reverses to its statements' reverse alone (`own_managers`: the manager changes no
+    value, and making one again would run the user's side effects a second time)."""
     regions = _regions(statements)
     if not regions:
         return reverse(statements)
@@ -311,7 +420,11 @@ def reverse_regions(
     for start, stop in reversed(regions):
         out += reverse(statements[stop + 1 : end])
         inner = reverse_regions(statements[start + 1 : stop], reverse)
-        if inner:
+        marker = _marked(statements[start], _ENTERS)
+        assert marker is not None
+        if _own(marker):
+            out += inner  # the user's manager: its derivative code runs outside it
+        elif inner:
             enter, exit_ = statements[start], statements[stop]
             replayed = [syntax.copy_tree(s) for s in statements[start + 1 : stop] if _filter(s)]
             out += [syntax.copy_tree(enter), *replayed, *inner, syntax.copy_tree(exit_)]
@@ -365,10 +478,12 @@ def raising_statements(function: gast.FunctionDef) -> set[int]:
     while pending:
         block = pending.pop()
         for start, stop in _regions(block):
-            marker = _marked(block[start], ENTER)
+            marker = _marked(block[start], _ENTERS)
             assert marker is not None
             region = block[start + 1 : stop]
             pending.append(region)  # the regions inside it
+            if _own(marker):
+                continue  # a user's manager: its arguments are no settings
             settings = [*marker.args[1:], *(k.value for k in marker.keywords)]
             for call in (s.value for s in region if _filter(s)):
                 assert isinstance(call, gast.Call)
@@ -386,7 +501,9 @@ def raising_statements(function: gast.FunctionDef) -> set[int]:
 class WrapContexts(Transform):
     """Write each region between markers (`lower_contexts`, `reverse_regions`) as the
     `with` statement it stands for; a region with nothing in it but comments and the
-    filter calls `reverse_regions` repeats (which change nothing once it exits) is dropped.
+    filter calls `reverse_regions` repeats (which change nothing once it exits) is dropped,
+    but for a user's manager (`t = enter_own_context(Timer, 'a')`, `with Timer('a') as t`),
+    whose side effects the user wrote.
 
     >>> from srcad.passes.testing import show
     >>> print(show(WrapContexts, '''
@@ -404,7 +521,9 @@ class WrapContexts(Transform):
     def run(self, tree: gast.Module, ctx: Context) -> bool:
         del ctx
         if not any(
-            _marked(n, ENTER) is not None for n in syntax.walk(tree) if isinstance(n, gast.Expr)
+            _marked(n, _ENTERS) is not None
+            for n in syntax.walk(tree)
+            if isinstance(n, gast.Expr | gast.Assign)
         ):
             return False
         _wrap_blocks(tree)
@@ -429,13 +548,18 @@ def _wrapped(statements: list[gast.stmt]) -> list[gast.stmt]:
     for start, stop in regions:
         out += statements[end:start]
         body = _wrapped(statements[start + 1 : stop])
-        marker = _marked(statements[start], ENTER)
+        marker = _marked(statements[start], _ENTERS)
         assert marker is not None
+        own = _own(marker)
+        if own and all(syntax.is_comment(s) for s in body):
+            body.append(gast.Pass())  # the user's manager runs as the user wrote it
         if any(not syntax.is_comment(s) and not _filter(s) for s in body):
             call = make(
                 gast.Call, func=marker.args[0], args=marker.args[1:], keywords=marker.keywords
             )
-            item = make(gast.withitem, context_expr=call, optional_vars=None)
+            entered = statements[start]
+            target = entered.targets[0] if isinstance(entered, gast.Assign) else None
+            item = make(gast.withitem, context_expr=call, optional_vars=target)
             out.append(
                 syntax.located(
                     make(gast.With, items=[item], body=body, type_comment=None), statements[start]

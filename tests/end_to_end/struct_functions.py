@@ -66,9 +66,9 @@ def namedtuple_from_a_helper(x, y):
     return p.x * p.y + p[0] ** 2
 
 
-def post_init_stays_refused(x, y):
+def post_init_doubles(x, y):
     c = Checked(x[0, 0] * y[0])
-    return c.w
+    return c.w * y[1]
 
 
 @dataclasses.dataclass
@@ -86,4 +86,5 @@ STRUCTS = [
     frozen_in_a_loop,
     replaced,
     namedtuple_from_a_helper,
+    post_init_doubles,  # (its `__post_init__` read: `srcad/dataclass_init.py`)
 ]

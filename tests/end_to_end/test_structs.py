@@ -2,7 +2,8 @@
 normal form of `Kind(a, b=v)`, keywords put in field order, where `struct_fields` proves the
 initialiser stores its fields as they are), `dataclasses.replace` (`replace_fields`), and a
 NamedTuple returned by a helper: against central finite differences, in both modes. One
-whose `__post_init__` computes its fields is differentiated only with a rule of its own."""
+whose `__post_init__` computes its fields is built through it (`srcad/dataclass_init.py`,
+`test_post_init.py`)."""
 
 import importlib.util
 import pathlib
@@ -41,12 +42,6 @@ def test_both_modes(function, position):
     )
     _, y_dot = srcad.jvp(function, ARGS, tangents)
     close(y_dot, finite_difference_jvp(function, ARGS, tangents))
-
-
-def test_a_post_init_stays_refused():
-    with pytest.raises(srcad.SrcadError) as caught:
-        srcad.grad(st.post_init_stays_refused)(*ARGS)
-    assert "Checked" in str(caught.value)
 
 
 def test_the_fields_that_are_proved_stored():

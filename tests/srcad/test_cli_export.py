@@ -18,7 +18,10 @@ import srcad
 
 MODEL = textwrap.dedent(
     """\
+    import contextlib
+    import logging
     import math
+    import time
 
     import numpy as np
 
@@ -62,6 +65,31 @@ MODEL = textwrap.dedent(
         return b * 3.0
 
 
+    class Stopwatch:
+        def __enter__(self):
+            self.start = time.perf_counter()
+            return self
+
+        def __exit__(self, *exc):
+            self.seconds = time.perf_counter() - self.start
+            logging.debug("%.3f s", self.seconds)
+
+
+    @contextlib.contextmanager
+    def stage(name):
+        logging.debug("enter %s", name)
+        try:
+            yield
+        finally:
+            logging.debug("leave %s", name)
+
+
+    def managed(x):
+        with Stopwatch() as watch, stage("one"):
+            y = np.sin(x) * x
+        return np.sum(y * y) + 0.0 * watch.seconds
+
+
     def imports_inside(x):
         from numpy.linalg import norm
         import math as m
@@ -82,6 +110,8 @@ CASES = {
     "unused": (None, lambda r: (float(r.normal()), float(r.normal()))),
     # (the modules it imports are made once, `local_imports`: the module's own)
     "imports_inside": (None, lambda r: (r.normal(size=4),)),
+    # (the user's own managers, read from the module: `own_managers`)
+    "managed": (None, lambda r: (r.normal(size=3),)),
 }
 
 
