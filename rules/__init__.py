@@ -111,5 +111,6 @@ SCIPY_RULE_SETS: tuple[DeferredRuleSet, ...] = (
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats_shape_rules"),
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_multivariate"),
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats_third_order"),
+    DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats_tails"),
 )
 DEFERRED_RULE_SETS = SCIPY_RULE_SETS if find_spec("scipy") is not None else ()
