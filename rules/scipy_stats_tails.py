@@ -27,6 +27,7 @@ never a finite number where there is no derivative.
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ from scipy import stats
 from scipy.stats._distn_infrastructure import rv_continuous, rv_discrete, rv_frozen
 
 from srcad.errors import MissingRuleError
+from srcad.positions import ByPosition
 from srcad.projection import ProjectTo, unbroadcast
 from srcad.registry import RuleSet
 from srcad.rules import second_order
@@ -127,17 +129,13 @@ def quantile_in_shape(dist: Any, index: int, z: Any, *shapes: Any) -> Any:
     log cdf's (`logcdf_shape_partial`) times `cdf`."""
     ratio = np.exp(dist.logcdf(z, *shapes) - dist.logpdf(z, *shapes))
     partial = -ratio * logcdf_shape_partial(dist, index, z, *shapes)
-    return np.where(at_an_end(dist, z, *shapes), 0.0, partial)
+    # At an end of the support (`q` at 0 or 1; `dist.a`, `dist.b`: the standard
+    # distribution's, the same for every shape of these families) the quantile stays
+    # whatever the shapes: its partial in them is 0 there (the ratio above is 0/0).
+    return np.where((z == dist.a) | (z == dist.b), 0.0, partial)
 
 
-def at_an_end(dist: Any, z: Any, *shapes: Any) -> Any:
-    """Where `z` is an end of the support (`q` at 0 or 1), which the quantile stays at
-    whatever the shapes: its partial in them is 0 there (the ratio above is 0/0)."""
-    lower, upper = dist.support(*shapes)
-    return (np.asarray(z) == lower) | (np.asarray(z) == upper)
-
-
-rules.non_differentiable(covered, at_an_end)
+rules.non_differentiable(covered)
 
 
 @rules.rrule(standard_quantile)
@@ -205,6 +203,27 @@ _DEFINITIONS = (
 )
 for _owner, _method, _definition in _DEFINITIONS:
     by_definition(rules, getattr(_owner, _method), _definition)
+
+
+# Parameters by keyword (`norm.sf(x, loc=m, scale=s)`), passed by position as
+# `scipy_stats._by_position` passes those of the other methods.
+_TAIL_METHODS = frozenset(getattr(owner, method) for owner, method, _ in _DEFINITIONS)
+
+
+def _by_position(callee: Any) -> ByPosition | None:
+    """`norm.sf(x, loc=m)` called as `norm.sf(x, m)`, in the order of the distribution's
+    shapes, then `loc` (and `scale`, for a continuous one); None for any other callee."""
+    if not (isinstance(callee, types.MethodType) and callee.__func__ in _TAIL_METHODS):
+        return None
+    dist = callee.__self__
+    point = "q" if callee.__func__.__name__ in ("ppf", "isf") else "x"
+    shapes = tuple(s.strip() for s in (dist.shapes or "").split(",") if s.strip())
+    located = ("loc", "scale") if isinstance(dist, rv_continuous) else ("loc",)
+    names = (point if isinstance(dist, rv_continuous) else "k", *shapes, *located)
+    return ByPosition(names, frozenset(names), {"loc": 0.0, "scale": 1.0}, {})
+
+
+rules.keywords_by_position_of(_by_position)
 
 
 # --- frozen distributions ---------------------------------------------------------------------
