@@ -215,7 +215,7 @@ def _by_position(callee: Any) -> ByPosition | None:
     shapes, then `loc` (and `scale`, for a continuous one); None for any other callee."""
     if not (isinstance(callee, types.MethodType) and callee.__func__ in _TAIL_METHODS):
         return None
-    dist = callee.__self__
+    dist: Any = callee.__self__
     point = "q" if callee.__func__.__name__ in ("ppf", "isf") else "x"
     shapes = tuple(s.strip() for s in (dist.shapes or "").split(",") if s.strip())
     located = ("loc", "scale") if isinstance(dist, rv_continuous) else ("loc",)
