@@ -103,6 +103,7 @@ RULE_SETS += (
 # each set is installed once the user imports the SciPy module it covers (`Registry.defer`).
 SCIPY_RULE_SETS: tuple[DeferredRuleSet, ...] = (
     DeferredRuleSet("scipy.special", "srcad.rules.scipy_special"),
+    DeferredRuleSet("scipy.special", "srcad.rules.scipy_special_functions"),
     DeferredRuleSet("scipy.linalg", "srcad.rules.scipy_linalg"),
     DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate"),
     DeferredRuleSet("scipy.integrate", "srcad.rules.scipy_integrate_tangents"),
