@@ -70,6 +70,10 @@ rules.primitive(special.log_expit, lambda x, y: special.expit(-x), result=FLOAT_
 
 # --- the gamma and beta functions ----------------------------------------------------------------
 rules.primitive(special.gamma, lambda x, y: y * special.digamma(x), result=FLOAT_ELEMENTWISE)
+# rgamma = 1 / gamma: 0 at the poles of gamma, where this partial is NaN (-0 * inf).
+rules.primitive(special.rgamma, lambda x, y: -y * special.digamma(x), result=FLOAT_ELEMENTWISE)
+# The sign of gamma: piecewise constant.
+rules.non_differentiable(special.gammasgn)
 rules.primitive(
     special.betaln,
     lambda a, b, y: special.digamma(a) - special.digamma(a + b),
@@ -170,6 +174,9 @@ _in_point_only(
 )
 _in_point_only(
     special.yv, ("v",), lambda v, x, y: 0.5 * (special.yv(v - 1, x) - special.yv(v + 1, x))
+)
+_in_point_only(
+    special.yn, ("n",), lambda n, x, y: 0.5 * (special.yn(n - 1, x) - special.yn(n + 1, x))
 )
 rules.primitive(special.i0, lambda x, y: special.i1(x), result=FLOAT_ELEMENTWISE)
 rules.primitive(

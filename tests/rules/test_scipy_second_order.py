@@ -116,6 +116,7 @@ def special_functions(x: Any) -> Any:
     total = total + special.gammainc(2.0, x) + special.gammaincc(1.5, x) + special.betainc(2, 3, q)
     total = total + special.iv(1.5, x) + special.ive(1, x) + special.kv(0.5, x) + special.kve(2, x)
     total = total + special.jv(2.5, x) + special.yv(1, x) + special.i0(x) + special.i1(x)
+    total = total + special.yn(2, x) + special.rgamma(x)
     total = total + special.i0e(x) + special.i1e(x) + special.j0(x) + special.j1(x) + special.y0(x)
     total = total + special.y1(x) + special.entr(x) + special.rel_entr(x, q) + special.kl_div(q, x)
     total = total + special.huber(0.5, x - 0.4) + special.pseudo_huber(x + 0.5, x - 0.4)
@@ -164,7 +165,7 @@ OBJECTIVES: dict[str, tuple[Any, np.ndarray]] = {
     ),
     **each(
         "ndtri erfinv erfcinv erfcx log1p expm1 cosm1 exp2 exp10 log_expit gamma beta betaln "
-        "gammainc gammaincc betainc iv ive kv kve jv yv i0 i1 i0e i1e j0 j1 y0 y1 entr "
+        "rgamma yn gammainc gammaincc betainc iv ive kv kve jv yv i0 i1 i0e i1e j0 j1 y0 y1 entr "
         "rel_entr kl_div huber pseudo_huber boxcox boxcox1p",
         (special_functions, X),
     ),

@@ -38,6 +38,8 @@ UNARY = [
     (special.log_expit, 3.0 * X),
     (special.gamma, POSITIVE),
     (special.gamma, -POSITIVE - 0.5),
+    (special.rgamma, POSITIVE),
+    (special.rgamma, -POSITIVE - 0.5),
     (special.i0, X),
     (special.i1, X),
     (special.i0e, 3.0 * X),
@@ -99,6 +101,7 @@ IN_THE_POINT = [
     (special.kve, (np.array([1.0, 2.0, 2.5]),), POSITIVE),
     (special.jv, (2.5,), 3.0 * POSITIVE),
     (special.yv, (1,), POSITIVE),
+    (special.yn, (2,), POSITIVE),
 ]
 
 
@@ -164,6 +167,7 @@ def elementary_model(v):
 
 def gamma_beta_model(v):
     total = special.gamma(v + 0.5) + special.betaln(v + 1.0, v * v + 0.5)
+    total = total + special.rgamma(v + 0.2) * special.gammasgn(v - 1.0)
     return np.sum(total + special.beta(v + 0.2, 2.0 - v))
 
 
