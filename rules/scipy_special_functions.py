@@ -98,6 +98,10 @@ def _unwritten(function: Any, name: str) -> str:
     )
 
 
+# The functions differentiated in their last argument only.
+IN_POINT_ONLY: set[Any] = set()
+
+
 def _in_point_only(function: Any, names: tuple[str, ...], partial: Callable[..., Any]) -> None:
     """Rules of `function(*parameters, x)` in `x` only, its partial `partial(*arguments, y)`:
     a differentiated parameter (`names`) gets a not-implemented cotangent (an error where
@@ -134,6 +138,7 @@ def _in_point_only(function: Any, names: tuple[str, ...], partial: Callable[...,
             return y, ZeroTangent()
         return y, partial(*args, y) * x_dot
 
+    IN_POINT_ONLY.add(function)
     rules.rrule(function)(named(in_point_rrule, f"{function.__name__}_rrule"))
     rules.frule(function)(named(in_point_frule, f"{function.__name__}_frule"))
     rules.primitive(function)
