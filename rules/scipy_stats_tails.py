@@ -81,11 +81,15 @@ def survival(dist: Any, x: Any, *args: Any) -> Any:
 
 def log_survival(dist: Any, x: Any, *args: Any) -> Any:
     """`dist.logsf(x, *args)`: the log of SciPy's `sf` (for `norm`, the log cdf of the
-    point mirrored about `loc`)."""
+    point mirrored about `loc`); `-inf` where `sf` is 0 (above the support), with partials
+    0 there, as the log density's outside the support (`1 / sf` times the cdf's 0 partials
+    would be NaN)."""
     covered(dist, "logsf")
     if type(dist) is _NORM:
         return _mirrored(dist, x, *args)
-    return np.log(dist.sf(x, *args))
+    tail = dist.sf(x, *args)
+    inside = tail > 0
+    return np.where(inside, np.log(np.where(inside, tail, 1.0)), -np.inf)
 
 
 def _location(dist: Any, args: tuple[Any, ...]) -> tuple[Any, Any]:

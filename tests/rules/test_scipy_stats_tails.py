@@ -172,6 +172,27 @@ def test_tails_far_from_the_centre() -> None:
     np.testing.assert_allclose(found, [-t.pdf(40.0, 3.0), -t.pdf(1e5, 3.0)])
 
 
+def test_outside_the_support() -> None:
+    """Above the support `sf` is 0 and `logsf` `-inf`, constant: their partials are 0 there
+    in both modes (NaN in reverse mode before), in the point and in the shapes; below it
+    `sf` is 1."""
+
+    def tails(x):
+        return np.sum(beta.sf(x, 2.0, 3.0) + beta.logsf(x, 2.0, 3.0) + gamma.logsf(x, 2.0))
+
+    def in_shape(a):
+        return np.sum(beta.logsf(np.array([-0.5, 0.3, 1.5]), a, 3.0))
+
+    x = np.array([-1.0, 0.5, 1.5])
+    found = srcad.grad(tails)(x)
+    assert found[0] == 0.0 and found[2] == pytest.approx(-gamma.pdf(1.5, 2.0) / gamma.sf(1.5, 2.0))
+    tangents = srcad.jvp(tails, (x,), (np.array([1.0, 0.0, 1.0]),))[1]
+    assert tangents == pytest.approx(found[2])
+    expected = finite_difference_jvp(lambda a: beta.logsf(0.3, a, 3.0), (2.0,), (1.0,))
+    assert srcad.grad(in_shape)(2.0) == pytest.approx(float(expected), rel=1e-6)
+    assert srcad.jvp(in_shape, (2.0,), (1.0,))[1] == pytest.approx(float(expected), rel=1e-6)
+
+
 def test_float32() -> None:
     """float32 points give float32 gradients (SciPy computes in float64 and casts)."""
 
