@@ -203,6 +203,7 @@ rules.primitive(
 )
 
 # --- entropies and losses ---------------------------------------------------------------------
+# (No result kind: SciPy's loops give small integers a float32.)
 # entr(x) = -x log x (0 at 0; -inf for x < 0, where the partial is NaN): -log x - 1, +inf at 0.
 rules.primitive(special.entr, lambda x, y: -np.log(x) - 1.0, result=FLOAT_ELEMENTWISE)
 # rel_entr(x, y) = x log(x / y) (0 at x == 0 <= y): log(x / y) + 1 and -x / y, 0 at x == 0
@@ -211,21 +212,18 @@ rules.primitive(
     special.rel_entr,
     lambda x, y, z: np.log(x / y) + 1.0,
     lambda x, y, z: np.where(np.asarray(x) == 0, 0.0, -x / _safe(y)),
-    result=FLOAT_UFUNC_OF_TWO,
 )
 # kl_div(x, y) = x log(x / y) - x + y: log(x / y) and 1 - x / y.
 rules.primitive(
     special.kl_div,
     lambda x, y, z: np.log(x / y),
     lambda x, y, z: 1.0 - np.where(np.asarray(x) == 0, 0.0, x / _safe(y)),
-    result=FLOAT_UFUNC_OF_TWO,
 )
 # huber(delta, r): r^2 / 2 where |r| <= delta, else delta (|r| - delta / 2).
 rules.primitive(
     special.huber,
     lambda d, r, y: np.where(np.abs(r) <= d, 0.0, np.abs(r) - d),
     lambda d, r, y: np.where(np.abs(r) <= d, r, d * np.sign(r)),
-    result=FLOAT_UFUNC_OF_TWO,
 )
 
 
@@ -240,7 +238,6 @@ rules.primitive(
     special.pseudo_huber,
     lambda d, r, y: _pseudo_huber_root(d, r) - 2.0 * d + d * d / _pseudo_huber_root(d, r),
     lambda d, r, y: d * r / _pseudo_huber_root(d, r),
-    result=FLOAT_UFUNC_OF_TWO,
 )
 
 
@@ -263,11 +260,9 @@ rules.primitive(
     special.boxcox,
     lambda x, lmbda, y: np.exp((lmbda - 1.0) * np.log(x)),
     lambda x, lmbda, y: _boxcox_in_lambda(np.log(x), lmbda, y),
-    result=FLOAT_UFUNC_OF_TWO,
 )
 rules.primitive(
     special.boxcox1p,
     lambda x, lmbda, y: np.exp((lmbda - 1.0) * np.log1p(x)),
     lambda x, lmbda, y: _boxcox_in_lambda(np.log1p(x), lmbda, y),
-    result=FLOAT_UFUNC_OF_TWO,
 )
