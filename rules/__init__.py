@@ -115,6 +115,7 @@ RULE_SETS += (
 # each set is installed once the user imports the SciPy module it covers (`Registry.defer`).
 SCIPY_RULE_SETS: tuple[DeferredRuleSet, ...] = (
     DeferredRuleSet("scipy.special", "srcad.rules.scipy_special"),
+    DeferredRuleSet("scipy.special", "srcad.rules.scipy_special_functions"),
     DeferredRuleSet("scipy.linalg", "srcad.rules.scipy_linalg"),
     DeferredRuleSet("scipy.linalg", "srcad.rules.scipy_linalg_numpy"),
     DeferredRuleSet("scipy.linalg", "srcad.rules.scipy_linalg_second_order"),
@@ -125,5 +126,6 @@ SCIPY_RULE_SETS: tuple[DeferredRuleSet, ...] = (
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats_shape_rules"),
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_multivariate"),
     DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats_third_order"),
+    DeferredRuleSet("scipy.stats", "srcad.rules.scipy_stats_tails"),
 )
 DEFERRED_RULE_SETS = SCIPY_RULE_SETS if find_spec("scipy") is not None else ()

@@ -66,6 +66,16 @@ def binary(fn: Any) -> Objective:
     return objective
 
 
+def in_second(fn: Any, first: float) -> Objective:
+    """Through an elementwise function of two arguments in its second, the first a constant
+    (a parameter it is not differentiated in)."""
+
+    def objective(x):
+        return np.sum(np.sin(fn(first, x)) * x)
+
+    return objective
+
+
 def scalar_unary(fn: Any) -> Objective:
     """Through a function of one float."""
 

@@ -8,6 +8,7 @@ has a forward rule but neither an objective here nor a reason in `REFUSED`."""
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -58,11 +59,17 @@ def check_second_order(f: Any, args: tuple[Any, ...]) -> None:
 def elementwise_cases() -> dict[Any, tuple[Any, tuple[Any, ...]]]:
     """An objective for each ufunc and `math` function with a forward rule."""
     found: dict[Any, tuple[Any, tuple[Any, ...]]] = {}
+    # SciPy's functions differentiated in their last argument only (a Bessel function's
+    # order, an incomplete gamma function's `a`: refused), where SciPy's rules are installed.
+    special_functions = sys.modules.get("srcad.rules.scipy_special_functions")
+    in_point_only = getattr(special_functions, "IN_POINT_ONLY", frozenset())
     for rule in REGISTRY.forward_rules():
         primal = rule.primal
         if isinstance(primal, np.ufunc) and primal.nin == 1:
             shift = 1.5 if primal is np.arccosh else 0.0
             found[primal] = (cases.unary(primal), (cases.POSITIVE + shift,))
+        elif isinstance(primal, np.ufunc) and primal.nin == 2 and primal in in_point_only:
+            found[primal] = (cases.in_second(primal, 2), (cases.POSITIVE,))
         elif isinstance(primal, np.ufunc) and primal.nin == 2:
             found[primal] = (cases.binary(primal), (cases.VECTOR,))
         elif getattr(primal, "__module__", None) == "math" or primal in MATH_BINARY:

@@ -58,6 +58,18 @@ def cholesky(x: Any) -> Any:
     return np.sum(linalg.cho_solve(factor, np.ones(3)) ** 2)
 
 
+def numpy_routines(x: Any) -> Any:
+    """`scipy.linalg`'s routines that NumPy computes too (`rules/scipy_linalg_numpy.py`)."""
+    m = np.reshape(x, (3, 3)) + 3.0 * np.eye(3)
+    spd = m @ m.T
+    values, vectors = linalg.eigh(spd)
+    u, s, vh = linalg.svd(m)
+    total = np.sum(linalg.inv(m) ** 2) + linalg.det(m) + np.sum(linalg.solve(m, x[:3]) ** 2)
+    total = total + np.sum(linalg.cholesky(spd) ** 2) + np.sum(values * vectors[0] ** 2)
+    total = total + np.sum(linalg.eigvalsh(spd) ** 2) + np.sum(u[0] * s) + np.sum(vh[1] ** 3)
+    return total + np.sum(linalg.svdvals(m)) + np.sum(linalg.pinv(m)) + linalg.norm(m)
+
+
 def exponential(x: Any) -> Any:
     return np.sum(linalg.expm(np.reshape(x, (2, 2))) ** 2)
 
@@ -106,6 +118,36 @@ def multivariate(x: Any) -> Any:
     return total + stats.multivariate_normal(x * 0.3, cov + 0.5).logpdf(x)
 
 
+def special_functions(x: Any) -> Any:
+    """`rules/scipy_special_functions.py`'s, each argument it differentiates moving."""
+    q = 0.5 + 0.4 * np.tanh(x)
+    total = special.ndtri(q) + special.erfinv(q - 0.5) + special.erfcinv(q) + special.erfcx(x)
+    total = total + special.log1p(x) + special.expm1(x) + special.cosm1(x) + special.exp2(x)
+    total = total + special.exp10(x) + special.log_expit(x) + special.gamma(x + 0.5)
+    total = total + special.beta(x + 1.0, 2.0 - x) + special.betaln(x + 1.0, x + 0.5)
+    total = total + special.gammainc(2.0, x) + special.gammaincc(1.5, x) + special.betainc(2, 3, q)
+    total = total + special.iv(1.5, x) + special.ive(1, x) + special.kv(0.5, x) + special.kve(2, x)
+    total = total + special.jv(2.5, x) + special.yv(1, x) + special.i0(x) + special.i1(x)
+    total = total + special.yn(2, x) + special.rgamma(x)
+    total = total + special.i0e(x) + special.i1e(x) + special.j0(x) + special.j1(x) + special.y0(x)
+    total = total + special.y1(x) + special.entr(x) + special.rel_entr(x, q) + special.kl_div(q, x)
+    total = total + special.huber(0.5, x - 0.4) + special.pseudo_huber(x + 0.5, x - 0.4)
+    return np.sum(total + special.boxcox(x + 0.5, x - 0.2) + special.boxcox1p(x, 0.5 - x))
+
+
+def tails(x: Any) -> Any:
+    """`rules/scipy_stats_tails.py`'s: tails and quantiles, frozen too, and the
+    multivariate normal's density."""
+    q = 0.5 + 0.4 * np.tanh(x)
+    total = stats.norm.sf(x, x[0], 1.0 + x[1] ** 2) + stats.t.logsf(x, 3.0 + x[2])
+    total = total + stats.gamma.ppf(q, 2.0 + x[0] ** 2) + stats.beta.isf(q, 2.0, 3.0)
+    total = total + stats.poisson.sf(np.array([1, 0, 3]), x + 1.0)
+    total = total + stats.poisson.logsf(np.array([1, 0, 3]), x + 1.0)
+    normal = stats.norm(x[0], x[1] ** 2 + 0.5)
+    total = total + normal.sf(x) + normal.logsf(x) + normal.ppf(q) + normal.isf(q)
+    return np.sum(total) + stats.multivariate_normal.pdf(x, x * 0.5, np.eye(3) * (x[0] ** 2 + 1))
+
+
 def each(names: str, case: tuple[Any, np.ndarray]) -> dict[str, tuple[Any, np.ndarray]]:
     return dict.fromkeys(names.split(), case)
 
@@ -119,6 +161,7 @@ OBJECTIVES: dict[str, tuple[Any, np.ndarray]] = {
     "solve_triangular": (triangular, SQUARE),
     **each("cho_factor cho_solve", (cholesky, SQUARE)),
     "expm": (exponential, SQUARE[:4]),
+    **each("inv det solve cholesky eigh eigvalsh svd svdvals pinv norm", (numpy_routines, SQUARE)),
     "odeint": (with_odeint, np.array([1.0, 0.5])),
     **each("solve_ivp _RichResult.__getattr__", (with_solve_ivp, np.array([1.0, 0.5]))),
     **each(
@@ -132,6 +175,18 @@ OBJECTIVES: dict[str, tuple[Any, np.ndarray]] = {
         "rv_continuous_frozen.pdf rv_discrete_frozen.logpmf rv_discrete_frozen.pmf "
         "rv_frozen.logcdf rv_frozen.cdf",
         (frozen, X),
+    ),
+    **each(
+        "ndtri erfinv erfcinv erfcx log1p expm1 cosm1 exp2 exp10 log_expit gamma beta betaln "
+        "rgamma yn gammainc gammaincc betainc iv ive kv kve jv yv i0 i1 i0e i1e j0 j1 y0 y1 entr "
+        "rel_entr kl_div huber pseudo_huber boxcox boxcox1p",
+        (special_functions, X),
+    ),
+    **each(
+        "rv_continuous.sf rv_continuous.logsf rv_continuous.ppf rv_continuous.isf "
+        "rv_discrete.sf rv_discrete.logsf rv_frozen.sf rv_frozen.logsf rv_frozen.ppf "
+        "rv_frozen.isf standard_quantile multivariate_normal_gen.pdf",
+        (tails, X),
     ),
     **each(
         "multivariate_normal_gen.logpdf multivariate_normal_gen.__call__ "
