@@ -218,16 +218,31 @@ class SyntaxRewrites(ABC):
         name, method = call.func.value.id, call.func.attr
         args = [self.atom(a) for a in call.args]
         keywords = [make(gast.keyword, arg=k.arg, value=self.atom(k.value)) for k in call.keywords]
+        if method == "update" and keywords and all(k.arg is not None for k in keywords):
+            # `d.update(e, v=e2)` as `d.update(e)`, then `d.update({"v": e2})`, in Python's
+            # order: the rule differentiates a dict's values, where a keyword argument of a
+            # rule is an option (E211).
+            if args:
+                self._assign(name, self._changed(name, method, args, []))
+            names = [make(gast.Constant, value=k.arg, kind=None) for k in keywords]
+            pairs = make(gast.Dict, keys=names, values=[k.value for k in keywords])
+            args, keywords = [self.atom(syntax.located(pairs, call))], []
         if kept is not None and method == "pop":
             self._assign(kept, self._primitive_call(primitives.popped, [load(name), *args], call))
+        self._assign(name, self._changed(name, method, args, keywords))
+        if kept is not None and method == "setdefault":
+            self._assign(kept, make(gast.Subscript, value=load(name), slice=args[0], ctx=LOAD))
+
+    def _changed(
+        self, name: str, method: str, args: list[gast.expr], keywords: list[gast.keyword]
+    ) -> gast.Call:
+        """`changed(name, "method", *args, **keywords)`, its callee known."""
         function = self.ctx.bind(primitives.changed, "changed")
         method_name = make(gast.Constant, value=method, kind=None)
         new = make(gast.Call, func=load(function), args=[load(name), method_name, *args],
                    keywords=keywords)  # fmt: skip
         self.ctx.analysis_result(Callees).callees[new] = primitives.changed
-        self._assign(name, new)
-        if kept is not None and method == "setdefault":
-            self._assign(kept, make(gast.Subscript, value=load(name), slice=args[0], ctx=LOAD))
+        return new
 
     def _accumulates(self, node: gast.expr) -> bool:
         """Whether the statement `node` is `ufunc.at(name, indices, values)` (the checks
