@@ -266,9 +266,56 @@ class FreshValues(ABC):
                 continue  # the change itself
             if self._after_every_change(node, changes):
                 continue
+            if self._walks_own_keys(node, parent, nodes):
+                continue
             if not self._reads_without_keeping(node, parent):
                 return f"`{name}` is also used at line {node.lineno}, which may keep it"
         return None
+
+    def _walks_own_keys(
+        self, node: gast.Name, parent: gast.AST | None, nodes: list[gast.Name]
+    ) -> bool:
+        """Whether `node` is the dict that a `for key in name:` loop walks, and the loop's
+        body changes the variable only by writing the item of the loop's own key (`for k
+        in grads: grads[k] *= r`). Python's iterator holds the dict, whose keys and their
+        order such writes keep (a new key, or one taken away, would make it raise), and so
+        do the normal form's new dicts (`index_update`): the loop walks the same keys.
+        Proved a dict by every binding of the variable: a display or a comprehension."""
+        if not (
+            isinstance(parent, gast.For)
+            and parent.iter is node
+            and isinstance(parent.target, gast.Name)
+        ):
+            return False
+        key = parent.target.id
+        body = {n for statement in parent.body for n in syntax.walk(statement)}
+        for other in nodes:
+            around = self.parents.get(other)
+            if isinstance(other.ctx, gast.Param) or (
+                isinstance(other.ctx, gast.Store) and other in body
+            ):
+                return False
+            if isinstance(other.ctx, gast.Store):
+                value = bound_value(other, around)
+                if not (
+                    isinstance(around, gast.AugAssign)
+                    or isinstance(value, gast.Dict | gast.DictComp)
+                ):
+                    return False
+            elif other in body:
+                if self.changing_call(other) is not None or self.appending_call(other) is not None:
+                    return False
+                if isinstance(around, gast.Subscript) and around.value is other:
+                    index = around.slice
+                    if isinstance(around.ctx, gast.Del) or (
+                        isinstance(around.ctx, gast.Store)
+                        and not (isinstance(index, gast.Name) and index.id == key)
+                    ):
+                        return False
+        return not any(
+            isinstance(n, gast.Name) and n.id == key and not isinstance(n.ctx, gast.Load)
+            for n in body
+        )
 
     def _why_not_writable(self, write: gast.Subscript | gast.Attribute | gast.Call) -> str | None:
         """Why `name[index] = v` (or `name[index] op= v`, or `ufunc.at(name, index, v)`)
