@@ -32,6 +32,7 @@ class Constructs(Expressions):
 
     constructs = False
     counting = False  # whether the function being written declared the counter global
+    walking: tuple[str, ...] = ()  # the lists `for` loops around the statement walk
 
     # ---- the module
     def construct_module(self, module: Scope) -> list[str]:

@@ -188,6 +188,7 @@ class Generator(Constructs):
 
     def append_in_loop(self, scope: Scope) -> list[str]:
         lists = scope.of(lambda t: isinstance(t, ListOf))
+        lists = [name for name in lists if name not in self.walking]
         if not lists:
             return []
         name = str(self.pick(lists))
@@ -334,6 +335,11 @@ class Generator(Constructs):
             item = self.fresh("t")
             inner.names[item] = Value(scope.names[name].element)  # type: ignore[union-attr]
             header = f"for {item} in {name}:"
+            if self.constructs:  # not appended to in the loop, which would never end
+                saved, self.walking = self.walking, (*self.walking, name)
+                body = self.loop_body(inner, depth, result)
+                self.walking = saved
+                return [header, *self.nested(body)]
         else:
             index = self.fresh("i")
             bound = self.rng.randrange(1, 5)

@@ -191,6 +191,28 @@ def test_program_is_differentiated_right_to_second_order(seed, options):
     )
 
 
+#: Seeds checked with `--constructs`' programs (and the options each was found with): 1021
+#: and 2027 (of `--writes --shadowing`) crashed, a global counter read on entry, before its
+#: `global` declaration, where a comprehension over constants was unrolled
+#: (`tests/end_to_end/test_declarations.py`).
+CONSTRUCTS_SEEDS = {
+    **{seed: {} for seed in range(6)},
+    1021: {},
+    2027: {"writes": True, "shadowing": True},
+}
+
+
+@pytest.mark.parametrize(("seed", "options"), list(CONSTRUCTS_SEEDS.items()), ids=str)
+def test_program_with_new_constructs_is_differentiated_right_or_refused(seed, options):
+    _, program, outcome = run.fuzz_one(seed, constructs=True, **options)
+    flags = "".join(f" --{name}" for name in options)
+    assert outcome.kind not in ("WRONG", "CRASH"), (
+        f"seed {seed}: {outcome.kind} in {outcome.check}: {outcome.detail}\n"
+        f"{program.source}\n(reduce it: python tests/fuzz/run.py --constructs{flags} "
+        f"--only {seed})"
+    )
+
+
 #: What `--constructs` writes (`fuzz_constructs.py`), each found in the programs of the first
 #: seeds: the forms srcad learnt to differentiate in session 36.
 CONSTRUCTS = (
