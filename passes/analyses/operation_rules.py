@@ -219,6 +219,8 @@ class OperationRules(Analysis[RuleInfo]):
                 continue
             if kinds is not None and is_integer(kinds.of(key)):
                 continue
+            if receiver is not None and _own_key(statement, receiver, key, tree):
+                continue
             info.diagnostics.append(
                 ctx.diagnostic(
                     next(n for n in (key, value, statement) if getattr(n, "lineno", None)),
@@ -382,6 +384,34 @@ class OperationRules(Analysis[RuleInfo]):
                         _keyword_hint(keyword.arg, rule),
                     )
                 )
+
+
+def _own_key(statement: gast.stmt, receiver: gast.expr, key: gast.Name, tree: gast.Module) -> bool:
+    """Whether `key`, the index `statement` writes an item of `receiver` at, is the variable
+    of a `for key in receiver:` loop around it that nothing else in the loop binds: a key
+    the dict already has (`for k in grads: grads[k] *= r`), active only as what a loop over
+    a differentiated value gives, but a dict's keys take no derivative (each one computed
+    from a differentiated value is refused where it is made: this check, `dict_key`)."""
+    if not isinstance(receiver, gast.Name):
+        return False
+    for loop in syntax.walk(function_of(tree)):
+        if not (
+            isinstance(loop, gast.For)
+            and isinstance(loop.iter, gast.Name)
+            and loop.iter.id == receiver.id
+            and isinstance(loop.target, gast.Name)
+            and loop.target.id == key.id
+        ):
+            continue
+        inside = [node for part in loop.body for node in syntax.walk(part)]
+        if any(node is statement for node in inside) and not any(
+            isinstance(node, gast.Name)
+            and node.id == key.id
+            and not isinstance(node.ctx, gast.Load)
+            for node in inside
+        ):
+            return True
+    return False
 
 
 def _keyword_hint(name: str | None, rule: Rule | None) -> str:

@@ -18,6 +18,7 @@ from srcad.passes.analyses.fresh_items import FreshItems
 from srcad.passes.analyses.scopes import owning_scope, variable_nodes
 from srcad.passes.base import Context
 from srcad.passes.checks.callees import is_append_call, item_holder, unpacks
+from srcad.passes.checks.fresh_calls import FreshCalls
 from srcad.passes.checks.fresh_syntax import CHANGING, bound_value
 from srcad.passes.checks.fresh_syntax import text_end as _end
 from srcad.passes.checks.fresh_syntax import written_item as _written_item
@@ -26,18 +27,11 @@ from srcad.passes.checks.in_place import (
     LAZY_ITERATORS,
     LIST_READERS,
     is_fresh_function,
-    is_ufunc_at,
 )
 from srcad.passes.checks.lifted_changes import why_not_lifted
-from srcad.primitives import (
-    IN_TURN_AT,
-    ITEM_RETURNING_FUNCTIONS,
-    LINEAR_AT,
-    LIST_CHANGING_FUNCTIONS,
-)
 
 
-class FreshValues(ABC):
+class FreshValues(FreshCalls, ABC):
     """What `Mutations` proves about the values of `function` (set by the check): each
     node's parent, and whether a name holds a value made here that nothing else holds."""
 
@@ -306,9 +300,56 @@ class FreshValues(ABC):
                 continue  # the change itself
             if self._after_every_change(node, changes):
                 continue
+            if self._walks_own_keys(node, parent, nodes):
+                continue
             if not self._reads_without_keeping(node, parent):
                 return f"`{name}` is also used at line {node.lineno}, which may keep it"
         return None
+
+    def _walks_own_keys(
+        self, node: gast.Name, parent: gast.AST | None, nodes: list[gast.Name]
+    ) -> bool:
+        """Whether `node` is the dict that a `for key in name:` loop walks, and the loop's
+        body changes the variable only by writing the item of the loop's own key (`for k
+        in grads: grads[k] *= r`). Python's iterator holds the dict, whose keys and their
+        order such writes keep (a new key, or one taken away, would make it raise), and so
+        do the normal form's new dicts (`index_update`): the loop walks the same keys.
+        Proved a dict by every binding of the variable: a display or a comprehension."""
+        if not (
+            isinstance(parent, gast.For)
+            and parent.iter is node
+            and isinstance(parent.target, gast.Name)
+        ):
+            return False
+        key = parent.target.id
+        body = {n for statement in parent.body for n in syntax.walk(statement)}
+        for other in nodes:
+            around = self.parents.get(other)
+            if isinstance(other.ctx, gast.Param) or (
+                isinstance(other.ctx, gast.Store) and other in body
+            ):
+                return False
+            if isinstance(other.ctx, gast.Store):
+                value = bound_value(other, around)
+                if not (
+                    isinstance(around, gast.AugAssign)
+                    or isinstance(value, gast.Dict | gast.DictComp)
+                ):
+                    return False
+            elif other in body:
+                if self.changing_call(other) is not None or self.appending_call(other) is not None:
+                    return False
+                if isinstance(around, gast.Subscript) and around.value is other:
+                    index = around.slice
+                    if isinstance(around.ctx, gast.Del) or (
+                        isinstance(around.ctx, gast.Store)
+                        and not (isinstance(index, gast.Name) and index.id == key)
+                    ):
+                        return False
+        return not any(
+            isinstance(n, gast.Name) and n.id == key and not isinstance(n.ctx, gast.Load)
+            for n in body
+        )
 
     def _why_not_writable(self, write: gast.Subscript | gast.Attribute | gast.Call) -> str | None:
         """Why `name[index] = v` (or `name[index] op= v`, or `ufunc.at(name, index, v)`)
@@ -332,73 +373,6 @@ class FreshValues(ABC):
         if not any(isinstance(node.ctx, gast.Store | gast.Param) for node in nodes):
             return f"`{name}` is not made in this function (a global, or a builtin)"
         return self._why_shared(changed)
-
-    def _why_not_accumulated(self, call: gast.Call, callee: Any) -> str | None:
-        """Why the call of `callee`, which changes its first argument in place, cannot be
-        rewritten as binding that to a new value, as the clause the message adds ("" for
-        any function but `ufunc.at` and those of `heapq` and `bisect` that change a list):
-        None for `ufunc.at(name, indices, values)` where it is a statement of its own,
-        passes its arguments plainly, and `name` may be written as an item may
-        (`_why_not_writable`): `name = ufunc_at(ufunc, name, indices, values)` then
-        (`primitives.ufunc_at`, `passes/transforms/anf_rewrites.py`); so for
-        `heapq.heappush(name, v)` (or `v = heapq.heappop(name)`), on a variable no `for`
-        loop around it iterates over: `name = changed_by(heapq.heappush, name, v)`."""
-        changes_list = any(callee is f for f in LIST_CHANGING_FUNCTIONS)
-        if not (is_ufunc_at(callee) or changes_list) or self.fresh_changes_allowed:
-            return ""
-        why = None
-        if not (isinstance(self.parents.get(call), gast.Expr) or self._kept(call, callee)):
-            why = "it is not a statement of its own"
-        elif any(isinstance(a, gast.Starred) for a in call.args) or any(
-            k.arg is None or not changes_list for k in call.keywords
-        ):
-            why = "it passes keywords or unpacks its arguments"
-        elif not (call.args and isinstance(call.args[0], gast.Name)) or not (
-            changes_list or len(call.args) in (2, 3)
-        ):
-            why = "its first argument is not a variable"
-        elif changes_list:
-            loop = self._loop_iterating(call, call.args[0].id)
-            if loop is not None:
-                why = f"the `for` loop on line {loop.lineno} iterates over it"
-            else:
-                why = self._why_not_writable(call)
-        elif callee.__self__ not in (*LINEAR_AT, *IN_TURN_AT):  # (`rules/ufunc_at.py`)
-            taken = ", ".join(f"np.{u.__name__}.at" for u in (*LINEAR_AT, *IN_TURN_AT))
-            why = f"srcad takes {taken}, not np.{callee.__self__.__name__}.at"
-        else:
-            why = self._why_not_writable(call)
-        return None if why is None else f", which srcad cannot rewrite as a new value: {why}"
-
-    def _kept(self, call: gast.Call, callee: Any) -> bool:
-        """Whether `call` of one of `heapq`'s functions that return an item is the value of
-        an assignment to one name, or names unpacked, none of them the list it changes
-        (`v = heappop(h)`, `p, i = heappop(h)`)."""
-        parent = self.parents.get(call)
-        if not (
-            any(callee is f for f in ITEM_RETURNING_FUNCTIONS)
-            and isinstance(parent, gast.Assign)
-            and len(parent.targets) == 1
-            and call.args
-            and isinstance(call.args[0], gast.Name)
-        ):
-            return False
-        target = parent.targets[0]
-        names = target.elts if isinstance(target, gast.Tuple | gast.List) else [target]
-        return all(isinstance(n, gast.Name) and n.id != call.args[0].id for n in names)
-
-    def _accumulated(self, node: gast.AST, parent: gast.AST | None) -> gast.Call | None:
-        """The call `ufunc.at(node, ...)` or `heapq.heappush(node, ...)` (or another that
-        changes a list in place, `v = heapq.heappop(node)`), a statement of its own, where
-        `node` is its first argument (the array or list it changes), if `parent` is one."""
-        if not (isinstance(parent, gast.Call) and parent.args and parent.args[0] is node):
-            return None
-        callee = self._resolve(parent.func)
-        if isinstance(self.parents.get(parent), gast.Expr) and (
-            is_ufunc_at(callee) or any(callee is f for f in LIST_CHANGING_FUNCTIONS)
-        ):
-            return parent
-        return parent if self._kept(parent, callee) else None
 
     def _owns(self, node: gast.expr) -> bool:
         """Whether the variable `node` names is a local of the function whose body holds
@@ -502,7 +476,7 @@ class FreshValues(ABC):
     def _why_not_item_changed(self, call: gast.Call) -> str | None:
         """Why `items[k].method(...)` (or `items.setdefault(k, v0).method(...)`), which
         changes an item of `items` in place, cannot be written as the item changed into a
-        new value and written back (`anf_rewrites._change_item`): None where it is a
+        new value and written back (`change_rewrites._change_item`): None where it is a
         statement of its own or can be lifted out of an expression (`why_not_lifted`),
         `items` may be written as an item may (`_why_not_writable`: made here, held by
         nothing else, no `for` loop walking it), and every item of `items` was made for it

@@ -1,6 +1,6 @@
 """Where a method that changes a value in place (`xs.pop()`, `rows[i].pop()`,
 `d.setdefault(k, v0)`) may be called inside an expression: the normal form lifts it into
-statements of its own, run where Python runs the call (`anf_rewrites._lift_change`), and
+statements of its own, run where Python runs the call (`change_rewrites._lift_change`), and
 the expression reads what it returned. That gives Python's values where the call runs once,
 unconditionally, in the order the statement's other parts run, and nothing else in the
 statement reads the value it changes (an operand read before the call, `xs[0] + xs.pop()`,

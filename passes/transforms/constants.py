@@ -63,7 +63,20 @@ class Constants(Transform):
         structures: dict[tuple[str, ...], Structure] = {}  # those naming a container
         items: dict[tuple[tuple[str, ...], Any], str] = {}  # a container's item: its local
 
+        # A name the function declares global or nonlocal and assigns (a counter: the
+        # declarations pass keeps only those) is read where the function reads it: a local
+        # read on entry would come before the declaration (a SyntaxError) and miss what the
+        # function wrote since.
+        declared = {
+            name
+            for node in syntax.walk(function)
+            if isinstance(node, gast.Global | gast.Nonlocal)
+            for name in node.names
+        }
+
         def local_for(path: tuple[str, ...]) -> str | None:
+            if path[0] in declared:
+                return None
             if path not in locals_:  # its kind looked up once, at its first read
                 locals_[path] = None
                 parts = list(path)

@@ -488,7 +488,7 @@ def test_getattr_of_a_missing_attribute_is_its_default(modules, name):
 
 def test_a_changing_method_of_an_item_is_differentiated(modules):
     """`tables[0].update(...)` on a list made for its items alone: the item changed and
-    written back (s37-items' `anf_rewrites._change_item`), against differences."""
+    written back (s37-items' `change_rewrites._change_item`), against differences."""
     f = modules[7].item_updated
     want = difference(f, (X,))
     close(srcad.grad(f)(X), want)

@@ -53,6 +53,15 @@ def changed_dicts(a):
     return kept * new + gone * d["q"] + missing * d["s"] + len(d)
 
 
+def updated_by_keyword(a):
+    d = {"p": a[0] * 1.0, "q": a[1] * 2.0}
+    d.update(q=np.sin(a[2]), r=a[0] * a[1])  # (fuzz: E211, a keyword taken for an option)
+    d.update({"p": a[1] ** 2, "s": a[2] * 3.0}, p=a[0] * a[2], t=2.0)  # (the keyword wins)
+    for k in range(2):
+        d.update(r=d["r"] * a[k], u=d["q"] + k)
+    return d["p"] * d["q"] + d["r"] * d["s"] + d["t"] * d["u"] + len(d)
+
+
 def changed_arrays(a):
     b = a * np.array([1.0, -2.0, 0.5])
     b.sort()
@@ -255,6 +264,7 @@ DIRECTION = np.array([1.0, -0.5, 0.25])
         "sorted_lists",
         "reshaped_lists",
         "changed_dicts",
+        "updated_by_keyword",
         "changed_arrays",
         "annotated",
         "appended_and_changed",

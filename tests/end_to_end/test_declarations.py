@@ -56,6 +56,16 @@ def counts_and_flags_in_blocks(x):
     return s
 
 
+def counts_beside_a_comprehension(x):
+    # (fuzz --constructs: the read of the counter was moved on entry, before the
+    # declaration, where a comprehension over constants was unrolled: a SyntaxError)
+    global N_EVALS
+    N_EVALS += 1
+    parts = [np.sin(x) * c for c in (1.0, 2.0)]
+    N_EVALS = N_EVALS + 1
+    return np.sum(parts[0] * parts[1] + x)
+
+
 def counts_in_a_nested_function(x):
     def inner(v):
         global N_EVALS
@@ -101,6 +111,7 @@ TAKEN = [
     "reads_an_enclosing_variable",
     "counts",
     "counts_and_flags_in_blocks",
+    "counts_beside_a_comprehension",
     "counts_in_a_nested_function",
     "counts_calls_of_a_nested_function",
     "objective",
@@ -154,6 +165,10 @@ def test_a_counter_counts_each_run_of_the_body(module, derivative, size):
     runs = expected(size)
     counted = (module.N_EVALS, module.STEPS, module.DONE)
     assert counted == (runs, 2 * size * runs, done)
+    module.N_EVALS = 0
+    run(module.counts_beside_a_comprehension, x)
+    counted_beside = module.N_EVALS
+    assert counted_beside == 2 * runs
     module.N_EVALS = 0
     run(module.counts_in_a_nested_function, x)
     counted_calls = module.N_EVALS

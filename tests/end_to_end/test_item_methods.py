@@ -2,7 +2,7 @@
 `rows[i % m].append(v)`, `groups.setdefault(k, []).append(v)`, `d[k].sort()`, `v =
 state["xs"].pop()`), where the container is a value the function made and nothing else
 holds, and each of its items was made for it alone (`FreshItems`): the item is read,
-changed into a new value and written back (`anf_rewrites._change_item`), in both modes and
+changed into a new value and written back (`change_rewrites._change_item`), in both modes and
 to second order, against central differences. Where an item may be held by something
 else too (a parameter's list stored in it, one list repeated, `[[]] * m`, an alias kept
 in a local or read out before the change), the call stays refused at the user's line."""

@@ -1,7 +1,7 @@
 """Methods that change a value in place called inside an expression (`total +=
 xs.pop()`, `return d.pop("k")`, `ys.append(xs.pop())`, `rows[i].pop() * w`): lifted into
 statements before the one that holds them, where Python runs the call
-(`anf_rewrites._lift_change`), in both modes and to second order, against central
+(`change_rewrites._lift_change`), in both modes and to second order, against central
 differences. Where Python runs the call on condition, more than once or later, or the
 statement reads the changed value again (whose order of reads and changes a rebinding
 does not keep), it stays refused at the user's line (`passes/checks/lifted_changes.py`)."""

@@ -98,6 +98,8 @@ class Expressions:
     # Whether the variables of comprehensions and nested functions now and then reuse a name
     # in scope (a global's, a parameter's, a local's), which they hide inside: `shadowing`.
     shadowing = False
+    # Whether expressions include `fuzz_constructs`' (`construct_productions`): `--constructs`.
+    constructs = False
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
@@ -125,6 +127,7 @@ class Expressions:
         inside that scope only."""
         if self.shadowing and self.chance(0.5):
             names = scope.of(lambda t: isinstance(t, Value | Function))
+            names = [n for n in names if "." not in n]  # not a static method, `ops.scale`
             if names:
                 return str(self.pick(names))
         return self.fresh(stem)
@@ -319,7 +322,13 @@ class Expressions:
         containers = self.container_reads(scope, shape)
         if containers:
             out.append((3, lambda: str(self.pick(containers))))
+        if self.constructs:  # last, so that programs without it stay as they were
+            out += self.construct_productions(scope, shape, d)
         return out
+
+    def construct_productions(self, scope: Scope, shape: Shape, depth: int) -> list:  # type: ignore[type-arg]
+        """The expressions of `--constructs` (`fuzz_constructs.Constructs`)."""
+        return []
 
     def condition(self, scope: Scope, depth: int) -> str:
         """A Python truth value: comparisons of scalars (ints included), `not`, `and`, `or`."""
@@ -422,7 +431,8 @@ class Expressions:
         variable named now and then like a function in scope, which the tuple (read outside
         the generator) may hold too."""
         functions = scope.of(lambda t: t == Function((SCALAR,), SCALAR))
-        item = str(self.pick(functions)) if functions and self.chance(0.6) else self.fresh("fn")
+        named = [n for n in functions if "." not in n]  # a variable's name, not `ops.scale`
+        item = str(self.pick(named)) if named and self.chance(0.6) else self.fresh("fn")
         options = ["np.sin", "np.tanh", "np.cos", *functions]
         count = self.rng.randrange(1, 4)
         iterable = ", ".join(str(self.pick(options)) for _ in range(count))

@@ -18,10 +18,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from fuzz_constructs import Constructs
 from fuzz_expressions import (
     SCALAR,
     DictOf,
-    Expressions,
     Function,
     Int,
     ListOf,
@@ -50,9 +50,9 @@ class Program:
     result: Shape
 
 
-class Generator(Expressions):
+class Generator(Constructs):
     """Writes one program from a seeded `random.Random`: statements and helpers, over the
-    expressions of `Expressions`."""
+    expressions of `Expressions` (and with `constructs`, `Constructs`' statements too)."""
 
     writes = False  # whether it writes items of arrays it made (`write_items`)
 
@@ -90,6 +90,8 @@ class Generator(Expressions):
             kinds.append((1.2, lambda: self.jump(scope)))
         if self.writes:  # last, so that programs without it stay as they were
             kinds.append((1.5, lambda: self.write_items(scope)))
+        if self.constructs:  # after `writes`, for the same reason
+            kinds.append((4, lambda: self.construct(scope, depth, result, in_loop)))
         total = sum(w for w, _ in kinds)
         r = self.rng.random() * total
         for weight, make in kinds:
@@ -186,6 +188,7 @@ class Generator(Expressions):
 
     def append_in_loop(self, scope: Scope) -> list[str]:
         lists = scope.of(lambda t: isinstance(t, ListOf))
+        lists = [name for name in lists if name not in self.walking]
         if not lists:
             return []
         name = str(self.pick(lists))
@@ -332,6 +335,11 @@ class Generator(Expressions):
             item = self.fresh("t")
             inner.names[item] = Value(scope.names[name].element)  # type: ignore[union-attr]
             header = f"for {item} in {name}:"
+            if self.constructs:  # not appended to in the loop, which would never end
+                saved, self.walking = self.walking, (*self.walking, name)
+                body = self.loop_body(inner, depth, result)
+                self.walking = saved
+                return [header, *self.nested(body)]
         else:
             index = self.fresh("i")
             bound = self.rng.randrange(1, 5)
@@ -403,6 +411,8 @@ class Generator(Expressions):
         if self.shadowing:  # globals, which the variables of nested scopes may hide
             lines += [f"{name} = {value}" for name, (value, _) in GLOBALS.items()]
             module.names.update({name: t for name, (_, t) in GLOBALS.items()})
+        if self.constructs:  # imports, a counter, a class of static methods
+            lines += self.construct_module(module)
         if self.chance(0.15):  # a helper that mutates its argument and returns nothing
             module.names["push"] = Function((), (-1,))  # a result no expression asks for
             lines += ["", "def push(stack, value):", "    stack.append(value)", ""]
@@ -419,19 +429,25 @@ class Generator(Expressions):
         for name, shape in parameters:
             scope.names[name] = Value(shape)
         result = SCALAR if self.chance(0.8) else self.any_shape()
-        body = self.block(scope, 2, self.rng.randrange(2, 7), result, False)
+        counter = self.counter_lines() if self.constructs else []
+        body = counter + self.block(scope, 2, self.rng.randrange(2, 7), result, False)
+        self.counting = False
         body.append(f"return {self.gather(scope, result, self.MAX_DEPTH)}")
         lines += ["", f"def f({', '.join(n for n, _ in parameters)}):", *self.nested(body), ""]
         return Program(self.seed, "\n".join(lines), parameters, result)
 
 
-def generate(seed: int, writes: bool = False, shadowing: bool = False) -> Program:
+def generate(
+    seed: int, writes: bool = False, shadowing: bool = False, constructs: bool = False
+) -> Program:
     """The program of `seed` (one of a sequence of attempts: see `attempts`); with `writes`,
     its statements include writes into arrays it made (`Generator.write_items`); with
     `shadowing`, the module has globals (`GLOBALS`), and comprehensions and nested functions
     name their variables now and then like a global or local in scope
-    (`Expressions.own_name`, `Expressions.over_functions`)."""
+    (`Expressions.own_name`, `Expressions.over_functions`); with `constructs`, statements
+    and expressions of `fuzz_constructs` too (in-place methods, `:=`, `with`, ...)."""
     generator = Generator(seed)
+    generator.constructs = constructs
     generator.writes = writes
     generator.shadowing = shadowing
     return generator.program()

@@ -47,8 +47,9 @@ def fuzz_one(
     writes: bool = False,
     second_order: bool = False,
     shadowing: bool = False,
+    constructs: bool = False,
 ) -> tuple[int, fuzz_programs.Program, fuzz_oracle.Outcome]:
-    """The program of fuzz seed `seed` and its outcome (`writes`, `shadowing`: see
+    """The program of fuzz seed `seed` and its outcome (`writes`, `shadowing`, `constructs`: see
     `fuzz_programs.generate`; `second_order`: its second derivatives are checked too)."""
     # The limit is on the process's CPU time, not the clock's: a program that loops forever
     # is caught all the same, and a busy machine (a run beside others, at a low priority)
@@ -57,7 +58,7 @@ def fuzz_one(
     program = None
     outcome = fuzz_oracle.Outcome("invalid")
     for attempt in fuzz_programs.attempts(seed):
-        program = fuzz_programs.generate(attempt, writes, shadowing)
+        program = fuzz_programs.generate(attempt, writes, shadowing, constructs)
         signal.setitimer(signal.ITIMER_PROF, limit)
         try:
             outcome = fuzz_oracle.check_program(program, second_order)
@@ -125,11 +126,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="programs also have globals, and nested scopes whose variables hide names in scope",
     )
+    parser.add_argument(
+        "--constructs",
+        action="store_true",
+        help="programs also change lists, dicts and arrays they made in place, use :=, with, "
+        "a global counter, closures passed to map and reduce, .flat, float-splitting functions, "
+        "static methods and annotated assignments",
+    )
     options = parser.parse_args(argv)
     variant = {
         "writes": options.writes,
         "second_order": options.second_order,
         "shadowing": options.shadowing,
+        "constructs": options.constructs,
     }
 
     if options.only is not None:

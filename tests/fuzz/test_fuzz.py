@@ -189,3 +189,50 @@ def test_program_is_differentiated_right_to_second_order(seed, options):
         f"{program.source}\n(reduce it: python tests/fuzz/run.py --second-order {flags} "
         f"--only {seed})"
     )
+
+
+#: Seeds checked with `--constructs`' programs (and the options each was found with): 1021
+#: and 2027 (of `--writes --shadowing`) crashed, a global counter read on entry, before its
+#: `global` declaration, where a comprehension over constants was unrolled
+#: (`tests/end_to_end/test_declarations.py`).
+CONSTRUCTS_SEEDS = {
+    **{seed: {} for seed in range(6)},
+    1021: {},
+    2027: {"writes": True, "shadowing": True},
+}
+
+
+@pytest.mark.parametrize(("seed", "options"), list(CONSTRUCTS_SEEDS.items()), ids=str)
+def test_program_with_new_constructs_is_differentiated_right_or_refused(seed, options):
+    _, program, outcome = run.fuzz_one(seed, constructs=True, **options)
+    flags = "".join(f" --{name}" for name in options)
+    assert outcome.kind not in ("WRONG", "CRASH"), (
+        f"seed {seed}: {outcome.kind} in {outcome.check}: {outcome.detail}\n"
+        f"{program.source}\n(reduce it: python tests/fuzz/run.py --constructs{flags} "
+        f"--only {seed})"
+    )
+
+
+#: What `--constructs` writes (`fuzz_constructs.py`), each found in the programs of the first
+#: seeds: the forms srcad learnt to differentiate in session 36.
+CONSTRUCTS = (
+    ".sort(", ".pop(", ".insert(", ".reverse()", ".extend(", "] += ", "] *= ", ".append(",
+    ".update(", ".setdefault(", "{**d", ".items()}", ".fill(", "np.add.at(", ".flat",
+    "np.modf(", "math.fmod(", "divmod(", "np.copysign(", "if (n", "while (n",
+    "with np.errstate(", "global calls", "map(lambda", "functools.reduce(lambda",
+    "@staticmethod", "ops.", "Ops().", ": float = ", ": np.ndarray = ",
+)  # fmt: skip
+
+
+def test_generator_writes_each_new_construct_and_only_when_asked():
+    sources = [fuzz_programs.generate(seed * 1000, constructs=True).source for seed in range(300)]
+    text = "\n".join(sources)
+    missing = [construct for construct in CONSTRUCTS if construct not in text]
+    assert not missing, f"no program of the first 300 seeds writes {missing}"
+    lines = text.splitlines()
+    assert any(":=" in line and " for t" in line for line in lines)  # in a comprehension
+    assert any(line.strip().startswith("for k") for line in lines)  # over a dict's keys
+    assert any(line.endswith(")}") and " for k" in line for line in lines)  # dict comprehension
+    assert "calls += 1" in text
+    plain = "\n".join(fuzz_programs.generate(seed * 1000).source for seed in range(100))
+    assert not any(construct in plain for construct in (":=", "@staticmethod", "np.add.at("))
