@@ -16,7 +16,6 @@ import pytest
 from numpy.lib.stride_tricks import sliding_window_view
 
 import srcad
-from srcad.errors import UnsupportedCallError
 from srcad.testing import check_frule, check_rrule
 from tests.conftest import sample
 from tests.rules.through_the_api import check_through_api
@@ -109,5 +108,7 @@ def writeable_windows(x):
     "f", [choose_into, compress_into, writeable_windows], ids=lambda f: f.__name__
 )
 def test_out_is_refused(f: Callable[..., Any]) -> None:
-    with pytest.raises(UnsupportedCallError, match=r"out=|writeable"):
+    """Refused at the user's line where `out` is given by position (E304, s37-audit's check,
+    before any rule runs), else when the rule runs."""
+    with pytest.raises(srcad.SrcadError, match=r"out|writeable"):
         srcad.grad(f)(V)
